@@ -1,0 +1,150 @@
+package gen
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/dave/jennifer/jen"
+)
+
+// facts emits the Fact interface, one struct per live fact version, the
+// envelope and the EncodeFact / DecodeFact codec.
+func (e *emitter) facts(f *jen.File) {
+	facts := sortedBy(e.spec.Facts, func(d *Fact) string { return d.Name })
+	var names []string
+	for _, fact := range facts {
+		names = append(names, fact.GoName)
+	}
+	f.Comment(docLines(fmt.Sprintf("Fact is a durable lifecycle fact: one of %s. Only the newest version of each fact is a Fact; DecodeFact reads older versions.", strings.Join(names, ", ")), ""))
+	f.Type().Id("Fact").Interface(
+		jen.Comment("FactType returns the fact's wire type, such as \""+facts[0].Name+"\"."),
+		jen.Id("FactType").Params().String(),
+		jen.Comment("FactVersion returns the version the fact is written as."),
+		jen.Id("FactVersion").Params().Int(),
+		jen.Id("isFact").Params(),
+	)
+	f.Line()
+	f.Comment("FactEnvelope is how a fact travels: its type, its version and its data.")
+	f.Type().Id("FactEnvelope").Struct(
+		jen.Id("Type").String().Tag(map[string]string{"json": "type"}),
+		jen.Id("V").Int().Tag(map[string]string{"json": "v"}),
+		jen.Id("Data").Qual(jsonPkg, "RawMessage").Tag(map[string]string{"json": "data"}),
+	)
+	f.Line()
+	f.Comment("The wire types of the facts.")
+	f.Const().DefsFunc(func(g *jen.Group) {
+		for _, fact := range facts {
+			g.Commentf("%sType is the wire type of %s facts.", fact.GoName, fact.GoName)
+			g.Id(fact.GoName + "Type").Op("=").Lit(fact.Name)
+		}
+	})
+	for _, fact := range facts {
+		for _, v := range fact.Versions {
+			if v.Retired {
+				continue
+			}
+			name := fact.StructName(v)
+			doc := named(fact.Doc, fact.Name, fact.GoName)
+			if v.Doc != "" {
+				doc += "\n\n" + v.Doc
+			}
+			if v != fact.Latest() {
+				doc = fmt.Sprintf("%s is version %d of %s, kept so that history written with it still decodes.", name, v.Number, fact.Name)
+			}
+			f.Line()
+			declComment(f, doc, name+" is a fact.")
+			f.Type().Id(name).Struct(structFields(v.Fields)...)
+			e.unmarshal(f, name, v.Fields, nil, nil)
+			if v != fact.Latest() {
+				continue
+			}
+			r := recv(name)
+			f.Line()
+			f.Commentf("FactType returns %sType.", fact.GoName)
+			f.Func().Params(jen.Id(name)).Id("FactType").Params().String().Block(jen.Return(jen.Id(fact.GoName + "Type")))
+			f.Line()
+			f.Commentf("FactVersion returns %d, the version %s is written as.", v.Number, r)
+			f.Func().Params(jen.Id(name)).Id("FactVersion").Params().Int().Block(jen.Return(jen.Lit(v.Number)))
+			f.Line()
+			f.Func().Params(jen.Id(name)).Id("isFact").Params().Block()
+		}
+	}
+
+	f.Line()
+	f.Comment("EncodeFact encodes f in its envelope, {\"type\",\"v\",\"data\"}.")
+	f.Func().Id("EncodeFact").Params(jen.Id("f").Id("Fact")).Params(jen.Index().Byte(), jen.Error()).Block(
+		jen.List(jen.Id("data"), jen.Err()).Op(":=").Qual(jsonPkg, "Marshal").Call(jen.Id("f")),
+		jen.If(jen.Err().Op("!=").Nil()).Block(
+			jen.Return(jen.Nil(), e.errorf("encode %s: %w", jen.Id("f").Dot("FactType").Call(), jen.Err())),
+		),
+		jen.Comment("Fact types are plain ASCII names, so they need no escaping."),
+		jen.Id("out").Op(":=").Make(jen.Index().Byte(), jen.Lit(0), jen.Len(jen.Id("data")).Op("+").Lit(48)),
+		jen.Id("out").Op("=").Append(jen.Id("out"), jen.Lit(`{"type":"`).Op("...")),
+		jen.Id("out").Op("=").Append(jen.Id("out"), jen.Id("f").Dot("FactType").Call().Op("...")),
+		jen.Id("out").Op("=").Append(jen.Id("out"), jen.Lit(`","v":`).Op("...")),
+		jen.Id("out").Op("=").Qual("strconv", "AppendInt").Call(jen.Id("out"), jen.Int64().Call(jen.Id("f").Dot("FactVersion").Call()), jen.Lit(10)),
+		jen.Id("out").Op("=").Append(jen.Id("out"), jen.Lit(`,"data":`).Op("...")),
+		jen.Id("out").Op("=").Append(jen.Id("out"), jen.Id("data").Op("...")),
+		jen.Return(jen.Append(jen.Id("out"), jen.LitRune('}')), jen.Nil()),
+	)
+
+	f.Line()
+	f.Comment(docLines("DecodeFact decodes an envelope written by EncodeFact. A type or version this build does not decode is an error wrapping ErrUnknownFact.", ""))
+	f.Func().Id("DecodeFact").Params(jen.Id("data").Index().Byte()).Params(jen.Id("Fact"), jen.Error()).BlockFunc(func(g *jen.Group) {
+		g.Var().Id("env").Id("FactEnvelope")
+		g.If(jen.Err().Op(":=").Qual(jsonPkg, "Unmarshal").Call(jen.Id("data"), jen.Op("&").Id("env")), jen.Err().Op("!=").Nil()).Block(
+			jen.Return(jen.Nil(), e.errorf("decode fact: %w", jen.Err())),
+		)
+		g.If(jen.Id("env").Dot("Data").Op("==").Nil()).Block(
+			jen.Return(jen.Nil(), jen.Id("missingField").Call(jen.Lit("FactEnvelope"), jen.Lit("data"))),
+		)
+		g.Switch().BlockFunc(func(g *jen.Group) {
+			for _, fact := range facts {
+				for _, v := range fact.Versions {
+					cond := jen.Id("env").Dot("Type").Op("==").Id(fact.GoName+"Type").Op("&&").Id("env").Dot("V").Op("==").Lit(v.Number)
+					if v.Retired {
+						g.Case(cond).Block(
+							jen.Return(jen.Nil(), e.errorf("decode %s v%d: version retired from the spec: %w", jen.Id("env").Dot("Type"), jen.Id("env").Dot("V"), jen.Id("ErrUnknownFact"))),
+						)
+						continue
+					}
+					g.Case(cond).Block(
+						jen.Var().Id("out").Id(fact.StructName(v)),
+						jen.If(jen.Err().Op(":=").Qual(jsonPkg, "Unmarshal").Call(jen.Id("env").Dot("Data"), jen.Op("&").Id("out")), jen.Err().Op("!=").Nil()).Block(
+							jen.Return(jen.Nil(), e.errorf("decode %s v%d: %w", jen.Id("env").Dot("Type"), jen.Id("env").Dot("V"), jen.Err())),
+						),
+						jen.Return(jen.Id("out"), jen.Nil()),
+					)
+				}
+			}
+		})
+		g.Return(jen.Nil(), e.errorf("decode %q v%d: %w", jen.Id("env").Dot("Type"), jen.Id("env").Dot("V"), jen.Id("ErrUnknownFact")))
+	})
+}
+
+// defaults emits the tunables as constants: durations as time.Duration,
+// sizes in bytes and counts as untyped integers.
+func (e *emitter) defaults(f *jen.File) {
+	f.Comment("Defaults for the tunables of a runtime built on this vocabulary.")
+	f.Const().DefsFunc(func(g *jen.Group) {
+		for _, d := range sortedBy(e.spec.Defaults, func(d *Default) string { return d.Name }) {
+			g.Comment(docLines(named(d.Doc, d.Name, d.GoName), d.GoName+" is a default."))
+			var value jen.Code
+			switch d.Unit {
+			case UnitBytes, UnitCount:
+				value = jen.Lit(int(d.Value))
+			case UnitKiB:
+				value = jen.Lit(int(d.Value)).Op("*").Lit(1024)
+			case UnitMiB:
+				value = jen.Lit(int(d.Value)).Op("*").Lit(1024).Op("*").Lit(1024)
+			case UnitMs:
+				value = jen.Lit(int(d.Value)).Op("*").Qual("time", "Millisecond")
+			case UnitSeconds:
+				value = jen.Lit(int(d.Value)).Op("*").Qual("time", "Second")
+			case UnitMinutes:
+				value = jen.Lit(int(d.Value)).Op("*").Qual("time", "Minute")
+			}
+			g.Id(d.GoName).Op("=").Add(value)
+		}
+	})
+}

@@ -1,0 +1,235 @@
+package gen
+
+import (
+	"github.com/dave/jennifer/jen"
+)
+
+// codec emits the sentinel errors and helpers every generated package shares.
+func (e *emitter) codec(f *jen.File) {
+	pkg := e.spec.Package.Name
+	errs := []struct{ name, doc, msg string }{
+		{"ErrInvalidEnum", "ErrInvalidEnum reports a value outside an enum, when encoding or decoding.", "invalid enum value"},
+		{"ErrMissingField", "ErrMissingField reports JSON that lacks a required field.", "missing required field"},
+		{"ErrUnknownVariant", "ErrUnknownVariant reports a union discriminator value this build does not know.", "unknown union variant"},
+	}
+	if len(e.spec.Facts) > 0 {
+		errs = append(errs, struct{ name, doc, msg string }{"ErrUnknownFact",
+			"ErrUnknownFact reports a fact type or version this build does not decode:\nwritten by a newer build, or retired from the spec.", "unknown fact"})
+	}
+	f.Comment("Errors callers can test for with errors.Is.")
+	f.Var().DefsFunc(func(g *jen.Group) {
+		for _, er := range errs {
+			g.Comment(docLines(er.doc, ""))
+			g.Id(er.name).Op("=").Qual("errors", "New").Call(jen.Lit(er.msg))
+		}
+	})
+	f.Line()
+	f.Comment("missingField reports that the JSON for typ lacks the required field.")
+	f.Func().Id("missingField").Params(jen.List(jen.Id("typ"), jen.Id("field")).String()).Error().Block(
+		jen.Return(jen.Qual(fmtPkg, "Errorf").Call(jen.Lit(pkg+": %s: field %q: %w"), jen.Id("typ"), jen.Id("field"), jen.Id("ErrMissingField"))),
+	)
+}
+
+func (e *emitter) ids(f *jen.File) {
+	for _, id := range sortedBy(e.spec.IDs, func(d *ID) string { return d.Name }) {
+		declComment(f, id.Doc, id.Name+" is an identifier.")
+		r := recv(id.Name)
+		if id.Kind == IDString {
+			f.Type().Id(id.Name).String()
+			continue
+		}
+		f.Type().Id(id.Name).Qual(uuidPkg, "UUID")
+		f.Line()
+		f.Commentf("New%s returns a new random %s.", id.Name, id.Name)
+		f.Func().Id("New" + id.Name).Params().Id(id.Name).Block(
+			jen.Return(jen.Id(id.Name).Call(jen.Qual(uuidPkg, "New").Call())),
+		)
+		f.Line()
+		f.Commentf("Parse%s parses the text form of a %s, as String writes it.", id.Name, id.Name)
+		f.Func().Id("Parse"+id.Name).Params(jen.Id("s").String()).Params(jen.Id(id.Name), jen.Error()).Block(
+			jen.List(jen.Id("u"), jen.Err()).Op(":=").Qual(uuidPkg, "Parse").Call(jen.Id("s")),
+			jen.If(jen.Err().Op("!=").Nil()).Block(
+				jen.Return(jen.Id(id.Name).Values(), e.errorf(id.Name+" %q: %w", jen.Id("s"), jen.Err())),
+			),
+			jen.Return(jen.Id(id.Name).Call(jen.Id("u")), jen.Nil()),
+		)
+		f.Line()
+		f.Commentf("String returns the canonical text form of %s.", r)
+		f.Func().Params(jen.Id(r).Id(id.Name)).Id("String").Params().String().Block(
+			jen.Return(jen.Qual(uuidPkg, "UUID").Call(jen.Id(r)).Dot("String").Call()),
+		)
+		f.Line()
+		f.Commentf("IsZero reports whether %s is the zero %s, which no job ever has.", r, id.Name)
+		f.Func().Params(jen.Id(r).Id(id.Name)).Id("IsZero").Params().Bool().Block(
+			jen.Return(jen.Id(r).Op("==").Id(id.Name).Values()),
+		)
+		f.Line()
+		f.Commentf("MarshalText encodes %s in its canonical text form.", r)
+		f.Func().Params(jen.Id(r).Id(id.Name)).Id("MarshalText").Params().Params(jen.Index().Byte(), jen.Error()).Block(
+			jen.Return(jen.Qual(uuidPkg, "UUID").Call(jen.Id(r)).Dot("MarshalText").Call()),
+		)
+		f.Line()
+		f.Commentf("UnmarshalText decodes %s from its text form.", r)
+		f.Func().Params(jen.Id(r).Op("*").Id(id.Name)).Id("UnmarshalText").Params(jen.Id("text").Index().Byte()).Error().Block(
+			jen.List(jen.Id("u"), jen.Err()).Op(":=").Qual(uuidPkg, "ParseBytes").Call(jen.Id("text")),
+			jen.If(jen.Err().Op("!=").Nil()).Block(
+				jen.Return(e.errorf(id.Name+" %q: %w", jen.Id("text"), jen.Err())),
+			),
+			jen.Op("*").Id(r).Op("=").Id(id.Name).Call(jen.Id("u")),
+			jen.Return(jen.Nil()),
+		)
+	}
+}
+
+func (e *emitter) enums(f *jen.File) {
+	for _, en := range sortedBy(e.spec.Enums, func(d *Enum) string { return d.Name }) {
+		r := recv(en.Name)
+		declComment(f, en.Doc, en.Name+" is an enum.")
+		f.Type().Id(en.Name).String()
+		f.Line()
+		f.Commentf("The %s values.", en.Name)
+		f.Const().DefsFunc(func(g *jen.Group) {
+			for _, v := range en.Values {
+				g.Add(comment(named(v.Doc, v.Value, v.GoName)))
+				g.Id(v.GoName).Id(en.Name).Op("=").Lit(v.Value)
+			}
+		})
+		var consts []jen.Code
+		for _, v := range en.Values {
+			consts = append(consts, jen.Id(v.GoName))
+		}
+		f.Line()
+		f.Commentf("%sValues returns every %s in declaration order.", en.Name, en.Name)
+		f.Func().Id(en.Name + "Values").Params().Index().Id(en.Name).Block(
+			jen.Return(jen.Index().Id(en.Name).Values(consts...)),
+		)
+		f.Line()
+		f.Commentf("Valid reports whether %s is one of the declared %s values.", r, en.Name)
+		f.Func().Params(jen.Id(r).Id(en.Name)).Id("Valid").Params().Bool().Block(
+			jen.Switch(jen.Id(r)).Block(jen.Case(consts...).Block(jen.Return(jen.True()))),
+			jen.Return(jen.False()),
+		)
+		f.Line()
+		f.Commentf("MarshalText encodes %s, refusing a value outside %s.", r, en.Name)
+		f.Func().Params(jen.Id(r).Id(en.Name)).Id("MarshalText").Params().Params(jen.Index().Byte(), jen.Error()).Block(
+			jen.If(jen.Op("!").Id(r).Dot("Valid").Call()).Block(
+				jen.Return(jen.Nil(), e.errorf(en.Name+" %q: %w", jen.String().Call(jen.Id(r)), jen.Id("ErrInvalidEnum"))),
+			),
+			jen.Return(jen.Index().Byte().Call(jen.Id(r)), jen.Nil()),
+		)
+		f.Line()
+		f.Commentf("UnmarshalText decodes %s, refusing a value outside %s.", r, en.Name)
+		f.Func().Params(jen.Id(r).Op("*").Id(en.Name)).Id("UnmarshalText").Params(jen.Id("text").Index().Byte()).Error().Block(
+			jen.Id("value").Op(":=").Id(en.Name).Call(jen.Id("text")),
+			jen.If(jen.Op("!").Id("value").Dot("Valid").Call()).Block(
+				jen.Return(e.errorf(en.Name+" %q: %w", jen.Id("text"), jen.Id("ErrInvalidEnum"))),
+			),
+			jen.Op("*").Id(r).Op("=").Id("value"),
+			jen.Return(jen.Nil()),
+		)
+	}
+}
+
+func (e *emitter) records(f *jen.File) {
+	for _, r := range sortedBy(e.spec.Records, func(d *Record) string { return d.Name }) {
+		declComment(f, r.Doc, r.Name+" is a record.")
+		f.Type().Id(r.Name).Struct(structFields(r.Fields)...)
+		e.unmarshal(f, r.Name, r.Fields, nil, nil)
+	}
+}
+
+// structFields renders fields with their docs and JSON tags. Optional fields
+// are omitted when zero; Go-only fields never travel.
+func structFields(fields []*Field) []jen.Code {
+	var out []jen.Code
+	for _, fd := range fields {
+		tag := fd.JSON
+		switch {
+		case !fd.Wire():
+			tag = "-"
+		case fd.Optional:
+			tag += ",omitzero"
+		}
+		field := jen.Id(fd.GoName).Add(goType(fd.Type)).Tag(map[string]string{"json": tag})
+		out = append(out, withDoc(named(fd.Doc, fd.Name, fd.GoName), field))
+	}
+	return out
+}
+
+// A discCheck is the discriminator a variant's decoder must find.
+type discCheck struct {
+	json   string
+	goName string
+	kind   TagKind
+	tagVal string // the Go constant holding the variant's tag
+}
+
+// unmarshal emits an UnmarshalJSON that refuses input lacking a required
+// field (and, for a variant, carrying another variant's tag). Types whose
+// fields are all optional or collections need none and get none.
+func (e *emitter) unmarshal(f *jen.File, typeName string, fields, common []*Field, disc *discCheck) {
+	var wire []*Field
+	for _, fd := range append(append([]*Field(nil), common...), fields...) {
+		if fd.Wire() {
+			wire = append(wire, fd)
+		}
+	}
+	required := func(fd *Field) bool { return !fd.Optional && !fd.Type.Collection() }
+	need := disc != nil
+	for _, fd := range wire {
+		need = need || required(fd)
+	}
+	if !need {
+		return
+	}
+	r := recv(typeName)
+	var shadow []jen.Code
+	if disc != nil {
+		shadow = append(shadow, jen.Id(disc.goName).Op("*").Id(string(disc.kind)).Tag(map[string]string{"json": disc.json}))
+	}
+	for _, fd := range wire {
+		t := goType(fd.Type)
+		if required(fd) {
+			t = jen.Op("*").Add(t)
+		}
+		shadow = append(shadow, jen.Id(fd.GoName).Add(t).Tag(map[string]string{"json": fd.JSON}))
+	}
+	body := []jen.Code{
+		jen.Var().Id("wire").Struct(shadow...),
+		jen.If(jen.Err().Op(":=").Qual(jsonPkg, "Unmarshal").Call(jen.Id("data"), jen.Op("&").Id("wire")), jen.Err().Op("!=").Nil()).Block(
+			jen.Return(jen.Err()),
+		),
+	}
+	if disc != nil {
+		body = append(body,
+			jen.If(jen.Id("wire").Dot(disc.goName).Op("==").Nil()).Block(
+				jen.Return(jen.Id("missingField").Call(jen.Lit(typeName), jen.Lit(disc.json))),
+			),
+			jen.If(jen.Op("*").Id("wire").Dot(disc.goName).Op("!=").Id(disc.tagVal)).Block(
+				jen.Return(e.errorf(typeName+": "+disc.json+" is %v, want %v", jen.Op("*").Id("wire").Dot(disc.goName), jen.Id(disc.tagVal))),
+			),
+		)
+	}
+	for _, fd := range wire {
+		if required(fd) {
+			body = append(body, jen.If(jen.Id("wire").Dot(fd.GoName).Op("==").Nil()).Block(
+				jen.Return(jen.Id("missingField").Call(jen.Lit(typeName), jen.Lit(fd.JSON))),
+			))
+		}
+	}
+	for _, fd := range wire {
+		val := jen.Id("wire").Dot(fd.GoName)
+		if required(fd) {
+			val = jen.Op("*").Add(val)
+		}
+		body = append(body, jen.Id(r).Dot(fd.GoName).Op("=").Add(val))
+	}
+	body = append(body, jen.Return(jen.Nil()))
+	f.Line()
+	if disc != nil {
+		f.Commentf("UnmarshalJSON decodes %s, refusing another variant's %s or a missing required field.", r, disc.json)
+	} else {
+		f.Commentf("UnmarshalJSON decodes %s, refusing input that lacks a required field.", r)
+	}
+	f.Func().Params(jen.Id(r).Op("*").Id(typeName)).Id("UnmarshalJSON").Params(jen.Id("data").Index().Byte()).Error().Block(body...)
+}

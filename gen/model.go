@@ -1,0 +1,252 @@
+package gen
+
+// The model is a plain description of a spec, free of YAML. Load builds it,
+// Validate checks it, Emit walks it. Members keep the order the spec gives them
+// (field order is JSON order, value order is doc order); declarations are
+// emitted sorted by name. The model holds slices, never maps, so walking it is
+// deterministic.
+
+// A Spec is one vocabulary: everything one spec file declares.
+type Spec struct {
+	File     string // the path the spec was loaded from, as given
+	Language int    // the value of the top-level jobgen key
+	Package  Package
+	Imports  []*Import
+	IDs      []*ID
+	Enums    []*Enum
+	Records  []*Record
+	Unions   []*Union
+	Faces    []*Face
+	Machines []*Machine
+	Facts    []*Fact
+	Defaults []*Default
+}
+
+// A Package names the generated Go package.
+type Package struct {
+	Name string // the package clause
+	Path string // the import path, for documentation and cross-spec references
+	Doc  string
+	Pos  Pos
+}
+
+// An Import makes a Go package available to type expressions under an alias.
+type Import struct {
+	Alias string
+	Path  string
+	Pos   Pos
+}
+
+// A Ref is a name used somewhere in the spec, with where it was used.
+type Ref struct {
+	Name string
+	Pos  Pos
+}
+
+// IDKind is how an identifier type is represented.
+type IDKind string
+
+// The identifier kinds.
+const (
+	IDUUID   IDKind = "uuid"
+	IDString IDKind = "string"
+)
+
+// An ID is an identifier type such as JobId.
+type ID struct {
+	Name string
+	Doc  string
+	Pos  Pos
+	Kind IDKind
+}
+
+// An Enum is a closed set of string values.
+type Enum struct {
+	Name   string
+	Doc    string
+	Pos    Pos
+	Values []*EnumValue
+}
+
+// An EnumValue is one member of an Enum.
+type EnumValue struct {
+	Value  string // the wire form
+	GoName string // the constant's name: the enum name followed by the camel-cased value
+	Doc    string
+	Pos    Pos
+}
+
+// A Field is a member of a record, union variant or fact version.
+type Field struct {
+	Name     string // the spec key
+	JSON     string // the wire name; the spec key unless overridden
+	GoName   string // the struct field name
+	Type     *Type
+	Optional bool
+	Doc      string
+	Pos      Pos
+	Since    int // the fact version that introduced the field; 0 outside facts
+	SincePos Pos
+}
+
+// Wire reports whether the field travels in JSON. Functions, channels, faces
+// and errors live only in Go.
+func (f *Field) Wire() bool { return f.Type.Wire() }
+
+// A Record is a plain struct.
+type Record struct {
+	Name   string
+	Doc    string
+	Pos    Pos
+	Fields []*Field
+}
+
+// A Union is a sealed, discriminated union: an interface with one struct per
+// variant, told apart on the wire by the discriminator field.
+type Union struct {
+	Name          string
+	Doc           string
+	Pos           Pos
+	Discriminator string
+	DiscPos       Pos
+	Common        []*Field // fields every variant carries, in an embedded <Name>Common struct
+	Variants      []*Variant
+}
+
+// CommonName is the Go name of the struct holding the union's common fields.
+func (u *Union) CommonName() string { return u.Name + "Common" }
+
+// A TagKind is the JSON kind of a union's discriminator values.
+type TagKind string
+
+// The discriminator kinds.
+const (
+	TagString TagKind = "string"
+	TagBool   TagKind = "bool"
+)
+
+// A Tag is a discriminator value.
+type Tag struct {
+	Kind   TagKind
+	String string // for TagString
+	Bool   bool   // for TagBool
+	Pos    Pos
+}
+
+// Text is the tag as the spec wrote it.
+func (t Tag) Text() string {
+	if t.Kind == TagBool {
+		if t.Bool {
+			return "true"
+		}
+		return "false"
+	}
+	return t.String
+}
+
+// A Variant is one case of a Union.
+type Variant struct {
+	Name   string
+	Doc    string
+	Pos    Pos
+	Tag    Tag
+	Fields []*Field
+}
+
+// A Face is a producer face: a Go interface.
+type Face struct {
+	Name    string
+	Doc     string
+	Pos     Pos
+	Embeds  []Ref
+	Methods []*Method
+}
+
+// A Method is one method of a Face; its Type is a func type.
+type Method struct {
+	Name string
+	Doc  string
+	Pos  Pos
+	Type *Type
+}
+
+// A Machine is a lifecycle state machine over the values of an enum.
+type Machine struct {
+	Name        string
+	Doc         string
+	Pos         Pos
+	States      Ref // the enum whose values are the states
+	Initial     Ref
+	Terminal    []Ref
+	Transitions []*Transition
+}
+
+// A Transition lists the states a machine may move to from one state.
+type Transition struct {
+	From Ref
+	To   []Ref
+}
+
+// A Fact is a durable, versioned event record such as job/settled.
+type Fact struct {
+	Name     string // the wire type, e.g. "job/settled"
+	GoName   string // e.g. "JobSettled"
+	Doc      string
+	Pos      Pos
+	Reserved []Ref // field names that may not be used again
+	Versions []*FactVersion
+}
+
+// Latest returns the newest version of the fact.
+func (f *Fact) Latest() *FactVersion { return f.Versions[len(f.Versions)-1] }
+
+// StructName is the Go name of version v's struct: the fact's Go name for the
+// newest version, with a V<n> suffix for older ones.
+func (f *Fact) StructName(v *FactVersion) string {
+	if v == f.Latest() {
+		return f.GoName
+	}
+	return f.GoName + "V" + itoa(v.Number)
+}
+
+// A FactVersion is one shape of a fact. Versions are sorted by Number.
+type FactVersion struct {
+	Number  int
+	Doc     string
+	Pos     Pos
+	Retired bool // history of this version is no longer decodable, on purpose
+	Fields  []*Field
+}
+
+// A Unit is the unit of a default value.
+type Unit string
+
+// The units a default may carry.
+const (
+	UnitBytes   Unit = "bytes"
+	UnitKiB     Unit = "KiB"
+	UnitMiB     Unit = "MiB"
+	UnitCount   Unit = "count"
+	UnitMs      Unit = "ms"
+	UnitSeconds Unit = "s"
+	UnitMinutes Unit = "min"
+)
+
+// Units returns every unit in the order the documentation gives them.
+func Units() []Unit {
+	return []Unit{UnitBytes, UnitKiB, UnitMiB, UnitCount, UnitMs, UnitSeconds, UnitMinutes}
+}
+
+// Duration reports whether u measures time.
+func (u Unit) Duration() bool { return u == UnitMs || u == UnitSeconds || u == UnitMinutes }
+
+// A Default is a typed tunable constant.
+type Default struct {
+	Name    string // the spec key, e.g. "retainBytes"
+	GoName  string // e.g. "DefaultRetainBytes"
+	Doc     string
+	Pos     Pos
+	Value   int64
+	Unit    Unit
+	UnitPos Pos
+}

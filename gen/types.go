@@ -1,0 +1,325 @@
+package gen
+
+import (
+	"errors"
+	"go/ast"
+	"go/parser"
+	"go/scanner"
+	"go/token"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// A TypeKind says what shape a type expression has.
+type TypeKind int
+
+// The type expression shapes.
+const (
+	TypeNamed     TypeKind = iota // a type the spec declares
+	TypeBuiltin                   // string, int64, error, any …
+	TypeQualified                 // pkg.Name through an import
+	TypeSlice                     // []Elem
+	TypeMap                       // map[Key]Elem
+	TypePointer                   // *Elem
+	TypeFunc                      // func(Params) Results
+	TypeChan                      // chan Elem, <-chan Elem, chan<- Elem
+)
+
+// A Type is a Go type expression written in the spec, such as "[]RecordChunk"
+// or "func(ctx context.Context, job RunningJob) (Hooks, error)".
+type Type struct {
+	Kind     TypeKind
+	Name     string // TypeNamed, TypeBuiltin, TypeQualified
+	Pkg      string // import path, TypeQualified
+	Alias    string // import alias, TypeQualified
+	Key      *Type  // TypeMap
+	Elem     *Type  // TypeSlice, TypeMap, TypePointer, TypeChan
+	Dir      ast.ChanDir
+	Params   []*Param // TypeFunc
+	Results  []*Param // TypeFunc
+	Variadic bool     // TypeFunc: the last param is ...T
+	Pos      Pos
+
+	decl declKind // for TypeNamed, what the name resolved to; set by Validate
+}
+
+// A Param is a parameter or result of a func type; Name may be empty.
+type Param struct {
+	Name string
+	Type *Type
+}
+
+// builtinTypes are the predeclared Go types a spec may use.
+var builtinTypes = map[string]bool{
+	"bool": true, "string": true, "byte": true, "rune": true,
+	"int": true, "int8": true, "int16": true, "int32": true, "int64": true,
+	"uint": true, "uint8": true, "uint16": true, "uint32": true, "uint64": true,
+	"float32": true, "float64": true, "error": true, "any": true,
+}
+
+// standardImports are available to every spec without an imports entry.
+func standardImports() []*Import {
+	return []*Import{
+		{Alias: "context", Path: "context"},
+		{Alias: "io", Path: "io"},
+		{Alias: "json", Path: "encoding/json"},
+		{Alias: "time", Path: "time"},
+	}
+}
+
+// Wire reports whether values of the type travel in JSON: functions,
+// channels, errors, faces and contexts live only in Go.
+func (t *Type) Wire() bool {
+	switch t.Kind {
+	case TypeFunc, TypeChan:
+		return false
+	case TypeBuiltin:
+		return t.Name != "error"
+	case TypeQualified:
+		return t.Pkg != "context"
+	case TypeNamed:
+		return t.decl != declFace
+	case TypeSlice, TypeMap, TypePointer:
+		return t.Elem.Wire()
+	}
+	return true
+}
+
+// Collection reports whether the type is a slice or map, which is never
+// "missing" on the wire: absent, null and empty all decode as empty.
+func (t *Type) Collection() bool { return t.Kind == TypeSlice || t.Kind == TypeMap }
+
+// String renders the type as Go source.
+func (t *Type) String() string {
+	var b strings.Builder
+	t.write(&b)
+	return b.String()
+}
+
+func (t *Type) write(b *strings.Builder) {
+	switch t.Kind {
+	case TypeNamed, TypeBuiltin:
+		b.WriteString(t.Name)
+	case TypeQualified:
+		b.WriteString(t.Alias + "." + t.Name)
+	case TypeSlice:
+		b.WriteString("[]")
+		t.Elem.write(b)
+	case TypeMap:
+		b.WriteString("map[")
+		t.Key.write(b)
+		b.WriteString("]")
+		t.Elem.write(b)
+	case TypePointer:
+		b.WriteString("*")
+		t.Elem.write(b)
+	case TypeChan:
+		switch t.Dir {
+		case ast.RECV:
+			b.WriteString("<-chan ")
+		case ast.SEND:
+			b.WriteString("chan<- ")
+		default:
+			b.WriteString("chan ")
+		}
+		t.Elem.write(b)
+	case TypeFunc:
+		b.WriteString("func")
+		writeParams(b, t.Params, t.Variadic)
+		switch {
+		case len(t.Results) == 1 && t.Results[0].Name == "":
+			b.WriteString(" ")
+			t.Results[0].Type.write(b)
+		case len(t.Results) > 0:
+			b.WriteString(" ")
+			writeParams(b, t.Results, false)
+		}
+	}
+}
+
+func writeParams(b *strings.Builder, ps []*Param, variadic bool) {
+	b.WriteString("(")
+	for i, p := range ps {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		if p.Name != "" {
+			b.WriteString(p.Name + " ")
+		}
+		if variadic && i == len(ps)-1 {
+			b.WriteString("...")
+		}
+		p.Type.write(b)
+	}
+	b.WriteString(")")
+}
+
+// walk calls fn for t and every type inside it.
+func (t *Type) walk(fn func(*Type)) {
+	fn(t)
+	if t.Key != nil {
+		t.Key.walk(fn)
+	}
+	if t.Elem != nil {
+		t.Elem.walk(fn)
+	}
+	for _, p := range t.Params {
+		p.Type.walk(fn)
+	}
+	for _, p := range t.Results {
+		p.Type.walk(fn)
+	}
+}
+
+// parseType parses the Go type expression in a YAML scalar. Positions of
+// problems inside the expression point at the offending character.
+func parseType(n *yaml.Node, file string, imports func(alias string) (string, bool), errs *ErrorList) *Type {
+	src := n.Value
+	base := nodePos(file, n)
+	if n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0 {
+		base.Col++ // skip the opening quote
+	}
+	at := func(p token.Pos) Pos {
+		q := base
+		if p.IsValid() {
+			q.Col += int(p) - 1
+		}
+		return q
+	}
+	if strings.TrimSpace(src) == "" {
+		errs.Add(base, "empty type")
+		return nil
+	}
+	fset := token.NewFileSet()
+	expr, err := parser.ParseExprFrom(fset, "", src, 0)
+	if err != nil {
+		pos, msg := base, err.Error()
+		var list scanner.ErrorList
+		if errors.As(err, &list) && len(list) > 0 {
+			msg = list[0].Msg
+			if list[0].Pos.Column > 0 {
+				pos.Col += list[0].Pos.Column - 1
+			}
+		}
+		errs.Add(pos, "type %q is not a Go type expression: %s", src, msg)
+		return nil
+	}
+	c := typeConverter{at: at, imports: imports, errs: errs, src: src}
+	return c.convert(expr)
+}
+
+type typeConverter struct {
+	at      func(token.Pos) Pos
+	imports func(alias string) (string, bool)
+	errs    *ErrorList
+	src     string
+}
+
+func (c *typeConverter) convert(e ast.Expr) *Type {
+	pos := c.at(e.Pos())
+	switch e := e.(type) {
+	case *ast.Ident:
+		if builtinTypes[e.Name] {
+			return &Type{Kind: TypeBuiltin, Name: e.Name, Pos: pos}
+		}
+		return &Type{Kind: TypeNamed, Name: e.Name, Pos: pos}
+	case *ast.ParenExpr:
+		return c.convert(e.X)
+	case *ast.SelectorExpr:
+		pkg, ok := e.X.(*ast.Ident)
+		if !ok {
+			c.errs.Add(pos, "type %q: %s is not a package-qualified name", c.src, exprText(c.src, e))
+			return nil
+		}
+		path, ok := c.imports(pkg.Name)
+		if !ok {
+			c.errs.Add(pos, "type %q: unknown package %s; declare it under imports", c.src, pkg.Name)
+			return nil
+		}
+		return &Type{Kind: TypeQualified, Name: e.Sel.Name, Alias: pkg.Name, Pkg: path, Pos: pos}
+	case *ast.ArrayType:
+		if e.Len != nil {
+			c.errs.Add(pos, "type %q: arrays are not supported; use a slice", c.src)
+			return nil
+		}
+		elem := c.convert(e.Elt)
+		if elem == nil {
+			return nil
+		}
+		return &Type{Kind: TypeSlice, Elem: elem, Pos: pos}
+	case *ast.MapType:
+		key, elem := c.convert(e.Key), c.convert(e.Value)
+		if key == nil || elem == nil {
+			return nil
+		}
+		return &Type{Kind: TypeMap, Key: key, Elem: elem, Pos: pos}
+	case *ast.StarExpr:
+		elem := c.convert(e.X)
+		if elem == nil {
+			return nil
+		}
+		return &Type{Kind: TypePointer, Elem: elem, Pos: pos}
+	case *ast.ChanType:
+		elem := c.convert(e.Value)
+		if elem == nil {
+			return nil
+		}
+		return &Type{Kind: TypeChan, Dir: e.Dir, Elem: elem, Pos: pos}
+	case *ast.FuncType:
+		t := &Type{Kind: TypeFunc, Pos: pos}
+		ok := true
+		t.Params, t.Variadic, ok = c.fields(e.Params, true)
+		if e.Results != nil {
+			var ok2 bool
+			t.Results, _, ok2 = c.fields(e.Results, false)
+			ok = ok && ok2
+		}
+		if !ok {
+			return nil
+		}
+		return t
+	}
+	c.errs.Add(pos, "type %q: %s is not supported in a spec", c.src, exprText(c.src, e))
+	return nil
+}
+
+func (c *typeConverter) fields(list *ast.FieldList, allowVariadic bool) ([]*Param, bool, bool) {
+	if list == nil {
+		return nil, false, true
+	}
+	var out []*Param
+	variadic, ok := false, true
+	for i, f := range list.List {
+		typ := f.Type
+		if el, isEllipsis := typ.(*ast.Ellipsis); isEllipsis {
+			if !allowVariadic || i != len(list.List)-1 {
+				c.errs.Add(c.at(el.Pos()), "type %q: ... is allowed only on the last parameter", c.src)
+				ok = false
+				continue
+			}
+			variadic = true
+			typ = el.Elt
+		}
+		t := c.convert(typ)
+		if t == nil {
+			ok = false
+			continue
+		}
+		if len(f.Names) == 0 {
+			out = append(out, &Param{Type: t})
+		}
+		for _, n := range f.Names {
+			out = append(out, &Param{Name: n.Name, Type: t})
+		}
+	}
+	return out, variadic, ok
+}
+
+func exprText(src string, e ast.Expr) string {
+	start, end := int(e.Pos())-1, int(e.End())-1
+	if start < 0 || end > len(src) || start >= end {
+		return "this expression"
+	}
+	return src[start:end]
+}

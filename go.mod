@@ -1,0 +1,9 @@
+module github.com/jobgen/jobgen
+
+go 1.25.0
+
+require (
+	github.com/dave/jennifer v1.7.1
+	github.com/google/uuid v1.6.0
+	gopkg.in/yaml.v3 v3.0.1
+)
