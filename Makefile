@@ -32,7 +32,7 @@ proptest: ## long property runs
 	$(GO) test ./proptest/... -run . -rapid.checks=$(PROPTEST_CHECKS) -timeout 60m
 
 fuzz: ## coverage-guided fuzzing of the spec loader
-	$(GO) test ./gen -run '^$$' -fuzz FuzzLoad -fuzztime $(FUZZTIME)
+	$(GO) test ./gen -run '^$$' -fuzz FuzzLoad -fuzztime $(FUZZTIME) -fuzzminimizetime 10s
 
 bench: ## benchmarks, each with its baseline in the same run
 	$(GO) test ./... -run '^$$' -bench . -benchmem

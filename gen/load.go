@@ -2,9 +2,12 @@ package gen
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
+	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -34,12 +37,16 @@ func Parse(file string, data []byte) (*Spec, error) {
 // as it could build; the model is nil only when the YAML cannot be read at all.
 // Cross-references are checked by Validate.
 func Load(file string, data []byte) (*Spec, ErrorList) {
-	l := &loader{file: file}
+	l := &loader{file: file, src: data}
 	root := l.parseYAML(data)
 	if root == nil {
 		return nil, l.errs
 	}
 	spec := &Spec{File: file}
+	if root.Kind != yaml.MappingNode {
+		l.add(root, "spec: expected a mapping of sections (jobgen, package, records …), found %s", kindName(root))
+		return nil, l.errs
+	}
 	top := l.object(root, "spec", "jobgen", "package", "imports", "ids", "enums",
 		"records", "unions", "faces", "machines", "facts", "defaults")
 	if e, ok := top["jobgen"]; ok {
@@ -123,6 +130,7 @@ func Load(file string, data []byte) (*Spec, ErrorList) {
 
 type loader struct {
 	file  string
+	src   []byte
 	errs  ErrorList
 	types func(alias string) (string, bool)
 }
@@ -176,18 +184,32 @@ func (l *loader) yamlError(err error) {
 		if line == "" {
 			continue
 		}
-		if m := yamlLine.FindStringSubmatch(line); m != nil {
-			n, _ := strconv.Atoi(m[1])
-			l.errs.Add(Pos{File: l.file, Line: n, Col: 1}, "YAML syntax: %s", m[2])
-			continue
+		m := yamlLine.FindStringSubmatch(line)
+		if m == nil {
+			m = yamlLine.FindStringSubmatch("yaml: " + line)
 		}
-		if m := yamlLine.FindStringSubmatch("yaml: " + line); m != nil {
+		if m != nil {
 			n, _ := strconv.Atoi(m[1])
-			l.errs.Add(Pos{File: l.file, Line: n, Col: 1}, "YAML syntax: %s", m[2])
+			l.errs.Add(Pos{File: l.file, Line: n, Col: 1}, "YAML syntax: %s%s", m[2], l.syntaxHint(n))
 			continue
 		}
 		l.errs.Add(Pos{File: l.file, Line: 1, Col: 1}, "YAML syntax: %s", strings.TrimPrefix(line, "yaml: "))
 	}
+}
+
+var unquotedList = regexp.MustCompile(`:\s*\[\][A-Za-z*]`)
+
+// syntaxHint recognises a common cause of a YAML syntax error near line n:
+// an unquoted list type such as `type: []Chunk`, which YAML reads as an empty
+// list followed by stray text.
+func (l *loader) syntaxHint(n int) string {
+	lines := strings.Split(string(l.src), "\n")
+	for i := max(0, n-1); i < min(len(lines), n+2); i++ {
+		if unquotedList.MatchString(lines[i]) {
+			return fmt.Sprintf(" (line %d: a list type must be quoted, as in \"[]T\")", i+1)
+		}
+	}
+	return ""
 }
 
 // resolve follows aliases, so *anchor values read like the anchored node.
@@ -422,13 +444,17 @@ func (l *loader) fields(n *yaml.Node, what string, inFact bool) []*Field {
 		fwhat := what + "." + e.key
 		f := &Field{Name: e.key, JSON: e.key, GoName: goName(e.key), Pos: l.pos(e.keyNode)}
 		val := resolve(e.val)
-		if val.Kind == yaml.ScalarNode && val.Tag == "!!str" {
-			f.Type = parseType(val, l.file, l.types, &l.errs)
-			out = append(out, f)
+		switch {
+		case val.Kind == yaml.ScalarNode && val.Tag == "!!str":
+			if f.Type = parseType(val, l.file, l.types, &l.errs); f.Type != nil {
+				out = append(out, f)
+			}
 			continue
-		}
-		if val.Kind == yaml.SequenceNode {
+		case val.Kind == yaml.SequenceNode:
 			l.add(val, "%s: a list type must be quoted: write \"[]%s\"", fwhat, seqHint(val))
+			continue
+		case val.Kind != yaml.MappingNode:
+			l.add(val, "%s: expected a type such as string, or a mapping with a type key, found %s", fwhat, describe(val))
 			continue
 		}
 		m := l.object(val, fwhat, keys...)
@@ -440,7 +466,7 @@ func (l *loader) fields(n *yaml.Node, what string, inFact bool) []*Field {
 			} else if _, ok := l.str(tv, fwhat+".type"); ok {
 				f.Type = parseType(tv, l.file, l.types, &l.errs)
 			}
-		} else if val.Kind == yaml.MappingNode {
+		} else {
 			l.add(e.keyNode, "%s: missing key type", fwhat)
 		}
 		if o, ok := m["optional"]; ok {
@@ -458,15 +484,16 @@ func (l *loader) fields(n *yaml.Node, what string, inFact bool) []*Field {
 		}
 		if s, ok := m["since"]; ok {
 			f.SincePos = l.pos(s.val)
-			if str, ok := l.str(s.val, fwhat+".since"); ok {
-				if v, ok := versionNumber(str); ok {
-					f.Since = v
-				} else {
-					l.add(s.val, "%s.since: %q is not a version; write v1, v2 …", fwhat, str)
-				}
+			sv := resolve(s.val)
+			if v, ok := versionNumber(sv.Value); ok && sv.Kind == yaml.ScalarNode {
+				f.Since = v
+			} else if n, err := strconv.Atoi(sv.Value); err == nil && n > 0 && sv.Tag == "!!int" {
+				f.Since = n
+			} else {
+				l.add(sv, "%s.since: %s is not a version; write v1, v2 …", fwhat, describe(sv))
 			}
 		}
-		if f.Type != nil || val.Kind != yaml.MappingNode {
+		if f.Type != nil {
 			out = append(out, f)
 		}
 	}
@@ -535,7 +562,7 @@ func (l *loader) union(e entry) *Union {
 				l.add(tn, "%s.tag: expected a string or true/false, found %s", vwhat, describe(tn))
 			}
 		} else {
-			l.add(v.keyNode, "%s: missing key tag (its %s value)", vwhat, u.Discriminator)
+			l.add(v.keyNode, "%s: missing key tag (the variant's discriminator value)", vwhat)
 		}
 		if f, ok := vm["fields"]; ok {
 			variant.Fields = l.fields(f.val, vwhat+".fields", false)
@@ -558,7 +585,7 @@ func (l *loader) face(e entry) *Face {
 			method := &Method{Name: me.key, Pos: l.pos(me.keyNode)}
 			val := resolve(me.val)
 			var typeNode *yaml.Node
-			if val.Kind == yaml.ScalarNode {
+			if val.Kind != yaml.MappingNode {
 				typeNode = val
 			} else {
 				mm := l.object(val, mwhat, "type", "doc")
@@ -578,7 +605,9 @@ func (l *loader) face(e entry) *Face {
 					}
 				}
 			}
-			f.Methods = append(f.Methods, method)
+			if method.Type != nil {
+				f.Methods = append(f.Methods, method)
+			}
 		}
 	}
 	return f
@@ -644,6 +673,9 @@ func (l *loader) fact(e entry) *Fact {
 		}
 		f.Versions = append(f.Versions, fv)
 	}
+	// Versions are kept sorted by number; Validate reports a spec that lists
+	// them out of order, comparing positions.
+	slices.SortStableFunc(f.Versions, func(a, b *FactVersion) int { return cmp.Compare(a.Number, b.Number) })
 	return f
 }
 

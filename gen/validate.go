@@ -113,10 +113,12 @@ func (v *validator) declare() {
 }
 
 // claim records that a spec name generates a top-level Go identifier, and
-// reports names that are not valid identifiers or that collide.
-func (v *validator) claim(goIdent, what, specName string, pos Pos) {
+// reports names that are not valid identifiers or that collide. It returns
+// false for an invalid identifier, so callers skip the names derived from it.
+func (v *validator) claim(goIdent, what, specName string, pos Pos) bool {
 	if goIdent == "" {
-		return
+		v.add(pos, "%s: a name must not be empty", what)
+		return false
 	}
 	if why := checkIdent(goIdent, true); why != "" {
 		if goIdent == specName {
@@ -124,12 +126,12 @@ func (v *validator) claim(goIdent, what, specName string, pos Pos) {
 		} else {
 			v.add(pos, "%s: Go name %s %s", what, goIdent, why)
 		}
-		return
+		return false
 	}
 	first, dup := v.idents[goIdent]
 	if !dup {
 		v.idents[goIdent] = ident{what: what, spec: specName, pos: pos}
-		return
+		return true
 	}
 	if comparePos(pos, first.pos) < 0 {
 		// Report at the later declaration, whichever order we met them in.
@@ -144,6 +146,7 @@ func (v *validator) claim(goIdent, what, specName string, pos Pos) {
 	default:
 		v.add(pos, "%s: %s generates the Go name %s, as %s at %d:%d does", what, specName, goIdent, first.what, first.pos.Line, first.pos.Col)
 	}
+	return true
 }
 
 // identifiers claims every top-level Go identifier the spec will generate.
@@ -153,16 +156,24 @@ func (v *validator) identifiers() {
 	}
 	s := v.spec
 	for _, d := range s.IDs {
-		v.claim(d.Name, "ids."+d.Name, d.Name, d.Pos)
-		if d.Kind == IDUUID {
+		if v.claim(d.Name, "ids."+d.Name, d.Name, d.Pos) && d.Kind == IDUUID {
 			v.claim("New"+d.Name, "ids."+d.Name, d.Name, d.Pos)
 			v.claim("Parse"+d.Name, "ids."+d.Name, d.Name, d.Pos)
 		}
 	}
 	for _, d := range s.Enums {
-		v.claim(d.Name, "enums."+d.Name, d.Name, d.Pos)
+		if len(d.Values) == 0 {
+			v.add(d.Pos, "enums.%s: an enum needs at least one value", d.Name)
+		}
+		if !v.claim(d.Name, "enums."+d.Name, d.Name, d.Pos) {
+			continue
+		}
 		v.claim(d.Name+"Values", "enums."+d.Name, d.Name, d.Pos)
 		for _, val := range d.Values {
+			if val.Value == "" {
+				v.add(val.Pos, "enums.%s.values: a value must not be empty", d.Name)
+				continue
+			}
 			v.claim(val.GoName, "enums."+d.Name+".values."+val.Value, val.Value, val.Pos)
 		}
 	}
@@ -170,15 +181,18 @@ func (v *validator) identifiers() {
 		v.claim(d.Name, "records."+d.Name, d.Name, d.Pos)
 	}
 	for _, d := range s.Unions {
-		v.claim(d.Name, "unions."+d.Name, d.Name, d.Pos)
+		if !v.claim(d.Name, "unions."+d.Name, d.Name, d.Pos) {
+			continue
+		}
 		v.claim("Decode"+d.Name, "unions."+d.Name, d.Name, d.Pos)
 		if len(d.Common) > 0 {
 			v.claim(d.CommonName(), "unions."+d.Name+".common", d.Name, d.Pos)
 		}
 		for _, vr := range d.Variants {
 			what := "unions." + d.Name + ".variants." + vr.Name
-			v.claim(vr.Name, what, vr.Name, vr.Pos)
-			v.claim(vr.Name+"Tag", what, vr.Name, vr.Pos)
+			if v.claim(vr.Name, what, vr.Name, vr.Pos) {
+				v.claim(vr.Name+"Tag", what, vr.Name, vr.Pos)
+			}
 		}
 	}
 	for _, d := range s.Faces {
@@ -215,17 +229,17 @@ func fixedIdents(s *Spec) []string {
 // eachField calls fn for every field list in the spec, with its location.
 func (v *validator) eachFieldList(fn func(what string, fields []*Field)) {
 	for _, r := range v.spec.Records {
-		fn("records."+r.Name, r.Fields)
+		fn("records."+r.Name+".fields", r.Fields)
 	}
 	for _, u := range v.spec.Unions {
 		fn("unions."+u.Name+".common", u.Common)
 		for _, vr := range u.Variants {
-			fn("unions."+u.Name+".variants."+vr.Name, vr.Fields)
+			fn("unions."+u.Name+".variants."+vr.Name+".fields", vr.Fields)
 		}
 	}
 	for _, f := range v.spec.Facts {
 		for _, fv := range f.Versions {
-			fn("facts."+f.Name+".versions.v"+itoa(fv.Number), fv.Fields)
+			fn("facts."+f.Name+".versions.v"+itoa(fv.Number)+".fields", fv.Fields)
 		}
 	}
 }
@@ -318,24 +332,25 @@ func (v *validator) records() {
 	// Edges run from a struct to the structs its fields hold by value.
 	type node struct {
 		name   string
+		what   string // where the fields are declared
 		fields []*Field
 		extra  []string // embedded structs
 	}
 	nodes := map[string]node{}
 	var order []string
 	for _, r := range v.spec.Records {
-		nodes[r.Name] = node{name: r.Name, fields: r.Fields}
+		nodes[r.Name] = node{name: r.Name, what: "records." + r.Name + ".fields", fields: r.Fields}
 		order = append(order, r.Name)
 	}
 	for _, u := range v.spec.Unions {
 		var extra []string
 		if len(u.Common) > 0 {
-			nodes[u.CommonName()] = node{name: u.CommonName(), fields: u.Common}
+			nodes[u.CommonName()] = node{name: u.CommonName(), what: "unions." + u.Name + ".common", fields: u.Common}
 			order = append(order, u.CommonName())
 			extra = []string{u.CommonName()}
 		}
 		for _, vr := range u.Variants {
-			nodes[vr.Name] = node{name: vr.Name, fields: vr.Fields, extra: extra}
+			nodes[vr.Name] = node{name: vr.Name, what: "unions." + u.Name + ".variants." + vr.Name + ".fields", fields: vr.Fields, extra: extra}
 			order = append(order, vr.Name)
 		}
 	}
@@ -357,14 +372,14 @@ func (v *validator) records() {
 		state[name] = active
 		for _, embedded := range n.extra {
 			if visit(embedded) {
-				v.add(nodes[embedded].fields[0].Pos, "%s: %s contains itself by value through its common fields; use a slice or pointer", embedded, name)
+				v.add(nodes[embedded].fields[0].Pos, "%s: %s contains itself by value through its common fields; use a slice or pointer", nodes[embedded].what, name)
 				state[name] = done
 				return false
 			}
 		}
 		for _, f := range n.fields {
 			if f.Type != nil && f.Type.Kind == TypeNamed && visit(f.Type.Name) {
-				v.add(f.Pos, "%s.%s: %s contains itself by value through this field; use a slice or pointer", n.name, f.Name, name)
+				v.add(f.Pos, "%s.%s: %s contains itself by value through this field; use a slice or pointer", n.what, f.Name, name)
 				state[name] = done
 				return false
 			}
@@ -386,9 +401,10 @@ func (v *validator) unions() {
 		if len(u.Variants) == 0 {
 			v.add(u.Pos, "%s: a union needs at least one variant", what)
 		}
-		for _, f := range slices.Concat(u.Common, variantFields(u)) {
-			if u.Discriminator != "" && f.GoName == goName(u.Discriminator) {
-				v.add(f.Pos, "%s: Go field name %s is taken by the discriminator %s", what+"."+f.Name, f.GoName, u.Discriminator)
+		discGo := goName(u.Discriminator)
+		for _, f := range u.Common {
+			if u.Discriminator != "" && f.GoName == discGo {
+				v.add(f.Pos, "%s.common.%s: Go field name %s is taken by the discriminator %s", what, f.Name, f.GoName, u.Discriminator)
 			}
 		}
 		for _, f := range u.Common {
@@ -401,12 +417,16 @@ func (v *validator) unions() {
 		for _, vr := range u.Variants {
 			vwhat := what + ".variants." + vr.Name
 			for _, f := range vr.Fields {
+				fwhat := vwhat + ".fields." + f.Name
+				if u.Discriminator != "" && f.GoName == discGo {
+					v.add(f.Pos, "%s: Go field name %s is taken by the discriminator %s", fwhat, f.GoName, u.Discriminator)
+				}
 				if f.JSON == u.Discriminator && f.Type != nil && f.Wire() {
-					v.add(f.Pos, "%s.%s: JSON name %s is the union's discriminator", vwhat, f.Name, f.JSON)
+					v.add(f.Pos, "%s: JSON name %s is the union's discriminator", fwhat, f.JSON)
 				}
 				for _, c := range u.Common {
 					if c.GoName == f.GoName || (c.JSON == f.JSON && f.Type != nil && f.Wire() && c.Type != nil && c.Wire()) {
-						v.add(f.Pos, "%s.%s: the union's common fields already have %s", vwhat, f.Name, c.Name)
+						v.add(f.Pos, "%s: the union's common fields already have %s", fwhat, c.Name)
 					}
 				}
 			}
@@ -429,14 +449,6 @@ func (v *validator) unions() {
 			}
 		}
 	}
-}
-
-func variantFields(u *Union) []*Field {
-	var out []*Field
-	for _, vr := range u.Variants {
-		out = append(out, vr.Fields...)
-	}
-	return out
 }
 
 func (v *validator) faces() {
@@ -478,7 +490,7 @@ func (v *validator) faces() {
 			if prev, dup := seen[m.Name]; dup {
 				v.add(m.Pos, "faces.%s.methods: %s is declared twice (%s)", f.Name, m.Name, prev)
 			}
-			seen[m.Name] = "declared here"
+			seen[m.Name] = "declared by " + f.Name
 		}
 		for _, e := range f.Embeds {
 			for _, name := range methodSet(byName, e.Name, map[string]bool{f.Name: true}) {
@@ -647,8 +659,9 @@ func (v *validator) facts() {
 			continue
 		}
 		for i := 1; i < len(f.Versions); i++ {
-			if f.Versions[i].Number <= f.Versions[i-1].Number {
-				v.add(f.Versions[i].Pos, "%s.versions: v%d comes after v%d; list versions oldest first", what, f.Versions[i].Number, f.Versions[i-1].Number)
+			prev, cur := f.Versions[i-1], f.Versions[i]
+			if comparePos(cur.Pos, prev.Pos) < 0 {
+				v.add(prev.Pos, "%s.versions: v%d is listed after v%d; list versions oldest first", what, prev.Number, cur.Number)
 			}
 		}
 		latest := f.Latest()
@@ -675,7 +688,7 @@ func (v *validator) facts() {
 				v.add(fv.Pos, "%s: decoding an older version needs an upcaster to v%d, which this jobgen cannot generate yet; mark the version retired: true", vwhat, latest.Number)
 			}
 			for _, fd := range fv.Fields {
-				fwhat := vwhat + "." + fd.Name
+				fwhat := vwhat + ".fields." + fd.Name
 				if fd.Type != nil && !fd.Wire() {
 					v.add(fd.Type.Pos, "%s: %s cannot be written to a journal; fact fields must be JSON values", fwhat, fd.Type)
 				}

@@ -1,0 +1,260 @@
+package gen
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestErrorListBehavesLikeGoScanner(t *testing.T) {
+	var l ErrorList
+	if l.Err() != nil {
+		t.Fatal("an empty list must be a nil error")
+	}
+	l.Add(Pos{"b.yaml", 1, 1}, "in b")
+	l.Add(Pos{"a.yaml", 9, 2}, "second")
+	l.Add(Pos{"a.yaml", 3, 7}, "first")
+	l.Add(Pos{"a.yaml", 3, 7}, "first")
+	l.RemoveMultiples()
+	want := []string{"a.yaml:3:7: first", "a.yaml:9:2: second", "b.yaml:1:1: in b"}
+	if len(l) != len(want) {
+		t.Fatalf("got %d errors, want %d: %v", len(l), len(want), l)
+	}
+	for i, e := range l {
+		if e.Error() != want[i] {
+			t.Errorf("error %d = %q, want %q", i, e.Error(), want[i])
+		}
+	}
+	if got := l.Err().Error(); got != "a.yaml:3:7: first (and 2 more errors)" {
+		t.Errorf("Error() = %q", got)
+	}
+	var target ErrorList
+	if !errors.As(fmt.Errorf("wrapped: %w", l.Err()), &target) || len(target) != 3 {
+		t.Error("an ErrorList must survive wrapping for errors.As")
+	}
+}
+
+func TestGoName(t *testing.T) {
+	for in, want := range map[string]string{
+		"jobId":          "JobID",
+		"id":             "ID",
+		"toolCall":       "ToolCall",
+		"job/settled":    "JobSettled",
+		"in-progress":    "InProgress",
+		"tool_call_url":  "ToolCallURL",
+		"order.served":   "OrderServed",
+		"retainBytes":    "RetainBytes",
+		"httpServer":     "HTTPServer",
+		"utf8Text":       "UTF8Text",
+		"producerReport": "ProducerReport",
+	} {
+		if got := goName(in); got != want {
+			t.Errorf("goName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestSuggestOnlyCloseNames(t *testing.T) {
+	cases := []struct {
+		in, want string
+		from     []string
+	}{
+		{"dok", "doc", []string{"doc", "fields", "type"}},
+		{"feilds", "fields", []string{"doc", "fields"}},
+		{"colour", "", []string{"doc", "fields"}},
+		{"Stauts", "Status", []string{"Item", "Status", "TaskId"}},
+		{"x", "", []string{"doc"}},
+	}
+	for _, c := range cases {
+		if got := suggest(c.in, c.from); got != c.want {
+			t.Errorf("suggest(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+func TestUnifiedDiff(t *testing.T) {
+	a := "one\ntwo\nthree\nfour\nfive\nsix\nseven\neight\nnine\nten\n"
+	b := "one\ntwo\nTHREE\nfour\nfive\nsix\nseven\neight\nnine\nten\neleven\n"
+	want := `--- a
++++ b
+@@ -1,6 +1,6 @@
+ one
+ two
+-three
++THREE
+ four
+ five
+ six
+@@ -8,3 +8,4 @@
+ eight
+ nine
+ ten
++eleven
+`
+	if got := unifiedDiff("a", "b", []byte(a), []byte(b)); got != want {
+		t.Errorf("diff:\n%s\nwant:\n%s", got, want)
+	}
+	if got := unifiedDiff("a", "b", []byte(a), []byte(a)); got != "" {
+		t.Errorf("equal inputs gave a diff:\n%s", got)
+	}
+	if got := unifiedDiff("a", "b", nil, []byte("x\n")); got != "--- a\n+++ b\n@@ -0,0 +1 @@\n+x\n" {
+		t.Errorf("diff from nothing:\n%s", got)
+	}
+}
+
+func readJobsSpec(t testing.TB) []byte {
+	t.Helper()
+	data, err := os.ReadFile("../spec/jobs.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// TestGenerateIsDeterministic generates the shipped spec repeatedly and into
+// two directories; every run must give the same bytes, because the output is
+// committed and verified.
+func TestGenerateIsDeterministic(t *testing.T) {
+	data := readJobsSpec(t)
+	first, err := Generate("spec/jobs.yaml", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 20; i++ {
+		again, err := Generate("spec/jobs.yaml", data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(again) != len(first) {
+			t.Fatalf("run %d gave %d files, first gave %d", i, len(again), len(first))
+		}
+		for j := range first {
+			if again[j].Path != first[j].Path || !bytes.Equal(again[j].Content, first[j].Content) {
+				t.Fatalf("run %d: %s differs from the first run", i, first[j].Path)
+			}
+		}
+	}
+	dirA, dirB := t.TempDir(), t.TempDir()
+	if _, err := Write(dirA, first); err != nil {
+		t.Fatal(err)
+	}
+	again, _ := Generate("spec/jobs.yaml", data)
+	if _, err := Write(dirB, again); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range first {
+		a, _ := os.ReadFile(filepath.Join(dirA, f.Path))
+		b, _ := os.ReadFile(filepath.Join(dirB, f.Path))
+		if !bytes.Equal(a, b) || len(a) == 0 {
+			t.Errorf("%s differs between the two output directories", f.Path)
+		}
+	}
+}
+
+func TestGeneratedFilesCarryTheHeader(t *testing.T) {
+	files, err := Generate("spec/jobs.yaml", readJobsSpec(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		if !strings.HasPrefix(string(f.Content), Header+"\n") {
+			t.Errorf("%s does not start with %q", f.Path, Header)
+		}
+	}
+}
+
+func TestWriteAndCompare(t *testing.T) {
+	root := t.TempDir()
+	files := []File{
+		{Path: "p/a.gen.go", Content: []byte(Header + "\n\npackage p\n")},
+		{Path: "p/b.gen.go", Content: []byte(Header + "\n\npackage p\n\nconst B = 1\n")},
+	}
+	changes, err := Write(root, files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(changes) != 2 || changes[0].Kind != Missing || changes[1].Kind != Missing {
+		t.Fatalf("first write: %+v", changes)
+	}
+	if changes, _ := Compare(root, files); len(changes) != 0 {
+		t.Fatalf("a fresh tree differs: %+v", changes)
+	}
+	// A hand-written file in the package directory is never an orphan; a
+	// generated one the spec no longer yields is.
+	writeFile(t, filepath.Join(root, "p", "hand.go"), []byte("package p\n"))
+	writeFile(t, filepath.Join(root, "p", "old.gen.go"), []byte(Header+"\n\npackage p\n"))
+	writeFile(t, filepath.Join(root, "p", "b.gen.go"), []byte(Header+"\n\npackage p\n\nconst B = 2\n"))
+	changes, err = Compare(root, files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := fmt.Sprint(changes[0].Path, changes[0].Kind, " ", changes[1].Path, changes[1].Kind)
+	if len(changes) != 2 || got != "p/b.gen.gostale p/old.gen.goorphan" {
+		t.Fatalf("changes = %+v", changes)
+	}
+	if !strings.Contains(changes[0].Diff, "-const B = 2\n+const B = 1\n") {
+		t.Errorf("stale diff does not show the change:\n%s", changes[0].Diff)
+	}
+	if _, err := Write(root, files); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "p", "old.gen.go")); !os.IsNotExist(err) {
+		t.Error("the orphaned generated file was not removed")
+	}
+	if _, err := os.Stat(filepath.Join(root, "p", "hand.go")); err != nil {
+		t.Error("a hand-written file was removed")
+	}
+	if changes, _ := Compare(root, files); len(changes) != 0 {
+		t.Fatalf("tree still differs after Write: %+v", changes)
+	}
+	if leftovers, _ := filepath.Glob(filepath.Join(root, "p", ".*tmp*")); len(leftovers) > 0 {
+		t.Errorf("temporary files left behind: %v", leftovers)
+	}
+}
+
+func TestParseRefusesInvalidSpecWithPositions(t *testing.T) {
+	_, err := Parse("s.yaml", []byte("jobgen: 1\npackage: {name: p}\nrecords:\n  A:\n    fields:\n      b: Missing\n"))
+	var list ErrorList
+	if !errors.As(err, &list) || len(list) != 1 {
+		t.Fatalf("err = %v", err)
+	}
+	if list[0].Pos != (Pos{"s.yaml", 6, 10}) {
+		t.Errorf("position = %v, want s.yaml:6:10", list[0].Pos)
+	}
+}
+
+// FuzzLoad feeds arbitrary bytes to the loader. It must never panic, and
+// must return either a model or positioned errors — never neither.
+func FuzzLoad(f *testing.F) {
+	f.Add(readJobsSpec(f))
+	seeds, _ := filepath.Glob("testdata/cases/*/spec.yaml")
+	for _, s := range seeds {
+		data, _ := os.ReadFile(s)
+		f.Add(data)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		spec, err := Parse("fuzz.yaml", data)
+		if (spec == nil) == (err == nil) {
+			t.Fatalf("Parse returned spec=%v err=%v; want exactly one", spec != nil, err)
+		}
+		if err != nil {
+			var list ErrorList
+			if !errors.As(err, &list) || len(list) == 0 {
+				t.Fatalf("error is not a non-empty ErrorList: %v", err)
+			}
+			for _, e := range list {
+				if e.Pos.File != "fuzz.yaml" || e.Pos.Line < 1 {
+					t.Fatalf("error without a position: %v", e)
+				}
+			}
+			return
+		}
+		if _, err := Emit(spec); err != nil {
+			t.Fatalf("a valid spec failed to emit: %v", err)
+		}
+	})
+}

@@ -1,0 +1,104 @@
+package gen
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/cases from the current generator")
+
+// TestGolden runs every case under testdata/cases. A case is a directory with a
+// spec.yaml and either errors.golden (the spec is invalid; every problem, one
+// per line, as jobgen prints them) or want/ (the files the spec generates).
+// Adding a behaviour means adding a directory; run with -update to record it,
+// then read the diff.
+func TestGolden(t *testing.T) {
+	dirs, err := filepath.Glob("testdata/cases/*")
+	if err != nil || len(dirs) == 0 {
+		t.Fatalf("no golden cases: %v", err)
+	}
+	for _, dir := range dirs {
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			data, err := os.ReadFile(filepath.Join(dir, "spec.yaml"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			files, genErr := Generate("spec.yaml", data)
+			errorsFile := filepath.Join(dir, "errors.golden")
+			wantDir := filepath.Join(dir, "want")
+			if *update {
+				os.RemoveAll(wantDir)
+				os.Remove(errorsFile)
+				if genErr != nil {
+					writeFile(t, errorsFile, []byte(errorLines(genErr)))
+				}
+				for _, f := range files {
+					writeFile(t, filepath.Join(wantDir, filepath.FromSlash(f.Path)+".golden"), f.Content)
+				}
+				return
+			}
+			wantErrs, readErr := os.ReadFile(errorsFile)
+			switch {
+			case readErr == nil && genErr == nil:
+				t.Fatalf("spec is valid, but errors.golden expects:\n%s", wantErrs)
+			case readErr == nil:
+				if got := errorLines(genErr); got != string(wantErrs) {
+					t.Errorf("errors differ from errors.golden:\n%s", unifiedDiff("errors.golden", "got", wantErrs, []byte(got)))
+				}
+				return
+			case genErr != nil:
+				t.Fatalf("spec is invalid, but the case expects output:\n%s", errorLines(genErr))
+			}
+			want := map[string][]byte{}
+			filepath.WalkDir(wantDir, func(p string, d os.DirEntry, err error) error {
+				if err == nil && !d.IsDir() {
+					rel, _ := filepath.Rel(wantDir, p)
+					want[filepath.ToSlash(strings.TrimSuffix(rel, ".golden"))], _ = os.ReadFile(p)
+				}
+				return nil
+			})
+			for _, f := range files {
+				w, ok := want[f.Path]
+				if !ok {
+					t.Errorf("generated %s, which want/ does not have", f.Path)
+					continue
+				}
+				if !bytes.Equal(w, f.Content) {
+					t.Errorf("%s differs from its golden file:\n%s", f.Path, unifiedDiff("want", "got", w, f.Content))
+				}
+				delete(want, f.Path)
+			}
+			for p := range want {
+				t.Errorf("want/ has %s, which was not generated", p)
+			}
+		})
+	}
+}
+
+// errorLines renders a spec error the way jobgen prints it: one problem a line.
+func errorLines(err error) string {
+	var list ErrorList
+	if !errors.As(err, &list) {
+		return err.Error() + "\n"
+	}
+	var b strings.Builder
+	for _, e := range list {
+		b.WriteString(e.Error() + "\n")
+	}
+	return b.String()
+}
+
+func writeFile(t *testing.T, name string, data []byte) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(name, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
