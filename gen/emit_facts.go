@@ -101,7 +101,7 @@ func (e *emitter) facts(f *jen.File) {
 		g.Switch().BlockFunc(func(g *jen.Group) {
 			for _, fact := range facts {
 				for _, v := range fact.Versions {
-					cond := jen.Id("env").Dot("Type").Op("==").Id(fact.GoName+"Type").Op("&&").Id("env").Dot("V").Op("==").Lit(v.Number)
+					cond := jen.Id("env").Dot("Type").Op("==").Id(fact.GoName + "Type").Op("&&").Id("env").Dot("V").Op("==").Lit(v.Number)
 					if v.Retired {
 						g.Case(cond).Block(
 							jen.Return(jen.Nil(), e.errorf("decode %s v%d: version retired from the spec: %w", jen.Id("env").Dot("Type"), jen.Id("env").Dot("V"), jen.Id("ErrUnknownFact"))),

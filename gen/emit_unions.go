@@ -104,7 +104,7 @@ func (e *emitter) unions(f *jen.File) {
 			)
 			g.Switch(jen.Op("*").Id("probe").Dot(discGo)).BlockFunc(func(g *jen.Group) {
 				for _, v := range u.Variants {
-					g.Case(jen.Id(v.Name + "Tag")).Block(
+					g.Case(jen.Id(v.Name+"Tag")).Block(
 						jen.Var().Id("out").Id(v.Name),
 						jen.Err().Op(":=").Qual(jsonPkg, "Unmarshal").Call(jen.Id("data"), jen.Op("&").Id("out")),
 						jen.Return(jen.Id("out"), jen.Err()),
