@@ -7,3 +7,5 @@ require (
 	github.com/google/uuid v1.6.0
 	gopkg.in/yaml.v3 v3.0.1
 )
+
+require pgregory.net/rapid v1.3.0 // indirect

@@ -75,13 +75,17 @@ func newFlagSet(name, summary string, stderr io.Writer) *flag.FlagSet {
 
 // parse parses flags, returning the exit status to stop with, if any.
 func parse(fs *flag.FlagSet, args []string, stdout io.Writer) (int, bool) {
+	usage := fs.Usage
+	fs.Usage = func() {} // printed below, on the stream the outcome calls for
 	err := fs.Parse(args)
+	fs.Usage = usage
 	switch {
 	case errors.Is(err, flag.ErrHelp):
 		fs.SetOutput(stdout)
 		fs.Usage()
 		return exitOK, true
 	case err != nil:
+		fs.Usage()
 		return exitUsage, true
 	case fs.NArg() > 0:
 		fmt.Fprintf(fs.Output(), "%s: unexpected argument %q\n", fs.Name(), fs.Arg(0))

@@ -1,0 +1,222 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const validSpec = `jobgen: 1
+package:
+  name: demo
+enums:
+  Color:
+    doc: A Color is a color.
+    values:
+      red: {}
+      blue: {}
+`
+
+// invalidSpec has two problems, so the test sees that all are reported.
+const invalidSpec = `jobgen: 1
+package:
+  name: demo
+enums:
+  Color:
+    dok: typo
+    values:
+      red: {}
+records:
+  Item:
+    fields:
+      c: Colour
+`
+
+// jobgen runs the command and returns its exit status and output.
+func jobgen(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	code := run(args, &stdout, &stderr)
+	return code, stdout.String(), stderr.String()
+}
+
+// workspace returns a directory holding spec/demo.yaml with the given text.
+func workspace(t *testing.T, spec string) (specPath, out string) {
+	t.Helper()
+	dir := t.TempDir()
+	specPath = filepath.Join(dir, "spec", "demo.yaml")
+	if err := os.MkdirAll(filepath.Dir(specPath), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(specPath, []byte(spec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return specPath, filepath.Join(dir, "generated")
+}
+
+func TestUsageErrorsExit2(t *testing.T) {
+	for _, args := range [][]string{
+		nil,
+		{"frobnicate"},
+		{"generate", "--bogus"},
+		{"generate", "extra-arg"},
+		{"verify", "--out"},
+		{"check", "--out", "x"},
+	} {
+		code, _, stderr := jobgen(t, args...)
+		if code != exitUsage {
+			t.Errorf("jobgen %v exited %d, want %d", args, code, exitUsage)
+		}
+		if !strings.Contains(stderr, "Usage") && !strings.Contains(stderr, "flag") {
+			t.Errorf("jobgen %v: stderr does not explain usage:\n%s", args, stderr)
+		}
+	}
+}
+
+func TestHelpExits0OnStdout(t *testing.T) {
+	for _, args := range [][]string{{"help"}, {"--help"}, {"generate", "--help"}, {"verify", "-h"}, {"check", "--help"}} {
+		code, stdout, stderr := jobgen(t, args...)
+		if code != exitOK || !strings.Contains(stdout, "Usage") || stderr != "" {
+			t.Errorf("jobgen %v: exit %d, stdout %q, stderr %q", args, code, stdout, stderr)
+		}
+	}
+}
+
+func TestGenerateWritesThenReportsNothingChanged(t *testing.T) {
+	spec, out := workspace(t, validSpec)
+	code, stdout, stderr := jobgen(t, "generate", "--spec", spec, "--out", out)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, name := range []string{"doc.gen.go", "codec.gen.go", "enums.gen.go"} {
+		p := filepath.Join(out, "demo", name)
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("%s not written: %v", p, err)
+		}
+		if !strings.Contains(stdout, "wrote "+p) {
+			t.Errorf("stdout does not name %s:\n%s", p, stdout)
+		}
+	}
+	code, stdout, _ = jobgen(t, "generate", "--spec", spec, "--out", out)
+	if code != exitOK || !strings.Contains(stdout, "3 files from 1 spec, 0 changed") || strings.Contains(stdout, "wrote") {
+		t.Errorf("second generate: exit %d, stdout:\n%s", code, stdout)
+	}
+}
+
+func TestInvalidSpecExits1AndWritesNothing(t *testing.T) {
+	spec, out := workspace(t, validSpec)
+	if code, _, stderr := jobgen(t, "generate", "--spec", spec, "--out", out); code != exitOK {
+		t.Fatal(stderr)
+	}
+	before, _ := os.ReadFile(filepath.Join(out, "demo", "enums.gen.go"))
+	if err := os.WriteFile(spec, []byte(invalidSpec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range []string{"generate", "check", "verify"} {
+		args := []string{cmd, "--spec", spec}
+		if cmd != "check" {
+			args = append(args, "--out", out)
+		}
+		code, stdout, stderr := jobgen(t, args...)
+		if code != exitFail {
+			t.Errorf("%s: exit %d, want %d", cmd, code, exitFail)
+		}
+		want := spec + ":6:5: enums.Color: unknown key dok; did you mean doc?\n" +
+			spec + ":12:10: undeclared type Colour; did you mean Color?\n"
+		if stderr != want {
+			t.Errorf("%s: stderr =\n%s\nwant\n%s", cmd, stderr, want)
+		}
+		if stdout != "" {
+			t.Errorf("%s: stdout = %q, want nothing", cmd, stdout)
+		}
+	}
+	after, _ := os.ReadFile(filepath.Join(out, "demo", "enums.gen.go"))
+	if !bytes.Equal(before, after) {
+		t.Error("an invalid spec changed the generated files")
+	}
+}
+
+func TestVerifyReportsStaleMissingAndOrphanedFiles(t *testing.T) {
+	spec, out := workspace(t, validSpec)
+	if code, _, stderr := jobgen(t, "generate", "--spec", spec, "--out", out); code != exitOK {
+		t.Fatal(stderr)
+	}
+	if code, stdout, _ := jobgen(t, "verify", "--spec", spec, "--out", out); code != exitOK || !strings.Contains(stdout, "up to date") {
+		t.Fatalf("verify of a fresh tree: exit %d\n%s", code, stdout)
+	}
+	enums := filepath.Join(out, "demo", "enums.gen.go")
+	data, _ := os.ReadFile(enums)
+	edited := strings.Replace(string(data), `= "red"`, `= "rouge"`, 1)
+	if edited == string(data) {
+		t.Fatal("test setup: the constant to edit is not in the generated file")
+	}
+	os.WriteFile(enums, []byte(edited), 0o644)
+	os.Remove(filepath.Join(out, "demo", "codec.gen.go"))
+	os.WriteFile(filepath.Join(out, "demo", "gone.gen.go"), []byte("// Code generated by jobgen. DO NOT EDIT.\n\npackage demo\n"), 0o644)
+	os.WriteFile(filepath.Join(out, "demo", "handwritten.go"), []byte("package demo\n"), 0o644)
+
+	code, stdout, stderr := jobgen(t, "verify", "--spec", spec, "--out", out)
+	if code != exitFail {
+		t.Fatalf("verify exit %d, want %d", code, exitFail)
+	}
+	for _, want := range []string{
+		"-\tColorRed  Color = \"rouge\"\n+\tColorRed  Color = \"red\"\n",
+		"+++ " + filepath.ToSlash(out) + "/demo/codec.gen.go",
+		"--- " + filepath.ToSlash(out) + "/demo/gone.gen.go\n+++ /dev/null",
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("verify diff lacks %q:\n%s", want, stdout)
+		}
+	}
+	for _, want := range []string{"enums.gen.go (stale)", "codec.gen.go (missing)", "gone.gen.go (orphan)"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("verify summary lacks %q:\n%s", want, stderr)
+		}
+	}
+	if strings.Contains(stdout+stderr, "handwritten.go") {
+		t.Error("verify reported a hand-written file")
+	}
+	if code, _, stderr := jobgen(t, "generate", "--spec", spec, "--out", out); code != exitOK {
+		t.Fatal(stderr)
+	}
+	if code, _, stderr := jobgen(t, "verify", "--spec", spec, "--out", out); code != exitOK {
+		t.Errorf("verify after generate: exit %d\n%s", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(out, "demo", "handwritten.go")); err != nil {
+		t.Error("generate removed a hand-written file")
+	}
+}
+
+func TestCheck(t *testing.T) {
+	spec, _ := workspace(t, validSpec)
+	if code, stdout, _ := jobgen(t, "check", "--spec", spec); code != exitOK || !strings.Contains(stdout, "valid") {
+		t.Errorf("check of a valid spec: exit %d, %q", code, stdout)
+	}
+	if code, _, stderr := jobgen(t, "check", "--spec", filepath.Join(t.TempDir(), "*.yaml")); code != exitFail || !strings.Contains(stderr, "no spec matches") {
+		t.Errorf("check with no spec: exit %d, %q", code, stderr)
+	}
+}
+
+func TestTwoSpecsForOnePackageAreRefused(t *testing.T) {
+	spec, out := workspace(t, validSpec)
+	other := filepath.Join(filepath.Dir(spec), "other.yaml")
+	os.WriteFile(other, []byte(validSpec), 0o644)
+	code, _, stderr := jobgen(t, "generate", "--spec", filepath.Join(filepath.Dir(spec), "*.yaml"), "--out", out)
+	if code != exitFail || !strings.Contains(stderr, "both generate demo/") {
+		t.Errorf("exit %d, stderr:\n%s", code, stderr)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Error("generate wrote files despite the conflict")
+	}
+}
+
+// TestRepositoryIsUpToDate is the drift check from inside go test: the
+// committed generated/ must be exactly what spec/ yields.
+func TestRepositoryIsUpToDate(t *testing.T) {
+	code, stdout, stderr := jobgen(t, "verify", "--spec", "../../spec/*.yaml", "--out", "../../generated")
+	if code != exitOK {
+		t.Fatalf("generated/ is stale; run make generate\n%s%s", stdout, stderr)
+	}
+}

@@ -1,0 +1,62 @@
+package gen
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// syntheticSpec returns a valid spec with n facts of six fields each, plus
+// the records and enums they use, for measuring how generation scales.
+func syntheticSpec(n int) []byte {
+	var b strings.Builder
+	b.WriteString("jobgen: 1\npackage: {name: synth}\nids:\n  ThingId: {kind: uuid}\n  OwnerId: {kind: string}\n")
+	b.WriteString("enums:\n  State:\n    values: {a: {}, b: {}, c: {}}\n")
+	b.WriteString("records:\n  Detail:\n    fields: {note: string, size: {type: int64, optional: true}}\n")
+	b.WriteString("facts:\n")
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, "  thing/event%d:\n    doc: A thing/event%d fact is synthetic.\n    versions:\n      v1:\n        fields:\n", i, i)
+		b.WriteString("          thingId: ThingId\n          at: int64\n          owner: {type: OwnerId, optional: true}\n")
+		b.WriteString("          state: State\n          detail: Detail\n          tags: \"[]string\"\n")
+	}
+	return []byte(b.String())
+}
+
+func BenchmarkGenerate(b *testing.B) {
+	b.Run("jobs.yaml", func(b *testing.B) {
+		data := readJobsSpec(b)
+		b.SetBytes(int64(len(data)))
+		for b.Loop() {
+			if _, err := Generate("spec/jobs.yaml", data); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	for _, n := range []int{10, 100, 1000} {
+		b.Run(fmt.Sprintf("facts=%d", n), func(b *testing.B) {
+			data := syntheticSpec(n)
+			b.SetBytes(int64(len(data)))
+			for b.Loop() {
+				if _, err := Generate("synth.yaml", data); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkGenerateAndWrite is what `jobgen generate` does for the shipped
+// spec: generate, compare with the tree and write what changed.
+func BenchmarkGenerateAndWrite(b *testing.B) {
+	data := readJobsSpec(b)
+	dir := b.TempDir()
+	for b.Loop() {
+		files, err := Generate("spec/jobs.yaml", data)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := Write(dir, files); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
