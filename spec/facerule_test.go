@@ -33,7 +33,7 @@ func TestAppendOnRunningJobDoesNotCompile(t *testing.T) {
 // concrete type with exactly the RunningJob methods and nothing else.
 type plainFace struct{ id jobs.JobId }
 
-func (f *plainFace) ID() jobs.JobId       { return f.id }
+func (f *plainFace) ID() jobs.JobId      { return f.id }
 func (f *plainFace) UpdateDetail(string) {}
 
 func TestPlainFaceIsNotARecordingJob(t *testing.T) {
