@@ -1,0 +1,209 @@
+// Package launcher shuts a process down in order. A runtime registers its
+// resource disposers (registries: they settle every live job and record the
+// settlement facts) and its providers (journals: they flush and close what the
+// disposers recorded). On a normal exit and on SIGINT or SIGTERM, every
+// disposer runs before any provider, and the whole shutdown fits in one bound,
+// the teardown bound (five seconds by default). A second signal during shutdown
+// forces the process out at once.
+//
+// Within the bound, disposers get everything but a reserve kept for providers
+// (a fifth of the bound by default): a registry that cannot settle its jobs in
+// time is cut off by its context, and the journals still get their turn to make
+// the facts durable.
+package launcher
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/jobgen/jobgen/generated/jobs"
+)
+
+// A Func releases one resource. It should return once the resource is released
+// or ctx is done, whichever is first.
+type Func func(ctx context.Context) error
+
+type resource struct {
+	name string
+	fn   Func
+}
+
+// A Launcher holds the shutdown order of a process. It is safe for concurrent use.
+type Launcher struct {
+	logger   *slog.Logger
+	bound    time.Duration
+	reserve  time.Duration
+	signals  []os.Signal
+	exit     func(code int)
+	notify   func(c chan<- os.Signal, sig ...os.Signal)
+	stop     func(c chan<- os.Signal)
+	mu       sync.Mutex
+	disposer []resource
+	provider []resource
+	once     sync.Once
+	err      error
+}
+
+// An Option configures a Launcher.
+type Option func(*Launcher)
+
+// WithLogger sets where shutdown progress and failures are logged.
+func WithLogger(l *slog.Logger) Option { return func(x *Launcher) { x.logger = l } }
+
+// WithBound sets the teardown bound: the most a shutdown may take.
+func WithBound(d time.Duration) Option { return func(x *Launcher) { x.bound = d } }
+
+// WithProviderReserve sets how much of the bound is kept for providers.
+func WithProviderReserve(d time.Duration) Option { return func(x *Launcher) { x.reserve = d } }
+
+// WithExit replaces os.Exit, which a second signal calls; for tests.
+func WithExit(exit func(code int)) Option { return func(x *Launcher) { x.exit = exit } }
+
+// New returns a Launcher with the spec's teardown bound.
+func New(opts ...Option) *Launcher {
+	l := &Launcher{
+		logger:  slog.New(slog.DiscardHandler),
+		bound:   jobs.DefaultTeardownBound,
+		signals: []os.Signal{os.Interrupt, syscall.SIGTERM},
+		exit:    os.Exit,
+		notify:  signal.Notify,
+		stop:    signal.Stop,
+	}
+	for _, o := range opts {
+		o(l)
+	}
+	if l.reserve <= 0 || l.reserve >= l.bound {
+		l.reserve = l.bound / 5
+	}
+	return l
+}
+
+// AddDisposer registers a resource to release first, such as a registry's Close.
+func (l *Launcher) AddDisposer(name string, fn Func) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.disposer = append(l.disposer, resource{name, fn})
+}
+
+// AddProvider registers a resource to release after every disposer, such as
+// a journal's Close.
+func (l *Launcher) AddProvider(name string, fn Func) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.provider = append(l.provider, resource{name, fn})
+}
+
+// Run runs main with a context that is cancelled by the first SIGINT or
+// SIGTERM, then shuts down: after main returns, or as soon as the signal
+// arrives, whichever is first. A second signal exits the process with status
+// 128+signal. Run returns main's error joined with any shutdown error.
+func (l *Launcher) Run(ctx context.Context, main func(ctx context.Context) error) error {
+	sigs := make(chan os.Signal, 2)
+	l.notify(sigs, l.signals...)
+	defer l.stop(sigs)
+
+	finished := make(chan struct{})
+	defer close(finished)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- main(ctx) }()
+
+	var mainErr error
+	select {
+	case mainErr = <-done:
+	case sig := <-sigs:
+		l.logger.Info("shutting down", "signal", sig.String())
+		cancel()
+		go l.forceOnSecond(sigs, finished)
+	}
+	shutdownErr := l.Shutdown(context.WithoutCancel(ctx))
+	if mainErr == nil {
+		select {
+		case mainErr = <-done:
+		case <-time.After(l.reserve):
+			mainErr = errors.New("launcher: main did not return after shutdown")
+		}
+	}
+	if errors.Is(mainErr, context.Canceled) {
+		mainErr = nil // the signal asked for it
+	}
+	return errors.Join(mainErr, shutdownErr)
+}
+
+func (l *Launcher) forceOnSecond(sigs <-chan os.Signal, finished <-chan struct{}) {
+	var sig os.Signal
+	select {
+	case sig = <-sigs:
+	case <-finished:
+		return
+	}
+	code := 1
+	if s, isSys := sig.(syscall.Signal); isSys {
+		code = 128 + int(s)
+	}
+	l.logger.Error("second signal: exiting without finishing shutdown", "signal", sig.String())
+	l.exit(code)
+}
+
+// Shutdown releases every disposer, then every provider, within the bound.
+// Resources of one kind are released concurrently. It runs once; later calls
+// return the first call's result.
+func (l *Launcher) Shutdown(ctx context.Context) error {
+	l.once.Do(func() {
+		l.mu.Lock()
+		disposers, providers := l.disposer, l.provider
+		l.mu.Unlock()
+		start := time.Now()
+		dctx, cancel := context.WithTimeout(ctx, l.bound-l.reserve)
+		derr := l.release(dctx, "disposer", disposers)
+		cancel()
+		pctx, cancel := context.WithDeadline(ctx, start.Add(l.bound))
+		perr := l.release(pctx, "provider", providers)
+		cancel()
+		l.err = errors.Join(derr, perr)
+	})
+	return l.err
+}
+
+// release runs fns concurrently and waits for all of them or for ctx, so one
+// resource that ignores its context cannot hold the shutdown past the bound.
+func (l *Launcher) release(ctx context.Context, kind string, rs []resource) error {
+	results := make(chan error, len(rs))
+	for _, r := range rs {
+		go func() {
+			defer func() {
+				if p := recover(); p != nil {
+					results <- fmt.Errorf("launcher: %s %s panicked: %v", kind, r.name, p)
+				}
+			}()
+			if err := r.fn(ctx); err != nil {
+				results <- fmt.Errorf("launcher: %s %s: %w", kind, r.name, err)
+				return
+			}
+			results <- nil
+		}()
+	}
+	var errs []error
+	for range rs {
+		select {
+		case err := <-results:
+			if err != nil {
+				l.logger.Error("release failed", "kind", kind, "err", err)
+				errs = append(errs, err)
+			}
+		case <-ctx.Done():
+			err := fmt.Errorf("launcher: %ss did not finish within the bound: %w", kind, ctx.Err())
+			l.logger.Error("release cut off", "kind", kind)
+			return errors.Join(append(errs, err)...)
+		}
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,240 @@
+package launcher
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"testing/synctest"
+	"time"
+)
+
+// events records what happened, in order, from many goroutines.
+type events struct {
+	mu  sync.Mutex
+	log []string
+}
+
+func (e *events) add(s string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.log = append(e.log, s)
+}
+
+func (e *events) get() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return slices.Clone(e.log)
+}
+
+func TestDisposersFinishBeforeAnyProviderStarts(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var ev events
+		l := New()
+		for _, name := range []string{"registry-a", "registry-b"} {
+			l.AddDisposer(name, func(ctx context.Context) error {
+				ev.add(name + " start")
+				time.Sleep(100 * time.Millisecond)
+				ev.add(name + " done")
+				return nil
+			})
+		}
+		l.AddProvider("journal", func(ctx context.Context) error {
+			ev.add("journal start")
+			return nil
+		})
+		if err := l.Shutdown(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		log := ev.get()
+		journal := slices.Index(log, "journal start")
+		for _, d := range []string{"registry-a done", "registry-b done"} {
+			if i := slices.Index(log, d); i < 0 || i > journal {
+				t.Fatalf("%q must come before the provider starts: %v", d, log)
+			}
+		}
+	})
+}
+
+func TestShutdownFitsTheBoundWhenADisposerHangs(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		release := make(chan struct{})
+		defer close(release)
+		var ev events
+		l := New(WithBound(5 * time.Second))
+		l.AddDisposer("stuck registry", func(ctx context.Context) error {
+			<-release // ignores ctx on purpose
+			return nil
+		})
+		l.AddProvider("journal", func(ctx context.Context) error {
+			ev.add("journal closed")
+			return nil
+		})
+		start := time.Now()
+		err := l.Shutdown(context.Background())
+		elapsed := time.Since(start)
+		if elapsed > 5*time.Second {
+			t.Errorf("shutdown took %v, over the 5s bound", elapsed)
+		}
+		if elapsed != 4*time.Second {
+			t.Errorf("disposers were cut off after %v, want 4s (the bound minus the provider reserve)", elapsed)
+		}
+		if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "disposers did not finish") {
+			t.Errorf("err = %v", err)
+		}
+		if !slices.Equal(ev.get(), []string{"journal closed"}) {
+			t.Errorf("the journal must still be closed after a hung disposer: %v", ev.get())
+		}
+	})
+}
+
+func TestShutdownJoinsErrorsAndContainsPanics(t *testing.T) {
+	l := New()
+	l.AddDisposer("a", func(context.Context) error { return errors.New("cancel failed") })
+	l.AddDisposer("b", func(context.Context) error { panic("boom") })
+	l.AddProvider("c", func(context.Context) error { return nil })
+	err := l.Shutdown(context.Background())
+	for _, want := range []string{"disposer a: cancel failed", "disposer b panicked: boom"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("err = %v, want it to contain %q", err, want)
+		}
+	}
+	if again := l.Shutdown(context.Background()); again != err {
+		t.Error("a second Shutdown must return the first result without running again")
+	}
+}
+
+func TestRunShutsDownAfterANormalExit(t *testing.T) {
+	var ev events
+	l := New()
+	l.AddDisposer("registry", func(context.Context) error { ev.add("disposed"); return nil })
+	l.AddProvider("journal", func(context.Context) error { ev.add("closed"); return nil })
+	err := l.Run(context.Background(), func(ctx context.Context) error {
+		ev.add("main")
+		return errors.New("main failed")
+	})
+	if err == nil || err.Error() != "main failed" {
+		t.Errorf("Run = %v, want main's error", err)
+	}
+	if got := ev.get(); !slices.Equal(got, []string{"main", "disposed", "closed"}) {
+		t.Errorf("events = %v", got)
+	}
+}
+
+// The tests below run this test binary as a child process that installs a
+// launcher, and send it real signals.
+
+const childEnv = "LAUNCHER_TEST_CHILD"
+
+func TestMain(m *testing.M) {
+	if mode := os.Getenv(childEnv); mode != "" {
+		os.Exit(child(mode))
+	}
+	os.Exit(m.Run())
+}
+
+// child runs a launcher whose main waits for a signal. It prints "ready" when
+// the signal handlers are installed, and one line per shutdown event.
+func child(mode string) int {
+	say := func(s string) { fmt.Println(s) }
+	l := New(WithBound(2 * time.Second))
+	l.AddDisposer("registry", func(ctx context.Context) error {
+		say("disposer start")
+		if mode == "hang" {
+			select {} // only a second signal gets the process out
+		}
+		time.Sleep(50 * time.Millisecond)
+		say("disposer done")
+		return nil
+	})
+	l.AddProvider("journal", func(ctx context.Context) error {
+		say("provider done")
+		return nil
+	})
+	err := l.Run(context.Background(), func(ctx context.Context) error {
+		say("ready")
+		<-ctx.Done()
+		return ctx.Err()
+	})
+	if err != nil {
+		say("error " + err.Error())
+		return 1
+	}
+	say("exit")
+	return 0
+}
+
+func startChild(t *testing.T, mode string) (*exec.Cmd, *bufio.Scanner) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), childEnv+"="+mode)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines := bufio.NewScanner(out)
+	if !lines.Scan() || lines.Text() != "ready" {
+		cmd.Process.Kill()
+		t.Fatalf("child did not get ready: %q", lines.Text())
+	}
+	return cmd, lines
+}
+
+func rest(lines *bufio.Scanner) []string {
+	var out []string
+	for lines.Scan() {
+		out = append(out, lines.Text())
+	}
+	return out
+}
+
+func TestSignalRunsDisposersThenProviders(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
+		t.Run(sig.String(), func(t *testing.T) {
+			cmd, lines := startChild(t, "clean")
+			if err := cmd.Process.Signal(sig); err != nil {
+				t.Fatal(err)
+			}
+			got := rest(lines)
+			if err := cmd.Wait(); err != nil {
+				t.Fatalf("child exited with %v; output %v", err, got)
+			}
+			want := []string{"disposer start", "disposer done", "provider done", "exit"}
+			if !slices.Equal(got, want) {
+				t.Errorf("child printed %v, want %v", got, want)
+			}
+		})
+	}
+}
+
+func TestSecondSignalForcesExit(t *testing.T) {
+	cmd, lines := startChild(t, "hang")
+	cmd.Process.Signal(syscall.SIGINT)
+	if !lines.Scan() || lines.Text() != "disposer start" {
+		t.Fatalf("child did not start shutting down: %q", lines.Text())
+	}
+	start := time.Now()
+	cmd.Process.Signal(syscall.SIGINT)
+	got := rest(lines)
+	err := cmd.Wait()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 128+int(syscall.SIGINT) {
+		t.Fatalf("child exit = %v, want status %d", err, 128+int(syscall.SIGINT))
+	}
+	if len(got) != 0 {
+		t.Errorf("a forced exit must not run the rest of shutdown; child printed %v", got)
+	}
+	if waited := time.Since(start); waited > time.Second {
+		t.Errorf("forced exit took %v; it must not wait out the bound", waited)
+	}
+}
