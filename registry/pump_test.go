@@ -1,0 +1,398 @@
+package registry
+
+import (
+	"context"
+	"errors"
+	"runtime"
+	"runtime/metrics"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/jobgen/jobgen/generated/jobs"
+)
+
+// fakeJob is a RecordingJob that remembers its appends.
+type fakeJob struct {
+	mu      sync.Mutex
+	appends []appendCall
+}
+
+type appendCall struct {
+	text string
+	opts jobs.AppendOptions
+	at   time.Time
+}
+
+func (j *fakeJob) ID() jobs.JobId      { return jobs.JobId{1} }
+func (j *fakeJob) UpdateDetail(string) {}
+func (j *fakeJob) Append(text string, opts jobs.AppendOptions) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.appends = append(j.appends, appendCall{text, opts, time.Now()})
+}
+
+func (j *fakeJob) record() []appendCall {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return append([]appendCall(nil), j.appends...)
+}
+
+// memSource is an OffsetReader over a growing buffer that keeps only its
+// last window bytes, like a producer's bounded output pipe buffer.
+type memSource struct {
+	mu     sync.Mutex
+	buf    string
+	start  int64 // offset of buf[0]
+	window int
+	reads  []int64
+}
+
+func (s *memSource) write(text string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.buf += text
+	if s.window > 0 && len(s.buf) > s.window {
+		cut := len(s.buf) - s.window
+		s.buf = s.buf[cut:]
+		s.start += int64(cut)
+	}
+}
+
+func (s *memSource) ReadFrom(offset int64) (string, int64, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.reads != nil {
+		s.reads = append(s.reads, offset)
+	}
+	end := s.start + int64(len(s.buf))
+	lossy := offset < s.start
+	if lossy {
+		offset = s.start
+	}
+	return s.buf[offset-s.start:], end, lossy
+}
+
+// countingSignal counts subscriptions to a OnceSignal.
+type countingSignal struct {
+	OnceSignal
+	mu            sync.Mutex
+	subscriptions int
+}
+
+func (s *countingSignal) Subscribe(fn func()) func() {
+	s.mu.Lock()
+	s.subscriptions++
+	s.mu.Unlock()
+	return s.OnceSignal.Subscribe(fn)
+}
+
+// timerFactory counts the timers it makes and how many are live at once.
+type timerFactory struct {
+	mu            sync.Mutex
+	made, live    int
+	maxLive       int
+	stoppedByPump int
+}
+
+type countedTimer struct {
+	Timer
+	f       *timerFactory
+	stopped bool
+}
+
+func (f *timerFactory) New(d time.Duration) Timer {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.made++
+	f.live++
+	f.maxLive = max(f.maxLive, f.live)
+	return &countedTimer{Timer: newRealTimer(d), f: f}
+}
+
+func (t *countedTimer) Stop() bool {
+	t.f.mu.Lock()
+	if !t.stopped {
+		t.stopped = true
+		t.f.live--
+	}
+	t.f.mu.Unlock()
+	return t.Timer.Stop()
+}
+
+func goroutinesCreated() uint64 {
+	s := []metrics.Sample{{Name: "/sched/goroutines-created:goroutines"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
+}
+
+func heapAllocs() uint64 {
+	s := []metrics.Sample{{Name: "/gc/heap/allocs:objects"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
+}
+
+// TestPumpResourcesAreConstantOverADay runs the pump for a simulated 24 hours
+// at the spec's 150 ms cadence (576,000 rounds) with idle sources, on its own
+// timer and on a pacer.
+func TestPumpResourcesAreConstantOverADay(t *testing.T) {
+	if testing.Short() {
+		t.Skip("simulates a day of rounds")
+	}
+	for _, paced := range []bool{false, true} {
+		name := map[bool]string{false: "own-timer", true: "pacer"}[paced]
+		t.Run(name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) { pumpForADay(t, paced) })
+		})
+	}
+}
+
+func pumpForADay(t *testing.T, paced bool) {
+	job := &fakeJob{}
+	src := &memSource{}
+	done := &countingSignal{}
+	timers := &timerFactory{}
+	opts := PumpOptions{Poll: jobs.DefaultPumpPoll, Done: done, NewTimer: timers.New}
+	if paced {
+		opts.Pacer, _ = NewPacer(jobs.DefaultPumpPoll, timers.New)
+	}
+	result := make(chan error, 1)
+	go func() {
+		result <- PumpJobOutput(context.Background(), job, []PumpSource{{Reader: src, Channel: jobs.ChannelStdout}}, opts)
+	}()
+	synctest.Wait()
+	src.write("hello\n")
+	time.Sleep(time.Hour) // warm up: the first rounds may grow runtime structures
+	synctest.Wait()
+
+	goroutines, allocs := goroutinesCreated(), heapAllocs()
+	const idle = 23 * time.Hour
+	time.Sleep(idle)
+	synctest.Wait()
+	rounds := uint64(idle / jobs.DefaultPumpPoll)
+	created, n := goroutinesCreated()-goroutines, heapAllocs()-allocs
+	t.Logf("%d rounds: %d goroutines created, %d heap allocations", rounds, created, n)
+	if created > 1 {
+		t.Errorf("%d goroutines created during %d rounds, want at most 1", created, rounds)
+	}
+	// The test goroutine's own sleep may cost a few allocations; one per
+	// round would show as hundreds of thousands.
+	if n > 64 {
+		t.Errorf("%d heap allocations during %d idle rounds, want none per round", n, rounds)
+	}
+	src.write("bye\n")
+	done.Fire()
+	if err := <-result; err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Second) // a pacer's goroutine notices it has no pumps left
+	synctest.Wait()
+	if done.subscriptions != 1 {
+		t.Errorf("the pump subscribed to done %d times, want once", done.subscriptions)
+	}
+	if timers.made != 1 || timers.maxLive != 1 || timers.live != 0 {
+		t.Errorf("timers: made %d, at most %d live, %d left live; want 1, 1, 0", timers.made, timers.maxLive, timers.live)
+	}
+	var text strings.Builder
+	for _, a := range job.record() {
+		text.WriteString(a.text)
+	}
+	if text.String() != "hello\nbye\n" {
+		t.Errorf("record = %q", text.String())
+	}
+}
+
+func TestPacerDrivesManyPumpsAndStopsWhenIdle(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		pacer, err := NewPacer(time.Second, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		const n = 50
+		jobsOut := make([]*fakeJob, n)
+		srcs := make([]*memSource, n)
+		dones := make([]*OnceSignal, n)
+		var wg sync.WaitGroup
+		for i := range n {
+			jobsOut[i], srcs[i], dones[i] = &fakeJob{}, &memSource{}, &OnceSignal{}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				PumpJobOutput(context.Background(), jobsOut[i], []PumpSource{{Reader: srcs[i]}}, PumpOptions{Pacer: pacer, Done: dones[i]})
+			}()
+		}
+		synctest.Wait()
+		for i := range n {
+			srcs[i].write("x")
+		}
+		time.Sleep(time.Second)
+		synctest.Wait()
+		for i := range n {
+			if got := jobsOut[i].record(); len(got) != 1 || got[0].text != "x" {
+				t.Fatalf("pump %d: appends %+v after one paced round", i, got)
+			}
+			srcs[i].write("last")
+			dones[i].Fire()
+		}
+		wg.Wait()
+		for i := range n {
+			if got := jobsOut[i].record(); len(got) != 2 || got[1].text != "last" {
+				t.Fatalf("pump %d: the final drain did not land: %+v", i, got)
+			}
+		}
+		// synctest.Test fails if the pacer's goroutine outlives the bubble.
+		time.Sleep(time.Second)
+	})
+}
+
+func TestPumpReadsEachSourceFromItsOwnCursorAtTheCadence(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		job := &fakeJob{}
+		out := &memSource{reads: []int64{}}
+		errs := &memSource{reads: []int64{}}
+		done := &OnceSignal{}
+		start := time.Now()
+		result := make(chan error, 1)
+		go func() {
+			result <- PumpJobOutput(context.Background(), job,
+				[]PumpSource{{Reader: out, Channel: jobs.ChannelStdout}, {Reader: errs, Channel: jobs.ChannelStderr}},
+				PumpOptions{Poll: time.Second, Done: done})
+		}()
+		out.write("abc")
+		errs.write("E1")
+		time.Sleep(1500 * time.Millisecond) // rounds at 0s and 1s
+		out.write("de")
+		time.Sleep(time.Second) // round at 2s
+		done.Fire()
+		if err := <-result; err != nil {
+			t.Fatal(err)
+		}
+		got := job.record()
+		want := []struct {
+			text string
+			ch   jobs.Channel
+			at   time.Duration
+		}{{"abc", jobs.ChannelStdout, 0}, {"E1", jobs.ChannelStderr, 0}, {"de", jobs.ChannelStdout, 2 * time.Second}}
+		if len(got) != len(want) {
+			t.Fatalf("appends = %+v", got)
+		}
+		for i, w := range want {
+			if got[i].text != w.text || got[i].opts.Channel != w.ch || got[i].at.Sub(start) != w.at {
+				t.Errorf("append %d = %q %s at %v, want %q %s at %v", i, got[i].text, got[i].opts.Channel, got[i].at.Sub(start), w.text, w.ch, w.at)
+			}
+		}
+		// Rounds at 0, 1 and 2 s, then the final drain after done at 2.5 s.
+		if want := []int64{0, 3, 3, 5}; !equalInts(out.reads, want) {
+			t.Errorf("stdout read at %v, want %v", out.reads, want)
+		}
+		if want := []int64{0, 2, 2, 2}; !equalInts(errs.reads, want) {
+			t.Errorf("stderr read at %v, want %v", errs.reads, want)
+		}
+	})
+}
+
+func equalInts(a, b []int64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func TestPumpTurnsALossyReadIntoAGap(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		job := &fakeJob{}
+		src := &memSource{window: 4}
+		done := &OnceSignal{}
+		result := make(chan error, 1)
+		go func() {
+			result <- PumpJobOutput(context.Background(), job, []PumpSource{{Reader: src}}, PumpOptions{Poll: time.Second, Done: done})
+		}()
+		src.write("ab")
+		synctest.Wait() // round at 0s reads "ab"
+		src.write("cdefgh") // "cd" falls out of the 4-byte window before the next round
+		time.Sleep(time.Second)
+		done.Fire()
+		<-result
+		got := job.record()
+		if len(got) != 2 || got[0].text != "ab" || got[0].opts.GapBefore || got[1].text != "efgh" || !got[1].opts.GapBefore {
+			t.Errorf("appends = %+v, want \"ab\" then \"efgh\" with a gap before it", got)
+		}
+	})
+}
+
+func TestPumpDoneWakesTheWaitAndDrainsTheLastBytes(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		job := &fakeJob{}
+		src := &memSource{}
+		done := &OnceSignal{}
+		result := make(chan error, 1)
+		go func() {
+			result <- PumpJobOutput(context.Background(), job, []PumpSource{{Reader: src}}, PumpOptions{Poll: time.Hour, Done: done})
+		}()
+		synctest.Wait()
+		// The producer writes its last words and fails; it reports done right away.
+		src.write("fatal: disk full\n")
+		start := time.Now()
+		done.Fire()
+		if err := <-result; err != nil {
+			t.Fatal(err)
+		}
+		if waited := time.Since(start); waited != 0 {
+			t.Errorf("the pump returned %v after done; it must not wait out the cadence", waited)
+		}
+		if got := job.record(); len(got) != 1 || got[0].text != "fatal: disk full\n" {
+			t.Errorf("the final drain lost the last bytes: %+v", got)
+		}
+	})
+}
+
+func TestPumpStopsWithItsContext(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		result := make(chan error, 1)
+		go func() {
+			result <- PumpJobOutput(ctx, &fakeJob{}, []PumpSource{{Reader: &memSource{}}}, PumpOptions{Poll: time.Second, Done: &OnceSignal{}})
+		}()
+		time.Sleep(5 * time.Second)
+		cancel()
+		if err := <-result; !errors.Is(err, context.Canceled) {
+			t.Errorf("err = %v, want context.Canceled", err)
+		}
+	})
+}
+
+func TestPumpRefusesBadOptions(t *testing.T) {
+	for _, opts := range []PumpOptions{
+		{Poll: 0, Done: &OnceSignal{}},
+		{Poll: -time.Second, Done: &OnceSignal{}},
+		{Poll: time.Second},
+		{Pacer: &Pacer{}, Done: &OnceSignal{}},
+	} {
+		if err := PumpJobOutput(context.Background(), &fakeJob{}, nil, opts); !errors.Is(err, ErrBadPumpOptions) {
+			t.Errorf("PumpJobOutput(%+v) = %v, want ErrBadPumpOptions", opts, err)
+		}
+	}
+}
+
+func TestOnceSignal(t *testing.T) {
+	var s OnceSignal
+	calls := 0
+	cancel := s.Subscribe(func() { calls++ })
+	cancelled := 0
+	s.Subscribe(func() { cancelled++ })()
+	s.Fire()
+	s.Fire()
+	cancel()
+	s.Subscribe(func() { calls++ }) // after firing: called at once
+	if calls != 2 || cancelled != 0 || !s.Fired() {
+		t.Errorf("calls = %d, cancelled = %d, fired = %v", calls, cancelled, s.Fired())
+	}
+	runtime.KeepAlive(cancel)
+}
