@@ -1,0 +1,239 @@
+package procjob
+
+import (
+	"context"
+	"os"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jobgen/jobgen/generated/jobs"
+)
+
+// recorder is a RecordingJob that keeps its appends, like a registry's face.
+type recorder struct {
+	mu      sync.Mutex
+	appends []appended
+}
+
+type appended struct {
+	text string
+	opts jobs.AppendOptions
+}
+
+func (r *recorder) ID() jobs.JobId      { return jobs.JobId{7} }
+func (r *recorder) UpdateDetail(string) {}
+func (r *recorder) Append(text string, opts jobs.AppendOptions) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.appends = append(r.appends, appended{text, opts})
+}
+
+// text returns the record's text on one channel.
+func (r *recorder) text(ch jobs.Channel) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var b strings.Builder
+	for _, a := range r.appends {
+		if a.opts.Channel == ch {
+			b.WriteString(a.text)
+		}
+	}
+	return b.String()
+}
+
+func start(t *testing.T, opts Options) (*recorder, jobs.Hooks) {
+	t.Helper()
+	rec := &recorder{}
+	if opts.Poll == 0 {
+		opts.Poll = 20 * time.Millisecond
+	}
+	hooks, err := Start(opts).Run(context.Background(), rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rec, hooks
+}
+
+func TestStdoutAndStderrAreLabelled(t *testing.T) {
+	rec, hooks := start(t, Options{Command: []string{"sh", "-c", "echo out; echo err >&2; echo more"}})
+	outcome, err := hooks.Done()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if outcome.Status != jobs.JobStatusCompleted || outcome.Detail != "exit status 0" {
+		t.Errorf("outcome = %+v", outcome)
+	}
+	if got := rec.text(jobs.ChannelStdout); got != "out\nmore\n" {
+		t.Errorf("stdout record = %q", got)
+	}
+	if got := rec.text(jobs.ChannelStderr); got != "err\n" {
+		t.Errorf("stderr record = %q", got)
+	}
+}
+
+func TestExitStatusFailsTheJob(t *testing.T) {
+	_, hooks := start(t, Options{Command: []string{"sh", "-c", "exit 3"}})
+	outcome, err := hooks.Done()
+	if err != nil || outcome.Status != jobs.JobStatusFailed || outcome.Detail != "exit status 3" {
+		t.Errorf("outcome = %+v, %v", outcome, err)
+	}
+}
+
+func TestOutputWrittenRightBeforeExitIsRecordedBeforeDone(t *testing.T) {
+	// The pump's cadence is an hour: only the final drain can catch this.
+	rec, hooks := start(t, Options{Command: []string{"sh", "-c", "sleep 0.1; printf 'last words'"}, Poll: time.Hour})
+	if _, err := hooks.Done(); err != nil {
+		t.Fatal(err)
+	}
+	if got := rec.text(jobs.ChannelStdout); got != "last words" {
+		t.Errorf("record at done = %q", got)
+	}
+}
+
+func TestCancelTerminatesTheProcessGroup(t *testing.T) {
+	// The shell starts a background sleep: killing only the shell would leave
+	// it holding stdout open.
+	rec, hooks := start(t, Options{Command: []string{"sh", "-c", "echo started; sleep 60 & sleep 60; wait"}})
+	waitFor(t, func() bool { return rec.text(jobs.ChannelStdout) == "started\n" })
+	begin := time.Now()
+	if err := hooks.Cancel("user asked"); err != nil {
+		t.Fatal(err)
+	}
+	if err := hooks.Cancel("again"); err != nil {
+		t.Errorf("a second Cancel must be a no-op, got %v", err)
+	}
+	outcome, err := hooks.Done()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if outcome.Status != jobs.JobStatusKilled || outcome.Detail != "terminated by SIGTERM" {
+		t.Errorf("outcome = %+v", outcome)
+	}
+	if took := time.Since(begin); took > time.Second {
+		t.Errorf("Done took %v after Cancel; the whole group should have died at once", took)
+	}
+}
+
+func TestCancelEscalatesToSIGKILL(t *testing.T) {
+	rec, hooks := start(t, Options{Command: []string{"sh", "-c", "trap '' TERM; echo armed; sleep 60"}, Grace: 200 * time.Millisecond})
+	waitFor(t, func() bool { return rec.text(jobs.ChannelStdout) == "armed\n" })
+	begin := time.Now()
+	hooks.Cancel("stop")
+	outcome, err := hooks.Done()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if outcome.Status != jobs.JobStatusKilled || outcome.Detail != "terminated by SIGKILL" {
+		t.Errorf("outcome = %+v", outcome)
+	}
+	if took := time.Since(begin); took < 200*time.Millisecond || took > 2*time.Second {
+		t.Errorf("SIGKILL came after %v, want just after the 200ms grace", took)
+	}
+}
+
+func TestReadOutputSeesEveryByteWhenTheRecordWindowDoesNot(t *testing.T) {
+	// 200 KB through a 1 KB window with the pump nearly asleep: the record
+	// must show a gap, the consuming cursor must not.
+	rec, hooks := start(t, Options{Command: []string{"sh", "-c", "head -c 200000 /dev/zero | tr '\\0' x"}, Window: 1024, Poll: time.Hour})
+	if _, err := hooks.Done(); err != nil {
+		t.Fatal(err)
+	}
+	all := hooks.ReadOutput()
+	if len(all) != 200000 || strings.Trim(all, "x") != "" {
+		t.Errorf("ReadOutput returned %d bytes, want 200000 x's", len(all))
+	}
+	if hooks.ReadOutput() != "" {
+		t.Error("a second ReadOutput returned bytes already consumed")
+	}
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	gap := false
+	for _, a := range rec.appends {
+		gap = gap || a.opts.GapBefore
+	}
+	if !gap {
+		t.Error("the record lost output without marking a gap")
+	}
+}
+
+func TestUnstartableCommandRegistersNothing(t *testing.T) {
+	_, err := Start(Options{Command: []string{"/nonexistent/program"}}).Run(context.Background(), &recorder{})
+	if err == nil || !strings.Contains(err.Error(), "/nonexistent/program") {
+		t.Errorf("err = %v", err)
+	}
+	_, err = Start(Options{}).Run(context.Background(), &recorder{})
+	if err == nil {
+		t.Error("an empty command started")
+	}
+}
+
+func TestNothingOutlivesTheJob(t *testing.T) {
+	goroutines, fds := runtime.NumGoroutine(), openFDs(t)
+	for range 5 {
+		_, hooks := start(t, Options{Command: []string{"sh", "-c", "echo hi; echo there >&2"}})
+		hooks.Done()
+		_, hooks = start(t, Options{Command: []string{"sleep", "60"}})
+		hooks.Cancel("leak check")
+		hooks.Done()
+	}
+	waitFor(t, func() bool { return runtime.NumGoroutine() <= goroutines })
+	if n := runtime.NumGoroutine(); n > goroutines {
+		buf := make([]byte, 1<<16)
+		t.Errorf("%d goroutines left over:\n%s", n-goroutines, buf[:runtime.Stack(buf, true)])
+	}
+	if n := openFDs(t); n > fds {
+		t.Errorf("%d file descriptors left open", n-fds)
+	}
+}
+
+func TestCompleteUTF8HoldsBackOnlyAnUnfinishedRune(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want int
+	}{
+		{"", 0}, {"abc", 3}, {"a你", 4}, {"a\xe4\xbd", 1}, {"a\xe4", 1}, {"\xff\xfe", 2}, {"好\xe5\xa5", 3},
+	} {
+		if got := completeUTF8([]byte(c.in)); got != c.want {
+			t.Errorf("completeUTF8(%q) = %d, want %d", c.in, got, c.want)
+		}
+	}
+}
+
+func TestStreamNeverSplitsACharacterUntilClosed(t *testing.T) {
+	s := &stream{window: 1 << 10, sink: &consumer{limit: 1 << 10}}
+	s.Write([]byte("x\xe4\xbd"))
+	if text, next, _ := s.ReadFrom(0); text != "x" || next != 1 {
+		t.Errorf("ReadFrom(0) = %q, %d; want the complete prefix", text, next)
+	}
+	s.Write([]byte("\xa0"))
+	if text, next, _ := s.ReadFrom(1); text != "你" || next != 4 {
+		t.Errorf("ReadFrom(1) = %q, %d", text, next)
+	}
+	s.Write([]byte("\xe5"))
+	s.close()
+	if text, _, _ := s.ReadFrom(4); text != "\xe5" {
+		t.Errorf("after close, a trailing partial rune must be handed out, got %q", text)
+	}
+}
+
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not met within 5s")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func openFDs(t *testing.T) int {
+	entries, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Skip("no /proc/self/fd")
+	}
+	return len(entries)
+}
