@@ -315,7 +315,7 @@ func TestPumpTurnsALossyReadIntoAGap(t *testing.T) {
 			result <- PumpJobOutput(context.Background(), job, []PumpSource{{Reader: src}}, PumpOptions{Poll: time.Second, Done: done})
 		}()
 		src.write("ab")
-		synctest.Wait() // round at 0s reads "ab"
+		synctest.Wait()     // round at 0s reads "ab"
 		src.write("cdefgh") // "cd" falls out of the 4-byte window before the next round
 		time.Sleep(time.Second)
 		done.Fire()
