@@ -210,7 +210,7 @@ func TestOpenRefusesNotJournal(t *testing.T) {
 }
 
 // journalBytes returns the bytes of a new journal of n records.
-func journalBytes(t *testing.T, n int) []byte {
+func journalBytes(t testing.TB, n int) []byte {
 	path, _ := makeJournal(t, n)
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -228,4 +228,45 @@ func TestOpenLocks(t *testing.T) {
 	}
 	s.Close()
 	open(t, path).Close()
+}
+
+// A line longer than any record is damage like any other: a tear at the end,
+// corruption when a valid record follows, even inside the long line.
+func TestRepairOverlongLine(t *testing.T) {
+	full := journalBytes(t, 3)
+	rec4 := appendRecord(nil, 4, payload(t, 4))
+	junk := bytes.Repeat([]byte("x"), 2*MaxRecordBytes+100)
+	dir := t.TempDir()
+	for name, tc := range map[string]struct {
+		tail        []byte
+		corruptAt   int64 // -1: a tear
+		recordsLeft int
+	}{
+		"at the end":         {junk, -1, 3},
+		"newline at the end": {append(bytes.Clone(junk), '\n'), -1, 3},
+		"before a record":    {append(append(bytes.Clone(junk), '\n'), rec4...), int64(len(full)), 0},
+		"around a record":    {append(bytes.Clone(junk), rec4...), int64(len(full)), 0},
+	} {
+		path := filepath.Join(dir, strings.ReplaceAll(name, " ", "-"))
+		os.WriteFile(path, append(bytes.Clone(full), tc.tail...), 0o644)
+		s, err := Open(path, WithLogger(discard()))
+		if tc.corruptAt >= 0 {
+			var rerr *RecordError
+			if !errors.As(err, &rerr) || rerr.Kind != ErrCorrupt || rerr.Offset != tc.corruptAt {
+				t.Errorf("%s: Open = %v, want ErrCorrupt at %d", name, err, tc.corruptAt)
+			}
+			if name == "around a record" && !strings.Contains(err.Error(), fmt.Sprintf("follows at offset %d", len(full)+len(junk))) {
+				t.Errorf("%s: %v does not point at the record inside the line", name, err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: Open = %v, want the tail cut", name, err)
+			continue
+		}
+		s.Close()
+		if got := records(t, path); len(got) != tc.recordsLeft {
+			t.Errorf("%s: %d records, want %d", name, len(got), tc.recordsLeft)
+		}
+	}
 }

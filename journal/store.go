@@ -264,8 +264,11 @@ func (s *Store) setErr(op string, err error) error {
 // not interrupted.
 func (s *Store) Flush(ctx context.Context) error {
 	s.mu.Lock()
-	target := s.next - 1
+	target, closed := s.next-1, s.fileClosed
 	s.mu.Unlock()
+	if closed {
+		return fmt.Errorf("journal %s: %w", s.path, ErrClosed)
+	}
 	return s.flushTo(ctx, target)
 }
 
