@@ -138,3 +138,5 @@ func wantPayloads(t testing.TB, recs []Record, n int) {
 
 // discard returns a logger that drops everything.
 func discard() *slog.Logger { return slog.New(slog.DiscardHandler) }
+
+func itoa(n int64) string { return fmt.Sprint(n) }
