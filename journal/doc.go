@@ -40,10 +40,11 @@ where:
     MaxRecordBytes (1 MiB) long.
   - CRC is the CRC-32C (Castagnoli polynomial 0x1EDC6F41, reflected, initial
     value and final xor 0xFFFFFFFF: the checksum of iSCSI, SSE4.2 and Go's
-    crc32.Castagnoli; "123456789" checks as e3069283) of SEQ as eight
-    big-endian bytes followed by the bytes of FACT, written as eight lowercase
-    hex digits. The seq enters in binary so that no two (seq, fact) pairs share
-    an input.
+    crc32.Castagnoli; "123456789" checks as e3069283) of the bytes of FACT
+    followed by SEQ as eight big-endian bytes, written as eight lowercase hex
+    digits. The seq enters in binary, after the fact, so that no two (seq,
+    fact) pairs share an input and a writer can checksum the fact before it
+    knows the seq.
 
 Nothing else is allowed: no spaces, no other fields, no field order but this
 one. A writer produces these bytes directly rather than through a JSON

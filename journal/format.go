@@ -2,7 +2,6 @@ package journal
 
 import (
 	"bytes"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/crc32"
@@ -37,12 +36,20 @@ const MaxPayloadBytes = MaxRecordBytes - framing - maxSeqDigit
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
-// checksum is the CRC32C (Castagnoli) of seq as eight big-endian bytes
-// followed by the payload.
+// checksum is the CRC32C (Castagnoli) of the payload followed by seq as
+// eight big-endian bytes.
 func checksum(seq uint64, payload []byte) uint32 {
-	var b [8]byte
-	binary.BigEndian.PutUint64(b[:], seq)
-	return crc32.Update(crc32.Update(0, castagnoli, b[:]), castagnoli, payload)
+	return withSeq(crc32.Update(0, castagnoli, payload), seq)
+}
+
+// withSeq extends crc, the CRC32C of a payload, over seq as eight big-endian
+// bytes. The payload's part can so be computed before the seq is known.
+func withSeq(crc uint32, seq uint64) uint32 {
+	c := ^crc
+	for shift := 56; shift >= 0; shift -= 8 {
+		c = castagnoli[byte(c)^byte(seq>>uint(shift))] ^ c>>8
+	}
+	return ^c
 }
 
 // checkPayload reports why payload cannot be a record's fact, or nil.
@@ -60,10 +67,15 @@ func checkPayload(payload []byte) error {
 
 // appendRecord appends the record line for seq and payload to dst.
 func appendRecord(dst []byte, seq uint64, payload []byte) []byte {
+	return appendRecordCRC(dst, seq, payload, crc32.Update(0, castagnoli, payload))
+}
+
+// appendRecordCRC is appendRecord given the CRC32C of payload alone.
+func appendRecordCRC(dst []byte, seq uint64, payload []byte, payloadCRC uint32) []byte {
 	dst = append(dst, prefixSeq...)
 	dst = strconv.AppendUint(dst, seq, 10)
 	dst = append(dst, prefixCRC...)
-	dst = appendHex32(dst, checksum(seq, payload))
+	dst = appendHex32(dst, withSeq(payloadCRC, seq))
 	dst = append(dst, prefixFact...)
 	dst = append(dst, payload...)
 	return append(dst, suffix...)
@@ -72,10 +84,12 @@ func appendRecord(dst []byte, seq uint64, payload []byte) []byte {
 const hexDigits = "0123456789abcdef"
 
 func appendHex32(dst []byte, v uint32) []byte {
-	for shift := 28; shift >= 0; shift -= 4 {
-		dst = append(dst, hexDigits[(v>>uint(shift))&0xf])
+	var b [8]byte
+	for i := 7; i >= 0; i-- {
+		b[i] = hexDigits[v&0xf]
+		v >>= 4
 	}
-	return dst
+	return append(dst, b[:]...)
 }
 
 // parseHex32 parses exactly eight lowercase hex digits.

@@ -12,10 +12,10 @@ func TestChecksumIsCastagnoli(t *testing.T) {
 	if got := crc32.Checksum([]byte("123456789"), castagnoli); got != 0xe3069283 {
 		t.Fatalf("CRC-32C check value = %08x, want e3069283", got)
 	}
-	// seq 1 as big-endian bytes, then the payload.
-	want := crc32.Checksum([]byte("\x00\x00\x00\x00\x00\x00\x00\x01{}"), castagnoli)
-	if got := checksum(1, []byte("{}")); got != want {
-		t.Fatalf("checksum(1, {}) = %08x, want %08x", got, want)
+	// The payload, then the seq as eight big-endian bytes.
+	want := crc32.Checksum([]byte("{}\x01\x02\x03\x04\x05\x06\x07\x08"), castagnoli)
+	if got := checksum(0x0102030405060708, []byte("{}")); got != want {
+		t.Fatalf("checksum = %08x, want %08x", got, want)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"io/fs"
 	"log/slog"
@@ -182,6 +183,7 @@ func (s *Store) Append(payload []byte) (uint64, error) {
 	if err := checkPayload(payload); err != nil {
 		return 0, fmt.Errorf("journal %s: append: %w", s.path, err)
 	}
+	crc := crc32.Update(0, castagnoli, payload) // outside the lock
 	s.mu.Lock()
 	if err := s.usable(); err != nil {
 		s.mu.Unlock()
@@ -189,7 +191,7 @@ func (s *Store) Append(payload []byte) (uint64, error) {
 	}
 	seq := s.next
 	s.next++
-	s.buf = appendRecord(s.buf, seq, payload)
+	s.buf = appendRecordCRC(s.buf, seq, payload, crc)
 	full := len(s.buf) >= s.bufBytes
 	s.mu.Unlock()
 	if full {
