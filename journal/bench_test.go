@@ -1,0 +1,214 @@
+package journal
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/jobgen/jobgen/generated/jobs"
+)
+
+// Each benchmark runs next to a baseline written here, in the same run:
+//
+//	go test ./journal -run '^$' -bench . -benchmem
+//
+// Goals: Append without sync at least 0.8x the throughput of a plain bufio
+// JSON-lines write of the same records; durable appends at least 1.0x a plain
+// leader/follower write+fsync, at 1, 16 and 128 concurrent committers.
+
+// benchFact is a typical settled fact, about 330 bytes encoded.
+func benchFact(i int) jobs.Fact {
+	f := settled(i, jobs.JobStatusCompleted, true)
+	f.Detail = "exit status 0"
+	return f
+}
+
+// A ringFile writes its data over the first ringBytes of the file again and
+// again. Benchmarks without sync write through it on both sides, so that
+// gigabytes of dirty page cache, and the kernel throttling them, do not
+// decide the comparison.
+type ringFile struct {
+	*os.File
+	off int64
+}
+
+const ringBytes = 64 << 20
+
+func (f *ringFile) Write(p []byte) (int, error) {
+	n, err := f.WriteAt(p, f.off)
+	f.off = (f.off + int64(n)) % ringBytes
+	return n, err
+}
+
+func openRing(path string) (File, error) {
+	f, err := openFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return &ringFile{File: f.(*os.File)}, nil
+}
+
+// BenchmarkAppend measures appends without sync: the journal's Recorder
+// (encode, frame, checksum, buffer) against encoding the same facts as JSON
+// lines through a bufio.Writer; and the Store's Append of encoded payloads
+// against writing the same bytes through a bufio.Writer.
+func BenchmarkAppend(b *testing.B) {
+	facts := make([]jobs.Fact, 1024)
+	payloads := make([][]byte, len(facts))
+	for i := range facts {
+		facts[i] = benchFact(i)
+		payloads[i], _ = jobs.EncodeFact(facts[i])
+	}
+	size := int64(len(payloads[0]))
+
+	b.Run("fact/bufio-jsonl", func(b *testing.B) {
+		w := bufio.NewWriterSize(&ringFile{File: benchFile(b)}, 64<<10)
+		b.SetBytes(size)
+		for i := 0; b.Loop(); i++ {
+			p, err := jobs.EncodeFact(facts[i%len(facts)])
+			if err != nil {
+				b.Fatal(err)
+			}
+			w.Write(p)
+			w.WriteByte('\n')
+		}
+		w.Flush()
+	})
+	b.Run("fact/journal", func(b *testing.B) {
+		s := benchStore(b, WithOpenFile(openRing))
+		rec := NewRecorder(s, jobs.EncodeFact)
+		b.SetBytes(size)
+		for i := 0; b.Loop(); i++ {
+			if err := rec.Record(facts[i%len(facts)]); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("payload/bufio-jsonl", func(b *testing.B) {
+		w := bufio.NewWriterSize(&ringFile{File: benchFile(b)}, 64<<10)
+		b.SetBytes(size)
+		for i := 0; b.Loop(); i++ {
+			w.Write(payloads[i%len(payloads)])
+			w.WriteByte('\n')
+		}
+		w.Flush()
+	})
+	b.Run("payload/journal", func(b *testing.B) {
+		s := benchStore(b, WithOpenFile(openRing))
+		b.SetBytes(size)
+		for i := 0; b.Loop(); i++ {
+			if _, err := s.Append(payloads[i%len(payloads)]); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// BenchmarkDurableAppend measures commits that must be durable before they
+// return — Append then Flush — by N concurrent committers, against a plain
+// leader/follower group commit that writes JSON lines and fsyncs. ns/op is
+// per commit.
+func BenchmarkDurableAppend(b *testing.B) {
+	p, _ := jobs.EncodeFact(benchFact(1))
+	for _, n := range []int{1, 16, 128} {
+		b.Run(fmt.Sprintf("committers=%d/leader-follower", n), func(b *testing.B) {
+			lf := &leaderFollower{f: benchFile(b)}
+			lf.cond = sync.NewCond(&lf.mu)
+			committers(b, n, func() error { return lf.commit(p) })
+		})
+		b.Run(fmt.Sprintf("committers=%d/journal", n), func(b *testing.B) {
+			s := benchStore(b)
+			committers(b, n, func() error {
+				if _, err := s.Append(p); err != nil {
+					return err
+				}
+				return s.Flush(context.Background())
+			})
+		})
+	}
+}
+
+// committers runs b.N calls of commit across n goroutines.
+func committers(b *testing.B, n int, commit func() error) {
+	var left atomic.Int64
+	left.Store(int64(b.N))
+	b.ResetTimer()
+	var wg sync.WaitGroup
+	for range n {
+		wg.Go(func() {
+			for left.Add(-1) >= 0 {
+				if err := commit(); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	b.StopTimer()
+}
+
+// leaderFollower is the baseline group commit: the first committer to find
+// no sync running writes everything pending and fsyncs; the rest wait.
+type leaderFollower struct {
+	f       *os.File
+	mu      sync.Mutex
+	cond    *sync.Cond
+	buf     []byte
+	pending uint64 // last seq appended
+	synced  uint64 // last seq an fsync covered
+	syncing bool
+}
+
+func (l *leaderFollower) commit(p []byte) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.pending++
+	seq := l.pending
+	l.buf = append(append(l.buf, p...), '\n')
+	for l.synced < seq {
+		if l.syncing {
+			l.cond.Wait()
+			continue
+		}
+		l.syncing = true
+		data, upto := l.buf, l.pending
+		l.buf = nil
+		l.mu.Unlock()
+		_, err := l.f.Write(data)
+		if err == nil {
+			err = l.f.Sync()
+		}
+		l.mu.Lock()
+		l.syncing = false
+		l.cond.Broadcast()
+		if err != nil {
+			return err
+		}
+		l.synced = upto
+	}
+	return nil
+}
+
+func benchFile(b *testing.B) *os.File {
+	f, err := os.Create(filepath.Join(b.TempDir(), "baseline.jsonl"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { f.Close() })
+	return f
+}
+
+func benchStore(b *testing.B, opts ...Option) *Store {
+	s, err := Open(filepath.Join(b.TempDir(), "bench.journal"), append(opts, WithLogger(discard()))...)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { s.Close() })
+	return s
+}
