@@ -52,7 +52,9 @@ encoder, and a reader matches them byte for byte: the fact is the bytes
 between `,"fact":` and the line's final `}`.
 
 A line is a valid record when it has this framing, its CRC matches, and it
-ends with a newline.
+ends with a newline. The facts of a journal, unchecked, are
+
+	jq -c 'select(.seq) | .fact' FILE
 
 # Recovery
 

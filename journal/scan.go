@@ -68,7 +68,9 @@ type Summary struct {
 // ReadFile yields the records of the journal at path, in order. It does not
 // repair the file: a torn tail ends the sequence with a *RecordError wrapping
 // ErrTornTail (Open would cut it off), damage before the end with one wrapping
-// ErrCorrupt. Each Payload is the caller's to keep.
+// ErrCorrupt. A journal that a Store is appending to may end in a record
+// half-written, which reads as a torn tail. Each Payload is the caller's to
+// keep.
 func ReadFile(path string) iter.Seq2[Record, error] {
 	return func(yield func(Record, error) bool) {
 		f, err := openReadOnly(path)
