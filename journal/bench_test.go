@@ -1,0 +1,255 @@
+package journal
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/jobgen/jobgen/generated/jobs"
+)
+
+// Each benchmark runs next to a baseline written here, in the same run:
+//
+//	go test ./journal -run '^$' -bench . -benchmem
+//
+// Goals: Append without sync at least 0.8x the throughput of a plain bufio
+// JSON-lines write of the same records; durable appends at least 1.0x a plain
+// leader/follower write+fsync, at 1, 16 and 128 concurrent committers (the
+// speedup metric).
+
+// benchFact is a typical settled fact, about 330 bytes encoded.
+func benchFact(i int) jobs.Fact {
+	f := settled(i, jobs.JobStatusCompleted, true)
+	f.Detail = "exit status 0"
+	return f
+}
+
+// A ringFile writes its data over the first ringBytes of the file again and
+// again. Benchmarks without sync write through it on both sides, so that
+// gigabytes of dirty page cache, and the kernel throttling them, do not
+// decide the comparison.
+type ringFile struct {
+	*os.File
+	off int64
+}
+
+const ringBytes = 64 << 20
+
+func (f *ringFile) Write(p []byte) (int, error) {
+	n, err := f.WriteAt(p, f.off)
+	f.off = (f.off + int64(n)) % ringBytes
+	return n, err
+}
+
+func openRing(path string) (File, error) {
+	f, err := openFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return &ringFile{File: f.(*os.File)}, nil
+}
+
+// BenchmarkAppend measures appends without sync against a plain bufio
+// JSON-lines writer of the same records, both over a ringFile:
+//
+//   - fact: the journal's Recorder (encode, frame, checksum, buffer) against
+//     encoding each fact and writing it as a line;
+//   - payload: the Store's Append of encoded facts against writing the same
+//     bytes as lines.
+//
+// Like BenchmarkDurableAppend, the two run paired in alternating blocks;
+// each op is one record through each. speedup is baseline time over journal
+// time, the journal's relative throughput (the goal is >= 0.8).
+func BenchmarkAppend(b *testing.B) {
+	facts := make([]jobs.Fact, 1024)
+	payloads := make([][]byte, len(facts))
+	for i := range facts {
+		facts[i] = benchFact(i)
+		payloads[i], _ = jobs.EncodeFact(facts[i])
+	}
+	run := func(b *testing.B, baseline func(w *bufio.Writer, i int) error, journal func(s *Store, i int) error) {
+		w := bufio.NewWriterSize(&ringFile{File: benchFile(b)}, 64<<10)
+		s := benchStore(b, WithOpenFile(openRing))
+		b.SetBytes(int64(len(payloads[0])))
+		var tBase, tJournal time.Duration
+		const block = 1024
+		for done, turn := 0, 0; done < b.N; done, turn = done+block, turn+1 {
+			k := min(block, b.N-done)
+			for side := range 2 {
+				start := time.Now()
+				if (turn+side)%2 == 0 {
+					for i := range k {
+						if err := baseline(w, i); err != nil {
+							b.Fatal(err)
+						}
+					}
+					tBase += time.Since(start)
+				} else {
+					for i := range k {
+						if err := journal(s, i); err != nil {
+							b.Fatal(err)
+						}
+					}
+					tJournal += time.Since(start)
+				}
+			}
+		}
+		w.Flush()
+		b.ReportMetric(float64(tJournal.Nanoseconds())/float64(b.N), "journal-ns/record")
+		b.ReportMetric(float64(tBase.Nanoseconds())/float64(b.N), "baseline-ns/record")
+		b.ReportMetric(float64(tBase)/float64(tJournal), "speedup")
+	}
+	b.Run("fact", func(b *testing.B) {
+		var rec *Recorder[jobs.Fact]
+		run(b, func(w *bufio.Writer, i int) error {
+			p, err := jobs.EncodeFact(facts[i%len(facts)])
+			if err != nil {
+				return err
+			}
+			w.Write(p)
+			return w.WriteByte('\n')
+		}, func(s *Store, i int) error {
+			if rec == nil {
+				rec = NewRecorder(s, jobs.EncodeFact)
+			}
+			return rec.Record(facts[i%len(facts)])
+		})
+	})
+	b.Run("payload", func(b *testing.B) {
+		run(b, func(w *bufio.Writer, i int) error {
+			w.Write(payloads[i%len(payloads)])
+			return w.WriteByte('\n')
+		}, func(s *Store, i int) error {
+			_, err := s.Append(payloads[i%len(payloads)])
+			return err
+		})
+	})
+}
+
+// BenchmarkDurableAppend measures commits that must be durable before they
+// return — Append then Flush — by N concurrent committers, against a plain
+// leader/follower group commit that writes JSON lines and fsyncs.
+//
+// fsync latency drifts with the machine's other I/O, so the two run paired:
+// alternating blocks of commits in one loop, each op being one commit of
+// each, taking turns to go first. The metrics are journal-ns/commit, baseline-ns/commit and speedup
+// (baseline time over journal time; the goal is >= 1).
+func BenchmarkDurableAppend(b *testing.B) {
+	p, _ := jobs.EncodeFact(benchFact(1))
+	for _, n := range []int{1, 16, 128} {
+		b.Run(fmt.Sprintf("committers=%d", n), func(b *testing.B) {
+			lf := &leaderFollower{f: benchFile(b)}
+			lf.cond = sync.NewCond(&lf.mu)
+			s := benchStore(b)
+			baseline := func() error { return lf.commit(p) }
+			journal := func() error {
+				if _, err := s.Append(p); err != nil {
+					return err
+				}
+				return s.Flush(context.Background())
+			}
+			block := max(32, 8*n)
+			var tBase, tJournal time.Duration
+			for done, i := 0, 0; done < b.N; done, i = done+block, i+1 {
+				k := min(block, b.N-done)
+				if i%2 == 0 { // alternate which goes first
+					tBase += committers(b, n, k, baseline)
+					tJournal += committers(b, n, k, journal)
+				} else {
+					tJournal += committers(b, n, k, journal)
+					tBase += committers(b, n, k, baseline)
+				}
+			}
+			b.ReportMetric(float64(tJournal.Nanoseconds())/float64(b.N), "journal-ns/commit")
+			b.ReportMetric(float64(tBase.Nanoseconds())/float64(b.N), "baseline-ns/commit")
+			b.ReportMetric(float64(tBase)/float64(tJournal), "speedup")
+		})
+	}
+}
+
+// committers runs k calls of commit across n goroutines and returns how long
+// they took.
+func committers(b *testing.B, n, k int, commit func() error) time.Duration {
+	var left atomic.Int64
+	left.Store(int64(k))
+	start := time.Now()
+	var wg sync.WaitGroup
+	for range min(n, k) {
+		wg.Go(func() {
+			for left.Add(-1) >= 0 {
+				if err := commit(); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return time.Since(start)
+}
+
+// leaderFollower is the baseline group commit: the first committer to find
+// no sync running writes everything pending and fsyncs; the rest wait.
+type leaderFollower struct {
+	f       *os.File
+	mu      sync.Mutex
+	cond    *sync.Cond
+	buf     []byte
+	pending uint64 // last seq appended
+	synced  uint64 // last seq an fsync covered
+	syncing bool
+}
+
+func (l *leaderFollower) commit(p []byte) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.pending++
+	seq := l.pending
+	l.buf = append(append(l.buf, p...), '\n')
+	for l.synced < seq {
+		if l.syncing {
+			l.cond.Wait()
+			continue
+		}
+		l.syncing = true
+		data, upto := l.buf, l.pending
+		l.buf = nil
+		l.mu.Unlock()
+		_, err := l.f.Write(data)
+		if err == nil {
+			err = l.f.Sync()
+		}
+		l.mu.Lock()
+		l.syncing = false
+		l.cond.Broadcast()
+		if err != nil {
+			return err
+		}
+		l.synced = upto
+	}
+	return nil
+}
+
+func benchFile(b *testing.B) *os.File {
+	f, err := os.Create(filepath.Join(b.TempDir(), "baseline.jsonl"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { f.Close() })
+	return f
+}
+
+func benchStore(b *testing.B, opts ...Option) *Store {
+	s, err := Open(filepath.Join(b.TempDir(), "bench.journal"), append(opts, WithLogger(discard()))...)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { s.Close() })
+	return s
+}

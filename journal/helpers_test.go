@@ -1,0 +1,142 @@
+package journal
+
+import (
+	"bytes"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/google/uuid"
+	"github.com/jobgen/jobgen/generated/jobs"
+)
+
+// jobID returns a fixed JobId for n, so test journals are reproducible.
+func jobID(n int) jobs.JobId {
+	return jobs.JobId(uuid.NewSHA1(uuid.NameSpaceOID, fmt.Appendf(nil, "job-%d", n)))
+}
+
+// registered returns the job/registered fact of test job n.
+func registered(n int) jobs.JobRegistered {
+	return jobs.JobRegistered{
+		JobID: jobID(n), At: 1_700_000_000_000 + int64(n), Owner: "session-a",
+		Kind: "bash", Label: fmt.Sprintf("job number %d", n), Ordinal: n, Record: n%2 == 0,
+	}
+}
+
+// settled returns the job/settled fact of test job n.
+func settled(n int, status jobs.JobStatus, reported bool) jobs.JobSettled {
+	r := registered(n)
+	return jobs.JobSettled{
+		JobID: r.JobID, At: r.At + 1500, Status: status, ProducerReported: reported,
+		Registration: jobs.JobRegistration{
+			RegisteredAt: r.At, Owner: r.Owner, Kind: r.Kind, Label: r.Label,
+			Ordinal: r.Ordinal, ToolCall: r.ToolCall, Record: r.Record,
+		},
+	}
+}
+
+// payload returns the encoded envelope of registered(n).
+func payload(t testing.TB, n int) []byte {
+	t.Helper()
+	b, err := jobs.EncodeFact(registered(n))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// quietLog returns a logger that writes into the returned buffer.
+func quietLog() (*slog.Logger, *syncBuffer) {
+	var buf syncBuffer
+	return slog.New(slog.NewTextHandler(&buf, nil)), &buf
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// open opens the journal at path with a quiet logger, failing t on error.
+func open(t testing.TB, path string, opts ...Option) *Store {
+	t.Helper()
+	log, _ := quietLog()
+	s, err := Open(path, append([]Option{WithLogger(log)}, opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// makeJournal writes a journal of n records, registered(1..n), and returns
+// its path and the offset where each record starts, plus the file size last.
+func makeJournal(t testing.TB, n int) (string, []int64) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "test.journal")
+	s := open(t, path)
+	for i := 1; i <= n; i++ {
+		if _, err := s.Append(payload(t, i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	offsets := []int64{}
+	for rec, err := range ReadFile(path) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		offsets = append(offsets, rec.Offset)
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return path, append(offsets, fi.Size())
+}
+
+// records reads every record of the journal at path, failing t on damage.
+func records(t testing.TB, path string) []Record {
+	t.Helper()
+	var out []Record
+	for rec, err := range ReadFile(path) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, rec)
+	}
+	return out
+}
+
+// wantPayloads checks that recs are registered(1..n) with seqs 1..n.
+func wantPayloads(t testing.TB, recs []Record, n int) {
+	t.Helper()
+	if len(recs) != n {
+		t.Fatalf("got %d records, want %d", len(recs), n)
+	}
+	for i, rec := range recs {
+		if rec.Seq != uint64(i+1) || !bytes.Equal(rec.Payload, payload(t, i+1)) {
+			t.Fatalf("record %d: seq %d payload %s; want seq %d payload %s", i, rec.Seq, rec.Payload, i+1, payload(t, i+1))
+		}
+	}
+}
+
+// discard returns a logger that drops everything.
+func discard() *slog.Logger { return slog.New(slog.DiscardHandler) }
+
+func itoa(n int64) string { return fmt.Sprint(n) }

@@ -1,0 +1,100 @@
+package journal
+
+import (
+	"errors"
+	"fmt"
+	"iter"
+
+	"github.com/jobgen/jobgen/generated/jobs"
+)
+
+// An Interval is one job's execution interval, projected from its
+// job/registered and job/settled facts.
+type Interval struct {
+	JobID    jobs.JobId      `json:"jobId"`
+	Owner    jobs.SessionId  `json:"owner"`
+	Kind     string          `json:"kind"`
+	Label    string          `json:"label"`
+	Ordinal  int             `json:"ordinal"`
+	ToolCall jobs.ToolCallId `json:"toolCall,omitzero"`
+	Record   bool            `json:"record"`
+	// RegisteredAt is the registration time in Unix milliseconds.
+	RegisteredAt int64 `json:"registeredAt"`
+	// SettledAt is the settlement time in Unix milliseconds; zero when the
+	// interval is not complete.
+	SettledAt int64 `json:"settledAt,omitzero"`
+	// Status is the terminal status; empty when the interval is not complete.
+	Status jobs.JobStatus `json:"status,omitzero"`
+	// Detail is the settlement detail.
+	Detail string `json:"detail,omitzero"`
+	// ProducerReported is false when the settlement was forced; it means
+	// nothing when the interval is not complete.
+	ProducerReported bool `json:"producerReported"`
+	// Complete reports that a settled fact was read. An interval without one
+	// stays incomplete: the job may still run, or its settlement was lost,
+	// and the projection does not guess which.
+	Complete bool `json:"complete"`
+}
+
+// Name returns the job's display name, such as bash-3.
+func (iv Interval) Name() string {
+	return fmt.Sprintf("%s-%d", iv.Kind, iv.Ordinal)
+}
+
+// Intervals projects job facts, in journal order, to one interval per job, in
+// the order each job first appears. A job/settled fact completes the interval
+// its job/registered fact opened; one without a registration before it (the
+// registration lies in an earlier file) yields a complete interval from the
+// registration fields it carries.
+//
+// Facts this build does not know (errors wrapping [jobs.ErrUnknownFact]) are
+// skipped, so a journal shared with another vocabulary or a newer build still
+// projects. A fact twice for one job, or a registration after its
+// settlement, is an error, as is any other error from facts; the error comes
+// with the intervals projected until then.
+func Intervals(facts iter.Seq2[jobs.Fact, error]) ([]Interval, error) {
+	var out []Interval
+	index := make(map[jobs.JobId]int)
+	for f, err := range facts {
+		if errors.Is(err, jobs.ErrUnknownFact) {
+			continue
+		}
+		if err != nil {
+			return out, err
+		}
+		switch f := f.(type) {
+		case jobs.JobRegistered:
+			if i, ok := index[f.JobID]; ok {
+				what := "registered twice"
+				if out[i].Complete {
+					what = "registered after its settlement"
+				}
+				return out, fmt.Errorf("journal: job %s: %s", f.JobID, what)
+			}
+			index[f.JobID] = len(out)
+			out = append(out, Interval{
+				JobID: f.JobID, Owner: f.Owner, Kind: f.Kind, Label: f.Label,
+				Ordinal: f.Ordinal, ToolCall: f.ToolCall, Record: f.Record,
+				RegisteredAt: f.At,
+			})
+		case jobs.JobSettled:
+			i, ok := index[f.JobID]
+			if !ok {
+				r := f.Registration
+				i = len(out)
+				index[f.JobID] = i
+				out = append(out, Interval{
+					JobID: f.JobID, Owner: r.Owner, Kind: r.Kind, Label: r.Label,
+					Ordinal: r.Ordinal, ToolCall: r.ToolCall, Record: r.Record,
+					RegisteredAt: r.RegisteredAt,
+				})
+			} else if out[i].Complete {
+				return out, fmt.Errorf("journal: job %s: settled twice", f.JobID)
+			}
+			iv := &out[i]
+			iv.SettledAt, iv.Status, iv.Detail = f.At, f.Status, f.Detail
+			iv.ProducerReported, iv.Complete = f.ProducerReported, true
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,302 @@
+package journal
+
+import (
+	"context"
+	"errors"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// A faultFile is a journal file whose Sync and Write a test controls.
+type faultFile struct {
+	*os.File
+	syncs atomic.Int32
+	// sync, when set, runs in place of the real sync; n counts from 1.
+	sync func(n int32) error
+	// write, when set, runs before each write and may refuse it.
+	write func(p []byte) error
+}
+
+func (f *faultFile) Sync() error {
+	n := f.syncs.Add(1)
+	if f.sync != nil {
+		return f.sync(n)
+	}
+	return f.File.Sync()
+}
+
+func (f *faultFile) Write(p []byte) (int, error) {
+	if f.write != nil {
+		if err := f.write(p); err != nil {
+			return 0, err
+		}
+	}
+	return f.File.Write(p)
+}
+
+// openFault opens the journal at path through ff, which the returned option
+// fills in when Open calls it.
+func openFault(t *testing.T, path string, ff *faultFile) *Store {
+	t.Helper()
+	return open(t, path, WithOpenFile(func(p string) (File, error) {
+		f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE, 0o644)
+		ff.File = f
+		return ff, err
+	}))
+}
+
+// gate is a sync hook whose calls block until the test lets each through.
+type gate struct {
+	entered chan int32 // receives a sync's number as it starts
+	release chan error // each receive ends one sync with that error
+}
+
+func newGate() *gate {
+	return &gate{entered: make(chan int32, 16), release: make(chan error)}
+}
+
+func (g *gate) sync(n int32) error {
+	g.entered <- n
+	return <-g.release
+}
+
+var errDisk = errors.New("injected EIO")
+
+// TestSyncFailureSticky: a failed fsync fails the flush that ran it, every
+// flush waiting on it, and every later flush and append — even once the
+// disk would sync again, and without a second fsync.
+func TestSyncFailureSticky(t *testing.T) {
+	path := t.TempDir() + "/sticky.journal"
+	ff := &faultFile{}
+	s := openFault(t, path, ff)
+	syncsAtOpen := ff.syncs.Load()
+	g := newGate()
+	ff.sync = g.sync
+
+	s.Append(payload(t, 1))
+	errs := make(chan error, 3)
+	go func() { errs <- s.Flush(context.Background()) }()
+	<-g.entered
+	// Two more flushers arrive while the first one's sync is in progress.
+	s.Append(payload(t, 2))
+	for range 2 {
+		go func() { errs <- s.Flush(context.Background()) }()
+	}
+	time.Sleep(10 * time.Millisecond)
+	g.release <- errDisk
+	for range 3 {
+		if err := <-errs; !errors.Is(err, errDisk) {
+			t.Fatalf("pending flush = %v, want the sync failure", err)
+		}
+	}
+
+	ff.sync = nil // the disk would sync now; the store must not believe it
+	if err := s.Flush(context.Background()); !errors.Is(err, errDisk) {
+		t.Fatalf("later Flush = %v, want the sticky failure", err)
+	}
+	if _, err := s.Append(payload(t, 3)); !errors.Is(err, errDisk) {
+		t.Fatalf("later Append = %v, want the sticky failure", err)
+	}
+	if err := s.Close(); !errors.Is(err, errDisk) {
+		t.Fatalf("Close = %v, want the sticky failure", err)
+	}
+	if n := ff.syncs.Load() - syncsAtOpen; n != 1 {
+		t.Fatalf("%d syncs after Open, want exactly 1: no retry", n)
+	}
+	// What reached the file is still a journal.
+	s = open(t, path)
+	if s.LastSeq() > 2 {
+		t.Fatalf("reopened journal ends at seq %d, want at most 2", s.LastSeq())
+	}
+	s.Close()
+}
+
+// A failed write is sticky like a failed sync.
+func TestWriteFailureSticky(t *testing.T) {
+	path := t.TempDir() + "/sticky.journal"
+	ff := &faultFile{}
+	s := openFault(t, path, ff)
+	ff.write = func([]byte) error { return errDisk }
+	s.Append(payload(t, 1))
+	if err := s.Flush(context.Background()); !errors.Is(err, errDisk) {
+		t.Fatalf("Flush = %v, want the write failure", err)
+	}
+	ff.write = nil
+	s.Append(payload(t, 2))
+	if err := s.Flush(context.Background()); !errors.Is(err, errDisk) {
+		t.Fatalf("later Flush = %v, want the sticky failure", err)
+	}
+	s.Close()
+}
+
+// TestGroupCommit: flushers that arrive while a sync runs share the next one.
+func TestGroupCommit(t *testing.T) {
+	ff := &faultFile{}
+	s := openFault(t, t.TempDir()+"/group.journal", ff)
+	defer s.Close()
+	g := newGate()
+	ff.sync = g.sync
+	base := ff.syncs.Load()
+
+	s.Append(payload(t, 1))
+	first := make(chan error, 1)
+	go func() { first <- s.Flush(context.Background()) }()
+	<-g.entered
+
+	const waiters = 10
+	for i := range waiters {
+		s.Append(payload(t, 2+i))
+	}
+	var wg sync.WaitGroup
+	var failed atomic.Int32
+	for range waiters {
+		wg.Go(func() {
+			if s.Flush(context.Background()) != nil {
+				failed.Add(1)
+			}
+		})
+	}
+	time.Sleep(10 * time.Millisecond)
+	g.release <- nil // the first sync: it covers record 1 only
+	if err := <-first; err != nil {
+		t.Fatal(err)
+	}
+	<-g.entered // one of the waiters leads the next sync
+	g.release <- nil
+	wg.Wait()
+	if failed.Load() != 0 {
+		t.Fatalf("%d flushes failed", failed.Load())
+	}
+	if n := ff.syncs.Load() - base; n != 2 {
+		t.Fatalf("%d syncs for 1 + %d concurrent flushers, want 2", n, waiters)
+	}
+}
+
+// TestFlushWaitsForCoveringSync: a flusher whose record was appended after a
+// sync began does not return when that sync ends, but after one covering it.
+func TestFlushWaitsForCoveringSync(t *testing.T) {
+	ff := &faultFile{}
+	s := openFault(t, t.TempDir()+"/cover.journal", ff)
+	defer s.Close()
+	g := newGate()
+	ff.sync = g.sync
+
+	s.Append(payload(t, 1))
+	a := make(chan error, 1)
+	go func() { a <- s.Flush(context.Background()) }()
+	<-g.entered
+	s.Append(payload(t, 2))
+	b := make(chan error, 1)
+	go func() { b <- s.Flush(context.Background()) }()
+	time.Sleep(10 * time.Millisecond)
+	g.release <- nil
+	if err := <-a; err != nil {
+		t.Fatal(err)
+	}
+	<-g.entered // b's own sync, since the first did not cover record 2
+	select {
+	case err := <-b:
+		t.Fatalf("flush returned %v before a sync covered its record", err)
+	default:
+	}
+	g.release <- nil
+	if err := <-b; err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A flusher waiting on another's sync gives up when its context ends.
+func TestFlushContext(t *testing.T) {
+	ff := &faultFile{}
+	s := openFault(t, t.TempDir()+"/ctx.journal", ff)
+	g := newGate()
+	ff.sync = g.sync
+	s.Append(payload(t, 1))
+	go s.Flush(context.Background())
+	<-g.entered
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
+	defer cancel()
+	if err := s.Flush(ctx); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Flush = %v, want the context's error", err)
+	}
+	g.release <- nil
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Appends that overflow the buffer write it out in seq order, whichever
+// goroutine writes.
+func TestConcurrentAppendsKeepOrder(t *testing.T) {
+	path := t.TempDir() + "/order.journal"
+	s := open(t, path, WithBufferSize(512))
+	var wg sync.WaitGroup
+	for w := range 8 {
+		wg.Go(func() {
+			for i := range 200 {
+				if _, err := s.Append(payload(t, w*1000+i)); err != nil {
+					t.Error(err)
+				}
+				if i%50 == 0 {
+					s.Flush(context.Background())
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	recs := records(t, path) // fails on any seq out of order
+	if len(recs) != 1600 || recs[len(recs)-1].Seq != 1600 {
+		t.Fatalf("got %d records, want 1600", len(recs))
+	}
+}
+
+// Close flushes; afterwards the store takes nothing.
+func TestClose(t *testing.T) {
+	path := t.TempDir() + "/close.journal"
+	s := open(t, path)
+	s.Append(payload(t, 1))
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	wantPayloads(t, records(t, path), 1)
+	if _, err := s.Append(payload(t, 2)); !errors.Is(err, ErrClosed) {
+		t.Errorf("Append after Close = %v, want ErrClosed", err)
+	}
+	if err := s.Flush(context.Background()); !errors.Is(err, ErrClosed) {
+		t.Errorf("Flush after Close = %v, want ErrClosed", err)
+	}
+	if err := s.Close(); !errors.Is(err, ErrClosed) {
+		t.Errorf("second Close = %v, want ErrClosed", err)
+	}
+}
+
+// Append refuses what cannot be a record's fact.
+func TestAppendRefuses(t *testing.T) {
+	path := t.TempDir() + "/refuse.journal"
+	s := open(t, path)
+	for name, p := range map[string][]byte{
+		"empty":   nil,
+		"newline": []byte("{\"a\":\n1}"),
+		"huge":    []byte(`"` + strings.Repeat("x", MaxPayloadBytes) + `"`),
+	} {
+		if _, err := s.Append(p); err == nil {
+			t.Errorf("%s: Append accepted it", name)
+		}
+	}
+	if seq, err := s.Append([]byte(`"` + strings.Repeat("x", MaxPayloadBytes-2) + `"`)); seq != 1 || err != nil {
+		t.Fatalf("Append of the largest payload = %d, %v", seq, err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if recs := records(t, path); len(recs) != 1 || len(recs[0].Payload) != MaxPayloadBytes {
+		t.Fatalf("the largest payload did not read back")
+	}
+}
