@@ -31,6 +31,7 @@ Commands:
 	generate   write the Go packages the specs yield
 	verify     check that the tree matches what the specs yield
 	check      validate the specs only
+	journal    read a journal of lifecycle facts: cat, intervals, check
 
 Run "jobgen <command> --help" for a command's flags.
 `
@@ -52,6 +53,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return cmdVerify(args[1:], stdout, stderr)
 	case "check":
 		return cmdCheck(args[1:], stdout, stderr)
+	case "journal":
+		return cmdJournal(args[1:], stdout, stderr)
 	}
 	fmt.Fprintf(stderr, "jobgen: unknown command %q\n\n%s", args[0], usage)
 	return exitUsage

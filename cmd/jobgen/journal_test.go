@@ -1,0 +1,133 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/jobgen/jobgen/generated/jobs"
+	"github.com/jobgen/jobgen/journal"
+)
+
+// writeJournal records one settled and one still-running job and returns the
+// file's path.
+func writeJournal(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "jobs.journal")
+	store, err := journal.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := journal.NewRecorder(store, jobs.EncodeFact)
+	a, _ := jobs.ParseJobId("6ba7b810-9dad-11d1-80b4-00c04fd430c8")
+	b, _ := jobs.ParseJobId("6ba7b811-9dad-11d1-80b4-00c04fd430c8")
+	reg := jobs.JobRegistered{JobID: a, At: 1_000, Owner: "s1", Kind: "bash", Label: "make test", Ordinal: 1, Record: true}
+	for _, f := range []jobs.Fact{
+		reg,
+		jobs.JobRegistered{JobID: b, At: 1_500, Owner: "s1", Kind: "bash", Label: "sleep", Ordinal: 2},
+		jobs.JobSettled{JobID: a, At: 3_250, Status: jobs.JobStatusCompleted, ProducerReported: true,
+			Registration: jobs.JobRegistration{RegisteredAt: 1_000, Owner: "s1", Kind: "bash", Label: "make test", Ordinal: 1, Record: true}},
+	} {
+		if err := rec.Record(f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := store.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := store.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestJournalCatPrintsJSONLines(t *testing.T) {
+	path := writeJournal(t)
+	code, stdout, stderr := jobgen(t, "journal", "cat", path)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("%d lines, want 3:\n%s", len(lines), stdout)
+	}
+	for i, line := range lines {
+		var rec struct {
+			Seq  uint64          `json:"seq"`
+			Fact json.RawMessage `json:"fact"`
+		}
+		if err := json.Unmarshal([]byte(line), &rec); err != nil || rec.Seq != uint64(i+1) {
+			t.Fatalf("line %d is not {seq,fact}: %q (%v)", i, line, err)
+		}
+		if _, err := jobs.DecodeFact(rec.Fact); err != nil {
+			t.Errorf("line %d: the fact does not decode: %v", i, err)
+		}
+	}
+}
+
+func TestJournalIntervals(t *testing.T) {
+	path := writeJournal(t)
+	code, stdout, stderr := jobgen(t, "journal", "intervals", path)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"bash-1", "completed", "2.25s", "bash-2", "incomplete"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("table lacks %q:\n%s", want, stdout)
+		}
+	}
+	code, stdout, _ = jobgen(t, "journal", "intervals", "--json", path)
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	if code != exitOK || len(lines) != 2 {
+		t.Fatalf("--json: exit %d, output:\n%s", code, stdout)
+	}
+	var first map[string]any
+	if err := json.Unmarshal([]byte(lines[0]), &first); err != nil {
+		t.Fatalf("--json line is not JSON: %v", err)
+	}
+}
+
+func TestJournalCheck(t *testing.T) {
+	path := writeJournal(t)
+	code, stdout, _ := jobgen(t, "journal", "check", path)
+	if code != exitOK || !strings.Contains(stdout, "intact: 3 records, seq 1 to 3") {
+		t.Fatalf("check of an intact journal: exit %d, %q", code, stdout)
+	}
+	// Flip one byte inside the second record: check names its offset.
+	data, _ := os.ReadFile(path)
+	lines := strings.SplitAfter(string(data), "\n")
+	offset := len(lines[0]) + len(lines[1])
+	i := offset + strings.Index(lines[2], `"label":"sleep"`) + len(`"label":"`)
+	data[i] ^= 0x20
+	os.WriteFile(path, data, 0o644)
+	code, _, stderr := jobgen(t, "journal", "check", path)
+	if code != exitFail || !strings.Contains(stderr, "offset "+strconv.Itoa(offset)) {
+		t.Errorf("check of a damaged journal: exit %d, stderr %q; want the offset %d", code, stderr, offset)
+	}
+}
+
+func TestJournalUsageAndBadFiles(t *testing.T) {
+	for _, args := range [][]string{{"journal"}, {"journal", "tail", "x"}, {"journal", "cat"}, {"journal", "cat", "a", "b"}, {"journal", "intervals", "--bogus", "x"}} {
+		if code, _, _ := jobgen(t, args...); code != exitUsage {
+			t.Errorf("jobgen %v: exit %d, want %d", args, code, exitUsage)
+		}
+	}
+	notJournal := filepath.Join(t.TempDir(), "notes.txt")
+	os.WriteFile(notJournal, []byte("hello\n"), 0o644)
+	for _, tc := range []struct{ path, want string }{
+		{notJournal, "not a jobgen journal"},
+		{filepath.Join(t.TempDir(), "missing"), "no such file"},
+		{t.TempDir(), "is a directory"},
+	} {
+		for _, sub := range []string{"cat", "intervals", "check"} {
+			code, _, stderr := jobgen(t, "journal", sub, tc.path)
+			if code != exitFail || !strings.Contains(stderr, tc.want) {
+				t.Errorf("journal %s %s: exit %d, stderr %q; want %q", sub, tc.path, code, stderr, tc.want)
+			}
+		}
+	}
+}
