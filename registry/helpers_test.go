@@ -250,3 +250,46 @@ func watch(r *registry.Registry) *signals {
 	r.OnJobDone(func(jobs.JobSnapshot) { s.done.Add(1) })
 	return s
 }
+
+// latest holds the last value a listener saw.
+type latest[T any] struct {
+	mu sync.Mutex
+	v  T
+}
+
+func (l *latest[T]) set(v T) {
+	l.mu.Lock()
+	l.v = v
+	l.mu.Unlock()
+}
+
+func (l *latest[T]) get() T {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.v
+}
+
+// settledSignal subscribes to id's done signal now and returns a func that
+// blocks until it fired. Done listeners run last in a settlement, so once it
+// returns every other listener of that settlement has run. Subscribe after
+// the test's own done listeners so they have run too.
+func settledSignal(t *testing.T, r *registry.Registry, id jobs.JobId) func() jobs.JobSnapshot {
+	t.Helper()
+	ch := make(chan jobs.JobSnapshot, 1)
+	stop := r.OnJobDone(func(s jobs.JobSnapshot) {
+		if s.ID == id {
+			ch <- s
+		}
+	})
+	return func() jobs.JobSnapshot {
+		t.Helper()
+		defer stop()
+		select {
+		case s := <-ch:
+			return s
+		case <-time.After(time.Minute):
+			t.Fatal("the job never settled")
+			return jobs.JobSnapshot{}
+		}
+	}
+}
