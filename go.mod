@@ -7,3 +7,5 @@ require (
 	github.com/google/uuid v1.6.0
 	gopkg.in/yaml.v3 v3.0.1
 )
+
+require github.com/armon/circbuf v0.0.0-20190214190532-5111143e8da2

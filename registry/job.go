@@ -58,7 +58,14 @@ func (j *job) visibleTo(caller jobs.SessionId) bool {
 
 // snapshot copies the job's state. r.mu must be held.
 func (j *job) snapshot() jobs.JobSnapshot {
-	s := jobs.JobSnapshot{
+	var s jobs.JobSnapshot
+	j.snapshotInto(&s)
+	return s
+}
+
+// snapshotInto copies the job's state into s. r.mu must be held.
+func (j *job) snapshotInto(s *jobs.JobSnapshot) {
+	*s = jobs.JobSnapshot{
 		ID:               j.id,
 		Name:             j.name,
 		Kind:             j.kind,
@@ -77,7 +84,6 @@ func (j *job) snapshot() jobs.JobSnapshot {
 	if j.record != nil {
 		s.OutputBytes = j.record.total
 	}
-	return s
 }
 
 func (j *job) registration() jobs.JobRegistration {

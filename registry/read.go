@@ -57,15 +57,23 @@ func (r *Registry) callReadOutput(j *job, readOutput func() string) (out string)
 // from, Next = the total bytes ever appended, Earliest = the first retained
 // offset, and Lossy when from lies below it. It never marks the job reported.
 func (r *Registry) ReadRecord(caller jobs.SessionId, id jobs.JobId, from int64) (jobs.RecordRead, error) {
-	_, rec, err := r.observe(caller, id, from)
+	if from < 0 {
+		return jobs.RecordRead{}, fmt.Errorf("registry: read record %s: offset %d: %w", id, from, ErrNegativeOffset)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	j, err := r.lookup(caller, id)
+	if err == nil && j.record == nil {
+		err = ErrNoRecord
+	}
 	if err != nil {
 		return jobs.RecordRead{}, fmt.Errorf("registry: read record %s: %w", id, err)
 	}
-	return rec, nil
+	return j.record.read(from), nil
 }
 
-// observe reads a job's snapshot and its record from an offset atomically.
-// It is the read a follow stream opens with.
+// observe reads a job's snapshot and its record from an offset atomically:
+// the read a follow stream (issue 5) opens with.
 func (r *Registry) observe(caller jobs.SessionId, id jobs.JobId, from int64) (jobs.JobSnapshot, jobs.RecordRead, error) {
 	if from < 0 {
 		return jobs.JobSnapshot{}, jobs.RecordRead{}, fmt.Errorf("offset %d: %w", from, ErrNegativeOffset)

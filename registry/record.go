@@ -33,13 +33,22 @@ func channelOf(code uint8) jobs.Channel {
 // minRingBytes is the first allocation of a ring's byte storage.
 const minRingBytes = 64
 
-// A chunkMeta describes one retained append. Its text is the ring bytes from
-// off up to the next chunk's off (or the ring's total for the last chunk).
+// A chunkMeta describes one retained append: n ring bytes from absolute
+// offset off. Chunks are contiguous: each ends where the next begins.
 type chunkMeta struct {
-	off  int64 // absolute offset of the first retained byte
-	at   int64 // append time, Unix ms
-	code uint8 // channel code, see channelCode
-	gap  bool
+	off   int64  // absolute offset of the first retained byte
+	at    int64  // append time, Unix ms
+	n     uint32 // retained bytes; a ring's limit fits in an int32
+	flags uint8  // channel code (see channelCode) | gapFlag
+}
+
+const gapFlag = 0x80
+
+func chunkFlags(code uint8, gap bool) uint8 {
+	if gap {
+		return code | gapFlag
+	}
+	return code
 }
 
 // A ring is a job's record: the retained tail of everything appended, as
@@ -49,29 +58,39 @@ type chunkMeta struct {
 // buffer is never pinned, and once both circles have reached their working
 // size an append allocates nothing.
 //
+// The retained bytes are the absolute offsets [start, total); they end at
+// buf[tail] and wrap around buf.
+//
 // A ring is not safe for concurrent use; the registry guards it with its mutex.
 type ring struct {
 	limit int    // retention cap in bytes
 	buf   []byte // circular; len(buf) is the circle's size
-	head  int    // index in buf of the first retained byte
-	used  int    // retained bytes
+	tail  int    // index in buf where the next byte goes
+	start int64  // absolute offset of the first retained byte
+	total int64  // bytes ever appended
 	meta  []chunkMeta
 	first int // index in meta of the first chunk
 	count int // retained chunks
-	total int64
 }
 
 func newRing(limit int) *ring {
 	return &ring{limit: limit}
 }
 
-// earliest is the offset of the first retained byte; total when nothing is.
-func (r *ring) earliest() int64 {
-	if r.count == 0 {
-		return r.total
+// used is the number of retained bytes.
+func (r *ring) used() int { return int(r.total - r.start) }
+
+// head is the index in buf of the first retained byte.
+func (r *ring) head() int {
+	h := r.tail - r.used()
+	if h < 0 {
+		h += len(r.buf)
 	}
-	return r.meta[r.first].off
+	return h
 }
+
+// earliest is the offset of the first retained byte; total when nothing is.
+func (r *ring) earliest() int64 { return r.start }
 
 // chunk returns the i-th retained chunk's metadata (0 is the oldest).
 func (r *ring) chunk(i int) *chunkMeta {
@@ -84,10 +103,8 @@ func (r *ring) chunk(i int) *chunkMeta {
 
 // end returns the absolute offset just past the i-th chunk.
 func (r *ring) end(i int) int64 {
-	if i+1 < r.count {
-		return r.chunk(i + 1).off
-	}
-	return r.total
+	m := r.chunk(i)
+	return m.off + int64(m.n)
 }
 
 // append adds one non-empty write. Whole head chunks are dropped while the
@@ -100,34 +117,55 @@ func (r *ring) append(text string, at int64, code uint8, gap bool) {
 		r.appendOversized(text, at, code)
 		return
 	}
-	for r.count > 0 && r.used+n > r.limit {
+	for r.count > 0 && r.used()+n > r.limit {
 		r.dropHead()
 	}
-	if r.used+n > len(r.buf) {
-		r.grow(r.used + n)
+	if r.used()+n > len(r.buf) {
+		r.grow(r.used() + n)
 	}
-	tail := r.head + r.used
-	if tail >= len(r.buf) {
-		tail -= len(r.buf)
+	if r.count == len(r.meta) {
+		r.growMeta()
 	}
-	if c := copy(r.buf[tail:], text); c < n {
-		copy(r.buf, text[c:])
+	// Bookkeeping first and the copy last, so nothing is reloaded after it.
+	k := r.first + r.count
+	if k >= len(r.meta) {
+		k -= len(r.meta)
 	}
-	r.used += n
-	r.push(chunkMeta{off: r.total, at: at, code: code, gap: gap})
+	// Field by field: a composite literal is built on the stack with narrow
+	// stores and copied with wide loads, which stalls store forwarding.
+	m := &r.meta[k]
+	m.off, m.at, m.n, m.flags = r.total, at, uint32(n), chunkFlags(code, gap)
+	r.count++
 	r.total += int64(n)
+	buf, tail := r.buf, r.tail
+	next := tail + n
+	if next >= len(buf) {
+		next -= len(buf)
+	}
+	r.tail = next
+	if c := copy(buf[tail:], text); c < n {
+		copy(buf, text[c:])
+	}
 }
 
 func (r *ring) appendOversized(text string, at int64, code uint8) {
 	cut := utf8Cut(len(text)-r.limit, len(text), func(i int) byte { return text[i] })
 	kept := text[cut:]
-	r.head, r.used, r.first, r.count = 0, 0, 0, 0
+	r.start, r.first, r.count = r.total, 0, 0
 	if len(kept) > len(r.buf) {
 		r.grow(len(kept))
 	}
-	copy(r.buf, kept)
-	r.used = len(kept)
-	r.push(chunkMeta{off: r.total + int64(cut), at: at, code: code, gap: true})
+	r.tail = copy(r.buf, kept)
+	if r.tail == len(r.buf) {
+		r.tail = 0
+	}
+	if len(r.meta) == 0 {
+		r.growMeta()
+	}
+	m := &r.meta[0]
+	m.off, m.at, m.n, m.flags = r.total+int64(cut), at, uint32(len(kept)), chunkFlags(code, true)
+	r.count = 1
+	r.start = m.off
 	r.total += int64(len(text))
 }
 
@@ -147,20 +185,12 @@ func utf8Cut(cut, n int, at func(int) byte) int {
 }
 
 func (r *ring) dropHead() {
-	size := int(r.end(0) - r.meta[r.first].off)
-	r.head += size
-	if r.head >= len(r.buf) {
-		r.head -= len(r.buf)
-	}
-	r.used -= size
+	r.start += int64(r.meta[r.first].n)
 	r.first++
 	if r.first == len(r.meta) {
 		r.first = 0
 	}
 	r.count--
-	if r.count == 0 {
-		r.head, r.first = 0, 0
-	}
 }
 
 // grow reallocates the byte circle to hold need bytes, linearising it.
@@ -168,8 +198,9 @@ func (r *ring) grow(need int) {
 	size := max(2*len(r.buf), need, minRingBytes)
 	size = min(size, max(r.limit, need))
 	buf := make([]byte, size)
-	r.copyOut(buf, 0, r.used)
-	r.buf, r.head = buf, 0
+	used := r.used()
+	r.copyOut(buf, 0, used)
+	r.buf, r.tail = buf, used
 }
 
 // copyOut copies n retained bytes starting at logical position from.
@@ -177,7 +208,7 @@ func (r *ring) copyOut(dst []byte, from, n int) {
 	if n == 0 {
 		return
 	}
-	p := r.head + from
+	p := r.head() + from
 	if p >= len(r.buf) {
 		p -= len(r.buf)
 	}
@@ -190,7 +221,7 @@ func (r *ring) writeTo(b *strings.Builder, from, n int) {
 	if n == 0 {
 		return
 	}
-	p := r.head + from
+	p := r.head() + from
 	if p >= len(r.buf) {
 		p -= len(r.buf)
 	}
@@ -202,21 +233,18 @@ func (r *ring) writeTo(b *strings.Builder, from, n int) {
 	b.Write(r.buf[:n-(len(r.buf)-p)])
 }
 
-func (r *ring) push(m chunkMeta) {
-	if r.count == len(r.meta) {
-		meta := make([]chunkMeta, max(2*len(r.meta), 8))
-		for i := range r.count {
-			meta[i] = *r.chunk(i)
-		}
-		r.meta, r.first = meta, 0
+// growMeta doubles the metadata circle, linearising it.
+func (r *ring) growMeta() {
+	meta := make([]chunkMeta, max(2*len(r.meta), 8))
+	for i := range r.count {
+		meta[i] = *r.chunk(i)
 	}
-	*r.chunk(r.count) = m
-	r.count++
+	r.meta, r.first = meta, 0
 }
 
 // byteAt returns the retained byte at logical position i.
 func (r *ring) byteAt(i int) byte {
-	p := r.head + i
+	p := r.head() + i
 	if p >= len(r.buf) {
 		p -= len(r.buf)
 	}
@@ -226,25 +254,22 @@ func (r *ring) byteAt(i int) byte {
 // settle trims the record to limit, by the append rules, and compacts its
 // storage to exactly what is kept. The ring takes no appends afterwards.
 func (r *ring) settle(limit int) {
-	for r.count > 1 && r.used > limit {
+	for r.count > 1 && r.used() > limit {
 		r.dropHead()
 	}
-	if r.count == 1 && r.used > limit {
-		cut := utf8Cut(r.used-limit, r.used, r.byteAt)
-		r.head += cut
-		if r.head >= len(r.buf) {
-			r.head -= len(r.buf)
-		}
-		r.used -= cut
+	if used := r.used(); r.count == 1 && used > limit {
+		cut := utf8Cut(used-limit, used, r.byteAt)
+		r.start += int64(cut)
 		c := r.chunk(0)
 		c.off += int64(cut)
-		c.gap = true
+		c.n -= uint32(cut)
+		c.flags |= gapFlag
 	}
 	r.limit = limit
 	var buf []byte
-	if r.used > 0 {
-		buf = make([]byte, r.used)
-		r.copyOut(buf, 0, r.used)
+	if used := r.used(); used > 0 {
+		buf = make([]byte, used)
+		r.copyOut(buf, 0, used)
 	}
 	var meta []chunkMeta
 	if r.count > 0 {
@@ -253,13 +278,13 @@ func (r *ring) settle(limit int) {
 			meta[i] = *r.chunk(i)
 		}
 	}
-	r.buf, r.head, r.meta, r.first = buf, 0, meta, 0
+	r.buf, r.tail, r.meta, r.first = buf, 0, meta, 0
 }
 
 // read returns every retained chunk ending after from. All chunk texts share
 // one fresh allocation.
 func (r *ring) read(from int64) jobs.RecordRead {
-	earliest := r.earliest()
+	earliest := r.start
 	out := jobs.RecordRead{Earliest: earliest, Next: r.total, Lossy: from < earliest}
 	// The first chunk whose end is after from; ends never decrease.
 	lo, hi := 0, r.count
@@ -285,9 +310,9 @@ func (r *ring) read(from int64) jobs.RecordRead {
 		out.Chunks[i] = jobs.RecordChunk{
 			Offset:    m.off,
 			At:        m.at,
-			Text:      text[m.off-start : r.end(lo+i)-start],
-			Channel:   channelOf(m.code),
-			GapBefore: m.gap,
+			Text:      text[m.off-start : m.off-start+int64(m.n)],
+			Channel:   channelOf(m.flags &^ gapFlag),
+			GapBefore: m.flags&gapFlag != 0,
 		}
 	}
 	return out

@@ -1,6 +1,8 @@
 package registry
 
 import (
+	"context"
+	"errors"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -107,8 +109,8 @@ func TestRingMatchesModel(t *testing.T) {
 			if got, want := r.read(from), m.read(from); !sameRead(got, want) {
 				t.Fatalf("trial %d step %d (limit %d) read(%d):\n got %+v\nwant %+v", trial, step, limit, from, got, want)
 			}
-			if r.used > limit || len(r.buf) > limit {
-				t.Fatalf("trial %d: retains %d bytes in a %d-byte buffer over the limit %d", trial, r.used, len(r.buf), limit)
+			if r.used() > limit || len(r.buf) > limit {
+				t.Fatalf("trial %d: retains %d bytes in a %d-byte buffer over the limit %d", trial, r.used(), len(r.buf), limit)
 			}
 		}
 		settled := 1 + rng.IntN(limit)
@@ -119,9 +121,9 @@ func TestRingMatchesModel(t *testing.T) {
 				t.Fatalf("trial %d after settle(%d) read(%d):\n got %+v\nwant %+v", trial, settled, from, got, want)
 			}
 		}
-		if len(r.buf) != r.used || len(r.meta) != r.count {
+		if len(r.buf) != r.used() || len(r.meta) != r.count {
 			t.Fatalf("settled ring keeps %d buffer bytes for %d retained, %d metadata slots for %d chunks",
-				len(r.buf), r.used, len(r.meta), r.count)
+				len(r.buf), r.used(), len(r.meta), r.count)
 		}
 	}
 }
@@ -209,5 +211,47 @@ func TestChannelCodesRoundTrip(t *testing.T) {
 	}
 	if _, ok := channelCode("bogus"); ok {
 		t.Error("an undeclared channel got a code")
+	}
+}
+
+// TestObserveIsAtomic checks the snapshot-and-record read a follow stream
+// opens with: the two agree on the byte count even while a producer writes.
+func TestObserveIsAtomic(t *testing.T) {
+	r := New(WithLimits(Limits{RetainBytes: 64}))
+	var face jobs.RecordingJob
+	snap, err := r.Start(t.Context(), jobs.RecordingJobStart{
+		JobStartCommon: jobs.JobStartCommon{Kind: "bash", Label: "observe"},
+		Run: func(_ context.Context, job jobs.RecordingJob) (jobs.Hooks, error) {
+			face = job
+			return jobs.Hooks{Cancel: func(string) error { return nil },
+				Done: func() (jobs.JobOutcome, error) { select {} }}, nil
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				face.Append("0123456789", jobs.AppendOptions{})
+			}
+		}
+	}()
+	defer close(stop)
+	for range 1000 {
+		s, rec, err := r.observe("", snap.ID, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.OutputBytes != rec.Next {
+			t.Fatalf("snapshot says %d bytes, record says %d", s.OutputBytes, rec.Next)
+		}
+	}
+	if _, _, err := r.observe("", snap.ID, -1); !errors.Is(err, ErrNegativeOffset) {
+		t.Fatalf("observe(-1) = %v", err)
 	}
 }

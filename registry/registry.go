@@ -148,8 +148,9 @@ type Registry struct {
 	ordinals map[string]int         // last ordinal issued per kind
 	active   map[jobs.SessionId]int // running + stopping + starting, per owner
 	closed   bool
-	// registering counts jobs whose registered fact is being recorded;
-	// regIdle is closed when it drops back to zero.
+	// registering counts jobs whose registered fact is being recorded; a
+	// teardown that must wait for them sets regIdle, closed when the count
+	// drops back to zero.
 	registering int
 	regIdle     chan struct{}
 

@@ -12,6 +12,7 @@ type settlement struct {
 	detail           string // empty keeps the last progress line
 	output           string
 	producerReported bool
+	at               int64 // finishedAt, Unix ms
 	// outcome marks a settlement from the producer's own outcome, to which
 	// the stop rule applies: after a kill or teardown asked the producer to
 	// stop, a reported failure is the stop's doing and settles killed.
@@ -21,21 +22,28 @@ type settlement struct {
 // awaitProducer runs on its own goroutine per job: it blocks in Done and
 // settles the job with what Done returns.
 func (r *Registry) awaitProducer(j *job) {
-	out, err := callDone(j.hooks.Done)
-	var s settlement
+	s := producerSettlement(callDone(j.hooks.Done))
+	if !r.settle(j, &s) {
+		r.logLateOutcome(j)
+	}
+}
+
+// producerSettlement turns what Done returned into a settlement: the outcome
+// when its status is terminal, else a producer failure.
+func producerSettlement(out jobs.JobOutcome, err error) settlement {
 	switch {
 	case err != nil:
-		s = settlement{status: jobs.JobStatusFailed, detail: "producer failed: " + err.Error()}
+		return settlement{status: jobs.JobStatusFailed, detail: "producer failed: " + err.Error()}
 	case !out.Status.Terminal():
-		s = settlement{status: jobs.JobStatusFailed, detail: fmt.Sprintf(
+		return settlement{status: jobs.JobStatusFailed, detail: fmt.Sprintf(
 			"producer failed: it reported status %q, which is not terminal (want completed, killed or failed); its detail was %q",
 			out.Status, out.Detail)}
-	default:
-		s = settlement{status: out.Status, detail: out.Detail, output: out.Output, producerReported: true, outcome: true}
 	}
-	if !r.settle(j, s) {
-		r.log.Debug("registry: producer ended after its job settled", "job", j.id, "status", s.status)
-	}
+	return settlement{status: out.Status, detail: out.Detail, output: out.Output, producerReported: true, outcome: true}
+}
+
+func (r *Registry) logLateOutcome(j *job) {
+	r.log.Debug("registry: producer ended after its job settled", "job", j.id)
 }
 
 // callDone calls a Done hook, turning a panic into an error.
@@ -50,61 +58,87 @@ func callDone(done func() (jobs.JobOutcome, error)) (out jobs.JobOutcome, err er
 
 // forceSettle settles j as failed without its producer's word.
 func (r *Registry) forceSettle(j *job, detail string) bool {
-	return r.settle(j, settlement{status: jobs.JobStatusFailed, detail: detail})
+	return r.settle(j, &settlement{status: jobs.JobStatusFailed, detail: detail})
 }
 
 // settle is the only close of a job, first-wins. In order: claim the job and
 // decide status, detail, output and finishedAt; record the settled fact (no
-// lock held; readers still see the job live); then, in one critical section,
-// apply them, mark reported if waiters exist, free the admission slot, trim
-// the record and snapshot; then release waiters, fire jobs-changed, the final
-// output signal (recording jobs) and the done listeners. It reports whether
-// this call settled the job.
-func (r *Registry) settle(j *job, s settlement) bool {
-	at := r.now()
-	r.mu.Lock()
-	if j.state != stateLive {
-		r.mu.Unlock()
+// lock held; readers still see the job live); then commit: in one critical
+// section apply them, mark reported if waiters exist, free the admission
+// slot, trim the record and snapshot; then release waiters, fire
+// jobs-changed, the final output signal (recording jobs) and the done
+// listeners. It reports whether this call settled the job.
+func (r *Registry) settle(j *job, s *settlement) bool {
+	s.at = r.now()
+	fact, ok := r.claim(j, s)
+	if !ok {
 		return false
 	}
-	status, detail := s.status, s.detail
-	if s.outcome && j.stopRequested && status == jobs.JobStatusFailed {
-		status = jobs.JobStatusKilled
-	}
-	if !lifecycle.CanTransition(j.status, status) {
-		detail = fmt.Sprintf("registry: illegal move %s → %s (%s)", j.status, status, detail)
-		status = jobs.JobStatusFailed
-		s.producerReported = false
-	}
-	if detail == "" {
-		detail = j.detail
-	}
-	if status == jobs.JobStatusKilled && j.stopReason != "" {
-		detail = joinDetail(detail, j.stopReason)
-	}
-	j.state = stateSettling
-	var fact jobs.Fact
-	if j.owner != "" {
-		fact = jobs.JobSettled{
-			JobID:            j.id,
-			At:               at,
-			Status:           status,
-			Detail:           detail,
-			ProducerReported: s.producerReported,
-			Registration:     j.registration(),
-		}
-	}
-	r.mu.Unlock()
-
 	if fact != nil {
 		r.record(fact, j.id)
 	}
+	r.commit(j, s)
+	return true
+}
 
+// claim decides a settlement of a live job, completing s, and returns the
+// settled fact to record (nil for an unowned job). It reports false when
+// another settlement came first.
+func (r *Registry) claim(j *job, s *settlement) (jobs.Fact, bool) {
 	r.mu.Lock()
-	j.status = status
-	j.detail = detail
+	defer r.mu.Unlock()
+	if j.state != stateLive {
+		return nil, false
+	}
+	if s.outcome && j.stopRequested && s.status == jobs.JobStatusFailed {
+		s.status = jobs.JobStatusKilled
+	}
+	if !lifecycle.CanTransition(j.status, s.status) {
+		s.detail = fmt.Sprintf("registry: illegal move %s → %s (%s)", j.status, s.status, s.detail)
+		s.status, s.producerReported = jobs.JobStatusFailed, false
+	}
+	if s.detail == "" {
+		s.detail = j.detail
+	}
+	if s.status == jobs.JobStatusKilled && j.stopReason != "" {
+		s.detail = joinDetail(s.detail, j.stopReason)
+	}
+	j.state = stateSettling
+	if j.owner == "" {
+		return nil, true
+	}
+	return jobs.JobSettled{
+		JobID:            j.id,
+		At:               s.at,
+		Status:           s.status,
+		Detail:           s.detail,
+		ProducerReported: s.producerReported,
+		Registration:     j.registration(),
+	}, true
+}
+
+// commit makes a claimed settlement visible and signals it.
+func (r *Registry) commit(j *job, s *settlement) {
+	var snap jobs.JobSnapshot
+	changed, output, done := r.apply(j, s, &snap)
+	close(j.done)
+	r.fireChanged(changed)
+	if j.record != nil {
+		r.fireOutput(output, j.id)
+	}
+	r.fireDone(done, &snap)
+}
+
+// apply writes a claimed settlement into the job, its snapshot into snap, and
+// returns the listeners to signal. (Pointers, not values: the snapshot is
+// large and this runs on the producer's small goroutine stack.)
+func (r *Registry) apply(j *job, s *settlement, snap *jobs.JobSnapshot) ([]listener[func()], []listener[func(jobs.JobId)], []listener[func(jobs.JobSnapshot)]) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	j.status = s.status
+	j.detail = s.detail
 	j.output = s.output
-	j.finishedAt = at
+	j.finishedAt = s.at
 	j.producerReported = s.producerReported
 	if j.waiters > 0 {
 		j.reported = true
@@ -114,17 +148,8 @@ func (r *Registry) settle(j *job, s settlement) bool {
 	if j.record != nil {
 		j.record.settle(r.limits.SettledRetainBytes)
 	}
-	snap := j.snapshot()
-	changed, output, done := r.changed.list, r.output.list, r.done.list
-	r.mu.Unlock()
-
-	close(j.done)
-	r.fireChanged(changed)
-	if j.record != nil {
-		r.fireOutput(output, j.id)
-	}
-	r.fireDone(done, snap)
-	return true
+	j.snapshotInto(snap)
+	return r.changed.list, r.output.list, r.done.list
 }
 
 func joinDetail(detail, reason string) string {

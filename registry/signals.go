@@ -93,9 +93,9 @@ func (r *Registry) fireOutput(ls []listener[func(jobs.JobId)], id jobs.JobId) {
 	}
 }
 
-func (r *Registry) fireDone(ls []listener[func(jobs.JobSnapshot)], s jobs.JobSnapshot) {
+func (r *Registry) fireDone(ls []listener[func(jobs.JobSnapshot)], s *jobs.JobSnapshot) {
 	for _, l := range ls {
-		r.contain("job-done", func() { l.fn(s) })
+		r.contain("job-done", func() { l.fn(*s) })
 	}
 }
 

@@ -8,66 +8,47 @@ import (
 	"github.com/jobgen/jobgen/generated/jobs"
 )
 
-// A starter runs one JobStart's Run with the job's face.
-type starter func(ctx context.Context, j *job) (jobs.Hooks, error)
+// A startSpec is a validated JobStart: its common fields and exactly one Run.
+type startSpec struct {
+	common    jobs.JobStartCommon
+	plain     func(context.Context, jobs.RunningJob) (jobs.Hooks, error)
+	recording func(context.Context, jobs.RecordingJob) (jobs.Hooks, error)
+}
 
-// parseStart validates start and returns its common fields, whether it keeps
-// a record, and how to run it.
-func parseStart(start jobs.JobStart) (jobs.JobStartCommon, bool, starter, error) {
-	var (
-		common jobs.JobStartCommon
-		record bool
-		run    starter
-	)
+// parseStart validates start.
+func parseStart(start jobs.JobStart) (startSpec, error) {
+	var spec startSpec
 	switch s := start.(type) {
 	case jobs.PlainJobStart:
-		common, run = s.JobStartCommon, plainStarter(s.Run)
+		spec = startSpec{common: s.JobStartCommon, plain: s.Run}
 	case *jobs.PlainJobStart:
 		if s != nil {
-			common, run = s.JobStartCommon, plainStarter(s.Run)
+			spec = startSpec{common: s.JobStartCommon, plain: s.Run}
 		}
 	case jobs.RecordingJobStart:
-		common, record, run = s.JobStartCommon, true, recordingStarter(s.Run)
+		spec = startSpec{common: s.JobStartCommon, recording: s.Run}
 	case *jobs.RecordingJobStart:
 		if s != nil {
-			common, record, run = s.JobStartCommon, true, recordingStarter(s.Run)
+			spec = startSpec{common: s.JobStartCommon, recording: s.Run}
 		}
 	default:
-		return common, false, nil, fmt.Errorf("registry: start: %T is not a PlainJobStart or RecordingJobStart: %w", start, ErrInvalidStart)
+		return spec, fmt.Errorf("registry: start: %T is not a PlainJobStart or RecordingJobStart: %w", start, ErrInvalidStart)
 	}
 	var problem string
-	switch {
-	case run == nil:
+	switch c := spec.common; {
+	case spec.plain == nil && spec.recording == nil:
 		problem = "no Run function"
-	case common.Kind == "":
+	case c.Kind == "":
 		problem = "empty kind"
-	case common.Label == "":
+	case c.Label == "":
 		problem = "empty label"
-	case common.OutputLimitBytes < 0:
-		problem = fmt.Sprintf("output limit %d is not positive", common.OutputLimitBytes)
+	case c.OutputLimitBytes < 0:
+		problem = fmt.Sprintf("output limit %d is not positive", c.OutputLimitBytes)
 	}
 	if problem != "" {
-		return common, false, nil, fmt.Errorf("registry: start %q: %s: %w", common.Kind, problem, ErrInvalidStart)
+		return spec, fmt.Errorf("registry: start %q: %s: %w", spec.common.Kind, problem, ErrInvalidStart)
 	}
-	return common, record, run, nil
-}
-
-func plainStarter(run func(context.Context, jobs.RunningJob) (jobs.Hooks, error)) starter {
-	if run == nil {
-		return nil
-	}
-	return func(ctx context.Context, j *job) (jobs.Hooks, error) {
-		return run(ctx, plainFace{j})
-	}
-}
-
-func recordingStarter(run func(context.Context, jobs.RecordingJob) (jobs.Hooks, error)) starter {
-	if run == nil {
-		return nil
-	}
-	return func(ctx context.Context, j *job) (jobs.Hooks, error) {
-		return run(ctx, recordingFace{plainFace{j}})
-	}
+	return spec, nil
 }
 
 // Start validates start, admits it, issues its id and per-kind ordinal, runs
@@ -81,10 +62,11 @@ func recordingStarter(run func(context.Context, jobs.RecordingJob) (jobs.Hooks, 
 // commit, which records the registered fact (owned jobs) and then fires
 // exactly one jobs-changed signal.
 func (r *Registry) Start(ctx context.Context, start jobs.JobStart) (jobs.JobSnapshot, error) {
-	common, record, run, err := parseStart(start)
+	spec, err := parseStart(start)
 	if err != nil {
 		return jobs.JobSnapshot{}, err
 	}
+	common := spec.common
 	if err := ctx.Err(); err != nil {
 		return jobs.JobSnapshot{}, fmt.Errorf("registry: start %q: %w", common.Kind, err)
 	}
@@ -115,10 +97,10 @@ func (r *Registry) Start(ctx context.Context, start jobs.JobStart) (jobs.JobSnap
 		done:     make(chan struct{}),
 		status:   lifecycle.Initial(),
 	}
-	if record {
+	if spec.recording != nil {
 		j.record = newRing(r.retainFor(common.OutputLimitBytes))
 	}
-	hooks, err := r.runStarter(ctx, run, j)
+	hooks, err := r.runStarter(ctx, spec, j)
 	if err != nil {
 		r.discard(j)
 		return jobs.JobSnapshot{}, fmt.Errorf("registry: start %s: %w", j.name, err)
@@ -128,14 +110,18 @@ func (r *Registry) Start(ctx context.Context, start jobs.JobStart) (jobs.JobSnap
 
 // runStarter issues the job's id and runs its starter, turning a panic or
 // unusable Hooks into an error.
-func (r *Registry) runStarter(ctx context.Context, run starter, j *job) (hooks jobs.Hooks, err error) {
+func (r *Registry) runStarter(ctx context.Context, spec startSpec, j *job) (hooks jobs.Hooks, err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			err = fmt.Errorf("starter panicked: %v", v)
 		}
 	}()
 	j.id = r.newID()
-	hooks, err = run(ctx, j)
+	if spec.plain != nil {
+		hooks, err = spec.plain(ctx, plainFace{j})
+	} else {
+		hooks, err = spec.recording(ctx, recordingFace{plainFace{j}})
+	}
 	if err != nil {
 		return hooks, err
 	}
@@ -178,9 +164,6 @@ func (r *Registry) register(j *job, hooks jobs.Hooks) (jobs.JobSnapshot, error) 
 	}
 	j.hooks = hooks
 	j.startedAt = at
-	if r.registering == 0 {
-		r.regIdle = make(chan struct{})
-	}
 	r.registering++
 	r.mu.Unlock()
 
@@ -202,7 +185,7 @@ func (r *Registry) register(j *job, hooks jobs.Hooks) (jobs.JobSnapshot, error) 
 	j.seq = r.seq
 	j.state = stateLive
 	r.jobs[j.id] = j
-	if r.registering--; r.registering == 0 {
+	if r.registering--; r.registering == 0 && r.regIdle != nil {
 		close(r.regIdle)
 		r.regIdle = nil
 	}

@@ -112,7 +112,11 @@ func (r *Registry) teardown(ctx context.Context, match func(*job) bool, reason s
 	moved := false
 	for {
 		r.mu.Lock()
-		if idle := r.regIdle; idle != nil && !expired {
+		if r.registering > 0 && !expired {
+			if r.regIdle == nil {
+				r.regIdle = make(chan struct{})
+			}
+			idle := r.regIdle
 			r.mu.Unlock()
 			wait(idle)
 			continue
