@@ -94,5 +94,10 @@
 // Limits.TeardownBound and the context, and force-settled failed at the
 // bound. Force-settled jobs carry producerReported=false; their producers'
 // later outcomes are ignored. DisposeOwner then removes the owner's jobs.
-// Close first stops all listeners and refuses new starts.
+// Close first stops all listeners and refuses new starts; a start whose
+// starter finishes after Close is cancelled and refused, and one that was
+// recording its registered fact is waited for and torn down too. Teardown
+// calls each job's Cancel at most once (a kill's earlier Cancel does not
+// count). Remove forgets one settled job; settled jobs are otherwise kept,
+// with their records trimmed, until their owner is disposed.
 package registry

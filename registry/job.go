@@ -47,6 +47,7 @@ type job struct {
 	producerReported bool
 	stopReason       string // set by the first kill or teardown
 	stopRequested    bool
+	teardownCancel   bool // a teardown has called (or is calling) Cancel
 	waiters          int
 	droppedLogged    bool
 	hooks            jobs.Hooks

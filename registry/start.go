@@ -155,12 +155,20 @@ func (r *Registry) cancelOrphan(j *job, cancel func(string) error, reason string
 func (r *Registry) register(j *job, hooks jobs.Hooks) (jobs.JobSnapshot, error) {
 	at := r.now()
 	r.mu.Lock()
+	var refusal error
+	reason := closeReason
 	if r.closed {
+		refusal = ErrClosed
+	} else if _, dup := r.jobs[j.id]; dup {
+		refusal = fmt.Errorf("id %s is already taken: %w", j.id, ErrInvalidStart)
+		reason = "registry: duplicate job id"
+	}
+	if refusal != nil {
 		j.state = stateDiscarded
 		r.releaseSlot(j.owner)
 		r.mu.Unlock()
-		r.cancelOrphan(j, hooks.Cancel, "registry closed")
-		return jobs.JobSnapshot{}, fmt.Errorf("registry: start %s: %w", j.name, ErrClosed)
+		r.cancelOrphan(j, hooks.Cancel, reason)
+		return jobs.JobSnapshot{}, fmt.Errorf("registry: start %s: %w", j.name, refusal)
 	}
 	j.hooks = hooks
 	j.startedAt = at
@@ -189,11 +197,12 @@ func (r *Registry) register(j *job, hooks jobs.Hooks) (jobs.JobSnapshot, error) 
 		close(r.regIdle)
 		r.regIdle = nil
 	}
-	// Close ran while the fact was recorded and waited for this commit: the job
-	// is torn down like the others, and Close waits for it.
+	// Close ran while the fact was recorded. It waits for this commit and then
+	// tears the job down with the others, unless its bound ran out first; so
+	// the job is stopped and cancelled here, and Close does not cancel it again.
 	lateClose := r.closed
 	if lateClose {
-		j.reported, j.stopRequested, j.stopReason = true, true, closeReason
+		j.reported, j.stopRequested, j.stopReason, j.teardownCancel = true, true, closeReason, true
 		r.stop(j)
 	}
 	snap := j.snapshot()

@@ -361,3 +361,16 @@ func TestStartRefusesCancelledContext(t *testing.T) {
 		t.Fatalf("Start = %v; want context.Canceled", err)
 	}
 }
+
+func TestStartRefusesDuplicateID(t *testing.T) {
+	same := func() jobs.JobId { return jobs.JobId{7} }
+	r := registry.New(registry.WithIDs(same))
+	first := mustStart(t, r, plainStart("", "bash", newProducer()))
+	p := newProducer()
+	if _, err := r.Start(t.Context(), plainStart("", "bash", p)); !errors.Is(err, registry.ErrInvalidStart) {
+		t.Fatalf("Start with a taken id = %v; want ErrInvalidStart", err)
+	}
+	if len(p.cancelReasons()) != 1 || len(r.List("")) != 1 || r.List("")[0].Name != first.Name {
+		t.Fatalf("the duplicate replaced the first job or its producer was left running (cancels %v)", p.cancelReasons())
+	}
+}

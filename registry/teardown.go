@@ -77,7 +77,7 @@ func (r *Registry) Close(ctx context.Context) error {
 // A target is one job teardown waits for.
 type target struct {
 	j      *job
-	cancel func(string) error // nil when the job was already settling
+	cancel func(string) error // nil when the job is settling or another teardown cancelled it
 }
 
 func (r *Registry) teardown(ctx context.Context, match func(*job) bool, reason string) error {
@@ -132,7 +132,11 @@ func (r *Registry) teardown(ctx context.Context, match func(*job) bool, reason s
 					j.stopRequested, j.stopReason = true, reason
 				}
 				moved = r.stop(j) || moved
-				targets = append(targets, target{j: j, cancel: j.hooks.Cancel})
+				t := target{j: j}
+				if !j.teardownCancel {
+					j.teardownCancel, t.cancel = true, j.hooks.Cancel
+				}
+				targets = append(targets, t)
 			case stateSettling:
 				targets = append(targets, target{j: j})
 			}

@@ -239,5 +239,8 @@ func TestCloseWaitsForRegistrationInProgress(t *testing.T) {
 		if len(rec.all()) != 2 {
 			t.Fatalf("%d facts; want registered then settled", len(rec.all()))
 		}
+		if got := p.cancelReasons(); !slices.Equal(got, []string{"registry closed"}) {
+			t.Fatalf("Cancel calls %v; want exactly one", got)
+		}
 	})
 }
