@@ -4,6 +4,7 @@ import (
 	"errors"
 	"slices"
 	"testing"
+	"testing/synctest"
 
 	"github.com/jobgen/jobgen/generated/jobs"
 	"github.com/jobgen/jobgen/registry"
@@ -136,4 +137,48 @@ func TestKillAlreadyFinished(t *testing.T) {
 	if res.String() != "already-finished" || registry.KillRequested.String() != "requested" {
 		t.Fatalf("KillResult strings %q, %q", res, registry.KillRequested)
 	}
+}
+
+// TestKillDuringSettlementWaitsAndFindsItFinished kills a job whose
+// settlement is deciding (its fact is being recorded): Kill must not cancel
+// it, and must answer only once the settlement is visible.
+func TestKillDuringSettlementWaitsAndFindsItFinished(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		inRecord, release := make(chan struct{}), make(chan struct{})
+		rec := &memRecorder{hook: func(f jobs.Fact) {
+			if f.FactType() == jobs.JobSettledType {
+				close(inRecord)
+				<-release
+			}
+		}}
+		r := registry.New(registry.WithRecorder(rec))
+		p := newProducer()
+		snap := mustStart(t, r, plainStart("s", "bash", p))
+		p.finish(jobs.JobStatusCompleted, "", "")
+		<-inRecord
+
+		type result struct {
+			res registry.KillResult
+			err error
+		}
+		killed := make(chan result, 1)
+		go func() {
+			res, err := r.Kill("s", snap.ID, "stop")
+			killed <- result{res, err}
+		}()
+		synctest.Wait()
+		select {
+		case got := <-killed:
+			t.Fatalf("Kill answered %v, %v before the settlement was visible", got.res, got.err)
+		default:
+		}
+		close(release)
+		got := <-killed
+		if got.err != nil || got.res != registry.KillAlreadyFinished || len(p.cancelReasons()) != 0 {
+			t.Fatalf("Kill = %v, %v with cancels %v; want already-finished without Cancel", got.res, got.err, p.cancelReasons())
+		}
+		if s := mustGet(t, r, "s", snap.ID); s.Status != jobs.JobStatusCompleted {
+			t.Fatalf("job is %s; want completed", s.Status)
+		}
+	})
 }

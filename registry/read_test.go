@@ -403,3 +403,18 @@ func containsAll(s string, subs ...string) bool {
 	}
 	return true
 }
+
+func TestReadContainsPanickingCursor(t *testing.T) {
+	logger, logs := newLogger()
+	r := registry.New(registry.WithLogger(logger))
+	p := newProducer()
+	p.readOutput = func() string { panic("cursor bug") }
+	snap := mustStart(t, r, plainStart("", "bash", p))
+	res, err := r.Read("", snap.ID)
+	if err != nil || res.Output != "" || res.Job.ID != snap.ID {
+		t.Fatalf("Read = %+v, %v; want the snapshot and no output", res, err)
+	}
+	if !strings.Contains(logs.String(), "cursor bug") {
+		t.Fatalf("the panic was not logged:\n%s", logs)
+	}
+}

@@ -58,7 +58,8 @@ func chunkFlags(code uint8, gap bool) uint8 {
 // buffer is never pinned, and once both circles have reached their working
 // size an append allocates nothing.
 //
-// The retained bytes are the absolute offsets [start, total); they end at
+// The retained bytes are the absolute offsets [start, total) (start is the
+// earliest retained offset, total when nothing is retained); they end at
 // buf[tail] and wrap around buf.
 //
 // A ring is not safe for concurrent use; the registry guards it with its mutex.
@@ -88,9 +89,6 @@ func (r *ring) head() int {
 	}
 	return h
 }
-
-// earliest is the offset of the first retained byte; total when nothing is.
-func (r *ring) earliest() int64 { return r.start }
 
 // chunk returns the i-th retained chunk's metadata (0 is the oldest).
 func (r *ring) chunk(i int) *chunkMeta {
