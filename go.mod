@@ -3,9 +3,9 @@ module github.com/jobgen/jobgen
 go 1.25.0
 
 require (
+	github.com/armon/circbuf v0.0.0-20190214190532-5111143e8da2
 	github.com/dave/jennifer v1.7.1
 	github.com/google/uuid v1.6.0
 	gopkg.in/yaml.v3 v3.0.1
+	pgregory.net/rapid v1.3.0
 )
-
-require pgregory.net/rapid v1.3.0 // indirect

@@ -1,0 +1,228 @@
+package registry
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/armon/circbuf"
+
+	"github.com/jobgen/jobgen/generated/jobs"
+)
+
+// The benchmarks run each measurement beside its baseline:
+//
+//	go test ./registry -run '^$' -bench . -benchmem -count 3
+//
+// Goals (issue 3): a record append no slower than circbuf's Write and
+// allocation-free once the ring is full; a 4 KiB ReadRecord within 2× of a
+// 4 KiB copy; a plain job's start→settle within 2 µs and 10 allocations.
+
+var appendSizes = []struct {
+	name string
+	size int
+}{{"64B", 64}, {"4KiB", 4096}}
+
+func BenchmarkRecordAppend(b *testing.B) {
+	const limit = jobs.DefaultRetainBytes
+	for _, sz := range appendSizes {
+		text := strings.Repeat("x", sz.size)
+		raw := []byte(text)
+		b.Run(sz.name+"/ring", func(b *testing.B) {
+			r := newRing(limit)
+			for range 2 * limit / sz.size { // fill: measure the steady state
+				r.append(text, 0, 0, false)
+			}
+			b.SetBytes(int64(sz.size))
+			b.ReportAllocs()
+			for b.Loop() {
+				r.append(text, 0, 0, false)
+			}
+		})
+		b.Run(sz.name+"/circbuf", func(b *testing.B) {
+			c, err := circbuf.NewBuffer(limit)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for range 2 * limit / sz.size {
+				_, _ = c.Write(raw)
+			}
+			b.SetBytes(int64(sz.size))
+			b.ReportAllocs()
+			for b.Loop() {
+				_, _ = c.Write(raw)
+			}
+		})
+		b.Run(sz.name+"/copy", func(b *testing.B) {
+			dst := make([]byte, limit)
+			pos := 0
+			b.SetBytes(int64(sz.size))
+			b.ReportAllocs()
+			for b.Loop() {
+				if pos+sz.size > len(dst) {
+					pos = 0
+				}
+				pos += copy(dst[pos:], text)
+			}
+		})
+	}
+}
+
+// BenchmarkFaceAppend is the whole path a producer's Append takes on a live
+// job: clock, registry lock, ring, output signal (no listeners).
+func BenchmarkFaceAppend(b *testing.B) {
+	for _, sz := range appendSizes {
+		b.Run(sz.name, func(b *testing.B) {
+			r := New()
+			var face jobs.RecordingJob
+			_, err := r.Start(context.Background(), jobs.RecordingJobStart{
+				JobStartCommon: jobs.JobStartCommon{Kind: "bench", Label: "append"},
+				Run: func(_ context.Context, job jobs.RecordingJob) (jobs.Hooks, error) {
+					face = job
+					return blockingHooks(), nil
+				},
+			})
+			if err != nil {
+				b.Fatal(err)
+			}
+			text := strings.Repeat("x", sz.size)
+			for range 2 * jobs.DefaultRetainBytes / sz.size {
+				face.Append(text, jobs.AppendOptions{})
+			}
+			b.SetBytes(int64(sz.size))
+			b.ReportAllocs()
+			for b.Loop() {
+				face.Append(text, jobs.AppendOptions{})
+			}
+		})
+	}
+}
+
+func BenchmarkReadRecord4KiB(b *testing.B) {
+	const size = 4096
+	for _, shape := range []struct {
+		name  string
+		chunk int
+	}{{"64x64B", 64}, {"1x4KiB", 4096}} {
+		b.Run(shape.name, func(b *testing.B) {
+			r := New()
+			var face jobs.RecordingJob
+			snap, err := r.Start(context.Background(), jobs.RecordingJobStart{
+				JobStartCommon: jobs.JobStartCommon{Kind: "bench", Label: "read"},
+				Run: func(_ context.Context, job jobs.RecordingJob) (jobs.Hooks, error) {
+					face = job
+					return blockingHooks(), nil
+				},
+			})
+			if err != nil {
+				b.Fatal(err)
+			}
+			text := strings.Repeat("y", shape.chunk)
+			for range jobs.DefaultRetainBytes/shape.chunk + 3 { // wrapped, full ring
+				face.Append(text, jobs.AppendOptions{})
+			}
+			from := snap.OutputBytes
+			if s, _ := r.Get("", snap.ID); s.OutputBytes > size {
+				from = s.OutputBytes - size
+			}
+			b.SetBytes(size)
+			b.ReportAllocs()
+			for b.Loop() {
+				rec, err := r.ReadRecord("", snap.ID, from)
+				if err != nil || len(rec.Chunks) != size/shape.chunk {
+					b.Fatalf("ReadRecord = %d chunks, %v", len(rec.Chunks), err)
+				}
+			}
+		})
+	}
+	src := bytes.Repeat([]byte("y"), size)
+	b.Run("baseline-copy", func(b *testing.B) {
+		dst := make([]byte, size)
+		b.SetBytes(size)
+		b.ReportAllocs()
+		for b.Loop() {
+			copy(dst, src)
+		}
+	})
+	b.Run("baseline-clone", func(b *testing.B) {
+		b.SetBytes(size)
+		b.ReportAllocs()
+		for b.Loop() {
+			_ = bytes.Clone(src)
+		}
+	})
+}
+
+// benchRecorder is an in-memory Recorder that forgets facts in batches.
+type benchRecorder struct {
+	mu    sync.Mutex
+	facts []jobs.Fact
+}
+
+func (m *benchRecorder) Record(f jobs.Fact) error {
+	m.mu.Lock()
+	if len(m.facts) == cap(m.facts) && len(m.facts) > 0 {
+		m.facts = m.facts[:0]
+	}
+	m.facts = append(m.facts, f)
+	m.mu.Unlock()
+	return nil
+}
+
+func BenchmarkStartSettlePlain(b *testing.B) {
+	rec := &benchRecorder{facts: make([]jobs.Fact, 0, 4096)}
+	r := New(WithRecorder(rec), WithLimits(Limits{MaxPerOwner: 1 << 30}))
+	ctx := context.Background()
+	start := jobs.PlainJobStart{
+		JobStartCommon: jobs.JobStartCommon{Kind: "bench", Label: "start-settle", Owner: "session"},
+		Run: func(context.Context, jobs.RunningJob) (jobs.Hooks, error) {
+			return instantHooks, nil
+		},
+	}
+	b.ReportAllocs()
+	n := 0
+	for b.Loop() {
+		snap, err := r.Start(ctx, start)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, settled, err := r.Wait(ctx, "session", snap.ID, 0); err != nil || !settled {
+			b.Fatalf("Wait = %v, %v", settled, err)
+		}
+		if n++; n%4096 == 0 { // keep the job table small, outside the measurement
+			b.StopTimer()
+			if err := r.DisposeOwner(ctx, "session"); err != nil {
+				b.Fatal(err)
+			}
+			b.StartTimer()
+		}
+	}
+}
+
+// BenchmarkGoroutineHandoff is the floor under start→settle: one goroutine
+// started and waited for, which every job costs (its producer's Done blocks
+// on a goroutine of its own).
+func BenchmarkGoroutineHandoff(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		done := make(chan struct{})
+		go func() { close(done) }()
+		<-done
+	}
+}
+
+var instantHooks = jobs.Hooks{
+	Cancel: func(string) error { return nil },
+	Done:   func() (jobs.JobOutcome, error) { return jobs.JobOutcome{Status: jobs.JobStatusCompleted}, nil },
+}
+
+// blockingHooks never finish; the benchmark process ends with them.
+func blockingHooks() jobs.Hooks {
+	block := make(chan struct{})
+	return jobs.Hooks{
+		Cancel: func(string) error { return nil },
+		Done:   func() (jobs.JobOutcome, error) { <-block; return jobs.JobOutcome{}, nil },
+	}
+}

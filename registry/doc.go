@@ -1,0 +1,103 @@
+// Package registry is the job registry of a background-job runtime: it starts
+// producers through the generated [jobs.JobStart] union, tracks each job's
+// lifecycle, keeps the record of recording jobs, fences reads by session and
+// hands lifecycle facts to a [Recorder] (the journal) at commit.
+//
+// # Lifecycle
+//
+// Start runs, in order: validate (non-empty kind and label, output limit not
+// negative, a Run function) → admission (running + stopping jobs per owner,
+// counting starts still inside their starter, at most Limits.MaxPerOwner;
+// unowned jobs share one bucket) → issue the per-kind ordinal and the JobId →
+// run the starter with the job's face → the registration commit. A refusal
+// consumes nothing; a starter that fails or panics registers nothing and
+// skips its ordinal. Writes and detail updates made before the registration
+// commit are staged: they become visible at the commit, with no signal of
+// their own; the commit fires exactly one jobs-changed signal.
+//
+// A job is running until a kill or teardown moves it to stopping, and
+// settles once, first-wins, as completed, killed or failed. Every move is
+// checked against the generated [jobs.JobLifecycle]. The sources of a
+// settlement are the producer's Done (one goroutine per job blocks in it), a
+// teardown that force-settles, and a kill: after a kill or teardown asked the
+// producer to stop, a producer that then reports failed (or killed) settles
+// killed, with the stop's reason merged into the detail as
+// "<detail>; <reason>"; a producer that reports completed stays completed. A
+// Done that returns an error, panics or reports a status that is not terminal
+// is a producer failure: failed, producerReported=false. A stopping job holds
+// its admission slot until it settles.
+//
+// # Settlement order
+//
+// A settlement first claims the job and decides its status, detail (an
+// outcome without detail keeps the last progress line), output and
+// finishedAt. It then records the job/settled fact (owned jobs only), then in
+// one critical section applies them, marks the job reported if waiters exist,
+// frees its slot, trims the record to SettledRetainBytes and takes the
+// snapshot; then it releases waiters, fires jobs-changed, the final output
+// signal (recording jobs) and finally the done listeners. Until the apply,
+// readers see the job live; writes after the claim are dropped (the first is
+// logged). So nothing can observe a settlement — not a reader, a waiter, a
+// listener, nor a start admitted into the freed slot — before its fact is
+// recorded. The job/registered fact is likewise recorded before the job
+// becomes visible and before its jobs-changed signal.
+//
+// # Locking
+//
+// One mutex guards the whole registry: the job table, admission counts,
+// ordinals, listener lists and every job's state and record. Critical
+// sections are short and do no I/O: bookkeeping, a snapshot copy, or copying
+// one append's bytes into the record. One lock keeps the invariants that span
+// jobs (admission, first-wins settlement, consistent snapshots and record
+// reads) simple to state and to check under the race detector; producers are
+// normally bound by their own I/O, so appends of different jobs serialising
+// on it costs little. A per-job lock for records can be added later without
+// changing the API.
+//
+// No user code runs with the mutex held: starters, Cancel, Done, ReadOutput,
+// the Clock, the ID generator, listeners, the logger and the Recorder are all
+// called after unlocking. The Recorder is called between a commit's decision
+// and its application, as described above; it may be called concurrently for
+// different jobs and must return promptly. Listeners run on the goroutine
+// that caused the event (output listeners inside the producer's Append) and
+// are contained: a panic is logged and the other listeners still run.
+//
+// # Fence
+//
+// Every read and every kill names the caller's [jobs.SessionId]. An owned job
+// is visible only to a caller of the same session, an unowned job to every
+// caller; a caller with no session ("") sees only unowned jobs. An id the
+// registry does not hold is [ErrUnknownJob]; a job of another session is
+// [ErrForeignJob]. A job is unknown while its starter runs.
+//
+// # Record
+//
+// A recording job's record is a ring of chunks {offset, at, text, channel,
+// gapBefore} at absolute UTF-8 byte offsets. After each append, whole head
+// chunks are dropped while the retained bytes exceed the job's retention
+// (OutputLimitBytes, else Limits.RetainBytes) and more than one chunk
+// remains; a single oversized append keeps its tail, cut forward to a rune
+// start, marked gapBefore. Empty appends are dropped without a signal. Text
+// is copied into one circular byte buffer that grows by doubling up to the
+// retention (never preallocated to it), so memory follows what was written,
+// a producer's larger buffer is never pinned, and once the buffer is full an
+// append allocates nothing. Chunk metadata costs 24 bytes per retained chunk.
+// At settlement the record is trimmed to SettledRetainBytes by the same rules
+// and its storage shrunk to fit. ReadRecord is non-consuming and never marks
+// a job reported.
+//
+// # Teardown
+//
+// DisposeOwner and Close mark every matching job reported, move live ones to
+// stopping and call their Cancel hooks concurrently. A Cancel that fails
+// force-settles its job failed at once; the others are waited for, bounded by
+// Limits.TeardownBound and the context, and force-settled failed at the
+// bound. Force-settled jobs carry producerReported=false; their producers'
+// later outcomes are ignored. DisposeOwner then removes the owner's jobs.
+// Close first stops all listeners and refuses new starts; a start whose
+// starter finishes after Close is cancelled and refused, and one that was
+// recording its registered fact is waited for and torn down too. Teardown
+// calls each job's Cancel at most once (a kill's earlier Cancel does not
+// count). Remove forgets one settled job; settled jobs are otherwise kept,
+// with their records trimmed, until their owner is disposed.
+package registry

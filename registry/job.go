@@ -1,0 +1,179 @@
+package registry
+
+import (
+	"github.com/jobgen/jobgen/generated/jobs"
+)
+
+// lifecycle is the generated job state machine; every status move is checked
+// against it.
+var lifecycle jobs.JobLifecycle
+
+// A jobState is where a job is in the registry's own bookkeeping, which is
+// finer than its JobStatus: a job is staged while its starter runs and while
+// its registered fact is recorded, and settling while its settled fact is
+// recorded. Readers see a staged job as unknown and a settling job as live.
+type jobState uint8
+
+const (
+	stateStaged    jobState = iota // starter running or registration in progress; writes stage silently
+	stateLive                      // registered, visible, writes signal
+	stateSettling                  // settlement claimed, fact being recorded; writes dropped
+	stateSettled                   // terminal and visible
+	stateDiscarded                 // the starter failed or the registry closed first; writes dropped
+)
+
+// A job is one job's state. Fields above the line are set before the job is
+// shared and never change; the rest are guarded by the registry's mutex.
+type job struct {
+	r        *Registry
+	id       jobs.JobId
+	name     string
+	kind     string
+	label    string
+	ordinal  int
+	owner    jobs.SessionId
+	toolCall jobs.ToolCallId
+	done     chan struct{} // closed when the settlement is visible: releases waiters
+	// ------------------------------------------------------------------
+	record           *ring // nil for a plain job
+	seq              uint64
+	state            jobState
+	status           jobs.JobStatus
+	detail           string
+	output           string // the final output of the producer's outcome
+	startedAt        int64
+	finishedAt       int64
+	reported         bool
+	producerReported bool
+	stopReason       string // set by the first kill or teardown
+	stopRequested    bool
+	teardownCancel   bool // a teardown has called (or is calling) Cancel
+	waiters          int
+	droppedLogged    bool
+	hooks            jobs.Hooks
+}
+
+func (j *job) visibleTo(caller jobs.SessionId) bool {
+	return j.owner == "" || j.owner == caller
+}
+
+// snapshot copies the job's state. r.mu must be held.
+func (j *job) snapshot() jobs.JobSnapshot {
+	var s jobs.JobSnapshot
+	j.snapshotInto(&s)
+	return s
+}
+
+// snapshotInto copies the job's state into s. r.mu must be held.
+func (j *job) snapshotInto(s *jobs.JobSnapshot) {
+	*s = jobs.JobSnapshot{
+		ID:               j.id,
+		Name:             j.name,
+		Kind:             j.kind,
+		Label:            j.label,
+		Ordinal:          j.ordinal,
+		Owner:            j.owner,
+		ToolCall:         j.toolCall,
+		Record:           j.record != nil,
+		Status:           j.status,
+		Detail:           j.detail,
+		StartedAt:        j.startedAt,
+		FinishedAt:       j.finishedAt,
+		Reported:         j.reported,
+		ProducerReported: j.producerReported,
+	}
+	if j.record != nil {
+		s.OutputBytes = j.record.total
+	}
+}
+
+func (j *job) registration() jobs.JobRegistration {
+	return jobs.JobRegistration{
+		RegisteredAt: j.startedAt,
+		Owner:        j.owner,
+		Kind:         j.kind,
+		Label:        j.label,
+		Ordinal:      j.ordinal,
+		ToolCall:     j.toolCall,
+		Record:       j.record != nil,
+	}
+}
+
+// A plainFace is what the producer of a plain job holds. It has no Append
+// method, so neither a call nor a type assertion can reach one.
+type plainFace struct{ j *job }
+
+// ID returns the job's identifier.
+func (f plainFace) ID() jobs.JobId { return f.j.id }
+
+// UpdateDetail replaces the job's progress line.
+func (f plainFace) UpdateDetail(detail string) { f.j.r.updateDetail(f.j, detail) }
+
+// A recordingFace is what the producer of a recording job holds.
+type recordingFace struct{ plainFace }
+
+// Append adds text to the job's record; empty text is dropped.
+func (f recordingFace) Append(text string, opts jobs.AppendOptions) {
+	if text == "" {
+		return
+	}
+	f.j.r.append(f.j, text, opts)
+}
+
+var (
+	_ jobs.RunningJob   = plainFace{}
+	_ jobs.RecordingJob = recordingFace{}
+)
+
+// append commits or stages one non-empty write.
+func (r *Registry) append(j *job, text string, opts jobs.AppendOptions) {
+	at := r.now()
+	code, known := channelCode(opts.Channel)
+	r.mu.Lock()
+	switch j.state {
+	case stateStaged:
+		j.record.append(text, at, code, opts.GapBefore)
+		r.mu.Unlock()
+	case stateLive:
+		j.record.append(text, at, code, opts.GapBefore)
+		ls := r.output.list
+		r.mu.Unlock()
+		r.fireOutput(ls, j.id)
+	default:
+		first := !j.droppedLogged
+		j.droppedLogged = true
+		r.mu.Unlock()
+		if first {
+			r.log.Warn("registry: append after settlement dropped", "job", j.id, "bytes", len(text))
+		}
+		return
+	}
+	if !known {
+		r.log.Warn("registry: append with an unknown channel kept unlabelled", "job", j.id, "channel", string(opts.Channel))
+	}
+}
+
+// updateDetail commits or stages a progress line.
+func (r *Registry) updateDetail(j *job, detail string) {
+	r.mu.Lock()
+	switch j.state {
+	case stateStaged:
+		j.detail = detail
+		r.mu.Unlock()
+	case stateLive:
+		changed := j.detail != detail
+		j.detail = detail
+		ls := r.changed.list
+		r.mu.Unlock()
+		if changed {
+			r.fireChanged(ls)
+		}
+	default:
+		first := !j.droppedLogged
+		j.droppedLogged = true
+		r.mu.Unlock()
+		if first {
+			r.log.Warn("registry: detail after settlement dropped", "job", j.id, "detail", detail)
+		}
+	}
+}

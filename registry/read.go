@@ -1,0 +1,145 @@
+package registry
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jobgen/jobgen/generated/jobs"
+)
+
+// A ReadResult is what Read hands the consuming model.
+type ReadResult struct {
+	// Job is the job's snapshot at the read.
+	Job jobs.JobSnapshot
+	// Output is the output not yet consumed: what the producer's ReadOutput
+	// returns, or without one the final output once the job is terminal.
+	Output string
+}
+
+// Read is the consuming model cursor of a job visible to caller. It returns
+// the producer's ReadOutput if the producer has one, else the final output
+// once the job is terminal, and marks a terminal job reported.
+func (r *Registry) Read(caller jobs.SessionId, id jobs.JobId) (ReadResult, error) {
+	r.mu.Lock()
+	j, err := r.lookup(caller, id)
+	if err != nil {
+		r.mu.Unlock()
+		return ReadResult{}, fmt.Errorf("registry: read %s: %w", id, err)
+	}
+	if j.state == stateSettled {
+		j.reported = true
+	}
+	res := ReadResult{Job: j.snapshot()}
+	readOutput := j.hooks.ReadOutput
+	if readOutput == nil && j.state == stateSettled {
+		res.Output = j.output
+	}
+	r.mu.Unlock()
+	if readOutput != nil {
+		res.Output = r.callReadOutput(j, readOutput)
+	}
+	return res, nil
+}
+
+func (r *Registry) callReadOutput(j *job, readOutput func() string) (out string) {
+	defer func() {
+		if v := recover(); v != nil {
+			r.log.Error("registry: ReadOutput panicked", "job", j.id, "panic", v)
+			out = ""
+		}
+	}()
+	return readOutput()
+}
+
+// ReadRecord reads the record of a recording job visible to caller without
+// consuming it: every retained chunk ending after the absolute byte offset
+// from, Next = the total bytes ever appended, Earliest = the first retained
+// offset, and Lossy when from lies below it. It never marks the job reported.
+func (r *Registry) ReadRecord(caller jobs.SessionId, id jobs.JobId, from int64) (jobs.RecordRead, error) {
+	if from < 0 {
+		return jobs.RecordRead{}, fmt.Errorf("registry: read record %s: offset %d: %w", id, from, ErrNegativeOffset)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	j, err := r.lookup(caller, id)
+	if err == nil && j.record == nil {
+		err = ErrNoRecord
+	}
+	if err != nil {
+		return jobs.RecordRead{}, fmt.Errorf("registry: read record %s: %w", id, err)
+	}
+	return j.record.read(from), nil
+}
+
+// observe reads a job's snapshot and its record from an offset atomically:
+// the read a follow stream (issue 5) opens with.
+func (r *Registry) observe(caller jobs.SessionId, id jobs.JobId, from int64) (jobs.JobSnapshot, jobs.RecordRead, error) {
+	if from < 0 {
+		return jobs.JobSnapshot{}, jobs.RecordRead{}, fmt.Errorf("offset %d: %w", from, ErrNegativeOffset)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	j, err := r.lookup(caller, id)
+	if err != nil {
+		return jobs.JobSnapshot{}, jobs.RecordRead{}, err
+	}
+	if j.record == nil {
+		return jobs.JobSnapshot{}, jobs.RecordRead{}, ErrNoRecord
+	}
+	return j.snapshot(), j.record.read(from), nil
+}
+
+// Wait waits for a job visible to caller to settle, for at most timeout (no
+// limit when timeout <= 0) and as long as ctx lives.
+//
+// Settled, it returns the settled snapshot and true, and the job is marked
+// reported. On timeout it returns the live snapshot and false, without marking
+// reported. When ctx ends first it returns the live snapshot, false and ctx's
+// error. A timeout or cancellation racing the settlement never swallows the
+// result: if the settlement counted this waiter (and so marked the job
+// reported), Wait returns it.
+func (r *Registry) Wait(ctx context.Context, caller jobs.SessionId, id jobs.JobId, timeout time.Duration) (jobs.JobSnapshot, bool, error) {
+	r.mu.Lock()
+	j, err := r.lookup(caller, id)
+	if err != nil {
+		r.mu.Unlock()
+		return jobs.JobSnapshot{}, false, fmt.Errorf("registry: wait %s: %w", id, err)
+	}
+	if j.state == stateSettled {
+		j.reported = true
+		snap := j.snapshot()
+		r.mu.Unlock()
+		return snap, true, nil
+	}
+	j.waiters++
+	r.mu.Unlock()
+
+	var expire <-chan time.Time
+	if timeout > 0 {
+		t := time.NewTimer(timeout)
+		defer t.Stop()
+		expire = t.C
+	}
+	var abort error
+	select {
+	case <-j.done:
+	case <-expire:
+	case <-ctx.Done():
+		abort = ctx.Err()
+	}
+
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if j.state == stateSettled {
+		// Counted as a waiter by the settlement (it marked reported), or settled
+		// between the wake-up and here: either way the result is delivered.
+		j.reported = true
+		return j.snapshot(), true, nil
+	}
+	j.waiters--
+	if abort != nil {
+		return j.snapshot(), false, fmt.Errorf("registry: wait %s: %w", id, abort)
+	}
+	return j.snapshot(), false, nil
+}

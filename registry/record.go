@@ -1,0 +1,317 @@
+package registry
+
+import (
+	"strings"
+	"unicode/utf8"
+
+	"github.com/jobgen/jobgen/generated/jobs"
+)
+
+// channels lists the declared channels; a chunk stores its channel as an index
+// into it plus one (zero is unlabelled), which keeps chunk metadata small.
+var channels = jobs.ChannelValues()
+
+func channelCode(c jobs.Channel) (code uint8, known bool) {
+	if c == "" {
+		return 0, true
+	}
+	for i, v := range channels {
+		if v == c {
+			return uint8(i + 1), true
+		}
+	}
+	return 0, false
+}
+
+func channelOf(code uint8) jobs.Channel {
+	if code == 0 {
+		return ""
+	}
+	return channels[code-1]
+}
+
+// minRingBytes is the first allocation of a ring's byte storage.
+const minRingBytes = 64
+
+// A chunkMeta describes one retained append: n ring bytes from absolute
+// offset off. Chunks are contiguous: each ends where the next begins.
+type chunkMeta struct {
+	off   int64  // absolute offset of the first retained byte
+	at    int64  // append time, Unix ms
+	n     uint32 // retained bytes; a ring's limit fits in an int32
+	flags uint8  // channel code (see channelCode) | gapFlag
+}
+
+const gapFlag = 0x80
+
+func chunkFlags(code uint8, gap bool) uint8 {
+	if gap {
+		return code | gapFlag
+	}
+	return code
+}
+
+// A ring is a job's record: the retained tail of everything appended, as
+// chunks. Text lives in one circular byte buffer that grows by doubling up to
+// the retention limit (never preallocated to it); chunk metadata lives in a
+// circular slice of chunkMeta. Appending copies the text, so a producer's
+// buffer is never pinned, and once both circles have reached their working
+// size an append allocates nothing.
+//
+// The retained bytes are the absolute offsets [start, total) (start is the
+// earliest retained offset, total when nothing is retained); they end at
+// buf[tail] and wrap around buf.
+//
+// A ring is not safe for concurrent use; the registry guards it with its mutex.
+type ring struct {
+	limit int    // retention cap in bytes
+	buf   []byte // circular; len(buf) is the circle's size
+	tail  int    // index in buf where the next byte goes
+	start int64  // absolute offset of the first retained byte
+	total int64  // bytes ever appended
+	meta  []chunkMeta
+	first int // index in meta of the first chunk
+	count int // retained chunks
+}
+
+func newRing(limit int) *ring {
+	return &ring{limit: limit}
+}
+
+// used is the number of retained bytes.
+func (r *ring) used() int { return int(r.total - r.start) }
+
+// head is the index in buf of the first retained byte.
+func (r *ring) head() int {
+	h := r.tail - r.used()
+	if h < 0 {
+		h += len(r.buf)
+	}
+	return h
+}
+
+// chunk returns the i-th retained chunk's metadata (0 is the oldest).
+func (r *ring) chunk(i int) *chunkMeta {
+	k := r.first + i
+	if k >= len(r.meta) {
+		k -= len(r.meta)
+	}
+	return &r.meta[k]
+}
+
+// end returns the absolute offset just past the i-th chunk.
+func (r *ring) end(i int) int64 {
+	m := r.chunk(i)
+	return m.off + int64(m.n)
+}
+
+// append adds one non-empty write. Whole head chunks are dropped while the
+// retained bytes would exceed the limit and another chunk remains; a write
+// larger than the limit on its own keeps only its UTF-8-safe tail, marked
+// gapBefore.
+func (r *ring) append(text string, at int64, code uint8, gap bool) {
+	n := len(text)
+	if n > r.limit {
+		r.appendOversized(text, at, code)
+		return
+	}
+	for r.count > 0 && r.used()+n > r.limit {
+		r.dropHead()
+	}
+	if r.used()+n > len(r.buf) {
+		r.grow(r.used() + n)
+	}
+	if r.count == len(r.meta) {
+		r.growMeta()
+	}
+	// Bookkeeping first and the copy last, so nothing is reloaded after it.
+	k := r.first + r.count
+	if k >= len(r.meta) {
+		k -= len(r.meta)
+	}
+	// Field by field: a composite literal is built on the stack with narrow
+	// stores and copied with wide loads, which stalls store forwarding.
+	m := &r.meta[k]
+	m.off, m.at, m.n, m.flags = r.total, at, uint32(n), chunkFlags(code, gap)
+	r.count++
+	r.total += int64(n)
+	buf, tail := r.buf, r.tail
+	next := tail + n
+	if next >= len(buf) {
+		next -= len(buf)
+	}
+	r.tail = next
+	if c := copy(buf[tail:], text); c < n {
+		copy(buf, text[c:])
+	}
+}
+
+func (r *ring) appendOversized(text string, at int64, code uint8) {
+	cut := utf8Cut(len(text)-r.limit, len(text), func(i int) byte { return text[i] })
+	kept := text[cut:]
+	r.start, r.first, r.count = r.total, 0, 0
+	if len(kept) > len(r.buf) {
+		r.grow(len(kept))
+	}
+	r.tail = copy(r.buf, kept)
+	if r.tail == len(r.buf) {
+		r.tail = 0
+	}
+	if len(r.meta) == 0 {
+		r.growMeta()
+	}
+	m := &r.meta[0]
+	m.off, m.at, m.n, m.flags = r.total+int64(cut), at, uint32(len(kept)), chunkFlags(code, true)
+	r.count = 1
+	r.start = m.off
+	r.total += int64(len(text))
+}
+
+// utf8Cut moves a cut point forward past UTF-8 continuation bytes, at most
+// utf8.UTFMax-1 of them, so the kept tail starts on a rune. Invalid text
+// (longer runs of continuation bytes) is cut where the limit says.
+func utf8Cut(cut, n int, at func(int) byte) int {
+	for i := cut; i < cut+utf8.UTFMax; i++ {
+		if i >= n {
+			return n
+		}
+		if utf8.RuneStart(at(i)) {
+			return i
+		}
+	}
+	return cut
+}
+
+func (r *ring) dropHead() {
+	r.start += int64(r.meta[r.first].n)
+	r.first++
+	if r.first == len(r.meta) {
+		r.first = 0
+	}
+	r.count--
+}
+
+// grow reallocates the byte circle to hold need bytes, linearising it.
+func (r *ring) grow(need int) {
+	size := max(2*len(r.buf), need, minRingBytes)
+	size = min(size, max(r.limit, need))
+	buf := make([]byte, size)
+	used := r.used()
+	r.copyOut(buf, 0, used)
+	r.buf, r.tail = buf, used
+}
+
+// copyOut copies n retained bytes starting at logical position from.
+func (r *ring) copyOut(dst []byte, from, n int) {
+	if n == 0 {
+		return
+	}
+	p := r.head() + from
+	if p >= len(r.buf) {
+		p -= len(r.buf)
+	}
+	c := copy(dst[:n], r.buf[p:])
+	copy(dst[c:n], r.buf)
+}
+
+// writeTo appends n retained bytes starting at logical position from to b.
+func (r *ring) writeTo(b *strings.Builder, from, n int) {
+	if n == 0 {
+		return
+	}
+	p := r.head() + from
+	if p >= len(r.buf) {
+		p -= len(r.buf)
+	}
+	if p+n <= len(r.buf) {
+		b.Write(r.buf[p : p+n])
+		return
+	}
+	b.Write(r.buf[p:])
+	b.Write(r.buf[:n-(len(r.buf)-p)])
+}
+
+// growMeta doubles the metadata circle, linearising it.
+func (r *ring) growMeta() {
+	meta := make([]chunkMeta, max(2*len(r.meta), 8))
+	for i := range r.count {
+		meta[i] = *r.chunk(i)
+	}
+	r.meta, r.first = meta, 0
+}
+
+// byteAt returns the retained byte at logical position i.
+func (r *ring) byteAt(i int) byte {
+	p := r.head() + i
+	if p >= len(r.buf) {
+		p -= len(r.buf)
+	}
+	return r.buf[p]
+}
+
+// settle trims the record to limit, by the append rules, and compacts its
+// storage to exactly what is kept. The ring takes no appends afterwards.
+func (r *ring) settle(limit int) {
+	for r.count > 1 && r.used() > limit {
+		r.dropHead()
+	}
+	if used := r.used(); r.count == 1 && used > limit {
+		cut := utf8Cut(used-limit, used, r.byteAt)
+		r.start += int64(cut)
+		c := r.chunk(0)
+		c.off += int64(cut)
+		c.n -= uint32(cut)
+		c.flags |= gapFlag
+	}
+	r.limit = limit
+	var buf []byte
+	if used := r.used(); used > 0 {
+		buf = make([]byte, used)
+		r.copyOut(buf, 0, used)
+	}
+	var meta []chunkMeta
+	if r.count > 0 {
+		meta = make([]chunkMeta, r.count)
+		for i := range r.count {
+			meta[i] = *r.chunk(i)
+		}
+	}
+	r.buf, r.tail, r.meta, r.first = buf, 0, meta, 0
+}
+
+// read returns every retained chunk ending after from. All chunk texts share
+// one fresh allocation.
+func (r *ring) read(from int64) jobs.RecordRead {
+	earliest := r.start
+	out := jobs.RecordRead{Earliest: earliest, Next: r.total, Lossy: from < earliest}
+	// The first chunk whose end is after from; ends never decrease.
+	lo, hi := 0, r.count
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if r.end(mid) > from {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	out.Chunks = make([]jobs.RecordChunk, r.count-lo)
+	if lo == r.count {
+		return out
+	}
+	start := r.chunk(lo).off
+	var b strings.Builder
+	b.Grow(int(r.total - start))
+	r.writeTo(&b, int(start-earliest), int(r.total-start))
+	text := b.String()
+	for i := range out.Chunks {
+		m := r.chunk(lo + i)
+		out.Chunks[i] = jobs.RecordChunk{
+			Offset:    m.off,
+			At:        m.at,
+			Text:      text[m.off-start : m.off-start+int64(m.n)],
+			Channel:   channelOf(m.flags &^ gapFlag),
+			GapBefore: m.flags&gapFlag != 0,
+		}
+	}
+	return out
+}

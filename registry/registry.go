@@ -1,0 +1,281 @@
+package registry
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/jobgen/jobgen/generated/jobs"
+)
+
+// Errors callers can test for with errors.Is. Every error the registry returns
+// wraps at most one of them, with the operation and the job id as context.
+var (
+	// ErrUnknownJob reports an id the registry does not hold (never issued,
+	// removed, or still inside its starter).
+	ErrUnknownJob = errors.New("unknown job")
+	// ErrForeignJob reports a job owned by a session other than the caller's.
+	ErrForeignJob = errors.New("job belongs to another session")
+	// ErrNoRecord reports a record read on a plain job, which keeps no record.
+	ErrNoRecord = errors.New("job keeps no record")
+	// ErrTooManyJobs reports a start refused by admission: the owner already has
+	// the maximum number of running and stopping jobs.
+	ErrTooManyJobs = errors.New("too many jobs")
+	// ErrInvalidStart reports a JobStart that fails validation, or a starter
+	// that returned unusable Hooks.
+	ErrInvalidStart = errors.New("invalid job start")
+	// ErrClosed reports a start on a closed registry.
+	ErrClosed = errors.New("registry closed")
+	// ErrNegativeOffset reports a record read from a negative offset.
+	ErrNegativeOffset = errors.New("negative record offset")
+)
+
+// A Clock tells the registry the time for its timestamps (StartedAt,
+// FinishedAt, a fact's At and a chunk's At). Timers and waits do not use it:
+// they use package time, so tests fake both with testing/synctest.
+type Clock interface {
+	Now() time.Time
+}
+
+// A Recorder receives the lifecycle facts of owned jobs: a [jobs.JobRegistered]
+// at the registration commit and a [jobs.JobSettled] at settlement, each once.
+//
+// Record is called synchronously, without any registry lock held, before the
+// commit becomes visible to readers, waiters or listeners. It may be called
+// from several goroutines at once (commits of different jobs), must return
+// promptly (a commit and everything waiting on it waits for it) and may read
+// the registry, where it sees the job as it was before the commit. An error or
+// a panic is logged and contained: the commit goes ahead.
+type Recorder interface {
+	Record(f jobs.Fact) error
+}
+
+// Limits are the registry's tunables. A zero (or negative) field means the
+// spec's default: [jobs.DefaultMaxConcurrentJobsPerOwner],
+// [jobs.DefaultRetainBytes], [jobs.DefaultSettledRetainBytes],
+// [jobs.DefaultTeardownBound].
+type Limits struct {
+	// MaxPerOwner caps running plus stopping jobs (and starts in progress) per
+	// owner; unowned jobs share one bucket.
+	MaxPerOwner int
+	// RetainBytes caps a live job's retained record unless its JobStart sets
+	// OutputLimitBytes.
+	RetainBytes int
+	// SettledRetainBytes caps a record once its job settles.
+	SettledRetainBytes int
+	// TeardownBound bounds how long DisposeOwner and Close wait for producers.
+	TeardownBound time.Duration
+}
+
+func (l Limits) withDefaults() Limits {
+	if l.MaxPerOwner <= 0 {
+		l.MaxPerOwner = jobs.DefaultMaxConcurrentJobsPerOwner
+	}
+	if l.RetainBytes <= 0 {
+		l.RetainBytes = jobs.DefaultRetainBytes
+	}
+	if l.SettledRetainBytes <= 0 {
+		l.SettledRetainBytes = jobs.DefaultSettledRetainBytes
+	}
+	if l.TeardownBound <= 0 {
+		l.TeardownBound = jobs.DefaultTeardownBound
+	}
+	return l
+}
+
+// An Option configures a Registry.
+type Option func(*Registry)
+
+// WithClock sets the clock used for timestamps; the default is time.Now.
+func WithClock(c Clock) Option {
+	return func(r *Registry) {
+		if c != nil {
+			r.clock = c
+		}
+	}
+}
+
+// WithLogger sets where contained failures are logged; the default discards.
+func WithLogger(l *slog.Logger) Option {
+	return func(r *Registry) {
+		if l != nil {
+			r.log = l
+		}
+	}
+}
+
+// WithRecorder sets the Recorder that receives lifecycle facts; the default
+// records nothing.
+func WithRecorder(rec Recorder) Option {
+	return func(r *Registry) { r.rec = rec }
+}
+
+// WithLimits sets the registry's limits; zero fields keep the defaults.
+func WithLimits(l Limits) Option {
+	return func(r *Registry) { r.limits = l.withDefaults() }
+}
+
+// WithIDs sets the JobId generator; the default is [jobs.NewJobId]. Tests use
+// it for deterministic ids.
+func WithIDs(next func() jobs.JobId) Option {
+	return func(r *Registry) {
+		if next != nil {
+			r.newID = next
+		}
+	}
+}
+
+type systemClock struct{}
+
+func (systemClock) Now() time.Time { return time.Now() }
+
+// A Registry holds the live and settled jobs of one process. It is safe for
+// concurrent use. The zero value is not usable; call New.
+type Registry struct {
+	clock  Clock
+	log    *slog.Logger
+	rec    Recorder
+	limits Limits
+	newID  func() jobs.JobId
+
+	mu       sync.Mutex
+	jobs     map[jobs.JobId]*job
+	seq      uint64                 // registration order, for List
+	ordinals map[string]int         // last ordinal issued per kind
+	active   map[jobs.SessionId]int // running + stopping + starting, per owner
+	closed   bool
+	// registering counts jobs whose registered fact is being recorded; a
+	// teardown that must wait for them sets regIdle, closed when the count
+	// drops back to zero.
+	registering int
+	regIdle     chan struct{}
+
+	changed listenerSet[func()]
+	output  listenerSet[func(jobs.JobId)]
+	done    listenerSet[func(jobs.JobSnapshot)]
+}
+
+// New returns an empty registry.
+func New(opts ...Option) *Registry {
+	r := &Registry{
+		clock:    systemClock{},
+		log:      slog.New(slog.DiscardHandler),
+		limits:   Limits{}.withDefaults(),
+		newID:    jobs.NewJobId,
+		jobs:     make(map[jobs.JobId]*job),
+		ordinals: make(map[string]int),
+		active:   make(map[jobs.SessionId]int),
+	}
+	for _, opt := range opts {
+		opt(r)
+	}
+	return r
+}
+
+// Get returns a snapshot of one job visible to caller.
+func (r *Registry) Get(caller jobs.SessionId, id jobs.JobId) (jobs.JobSnapshot, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	j, err := r.lookup(caller, id)
+	if err != nil {
+		return jobs.JobSnapshot{}, fmt.Errorf("registry: get %s: %w", id, err)
+	}
+	return j.snapshot(), nil
+}
+
+// List returns snapshots of the jobs visible to caller (its own and the
+// unowned ones), in registration order.
+func (r *Registry) List(caller jobs.SessionId) []jobs.JobSnapshot {
+	r.mu.Lock()
+	visible := make([]*job, 0, len(r.jobs))
+	for _, j := range r.jobs {
+		if j.visibleTo(caller) {
+			visible = append(visible, j)
+		}
+	}
+	sort.Slice(visible, func(a, b int) bool { return visible[a].seq < visible[b].seq })
+	out := make([]jobs.JobSnapshot, len(visible))
+	for i, j := range visible {
+		out[i] = j.snapshot()
+	}
+	r.mu.Unlock()
+	return out
+}
+
+// Remove forgets a settled job visible to caller and fires jobs-changed. A
+// live job cannot be removed: kill it and wait first.
+func (r *Registry) Remove(caller jobs.SessionId, id jobs.JobId) error {
+	r.mu.Lock()
+	j, err := r.lookup(caller, id)
+	if err != nil {
+		r.mu.Unlock()
+		return fmt.Errorf("registry: remove %s: %w", id, err)
+	}
+	if j.state != stateSettled {
+		r.mu.Unlock()
+		return fmt.Errorf("registry: remove %s: job is %s, not settled", id, j.status)
+	}
+	delete(r.jobs, id)
+	ls := r.changed.list
+	r.mu.Unlock()
+	r.fireChanged(ls)
+	return nil
+}
+
+// lookup finds id and applies the fence. r.mu must be held.
+func (r *Registry) lookup(caller jobs.SessionId, id jobs.JobId) (*job, error) {
+	j, ok := r.jobs[id]
+	if !ok {
+		return nil, ErrUnknownJob
+	}
+	if !j.visibleTo(caller) {
+		return nil, ErrForeignJob
+	}
+	return j, nil
+}
+
+// releaseSlot gives back one admission slot of owner. r.mu must be held.
+func (r *Registry) releaseSlot(owner jobs.SessionId) {
+	if n := r.active[owner] - 1; n > 0 {
+		r.active[owner] = n
+	} else {
+		delete(r.active, owner)
+	}
+}
+
+// now returns the clock's time in Unix milliseconds. It calls user code, so
+// it is never called with r.mu held.
+func (r *Registry) now() int64 {
+	return r.clock.Now().UnixMilli()
+}
+
+// record hands f to the Recorder, containing an error or a panic. It is never
+// called with r.mu held.
+func (r *Registry) record(f jobs.Fact, id jobs.JobId) {
+	if r.rec == nil {
+		return
+	}
+	defer func() {
+		if v := recover(); v != nil {
+			r.log.Error("registry: recorder panicked", "job", id, "fact", f.FactType(), "panic", v)
+		}
+	}()
+	if err := r.rec.Record(f); err != nil {
+		r.log.Error("registry: recorder failed", "job", id, "fact", f.FactType(), "err", err)
+	}
+}
+
+// retainFor returns the live retention of a job that asked for limit bytes.
+func (r *Registry) retainFor(limit int64) int {
+	switch {
+	case limit <= 0:
+		return r.limits.RetainBytes
+	case limit > math.MaxInt32:
+		return math.MaxInt32
+	}
+	return int(limit)
+}

@@ -1,0 +1,239 @@
+package registry
+
+import (
+	"fmt"
+
+	"github.com/jobgen/jobgen/generated/jobs"
+)
+
+// A settlement is what one source asks a job to settle as.
+type settlement struct {
+	status           jobs.JobStatus
+	detail           string // empty keeps the last progress line
+	output           string
+	producerReported bool
+	at               int64 // finishedAt, Unix ms
+	// outcome marks a settlement from the producer's own outcome, to which
+	// the stop rule applies: after a kill or teardown asked the producer to
+	// stop, a reported failure is the stop's doing and settles killed.
+	outcome bool
+}
+
+// awaitProducer runs on its own goroutine per job: it blocks in Done and
+// settles the job with what Done returns.
+func (r *Registry) awaitProducer(j *job) {
+	s := producerSettlement(callDone(j.hooks.Done))
+	if !r.settle(j, &s) {
+		r.logLateOutcome(j)
+	}
+}
+
+// producerSettlement turns what Done returned into a settlement: the outcome
+// when its status is terminal, else a producer failure.
+func producerSettlement(out jobs.JobOutcome, err error) settlement {
+	switch {
+	case err != nil:
+		return settlement{status: jobs.JobStatusFailed, detail: "producer failed: " + err.Error()}
+	case !out.Status.Terminal():
+		return settlement{status: jobs.JobStatusFailed, detail: fmt.Sprintf(
+			"producer failed: it reported status %q, which is not terminal (want completed, killed or failed); its detail was %q",
+			out.Status, out.Detail)}
+	}
+	return settlement{status: out.Status, detail: out.Detail, output: out.Output, producerReported: true, outcome: true}
+}
+
+func (r *Registry) logLateOutcome(j *job) {
+	r.log.Debug("registry: producer ended after its job settled", "job", j.id)
+}
+
+// callDone calls a Done hook, turning a panic into an error.
+func callDone(done func() (jobs.JobOutcome, error)) (out jobs.JobOutcome, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("panic: %v", v)
+		}
+	}()
+	return done()
+}
+
+// forceSettle settles j as failed without its producer's word.
+func (r *Registry) forceSettle(j *job, detail string) bool {
+	return r.settle(j, &settlement{status: jobs.JobStatusFailed, detail: detail})
+}
+
+// settle is the only close of a job, first-wins. In order: claim the job and
+// decide status, detail, output and finishedAt; record the settled fact (no
+// lock held; readers still see the job live); then commit: in one critical
+// section apply them, mark reported if waiters exist, free the admission
+// slot, trim the record and snapshot; then release waiters, fire
+// jobs-changed, the final output signal (recording jobs) and the done
+// listeners. It reports whether this call settled the job.
+func (r *Registry) settle(j *job, s *settlement) bool {
+	s.at = r.now()
+	fact, ok := r.claim(j, s)
+	if !ok {
+		return false
+	}
+	if fact != nil {
+		r.record(fact, j.id)
+	}
+	r.commit(j, s)
+	return true
+}
+
+// claim decides a settlement of a live job, completing s, and returns the
+// settled fact to record (nil for an unowned job). It reports false when
+// another settlement came first.
+func (r *Registry) claim(j *job, s *settlement) (jobs.Fact, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if j.state != stateLive {
+		return nil, false
+	}
+	if s.outcome && j.stopRequested && s.status == jobs.JobStatusFailed {
+		s.status = jobs.JobStatusKilled
+	}
+	if !lifecycle.CanTransition(j.status, s.status) {
+		s.detail = fmt.Sprintf("registry: illegal move %s → %s (%s)", j.status, s.status, s.detail)
+		s.status, s.producerReported = jobs.JobStatusFailed, false
+	}
+	if s.detail == "" {
+		s.detail = j.detail
+	}
+	if s.status == jobs.JobStatusKilled && j.stopReason != "" {
+		s.detail = joinDetail(s.detail, j.stopReason)
+	}
+	j.state = stateSettling
+	if j.owner == "" {
+		return nil, true
+	}
+	return jobs.JobSettled{
+		JobID:            j.id,
+		At:               s.at,
+		Status:           s.status,
+		Detail:           s.detail,
+		ProducerReported: s.producerReported,
+		Registration:     j.registration(),
+	}, true
+}
+
+// commit makes a claimed settlement visible and signals it.
+func (r *Registry) commit(j *job, s *settlement) {
+	var snap jobs.JobSnapshot
+	changed, output, done := r.apply(j, s, &snap)
+	close(j.done)
+	r.fireChanged(changed)
+	if j.record != nil {
+		r.fireOutput(output, j.id)
+	}
+	r.fireDone(done, &snap)
+}
+
+// apply writes a claimed settlement into the job, its snapshot into snap, and
+// returns the listeners to signal. (Pointers, not values: the snapshot is
+// large and this runs on the producer's small goroutine stack.)
+func (r *Registry) apply(j *job, s *settlement, snap *jobs.JobSnapshot) ([]listener[func()], []listener[func(jobs.JobId)], []listener[func(jobs.JobSnapshot)]) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	j.status = s.status
+	j.detail = s.detail
+	j.output = s.output
+	j.finishedAt = s.at
+	j.producerReported = s.producerReported
+	if j.waiters > 0 {
+		j.reported = true
+	}
+	j.state = stateSettled
+	r.releaseSlot(j.owner)
+	if j.record != nil {
+		j.record.settle(r.limits.SettledRetainBytes)
+	}
+	j.snapshotInto(snap)
+	return r.changed.list, r.output.list, r.done.list
+}
+
+func joinDetail(detail, reason string) string {
+	switch {
+	case detail == "":
+		return reason
+	case reason == "":
+		return detail
+	}
+	return detail + "; " + reason
+}
+
+// A KillResult says what a Kill did.
+type KillResult int
+
+const (
+	// KillRequested means the producer was asked to stop; the job is stopping
+	// (or settled meanwhile).
+	KillRequested KillResult = iota + 1
+	// KillAlreadyFinished means the job had already settled; nothing was done.
+	KillAlreadyFinished
+)
+
+func (k KillResult) String() string {
+	switch k {
+	case KillRequested:
+		return "requested"
+	case KillAlreadyFinished:
+		return "already-finished"
+	}
+	return fmt.Sprintf("KillResult(%d)", int(k))
+}
+
+// Kill asks a job visible to caller to stop. It calls the job's Cancel with
+// reason first; an error leaves the job untouched and is returned. Then the
+// job moves to stopping (firing jobs-changed) and keeps its admission slot
+// until its producer ends; if it then reports failed or killed, it settles
+// killed with reason merged into its detail ("<detail>; <reason>").
+func (r *Registry) Kill(caller jobs.SessionId, id jobs.JobId, reason string) (KillResult, error) {
+	r.mu.Lock()
+	j, err := r.lookup(caller, id)
+	if err != nil {
+		r.mu.Unlock()
+		return 0, fmt.Errorf("registry: kill %s: %w", id, err)
+	}
+	switch j.state {
+	case stateSettled:
+		r.mu.Unlock()
+		return KillAlreadyFinished, nil
+	case stateSettling:
+		r.mu.Unlock()
+		<-j.done // the settlement is decided; let it become visible first
+		return KillAlreadyFinished, nil
+	}
+	cancel := j.hooks.Cancel
+	r.mu.Unlock()
+
+	if err := r.callCancel(cancel, reason); err != nil {
+		return 0, fmt.Errorf("registry: kill %s: cancel: %w", id, err)
+	}
+
+	r.mu.Lock()
+	if j.state != stateLive {
+		r.mu.Unlock()
+		return KillRequested, nil
+	}
+	if !j.stopRequested {
+		j.stopRequested, j.stopReason = true, reason
+	}
+	moved := r.stop(j)
+	ls := r.changed.list
+	r.mu.Unlock()
+	if moved {
+		r.fireChanged(ls)
+	}
+	return KillRequested, nil
+}
+
+// stop moves a running job to stopping and reports whether it moved. r.mu
+// must be held.
+func (r *Registry) stop(j *job) bool {
+	if !lifecycle.CanTransition(j.status, jobs.JobStatusStopping) {
+		return false
+	}
+	j.status = jobs.JobStatusStopping
+	return true
+}

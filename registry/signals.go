@@ -1,0 +1,110 @@
+package registry
+
+import (
+	"sync"
+
+	"github.com/jobgen/jobgen/generated/jobs"
+)
+
+// A listenerSet holds subscribed callbacks. list is copy-on-write: a firing
+// takes the slice under the registry's mutex and calls it after unlocking,
+// while subscriptions made meanwhile build a new slice.
+type listenerSet[F any] struct {
+	next uint64
+	list []listener[F]
+}
+
+type listener[F any] struct {
+	id uint64
+	fn F
+}
+
+func (s *listenerSet[F]) add(fn F) uint64 {
+	s.next++
+	list := make([]listener[F], len(s.list), len(s.list)+1)
+	copy(list, s.list)
+	s.list = append(list, listener[F]{id: s.next, fn: fn})
+	return s.next
+}
+
+func (s *listenerSet[F]) remove(id uint64) {
+	for i, l := range s.list {
+		if l.id == id {
+			list := make([]listener[F], 0, len(s.list)-1)
+			list = append(list, s.list[:i]...)
+			s.list = append(list, s.list[i+1:]...)
+			return
+		}
+	}
+}
+
+func (s *listenerSet[F]) clear() { s.list = nil }
+
+// subscribe adds fn to the set chosen by pick and returns its idempotent
+// unsubscribe. On a closed registry it subscribes nothing.
+func subscribe[F any](r *Registry, pick func(*Registry) *listenerSet[F], fn F) func() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return func() {}
+	}
+	id := pick(r).add(fn)
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			r.mu.Lock()
+			pick(r).remove(id)
+			r.mu.Unlock()
+		})
+	}
+}
+
+// OnJobsChanged subscribes fn to jobs-changed: a registration, a detail
+// update, a move to stopping, a settlement or a removal. It never fires on
+// append. The returned func unsubscribes; a firing already under way may still
+// call fn once.
+func (r *Registry) OnJobsChanged(fn func()) func() {
+	return subscribe(r, func(r *Registry) *listenerSet[func()] { return &r.changed }, fn)
+}
+
+// OnOutput subscribes fn to output signals: once per committed non-empty
+// append of a live recording job, and once when a recording job settles. fn
+// runs on the producer's goroutine, inside its Append, so it should only note
+// the signal (a non-blocking channel send, say) and return.
+func (r *Registry) OnOutput(fn func(jobs.JobId)) func() {
+	return subscribe(r, func(r *Registry) *listenerSet[func(jobs.JobId)] { return &r.output }, fn)
+}
+
+// OnJobDone subscribes fn to settlements, with the settled snapshot. It fires
+// last in the settlement order, after waiters are released.
+func (r *Registry) OnJobDone(fn func(jobs.JobSnapshot)) func() {
+	return subscribe(r, func(r *Registry) *listenerSet[func(jobs.JobSnapshot)] { return &r.done }, fn)
+}
+
+func (r *Registry) fireChanged(ls []listener[func()]) {
+	for _, l := range ls {
+		r.contain("jobs-changed", l.fn)
+	}
+}
+
+func (r *Registry) fireOutput(ls []listener[func(jobs.JobId)], id jobs.JobId) {
+	for _, l := range ls {
+		r.contain("output", func() { l.fn(id) })
+	}
+}
+
+func (r *Registry) fireDone(ls []listener[func(jobs.JobSnapshot)], s *jobs.JobSnapshot) {
+	for _, l := range ls {
+		r.contain("job-done", func() { l.fn(*s) })
+	}
+}
+
+// contain calls a listener, logging a panic instead of propagating it.
+func (r *Registry) contain(signal string, fn func()) {
+	defer func() {
+		if v := recover(); v != nil {
+			r.log.Error("registry: listener panicked", "signal", signal, "panic", v)
+		}
+	}()
+	fn()
+}

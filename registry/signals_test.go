@@ -1,0 +1,110 @@
+package registry_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/jobgen/jobgen/generated/jobs"
+	"github.com/jobgen/jobgen/registry"
+)
+
+// TestJobsChangedSignals counts jobs-changed through a job's whole life:
+// registration, detail updates, stopping, settlement and removal fire it;
+// appends never do.
+func TestJobsChangedSignals(t *testing.T) {
+	r := registry.New()
+	sig := watch(r)
+	p := newProducer()
+	var face jobs.RecordingJob
+	snap := mustStart(t, r, recordingStart("", "bash", p, &face))
+	steps := []struct {
+		name    string
+		do      func()
+		changed int64
+		output  int64
+	}{
+		{"registration", func() {}, 1, 0},
+		{"append", func() { face.Append("text", jobs.AppendOptions{}) }, 1, 1},
+		{"empty append", func() { face.Append("", jobs.AppendOptions{}) }, 1, 1},
+		{"detail", func() { face.UpdateDetail("step 1") }, 2, 1},
+		{"same detail again", func() { face.UpdateDetail("step 1") }, 2, 1},
+		{"stopping", func() {
+			if _, err := r.Kill("", snap.ID, "stop"); err != nil {
+				t.Fatal(err)
+			}
+		}, 3, 1},
+		{"append while stopping", func() { face.Append("more", jobs.AppendOptions{}) }, 3, 2},
+		{"settlement", func() {
+			settled := settledSignal(t, r, snap.ID)
+			p.finish(jobs.JobStatusKilled, "", "")
+			settled()
+		}, 4, 3},
+		{"removal", func() {
+			if err := r.Remove("", snap.ID); err != nil {
+				t.Fatal(err)
+			}
+		}, 5, 3},
+	}
+	for _, s := range steps {
+		s.do()
+		if c, o := sig.changed.Load(), sig.output.Load(); c != s.changed || o != s.output {
+			t.Fatalf("after %s: jobs-changed %d, output %d; want %d, %d", s.name, c, o, s.changed, s.output)
+		}
+	}
+	if _, err := r.Get("", snap.ID); err == nil {
+		t.Fatal("a removed job is still there")
+	}
+}
+
+func TestRemoveRefusesLiveJob(t *testing.T) {
+	r := registry.New()
+	snap := mustStart(t, r, plainStart("", "bash", newProducer()))
+	if err := r.Remove("", snap.ID); err == nil || !strings.Contains(err.Error(), "not settled") {
+		t.Fatalf("Remove of a running job = %v; want a refusal", err)
+	}
+	mustGet(t, r, "", snap.ID)
+}
+
+func TestListenersAreContained(t *testing.T) {
+	logger, logs := newLogger()
+	r := registry.New(registry.WithLogger(logger))
+	var calls eventLog
+	r.OnJobsChanged(func() { calls.add("first"); panic("listener bug") })
+	r.OnJobsChanged(func() { calls.add("second") })
+	r.OnOutput(func(jobs.JobId) { panic("output listener bug") })
+	r.OnOutput(func(jobs.JobId) { calls.add("output") })
+	r.OnJobDone(func(jobs.JobSnapshot) { panic("done listener bug") })
+	r.OnJobDone(func(jobs.JobSnapshot) { calls.add("done") })
+
+	p := newProducer()
+	var face jobs.RecordingJob
+	snap := mustStart(t, r, recordingStart("", "bash", p, &face))
+	face.Append("x", jobs.AppendOptions{})
+	settled := settledSignal(t, r, snap.ID)
+	p.finish(jobs.JobStatusCompleted, "", "")
+	settled()
+
+	for _, want := range []string{"first", "second", "output", "done"} {
+		if calls.count(want) == 0 {
+			t.Errorf("listener %q never ran after another panicked: %v", want, calls.get())
+		}
+	}
+	for _, want := range []string{"listener bug", "output listener bug", "done listener bug"} {
+		if !strings.Contains(logs.String(), want) {
+			t.Errorf("panic %q was not logged", want)
+		}
+	}
+}
+
+func TestUnsubscribe(t *testing.T) {
+	r := registry.New()
+	var n int
+	stop := r.OnJobsChanged(func() { n++ })
+	mustStart(t, r, plainStart("", "bash", newProducer()))
+	stop()
+	stop() // idempotent
+	mustStart(t, r, plainStart("", "bash", newProducer()))
+	if n != 1 {
+		t.Fatalf("listener ran %d times; want once, before unsubscribing", n)
+	}
+}

@@ -1,0 +1,230 @@
+package registry
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	"github.com/jobgen/jobgen/generated/jobs"
+)
+
+// A startSpec is a validated JobStart: its common fields and exactly one Run.
+type startSpec struct {
+	common    jobs.JobStartCommon
+	plain     func(context.Context, jobs.RunningJob) (jobs.Hooks, error)
+	recording func(context.Context, jobs.RecordingJob) (jobs.Hooks, error)
+}
+
+// parseStart validates start.
+func parseStart(start jobs.JobStart) (startSpec, error) {
+	var spec startSpec
+	switch s := start.(type) {
+	case jobs.PlainJobStart:
+		spec = startSpec{common: s.JobStartCommon, plain: s.Run}
+	case *jobs.PlainJobStart:
+		if s != nil {
+			spec = startSpec{common: s.JobStartCommon, plain: s.Run}
+		}
+	case jobs.RecordingJobStart:
+		spec = startSpec{common: s.JobStartCommon, recording: s.Run}
+	case *jobs.RecordingJobStart:
+		if s != nil {
+			spec = startSpec{common: s.JobStartCommon, recording: s.Run}
+		}
+	default:
+		return spec, fmt.Errorf("registry: start: %T is not a PlainJobStart or RecordingJobStart: %w", start, ErrInvalidStart)
+	}
+	var problem string
+	switch c := spec.common; {
+	case spec.plain == nil && spec.recording == nil:
+		problem = "no Run function"
+	case c.Kind == "":
+		problem = "empty kind"
+	case c.Label == "":
+		problem = "empty label"
+	case c.OutputLimitBytes < 0:
+		problem = fmt.Sprintf("output limit %d is not positive", c.OutputLimitBytes)
+	}
+	if problem != "" {
+		return spec, fmt.Errorf("registry: start %q: %s: %w", spec.common.Kind, problem, ErrInvalidStart)
+	}
+	return spec, nil
+}
+
+// Start validates start, admits it, issues its id and per-kind ordinal, runs
+// its starter with the job's face and registers the job. It returns the
+// registered snapshot.
+//
+// A refusal (validation, admission, closed registry) consumes no ordinal and
+// never calls the starter. A starter that returns an error or panics
+// registers nothing, and its ordinal is skipped. Writes and detail updates
+// made inside the starter are staged: they surface at the registration
+// commit, which records the registered fact (owned jobs) and then fires
+// exactly one jobs-changed signal.
+func (r *Registry) Start(ctx context.Context, start jobs.JobStart) (jobs.JobSnapshot, error) {
+	spec, err := parseStart(start)
+	if err != nil {
+		return jobs.JobSnapshot{}, err
+	}
+	common := spec.common
+	if err := ctx.Err(); err != nil {
+		return jobs.JobSnapshot{}, fmt.Errorf("registry: start %q: %w", common.Kind, err)
+	}
+
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return jobs.JobSnapshot{}, fmt.Errorf("registry: start %q: %w", common.Kind, ErrClosed)
+	}
+	if n := r.active[common.Owner]; n >= r.limits.MaxPerOwner {
+		r.mu.Unlock()
+		return jobs.JobSnapshot{}, fmt.Errorf("registry: start %q for owner %q: %d of %d slots taken: %w",
+			common.Kind, common.Owner, n, r.limits.MaxPerOwner, ErrTooManyJobs)
+	}
+	r.active[common.Owner]++
+	r.ordinals[common.Kind]++
+	ordinal := r.ordinals[common.Kind]
+	r.mu.Unlock()
+
+	j := &job{
+		r:        r,
+		name:     common.Kind + "-" + strconv.Itoa(ordinal),
+		kind:     common.Kind,
+		label:    common.Label,
+		ordinal:  ordinal,
+		owner:    common.Owner,
+		toolCall: common.ToolCall,
+		done:     make(chan struct{}),
+		status:   lifecycle.Initial(),
+	}
+	if spec.recording != nil {
+		j.record = newRing(r.retainFor(common.OutputLimitBytes))
+	}
+	hooks, err := r.runStarter(ctx, spec, j)
+	if err != nil {
+		r.discard(j)
+		return jobs.JobSnapshot{}, fmt.Errorf("registry: start %s: %w", j.name, err)
+	}
+	return r.register(j, hooks)
+}
+
+// runStarter issues the job's id and runs its starter, turning a panic or
+// unusable Hooks into an error.
+func (r *Registry) runStarter(ctx context.Context, spec startSpec, j *job) (hooks jobs.Hooks, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("starter panicked: %v", v)
+		}
+	}()
+	j.id = r.newID()
+	if spec.plain != nil {
+		hooks, err = spec.plain(ctx, plainFace{j})
+	} else {
+		hooks, err = spec.recording(ctx, recordingFace{plainFace{j}})
+	}
+	if err != nil {
+		return hooks, err
+	}
+	if hooks.Done == nil || hooks.Cancel == nil {
+		if hooks.Cancel != nil {
+			r.cancelOrphan(j, hooks.Cancel, "registry: starter returned no Done hook")
+		}
+		return hooks, fmt.Errorf("starter returned Hooks without Done or Cancel: %w", ErrInvalidStart)
+	}
+	return hooks, nil
+}
+
+// discard gives back the slot of a job that never registered.
+func (r *Registry) discard(j *job) {
+	r.mu.Lock()
+	j.state = stateDiscarded
+	r.releaseSlot(j.owner)
+	r.mu.Unlock()
+}
+
+// cancelOrphan cancels a producer the registry will not track.
+func (r *Registry) cancelOrphan(j *job, cancel func(string) error, reason string) {
+	if err := r.callCancel(cancel, reason); err != nil {
+		r.log.Error("registry: cancel of an unregistered producer failed; work may be orphaned",
+			"job", j.id, "name", j.name, "err", err)
+	}
+}
+
+// register is the registration commit: record the registered fact, then make
+// the job visible, fire jobs-changed and start watching the producer.
+func (r *Registry) register(j *job, hooks jobs.Hooks) (jobs.JobSnapshot, error) {
+	at := r.now()
+	r.mu.Lock()
+	var refusal error
+	reason := closeReason
+	if r.closed {
+		refusal = ErrClosed
+	} else if _, dup := r.jobs[j.id]; dup {
+		refusal = fmt.Errorf("id %s is already taken: %w", j.id, ErrInvalidStart)
+		reason = "registry: duplicate job id"
+	}
+	if refusal != nil {
+		j.state = stateDiscarded
+		r.releaseSlot(j.owner)
+		r.mu.Unlock()
+		r.cancelOrphan(j, hooks.Cancel, reason)
+		return jobs.JobSnapshot{}, fmt.Errorf("registry: start %s: %w", j.name, refusal)
+	}
+	j.hooks = hooks
+	j.startedAt = at
+	r.registering++
+	r.mu.Unlock()
+
+	if j.owner != "" {
+		r.record(jobs.JobRegistered{
+			JobID:    j.id,
+			At:       j.startedAt,
+			Owner:    j.owner,
+			Kind:     j.kind,
+			Label:    j.label,
+			Ordinal:  j.ordinal,
+			ToolCall: j.toolCall,
+			Record:   j.record != nil,
+		}, j.id)
+	}
+
+	r.mu.Lock()
+	r.seq++
+	j.seq = r.seq
+	j.state = stateLive
+	r.jobs[j.id] = j
+	if r.registering--; r.registering == 0 && r.regIdle != nil {
+		close(r.regIdle)
+		r.regIdle = nil
+	}
+	// Close ran while the fact was recorded. It waits for this commit and then
+	// tears the job down with the others, unless its bound ran out first; so
+	// the job is stopped and cancelled here, and Close does not cancel it again.
+	lateClose := r.closed
+	if lateClose {
+		j.reported, j.stopRequested, j.stopReason, j.teardownCancel = true, true, closeReason, true
+		r.stop(j)
+	}
+	snap := j.snapshot()
+	ls := r.changed.list
+	r.mu.Unlock()
+
+	r.fireChanged(ls)
+	go r.awaitProducer(j)
+	if lateClose {
+		if err := r.callCancel(hooks.Cancel, closeReason); err != nil {
+			r.forceSettle(j, cancelFailedDetail(err))
+		}
+	}
+	return snap, nil
+}
+
+// callCancel calls a Cancel hook, turning a panic into an error.
+func (r *Registry) callCancel(cancel func(string) error, reason string) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("cancel panicked: %v", v)
+		}
+	}()
+	return cancel(reason)
+}
