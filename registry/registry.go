@@ -41,6 +41,12 @@ type Clock interface {
 	Now() time.Time
 }
 
+// ClockFunc adapts a function to a Clock.
+type ClockFunc func() time.Time
+
+// Now returns f().
+func (f ClockFunc) Now() time.Time { return f() }
+
 // A Recorder receives the lifecycle facts of owned jobs: a [jobs.JobRegistered]
 // at the registration commit and a [jobs.JobSettled] at settlement, each once.
 //

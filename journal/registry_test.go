@@ -1,12 +1,7 @@
-//go:build registry_integration
-
 package journal_test
 
-// These tests run the registry and the journal together. They are written
-// against the registry's API as agreed (New with WithRecorder and WithClock,
-// Start, Kill, Close, OnJobsChanged; Kill's results and WithClock's argument
-// are assumed) and are enabled with -tags registry_integration once the
-// registry is merged.
+// These tests run the registry and the journal together: the facts a registry
+// records through a journal Recorder, read back from the file.
 
 import (
 	"context"
@@ -42,7 +37,7 @@ func newFixture(t *testing.T) *fixture {
 	now := time.UnixMilli(1_700_000_000_000)
 	reg := registry.New(
 		registry.WithRecorder(journal.NewRecorder(store, jobs.EncodeFact)),
-		registry.WithClock(func() time.Time { return now }),
+		registry.WithClock(registry.ClockFunc(func() time.Time { return now })),
 	)
 	return &fixture{path: path, store: store, reg: reg}
 }
@@ -96,9 +91,12 @@ type producer struct {
 
 func newProducer() *producer { return &producer{done: make(chan struct{})} }
 
+// finish reports the producer's outcome; only the first call counts.
 func (p *producer) finish(o jobs.JobOutcome, err error) {
-	p.outcome, p.err = o, err
-	p.once.Do(func() { close(p.done) })
+	p.once.Do(func() {
+		p.outcome, p.err = o, err
+		close(p.done)
+	})
 }
 
 func (p *producer) start(label string, owner jobs.SessionId) jobs.PlainJobStart {
