@@ -49,6 +49,7 @@ type job struct {
 	stopRequested    bool
 	teardownCancel   bool // a teardown has called (or is calling) Cancel
 	waiters          int
+	followers        []chan<- struct{} // follow streams to wake on output; see Follow
 	droppedLogged    bool
 	hooks            jobs.Hooks
 }
@@ -136,6 +137,12 @@ func (r *Registry) append(j *job, text string, opts jobs.AppendOptions) {
 		r.mu.Unlock()
 	case stateLive:
 		j.record.append(text, at, code, opts.GapBefore)
+		for _, wake := range j.followers {
+			select {
+			case wake <- struct{}{}:
+			default: // a wake is already pending; it covers this append too
+			}
+		}
 		ls := r.output.list
 		r.mu.Unlock()
 		r.fireOutput(ls, j.id)

@@ -63,7 +63,8 @@ type Recorder interface {
 // Limits are the registry's tunables. A zero (or negative) field means the
 // spec's default: [jobs.DefaultMaxConcurrentJobsPerOwner],
 // [jobs.DefaultRetainBytes], [jobs.DefaultSettledRetainBytes],
-// [jobs.DefaultTeardownBound].
+// [jobs.DefaultTeardownBound], [jobs.DefaultObserveFlush],
+// [jobs.DefaultObserveMaxFrameBytes].
 type Limits struct {
 	// MaxPerOwner caps running plus stopping jobs (and starts in progress) per
 	// owner; unowned jobs share one bucket.
@@ -75,6 +76,11 @@ type Limits struct {
 	SettledRetainBytes int
 	// TeardownBound bounds how long DisposeOwner and Close wait for producers.
 	TeardownBound time.Duration
+	// ObserveFlush is the shortest interval between two output flushes of a
+	// follow stream.
+	ObserveFlush time.Duration
+	// ObserveMaxFrameBytes splits a follow stream's output into frames.
+	ObserveMaxFrameBytes int
 }
 
 func (l Limits) withDefaults() Limits {
@@ -89,6 +95,12 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.TeardownBound <= 0 {
 		l.TeardownBound = jobs.DefaultTeardownBound
+	}
+	if l.ObserveFlush <= 0 {
+		l.ObserveFlush = jobs.DefaultObserveFlush
+	}
+	if l.ObserveMaxFrameBytes <= 0 {
+		l.ObserveMaxFrameBytes = jobs.DefaultObserveMaxFrameBytes
 	}
 	return l
 }

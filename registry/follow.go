@@ -1,0 +1,190 @@
+package registry
+
+import (
+	"context"
+	"fmt"
+	"iter"
+	"slices"
+	"time"
+	"unicode/utf8"
+
+	"github.com/jobgen/jobgen/generated/jobs"
+)
+
+// A FollowStart says where a follow stream begins. The zero value begins at
+// the earliest retained byte.
+type FollowStart struct {
+	offset int64
+	set    bool
+}
+
+// FromEarliest begins a follow stream at the earliest retained byte.
+func FromEarliest() FollowStart { return FollowStart{} }
+
+// FromOffset begins a follow stream at an absolute byte offset, such as the
+// Next of the last frame a client saw. An offset below the retained window
+// makes the first output frame lossy; a negative one is an error.
+func FromOffset(offset int64) FollowStart { return FollowStart{offset: offset, set: true} }
+
+// Follow streams a recording job's record as it grows. It yields an
+// OpenedFrame (the job, the start offset, the earliest retained offset and the
+// total so far), then OutputFrames as output arrives, and once the job has
+// settled and every byte up to its total has been sent, one StatusFrame, after
+// which the sequence ends.
+//
+// Output frames carry the bytes from the stream's cursor on, in chunks of the
+// record, split so a frame holds at most Limits.ObserveMaxFrameBytes of text
+// (a single larger chunk ships whole); a frame's Next is the end of its last
+// chunk, and only the first frame of a read is lossy, when bytes between the
+// cursor and it were dropped from the record. Output is flushed at most once
+// per Limits.ObserveFlush: appends arriving faster are batched.
+//
+// Follow is fenced like every read and refused for a plain job
+// (ErrNoRecord); those errors, and a negative start, are the first and only
+// element. The stream wakes on the job's own appends — never on other jobs'
+// — through a subscription made before the first read, so no append is
+// missed. Cancelling ctx ends the stream with ctx's error and no status frame;
+// so does the consumer breaking out of the loop, without the error. Nothing
+// the stream started outlives it.
+func (r *Registry) Follow(ctx context.Context, caller jobs.SessionId, id jobs.JobId, start FollowStart) iter.Seq2[jobs.FollowFrame, error] {
+	return func(yield func(jobs.FollowFrame, error) bool) {
+		fail := func(err error) { yield(nil, fmt.Errorf("registry: follow %s: %w", id, err)) }
+		if start.set && start.offset < 0 {
+			fail(fmt.Errorf("offset %d: %w", start.offset, ErrNegativeOffset))
+			return
+		}
+		wake := make(chan struct{}, 1)
+		j, snap, rd, err := r.openFollow(caller, id, start, wake)
+		if err != nil {
+			fail(err)
+			return
+		}
+		defer r.closeFollow(j, wake)
+
+		cursor := max(rd.Earliest, 0)
+		if start.set {
+			cursor = start.offset
+		}
+		if !yield(jobs.OpenedFrame{Job: snap, From: cursor, Earliest: rd.Earliest, Total: rd.Next}, nil) {
+			return
+		}
+		limits := r.limits
+		var timer *time.Timer
+		defer func() {
+			if timer != nil {
+				timer.Stop()
+			}
+		}()
+		var lastFlush time.Time
+		for {
+			snap, rd := r.followRead(j, cursor)
+			if len(rd.Chunks) > 0 {
+				frames := outputFrames(rd, cursor, limits.ObserveMaxFrameBytes)
+				for _, frame := range frames {
+					if !yield(frame, nil) {
+						return
+					}
+				}
+				if len(frames) > 0 {
+					lastFlush = time.Now()
+				}
+			}
+			cursor = max(cursor, rd.Next)
+			if snap.Status.Terminal() {
+				yield(jobs.StatusFrame{Job: snap}, nil)
+				return
+			}
+			select {
+			case <-wake:
+			case <-j.done:
+			case <-ctx.Done():
+				yield(nil, ctx.Err())
+				return
+			}
+			// Batch: no flush sooner than ObserveFlush after the last one.
+			if wait := time.Until(lastFlush.Add(limits.ObserveFlush)); wait > 0 {
+				if timer == nil {
+					timer = time.NewTimer(wait)
+				} else {
+					timer.Reset(wait)
+				}
+				select {
+				case <-timer.C:
+				case <-ctx.Done():
+					yield(nil, ctx.Err())
+					return
+				}
+			}
+		}
+	}
+}
+
+// openFollow finds a recording job visible to caller, subscribes wake to its
+// appends and reads it, all in one critical section, so no append falls
+// between the first read and the subscription.
+func (r *Registry) openFollow(caller jobs.SessionId, id jobs.JobId, start FollowStart, wake chan<- struct{}) (*job, jobs.JobSnapshot, jobs.RecordRead, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	j, err := r.lookup(caller, id)
+	if err == nil && j.record == nil {
+		err = ErrNoRecord
+	}
+	if err != nil {
+		return nil, jobs.JobSnapshot{}, jobs.RecordRead{}, err
+	}
+	j.followers = append(j.followers, wake)
+	from := j.record.start
+	if start.set {
+		from = start.offset
+	}
+	// Only the window is needed here; the chunks are read again by the loop.
+	rd := jobs.RecordRead{Earliest: j.record.start, Next: j.record.total, Lossy: from < j.record.start}
+	return j, j.snapshot(), rd, nil
+}
+
+func (r *Registry) closeFollow(j *job, wake chan<- struct{}) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if i := slices.Index(j.followers, wake); i >= 0 {
+		j.followers = slices.Delete(j.followers, i, i+1)
+	}
+}
+
+// followRead reads a followed job's snapshot and record from cursor. The job
+// may have been removed from the registry since; its state is still readable.
+func (r *Registry) followRead(j *job, cursor int64) (jobs.JobSnapshot, jobs.RecordRead) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return j.snapshot(), j.record.read(cursor)
+}
+
+// outputFrames cuts a read into frames of at most maxBytes of text. The first
+// chunk is trimmed to start at the cursor (at the next character boundary),
+// since the record returns whole chunks that end after it.
+func outputFrames(rd jobs.RecordRead, cursor int64, maxBytes int) []jobs.OutputFrame {
+	chunks := rd.Chunks
+	if first := &chunks[0]; first.Offset < cursor {
+		cut := int(cursor - first.Offset)
+		for cut < len(first.Text) && !utf8.RuneStart(first.Text[cut]) {
+			cut++
+		}
+		first.Text = first.Text[cut:]
+		first.Offset += int64(cut)
+		if first.Text == "" {
+			chunks = chunks[1:]
+		}
+	}
+	var frames []jobs.OutputFrame
+	size := 0
+	for i, c := range chunks {
+		if len(frames) == 0 || (size > 0 && size+len(c.Text) > maxBytes) {
+			frames = append(frames, jobs.OutputFrame{Lossy: len(frames) == 0 && rd.Lossy})
+			size = 0
+		}
+		f := &frames[len(frames)-1]
+		f.Chunks = append(f.Chunks, chunks[i])
+		f.Next = c.Offset + int64(len(c.Text))
+		size += len(c.Text)
+	}
+	return frames
+}

@@ -1,0 +1,277 @@
+package registry_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/jobgen/jobgen/generated/jobs"
+	"github.com/jobgen/jobgen/registry"
+)
+
+// collected is what a follow stream yielded, and when.
+type collected struct {
+	frames []jobs.FollowFrame
+	at     []time.Time
+	err    error
+}
+
+// follow runs Follow on its own goroutine and returns a channel that yields
+// the whole stream once it ends.
+func follow(ctx context.Context, r *registry.Registry, caller jobs.SessionId, id jobs.JobId, start registry.FollowStart) <-chan collected {
+	out := make(chan collected, 1)
+	go func() {
+		var c collected
+		for f, err := range r.Follow(ctx, caller, id, start) {
+			if err != nil {
+				c.err = err
+				break
+			}
+			c.frames = append(c.frames, f)
+			c.at = append(c.at, time.Now())
+		}
+		out <- c
+	}()
+	return out
+}
+
+// texts renders the output frames of a stream as "text@offset" lists.
+func texts(frames []jobs.FollowFrame) []string {
+	var out []string
+	for _, f := range frames {
+		if o, ok := f.(jobs.OutputFrame); ok {
+			var parts []string
+			for _, c := range o.Chunks {
+				parts = append(parts, c.Text)
+			}
+			s := strings.Join(parts, "|")
+			if o.Lossy {
+				s = "lossy:" + s
+			}
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func TestFollowOpensStreamsAndEndsWithStatus(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := registry.New()
+		p := newProducer()
+		var face jobs.RecordingJob
+		snap := mustStart(t, r, recordingStart("s1", "bash", p, &face))
+		face.Append("hello ", jobs.AppendOptions{Channel: jobs.ChannelStdout})
+		start := time.Now()
+		stream := follow(context.Background(), r, "s1", snap.ID, registry.FromEarliest())
+		synctest.Wait()
+		time.Sleep(time.Second)
+		face.Append("world", jobs.AppendOptions{Channel: jobs.ChannelStderr})
+		time.Sleep(time.Second)
+		p.finish(jobs.JobStatusCompleted, "", "")
+		got := <-stream
+		if got.err != nil {
+			t.Fatal(got.err)
+		}
+		if len(got.frames) != 4 {
+			t.Fatalf("frames = %#v, want opened, two outputs, status", got.frames)
+		}
+		opened, ok := got.frames[0].(jobs.OpenedFrame)
+		if !ok || opened.From != 0 || opened.Earliest != 0 || opened.Total != 6 || opened.Job.ID != snap.ID {
+			t.Errorf("first frame = %#v", got.frames[0])
+		}
+		if want := []string{"hello ", "world"}; strings.Join(texts(got.frames), ",") != strings.Join(want, ",") {
+			t.Errorf("output = %v, want %v", texts(got.frames), want)
+		}
+		second := got.frames[2].(jobs.OutputFrame)
+		if second.Next != 11 || second.Chunks[0].Offset != 6 || second.Chunks[0].Channel != jobs.ChannelStderr {
+			t.Errorf("second output frame = %#v", second)
+		}
+		if got.at[2].Sub(start) != time.Second {
+			t.Errorf("an append a second after the last flush was delivered after %v; want at once", got.at[2].Sub(start)-time.Second)
+		}
+		status, ok := got.frames[3].(jobs.StatusFrame)
+		if !ok || status.Job.Status != jobs.JobStatusCompleted {
+			t.Errorf("last frame = %#v, want the settled status", got.frames[3])
+		}
+	})
+}
+
+func TestFollowBatchesOutputAtTheFlushInterval(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := registry.New(registry.WithLimits(registry.Limits{ObserveFlush: 100 * time.Millisecond}))
+		p := newProducer()
+		var face jobs.RecordingJob
+		snap := mustStart(t, r, recordingStart("s1", "bash", p, &face))
+		start := time.Now()
+		stream := follow(context.Background(), r, "s1", snap.ID, registry.FromEarliest())
+		synctest.Wait()
+		for i := range 10 {
+			face.Append(string(rune('a'+i)), jobs.AppendOptions{})
+			time.Sleep(10 * time.Millisecond)
+		}
+		time.Sleep(time.Second)
+		p.finish(jobs.JobStatusCompleted, "", "")
+		got := <-stream
+		outs := texts(got.frames)
+		// "a" flushes at once; b…j arrive within the next 100 ms and flush together.
+		if strings.Join(outs, ",") != "a,b|c|d|e|f|g|h|i|j" {
+			t.Errorf("output frames = %v", outs)
+		}
+		if d := got.at[2].Sub(start); d != 100*time.Millisecond {
+			t.Errorf("the batch flushed at %v, want 100ms after the first flush", d)
+		}
+	})
+}
+
+func TestFollowSplitsFramesAtTheMaximum(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := registry.New(registry.WithLimits(registry.Limits{ObserveMaxFrameBytes: 30}))
+		p := newProducer()
+		var face jobs.RecordingJob
+		snap := mustStart(t, r, recordingStart("s1", "bash", p, &face))
+		for _, s := range []string{"0123456789", "abcdefghij", "ABCDEFGHIJ", "klmnopqrst", "KLMNOPQRST", "uvwxyz----", strings.Repeat("#", 40), "end"} {
+			face.Append(s, jobs.AppendOptions{})
+		}
+		p.finish(jobs.JobStatusCompleted, "", "")
+		waitSettled(t, r, "s1", snap.ID)
+		// Settled, the record keeps its last 16 KiB (the default): everything.
+		got := <-follow(context.Background(), r, "s1", snap.ID, registry.FromOffset(0))
+		want := []string{
+			"0123456789|abcdefghij|ABCDEFGHIJ",
+			"klmnopqrst|KLMNOPQRST|uvwxyz----",
+			strings.Repeat("#", 40), // larger than the maximum: ships whole
+			"end",
+		}
+		if strings.Join(texts(got.frames), ",") != strings.Join(want, ",") {
+			t.Errorf("frames = %v\nwant %v", texts(got.frames), want)
+		}
+		for i, f := range got.frames[1 : len(got.frames)-1] {
+			o := f.(jobs.OutputFrame)
+			last := o.Chunks[len(o.Chunks)-1]
+			if o.Next != last.Offset+int64(len(last.Text)) {
+				t.Errorf("frame %d: next %d is not the end of its last chunk", i, o.Next)
+			}
+		}
+	})
+}
+
+func TestFollowBelowTheWindowIsLossyOnTheFirstFrameOnly(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := registry.New(registry.WithLimits(registry.Limits{ObserveMaxFrameBytes: 8, RetainBytes: 16}))
+		p := newProducer()
+		var face jobs.RecordingJob
+		snap := mustStart(t, r, recordingStart("s1", "bash", p, &face))
+		for _, s := range []string{"aaaa", "bbbb", "cccc", "dddd", "eeee", "ffff"} {
+			face.Append(s, jobs.AppendOptions{})
+		}
+		stream := follow(context.Background(), r, "s1", snap.ID, registry.FromOffset(2))
+		synctest.Wait()
+		p.finish(jobs.JobStatusCompleted, "", "")
+		got := <-stream
+		if want := "lossy:cccc|dddd,eeee|ffff"; strings.Join(texts(got.frames), ",") != want {
+			t.Errorf("frames = %v, want %s", texts(got.frames), want)
+		}
+		if o := got.frames[0].(jobs.OpenedFrame); o.From != 2 || o.Earliest != 8 || o.Total != 24 {
+			t.Errorf("opened = %+v", o)
+		}
+	})
+}
+
+func TestFollowResumesMidChunkAndAtTotal(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := registry.New()
+		p := newProducer()
+		var face jobs.RecordingJob
+		snap := mustStart(t, r, recordingStart("s1", "bash", p, &face))
+		face.Append("héllo", jobs.AppendOptions{})
+		p.finish(jobs.JobStatusCompleted, "", "")
+		waitSettled(t, r, "s1", snap.ID)
+
+		// Offset 2 is inside "é": the stream resumes at the next character.
+		got := <-follow(context.Background(), r, "s1", snap.ID, registry.FromOffset(2))
+		if outs := texts(got.frames); len(outs) != 1 || outs[0] != "llo" {
+			t.Errorf("resume mid-chunk: %v", outs)
+		}
+		got = <-follow(context.Background(), r, "s1", snap.ID, registry.FromOffset(6))
+		if len(got.frames) != 2 {
+			t.Fatalf("resume at total: %#v, want opened and status only", got.frames)
+		}
+		if _, ok := got.frames[1].(jobs.StatusFrame); !ok {
+			t.Errorf("resume at total: second frame %#v", got.frames[1])
+		}
+	})
+}
+
+func TestFollowRefusals(t *testing.T) {
+	r := registry.New()
+	p := newProducer()
+	var face jobs.RecordingJob
+	rec := mustStart(t, r, recordingStart("s1", "bash", p, &face))
+	plain := mustStart(t, r, plainStart("s1", "bash", newProducer()))
+	for _, c := range []struct {
+		name   string
+		caller jobs.SessionId
+		id     jobs.JobId
+		start  registry.FollowStart
+		want   error
+	}{
+		{"foreign caller", "s2", rec.ID, registry.FromEarliest(), registry.ErrForeignJob},
+		{"no session", "", rec.ID, registry.FromEarliest(), registry.ErrForeignJob},
+		{"unknown id", "s1", jobs.NewJobId(), registry.FromEarliest(), registry.ErrUnknownJob},
+		{"negative offset", "s1", rec.ID, registry.FromOffset(-1), registry.ErrNegativeOffset},
+		{"plain job", "s1", plain.ID, registry.FromEarliest(), registry.ErrNoRecord},
+	} {
+		got := <-follow(context.Background(), r, c.caller, c.id, c.start)
+		if !errors.Is(got.err, c.want) || len(got.frames) != 0 {
+			t.Errorf("%s: frames %v, err %v; want only %v", c.name, got.frames, got.err, c.want)
+		}
+	}
+}
+
+func TestFollowEndsWithItsContext(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := registry.New()
+		p := newProducer()
+		var face jobs.RecordingJob
+		snap := mustStart(t, r, recordingStart("s1", "bash", p, &face))
+		ctx, cancel := context.WithCancel(context.Background())
+		stream := follow(ctx, r, "s1", snap.ID, registry.FromEarliest())
+		synctest.Wait()
+		face.Append("x", jobs.AppendOptions{})
+		time.Sleep(time.Second)
+		cancel()
+		got := <-stream
+		if !errors.Is(got.err, context.Canceled) {
+			t.Errorf("err = %v, want context.Canceled", got.err)
+		}
+		for _, f := range got.frames {
+			if _, ok := f.(jobs.StatusFrame); ok {
+				t.Error("a cancelled stream sent a status frame")
+			}
+		}
+		p.finish(jobs.JobStatusCompleted, "", "")
+		waitSettled(t, r, "s1", snap.ID)
+		// synctest.Test fails if a goroutine the stream started is still running.
+	})
+}
+
+func TestFollowSurvivesClose(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := registry.New()
+		p := newProducer().killOnCancel()
+		var face jobs.RecordingJob
+		snap := mustStart(t, r, recordingStart("s1", "bash", p, &face))
+		stream := follow(context.Background(), r, "s1", snap.ID, registry.FromEarliest())
+		synctest.Wait()
+		if err := r.Close(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		got := <-stream
+		if last, ok := got.frames[len(got.frames)-1].(jobs.StatusFrame); !ok || last.Job.Status != jobs.JobStatusKilled {
+			t.Errorf("after Close the stream ended with %#v, want the killed status", got.frames[len(got.frames)-1])
+		}
+	})
+}
