@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"testing/fstest"
 )
 
 func TestErrorListBehavesLikeGoScanner(t *testing.T) {
@@ -106,9 +108,12 @@ func TestUnifiedDiff(t *testing.T) {
 	}
 }
 
+// jobsSpecPath is the shipped spec, seen from this package's directory.
+const jobsSpecPath = "../spec/jobs.yaml"
+
 func readJobsSpec(t testing.TB) []byte {
 	t.Helper()
-	data, err := os.ReadFile("../spec/jobs.yaml")
+	data, err := os.ReadFile(jobsSpecPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,12 +125,12 @@ func readJobsSpec(t testing.TB) []byte {
 // committed and verified.
 func TestGenerateIsDeterministic(t *testing.T) {
 	data := readJobsSpec(t)
-	first, err := Generate("spec/jobs.yaml", data)
+	first, err := Generate(jobsSpecPath, data)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i := 0; i < 20; i++ {
-		again, err := Generate("spec/jobs.yaml", data)
+		again, err := Generate(jobsSpecPath, data)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -142,7 +147,7 @@ func TestGenerateIsDeterministic(t *testing.T) {
 	if _, err := Write(dirA, first); err != nil {
 		t.Fatal(err)
 	}
-	again, _ := Generate("spec/jobs.yaml", data)
+	again, _ := Generate(jobsSpecPath, data)
 	if _, err := Write(dirB, again); err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +161,7 @@ func TestGenerateIsDeterministic(t *testing.T) {
 }
 
 func TestGeneratedFilesCarryTheHeader(t *testing.T) {
-	files, err := Generate("spec/jobs.yaml", readJobsSpec(t))
+	files, err := Generate(jobsSpecPath, readJobsSpec(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,7 +242,7 @@ func FuzzLoad(f *testing.F) {
 		f.Add(data)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		spec, err := Parse("fuzz.yaml", data)
+		spec, err := ParseFS(fstest.MapFS{}, "fuzz.yaml", data)
 		if (spec == nil) == (err == nil) {
 			t.Fatalf("Parse returned spec=%v err=%v; want exactly one", spec != nil, err)
 		}
@@ -257,4 +262,52 @@ func FuzzLoad(f *testing.F) {
 			t.Fatalf("a valid spec failed to emit: %v", err)
 		}
 	})
+}
+
+// TestSourceSyntaxErrorPointsIntoTheSource keeps a source that does not parse
+// out of testdata (gofmt would trip over it) and checks the error lands at
+// the offending line of the source, not in the spec.
+func TestSourceSyntaxErrorPointsIntoTheSource(t *testing.T) {
+	spec := []byte("jobgen: 1\npackage: {name: demo, sources: [up/*.go]}\nenums:\n  E: {values: {a: {}}}\n")
+	dir := fstest.MapFS{"up/bad.go": {Data: []byte("//go:build jobgen\n\npackage demo\n\nfunc broken( {\n")}}
+	_, err := ParseFS(dir, "specs/demo.yaml", spec)
+	if got := errorLines(err); !strings.HasPrefix(got, filepath.Join("specs", "up", "bad.go")+":5:14: Go syntax: ") {
+		t.Errorf("errors:\n%s", got)
+	}
+}
+
+// TestParseReadsSourcesNextToTheSpec is the path the CLI takes: sources are
+// found relative to the spec file, not to the working directory.
+func TestParseReadsSourcesNextToTheSpec(t *testing.T) {
+	data, err := os.ReadFile("testdata/cases/kitchen-sink/spec.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := Generate("testdata/cases/kitchen-sink/spec.yaml", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, f := range files {
+		names = append(names, f.Path)
+	}
+	if !slices.Contains(names, "kitchen/served_late.src.gen.go") {
+		t.Errorf("generated %v, want the copied source among them", names)
+	}
+}
+
+// TestSpecsComparedWithoutSourcesStillLoad: breaking reads an old spec from
+// git, where its sources are not at hand; the model must still load.
+func TestSpecsComparedWithoutSourcesStillLoad(t *testing.T) {
+	data, err := os.ReadFile("testdata/cases/kitchen-sink/spec.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, err := ParseFS(nil, "old.yaml", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Emit(spec); err == nil {
+		t.Error("Emit of a spec whose sources were never read succeeded; it would drop the upcasters")
+	}
 }

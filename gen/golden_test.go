@@ -13,7 +13,7 @@ import (
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/cases from the current generator")
 
 // TestGolden runs every case under testdata/cases. A case is a directory with a
-// spec.yaml and either errors.golden (the spec is invalid; every problem, one
+// spec.yaml (and any sources it names) and either errors.golden (the spec is invalid; every problem, one
 // per line, as jobgen prints them) or want/ (the files the spec generates).
 // Adding a behaviour means adding a directory; run with -update to record it,
 // then read the diff.
@@ -28,7 +28,7 @@ func TestGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			files, genErr := Generate("spec.yaml", data)
+			files, genErr := GenerateFS(os.DirFS(dir), "spec.yaml", data)
 			errorsFile := filepath.Join(dir, "errors.golden")
 			wantDir := filepath.Join(dir, "want")
 			if *update {
