@@ -40,6 +40,7 @@ func Validate(s *Spec) ErrorList {
 	v.machines()
 	v.facts()
 	v.defaults()
+	v.allowances()
 	v.errs.RemoveMultiples()
 	return v.errs
 }
@@ -783,6 +784,28 @@ func (v *validator) upcast(f *Fact, fv *FactVersion, vwhat string) {
 	case !hasSignature(fn, older, newest):
 		at := src.pos(fn.Name.Pos())
 		v.add(u.Pos, "%s.upcast: %s (%s:%d:%d) is %s; want %s", vwhat, u.Name, src.Path, at.Line, at.Col, funcText(src, fn), want)
+	}
+}
+
+// allowances checks that each allow_breaking entry names a rule jobgen has.
+// Whether it matches a finding is for jobgen breaking to say.
+func (v *validator) allowances() {
+	var ids []string
+	for _, r := range Rules() {
+		if knownRule(r.ID) {
+			ids = append(ids, r.ID)
+		}
+	}
+	for _, a := range v.spec.AllowBreaking {
+		switch {
+		case a.Rule.Name == RuleAllowanceUnused:
+			v.add(a.Rule.Pos, "allow_breaking.rule: %s cannot be allowed; delete the stale allowance instead", a.Rule.Name)
+		case a.Rule.Name != "" && !knownRule(a.Rule.Name):
+			v.add(a.Rule.Pos, "allow_breaking.rule: unknown rule %s%s", a.Rule.Name, didYouMean(a.Rule.Name, ids))
+		}
+		if a.PathPos.Line > 0 && strings.TrimSpace(a.Path) == "" {
+			v.add(a.PathPos, "allow_breaking.path: name the finding's path, as jobgen breaking prints it")
+		}
 	}
 }
 
