@@ -5,7 +5,9 @@ go 1.25.0
 require (
 	github.com/dave/jennifer v1.7.1
 	github.com/google/uuid v1.6.0
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.2
 	gopkg.in/yaml.v3 v3.0.1
+	pgregory.net/rapid v1.3.0
 )
 
-require pgregory.net/rapid v1.3.0 // indirect
+require golang.org/x/text v0.14.0 // indirect
