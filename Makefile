@@ -5,16 +5,25 @@ CI_RAPID_CHECKS ?= 200
 PROPTEST_CHECKS ?= 10000
 FUZZTIME ?= 60s
 
-.PHONY: generate verify check test race vet proptest fuzz bench lint ci
+# Where the Markdown reference and JSON Schema of the specs are committed.
+DOCS_OUT ?= docs/reference
+SCHEMA_OUT ?= schema
+# The released spec that breaking compares with; see spec/README.md, "Releasing".
+BASELINE ?= spec/baseline/jobs.yaml
 
-generate: ## regenerate generated/ from spec/*.yaml
-	$(GO) run ./cmd/jobgen generate
+.PHONY: generate verify check breaking test race vet proptest fuzz bench lint ci
 
-verify: ## fail when generated/ is not what the specs yield
-	$(GO) run ./cmd/jobgen verify
+generate: ## regenerate generated/, the reference and the schema from spec/*.yaml
+	$(GO) run ./cmd/jobgen generate --docs $(DOCS_OUT) --schema $(SCHEMA_OUT)
+
+verify: ## fail when generated/, the reference or the schema is not what the specs yield
+	$(GO) run ./cmd/jobgen verify --docs $(DOCS_OUT) --schema $(SCHEMA_OUT)
 
 check: ## validate the specs only
 	$(GO) run ./cmd/jobgen check
+
+breaking: ## fail when spec/jobs.yaml breaks the released baseline without an allow_breaking entry
+	$(GO) run ./cmd/jobgen breaking --spec spec/jobs.yaml --against $(BASELINE)
 
 test: ## every unit, golden, CLI and bounded property test
 	$(GO) test ./...
@@ -37,4 +46,4 @@ fuzz: ## coverage-guided fuzzing of the spec loader
 bench: ## benchmarks, each with its baseline in the same run
 	$(GO) test ./... -run '^$$' -bench . -benchmem
 
-ci: lint test verify race
+ci: lint test verify breaking race

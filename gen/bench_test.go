@@ -27,7 +27,7 @@ func BenchmarkGenerate(b *testing.B) {
 		data := readJobsSpec(b)
 		b.SetBytes(int64(len(data)))
 		for b.Loop() {
-			if _, err := Generate("spec/jobs.yaml", data); err != nil {
+			if _, err := Generate(jobsSpecPath, data); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -51,7 +51,7 @@ func BenchmarkGenerateAndWrite(b *testing.B) {
 	data := readJobsSpec(b)
 	dir := b.TempDir()
 	for b.Loop() {
-		files, err := Generate("spec/jobs.yaml", data)
+		files, err := Generate(jobsSpecPath, data)
 		if err != nil {
 			b.Fatal(err)
 		}

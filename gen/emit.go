@@ -28,8 +28,9 @@ const (
 )
 
 // Emit renders a valid spec as Go source files, one per section the spec
-// uses, under a directory named after the package. The output depends only on
-// the spec: declarations are walked in sorted order, members in spec order.
+// uses, under a directory named after the package, followed by a copy of each
+// of the spec's sources. The output depends only on the spec: declarations
+// are walked in sorted order, members in spec order.
 func Emit(s *Spec) ([]File, error) {
 	e := &emitter{spec: s}
 	sections := []struct {
@@ -74,7 +75,11 @@ func Emit(s *Spec) ([]File, error) {
 		}
 		files = append(files, File{Path: s.Package.Name + "/" + sec.name + ".gen.go", Content: groupImports(buf.Bytes())})
 	}
-	return files, nil
+	sources, err := sourceFiles(s)
+	if err != nil {
+		return nil, err
+	}
+	return append(files, sources...), nil
 }
 
 // groupImports separates standard-library imports from the others with a

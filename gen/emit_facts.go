@@ -49,7 +49,10 @@ func (e *emitter) facts(f *jen.File) {
 				doc += "\n\n" + v.Doc
 			}
 			if v != fact.Latest() {
-				doc = fmt.Sprintf("%s is version %d of %s, kept so that history written with it still decodes.", name, v.Number, fact.Name)
+				doc = fmt.Sprintf("%s is version %d of %s, kept so that history written with it still decodes: DecodeFact reads it and upcasts it to %s with %s.", name, v.Number, fact.Name, fact.GoName, v.Upcast.Name)
+				if v.Doc != "" {
+					doc += "\n\n" + v.Doc
+				}
 			}
 			f.Line()
 			declComment(f, doc, name+" is a fact.")
@@ -89,7 +92,7 @@ func (e *emitter) facts(f *jen.File) {
 	)
 
 	f.Line()
-	f.Comment(docLines("DecodeFact decodes an envelope written by EncodeFact. A type or version this build does not decode is an error wrapping ErrUnknownFact.", ""))
+	f.Comment(docLines("DecodeFact decodes an envelope written by EncodeFact with this or an earlier spec. An older version of a fact is upcast to the newest, so the result is always a Fact. A type or version this build does not decode is an error wrapping ErrUnknownFact.", ""))
 	f.Func().Id("DecodeFact").Params(jen.Id("data").Index().Byte()).Params(jen.Id("Fact"), jen.Error()).BlockFunc(func(g *jen.Group) {
 		g.Var().Id("env").Id("FactEnvelope")
 		g.If(jen.Err().Op(":=").Qual(jsonPkg, "Unmarshal").Call(jen.Id("data"), jen.Op("&").Id("env")), jen.Err().Op("!=").Nil()).Block(
@@ -108,10 +111,25 @@ func (e *emitter) facts(f *jen.File) {
 						)
 						continue
 					}
+					if v == fact.Latest() {
+						g.Case(cond).Block(
+							jen.Var().Id("out").Id(fact.StructName(v)),
+							jen.If(jen.Err().Op(":=").Qual(jsonPkg, "Unmarshal").Call(jen.Id("env").Dot("Data"), jen.Op("&").Id("out")), jen.Err().Op("!=").Nil()).Block(
+								jen.Return(jen.Nil(), e.errorf("decode %s v%d: %w", jen.Id("env").Dot("Type"), jen.Id("env").Dot("V"), jen.Err())),
+							),
+							jen.Return(jen.Id("out"), jen.Nil()),
+						)
+						continue
+					}
+					// An older version decodes as itself, then upcasts to the newest.
 					g.Case(cond).Block(
-						jen.Var().Id("out").Id(fact.StructName(v)),
-						jen.If(jen.Err().Op(":=").Qual(jsonPkg, "Unmarshal").Call(jen.Id("env").Dot("Data"), jen.Op("&").Id("out")), jen.Err().Op("!=").Nil()).Block(
+						jen.Var().Id("old").Id(fact.StructName(v)),
+						jen.If(jen.Err().Op(":=").Qual(jsonPkg, "Unmarshal").Call(jen.Id("env").Dot("Data"), jen.Op("&").Id("old")), jen.Err().Op("!=").Nil()).Block(
 							jen.Return(jen.Nil(), e.errorf("decode %s v%d: %w", jen.Id("env").Dot("Type"), jen.Id("env").Dot("V"), jen.Err())),
+						),
+						jen.List(jen.Id("out"), jen.Err()).Op(":=").Id(v.Upcast.Name).Call(jen.Id("old")),
+						jen.If(jen.Err().Op("!=").Nil()).Block(
+							jen.Return(jen.Nil(), e.errorf("upcast %s v%d to v%d: %w", jen.Id("env").Dot("Type"), jen.Id("env").Dot("V"), jen.Lit(fact.Latest().Number), jen.Err())),
 						),
 						jen.Return(jen.Id("out"), jen.Nil()),
 					)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"flag"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,8 +14,10 @@ import (
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/cases from the current generator")
 
 // TestGolden runs every case under testdata/cases. A case is a directory with a
-// spec.yaml and either errors.golden (the spec is invalid; every problem, one
-// per line, as jobgen prints them) or want/ (the files the spec generates).
+// spec.yaml (and any sources it names) and either errors.golden (the spec is invalid; every problem, one
+// per line, as jobgen prints them) or want/ (the files the spec generates:
+// its Go package, and its JSON Schema and Markdown reference under schema/
+// and docs/).
 // Adding a behaviour means adding a directory; run with -update to record it,
 // then read the diff.
 func TestGolden(t *testing.T) {
@@ -28,7 +31,7 @@ func TestGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			files, genErr := Generate("spec.yaml", data)
+			files, genErr := generateAll(os.DirFS(dir), "spec.yaml", data)
 			errorsFile := filepath.Join(dir, "errors.golden")
 			wantDir := filepath.Join(dir, "want")
 			if *update {
@@ -101,4 +104,27 @@ func writeFile(t *testing.T, name string, data []byte) {
 	if err := os.WriteFile(name, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// generateAll is every output of a spec: Go, JSON Schema and Markdown.
+func generateAll(dir fs.FS, file string, data []byte) ([]File, error) {
+	spec, err := ParseFS(dir, file, data)
+	if err != nil {
+		return nil, err
+	}
+	files, err := Emit(spec)
+	if err != nil {
+		return nil, err
+	}
+	schema, err := EmitSchema(spec)
+	if err != nil {
+		return nil, err
+	}
+	docs, err := EmitDocs(spec)
+	if err != nil {
+		return nil, err
+	}
+	schema.Path = "schema/" + schema.Path
+	docs.Path = "docs/" + docs.Path
+	return append(files, schema, docs), nil
 }

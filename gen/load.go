@@ -6,6 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -18,10 +21,22 @@ import (
 // declares it with the top-level key "jobgen".
 const Language = 1
 
-// Parse loads and validates a spec. It returns the model only when the whole
-// spec is valid; otherwise the error is an ErrorList of every problem found.
+// Parse loads and validates a spec, reading the sources it names from the
+// directory of file. It returns the model only when the whole spec is valid;
+// otherwise the error is an ErrorList of every problem found.
 func Parse(file string, data []byte) (*Spec, error) {
+	return ParseFS(os.DirFS(filepath.Dir(file)), file, data)
+}
+
+// ParseFS is Parse reading the spec's sources from dir, a file system rooted
+// at the spec's directory. With a nil dir the sources are not read and
+// upcasters are not checked against them: enough to compare two specs, not
+// to generate from one.
+func ParseFS(dir fs.FS, file string, data []byte) (*Spec, error) {
 	spec, errs := Load(file, data)
+	if spec != nil && dir != nil {
+		errs = append(errs, readSources(spec, dir)...)
+	}
 	if spec != nil {
 		errs = append(errs, Validate(spec)...)
 	}
@@ -48,7 +63,7 @@ func Load(file string, data []byte) (*Spec, ErrorList) {
 		return nil, l.errs
 	}
 	top := l.object(root, "spec", "jobgen", "package", "imports", "ids", "enums",
-		"records", "unions", "faces", "machines", "facts", "defaults")
+		"records", "unions", "faces", "machines", "facts", "defaults", "allow_breaking")
 	if e, ok := top["jobgen"]; ok {
 		if v, ok := l.integer(e.val, "jobgen"); ok {
 			spec.Language = int(v)
@@ -124,6 +139,9 @@ func Load(file string, data []byte) (*Spec, ErrorList) {
 		for _, d := range l.entries(e.val, "defaults") {
 			spec.Defaults = append(spec.Defaults, l.def(d))
 		}
+	}
+	if e, ok := top["allow_breaking"]; ok {
+		spec.AllowBreaking = l.allowances(e.val)
 	}
 	return spec, l.errs
 }
@@ -370,7 +388,7 @@ func (l *loader) ref(n *yaml.Node, what string) Ref {
 }
 
 func (l *loader) pkg(e entry) Package {
-	m := l.object(e.val, "package", "name", "path", "doc")
+	m := l.object(e.val, "package", "name", "path", "doc", "sources")
 	p := Package{Pos: l.pos(e.keyNode), Doc: l.doc(m, "package")}
 	if n, ok := m["name"]; ok {
 		p.Name, _ = l.str(n.val, "package.name")
@@ -381,7 +399,51 @@ func (l *loader) pkg(e entry) Package {
 	if n, ok := m["path"]; ok {
 		p.Path, _ = l.str(n.val, "package.path")
 	}
+	if n, ok := m["sources"]; ok {
+		p.Sources = l.refs(n.val, "package.sources")
+	}
 	return p
+}
+
+// allowances reads allow_breaking: a list of {rule, path, reason}.
+func (l *loader) allowances(n *yaml.Node) []*Allowance {
+	n = resolve(n)
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
+		return nil
+	}
+	if n.Kind != yaml.SequenceNode {
+		l.add(n, "allow_breaking: expected a list of {rule, path, reason}, found %s", kindName(n))
+		return nil
+	}
+	var out []*Allowance
+	for _, item := range n.Content {
+		item = resolve(item)
+		const what = "allow_breaking"
+		m := l.object(item, what, "rule", "path", "reason")
+		a := &Allowance{Pos: l.pos(item)}
+		for _, key := range []string{"rule", "path", "reason"} {
+			if _, ok := m[key]; !ok && item.Kind == yaml.MappingNode {
+				l.add(item, "%s: missing key %s", what, key)
+			}
+		}
+		if e, ok := m["rule"]; ok {
+			a.Rule = l.ref(e.val, what+".rule")
+		}
+		if e, ok := m["path"]; ok {
+			a.Path, _ = l.str(e.val, what+".path")
+			a.PathPos = l.pos(e.val)
+		}
+		if e, ok := m["reason"]; ok {
+			if s, ok := l.str(e.val, what+".reason"); ok {
+				a.Reason = strings.TrimSpace(s)
+				if a.Reason == "" {
+					l.add(e.val, "%s.reason: say why the break is intended; a reason must not be empty", what)
+				}
+			}
+		}
+		out = append(out, a)
+	}
+	return out
 }
 
 func (l *loader) id(e entry) *ID {
@@ -661,8 +723,11 @@ func (l *loader) fact(e entry) *Fact {
 			l.add(v.keyNode, "%s: version %s must be written v1, v2 …", what+".versions", v.key)
 			continue
 		}
-		vm := l.object(v.val, vwhat, "fields", "retired", "doc")
+		vm := l.object(v.val, vwhat, "fields", "retired", "upcast", "doc")
 		fv := &FactVersion{Number: n, Pos: l.pos(v.keyNode), Doc: l.doc(vm, vwhat)}
+		if u, ok := vm["upcast"]; ok {
+			fv.Upcast = l.ref(u.val, vwhat+".upcast")
+		}
 		if r, ok := vm["retired"]; ok {
 			fv.Retired, _ = l.boolean(r.val, vwhat+".retired")
 		}

@@ -20,14 +20,25 @@ type Spec struct {
 	Machines []*Machine
 	Facts    []*Fact
 	Defaults []*Default
+
+	// AllowBreaking accepts findings of jobgen breaking that are intended.
+	AllowBreaking []*Allowance
+
+	// Sources are the hand-written Go files package.sources names, once
+	// ParseFS has read them; see sources.go.
+	Sources []*Source
+	// sourcesRead reports whether Sources were read, so Validate can check
+	// upcasters against them; a spec parsed without a file system has none.
+	sourcesRead bool
 }
 
 // A Package names the generated Go package.
 type Package struct {
-	Name string // the package clause
-	Path string // the import path, for documentation and cross-spec references
-	Doc  string
-	Pos  Pos
+	Name    string // the package clause
+	Path    string // the import path, for documentation and cross-spec references
+	Doc     string
+	Pos     Pos
+	Sources []Ref // paths or globs of hand-written Go, relative to the spec's directory
 }
 
 // An Import makes a Go package available to type expressions under an alias.
@@ -216,6 +227,9 @@ type FactVersion struct {
 	Pos     Pos
 	Retired bool // history of this version is no longer decodable, on purpose
 	Fields  []*Field
+	// Upcast names the hand-written func that turns this version into the
+	// newest one; every older version that is not retired has one.
+	Upcast Ref
 }
 
 // A Unit is the unit of a default value.
@@ -249,4 +263,15 @@ type Default struct {
 	Value   int64
 	Unit    Unit
 	UnitPos Pos
+}
+
+// An Allowance accepts one finding of jobgen breaking: the change it names is
+// intended, and Reason says why. An allowance that matches no finding is
+// itself reported, so that stale ones do not pile up.
+type Allowance struct {
+	Rule    Ref    // a rule ID such as FIELD_DELETED
+	Path    string // the finding's path, such as "facts.job/settled.versions.v1.fields.detail"
+	PathPos Pos
+	Reason  string
+	Pos     Pos
 }

@@ -40,6 +40,7 @@ func Validate(s *Spec) ErrorList {
 	v.machines()
 	v.facts()
 	v.defaults()
+	v.allowances()
 	v.errs.RemoveMultiples()
 	return v.errs
 }
@@ -215,11 +216,30 @@ func (v *validator) identifiers() {
 	for _, d := range s.Defaults {
 		v.claim(d.GoName, "defaults."+d.Name, d.Name, d.Pos)
 	}
+	for _, src := range s.Sources {
+		for _, name := range src.topLevel() {
+			v.claimSource(name, src)
+		}
+	}
+}
+
+// claimSource reports a name a source declares that the generated package
+// already declares, which would not compile.
+func (v *validator) claimSource(name Ref, src *Source) {
+	first, dup := v.idents[name.Name]
+	switch {
+	case !dup:
+		v.idents[name.Name] = ident{what: "source " + src.Path, spec: name.Name, pos: name.Pos}
+	case first.pos.File == "":
+		v.add(name.Pos, "%s is declared by jobgen's own %s; rename it", name.Name, first.what)
+	default:
+		v.add(name.Pos, "%s is declared by %s at %s; rename it", name.Name, first.what, first.pos)
+	}
 }
 
 // fixedIdents are the identifiers jobgen generates whatever the spec says.
 func fixedIdents(s *Spec) []string {
-	names := []string{"ErrInvalidEnum", "ErrMissingField", "ErrUnknownVariant"}
+	names := []string{"ErrInvalidEnum", "ErrMissingField", "ErrUnknownVariant", "missingField"}
 	if len(s.Facts) > 0 {
 		names = append(names, "Fact", "FactEnvelope", "EncodeFact", "DecodeFact", "ErrUnknownFact")
 	}
@@ -684,9 +704,7 @@ func (v *validator) facts() {
 			if fv.Retired && len(fv.Fields) > 0 {
 				v.add(fv.Pos, "%s: a retired version keeps no fields; remove them", vwhat)
 			}
-			if fv != latest && !fv.Retired {
-				v.add(fv.Pos, "%s: decoding an older version needs an upcaster to v%d, which this jobgen cannot generate yet; mark the version retired: true", vwhat, latest.Number)
-			}
+			v.upcast(f, fv, vwhat)
 			for _, fd := range fv.Fields {
 				fwhat := vwhat + ".fields." + fd.Name
 				if fd.Type != nil && !fd.Wire() {
@@ -723,6 +741,70 @@ func (v *validator) facts() {
 					v.add(fd.Type.Pos, "%s: type %s differs from %s in v%d", fwhat, fd.Type, prev.Type, fd.Since)
 				}
 			}
+		}
+	}
+}
+
+// upcast checks that an older, live fact version names an upcaster to the
+// newest version, declared in the spec's sources with the exact signature
+// DecodeFact calls it with.
+func (v *validator) upcast(f *Fact, fv *FactVersion, vwhat string) {
+	latest := f.Latest()
+	older, newest := f.StructName(fv), f.StructName(latest)
+	want := fmt.Sprintf("func(%s) (%s, error)", older, newest)
+	u := fv.Upcast
+	switch {
+	case fv == latest && u.Name != "":
+		v.add(u.Pos, "%s.upcast: the newest version is what facts decode to; it has no upcaster", vwhat)
+		return
+	case fv.Retired && u.Name != "":
+		v.add(u.Pos, "%s.upcast: a retired version is never decoded, so it has no upcaster", vwhat)
+		return
+	case fv == latest || fv.Retired:
+		return
+	case u.Name == "":
+		v.add(fv.Pos, "%s: an older version needs an upcaster to v%d: write a %s in a file of package.sources and name it with upcast:, or mark the version retired: true", vwhat, latest.Number, want)
+		return
+	}
+	if why := checkIdent(u.Name, false); why != "" {
+		v.add(u.Pos, "%s.upcast: %s %s", vwhat, u.Name, why)
+		return
+	}
+	if !v.spec.sourcesRead {
+		return // comparing specs, not generating: the sources are not at hand
+	}
+	if len(v.spec.Sources) == 0 {
+		v.add(u.Pos, "%s.upcast: %s must be declared in a file of package.sources, and the spec lists none", vwhat, u.Name)
+		return
+	}
+	fn, src := findFunc(v.spec.Sources, u.Name)
+	switch {
+	case fn == nil:
+		v.add(u.Pos, "%s.upcast: no func %s in package.sources (%s); declare it as %s", vwhat, u.Name, sourceNames(v.spec), want)
+	case !hasSignature(fn, older, newest):
+		at := src.pos(fn.Name.Pos())
+		v.add(u.Pos, "%s.upcast: %s (%s:%d:%d) is %s; want %s", vwhat, u.Name, src.Path, at.Line, at.Col, funcText(src, fn), want)
+	}
+}
+
+// allowances checks that each allow_breaking entry names a rule jobgen has.
+// Whether it matches a finding is for jobgen breaking to say.
+func (v *validator) allowances() {
+	var ids []string
+	for _, r := range Rules() {
+		if knownRule(r.ID) {
+			ids = append(ids, r.ID)
+		}
+	}
+	for _, a := range v.spec.AllowBreaking {
+		switch {
+		case a.Rule.Name == RuleAllowanceUnused:
+			v.add(a.Rule.Pos, "allow_breaking.rule: %s cannot be allowed; delete the stale allowance instead", a.Rule.Name)
+		case a.Rule.Name != "" && !knownRule(a.Rule.Name):
+			v.add(a.Rule.Pos, "allow_breaking.rule: unknown rule %s%s", a.Rule.Name, didYouMean(a.Rule.Name, ids))
+		}
+		if a.PathPos.Line > 0 && strings.TrimSpace(a.Path) == "" {
+			v.add(a.PathPos, "allow_breaking.path: name the finding's path, as jobgen breaking prints it")
 		}
 	}
 }

@@ -116,6 +116,7 @@ func genFact() *rapid.Generator[jobs.Fact] {
 			return jobs.JobSettled{
 				JobID: r.JobID, At: rapid.Int64().Draw(t, "at"), Status: genStatus().Draw(t, "status"),
 				Detail: genText(t, "detail"), ProducerReported: rapid.Bool().Draw(t, "producerReported"),
+				Cause: rapid.SampledFrom(append(jobs.SettlementCauseValues(), "")).Draw(t, "cause"),
 				Registration: jobs.JobRegistration{RegisteredAt: r.At, Owner: r.Owner, Kind: r.Kind, Label: r.Label,
 					Ordinal: r.Ordinal, ToolCall: r.ToolCall, Record: r.Record},
 			}

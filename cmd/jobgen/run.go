@@ -28,9 +28,12 @@ Usage:
 
 Commands:
 
-	generate   write the Go packages the specs yield
+	generate   write the Go packages the specs yield (and, with flags, docs and schemas)
 	verify     check that the tree matches what the specs yield
 	check      validate the specs only
+	breaking   report changes that break history, the wire or the Go API
+	schema     write a JSON Schema of each spec's wire types
+	docs       write a Markdown reference of each spec
 	journal    read a journal of lifecycle facts: cat, intervals, check
 
 Run "jobgen <command> --help" for a command's flags.
@@ -53,6 +56,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return cmdVerify(args[1:], stdout, stderr)
 	case "check":
 		return cmdCheck(args[1:], stdout, stderr)
+	case "breaking":
+		return cmdBreaking(args[1:], stdout, stderr)
+	case "schema":
+		return cmdSchema(args[1:], stdout, stderr)
+	case "docs":
+		return cmdDocs(args[1:], stdout, stderr)
 	case "journal":
 		return cmdJournal(args[1:], stdout, stderr)
 	}
@@ -108,15 +117,12 @@ func (sf *specFlags) register(fs *flag.FlagSet, withOut bool) {
 	}
 }
 
-// load reads, validates and emits every spec. Spec errors are printed to
-// stderr; the second result is false when anything failed.
-func (sf *specFlags) load(stderr io.Writer) ([]gen.File, bool) {
-	patterns := sf.specs
-	if len(patterns) == 0 {
-		patterns = []string{"spec/*.yaml"}
-	}
+// files expands the --spec patterns. The default, spec/*.yaml, is not
+// recursive, so spec/baseline/ (the released spec breaking compares with)
+// is never generated from.
+func (sf *specFlags) files(stderr io.Writer) ([]string, bool) {
 	var names []string
-	for _, p := range patterns {
+	for _, p := range sf.specsOrDefault() {
 		matches, err := filepath.Glob(p)
 		if err != nil {
 			fmt.Fprintf(stderr, "jobgen: bad --spec pattern %q: %v\n", p, err)
@@ -132,9 +138,41 @@ func (sf *specFlags) load(stderr io.Writer) ([]gen.File, bool) {
 			}
 		}
 	}
-	var files []gen.File
-	ok := true
-	owner := map[string]string{}
+	return names, true
+}
+
+// An output is one kind of file jobgen writes from a spec, under its own root.
+type output struct {
+	root string
+	emit func(*gen.Spec) ([]gen.File, error)
+}
+
+func goOutput(root string) output { return output{root, gen.Emit} }
+
+func schemaOutput(root string) output {
+	return output{root, func(s *gen.Spec) ([]gen.File, error) {
+		f, err := gen.EmitSchema(s)
+		return []gen.File{f}, err
+	}}
+}
+
+func docsOutput(root string) output {
+	return output{root, func(s *gen.Spec) ([]gen.File, error) {
+		f, err := gen.EmitDocs(s)
+		return []gen.File{f}, err
+	}}
+}
+
+// load reads and validates every spec and emits each output from it,
+// returning the files of outputs[i] in files[i]. Spec errors are printed to
+// stderr; the second result is false when anything failed.
+func (sf *specFlags) load(stderr io.Writer, outputs ...output) (files [][]gen.File, ok bool) {
+	names, ok := sf.files(stderr)
+	if !ok {
+		return nil, false
+	}
+	files = make([][]gen.File, len(outputs))
+	owner := make([]map[string]string, len(outputs))
 	for _, name := range names {
 		data, err := os.ReadFile(name)
 		if err != nil {
@@ -142,22 +180,61 @@ func (sf *specFlags) load(stderr io.Writer) ([]gen.File, bool) {
 			ok = false
 			continue
 		}
-		out, err := gen.Generate(name, data)
+		spec, err := gen.Parse(name, data)
 		if err != nil {
 			printErr(stderr, err)
 			ok = false
 			continue
 		}
-		for _, f := range out {
-			if prev, dup := owner[f.Path]; dup {
-				fmt.Fprintf(stderr, "jobgen: %s and %s both generate %s; give them different package names\n", prev, name, f.Path)
+		for i, o := range outputs {
+			out, err := o.emit(spec)
+			if err != nil {
+				fmt.Fprintf(stderr, "jobgen: %s: %v\n", name, err)
 				ok = false
+				continue
 			}
-			owner[f.Path] = name
+			if owner[i] == nil {
+				owner[i] = map[string]string{}
+			}
+			for _, f := range out {
+				if prev, dup := owner[i][f.Path]; dup {
+					fmt.Fprintf(stderr, "jobgen: %s and %s both generate %s; give them different package names\n", prev, name, f.Path)
+					ok = false
+				}
+				owner[i][f.Path] = name
+			}
+			files[i] = append(files[i], out...)
 		}
-		files = append(files, out...)
 	}
 	return files, ok
+}
+
+// write brings each output's root in line with the specs, printing what it
+// changed and a summary.
+func (sf *specFlags) write(stdout, stderr io.Writer, outputs ...output) int {
+	sets, ok := sf.load(stderr, outputs...)
+	if !ok {
+		return exitFail
+	}
+	total, changed := 0, 0
+	for i, o := range outputs {
+		changes, err := gen.Write(o.root, sets[i])
+		if err != nil {
+			fmt.Fprintf(stderr, "jobgen: %v\n", err)
+			return exitFail
+		}
+		for _, c := range changes {
+			verb := "wrote"
+			if c.Kind == gen.Orphan {
+				verb = "removed"
+			}
+			fmt.Fprintf(stdout, "%s %s\n", verb, filepath.Join(o.root, filepath.FromSlash(c.Path)))
+		}
+		total += len(sets[i])
+		changed += len(changes)
+	}
+	fmt.Fprintf(stdout, "jobgen: %d files from %s, %d changed\n", total, plural(len(sf.specsOrDefault()), "spec"), changed)
+	return exitOK
 }
 
 // printErr prints a spec ErrorList one problem per line, or any other error.
@@ -174,29 +251,49 @@ func printErr(w io.Writer, err error) {
 
 func cmdGenerate(args []string, stdout, stderr io.Writer) int {
 	var sf specFlags
-	fs := newFlagSet("generate", "Generate writes the Go package of each spec under the output root.\nIt writes nothing unless every spec is valid, writes each changed file\natomically, and removes generated files the specs no longer yield.", stderr)
+	var docs, schema string
+	fs := newFlagSet("generate", "Generate writes the Go package of each spec under the output root, and\nwith --docs and --schema its Markdown reference and JSON Schema. It writes\nnothing unless every spec is valid, writes each changed file atomically, and\nremoves generated files the specs no longer yield.", stderr)
 	sf.register(fs, true)
+	fs.StringVar(&docs, "docs", "", "also write each spec's Markdown reference under this root")
+	fs.StringVar(&schema, "schema", "", "also write each spec's JSON Schema under this root")
 	if code, stop := parse(fs, args, stdout); stop {
 		return code
 	}
-	files, ok := sf.load(stderr)
-	if !ok {
-		return exitFail
+	return sf.write(stdout, stderr, sf.outputs(docs, schema)...)
+}
+
+// outputs is the Go output plus the docs and schema roots that are set.
+func (sf *specFlags) outputs(docs, schema string) []output {
+	out := []output{goOutput(sf.out)}
+	if docs != "" {
+		out = append(out, docsOutput(docs))
 	}
-	changes, err := gen.Write(sf.out, files)
-	if err != nil {
-		fmt.Fprintf(stderr, "jobgen: %v\n", err)
-		return exitFail
+	if schema != "" {
+		out = append(out, schemaOutput(schema))
 	}
-	for _, c := range changes {
-		verb := "wrote"
-		if c.Kind == gen.Orphan {
-			verb = "removed"
-		}
-		fmt.Fprintf(stdout, "%s %s\n", verb, filepath.Join(sf.out, filepath.FromSlash(c.Path)))
+	return out
+}
+
+func cmdSchema(args []string, stdout, stderr io.Writer) int {
+	var sf specFlags
+	fs := newFlagSet("schema", "Schema writes a JSON Schema (draft 2020-12) of each spec's wire types, as\n<out>/<package>.schema.json: every id, enum, record, union and variant, each\nlive fact version, and FactEnvelope for any fact. Verify it with\njobgen verify --schema.", stderr)
+	sf.register(fs, false)
+	fs.StringVar(&sf.out, "out", "schema", "output root")
+	if code, stop := parse(fs, args, stdout); stop {
+		return code
 	}
-	fmt.Fprintf(stdout, "jobgen: %d files from %s, %d changed\n", len(files), plural(len(sf.specsOrDefault()), "spec"), len(changes))
-	return exitOK
+	return sf.write(stdout, stderr, schemaOutput(sf.out))
+}
+
+func cmdDocs(args []string, stdout, stderr io.Writer) int {
+	var sf specFlags
+	fs := newFlagSet("docs", "Docs writes a Markdown reference of each spec as <out>/<package>.md: facts\nand their versions, unions, records, enums, ids, faces, machines (a\ntransition table and a Mermaid diagram) and defaults. Verify it with\njobgen verify --docs.", stderr)
+	sf.register(fs, false)
+	fs.StringVar(&sf.out, "out", "docs/reference", "output root")
+	if code, stop := parse(fs, args, stdout); stop {
+		return code
+	}
+	return sf.write(stdout, stderr, docsOutput(sf.out))
 }
 
 func (sf *specFlags) specsOrDefault() []string {
@@ -215,30 +312,38 @@ func plural(n int, word string) string {
 
 func cmdVerify(args []string, stdout, stderr io.Writer) int {
 	var sf specFlags
-	fs := newFlagSet("verify", "Verify regenerates in memory and compares with the output root. It prints a\nunified diff of every stale, missing or orphaned file and exits 1 if there is any.", stderr)
+	var docs, schema string
+	fs := newFlagSet("verify", "Verify regenerates in memory and compares with the output root (and, with\n--docs and --schema, with those roots). It prints a unified diff of every\nstale, missing or orphaned file and exits 1 if there is any.", stderr)
 	sf.register(fs, true)
+	fs.StringVar(&docs, "docs", "", "also verify the Markdown references under this root")
+	fs.StringVar(&schema, "schema", "", "also verify the JSON Schemas under this root")
 	if code, stop := parse(fs, args, stdout); stop {
 		return code
 	}
-	files, ok := sf.load(stderr)
+	outputs := sf.outputs(docs, schema)
+	sets, ok := sf.load(stderr, outputs...)
 	if !ok {
 		return exitFail
 	}
-	changes, err := gen.Compare(sf.out, files)
-	if err != nil {
-		fmt.Fprintf(stderr, "jobgen: %v\n", err)
-		return exitFail
+	var names []string
+	total := 0
+	for i, o := range outputs {
+		total += len(sets[i])
+		changes, err := gen.Compare(o.root, sets[i])
+		if err != nil {
+			fmt.Fprintf(stderr, "jobgen: %v\n", err)
+			return exitFail
+		}
+		for _, c := range changes {
+			fmt.Fprint(stdout, c.Diff)
+			names = append(names, fmt.Sprintf("%s (%s)", filepath.Join(o.root, filepath.FromSlash(c.Path)), c.Kind))
+		}
 	}
-	if len(changes) == 0 {
-		fmt.Fprintf(stdout, "jobgen: %s up to date\n", plural(len(files), "generated file"))
+	if len(names) == 0 {
+		fmt.Fprintf(stdout, "jobgen: %s up to date\n", plural(total, "generated file"))
 		return exitOK
 	}
-	var names []string
-	for _, c := range changes {
-		fmt.Fprint(stdout, c.Diff)
-		names = append(names, fmt.Sprintf("%s (%s)", filepath.Join(sf.out, filepath.FromSlash(c.Path)), c.Kind))
-	}
-	fmt.Fprintf(stderr, "jobgen: generated code is out of date: %s\nrun jobgen generate to update it\n", strings.Join(names, ", "))
+	fmt.Fprintf(stderr, "jobgen: generated files are out of date: %s\nrun jobgen generate to update them\n", strings.Join(names, ", "))
 	return exitFail
 }
 

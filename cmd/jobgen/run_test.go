@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -76,7 +77,8 @@ func TestUsageErrorsExit2(t *testing.T) {
 }
 
 func TestHelpExits0OnStdout(t *testing.T) {
-	for _, args := range [][]string{{"help"}, {"--help"}, {"generate", "--help"}, {"verify", "-h"}, {"check", "--help"}} {
+	for _, args := range [][]string{{"help"}, {"--help"}, {"generate", "--help"}, {"verify", "-h"}, {"check", "--help"},
+		{"breaking", "--help"}, {"schema", "--help"}, {"docs", "-h"}} {
 		code, stdout, stderr := jobgen(t, args...)
 		if code != exitOK || !strings.Contains(stdout, "Usage") || stderr != "" {
 			t.Errorf("jobgen %v: exit %d, stdout %q, stderr %q", args, code, stdout, stderr)
@@ -213,10 +215,178 @@ func TestTwoSpecsForOnePackageAreRefused(t *testing.T) {
 }
 
 // TestRepositoryIsUpToDate is the drift check from inside go test: the
-// committed generated/ must be exactly what spec/ yields.
+// committed generated/, docs/reference/ and schema/ must be exactly what
+// spec/ yields.
 func TestRepositoryIsUpToDate(t *testing.T) {
-	code, stdout, stderr := jobgen(t, "verify", "--spec", "../../spec/*.yaml", "--out", "../../generated")
+	code, stdout, stderr := jobgen(t, "verify", "--spec", "../../spec/*.yaml", "--out", "../../generated",
+		"--docs", "../../docs/reference", "--schema", "../../schema")
 	if code != exitOK {
 		t.Fatalf("generated/ is stale; run make generate\n%s%s", stdout, stderr)
+	}
+}
+
+// factSpec has a fact, so breaking has history to protect.
+const factSpec = `jobgen: 1
+package:
+  name: demo
+ids:
+  TaskId: {kind: uuid}
+facts:
+  task/opened:
+    versions:
+      v1:
+        fields:
+          id: TaskId
+          note: {type: string, optional: true}
+faces:
+  Worker:
+    methods:
+      Report: "func(detail string) error"
+`
+
+func TestBreakingReportsFindingsAndExits1(t *testing.T) {
+	old, _ := workspace(t, factSpec)
+	broken := strings.Replace(factSpec, "          note: {type: string, optional: true}\n", "", 1)
+	broken = strings.Replace(broken, `"func(detail string) error"`, `"func(detail string, code int) error"`, 1)
+	spec, _ := workspace(t, broken)
+
+	code, stdout, stderr := jobgen(t, "breaking", "--spec", spec, "--against", old)
+	if code != exitFail {
+		t.Fatalf("exit %d, want %d\n%s%s", code, exitFail, stdout, stderr)
+	}
+	want := old + ":12:11: FIELD_DELETED_NOT_RESERVED: facts.task/opened.versions.v1.fields.note: field note was deleted; list note under the fact's reserved: so it never comes back with another meaning [durable]\n" +
+		spec + ":15:16: FACE_METHOD_CHANGED: faces.Worker.methods.Report: method Report changed from func(string) error to func(string, int) error [goapi]\n"
+	if stdout != want {
+		t.Errorf("stdout =\n%s\nwant\n%s", stdout, want)
+	}
+	if !strings.Contains(stderr, "2 breaking findings against "+old) {
+		t.Errorf("stderr = %q", stderr)
+	}
+
+	// --category keeps only the findings of the categories named.
+	code, stdout, _ = jobgen(t, "breaking", "--spec", spec, "--against", old, "--category", "goapi")
+	if code != exitFail || strings.Contains(stdout, "FIELD_DELETED") || !strings.Contains(stdout, "FACE_METHOD_CHANGED") {
+		t.Errorf("--category goapi: exit %d\n%s", code, stdout)
+	}
+	code, stdout, _ = jobgen(t, "breaking", "--spec", spec, "--against", old, "--category", "wire")
+	if code != exitOK || !strings.Contains(stdout, "no breaking changes") {
+		t.Errorf("--category wire: exit %d\n%s", code, stdout)
+	}
+}
+
+func TestBreakingAcceptsAllowedChangesAndExits0(t *testing.T) {
+	old, _ := workspace(t, factSpec)
+	allowed := strings.Replace(factSpec, "          note: {type: string, optional: true}\n", "", 1)
+	allowed = strings.Replace(allowed, "package:", `allow_breaking:
+  - rule: FIELD_DELETED_NOT_RESERVED
+    path: facts.task/opened.versions.v1.fields.note
+    reason: note was never written by any release.
+package:`, 1)
+	spec, _ := workspace(t, allowed)
+	code, stdout, stderr := jobgen(t, "breaking", "--spec", spec, "--against", old)
+	if code != exitOK || stdout != "jobgen: no breaking changes against "+old+" (1 change accepted by allow_breaking)\n" {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+}
+
+func TestBreakingUsage(t *testing.T) {
+	spec, _ := workspace(t, factSpec)
+	for _, args := range [][]string{
+		{"breaking", "--spec", spec},
+		{"breaking", "--spec", spec, "--against", spec, "--category", "wires"},
+	} {
+		if code, _, stderr := jobgen(t, args...); code != exitUsage {
+			t.Errorf("jobgen %v: exit %d, want %d\n%s", args, code, exitUsage, stderr)
+		}
+	}
+	if code, _, stderr := jobgen(t, "breaking", "--spec", spec, "--against", filepath.Join(t.TempDir(), "none.yaml")); code != exitFail || !strings.Contains(stderr, "none.yaml") {
+		t.Errorf("missing old spec: exit %d, %q", code, stderr)
+	}
+}
+
+// TestBreakingAgainstGit reads the old spec from a commit, with the path
+// defaulting to the new spec's own path in the repository.
+func TestBreakingAgainstGit(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	spec, _ := workspace(t, factSpec)
+	repo := filepath.Dir(filepath.Dir(spec))
+	for _, args := range [][]string{
+		{"init", "-q"},
+		{"add", "."},
+		{"-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "release"},
+	} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = repo
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	os.WriteFile(spec, []byte(strings.Replace(factSpec, "  task/opened:", "  task/closed:", 1)), 0o644)
+	code, stdout, stderr := jobgen(t, "breaking", "--spec", spec, "--against", "git:HEAD")
+	if code != exitFail || !strings.HasPrefix(stdout, "HEAD:spec/demo.yaml:7:3: FACT_DELETED: facts.task/opened:") {
+		t.Errorf("exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
+	}
+	code, stdout, _ = jobgen(t, "breaking", "--spec", spec, "--against", "git:HEAD:spec/demo.yaml")
+	if code != exitFail || !strings.Contains(stdout, "FACT_DELETED") {
+		t.Errorf("explicit path: exit %d\n%s", code, stdout)
+	}
+	if code, _, stderr := jobgen(t, "breaking", "--spec", spec, "--against", "git:no-such-ref"); code != exitFail || !strings.Contains(stderr, "git show") {
+		t.Errorf("bad ref: exit %d, %q", code, stderr)
+	}
+}
+
+func TestSchemaAndDocsAreWrittenAndVerified(t *testing.T) {
+	spec, out := workspace(t, factSpec)
+	root := filepath.Dir(out)
+	schema, docs := filepath.Join(root, "schema"), filepath.Join(root, "docs")
+	if code, stdout, stderr := jobgen(t, "schema", "--spec", spec, "--out", schema); code != exitOK || !strings.Contains(stdout, "wrote "+filepath.Join(schema, "demo.schema.json")) {
+		t.Fatalf("schema: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if code, stdout, stderr := jobgen(t, "docs", "--spec", spec, "--out", docs); code != exitOK || !strings.Contains(stdout, "wrote "+filepath.Join(docs, "demo.md")) {
+		t.Fatalf("docs: exit %d\n%s%s", code, stdout, stderr)
+	}
+	verify := []string{"verify", "--spec", spec, "--out", out, "--docs", docs, "--schema", schema}
+	if code, _, _ := jobgen(t, verify...); code != exitFail {
+		t.Errorf("verify passed with the Go package missing")
+	}
+	if code, stdout, stderr := jobgen(t, "generate", "--spec", spec, "--out", out, "--docs", docs, "--schema", schema); code != exitOK || !strings.Contains(stdout, "7 files from 1 spec, 5 changed") {
+		t.Fatalf("generate: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if code, stdout, stderr := jobgen(t, verify...); code != exitOK {
+		t.Fatalf("verify of a fresh tree: exit %d\n%s%s", code, stdout, stderr)
+	}
+	md := filepath.Join(docs, "demo.md")
+	data, _ := os.ReadFile(md)
+	os.WriteFile(md, []byte(strings.Replace(string(data), "task/opened", "task/edited", 1)), 0o644)
+	code, stdout, stderr := jobgen(t, verify...)
+	if code != exitFail || !strings.Contains(stderr, md+" (stale)") || !strings.Contains(stdout, "+- [Facts](#facts): [task/opened]") {
+		t.Errorf("verify of an edited reference: exit %d\n%s%s", code, stdout, stderr)
+	}
+	// Without the flags verify looks at Go only, for users who want nothing else.
+	if code, _, stderr := jobgen(t, "verify", "--spec", spec, "--out", out); code != exitOK {
+		t.Errorf("verify without --docs: exit %d\n%s", code, stderr)
+	}
+}
+
+// TestDefaultSpecGlobSkipsTheBaseline: spec/baseline/ holds the released spec
+// for breaking to compare with; it declares the same package, so generating
+// from it too would fail, and it must never happen by default.
+func TestDefaultSpecGlobSkipsTheBaseline(t *testing.T) {
+	spec, _ := workspace(t, validSpec)
+	root := filepath.Dir(filepath.Dir(spec))
+	baseline := filepath.Join(root, "spec", "baseline", "demo.yaml")
+	if err := os.MkdirAll(filepath.Dir(baseline), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(baseline, []byte(validSpec), 0o644)
+	t.Chdir(root)
+	code, stdout, stderr := jobgen(t, "generate")
+	if code != exitOK || !strings.Contains(stdout, "3 files from 1 spec") {
+		t.Errorf("generate: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if code, stdout, stderr := jobgen(t, "breaking", "--against", "spec/baseline/demo.yaml"); code != exitOK {
+		t.Errorf("breaking against the baseline: exit %d\n%s%s", code, stdout, stderr)
 	}
 }

@@ -99,3 +99,56 @@ func (j *JobStatus) UnmarshalText(text []byte) error {
 	*j = value
 	return nil
 }
+
+// A SettlementCause says which settlement source settled a job: settlement is
+// first-wins, and this names the winner.
+type SettlementCause string
+
+// The SettlementCause values.
+const (
+	// The producer's Done returned, reporting its own outcome.
+	SettlementCauseProducer SettlementCause = "producer"
+	// A SettlementCauseKill settled the job after its Cancel succeeded.
+	SettlementCauseKill SettlementCause = "kill"
+	// SettlementCauseTeardown (owner disposal or registry close) settled the job
+	// after its Cancel succeeded.
+	SettlementCauseTeardown SettlementCause = "teardown"
+	// Teardown force-settled the job as failed because its Cancel returned an
+	// error.
+	SettlementCauseCancelFailure SettlementCause = "cancelFailure"
+	// Teardown force-settled the job because its producer did not settle within the
+	// teardown bound.
+	SettlementCauseTeardownBound SettlementCause = "teardownBound"
+)
+
+// SettlementCauseValues returns every SettlementCause in declaration order.
+func SettlementCauseValues() []SettlementCause {
+	return []SettlementCause{SettlementCauseProducer, SettlementCauseKill, SettlementCauseTeardown, SettlementCauseCancelFailure, SettlementCauseTeardownBound}
+}
+
+// Valid reports whether s is one of the declared SettlementCause values.
+func (s SettlementCause) Valid() bool {
+	switch s {
+	case SettlementCauseProducer, SettlementCauseKill, SettlementCauseTeardown, SettlementCauseCancelFailure, SettlementCauseTeardownBound:
+		return true
+	}
+	return false
+}
+
+// MarshalText encodes s, refusing a value outside SettlementCause.
+func (s SettlementCause) MarshalText() ([]byte, error) {
+	if !s.Valid() {
+		return nil, fmt.Errorf("jobs: SettlementCause %q: %w", string(s), ErrInvalidEnum)
+	}
+	return []byte(s), nil
+}
+
+// UnmarshalText decodes s, refusing a value outside SettlementCause.
+func (s *SettlementCause) UnmarshalText(text []byte) error {
+	value := SettlementCause(text)
+	if !value.Valid() {
+		return fmt.Errorf("jobs: SettlementCause %q: %w", text, ErrInvalidEnum)
+	}
+	*s = value
+	return nil
+}

@@ -112,8 +112,13 @@ func (JobRegistered) FactVersion() int {
 
 func (JobRegistered) isFact() {}
 
-// A JobSettled fact records the one settlement of an owned job.
-type JobSettled struct {
+// JobSettledV1 is version 1 of job/settled, kept so that history written with
+// it still decodes: DecodeFact reads it and upcasts it to JobSettled with
+// upcastJobSettledV1.
+//
+// Version 1 cannot tell a kill from a teardown; its upcaster sets Cause only
+// when the producer reported.
+type JobSettledV1 struct {
 	// JobID identifies the job.
 	JobID JobId `json:"jobId"`
 	// At is the settlement time in Unix milliseconds, from the registry's clock.
@@ -129,6 +134,65 @@ type JobSettled struct {
 }
 
 // UnmarshalJSON decodes j, refusing input that lacks a required field.
+func (j *JobSettledV1) UnmarshalJSON(data []byte) error {
+	var wire struct {
+		JobID            *JobId           `json:"jobId"`
+		At               *int64           `json:"at"`
+		Status           *JobStatus       `json:"status"`
+		Detail           string           `json:"detail"`
+		ProducerReported *bool            `json:"producerReported"`
+		Registration     *JobRegistration `json:"registration"`
+	}
+	if err := json.Unmarshal(data, &wire); err != nil {
+		return err
+	}
+	if wire.JobID == nil {
+		return missingField("JobSettledV1", "jobId")
+	}
+	if wire.At == nil {
+		return missingField("JobSettledV1", "at")
+	}
+	if wire.Status == nil {
+		return missingField("JobSettledV1", "status")
+	}
+	if wire.ProducerReported == nil {
+		return missingField("JobSettledV1", "producerReported")
+	}
+	if wire.Registration == nil {
+		return missingField("JobSettledV1", "registration")
+	}
+	j.JobID = *wire.JobID
+	j.At = *wire.At
+	j.Status = *wire.Status
+	j.Detail = wire.Detail
+	j.ProducerReported = *wire.ProducerReported
+	j.Registration = *wire.Registration
+	return nil
+}
+
+// A JobSettled fact records the one settlement of an owned job.
+//
+// Version 2 records which settlement source won.
+type JobSettled struct {
+	// JobID identifies the job.
+	JobID JobId `json:"jobId"`
+	// At is the settlement time in Unix milliseconds, from the registry's clock.
+	At int64 `json:"at"`
+	// Status is the terminal status.
+	Status JobStatus `json:"status"`
+	// Detail is the settlement detail.
+	Detail string `json:"detail,omitzero"`
+	// ProducerReported is false when the settlement was forced.
+	ProducerReported bool `json:"producerReported"`
+	// Registration repeats the job's registration.
+	Registration JobRegistration `json:"registration"`
+	// Cause names the settlement source that won. It is empty only for history
+	// written as version 1 by a settlement the producer did not report, where the
+	// source is unknown.
+	Cause SettlementCause `json:"cause,omitzero"`
+}
+
+// UnmarshalJSON decodes j, refusing input that lacks a required field.
 func (j *JobSettled) UnmarshalJSON(data []byte) error {
 	var wire struct {
 		JobID            *JobId           `json:"jobId"`
@@ -137,6 +201,7 @@ func (j *JobSettled) UnmarshalJSON(data []byte) error {
 		Detail           string           `json:"detail"`
 		ProducerReported *bool            `json:"producerReported"`
 		Registration     *JobRegistration `json:"registration"`
+		Cause            SettlementCause  `json:"cause"`
 	}
 	if err := json.Unmarshal(data, &wire); err != nil {
 		return err
@@ -162,6 +227,7 @@ func (j *JobSettled) UnmarshalJSON(data []byte) error {
 	j.Detail = wire.Detail
 	j.ProducerReported = *wire.ProducerReported
 	j.Registration = *wire.Registration
+	j.Cause = wire.Cause
 	return nil
 }
 
@@ -170,9 +236,9 @@ func (JobSettled) FactType() string {
 	return JobSettledType
 }
 
-// FactVersion returns 1, the version j is written as.
+// FactVersion returns 2, the version j is written as.
 func (JobSettled) FactVersion() int {
-	return 1
+	return 2
 }
 
 func (JobSettled) isFact() {}
@@ -194,8 +260,10 @@ func EncodeFact(f Fact) ([]byte, error) {
 	return append(out, '}'), nil
 }
 
-// DecodeFact decodes an envelope written by EncodeFact. A type or version this
-// build does not decode is an error wrapping ErrUnknownFact.
+// DecodeFact decodes an envelope written by EncodeFact with this or an earlier
+// spec. An older version of a fact is upcast to the newest, so the result is
+// always a Fact. A type or version this build does not decode is an error
+// wrapping ErrUnknownFact.
 func DecodeFact(data []byte) (Fact, error) {
 	var env FactEnvelope
 	if err := json.Unmarshal(data, &env); err != nil {
@@ -212,6 +280,16 @@ func DecodeFact(data []byte) (Fact, error) {
 		}
 		return out, nil
 	case env.Type == JobSettledType && env.V == 1:
+		var old JobSettledV1
+		if err := json.Unmarshal(env.Data, &old); err != nil {
+			return nil, fmt.Errorf("jobs: decode %s v%d: %w", env.Type, env.V, err)
+		}
+		out, err := upcastJobSettledV1(old)
+		if err != nil {
+			return nil, fmt.Errorf("jobs: upcast %s v%d to v%d: %w", env.Type, env.V, 2, err)
+		}
+		return out, nil
+	case env.Type == JobSettledType && env.V == 2:
 		var out JobSettled
 		if err := json.Unmarshal(env.Data, &out); err != nil {
 			return nil, fmt.Errorf("jobs: decode %s v%d: %w", env.Type, env.V, err)

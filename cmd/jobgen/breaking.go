@@ -1,0 +1,145 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/jobgen/jobgen/gen"
+)
+
+func cmdBreaking(args []string, stdout, stderr io.Writer) int {
+	var sf specFlags
+	var against string
+	var only []gen.Category
+	fs := newFlagSet("breaking", `Breaking compares the spec with an older one and prints each change that
+breaks history (durable), the wire (wire) or the generated Go API (goapi), one
+per line as file:line:col: RULE_ID: path: message [categories]. A deletion
+points into the old spec. It exits 1 when any finding remains after the
+spec's allow_breaking entries, 0 otherwise.
+
+OLD is a spec file, or git:REF[:path] to read it with git show; the path
+defaults to the --spec file's path in its repository.`, stderr)
+	sf.register(fs, false)
+	fs.StringVar(&against, "against", "", "the older spec: a file or git:REF[:path] (required)")
+	fs.Func("category", "report only this category: durable, wire or goapi; repeat for several (default all)", func(s string) error {
+		c := gen.Category(s)
+		if !slices.Contains(gen.Categories(), c) {
+			return fmt.Errorf("unknown category %q (durable, wire or goapi)", s)
+		}
+		only = append(only, c)
+		return nil
+	})
+	if code, stop := parse(fs, args, stdout); stop {
+		return code
+	}
+	if against == "" {
+		fmt.Fprintln(stderr, "jobgen breaking: --against is required")
+		fs.Usage()
+		return exitUsage
+	}
+	names, ok := sf.files(stderr)
+	if !ok {
+		return exitFail
+	}
+	if len(names) != 1 {
+		fmt.Fprintf(stderr, "jobgen breaking: compares one spec at a time, and %s matches %d; name one with --spec\n", strings.Join(sf.specsOrDefault(), " "), len(names))
+		return exitUsage
+	}
+	newName := names[0]
+	newData, err := os.ReadFile(newName)
+	if err != nil {
+		fmt.Fprintf(stderr, "jobgen: %v\n", err)
+		return exitFail
+	}
+	oldName, oldData, err := readAgainst(against, newName)
+	if err != nil {
+		fmt.Fprintf(stderr, "jobgen breaking: %v\n", err)
+		return exitFail
+	}
+	// Both specs are compared as models; their sources (upcaster bodies)
+	// play no part, and the old spec's may not even be at hand.
+	oldSpec, oldErr := gen.ParseFS(nil, oldName, oldData)
+	newSpec, newErr := gen.ParseFS(nil, newName, newData)
+	if oldErr != nil || newErr != nil {
+		for _, err := range []error{oldErr, newErr} {
+			if err != nil {
+				printErr(stderr, err)
+			}
+		}
+		return exitFail
+	}
+	report := gen.Breaking(oldSpec, newSpec, only...)
+	for _, f := range report.Findings {
+		fmt.Fprintln(stdout, f)
+	}
+	allowed := ""
+	if n := len(report.Allowed); n > 0 {
+		allowed = fmt.Sprintf(" (%s accepted by allow_breaking)", plural(n, "change"))
+	}
+	if len(report.Findings) > 0 {
+		fmt.Fprintf(stderr, "jobgen: %s against %s%s\n", plural(len(report.Findings), "breaking finding"), against, allowed)
+		return exitFail
+	}
+	fmt.Fprintf(stdout, "jobgen: no breaking changes against %s%s\n", against, allowed)
+	return exitOK
+}
+
+// readAgainst reads the older spec named by --against and returns the name
+// its positions are reported under.
+func readAgainst(against, newName string) (string, []byte, error) {
+	rest, isGit := strings.CutPrefix(against, "git:")
+	if !isGit {
+		data, err := os.ReadFile(against)
+		return against, data, err
+	}
+	ref, path, hasPath := strings.Cut(rest, ":")
+	if ref == "" {
+		return "", nil, fmt.Errorf("%s: name a git revision, as in git:main or git:v1.2.0:spec/jobs.yaml", against)
+	}
+	dir := filepath.Dir(newName)
+	top, err := git(dir, "rev-parse", "--show-toplevel")
+	if err != nil {
+		return "", nil, err
+	}
+	top = strings.TrimSpace(top)
+	if !hasPath || path == "" {
+		abs, err := filepath.Abs(newName)
+		if err != nil {
+			return "", nil, err
+		}
+		if real, err := filepath.EvalSymlinks(abs); err == nil {
+			abs = real
+		}
+		if real, err := filepath.EvalSymlinks(top); err == nil {
+			top = real
+		}
+		rel, err := filepath.Rel(top, abs)
+		if err != nil || strings.HasPrefix(rel, "..") {
+			return "", nil, fmt.Errorf("%s is outside the git repository at %s; give the path as git:REF:path", newName, top)
+		}
+		path = filepath.ToSlash(rel)
+	}
+	data, err := git(top, "show", ref+":"+path)
+	if err != nil {
+		return "", nil, err
+	}
+	return ref + ":" + path, []byte(data), nil
+}
+
+// git runs git in dir and returns its standard output.
+func git(dir string, args ...string) (string, error) {
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(errOut.String()))
+	}
+	return out.String(), nil
+}
