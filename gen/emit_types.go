@@ -90,7 +90,7 @@ func (e *emitter) enums(f *jen.File) {
 		f.Commentf("The %s values.", en.Name)
 		f.Const().DefsFunc(func(g *jen.Group) {
 			for _, v := range en.Values {
-				g.Add(comment(named(v.Doc, v.Value, v.GoName)))
+				g.Add(comment(v.Doc))
 				g.Id(v.GoName).Id(en.Name).Op("=").Lit(v.Value)
 			}
 		})

@@ -25,7 +25,9 @@
 // "<detail>; <reason>"; a producer that reports completed stays completed. A
 // Done that returns an error, panics or reports a status that is not terminal
 // is a producer failure: failed, producerReported=false. A stopping job holds
-// its admission slot until it settles.
+// its admission slot until it settles. The settled fact names the winning
+// source as its cause: producer (Done, unasked), kill or teardown (Done after
+// that stop asked for it), cancelFailure or teardownBound (force-settled).
 //
 // # Settlement order
 //

@@ -47,7 +47,8 @@ type job struct {
 	producerReported bool
 	stopReason       string // set by the first kill or teardown
 	stopRequested    bool
-	teardownCancel   bool // a teardown has called (or is calling) Cancel
+	stopCause        jobs.SettlementCause // kill or teardown: whichever asked first
+	teardownCancel   bool                 // a teardown has called (or is calling) Cancel
 	waiters          int
 	followers        []chan<- struct{} // follow streams to wake on output; see Follow
 	droppedLogged    bool

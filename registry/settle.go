@@ -13,6 +13,9 @@ type settlement struct {
 	output           string
 	producerReported bool
 	at               int64 // finishedAt, Unix ms
+	// cause names the source that settled the job, for the settled fact; a
+	// producer's settlement leaves it empty and claim fills it in.
+	cause jobs.SettlementCause
 	// outcome marks a settlement from the producer's own outcome, to which
 	// the stop rule applies: after a kill or teardown asked the producer to
 	// stop, a reported failure is the stop's doing and settles killed.
@@ -57,8 +60,8 @@ func callDone(done func() (jobs.JobOutcome, error)) (out jobs.JobOutcome, err er
 }
 
 // forceSettle settles j as failed without its producer's word.
-func (r *Registry) forceSettle(j *job, detail string) bool {
-	return r.settle(j, &settlement{status: jobs.JobStatusFailed, detail: detail})
+func (r *Registry) forceSettle(j *job, cause jobs.SettlementCause, detail string) bool {
+	return r.settle(j, &settlement{status: jobs.JobStatusFailed, detail: detail, cause: cause})
 }
 
 // settle is the only close of a job, first-wins. In order: claim the job and
@@ -93,6 +96,13 @@ func (r *Registry) claim(j *job, s *settlement) (jobs.Fact, bool) {
 	if s.outcome && j.stopRequested && s.status == jobs.JobStatusFailed {
 		s.status = jobs.JobStatusKilled
 	}
+	if s.cause == "" {
+		// The producer's Done settled the job: on its own, or answering a stop.
+		s.cause = jobs.SettlementCauseProducer
+		if j.stopRequested {
+			s.cause = j.stopCause
+		}
+	}
 	if !lifecycle.CanTransition(j.status, s.status) {
 		s.detail = fmt.Sprintf("registry: illegal move %s → %s (%s)", j.status, s.status, s.detail)
 		s.status, s.producerReported = jobs.JobStatusFailed, false
@@ -114,6 +124,7 @@ func (r *Registry) claim(j *job, s *settlement) (jobs.Fact, bool) {
 		Detail:           s.detail,
 		ProducerReported: s.producerReported,
 		Registration:     j.registration(),
+		Cause:            s.cause,
 	}, true
 }
 
@@ -217,7 +228,7 @@ func (r *Registry) Kill(caller jobs.SessionId, id jobs.JobId, reason string) (Ki
 		return KillRequested, nil
 	}
 	if !j.stopRequested {
-		j.stopRequested, j.stopReason = true, reason
+		j.stopRequested, j.stopReason, j.stopCause = true, reason, jobs.SettlementCauseKill
 	}
 	moved := r.stop(j)
 	ls := r.changed.list

@@ -129,7 +129,7 @@ func TestSettledFactRepeatsRegistration(t *testing.T) {
 	reg, settled := facts[0].(jobs.JobRegistered), facts[1].(jobs.JobSettled)
 	want := jobs.JobSettled{JobID: snap.ID, At: 7_000, Status: jobs.JobStatusCompleted, Detail: "ok", ProducerReported: true,
 		Registration: jobs.JobRegistration{RegisteredAt: reg.At, Owner: "s", Kind: "bash", Label: "bash job",
-			Ordinal: 1, ToolCall: "call-1", Record: false}}
+			Ordinal: 1, ToolCall: "call-1", Record: false}, Cause: jobs.SettlementCauseProducer}
 	if settled != want || reg.At != 5_000 {
 		t.Fatalf("settled fact %+v (registered at %d); want %+v", settled, reg.At, want)
 	}
@@ -321,6 +321,62 @@ func TestSettleRecorderFailureIsContained(t *testing.T) {
 			if _, err := r.Start(t.Context(), plainStart("s", "bash", newProducer())); err != nil {
 				t.Fatal(err)
 			}
+		})
+	}
+}
+
+// TestSettledFactNamesItsCause runs each settlement source once and reads the
+// cause the settled fact records.
+func TestSettledFactNamesItsCause(t *testing.T) {
+	cases := []struct {
+		name  string
+		run   func(t *testing.T, r *registry.Registry, p *producer, id jobs.JobId)
+		setup func(p *producer)
+		want  jobs.SettlementCause
+	}{
+		{"producer", func(t *testing.T, r *registry.Registry, p *producer, id jobs.JobId) {
+			p.finish(jobs.JobStatusCompleted, "", "")
+		}, nil, jobs.SettlementCauseProducer},
+		{"producer failure", func(t *testing.T, r *registry.Registry, p *producer, id jobs.JobId) {
+			p.results <- doneResult{err: errors.New("crashed")}
+		}, nil, jobs.SettlementCauseProducer},
+		{"kill", func(t *testing.T, r *registry.Registry, p *producer, id jobs.JobId) {
+			if _, err := r.Kill("s", id, "enough"); err != nil {
+				t.Fatal(err)
+			}
+		}, func(p *producer) { p.killOnCancel() }, jobs.SettlementCauseKill},
+		{"teardown", func(t *testing.T, r *registry.Registry, p *producer, id jobs.JobId) {
+			r.DisposeOwner(context.Background(), "s")
+		}, func(p *producer) { p.killOnCancel() }, jobs.SettlementCauseTeardown},
+		{"cancel failure", func(t *testing.T, r *registry.Registry, p *producer, id jobs.JobId) {
+			r.DisposeOwner(context.Background(), "s")
+		}, func(p *producer) { p.cancelErr = errors.New("no such process") }, jobs.SettlementCauseCancelFailure},
+		{"teardown bound", func(t *testing.T, r *registry.Registry, p *producer, id jobs.JobId) {
+			r.DisposeOwner(context.Background(), "s") // the producer ignores Cancel
+		}, nil, jobs.SettlementCauseTeardownBound},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				rec := &memRecorder{}
+				r := registry.New(registry.WithRecorder(rec))
+				p := newProducer()
+				if c.setup != nil {
+					c.setup(p)
+				}
+				snap := mustStart(t, r, plainStart("s", "bash", p))
+				c.run(t, r, p, snap.ID)
+				synctest.Wait()
+				facts := rec.all()
+				settled, ok := facts[len(facts)-1].(jobs.JobSettled)
+				if !ok || settled.Cause != c.want {
+					t.Fatalf("last fact %+v; want a settled fact with cause %s", facts[len(facts)-1], c.want)
+				}
+				select {
+				case p.results <- doneResult{out: jobs.JobOutcome{Status: jobs.JobStatusCompleted}}:
+				default:
+				}
+			})
 		})
 	}
 }

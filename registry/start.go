@@ -203,6 +203,7 @@ func (r *Registry) register(j *job, hooks jobs.Hooks) (jobs.JobSnapshot, error) 
 	lateClose := r.closed
 	if lateClose {
 		j.reported, j.stopRequested, j.stopReason, j.teardownCancel = true, true, closeReason, true
+		j.stopCause = jobs.SettlementCauseTeardown
 		r.stop(j)
 	}
 	snap := j.snapshot()
@@ -213,7 +214,7 @@ func (r *Registry) register(j *job, hooks jobs.Hooks) (jobs.JobSnapshot, error) 
 	go r.awaitProducer(j)
 	if lateClose {
 		if err := r.callCancel(hooks.Cancel, closeReason); err != nil {
-			r.forceSettle(j, cancelFailedDetail(err))
+			r.forceSettle(j, jobs.SettlementCauseCancelFailure, cancelFailedDetail(err))
 		}
 	}
 	return snap, nil

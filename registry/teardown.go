@@ -129,7 +129,7 @@ func (r *Registry) teardown(ctx context.Context, match func(*job) bool, reason s
 			switch j.state {
 			case stateLive:
 				if !j.stopRequested {
-					j.stopRequested, j.stopReason = true, reason
+					j.stopRequested, j.stopReason, j.stopCause = true, reason, jobs.SettlementCauseTeardown
 				}
 				moved = r.stop(j) || moved
 				t := target{j: j}
@@ -160,7 +160,7 @@ func (r *Registry) teardown(ctx context.Context, match func(*job) bool, reason s
 			if err := r.callCancel(t.cancel, reason); err != nil {
 				// Reported before settling, so the waiter below sees it.
 				report(fmt.Errorf("job %s: cancel: %w", t.j.name, err))
-				r.forceSettle(t.j, cancelFailedDetail(err))
+				r.forceSettle(t.j, jobs.SettlementCauseCancelFailure, cancelFailedDetail(err))
 			}
 		}()
 	}
@@ -177,7 +177,7 @@ func (r *Registry) teardown(ctx context.Context, match func(*job) bool, reason s
 			detail = fmt.Sprintf("teardown stopped waiting for the producer: %v; work may be orphaned", ctxErr)
 		}
 		for _, t := range targets {
-			if r.forceSettle(t.j, detail) {
+			if r.forceSettle(t.j, jobs.SettlementCauseTeardownBound, detail) {
 				r.log.Error("registry: teardown force-settled a job", "job", t.j.id, "name", t.j.name, "detail", detail)
 				if ctxErr == nil {
 					report(fmt.Errorf("job %s: not settled within %s; force-settled", t.j.name, bound))

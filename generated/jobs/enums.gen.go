@@ -108,10 +108,10 @@ type SettlementCause string
 const (
 	// The producer's Done returned, reporting its own outcome.
 	SettlementCauseProducer SettlementCause = "producer"
-	// A SettlementCauseKill settled the job after its Cancel succeeded.
+	// A kill settled the job after its Cancel succeeded.
 	SettlementCauseKill SettlementCause = "kill"
-	// SettlementCauseTeardown (owner disposal or registry close) settled the job
-	// after its Cancel succeeded.
+	// Teardown (owner disposal or registry close) settled the job after its Cancel
+	// succeeded.
 	SettlementCauseTeardown SettlementCause = "teardown"
 	// Teardown force-settled the job as failed because its Cancel returned an
 	// error.
