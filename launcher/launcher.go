@@ -117,15 +117,18 @@ func (l *Launcher) Run(ctx context.Context, main func(ctx context.Context) error
 	go func() { done <- main(ctx) }()
 
 	var mainErr error
+	finishedMain := false
 	select {
 	case mainErr = <-done:
+		finishedMain = true
 	case sig := <-sigs:
 		l.logger.Info("shutting down", "signal", sig.String())
 		cancel()
 		go l.forceOnSecond(sigs, finished)
 	}
 	shutdownErr := l.Shutdown(context.WithoutCancel(ctx))
-	if mainErr == nil {
+	if !finishedMain {
+		// main saw its context cancelled; give it the provider reserve to return.
 		select {
 		case mainErr = <-done:
 		case <-time.After(l.reserve):

@@ -111,6 +111,25 @@ func TestShutdownJoinsErrorsAndContainsPanics(t *testing.T) {
 	}
 }
 
+// Run installs real signal handlers, which a synctest bubble does not allow,
+// so this test reads the real clock: the provider reserve is a second, and a
+// Run that waited for main again would take that long.
+func TestRunReturnsNilAfterACleanExit(t *testing.T) {
+	var ev events
+	l := New()
+	l.AddProvider("journal", func(context.Context) error { ev.add("closed"); return nil })
+	start := time.Now()
+	if err := l.Run(context.Background(), func(context.Context) error { return nil }); err != nil {
+		t.Errorf("Run = %v, want nil", err)
+	}
+	if waited := time.Since(start); waited > 500*time.Millisecond {
+		t.Errorf("Run took %v after main returned; it must not wait for main again", waited)
+	}
+	if !slices.Equal(ev.get(), []string{"closed"}) {
+		t.Errorf("events = %v", ev.get())
+	}
+}
+
 func TestRunShutsDownAfterANormalExit(t *testing.T) {
 	var ev events
 	l := New()
