@@ -73,18 +73,19 @@ func writeIntervalsJSON(w io.Writer, ivs []Interval) error {
 
 func writeIntervalsTable(w io.Writer, ivs []Interval) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	io.WriteString(tw, "JOB\tNAME\tOWNER\tLABEL\tTOOL CALL\tREGISTERED\tSETTLED\tDURATION\tSTATUS\tREPORTED\n")
+	io.WriteString(tw, "JOB\tNAME\tOWNER\tLABEL\tTOOL CALL\tREGISTERED\tSETTLED\tDURATION\tSTATUS\tCAUSE\tREPORTED\n")
 	for _, iv := range ivs {
-		settled, duration, status, reported := "-", "-", "incomplete", "-"
+		settled, duration, status, cause, reported := "-", "-", "incomplete", "-", "-"
 		if iv.Complete {
 			settled = stamp(iv.SettledAt)
 			duration = (time.Duration(iv.SettledAt-iv.RegisteredAt) * time.Millisecond).String()
 			status = string(iv.Status)
+			cause = cell(string(iv.Cause))
 			reported = strconv.FormatBool(iv.ProducerReported)
 		}
 		cells := []string{
 			iv.JobID.String(), cell(iv.Name()), cell(string(iv.Owner)), cell(iv.Label),
-			cell(string(iv.ToolCall)), stamp(iv.RegisteredAt), settled, duration, status, reported,
+			cell(string(iv.ToolCall)), stamp(iv.RegisteredAt), settled, duration, status, cause, reported,
 		}
 		io.WriteString(tw, strings.Join(cells, "\t")+"\n")
 	}

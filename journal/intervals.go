@@ -30,6 +30,10 @@ type Interval struct {
 	// ProducerReported is false when the settlement was forced; it means
 	// nothing when the interval is not complete.
 	ProducerReported bool `json:"producerReported"`
+	// Cause names the source that settled the job; empty when the interval
+	// is not complete, or when history from before causes were recorded
+	// cannot tell (a forced v1 settlement).
+	Cause jobs.SettlementCause `json:"cause,omitzero"`
 	// Complete reports that a settled fact was read. An interval without one
 	// stays incomplete: the job may still run, or its settlement was lost,
 	// and the projection does not guess which.
@@ -93,7 +97,7 @@ func Intervals(facts iter.Seq2[jobs.Fact, error]) ([]Interval, error) {
 			}
 			iv := &out[i]
 			iv.SettledAt, iv.Status, iv.Detail = f.At, f.Status, f.Detail
-			iv.ProducerReported, iv.Complete = f.ProducerReported, true
+			iv.ProducerReported, iv.Cause, iv.Complete = f.ProducerReported, f.Cause, true
 		}
 	}
 	return out, nil
