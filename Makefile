@@ -43,8 +43,9 @@ lint: vet
 proptest: ## long property runs
 	$(GO) test ./proptest/... -run . -rapid.checks=$(PROPTEST_CHECKS) -timeout 60m
 
-fuzz: ## coverage-guided fuzzing of the spec loader
+fuzz: ## coverage-guided fuzzing of the spec loader and of journal recovery, FUZZTIME each
 	$(GO) test ./gen -run '^$$' -fuzz FuzzLoad -fuzztime $(FUZZTIME) -fuzzminimizetime 10s
+	$(GO) test ./journal -run '^$$' -fuzz FuzzRecover -fuzztime $(FUZZTIME) -fuzzminimizetime 10s
 
 bench: ## benchmarks, each with its baseline in the same run
 	$(GO) test ./... -run '^$$' -bench . -benchmem
