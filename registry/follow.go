@@ -125,10 +125,7 @@ func (r *Registry) Follow(ctx context.Context, caller jobs.SessionId, id jobs.Jo
 func (r *Registry) openFollow(caller jobs.SessionId, id jobs.JobId, start FollowStart, wake chan<- struct{}) (*job, jobs.JobSnapshot, jobs.RecordRead, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	j, err := r.lookup(caller, id)
-	if err == nil && j.record == nil {
-		err = ErrNoRecord
-	}
+	j, err := r.lookupRecording(caller, id)
 	if err != nil {
 		return nil, jobs.JobSnapshot{}, jobs.RecordRead{}, err
 	}

@@ -79,31 +79,28 @@ func PumpJobOutput(ctx context.Context, job jobs.RecordingJob, sources []PumpSou
 	if opts.Done == nil {
 		return fmt.Errorf("registry: pump %s: no done signal: %w", job.ID(), ErrBadPumpOptions)
 	}
-	newTimer := opts.NewTimer
-	if newTimer == nil {
-		newTimer = newRealTimer
-	}
 	done := make(chan struct{})
 	var closeOnce sync.Once
 	unsubscribe := opts.Done.Subscribe(func() { closeOnce.Do(func() { close(done) }) })
 	defer unsubscribe()
 
 	p := &pump{job: job, sources: sources, cursors: make([]cursor, len(sources))}
+	// On a pacer the rounds run on the pacer's goroutine and tick stays nil;
+	// otherwise this goroutine runs them on its own timer.
+	var timer Timer
+	var tick <-chan time.Time
 	if opts.Pacer != nil {
-		p.drain()
 		opts.Pacer.add(p)
 		defer opts.Pacer.remove(p)
-		select {
-		case <-done:
-			p.drain()
-			return nil
-		case <-ctx.Done():
-			p.drain()
-			return ctx.Err()
+	} else {
+		newTimer := opts.NewTimer
+		if newTimer == nil {
+			newTimer = newRealTimer
 		}
+		timer = newTimer(opts.Poll)
+		defer timer.Stop()
+		tick = timer.C()
 	}
-	timer := newTimer(opts.Poll)
-	defer timer.Stop()
 	for {
 		p.drain()
 		select {
@@ -113,7 +110,7 @@ func PumpJobOutput(ctx context.Context, job jobs.RecordingJob, sources []PumpSou
 		case <-ctx.Done():
 			p.drain()
 			return ctx.Err()
-		case <-timer.C():
+		case <-tick:
 			timer.Reset(opts.Poll)
 		}
 	}

@@ -62,32 +62,21 @@ func (r *Registry) ReadRecord(caller jobs.SessionId, id jobs.JobId, from int64) 
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	j, err := r.lookup(caller, id)
-	if err == nil && j.record == nil {
-		err = ErrNoRecord
-	}
+	j, err := r.lookupRecording(caller, id)
 	if err != nil {
 		return jobs.RecordRead{}, fmt.Errorf("registry: read record %s: %w", id, err)
 	}
 	return j.record.read(from), nil
 }
 
-// observe reads a job's snapshot and its record from an offset atomically:
-// the read a follow stream (issue 5) opens with.
-func (r *Registry) observe(caller jobs.SessionId, id jobs.JobId, from int64) (jobs.JobSnapshot, jobs.RecordRead, error) {
-	if from < 0 {
-		return jobs.JobSnapshot{}, jobs.RecordRead{}, fmt.Errorf("offset %d: %w", from, ErrNegativeOffset)
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
+// lookupRecording is lookup for reads of a record: a plain job has none.
+// r.mu must be held.
+func (r *Registry) lookupRecording(caller jobs.SessionId, id jobs.JobId) (*job, error) {
 	j, err := r.lookup(caller, id)
-	if err != nil {
-		return jobs.JobSnapshot{}, jobs.RecordRead{}, err
+	if err == nil && j.record == nil {
+		err = ErrNoRecord
 	}
-	if j.record == nil {
-		return jobs.JobSnapshot{}, jobs.RecordRead{}, ErrNoRecord
-	}
-	return j.snapshot(), j.record.read(from), nil
+	return j, err
 }
 
 // Wait waits for a job visible to caller to settle, for at most timeout (no

@@ -2,7 +2,6 @@ package registry
 
 import (
 	"context"
-	"errors"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -214,9 +213,10 @@ func TestChannelCodesRoundTrip(t *testing.T) {
 	}
 }
 
-// TestObserveIsAtomic checks the snapshot-and-record read a follow stream
-// opens with: the two agree on the byte count even while a producer writes.
-func TestObserveIsAtomic(t *testing.T) {
+// TestFollowReadIsAtomic checks the snapshot-and-record read a follow stream
+// makes each round: the two agree on the byte count even while a producer
+// writes.
+func TestFollowReadIsAtomic(t *testing.T) {
 	r := New(WithLimits(Limits{RetainBytes: 64}))
 	var face jobs.RecordingJob
 	snap, err := r.Start(t.Context(), jobs.RecordingJobStart{
@@ -242,16 +242,13 @@ func TestObserveIsAtomic(t *testing.T) {
 		}
 	}()
 	defer close(stop)
+	r.mu.Lock()
+	j := r.jobs[snap.ID]
+	r.mu.Unlock()
 	for range 1000 {
-		s, rec, err := r.observe("", snap.ID, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
+		s, rec := r.followRead(j, 0)
 		if s.OutputBytes != rec.Next {
 			t.Fatalf("snapshot says %d bytes, record says %d", s.OutputBytes, rec.Next)
 		}
-	}
-	if _, _, err := r.observe("", snap.ID, -1); !errors.Is(err, ErrNegativeOffset) {
-		t.Fatalf("observe(-1) = %v", err)
 	}
 }
