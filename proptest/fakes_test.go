@@ -146,9 +146,14 @@ type factLog struct {
 	failing  bool
 	attempts []attempt
 	next     interface{ Record(jobs.Fact) error }
+	// inspect, when set, runs first on every call, without the lock.
+	inspect func(jobs.Fact)
 }
 
 func (l *factLog) Record(f jobs.Fact) error {
+	if l.inspect != nil {
+		l.inspect(f)
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.attempts = append(l.attempts, attempt{fact: f, accepted: !l.failing})

@@ -52,7 +52,7 @@ var (
 	callers = []jobs.SessionId{"a", "b", "", "c"}
 )
 
-const idPool = 4 // ids are drawn from a pool this small, so they collide
+const idPool = 6 // ids are drawn from a pool this small, so they collide
 
 type machine struct {
 	m     *model
@@ -110,6 +110,7 @@ func newMachine(rt *rapid.T, files *journalFiles, limits registry.Limits) *machi
 		registry.WithIDs(func() jobs.JobId { return h.next }),
 		registry.WithLimits(limits),
 	)
+	h.facts.inspect = h.beforeCommit
 	// However a check ends, leave nothing blocked in the bubble, or synctest
 	// reports a deadlock in place of the failure: settle everything, let
 	// every producer still blocked in Done return, and outsleep every late
@@ -149,6 +150,23 @@ func newMachine(rt *rapid.T, files *journalFiles, limits registry.Limits) *machi
 		}
 	})
 	return h
+}
+
+// beforeCommit runs as the Recorder is handed a fact: the Recorder reads
+// the registry as it was before the commit, so a job being registered is
+// not visible yet and a job being settled is still live.
+func (h *machine) beforeCommit(f jobs.Fact) {
+	switch f := f.(type) {
+	case jobs.JobRegistered:
+		if s, err := h.reg.Get(f.Owner, f.JobID); !errors.Is(err, registry.ErrUnknownJob) {
+			h.viol.add("recorder: %s is visible (%s, %v) while its registered fact is recorded", factName(f), s.Name, err)
+		}
+	case jobs.JobSettled:
+		s, err := h.reg.Get(f.Registration.Owner, f.JobID)
+		if err != nil || s.Name != factName(f) || s.Status.Terminal() {
+			h.viol.add("recorder: %s is %s (%v) while its settled fact is recorded; want it live", factName(f), s.Status, err)
+		}
+	}
 }
 
 // observe checks one snapshot that a listener, a waiter or check sees: a
@@ -209,10 +227,12 @@ func (h *machine) actions() map[string]func(*rapid.T) {
 		"":            h.check,
 		"start":       h.start,
 		"startMore":   h.start,
+		"startAgain":  h.start,
 		"append":      h.append,
 		"detail":      h.detail,
 		"producerEnd": h.producerEnd,
 		"kill":        h.kill,
+		"killMore":    h.kill,
 		"dispose":     h.dispose,
 		"close":       h.close,
 		"read":        h.read,
@@ -286,9 +306,31 @@ func drawReaction(rt *rapid.T) reaction {
 	}
 	if r.kind != reactNone {
 		r.result = drawResult(rt, "reactResult")
-		r.linger = rapid.Bool().Draw(rt, "linger")
+		r.linger = rapid.IntRange(0, 2).Draw(rt, "linger") != 0
 	}
 	return r
+}
+
+// drawTarget draws who calls and which id: three times in four a job the
+// registry holds (a recording one when record is set), mostly called by its
+// owner; else any caller and any id of the pool, so that unknown and
+// foreign ids come up too.
+func (h *machine) drawTarget(rt *rapid.T, record bool) (jobs.SessionId, jobs.JobId) {
+	var from []*modelJob
+	for _, j := range h.m.registered() {
+		if !j.removed && (!record || j.ring != nil) {
+			from = append(from, j)
+		}
+	}
+	if len(from) == 0 || rapid.IntRange(0, 3).Draw(rt, "anyTarget") == 0 {
+		return rapid.SampledFrom(callers).Draw(rt, "caller"), h.drawID(rt)
+	}
+	j := from[rapid.IntRange(0, len(from)-1).Draw(rt, "target")]
+	caller := j.plan.owner
+	if caller == "" || rapid.IntRange(0, 4).Draw(rt, "otherCaller") == 0 {
+		caller = rapid.SampledFrom(callers).Draw(rt, "caller")
+	}
+	return caller, j.id
 }
 
 // drawID draws an id from the pool, half the time one the registry holds.
@@ -321,9 +363,6 @@ func (h *machine) drawID(rt *rapid.T) jobs.JobId {
 // Actions.
 
 func (h *machine) start(rt *rapid.T) {
-	if h.m.closed && rapid.IntRange(0, 3).Draw(rt, "startClosed") != 0 {
-		rt.Skip("a few starts on a closed registry are enough")
-	}
 	p := startPlan{
 		kind:        rapid.SampledFrom([]string{"bash", "grep"}).Draw(rt, "kind"),
 		owner:       rapid.SampledFrom(owners).Draw(rt, "owner"),
@@ -438,7 +477,9 @@ func (h *machine) jobStart(j *modelJob) jobs.JobStart {
 	}}
 }
 
-// pick draws one of the starts that satisfy ok, or skips the action.
+// pick draws one of the starts that satisfy ok, or returns nil. (Actions
+// with nothing to act on do nothing rather than skip: rapid ends a run
+// whose skips outnumber its actions.)
 func (h *machine) pick(rt *rapid.T, what string, ok func(*modelJob) bool) *modelJob {
 	var from []*modelJob
 	for _, j := range h.m.starts {
@@ -447,7 +488,7 @@ func (h *machine) pick(rt *rapid.T, what string, ok func(*modelJob) bool) *model
 		}
 	}
 	if len(from) == 0 {
-		rt.Skipf("no %s", what)
+		return nil
 	}
 	return from[rapid.IntRange(0, len(from)-1).Draw(rt, what)]
 }
@@ -456,6 +497,9 @@ func (h *machine) pick(rt *rapid.T, what string, ok func(*modelJob) bool) *model
 // one whose start failed.
 func (h *machine) append(rt *rapid.T) {
 	j := h.pick(rt, "recording face", func(j *modelJob) bool { return j.recFace != nil })
+	if j == nil {
+		return
+	}
 	note("append: to a job %v", j.state)
 	text, opts := drawText(rt, "text"), drawAppendOptions(rt)
 	h.m.appendText(j, text, opts)
@@ -464,6 +508,9 @@ func (h *machine) append(rt *rapid.T) {
 
 func (h *machine) detail(rt *rapid.T) {
 	j := h.pick(rt, "face", func(j *modelJob) bool { return j.face != nil })
+	if j == nil {
+		return
+	}
 	text := rapid.SampledFrom([]string{"", "step 1", "step 2"}).Draw(rt, "detailText")
 	h.m.updateDetail(j, text)
 	j.face.UpdateDetail(text)
@@ -472,6 +519,9 @@ func (h *machine) detail(rt *rapid.T) {
 // producerEnd makes a registered job's producer return from Done.
 func (h *machine) producerEnd(rt *rapid.T) {
 	j := h.pick(rt, "running producer", func(j *modelJob) bool { return j.seq > 0 && !j.finished })
+	if j == nil {
+		return
+	}
 	note("producerEnd: job %v", j.state)
 	r := drawResult(rt, "result")
 	h.m.report(j, r)
@@ -482,7 +532,7 @@ func (h *machine) producerEnd(rt *rapid.T) {
 }
 
 func (h *machine) kill(rt *rapid.T) {
-	caller, id := rapid.SampledFrom(callers).Draw(rt, "caller"), h.drawID(rt)
+	caller, id := h.drawTarget(rt, false)
 	reason := rapid.SampledFrom([]string{"user asked", ""}).Draw(rt, "reason")
 	if j, ok := h.m.byID[id]; ok {
 		j.cancelFails = rapid.IntRange(0, 2).Draw(rt, "cancelFails") == 0
@@ -527,7 +577,7 @@ func (h *machine) dispose(rt *rapid.T) {
 // registry refuses every start, which would end most runs early.
 func (h *machine) close(rt *rapid.T) {
 	if rapid.IntRange(0, 7).Draw(rt, "closeNow") != 0 {
-		rt.Skip("not closing yet")
+		return
 	}
 	h.closeWith(rt, drawCtxTimeout(rt))
 }
@@ -542,7 +592,7 @@ func (h *machine) closeWith(rt *rapid.T, timeout time.Duration) {
 }
 
 func (h *machine) read(rt *rapid.T) {
-	caller, id := rapid.SampledFrom(callers).Draw(rt, "caller"), h.drawID(rt)
+	caller, id := h.drawTarget(rt, false)
 	j, wantOut, wantErr := h.m.read(caller, id)
 	note("read: %s", wantErr)
 	res, err := h.reg.Read(caller, id)
@@ -558,14 +608,15 @@ func (h *machine) read(rt *rapid.T) {
 }
 
 func (h *machine) readRecord(rt *rapid.T) {
-	caller, id := rapid.SampledFrom(callers).Draw(rt, "caller"), h.drawID(rt)
-	total := int64(3)
+	caller, id := h.drawTarget(rt, true)
+	// Offsets near the edges of the window are where reads go wrong.
+	earliest, total := int64(0), int64(3)
 	if j, ok := h.m.byID[id]; ok && j.ring != nil {
-		total = j.ring.total
+		earliest, total = j.ring.start, j.ring.total
 	}
-	from := rapid.Int64Range(0, total+2).Draw(rt, "from")
-	if rapid.IntRange(0, 9).Draw(rt, "negative") == 0 {
-		from = -1
+	from := rapid.SampledFrom([]int64{-1, 0, earliest - 1, earliest, earliest + 1, total - 1, total, total + 1}).Draw(rt, "from")
+	if rapid.Bool().Draw(rt, "anywhere") {
+		from = rapid.Int64Range(0, total+2).Draw(rt, "fromAnywhere")
 	}
 	want, wantErr := h.m.readRecord(caller, id, from)
 	note("readRecord: %s", wantErr)
@@ -586,7 +637,7 @@ func sameRead(a, b jobs.RecordRead) bool {
 }
 
 func (h *machine) wait(rt *rapid.T) {
-	caller, id := rapid.SampledFrom(callers).Draw(rt, "caller"), h.drawID(rt)
+	caller, id := h.drawTarget(rt, false)
 	timeout := rapid.SampledFrom([]time.Duration{100 * time.Millisecond, 600 * time.Millisecond, 2500 * time.Millisecond}).Draw(rt, "timeout")
 	j, wantSettled, wantErr := h.m.wait(caller, id, timeout)
 	note("wait: %s", wantErr)
