@@ -54,6 +54,8 @@ var (
 
 const idPool = 6 // ids are drawn from a pool this small, so they collide
 
+// A machine is the state machine's harness: the registry under test and
+// its journal, the model, and what the test's listeners and waiters saw.
 type machine struct {
 	m     *model
 	reg   *registry.Registry

@@ -3,5 +3,5 @@
 package proptest
 
 // defaultChecks is smaller under the race detector, which slows the
-// properties about tenfold; `make race` still runs every property.
-const defaultChecks = 30
+// properties down; `make race` still runs every property, 100 checks each.
+const defaultChecks = 100
