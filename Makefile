@@ -1,8 +1,12 @@
 # jobgen's tasks. `make test` is the README's test command; `make ci` is what CI runs.
 GO ?= go
 # Bounded property-test and fuzz budgets for CI; `make proptest` and `make fuzz` run longer.
+# CI_RAPID_CHECKS is what `make test` runs each property of proptest/ with; a bare
+# `go test ./...` runs the same by default, and `go test -race` fewer (see
+# proptest/README.md, "Check counts"). MUTANT_CHECKS is per property and mutant.
 CI_RAPID_CHECKS ?= 200
 PROPTEST_CHECKS ?= 10000
+MUTANT_CHECKS ?= 200
 FUZZTIME ?= 60s
 
 # Where the Markdown reference and JSON Schema of the specs are committed.
@@ -11,7 +15,7 @@ SCHEMA_OUT ?= schema
 # The released spec that breaking compares with; see spec/README.md, "Releasing".
 BASELINE ?= spec/baseline/jobs.yaml
 
-.PHONY: demo generate verify check breaking test race vet proptest fuzz bench lint ci
+.PHONY: demo generate verify check breaking test race vet proptest mutants fuzz bench lint ci
 
 demo: ## see the runtime work: three shell jobs, a live follow, a kill, intervals from the journal
 	$(GO) run ./examples/shelljobs
@@ -29,7 +33,7 @@ breaking: ## fail when spec/jobs.yaml breaks the released baseline without an al
 	$(GO) run ./cmd/jobgen breaking --spec spec/jobs.yaml --against $(BASELINE)
 
 test: ## every unit, golden, CLI and bounded property test
-	$(GO) test ./...
+	JOBGEN_PROPTEST_CHECKS=$(CI_RAPID_CHECKS) $(GO) test ./...
 
 race: ## the tests again under the race detector
 	$(GO) test -race ./...
@@ -41,7 +45,10 @@ lint: vet
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
 
 proptest: ## long property runs
-	$(GO) test ./proptest/... -run . -rapid.checks=$(PROPTEST_CHECKS) -timeout 60m
+	$(GO) test ./proptest/... -run . -rapid.checks=$(PROPTEST_CHECKS) -timeout 60m -v
+
+mutants: ## apply each deliberate bug in proptest/mutants/ to a scratch copy; fail unless the properties catch all
+	GO=$(GO) MUTANT_CHECKS=$(MUTANT_CHECKS) proptest/mutants/run.sh
 
 fuzz: ## coverage-guided fuzzing of the spec loader and of journal recovery, FUZZTIME each
 	$(GO) test ./gen -run '^$$' -fuzz FuzzLoad -fuzztime $(FUZZTIME) -fuzzminimizetime 10s

@@ -22,7 +22,10 @@
 // teardown that force-settles, and a kill: after a kill or teardown asked the
 // producer to stop, a producer that then reports failed (or killed) settles
 // killed, with the stop's reason merged into the detail as
-// "<detail>; <reason>"; a producer that reports completed stays completed. A
+// "<detail>; <reason>"; a producer that reports completed stays completed.
+// The stop is asked as Cancel is called, so a producer that reports while
+// its Cancel still runs is covered too; a kill whose Cancel fails withdraws
+// its request, unless another kill's Cancel is running or has succeeded. A
 // Done that returns an error, panics or reports a status that is not terminal
 // is a producer failure: failed, producerReported=false. A stopping job holds
 // its admission slot until it settles. The settled fact names the winning

@@ -48,6 +48,8 @@ type job struct {
 	stopReason       string // set by the first kill or teardown
 	stopRequested    bool
 	stopCause        jobs.SettlementCause // kill or teardown: whichever asked first
+	stopTentative    bool                 // the stop was asked by kills whose Cancels have not succeeded yet
+	killsCancelling  int                  // kills whose Cancel is running
 	teardownCancel   bool                 // a teardown has called (or is calling) Cancel
 	waiters          int
 	followers        []chan<- struct{} // follow streams to wake on output; see Follow

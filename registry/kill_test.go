@@ -1,10 +1,13 @@
 package registry_test
 
 import (
+	"context"
 	"errors"
 	"slices"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/jobgen/jobgen/generated/jobs"
 	"github.com/jobgen/jobgen/registry"
@@ -181,4 +184,84 @@ func TestKillDuringSettlementWaitsAndFindsItFinished(t *testing.T) {
 			t.Fatalf("job is %s; want completed", s.Status)
 		}
 	})
+}
+
+// TestKillProducerReportingInsideCancelSettlesKilled: a kill asks the
+// producer to stop when it calls Cancel, so a producer that reports failed
+// while its Cancel is still running (it signals its process, which exits,
+// and waits a moment before returning) is the kill's doing: it settles
+// killed with the reason merged, caused by the kill. Found by
+// proptest.TestRegistryMachine.
+func TestKillProducerReportingInsideCancelSettlesKilled(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		rec := &memRecorder{}
+		r := registry.New(registry.WithRecorder(rec))
+		p := newProducer()
+		p.onCancel = func(string) {
+			p.finish(jobs.JobStatusFailed, "exit 137", "")
+			time.Sleep(time.Millisecond) // the job settles before Cancel returns
+		}
+		snap := mustStart(t, r, plainStart("s", "bash", p))
+		if res, err := r.Kill("s", snap.ID, "user asked"); err != nil || res != registry.KillRequested {
+			t.Fatalf("Kill = %v, %v; want requested", res, err)
+		}
+		got := mustGet(t, r, "s", snap.ID)
+		if got.Status != jobs.JobStatusKilled || got.Detail != "exit 137; user asked" {
+			t.Fatalf("settled %s %q; want killed \"exit 137; user asked\"", got.Status, got.Detail)
+		}
+		if f := rec.all()[1].(jobs.JobSettled); f.Status != jobs.JobStatusKilled || f.Cause != jobs.SettlementCauseKill {
+			t.Fatalf("settled fact %s caused by %s; want killed by the kill", f.Status, f.Cause)
+		}
+	})
+}
+
+// TestKillFailingCancelWithdrawsTheStop: a kill whose Cancel fails leaves
+// no stop behind, unless another kill's Cancel succeeded meanwhile: the
+// request stands while any kill's Cancel is in flight, and only a Cancel
+// that fails last withdraws it.
+func TestKillFailingCancelWithdrawsTheStop(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		second error // the second kill's Cancel, made while the first one's runs
+		want   jobs.JobStatus
+	}{
+		{"both fail", errors.New("busy"), jobs.JobStatusFailed},
+		{"the second succeeds", nil, jobs.JobStatusKilled},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				r := registry.New()
+				p := newProducer()
+				firstAnswer := make(chan error)
+				var calls atomic.Int32
+				start := plainStart("s", "bash", p)
+				start.Run = func(context.Context, jobs.RunningJob) (jobs.Hooks, error) {
+					return jobs.Hooks{Done: p.hooks().Done, Cancel: func(string) error {
+						if calls.Add(1) == 1 {
+							return <-firstAnswer
+						}
+						return tt.second
+					}}, nil
+				}
+				snap := mustStart(t, r, start)
+				first := make(chan error, 1)
+				go func() {
+					_, err := r.Kill("s", snap.ID, "first")
+					first <- err
+				}()
+				synctest.Wait()
+				if _, err := r.Kill("s", snap.ID, "second"); (err == nil) != (tt.second == nil) {
+					t.Fatalf("second Kill = %v; want its Cancel's answer %v", err, tt.second)
+				}
+				firstAnswer <- errors.New("permission denied")
+				if err := <-first; err == nil {
+					t.Fatal("the first kill hid its Cancel failure")
+				}
+				p.finish(jobs.JobStatusFailed, "exit 1", "")
+				if got := waitSettled(t, r, "s", snap.ID); got.Status != tt.want {
+					t.Fatalf("settled %s %q; want %s", got.Status, got.Detail, tt.want)
+				}
+			})
+		})
+	}
 }

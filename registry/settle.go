@@ -199,6 +199,11 @@ func (k KillResult) String() string {
 // job moves to stopping (firing jobs-changed) and keeps its admission slot
 // until its producer ends; if it then reports failed or killed, it settles
 // killed with reason merged into its detail ("<detail>; <reason>").
+//
+// The stop counts as asked from the moment Cancel is called, as for a
+// teardown: a producer that reports while its Cancel still runs settles by
+// the same rule. A Cancel that fails withdraws the request, unless another
+// kill's Cancel is still running or has succeeded.
 func (r *Registry) Kill(caller jobs.SessionId, id jobs.JobId, reason string) (KillResult, error) {
 	r.mu.Lock()
 	j, err := r.lookup(caller, id)
@@ -215,20 +220,29 @@ func (r *Registry) Kill(caller jobs.SessionId, id jobs.JobId, reason string) (Ki
 		<-j.done // the settlement is decided; let it become visible first
 		return KillAlreadyFinished, nil
 	}
+	if !j.stopRequested {
+		j.stopRequested, j.stopReason, j.stopCause = true, reason, jobs.SettlementCauseKill
+		j.stopTentative = true
+	}
+	j.killsCancelling++
 	cancel := j.hooks.Cancel
 	r.mu.Unlock()
 
-	if err := r.callCancel(cancel, reason); err != nil {
-		return 0, fmt.Errorf("registry: kill %s: cancel: %w", id, err)
-	}
+	err = r.callCancel(cancel, reason)
 
 	r.mu.Lock()
+	j.killsCancelling--
+	if err != nil {
+		if j.stopTentative && j.killsCancelling == 0 {
+			j.stopRequested, j.stopReason, j.stopCause, j.stopTentative = false, "", "", false
+		}
+		r.mu.Unlock()
+		return 0, fmt.Errorf("registry: kill %s: cancel: %w", id, err)
+	}
+	j.stopTentative = false
 	if j.state != stateLive {
 		r.mu.Unlock()
 		return KillRequested, nil
-	}
-	if !j.stopRequested {
-		j.stopRequested, j.stopReason, j.stopCause = true, reason, jobs.SettlementCauseKill
 	}
 	moved := r.stop(j)
 	ls := r.changed.list

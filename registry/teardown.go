@@ -131,6 +131,7 @@ func (r *Registry) teardown(ctx context.Context, match func(*job) bool, reason s
 				if !j.stopRequested {
 					j.stopRequested, j.stopReason, j.stopCause = true, reason, jobs.SettlementCauseTeardown
 				}
+				j.stopTentative = false // teardown asks for good, whatever a kill's Cancel answers
 				moved = r.stop(j) || moved
 				t := target{j: j}
 				if !j.teardownCancel {
