@@ -224,7 +224,11 @@ func TestFollowRefusals(t *testing.T) {
 		{"negative offset", "s1", rec.ID, registry.FromOffset(-1), registry.ErrNegativeOffset},
 		{"plain job", "s1", plain.ID, registry.FromEarliest(), registry.ErrNoRecord},
 	} {
-		got := <-follow(context.Background(), r, c.caller, c.id, c.start)
+		// A stream wrongly let through would wait for a job that never ends;
+		// the deadline turns that into a failure rather than a hang.
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		got := <-follow(ctx, r, c.caller, c.id, c.start)
+		cancel()
 		if !errors.Is(got.err, c.want) || len(got.frames) != 0 {
 			t.Errorf("%s: frames %v, err %v; want only %v", c.name, got.frames, got.err, c.want)
 		}

@@ -87,16 +87,16 @@ func PumpJobOutput(ctx context.Context, job jobs.RecordingJob, sources []PumpSou
 	p := &pump{job: job, sources: sources, cursors: make([]cursor, len(sources))}
 	// On a pacer the rounds run on the pacer's goroutine and tick stays nil;
 	// otherwise this goroutine runs them on its own timer.
+	newTimer := opts.NewTimer
+	if newTimer == nil {
+		newTimer = newRealTimer
+	}
 	var timer Timer
 	var tick <-chan time.Time
 	if opts.Pacer != nil {
 		opts.Pacer.add(p)
 		defer opts.Pacer.remove(p)
 	} else {
-		newTimer := opts.NewTimer
-		if newTimer == nil {
-			newTimer = newRealTimer
-		}
 		timer = newTimer(opts.Poll)
 		defer timer.Stop()
 		tick = timer.C()

@@ -374,3 +374,32 @@ func TestStartRefusesDuplicateID(t *testing.T) {
 		t.Fatalf("the duplicate replaced the first job or its producer was left running (cancels %v)", p.cancelReasons())
 	}
 }
+
+// TestRegisteredFactIsRecordedBeforeTheJobIsVisible: while the registry
+// records a job's registered fact, no reader can see the job yet, so nothing
+// can observe a registration that history does not hold.
+func TestRegisteredFactIsRecordedBeforeTheJobIsVisible(t *testing.T) {
+	rec := &memRecorder{}
+	r := registry.New(registry.WithRecorder(rec))
+	seen := -1
+	rec.hook = func(f jobs.Fact) {
+		if reg, ok := f.(jobs.JobRegistered); ok {
+			if _, err := r.Get(reg.Owner, reg.JobID); err == nil {
+				t.Errorf("Get found the job while its registered fact was being recorded")
+			}
+			seen = len(r.List(reg.Owner))
+		}
+	}
+	changed := 0
+	r.OnJobsChanged(func() { changed++ })
+	p := newProducer()
+	snap := mustStart(t, r, plainStart("s", "bash", p))
+	if seen != 0 {
+		t.Fatalf("List showed %d jobs while the registered fact was recorded; want none", seen)
+	}
+	if _, err := r.Get("s", snap.ID); err != nil || changed != 1 {
+		t.Fatalf("after Start: Get = %v, jobs-changed fired %d times; want visible and one signal", err, changed)
+	}
+	p.finish(jobs.JobStatusCompleted, "", "")
+	waitSettled(t, r, "s", snap.ID)
+}

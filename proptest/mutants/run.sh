@@ -85,7 +85,7 @@ for patch in "${patches[@]}"; do
 	pkgs=$(grep -E '^\+\+\+ b/' "$patch" | sed -E 's|^\+\+\+ b/||; s|/[^/]*$||' | sort -u)
 	units=""
 	for pkg in $pkgs; do
-		if (cd "$dir" && "$go" test -count=1 "./$pkg") >"$scratch/$name.$pkg.log" 2>&1; then
+		if (cd "$dir" && "$go" test -count=1 -timeout 3m "./$pkg") >"$scratch/$name.$pkg.log" 2>&1; then
 			units="$units $pkg: missed"
 		else
 			units="$units $pkg: caught"
