@@ -2,11 +2,7 @@ package registry_test
 
 import (
 	"context"
-	"errors"
-	"os"
-	"os/exec"
 	"reflect"
-	"strings"
 	"testing"
 
 	"github.com/jobgen/jobgen/generated/jobs"
@@ -45,23 +41,5 @@ func TestRecordingFaceAppends(t *testing.T) {
 	}
 	if c := rec.Chunks[0]; c.Text != "abc" || c.Channel != jobs.ChannelStdout || !c.GapBefore || c.Offset != 0 {
 		t.Fatalf("chunk %+v; want abc on stdout at 0 with gapBefore", c)
-	}
-}
-
-// TestFaceRuleDoesNotCompile builds testdata/facerule, which calls Append on a
-// jobs.RunningJob, and expects the compiler to refuse it for that reason.
-func TestFaceRuleDoesNotCompile(t *testing.T) {
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skipf("no go command on PATH: %v", err)
-	}
-	cmd := exec.Command(goBin, "build", "-o", os.DevNull, "./testdata/facerule")
-	out, err := cmd.CombinedOutput()
-	var exit *exec.ExitError
-	if !errors.As(err, &exit) {
-		t.Fatalf("go build of the face-rule snippet = %v; want a compile failure\n%s", err, out)
-	}
-	if !strings.Contains(string(out), "has no field or method Append") {
-		t.Fatalf("go build failed for another reason:\n%s", out)
 	}
 }
