@@ -70,23 +70,31 @@ func BenchmarkRecordAppend(b *testing.B) {
 	}
 }
 
+// startRecording starts a recording job whose producer never ends and
+// returns it with its face.
+func startRecording(b *testing.B, r *Registry, label string) (jobs.JobSnapshot, jobs.RecordingJob) {
+	b.Helper()
+	var face jobs.RecordingJob
+	snap, err := r.Start(context.Background(), jobs.RecordingJobStart{
+		JobStartCommon: jobs.JobStartCommon{Kind: "bench", Label: label},
+		Run: func(_ context.Context, job jobs.RecordingJob) (jobs.Hooks, error) {
+			face = job
+			return blockingHooks(), nil
+		},
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return snap, face
+}
+
 // BenchmarkFaceAppend is the whole path a producer's Append takes on a live
 // job: clock, registry lock, ring, output signal (no listeners).
 func BenchmarkFaceAppend(b *testing.B) {
 	for _, sz := range appendSizes {
 		b.Run(sz.name, func(b *testing.B) {
 			r := New()
-			var face jobs.RecordingJob
-			_, err := r.Start(context.Background(), jobs.RecordingJobStart{
-				JobStartCommon: jobs.JobStartCommon{Kind: "bench", Label: "append"},
-				Run: func(_ context.Context, job jobs.RecordingJob) (jobs.Hooks, error) {
-					face = job
-					return blockingHooks(), nil
-				},
-			})
-			if err != nil {
-				b.Fatal(err)
-			}
+			_, face := startRecording(b, r, "append")
 			text := strings.Repeat("x", sz.size)
 			for range 2 * jobs.DefaultRetainBytes / sz.size {
 				face.Append(text, jobs.AppendOptions{})
@@ -108,17 +116,7 @@ func BenchmarkReadRecord4KiB(b *testing.B) {
 	}{{"64x64B", 64}, {"1x4KiB", 4096}} {
 		b.Run(shape.name, func(b *testing.B) {
 			r := New()
-			var face jobs.RecordingJob
-			snap, err := r.Start(context.Background(), jobs.RecordingJobStart{
-				JobStartCommon: jobs.JobStartCommon{Kind: "bench", Label: "read"},
-				Run: func(_ context.Context, job jobs.RecordingJob) (jobs.Hooks, error) {
-					face = job
-					return blockingHooks(), nil
-				},
-			})
-			if err != nil {
-				b.Fatal(err)
-			}
+			snap, face := startRecording(b, r, "read")
 			text := strings.Repeat("y", shape.chunk)
 			for range jobs.DefaultRetainBytes/shape.chunk + 3 { // wrapped, full ring
 				face.Append(text, jobs.AppendOptions{})
