@@ -97,8 +97,12 @@ func TestBreakingAgainstItselfFindsNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r := Breaking(cur, cur); len(r.Findings) != 0 {
-		t.Errorf("jobs.yaml against itself: %v", r.Findings)
+	// Against itself the only findings may be its own allowances, which
+	// accept breaks relative to the baseline and so match nothing here.
+	for _, f := range Breaking(cur, cur).Findings {
+		if f.Rule != "ALLOWANCE_UNUSED" {
+			t.Errorf("jobs.yaml against itself: %v", f)
+		}
 	}
 	base, err := os.ReadFile("../spec/baseline/jobs.yaml")
 	if err != nil {

@@ -63,7 +63,7 @@ const (
 	IDString IDKind = "string"
 )
 
-// An ID is an identifier type such as JobId.
+// An ID is an identifier type such as JobID.
 type ID struct {
 	Name string
 	Doc  string

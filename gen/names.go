@@ -8,7 +8,7 @@ import (
 	"unicode/utf8"
 )
 
-// initialisms are the words Go style writes in one case ("JobID", not "JobId").
+// initialisms are the words Go style writes in one case ("JobID", not "JobID").
 var initialisms = map[string]bool{
 	"ACL": true, "API": true, "ASCII": true, "CPU": true, "CSS": true, "DNS": true,
 	"EOF": true, "GUID": true, "HTML": true, "HTTP": true, "HTTPS": true, "ID": true,

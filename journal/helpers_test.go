@@ -13,9 +13,9 @@ import (
 	"github.com/jobgen/jobgen/generated/jobs"
 )
 
-// jobID returns a fixed JobId for n, so test journals are reproducible.
-func jobID(n int) jobs.JobId {
-	return jobs.JobId(uuid.NewSHA1(uuid.NameSpaceOID, fmt.Appendf(nil, "job-%d", n)))
+// jobID returns a fixed JobID for n, so test journals are reproducible.
+func jobID(n int) jobs.JobID {
+	return jobs.JobID(uuid.NewSHA1(uuid.NameSpaceOID, fmt.Appendf(nil, "job-%d", n)))
 }
 
 // registered returns the job/registered fact of test job n.

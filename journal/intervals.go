@@ -11,12 +11,12 @@ import (
 // An Interval is one job's execution interval, projected from its
 // job/registered and job/settled facts.
 type Interval struct {
-	JobID    jobs.JobId      `json:"jobId"`
-	Owner    jobs.SessionId  `json:"owner"`
+	JobID    jobs.JobID      `json:"jobId"`
+	Owner    jobs.SessionID  `json:"owner"`
 	Kind     string          `json:"kind"`
 	Label    string          `json:"label"`
 	Ordinal  int             `json:"ordinal"`
-	ToolCall jobs.ToolCallId `json:"toolCall,omitzero"`
+	ToolCall jobs.ToolCallID `json:"toolCall,omitzero"`
 	Record   bool            `json:"record"`
 	// RegisteredAt is the registration time in Unix milliseconds.
 	RegisteredAt int64 `json:"registeredAt"`
@@ -58,7 +58,7 @@ func (iv Interval) Name() string {
 // with the intervals projected until then.
 func Intervals(facts iter.Seq2[jobs.Fact, error]) ([]Interval, error) {
 	var out []Interval
-	index := make(map[jobs.JobId]int)
+	index := make(map[jobs.JobID]int)
 	for f, err := range facts {
 		if errors.Is(err, jobs.ErrUnknownFact) {
 			continue

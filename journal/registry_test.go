@@ -17,7 +17,7 @@ import (
 	"github.com/jobgen/jobgen/registry"
 )
 
-const owner jobs.SessionId = "session-1"
+const owner jobs.SessionID = "session-1"
 
 // fixture is a registry recording into a journal file.
 type fixture struct {
@@ -67,7 +67,7 @@ func (f *fixture) facts(t *testing.T) []jobs.Fact {
 }
 
 // settledOf waits until the job's settled fact is in the file.
-func (f *fixture) settledOf(t *testing.T, id jobs.JobId) jobs.JobSettled {
+func (f *fixture) settledOf(t *testing.T, id jobs.JobID) jobs.JobSettled {
 	t.Helper()
 	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
 		for _, fact := range f.facts(t) {
@@ -99,7 +99,7 @@ func (p *producer) finish(o jobs.JobOutcome, err error) {
 	})
 }
 
-func (p *producer) start(label string, owner jobs.SessionId) jobs.PlainJobStart {
+func (p *producer) start(label string, owner jobs.SessionID) jobs.PlainJobStart {
 	return jobs.PlainJobStart{
 		JobStartCommon: jobs.JobStartCommon{Kind: "test", Label: label, Owner: owner},
 		Run: func(ctx context.Context, job jobs.RunningJob) (jobs.Hooks, error) {

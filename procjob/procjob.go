@@ -34,8 +34,8 @@ type Options struct {
 
 	Kind     string // job kind; defaults to the program's base name
 	Label    string // job label; defaults to the command line
-	Owner    jobs.SessionId
-	ToolCall jobs.ToolCallId
+	Owner    jobs.SessionID
+	ToolCall jobs.ToolCallID
 
 	// Grace is how long Cancel waits after SIGTERM before SIGKILL; zero means 2s.
 	Grace time.Duration

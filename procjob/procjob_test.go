@@ -23,7 +23,7 @@ type appended struct {
 	opts jobs.AppendOptions
 }
 
-func (r *recorder) ID() jobs.JobId      { return jobs.JobId{7} }
+func (r *recorder) ID() jobs.JobID      { return jobs.JobID{7} }
 func (r *recorder) UpdateDetail(string) {}
 func (r *recorder) Append(text string, opts jobs.AppendOptions) {
 	r.mu.Lock()

@@ -362,11 +362,11 @@ func tail(b []byte) string {
 
 // drawFact draws a registered or settled fact with awkward strings.
 func drawFact(rt *rapid.T) jobs.Fact {
-	var id jobs.JobId
+	var id jobs.JobID
 	copy(id[:], rapid.SliceOfN(rapid.Byte(), 16, 16).Draw(rt, "jobID"))
 	reg := jobs.JobRegistered{
 		JobID: id, At: rapid.Int64().Draw(rt, "at"),
-		Owner: jobs.SessionId(rapid.StringN(1, 8, -1).Draw(rt, "owner")),
+		Owner: jobs.SessionID(rapid.StringN(1, 8, -1).Draw(rt, "owner")),
 		Kind:  rapid.SampledFrom([]string{"bash", "grep"}).Draw(rt, "kind"),
 		Label: rapid.String().Draw(rt, "label"), Ordinal: rapid.IntRange(1, 1000).Draw(rt, "ordinal"),
 		Record: rapid.Bool().Draw(rt, "record"),

@@ -48,8 +48,8 @@ func TestRegistryMachine(t *testing.T) {
 // The sessions of the machine: two owners, the unowned jobs' "", and a
 // session that owns nothing and only reads.
 var (
-	owners  = []jobs.SessionId{"a", "b", ""}
-	callers = []jobs.SessionId{"a", "b", "", "c"}
+	owners  = []jobs.SessionID{"a", "b", ""}
+	callers = []jobs.SessionID{"a", "b", "", "c"}
 )
 
 const idPool = 6 // ids are drawn from a pool this small, so they collide
@@ -62,15 +62,15 @@ type machine struct {
 	facts *factLog
 	store *journal.Store
 	path  string
-	pool  []jobs.JobId
-	next  jobs.JobId // the id the registry's generator issues next
+	pool  []jobs.JobID
+	next  jobs.JobID // the id the registry's generator issues next
 	viol  violations
 
 	changed atomic.Int64
 	// released counts waiters Wait has released, settled.
 	released atomic.Int64
 	mu       sync.Mutex
-	outputs  map[jobs.JobId]int
+	outputs  map[jobs.JobID]int
 	dones    map[string]int
 	// seen is the status check last saw of each job, by name, and window
 	// its record window; ended is the terminal status anyone saw.
@@ -86,7 +86,7 @@ func newMachine(rt *rapid.T, files *journalFiles, limits registry.Limits) *machi
 		m:       newModel(limits, time.Now()),
 		facts:   &factLog{},
 		path:    files.next(),
-		outputs: map[jobs.JobId]int{},
+		outputs: map[jobs.JobID]int{},
 		dones:   map[string]int{},
 		seen:    map[string]jobs.JobStatus{},
 		ended:   map[string]jobs.JobStatus{},
@@ -94,7 +94,7 @@ func newMachine(rt *rapid.T, files *journalFiles, limits registry.Limits) *machi
 		waited:  map[string]jobs.JobSnapshot{},
 	}
 	for i := range idPool {
-		h.pool = append(h.pool, jobs.JobId{15: byte(i + 1)})
+		h.pool = append(h.pool, jobs.JobID{15: byte(i + 1)})
 	}
 	store, err := journal.Open(h.path, journal.WithOpenFile(openSyncFree), journal.WithLogger(slog.New(slog.DiscardHandler)))
 	if err != nil {
@@ -109,7 +109,7 @@ func newMachine(rt *rapid.T, files *journalFiles, limits registry.Limits) *machi
 	h.reg = registry.New(
 		registry.WithRecorder(h.facts),
 		registry.WithClock(registry.ClockFunc(time.Now)),
-		registry.WithIDs(func() jobs.JobId { return h.next }),
+		registry.WithIDs(func() jobs.JobID { return h.next }),
 		registry.WithLimits(limits),
 	)
 	h.facts.inspect = h.beforeCommit
@@ -130,7 +130,7 @@ func newMachine(rt *rapid.T, files *journalFiles, limits registry.Limits) *machi
 		h.changed.Add(1)
 		h.observeAll("jobs-changed listener")
 	})
-	h.reg.OnOutput(func(id jobs.JobId) {
+	h.reg.OnOutput(func(id jobs.JobID) {
 		h.mu.Lock()
 		h.outputs[id]++
 		h.mu.Unlock()
@@ -199,7 +199,7 @@ func (h *machine) observe(where string, s jobs.JobSnapshot) {
 }
 
 func (h *machine) observeAll(where string) {
-	for _, s := range []jobs.SessionId{"a", "b"} {
+	for _, s := range []jobs.SessionID{"a", "b"} {
 		for _, snap := range h.reg.List(s) {
 			h.observe(where, snap)
 		}
@@ -317,7 +317,7 @@ func drawReaction(rt *rapid.T) reaction {
 // registry holds (a recording one when record is set), mostly called by its
 // owner; else any caller and any id of the pool, so that unknown and
 // foreign ids come up too.
-func (h *machine) drawTarget(rt *rapid.T, record bool) (jobs.SessionId, jobs.JobId) {
+func (h *machine) drawTarget(rt *rapid.T, record bool) (jobs.SessionID, jobs.JobID) {
 	var from []*modelJob
 	for _, j := range h.m.registered() {
 		if !j.removed && (!record || j.ring != nil) {
@@ -349,8 +349,8 @@ func drawSelf(rt *rapid.T) reaction {
 	}
 }
 
-func (h *machine) drawID(rt *rapid.T) jobs.JobId {
-	var held []jobs.JobId
+func (h *machine) drawID(rt *rapid.T) jobs.JobID {
+	var held []jobs.JobID
 	for _, id := range h.pool {
 		if _, ok := h.m.byID[id]; ok {
 			held = append(held, id)
@@ -564,7 +564,7 @@ func withTimeout(d time.Duration) (context.Context, context.CancelFunc) {
 }
 
 func (h *machine) dispose(rt *rapid.T) {
-	session := rapid.SampledFrom([]jobs.SessionId{"a", "b", "c", ""}).Draw(rt, "session")
+	session := rapid.SampledFrom([]jobs.SessionID{"a", "b", "c", ""}).Draw(rt, "session")
 	timeout := drawCtxTimeout(rt)
 	wantErr := h.m.dispose(session, timeout)
 	note("dispose: error %v", wantErr)
@@ -670,7 +670,7 @@ func (h *machine) advance(rt *rapid.T) {
 	h.m.advanceTo(h.m.now + d)
 }
 
-func (h *machine) idName(id jobs.JobId) string {
+func (h *machine) idName(id jobs.JobID) string {
 	if j, ok := h.m.byID[id]; ok {
 		return j.name
 	}

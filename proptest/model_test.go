@@ -90,12 +90,12 @@ type stagedWrite struct {
 // A startPlan is everything a start action drew.
 type startPlan struct {
 	kind        string
-	owner       jobs.SessionId
+	owner       jobs.SessionID
 	record      bool
 	limit       int64
 	mode        starterMode
 	staged      []stagedWrite
-	id          jobs.JobId
+	id          jobs.JobID
 	cancelFails bool
 	react       reaction
 	self        reaction // reactAfter: the producer reports on its own, after a while
@@ -107,7 +107,7 @@ type startPlan struct {
 type modelJob struct {
 	plan startPlan
 
-	id               jobs.JobId
+	id               jobs.JobID
 	seq              int // registration order, 0 while never registered
 	name             string
 	ordinal          int
@@ -148,7 +148,7 @@ type modelJob struct {
 	recFace jobs.RecordingJob
 }
 
-func (j *modelJob) visibleTo(caller jobs.SessionId) bool {
+func (j *modelJob) visibleTo(caller jobs.SessionID) bool {
 	return j.plan.owner == "" || j.plan.owner == caller
 }
 
@@ -206,11 +206,11 @@ type model struct {
 	base   time.Time
 	now    time.Duration
 
-	byID     map[jobs.JobId]*modelJob // the jobs the registry holds
+	byID     map[jobs.JobID]*modelJob // the jobs the registry holds
 	starts   []*modelJob              // every start, in order
 	seq      int
 	ordinals map[string]int
-	active   map[jobs.SessionId]int
+	active   map[jobs.SessionID]int
 	closed   bool
 	fault    bool
 
@@ -221,7 +221,7 @@ type model struct {
 	// report at once may or may not see the job live again and move it to
 	// stopping, depending on which goroutine wins.
 	changedSlack int
-	outputs      map[jobs.JobId]int
+	outputs      map[jobs.JobID]int
 	dones        map[string]int
 
 	waitingOn *modelJob // the job a Wait is blocked on
@@ -230,8 +230,8 @@ type model struct {
 func newModel(limits registry.Limits, base time.Time) *model {
 	return &model{
 		limits: limits, base: base,
-		byID: map[jobs.JobId]*modelJob{}, ordinals: map[string]int{}, active: map[jobs.SessionId]int{},
-		outputs: map[jobs.JobId]int{}, dones: map[string]int{},
+		byID: map[jobs.JobID]*modelJob{}, ordinals: map[string]int{}, active: map[jobs.SessionID]int{},
+		outputs: map[jobs.JobID]int{}, dones: map[string]int{},
 	}
 }
 
@@ -248,7 +248,7 @@ func (m *model) registered() []*modelJob {
 	return out
 }
 
-func (m *model) lookup(caller jobs.SessionId, id jobs.JobId) (*modelJob, errKind) {
+func (m *model) lookup(caller jobs.SessionID, id jobs.JobID) (*modelJob, errKind) {
 	j, ok := m.byID[id]
 	switch {
 	case !ok:
@@ -482,7 +482,7 @@ func (m *model) updateDetail(j *modelJob, detail string) {
 
 // kill predicts Kill. The stop is asked for as Cancel is called: a
 // producer that reports failed from inside Cancel settles killed.
-func (m *model) kill(caller jobs.SessionId, id jobs.JobId, reason string) (registry.KillResult, errKind) {
+func (m *model) kill(caller jobs.SessionID, id jobs.JobID, reason string) (registry.KillResult, errKind) {
 	j, ek := m.lookup(caller, id)
 	if ek != errNone {
 		return 0, ek
@@ -598,7 +598,7 @@ func (m *model) teardown(match func(*modelJob) bool, reason string, ctxTimeout t
 	return failed || expired
 }
 
-func (m *model) dispose(session jobs.SessionId, ctxTimeout time.Duration) bool {
+func (m *model) dispose(session jobs.SessionID, ctxTimeout time.Duration) bool {
 	if session == "" {
 		return true
 	}
@@ -623,7 +623,7 @@ func (m *model) close(ctxTimeout time.Duration) bool {
 }
 
 // wait predicts Wait with a positive timeout.
-func (m *model) wait(caller jobs.SessionId, id jobs.JobId, timeout time.Duration) (*modelJob, bool, errKind) {
+func (m *model) wait(caller jobs.SessionID, id jobs.JobID, timeout time.Duration) (*modelJob, bool, errKind) {
 	j, ek := m.lookup(caller, id)
 	if ek != errNone {
 		return nil, false, ek
@@ -650,7 +650,7 @@ func (m *model) wait(caller jobs.SessionId, id jobs.JobId, timeout time.Duration
 
 // read predicts Read: the final output once settled (the fakes have no
 // ReadOutput), and a settled job becomes reported.
-func (m *model) read(caller jobs.SessionId, id jobs.JobId) (*modelJob, string, errKind) {
+func (m *model) read(caller jobs.SessionID, id jobs.JobID) (*modelJob, string, errKind) {
 	j, ek := m.lookup(caller, id)
 	if ek != errNone {
 		return nil, "", ek
@@ -662,7 +662,7 @@ func (m *model) read(caller jobs.SessionId, id jobs.JobId) (*modelJob, string, e
 	return j, "", errNone
 }
 
-func (m *model) readRecord(caller jobs.SessionId, id jobs.JobId, from int64) (jobs.RecordRead, errKind) {
+func (m *model) readRecord(caller jobs.SessionID, id jobs.JobID, from int64) (jobs.RecordRead, errKind) {
 	if from < 0 {
 		return jobs.RecordRead{}, errNegative
 	}

@@ -221,7 +221,7 @@ type appendCall struct {
 	opts jobs.AppendOptions
 }
 
-func (j *recordingJob) ID() jobs.JobId      { return jobs.JobId{1} }
+func (j *recordingJob) ID() jobs.JobID      { return jobs.JobID{1} }
 func (j *recordingJob) UpdateDetail(string) {}
 func (j *recordingJob) Append(text string, opts jobs.AppendOptions) {
 	j.mu.Lock()

@@ -54,7 +54,7 @@ func forcedTeardown(rt *rapid.T, files *journalFiles) {
 			owner:   rapid.SampledFrom(owners).Draw(rt, "owner"),
 			record:  rapid.Bool().Draw(rt, "record"),
 			mode:    starterOK,
-			id:      jobs.JobId{14: 1, 15: byte(i)},
+			id:      jobs.JobID{14: 1, 15: byte(i)},
 			watched: true,
 		}
 		switch b {
@@ -91,7 +91,7 @@ func forcedTeardown(rt *rapid.T, files *journalFiles) {
 		h.fault(rt)
 	}
 
-	steps := []jobs.SessionId{"a", "b"}
+	steps := []jobs.SessionID{"a", "b"}
 	steps = steps[:rapid.IntRange(0, 2).Draw(rt, "disposals")]
 	for _, session := range append(steps, "close") {
 		timeout := rapid.SampledFrom([]time.Duration{0, 0, bound / 2, 2 * bound}).Draw(rt, "ctxTimeout")
@@ -129,7 +129,7 @@ func forcedTeardown(rt *rapid.T, files *journalFiles) {
 // job the teardown covered settled exactly once, its waiter was released
 // with the settlement whether or not the journal took the fact, and a
 // forced settlement carries producerReported=false.
-func (h *machine) checkSettledOnce(rt *rapid.T, session jobs.SessionId) {
+func (h *machine) checkSettledOnce(rt *rapid.T, session jobs.SessionID) {
 	settled := map[string][]jobs.JobSettled{}
 	for _, a := range h.facts.all() {
 		if s, ok := a.fact.(jobs.JobSettled); ok {

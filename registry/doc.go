@@ -8,7 +8,7 @@
 // Start runs, in order: validate (non-empty kind and label, output limit not
 // negative, a Run function) → admission (running + stopping jobs per owner,
 // counting starts still inside their starter, at most Limits.MaxPerOwner;
-// unowned jobs share one bucket) → issue the per-kind ordinal and the JobId →
+// unowned jobs share one bucket) → issue the per-kind ordinal and the JobID →
 // run the starter with the job's face → the registration commit. A refusal
 // consumes nothing; a starter that fails or panics registers nothing and
 // skips its ordinal. Writes and detail updates made before the registration
@@ -69,7 +69,7 @@
 //
 // # Fence
 //
-// Every read and every kill names the caller's [jobs.SessionId]. An owned job
+// Every read and every kill names the caller's [jobs.SessionID]. An owned job
 // is visible only to a caller of the same session, an unowned job to every
 // caller; a caller with no session ("") sees only unowned jobs. An id the
 // registry does not hold is [ErrUnknownJob]; a job of another session is

@@ -46,7 +46,7 @@ func FromOffset(offset int64) FollowStart { return FollowStart{offset: offset, s
 // missed. Cancelling ctx ends the stream with ctx's error and no status frame;
 // so does the consumer breaking out of the loop, without the error. Nothing
 // the stream started outlives it.
-func (r *Registry) Follow(ctx context.Context, caller jobs.SessionId, id jobs.JobId, start FollowStart) iter.Seq2[jobs.FollowFrame, error] {
+func (r *Registry) Follow(ctx context.Context, caller jobs.SessionID, id jobs.JobID, start FollowStart) iter.Seq2[jobs.FollowFrame, error] {
 	return func(yield func(jobs.FollowFrame, error) bool) {
 		fail := func(err error) { yield(nil, fmt.Errorf("registry: follow %s: %w", id, err)) }
 		if start.set && start.offset < 0 {
@@ -122,7 +122,7 @@ func (r *Registry) Follow(ctx context.Context, caller jobs.SessionId, id jobs.Jo
 // openFollow finds a recording job visible to caller, subscribes wake to its
 // appends and reads it, all in one critical section, so no append falls
 // between the first read and the subscription.
-func (r *Registry) openFollow(caller jobs.SessionId, id jobs.JobId, start FollowStart, wake chan<- struct{}) (*job, jobs.JobSnapshot, jobs.RecordRead, error) {
+func (r *Registry) openFollow(caller jobs.SessionID, id jobs.JobID, start FollowStart, wake chan<- struct{}) (*job, jobs.JobSnapshot, jobs.RecordRead, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	j, err := r.lookupRecording(caller, id)

@@ -21,7 +21,7 @@ type collected struct {
 
 // follow runs Follow on its own goroutine and returns a channel that yields
 // the whole stream once it ends.
-func follow(ctx context.Context, r *registry.Registry, caller jobs.SessionId, id jobs.JobId, start registry.FollowStart) <-chan collected {
+func follow(ctx context.Context, r *registry.Registry, caller jobs.SessionID, id jobs.JobID, start registry.FollowStart) <-chan collected {
 	out := make(chan collected, 1)
 	go func() {
 		var c collected
@@ -213,14 +213,14 @@ func TestFollowRefusals(t *testing.T) {
 	plain := mustStart(t, r, plainStart("s1", "bash", newProducer()))
 	for _, c := range []struct {
 		name   string
-		caller jobs.SessionId
-		id     jobs.JobId
+		caller jobs.SessionID
+		id     jobs.JobID
 		start  registry.FollowStart
 		want   error
 	}{
 		{"foreign caller", "s2", rec.ID, registry.FromEarliest(), registry.ErrForeignJob},
 		{"no session", "", rec.ID, registry.FromEarliest(), registry.ErrForeignJob},
-		{"unknown id", "s1", jobs.NewJobId(), registry.FromEarliest(), registry.ErrUnknownJob},
+		{"unknown id", "s1", jobs.NewJobID(), registry.FromEarliest(), registry.ErrUnknownJob},
 		{"negative offset", "s1", rec.ID, registry.FromOffset(-1), registry.ErrNegativeOffset},
 		{"plain job", "s1", plain.ID, registry.FromEarliest(), registry.ErrNoRecord},
 	} {

@@ -73,11 +73,11 @@ func (p *producer) killOnCancel() *producer {
 	return p
 }
 
-func common(owner jobs.SessionId, kind string) jobs.JobStartCommon {
+func common(owner jobs.SessionID, kind string) jobs.JobStartCommon {
 	return jobs.JobStartCommon{Kind: kind, Label: kind + " job", Owner: owner}
 }
 
-func plainStart(owner jobs.SessionId, kind string, p *producer) jobs.PlainJobStart {
+func plainStart(owner jobs.SessionID, kind string, p *producer) jobs.PlainJobStart {
 	return jobs.PlainJobStart{
 		JobStartCommon: common(owner, kind),
 		Run: func(context.Context, jobs.RunningJob) (jobs.Hooks, error) {
@@ -87,7 +87,7 @@ func plainStart(owner jobs.SessionId, kind string, p *producer) jobs.PlainJobSta
 }
 
 // recordingStart starts a recording job and stores its face in *face.
-func recordingStart(owner jobs.SessionId, kind string, p *producer, face *jobs.RecordingJob) jobs.RecordingJobStart {
+func recordingStart(owner jobs.SessionID, kind string, p *producer, face *jobs.RecordingJob) jobs.RecordingJobStart {
 	return jobs.RecordingJobStart{
 		JobStartCommon: common(owner, kind),
 		Run: func(_ context.Context, job jobs.RecordingJob) (jobs.Hooks, error) {
@@ -108,7 +108,7 @@ func mustStart(t *testing.T, r *registry.Registry, start jobs.JobStart) jobs.Job
 
 // waitSettled waits for a job to settle and fails the test if it does not
 // within a minute (of fake time, inside a synctest bubble).
-func waitSettled(t *testing.T, r *registry.Registry, caller jobs.SessionId, id jobs.JobId) jobs.JobSnapshot {
+func waitSettled(t *testing.T, r *registry.Registry, caller jobs.SessionID, id jobs.JobID) jobs.JobSnapshot {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -119,7 +119,7 @@ func waitSettled(t *testing.T, r *registry.Registry, caller jobs.SessionId, id j
 	return snap
 }
 
-func mustGet(t *testing.T, r *registry.Registry, caller jobs.SessionId, id jobs.JobId) jobs.JobSnapshot {
+func mustGet(t *testing.T, r *registry.Registry, caller jobs.SessionID, id jobs.JobID) jobs.JobSnapshot {
 	t.Helper()
 	snap, err := r.Get(caller, id)
 	if err != nil {
@@ -131,8 +131,8 @@ func mustGet(t *testing.T, r *registry.Registry, caller jobs.SessionId, id jobs.
 // seqIDs issues JobIds 1, 2, 3 … and counts the calls.
 type seqIDs struct{ n atomic.Int64 }
 
-func (s *seqIDs) next() jobs.JobId {
-	var id jobs.JobId
+func (s *seqIDs) next() jobs.JobID {
+	var id jobs.JobID
 	n := s.n.Add(1)
 	id[14], id[15] = byte(n>>8), byte(n)
 	return id
@@ -246,7 +246,7 @@ type signals struct {
 func watch(r *registry.Registry) *signals {
 	s := &signals{}
 	r.OnJobsChanged(func() { s.changed.Add(1) })
-	r.OnOutput(func(jobs.JobId) { s.output.Add(1) })
+	r.OnOutput(func(jobs.JobID) { s.output.Add(1) })
 	r.OnJobDone(func(jobs.JobSnapshot) { s.done.Add(1) })
 	return s
 }
@@ -273,7 +273,7 @@ func (l *latest[T]) get() T {
 // blocks until it fired. Done listeners run last in a settlement, so once it
 // returns every other listener of that settlement has run. Subscribe after
 // the test's own done listeners so they have run too.
-func settledSignal(t *testing.T, r *registry.Registry, id jobs.JobId) func() jobs.JobSnapshot {
+func settledSignal(t *testing.T, r *registry.Registry, id jobs.JobID) func() jobs.JobSnapshot {
 	t.Helper()
 	ch := make(chan jobs.JobSnapshot, 1)
 	stop := r.OnJobDone(func(s jobs.JobSnapshot) {

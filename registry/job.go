@@ -26,13 +26,13 @@ const (
 // shared and never change; the rest are guarded by the registry's mutex.
 type job struct {
 	r        *Registry
-	id       jobs.JobId
+	id       jobs.JobID
 	name     string
 	kind     string
 	label    string
 	ordinal  int
-	owner    jobs.SessionId
-	toolCall jobs.ToolCallId
+	owner    jobs.SessionID
+	toolCall jobs.ToolCallID
 	done     chan struct{} // closed when the settlement is visible: releases waiters
 	// ------------------------------------------------------------------
 	record           *ring // nil for a plain job
@@ -57,7 +57,7 @@ type job struct {
 	hooks            jobs.Hooks
 }
 
-func (j *job) visibleTo(caller jobs.SessionId) bool {
+func (j *job) visibleTo(caller jobs.SessionID) bool {
 	return j.owner == "" || j.owner == caller
 }
 
@@ -108,7 +108,7 @@ func (j *job) registration() jobs.JobRegistration {
 type plainFace struct{ j *job }
 
 // ID returns the job's identifier.
-func (f plainFace) ID() jobs.JobId { return f.j.id }
+func (f plainFace) ID() jobs.JobID { return f.j.id }
 
 // UpdateDetail replaces the job's progress line.
 func (f plainFace) UpdateDetail(detail string) { f.j.r.updateDetail(f.j, detail) }

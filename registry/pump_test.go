@@ -26,7 +26,7 @@ type appendCall struct {
 	at   time.Time
 }
 
-func (j *fakeJob) ID() jobs.JobId      { return jobs.JobId{1} }
+func (j *fakeJob) ID() jobs.JobID      { return jobs.JobID{1} }
 func (j *fakeJob) UpdateDetail(string) {}
 func (j *fakeJob) Append(text string, opts jobs.AppendOptions) {
 	j.mu.Lock()

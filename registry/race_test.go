@@ -19,12 +19,12 @@ func TestConcurrentUse(t *testing.T) {
 	rec := &memRecorder{}
 	r := registry.New(registry.WithRecorder(rec), registry.WithLimits(registry.Limits{MaxPerOwner: 4, RetainBytes: 256}))
 	r.OnJobsChanged(func() { _ = r.List("s0") })
-	r.OnOutput(func(id jobs.JobId) { _, _ = r.Get("s1", id) })
+	r.OnOutput(func(id jobs.JobID) { _, _ = r.Get("s1", id) })
 
 	var wg sync.WaitGroup
 	for w := range 6 {
 		wg.Go(func() {
-			owner := jobs.SessionId(fmt.Sprintf("s%d", w%3))
+			owner := jobs.SessionID(fmt.Sprintf("s%d", w%3))
 			for i := range 40 {
 				p := newProducer().killOnCancel()
 				var face jobs.RecordingJob
@@ -66,14 +66,14 @@ func TestConcurrentUse(t *testing.T) {
 	if err := r.Close(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	for _, owner := range []jobs.SessionId{"s0", "s1", "s2"} {
+	for _, owner := range []jobs.SessionID{"s0", "s1", "s2"} {
 		for _, s := range r.List(owner) {
 			if !s.Status.Terminal() {
 				t.Fatalf("job %s is %s after Close", s.Name, s.Status)
 			}
 		}
 	}
-	seen := map[jobs.JobId]string{}
+	seen := map[jobs.JobID]string{}
 	for _, f := range rec.all() {
 		switch f := f.(type) {
 		case jobs.JobRegistered:

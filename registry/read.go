@@ -20,7 +20,7 @@ type ReadResult struct {
 // Read is the consuming model cursor of a job visible to caller. It returns
 // the producer's ReadOutput if the producer has one, else the final output
 // once the job is terminal, and marks a terminal job reported.
-func (r *Registry) Read(caller jobs.SessionId, id jobs.JobId) (ReadResult, error) {
+func (r *Registry) Read(caller jobs.SessionID, id jobs.JobID) (ReadResult, error) {
 	r.mu.Lock()
 	j, err := r.lookup(caller, id)
 	if err != nil {
@@ -56,7 +56,7 @@ func (r *Registry) callReadOutput(j *job, readOutput func() string) (out string)
 // consuming it: every retained chunk ending after the absolute byte offset
 // from, Next = the total bytes ever appended, Earliest = the first retained
 // offset, and Lossy when from lies below it. It never marks the job reported.
-func (r *Registry) ReadRecord(caller jobs.SessionId, id jobs.JobId, from int64) (jobs.RecordRead, error) {
+func (r *Registry) ReadRecord(caller jobs.SessionID, id jobs.JobID, from int64) (jobs.RecordRead, error) {
 	if from < 0 {
 		return jobs.RecordRead{}, fmt.Errorf("registry: read record %s: offset %d: %w", id, from, ErrNegativeOffset)
 	}
@@ -71,7 +71,7 @@ func (r *Registry) ReadRecord(caller jobs.SessionId, id jobs.JobId, from int64) 
 
 // lookupRecording is lookup for reads of a record: a plain job has none.
 // r.mu must be held.
-func (r *Registry) lookupRecording(caller jobs.SessionId, id jobs.JobId) (*job, error) {
+func (r *Registry) lookupRecording(caller jobs.SessionID, id jobs.JobID) (*job, error) {
 	j, err := r.lookup(caller, id)
 	if err == nil && j.record == nil {
 		err = ErrNoRecord
@@ -88,7 +88,7 @@ func (r *Registry) lookupRecording(caller jobs.SessionId, id jobs.JobId) (*job, 
 // error. A timeout or cancellation racing the settlement never swallows the
 // result: if the settlement counted this waiter (and so marked the job
 // reported), Wait returns it.
-func (r *Registry) Wait(ctx context.Context, caller jobs.SessionId, id jobs.JobId, timeout time.Duration) (jobs.JobSnapshot, bool, error) {
+func (r *Registry) Wait(ctx context.Context, caller jobs.SessionID, id jobs.JobID, timeout time.Duration) (jobs.JobSnapshot, bool, error) {
 	r.mu.Lock()
 	j, err := r.lookup(caller, id)
 	if err != nil {

@@ -19,13 +19,13 @@ func TestFence(t *testing.T) {
 	var face jobs.RecordingJob
 	owned := mustStart(t, r, recordingStart("alice", "bash", newProducer(), &face))
 	unowned := mustStart(t, r, recordingStart("", "bash", newProducer(), &face))
-	unknown := jobs.JobId{1, 2, 3}
+	unknown := jobs.JobID{1, 2, 3}
 
-	ops := map[string]func(caller jobs.SessionId, id jobs.JobId) error{
-		"Get":        func(c jobs.SessionId, id jobs.JobId) error { _, err := r.Get(c, id); return err },
-		"Read":       func(c jobs.SessionId, id jobs.JobId) error { _, err := r.Read(c, id); return err },
-		"ReadRecord": func(c jobs.SessionId, id jobs.JobId) error { _, err := r.ReadRecord(c, id, 0); return err },
-		"Wait": func(c jobs.SessionId, id jobs.JobId) error {
+	ops := map[string]func(caller jobs.SessionID, id jobs.JobID) error{
+		"Get":        func(c jobs.SessionID, id jobs.JobID) error { _, err := r.Get(c, id); return err },
+		"Read":       func(c jobs.SessionID, id jobs.JobID) error { _, err := r.Read(c, id); return err },
+		"ReadRecord": func(c jobs.SessionID, id jobs.JobID) error { _, err := r.ReadRecord(c, id, 0); return err },
+		"Wait": func(c jobs.SessionID, id jobs.JobID) error {
 			ctx, cancel := context.WithCancel(context.Background())
 			cancel() // answer at once: we only want the fence
 			_, _, err := r.Wait(ctx, c, id, 0)
@@ -34,7 +34,7 @@ func TestFence(t *testing.T) {
 			}
 			return err
 		},
-		"Remove": func(c jobs.SessionId, id jobs.JobId) error {
+		"Remove": func(c jobs.SessionID, id jobs.JobID) error {
 			err := r.Remove(c, id)
 			if err != nil && !errors.Is(err, registry.ErrUnknownJob) && !errors.Is(err, registry.ErrForeignJob) {
 				return nil // visible, but live: not removable
@@ -43,8 +43,8 @@ func TestFence(t *testing.T) {
 		},
 	}
 	cases := []struct {
-		caller jobs.SessionId
-		id     jobs.JobId
+		caller jobs.SessionID
+		id     jobs.JobID
 		want   error
 	}{
 		{"alice", owned.ID, nil},
@@ -78,24 +78,24 @@ func TestFence(t *testing.T) {
 
 func TestListShowsOwnAndUnownedInRegistrationOrder(t *testing.T) {
 	r := registry.New()
-	var ids []jobs.JobId
-	for _, owner := range []jobs.SessionId{"a", "", "b", "a", ""} {
+	var ids []jobs.JobID
+	for _, owner := range []jobs.SessionID{"a", "", "b", "a", ""} {
 		ids = append(ids, mustStart(t, r, plainStart(owner, "bash", newProducer())).ID)
 	}
-	names := func(caller jobs.SessionId) []jobs.JobId {
-		var out []jobs.JobId
+	names := func(caller jobs.SessionID) []jobs.JobID {
+		var out []jobs.JobID
 		for _, s := range r.List(caller) {
 			out = append(out, s.ID)
 		}
 		return out
 	}
 	for _, tt := range []struct {
-		caller jobs.SessionId
-		want   []jobs.JobId
+		caller jobs.SessionID
+		want   []jobs.JobID
 	}{
-		{"a", []jobs.JobId{ids[0], ids[1], ids[3], ids[4]}},
-		{"b", []jobs.JobId{ids[1], ids[2], ids[4]}},
-		{"", []jobs.JobId{ids[1], ids[4]}},
+		{"a", []jobs.JobID{ids[0], ids[1], ids[3], ids[4]}},
+		{"b", []jobs.JobID{ids[1], ids[2], ids[4]}},
+		{"", []jobs.JobID{ids[1], ids[4]}},
 	} {
 		if got := names(tt.caller); !slices.Equal(got, tt.want) {
 			t.Errorf("List(%q) = %v; want %v", tt.caller, got, tt.want)
@@ -155,7 +155,7 @@ func TestReadWithoutCursorGivesFinalOutputOnceTerminal(t *testing.T) {
 
 // waitSettledWithoutReporting waits for a settlement through OnJobDone, which
 // (unlike Wait) does not mark the job reported.
-func waitSettledWithoutReporting(t *testing.T, r *registry.Registry, id jobs.JobId) {
+func waitSettledWithoutReporting(t *testing.T, r *registry.Registry, id jobs.JobID) {
 	t.Helper()
 	for {
 		done := make(chan struct{})

@@ -137,9 +137,9 @@ func WithLimits(l Limits) Option {
 	return func(r *Registry) { r.limits = l.withDefaults() }
 }
 
-// WithIDs sets the JobId generator; the default is [jobs.NewJobId]. Tests use
+// WithIDs sets the JobID generator; the default is [jobs.NewJobID]. Tests use
 // it for deterministic ids.
-func WithIDs(next func() jobs.JobId) Option {
+func WithIDs(next func() jobs.JobID) Option {
 	return func(r *Registry) {
 		if next != nil {
 			r.newID = next
@@ -158,13 +158,13 @@ type Registry struct {
 	log    *slog.Logger
 	rec    Recorder
 	limits Limits
-	newID  func() jobs.JobId
+	newID  func() jobs.JobID
 
 	mu       sync.Mutex
-	jobs     map[jobs.JobId]*job
+	jobs     map[jobs.JobID]*job
 	seq      uint64                 // registration order, for List
 	ordinals map[string]int         // last ordinal issued per kind
-	active   map[jobs.SessionId]int // running + stopping + starting, per owner
+	active   map[jobs.SessionID]int // running + stopping + starting, per owner
 	closed   bool
 	// registering counts jobs whose registered fact is being recorded; a
 	// teardown that must wait for them sets regIdle, closed when the count
@@ -173,7 +173,7 @@ type Registry struct {
 	regIdle     chan struct{}
 
 	changed listenerSet[func()]
-	output  listenerSet[func(jobs.JobId)]
+	output  listenerSet[func(jobs.JobID)]
 	done    listenerSet[func(jobs.JobSnapshot)]
 }
 
@@ -183,10 +183,10 @@ func New(opts ...Option) *Registry {
 		clock:    systemClock{},
 		log:      slog.New(slog.DiscardHandler),
 		limits:   Limits{}.withDefaults(),
-		newID:    jobs.NewJobId,
-		jobs:     make(map[jobs.JobId]*job),
+		newID:    jobs.NewJobID,
+		jobs:     make(map[jobs.JobID]*job),
 		ordinals: make(map[string]int),
-		active:   make(map[jobs.SessionId]int),
+		active:   make(map[jobs.SessionID]int),
 	}
 	for _, opt := range opts {
 		opt(r)
@@ -195,7 +195,7 @@ func New(opts ...Option) *Registry {
 }
 
 // Get returns a snapshot of one job visible to caller.
-func (r *Registry) Get(caller jobs.SessionId, id jobs.JobId) (jobs.JobSnapshot, error) {
+func (r *Registry) Get(caller jobs.SessionID, id jobs.JobID) (jobs.JobSnapshot, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	j, err := r.lookup(caller, id)
@@ -207,7 +207,7 @@ func (r *Registry) Get(caller jobs.SessionId, id jobs.JobId) (jobs.JobSnapshot, 
 
 // List returns snapshots of the jobs visible to caller (its own and the
 // unowned ones), in registration order.
-func (r *Registry) List(caller jobs.SessionId) []jobs.JobSnapshot {
+func (r *Registry) List(caller jobs.SessionID) []jobs.JobSnapshot {
 	r.mu.Lock()
 	visible := make([]*job, 0, len(r.jobs))
 	for _, j := range r.jobs {
@@ -226,7 +226,7 @@ func (r *Registry) List(caller jobs.SessionId) []jobs.JobSnapshot {
 
 // Remove forgets a settled job visible to caller and fires jobs-changed. A
 // live job cannot be removed: kill it and wait first.
-func (r *Registry) Remove(caller jobs.SessionId, id jobs.JobId) error {
+func (r *Registry) Remove(caller jobs.SessionID, id jobs.JobID) error {
 	r.mu.Lock()
 	j, err := r.lookup(caller, id)
 	if err != nil {
@@ -245,7 +245,7 @@ func (r *Registry) Remove(caller jobs.SessionId, id jobs.JobId) error {
 }
 
 // lookup finds id and applies the fence. r.mu must be held.
-func (r *Registry) lookup(caller jobs.SessionId, id jobs.JobId) (*job, error) {
+func (r *Registry) lookup(caller jobs.SessionID, id jobs.JobID) (*job, error) {
 	j, ok := r.jobs[id]
 	if !ok {
 		return nil, ErrUnknownJob
@@ -257,7 +257,7 @@ func (r *Registry) lookup(caller jobs.SessionId, id jobs.JobId) (*job, error) {
 }
 
 // releaseSlot gives back one admission slot of owner. r.mu must be held.
-func (r *Registry) releaseSlot(owner jobs.SessionId) {
+func (r *Registry) releaseSlot(owner jobs.SessionID) {
 	if n := r.active[owner] - 1; n > 0 {
 		r.active[owner] = n
 	} else {
@@ -273,7 +273,7 @@ func (r *Registry) now() int64 {
 
 // record hands f to the Recorder, containing an error or a panic. It is never
 // called with r.mu held.
-func (r *Registry) record(f jobs.Fact, id jobs.JobId) {
+func (r *Registry) record(f jobs.Fact, id jobs.JobID) {
 	if r.rec == nil {
 		return
 	}

@@ -143,7 +143,7 @@ func (r *Registry) commit(j *job, s *settlement) {
 // apply writes a claimed settlement into the job, its snapshot into snap, and
 // returns the listeners to signal. (Pointers, not values: the snapshot is
 // large and this runs on the producer's small goroutine stack.)
-func (r *Registry) apply(j *job, s *settlement, snap *jobs.JobSnapshot) ([]listener[func()], []listener[func(jobs.JobId)], []listener[func(jobs.JobSnapshot)]) {
+func (r *Registry) apply(j *job, s *settlement, snap *jobs.JobSnapshot) ([]listener[func()], []listener[func(jobs.JobID)], []listener[func(jobs.JobSnapshot)]) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	j.status = s.status
@@ -204,7 +204,7 @@ func (k KillResult) String() string {
 // teardown: a producer that reports while its Cancel still runs settles by
 // the same rule. A Cancel that fails withdraws the request, unless another
 // kill's Cancel is still running or has succeeded.
-func (r *Registry) Kill(caller jobs.SessionId, id jobs.JobId, reason string) (KillResult, error) {
+func (r *Registry) Kill(caller jobs.SessionID, id jobs.JobID, reason string) (KillResult, error) {
 	r.mu.Lock()
 	j, err := r.lookup(caller, id)
 	if err != nil {

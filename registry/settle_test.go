@@ -144,7 +144,7 @@ func TestSettlementOrder(t *testing.T) {
 		var (
 			events         eventLog
 			r              *registry.Registry
-			id             jobs.JobId
+			id             jobs.JobID
 			waiterReturned = make(chan struct{})
 		)
 		retained := func() int64 {
@@ -181,7 +181,7 @@ func TestSettlementOrder(t *testing.T) {
 				events.add("jobs-changed before the waiter was released")
 			}
 		})
-		r.OnOutput(func(jobs.JobId) { events.add("output") })
+		r.OnOutput(func(jobs.JobID) { events.add("output") })
 		doneFired := make(chan struct{})
 		r.OnJobDone(func(s jobs.JobSnapshot) {
 			events.add(fmt.Sprintf("done %s reported=%v", s.Status, s.Reported))
@@ -330,28 +330,28 @@ func TestSettleRecorderFailureIsContained(t *testing.T) {
 func TestSettledFactNamesItsCause(t *testing.T) {
 	cases := []struct {
 		name  string
-		run   func(t *testing.T, r *registry.Registry, p *producer, id jobs.JobId)
+		run   func(t *testing.T, r *registry.Registry, p *producer, id jobs.JobID)
 		setup func(p *producer)
 		want  jobs.SettlementCause
 	}{
-		{"producer", func(t *testing.T, r *registry.Registry, p *producer, id jobs.JobId) {
+		{"producer", func(t *testing.T, r *registry.Registry, p *producer, id jobs.JobID) {
 			p.finish(jobs.JobStatusCompleted, "", "")
 		}, nil, jobs.SettlementCauseProducer},
-		{"producer failure", func(t *testing.T, r *registry.Registry, p *producer, id jobs.JobId) {
+		{"producer failure", func(t *testing.T, r *registry.Registry, p *producer, id jobs.JobID) {
 			p.results <- doneResult{err: errors.New("crashed")}
 		}, nil, jobs.SettlementCauseProducer},
-		{"kill", func(t *testing.T, r *registry.Registry, p *producer, id jobs.JobId) {
+		{"kill", func(t *testing.T, r *registry.Registry, p *producer, id jobs.JobID) {
 			if _, err := r.Kill("s", id, "enough"); err != nil {
 				t.Fatal(err)
 			}
 		}, func(p *producer) { p.killOnCancel() }, jobs.SettlementCauseKill},
-		{"teardown", func(t *testing.T, r *registry.Registry, p *producer, id jobs.JobId) {
+		{"teardown", func(t *testing.T, r *registry.Registry, p *producer, id jobs.JobID) {
 			r.DisposeOwner(context.Background(), "s")
 		}, func(p *producer) { p.killOnCancel() }, jobs.SettlementCauseTeardown},
-		{"cancel failure", func(t *testing.T, r *registry.Registry, p *producer, id jobs.JobId) {
+		{"cancel failure", func(t *testing.T, r *registry.Registry, p *producer, id jobs.JobID) {
 			r.DisposeOwner(context.Background(), "s")
 		}, func(p *producer) { p.cancelErr = errors.New("no such process") }, jobs.SettlementCauseCancelFailure},
-		{"teardown bound", func(t *testing.T, r *registry.Registry, p *producer, id jobs.JobId) {
+		{"teardown bound", func(t *testing.T, r *registry.Registry, p *producer, id jobs.JobID) {
 			r.DisposeOwner(context.Background(), "s") // the producer ignores Cancel
 		}, nil, jobs.SettlementCauseTeardownBound},
 	}

@@ -71,8 +71,8 @@ func (r *Registry) OnJobsChanged(fn func()) func() {
 // append of a live recording job, and once when a recording job settles. fn
 // runs on the producer's goroutine, inside its Append, so it should only note
 // the signal (a non-blocking channel send, say) and return.
-func (r *Registry) OnOutput(fn func(jobs.JobId)) func() {
-	return subscribe(r, func(r *Registry) *listenerSet[func(jobs.JobId)] { return &r.output }, fn)
+func (r *Registry) OnOutput(fn func(jobs.JobID)) func() {
+	return subscribe(r, func(r *Registry) *listenerSet[func(jobs.JobID)] { return &r.output }, fn)
 }
 
 // OnJobDone subscribes fn to settlements, with the settled snapshot. It fires
@@ -87,7 +87,7 @@ func (r *Registry) fireChanged(ls []listener[func()]) {
 	}
 }
 
-func (r *Registry) fireOutput(ls []listener[func(jobs.JobId)], id jobs.JobId) {
+func (r *Registry) fireOutput(ls []listener[func(jobs.JobID)], id jobs.JobID) {
 	for _, l := range ls {
 		r.contain("output", func() { l.fn(id) })
 	}

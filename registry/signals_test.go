@@ -71,8 +71,8 @@ func TestListenersAreContained(t *testing.T) {
 	var calls eventLog
 	r.OnJobsChanged(func() { calls.add("first"); panic("listener bug") })
 	r.OnJobsChanged(func() { calls.add("second") })
-	r.OnOutput(func(jobs.JobId) { panic("output listener bug") })
-	r.OnOutput(func(jobs.JobId) { calls.add("output") })
+	r.OnOutput(func(jobs.JobID) { panic("output listener bug") })
+	r.OnOutput(func(jobs.JobID) { calls.add("output") })
 	r.OnJobDone(func(jobs.JobSnapshot) { panic("done listener bug") })
 	r.OnJobDone(func(jobs.JobSnapshot) { calls.add("done") })
 

@@ -104,7 +104,7 @@ func TestStartIssuesIDBeforeStarter(t *testing.T) {
 	ids := &seqIDs{}
 	clock := &fixedClock{t: time.UnixMilli(1_700_000_000_000)}
 	r := registry.New(registry.WithIDs(ids.next), registry.WithClock(clock))
-	var inside jobs.JobId
+	var inside jobs.JobID
 	snap := mustStart(t, r, jobs.PlainJobStart{
 		JobStartCommon: jobs.JobStartCommon{Kind: "bash", Label: "ls", ToolCall: "call-1"},
 		Run: func(_ context.Context, job jobs.RunningJob) (jobs.Hooks, error) {
@@ -113,7 +113,7 @@ func TestStartIssuesIDBeforeStarter(t *testing.T) {
 			return newProducer().hooks(), nil
 		},
 	})
-	if inside != snap.ID || inside != (jobs.JobId{15: 1}) {
+	if inside != snap.ID || inside != (jobs.JobID{15: 1}) {
 		t.Fatalf("starter saw id %v, snapshot has %v; want both the first issued id", inside, snap.ID)
 	}
 	if snap.StartedAt != 1_700_000_000_500 || snap.ToolCall != "call-1" || snap.Label != "ls" {
@@ -363,7 +363,7 @@ func TestStartRefusesCancelledContext(t *testing.T) {
 }
 
 func TestStartRefusesDuplicateID(t *testing.T) {
-	same := func() jobs.JobId { return jobs.JobId{7} }
+	same := func() jobs.JobID { return jobs.JobID{7} }
 	r := registry.New(registry.WithIDs(same))
 	first := mustStart(t, r, plainStart("", "bash", newProducer()))
 	p := newProducer()

@@ -25,7 +25,7 @@ func cancelFailedDetail(err error) string {
 // from the registry, firing jobs-changed for the removal. See Close for the
 // teardown itself. Starts for session that are inside their starter while
 // DisposeOwner runs are not waited for and register afterwards.
-func (r *Registry) DisposeOwner(ctx context.Context, session jobs.SessionId) error {
+func (r *Registry) DisposeOwner(ctx context.Context, session jobs.SessionID) error {
 	if session == "" {
 		return errors.New("registry: dispose: empty session (unowned jobs end with Close)")
 	}

@@ -56,7 +56,7 @@ func TestDisposeOwnerTearsDownOnlyThatOwner(t *testing.T) {
 			t.Fatalf("Get of a disposed job = %v; want ErrUnknownJob", err)
 		}
 		for _, other := range []struct {
-			caller jobs.SessionId
+			caller jobs.SessionID
 			snap   jobs.JobSnapshot
 			p      *producer
 		}{{"b", b, theirs}, {"", u, unowned}} {

@@ -23,9 +23,9 @@ func genChannel() *rapid.Generator[jobs.Channel] {
 	return rapid.SampledFrom(append(jobs.ChannelValues(), ""))
 }
 
-func genID() *rapid.Generator[jobs.JobId] {
-	return rapid.Custom(func(t *rapid.T) jobs.JobId {
-		var id jobs.JobId
+func genID() *rapid.Generator[jobs.JobID] {
+	return rapid.Custom(func(t *rapid.T) jobs.JobID {
+		var id jobs.JobID
 		copy(id[:], rapid.SliceOfN(rapid.Byte(), 16, 16).Draw(t, "id"))
 		return id
 	})
@@ -41,8 +41,8 @@ func genSnapshot() *rapid.Generator[jobs.JobSnapshot] {
 			Kind:             genText(t, "kind"),
 			Label:            genText(t, "label"),
 			Ordinal:          rapid.Int().Draw(t, "ordinal"),
-			Owner:            jobs.SessionId(genText(t, "owner")),
-			ToolCall:         jobs.ToolCallId(genText(t, "toolCall")),
+			Owner:            jobs.SessionID(genText(t, "owner")),
+			ToolCall:         jobs.ToolCallID(genText(t, "toolCall")),
 			Record:           rapid.Bool().Draw(t, "record"),
 			Status:           genStatus().Draw(t, "status"),
 			Detail:           genText(t, "detail"),
@@ -87,9 +87,9 @@ func genStart() *rapid.Generator[jobs.JobStart] {
 		return jobs.JobStartCommon{
 			Kind:             genText(t, "kind"),
 			Label:            genText(t, "label"),
-			Owner:            jobs.SessionId(genText(t, "owner")),
+			Owner:            jobs.SessionID(genText(t, "owner")),
 			OutputLimitBytes: rapid.Int64().Draw(t, "limit"),
-			ToolCall:         jobs.ToolCallId(genText(t, "toolCall")),
+			ToolCall:         jobs.ToolCallID(genText(t, "toolCall")),
 		}
 	})
 	return rapid.OneOf(
@@ -104,8 +104,8 @@ func genFact() *rapid.Generator[jobs.Fact] {
 	registered := rapid.Custom(func(t *rapid.T) jobs.JobRegistered {
 		return jobs.JobRegistered{
 			JobID: genID().Draw(t, "id"), At: rapid.Int64().Draw(t, "at"),
-			Owner: jobs.SessionId(genText(t, "owner")), Kind: genText(t, "kind"), Label: genText(t, "label"),
-			Ordinal: rapid.Int().Draw(t, "ordinal"), ToolCall: jobs.ToolCallId(genText(t, "toolCall")),
+			Owner: jobs.SessionID(genText(t, "owner")), Kind: genText(t, "kind"), Label: genText(t, "label"),
+			Ordinal: rapid.Int().Draw(t, "ordinal"), ToolCall: jobs.ToolCallID(genText(t, "toolCall")),
 			Record: rapid.Bool().Draw(t, "record"),
 		}
 	})
@@ -217,7 +217,7 @@ func TestDecodeRefusesBadInput(t *testing.T) {
 		{"unknown fact version", decodeFact, `{"type":"job/settled","v":9,"data":{}}`, jobs.ErrUnknownFact, `v9`},
 		{"fact without data", decodeFact, `{"type":"job/settled","v":1}`, jobs.ErrMissingField, `"data"`},
 		{"fact missing a field", decodeFact, `{"type":"job/registered","v":1,"data":{"jobId":"6ba7b810-9dad-11d1-80b4-00c04fd430c8"}}`, jobs.ErrMissingField, `"at"`},
-		{"fact with a bad id", decodeFact, `{"type":"job/registered","v":1,"data":{"jobId":"nope"}}`, nil, `JobId "nope"`},
+		{"fact with a bad id", decodeFact, `{"type":"job/registered","v":1,"data":{"jobId":"nope"}}`, nil, `JobID "nope"`},
 		{"not JSON", decodeFact, `{"type":`, nil, "unexpected end"},
 	}
 	for _, c := range cases {
@@ -258,14 +258,14 @@ func TestWireShapes(t *testing.T) {
 	if string(frame) != `{"frame":"output","chunks":null,"next":4}` {
 		t.Errorf("OutputFrame JSON = %s", frame)
 	}
-	var id jobs.JobId
+	var id jobs.JobID
 	if err := id.UnmarshalText([]byte("6ba7b810-9dad-11d1-80b4-00c04fd430c8")); err != nil || id.String() != "6ba7b810-9dad-11d1-80b4-00c04fd430c8" {
-		t.Errorf("JobId text round trip: %v %v", id, err)
+		t.Errorf("JobID text round trip: %v %v", id, err)
 	}
-	if parsed, err := jobs.ParseJobId(id.String()); err != nil || parsed != id {
-		t.Errorf("ParseJobId: %v %v", parsed, err)
+	if parsed, err := jobs.ParseJobID(id.String()); err != nil || parsed != id {
+		t.Errorf("ParseJobID: %v %v", parsed, err)
 	}
-	if !(jobs.JobId{}).IsZero() || id.IsZero() {
+	if !(jobs.JobID{}).IsZero() || id.IsZero() {
 		t.Error("IsZero is wrong")
 	}
 }

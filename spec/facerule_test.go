@@ -31,13 +31,13 @@ func TestAppendOnRunningJobDoesNotCompile(t *testing.T) {
 
 // plainFace is built the way the registry builds a plain job's face: a
 // concrete type with exactly the RunningJob methods and nothing else.
-type plainFace struct{ id jobs.JobId }
+type plainFace struct{ id jobs.JobID }
 
-func (f *plainFace) ID() jobs.JobId      { return f.id }
+func (f *plainFace) ID() jobs.JobID      { return f.id }
 func (f *plainFace) UpdateDetail(string) {}
 
 func TestPlainFaceIsNotARecordingJob(t *testing.T) {
-	var face jobs.RunningJob = &plainFace{id: jobs.NewJobId()}
+	var face jobs.RunningJob = &plainFace{id: jobs.NewJobID()}
 	if _, ok := face.(jobs.RecordingJob); ok {
 		t.Fatal("a plain face satisfies jobs.RecordingJob; a producer could assert its way to Append")
 	}

@@ -23,8 +23,8 @@ func writeJournal(t *testing.T) string {
 		t.Fatal(err)
 	}
 	rec := journal.NewRecorder(store, jobs.EncodeFact)
-	a, _ := jobs.ParseJobId("6ba7b810-9dad-11d1-80b4-00c04fd430c8")
-	b, _ := jobs.ParseJobId("6ba7b811-9dad-11d1-80b4-00c04fd430c8")
+	a, _ := jobs.ParseJobID("6ba7b810-9dad-11d1-80b4-00c04fd430c8")
+	b, _ := jobs.ParseJobID("6ba7b811-9dad-11d1-80b4-00c04fd430c8")
 	reg := jobs.JobRegistered{JobID: a, At: 1_000, Owner: "s1", Kind: "bash", Label: "make test", Ordinal: 1, Record: true}
 	for _, f := range []jobs.Fact{
 		reg,

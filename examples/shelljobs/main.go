@@ -24,7 +24,7 @@ import (
 	"github.com/jobgen/jobgen/registry"
 )
 
-const session jobs.SessionId = "demo-session"
+const session jobs.SessionID = "demo-session"
 
 func main() {
 	dir, err := os.MkdirTemp("", "shelljobs-")
@@ -118,7 +118,7 @@ func demo(ctx context.Context, reg *registry.Registry, out io.Writer) error {
 	if _, err := reg.Kill(session, server.ID, "demo is over"); err != nil {
 		return err
 	}
-	for _, id := range []jobs.JobId{server.ID, tests.ID} {
+	for _, id := range []jobs.JobID{server.ID, tests.ID} {
 		snap, _, err := reg.Wait(ctx, session, id, 10*time.Second)
 		if err != nil {
 			return err

@@ -13,7 +13,7 @@ type RecordingJob interface {
 // output: only a RecordingJob can.
 type RunningJob interface {
 	// ID returns the job's identifier.
-	ID() JobId
+	ID() JobID
 	// UpdateDetail replaces the job's progress line.
 	UpdateDetail(detail string)
 }

@@ -36,11 +36,11 @@ const (
 // A JobRegistered fact records that an owned job was registered.
 type JobRegistered struct {
 	// JobID identifies the job.
-	JobID JobId `json:"jobId"`
+	JobID JobID `json:"jobId"`
 	// At is the registration time in Unix milliseconds, from the registry's clock.
 	At int64 `json:"at"`
 	// Owner is the owning session.
-	Owner SessionId `json:"owner"`
+	Owner SessionID `json:"owner"`
 	// Kind is the producer's kind.
 	Kind string `json:"kind"`
 	// Label is the job's label.
@@ -48,7 +48,7 @@ type JobRegistered struct {
 	// Ordinal is the per-kind display ordinal.
 	Ordinal int `json:"ordinal"`
 	// ToolCall is the tool call that created the job.
-	ToolCall ToolCallId `json:"toolCall,omitzero"`
+	ToolCall ToolCallID `json:"toolCall,omitzero"`
 	// Record reports whether the job keeps a record.
 	Record bool `json:"record"`
 }
@@ -56,13 +56,13 @@ type JobRegistered struct {
 // UnmarshalJSON decodes j, refusing input that lacks a required field.
 func (j *JobRegistered) UnmarshalJSON(data []byte) error {
 	var wire struct {
-		JobID    *JobId     `json:"jobId"`
+		JobID    *JobID     `json:"jobId"`
 		At       *int64     `json:"at"`
-		Owner    *SessionId `json:"owner"`
+		Owner    *SessionID `json:"owner"`
 		Kind     *string    `json:"kind"`
 		Label    *string    `json:"label"`
 		Ordinal  *int       `json:"ordinal"`
-		ToolCall ToolCallId `json:"toolCall"`
+		ToolCall ToolCallID `json:"toolCall"`
 		Record   *bool      `json:"record"`
 	}
 	if err := json.Unmarshal(data, &wire); err != nil {
@@ -120,7 +120,7 @@ func (JobRegistered) isFact() {}
 // when the producer reported.
 type JobSettledV1 struct {
 	// JobID identifies the job.
-	JobID JobId `json:"jobId"`
+	JobID JobID `json:"jobId"`
 	// At is the settlement time in Unix milliseconds, from the registry's clock.
 	At int64 `json:"at"`
 	// Status is the terminal status.
@@ -136,7 +136,7 @@ type JobSettledV1 struct {
 // UnmarshalJSON decodes j, refusing input that lacks a required field.
 func (j *JobSettledV1) UnmarshalJSON(data []byte) error {
 	var wire struct {
-		JobID            *JobId           `json:"jobId"`
+		JobID            *JobID           `json:"jobId"`
 		At               *int64           `json:"at"`
 		Status           *JobStatus       `json:"status"`
 		Detail           string           `json:"detail"`
@@ -175,7 +175,7 @@ func (j *JobSettledV1) UnmarshalJSON(data []byte) error {
 // Version 2 records which settlement source won.
 type JobSettled struct {
 	// JobID identifies the job.
-	JobID JobId `json:"jobId"`
+	JobID JobID `json:"jobId"`
 	// At is the settlement time in Unix milliseconds, from the registry's clock.
 	At int64 `json:"at"`
 	// Status is the terminal status.
@@ -195,7 +195,7 @@ type JobSettled struct {
 // UnmarshalJSON decodes j, refusing input that lacks a required field.
 func (j *JobSettled) UnmarshalJSON(data []byte) error {
 	var wire struct {
-		JobID            *JobId           `json:"jobId"`
+		JobID            *JobID           `json:"jobId"`
 		At               *int64           `json:"at"`
 		Status           *JobStatus       `json:"status"`
 		Detail           string           `json:"detail"`

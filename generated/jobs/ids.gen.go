@@ -8,53 +8,53 @@ import (
 	"github.com/google/uuid"
 )
 
-// A JobId identifies one job, live or in history, across registry restarts and
+// A JobID identifies one job, live or in history, across registry restarts and
 // copied journals. It is issued with the job's display ordinal, before the
 // starter runs.
-type JobId uuid.UUID
+type JobID uuid.UUID
 
-// NewJobId returns a new random JobId.
-func NewJobId() JobId {
-	return JobId(uuid.New())
+// NewJobID returns a new random JobID.
+func NewJobID() JobID {
+	return JobID(uuid.New())
 }
 
-// ParseJobId parses the text form of a JobId, as String writes it.
-func ParseJobId(s string) (JobId, error) {
+// ParseJobID parses the text form of a JobID, as String writes it.
+func ParseJobID(s string) (JobID, error) {
 	u, err := uuid.Parse(s)
 	if err != nil {
-		return JobId{}, fmt.Errorf("jobs: JobId %q: %w", s, err)
+		return JobID{}, fmt.Errorf("jobs: JobID %q: %w", s, err)
 	}
-	return JobId(u), nil
+	return JobID(u), nil
 }
 
 // String returns the canonical text form of j.
-func (j JobId) String() string {
+func (j JobID) String() string {
 	return uuid.UUID(j).String()
 }
 
-// IsZero reports whether j is the zero JobId, which no job ever has.
-func (j JobId) IsZero() bool {
-	return j == JobId{}
+// IsZero reports whether j is the zero JobID, which no job ever has.
+func (j JobID) IsZero() bool {
+	return j == JobID{}
 }
 
 // MarshalText encodes j in its canonical text form.
-func (j JobId) MarshalText() ([]byte, error) {
+func (j JobID) MarshalText() ([]byte, error) {
 	return uuid.UUID(j).MarshalText()
 }
 
 // UnmarshalText decodes j from its text form.
-func (j *JobId) UnmarshalText(text []byte) error {
+func (j *JobID) UnmarshalText(text []byte) error {
 	u, err := uuid.ParseBytes(text)
 	if err != nil {
-		return fmt.Errorf("jobs: JobId %q: %w", text, err)
+		return fmt.Errorf("jobs: JobID %q: %w", text, err)
 	}
-	*j = JobId(u)
+	*j = JobID(u)
 	return nil
 }
 
-// A SessionId names the session that owns a job; owned jobs are visible only to
+// A SessionID names the session that owns a job; owned jobs are visible only to
 // it.
-type SessionId string
+type SessionID string
 
-// A ToolCallId names the tool call that created a job.
-type ToolCallId string
+// A ToolCallID names the tool call that created a job.
+type ToolCallID string

@@ -62,7 +62,7 @@ type JobRegistration struct {
 	// RegisteredAt is the registration time in Unix milliseconds.
 	RegisteredAt int64 `json:"registeredAt"`
 	// Owner is the owning session.
-	Owner SessionId `json:"owner"`
+	Owner SessionID `json:"owner"`
 	// Kind is the producer's kind.
 	Kind string `json:"kind"`
 	// Label is the job's label.
@@ -70,7 +70,7 @@ type JobRegistration struct {
 	// Ordinal is the per-kind display ordinal.
 	Ordinal int `json:"ordinal"`
 	// ToolCall is the tool call that created the job.
-	ToolCall ToolCallId `json:"toolCall,omitzero"`
+	ToolCall ToolCallID `json:"toolCall,omitzero"`
 	// Record reports whether the job kept a record.
 	Record bool `json:"record"`
 }
@@ -79,11 +79,11 @@ type JobRegistration struct {
 func (j *JobRegistration) UnmarshalJSON(data []byte) error {
 	var wire struct {
 		RegisteredAt *int64     `json:"registeredAt"`
-		Owner        *SessionId `json:"owner"`
+		Owner        *SessionID `json:"owner"`
 		Kind         *string    `json:"kind"`
 		Label        *string    `json:"label"`
 		Ordinal      *int       `json:"ordinal"`
-		ToolCall     ToolCallId `json:"toolCall"`
+		ToolCall     ToolCallID `json:"toolCall"`
 		Record       *bool      `json:"record"`
 	}
 	if err := json.Unmarshal(data, &wire); err != nil {
@@ -120,7 +120,7 @@ func (j *JobRegistration) UnmarshalJSON(data []byte) error {
 // A JobSnapshot is a copy of a job's state at one moment.
 type JobSnapshot struct {
 	// ID identifies the job.
-	ID JobId `json:"id"`
+	ID JobID `json:"id"`
 	// Name is the display name (the kind and ordinal joined by a dash) such as
 	// bash-3.
 	Name string `json:"name"`
@@ -131,9 +131,9 @@ type JobSnapshot struct {
 	// Ordinal counts registered jobs of this kind from 1.
 	Ordinal int `json:"ordinal"`
 	// Owner is the owning session; empty for unowned jobs.
-	Owner SessionId `json:"owner,omitzero"`
+	Owner SessionID `json:"owner,omitzero"`
 	// ToolCall is the tool call that created the job.
-	ToolCall ToolCallId `json:"toolCall,omitzero"`
+	ToolCall ToolCallID `json:"toolCall,omitzero"`
 	// Record reports whether the job keeps a record of its output.
 	Record bool `json:"record"`
 	// Status is the lifecycle status.
@@ -155,13 +155,13 @@ type JobSnapshot struct {
 // UnmarshalJSON decodes j, refusing input that lacks a required field.
 func (j *JobSnapshot) UnmarshalJSON(data []byte) error {
 	var wire struct {
-		ID               *JobId     `json:"id"`
+		ID               *JobID     `json:"id"`
 		Name             *string    `json:"name"`
 		Kind             *string    `json:"kind"`
 		Label            *string    `json:"label"`
 		Ordinal          *int       `json:"ordinal"`
-		Owner            SessionId  `json:"owner"`
-		ToolCall         ToolCallId `json:"toolCall"`
+		Owner            SessionID  `json:"owner"`
+		ToolCall         ToolCallID `json:"toolCall"`
 		Record           *bool      `json:"record"`
 		Status           *JobStatus `json:"status"`
 		Detail           string     `json:"detail"`

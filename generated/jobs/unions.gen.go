@@ -234,11 +234,11 @@ type JobStartCommon struct {
 	// Label is a short human description; it must not be empty.
 	Label string `json:"label"`
 	// Owner is the owning session; empty starts an unowned job.
-	Owner SessionId `json:"owner,omitzero"`
+	Owner SessionID `json:"owner,omitzero"`
 	// OutputLimitBytes caps the retained record; zero means the registry default.
 	OutputLimitBytes int64 `json:"outputLimitBytes,omitzero"`
 	// ToolCall is the tool call creating the job.
-	ToolCall ToolCallId `json:"toolCall,omitzero"`
+	ToolCall ToolCallID `json:"toolCall,omitzero"`
 }
 
 // Common returns the fields every JobStart carries.
@@ -269,9 +269,9 @@ func (p PlainJobStart) MarshalJSON() ([]byte, error) {
 		Record           bool       `json:"record"`
 		Kind             string     `json:"kind"`
 		Label            string     `json:"label"`
-		Owner            SessionId  `json:"owner,omitzero"`
+		Owner            SessionID  `json:"owner,omitzero"`
 		OutputLimitBytes int64      `json:"outputLimitBytes,omitzero"`
-		ToolCall         ToolCallId `json:"toolCall,omitzero"`
+		ToolCall         ToolCallID `json:"toolCall,omitzero"`
 	}{
 		Kind:             p.Kind,
 		Label:            p.Label,
@@ -288,9 +288,9 @@ func (p *PlainJobStart) UnmarshalJSON(data []byte) error {
 		Record           *bool      `json:"record"`
 		Kind             *string    `json:"kind"`
 		Label            *string    `json:"label"`
-		Owner            SessionId  `json:"owner"`
+		Owner            SessionID  `json:"owner"`
 		OutputLimitBytes int64      `json:"outputLimitBytes"`
-		ToolCall         ToolCallId `json:"toolCall"`
+		ToolCall         ToolCallID `json:"toolCall"`
 	}
 	if err := json.Unmarshal(data, &wire); err != nil {
 		return err
@@ -330,9 +330,9 @@ func (r RecordingJobStart) MarshalJSON() ([]byte, error) {
 		Record           bool       `json:"record"`
 		Kind             string     `json:"kind"`
 		Label            string     `json:"label"`
-		Owner            SessionId  `json:"owner,omitzero"`
+		Owner            SessionID  `json:"owner,omitzero"`
 		OutputLimitBytes int64      `json:"outputLimitBytes,omitzero"`
-		ToolCall         ToolCallId `json:"toolCall,omitzero"`
+		ToolCall         ToolCallID `json:"toolCall,omitzero"`
 	}{
 		Kind:             r.Kind,
 		Label:            r.Label,
@@ -349,9 +349,9 @@ func (r *RecordingJobStart) UnmarshalJSON(data []byte) error {
 		Record           *bool      `json:"record"`
 		Kind             *string    `json:"kind"`
 		Label            *string    `json:"label"`
-		Owner            SessionId  `json:"owner"`
+		Owner            SessionID  `json:"owner"`
 		OutputLimitBytes int64      `json:"outputLimitBytes"`
-		ToolCall         ToolCallId `json:"toolCall"`
+		ToolCall         ToolCallID `json:"toolCall"`
 	}
 	if err := json.Unmarshal(data, &wire); err != nil {
 		return err
