@@ -73,7 +73,7 @@ func BenchmarkAppend(b *testing.B) {
 		facts[i] = benchFact(i)
 		payloads[i], _ = jobs.EncodeFact(facts[i])
 	}
-	run := func(b *testing.B, baseline func(w *bufio.Writer, i int) error, journal func(s *Store, i int) error) {
+	run := func(b *testing.B, baseline func(w *bufio.Writer, i int) error, journal func(s *FileStore, i int) error) {
 		w := bufio.NewWriterSize(&ringFile{File: benchFile(b)}, 64<<10)
 		s := benchStore(b, WithOpenFile(openRing))
 		b.SetBytes(int64(len(payloads[0])))
@@ -114,7 +114,7 @@ func BenchmarkAppend(b *testing.B) {
 			}
 			w.Write(p)
 			return w.WriteByte('\n')
-		}, func(s *Store, i int) error {
+		}, func(s *FileStore, i int) error {
 			if rec == nil {
 				rec = NewRecorder(s, jobs.EncodeFact)
 			}
@@ -125,7 +125,7 @@ func BenchmarkAppend(b *testing.B) {
 		run(b, func(w *bufio.Writer, i int) error {
 			w.Write(payloads[i%len(payloads)])
 			return w.WriteByte('\n')
-		}, func(s *Store, i int) error {
+		}, func(s *FileStore, i int) error {
 			_, err := s.Append(payloads[i%len(payloads)])
 			return err
 		})
@@ -245,7 +245,7 @@ func benchFile(b *testing.B) *os.File {
 	return f
 }
 
-func benchStore(b *testing.B, opts ...Option) *Store {
+func benchStore(b *testing.B, opts ...Option) *FileStore {
 	s, err := Open(filepath.Join(b.TempDir(), "bench.journal"), append(opts, WithLogger(discard()))...)
 	if err != nil {
 		b.Fatal(err)

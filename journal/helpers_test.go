@@ -72,7 +72,7 @@ func (s *syncBuffer) String() string {
 }
 
 // open opens the journal at path with a quiet logger, failing t on error.
-func open(t testing.TB, path string, opts ...Option) *Store {
+func open(t testing.TB, path string, opts ...Option) *FileStore {
 	t.Helper()
 	log, _ := quietLog()
 	s, err := Open(path, append([]Option{WithLogger(log)}, opts...)...)

@@ -11,7 +11,7 @@ type Appender interface {
 	Append(payload []byte) (seq uint64, err error)
 }
 
-var _ Appender = (*Store)(nil)
+var _ Appender = (*FileStore)(nil)
 
 // A Recorder appends facts of the union F, encoded by its codec, to an
 // Appender. A Recorder[jobs.Fact] built with jobs.EncodeFact is the

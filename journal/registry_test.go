@@ -22,7 +22,7 @@ const owner jobs.SessionID = "session-1"
 // fixture is a registry recording into a journal file.
 type fixture struct {
 	path  string
-	store *journal.Store
+	store *journal.FileStore
 	reg   *registry.Registry
 }
 

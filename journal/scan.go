@@ -44,16 +44,6 @@ func (e *RecordError) Error() string {
 // Unwrap returns e.Kind.
 func (e *RecordError) Unwrap() error { return e.Kind }
 
-// A Record is one checked record of a journal.
-type Record struct {
-	// Seq is the record's sequence number.
-	Seq uint64
-	// Offset is the byte offset of the record's first byte in the file.
-	Offset int64
-	// Payload is the record's fact, byte for byte as it was appended.
-	Payload []byte
-}
-
 // A Summary describes a journal file that was read to its end.
 type Summary struct {
 	// Records counts the valid records.

@@ -56,7 +56,7 @@ func WithOpenFile(open func(path string) (File, error)) Option {
 // A Store is an append-only journal file. Append buffers a record; Flush makes
 // every record appended before it durable. Its methods are safe for
 // concurrent use.
-type Store struct {
+type FileStore struct {
 	path string
 	f    File
 
@@ -83,7 +83,7 @@ type Store struct {
 // end is an error wrapping ErrCorrupt, as a *RecordError naming the offset,
 // and the file is left as it was. A file that is not a journal is an error
 // wrapping ErrNotJournal.
-func Open(path string, opts ...Option) (*Store, error) {
+func Open(path string, opts ...Option) (*FileStore, error) {
 	c := config{log: slog.Default(), bufBytes: 64 << 10, open: openFile}
 	for _, o := range opts {
 		o(&c)
@@ -95,7 +95,7 @@ func Open(path string, opts ...Option) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("journal: %w", err)
 	}
-	s := &Store{path: path, f: f, bufBytes: c.bufBytes, round: make(chan struct{})}
+	s := &FileStore{path: path, f: f, bufBytes: c.bufBytes, round: make(chan struct{})}
 	if err := s.recover(c.log); err != nil {
 		f.Close()
 		return nil, err
@@ -105,7 +105,7 @@ func Open(path string, opts ...Option) (*Store, error) {
 
 // recover scans the file and leaves its offset at the end of the last valid
 // record.
-func (s *Store) recover(log *slog.Logger) error {
+func (s *FileStore) recover(log *slog.Logger) error {
 	sum, err := scan(s.f, s.path, nil)
 	var rerr *RecordError
 	switch {
@@ -140,7 +140,7 @@ func (s *Store) recover(log *slog.Logger) error {
 
 // create writes the header into an empty or header-torn file and makes the
 // file and its directory entry durable.
-func (s *Store) create() error {
+func (s *FileStore) create() error {
 	if err := s.f.Truncate(0); err != nil {
 		return s.fail("truncate", err)
 	}
@@ -160,15 +160,15 @@ func (s *Store) create() error {
 	return nil
 }
 
-func (s *Store) fail(op string, err error) error {
+func (s *FileStore) fail(op string, err error) error {
 	return fmt.Errorf("journal %s: %s: %w", s.path, op, err)
 }
 
 // Path returns the journal's file name.
-func (s *Store) Path() string { return s.path }
+func (s *FileStore) Path() string { return s.path }
 
 // LastSeq returns the seq of the last record appended, zero when none.
-func (s *Store) LastSeq() uint64 {
+func (s *FileStore) LastSeq() uint64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.next - 1
@@ -179,7 +179,7 @@ func (s *Store) LastSeq() uint64 {
 // not that the value is JSON) and at most MaxPayloadBytes long; the store
 // keeps a copy. The record is buffered: it is durable only once a Flush that
 // began after Append returned has succeeded.
-func (s *Store) Append(payload []byte) (uint64, error) {
+func (s *FileStore) Append(payload []byte) (uint64, error) {
 	if err := checkPayload(payload); err != nil {
 		return 0, fmt.Errorf("journal %s: append: %w", s.path, err)
 	}
@@ -206,7 +206,7 @@ func (s *Store) Append(payload []byte) (uint64, error) {
 }
 
 // usable reports why the store takes no appends, or nil. s.mu is held.
-func (s *Store) usable() error {
+func (s *FileStore) usable() error {
 	if s.err != nil {
 		return s.err
 	}
@@ -218,7 +218,7 @@ func (s *Store) usable() error {
 
 // writeLocked writes the buffered records to the file and returns the last
 // seq written. s.wmu is held; s.mu is not.
-func (s *Store) writeLocked() (uint64, error) {
+func (s *FileStore) writeLocked() (uint64, error) {
 	s.mu.Lock()
 	if s.err != nil || s.fileClosed {
 		err := s.err
@@ -243,7 +243,7 @@ func (s *Store) writeLocked() (uint64, error) {
 
 // setErr makes err the store's sticky failure, unless one is set, and returns
 // the sticky failure.
-func (s *Store) setErr(op string, err error) error {
+func (s *FileStore) setErr(op string, err error) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.err == nil {
@@ -264,7 +264,7 @@ func (s *Store) setErr(op string, err error) error {
 //
 // ctx bounds only the wait for another flusher's sync; a sync in progress is
 // not interrupted.
-func (s *Store) Flush(ctx context.Context) error {
+func (s *FileStore) Flush(ctx context.Context) error {
 	s.mu.Lock()
 	target, closed := s.next-1, s.fileClosed
 	s.mu.Unlock()
@@ -274,7 +274,7 @@ func (s *Store) Flush(ctx context.Context) error {
 	return s.flushTo(ctx, target)
 }
 
-func (s *Store) flushTo(ctx context.Context, target uint64) error {
+func (s *FileStore) flushTo(ctx context.Context, target uint64) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -315,7 +315,7 @@ func (s *Store) flushTo(ctx context.Context, target uint64) error {
 
 // syncRound writes everything buffered and syncs the file, recording what the
 // sync covered or the failure. The caller holds the syncing role.
-func (s *Store) syncRound() {
+func (s *FileStore) syncRound() {
 	s.wmu.Lock()
 	upto, err := s.writeLocked()
 	s.wmu.Unlock() // appenders may write more while the sync runs
@@ -333,7 +333,7 @@ func (s *Store) syncRound() {
 
 // Close flushes the store and closes its file. It returns the flush's error,
 // or the close's. Appends and flushes after Close fail with ErrClosed.
-func (s *Store) Close() error {
+func (s *FileStore) Close() error {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()

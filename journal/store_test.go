@@ -40,7 +40,7 @@ func (f *faultFile) Write(p []byte) (int, error) {
 
 // openFault opens the journal at path through ff, which the returned option
 // fills in when Open calls it.
-func openFault(t *testing.T, path string, ff *faultFile) *Store {
+func openFault(t *testing.T, path string, ff *faultFile) *FileStore {
 	t.Helper()
 	return open(t, path, WithOpenFile(func(p string) (File, error) {
 		f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE, 0o644)

@@ -65,7 +65,7 @@ func journalRecovery(rt *rapid.T, path string) {
 // it checks that nothing changed, then cuts the file at the reported
 // offset, as an operator who knows the records after it were never flushed
 // would, and opens again.
-func openExpecting(rt *rapid.T, path string, f *crashFile, durable []refRecord, cycle int) (*journal.Store, []refRecord) {
+func openExpecting(rt *rapid.T, path string, f *crashFile, durable []refRecord, cycle int) (*journal.FileStore, []refRecord) {
 	before, err := os.ReadFile(path)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		rt.Fatal(err)
@@ -118,7 +118,7 @@ func openExpecting(rt *rapid.T, path string, f *crashFile, durable []refRecord, 
 
 // runCycle appends and flushes at random and ends in a crash or a Close. It
 // returns the records now durable.
-func runCycle(rt *rapid.T, s *journal.Store, f *crashFile, durable []refRecord) []refRecord {
+func runCycle(rt *rapid.T, s *journal.FileStore, f *crashFile, durable []refRecord) []refRecord {
 	appended := append([]refRecord(nil), durable...)
 	var failed error
 	for range rapid.IntRange(0, 12).Draw(rt, "ops") {

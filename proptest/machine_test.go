@@ -60,7 +60,7 @@ type machine struct {
 	m     *model
 	reg   *registry.Registry
 	facts *factLog
-	store *journal.Store
+	store *journal.FileStore
 	path  string
 	pool  []jobs.JobID
 	next  jobs.JobID // the id the registry's generator issues next
