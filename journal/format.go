@@ -30,6 +30,12 @@ const (
 	framing     = len(prefixSeq) + len(prefixCRC) + 8 + len(prefixFact) + len(suffix)
 )
 
+// MaxSeq is the largest seq a stream holds, the contract's 2^63-1 (a signed
+// 64-bit integer, so every backend can keep it): an append that would pass it
+// is refused with ErrFull. A v1 file may hold larger seqs; it reads, and
+// takes no appends.
+const MaxSeq = 1<<63 - 1
+
 // MaxPayloadBytes is the largest payload whose record, with the largest seq,
 // still fits in MaxRecordBytes.
 const MaxPayloadBytes = MaxRecordBytes - framing - maxSeqDigit

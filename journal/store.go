@@ -189,6 +189,10 @@ func (s *FileStore) Append(payload []byte) (uint64, error) {
 		s.mu.Unlock()
 		return 0, err
 	}
+	if s.next > MaxSeq || s.next == 0 { // 0: the seq before it was 2^64-1
+		s.mu.Unlock()
+		return 0, fmt.Errorf("journal %s: append after seq %d: %w", s.path, s.next-1, ErrFull)
+	}
 	seq := s.next
 	s.next++
 	s.buf = appendRecordCRC(s.buf, seq, payload, crc)
