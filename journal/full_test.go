@@ -18,19 +18,19 @@ func TestAppendPastLastSeqIsRefused(t *testing.T) {
 	for _, last := range []uint64{MaxSeq, math.MaxUint64} {
 		t.Run(itoa(int64(last%1000)), func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "full.journal")
-			file := append([]byte(header), appendRecord(nil, last, payload(t, 1))...)
+			file := append([]byte(header), recLine(last, payload(t, 1))...)
 			if err := os.WriteFile(path, file, 0o644); err != nil {
 				t.Fatal(err)
 			}
 			s := open(t, path)
-			seq, err := s.Append(payload(t, 2))
+			seq, err := s.append1(payload(t, 2))
 			if !errors.Is(err, ErrFull) {
 				t.Fatalf("Append after seq %d = %d, %v; want ErrFull", last, seq, err)
 			}
 			if err := s.Flush(context.Background()); err != nil {
 				t.Fatalf("Flush: %v", err)
 			}
-			if err := s.Close(); err != nil {
+			if err := s.close(); err != nil {
 				t.Fatalf("Close: %v", err)
 			}
 			recs := records(t, path)

@@ -163,7 +163,7 @@ func TestCat(t *testing.T) {
 func TestCheck(t *testing.T) {
 	path, off := makeJournal(t, 3)
 	sum, err := Check(path)
-	if err != nil || sum != (Summary{Records: 3, FirstSeq: 1, LastSeq: 3, Good: off[3]}) {
+	if err != nil || sum != (Summary{Version: 2, Records: 3, Streams: 1, FirstPos: 1, LastPos: 3, Good: off[3]}) {
 		t.Fatalf("Check = %+v, %v", sum, err)
 	}
 	full, _ := os.ReadFile(path)

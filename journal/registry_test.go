@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/jobgen/jobgen/generated/jobs"
+	"github.com/jobgen/jobgen/jobhistory"
 	"github.com/jobgen/jobgen/journal"
 	"github.com/jobgen/jobgen/registry"
 )
@@ -33,10 +34,10 @@ func newFixture(t *testing.T) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { store.Close() })
+	t.Cleanup(func() { store.Close(context.Background()) })
 	now := time.UnixMilli(1_700_000_000_000)
 	reg := registry.New(
-		registry.WithRecorder(journal.NewRecorder(store, jobs.EncodeFact)),
+		registry.WithRecorder(journal.NewRecorder(store, jobs.EncodeFact, jobhistory.StreamOf)),
 		registry.WithClock(registry.ClockFunc(func() time.Time { return now })),
 	)
 	return &fixture{path: path, store: store, reg: reg}

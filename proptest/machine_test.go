@@ -17,6 +17,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/jobgen/jobgen/generated/jobs"
+	"github.com/jobgen/jobgen/jobhistory"
 	"github.com/jobgen/jobgen/journal"
 	"github.com/jobgen/jobgen/registry"
 )
@@ -102,10 +103,10 @@ func newMachine(rt *rapid.T, files *journalFiles, limits registry.Limits) *machi
 	}
 	h.store = store
 	rt.Cleanup(func() {
-		store.Close()
+		store.Close(context.Background())
 		os.Remove(h.path)
 	})
-	h.facts.next = journal.NewRecorder(store, jobs.EncodeFact)
+	h.facts.next = journal.NewRecorder(store, jobs.EncodeFact, jobhistory.StreamOf)
 	h.reg = registry.New(
 		registry.WithRecorder(h.facts),
 		registry.WithClock(registry.ClockFunc(time.Now)),
@@ -702,7 +703,7 @@ func (h *machine) finish(rt *rapid.T) {
 		rt.Fatalf("%d facts recorded after every job had settled", n-before)
 	}
 	h.check(rt)
-	if err := h.store.Close(); err != nil {
+	if err := h.store.Close(context.Background()); err != nil {
 		rt.Fatal(err)
 	}
 	h.checkFile(rt)

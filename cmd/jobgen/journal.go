@@ -76,7 +76,10 @@ func cmdJournal(args []string, stdout, stderr io.Writer) int {
 		if err == nil {
 			fmt.Fprintf(stdout, "%s: intact: %s", path, plural(sum.Records, "record"))
 			if sum.Records > 0 {
-				fmt.Fprintf(stdout, ", seq %d to %d", sum.FirstSeq, sum.LastSeq)
+				fmt.Fprintf(stdout, " in %s, positions %d to %d", plural(sum.Streams, "stream"), sum.FirstPos, sum.LastPos)
+			}
+			if sum.Version == 1 {
+				fmt.Fprint(stdout, " (version 1: opening it for writing rewrites it as version 2)")
 			}
 			fmt.Fprintln(stdout)
 		}

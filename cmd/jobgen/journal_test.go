@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/jobgen/jobgen/generated/jobs"
+	"github.com/jobgen/jobgen/jobhistory"
 	"github.com/jobgen/jobgen/journal"
 )
 
@@ -22,7 +23,7 @@ func writeJournal(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := journal.NewRecorder(store, jobs.EncodeFact)
+	rec := journal.NewRecorder(store, jobs.EncodeFact, jobhistory.StreamOf)
 	a, _ := jobs.ParseJobID("6ba7b810-9dad-11d1-80b4-00c04fd430c8")
 	b, _ := jobs.ParseJobID("6ba7b811-9dad-11d1-80b4-00c04fd430c8")
 	reg := jobs.JobRegistered{JobID: a, At: 1_000, Owner: "s1", Kind: "bash", Label: "make test", Ordinal: 1, Record: true}
@@ -39,7 +40,7 @@ func writeJournal(t *testing.T) string {
 	if err := store.Flush(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if err := store.Close(); err != nil {
+	if err := store.Close(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	return path
@@ -94,7 +95,7 @@ func TestJournalIntervals(t *testing.T) {
 func TestJournalCheck(t *testing.T) {
 	path := writeJournal(t)
 	code, stdout, _ := jobgen(t, "journal", "check", path)
-	if code != exitOK || !strings.Contains(stdout, "intact: 3 records, seq 1 to 3") {
+	if code != exitOK || !strings.Contains(stdout, "intact: 3 records in 1 stream, positions 1 to 3") {
 		t.Fatalf("check of an intact journal: exit %d, %q", code, stdout)
 	}
 	// Flip one byte inside the second record: check names its offset.

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/jobgen/jobgen/generated/jobs"
+	"github.com/jobgen/jobgen/jobhistory"
 	"github.com/jobgen/jobgen/journal"
 	"github.com/jobgen/jobgen/launcher"
 	"github.com/jobgen/jobgen/procjob"
@@ -47,13 +48,13 @@ func run(ctx context.Context, dir string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	reg := registry.New(registry.WithRecorder(journal.NewRecorder(store, jobs.EncodeFact)), registry.WithLogger(logger))
+	reg := registry.New(registry.WithRecorder(journal.NewRecorder(store, jobs.EncodeFact, jobhistory.StreamOf)), registry.WithLogger(logger))
 
 	// Shutdown order: the registry settles every job (and records the facts),
 	// then the journal flushes and closes.
 	shutdown := launcher.New(launcher.WithLogger(logger))
 	shutdown.AddDisposer("registry", reg.Close)
-	shutdown.AddProvider("journal", func(context.Context) error { return store.Close() })
+	shutdown.AddProvider("journal", func(ctx context.Context) error { return store.Close(ctx) })
 
 	err = shutdown.Run(ctx, func(ctx context.Context) error {
 		return demo(ctx, reg, out)
