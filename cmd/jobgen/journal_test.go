@@ -132,3 +132,24 @@ func TestJournalUsageAndBadFiles(t *testing.T) {
 		}
 	}
 }
+
+// The v1 journal of the first release reads with cat and intervals, and
+// neither changes it.
+func TestJournalReadsV1(t *testing.T) {
+	const v1 = "../../journal/testdata/jobs-v1.journal"
+	before, err := os.ReadFile(v1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := jobgen(t, "journal", "cat", v1)
+	if code != exitOK || strings.Count(stdout, `"stream":"jobgen-v1"`) != 4 {
+		t.Fatalf("cat of the v1 journal: exit %d, %q, %s", code, stdout, stderr)
+	}
+	code, stdout, stderr = jobgen(t, "journal", "intervals", v1)
+	if code != exitOK || strings.Count(stdout, "\n") != 4 || !strings.Contains(stdout, "build") {
+		t.Fatalf("intervals of the v1 journal: exit %d, %q, %s", code, stdout, stderr)
+	}
+	if after, _ := os.ReadFile(v1); string(after) != string(before) {
+		t.Fatal("reading the v1 journal changed it")
+	}
+}

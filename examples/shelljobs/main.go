@@ -64,7 +64,7 @@ func run(ctx context.Context, dir string, out io.Writer) error {
 	}
 
 	fmt.Fprintf(out, "\n== execution intervals, read back from %s\n", filepath.Base(path))
-	return journal.WriteIntervals(out, journal.Facts(journal.ReadFile(path), jobs.DecodeFact), false)
+	return jobhistory.WriteIntervals(out, journal.Facts(journal.ReadFile(path), jobs.DecodeFact), false)
 }
 
 func demo(ctx context.Context, reg *registry.Registry, out io.Writer) error {
