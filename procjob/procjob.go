@@ -81,7 +81,9 @@ type Options struct {
 	// pump; output that outruns the pump by more is recorded as a gap.
 	// Zero means jobs.DefaultRetainBytes.
 	Window int
-	// ReadOutputLimit caps the unread bytes kept for ReadOutput; zero means 64 MiB.
+	// ReadOutputLimit caps the unread bytes kept for ReadOutput; zero means
+	// 64 MiB. Their buffer grows with the unread output up to the limit, never
+	// past it, and each ReadOutput lets it go.
 	ReadOutputLimit int
 }
 
