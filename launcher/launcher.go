@@ -102,37 +102,41 @@ func (l *Launcher) AddProvider(name string, fn Func) {
 
 // Run runs main with a context that is cancelled by the first SIGINT or
 // SIGTERM, then shuts down: after main returns, or as soon as the signal
-// arrives, whichever is first. A second signal exits the process with status
-// 128+signal. Run returns main's error joined with any shutdown error.
+// arrives, whichever is first. The whole shutdown, including the wait for a
+// main that was interrupted to return, fits in the bound. A second signal,
+// at any point (also after main returned by itself), exits the process with
+// status 128+signal. Run returns main's error joined with any shutdown error.
 func (l *Launcher) Run(ctx context.Context, main func(ctx context.Context) error) error {
 	sigs := make(chan os.Signal, 2)
 	l.notify(sigs, l.signals...)
 	defer l.stop(sigs)
 
-	finished := make(chan struct{})
-	defer close(finished)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	w := &watcher{l: l, sigs: sigs, cancel: cancel, interrupted: make(chan struct{}), finished: make(chan struct{}), gone: make(chan struct{})}
+	go w.watch()
+	defer w.end()
+
 	done := make(chan error, 1)
 	go func() { done <- main(ctx) }()
 
 	var mainErr error
-	finishedMain := false
+	mainReturned := false
 	select {
 	case mainErr = <-done:
-		finishedMain = true
-	case sig := <-sigs:
-		l.logger.Info("shutting down", "signal", sig.String())
-		cancel()
-		go l.forceOnSecond(sigs, finished)
+		mainReturned = true
+	case <-w.interrupted:
 	}
-	shutdownErr := l.Shutdown(context.WithoutCancel(ctx))
-	if !finishedMain {
-		// main saw its context cancelled; give it the provider reserve to return.
+	deadline := time.Now().Add(l.bound)
+	shutdownErr := l.shutdown(context.WithoutCancel(ctx), deadline)
+	if !mainReturned {
+		// main saw its context cancelled; it may take what is left of the bound.
+		wait := time.NewTimer(time.Until(deadline))
+		defer wait.Stop()
 		select {
 		case mainErr = <-done:
-		case <-time.After(l.reserve):
-			mainErr = errors.New("launcher: main did not return after shutdown")
+		case <-wait.C:
+			mainErr = errors.New("launcher: main did not return within the bound after the signal")
 		}
 	}
 	if errors.Is(mainErr, context.Canceled) {
@@ -141,34 +145,74 @@ func (l *Launcher) Run(ctx context.Context, main func(ctx context.Context) error
 	return errors.Join(mainErr, shutdownErr)
 }
 
-func (l *Launcher) forceOnSecond(sigs <-chan os.Signal, finished <-chan struct{}) {
-	var sig os.Signal
+// A watcher receives the signals of one Run for as long as it lasts: the
+// first cancels main's context and starts the shutdown, the second forces
+// the process out, whatever Run is doing by then.
+type watcher struct {
+	l           *Launcher
+	sigs        <-chan os.Signal
+	cancel      context.CancelFunc
+	interrupted chan struct{} // closed on the first signal
+	finished    chan struct{} // closed when Run is returning
+	gone        chan struct{} // closed when watch has returned
+
+	mu  sync.Mutex
+	sig os.Signal // the first signal
+}
+
+func (w *watcher) watch() {
+	defer close(w.gone)
 	select {
-	case sig = <-sigs:
-	case <-finished:
+	case sig := <-w.sigs:
+		w.mu.Lock()
+		w.sig = sig
+		w.mu.Unlock()
+		w.l.logger.Info("signal: shutting down; a second one exits at once", "signal", sig.String())
+		close(w.interrupted)
+		w.cancel()
+	case <-w.finished:
 		return
 	}
-	code := 1
-	if s, isSys := sig.(syscall.Signal); isSys {
-		code = 128 + int(s)
+	select {
+	case sig := <-w.sigs:
+		w.l.logger.Error("second signal: exiting without finishing shutdown", "signal", sig.String())
+		w.l.exit(exitCode(sig))
+	case <-w.finished:
 	}
-	l.logger.Error("second signal: exiting without finishing shutdown", "signal", sig.String())
-	l.exit(code)
+}
+
+// end stops the watcher and waits for it to return.
+func (w *watcher) end() {
+	close(w.finished)
+	<-w.gone
+}
+
+// exitCode is the status a shell gives a process a signal ended: 128+signal.
+func exitCode(sig os.Signal) int {
+	if s, isSys := sig.(syscall.Signal); isSys {
+		return 128 + int(s)
+	}
+	return 1
 }
 
 // Shutdown releases every disposer, then every provider, within the bound.
 // Resources of one kind are released concurrently. It runs once; later calls
 // return the first call's result.
 func (l *Launcher) Shutdown(ctx context.Context) error {
+	return l.shutdown(ctx, time.Now().Add(l.bound))
+}
+
+// shutdown gives disposers until the provider reserve before deadline, and
+// providers until deadline.
+func (l *Launcher) shutdown(ctx context.Context, deadline time.Time) error {
 	l.once.Do(func() {
 		l.mu.Lock()
 		disposers, providers := l.disposer, l.provider
 		l.mu.Unlock()
-		start := time.Now()
-		dctx, cancel := context.WithTimeout(ctx, l.bound-l.reserve)
+		dctx, cancel := context.WithDeadline(ctx, deadline.Add(-l.reserve))
 		derr := l.release(dctx, "disposer", disposers)
 		cancel()
-		pctx, cancel := context.WithDeadline(ctx, start.Add(l.bound))
+		pctx, cancel := context.WithDeadline(ctx, deadline)
 		perr := l.release(pctx, "provider", providers)
 		cancel()
 		l.err = errors.Join(derr, perr)

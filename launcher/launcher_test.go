@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"os/exec"
 	"slices"
@@ -111,6 +112,111 @@ func TestShutdownJoinsErrorsAndContainsPanics(t *testing.T) {
 	}
 }
 
+// fakeSignals stands in for signal.Notify, so Run can be tested in a
+// synctest bubble: the test sends the signals.
+type fakeSignals struct {
+	mu sync.Mutex
+	c  chan<- os.Signal
+}
+
+func withFakeSignals(l *Launcher) *fakeSignals {
+	f := &fakeSignals{}
+	l.notify = func(c chan<- os.Signal, _ ...os.Signal) {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		f.c = c
+	}
+	l.stop = func(chan<- os.Signal) {}
+	return f
+}
+
+func (f *fakeSignals) send(sig os.Signal) {
+	f.mu.Lock()
+	c := f.c
+	f.mu.Unlock()
+	c <- sig
+}
+
+// exits records the calls of a launcher's exit in place of os.Exit.
+type exits struct {
+	mu    sync.Mutex
+	codes []int
+	at    []time.Time
+}
+
+func (e *exits) exit(code int) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.codes = append(e.codes, code)
+	e.at = append(e.at, time.Now())
+}
+
+func (e *exits) get() ([]int, []time.Time) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return slices.Clone(e.codes), slices.Clone(e.at)
+}
+
+func TestRunFitsTheBoundWhenMainIgnoresItsContextAndAProviderIsSlow(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		release := make(chan struct{})
+		defer close(release)
+		l := New(WithBound(5 * time.Second))
+		signals := withFakeSignals(l)
+		l.AddProvider("slow journal", func(context.Context) error {
+			<-release // ignores ctx on purpose
+			return nil
+		})
+		ran := make(chan error)
+		go func() {
+			ran <- l.Run(context.Background(), func(context.Context) error {
+				<-release // ignores ctx on purpose
+				return nil
+			})
+		}()
+		synctest.Wait()
+		start := time.Now()
+		signals.send(syscall.SIGTERM)
+		err := <-ran
+		if took := time.Since(start); took != 5*time.Second {
+			t.Errorf("Run returned %v after the signal, want the 5s bound exactly", took)
+		}
+		for _, want := range []string{"providers did not finish", "main did not return"} {
+			if err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("Run = %v, want it to say %q", err, want)
+			}
+		}
+	})
+}
+
+func TestASecondSignalForcesExitAfterMainReturnedWithoutWaiting(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var ex exits
+		l := New(WithBound(5*time.Second), WithExit(ex.exit))
+		signals := withFakeSignals(l)
+		l.AddDisposer("slow registry", func(ctx context.Context) error {
+			<-ctx.Done()
+			return ctx.Err()
+		})
+		ran := make(chan error)
+		go func() { ran <- l.Run(context.Background(), func(context.Context) error { return nil }) }()
+		start := time.Now()
+		time.Sleep(time.Second) // main has returned; the registry is shutting down
+		signals.send(syscall.SIGINT)
+		time.Sleep(time.Second)
+		if codes, _ := ex.get(); len(codes) != 0 {
+			t.Fatalf("the first signal exited with %v; it must let the shutdown go on", codes)
+		}
+		signals.send(syscall.SIGINT)
+		synctest.Wait()
+		codes, at := ex.get()
+		if !slices.Equal(codes, []int{130}) || at[0].Sub(start) != 2*time.Second {
+			t.Errorf("exits = %v at %v, want 130 at once on the second signal (2s)", codes, at)
+		}
+		<-ran
+	})
+}
+
 // Run installs real signal handlers, which a synctest bubble does not allow,
 // so this test reads the real clock: the provider reserve is a second, and a
 // Run that waited for main again would take that long.
@@ -163,10 +269,22 @@ func TestMain(m *testing.M) {
 // the signal handlers are installed, and one line per shutdown event.
 func child(mode string) int {
 	say := func(s string) { fmt.Println(s) }
-	l := New(WithBound(2 * time.Second))
+	opts := []Option{WithBound(2 * time.Second)}
+	if mode == "returned" {
+		// The launcher's log says when it has seen a signal.
+		opts = append(opts, WithLogger(slog.New(slog.NewTextHandler(os.Stdout, &slog.HandlerOptions{
+			ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
+				if a.Key == slog.TimeKey || a.Key == slog.LevelKey {
+					return slog.Attr{}
+				}
+				return a
+			},
+		}))))
+	}
+	l := New(opts...)
 	l.AddDisposer("registry", func(ctx context.Context) error {
 		say("disposer start")
-		if mode == "hang" {
+		if mode == "hang" || mode == "returned" {
 			select {} // only a second signal gets the process out
 		}
 		time.Sleep(50 * time.Millisecond)
@@ -179,6 +297,9 @@ func child(mode string) int {
 	})
 	err := l.Run(context.Background(), func(ctx context.Context) error {
 		say("ready")
+		if mode == "returned" {
+			return nil // shutdown starts with no signal
+		}
 		<-ctx.Done()
 		return ctx.Err()
 	})
@@ -252,6 +373,30 @@ func TestSecondSignalForcesExit(t *testing.T) {
 	}
 	if len(got) != 0 {
 		t.Errorf("a forced exit must not run the rest of shutdown; child printed %v", got)
+	}
+	if waited := time.Since(start); waited > time.Second {
+		t.Errorf("forced exit took %v; it must not wait out the bound", waited)
+	}
+}
+
+func TestSecondSignalForcesExitAfterMainReturned(t *testing.T) {
+	cmd, lines := startChild(t, "returned")
+	if !lines.Scan() || lines.Text() != "disposer start" {
+		cmd.Process.Kill()
+		t.Fatalf("child did not start shutting down: %q", lines.Text())
+	}
+	cmd.Process.Signal(syscall.SIGINT)
+	if !lines.Scan() || !strings.Contains(lines.Text(), "signal=interrupt") {
+		cmd.Process.Kill()
+		t.Fatalf("the first signal during shutdown went unseen; child printed %q", lines.Text())
+	}
+	start := time.Now()
+	cmd.Process.Signal(syscall.SIGINT)
+	got := rest(lines)
+	err := cmd.Wait()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 128+int(syscall.SIGINT) {
+		t.Fatalf("child exit = %v, want status %d; output %v", err, 128+int(syscall.SIGINT), got)
 	}
 	if waited := time.Since(start); waited > time.Second {
 		t.Errorf("forced exit took %v; it must not wait out the bound", waited)
