@@ -3,13 +3,26 @@
 // settlement facts) and its providers (journals: they flush and close what the
 // disposers recorded). On a normal exit and on SIGINT or SIGTERM, every
 // disposer runs before any provider, and the whole shutdown fits in one bound,
-// the teardown bound (five seconds by default). A second signal during shutdown
-// forces the process out at once.
+// the teardown bound (DefaultBound unless WithBound says otherwise), including
+// the wait for a main that a signal interrupted. A second signal at any point,
+// also during a shutdown that began because main returned, forces the process
+// out at once with status 128+signal.
 //
 // Within the bound, disposers get everything but a reserve kept for providers
 // (a fifth of the bound by default): a registry that cannot settle its jobs in
 // time is cut off by its context, and the journals still get their turn to make
 // the facts durable.
+//
+// A run that a signal interrupted is not a success: Run's error wraps
+// ErrInterrupted, and a main should exit with ExitCode(err) — 130 after
+// SIGINT and 143 after SIGTERM, as a shell reports a process the signal
+// ended, so that an interrupted CI step fails:
+//
+//	err := launcher.New().Run(ctx, work)
+//	if err != nil && !errors.Is(err, launcher.ErrInterrupted) {
+//		fmt.Fprintln(os.Stderr, err)
+//	}
+//	os.Exit(launcher.ExitCode(err))
 package launcher
 
 import (
@@ -105,7 +118,9 @@ func (l *Launcher) AddProvider(name string, fn Func) {
 // arrives, whichever is first. The whole shutdown, including the wait for a
 // main that was interrupted to return, fits in the bound. A second signal,
 // at any point (also after main returned by itself), exits the process with
-// status 128+signal. Run returns main's error joined with any shutdown error.
+// status 128+signal. Run returns main's error joined with any shutdown error,
+// and with an *Interrupted error when a signal arrived; main's
+// context.Canceled is left out then, since the signal asked for it.
 func (l *Launcher) Run(ctx context.Context, main func(ctx context.Context) error) error {
 	sigs := make(chan os.Signal, 2)
 	l.notify(sigs, l.signals...)
@@ -139,10 +154,46 @@ func (l *Launcher) Run(ctx context.Context, main func(ctx context.Context) error
 			mainErr = errors.New("launcher: main did not return within the bound after the signal")
 		}
 	}
+	w.end() // a signal that arrives from here on is the caller's to handle
+	sig := w.signal()
+	if sig == nil {
+		return errors.Join(mainErr, shutdownErr)
+	}
 	if errors.Is(mainErr, context.Canceled) {
 		mainErr = nil // the signal asked for it
 	}
-	return errors.Join(mainErr, shutdownErr)
+	return errors.Join(&Interrupted{Signal: sig}, mainErr, shutdownErr)
+}
+
+// ErrInterrupted is what Run's error wraps when SIGINT or SIGTERM arrived
+// during the run, before main returned or during the shutdown after it.
+var ErrInterrupted = errors.New("launcher: interrupted")
+
+// An Interrupted error says which signal interrupted a run. It matches
+// ErrInterrupted.
+type Interrupted struct {
+	Signal os.Signal
+}
+
+func (e *Interrupted) Error() string { return "launcher: interrupted by " + e.Signal.String() }
+
+// Is reports whether target is ErrInterrupted.
+func (e *Interrupted) Is(target error) bool { return target == ErrInterrupted }
+
+// ExitCode is 128 plus the signal's number: 130 for SIGINT, 143 for SIGTERM.
+func (e *Interrupted) ExitCode() int { return exitCode(e.Signal) }
+
+// ExitCode returns the status a main should exit with after Run returned
+// err: 0 for nil; 128+signal for an interrupted run (130 for SIGINT, 143 for
+// SIGTERM), even when shutdown failed too; 1 for any other error.
+func ExitCode(err error) int {
+	if err == nil {
+		return 0
+	}
+	if i := (*Interrupted)(nil); errors.As(err, &i) {
+		return i.ExitCode()
+	}
+	return 1
 }
 
 // A watcher receives the signals of one Run for as long as it lasts: the
@@ -155,6 +206,7 @@ type watcher struct {
 	interrupted chan struct{} // closed on the first signal
 	finished    chan struct{} // closed when Run is returning
 	gone        chan struct{} // closed when watch has returned
+	ending      sync.Once
 
 	mu  sync.Mutex
 	sig os.Signal // the first signal
@@ -181,9 +233,16 @@ func (w *watcher) watch() {
 	}
 }
 
-// end stops the watcher and waits for it to return.
+// signal returns the first signal, or nil if none arrived.
+func (w *watcher) signal() os.Signal {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.sig
+}
+
+// end stops the watcher and waits for it to return. Later calls do nothing.
 func (w *watcher) end() {
-	close(w.finished)
+	w.ending.Do(func() { close(w.finished) })
 	<-w.gone
 }
 

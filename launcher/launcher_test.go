@@ -217,6 +217,72 @@ func TestASecondSignalForcesExitAfterMainReturnedWithoutWaiting(t *testing.T) {
 	})
 }
 
+func TestRunReportsAnInterruptedRun(t *testing.T) {
+	for _, c := range []struct {
+		name        string
+		sig         syscall.Signal
+		mainReturns bool // the signal arrives during the shutdown after main returned
+		code        int
+	}{
+		{"SIGINT while main runs", syscall.SIGINT, false, 130},
+		{"SIGTERM while main runs", syscall.SIGTERM, false, 143},
+		{"SIGINT during the shutdown after main returned", syscall.SIGINT, true, 130},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				l := New()
+				signals := withFakeSignals(l)
+				l.AddDisposer("registry", func(context.Context) error {
+					time.Sleep(time.Second)
+					return nil
+				})
+				ran := make(chan error)
+				go func() {
+					ran <- l.Run(context.Background(), func(ctx context.Context) error {
+						if c.mainReturns {
+							return nil
+						}
+						<-ctx.Done()
+						return ctx.Err()
+					})
+				}()
+				time.Sleep(time.Millisecond) // main is running, or the registry is closing
+				signals.send(c.sig)
+				err := <-ran
+				if !errors.Is(err, ErrInterrupted) {
+					t.Fatalf("Run = %v, want an error that is ErrInterrupted", err)
+				}
+				var interrupted *Interrupted
+				if !errors.As(err, &interrupted) || interrupted.Signal != c.sig {
+					t.Errorf("Run = %v, want it to name %v", err, c.sig)
+				}
+				if errors.Is(err, context.Canceled) {
+					t.Errorf("Run = %v; main's context.Canceled is what the signal asked for, not a failure", err)
+				}
+				if got := ExitCode(err); got != c.code {
+					t.Errorf("ExitCode = %d, want %d", got, c.code)
+				}
+			})
+		})
+	}
+}
+
+func TestExitCodeTellsSuccessFailureAndInterruption(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		want int
+	}{
+		{nil, 0},
+		{errors.New("main failed"), 1},
+		{&Interrupted{Signal: syscall.SIGINT}, 130},
+		{errors.Join(errors.New("journal: flush failed"), &Interrupted{Signal: syscall.SIGTERM}), 143},
+	} {
+		if got := ExitCode(c.err); got != c.want {
+			t.Errorf("ExitCode(%v) = %d, want %d", c.err, got, c.want)
+		}
+	}
+}
+
 // Run installs real signal handlers, which a synctest bubble does not allow,
 // so this test reads the real clock: the provider reserve is a second, and a
 // Run that waited for main again would take that long.
@@ -303,12 +369,15 @@ func child(mode string) int {
 		<-ctx.Done()
 		return ctx.Err()
 	})
-	if err != nil {
+	switch {
+	case errors.Is(err, ErrInterrupted):
+		say("interrupted")
+	case err != nil:
 		say("error " + err.Error())
-		return 1
+	default:
+		say("exit")
 	}
-	say("exit")
-	return 0
+	return ExitCode(err)
 }
 
 func startChild(t *testing.T, mode string) (*exec.Cmd, *bufio.Scanner) {
@@ -338,6 +407,8 @@ func rest(lines *bufio.Scanner) []string {
 	return out
 }
 
+// An interrupted child exits as a shell reports a process the signal ended:
+// 130 after SIGINT, 143 after SIGTERM.
 func TestSignalRunsDisposersThenProviders(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
 		t.Run(sig.String(), func(t *testing.T) {
@@ -346,10 +417,12 @@ func TestSignalRunsDisposersThenProviders(t *testing.T) {
 				t.Fatal(err)
 			}
 			got := rest(lines)
-			if err := cmd.Wait(); err != nil {
-				t.Fatalf("child exited with %v; output %v", err, got)
+			err := cmd.Wait()
+			var exit *exec.ExitError
+			if !errors.As(err, &exit) || exit.ExitCode() != 128+int(sig) {
+				t.Fatalf("child exited with %v, want status %d; output %v", err, 128+int(sig), got)
 			}
-			want := []string{"disposer start", "disposer done", "provider done", "exit"}
+			want := []string{"disposer start", "disposer done", "provider done", "interrupted"}
 			if !slices.Equal(got, want) {
 				t.Errorf("child printed %v, want %v", got, want)
 			}
