@@ -35,8 +35,6 @@ import (
 	"sync"
 	"syscall"
 	"time"
-
-	"github.com/jobgen/jobgen/generated/jobs"
 )
 
 // A Func releases one resource. It should return once the resource is released
@@ -70,8 +68,21 @@ type Option func(*Launcher)
 // WithLogger sets where shutdown progress and failures are logged.
 func WithLogger(l *slog.Logger) Option { return func(x *Launcher) { x.logger = l } }
 
-// WithBound sets the teardown bound: the most a shutdown may take.
-func WithBound(d time.Duration) Option { return func(x *Launcher) { x.bound = d } }
+// DefaultBound is the teardown bound of a Launcher made without WithBound.
+// It is the five seconds the job vocabulary's teardown_bound says today; a
+// runtime built on a spec passes the spec's own bound
+// (WithBound(jobs.DefaultTeardownBound)), so the launcher needs no vocabulary.
+const DefaultBound = 5 * time.Second
+
+// WithBound sets the teardown bound: the most a shutdown may take. A bound
+// that is not positive leaves DefaultBound.
+func WithBound(d time.Duration) Option {
+	return func(x *Launcher) {
+		if d > 0 {
+			x.bound = d
+		}
+	}
+}
 
 // WithProviderReserve sets how much of the bound is kept for providers.
 func WithProviderReserve(d time.Duration) Option { return func(x *Launcher) { x.reserve = d } }
@@ -79,11 +90,11 @@ func WithProviderReserve(d time.Duration) Option { return func(x *Launcher) { x.
 // WithExit replaces os.Exit, which a second signal calls; for tests.
 func WithExit(exit func(code int)) Option { return func(x *Launcher) { x.exit = exit } }
 
-// New returns a Launcher with the spec's teardown bound.
+// New returns a Launcher; its bound is DefaultBound unless WithBound says otherwise.
 func New(opts ...Option) *Launcher {
 	l := &Launcher{
 		logger:  slog.New(slog.DiscardHandler),
-		bound:   jobs.DefaultTeardownBound,
+		bound:   DefaultBound,
 		signals: []os.Signal{os.Interrupt, syscall.SIGTERM},
 		exit:    os.Exit,
 		notify:  signal.Notify,

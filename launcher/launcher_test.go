@@ -5,9 +5,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"go/parser"
+	"go/token"
 	"log/slog"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -473,5 +476,45 @@ func TestSecondSignalForcesExitAfterMainReturned(t *testing.T) {
 	}
 	if waited := time.Since(start); waited > time.Second {
 		t.Errorf("forced exit took %v; it must not wait out the bound", waited)
+	}
+}
+
+func TestTheLauncherImportsNoJobVocabulary(t *testing.T) {
+	// The bound comes in as an option, so any runtime can use the launcher,
+	// whatever spec (if any) its vocabulary comes from.
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), name, nil, parser.ImportsOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, imp := range f.Imports {
+			if path := strings.Trim(imp.Path.Value, `"`); strings.HasPrefix(path, "github.com/jobgen/jobgen/") {
+				t.Errorf("%s imports %s", name, path)
+			}
+		}
+	}
+}
+
+func TestALauncherWithoutAPositiveBoundUsesDefaultBound(t *testing.T) {
+	for _, opts := range [][]Option{nil, {WithBound(0)}, {WithBound(-time.Second)}} {
+		synctest.Test(t, func(t *testing.T) {
+			release := make(chan struct{})
+			defer close(release)
+			l := New(opts...)
+			l.AddDisposer("stuck registry", func(context.Context) error { <-release; return nil })
+			l.AddProvider("stuck journal", func(context.Context) error { <-release; return nil })
+			start := time.Now()
+			l.Shutdown(context.Background())
+			if took := time.Since(start); took != DefaultBound {
+				t.Errorf("with %d options, shutdown took %v, want DefaultBound (%v)", len(opts), took, DefaultBound)
+			}
+		})
 	}
 }

@@ -61,7 +61,7 @@ func run(ctx context.Context, dir string, out io.Writer) error {
 
 	// Shutdown order: the registry settles every job (and records the facts),
 	// then the journal flushes and closes.
-	shutdown := launcher.New(launcher.WithLogger(logger))
+	shutdown := launcher.New(launcher.WithBound(jobs.DefaultTeardownBound), launcher.WithLogger(logger))
 	shutdown.AddDisposer("registry", reg.Close)
 	shutdown.AddProvider("journal", func(context.Context) error { return store.Close() })
 
