@@ -30,9 +30,19 @@ func (GoBackend) Marker() Marker {
 	return Marker{Suffix: ".go", Format: "// " + MarkerText + "\n"}
 }
 
-// Check implements Backend. Go's identifier rules for declarations are
-// checked by Validate, since decision 0001 makes spec names Go names.
-func (GoBackend) Check(*Spec) ErrorList { return nil }
+// Check implements Backend: the package clause must name a package Go code
+// can import. (Go's identifier rules for declarations are checked by
+// Validate, since decision 0001 makes spec names Go names.)
+func (GoBackend) Check(s *Spec) ErrorList {
+	var errs ErrorList
+	switch s.Package.Name {
+	case "_":
+		errs.Add(s.Package.Pos, "package.name: _ is Go's blank identifier, which cannot name a package; choose a name Go code can import")
+	case "main":
+		errs.Add(s.Package.Pos, "package.name: main is reserved by Go for commands, which cannot be imported; choose another name")
+	}
+	return errs
+}
 
 // Files implements Backend.
 func (GoBackend) Files(s *Spec, o Origin) ([]File, error) { return emitGo(s, o) }

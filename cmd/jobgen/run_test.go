@@ -499,3 +499,24 @@ func TestDeletedSpecLeavesNoPackageBehindUnnoticed(t *testing.T) {
 		t.Errorf("verify after generate: exit %d\n%s", code, stderr)
 	}
 }
+
+// TestPackageNamesGoCannotImportAreRefused (issue 15, item 12): package.name
+// _ or main passes the spec's own rules but yields a package that does not
+// build; check and generate refuse it at its position.
+func TestPackageNamesGoCannotImportAreRefused(t *testing.T) {
+	for _, name := range []string{"_", "main"} {
+		spec, out := workspace(t, strings.Replace(validSpec, "name: demo", "name: "+name, 1))
+		for _, cmd := range []string{"check", "generate"} {
+			code, _, stderr := jobgen(t, cmd, "--spec", spec, "--out", out)
+			if cmd == "check" {
+				code, _, stderr = jobgen(t, cmd, "--spec", spec)
+			}
+			if code != exitFail || !strings.HasPrefix(stderr, spec+":3:9: package.name: "+name+" ") {
+				t.Errorf("%s with package %s: exit %d\n%s", cmd, name, code, stderr)
+			}
+		}
+		if _, err := os.Stat(out); !os.IsNotExist(err) {
+			t.Errorf("generate wrote package %s", name)
+		}
+	}
+}
