@@ -506,13 +506,10 @@ func TestDeletedSpecLeavesNoPackageBehindUnnoticed(t *testing.T) {
 func TestPackageNamesGoCannotImportAreRefused(t *testing.T) {
 	for _, name := range []string{"_", "main"} {
 		spec, out := workspace(t, strings.Replace(validSpec, "name: demo", "name: "+name, 1))
-		for _, cmd := range []string{"check", "generate"} {
-			code, _, stderr := jobgen(t, cmd, "--spec", spec, "--out", out)
-			if cmd == "check" {
-				code, _, stderr = jobgen(t, cmd, "--spec", spec)
-			}
+		for _, args := range [][]string{{"check", "--spec", spec}, {"generate", "--spec", spec, "--out", out}} {
+			code, _, stderr := jobgen(t, args...)
 			if code != exitFail || !strings.HasPrefix(stderr, spec+":3:9: package.name: "+name+" ") {
-				t.Errorf("%s with package %s: exit %d\n%s", cmd, name, code, stderr)
+				t.Errorf("%s with package %s: exit %d\n%s", args[0], name, code, stderr)
 			}
 		}
 		if _, err := os.Stat(out); !os.IsNotExist(err) {
