@@ -6,6 +6,7 @@ import (
 	"flag"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -106,25 +107,41 @@ func writeFile(t *testing.T, name string, data []byte) {
 	}
 }
 
-// generateAll is every output of a spec: Go, JSON Schema and Markdown.
+// generateAll is every output of a spec, each backend's under its own
+// directory of want/: Go at the top, the JSON Schema under schema/ and the
+// Markdown reference under docs/. The markers name the spec as seen from
+// the golden file's own directory.
 func generateAll(dir fs.FS, file string, data []byte) ([]File, error) {
 	spec, err := ParseFS(dir, file, data)
 	if err != nil {
 		return nil, err
 	}
-	files, err := Emit(spec)
-	if err != nil {
+	var errs ErrorList
+	for _, b := range Backends() {
+		errs = append(errs, b.Check(spec)...)
+	}
+	errs.RemoveMultiples()
+	if err := errs.Err(); err != nil {
 		return nil, err
 	}
-	schema, err := EmitSchema(spec)
-	if err != nil {
-		return nil, err
+	var out []File
+	for _, b := range Backends() {
+		sub := goldenDirs[b.Name()]
+		o, err := NewOrigin(path.Join("want", sub), file)
+		if err != nil {
+			return nil, err
+		}
+		files, err := b.Files(spec, o)
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range files {
+			f.Path = path.Join(sub, f.Path)
+			out = append(out, f)
+		}
 	}
-	docs, err := EmitDocs(spec)
-	if err != nil {
-		return nil, err
-	}
-	schema.Path = "schema/" + schema.Path
-	docs.Path = "docs/" + docs.Path
-	return append(files, schema, docs), nil
+	return out, nil
 }
+
+// goldenDirs places each backend's golden files under want/.
+var goldenDirs = map[string]string{"Go": "", "JSON Schema": "schema", "Markdown": "docs"}
