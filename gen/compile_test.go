@@ -11,7 +11,8 @@ import (
 // TestGoldenOutputCompiles builds and vets the output of every valid golden
 // case, so a generator change that emits broken Go fails here and not in a
 // user's build. The output is copied into a scratch module that borrows this
-// module's go.sum, and checked offline.
+// module's go.sum, and checked offline: a case's package dir lands in
+// goldencompile/<case>/<dir>, the import path a spec a case imports declares.
 func TestGoldenOutputCompiles(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go vet")
@@ -39,7 +40,7 @@ func TestGoldenOutputCompiles(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			writeFile(t, filepath.Join(scratch, caseName, strings.TrimSuffix(filepath.Base(f), ".golden")), data)
+			writeFile(t, filepath.Join(scratch, caseName, filepath.Base(dir), strings.TrimSuffix(filepath.Base(f), ".golden")), data)
 		}
 	}
 	cmd := exec.Command(goBin, "vet", "./...")

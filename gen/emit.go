@@ -58,6 +58,9 @@ func Emit(s *Spec) ([]File, error) {
 		f.HeaderComment(Header)
 		f.ImportName(uuidPkg, "uuid")
 		for _, im := range s.Imports {
+			if im.Path == "" {
+				continue // a spec import that was not read; nothing refers to it
+			}
 			if path.Base(im.Path) == im.Alias {
 				f.ImportName(im.Path, im.Alias)
 			} else {

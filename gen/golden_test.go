@@ -14,9 +14,10 @@ import (
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/cases from the current generator")
 
 // TestGolden runs every case under testdata/cases. A case is a directory with a
-// spec.yaml (and any sources it names) and either errors.golden (the spec is invalid; every problem, one
-// per line, as jobgen prints them) or want/ (the files the spec generates:
-// its Go package, and its JSON Schema and Markdown reference under schema/
+// spec.yaml (and any sources or specs it names) and either errors.golden
+// (the spec is invalid; every problem, one per line, as jobgen prints them)
+// or want/ (the files the spec generates: its Go package and those of the
+// specs it imports, and its JSON Schema and Markdown reference under schema/
 // and docs/).
 // Adding a behaviour means adding a directory; run with -update to record it,
 // then read the diff.
@@ -115,6 +116,17 @@ func generateAll(dir fs.FS, file string, data []byte) ([]File, error) {
 	files, err := Emit(spec)
 	if err != nil {
 		return nil, err
+	}
+	// The packages of imported specs too, so that the output compiles.
+	for _, im := range spec.Imports {
+		if im.Imported == nil {
+			continue
+		}
+		more, err := Emit(im.Imported)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, more...)
 	}
 	schema, err := EmitSchema(spec)
 	if err != nil {
