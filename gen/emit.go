@@ -25,6 +25,8 @@ const (
 	uuidPkg = "github.com/google/uuid"
 	jsonPkg = "encoding/json"
 	fmtPkg  = "fmt"
+	// codecPkg is the runtime every generated package imports.
+	codecPkg = "github.com/jobgen/jobgen/codec"
 )
 
 // Emit renders a valid spec as Go source files, one per section the spec
@@ -57,6 +59,7 @@ func Emit(s *Spec) ([]File, error) {
 		f := jen.NewFilePathName(s.Package.Path, s.Package.Name)
 		f.HeaderComment(Header)
 		f.ImportName(uuidPkg, "uuid")
+		f.ImportName(codecPkg, "codec")
 		for _, im := range s.Imports {
 			if im.Path == "" {
 				continue // a spec import that was not read; nothing refers to it

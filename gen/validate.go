@@ -240,9 +240,9 @@ func (v *validator) claimSource(name Ref, src *Source) {
 
 // fixedIdents are the identifiers jobgen generates whatever the spec says.
 func fixedIdents(s *Spec) []string {
-	names := []string{"ErrInvalidEnum", "ErrMissingField", "ErrUnknownVariant", "missingField"}
+	names := []string{"ErrInvalidEnum", "ErrMissingField", "ErrUnknownVariant"}
 	if len(s.Facts) > 0 {
-		names = append(names, "Fact", "FactEnvelope", "EncodeFact", "DecodeFact", "ErrUnknownFact")
+		names = append(names, "Fact", "FactEnvelope", "EncodeFact", "DecodeFact", "ErrUnknownFact", "ErrUnknownVersion")
 	}
 	return names
 }
