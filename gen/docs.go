@@ -111,15 +111,26 @@ func anchor(heading string) string {
 	return "#" + b.String()
 }
 
+// specImport returns the spec import with the alias, or nil.
+func (d *docWriter) specImport(alias string) *Import {
+	for _, im := range d.spec.Imports {
+		if im.Alias == alias && im.Imported != nil {
+			return im
+		}
+	}
+	return nil
+}
+
 // cell makes text safe for one table cell.
 func cell(text string) string {
 	text = strings.Join(strings.Fields(text), " ")
 	return strings.ReplaceAll(text, "|", `\|`)
 }
 
-var identToken = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*`)
+var identToken = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?`)
 
-// mdType renders a type as code, with each declared name a link to its section.
+// mdType renders a type as code, with each declared name a link to its
+// section, and each name from an imported spec a link into that spec's page.
 func (d *docWriter) mdType(t *Type) string {
 	text := t.String()
 	var b strings.Builder
@@ -131,12 +142,20 @@ func (d *docWriter) mdType(t *Type) string {
 	last := 0
 	for _, m := range identToken.FindAllStringIndex(text, -1) {
 		name := text[m[0]:m[1]]
-		qualified := m[0] > 0 && text[m[0]-1] == '.' && !strings.HasSuffix(text[:m[0]], "...")
-		if !d.decls[name] || qualified {
+		var target string
+		if alias, sel, qualified := strings.Cut(name, "."); qualified {
+			im := d.specImport(alias)
+			if im == nil {
+				continue
+			}
+			target = im.Imported.Package.Name + ".md" + anchor(sel)
+		} else if d.decls[name] {
+			target = anchor(name)
+		} else {
 			continue
 		}
 		code(text[last:m[0]])
-		fmt.Fprintf(&b, "[`%s`](%s)", name, anchor(name))
+		fmt.Fprintf(&b, "[`%s`](%s)", name, target)
 		last = m[1]
 	}
 	code(text[last:])

@@ -58,6 +58,8 @@ const (
 	uuidPkg = "github.com/google/uuid"
 	jsonPkg = "encoding/json"
 	fmtPkg  = "fmt"
+	// codecPkg is the runtime every generated package imports.
+	codecPkg = "github.com/jobgen/jobgen/codec"
 )
 
 // Emit renders a valid spec as Go source files, one per section the spec
@@ -95,7 +97,11 @@ func emitGo(s *Spec, o Origin) ([]File, error) {
 		f := jen.NewFilePathName(s.Package.Path, s.Package.Name)
 		f.HeaderComment(strings.TrimSuffix(mark(GoBackend{}, o, name), "\n"))
 		f.ImportName(uuidPkg, "uuid")
+		f.ImportName(codecPkg, "codec")
 		for _, im := range s.Imports {
+			if im.Path == "" {
+				continue // a spec import that was not read; nothing refers to it
+			}
 			if path.Base(im.Path) == im.Alias {
 				f.ImportName(im.Path, im.Alias)
 			} else {

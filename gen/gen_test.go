@@ -209,3 +209,20 @@ func TestSpecsComparedWithoutSourcesStillLoad(t *testing.T) {
 		t.Error("Emit of a spec whose sources were never read succeeded; it would drop the upcasters")
 	}
 }
+
+// TestSpecImportsWithoutAFileSystemStillLoad: breaking reads an old spec from
+// git, where the specs it imports are not at hand; it must still load, with
+// its imported names compared as written.
+func TestSpecImportsWithoutAFileSystemStillLoad(t *testing.T) {
+	data, err := os.ReadFile("testdata/cases/import-spec/spec.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, err := ParseFS(nil, "old.yaml", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := spec.Records[0].Fields[0].Type.String(); got != "base.OwnerID" {
+		t.Errorf("owner's type = %s, want base.OwnerID", got)
+	}
+}

@@ -15,9 +15,10 @@ import (
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/cases from the current generator")
 
 // TestGolden runs every case under testdata/cases. A case is a directory with a
-// spec.yaml (and any sources it names) and either errors.golden (the spec is invalid; every problem, one
-// per line, as jobgen prints them) or want/ (the files the spec generates:
-// its Go package, and its JSON Schema and Markdown reference under schema/
+// spec.yaml (and any sources or specs it names) and either errors.golden
+// (the spec is invalid; every problem, one per line, as jobgen prints them)
+// or want/ (the files the spec generates: its Go package and those of the
+// specs it imports, and its JSON Schema and Markdown reference under schema/
 // and docs/).
 // Adding a behaviour means adding a directory; run with -update to record it,
 // then read the diff.
@@ -139,6 +140,21 @@ func generateAll(dir fs.FS, file string, data []byte) ([]File, error) {
 			f.Path = path.Join(sub, f.Path)
 			out = append(out, f)
 		}
+	}
+	// The Go packages of imported specs too, so that the output compiles.
+	for _, im := range spec.Imports {
+		if im.Imported == nil {
+			continue
+		}
+		o, err := NewOrigin("want", path.Join(path.Dir(file), im.Spec))
+		if err != nil {
+			return nil, err
+		}
+		more, err := GoBackend{}.Files(im.Imported, o)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, more...)
 	}
 	return out, nil
 }

@@ -202,11 +202,14 @@ func typeSchema(t *Type) jsonObject {
 		return jsonObject{{"type", []any{"array", "null"}}, {"items", typeSchema(t.Elem)}}
 	case TypeMap:
 		o := jsonObject{{"type", []any{"object", "null"}}}
-		if t.Key.Kind == TypeNamed {
+		if t.Key.declared() {
 			o = append(o, jsonMember{"propertyNames", typeSchema(t.Key)})
 		}
 		return append(o, jsonMember{"additionalProperties", typeSchema(t.Elem)})
 	case TypeQualified:
+		if t.imp != nil {
+			return jsonObject{{"$ref", t.imp.Imported.Package.Name + ".schema.json#/$defs/" + t.Name}}
+		}
 		switch t.Pkg + "." + t.Name {
 		case "time.Time":
 			return jsonObject{{"type", "string"}, {"format", "date-time"}}

@@ -2,26 +2,30 @@
 
 package jobs
 
-import (
-	"errors"
-	"fmt"
+import "github.com/jobgen/jobgen/codec"
+
+// This package was generated for version 1 of the jobgen runtime, package
+// codec; it does not compile against a runtime that does not support that
+// version. Regenerate it with the jobgen of the codec it is built with.
+const (
+	_ = codec.EnforceVersion(1 - codec.MinVersion)
+	_ = codec.EnforceVersion(codec.MaxVersion - 1)
 )
 
-// Errors callers can test for with errors.Is.
+// Errors callers can test for with errors.Is. They are the values of package
+// codec, which a tool that knows no vocabulary tests for.
 var (
 	// ErrInvalidEnum reports a value outside an enum, when encoding or decoding.
-	ErrInvalidEnum = errors.New("invalid enum value")
+	ErrInvalidEnum = codec.ErrInvalidEnum
 	// ErrMissingField reports JSON that lacks a required field.
-	ErrMissingField = errors.New("missing required field")
+	ErrMissingField = codec.ErrMissingField
 	// ErrUnknownVariant reports a union discriminator value this build does not
 	// know.
-	ErrUnknownVariant = errors.New("unknown union variant")
+	ErrUnknownVariant = codec.ErrUnknownVariant
 	// ErrUnknownFact reports a fact type or version this build does not decode:
-	// written by a newer build, or retired from the spec.
-	ErrUnknownFact = errors.New("unknown fact")
+	// written by a newer build or another vocabulary, or retired from the spec.
+	ErrUnknownFact = codec.ErrUnknownFact
+	// ErrUnknownVersion reports a known fact type at a version this build does not
+	// decode. It wraps ErrUnknownFact.
+	ErrUnknownVersion = codec.ErrUnknownVersion
 )
-
-// missingField reports that the JSON for typ lacks the required field.
-func missingField(typ, field string) error {
-	return fmt.Errorf("jobs: %s: field %q: %w", typ, field, ErrMissingField)
-}

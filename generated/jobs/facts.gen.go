@@ -5,7 +5,8 @@ package jobs
 import (
 	"encoding/json"
 	"fmt"
-	"strconv"
+
+	"github.com/jobgen/jobgen/codec"
 )
 
 // Fact is a durable lifecycle fact: one of JobRegistered, JobSettled. Only the
@@ -19,11 +20,7 @@ type Fact interface {
 }
 
 // FactEnvelope is how a fact travels: its type, its version and its data.
-type FactEnvelope struct {
-	Type string          `json:"type"`
-	V    int             `json:"v"`
-	Data json.RawMessage `json:"data"`
-}
+type FactEnvelope = codec.Envelope
 
 // The wire types of the facts.
 const (
@@ -69,25 +66,25 @@ func (j *JobRegistered) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	if wire.JobID == nil {
-		return missingField("JobRegistered", "jobId")
+		return codec.MissingField("jobs.JobRegistered", "jobId")
 	}
 	if wire.At == nil {
-		return missingField("JobRegistered", "at")
+		return codec.MissingField("jobs.JobRegistered", "at")
 	}
 	if wire.Owner == nil {
-		return missingField("JobRegistered", "owner")
+		return codec.MissingField("jobs.JobRegistered", "owner")
 	}
 	if wire.Kind == nil {
-		return missingField("JobRegistered", "kind")
+		return codec.MissingField("jobs.JobRegistered", "kind")
 	}
 	if wire.Label == nil {
-		return missingField("JobRegistered", "label")
+		return codec.MissingField("jobs.JobRegistered", "label")
 	}
 	if wire.Ordinal == nil {
-		return missingField("JobRegistered", "ordinal")
+		return codec.MissingField("jobs.JobRegistered", "ordinal")
 	}
 	if wire.Record == nil {
-		return missingField("JobRegistered", "record")
+		return codec.MissingField("jobs.JobRegistered", "record")
 	}
 	j.JobID = *wire.JobID
 	j.At = *wire.At
@@ -147,19 +144,19 @@ func (j *JobSettledV1) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	if wire.JobID == nil {
-		return missingField("JobSettledV1", "jobId")
+		return codec.MissingField("jobs.JobSettledV1", "jobId")
 	}
 	if wire.At == nil {
-		return missingField("JobSettledV1", "at")
+		return codec.MissingField("jobs.JobSettledV1", "at")
 	}
 	if wire.Status == nil {
-		return missingField("JobSettledV1", "status")
+		return codec.MissingField("jobs.JobSettledV1", "status")
 	}
 	if wire.ProducerReported == nil {
-		return missingField("JobSettledV1", "producerReported")
+		return codec.MissingField("jobs.JobSettledV1", "producerReported")
 	}
 	if wire.Registration == nil {
-		return missingField("JobSettledV1", "registration")
+		return codec.MissingField("jobs.JobSettledV1", "registration")
 	}
 	j.JobID = *wire.JobID
 	j.At = *wire.At
@@ -207,19 +204,19 @@ func (j *JobSettled) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	if wire.JobID == nil {
-		return missingField("JobSettled", "jobId")
+		return codec.MissingField("jobs.JobSettled", "jobId")
 	}
 	if wire.At == nil {
-		return missingField("JobSettled", "at")
+		return codec.MissingField("jobs.JobSettled", "at")
 	}
 	if wire.Status == nil {
-		return missingField("JobSettled", "status")
+		return codec.MissingField("jobs.JobSettled", "status")
 	}
 	if wire.ProducerReported == nil {
-		return missingField("JobSettled", "producerReported")
+		return codec.MissingField("jobs.JobSettled", "producerReported")
 	}
 	if wire.Registration == nil {
-		return missingField("JobSettled", "registration")
+		return codec.MissingField("jobs.JobSettled", "registration")
 	}
 	j.JobID = *wire.JobID
 	j.At = *wire.At
@@ -249,52 +246,51 @@ func EncodeFact(f Fact) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("jobs: encode %s: %w", f.FactType(), err)
 	}
-	// Fact types are plain ASCII names, so they need no escaping.
 	out := make([]byte, 0, len(data)+48)
-	out = append(out, "{\"type\":\""...)
-	out = append(out, f.FactType()...)
-	out = append(out, "\",\"v\":"...)
-	out = strconv.AppendInt(out, int64(f.FactVersion()), 10)
-	out = append(out, ",\"data\":"...)
-	out = append(out, data...)
-	return append(out, '}'), nil
+	return codec.AppendEnvelope(out, f.FactType(), f.FactVersion(), data), nil
 }
 
 // DecodeFact decodes an envelope written by EncodeFact with this or an earlier
 // spec. An older version of a fact is upcast to the newest, so the result is
-// always a Fact. A type or version this build does not decode is an error
-// wrapping ErrUnknownFact.
+// always a Fact. A type this build does not decode is an error wrapping
+// ErrUnknownFact; a known type at a version it does not decode, one wrapping
+// ErrUnknownVersion (and so ErrUnknownFact).
 func DecodeFact(data []byte) (Fact, error) {
-	var env FactEnvelope
-	if err := json.Unmarshal(data, &env); err != nil {
+	env, err := codec.DecodeEnvelope(data)
+	if err != nil {
 		return nil, fmt.Errorf("jobs: decode fact: %w", err)
 	}
-	if env.Data == nil {
-		return nil, missingField("FactEnvelope", "data")
-	}
-	switch {
-	case env.Type == JobRegisteredType && env.V == 1:
-		var out JobRegistered
-		if err := json.Unmarshal(env.Data, &out); err != nil {
-			return nil, fmt.Errorf("jobs: decode %s v%d: %w", env.Type, env.V, err)
+	switch env.Type {
+	case JobRegisteredType:
+		switch env.V {
+		case 1:
+			var out JobRegistered
+			if err := json.Unmarshal(env.Data, &out); err != nil {
+				return nil, fmt.Errorf("jobs: decode %s v%d: %w", env.Type, env.V, err)
+			}
+			return out, nil
 		}
-		return out, nil
-	case env.Type == JobSettledType && env.V == 1:
-		var old JobSettledV1
-		if err := json.Unmarshal(env.Data, &old); err != nil {
-			return nil, fmt.Errorf("jobs: decode %s v%d: %w", env.Type, env.V, err)
+		return nil, fmt.Errorf("jobs: decode %s v%d: %w", env.Type, env.V, ErrUnknownVersion)
+	case JobSettledType:
+		switch env.V {
+		case 1:
+			var old JobSettledV1
+			if err := json.Unmarshal(env.Data, &old); err != nil {
+				return nil, fmt.Errorf("jobs: decode %s v%d: %w", env.Type, env.V, err)
+			}
+			out, err := upcastJobSettledV1(old)
+			if err != nil {
+				return nil, fmt.Errorf("jobs: upcast %s v%d to v%d: %w", env.Type, env.V, 2, err)
+			}
+			return out, nil
+		case 2:
+			var out JobSettled
+			if err := json.Unmarshal(env.Data, &out); err != nil {
+				return nil, fmt.Errorf("jobs: decode %s v%d: %w", env.Type, env.V, err)
+			}
+			return out, nil
 		}
-		out, err := upcastJobSettledV1(old)
-		if err != nil {
-			return nil, fmt.Errorf("jobs: upcast %s v%d to v%d: %w", env.Type, env.V, 2, err)
-		}
-		return out, nil
-	case env.Type == JobSettledType && env.V == 2:
-		var out JobSettled
-		if err := json.Unmarshal(env.Data, &out); err != nil {
-			return nil, fmt.Errorf("jobs: decode %s v%d: %w", env.Type, env.V, err)
-		}
-		return out, nil
+		return nil, fmt.Errorf("jobs: decode %s v%d: %w", env.Type, env.V, ErrUnknownVersion)
 	}
 	return nil, fmt.Errorf("jobs: decode %q v%d: %w", env.Type, env.V, ErrUnknownFact)
 }

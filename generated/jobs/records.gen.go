@@ -2,7 +2,11 @@
 
 package jobs
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/jobgen/jobgen/codec"
+)
 
 // AppendOptions qualify one append to a job's record.
 type AppendOptions struct {
@@ -47,7 +51,7 @@ func (j *JobOutcome) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	if wire.Status == nil {
-		return missingField("JobOutcome", "status")
+		return codec.MissingField("jobs.JobOutcome", "status")
 	}
 	j.Status = *wire.Status
 	j.Detail = wire.Detail
@@ -90,22 +94,22 @@ func (j *JobRegistration) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	if wire.RegisteredAt == nil {
-		return missingField("JobRegistration", "registeredAt")
+		return codec.MissingField("jobs.JobRegistration", "registeredAt")
 	}
 	if wire.Owner == nil {
-		return missingField("JobRegistration", "owner")
+		return codec.MissingField("jobs.JobRegistration", "owner")
 	}
 	if wire.Kind == nil {
-		return missingField("JobRegistration", "kind")
+		return codec.MissingField("jobs.JobRegistration", "kind")
 	}
 	if wire.Label == nil {
-		return missingField("JobRegistration", "label")
+		return codec.MissingField("jobs.JobRegistration", "label")
 	}
 	if wire.Ordinal == nil {
-		return missingField("JobRegistration", "ordinal")
+		return codec.MissingField("jobs.JobRegistration", "ordinal")
 	}
 	if wire.Record == nil {
-		return missingField("JobRegistration", "record")
+		return codec.MissingField("jobs.JobRegistration", "record")
 	}
 	j.RegisteredAt = *wire.RegisteredAt
 	j.Owner = *wire.Owner
@@ -175,28 +179,28 @@ func (j *JobSnapshot) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	if wire.ID == nil {
-		return missingField("JobSnapshot", "id")
+		return codec.MissingField("jobs.JobSnapshot", "id")
 	}
 	if wire.Name == nil {
-		return missingField("JobSnapshot", "name")
+		return codec.MissingField("jobs.JobSnapshot", "name")
 	}
 	if wire.Kind == nil {
-		return missingField("JobSnapshot", "kind")
+		return codec.MissingField("jobs.JobSnapshot", "kind")
 	}
 	if wire.Label == nil {
-		return missingField("JobSnapshot", "label")
+		return codec.MissingField("jobs.JobSnapshot", "label")
 	}
 	if wire.Ordinal == nil {
-		return missingField("JobSnapshot", "ordinal")
+		return codec.MissingField("jobs.JobSnapshot", "ordinal")
 	}
 	if wire.Record == nil {
-		return missingField("JobSnapshot", "record")
+		return codec.MissingField("jobs.JobSnapshot", "record")
 	}
 	if wire.Status == nil {
-		return missingField("JobSnapshot", "status")
+		return codec.MissingField("jobs.JobSnapshot", "status")
 	}
 	if wire.StartedAt == nil {
-		return missingField("JobSnapshot", "startedAt")
+		return codec.MissingField("jobs.JobSnapshot", "startedAt")
 	}
 	j.ID = *wire.ID
 	j.Name = *wire.Name
@@ -243,13 +247,13 @@ func (r *RecordChunk) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	if wire.Offset == nil {
-		return missingField("RecordChunk", "offset")
+		return codec.MissingField("jobs.RecordChunk", "offset")
 	}
 	if wire.At == nil {
-		return missingField("RecordChunk", "at")
+		return codec.MissingField("jobs.RecordChunk", "at")
 	}
 	if wire.Text == nil {
-		return missingField("RecordChunk", "text")
+		return codec.MissingField("jobs.RecordChunk", "text")
 	}
 	r.Offset = *wire.Offset
 	r.At = *wire.At
@@ -283,10 +287,10 @@ func (r *RecordRead) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	if wire.Earliest == nil {
-		return missingField("RecordRead", "earliest")
+		return codec.MissingField("jobs.RecordRead", "earliest")
 	}
 	if wire.Next == nil {
-		return missingField("RecordRead", "next")
+		return codec.MissingField("jobs.RecordRead", "next")
 	}
 	r.Chunks = wire.Chunks
 	r.Earliest = *wire.Earliest

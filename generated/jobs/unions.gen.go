@@ -6,6 +6,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+
+	"github.com/jobgen/jobgen/codec"
 )
 
 // A FollowFrame is one frame of a follow stream over a recording job.
@@ -69,22 +71,22 @@ func (o *OpenedFrame) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	if wire.Frame == nil {
-		return missingField("OpenedFrame", "frame")
+		return codec.MissingField("jobs.OpenedFrame", "frame")
 	}
 	if *wire.Frame != OpenedFrameTag {
 		return fmt.Errorf("jobs: OpenedFrame: frame is %v, want %v", *wire.Frame, OpenedFrameTag)
 	}
 	if wire.Job == nil {
-		return missingField("OpenedFrame", "job")
+		return codec.MissingField("jobs.OpenedFrame", "job")
 	}
 	if wire.From == nil {
-		return missingField("OpenedFrame", "from")
+		return codec.MissingField("jobs.OpenedFrame", "from")
 	}
 	if wire.Earliest == nil {
-		return missingField("OpenedFrame", "earliest")
+		return codec.MissingField("jobs.OpenedFrame", "earliest")
 	}
 	if wire.Total == nil {
-		return missingField("OpenedFrame", "total")
+		return codec.MissingField("jobs.OpenedFrame", "total")
 	}
 	o.Job = *wire.Job
 	o.From = *wire.From
@@ -132,13 +134,13 @@ func (o *OutputFrame) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	if wire.Frame == nil {
-		return missingField("OutputFrame", "frame")
+		return codec.MissingField("jobs.OutputFrame", "frame")
 	}
 	if *wire.Frame != OutputFrameTag {
 		return fmt.Errorf("jobs: OutputFrame: frame is %v, want %v", *wire.Frame, OutputFrameTag)
 	}
 	if wire.Next == nil {
-		return missingField("OutputFrame", "next")
+		return codec.MissingField("jobs.OutputFrame", "next")
 	}
 	o.Chunks = wire.Chunks
 	o.Next = *wire.Next
@@ -175,13 +177,13 @@ func (s *StatusFrame) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	if wire.Frame == nil {
-		return missingField("StatusFrame", "frame")
+		return codec.MissingField("jobs.StatusFrame", "frame")
 	}
 	if *wire.Frame != StatusFrameTag {
 		return fmt.Errorf("jobs: StatusFrame: frame is %v, want %v", *wire.Frame, StatusFrameTag)
 	}
 	if wire.Job == nil {
-		return missingField("StatusFrame", "job")
+		return codec.MissingField("jobs.StatusFrame", "job")
 	}
 	s.Job = *wire.Job
 	return nil
@@ -197,7 +199,7 @@ func DecodeFollowFrame(data []byte) (FollowFrame, error) {
 		return nil, fmt.Errorf("jobs: FollowFrame: %w", err)
 	}
 	if probe.Frame == nil {
-		return nil, missingField("FollowFrame", "frame")
+		return nil, codec.MissingField("jobs.FollowFrame", "frame")
 	}
 	switch *probe.Frame {
 	case OpenedFrameTag:
@@ -296,16 +298,16 @@ func (p *PlainJobStart) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	if wire.Record == nil {
-		return missingField("PlainJobStart", "record")
+		return codec.MissingField("jobs.PlainJobStart", "record")
 	}
 	if *wire.Record != PlainJobStartTag {
 		return fmt.Errorf("jobs: PlainJobStart: record is %v, want %v", *wire.Record, PlainJobStartTag)
 	}
 	if wire.Kind == nil {
-		return missingField("PlainJobStart", "kind")
+		return codec.MissingField("jobs.PlainJobStart", "kind")
 	}
 	if wire.Label == nil {
-		return missingField("PlainJobStart", "label")
+		return codec.MissingField("jobs.PlainJobStart", "label")
 	}
 	p.Kind = *wire.Kind
 	p.Label = *wire.Label
@@ -357,16 +359,16 @@ func (r *RecordingJobStart) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	if wire.Record == nil {
-		return missingField("RecordingJobStart", "record")
+		return codec.MissingField("jobs.RecordingJobStart", "record")
 	}
 	if *wire.Record != RecordingJobStartTag {
 		return fmt.Errorf("jobs: RecordingJobStart: record is %v, want %v", *wire.Record, RecordingJobStartTag)
 	}
 	if wire.Kind == nil {
-		return missingField("RecordingJobStart", "kind")
+		return codec.MissingField("jobs.RecordingJobStart", "kind")
 	}
 	if wire.Label == nil {
-		return missingField("RecordingJobStart", "label")
+		return codec.MissingField("jobs.RecordingJobStart", "label")
 	}
 	r.Kind = *wire.Kind
 	r.Label = *wire.Label
@@ -386,7 +388,7 @@ func DecodeJobStart(data []byte) (JobStart, error) {
 		return nil, fmt.Errorf("jobs: JobStart: %w", err)
 	}
 	if probe.Record == nil {
-		return nil, missingField("JobStart", "record")
+		return nil, codec.MissingField("jobs.JobStart", "record")
 	}
 	switch *probe.Record {
 	case PlainJobStartTag:
