@@ -376,6 +376,11 @@ func (h *machine) start(rt *rapid.T) {
 		react:       drawReaction(rt),
 		self:        drawSelf(rt),
 		watched:     rapid.IntRange(0, 3).Draw(rt, "watched") == 0,
+		viaFace:     rapid.Bool().Draw(rt, "viaFace"),
+	}
+	if p.viaFace && rapid.IntRange(0, 3).Draw(rt, "settleInStarter") == 0 {
+		r := drawResult(rt, "inStarterResult")
+		p.inStarter = &r
 	}
 	p.staged = drawStaged(rt)
 	h.startJob(rt, p)
@@ -400,6 +405,7 @@ func drawStaged(rt *rapid.T) []stagedWrite {
 func (h *machine) startJob(rt *rapid.T, p startPlan) *modelJob {
 	j := &modelJob{plan: p, prod: newProducer()}
 	j.prod.react = p.react
+	j.prod.viaFace = p.viaFace
 	if p.cancelFails {
 		j.prod.cancelErr = errCancel
 	}
@@ -421,6 +427,7 @@ func (h *machine) startJob(rt *rapid.T, p startPlan) *modelJob {
 	if d := diffSnapshot(snap, j); d != "" {
 		rt.Fatalf("Start returned %s", d)
 	}
+	h.m.settleStaged(j)
 	if p.watched {
 		h.watch(j)
 	}
@@ -453,6 +460,7 @@ func (h *machine) jobStart(j *modelJob) jobs.JobStart {
 	common := jobs.JobStartCommon{Kind: p.kind, Label: label(p), Owner: p.owner, OutputLimitBytes: p.limit}
 	run := func(face jobs.RunningJob, rec jobs.RecordingJob) (jobs.Hooks, error) {
 		j.face, j.recFace = face, rec
+		j.prod.setFace(face)
 		for _, w := range p.staged {
 			switch {
 			case w.detail:
@@ -460,6 +468,9 @@ func (h *machine) jobStart(j *modelJob) jobs.JobStart {
 			case rec != nil:
 				rec.Append(w.text, w.opts)
 			}
+		}
+		if p.inStarter != nil {
+			j.prod.finish(*p.inStarter)
 		}
 		switch p.mode {
 		case starterFails:

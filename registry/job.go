@@ -54,6 +54,8 @@ type job struct {
 	waiters          int
 	followers        []chan<- struct{} // follow streams to wake on output; see Follow
 	droppedLogged    bool
+	outcomeSeen      bool        // the producer reported (Done returned or Settle was called)
+	pending          *settlement // a Settle made inside the starter, applied at the registration commit
 	hooks            jobs.Hooks
 }
 
@@ -112,6 +114,13 @@ func (f plainFace) ID() jobs.JobID { return f.j.id }
 
 // UpdateDetail replaces the job's progress line.
 func (f plainFace) UpdateDetail(detail string) { f.j.r.updateDetail(f.j, detail) }
+
+// Settle settles the job with the producer's outcome, on the caller's
+// goroutine; see [jobs.RunningJob].
+func (f plainFace) Settle(outcome jobs.JobOutcome, err error) {
+	s := producerSettlement(outcome, err)
+	f.j.r.producerOutcome(f.j, &s)
+}
 
 // A recordingFace is what the producer of a recording job holds.
 type recordingFace struct{ plainFace }

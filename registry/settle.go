@@ -22,11 +22,34 @@ type settlement struct {
 	outcome bool
 }
 
-// awaitProducer runs on its own goroutine per job: it blocks in Done and
-// settles the job with what Done returns.
+// awaitProducer runs on a goroutine of its own for a job whose starter
+// returned a Done hook: it blocks in Done and settles the job with what Done
+// returns.
 func (r *Registry) awaitProducer(j *job) {
 	s := producerSettlement(callDone(j.hooks.Done))
-	if !r.settle(j, &s) {
+	r.producerOutcome(j, &s)
+}
+
+// producerOutcome settles j with its producer's outcome, from Done or from
+// the face's Settle. Only the producer's first outcome counts. Inside the
+// starter (and while the registered fact is recorded) the outcome is kept
+// for the registration commit, which applies it.
+func (r *Registry) producerOutcome(j *job, s *settlement) {
+	r.mu.Lock()
+	if j.outcomeSeen {
+		r.mu.Unlock()
+		r.logLateOutcome(j)
+		return
+	}
+	j.outcomeSeen = true
+	if j.state == stateStaged {
+		pending := *s
+		j.pending = &pending
+		r.mu.Unlock()
+		return
+	}
+	r.mu.Unlock()
+	if !r.settle(j, s) {
 		r.logLateOutcome(j)
 	}
 }

@@ -16,4 +16,12 @@ type RunningJob interface {
 	ID() JobID
 	// UpdateDetail replaces the job's progress line.
 	UpdateDetail(detail string)
+	// Settle reports the producer's outcome, as Done would return it, and settles
+	// the job with it on the caller's goroutine: the settled fact is recorded,
+	// waiters are released and listeners run before it returns. A non-nil err, or a
+	// status that is not terminal, is a producer failure. Called inside the
+	// starter, the settlement waits for the registration commit; a start that fails
+	// drops it. Only the first outcome counts: a later Settle, or one after a kill
+	// or teardown settled the job, changes nothing.
+	Settle(outcome JobOutcome, err error)
 }
