@@ -513,6 +513,7 @@ func (m *model) kill(caller jobs.SessionID, id jobs.JobID, reason string) (regis
 		}
 		return 0, errCancelFailed
 	}
+	j.reported = true
 	if j.state != jobLive {
 		// The producer reported from inside Cancel. Unless Cancel lingered
 		// until the settlement was done, Kill may have found the job live

@@ -32,7 +32,8 @@
 // The stop is asked as Cancel is called, so a producer that reports while
 // its Cancel still runs is covered too; a kill whose Cancel fails withdraws
 // its request, unless another kill's Cancel is running or has succeeded. A
-// Done that returns an error or panics, a Settle with an error, and an
+// kill whose Cancel succeeds marks the job reported: its caller has the
+// job's end in hand, as a teardown's has. A Done that returns an error or panics, a Settle with an error, and an
 // outcome whose status is not terminal are producer failures: failed,
 // producerReported=false. A stopping job holds
 // its admission slot until it settles. The settled fact names the winning

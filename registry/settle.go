@@ -219,7 +219,8 @@ func (k KillResult) String() string {
 
 // Kill asks a job visible to caller to stop. It calls the job's Cancel with
 // reason first; an error leaves the job untouched and is returned. Then the
-// job moves to stopping (firing jobs-changed) and keeps its admission slot
+// job is marked reported (the caller of Kill has its end in hand), moves to
+// stopping (firing jobs-changed) and keeps its admission slot
 // until its producer ends; if it then reports failed or killed, it settles
 // killed with reason merged into its detail ("<detail>; <reason>").
 //
@@ -263,6 +264,9 @@ func (r *Registry) Kill(caller jobs.SessionID, id jobs.JobID, reason string) (Ki
 		return 0, fmt.Errorf("registry: kill %s: cancel: %w", id, err)
 	}
 	j.stopTentative = false
+	// The kill hands the job's end to its caller: reported from now on, also
+	// when the producer settled while Cancel ran.
+	j.reported = true
 	if j.state != stateLive {
 		r.mu.Unlock()
 		return KillRequested, nil
