@@ -247,7 +247,9 @@ func (h *machine) actions() map[string]func(*rapid.T) {
 
 // Generators.
 
-var textPieces = []string{"a", "bc", "é", "日本", "\n", "xyz"}
+// textPieces include bytes that are not UTF-8 ("\xff", a truncated rune),
+// which the record replaces.
+var textPieces = []string{"a", "bc", "é", "日本", "\n", "xyz", "\xff", "\xe6\x97"}
 
 func drawText(rt *rapid.T, label string) string {
 	pieces := rapid.SliceOfN(rapid.SampledFrom(textPieces), 0, 4).Draw(rt, label)

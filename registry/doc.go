@@ -91,7 +91,11 @@
 // # Record
 //
 // A recording job's record is a ring of chunks {offset, at, text, channel,
-// gapBefore} at absolute UTF-8 byte offsets. After each append, whole head
+// gapBefore} at absolute UTF-8 byte offsets. The record holds valid UTF-8:
+// Append replaces each byte that belongs to no valid sequence with U+FFFD
+// (three bytes, as encoding/json and a Go range loop read it), and offsets
+// count the stored text, so Offset+len(Text) == Next holds in Go and on the
+// JSON wire alike. After each append, whole head
 // chunks are dropped while the retained bytes exceed the job's retention
 // (OutputLimitBytes, else Limits.RetainBytes) and more than one chunk
 // remains; a single oversized append keeps its tail, cut forward to a rune

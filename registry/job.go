@@ -1,6 +1,9 @@
 package registry
 
 import (
+	"strings"
+	"unicode/utf8"
+
 	"github.com/jobgen/jobgen/generated/jobs"
 )
 
@@ -125,12 +128,40 @@ func (f plainFace) Settle(outcome jobs.JobOutcome, err error) {
 // A recordingFace is what the producer of a recording job holds.
 type recordingFace struct{ plainFace }
 
-// Append adds text to the job's record; empty text is dropped.
+// Append adds text to the job's record; empty text is dropped. Invalid UTF-8
+// is replaced first (see validUTF8), so the record holds valid UTF-8.
 func (f recordingFace) Append(text string, opts jobs.AppendOptions) {
 	if text == "" {
 		return
 	}
-	f.j.r.append(f.j, text, opts)
+	f.j.r.append(f.j, validUTF8(text), opts)
+}
+
+// validUTF8 returns text with each byte that does not belong to a valid
+// UTF-8 sequence replaced by U+FFFD, the way encoding/json and a Go range
+// loop read it. The record's byte offsets count the text as stored, so they
+// mean the same in Go and in JSON on the wire. Valid text is returned as is.
+func validUTF8(text string) string {
+	if utf8.ValidString(text) {
+		return text
+	}
+	var b strings.Builder
+	b.Grow(len(text) + 2*utf8.UTFMax)
+	for i := 0; i < len(text); {
+		if c := text[i]; c < utf8.RuneSelf {
+			b.WriteByte(c)
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(text[i:])
+		if r == utf8.RuneError && size == 1 {
+			b.WriteString(string(utf8.RuneError))
+		} else {
+			b.WriteString(text[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
 }
 
 var (

@@ -5,7 +5,9 @@ package jobs
 // A RecordingJob is what the producer of a recording job holds.
 type RecordingJob interface {
 	RunningJob
-	// Append adds text to the job's record; empty text is dropped.
+	// Append adds text to the job's record; empty text is dropped. Each byte that
+	// belongs to no valid UTF-8 sequence is stored as U+FFFD, so the record holds
+	// valid UTF-8 and its byte offsets mean the same in Go and in JSON.
 	Append(text string, opts AppendOptions)
 }
 
