@@ -169,47 +169,8 @@ func (m *benchRecorder) Record(f jobs.Fact) error {
 	return nil
 }
 
-func BenchmarkStartSettlePlain(b *testing.B) {
-	rec := &benchRecorder{facts: make([]jobs.Fact, 0, 4096)}
-	r := New(WithRecorder(rec), WithLimits(Limits{MaxPerOwner: 1 << 30}))
-	ctx := context.Background()
-	start := jobs.PlainJobStart{
-		JobStartCommon: jobs.JobStartCommon{Kind: "bench", Label: "start-settle", Owner: "session"},
-		Run: func(context.Context, jobs.RunningJob) (jobs.Hooks, error) {
-			return instantHooks, nil
-		},
-	}
-	b.ReportAllocs()
-	n := 0
-	for b.Loop() {
-		snap, err := r.Start(ctx, start)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if _, settled, err := r.Wait(ctx, "session", snap.ID, 0); err != nil || !settled {
-			b.Fatalf("Wait = %v, %v", settled, err)
-		}
-		if n++; n%4096 == 0 { // keep the job table small, outside the measurement
-			b.StopTimer()
-			if err := r.DisposeOwner(ctx, "session"); err != nil {
-				b.Fatal(err)
-			}
-			b.StartTimer()
-		}
-	}
-}
-
-// BenchmarkGoroutineHandoff is the floor under start→settle: one goroutine
-// started and waited for, which every job costs (its producer's Done blocks
-// on a goroutine of its own).
-func BenchmarkGoroutineHandoff(b *testing.B) {
-	b.ReportAllocs()
-	for b.Loop() {
-		done := make(chan struct{})
-		go func() { close(done) }()
-		<-done
-	}
-}
+// faceHooks belong to a producer that settles through its face.
+var faceHooks = jobs.Hooks{Cancel: func(string) error { return nil }}
 
 var instantHooks = jobs.Hooks{
 	Cancel: func(string) error { return nil },

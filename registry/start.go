@@ -191,6 +191,7 @@ func (r *Registry) register(j *job, hooks jobs.Hooks) (jobs.JobSnapshot, error) 
 	j.seq = r.seq
 	j.state = stateLive
 	r.jobs[j.id] = j
+	r.owned[j.owner] = append(r.owned[j.owner], j)
 	if r.registering--; r.registering == 0 && r.regIdle != nil {
 		close(r.regIdle)
 		r.regIdle = nil
