@@ -79,6 +79,8 @@ type machine struct {
 	ended  map[string]jobs.JobStatus
 	// waited holds what each released waiter got, by job name.
 	waited map[string]jobs.JobSnapshot
+	// readBuf is reused by every ReadRecordInto.
+	readBuf registry.RecordBuffer
 }
 
 func newMachine(rt *rapid.T, files *journalFiles, limits registry.Limits) *machine {
@@ -642,6 +644,24 @@ func (h *machine) readRecord(rt *rapid.T) {
 	if err == nil && !sameRead(got, want) {
 		rt.Fatalf("ReadRecord(%q, %s, %d) =\n%+v\nwant\n%+v", caller, h.idName(id), from, got, want)
 	}
+	// The read into a reused buffer answers the same.
+	err = h.reg.ReadRecordInto(caller, id, from, &h.readBuf)
+	if k := classify(err); k != wantErr {
+		rt.Fatalf("ReadRecordInto(%q, %s, %d) = %v (%s), want %s", caller, h.idName(id), from, err, k, wantErr)
+	}
+	if into := fromBuffer(&h.readBuf); err == nil && !sameRead(into, want) {
+		rt.Fatalf("ReadRecordInto(%q, %s, %d) =\n%+v\nwant\n%+v", caller, h.idName(id), from, into, want)
+	}
+}
+
+// fromBuffer turns a RecordBuffer into the RecordRead it stands for.
+func fromBuffer(b *registry.RecordBuffer) jobs.RecordRead {
+	out := jobs.RecordRead{Earliest: b.Earliest, Next: b.Next, Lossy: b.Lossy}
+	for i, c := range b.Chunks {
+		out.Chunks = append(out.Chunks, jobs.RecordChunk{Offset: c.Offset(), At: c.At(), Text: string(b.Text(i)),
+			Channel: c.Channel(), GapBefore: c.GapBefore()})
+	}
+	return out
 }
 
 func sameRead(a, b jobs.RecordRead) bool {

@@ -134,6 +134,24 @@ func BenchmarkReadRecord4KiB(b *testing.B) {
 				}
 			}
 		})
+		b.Run("into-"+shape.name, func(b *testing.B) {
+			r := New()
+			snap, face := startRecording(b, r, "read")
+			text := strings.Repeat("y", shape.chunk)
+			for range jobs.DefaultRetainBytes/shape.chunk + 3 {
+				face.Append(text, jobs.AppendOptions{})
+			}
+			s, _ := r.Get("", snap.ID)
+			from := s.OutputBytes - size
+			var buf RecordBuffer
+			b.SetBytes(size)
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := r.ReadRecordInto("", snap.ID, from, &buf); err != nil || len(buf.Chunks) != size/shape.chunk {
+					b.Fatalf("ReadRecordInto = %d chunks, %v", len(buf.Chunks), err)
+				}
+			}
+		})
 	}
 	src := bytes.Repeat([]byte("y"), size)
 	b.Run("baseline-copy", func(b *testing.B) {
