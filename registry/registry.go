@@ -109,7 +109,8 @@ func (l Limits) withDefaults() Limits {
 // An Option configures a Registry.
 type Option func(*Registry)
 
-// WithClock sets the clock used for timestamps; the default is time.Now.
+// WithClock sets the clock used for timestamps; the default is the system
+// clock, read with one monotonic clock read per timestamp (see systemMillis).
 func WithClock(c Clock) Option {
 	return func(r *Registry) {
 		if c != nil {
@@ -156,6 +157,7 @@ func (systemClock) Now() time.Time { return time.Now() }
 // concurrent use. The zero value is not usable; call New.
 type Registry struct {
 	clock  Clock
+	millis *systemMillis // the time, when clock is the system clock
 	log    *slog.Logger
 	rec    Recorder
 	limits Limits
@@ -195,6 +197,9 @@ func New(opts ...Option) *Registry {
 	}
 	for _, opt := range opts {
 		opt(r)
+	}
+	if _, system := r.clock.(systemClock); system {
+		r.millis = &systemMillis{}
 	}
 	return r
 }
@@ -292,6 +297,9 @@ func (r *Registry) releaseSlot(owner jobs.SessionID) {
 // now returns the clock's time in Unix milliseconds. It calls user code, so
 // it is never called with r.mu held.
 func (r *Registry) now() int64 {
+	if r.millis != nil {
+		return r.millis.nowMilli()
+	}
 	return r.clock.Now().UnixMilli()
 }
 
