@@ -8,6 +8,8 @@ CI_RAPID_CHECKS ?= 200
 PROPTEST_CHECKS ?= 10000
 MUTANT_CHECKS ?= 200
 FUZZTIME ?= 60s
+# Runs per benchmark behind each scoreboard figure (the median is printed).
+SCOREBOARD_COUNT ?= 3
 
 # Where the Markdown reference and JSON Schema of the specs are committed.
 DOCS_OUT ?= docs/reference
@@ -15,7 +17,7 @@ SCHEMA_OUT ?= schema
 # The released spec that breaking compares with; see spec/README.md, "Releasing".
 BASELINE ?= spec/baseline/jobs.yaml
 
-.PHONY: demo generate verify check breaking test race vet proptest mutants fuzz bench lint ci
+.PHONY: demo generate verify check breaking test race vet proptest mutants fuzz bench scoreboard lint ci
 
 demo: ## see the runtime work: three shell jobs, a live follow, a kill, intervals from the journal
 	$(GO) run ./examples/shelljobs
@@ -56,5 +58,8 @@ fuzz: ## coverage-guided fuzzing of the spec loader and of journal recovery, FUZ
 
 bench: ## benchmarks, each with its baseline in the same run
 	$(GO) test ./... -run '^$$' -bench . -benchmem
+
+scoreboard: ## one line per performance goal of issue 16: measured, baseline, ratio, goal, met/missed (a few minutes)
+	$(GO) run ./cmd/scoreboard -count $(SCOREBOARD_COUNT)
 
 ci: lint test verify breaking race

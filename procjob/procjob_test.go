@@ -25,8 +25,9 @@ type appended struct {
 	opts jobs.AppendOptions
 }
 
-func (r *recorder) ID() jobs.JobID      { return jobs.JobID{7} }
-func (r *recorder) UpdateDetail(string) {}
+func (r *recorder) ID() jobs.JobID                { return jobs.JobID{7} }
+func (r *recorder) UpdateDetail(string)           {}
+func (r *recorder) Settle(jobs.JobOutcome, error) {}
 func (r *recorder) Append(text string, opts jobs.AppendOptions) {
 	r.mu.Lock()
 	defer r.mu.Unlock()

@@ -5,7 +5,9 @@ package jobs
 // A RecordingJob is what the producer of a recording job holds.
 type RecordingJob interface {
 	RunningJob
-	// Append adds text to the job's record; empty text is dropped.
+	// Append adds text to the job's record; empty text is dropped. Each byte that
+	// belongs to no valid UTF-8 sequence is stored as U+FFFD, so the record holds
+	// valid UTF-8 and its byte offsets mean the same in Go and in JSON.
 	Append(text string, opts AppendOptions)
 }
 
@@ -16,4 +18,12 @@ type RunningJob interface {
 	ID() JobID
 	// UpdateDetail replaces the job's progress line.
 	UpdateDetail(detail string)
+	// Settle reports the producer's outcome, as Done would return it, and settles
+	// the job with it on the caller's goroutine: the settled fact is recorded,
+	// waiters are released and listeners run before it returns. A non-nil err, or a
+	// status that is not terminal, is a producer failure. Called inside the
+	// starter, the settlement waits for the registration commit; a start that fails
+	// drops it. Only the first outcome counts: a later Settle, or one after a kill
+	// or teardown settled the job, changes nothing.
+	Settle(outcome JobOutcome, err error)
 }

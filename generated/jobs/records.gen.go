@@ -22,8 +22,11 @@ type Hooks struct {
 	// Cancel asks the producer to stop. It is synchronous and idempotent; an error
 	// means the producer could not be asked and may still be running.
 	Cancel func(reason string) error `json:"-"`
-	// Done blocks until the producer finishes and returns its outcome. An error or
-	// a panic means the producer failed without reporting.
+	// Done, when set, blocks until the producer finishes and returns its outcome;
+	// the registry calls it on a goroutine of its own. An error or a panic means
+	// the producer failed without reporting. Leave it nil when the producer settles
+	// the job itself with its face's Settle, which costs the registry no goroutine;
+	// with both, the first outcome wins.
 	Done func() (JobOutcome, error) `json:"-"`
 	// ReadOutput, when set, returns the output the consuming model has not yet
 	// read.
