@@ -15,7 +15,7 @@ SCHEMA_OUT ?= schema
 # The released spec that breaking compares with; see spec/README.md, "Releasing".
 BASELINE ?= spec/baseline/jobs.yaml
 
-.PHONY: demo generate verify check breaking test race vet proptest mutants fuzz bench lint ci
+.PHONY: demo generate verify check breaking test race vet proptest mutants fuzz bench lint ci pg-up pg-down pg-test
 
 demo: ## see the runtime work: three shell jobs, a live follow, a kill, intervals from the journal
 	$(GO) run ./examples/shelljobs
@@ -58,3 +58,12 @@ bench: ## benchmarks, each with its baseline in the same run
 	$(GO) test ./... -run '^$$' -bench . -benchmem
 
 ci: lint test verify breaking race
+
+pg-up: ## start a throwaway PostgreSQL (installed when missing); export the JOBGEN_TEST_POSTGRES it prints
+	@.ci/pg.sh start
+
+pg-down: ## stop the throwaway PostgreSQL and delete its directory
+	@.ci/pg.sh stop
+
+pg-test: ## journal/pgstore's tests against the server pg-up started
+	@eval "$$(.ci/pg.sh env)"; JOBGEN_TEST_POSTGRES="$$JOBGEN_TEST_POSTGRES" $(GO) test ./journal/pgstore/... -v -count 1
