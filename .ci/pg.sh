@@ -76,7 +76,7 @@ start() {
 	if [ "$(id -u)" = 0 ]; then chown postgres "$dir"; fi
 	chmod 700 "$dir"
 	if [ ! -f "$data/PG_VERSION" ]; then
-		as_pg "$bin/initdb" -D "$data" -A trust -U postgres -E UTF8 --no-locale >"$dir/initdb.log" 2>&1 ||
+		as_pg "$bin/initdb" -D "$data" -A trust -U postgres -E UTF8 --no-locale --no-sync >"$dir/initdb.log" 2>&1 ||
 			{ cat "$dir/initdb.log" >&2; exit 1; }
 	fi
 	as_pg "$bin/pg_ctl" -D "$data" -l "$dir/server.log" -w -t 120 start \
