@@ -17,7 +17,7 @@ SCHEMA_OUT ?= schema
 # The released spec that breaking compares with; see spec/README.md, "Releasing".
 BASELINE ?= spec/baseline/jobs.yaml
 
-.PHONY: demo generate verify check breaking test race vet proptest mutants fuzz bench scoreboard lint ci
+.PHONY: demo generate verify check breaking test race vet proptest mutants fuzz bench scoreboard lint ci pg-up pg-down pg-test
 
 demo: ## see the runtime work: three shell jobs, a live follow, a kill, intervals from the journal
 	$(GO) run ./examples/shelljobs
@@ -63,3 +63,12 @@ scoreboard: ## one line per performance goal of issue 16: measured, baseline, ra
 	$(GO) run ./cmd/scoreboard -count $(SCOREBOARD_COUNT)
 
 ci: lint test verify breaking race
+
+pg-up: ## start a throwaway PostgreSQL (installed when missing); export the JOBGEN_TEST_POSTGRES it prints
+	@.ci/pg.sh start
+
+pg-down: ## stop the throwaway PostgreSQL and delete its directory
+	@.ci/pg.sh stop
+
+pg-test: ## journal/pgstore's tests against the server pg-up started
+	@eval "$$(.ci/pg.sh env)"; JOBGEN_TEST_POSTGRES="$$JOBGEN_TEST_POSTGRES" $(GO) test ./journal/pgstore/... -v -count 1
