@@ -19,6 +19,9 @@ type Host struct {
 	// Auto, when set, runs a turn for every waking delivery: it gets the
 	// agent and the messages claimed and returns how the turn ended.
 	Auto func(a *Agent, claimed []subagents.Message) (subagents.StopReason, string)
+	// OnDispose, when set, is called as an agent is disposed, before it is
+	// marked so.
+	OnDispose func(a *Agent)
 
 	mu       sync.Mutex
 	agents   []*Agent
@@ -257,6 +260,9 @@ func (a *Agent) Dispose(ctx context.Context) error {
 	a.disposed = true
 	a.mu.Unlock()
 	if !already {
+		if a.host != nil && a.host.OnDispose != nil {
+			a.host.OnDispose(a)
+		}
 		if a.host != nil {
 			a.host.mu.Lock()
 			a.host.disposed = append(a.host.disposed, a.id)
