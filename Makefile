@@ -17,10 +17,13 @@ SCHEMA_OUT ?= schema
 # The released spec that breaking compares with; see spec/README.md, "Releasing".
 BASELINE ?= spec/baseline/jobs.yaml
 
-.PHONY: demo generate verify check breaking test race vet proptest mutants fuzz bench scoreboard lint ci pg-up pg-down pg-test
+.PHONY: demo demo-subagents generate verify check breaking test race vet proptest mutants fuzz bench scoreboard lint ci pg-up pg-down pg-test
 
 demo: ## see the runtime work: three shell jobs, a live follow, a kill, intervals from the journal
 	$(GO) run ./examples/shelljobs
+
+demo-subagents: ## see continuable subagents: a child reports, the process restarts, a follow-up resumes it cold
+	$(GO) run ./examples/subagents
 
 generate: ## regenerate generated/, the reference and the schema from spec/*.yaml
 	$(GO) run ./cmd/jobgen generate --docs $(DOCS_OUT) --schema $(SCHEMA_OUT)
