@@ -15,7 +15,7 @@ SCHEMA_OUT ?= schema
 # The released spec that breaking compares with; see spec/README.md, "Releasing".
 BASELINE ?= spec/baseline/jobs.yaml
 
-.PHONY: demo generate verify check breaking test race vet proptest mutants fuzz bench lint ci
+.PHONY: demo generate verify check breaking test race vet cross proptest mutants fuzz bench lint ci
 
 demo: ## see the runtime work: three shell jobs, a live follow, a kill, intervals from the journal
 	$(GO) run ./examples/shelljobs
@@ -41,6 +41,10 @@ race: ## the tests again under the race detector
 vet:
 	$(GO) vet ./...
 
+cross: ## the whole module builds for Windows and macOS (procjob's process groups differ per platform)
+	GOOS=windows GOARCH=amd64 $(GO) build ./...
+	GOOS=darwin GOARCH=arm64 $(GO) build ./...
+
 lint: vet
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
 
@@ -57,4 +61,4 @@ fuzz: ## coverage-guided fuzzing of the spec loader and of journal recovery, FUZ
 bench: ## benchmarks, each with its baseline in the same run
 	$(GO) test ./... -run '^$$' -bench . -benchmem
 
-ci: lint test verify breaking race
+ci: lint cross test verify breaking race

@@ -23,6 +23,13 @@
 //		fmt.Fprintln(os.Stderr, err)
 //	}
 //	os.Exit(launcher.ExitCode(err))
+//
+// # Platforms
+//
+// The signals are os.Interrupt and syscall.SIGTERM everywhere. On Windows,
+// os.Interrupt is Ctrl-C or Ctrl-Break in the console, and SIGTERM stands for
+// the console's close, logoff and shutdown events (see os/signal); the exit
+// statuses are the same numbers, 130 and 143.
 package launcher
 
 import (
