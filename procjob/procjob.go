@@ -146,6 +146,7 @@ type process struct {
 	leftovers bool  // the leader exited by itself and left processes in its group
 	survivors bool  // processes of the group were still there after SIGKILL and its wait
 	cutOff    bool  // output was still open after the group ended, and was cut off
+	stopErr   error // the group the leader left could not be signalled
 	kept      error // the cgroup could not be removed
 
 	mu        sync.Mutex
@@ -263,9 +264,11 @@ func (p *process) supervise() {
 	if p.group.running() {
 		p.mu.Lock()
 		p.leftovers = p.cancelled == ""
-		p.stopLocked()
+		p.stopErr = p.stopLocked()
 		p.mu.Unlock()
-		p.survivors = !p.awaitGroupEnd()
+		// A group that could not be signalled (EPERM) has no SIGKILL coming
+		// either: waiting for it would be waiting forever.
+		p.survivors = p.stopErr != nil || !p.awaitGroupEnd()
 	}
 	p.mu.Lock()
 	p.finished = true
@@ -373,7 +376,10 @@ func (p *process) wait() (jobs.JobOutcome, error) {
 	if p.leftovers {
 		outcome.Detail += "; stopped the processes it left running in its group"
 	}
-	if p.survivors {
+	switch {
+	case p.stopErr != nil:
+		outcome.Detail += "; " + p.stopErr.Error()
+	case p.survivors:
 		outcome.Detail += "; processes of its group were still there after SIGKILL"
 	}
 	if p.cutOff {
