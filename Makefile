@@ -15,7 +15,8 @@ SCHEMA_OUT ?= schema
 # The released spec that breaking compares with; see spec/README.md, "Releasing".
 BASELINE ?= spec/baseline/jobs.yaml
 
-.PHONY: demo generate verify check breaking test race vet cross proptest mutants fuzz bench lint ci
+.PHONY: demo generate verify check breaking test race vet proptest mutants fuzz bench lint ci
+.PHONY: cross
 
 demo: ## see the runtime work: three shell jobs, a live follow, a kill, intervals from the journal
 	$(GO) run ./examples/shelljobs
