@@ -172,7 +172,7 @@ func (l *Launcher) Run(ctx context.Context, main func(ctx context.Context) error
 			mainErr = errors.New("launcher: main did not return within the bound after the signal")
 		}
 	}
-	w.end() // a signal that arrives from here on is the caller's to handle
+	w.end() // from here on a signal is not watched; once Run returns it has its default effect
 	sig := w.signal()
 	if sig == nil {
 		return errors.Join(mainErr, shutdownErr)
