@@ -46,6 +46,13 @@ race: ## the tests again under the race detector
 vet:
 	$(GO) vet ./...
 
+.PHONY: cross
+cross: ## the whole module builds for Windows and macOS (procjob's process groups differ per platform)
+	GOOS=windows GOARCH=amd64 $(GO) build ./...
+	GOOS=darwin GOARCH=arm64 $(GO) build ./...
+# CI builds for both too (a rule without a recipe adds to ci's prerequisites).
+ci: cross
+
 lint: vet
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
 
