@@ -15,10 +15,13 @@ SCHEMA_OUT ?= schema
 # The released spec that breaking compares with; see spec/README.md, "Releasing".
 BASELINE ?= spec/baseline/jobs.yaml
 
-.PHONY: demo generate verify check breaking test race vet proptest mutants fuzz bench lint ci
+.PHONY: demo demo-web generate verify check breaking test race vet proptest mutants fuzz bench lint ci
 
 demo: ## see the runtime work: three shell jobs, a live follow, a kill, intervals from the journal
 	$(GO) run ./examples/shelljobs
+
+demo-web: ## serve the live jobs page for a demo session on 127.0.0.1:8080 (ADDR=host:port to change)
+	$(GO) run ./examples/jobsweb -addr $(or $(ADDR),127.0.0.1:8080)
 
 generate: ## regenerate generated/, the reference and the schema from spec/*.yaml
 	$(GO) run ./cmd/jobgen generate --docs $(DOCS_OUT) --schema $(SCHEMA_OUT)

@@ -4,6 +4,7 @@ go 1.25.0
 
 require (
 	github.com/armon/circbuf v0.0.0-20190214190532-5111143e8da2
+	github.com/chromedp/chromedp v0.23.0
 	github.com/dave/jennifer v1.7.1
 	github.com/google/uuid v1.6.0
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.2
@@ -11,4 +12,8 @@ require (
 	pgregory.net/rapid v1.3.0
 )
 
-require golang.org/x/text v0.14.0 // indirect
+require (
+	github.com/chromedp/cdproto v0.159.0 // indirect
+	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
+	golang.org/x/text v0.14.0 // indirect
+)

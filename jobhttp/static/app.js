@@ -62,7 +62,13 @@ function makeRow(job) {
   return row;
 }
 
+// A job's status only moves forward; snapshots can arrive out of order (a
+// kill's answer after the roster event of the settlement it caused), so an
+// older one never overwrites a newer one.
+const statusRank = { running: 0, stopping: 1, completed: 2, killed: 2, failed: 2 };
+
 function updateRow(row, job) {
+  if (row.job && statusRank[job.status] < statusRank[row.job.status]) return;
   row.job = job;
   row.label.textContent = job.label;
   row.status.textContent = job.status;
