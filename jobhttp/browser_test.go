@@ -13,7 +13,10 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/jobgen/jobgen/generated/jobs"
+	"github.com/jobgen/jobgen/jobhistory"
 	"github.com/jobgen/jobgen/jobhttp"
+	"github.com/jobgen/jobgen/journal"
+	"github.com/jobgen/jobgen/registry"
 )
 
 // The browser tests drive the embedded page in headless Chromium (Debian's
@@ -207,4 +210,35 @@ func TestPageFitsANarrowScreen(t *testing.T) {
 		t.Errorf("at 360 px the page scrolls sideways: scrollWidth %d > clientWidth %d", scrollWidth, clientWidth)
 	}
 	screenshot(t, ctx, "narrow")
+}
+
+func TestPageDrawsTheTimelineFromTheJournal(t *testing.T) {
+	ctx := browser(t)
+	store, err := journal.Open(filepath.Join(t.TempDir(), "jobs.journal"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close(context.Background()) })
+	s := newServer(t, jobhttp.Options{
+		Session: func(*http.Request) (jobs.SessionID, error) { return "alice", nil },
+		History: jobhttp.StoreHistory(store),
+	}, registry.WithRecorder(journal.NewRecorder(store, jobs.EncodeFact, jobhistory.StreamOf)))
+	done, p := s.startRecording("alice", "finished", 0)
+	p.finish(jobs.JobStatusCompleted, "ok")
+	if _, _, err := s.reg.Wait(context.Background(), "alice", done.ID, 5*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	s.startRecording("alice", "still running", 0)
+	if err := chromedp.Do(ctx,
+		chromedp.Navigate(s.srv.URL+"/"),
+		chromedp.WaitVisible(`#timeline svg rect.bar-completed`),
+		chromedp.WaitVisible(`#timeline svg rect.bar-incomplete`),
+	); err != nil {
+		t.Fatalf("the timeline never drew a settled and a running job: %v", err)
+	}
+	bars := run(t, ctx, chromedp.Evaluate[int](`document.querySelectorAll("#timeline svg rect").length`))
+	if bars != 2 {
+		t.Errorf("timeline has %d bars, want 2", bars)
+	}
+	screenshot(t, ctx, "timeline")
 }

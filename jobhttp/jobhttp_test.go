@@ -4,9 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/jobgen/jobgen/jobhistory"
+	"github.com/jobgen/jobgen/journal"
 	"io"
 	"net"
 	"net/http"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -349,5 +352,39 @@ func TestASlowFollowerNeverBlocksTheProducer(t *testing.T) {
 	}
 	if got, _ := s.reg.Get("alice", snap.ID); got.OutputBytes != written {
 		t.Fatalf("OutputBytes = %d, want %d: an append was lost or blocked", got.OutputBytes, written)
+	}
+}
+
+func TestHistoryAnswersOnlyTheSessionsIntervalsFromTheJournal(t *testing.T) {
+	store, err := journal.Open(filepath.Join(t.TempDir(), "jobs.journal"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close(context.Background()) })
+	s := newServer(t, jobhttp.Options{History: jobhttp.StoreHistory(store)},
+		registry.WithRecorder(journal.NewRecorder(store, jobs.EncodeFact, jobhistory.StreamOf)))
+	mine, p := s.startRecording("alice", "build", 0)
+	s.startPlain("bob", "other")
+	p.finish(jobs.JobStatusCompleted, "built")
+	if _, _, err := s.reg.Wait(context.Background(), "alice", mine.ID, 5*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	res := s.request("GET", "/api/history", "alice", nil, nil)
+	defer res.Body.Close()
+	var ivs []jobhistory.Interval
+	if err := json.NewDecoder(res.Body).Decode(&ivs); err != nil {
+		t.Fatal(err)
+	}
+	if len(ivs) != 1 || ivs[0].JobID != mine.ID || !ivs[0].Complete || ivs[0].Status != jobs.JobStatusCompleted {
+		t.Fatalf("alice's history = %+v, want her one completed job", ivs)
+	}
+}
+
+func TestHistoryIsA404WithoutAJournal(t *testing.T) {
+	s := newServer(t, jobhttp.Options{})
+	res := s.request("GET", "/api/history", "alice", nil, nil)
+	res.Body.Close()
+	if res.StatusCode != http.StatusNotFound {
+		t.Fatalf("history without a journal: %s, want 404", res.Status)
 	}
 }

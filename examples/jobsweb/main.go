@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/jobgen/jobgen/generated/jobs"
+	"github.com/jobgen/jobgen/jobhistory"
 	"github.com/jobgen/jobgen/jobhttp"
 	"github.com/jobgen/jobgen/journal"
 	"github.com/jobgen/jobgen/launcher"
@@ -60,17 +61,12 @@ func run(ctx context.Context, ln net.Listener, dir string, out io.Writer) error 
 	if err != nil {
 		return err
 	}
-	reg := registry.New(registry.WithRecorder(journal.NewRecorder(store, jobs.EncodeFact)), registry.WithLogger(logger))
+	reg := registry.New(registry.WithRecorder(journal.NewRecorder(store, jobs.EncodeFact, jobhistory.StreamOf)), registry.WithLogger(logger))
 	h, err := jobhttp.New(jobhttp.Options{
 		Registry: reg,
 		Session:  func(*http.Request) (jobs.SessionID, error) { return session, nil },
-		History: func(ctx context.Context, s jobs.SessionID) (any, error) {
-			if err := store.Flush(ctx); err != nil {
-				return nil, err
-			}
-			return history(path, s)
-		},
-		Logger: logger,
+		History:  jobhttp.StoreHistory(store),
+		Logger:   logger,
 	})
 	if err != nil {
 		return err
@@ -79,11 +75,11 @@ func run(ctx context.Context, ln net.Listener, dir string, out io.Writer) error 
 
 	// Shutdown order: the page's streams end, the server stops, the registry
 	// settles every job (recording the facts), then the journal closes.
-	shutdown := launcher.New(launcher.WithLogger(logger))
+	shutdown := launcher.New(launcher.WithBound(jobs.DefaultTeardownBound), launcher.WithLogger(logger))
 	shutdown.AddDisposer("streams", h.Close)
 	shutdown.AddDisposer("server", srv.Shutdown)
 	shutdown.AddDisposer("registry", reg.Close)
-	shutdown.AddProvider("journal", func(context.Context) error { return store.Close() })
+	shutdown.AddProvider("journal", store.Close)
 
 	return shutdown.Run(ctx, func(ctx context.Context) error {
 		if err := startJobs(ctx, reg); err != nil {
@@ -123,29 +119,4 @@ func startJobs(ctx context.Context, reg *registry.Registry) error {
 		}
 	}
 	return nil
-}
-
-// An interval is what the page's timeline draws of one job.
-type interval struct {
-	JobID        jobs.JobID     `json:"jobId"`
-	Name         string         `json:"name"`
-	Label        string         `json:"label"`
-	RegisteredAt int64          `json:"registeredAt"`
-	SettledAt    int64          `json:"settledAt,omitzero"`
-	Status       jobs.JobStatus `json:"status,omitzero"`
-}
-
-// history reads the session's execution intervals back from the journal.
-func history(path string, s jobs.SessionID) ([]interval, error) {
-	ivs, err := journal.Intervals(journal.Facts(journal.ReadFile(path), jobs.DecodeFact))
-	if err != nil {
-		return nil, err
-	}
-	out := []interval{}
-	for _, iv := range ivs {
-		if iv.Owner == s {
-			out = append(out, interval{iv.JobID, iv.Name(), iv.Label, iv.RegisteredAt, iv.SettledAt, iv.Status})
-		}
-	}
-	return out, nil
 }
