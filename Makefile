@@ -17,11 +17,13 @@ SCHEMA_OUT ?= schema
 # The released spec that breaking compares with; see spec/README.md, "Releasing".
 BASELINE ?= spec/baseline/jobs.yaml
 
-.PHONY: demo demo-subagents generate verify check breaking test race vet proptest mutants fuzz bench scoreboard lint ci pg-up pg-down pg-test
+.PHONY: demo demo-web demo-subagents generate verify check breaking test race vet proptest mutants fuzz bench scoreboard lint ci pg-up pg-down pg-test
 
 demo: ## see the runtime work: three shell jobs, a live follow, a kill, intervals from the journal
 	$(GO) run ./examples/shelljobs
 
+demo-web: ## serve the live jobs page for a demo session on 127.0.0.1:8080 (ADDR=host:port to change)
+	$(GO) run ./examples/jobsweb -addr $(or $(ADDR),127.0.0.1:8080)
 demo-subagents: ## see continuable subagents: a child reports, the process restarts, a follow-up resumes it cold
 	$(GO) run ./examples/subagents
 
