@@ -269,6 +269,9 @@ func syntaxPos(data []byte, msg string, reported int) (line, col int) {
 		}
 	}
 	at := max(lineStarts[bad], hi2-1)
+	if at >= len(data) { // the error is at the end, after a last newline
+		return offsetPos(data, lineStarts, len(data))
+	}
 	for at > lineStarts[bad] && !utf8.RuneStart(data[at]) {
 		at--
 	}
