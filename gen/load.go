@@ -25,7 +25,12 @@ const Language = 1
 // directory of file. It returns the model only when the whole spec is valid;
 // otherwise the error is an ErrorList of every problem found.
 func Parse(file string, data []byte) (*Spec, error) {
-	return ParseFS(os.DirFS(filepath.Dir(file)), file, data)
+	dir, err := os.OpenRoot(filepath.Dir(file))
+	if err != nil {
+		return nil, err
+	}
+	defer dir.Close()
+	return ParseFS(sourcesFS(dir), file, data)
 }
 
 // ParseFS is Parse reading the spec's sources from dir, a file system rooted
