@@ -226,3 +226,31 @@ func TestSpecImportsWithoutAFileSystemStillLoad(t *testing.T) {
 		t.Errorf("owner's type = %s, want base.OwnerID", got)
 	}
 }
+
+// TestSourcesNeverLeaveTheSpecDirectory (issue 15, item 21): a symbolic
+// link inside the spec's directory, to a file or a directory outside it,
+// does not let package.sources read what it points to.
+func TestSourcesNeverLeaveTheSpecDirectory(t *testing.T) {
+	root := t.TempDir()
+	outside := filepath.Join(root, "outside")
+	writeFile(t, filepath.Join(outside, "secret.go"), []byte("//go:build jobgen\n\npackage demo\n\nconst Secret = 1\n"))
+	specDir := filepath.Join(root, "spec")
+	os.MkdirAll(filepath.Join(specDir, "up"), 0o755)
+	if err := os.Symlink(filepath.Join(outside, "secret.go"), filepath.Join(specDir, "up", "secret.go")); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	os.Symlink(outside, filepath.Join(specDir, "linked"))
+	for _, pattern := range []string{"up/*.go", "linked/*.go"} {
+		spec := []byte("jobgen: 1\npackage: {name: demo, sources: [" + pattern + "]}\nenums:\n  E: {values: {a: {}}}\n")
+		file := filepath.Join(specDir, "demo.yaml")
+		writeFile(t, file, spec)
+		_, err := Parse(file, spec)
+		if err == nil {
+			t.Errorf("sources %s read a file outside the spec's directory", pattern)
+			continue
+		}
+		if want := map[string]string{"up/*.go": "up/secret.go is a link that leads outside the spec's directory", "linked/*.go": "linked/*.go matches no file"}[pattern]; !strings.Contains(err.Error(), want) {
+			t.Errorf("sources %s: %v", pattern, err)
+		}
+	}
+}

@@ -26,7 +26,12 @@ const Language = 1
 // directory of file. It returns the model only when the whole spec is valid;
 // otherwise the error is an ErrorList of every problem found.
 func Parse(file string, data []byte) (*Spec, error) {
-	return ParseFS(os.DirFS(filepath.Dir(file)), file, data)
+	dir, err := os.OpenRoot(filepath.Dir(file))
+	if err != nil {
+		return nil, err
+	}
+	defer dir.Close()
+	return ParseFS(sourcesFS(dir), file, data)
 }
 
 // ParseFS is Parse reading the spec's sources from dir, a file system rooted
@@ -62,10 +67,16 @@ func parseChain(dir fs.FS, file string, data []byte, chain []string) (*Spec, err
 // as it could build; the model is nil only when the YAML cannot be read at all.
 // Cross-references are checked by Validate.
 func Load(file string, data []byte) (*Spec, ErrorList) {
+	if errs := checkText(file, data); len(errs) > 0 {
+		return nil, errs
+	}
 	l := &loader{file: file, src: data}
 	root := l.parseYAML(data)
 	if root == nil {
 		return nil, l.errs
+	}
+	if errs := checkAliases(file, root); len(errs) > 0 {
+		return nil, append(l.errs, errs...)
 	}
 	spec := &Spec{File: file}
 	if root.Kind != yaml.MappingNode {
@@ -218,10 +229,13 @@ func (l *loader) yamlError(err error) {
 		}
 		if m != nil {
 			n, _ := strconv.Atoi(m[1])
-			l.errs.Add(Pos{File: l.file, Line: n, Col: 1}, "YAML syntax: %s%s", m[2], l.syntaxHint(n))
+			line, col := syntaxPos(l.src, m[2], n)
+			l.errs.Add(Pos{File: l.file, Line: line, Col: col}, "YAML syntax: %s%s", m[2], l.syntaxHint(line))
 			continue
 		}
-		l.errs.Add(Pos{File: l.file, Line: 1, Col: 1}, "YAML syntax: %s", strings.TrimPrefix(line, "yaml: "))
+		msg := strings.TrimPrefix(line, "yaml: ")
+		at, col := syntaxPos(l.src, msg, 0)
+		l.errs.Add(Pos{File: l.file, Line: at, Col: col}, "YAML syntax: %s", msg)
 	}
 }
 
@@ -233,6 +247,9 @@ var unquotedList = regexp.MustCompile(`:\s*\[\][A-Za-z*]`)
 func (l *loader) syntaxHint(n int) string {
 	lines := strings.Split(string(l.src), "\n")
 	for i := max(0, n-1); i < min(len(lines), n+2); i++ {
+		if unquotedList.MatchString(lines[i]) && i+1 == n {
+			return " (a list type must be quoted, as in \"[]T\")"
+		}
 		if unquotedList.MatchString(lines[i]) {
 			return fmt.Sprintf(" (line %d: a list type must be quoted, as in \"[]T\")", i+1)
 		}

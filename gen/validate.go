@@ -273,7 +273,7 @@ func (v *validator) typeRefs() {
 			names = append(names, name)
 		}
 	}
-	slices.Sort(names)
+	suggestions := newSuggester(names)
 	check := func(t *Type) {
 		if t == nil {
 			return
@@ -285,7 +285,7 @@ func (v *validator) typeRefs() {
 			d, ok := v.decls[t.Name]
 			switch {
 			case !ok:
-				v.add(t.Pos, "undeclared type %s%s", t.Name, didYouMean(t.Name, names))
+				v.add(t.Pos, "undeclared type %s%s", t.Name, suggestions.didYouMean(t.Name))
 			case d.kind == declMachine:
 				v.add(t.Pos, "%s is a machine, not a type; use its states enum", t.Name)
 			default:
@@ -479,13 +479,14 @@ func (v *validator) faces() {
 			byName[f.Name] = f
 		}
 	}
+	faceNames := newSuggester(sortedKeys(byName))
 	for _, f := range v.spec.Faces {
 		what := "faces." + f.Name
 		for _, e := range f.Embeds {
 			d, ok := v.decls[e.Name]
 			switch {
 			case !ok:
-				v.add(e.Pos, "%s.embeds: undeclared face %s%s", what, e.Name, didYouMean(e.Name, sortedKeys(byName)))
+				v.add(e.Pos, "%s.embeds: undeclared face %s%s", what, e.Name, faceNames.didYouMean(e.Name))
 			case d.kind != declFace:
 				v.add(e.Pos, "%s.embeds: %s is a %s, not a face", what, e.Name, d.kind)
 			}
