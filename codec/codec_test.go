@@ -35,3 +35,34 @@ func TestEnvelopeWithoutDataIsRefused(t *testing.T) {
 		}
 	}
 }
+
+func TestCheckKeysRefusesOnlyAmbiguousKeys(t *testing.T) {
+	many := `{`
+	for i := range 40 {
+		many += `"k` + string(rune('a'+i%26)) + string(rune('a'+i/26)) + `":1,`
+	}
+	cases := []struct {
+		name, in string
+		ambiguous bool
+	}{
+		{"exact keys", `{"jobId":"x","at":1}`, false},
+		{"unknown keys are ignored", `{"jobId":"x","legacy":{"jobId":1,"JOBID":2}}`, false},
+		{"nested duplicates belong to the nested object", `{"jobId":{"a":1,"a":2}}`, false},
+		{"null", `null`, false},
+		{"case-folded key", `{"JobId":"x"}`, true},
+		{"case-folded by Unicode folding", "{\"\u212at\":1}", true}, // KELVIN SIGN folds to k
+		{"escaped spelling of a key is that key", `{"job\u0049d":"x","at":1}`, false},
+		{"escaped duplicate", `{"at":1,"\u0061t":2}`, true},
+		{"duplicate after strings with quotes and brackets", `{"jobId":"a\"}{,","jobId":"b"}`, true},
+		{"duplicate among many keys", many + `"kzz":1,"kab":2}`, true},
+		{"many distinct keys", many + `"kzz":1}`, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			err := CheckKeys("T", []byte(c.in), "jobId", "at", "kt")
+			if got := errors.Is(err, ErrAmbiguousKey); got != c.ambiguous {
+				t.Errorf("CheckKeys(%s) = %v, want ambiguous %v", c.in, err, c.ambiguous)
+			}
+		})
+	}
+}

@@ -70,10 +70,7 @@ func TestGeneratedCodeRefusesARuntimeThatDropsItsVersion(t *testing.T) {
 	if err != nil {
 		t.Skip("no go command")
 	}
-	runtime, err := os.ReadFile("../codec/codec.go")
-	if err != nil {
-		t.Fatal(err)
-	}
+	runtime, sum := mustRead(t, "../codec/codec.go"), mustRead(t, "../go.sum")
 	files, err := Generate("testdata/cases/minimal/spec.yaml", mustRead(t, "testdata/cases/minimal/spec.yaml"))
 	if err != nil {
 		t.Fatal(err)
@@ -87,7 +84,8 @@ func TestGeneratedCodeRefusesARuntimeThatDropsItsVersion(t *testing.T) {
 				t.Fatalf("codec.go has no %q to change", c.from)
 			}
 			scratch := t.TempDir()
-			writeFile(t, filepath.Join(scratch, "codec", "go.mod"), []byte("module github.com/jobgen/jobgen\n\ngo 1.25\n"))
+			writeFile(t, filepath.Join(scratch, "codec", "go.mod"), []byte("module github.com/jobgen/jobgen\n\ngo 1.25\n\nrequire github.com/google/uuid v1.6.0\n"))
+			writeFile(t, filepath.Join(scratch, "go.sum"), sum)
 			writeFile(t, filepath.Join(scratch, "codec", "codec", "codec.go"), []byte(strings.Replace(string(runtime), c.from, c.to, 1)))
 			writeFile(t, filepath.Join(scratch, "go.mod"), []byte("module guard\n\ngo 1.25\n\nrequire github.com/jobgen/jobgen v0.0.0\n\nreplace github.com/jobgen/jobgen => ./codec\n"))
 			for _, f := range files {

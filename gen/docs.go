@@ -202,7 +202,11 @@ func (d *docWriter) fieldTable(fields []*Field, withSince bool) {
 		case f.Type.Collection():
 			required = "no (absent is empty)"
 		}
-		row := []string{json, "`" + f.GoName + "`", d.mdType(f.Type), required}
+		typ := d.mdType(f.Type)
+		if f.terminalOf != nil {
+			typ += ", a terminal state of " + d.mdType(&Type{Kind: TypeNamed, Name: f.terminalOf.Name})
+		}
+		row := []string{json, "`" + f.GoName + "`", typ, required}
 		if withSince {
 			since := ""
 			if f.Since > 0 {

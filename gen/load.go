@@ -508,7 +508,7 @@ func (l *loader) enum(e entry) *Enum {
 // expression or a mapping with type, optional, doc, json, go (and since, in facts).
 func (l *loader) fields(n *yaml.Node, what string, inFact bool) []*Field {
 	var out []*Field
-	keys := []string{"type", "optional", "doc", "json", "go"}
+	keys := []string{"type", "optional", "doc", "json", "go", "terminal"}
 	if inFact {
 		keys = append(keys, "since")
 	}
@@ -543,6 +543,10 @@ func (l *loader) fields(n *yaml.Node, what string, inFact bool) []*Field {
 		}
 		if o, ok := m["optional"]; ok {
 			f.Optional, _ = l.boolean(o.val, fwhat+".optional")
+		}
+		if t, ok := m["terminal"]; ok {
+			f.Terminal, _ = l.boolean(t.val, fwhat+".terminal")
+			f.TerminalPos = l.pos(resolve(t.val))
 		}
 		if j, ok := m["json"]; ok {
 			if s, ok := l.str(j.val, fwhat+".json"); ok {

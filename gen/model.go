@@ -108,6 +108,11 @@ type Field struct {
 	Pos      Pos
 	Since    int // the fact version that introduced the field; 0 outside facts
 	SincePos Pos
+	// Terminal restricts an enum field to the terminal states of the machine
+	// the enum drives; decoding refuses any other value.
+	Terminal    bool
+	TerminalPos Pos
+	terminalOf  *Machine // the machine, once Validate found it
 }
 
 // Wire reports whether the field travels in JSON. Functions, channels, faces

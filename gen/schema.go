@@ -105,12 +105,16 @@ func EmitSchema(s *Spec) (File, error) {
 }
 
 // uuidPattern is the text form of a UUID, as the generated MarshalText writes it.
-const uuidPattern = "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"
+// Decoders read only this canonical, lower-case form, and never the nil UUID.
+const uuidPattern = "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+
+// nilUUID is the one UUID of that form decoders refuse.
+const nilUUID = "00000000-0000-0000-0000-000000000000"
 
 func idSchema(id *ID) jsonObject {
 	if id.Kind == IDUUID {
 		// format is only an annotation in 2020-12; the pattern enforces it.
-		return described(id.Doc, jsonObject{{"type", "string"}, {"format", "uuid"}, {"pattern", uuidPattern}})
+		return described(id.Doc, jsonObject{{"type", "string"}, {"format", "uuid"}, {"pattern", uuidPattern}, {"not", jsonObject{{"const", nilUUID}}}})
 	}
 	return described(id.Doc, jsonObject{{"type", "string"}})
 }
@@ -139,6 +143,9 @@ func objectSchema(doc string, disc *jsonMember, fields []placedField) jsonObject
 			continue
 		}
 		schema := typeSchema(f.Type)
+		if f.terminalOf != nil {
+			schema = append(schema, jsonMember{"enum", terminalValues(f.terminalOf)})
+		}
 		if f.Doc != "" {
 			schema = append(schema, jsonMember{"description", f.Doc})
 		}
@@ -155,6 +162,15 @@ func objectSchema(doc string, disc *jsonMember, fields []placedField) jsonObject
 		o = append(o, jsonMember{"required", required})
 	}
 	return o
+}
+
+// terminalValues are the terminal states of m, in the order the spec lists them.
+func terminalValues(m *Machine) []any {
+	var out []any
+	for _, t := range m.Terminal {
+		out = append(out, t.Name)
+	}
+	return out
 }
 
 // integerBounds are the ranges of integer types narrower than JSON's

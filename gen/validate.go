@@ -39,6 +39,7 @@ func Validate(s *Spec) ErrorList {
 	v.unions()
 	v.faces()
 	v.machines()
+	v.terminalFields()
 	v.facts()
 	v.defaults()
 	v.allowances()
@@ -240,7 +241,7 @@ func (v *validator) claimSource(name Ref, src *Source) {
 
 // fixedIdents are the identifiers jobgen generates whatever the spec says.
 func fixedIdents(s *Spec) []string {
-	names := []string{"ErrInvalidEnum", "ErrMissingField", "ErrUnknownVariant"}
+	names := []string{"ErrInvalidEnum", "ErrMissingField", "ErrUnknownVariant", "ErrAmbiguousKey", "ErrInvalidID"}
 	if len(s.Facts) > 0 {
 		names = append(names, "Fact", "FactEnvelope", "EncodeFact", "DecodeFact", "ErrUnknownFact", "ErrUnknownVersion")
 	}
