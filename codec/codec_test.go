@@ -42,7 +42,7 @@ func TestCheckKeysRefusesOnlyAmbiguousKeys(t *testing.T) {
 		many += `"k` + string(rune('a'+i%26)) + string(rune('a'+i/26)) + `":1,`
 	}
 	cases := []struct {
-		name, in string
+		name, in  string
 		ambiguous bool
 	}{
 		{"exact keys", `{"jobId":"x","at":1}`, false},
