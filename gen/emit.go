@@ -33,7 +33,16 @@ const (
 // uses, under a directory named after the package, followed by a copy of each
 // of the spec's sources. The output depends only on the spec: declarations
 // are walked in sorted order, members in spec order.
-func Emit(s *Spec) ([]File, error) {
+func Emit(r *Resolved) ([]File, error) {
+	s, err := r.model()
+	if err != nil {
+		return nil, err
+	}
+	for _, im := range s.Imports {
+		if im.Spec != "" && im.Imported == nil {
+			return nil, fmt.Errorf("emit: spec %s, imported as %s, was not read; parse the spec with Parse or ParseFS", im.Spec, im.Alias)
+		}
+	}
 	e := &emitter{spec: s}
 	sections := []struct {
 		name string

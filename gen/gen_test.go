@@ -378,7 +378,10 @@ func TestSpecImportsWithoutAFileSystemStillLoad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := spec.Records[0].Fields[0].Type.String(); got != "base.OwnerID" {
+	if got := spec.Spec().Records[0].Fields[0].Type.String(); got != "base.OwnerID" {
 		t.Errorf("owner's type = %s, want base.OwnerID", got)
+	}
+	if _, err := Emit(spec); err == nil {
+		t.Error("Emit of a spec whose imports were never read succeeded; it would import a package with no path")
 	}
 }

@@ -25,7 +25,7 @@ const Language = 1
 // Parse loads and validates a spec, reading the sources it names from the
 // directory of file. It returns the model only when the whole spec is valid;
 // otherwise the error is an ErrorList of every problem found.
-func Parse(file string, data []byte) (*Spec, error) {
+func Parse(file string, data []byte) (*Resolved, error) {
 	return ParseFS(os.DirFS(filepath.Dir(file)), file, data)
 }
 
@@ -33,7 +33,7 @@ func Parse(file string, data []byte) (*Spec, error) {
 // at the spec's directory. With a nil dir the sources are not read and
 // upcasters are not checked against them: enough to compare two specs, not
 // to generate from one.
-func ParseFS(dir fs.FS, file string, data []byte) (*Spec, error) {
+func ParseFS(dir fs.FS, file string, data []byte) (*Resolved, error) {
 	return parseChain(dir, file, data, []string{path.Base(filepath.ToSlash(file))})
 }
 
@@ -41,20 +41,23 @@ func ParseFS(dir fs.FS, file string, data []byte) (*Spec, error) {
 // path of each spec that imports the next, relative to the first one's
 // directory, ending with this spec's own. With a nil dir imports, like
 // sources, are not read.
-func parseChain(dir fs.FS, file string, data []byte, chain []string) (*Spec, error) {
+func parseChain(dir fs.FS, file string, data []byte, chain []string) (*Resolved, error) {
 	spec, errs := Load(file, data)
-	if spec != nil && dir != nil {
+	if spec == nil {
+		return nil, errs.Err()
+	}
+	if dir != nil {
 		errs = append(errs, readSources(spec, dir)...)
 		errs = append(errs, readImports(spec, dir, chain)...)
 	}
-	if spec != nil {
-		errs = append(errs, Validate(spec)...)
-	}
+	spec.incomplete = len(errs) > 0
+	r, verrs := Validate(spec)
+	errs = append(errs, verrs...)
 	errs.RemoveMultiples()
 	if err := errs.Err(); err != nil {
 		return nil, err
 	}
-	return spec, nil
+	return r, nil
 }
 
 // Load reads a spec's structure: its YAML, its keys and the shape of each value.
@@ -153,6 +156,7 @@ func Load(file string, data []byte) (*Spec, ErrorList) {
 	if e, ok := top["allow_breaking"]; ok {
 		spec.AllowBreaking = l.allowances(e.val)
 	}
+	spec.incomplete = len(l.errs) > 0
 	return spec, l.errs
 }
 

@@ -20,7 +20,11 @@ const SchemaDialect = "https://json-schema.org/draft/2020-12/schema"
 // are absent, optional fields and lists are not required, lists may be null,
 // and unknown properties are allowed, since decoders ignore them (so history
 // still carrying a removed field validates).
-func EmitSchema(s *Spec) (File, error) {
+func EmitSchema(r *Resolved) (File, error) {
+	s, err := r.model()
+	if err != nil {
+		return File{}, err
+	}
 	defs := map[string]jsonObject{}
 	for _, id := range s.IDs {
 		defs[id.Name] = idSchema(id)
@@ -200,7 +204,7 @@ func typeSchema(t *Type) jsonObject {
 		return append(o, jsonMember{"additionalProperties", typeSchema(t.Elem)})
 	case TypeQualified:
 		if t.imp != nil {
-			return jsonObject{{"$ref", t.imp.Imported.Package.Name + ".schema.json#/$defs/" + t.Name}}
+			return jsonObject{{"$ref", t.imp.Imported.Spec().Package.Name + ".schema.json#/$defs/" + t.Name}}
 		}
 		switch t.Pkg + "." + t.Name {
 		case "time.Time":

@@ -27,8 +27,10 @@ func (k declKind) String() string {
 
 // Validate checks what Load cannot see alone: names, references, cycles,
 // uniqueness, machines and facts. It reports every problem at the node that
-// causes it and returns them sorted.
-func Validate(s *Spec) ErrorList {
+// causes it and returns them sorted. It returns the spec as a Resolved, for
+// the backends, only when there is no problem, here or in what Load, or
+// ParseFS reading sources and imports, reported before.
+func Validate(s *Spec) (*Resolved, ErrorList) {
 	v := &validator{spec: s, decls: map[string]decl{}, idents: map[string]ident{}}
 	v.pkg()
 	v.declare()
@@ -44,7 +46,10 @@ func Validate(s *Spec) ErrorList {
 	v.defaults()
 	v.allowances()
 	v.errs.RemoveMultiples()
-	return v.errs
+	if len(v.errs) > 0 || s.incomplete {
+		return nil, v.errs
+	}
+	return &Resolved{spec: s}, nil
 }
 
 type decl struct {

@@ -144,20 +144,20 @@ func (sf *specFlags) files(stderr io.Writer) ([]string, bool) {
 // An output is one kind of file jobgen writes from a spec, under its own root.
 type output struct {
 	root string
-	emit func(*gen.Spec) ([]gen.File, error)
+	emit func(*gen.Resolved) ([]gen.File, error)
 }
 
 func goOutput(root string) output { return output{root, gen.Emit} }
 
 func schemaOutput(root string) output {
-	return output{root, func(s *gen.Spec) ([]gen.File, error) {
+	return output{root, func(s *gen.Resolved) ([]gen.File, error) {
 		f, err := gen.EmitSchema(s)
 		return []gen.File{f}, err
 	}}
 }
 
 func docsOutput(root string) output {
-	return output{root, func(s *gen.Spec) ([]gen.File, error) {
+	return output{root, func(s *gen.Resolved) ([]gen.File, error) {
 		f, err := gen.EmitDocs(s)
 		return []gen.File{f}, err
 	}}
