@@ -176,6 +176,21 @@ type discCheck struct {
 	goName string
 	kind   TagKind
 	tagVal string // the Go constant holding the variant's tag
+	tag    Tag
+}
+
+// mismatch is the condition that the decoded discriminator is not the
+// variant's tag. A boolean is tested as itself, as Go style (and
+// staticcheck's S1002) wants, rather than compared with a constant.
+func (d *discCheck) mismatch() *jen.Statement {
+	got := jen.Op("*").Id("wire").Dot(d.goName)
+	switch {
+	case d.kind == TagBool && d.tag.Bool:
+		return jen.Op("!").Add(got)
+	case d.kind == TagBool:
+		return got
+	}
+	return got.Op("!=").Id(d.tagVal)
 }
 
 // unmarshal emits an UnmarshalJSON that refuses input lacking a required
@@ -226,7 +241,7 @@ func (e *emitter) unmarshal(f *jen.File, typeName string, fields, common []*Fiel
 			jen.If(jen.Id("wire").Dot(disc.goName).Op("==").Nil()).Block(
 				jen.Return(e.missingField(typeName, disc.json)),
 			),
-			jen.If(jen.Op("*").Id("wire").Dot(disc.goName).Op("!=").Id(disc.tagVal)).Block(
+			jen.If(disc.mismatch()).Block(
 				jen.Return(e.errorf(typeName+": "+disc.json+" is %v, want %v", jen.Op("*").Id("wire").Dot(disc.goName), jen.Id(disc.tagVal))),
 			),
 		)

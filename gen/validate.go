@@ -35,6 +35,7 @@ func Validate(s *Spec) (*Resolved, ErrorList) {
 	v.pkg()
 	v.declare()
 	v.identifiers()
+	v.initialismNames()
 	v.importedTypes()
 	v.typeRefs()
 	v.records()

@@ -312,7 +312,7 @@ func (p *PlainJobStart) UnmarshalJSON(data []byte) error {
 	if wire.Record == nil {
 		return codec.MissingField("jobs.PlainJobStart", "record")
 	}
-	if *wire.Record != PlainJobStartTag {
+	if *wire.Record {
 		return fmt.Errorf("jobs: PlainJobStart: record is %v, want %v", *wire.Record, PlainJobStartTag)
 	}
 	if wire.Kind == nil {
@@ -376,7 +376,7 @@ func (r *RecordingJobStart) UnmarshalJSON(data []byte) error {
 	if wire.Record == nil {
 		return codec.MissingField("jobs.RecordingJobStart", "record")
 	}
-	if *wire.Record != RecordingJobStartTag {
+	if !*wire.Record {
 		return fmt.Errorf("jobs: RecordingJobStart: record is %v, want %v", *wire.Record, RecordingJobStartTag)
 	}
 	if wire.Kind == nil {
