@@ -13,7 +13,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -132,8 +131,9 @@ func CheckKeys(typ string, data []byte, fields ...string) error {
 		return nil
 	}
 	// A few keys are compared in a slice; a hostile object with many keys
-	// moves to a map, so checking stays linear.
-	var seen []string
+	// moves to a map, so checking stays linear. Keys without escapes are
+	// compared in place, without a copy.
+	var seen [][]byte
 	var many map[string]bool
 	for {
 		s.space()
@@ -144,24 +144,28 @@ func CheckKeys(typ string, data []byte, fields ...string) error {
 		if !ok {
 			return fmt.Errorf("%s: malformed object key at offset %d: %w", typ, s.i, ErrAmbiguousKey)
 		}
-		if slices.Contains(seen, key) || many[key] {
+		dup := many[string(key)]
+		for _, k := range seen {
+			dup = dup || bytes.Equal(k, key)
+		}
+		if dup {
 			return fmt.Errorf("%s: key %q appears twice: %w", typ, key, ErrAmbiguousKey)
 		}
 		switch {
 		case many != nil:
-			many[key] = true
+			many[string(key)] = true
 		case len(seen) < 16:
 			seen = append(seen, key)
 		default:
-			many = map[string]bool{key: true}
+			many = map[string]bool{string(key): true}
 			for _, k := range seen {
-				many[k] = true
+				many[string(k)] = true
 			}
 			seen = nil
 		}
-		if !slices.Contains(fields, key) {
+		if !isField(key, fields) {
 			for _, f := range fields {
-				if strings.EqualFold(key, f) {
+				if strings.EqualFold(string(key), f) {
 					return fmt.Errorf("%s: key %q differs from field %q only in case: %w", typ, key, f, ErrAmbiguousKey)
 				}
 			}
@@ -172,6 +176,15 @@ func CheckKeys(typ string, data []byte, fields ...string) error {
 		s.space()
 		s.consume(',')
 	}
+}
+
+func isField(key []byte, fields []string) bool {
+	for _, f := range fields {
+		if string(key) == f {
+			return true
+		}
+	}
+	return false
 }
 
 // A scanner walks JSON that encoding/json has already accepted, so it need
@@ -195,19 +208,19 @@ func (s *scanner) consume(c byte) bool {
 	return false
 }
 
-// key reads a string and returns it unescaped.
-func (s *scanner) key() (string, bool) {
+// key reads a string and returns it unescaped, as encoding/json reads it.
+func (s *scanner) key() ([]byte, bool) {
 	start := s.i
 	s.skipString()
 	raw := s.data[start:s.i]
-	if bytes.IndexByte(raw, '\\') < 0 && len(raw) >= 2 && utf8.Valid(raw) {
-		return string(raw[1 : len(raw)-1]), true
+	if len(raw) >= 2 && bytes.IndexByte(raw, '\\') < 0 && utf8.Valid(raw) {
+		return raw[1 : len(raw)-1], true
 	}
 	var k string
 	if json.Unmarshal(raw, &k) != nil {
-		return "", false
+		return nil, false
 	}
-	return k, true
+	return []byte(k), true
 }
 
 func (s *scanner) skipString() {

@@ -218,6 +218,8 @@ func TestDecodeRefusesBadInput(t *testing.T) {
 		{"unknown frame", decodeFrame, `{"frame":"paused"}`, jobs.ErrUnknownVariant, `frame paused`},
 		{"frame without discriminator", decodeFrame, `{"job":{}}`, jobs.ErrMissingField, `"frame"`},
 		{"frame missing a required field", decodeFrame, `{"frame":"output","chunks":[]}`, jobs.ErrMissingField, `"next"`},
+		{"frame with a case-folded discriminator", decodeFrame, `{"FRAME":"output","chunks":[],"next":1}`, codec.ErrAmbiguousKey, `"FRAME"`},
+		{"frame with its discriminator twice", decodeFrame, `{"frame":"status","frame":"output","chunks":[],"next":1}`, codec.ErrAmbiguousKey, `"frame"`},
 		{"start without record", decodeStart, `{"kind":"bash","label":"x"}`, jobs.ErrMissingField, `"record"`},
 		{"start with a string record", decodeStart, `{"record":"yes","kind":"bash","label":"x"}`, nil, "cannot unmarshal string"},
 		{"start without label", decodeStart, `{"record":true,"kind":"bash"}`, jobs.ErrMissingField, `"label"`},
