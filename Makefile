@@ -54,6 +54,7 @@ fuzz: ## coverage-guided fuzzing of the spec loader, journal recovery and fact d
 	$(GO) test ./gen -run '^$$' -fuzz FuzzLoad -fuzztime $(FUZZTIME) -fuzzminimizetime 10s
 	$(GO) test ./journal -run '^$$' -fuzz FuzzRecover -fuzztime $(FUZZTIME) -fuzzminimizetime 10s
 	$(GO) test ./spec -run '^$$' -fuzz FuzzDecodeFact -fuzztime $(FUZZTIME) -fuzzminimizetime 10s
+	$(GO) test ./codec -run '^$$' -fuzz FuzzCheckKeys -fuzztime $(FUZZTIME) -fuzzminimizetime 10s
 
 bench: ## benchmarks, each with its baseline in the same run
 	$(GO) test ./... -run '^$$' -bench . -benchmem

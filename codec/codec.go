@@ -188,7 +188,8 @@ func isField(key []byte, fields []string) bool {
 }
 
 // A scanner walks JSON that encoding/json has already accepted, so it need
-// not report syntax errors: it only finds where values end.
+// not report syntax errors: it only finds where values end. On other input
+// it stops at the end without a panic, and what it reports means nothing.
 type scanner struct {
 	data []byte
 	i    int
@@ -236,6 +237,7 @@ func (s *scanner) skipString() {
 		}
 		s.i++
 	}
+	s.i = len(s.data) // unterminated, or an escape at the very end
 }
 
 // skipValue moves past one value, nested objects and arrays included.

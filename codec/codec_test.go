@@ -1,7 +1,11 @@
 package codec
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -65,4 +69,51 @@ func TestCheckKeysRefusesOnlyAmbiguousKeys(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzCheckKeys: CheckKeys is exported and may be handed anything; it must
+// return whatever it is handed, and on valid JSON it must agree with a slow
+// reference built on encoding/json's own tokenizer.
+func FuzzCheckKeys(f *testing.F) {
+	for _, seed := range []string{`{"a":1,"A":2}`, `{"a":"\"","b":[{"a":1}]}`, `{"a\`, `{"\u00`, `[`, `{"a":{`, `"`, `{"\u0061":1,"a":2}`, `{"c":1,"c":[]}`} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		got := errors.Is(CheckKeys("T", data, "a", "b"), ErrAmbiguousKey)
+		if !json.Valid(data) {
+			return
+		}
+		if want := ambiguousByTokens(data, "a", "b"); got != want {
+			t.Fatalf("CheckKeys(%s) ambiguous = %v, the reference says %v", data, got, want)
+		}
+	})
+}
+
+// ambiguousByTokens is CheckKeys the slow way, for valid JSON.
+func ambiguousByTokens(data []byte, fields ...string) bool {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return false
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		tok, _ := dec.Token()
+		key := tok.(string)
+		if seen[key] {
+			return true
+		}
+		seen[key] = true
+		if !slices.Contains(fields, key) {
+			for _, f := range fields {
+				if strings.EqualFold(key, f) {
+					return true
+				}
+			}
+		}
+		var skip json.RawMessage
+		if dec.Decode(&skip) != nil {
+			return false
+		}
+	}
+	return false
 }
