@@ -25,7 +25,7 @@ const Language = 1
 // Parse loads and validates a spec, reading the sources it names from the
 // directory of file. It returns the model only when the whole spec is valid;
 // otherwise the error is an ErrorList of every problem found.
-func Parse(file string, data []byte) (*Spec, error) {
+func Parse(file string, data []byte) (*Resolved, error) {
 	dir, err := os.OpenRoot(filepath.Dir(file))
 	if err != nil {
 		return nil, err
@@ -38,7 +38,7 @@ func Parse(file string, data []byte) (*Spec, error) {
 // at the spec's directory. With a nil dir the sources are not read and
 // upcasters are not checked against them: enough to compare two specs, not
 // to generate from one.
-func ParseFS(dir fs.FS, file string, data []byte) (*Spec, error) {
+func ParseFS(dir fs.FS, file string, data []byte) (*Resolved, error) {
 	return parseChain(dir, file, data, []string{path.Base(filepath.ToSlash(file))})
 }
 
@@ -46,20 +46,23 @@ func ParseFS(dir fs.FS, file string, data []byte) (*Spec, error) {
 // path of each spec that imports the next, relative to the first one's
 // directory, ending with this spec's own. With a nil dir imports, like
 // sources, are not read.
-func parseChain(dir fs.FS, file string, data []byte, chain []string) (*Spec, error) {
+func parseChain(dir fs.FS, file string, data []byte, chain []string) (*Resolved, error) {
 	spec, errs := Load(file, data)
-	if spec != nil && dir != nil {
+	if spec == nil {
+		return nil, errs.Err()
+	}
+	if dir != nil {
 		errs = append(errs, readSources(spec, dir)...)
 		errs = append(errs, readImports(spec, dir, chain)...)
 	}
-	if spec != nil {
-		errs = append(errs, Validate(spec)...)
-	}
+	spec.incomplete = len(errs) > 0
+	r, verrs := Validate(spec)
+	errs = append(errs, verrs...)
 	errs.RemoveMultiples()
 	if err := errs.Err(); err != nil {
 		return nil, err
 	}
-	return spec, nil
+	return r, nil
 }
 
 // Load reads a spec's structure: its YAML, its keys and the shape of each value.
@@ -164,6 +167,7 @@ func Load(file string, data []byte) (*Spec, ErrorList) {
 	if e, ok := top["allow_breaking"]; ok {
 		spec.AllowBreaking = l.allowances(e.val)
 	}
+	spec.incomplete = len(l.errs) > 0
 	return spec, l.errs
 }
 
@@ -525,7 +529,7 @@ func (l *loader) enum(e entry) *Enum {
 // expression or a mapping with type, optional, doc, json, go (and since, in facts).
 func (l *loader) fields(n *yaml.Node, what string, inFact bool) []*Field {
 	var out []*Field
-	keys := []string{"type", "optional", "doc", "json", "go"}
+	keys := []string{"type", "optional", "doc", "json", "go", "terminal"}
 	if inFact {
 		keys = append(keys, "since")
 	}
@@ -560,6 +564,10 @@ func (l *loader) fields(n *yaml.Node, what string, inFact bool) []*Field {
 		}
 		if o, ok := m["optional"]; ok {
 			f.Optional, _ = l.boolean(o.val, fwhat+".optional")
+		}
+		if t, ok := m["terminal"]; ok {
+			f.Terminal, _ = l.boolean(t.val, fwhat+".terminal")
+			f.TerminalPos = l.pos(resolve(t.val))
 		}
 		if j, ok := m["json"]; ok {
 			if s, ok := l.str(j.val, fwhat+".json"); ok {

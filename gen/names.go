@@ -25,8 +25,8 @@ var initialisms = map[string]bool{
 func goName(s string) string {
 	var b strings.Builder
 	for _, w := range words(s) {
-		if up := strings.ToUpper(w); initialisms[up] {
-			b.WriteString(up)
+		if fixed := initialismWord(w); fixed != w || initialisms[fixed] {
+			b.WriteString(fixed)
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(w)

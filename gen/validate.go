@@ -27,23 +27,30 @@ func (k declKind) String() string {
 
 // Validate checks what Load cannot see alone: names, references, cycles,
 // uniqueness, machines and facts. It reports every problem at the node that
-// causes it and returns them sorted.
-func Validate(s *Spec) ErrorList {
+// causes it and returns them sorted. It returns the spec as a Resolved, for
+// the backends, only when there is no problem, here or in what Load, or
+// ParseFS reading sources and imports, reported before.
+func Validate(s *Spec) (*Resolved, ErrorList) {
 	v := &validator{spec: s, decls: map[string]decl{}, idents: map[string]ident{}}
 	v.pkg()
 	v.declare()
 	v.identifiers()
+	v.initialismNames()
 	v.importedTypes()
 	v.typeRefs()
 	v.records()
 	v.unions()
 	v.faces()
 	v.machines()
+	v.terminalFields()
 	v.facts()
 	v.defaults()
 	v.allowances()
 	v.errs.RemoveMultiples()
-	return v.errs
+	if len(v.errs) > 0 || s.incomplete {
+		return nil, v.errs
+	}
+	return &Resolved{spec: s}, nil
 }
 
 type decl struct {
@@ -240,7 +247,7 @@ func (v *validator) claimSource(name Ref, src *Source) {
 
 // fixedIdents are the identifiers jobgen generates whatever the spec says.
 func fixedIdents(s *Spec) []string {
-	names := []string{"ErrInvalidEnum", "ErrMissingField", "ErrUnknownVariant"}
+	names := []string{"ErrInvalidEnum", "ErrMissingField", "ErrUnknownVariant", "ErrAmbiguousKey", "ErrInvalidID"}
 	if len(s.Facts) > 0 {
 		names = append(names, "Fact", "FactEnvelope", "EncodeFact", "DecodeFact", "ErrUnknownFact", "ErrUnknownVersion")
 	}

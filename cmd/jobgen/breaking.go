@@ -74,7 +74,7 @@ defaults to the --spec file's path in its repository.`, stderr)
 		}
 		return exitFail
 	}
-	report := gen.Breaking(oldSpec, newSpec, only...)
+	report := gen.Breaking(oldSpec.Spec(), newSpec.Spec(), only...)
 	for _, f := range report.Findings {
 		fmt.Fprintln(stdout, f)
 	}

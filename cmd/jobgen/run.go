@@ -217,12 +217,12 @@ func (o outputs) targets() (targets []gen.Target, roots []string) {
 
 // parseSpecs reads and validates every spec. Spec errors are printed to
 // stderr; the second result is false when anything failed.
-func (sf *specFlags) parseSpecs(stderr io.Writer) ([]*gen.Spec, bool) {
+func (sf *specFlags) parseSpecs(stderr io.Writer) ([]*gen.Resolved, bool) {
 	names, ok := sf.files(stderr)
 	if !ok {
 		return nil, false
 	}
-	var specs []*gen.Spec
+	var specs []*gen.Resolved
 	for _, name := range names {
 		data, err := sf.readSpec(name)
 		if err != nil {

@@ -230,13 +230,13 @@ const factSpec = `jobgen: 1
 package:
   name: demo
 ids:
-  TaskId: {kind: uuid}
+  TaskID: {kind: uuid}
 facts:
   task/opened:
     versions:
       v1:
         fields:
-          id: TaskId
+          id: TaskID
           note: {type: string, optional: true}
 faces:
   Worker:

@@ -55,7 +55,7 @@ type SubagentCreated struct {
 	Descriptor Descriptor `json:"descriptor"`
 }
 
-// UnmarshalJSON decodes s, refusing input that lacks a required field.
+// UnmarshalJSON decodes s, refusing a missing required field or an ambiguous key.
 func (s *SubagentCreated) UnmarshalJSON(data []byte) error {
 	var wire struct {
 		Child      *SessionID   `json:"child"`
@@ -64,6 +64,9 @@ func (s *SubagentCreated) UnmarshalJSON(data []byte) error {
 		Descriptor *Descriptor  `json:"descriptor"`
 	}
 	if err := json.Unmarshal(data, &wire); err != nil {
+		return err
+	}
+	if err := codec.CheckKeys("subagents.SubagentCreated", data, "child", "at", "header", "descriptor"); err != nil {
 		return err
 	}
 	if wire.Child == nil {
@@ -112,7 +115,7 @@ type SubagentMessageAccepted struct {
 	Wake bool `json:"wake,omitzero"`
 }
 
-// UnmarshalJSON decodes s, refusing input that lacks a required field.
+// UnmarshalJSON decodes s, refusing a missing required field or an ambiguous key.
 func (s *SubagentMessageAccepted) UnmarshalJSON(data []byte) error {
 	var wire struct {
 		Message *MessageID     `json:"message"`
@@ -122,6 +125,9 @@ func (s *SubagentMessageAccepted) UnmarshalJSON(data []byte) error {
 		Wake    bool           `json:"wake"`
 	}
 	if err := json.Unmarshal(data, &wire); err != nil {
+		return err
+	}
+	if err := codec.CheckKeys("subagents.SubagentMessageAccepted", data, "message", "at", "source", "content", "wake"); err != nil {
 		return err
 	}
 	if wire.Message == nil {
@@ -164,7 +170,7 @@ type SubagentMessageClaimed struct {
 	Run RunID `json:"run"`
 }
 
-// UnmarshalJSON decodes s, refusing input that lacks a required field.
+// UnmarshalJSON decodes s, refusing a missing required field or an ambiguous key.
 func (s *SubagentMessageClaimed) UnmarshalJSON(data []byte) error {
 	var wire struct {
 		Message *MessageID `json:"message"`
@@ -172,6 +178,9 @@ func (s *SubagentMessageClaimed) UnmarshalJSON(data []byte) error {
 		Run     *RunID     `json:"run"`
 	}
 	if err := json.Unmarshal(data, &wire); err != nil {
+		return err
+	}
+	if err := codec.CheckKeys("subagents.SubagentMessageClaimed", data, "message", "at", "run"); err != nil {
 		return err
 	}
 	if wire.Message == nil {
@@ -212,7 +221,7 @@ type SubagentMessageDiscarded struct {
 	Why string `json:"why"`
 }
 
-// UnmarshalJSON decodes s, refusing input that lacks a required field.
+// UnmarshalJSON decodes s, refusing a missing required field or an ambiguous key.
 func (s *SubagentMessageDiscarded) UnmarshalJSON(data []byte) error {
 	var wire struct {
 		Message *MessageID `json:"message"`
@@ -220,6 +229,9 @@ func (s *SubagentMessageDiscarded) UnmarshalJSON(data []byte) error {
 		Why     *string    `json:"why"`
 	}
 	if err := json.Unmarshal(data, &wire); err != nil {
+		return err
+	}
+	if err := codec.CheckKeys("subagents.SubagentMessageDiscarded", data, "message", "at", "why"); err != nil {
 		return err
 	}
 	if wire.Message == nil {
@@ -262,7 +274,7 @@ type SubagentResidencyEnded struct {
 	LastMessage string `json:"lastMessage,omitzero"`
 }
 
-// UnmarshalJSON decodes s, refusing input that lacks a required field.
+// UnmarshalJSON decodes s, refusing a missing required field or an ambiguous key.
 func (s *SubagentResidencyEnded) UnmarshalJSON(data []byte) error {
 	var wire struct {
 		Run         *RunID      `json:"run"`
@@ -271,6 +283,9 @@ func (s *SubagentResidencyEnded) UnmarshalJSON(data []byte) error {
 		LastMessage string      `json:"lastMessage"`
 	}
 	if err := json.Unmarshal(data, &wire); err != nil {
+		return err
+	}
+	if err := codec.CheckKeys("subagents.SubagentResidencyEnded", data, "run", "at", "stopReason", "lastMessage"); err != nil {
 		return err
 	}
 	if wire.Run == nil {
@@ -312,7 +327,7 @@ type SubagentResidencyStarted struct {
 	Resumed bool `json:"resumed,omitzero"`
 }
 
-// UnmarshalJSON decodes s, refusing input that lacks a required field.
+// UnmarshalJSON decodes s, refusing a missing required field or an ambiguous key.
 func (s *SubagentResidencyStarted) UnmarshalJSON(data []byte) error {
 	var wire struct {
 		Run     *RunID `json:"run"`
@@ -320,6 +335,9 @@ func (s *SubagentResidencyStarted) UnmarshalJSON(data []byte) error {
 		Resumed bool   `json:"resumed"`
 	}
 	if err := json.Unmarshal(data, &wire); err != nil {
+		return err
+	}
+	if err := codec.CheckKeys("subagents.SubagentResidencyStarted", data, "run", "at", "resumed"); err != nil {
 		return err
 	}
 	if wire.Run == nil {
@@ -355,13 +373,16 @@ type SubagentSeeded struct {
 	Event json.RawMessage `json:"event"`
 }
 
-// UnmarshalJSON decodes s, refusing input that lacks a required field.
+// UnmarshalJSON decodes s, refusing a missing required field or an ambiguous key.
 func (s *SubagentSeeded) UnmarshalJSON(data []byte) error {
 	var wire struct {
 		Index *int             `json:"index"`
 		Event *json.RawMessage `json:"event"`
 	}
 	if err := json.Unmarshal(data, &wire); err != nil {
+		return err
+	}
+	if err := codec.CheckKeys("subagents.SubagentSeeded", data, "index", "event"); err != nil {
 		return err
 	}
 	if wire.Index == nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/google/uuid"
+	"github.com/jobgen/jobgen/codec"
 )
 
 // A MessageID identifies one message accepted by a child's inbox. It is issued
@@ -18,9 +19,11 @@ func NewMessageID() MessageID {
 	return MessageID(uuid.New())
 }
 
-// ParseMessageID parses the text form of a MessageID, as String writes it.
+// ParseMessageID parses the text form of a MessageID, exactly as String writes
+// it; other spellings of a UUID and the nil UUID are errors wrapping
+// ErrInvalidID.
 func ParseMessageID(s string) (MessageID, error) {
-	u, err := uuid.Parse(s)
+	u, err := codec.ParseUUID([]byte(s))
 	if err != nil {
 		return MessageID{}, fmt.Errorf("subagents: MessageID %q: %w", s, err)
 	}
@@ -32,7 +35,7 @@ func (m MessageID) String() string {
 	return uuid.UUID(m).String()
 }
 
-// IsZero reports whether m is the zero MessageID, which no job ever has.
+// IsZero reports whether m is the zero MessageID, which NewMessageID never returns and decoding refuses.
 func (m MessageID) IsZero() bool {
 	return m == MessageID{}
 }
@@ -42,9 +45,9 @@ func (m MessageID) MarshalText() ([]byte, error) {
 	return uuid.UUID(m).MarshalText()
 }
 
-// UnmarshalText decodes m from its text form.
+// UnmarshalText decodes m from its text form, as ParseMessageID does.
 func (m *MessageID) UnmarshalText(text []byte) error {
-	u, err := uuid.ParseBytes(text)
+	u, err := codec.ParseUUID(text)
 	if err != nil {
 		return fmt.Errorf("subagents: MessageID %q: %w", text, err)
 	}
@@ -61,9 +64,10 @@ func NewRunID() RunID {
 	return RunID(uuid.New())
 }
 
-// ParseRunID parses the text form of a RunID, as String writes it.
+// ParseRunID parses the text form of a RunID, exactly as String writes it;
+// other spellings of a UUID and the nil UUID are errors wrapping ErrInvalidID.
 func ParseRunID(s string) (RunID, error) {
-	u, err := uuid.Parse(s)
+	u, err := codec.ParseUUID([]byte(s))
 	if err != nil {
 		return RunID{}, fmt.Errorf("subagents: RunID %q: %w", s, err)
 	}
@@ -75,7 +79,7 @@ func (r RunID) String() string {
 	return uuid.UUID(r).String()
 }
 
-// IsZero reports whether r is the zero RunID, which no job ever has.
+// IsZero reports whether r is the zero RunID, which NewRunID never returns and decoding refuses.
 func (r RunID) IsZero() bool {
 	return r == RunID{}
 }
@@ -85,9 +89,9 @@ func (r RunID) MarshalText() ([]byte, error) {
 	return uuid.UUID(r).MarshalText()
 }
 
-// UnmarshalText decodes r from its text form.
+// UnmarshalText decodes r from its text form, as ParseRunID does.
 func (r *RunID) UnmarshalText(text []byte) error {
-	u, err := uuid.ParseBytes(text)
+	u, err := codec.ParseUUID(text)
 	if err != nil {
 		return fmt.Errorf("subagents: RunID %q: %w", text, err)
 	}

@@ -20,7 +20,7 @@ type ChildHeader struct {
 	SeedLength int `json:"seedLength,omitzero"`
 }
 
-// UnmarshalJSON decodes c, refusing input that lacks a required field.
+// UnmarshalJSON decodes c, refusing a missing required field or an ambiguous key.
 func (c *ChildHeader) UnmarshalJSON(data []byte) error {
 	var wire struct {
 		ParentSession   *SessionID `json:"parentSession"`
@@ -29,6 +29,9 @@ func (c *ChildHeader) UnmarshalJSON(data []byte) error {
 		SeedLength      int        `json:"seedLength"`
 	}
 	if err := json.Unmarshal(data, &wire); err != nil {
+		return err
+	}
+	if err := codec.CheckKeys("subagents.ChildHeader", data, "parentSession", "origin", "delegationDepth", "seedLength"); err != nil {
 		return err
 	}
 	if wire.ParentSession == nil {
@@ -60,7 +63,7 @@ type ContentBlock struct {
 	Data string `json:"data,omitzero"`
 }
 
-// UnmarshalJSON decodes c, refusing input that lacks a required field.
+// UnmarshalJSON decodes c, refusing a missing required field or an ambiguous key.
 func (c *ContentBlock) UnmarshalJSON(data []byte) error {
 	var wire struct {
 		Kind      *ContentKind `json:"kind"`
@@ -69,6 +72,9 @@ func (c *ContentBlock) UnmarshalJSON(data []byte) error {
 		Data      string       `json:"data"`
 	}
 	if err := json.Unmarshal(data, &wire); err != nil {
+		return err
+	}
+	if err := codec.CheckKeys("subagents.ContentBlock", data, "kind", "text", "mediaType", "data"); err != nil {
 		return err
 	}
 	if wire.Kind == nil {
@@ -104,7 +110,7 @@ type Descriptor struct {
 	ToolFilter *ToolFilter `json:"toolFilter,omitzero"`
 }
 
-// UnmarshalJSON decodes d, refusing input that lacks a required field.
+// UnmarshalJSON decodes d, refusing a missing required field or an ambiguous key.
 func (d *Descriptor) UnmarshalJSON(data []byte) error {
 	var wire struct {
 		Version       *int            `json:"version"`
@@ -117,6 +123,9 @@ func (d *Descriptor) UnmarshalJSON(data []byte) error {
 		ToolFilter    *ToolFilter     `json:"toolFilter"`
 	}
 	if err := json.Unmarshal(data, &wire); err != nil {
+		return err
+	}
+	if err := codec.CheckKeys("subagents.Descriptor", data, "version", "mode", "provider", "label", "agentProvider", "agentModel", "persona", "toolFilter"); err != nil {
 		return err
 	}
 	if wire.Version == nil {
@@ -149,7 +158,7 @@ type Message struct {
 	Content []ContentBlock `json:"content"`
 }
 
-// UnmarshalJSON decodes m, refusing input that lacks a required field.
+// UnmarshalJSON decodes m, refusing a missing required field or an ambiguous key.
 func (m *Message) UnmarshalJSON(data []byte) error {
 	var wire struct {
 		ID      *MessageID     `json:"id"`
@@ -157,6 +166,9 @@ func (m *Message) UnmarshalJSON(data []byte) error {
 		Content []ContentBlock `json:"content"`
 	}
 	if err := json.Unmarshal(data, &wire); err != nil {
+		return err
+	}
+	if err := codec.CheckKeys("subagents.Message", data, "id", "source", "content"); err != nil {
 		return err
 	}
 	if wire.ID == nil {
@@ -184,7 +196,7 @@ type MessageSource struct {
 	Summary string `json:"summary,omitzero"`
 }
 
-// UnmarshalJSON decodes m, refusing input that lacks a required field.
+// UnmarshalJSON decodes m, refusing a missing required field or an ambiguous key.
 func (m *MessageSource) UnmarshalJSON(data []byte) error {
 	var wire struct {
 		Kind    *SourceKind `json:"kind"`
@@ -192,6 +204,9 @@ func (m *MessageSource) UnmarshalJSON(data []byte) error {
 		Summary string      `json:"summary"`
 	}
 	if err := json.Unmarshal(data, &wire); err != nil {
+		return err
+	}
+	if err := codec.CheckKeys("subagents.MessageSource", data, "kind", "sender", "summary"); err != nil {
 		return err
 	}
 	if wire.Kind == nil {
@@ -209,4 +224,21 @@ type ToolFilter struct {
 	Allow []string `json:"allow,omitzero"`
 	// Deny lists tools the child may not call.
 	Deny []string `json:"deny,omitzero"`
+}
+
+// UnmarshalJSON decodes t, refusing a missing required field or an ambiguous key.
+func (t *ToolFilter) UnmarshalJSON(data []byte) error {
+	var wire struct {
+		Allow []string `json:"allow"`
+		Deny  []string `json:"deny"`
+	}
+	if err := json.Unmarshal(data, &wire); err != nil {
+		return err
+	}
+	if err := codec.CheckKeys("subagents.ToolFilter", data, "allow", "deny"); err != nil {
+		return err
+	}
+	t.Allow = wire.Allow
+	t.Deny = wire.Deny
+	return nil
 }
