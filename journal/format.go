@@ -134,7 +134,7 @@ func appendEscaped(dst []byte, s string) []byte {
 // the quote.
 func cutString(b []byte, max int) (string, []byte, bool) {
 	var out []byte
-	for i := 0; i < len(b); i++ {
+	for i := 0; i < len(b) && i <= 2*max; i++ { // escaped, at most 2*max bytes
 		switch c := b[i]; {
 		case c == '"':
 			s := b[:i]
@@ -174,7 +174,11 @@ func cutString(b []byte, max int) (string, []byte, bool) {
 // and id, each as a four-byte big-endian length and its bytes: the part of the
 // checksum known before the record has a seq and a position.
 func metaCRC(payload []byte, stream Stream, id string) uint32 {
-	crc := crc32.Update(0, castagnoli, payload)
+	return extendMeta(crc32.Update(0, castagnoli, payload), stream, id)
+}
+
+// extendMeta extends crc, the CRC-32C of a fact, over its stream and id.
+func extendMeta(crc uint32, stream Stream, id string) uint32 {
 	var n [4]byte
 	binary.BigEndian.PutUint32(n[:], uint32(len(stream)))
 	crc = crc32.Update(crc, castagnoli, n[:])

@@ -16,8 +16,10 @@ import (
 //     continue the sequence (4, 5, …) is kept;
 //   - at the first damage after them, Open refuses with ErrCorrupt at the
 //     damage's offset when the damaged line is a valid record out of
-//     sequence, or when a valid record begins anywhere after the damage's
-//     first byte, and leaves the file unchanged;
+//     sequence, or a whole record (newline-terminated, framing intact) whose
+//     checksum or fact is bad, or when a record with a matching checksum
+//     begins anywhere after the damage's first byte, and leaves the file
+//     unchanged;
 //   - otherwise the damage is a torn tail: Open cuts the file there, keeping
 //     exactly the prefix and the run, and appends continue after them.
 //
@@ -107,7 +109,7 @@ func expectRecovery(tail []byte, last uint64) (kept, extra, corruptAt int) {
 			pos += nl + 1
 			continue
 		}
-		if err == nil || validRecordFrom(tail, pos+1) {
+		if _, ferr := parseFrame(tail[pos:pos+nl], 2); err == nil || ferr == nil || validRecordFrom(tail, pos+1) {
 			return pos, extra, pos
 		}
 		return pos, extra, -1
@@ -121,7 +123,7 @@ func validRecordFrom(b []byte, from int) bool {
 			continue
 		}
 		if nl := bytes.IndexByte(b[i:], '\n'); nl >= 0 {
-			if _, err := parseRecord(b[i:i+nl], 2); err == nil {
+			if fr, err := parseFrame(b[i:i+nl], 2); err == nil && fr.sum(2) == fr.crc {
 				return true
 			}
 		}

@@ -260,6 +260,14 @@ func scan(r io.Reader, path string, ix *index, visit func(Record) bool) (Summary
 				return summary(), damage(ErrCorrupt, "%s", why)
 			}
 		}
+		if perr != nil && ln.keep == ln.start {
+			if _, ferr := parseFrame(ln.b, version); ferr == nil {
+				// Whole, newline-terminated, framed: written once in full, so a
+				// bad checksum or fact is damage to a record that may have been
+				// flushed, not a write cut short.
+				return summary(), damage(ErrCorrupt, "%v (a whole record: cut it only with jobgen journal repair --truncate-at %d)", perr, ln.start)
+			}
+		}
 		if perr != nil {
 			at, next, err := s.findValid(ln, version)
 			if err != nil {
@@ -398,24 +406,52 @@ func (s *scanner) findValid(bad line, version int) (int64, uint64, error) {
 	}
 }
 
-// findRecord returns the index in b, at or after from, of the first valid
-// record of the given version that runs to the end of b, and its position; or
-// -1.
+// findRecord returns the index in b, at or after from, of the first record
+// of the given version that runs to the end of b with valid framing and a
+// matching checksum, and its position; or -1. It does not ask that the fact
+// be JSON: a checksummed record that was once written whole is what tells
+// corruption from a torn write. Its cost is linear in len(b): each
+// candidate's framing is bounded, and the checksum of its fact, which runs to
+// the end of b, comes from one pass over b (see suffixCRC).
 func findRecord(b []byte, from, version int) (int, uint64) {
 	prefix := []byte(prefixPos)
 	if version == 1 {
 		prefix = []byte(`{"seq":`)
 	}
+	if len(b) == 0 || b[len(b)-1] != '}' {
+		return -1, 0
+	}
+	end := len(b) - 1 // the facts of all candidates end here
+	pre := prefixCRCs{b: b}
+	var whole uint32
+	wholeDone := false
 	for from <= len(b) {
 		i := bytes.Index(b[from:], prefix)
 		if i < 0 {
 			return -1, 0
 		}
 		at := from + i
-		if fr, err := parseRecord(b[at:], version); err == nil {
+		from = at + 1
+		fr, err := parseFrame(b[at:], version)
+		if err != nil {
+			continue
+		}
+		factAt := end - len(fr.payload)
+		if !wholeDone {
+			// The CRC of b[:end] and then of each prefix: the pass over b
+			// happens once, in two sweeps of a prefixCRCs.
+			w := prefixCRCs{b: b}
+			whole, wholeDone = w.upTo(end), true
+		}
+		crc := suffixCRC(whole, pre.upTo(factAt), end-factAt)
+		if version == 1 {
+			crc = withU64(crc, fr.seq)
+		} else {
+			crc = withU64(withU64(extendMeta(crc, fr.stream, fr.id), fr.seq), fr.pos)
+		}
+		if crc == fr.crc {
 			return at, fr.pos
 		}
-		from = at + 1
 	}
 	return -1, 0
 }
