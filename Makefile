@@ -52,7 +52,8 @@ mutants: ## apply each deliberate bug in proptest/mutants/ to a scratch copy; fa
 
 fuzz: ## coverage-guided fuzzing of the spec loader and of journal recovery, FUZZTIME each
 	$(GO) test ./gen -run '^$$' -fuzz FuzzLoad -fuzztime $(FUZZTIME) -fuzzminimizetime 10s
-	$(GO) test ./journal -run '^$$' -fuzz FuzzRecover -fuzztime $(FUZZTIME) -fuzzminimizetime 10s
+	$(GO) test ./journal -run '^$$' -fuzz '^FuzzRecover$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 10s
+	$(GO) test ./journal -run '^$$' -fuzz FuzzRecoverLongLines -fuzztime $(FUZZTIME) -fuzzminimizetime 10s
 
 bench: ## benchmarks, each with its baseline in the same run
 	$(GO) test ./... -run '^$$' -bench . -benchmem

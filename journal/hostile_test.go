@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 )
 
 // writeFile writes b to a new file in a temporary directory.
@@ -18,39 +17,6 @@ func writeFile(t *testing.T, name string, b []byte) string {
 		t.Fatal(err)
 	}
 	return path
-}
-
-// TestRecoveryIsLinearOnCraftedLines: a line full of record candidates
-// whose framing parses and whose fact runs to the line's end costs recovery
-// a pass, not a checksum of the rest of the line per candidate (issue 15,
-// item 9: a 1 MiB line took 1.35 s, 10 MiB 10.9 s). A line four times as
-// long takes about four times as long (quadratic would be sixteen); the
-// best of three runs of each, so that a loaded machine does not decide.
-func TestRecoveryIsLinearOnCraftedLines(t *testing.T) {
-	candidate := `{"pos":1,"stream":"a","seq":1,"crc32c":"00000000","fact":`
-	crafted := func(bytes int) string {
-		return writeFile(t, "crafted.journal", []byte(header+"x"+strings.Repeat(candidate, bytes/len(candidate))+"}\n"))
-	}
-	cost := func(path string) time.Duration {
-		best := time.Duration(1 << 62)
-		for range 5 {
-			start := time.Now()
-			_, err := Check(path)
-			best = min(best, time.Since(start))
-			if !errors.Is(err, ErrTornTail) {
-				t.Fatalf("Check = %v; want a torn tail (no valid record anywhere)", err)
-			}
-		}
-		return best
-	}
-	short, long := cost(crafted(256<<10)), cost(crafted(1<<20-100))
-	if long > 8*short+20*time.Millisecond {
-		t.Fatalf("a crafted line of 1 MiB costs %v, of 256 KiB %v: %.1f times for four times the bytes", long, short, float64(long)/float64(short))
-	}
-	t.Logf("crafted line: 256 KiB %v, 1 MiB %v", short, long)
-	if _, err := Open(crafted(1<<20-100), WithLogger(discard())); err != nil {
-		t.Fatalf("Open = %v; want the torn line cut", err)
-	}
 }
 
 // TestCandidateChecksumFromPrefixes: the checksum of a suffix computed from
@@ -92,4 +58,56 @@ func TestNonJSONFactIsCorruption(t *testing.T) {
 			t.Fatalf("last=%v: Open changed a file it refused", last)
 		}
 	}
+}
+
+// TestCRLFJournalSaysWhatIsWrong: a journal whose line endings were
+// converted to CRLF is reported as that, not as a newer version (issue 15,
+// item 21).
+func TestCRLFJournalSaysWhatIsWrong(t *testing.T) {
+	path, _ := makeJournal(t, 2)
+	b, _ := os.ReadFile(path)
+	crlf := writeFile(t, "crlf.journal", bytes.ReplaceAll(b, []byte("\n"), []byte("\r\n")))
+	for name, call := range map[string]func() error{
+		"Check": func() error { _, err := Check(crlf); return err },
+		"Open":  func() error { _, err := Open(crlf, WithLogger(discard())); return err },
+	} {
+		err := call()
+		if !errors.Is(err, ErrNotJournal) || !strings.Contains(err.Error(), "CRLF") || strings.Contains(err.Error(), "newer") {
+			t.Errorf("%s of a CRLF journal = %v; want ErrNotJournal saying the lines end in CRLF", name, err)
+		}
+	}
+}
+
+// TestWholeBadLastRecordIsCorruption: a bit flip in a complete last record
+// (one that may have been flushed) is corruption with its offset, not a torn
+// tail cut with a log line (issue 15, item 14). TruncateAt, the operator's
+// repair, cuts it at that offset, and only at a record boundary of an intact
+// prefix.
+func TestWholeBadLastRecordIsCorruption(t *testing.T) {
+	path, off := makeJournal(t, 3)
+	b, _ := os.ReadFile(path)
+	b[off[2]+int64(len(`{"pos":3,"stream":"test","seq":3,"crc32c":"00000000","fact":{"type":"`))] ^= 0x01
+	os.WriteFile(path, b, 0o644)
+	var rerr *RecordError
+	if _, err := Open(path, WithLogger(discard())); !errors.Is(err, ErrCorrupt) || !errors.As(err, &rerr) || rerr.Offset != off[2] {
+		t.Fatalf("Open = %v; want ErrCorrupt at offset %d", err, off[2])
+	}
+	if got, _ := os.ReadFile(path); !bytes.Equal(got, b) {
+		t.Fatal("Open changed a file it refused")
+	}
+	for _, at := range []int64{off[2] + 1, off[3], 3} {
+		if _, _, err := TruncateAt(path, at); !errors.Is(err, ErrInvalid) {
+			t.Errorf("TruncateAt(%d) = %v; want a refusal", at, err)
+		}
+	}
+	sum, cut, err := TruncateAt(path, off[2])
+	if err != nil || sum.Records != 2 || cut != off[3]-off[2] {
+		t.Fatalf("TruncateAt(%d) = %+v, %d, %v; want 2 records kept and the last cut", off[2], sum, cut, err)
+	}
+	s := open(t, path)
+	if seq, err := s.append1(payload(t, 3)); seq != 3 || err != nil {
+		t.Fatalf("append after the repair = %d, %v; want seq 3", seq, err)
+	}
+	s.close()
+	wantPayloads(t, records(t, path), 3)
 }

@@ -110,15 +110,21 @@ func Check(path string) (Summary, error) {
 	return scan(f, path, newIndex(false), nil)
 }
 
-// openReadOnly opens path for reading, refusing a directory with a clear error.
+// openReadOnly opens path for reading, refusing a directory with a clear
+// error.
+// A FIFO or a device is refused before it is opened, since opening or
+// reading one can block forever.
 func openReadOnly(path string) (*os.File, error) {
+	if err := checkRegular(path); err != nil {
+		return nil, err
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("journal: %w", err)
 	}
-	if fi, err := f.Stat(); err == nil && fi.IsDir() {
+	if err := checkRegularFile(path, f); err != nil {
 		f.Close()
-		return nil, fmt.Errorf("journal %s: is a directory", path)
+		return nil, err
 	}
 	return f, nil
 }
@@ -321,6 +327,8 @@ func (s *scanner) header(path string) (int, error) {
 		return 0, fmt.Errorf("%s: %w", name(path), errEmpty)
 	case len(b) < len(header) && (bytes.HasPrefix([]byte(header), b) || bytes.HasPrefix([]byte(headerV1), b)):
 		return 0, &RecordError{Path: path, Offset: 0, Kind: ErrTornTail, Reason: "journal header cut short"}
+	case len(b) == len(header) && b[len(b)-1] == '\r' && (string(b[:len(b)-1]) == header[:len(header)-1] || string(b[:len(b)-1]) == headerV1[:len(headerV1)-1]):
+		return 0, fmt.Errorf("%s: %w: its lines end in CRLF (\\r\\n), not LF: the file was converted to another platform's line endings; convert it back (dos2unix) before reading it", name(path), ErrNotJournal)
 	case bytes.HasPrefix(b, []byte(headerFamily)):
 		return 0, fmt.Errorf("%s: unsupported journal version (written by a newer jobgen?): %w", name(path), ErrNotJournal)
 	default:
@@ -410,9 +418,13 @@ func (s *scanner) findValid(bad line, version int) (int64, uint64, error) {
 // of the given version that runs to the end of b with valid framing and a
 // matching checksum, and its position; or -1. It does not ask that the fact
 // be JSON: a checksummed record that was once written whole is what tells
-// corruption from a torn write. Its cost is linear in len(b): each
-// candidate's framing is bounded, and the checksum of its fact, which runs to
-// the end of b, comes from one pass over b (see suffixCRC).
+// corruption from a torn write.
+//
+// Its cost is a pass over b plus a few GF(2) multiplications per candidate:
+// each candidate's framing is bounded, and the checksum of its fact, which
+// runs to the end of b, is derived from the checksum of the prefix before it
+// (see suffixCRC), walking the candidates from the last to the first so that
+// the power of x each needs comes from the next one's.
 func findRecord(b []byte, from, version int) (int, uint64) {
 	prefix := []byte(prefixPos)
 	if version == 1 {
@@ -422,13 +434,17 @@ func findRecord(b []byte, from, version int) (int, uint64) {
 		return -1, 0
 	}
 	end := len(b) - 1 // the facts of all candidates end here
+	type candidate struct {
+		at, factAt int
+		prefixCRC  uint32
+		fr         frame
+	}
+	var cands []candidate
 	pre := prefixCRCs{b: b}
-	var whole uint32
-	wholeDone := false
 	for from <= len(b) {
 		i := bytes.Index(b[from:], prefix)
 		if i < 0 {
-			return -1, 0
+			break
 		}
 		at := from + i
 		from = at + 1
@@ -437,21 +453,40 @@ func findRecord(b []byte, from, version int) (int, uint64) {
 			continue
 		}
 		factAt := end - len(fr.payload)
-		if !wholeDone {
-			// The CRC of b[:end] and then of each prefix: the pass over b
-			// happens once, in two sweeps of a prefixCRCs.
-			w := prefixCRCs{b: b}
-			whole, wholeDone = w.upTo(end), true
-		}
-		crc := suffixCRC(whole, pre.upTo(factAt), end-factAt)
-		if version == 1 {
-			crc = withU64(crc, fr.seq)
+		cands = append(cands, candidate{at: at, factAt: factAt, prefixCRC: pre.upTo(factAt), fr: fr})
+	}
+	if len(cands) == 0 {
+		return -1, 0
+	}
+	whole := pre.upTo(end)
+	found := -1
+	var xpow uint32 // x^(8*(end-factAt)) of the candidate at hand
+	steps := map[int]uint32{}
+	for k := len(cands) - 1; k >= 0; k-- {
+		c := &cands[k]
+		if k == len(cands)-1 {
+			xpow = shiftBytes(end - c.factAt)
 		} else {
-			crc = withU64(withU64(extendMeta(crc, fr.stream, fr.id), fr.seq), fr.pos)
+			d := cands[k+1].factAt - c.factAt
+			step, ok := steps[d]
+			if !ok {
+				step = shiftBytes(d)
+				steps[d] = step
+			}
+			xpow = multModP(xpow, step)
 		}
-		if crc == fr.crc {
-			return at, fr.pos
+		crc := whole ^ multModP(xpow, c.prefixCRC)
+		if version == 1 {
+			crc = withU64(crc, c.fr.seq)
+		} else {
+			crc = withU64(withU64(extendMeta(crc, c.fr.stream, c.fr.id), c.fr.seq), c.fr.pos)
+		}
+		if crc == c.fr.crc {
+			found = k
 		}
 	}
-	return -1, 0
+	if found < 0 {
+		return -1, 0
+	}
+	return cands[found].at, cands[found].fr.pos
 }

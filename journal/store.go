@@ -138,6 +138,21 @@ func checkRegular(path string) error {
 	return nil
 }
 
+// checkRegularFile is checkRegular for a file that is open, in case path
+// was replaced between the check and the open.
+func checkRegularFile(path string, f *os.File) error {
+	fi, err := f.Stat()
+	switch {
+	case err != nil:
+		return fmt.Errorf("journal %s: %w", path, err)
+	case fi.IsDir():
+		return fmt.Errorf("journal %s: is a directory", path)
+	case !fi.Mode().IsRegular():
+		return fmt.Errorf("journal %s: not a regular file (%s): %w", path, fi.Mode().Type(), ErrNotJournal)
+	}
+	return nil
+}
+
 // recover scans the file, cuts a torn tail, and leaves the file's offset at
 // the end of its last valid record, with the index of what it holds.
 func (s *FileStore) recover(c *config) error {
