@@ -28,12 +28,6 @@ const headerFamily = `{"format":"jobgen-journal",`
 // reader treats a longer line as damage.
 const MaxRecordBytes = 1 << 20
 
-// MaxSeq is the largest seq a stream holds, the contract's 2^63-1 (a signed
-// 64-bit integer, so every backend can keep it): an append that would pass it
-// is refused with ErrFull. A v1 file may hold larger seqs; it reads, and
-// takes no appends.
-const MaxSeq = 1<<63 - 1
-
 // V1Stream is the stream that the records of a version 1 file, written before
 // journals had streams, belong to. Each keeps its seq, which is also its
 // position. The journal knows no vocabulary, so it cannot tell whose session a

@@ -191,6 +191,12 @@ func (ix *index) follows(fr *frame) string {
 
 // add records fr, at l, as the next record.
 func (ix *index) add(fr *frame, l loc) {
+	ix.addTo(ix.streams[fr.stream], fr, l)
+}
+
+// addTo is add given fr's stream index, or nil when the stream is new, and
+// returns the stream index.
+func (ix *index) addTo(st *streamIndex, fr *frame, l loc) *streamIndex {
 	if ix.lastPos == 0 {
 		ix.firstPos = fr.pos
 	}
@@ -198,7 +204,6 @@ func (ix *index) add(fr *frame, l loc) {
 	if (fr.pos-ix.firstPos)%checkpointEvery == 0 {
 		ix.checkpoints = append(ix.checkpoints, l.off)
 	}
-	st := ix.streams[fr.stream]
 	if st == nil {
 		st = &streamIndex{first: fr.seq}
 		ix.streams[fr.stream] = st
@@ -213,6 +218,7 @@ func (ix *index) add(fr *frame, l loc) {
 		}
 		st.ids[fr.id] = fr.seq
 	}
+	return st
 }
 
 // record is the Record of fr at offset off.

@@ -372,7 +372,7 @@ func (s *FileStore) Append(ctx context.Context, stream Stream, entries ...Entry)
 		s.buf = appendRecord(s.buf, fr.pos, stream, fr.seq, e.ID, e.Payload, metas[i])
 		l := loc{off: s.end, n: uint32(len(s.buf) - n)}
 		s.end += int64(l.n)
-		s.ix.add(&fr, l)
+		st = s.ix.addTo(st, &fr, l)
 	}
 	full := len(s.buf) >= s.bufBytes
 	s.mu.Unlock()
