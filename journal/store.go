@@ -642,6 +642,11 @@ func (s *FileStore) ReadStream(ctx context.Context, stream Stream, after uint64)
 					err = &RecordError{Path: s.path, Offset: r.Offset, Kind: ErrCorrupt,
 						Reason: fmt.Sprintf("index says stream %q seq %d, file holds stream %q seq %d", stream, st.first+i+uint64(k), r.Stream, r.Seq)}
 				}
+				if err == nil && k > 0 {
+					if cerr := ctx.Err(); cerr != nil {
+						err = s.fail("read stream", cerr)
+					}
+				}
 				if err != nil {
 					break
 				}
@@ -767,6 +772,10 @@ func (s *FileStore) ReadAll(ctx context.Context, after Position) iter.Seq2[Recor
 			for b = b[:whole]; len(b) > 0; {
 				nl := bytes.IndexByte(b, '\n') + 1
 				if at >= next {
+					if err := ctx.Err(); err != nil {
+						yield(Record{}, s.fail("read", err))
+						return
+					}
 					rec, err := s.parseAt(b[:nl], off)
 					if err == nil && rec.Pos.Minor != at {
 						err = &RecordError{Path: s.path, Offset: off, Kind: ErrCorrupt,
