@@ -172,7 +172,7 @@ failed fsync the kernel may have dropped the dirty pages, and a second fsync
 would report success without them. Open fsyncs the directory after creating
 the file, so the file's name is durable too. Close flushes.
 
-One Store writes a journal at a time: on Linux, Open takes an exclusive
+One FileStore writes a journal at a time: on Linux, Open takes an exclusive
 flock and a second writer fails to open.
 
 # Session flush barrier
