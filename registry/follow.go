@@ -77,7 +77,7 @@ func (r *Registry) Follow(ctx context.Context, caller jobs.SessionID, id jobs.Jo
 		}()
 		var lastFlush time.Time
 		for {
-			snap, rd := r.followRead(j, cursor)
+			snap, rd, done := r.followRead(j, cursor)
 			if len(rd.Chunks) > 0 {
 				frames := outputFrames(rd, cursor, limits.ObserveMaxFrameBytes)
 				for _, frame := range frames {
@@ -96,7 +96,7 @@ func (r *Registry) Follow(ctx context.Context, caller jobs.SessionID, id jobs.Jo
 			}
 			select {
 			case <-wake:
-			case <-j.done:
+			case <-done:
 			case <-ctx.Done():
 				yield(nil, ctx.Err())
 				return
@@ -149,10 +149,10 @@ func (r *Registry) closeFollow(j *job, wake chan<- struct{}) {
 
 // followRead reads a followed job's snapshot and record from cursor. The job
 // may have been removed from the registry since; its state is still readable.
-func (r *Registry) followRead(j *job, cursor int64) (jobs.JobSnapshot, jobs.RecordRead) {
+func (r *Registry) followRead(j *job, cursor int64) (jobs.JobSnapshot, jobs.RecordRead, <-chan struct{}) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return j.snapshot(), j.record.read(cursor)
+	return j.snapshot(), j.record.read(cursor), r.doneOf(j)
 }
 
 // outputFrames cuts a read into frames of at most maxBytes of text. The first

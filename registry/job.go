@@ -36,8 +36,11 @@ type job struct {
 	ordinal  int
 	owner    jobs.SessionID
 	toolCall jobs.ToolCallID
-	done     chan struct{} // closed when the settlement is visible: releases waiters
 	// ------------------------------------------------------------------
+	// done is closed when the settlement is visible, releasing waiters. It
+	// is made only when something waits (see Registry.doneOf): most jobs
+	// settle with nobody blocked on them.
+	done             chan struct{}
 	record           *ring // nil for a plain job
 	seq              uint64
 	state            jobState

@@ -122,6 +122,7 @@ func (r *Registry) Wait(ctx context.Context, caller jobs.SessionID, id jobs.JobI
 		return snap, true, nil
 	}
 	j.waiters++
+	done := r.doneOf(j)
 	r.mu.Unlock()
 
 	var expire <-chan time.Time
@@ -132,7 +133,7 @@ func (r *Registry) Wait(ctx context.Context, caller jobs.SessionID, id jobs.JobI
 	}
 	var abort error
 	select {
-	case <-j.done:
+	case <-done:
 	case <-expire:
 	case <-ctx.Done():
 		abort = ctx.Err()

@@ -139,7 +139,8 @@ func WithLimits(l Limits) Option {
 	return func(r *Registry) { r.limits = l.withDefaults() }
 }
 
-// WithIDs sets the JobID generator; the default is [jobs.NewJobID]. Tests use
+// WithIDs sets the JobID generator; the default issues random version 4
+// UUIDs like [jobs.NewJobID], from a buffer of crypto/rand bytes. Tests use
 // it for deterministic ids.
 func WithIDs(next func() jobs.JobID) Option {
 	return func(r *Registry) {
@@ -178,6 +179,8 @@ type Registry struct {
 	registering int
 	regIdle     chan struct{}
 
+	settledDone chan struct{} // closed: what doneOf returns for a settled job
+
 	changed listenerSet[func()]
 	output  listenerSet[func(jobs.JobID)]
 	done    listenerSet[func(jobs.JobSnapshot)]
@@ -186,15 +189,17 @@ type Registry struct {
 // New returns an empty registry.
 func New(opts ...Option) *Registry {
 	r := &Registry{
-		clock:    systemClock{},
-		log:      slog.New(slog.DiscardHandler),
-		limits:   Limits{}.withDefaults(),
-		newID:    jobs.NewJobID,
-		jobs:     make(map[jobs.JobID]*job),
-		owned:    make(map[jobs.SessionID][]*job),
-		ordinals: make(map[string]int),
-		active:   make(map[jobs.SessionID]int),
+		clock:       systemClock{},
+		log:         slog.New(slog.DiscardHandler),
+		limits:      Limits{}.withDefaults(),
+		newID:       newIDSource().next,
+		jobs:        make(map[jobs.JobID]*job),
+		owned:       make(map[jobs.SessionID][]*job),
+		ordinals:    make(map[string]int),
+		active:      make(map[jobs.SessionID]int),
+		settledDone: make(chan struct{}),
 	}
+	close(r.settledDone)
 	for _, opt := range opts {
 		opt(r)
 	}

@@ -88,13 +88,12 @@ func (r *Registry) Start(ctx context.Context, start jobs.JobStart) (jobs.JobSnap
 
 	j := &job{
 		r:        r,
-		name:     common.Kind + "-" + strconv.Itoa(ordinal),
+		name:     displayName(common.Kind, ordinal),
 		kind:     common.Kind,
 		label:    common.Label,
 		ordinal:  ordinal,
 		owner:    common.Owner,
 		toolCall: common.ToolCall,
-		done:     make(chan struct{}),
 		status:   lifecycle.Initial(),
 	}
 	if spec.recording != nil {
@@ -106,6 +105,14 @@ func (r *Registry) Start(ctx context.Context, start jobs.JobStart) (jobs.JobSnap
 		return jobs.JobSnapshot{}, fmt.Errorf("registry: start %s: %w", j.name, err)
 	}
 	return r.register(j, hooks)
+}
+
+// displayName joins kind and ordinal ("bash-3") in one allocation.
+func displayName(kind string, ordinal int) string {
+	var buf [48]byte
+	b := append(buf[:0], kind...)
+	b = append(b, '-')
+	return string(strconv.AppendInt(b, int64(ordinal), 10))
 }
 
 // runStarter issues the job's id and runs its starter, turning a panic or
