@@ -174,7 +174,7 @@ var (
 
 // append commits or stages one non-empty write.
 func (r *Registry) append(j *job, text string, opts jobs.AppendOptions) {
-	at := r.now()
+	at := r.chunkNow()
 	code, known := channelCode(opts.Channel)
 	r.mu.Lock()
 	switch j.state {
