@@ -97,7 +97,7 @@ func TestHotPathAllocations(t *testing.T) {
 	})
 
 	t.Run("idle-pump-round", func(t *testing.T) {
-		p := &pump{job: &nopJob{}, sources: []PumpSource{{Reader: emptySource{}}, {Reader: emptySource{}}}, cursors: make([]cursor, 2)}
+		p := newPump(&nopJob{}, []PumpSource{{Reader: emptySource{}}, {Reader: emptySource{}}})
 		if got := testing.AllocsPerRun(1000, p.drain); got != 0 {
 			t.Errorf("an idle pump round allocates %.1f times; want none", got)
 		}
