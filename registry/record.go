@@ -85,7 +85,7 @@ func chunkFlags(code uint8, gap bool) uint8 {
 // earliest retained offset, total when nothing is retained); they end at
 // buf[tail] and wrap around buf.
 //
-// A ring is not safe for concurrent use; the registry guards it with its mutex.
+// A ring is not safe for concurrent use; its job's lock guards it.
 type ring struct {
 	limit int    // retention cap in bytes
 	buf   []byte // circular; len(buf) is the circle's size

@@ -257,7 +257,9 @@ func (r *Registry) List(caller jobs.SessionID) []jobs.JobSnapshot {
 		} else {
 			j, shared = shared[0], shared[1:]
 		}
+		j.mu.Lock()
 		j.snapshotInto(&out[i])
+		j.mu.Unlock()
 	}
 	return out
 }

@@ -130,13 +130,15 @@ func (r *Registry) claim(j *job, s *settlement) (jobs.Fact, bool) {
 		s.detail = fmt.Sprintf("registry: illegal move %s → %s (%s)", j.status, s.status, s.detail)
 		s.status, s.producerReported = jobs.JobStatusFailed, false
 	}
+	j.mu.Lock()
 	if s.detail == "" {
 		s.detail = j.detail
 	}
+	j.state = stateSettling
+	j.mu.Unlock()
 	if s.status == jobs.JobStatusKilled && j.stopReason != "" {
 		s.detail = joinDetail(s.detail, j.stopReason)
 	}
-	j.state = stateSettling
 	if j.owner == "" {
 		return nil, true
 	}
@@ -172,6 +174,8 @@ func (r *Registry) commit(j *job, s *settlement) {
 func (r *Registry) apply(j *job, s *settlement, snap *jobs.JobSnapshot) ([]listener[func()], []listener[func(jobs.JobID)], []listener[func(jobs.JobSnapshot)], chan struct{}) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	j.mu.Lock()
+	defer j.mu.Unlock()
 	j.status = s.status
 	j.detail = s.detail
 	j.output = s.output

@@ -141,7 +141,7 @@ func (r *Registry) runStarter(ctx context.Context, spec startSpec, j *job) (hook
 // discard gives back the slot of a job that never registered.
 func (r *Registry) discard(j *job) {
 	r.mu.Lock()
-	j.state = stateDiscarded
+	j.setState(stateDiscarded)
 	r.releaseSlot(j.owner)
 	r.mu.Unlock()
 }
@@ -169,7 +169,7 @@ func (r *Registry) register(j *job, hooks jobs.Hooks) (jobs.JobSnapshot, error) 
 		reason = "registry: duplicate job id"
 	}
 	if refusal != nil {
-		j.state = stateDiscarded
+		j.setState(stateDiscarded)
 		r.releaseSlot(j.owner)
 		r.mu.Unlock()
 		r.cancelOrphan(j, hooks.Cancel, reason)
@@ -196,7 +196,7 @@ func (r *Registry) register(j *job, hooks jobs.Hooks) (jobs.JobSnapshot, error) 
 	r.mu.Lock()
 	r.seq++
 	j.seq = r.seq
-	j.state = stateLive
+	j.setState(stateLive)
 	r.jobs[j.id] = j
 	r.owned[j.owner] = append(r.owned[j.owner], j)
 	if r.registering--; r.registering == 0 && r.regIdle != nil {
