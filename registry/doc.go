@@ -106,7 +106,7 @@
 // is copied into one circular byte buffer that grows by doubling up to the
 // retention (never preallocated to it), so memory follows what was written,
 // a producer's larger buffer is never pinned, and once the buffer is full an
-// append allocates nothing. Chunk metadata costs 24 bytes per retained chunk.
+// append allocates nothing. Chunk metadata costs 28 bytes per retained chunk.
 // At settlement the record is trimmed to SettledRetainBytes by the same rules
 // and its storage shrunk to fit. ReadRecord is non-consuming and never marks
 // a job reported.
