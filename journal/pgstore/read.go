@@ -181,6 +181,9 @@ func (s *Store) Tail(ctx context.Context, after journal.Position) iter.Seq2[jour
 		cursor := after
 		backoff := 10 * time.Millisecond
 		for {
+			if ctx.Err() != nil {
+				return // a tail ended by its context ends without an error
+			}
 			if s.isClosed() {
 				yield(journal.Record{}, s.errClosed())
 				return

@@ -82,6 +82,9 @@ type Store struct {
 
 	lastXid atomic.Uint64 // the xid of the store's latest committed append
 
+	notifyKick chan struct{} // wakes the notifier; capacity 1
+	notified   sync.WaitGroup
+
 	wakeMu   sync.Mutex
 	wakeCh   chan struct{} // closed and replaced on every notification
 	listenOn sync.Once
@@ -144,21 +147,24 @@ func open(ctx context.Context, pool *pgxpool.Pool, own bool, opts []Option) (*St
 	}
 	bg, cancel := context.WithCancel(context.Background())
 	s := &Store{
-		pool:    pool,
-		ownPool: own,
-		schema:  cfg.schema,
-		name:    "pgstore " + cfg.schema,
-		channel: cfg.schema,
-		cfg:     cfg,
-		log:     cfg.log,
-		sql:     newStatements(cfg.schema),
-		known:   map[journal.Stream]bool{},
-		kick:    make(chan struct{}, 1),
-		stop:    make(chan struct{}),
-		wakeCh:  make(chan struct{}),
-		bg:      bg,
-		cancel:  cancel,
+		pool:       pool,
+		ownPool:    own,
+		schema:     cfg.schema,
+		name:       "pgstore " + cfg.schema,
+		channel:    cfg.schema,
+		cfg:        cfg,
+		log:        cfg.log,
+		sql:        newStatements(cfg.schema),
+		known:      map[journal.Stream]bool{},
+		kick:       make(chan struct{}, 1),
+		notifyKick: make(chan struct{}, 1),
+		stop:       make(chan struct{}),
+		wakeCh:     make(chan struct{}),
+		bg:         bg,
+		cancel:     cancel,
 	}
+	s.notified.Add(1)
+	go s.notifier()
 	for range cfg.committers {
 		s.committed.Add(1)
 		go s.committer()
@@ -277,6 +283,7 @@ func (s *Store) Close(ctx context.Context) error {
 	s.committed.Wait()
 	s.cancel()
 	s.listenWG.Wait()
+	s.notified.Wait()
 	s.wake()
 	if s.ownPool {
 		s.pool.Close()
