@@ -63,29 +63,46 @@ func (s *Store) committer() {
 }
 
 // gather lets appenders that a commit just released queue their next
-// entries before a transaction starts: while the queue keeps growing from one
-// scheduler yield to the next (and is short of a full batch), it yields
-// again (until two yields bring nothing), a few dozen times at most. Without it, appenders that wait for their
-// commit and append again split into two halves that alternate between
-// transactions, and every commit carries half of them.
+// entries before the next transaction starts. Without it, appenders that wait
+// for their commit and append again split into two halves that alternate
+// between transactions, and every commit carries half of them. It waits,
+// yielding to the scheduler, until as many requests are queued as there were
+// when the last commit finished plus the appends it released, or the queue
+// holds a full batch, or half the last commit's duration (at most
+// 2ms) passed: the cost to an appender that does not come back.
 func (s *Store) gather() {
-	prev, still := -1, 0
-	for range 64 {
+	s.mu.Lock()
+	target, budget := s.gatherTarget, s.lastCommit/2
+	s.gatherTarget = 0
+	s.mu.Unlock()
+	if target == 0 {
+		return
+	}
+	budget = min(budget, 2*time.Millisecond)
+	start := time.Now()
+	for {
 		s.mu.Lock()
-		n := s.queued
+		n, entries := len(s.pending), s.queued
 		s.mu.Unlock()
-		if n == 0 || n >= s.cfg.maxBatch {
+		left := budget - time.Since(start)
+		if n >= target || entries >= s.cfg.maxBatch || left <= 0 {
 			return
 		}
-		if n == prev {
-			if still++; still == 2 {
-				return
-			}
-		} else {
-			still = 0
+		if n > 0 {
+			runtime.Gosched()
+			continue
 		}
-		prev = n
-		runtime.Gosched()
+		// Nothing queued yet: sleep until an append arrives.
+		t := time.NewTimer(left)
+		select {
+		case <-s.kick:
+			t.Stop()
+		case <-t.C:
+			return
+		case <-s.stop:
+			t.Stop()
+			return
+		}
 	}
 }
 
@@ -120,7 +137,12 @@ func (s *Store) run(batch []*request) {
 		s.deliver(batch, fmt.Errorf("%s: append: acquire a connection: %w", s.name, err))
 		return
 	}
+	began := time.Now()
 	_, err = s.commitBatch(ctx, conn, batch)
+	s.mu.Lock()
+	s.lastCommit = time.Since(began)
+	s.gatherTarget = len(s.pending) + len(batch)
+	s.mu.Unlock()
 	s.deliver(batch, err)
 	if err != nil {
 		// The connection may be mid-transaction or broken: drop it rather

@@ -38,11 +38,11 @@ func WithSchema(schema string) Option { return func(c *config) { c.schema = sche
 // WithLogger logs migrations, listener reconnects and tail retries to l.
 func WithLogger(l *slog.Logger) Option { return func(c *config) { c.log = l } }
 
-// WithCommitters sets how many append transactions may be in flight at once
-// (default 2). Each runs on a pooled connection and carries every append
-// queued when it began, up to WithMaxBatch entries: one committer gives the
-// largest batches, two keep the server busy while the other waits for its
-// commit to reach disk.
+// WithCommitters sets how many append transactions of this store may be in
+// flight at once (default 1). Each runs on a pooled connection and carries
+// every append queued when it began, up to WithMaxBatch entries: one
+// committer gives the largest batches (and so the most facts per commit
+// flush); more overlap one transaction's statements with another's flush.
 func WithCommitters(n int) Option { return func(c *config) { c.committers = n } }
 
 // WithMaxBatch caps the entries of one append transaction (default 4096).
@@ -73,8 +73,11 @@ type Store struct {
 	mu      sync.Mutex
 	pending []*request // appends not yet taken by a committer
 	queued  int        // entries in pending
-	closed  bool
-	known   map[journal.Stream]bool // streams whose counter row exists
+
+	gatherTarget int           // requests the next transaction may wait for; see gather
+	lastCommit   time.Duration // how long the last append transaction took
+	closed       bool
+	known        map[journal.Stream]bool // streams whose counter row exists
 
 	kick      chan struct{} // wakes a committer; capacity 1
 	stop      chan struct{} // closed by Close once pending is drained
@@ -122,7 +125,7 @@ func OpenPool(ctx context.Context, pool *pgxpool.Pool, opts ...Option) (*Store, 
 }
 
 func open(ctx context.Context, pool *pgxpool.Pool, own bool, opts []Option) (*Store, error) {
-	cfg := config{schema: DefaultSchema, committers: 2, maxBatch: 4096, poll: 500 * time.Millisecond, ryw: 5 * time.Second}
+	cfg := config{schema: DefaultSchema, committers: 1, maxBatch: 4096, poll: 500 * time.Millisecond, ryw: 5 * time.Second}
 	for _, o := range opts {
 		o(&cfg)
 	}
