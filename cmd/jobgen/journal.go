@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strings"
@@ -9,9 +10,10 @@ import (
 	"github.com/jobgen/jobgen/journal"
 )
 
-const journalUsage = `Usage: jobgen journal <command> [flags] FILE
+const journalUsage = `Usage: jobgen journal <command> [flags] FILE|postgres://DSN[?schema=NAME]
 
-Read a journal of job lifecycle facts.
+Read a journal of job lifecycle facts: a file, or a PostgreSQL journal
+(journal/pgstore; schema jobgen_journal unless the DSN names another).
 
 Commands:
 
@@ -64,6 +66,13 @@ func cmdJournal(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	path := files[0]
+	if isPostgres(path) {
+		if err := pgJournal(context.Background(), name, path, asJSON, stdout); err != nil {
+			fmt.Fprintf(stderr, "jobgen: %v\n", err)
+			return exitFail
+		}
+		return exitOK
+	}
 	var err error
 	switch name {
 	case "cat":

@@ -92,3 +92,44 @@ func TestMigrationsAreNumberedWithoutGaps(t *testing.T) {
 		t.Fatalf("%d migrations, SchemaVersion %d", len(ms), SchemaVersion())
 	}
 }
+
+func TestCheckFindsGapsTheTriggersWouldNotStop(t *testing.T) {
+	s := openTest(t)
+	ctx := context.Background()
+	for _, st := range []journal.Stream{"a", "b"} {
+		if _, err := s.Append(ctx, st, entries(string(st), 3, false)...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sum, err := s.Check(ctx)
+	if err != nil || sum != (Summary{Streams: 2, Records: 6}) {
+		t.Fatalf("Check of an intact store: %+v %v", sum, err)
+	}
+	// A head moved forward by hand (which the triggers allow) leaves a gap.
+	if _, err := s.Pool().Exec(ctx, `UPDATE `+s.sql.table("stream")+` SET head = 5 WHERE name = 'b'`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Check(ctx); !errors.Is(err, journal.ErrCorrupt) || !strings.Contains(err.Error(), `stream "b": head 5, 3 records`) {
+		t.Fatalf("Check after a head jump: %v", err)
+	}
+}
+
+func TestWithoutMigratingChangesNothingAndRefusesWhatIsNotAJournal(t *testing.T) {
+	schema := testSchema(t)
+	ctx := context.Background()
+	if _, err := Open(ctx, testDSN(t), WithSchema(schema), WithoutMigrating()); !errors.Is(err, journal.ErrNotJournal) {
+		t.Fatalf("read-only Open of a missing schema: %v, want ErrNotJournal", err)
+	}
+	var n int
+	if err := testPool(t).QueryRow(ctx, `SELECT count(*) FROM pg_namespace WHERE nspname = $1`, schema).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("read-only Open created the schema (%d, %v)", n, err)
+	}
+	w := openSchema(t, schema)
+	if _, err := w.Append(ctx, "s", journal.Entry{Payload: fact("x")}); err != nil {
+		t.Fatal(err)
+	}
+	r := openSchema(t, schema, WithoutMigrating())
+	if recs := readStream(t, r, "s", 0); len(recs) != 1 {
+		t.Fatalf("read-only store reads %d records", len(recs))
+	}
+}

@@ -29,6 +29,7 @@ type config struct {
 	poll       time.Duration
 	ryw        time.Duration
 	hooks      *hooks
+	readOnly   bool
 }
 
 // WithSchema puts the store's tables in schema (created when missing).
@@ -57,6 +58,12 @@ func WithPollInterval(d time.Duration) Option { return func(c *config) { c.poll 
 // WithReadYourWritesWait bounds how long ReadAll waits for the snapshot
 // horizon to pass the store's own last commit (default 5s); see ReadAll.
 func WithReadYourWritesWait(d time.Duration) Option { return func(c *config) { c.ryw = d } }
+
+// WithoutMigrating opens an existing journal as it is, for tools that only
+// read: Open neither creates nor changes the schema, and refuses a schema
+// that is missing (journal.ErrNotJournal) or at another version than this
+// build's (ErrSchemaTooNew when newer).
+func WithoutMigrating() Option { return func(c *config) { c.readOnly = true } }
 
 // A Store is a journal.Tailer on PostgreSQL. Create one with Open or
 // OpenPool; it is safe for concurrent use.
@@ -141,7 +148,13 @@ func open(ctx context.Context, pool *pgxpool.Pool, own bool, opts []Option) (*St
 	if cfg.log == nil {
 		cfg.log = slog.New(slog.DiscardHandler)
 	}
-	applied, err := migrate(ctx, pool, cfg.schema)
+	var applied []int
+	var err error
+	if cfg.readOnly {
+		err = checkVersion(ctx, pool, cfg.schema)
+	} else {
+		applied, err = migrate(ctx, pool, cfg.schema)
+	}
 	if err != nil {
 		return nil, err
 	}

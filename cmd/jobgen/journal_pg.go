@@ -1,0 +1,85 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/jobgen/jobgen/generated/jobs"
+	"github.com/jobgen/jobgen/journal"
+	"github.com/jobgen/jobgen/journal/pgstore"
+)
+
+// isPostgres reports whether a journal argument is a PostgreSQL DSN rather
+// than a file.
+func isPostgres(arg string) bool {
+	return strings.HasPrefix(arg, "postgres://") || strings.HasPrefix(arg, "postgresql://")
+}
+
+// pgJournal runs the journal command name on the PostgreSQL journal dsn
+// names. The DSN's schema parameter picks the journal's schema (default
+// jobgen_journal); the store is opened without migrating, so reading never
+// changes the database.
+func pgJournal(ctx context.Context, name, dsn string, asJSON bool, stdout io.Writer) error {
+	u, err := url.Parse(dsn)
+	if err != nil {
+		return fmt.Errorf("journal DSN: %w", err)
+	}
+	q := u.Query()
+	schema := q.Get("schema")
+	if schema == "" {
+		schema = pgstore.DefaultSchema
+	}
+	q.Del("schema")
+	u.RawQuery = q.Encode()
+	store, err := pgstore.Open(ctx, u.String(), pgstore.WithSchema(schema), pgstore.WithoutMigrating())
+	if err != nil {
+		return err
+	}
+	defer store.Close(ctx)
+	switch name {
+	case "cat":
+		return pgCat(stdout, store.ReadAll(ctx, journal.Position{}))
+	case "intervals":
+		return journal.WriteIntervals(stdout, journal.Facts(store.ReadAll(ctx, journal.Position{}), jobs.DecodeFact), asJSON)
+	case "check":
+		sum, err := store.Check(ctx)
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(stdout, "postgres journal %s: intact: %s in %s\n", schema,
+			plural(sum.Records, "record"), plural(sum.Streams, "stream"))
+		return err
+	}
+	return fmt.Errorf("journal %s: not a command", name)
+}
+
+// pgCat writes records as JSON lines in global order,
+// {"stream":S,"seq":N,"fact":FACT}, FACT byte for byte.
+func pgCat(w io.Writer, records func(func(journal.Record, error) bool)) error {
+	bw := bufio.NewWriter(w)
+	var line []byte
+	for rec, err := range records {
+		if err != nil {
+			bw.Flush()
+			return err
+		}
+		stream, _ := json.Marshal(string(rec.Stream))
+		line = append(line[:0], `{"stream":`...)
+		line = append(line, stream...)
+		line = append(line, `,"seq":`...)
+		line = strconv.AppendUint(line, rec.Seq, 10)
+		line = append(line, `,"fact":`...)
+		line = append(line, rec.Payload...)
+		line = append(line, "}\n"...)
+		if _, err := bw.Write(line); err != nil {
+			return err
+		}
+	}
+	return bw.Flush()
+}
