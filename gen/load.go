@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -25,7 +26,12 @@ const Language = 1
 // directory of file. It returns the model only when the whole spec is valid;
 // otherwise the error is an ErrorList of every problem found.
 func Parse(file string, data []byte) (*Spec, error) {
-	return ParseFS(os.DirFS(filepath.Dir(file)), file, data)
+	dir, err := os.OpenRoot(filepath.Dir(file))
+	if err != nil {
+		return nil, err
+	}
+	defer dir.Close()
+	return ParseFS(sourcesFS(dir), file, data)
 }
 
 // ParseFS is Parse reading the spec's sources from dir, a file system rooted
@@ -33,9 +39,18 @@ func Parse(file string, data []byte) (*Spec, error) {
 // upcasters are not checked against them: enough to compare two specs, not
 // to generate from one.
 func ParseFS(dir fs.FS, file string, data []byte) (*Spec, error) {
+	return parseChain(dir, file, data, []string{path.Base(filepath.ToSlash(file))})
+}
+
+// parseChain is ParseFS for the last spec of an import chain: chain holds the
+// path of each spec that imports the next, relative to the first one's
+// directory, ending with this spec's own. With a nil dir imports, like
+// sources, are not read.
+func parseChain(dir fs.FS, file string, data []byte, chain []string) (*Spec, error) {
 	spec, errs := Load(file, data)
 	if spec != nil && dir != nil {
 		errs = append(errs, readSources(spec, dir)...)
+		errs = append(errs, readImports(spec, dir, chain)...)
 	}
 	if spec != nil {
 		errs = append(errs, Validate(spec)...)
@@ -52,10 +67,16 @@ func ParseFS(dir fs.FS, file string, data []byte) (*Spec, error) {
 // as it could build; the model is nil only when the YAML cannot be read at all.
 // Cross-references are checked by Validate.
 func Load(file string, data []byte) (*Spec, ErrorList) {
+	if errs := checkText(file, data); len(errs) > 0 {
+		return nil, errs
+	}
 	l := &loader{file: file, src: data}
 	root := l.parseYAML(data)
 	if root == nil {
 		return nil, l.errs
+	}
+	if errs := checkAliases(file, root); len(errs) > 0 {
+		return nil, append(l.errs, errs...)
 	}
 	spec := &Spec{File: file}
 	if root.Kind != yaml.MappingNode {
@@ -81,8 +102,8 @@ func Load(file string, data []byte) (*Spec, ErrorList) {
 	}
 	if e, ok := top["imports"]; ok {
 		for _, im := range l.entries(e.val, "imports") {
-			if path, ok := l.str(im.val, "imports."+im.key); ok {
-				spec.Imports = append(spec.Imports, &Import{Alias: im.key, Path: path, Pos: l.pos(im.keyNode)})
+			if imp := l.importEntry(im); imp != nil {
+				spec.Imports = append(spec.Imports, imp)
 			}
 		}
 	}
@@ -208,10 +229,13 @@ func (l *loader) yamlError(err error) {
 		}
 		if m != nil {
 			n, _ := strconv.Atoi(m[1])
-			l.errs.Add(Pos{File: l.file, Line: n, Col: 1}, "YAML syntax: %s%s", m[2], l.syntaxHint(n))
+			line, col := syntaxPos(l.src, m[2], n)
+			l.errs.Add(Pos{File: l.file, Line: line, Col: col}, "YAML syntax: %s%s", m[2], l.syntaxHint(line))
 			continue
 		}
-		l.errs.Add(Pos{File: l.file, Line: 1, Col: 1}, "YAML syntax: %s", strings.TrimPrefix(line, "yaml: "))
+		msg := strings.TrimPrefix(line, "yaml: ")
+		at, col := syntaxPos(l.src, msg, 0)
+		l.errs.Add(Pos{File: l.file, Line: at, Col: col}, "YAML syntax: %s", msg)
 	}
 }
 
@@ -223,6 +247,9 @@ var unquotedList = regexp.MustCompile(`:\s*\[\][A-Za-z*]`)
 func (l *loader) syntaxHint(n int) string {
 	lines := strings.Split(string(l.src), "\n")
 	for i := max(0, n-1); i < min(len(lines), n+2); i++ {
+		if unquotedList.MatchString(lines[i]) && i+1 == n {
+			return " (a list type must be quoted, as in \"[]T\")"
+		}
 		if unquotedList.MatchString(lines[i]) {
 			return fmt.Sprintf(" (line %d: a list type must be quoted, as in \"[]T\")", i+1)
 		}

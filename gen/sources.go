@@ -11,6 +11,7 @@ import (
 	"go/scanner"
 	"go/token"
 	"io/fs"
+	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -39,6 +40,11 @@ type Source struct {
 	body  []byte // the content without the build constraint
 	where string // the file as positions name it
 }
+
+// sourcesFS is the spec's directory as Parse reads sources from it: through
+// an os.Root, so that a symbolic link inside the directory never leads
+// outside it (the spec's sources must sit next to it, by design).
+func sourcesFS(dir *os.Root) fs.FS { return dir.FS() }
 
 // readSources expands package.sources in dir and parses every file they name.
 func readSources(s *Spec, dir fs.FS) ErrorList {
@@ -76,6 +82,10 @@ func readSources(s *Spec, dir fs.FS) ErrorList {
 			}
 			outputs[src.Output] = src
 			data, err := fs.ReadFile(dir, m)
+			if err != nil && strings.Contains(err.Error(), "escapes from parent") {
+				errs.Add(pat.Pos, "package.sources: %s is a link that leads outside the spec's directory; a source must sit next to its spec", m)
+				continue
+			}
 			if err != nil {
 				errs.Add(pat.Pos, "package.sources: %v", err)
 				continue
@@ -236,20 +246,21 @@ func funcText(src *Source, fn *ast.FuncDecl) string {
 }
 
 // sourceFiles renders the spec's sources as generated files.
-func sourceFiles(s *Spec) ([]File, error) {
+func sourceFiles(s *Spec, o Origin) ([]File, error) {
 	if len(s.Package.Sources) > 0 && !s.sourcesRead {
 		return nil, errors.New("emit: the spec's sources were not read; parse it with Parse or ParseFS")
 	}
 	var out []File
 	for _, src := range sortedBy(s.Sources, func(src *Source) string { return src.Output }) {
+		name := s.Package.Name + "/" + src.Output
 		var b bytes.Buffer
-		fmt.Fprintf(&b, "%s\n// Source: %s, listed in %s's package.sources; edit it there.\n\n", Header, src.Path, filepath.Base(s.File))
+		fmt.Fprintf(&b, "%s// Source: %s, listed in %s's package.sources; edit it there.\n\n", mark(GoBackend{}, o, name), src.Path, filepath.Base(s.File))
 		b.Write(bytes.TrimLeft(src.body, "\n"))
 		content, err := format.Source(b.Bytes())
 		if err != nil {
 			return nil, fmt.Errorf("emit %s: %w", src.Output, err)
 		}
-		out = append(out, File{Path: s.Package.Name + "/" + src.Output, Content: content})
+		out = append(out, File{Path: name, Content: content})
 	}
 	return out, nil
 }

@@ -33,6 +33,7 @@ func Validate(s *Spec) ErrorList {
 	v.pkg()
 	v.declare()
 	v.identifiers()
+	v.importedTypes()
 	v.typeRefs()
 	v.records()
 	v.unions()
@@ -239,9 +240,9 @@ func (v *validator) claimSource(name Ref, src *Source) {
 
 // fixedIdents are the identifiers jobgen generates whatever the spec says.
 func fixedIdents(s *Spec) []string {
-	names := []string{"ErrInvalidEnum", "ErrMissingField", "ErrUnknownVariant", "missingField"}
+	names := []string{"ErrInvalidEnum", "ErrMissingField", "ErrUnknownVariant"}
 	if len(s.Facts) > 0 {
-		names = append(names, "Fact", "FactEnvelope", "EncodeFact", "DecodeFact", "ErrUnknownFact")
+		names = append(names, "Fact", "FactEnvelope", "EncodeFact", "DecodeFact", "ErrUnknownFact", "ErrUnknownVersion")
 	}
 	return names
 }
@@ -272,7 +273,7 @@ func (v *validator) typeRefs() {
 			names = append(names, name)
 		}
 	}
-	slices.Sort(names)
+	suggestions := newSuggester(names)
 	check := func(t *Type) {
 		if t == nil {
 			return
@@ -284,7 +285,7 @@ func (v *validator) typeRefs() {
 			d, ok := v.decls[t.Name]
 			switch {
 			case !ok:
-				v.add(t.Pos, "undeclared type %s%s", t.Name, didYouMean(t.Name, names))
+				v.add(t.Pos, "undeclared type %s%s", t.Name, suggestions.didYouMean(t.Name))
 			case d.kind == declMachine:
 				v.add(t.Pos, "%s is a machine, not a type; use its states enum", t.Name)
 			default:
@@ -337,10 +338,10 @@ func (v *validator) fieldList(what string, fields []*Field) {
 			jsonNames[f.JSON] = f
 		}
 		f.Type.walk(func(t *Type) {
-			if t.Kind == TypeNamed && t.decl == declUnion {
-				v.add(t.Pos, "%s: union %s cannot be a field type, since JSON cannot tell which variant to decode into; use a variant type", fwhat, t.Name)
+			if t.declared() && t.decl == declUnion {
+				v.add(t.Pos, "%s: union %s cannot be a field type, since JSON cannot tell which variant to decode into; use a variant type", fwhat, t)
 			}
-			if t.Kind == TypeMap && (t.Key.Kind != TypeBuiltin || t.Key.Name != "string") && (t.Key.Kind != TypeNamed || (t.Key.decl != declID && t.Key.decl != declEnum)) {
+			if t.Kind == TypeMap && (t.Key.Kind != TypeBuiltin || t.Key.Name != "string") && (!t.Key.declared() || (t.Key.decl != declID && t.Key.decl != declEnum)) && !t.Key.unread() {
 				v.add(t.Key.Pos, "%s: map keys on the wire must be strings, ids or enums, not %s", fwhat, t.Key)
 			}
 		})
@@ -478,13 +479,14 @@ func (v *validator) faces() {
 			byName[f.Name] = f
 		}
 	}
+	faceNames := newSuggester(sortedKeys(byName))
 	for _, f := range v.spec.Faces {
 		what := "faces." + f.Name
 		for _, e := range f.Embeds {
 			d, ok := v.decls[e.Name]
 			switch {
 			case !ok:
-				v.add(e.Pos, "%s.embeds: undeclared face %s%s", what, e.Name, didYouMean(e.Name, sortedKeys(byName)))
+				v.add(e.Pos, "%s.embeds: undeclared face %s%s", what, e.Name, faceNames.didYouMean(e.Name))
 			case d.kind != declFace:
 				v.add(e.Pos, "%s.embeds: %s is a %s, not a face", what, e.Name, d.kind)
 			}

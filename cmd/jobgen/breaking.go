@@ -52,7 +52,7 @@ defaults to the --spec file's path in its repository.`, stderr)
 		return exitUsage
 	}
 	newName := names[0]
-	newData, err := os.ReadFile(newName)
+	newData, err := sf.readSpec(newName)
 	if err != nil {
 		fmt.Fprintf(stderr, "jobgen: %v\n", err)
 		return exitFail
