@@ -1,16 +1,14 @@
 package main
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/url"
-	"strconv"
 	"strings"
 
 	"github.com/jobgen/jobgen/generated/jobs"
+	"github.com/jobgen/jobgen/jobhistory"
 	"github.com/jobgen/jobgen/journal"
 	"github.com/jobgen/jobgen/journal/pgstore"
 )
@@ -44,9 +42,9 @@ func pgJournal(ctx context.Context, name, dsn string, asJSON bool, stdout io.Wri
 	defer store.Close(ctx)
 	switch name {
 	case "cat":
-		return pgCat(stdout, store.ReadAll(ctx, journal.Position{}))
+		return journal.Cat(stdout, store.ReadAll(ctx, journal.Position{}))
 	case "intervals":
-		return journal.WriteIntervals(stdout, journal.Facts(store.ReadAll(ctx, journal.Position{}), jobs.DecodeFact), asJSON)
+		return jobhistory.WriteIntervals(stdout, journal.Facts(store.ReadAll(ctx, journal.Position{}), jobs.DecodeFact), asJSON)
 	case "check":
 		sum, err := store.Check(ctx)
 		if err != nil {
@@ -57,29 +55,4 @@ func pgJournal(ctx context.Context, name, dsn string, asJSON bool, stdout io.Wri
 		return err
 	}
 	return fmt.Errorf("journal %s: not a command", name)
-}
-
-// pgCat writes records as JSON lines in global order,
-// {"stream":S,"seq":N,"fact":FACT}, FACT byte for byte.
-func pgCat(w io.Writer, records func(func(journal.Record, error) bool)) error {
-	bw := bufio.NewWriter(w)
-	var line []byte
-	for rec, err := range records {
-		if err != nil {
-			bw.Flush()
-			return err
-		}
-		stream, _ := json.Marshal(string(rec.Stream))
-		line = append(line[:0], `{"stream":`...)
-		line = append(line, stream...)
-		line = append(line, `,"seq":`...)
-		line = strconv.AppendUint(line, rec.Seq, 10)
-		line = append(line, `,"fact":`...)
-		line = append(line, rec.Payload...)
-		line = append(line, "}\n"...)
-		if _, err := bw.Write(line); err != nil {
-			return err
-		}
-	}
-	return bw.Flush()
 }

@@ -92,6 +92,6 @@ costs a tail one poll interval, never a record.
 
 The execution intervals of job facts as SQL, for tools reading the database
 directly, are in journal/pgstore/jobsql (a query over the generated job
-vocabulary's envelopes), next to the Go projection journal.Intervals.
+vocabulary's envelopes), next to the Go projection jobhistory.Intervals.
 */
 package pgstore

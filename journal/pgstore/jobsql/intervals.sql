@@ -1,7 +1,7 @@
 -- Job execution intervals from the job facts of a pgstore journal, in SQL:
 -- one row per job, registered to settled (or incomplete), in the order each
 -- job first appears in the global order (xid, pos). It is the SQL twin of
--- journal.Intervals over the job vocabulary (spec/jobs.yaml): job/registered
+-- jobhistory.Intervals over the job vocabulary (spec/jobs.yaml): job/registered
 -- v1 and job/settled v1 and v2, a v1 settlement's cause read as its upcaster
 -- does (producer when the producer reported, else unknown). Facts of other
 -- types or versions are skipped. It does not diagnose history the Go

@@ -1,7 +1,7 @@
 // Package jobsql holds SQL over the job vocabulary's facts in a pgstore
 // journal: the execution intervals of jobs as a query (intervals.sql), for
 // tools that read the database directly. The journal knows no vocabulary;
-// this package sits beside the Go projection, journal.Intervals, and its tests
+// this package sits beside the Go projection, jobhistory.Intervals, and its tests
 // hold the two to the same answers.
 package jobsql
 
@@ -15,7 +15,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/jobgen/jobgen/generated/jobs"
-	"github.com/jobgen/jobgen/journal"
+	"github.com/jobgen/jobgen/jobhistory"
 )
 
 // IntervalsSQL is the intervals query, written for the default schema
@@ -33,16 +33,16 @@ func Query(schema string) string {
 }
 
 // Intervals runs the intervals query on the journal in schema and returns one
-// journal.Interval per job, in the order each job first appears.
-func Intervals(ctx context.Context, pool *pgxpool.Pool, schema string) ([]journal.Interval, error) {
+// jobhistory.Interval per job, in the order each job first appears.
+func Intervals(ctx context.Context, pool *pgxpool.Pool, schema string) ([]jobhistory.Interval, error) {
 	rows, err := pool.Query(ctx, Query(schema))
 	if err != nil {
 		return nil, fmt.Errorf("jobsql: intervals in %s: %w", schema, err)
 	}
 	defer rows.Close()
-	var out []journal.Interval
+	var out []jobhistory.Interval
 	for rows.Next() {
-		var iv journal.Interval
+		var iv jobhistory.Interval
 		var id, owner, toolCall, status, cause string
 		if err := rows.Scan(&id, &owner, &iv.Kind, &iv.Label, &iv.Ordinal, &toolCall, &iv.Record,
 			&iv.RegisteredAt, &iv.SettledAt, &status, &iv.Detail, &iv.ProducerReported, &cause, &iv.Complete); err != nil {

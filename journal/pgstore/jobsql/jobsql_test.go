@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/jobgen/jobgen/generated/jobs"
+	"github.com/jobgen/jobgen/jobhistory"
 	"github.com/jobgen/jobgen/journal"
 	"github.com/jobgen/jobgen/journal/pgstore"
 )
@@ -59,7 +60,7 @@ func settle(r jobs.JobRegistered, at int64, status jobs.JobStatus, cause jobs.Se
 
 // TestIntervalsQueryAgreesWithTheGoProjection appends job facts of two
 // sessions, v1 history from the journal's testdata and a fact of another
-// vocabulary, and holds the SQL to the answers of journal.Intervals over
+// vocabulary, and holds the SQL to the answers of jobhistory.Intervals over
 // ReadAll.
 func TestIntervalsQueryAgreesWithTheGoProjection(t *testing.T) {
 	s := openStore(t)
@@ -101,7 +102,7 @@ func TestIntervalsQueryAgreesWithTheGoProjection(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	want, err := journal.Intervals(journal.Facts(s.ReadAll(ctx, journal.Position{}), jobs.DecodeFact))
+	want, err := jobhistory.Intervals(journal.Facts(s.ReadAll(ctx, journal.Position{}), jobs.DecodeFact))
 	if err != nil {
 		t.Fatal(err)
 	}
