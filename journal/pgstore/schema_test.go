@@ -3,6 +3,7 @@ package pgstore
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -131,5 +132,50 @@ func TestWithoutMigratingChangesNothingAndRefusesWhatIsNotAJournal(t *testing.T)
 	r := openSchema(t, schema, WithoutMigrating())
 	if recs := readStream(t, r, "s", 0); len(recs) != 1 {
 		t.Fatalf("read-only store reads %d records", len(recs))
+	}
+}
+
+// An append costs in proportion to its batch, not to the table: the id
+// lookups are index probes, never a scan of every fact (a join of the batch
+// with the fact table was planned as one, once per transaction).
+func TestAppendStatementsNeverScanTheFactTable(t *testing.T) {
+	s := openTest(t)
+	ctx := context.Background()
+	for i := range 20 {
+		if _, err := s.Append(ctx, journal.Stream(fmt.Sprintf("s%d", i%4)), entries(fmt.Sprint(i), 100, i%2 == 0)...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.Pool().Exec(ctx, `ANALYZE `+s.sql.table("fact")); err != nil {
+		t.Fatal(err)
+	}
+	streams, ids, noIDs, payloads := make([]string, 128), make([]string, 128), make([]string, 128), make([]string, 128)
+	for i := range streams {
+		streams[i], ids[i], payloads[i] = fmt.Sprintf("s%d", i%4), fmt.Sprintf("id-%d", i), `{}`
+	}
+	for name, q := range map[string][]any{
+		"appendAll without ids": {s.sql.appendAll, streams, noIDs, payloads},
+		"appendAll with ids":    {s.sql.appendAll, streams, ids, payloads},
+		"findIDs":               {s.sql.findIDs, streams, ids},
+	} {
+		tx, err := s.Pool().Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows, err := tx.Query(ctx, "EXPLAIN "+q[0].(string), q[1:]...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var plan []string
+		for rows.Next() {
+			var line string
+			rows.Scan(&line)
+			plan = append(plan, line)
+		}
+		rows.Close()
+		tx.Rollback(ctx)
+		if p := strings.Join(plan, "\n"); strings.Contains(p, "Seq Scan on fact") {
+			t.Errorf("%s scans the fact table:\n%s", name, p)
+		}
 	}
 }

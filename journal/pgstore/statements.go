@@ -30,10 +30,12 @@ func newStatements(schema string) statements {
 			WHERE name = ANY($1::text[]) ORDER BY name FOR UPDATE`),
 		// Ids the locked streams already hold. Read after the locks, this
 		// statement's snapshot sees every fact committed to them.
-		findIDs: r.Replace(`SELECT f.stream, f.id, f.seq FROM S.fact f
-			JOIN unnest($1::text[], $2::text[]) AS u(stream, id)
-			ON f.stream = u.stream AND f.id = u.id
-			WHERE f.id IS NOT NULL`),
+		findIDs: r.Replace(`WITH probe AS MATERIALIZED (
+				SELECT u.stream, u.id, (SELECT f.seq FROM S.fact f
+					WHERE f.stream = u.stream AND f.id = u.id AND f.id IS NOT NULL) AS seq
+				FROM unnest($1::text[], $2::text[]) AS u(stream, id)
+			)
+			SELECT stream, id, seq FROM probe WHERE seq IS NOT NULL`),
 		// The new facts, inserted in queue order so that pos follows it.
 		insertFacts: r.Replace(`INSERT INTO S.fact (stream, seq, id, payload)
 			SELECT u.stream, u.seq, nullif(u.id, ''), u.payload::json
@@ -49,10 +51,14 @@ func newStatements(schema string) statements {
 				SELECT u.*, row_number() OVER (PARTITION BY u.stream, u.id ORDER BY u.ord) AS nth
 				FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY AS u(stream, id, payload, ord)
 			),
-			held AS (
-				SELECT u.ord, f.seq FROM u JOIN S.fact f ON f.stream = u.stream AND f.id = u.id
-				WHERE u.id <> '' AND f.id IS NOT NULL
+			probe AS MATERIALIZED (
+				-- One index probe per entry with an id, as a subquery: a join
+				-- may be planned as a scan of the whole fact table.
+				SELECT u.ord, (SELECT f.seq FROM S.fact f
+					WHERE f.stream = u.stream AND f.id = u.id AND f.id IS NOT NULL) AS seq
+				FROM u WHERE u.id <> ''
 			),
+			held AS (SELECT ord, seq FROM probe WHERE seq IS NOT NULL),
 			numbered AS (
 				SELECT u.stream, u.id, u.payload, u.ord,
 					st.head + row_number() OVER (PARTITION BY u.stream ORDER BY u.ord) AS seq
