@@ -21,13 +21,13 @@ import (
 
 const benchStreams = 16
 
-// benchTxs is the WithCommitters of the benchmarked store; PGSTORE_BENCH_TXS
-// overrides it to compare settings.
-var benchTxs = func() int {
-	if n, err := strconv.Atoi(os.Getenv("PGSTORE_BENCH_TXS")); err == nil {
-		return n
+// benchOpts configures the benchmarked store: the defaults, or
+// PGSTORE_BENCH_COMMITTERS transactions in flight to compare settings.
+var benchOpts = func() []Option {
+	if n, err := strconv.Atoi(os.Getenv("PGSTORE_BENCH_COMMITTERS")); err == nil {
+		return []Option{WithCommitters(n)}
 	}
-	return 2
+	return nil
 }()
 
 var benchPayload = []byte(`{"type":"job.settled","v":1,"data":{"job":"0193c0de-7a2b-7cc1-9f43-3b1a5e2d9f10","owner":"session-42","status":"succeeded","cause":"exited","at":1733011200000,"producer_reported":true,"detail":"exit 0 after 12 ms"}}`)
@@ -90,7 +90,7 @@ func BenchmarkRaw(b *testing.B) {
 func BenchmarkAppendFlush(b *testing.B) {
 	for _, committers := range []int{1, 16, 128} {
 		b.Run(fmt.Sprintf("committers=%d", committers), func(b *testing.B) {
-			s := benchSetup(b, WithCommitters(benchTxs))
+			s := benchSetup(b, benchOpts...)
 			ctx := context.Background()
 			var left atomic.Int64
 			left.Store(int64(b.N))
@@ -200,8 +200,9 @@ func BenchmarkTailLatency(b *testing.B) {
 	}
 }
 
-// checkBenchStreams fails b unless every stream is gap-free: a benchmark
-// that lost or doubled facts measured nothing.
+// checkBenchStreams fails b unless every stream is gap-free (a benchmark
+// that lost or doubled facts measured nothing) and reports how many facts a
+// transaction carried.
 func checkBenchStreams(b *testing.B, s *Store) {
 	ctx := context.Background()
 	var bad int
@@ -210,6 +211,11 @@ func checkBenchStreams(b *testing.B, s *Store) {
 	if err != nil || bad != 0 {
 		b.Fatalf("%d streams with gaps (%v)", bad, err)
 	}
+	var perTx float64
+	if err := s.Pool().QueryRow(ctx, `SELECT count(*)::float8 / count(DISTINCT xid) FROM `+s.sql.table("fact")).Scan(&perTx); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(perTx, "facts/tx")
 }
 
 func rawInsertSQL(s *Store) string { return fmt.Sprintf(rawInsert, s.sql.schema) }

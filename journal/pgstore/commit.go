@@ -69,7 +69,7 @@ func (s *Store) committer() {
 // yielding to the scheduler, until as many requests are queued as there were
 // when the last commit finished plus the appends it released, or the queue
 // holds a full batch, or half the last commit's duration (at most
-// 2ms) passed: the cost to an appender that does not come back.
+// 10ms) passed: the cost to an appender that does not come back.
 func (s *Store) gather() {
 	s.mu.Lock()
 	target, budget := s.gatherTarget, s.lastCommit/2
@@ -78,7 +78,7 @@ func (s *Store) gather() {
 	if target == 0 {
 		return
 	}
-	budget = min(budget, 2*time.Millisecond)
+	budget = min(budget, 10*time.Millisecond)
 	start := time.Now()
 	for {
 		s.mu.Lock()
