@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"io"
@@ -11,9 +12,10 @@ import (
 	"github.com/jobgen/jobgen/journal"
 )
 
-const journalUsage = `Usage: jobgen journal <command> [flags] FILE
+const journalUsage = `Usage: jobgen journal <command> [flags] FILE|postgres://DSN[?schema=NAME]
 
-Read a journal of job lifecycle facts.
+Read a journal of job lifecycle facts: a file, or a PostgreSQL journal
+(journal/pgstore; schema jobgen_journal unless the DSN names another).
 
 Commands:
 
@@ -79,6 +81,13 @@ func cmdJournal(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "jobgen journal repair: --truncate-at OFFSET is required")
 		fs.Usage()
 		return exitUsage
+	}
+	if isPostgres(path) {
+		if err := pgJournal(context.Background(), name, path, asJSON, stdout); err != nil {
+			fmt.Fprintf(stderr, "jobgen: %v\n", err)
+			return exitFail
+		}
+		return exitOK
 	}
 	var err error
 	switch name {
