@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"testing"
 	"testing/synctest"
@@ -107,6 +108,11 @@ func (m *subMachine) newProc() *subProc {
 				m.rt.Errorf("teardown disposed %s before its live child %s", a.ID(), b.ID())
 			}
 		}
+		// Let the other teardowns run while this agent is still being
+		// disposed, so that a parent not waiting for its children shows.
+		for range 3 {
+			runtime.Gosched()
+		}
 	}
 	p.svc = subagent.New(subagent.WithStore(m.store), subagent.WithHost(p.host))
 	if _, err := p.svc.Attach(p.root); err != nil {
@@ -187,7 +193,37 @@ func (m *subMachine) parentChoice(t *rapid.T) (agent subagent.Agent, exact bool)
 
 func (m *subMachine) start(t *rapid.T) {
 	parent, exact := m.parentChoice(t)
-	id := rapid.SampledFrom(childPool).Draw(t, "child")
+	m.startUnder(t, parent, exact)
+}
+
+// startNested starts a child under the deepest resident child, so that
+// trees grow deep enough for teardown order to matter.
+func (m *subMachine) startNested(t *rapid.T) {
+	var deepest *subagenttest.Agent
+	for _, a := range m.resident() {
+		if deepest == nil || a.Child.Header.DelegationDepth > deepest.Child.Header.DelegationDepth {
+			deepest = a
+		}
+	}
+	if deepest == nil {
+		m.startUnder(t, m.proc.root, true)
+		return
+	}
+	m.startUnder(t, deepest, true)
+}
+
+func (m *subMachine) startUnder(t *rapid.T, parent subagent.Agent, exact bool) {
+	var free []subagents.SessionID
+	for _, id := range childPool {
+		if !m.hasHistory(id) && m.proc.host.Agent(id) == nil {
+			free = append(free, id)
+		}
+	}
+	pool := childPool
+	if len(free) > 0 && rapid.IntRange(0, 3).Draw(t, "fresh") > 0 {
+		pool = free
+	}
+	id := rapid.SampledFrom(pool).Draw(t, "child")
 	before := m.store.Len(journal.Stream(id))
 	live := m.proc.host.Agent(id) != nil
 	got, msg, err := m.proc.svc.StartContinuable(context.Background(), subagent.ContinuableSpec{

@@ -592,3 +592,39 @@ func TestAFailedFinalFlushIsOnlyLogged(t *testing.T) {
 		}
 	})
 }
+
+func TestADrainAdmitsNothingUnderItsParentsWhileItRuns(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFixture(t, nil)
+		f.start("c1", f.root, "x")
+		a := f.host.Agent("c1")
+		a.IgnoreCancel = true
+		a.BeginTurn()
+		drained := make(chan error)
+		go func() { drained <- f.svc.DrainDescendants(context.Background(), []subagent.Agent{f.root}) }()
+		synctest.Wait()
+		if _, err := f.svc.Followup(context.Background(), f.root, "c1", text("late"), subagent.FollowupOptions{}); !errors.Is(err, subagent.ErrDraining) {
+			t.Errorf("follow-up during the drain: %v, want ErrDraining", err)
+		}
+		if _, _, err := f.svc.StartContinuable(context.Background(), subagent.ContinuableSpec{Provider: "fork", Label: "x", ChildID: "c2", Parent: f.root}); !errors.Is(err, subagent.ErrDraining) {
+			t.Errorf("start during the drain: %v, want ErrDraining", err)
+		}
+		if _, err := f.svc.ReportFrom(context.Background(), a, text("late"), subagent.ReportOptions{}); !errors.Is(err, subagent.ErrDraining) {
+			t.Errorf("report during the drain: %v, want ErrDraining", err)
+		}
+		a.EndTurn(subagents.StopReasonAborted, "")
+		if err := <-drained; err != nil {
+			t.Fatal(err)
+		}
+		if slices.ContainsFunc(f.facts("c1"), func(x subagents.Fact) bool {
+			acc, ok := x.(subagents.SubagentMessageAccepted)
+			return ok && acc.Content[0].Text == "late"
+		}) {
+			t.Fatal("a message was accepted after the drain's cutoff")
+		}
+		// once the drain is over the scope admits again
+		if _, err := f.svc.Followup(context.Background(), f.root, "c1", text("after"), subagent.FollowupOptions{}); err != nil {
+			t.Fatalf("follow-up after the drain: %v", err)
+		}
+	})
+}
