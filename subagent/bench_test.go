@@ -3,6 +3,7 @@ package subagent_test
 import (
 	"context"
 	"fmt"
+	"sync"
 	"testing"
 
 	"github.com/jobgen/jobgen/generated/subagents"
@@ -18,7 +19,8 @@ type steeredHost struct{}
 type steeredAgent struct {
 	id    subagents.SessionID
 	inbox subagent.Inbox
-	busy  chan struct{} // never closed: always in a turn
+	busy  chan struct{} // closed by Cancel: in a turn until then
+	once  sync.Once
 }
 
 func (steeredHost) Materialize(ctx context.Context, c subagent.Child, in subagent.Inbox) (subagent.Agent, error) {
@@ -29,7 +31,7 @@ func (a *steeredAgent) Deliver(m subagents.Message, wake bool) error {
 	a.inbox.Claimed(m.ID)
 	return nil
 }
-func (a *steeredAgent) Cancel(error, bool)                {}
+func (a *steeredAgent) Cancel(error, bool)                { a.once.Do(func() { close(a.busy) }) }
 func (a *steeredAgent) Idle() <-chan struct{}             { return a.busy }
 func (a *steeredAgent) Dispose(ctx context.Context) error { return nil }
 
