@@ -8,6 +8,8 @@ CI_RAPID_CHECKS ?= 200
 PROPTEST_CHECKS ?= 10000
 MUTANT_CHECKS ?= 200
 FUZZTIME ?= 60s
+# Runs per benchmark behind each scoreboard figure (the median is printed).
+SCOREBOARD_COUNT ?= 3
 
 # Where the Markdown reference and JSON Schema of the specs are committed.
 DOCS_OUT ?= docs/reference
@@ -15,11 +17,13 @@ SCHEMA_OUT ?= schema
 # The released spec that breaking compares with; see spec/README.md, "Releasing".
 BASELINE ?= spec/baseline/jobs.yaml
 
-.PHONY: demo demo-subagents generate verify check breaking test race vet proptest mutants fuzz bench lint ci
+.PHONY: demo demo-web demo-subagents generate verify check breaking test race vet proptest mutants fuzz bench scoreboard lint ci pg-up pg-down pg-test
 
 demo: ## see the runtime work: three shell jobs, a live follow, a kill, intervals from the journal
 	$(GO) run ./examples/shelljobs
 
+demo-web: ## serve the live jobs page for a demo session on 127.0.0.1:8080 (ADDR=host:port to change)
+	$(GO) run ./examples/jobsweb -addr $(or $(ADDR),127.0.0.1:8080)
 demo-subagents: ## see continuable subagents: a child reports, the process restarts, a follow-up resumes it cold
 	$(GO) run ./examples/subagents
 
@@ -44,6 +48,13 @@ race: ## the tests again under the race detector
 vet:
 	$(GO) vet ./...
 
+.PHONY: cross
+cross: ## the whole module builds for Windows and macOS (procjob's process groups differ per platform)
+	GOOS=windows GOARCH=amd64 $(GO) build ./...
+	GOOS=darwin GOARCH=arm64 $(GO) build ./...
+# CI builds for both too (a rule without a recipe adds to ci's prerequisites).
+ci: cross
+
 lint: vet
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
 
@@ -60,4 +71,16 @@ fuzz: ## coverage-guided fuzzing of the spec loader and of journal recovery, FUZ
 bench: ## benchmarks, each with its baseline in the same run
 	$(GO) test ./... -run '^$$' -bench . -benchmem
 
+scoreboard: ## one line per performance goal of issue 16: measured, baseline, ratio, goal, met/missed (a few minutes)
+	$(GO) run ./cmd/scoreboard -count $(SCOREBOARD_COUNT)
+
 ci: lint test verify breaking race
+
+pg-up: ## start a throwaway PostgreSQL (installed when missing); export the JOBGEN_TEST_POSTGRES it prints
+	@.ci/pg.sh start
+
+pg-down: ## stop the throwaway PostgreSQL and delete its directory
+	@.ci/pg.sh stop
+
+pg-test: ## journal/pgstore's tests against the server pg-up started
+	@eval "$$(.ci/pg.sh env)"; JOBGEN_TEST_POSTGRES="$$JOBGEN_TEST_POSTGRES" $(GO) test ./journal/pgstore/... -v -count 1

@@ -3,22 +3,65 @@
 // Start returns a jobs.RecordingJobStart for a registry. Its producer starts
 // the command in a process group of its own, captures stdout and stderr, and
 // pumps both into the job's record labelled with their channels, while the
-// consuming cursor (Hooks.ReadOutput) still receives every byte. Cancel sends
-// SIGTERM to the process group and SIGKILL after a grace period. Done waits
-// for the process to exit and for the pump's final drain, so every byte the
-// process wrote is in the record before the outcome is reported: exit status 0
-// completes the job, any other status fails it with the status in the detail,
-// and a process ended by Cancel is killed. Nothing the job starts — process,
-// goroutine or file descriptor — outlives Done.
+// consuming cursor (Hooks.ReadOutput) still receives every byte. Done waits
+// for the process group to end and for the pump's final drain, so every byte
+// the process wrote is in the record before the outcome is reported: exit
+// status 0 completes the job, any other status fails it with the status in
+// the detail, and a process ended by Cancel is killed.
+//
+// # Stopping the process group
+//
+// Nothing the job starts in its process group outlives Done. Cancel sends
+// SIGTERM to the whole group and SIGKILL a grace period later (Options.Grace)
+// to whatever of the group is left, whatever the leader did meanwhile: a
+// leader that dies at once does not save a grandchild that ignores SIGTERM.
+// When the leader exits by itself and leaves processes running in its group,
+// they get the same SIGTERM, grace and SIGKILL before Done returns, and the
+// outcome's detail says so. A process that survives even SIGKILL for another
+// grace period (uninterruptible sleep) is reported in the detail rather than
+// waited for. On Linux the group counts as ended when its only members left
+// are zombies, read from /proc.
+//
+// A process that leaves the group (setsid, setpgid, a daemon's double fork)
+// is out of the process group's reach: without a cgroup it outlives Done. If
+// it still holds the job's output, the output is cut off a grace period after
+// the group ended, and the detail says so; Done does not wait for it.
+//
+// On Linux, Options.Cgroup closes that escape. It names a cgroup v2
+// directory procjob may create children in: a subtree delegated to the
+// runtime (a systemd unit with Delegate=yes, a container's own cgroup
+// namespace) or, for root, any cgroup v2 directory. Each job then starts in a
+// cgroup of its own under it (clone3 with CLONE_INTO_CGROUP, Linux 5.7) and
+// the job is everything in that cgroup, which a process cannot leave without
+// the right to write to another cgroup's cgroup.procs: SIGTERM goes to the
+// process group and to each process of the cgroup, SIGKILL is cgroup.kill
+// (Linux 5.14), the job has ended when cgroup.events says it is no longer
+// populated, and the cgroup is removed before Done returns. procjob cannot
+// assume such a directory exists, so without the option it uses the process
+// group alone; see docs/decisions/0027.
+//
+// # Platforms
+//
+// On Unix systems the above holds as written; the group is the one setpgid
+// makes, and between the leader's exit and the group's end a signal goes to
+// the group only right after the group was seen to exist, so a reused group
+// id is as unlikely as pid reuse within a poll interval (milliseconds). On
+// Windows the command starts in a new console process group; Cancel ends the
+// leader at once with TerminateProcess (Windows has no SIGTERM, so there is
+// no grace), its outcome detail is "terminated", and what the leader started
+// is out of reach, as a setsid escape is on Unix. Options.Cgroup is refused
+// off Linux.
+//
+// Nothing else the job starts — goroutine or file descriptor — outlives Done.
 package procjob
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/jobgen/jobgen/generated/jobs"
@@ -37,7 +80,9 @@ type Options struct {
 	Owner    jobs.SessionID
 	ToolCall jobs.ToolCallID
 
-	// Grace is how long Cancel waits after SIGTERM before SIGKILL; zero means 2s.
+	// Grace is how long the process group gets after SIGTERM before SIGKILL,
+	// and how long output held open after the group ended is still read;
+	// zero means 2s.
 	Grace time.Duration
 	// Poll is the pump cadence when Pacer is nil; zero means jobs.DefaultPumpPoll.
 	Poll time.Duration
@@ -47,7 +92,15 @@ type Options struct {
 	// pump; output that outruns the pump by more is recorded as a gap.
 	// Zero means jobs.DefaultRetainBytes.
 	Window int
-	// ReadOutputLimit caps the unread bytes kept for ReadOutput; zero means 64 MiB.
+	// Cgroup, on Linux, is a cgroup v2 directory procjob may create
+	// children in (a delegated subtree; see the package doc). When set, each
+	// job runs in a cgroup of its own under it, so a process that leaves the
+	// process group is stopped too; a directory that is not such a cgroup
+	// makes the start fail. Empty means no cgroup.
+	Cgroup string
+	// ReadOutputLimit caps the unread bytes kept for ReadOutput; zero means
+	// 64 MiB. Their buffer grows with the unread output up to the limit, never
+	// past it, and each ReadOutput lets it go.
 	ReadOutputLimit int
 }
 
@@ -66,33 +119,51 @@ func Start(opts Options) jobs.RecordingJobStart {
 	return jobs.RecordingJobStart{
 		JobStartCommon: jobs.JobStartCommon{Kind: kind, Label: label, Owner: opts.Owner, ToolCall: opts.ToolCall},
 		Run: func(ctx context.Context, job jobs.RecordingJob) (jobs.Hooks, error) {
-			return run(job, opts)
+			p, err := run(job, opts)
+			if err != nil {
+				return jobs.Hooks{}, err
+			}
+			return p.hooks(), nil
 		},
 	}
 }
 
-// A process is one running command and what watches it.
+// A process is one running command, the process group it leads, and what
+// watches them.
 type process struct {
 	cmd      *exec.Cmd
+	group    *jobGroup
 	grace    time.Duration
-	exited   registry.OnceSignal // the process has exited and its pipes are drained
-	waitErr  error               // cmd.Wait's result, set before exited fires
+	exited   registry.OnceSignal // the group has ended and the output is drained
 	pumpDone chan error          // the pump's result, after its final drain
 	out, err *stream
 	consumer *consumer
+	pipes    []*os.File // the read ends of stdout and stderr
+	copied   sync.WaitGroup
+
+	// Set by supervise before exited fires.
+	waitErr   error // cmd.Wait's result for the leader
+	leftovers bool  // the leader exited by itself and left processes in its group
+	survivors bool  // processes of the group were still there after SIGKILL and its wait
+	cutOff    bool  // output was still open after the group ended, and was cut off
+	stopErr   error // the group the leader left could not be signalled
+	kept      error // the cgroup could not be removed
 
 	mu        sync.Mutex
-	cancelled string // the first Cancel's reason
-	killTimer *time.Timer
+	cancelled string        // the first Cancel's reason
+	stopping  bool          // the group has been sent the terminate signal
+	killTimer *time.Timer   // sends SIGKILL a grace period after stopping began
+	killed    chan struct{} // closed once SIGKILL has been sent
+	finished  bool          // the group has ended: nothing may be signalled any more
 
 	doneOnce sync.Once
 	outcome  jobs.JobOutcome
 	doneErr  error
 }
 
-func run(job jobs.RecordingJob, opts Options) (jobs.Hooks, error) {
+func run(job jobs.RecordingJob, opts Options) (*process, error) {
 	if len(opts.Command) == 0 {
-		return jobs.Hooks{}, errors.New("procjob: no command")
+		return nil, errors.New("procjob: no command")
 	}
 	window := opts.Window
 	if window <= 0 {
@@ -102,7 +173,7 @@ func run(job jobs.RecordingJob, opts Options) (jobs.Hooks, error) {
 	if limit <= 0 {
 		limit = 64 << 20
 	}
-	p := &process{grace: opts.Grace, pumpDone: make(chan error, 1), consumer: &consumer{limit: limit}}
+	p := &process{grace: opts.Grace, pumpDone: make(chan error, 1), consumer: &consumer{limit: limit}, killed: make(chan struct{})}
 	if p.grace <= 0 {
 		p.grace = 2 * time.Second
 	}
@@ -111,25 +182,41 @@ func run(job jobs.RecordingJob, opts Options) (jobs.Hooks, error) {
 
 	cmd := exec.Command(opts.Command[0], opts.Command[1:]...)
 	cmd.Dir, cmd.Env = opts.Dir, opts.Env
-	cmd.Stdout, cmd.Stderr = p.out, p.err
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	// A grandchild that keeps a pipe open must not hold Done forever.
-	cmd.WaitDelay = p.grace
-	p.cmd = cmd
-	if err := cmd.Start(); err != nil {
-		return jobs.Hooks{}, fmt.Errorf("procjob: start %s: %w", commandLine(opts.Command), err)
+	group, err := prepareGroup(cmd, opts.Cgroup)
+	if err != nil {
+		return nil, err
 	}
-	go func() {
-		p.waitErr = cmd.Wait()
-		p.out.close()
-		p.err.close()
-		p.mu.Lock()
-		if p.killTimer != nil {
-			p.killTimer.Stop()
+	p.group = group
+	// The pipes are ours rather than exec's, so that cmd.Wait returns when the
+	// leader exits, not when the last process holding the output lets go.
+	var writeEnds []*os.File
+	for range 2 {
+		r, w, err := os.Pipe()
+		if err != nil {
+			closeAll(p.pipes, writeEnds)
+			group.release()
+			return nil, fmt.Errorf("procjob: output pipe: %w", err)
 		}
-		p.mu.Unlock()
-		p.exited.Fire()
-	}()
+		p.pipes, writeEnds = append(p.pipes, r), append(writeEnds, w)
+	}
+	cmd.Stdout, cmd.Stderr = writeEnds[0], writeEnds[1]
+	p.cmd = cmd
+	err = cmd.Start()
+	closeAll(writeEnds) // the process holds its own copies now
+	if err != nil {
+		closeAll(p.pipes)
+		group.release()
+		return nil, fmt.Errorf("procjob: start %s: %w", commandLine(opts.Command), err)
+	}
+	group.started(cmd.Process)
+	for i, s := range []*stream{p.out, p.err} {
+		p.copied.Add(1)
+		go func() {
+			defer p.copied.Done()
+			copyOutput(s, p.pipes[i])
+		}()
+	}
+	go p.supervise()
 	poll := opts.Poll
 	if poll <= 0 {
 		poll = jobs.DefaultPumpPoll
@@ -139,38 +226,136 @@ func run(job jobs.RecordingJob, opts Options) (jobs.Hooks, error) {
 		p.pumpDone <- registry.PumpJobOutput(context.Background(), job, sources,
 			registry.PumpOptions{Poll: poll, Pacer: opts.Pacer, Done: &p.exited})
 	}()
-	return jobs.Hooks{Cancel: p.cancel, Done: p.done, ReadOutput: p.consumer.read}, nil
+	return p, nil
 }
 
-// cancel sends SIGTERM to the process group, and SIGKILL after the grace
-// period if the process is still there. It is idempotent.
-func (p *process) cancel(reason string) error {
-	if p.exited.Fired() {
-		return nil
+func (p *process) hooks() jobs.Hooks {
+	return jobs.Hooks{Cancel: p.cancel, Done: p.done, ReadOutput: p.consumer.read}
+}
+
+// copyOutput writes what the process writes to r into s until r ends or is closed.
+func copyOutput(s *stream, r *os.File) {
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := r.Read(buf)
+		if n > 0 {
+			s.Write(buf[:n])
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+func closeAll(groups ...[]*os.File) {
+	for _, files := range groups {
+		for _, f := range files {
+			f.Close()
+		}
+	}
+}
+
+// supervise waits for the leader to exit, then for its process group to end,
+// stopping what the leader left running with the same terminate, grace and
+// SIGKILL as Cancel, then for the output to drain, and fires exited. The
+// SIGKILL timer runs until the group has ended, whatever the leader does.
+func (p *process) supervise() {
+	p.waitErr = p.cmd.Wait()
+	if p.group.running() {
+		p.mu.Lock()
+		p.leftovers = p.cancelled == ""
+		p.stopErr = p.stopLocked()
+		p.mu.Unlock()
+		// A group that could not be signalled (EPERM) has no SIGKILL coming
+		// either: waiting for it would be waiting forever.
+		p.survivors = p.stopErr != nil || !p.awaitGroupEnd()
 	}
 	p.mu.Lock()
-	defer p.mu.Unlock()
+	p.finished = true
 	if p.killTimer != nil {
-		return nil // already asked
+		p.killTimer.Stop()
 	}
-	pgid := p.cmd.Process.Pid
-	if err := syscall.Kill(-pgid, syscall.SIGTERM); err != nil && !errors.Is(err, syscall.ESRCH) {
-		return fmt.Errorf("procjob: signal process group %d: %w", pgid, err)
+	p.mu.Unlock()
+	p.kept = p.group.release() // fails, and says so, only if a survivor holds the cgroup
+
+	// The group has ended, so only a process that left it (see the package
+	// doc) can still hold the output open: give it the grace, then cut it off.
+	drained := make(chan struct{})
+	go func() { p.copied.Wait(); close(drained) }()
+	select {
+	case <-drained:
+	case <-time.After(p.grace):
+		p.cutOff = true
 	}
-	if reason == "" {
-		reason = "cancelled"
-	}
-	p.cancelled = reason
-	p.killTimer = time.AfterFunc(p.grace, func() {
-		if !p.exited.Fired() {
-			syscall.Kill(-pgid, syscall.SIGKILL)
+	closeAll(p.pipes) // ends a copy still blocked in Read
+	<-drained
+	p.out.close()
+	p.err.close()
+	p.exited.Fire()
+}
+
+// awaitGroupEnd polls until no process of the group is left, and reports
+// false if some still are a grace period after SIGKILL was sent (a process in
+// uninterruptible sleep, say), so Done cannot hang on them.
+func (p *process) awaitGroupEnd() bool {
+	killed := p.killed
+	var giveUp <-chan time.Time
+	for delay := time.Millisecond; p.group.running(); delay = min(2*delay, 50*time.Millisecond) {
+		select {
+		case <-time.After(delay):
+		case <-killed:
+			killed, giveUp = nil, time.After(p.grace)
+		case <-giveUp:
+			return false
 		}
-	})
+	}
+	return true
+}
+
+// cancel stops the process group: the terminate signal now, SIGKILL after the
+// grace period unless the whole group has ended by then. It is idempotent.
+func (p *process) cancel(reason string) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.finished {
+		return nil
+	}
+	if p.cancelled == "" {
+		if reason == "" {
+			reason = "cancelled"
+		}
+		p.cancelled = reason
+	}
+	return p.stopLocked()
+}
+
+// stopLocked sends the group the terminate signal and arms the SIGKILL timer,
+// once. p.mu is held.
+func (p *process) stopLocked() error {
+	if p.stopping {
+		return nil
+	}
+	if err := p.group.terminate(); err != nil {
+		return fmt.Errorf("procjob: stop process group %d: %w", p.cmd.Process.Pid, err)
+	}
+	p.stopping = true
+	p.killTimer = time.AfterFunc(p.grace, p.kill)
 	return nil
 }
 
-// done waits for the process to exit and the pump to drain, then reports the
-// outcome from the exit status. Every call returns the same result.
+// kill sends SIGKILL to the group unless it has ended.
+func (p *process) kill() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.finished {
+		return
+	}
+	p.group.kill()
+	close(p.killed)
+}
+
+// done waits for the process group to end and the pump to drain, then reports
+// the outcome from the leader's exit status. Every call returns the same result.
 func (p *process) done() (jobs.JobOutcome, error) {
 	p.doneOnce.Do(func() { p.outcome, p.doneErr = p.wait() })
 	return p.outcome, p.doneErr
@@ -182,37 +367,44 @@ func (p *process) wait() (jobs.JobOutcome, error) {
 		return jobs.JobOutcome{}, fmt.Errorf("procjob: pump: %w", pumpErr)
 	}
 	p.mu.Lock()
-	cancelled := p.cancelled
+	cancelled := p.cancelled != ""
 	p.mu.Unlock()
-	err := p.waitErr
-	var exit *exec.ExitError
-	switch {
-	case err == nil:
-		return jobs.JobOutcome{Status: jobs.JobStatusCompleted, Detail: "exit status 0"}, nil
-	case errors.As(err, &exit):
-		status, _ := exit.Sys().(syscall.WaitStatus)
-		if cancelled != "" && status.Signaled() {
-			return jobs.JobOutcome{Status: jobs.JobStatusKilled, Detail: "terminated by " + signalName(status.Signal())}, nil
-		}
-		if status.Signaled() {
-			return jobs.JobOutcome{Status: jobs.JobStatusFailed, Detail: "terminated by " + signalName(status.Signal())}, nil
-		}
-		return jobs.JobOutcome{Status: jobs.JobStatusFailed, Detail: fmt.Sprintf("exit status %d", exit.ExitCode())}, nil
-	case errors.Is(err, exec.ErrWaitDelay):
-		// The process exited cleanly but something it started kept its output open.
-		return jobs.JobOutcome{Status: jobs.JobStatusCompleted, Detail: "exit status 0; output still open after exit was cut off"}, nil
+	outcome, err := p.leaderOutcome(cancelled)
+	if err != nil {
+		return outcome, err
 	}
-	return jobs.JobOutcome{}, fmt.Errorf("procjob: wait: %w", err)
+	if p.leftovers {
+		outcome.Detail += "; stopped the processes it left running in its group"
+	}
+	switch {
+	case p.stopErr != nil:
+		outcome.Detail += "; " + p.stopErr.Error()
+	case p.survivors:
+		outcome.Detail += "; processes of its group were still there after SIGKILL"
+	}
+	if p.cutOff {
+		outcome.Detail += "; output still open after its process group ended was cut off"
+	}
+	if p.kept != nil {
+		outcome.Detail += "; " + p.kept.Error()
+	}
+	return outcome, nil
 }
 
-func signalName(s syscall.Signal) string {
-	switch s {
-	case syscall.SIGTERM:
-		return "SIGTERM"
-	case syscall.SIGKILL:
-		return "SIGKILL"
-	case syscall.SIGINT:
-		return "SIGINT"
+// leaderOutcome reads the leader's exit: status 0 completes the job, a
+// signal after Cancel kills it, anything else fails it.
+func (p *process) leaderOutcome(cancelled bool) (jobs.JobOutcome, error) {
+	err := p.waitErr
+	if err == nil {
+		return jobs.JobOutcome{Status: jobs.JobStatusCompleted, Detail: "exit status 0"}, nil
 	}
-	return s.String()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) {
+		return jobs.JobOutcome{}, fmt.Errorf("procjob: wait: %w", err)
+	}
+	detail, signalled := describeExit(exit, cancelled)
+	if cancelled && signalled {
+		return jobs.JobOutcome{Status: jobs.JobStatusKilled, Detail: detail}, nil
+	}
+	return jobs.JobOutcome{Status: jobs.JobStatusFailed, Detail: detail}, nil
 }
