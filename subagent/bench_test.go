@@ -6,6 +6,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/jobgen/jobgen/generated/jobs"
 	"github.com/jobgen/jobgen/generated/subagents"
 	"github.com/jobgen/jobgen/journal"
 	"github.com/jobgen/jobgen/subagent"
@@ -17,7 +18,7 @@ import (
 type steeredHost struct{}
 
 type steeredAgent struct {
-	id    subagents.SessionID
+	id    jobs.SessionID
 	inbox subagent.Inbox
 	busy  chan struct{} // closed by Cancel: in a turn until then
 	once  sync.Once
@@ -26,7 +27,7 @@ type steeredAgent struct {
 func (steeredHost) Materialize(ctx context.Context, c subagent.Child, in subagent.Inbox) (subagent.Agent, error) {
 	return &steeredAgent{id: c.ID, inbox: in, busy: make(chan struct{})}, nil
 }
-func (a *steeredAgent) ID() subagents.SessionID { return a.id }
+func (a *steeredAgent) ID() jobs.SessionID { return a.id }
 func (a *steeredAgent) Deliver(m subagents.Message, wake bool) error {
 	a.inbox.Claimed(m.ID)
 	return nil

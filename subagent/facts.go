@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/jobgen/jobgen/generated/jobs"
 	"github.com/jobgen/jobgen/generated/subagents"
 	"github.com/jobgen/jobgen/journal"
 )
@@ -44,7 +45,7 @@ type history struct {
 
 // readHistory reads and folds the child's stream. A stream with no created
 // fact first, or a subagent fact that does not decode, is not resumable.
-func (s *Service) readHistory(ctx context.Context, id subagents.SessionID) (*history, error) {
+func (s *Service) readHistory(ctx context.Context, id jobs.SessionID) (*history, error) {
 	h := &history{}
 	index := map[subagents.MessageID]int{} // into accepted
 	var accepted []pendingMsg
@@ -114,7 +115,7 @@ func (s *Service) readHistory(ctx context.Context, id subagents.SessionID) (*his
 }
 
 // foldDescriptor returns the child's descriptor when it can be continued.
-func foldDescriptor(id subagents.SessionID, c *subagents.SubagentCreated) (subagents.Descriptor, error) {
+func foldDescriptor(id jobs.SessionID, c *subagents.SubagentCreated) (subagents.Descriptor, error) {
 	d := c.Descriptor
 	if d.Version != 2 || d.Mode != subagents.DescriptorModeContinuable {
 		return d, newError(subagents.ErrorCodeNotResumable, nil,

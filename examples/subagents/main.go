@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jobgen/jobgen/generated/jobs"
 	"github.com/jobgen/jobgen/generated/subagents"
 	"github.com/jobgen/jobgen/journal"
 	"github.com/jobgen/jobgen/subagent"
@@ -130,7 +131,7 @@ func (h *host) Materialize(ctx context.Context, child subagent.Child, inbox suba
 // childAgent is one residency of the researcher: a turn per waking
 // delivery, scripted by what it is asked.
 type childAgent struct {
-	id    subagents.SessionID
+	id    jobs.SessionID
 	inbox subagent.Inbox
 	svc   *subagent.Service
 	out   io.Writer
@@ -141,7 +142,7 @@ type childAgent struct {
 	idle    chan struct{}
 }
 
-func (a *childAgent) ID() subagents.SessionID { return a.id }
+func (a *childAgent) ID() jobs.SessionID { return a.id }
 
 func (a *childAgent) Deliver(msg subagents.Message, wake bool) error {
 	a.mu.Lock()
@@ -201,7 +202,7 @@ type leadAgent struct {
 	got chan struct{}
 }
 
-func (l *leadAgent) ID() subagents.SessionID { return "lead" }
+func (l *leadAgent) ID() jobs.SessionID { return "lead" }
 func (l *leadAgent) Deliver(msg subagents.Message, wake bool) error {
 	body := msg.Content[0].Text
 	if len(msg.Content) > 1 {
@@ -227,7 +228,7 @@ func (l *leadAgent) waitFor(ctx context.Context, n int) error {
 }
 
 // printHistory prints the child's stream, one fact a line.
-func printHistory(ctx context.Context, store journal.Store, child subagents.SessionID, out io.Writer) error {
+func printHistory(ctx context.Context, store journal.Store, child jobs.SessionID, out io.Writer) error {
 	for rec, err := range store.ReadStream(ctx, journal.Stream(child), 0) {
 		if err != nil {
 			return err
