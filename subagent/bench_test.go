@@ -3,6 +3,8 @@ package subagent_test
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sync"
 	"testing"
 
@@ -79,6 +81,11 @@ func BenchmarkFollowupResident(b *testing.B) {
 // messages each (accepted and claimed), each started and ended.
 func historyStore(b *testing.B, n int) *subagenttest.MemStore {
 	store := subagenttest.NewMemStore()
+	writeHistory(b, store, n)
+	return store
+}
+
+func writeHistory(b *testing.B, store journal.Store, n int) {
 	ctx := context.Background()
 	add := func(id string, f subagents.Fact) {
 		p, err := subagents.EncodeFact(f)
@@ -108,7 +115,6 @@ func historyStore(b *testing.B, n int) *subagenttest.MemStore {
 	if err := store.Flush(ctx); err != nil {
 		b.Fatal(err)
 	}
-	return store
 }
 
 // BenchmarkColdResume measures a follow-up that resumes a child cold from
@@ -149,6 +155,49 @@ func BenchmarkColdResume(b *testing.B) {
 				}
 				b.StopTimer()
 				svc.Close(ctx)
+				b.StartTimer()
+			}
+		})
+		b.Run(fmt.Sprintf("facts=%d/resume-filestore", n), func(b *testing.B) {
+			ctx := context.Background()
+			dir := b.TempDir()
+			basePath := filepath.Join(dir, "base.journal")
+			fs, err := journal.Open(basePath)
+			if err != nil {
+				b.Fatal(err)
+			}
+			writeHistory(b, fs, n)
+			if err := fs.Close(ctx); err != nil {
+				b.Fatal(err)
+			}
+			raw, err := os.ReadFile(basePath)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				b.StopTimer()
+				i++
+				path := filepath.Join(dir, fmt.Sprintf("copy-%d.journal", i))
+				if err := os.WriteFile(path, raw, 0o600); err != nil {
+					b.Fatal(err)
+				}
+				store, err := journal.Open(path)
+				if err != nil {
+					b.Fatal(err)
+				}
+				svc := subagent.New(subagent.WithStore(store), subagent.WithHost(steeredHost{}))
+				root := subagenttest.NewAgent("root")
+				svc.Attach(root)
+				b.StartTimer()
+				if _, err := svc.Followup(ctx, root, "c1", text("more"), subagent.FollowupOptions{}); err != nil {
+					b.Fatal(err)
+				}
+				b.StopTimer()
+				svc.Close(ctx)
+				store.Close(ctx)
+				os.Remove(path)
 				b.StartTimer()
 			}
 		})
