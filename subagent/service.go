@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"reflect"
+	"slices"
 	"sync"
 	"time"
 
@@ -247,7 +248,7 @@ func (s *Service) State(child jobs.SessionID) State {
 	}
 }
 
-// Children lists the live children of parent.
+// Children lists the live children of parent, sorted by id.
 func (s *Service) Children(parent jobs.SessionID) []jobs.SessionID {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -257,6 +258,7 @@ func (s *Service) Children(parent jobs.SessionID) []jobs.SessionID {
 			ids = append(ids, id)
 		}
 	}
+	slices.Sort(ids)
 	return ids
 }
 
