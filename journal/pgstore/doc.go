@@ -28,7 +28,7 @@ its head back: the journal is append-only even for a hand-typed statement.
 Append queues its entries and waits for the committer (WithCommitters,
 default 1) to carry them in a transaction with whatever else is queued (up to
 WithMaxBatch entries): client-side group commit, many facts per commit flush.
-After a commit the committer waits briefly (at most half a commit, 2ms) for
+After a commit the committer waits briefly (at most half a commit, 10ms) for
 the appenders it released to queue again, so that a steady set of appenders
 shares every transaction instead of alternating between two. One
 transaction is one pipelined round trip, committed at its Sync:
