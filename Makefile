@@ -17,7 +17,7 @@ SCHEMA_OUT ?= schema
 # The released spec that breaking compares with; see spec/README.md, "Releasing".
 BASELINE ?= spec/baseline/jobs.yaml
 
-.PHONY: demo demo-web demo-subagents generate verify check breaking test race vet proptest mutants fuzz bench scoreboard lint ci pg-up pg-down pg-test
+.PHONY: demo demo-web demo-subagents generate verify check breaking test race vet proptest mutants fuzz bench scoreboard lint ci pg-up pg-down pg-test demo-pg
 
 demo: ## see the runtime work: three shell jobs, a live follow, a kill, intervals from the journal
 	$(GO) run ./examples/shelljobs
@@ -85,6 +85,9 @@ pg-up: ## start a throwaway PostgreSQL (installed when missing); export the JOBG
 
 pg-down: ## stop the throwaway PostgreSQL and delete its directory
 	@.ci/pg.sh stop
+
+demo-pg: ## two processes sharing one job history in PostgreSQL (starts the throwaway server)
+	@eval "$$(.ci/pg.sh start)"; $(GO) run ./examples/pghistory "$$JOBGEN_TEST_POSTGRES"
 
 pg-test: ## journal/pgstore's tests against the server pg-up started
 	@eval "$$(.ci/pg.sh env)"; JOBGEN_TEST_POSTGRES="$$JOBGEN_TEST_POSTGRES" $(GO) test ./journal/pgstore/... -v -count 1
