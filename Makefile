@@ -12,6 +12,8 @@ FUZZTIME ?= 60s
 # Where the Markdown reference and JSON Schema of the specs are committed.
 DOCS_OUT ?= docs/reference
 SCHEMA_OUT ?= schema
+# Where the TypeScript modules of the specs are committed; see tools/ts/README.md.
+TS_OUT ?= generated/ts
 # The released spec that breaking compares with; see spec/README.md, "Releasing".
 BASELINE ?= spec/baseline/jobs.yaml
 
@@ -20,11 +22,11 @@ BASELINE ?= spec/baseline/jobs.yaml
 demo: ## see the runtime work: three shell jobs, a live follow, a kill, intervals from the journal
 	$(GO) run ./examples/shelljobs
 
-generate: ## regenerate generated/, the reference and the schema from spec/*.yaml
-	$(GO) run ./cmd/jobgen generate --docs $(DOCS_OUT) --schema $(SCHEMA_OUT)
+generate: ## regenerate generated/ (Go and TypeScript), the reference and the schema from spec/*.yaml
+	$(GO) run ./cmd/jobgen generate --docs $(DOCS_OUT) --schema $(SCHEMA_OUT) --ts $(TS_OUT)
 
-verify: ## fail when generated/, the reference or the schema is not what the specs yield
-	$(GO) run ./cmd/jobgen verify --docs $(DOCS_OUT) --schema $(SCHEMA_OUT)
+verify: ## fail when generated/ (Go and TypeScript), the reference or the schema is not what the specs yield
+	$(GO) run ./cmd/jobgen verify --docs $(DOCS_OUT) --schema $(SCHEMA_OUT) --ts $(TS_OUT)
 
 check: ## validate the specs only
 	$(GO) run ./cmd/jobgen check

@@ -32,8 +32,8 @@ const (
 )
 
 // Compare reports how the tree under root differs from files. Orphans are
-// looked for only in the directories files write to, and only among .go, .md
-// and .json files that start with jobgen's marker (Header, or its Markdown and
+// looked for only in the directories files write to, and only among .go, .md,
+// .json and .ts files that start with jobgen's marker (Header, or its Markdown and
 // JSON forms), so hand-written files are never reported.
 func Compare(root string, files []File) ([]Change, error) {
 	var changes []Change
@@ -89,7 +89,7 @@ func orphans(root string, files []File) ([]string, error) {
 		}
 		for _, e := range entries {
 			p := path.Join(d, e.Name())
-			if e.IsDir() || !slices.Contains([]string{".go", ".md", ".json"}, path.Ext(e.Name())) || want[p] {
+			if e.IsDir() || !slices.Contains([]string{".go", ".md", ".json", ".ts"}, path.Ext(e.Name())) || want[p] {
 				continue
 			}
 			generated, err := isGenerated(filepath.Join(root, filepath.FromSlash(p)))

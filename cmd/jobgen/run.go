@@ -156,6 +156,14 @@ func schemaOutput(root string) output {
 	}}
 }
 
+// tsOutput is the TypeScript module of each spec; see gen.EmitTS.
+func tsOutput(root string) output {
+	return output{root, func(s *gen.Spec) ([]gen.File, error) {
+		f, err := gen.EmitTS(s)
+		return []gen.File{f}, err
+	}}
+}
+
 func docsOutput(root string) output {
 	return output{root, func(s *gen.Spec) ([]gen.File, error) {
 		f, err := gen.EmitDocs(s)
@@ -188,6 +196,11 @@ func (sf *specFlags) load(stderr io.Writer, outputs ...output) (files [][]gen.Fi
 		}
 		for i, o := range outputs {
 			out, err := o.emit(spec)
+			if list := (gen.ErrorList{}); errors.As(err, &list) {
+				printErr(stderr, list) // a target's own naming rules, at their positions
+				ok = false
+				continue
+			}
 			if err != nil {
 				fmt.Fprintf(stderr, "jobgen: %s: %v\n", name, err)
 				ok = false
@@ -251,25 +264,30 @@ func printErr(w io.Writer, err error) {
 
 func cmdGenerate(args []string, stdout, stderr io.Writer) int {
 	var sf specFlags
-	var docs, schema string
+	var docs, schema, ts string
 	fs := newFlagSet("generate", "Generate writes the Go package of each spec under the output root, and\nwith --docs and --schema its Markdown reference and JSON Schema. It writes\nnothing unless every spec is valid, writes each changed file atomically, and\nremoves generated files the specs no longer yield.", stderr)
 	sf.register(fs, true)
 	fs.StringVar(&docs, "docs", "", "also write each spec's Markdown reference under this root")
 	fs.StringVar(&schema, "schema", "", "also write each spec's JSON Schema under this root")
+	fs.StringVar(&ts, "ts", "", "also write each spec's TypeScript module under this root")
 	if code, stop := parse(fs, args, stdout); stop {
 		return code
 	}
-	return sf.write(stdout, stderr, sf.outputs(docs, schema)...)
+	return sf.write(stdout, stderr, sf.outputs(docs, schema, ts)...)
 }
 
-// outputs is the Go output plus the docs and schema roots that are set.
-func (sf *specFlags) outputs(docs, schema string) []output {
+// outputs is the Go output plus the docs, schema and TypeScript roots that
+// are set.
+func (sf *specFlags) outputs(docs, schema, ts string) []output {
 	out := []output{goOutput(sf.out)}
 	if docs != "" {
 		out = append(out, docsOutput(docs))
 	}
 	if schema != "" {
 		out = append(out, schemaOutput(schema))
+	}
+	if ts != "" {
+		out = append(out, tsOutput(ts))
 	}
 	return out
 }
@@ -312,15 +330,16 @@ func plural(n int, word string) string {
 
 func cmdVerify(args []string, stdout, stderr io.Writer) int {
 	var sf specFlags
-	var docs, schema string
+	var docs, schema, ts string
 	fs := newFlagSet("verify", "Verify regenerates in memory and compares with the output root (and, with\n--docs and --schema, with those roots). It prints a unified diff of every\nstale, missing or orphaned file and exits 1 if there is any.", stderr)
 	sf.register(fs, true)
 	fs.StringVar(&docs, "docs", "", "also verify the Markdown references under this root")
 	fs.StringVar(&schema, "schema", "", "also verify the JSON Schemas under this root")
+	fs.StringVar(&ts, "ts", "", "also verify the TypeScript modules under this root")
 	if code, stop := parse(fs, args, stdout); stop {
 		return code
 	}
-	outputs := sf.outputs(docs, schema)
+	outputs := sf.outputs(docs, schema, ts)
 	sets, ok := sf.load(stderr, outputs...)
 	if !ok {
 		return exitFail
