@@ -17,7 +17,7 @@ TS_OUT ?= generated/ts
 # The released spec that breaking compares with; see spec/README.md, "Releasing".
 BASELINE ?= spec/baseline/jobs.yaml
 
-.PHONY: demo generate verify check breaking test race vet proptest mutants fuzz bench lint ci
+.PHONY: demo generate verify check breaking test race vet proptest mutants fuzz bench lint ts-deps ts-check ci
 
 demo: ## see the runtime work: three shell jobs, a live follow, a kill, intervals from the journal
 	$(GO) run ./examples/shelljobs
@@ -56,7 +56,16 @@ fuzz: ## coverage-guided fuzzing of the spec loader and of journal recovery, FUZ
 	$(GO) test ./gen -run '^$$' -fuzz FuzzLoad -fuzztime $(FUZZTIME) -fuzzminimizetime 10s
 	$(GO) test ./journal -run '^$$' -fuzz FuzzRecover -fuzztime $(FUZZTIME) -fuzzminimizetime 10s
 
+# TypeScript checks need Node.js; `make ts-deps` installs the pinned compiler.
+TSC ?= tools/ts/node_modules/.bin/tsc
+
+ts-deps: ## install the pinned TypeScript in tools/ts (npm ci from the committed lockfile)
+	cd tools/ts && npm ci --no-audit --no-fund
+
+ts-check: ## type-check generated/ts/ and the tools' harness with tsc --strict --noEmit
+	$(TSC) -p tools/ts/tsconfig.json --strict --noEmit
+
 bench: ## benchmarks, each with its baseline in the same run
 	$(GO) test ./... -run '^$$' -bench . -benchmem
 
-ci: lint test verify breaking race
+ci: lint test verify breaking race ts-check

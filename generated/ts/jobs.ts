@@ -106,15 +106,14 @@ function _obj(v: unknown, path: string, type: string): _Obj {
 }
 
 // _fold is Go's encoding/json key folding for ASCII names: Go matches a key
-// to a field whatever its case, and U+017F, U+0130, U+0131 and U+212A fold
-// to S, I, I and K there. Other characters never match an ASCII name.
+// to a field whatever its case, and folds U+017F (long s) to S and U+212A
+// (Kelvin sign) to K. No other character folds to ASCII there.
 function _fold(k: string): string {
   let out = "";
   for (let i = 0; i < k.length; i++) {
     let c = k.charCodeAt(i);
     if (c >= 97 && c <= 122) c -= 32;
     else if (c === 0x17f) c = 83;
-    else if (c === 0x130 || c === 0x131) c = 73;
     else if (c === 0x212a) c = 75;
     out += String.fromCharCode(c);
   }
