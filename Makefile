@@ -17,7 +17,7 @@ TS_OUT ?= generated/ts
 # The released spec that breaking compares with; see spec/README.md, "Releasing".
 BASELINE ?= spec/baseline/jobs.yaml
 
-.PHONY: demo generate verify check breaking test race vet proptest mutants fuzz bench lint ts-deps ts-check ci
+.PHONY: demo generate verify check breaking test race vet proptest mutants fuzz bench lint ts-deps ts-check ts-bench ci
 
 demo: ## see the runtime work: three shell jobs, a live follow, a kill, intervals from the journal
 	$(GO) run ./examples/shelljobs
@@ -64,6 +64,9 @@ ts-deps: ## install the pinned TypeScript in tools/ts (npm ci from the committed
 
 ts-check: ## type-check generated/ts/ and the tools' harness with tsc --strict --noEmit
 	$(TSC) -p tools/ts/tsconfig.json --strict --noEmit
+
+ts-bench: ## what the TypeScript decoders cost per follow frame against JSON.parse alone
+	tools/ts/bench.sh
 
 bench: ## benchmarks, each with its baseline in the same run
 	$(GO) test ./... -run '^$$' -bench . -benchmem

@@ -397,7 +397,7 @@ func (w *tsWriter) union(u *Union) {
 	w.line("  const o = _obj(json, path, %q);", u.Name)
 	w.line("  let tag: unknown = undefined;")
 	w.line("  for (const k of Object.keys(o)) {")
-	w.line("    if (k === %q || _fold(k) === %q) {", disc, tsFold(disc))
+	w.line("    if (k === %q || (k.length === %d && _fold(k) === %q)) {", disc, len(disc), tsFold(disc))
 	w.line("      const v = o[k];")
 	kind := "_str"
 	if u.Variants[0].Tag.Kind == TagBool {

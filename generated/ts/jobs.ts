@@ -1343,7 +1343,7 @@ export function decodeFollowFrame(json: unknown, path = "$"): FollowFrame {
   const o = _obj(json, path, "FollowFrame");
   let tag: unknown = undefined;
   for (const k of Object.keys(o)) {
-    if (k === "frame" || _fold(k) === "FRAME") {
+    if (k === "frame" || (k.length === 5 && _fold(k) === "FRAME")) {
       const v = o[k];
       tag = v === null ? undefined : _str(v, path, "frame");
     }
@@ -1585,7 +1585,7 @@ export function decodeJobStart(json: unknown, path = "$"): JobStart {
   const o = _obj(json, path, "JobStart");
   let tag: unknown = undefined;
   for (const k of Object.keys(o)) {
-    if (k === "record" || _fold(k) === "RECORD") {
+    if (k === "record" || (k.length === 6 && _fold(k) === "RECORD")) {
       const v = o[k];
       tag = v === null ? undefined : _bool(v, path, "record");
     }
