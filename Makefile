@@ -8,6 +8,8 @@ CI_RAPID_CHECKS ?= 200
 PROPTEST_CHECKS ?= 10000
 MUTANT_CHECKS ?= 200
 FUZZTIME ?= 60s
+# Runs per benchmark behind each scoreboard figure (the median is printed).
+SCOREBOARD_COUNT ?= 3
 
 # Where the Markdown reference and JSON Schema of the specs are committed.
 DOCS_OUT ?= docs/reference
@@ -17,7 +19,7 @@ TS_OUT ?= generated/ts
 # The released spec that breaking compares with; see spec/README.md, "Releasing".
 BASELINE ?= spec/baseline/jobs.yaml
 
-.PHONY: demo generate verify check breaking test race vet proptest mutants fuzz bench lint ts-deps ts-check ts-bench ci
+.PHONY: demo generate verify check breaking test race vet proptest mutants fuzz bench scoreboard lint ts-deps ts-check ts-bench ci pg-up pg-down pg-test
 
 demo: ## see the runtime work: three shell jobs, a live follow, a kill, intervals from the journal
 	$(GO) run ./examples/shelljobs
@@ -71,4 +73,16 @@ ts-bench: ## what the TypeScript decoders cost per follow frame against JSON.par
 bench: ## benchmarks, each with its baseline in the same run
 	$(GO) test ./... -run '^$$' -bench . -benchmem
 
+scoreboard: ## one line per performance goal of issue 16: measured, baseline, ratio, goal, met/missed (a few minutes)
+	$(GO) run ./cmd/scoreboard -count $(SCOREBOARD_COUNT)
+
 ci: lint test verify breaking race ts-check
+
+pg-up: ## start a throwaway PostgreSQL (installed when missing); export the JOBGEN_TEST_POSTGRES it prints
+	@.ci/pg.sh start
+
+pg-down: ## stop the throwaway PostgreSQL and delete its directory
+	@.ci/pg.sh stop
+
+pg-test: ## journal/pgstore's tests against the server pg-up started
+	@eval "$$(.ci/pg.sh env)"; JOBGEN_TEST_POSTGRES="$$JOBGEN_TEST_POSTGRES" $(GO) test ./journal/pgstore/... -v -count 1

@@ -51,11 +51,15 @@ func BenchmarkGenerateAndWrite(b *testing.B) {
 	data := readJobsSpec(b)
 	dir := b.TempDir()
 	for b.Loop() {
-		files, err := Generate(jobsSpecPath, data)
+		spec, err := Parse(jobsSpecPath, data)
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := Write(dir, files); err != nil {
+		tree, err := Render([]Target{{GoBackend{}, dir}}, []*Spec{spec})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := tree.Write(); err != nil {
 			b.Fatal(err)
 		}
 	}

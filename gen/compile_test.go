@@ -11,7 +11,8 @@ import (
 // TestGoldenOutputCompiles builds and vets the output of every valid golden
 // case, so a generator change that emits broken Go fails here and not in a
 // user's build. The output is copied into a scratch module that borrows this
-// module's go.sum, and checked offline.
+// module's go.sum, and checked offline: a case's package dir lands in
+// goldencompile/<case>/<dir>, the import path a spec a case imports declares.
 func TestGoldenOutputCompiles(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go vet")
@@ -30,7 +31,14 @@ func TestGoldenOutputCompiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeFile(t, filepath.Join(scratch, "go.sum"), sum)
-	writeFile(t, filepath.Join(scratch, "go.mod"), []byte("module goldencompile\n\ngo 1.25\n\nrequire github.com/google/uuid v1.6.0\n"))
+	// Generated code imports this module's runtime, package codec.
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(scratch, "go.mod"), []byte("module goldencompile\n\ngo 1.25\n\n"+
+		"require (\n\tgithub.com/google/uuid v1.6.0\n\tgithub.com/jobgen/jobgen v0.0.0\n)\n\n"+
+		"replace github.com/jobgen/jobgen => "+root+"\n"))
 	for _, dir := range dirs {
 		caseName := filepath.Base(filepath.Dir(filepath.Dir(dir)))
 		files, _ := filepath.Glob(filepath.Join(dir, "*.golden"))
@@ -39,7 +47,7 @@ func TestGoldenOutputCompiles(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			writeFile(t, filepath.Join(scratch, caseName, strings.TrimSuffix(filepath.Base(f), ".golden")), data)
+			writeFile(t, filepath.Join(scratch, caseName, filepath.Base(dir), strings.TrimSuffix(filepath.Base(f), ".golden")), data)
 		}
 	}
 	cmd := exec.Command(goBin, "vet", "./...")
@@ -48,4 +56,62 @@ func TestGoldenOutputCompiles(t *testing.T) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go vet of golden output failed: %v\n%s", err, out)
 	}
+}
+
+// TestGeneratedCodeRefusesARuntimeThatDropsItsVersion: generated code carries
+// a compile-time guard, so building it against a runtime that no longer
+// supports the version it was generated for (or does not yet support it)
+// fails, instead of running with a mismatched envelope or errors.
+func TestGeneratedCodeRefusesARuntimeThatDropsItsVersion(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go build")
+	}
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command")
+	}
+	runtime, err := os.ReadFile("../codec/codec.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := Generate("testdata/cases/minimal/spec.yaml", mustRead(t, "testdata/cases/minimal/spec.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ name, from, to string }{
+		{"newer runtime", "MinVersion = 1", "MinVersion = 2"},
+		{"older runtime", "MaxVersion = 1", "MaxVersion = 0"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if !strings.Contains(string(runtime), c.from) {
+				t.Fatalf("codec.go has no %q to change", c.from)
+			}
+			scratch := t.TempDir()
+			writeFile(t, filepath.Join(scratch, "codec", "go.mod"), []byte("module github.com/jobgen/jobgen\n\ngo 1.25\n"))
+			writeFile(t, filepath.Join(scratch, "codec", "codec", "codec.go"), []byte(strings.Replace(string(runtime), c.from, c.to, 1)))
+			writeFile(t, filepath.Join(scratch, "go.mod"), []byte("module guard\n\ngo 1.25\n\nrequire github.com/jobgen/jobgen v0.0.0\n\nreplace github.com/jobgen/jobgen => ./codec\n"))
+			for _, f := range files {
+				writeFile(t, filepath.Join(scratch, filepath.FromSlash(f.Path)), f.Content)
+			}
+			cmd := exec.Command(goBin, "build", "./tiny")
+			cmd.Dir = scratch
+			cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off")
+			out, err := cmd.CombinedOutput()
+			if err == nil {
+				t.Fatal("the package built against a runtime that does not support its version")
+			}
+			if !strings.Contains(string(out), "EnforceVersion") {
+				t.Errorf("the build failed, but not at the guard:\n%s", out)
+			}
+		})
+	}
+}
+
+func mustRead(t *testing.T, name string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
 }

@@ -25,11 +25,7 @@ func (e *emitter) facts(f *jen.File) {
 	)
 	f.Line()
 	f.Comment("FactEnvelope is how a fact travels: its type, its version and its data.")
-	f.Type().Id("FactEnvelope").Struct(
-		jen.Id("Type").String().Tag(map[string]string{"json": "type"}),
-		jen.Id("V").Int().Tag(map[string]string{"json": "v"}),
-		jen.Id("Data").Qual(jsonPkg, "RawMessage").Tag(map[string]string{"json": "data"}),
-	)
+	f.Type().Id("FactEnvelope").Op("=").Qual(codecPkg, "Envelope")
 	f.Line()
 	f.Comment("The wire types of the facts.")
 	f.Const().DefsFunc(func(g *jen.Group) {
@@ -80,60 +76,49 @@ func (e *emitter) facts(f *jen.File) {
 		jen.If(jen.Err().Op("!=").Nil()).Block(
 			jen.Return(jen.Nil(), e.errorf("encode %s: %w", jen.Id("f").Dot("FactType").Call(), jen.Err())),
 		),
-		jen.Comment("Fact types are plain ASCII names, so they need no escaping."),
 		jen.Id("out").Op(":=").Make(jen.Index().Byte(), jen.Lit(0), jen.Len(jen.Id("data")).Op("+").Lit(48)),
-		jen.Id("out").Op("=").Append(jen.Id("out"), jen.Lit(`{"type":"`).Op("...")),
-		jen.Id("out").Op("=").Append(jen.Id("out"), jen.Id("f").Dot("FactType").Call().Op("...")),
-		jen.Id("out").Op("=").Append(jen.Id("out"), jen.Lit(`","v":`).Op("...")),
-		jen.Id("out").Op("=").Qual("strconv", "AppendInt").Call(jen.Id("out"), jen.Int64().Call(jen.Id("f").Dot("FactVersion").Call()), jen.Lit(10)),
-		jen.Id("out").Op("=").Append(jen.Id("out"), jen.Lit(`,"data":`).Op("...")),
-		jen.Id("out").Op("=").Append(jen.Id("out"), jen.Id("data").Op("...")),
-		jen.Return(jen.Append(jen.Id("out"), jen.LitRune('}')), jen.Nil()),
+		jen.Return(jen.Qual(codecPkg, "AppendEnvelope").Call(jen.Id("out"), jen.Id("f").Dot("FactType").Call(), jen.Id("f").Dot("FactVersion").Call(), jen.Id("data")), jen.Nil()),
 	)
 
 	f.Line()
-	f.Comment(docLines("DecodeFact decodes an envelope written by EncodeFact with this or an earlier spec. An older version of a fact is upcast to the newest, so the result is always a Fact. A type or version this build does not decode is an error wrapping ErrUnknownFact.", ""))
+	f.Comment(docLines("DecodeFact decodes an envelope written by EncodeFact with this or an earlier spec. An older version of a fact is upcast to the newest, so the result is always a Fact. A type this build does not decode is an error wrapping ErrUnknownFact; a known type at a version it does not decode, one wrapping ErrUnknownVersion (and so ErrUnknownFact).", ""))
 	f.Func().Id("DecodeFact").Params(jen.Id("data").Index().Byte()).Params(jen.Id("Fact"), jen.Error()).BlockFunc(func(g *jen.Group) {
-		g.Var().Id("env").Id("FactEnvelope")
-		g.If(jen.Err().Op(":=").Qual(jsonPkg, "Unmarshal").Call(jen.Id("data"), jen.Op("&").Id("env")), jen.Err().Op("!=").Nil()).Block(
+		g.List(jen.Id("env"), jen.Err()).Op(":=").Qual(codecPkg, "DecodeEnvelope").Call(jen.Id("data"))
+		g.If(jen.Err().Op("!=").Nil()).Block(
 			jen.Return(jen.Nil(), e.errorf("decode fact: %w", jen.Err())),
 		)
-		g.If(jen.Id("env").Dot("Data").Op("==").Nil()).Block(
-			jen.Return(jen.Nil(), jen.Id("missingField").Call(jen.Lit("FactEnvelope"), jen.Lit("data"))),
-		)
-		g.Switch().BlockFunc(func(g *jen.Group) {
+		decodeErr := func(err jen.Code) jen.Code {
+			return jen.Return(jen.Nil(), e.errorf("decode %s v%d: %w", jen.Id("env").Dot("Type"), jen.Id("env").Dot("V"), err))
+		}
+		g.Switch(jen.Id("env").Dot("Type")).BlockFunc(func(g *jen.Group) {
 			for _, fact := range facts {
-				for _, v := range fact.Versions {
-					cond := jen.Id("env").Dot("Type").Op("==").Id(fact.GoName + "Type").Op("&&").Id("env").Dot("V").Op("==").Lit(v.Number)
-					if v.Retired {
-						g.Case(cond).Block(
-							jen.Return(jen.Nil(), e.errorf("decode %s v%d: version retired from the spec: %w", jen.Id("env").Dot("Type"), jen.Id("env").Dot("V"), jen.Id("ErrUnknownFact"))),
-						)
-						continue
+				g.Case(jen.Id(fact.GoName+"Type")).Block(jen.Switch(jen.Id("env").Dot("V")).BlockFunc(func(g *jen.Group) {
+					for _, v := range fact.Versions {
+						switch {
+						case v.Retired:
+							g.Case(jen.Lit(v.Number)).Block(
+								jen.Return(jen.Nil(), e.errorf("decode %s v%d: version retired from the spec: %w", jen.Id("env").Dot("Type"), jen.Id("env").Dot("V"), jen.Id("ErrUnknownVersion"))),
+							)
+						case v == fact.Latest():
+							g.Case(jen.Lit(v.Number)).Block(
+								jen.Var().Id("out").Id(fact.StructName(v)),
+								jen.If(jen.Err().Op(":=").Qual(jsonPkg, "Unmarshal").Call(jen.Id("env").Dot("Data"), jen.Op("&").Id("out")), jen.Err().Op("!=").Nil()).Block(decodeErr(jen.Err())),
+								jen.Return(jen.Id("out"), jen.Nil()),
+							)
+						default:
+							// An older version decodes as itself, then upcasts to the newest.
+							g.Case(jen.Lit(v.Number)).Block(
+								jen.Var().Id("old").Id(fact.StructName(v)),
+								jen.If(jen.Err().Op(":=").Qual(jsonPkg, "Unmarshal").Call(jen.Id("env").Dot("Data"), jen.Op("&").Id("old")), jen.Err().Op("!=").Nil()).Block(decodeErr(jen.Err())),
+								jen.List(jen.Id("out"), jen.Err()).Op(":=").Id(v.Upcast.Name).Call(jen.Id("old")),
+								jen.If(jen.Err().Op("!=").Nil()).Block(
+									jen.Return(jen.Nil(), e.errorf("upcast %s v%d to v%d: %w", jen.Id("env").Dot("Type"), jen.Id("env").Dot("V"), jen.Lit(fact.Latest().Number), jen.Err())),
+								),
+								jen.Return(jen.Id("out"), jen.Nil()),
+							)
+						}
 					}
-					if v == fact.Latest() {
-						g.Case(cond).Block(
-							jen.Var().Id("out").Id(fact.StructName(v)),
-							jen.If(jen.Err().Op(":=").Qual(jsonPkg, "Unmarshal").Call(jen.Id("env").Dot("Data"), jen.Op("&").Id("out")), jen.Err().Op("!=").Nil()).Block(
-								jen.Return(jen.Nil(), e.errorf("decode %s v%d: %w", jen.Id("env").Dot("Type"), jen.Id("env").Dot("V"), jen.Err())),
-							),
-							jen.Return(jen.Id("out"), jen.Nil()),
-						)
-						continue
-					}
-					// An older version decodes as itself, then upcasts to the newest.
-					g.Case(cond).Block(
-						jen.Var().Id("old").Id(fact.StructName(v)),
-						jen.If(jen.Err().Op(":=").Qual(jsonPkg, "Unmarshal").Call(jen.Id("env").Dot("Data"), jen.Op("&").Id("old")), jen.Err().Op("!=").Nil()).Block(
-							jen.Return(jen.Nil(), e.errorf("decode %s v%d: %w", jen.Id("env").Dot("Type"), jen.Id("env").Dot("V"), jen.Err())),
-						),
-						jen.List(jen.Id("out"), jen.Err()).Op(":=").Id(v.Upcast.Name).Call(jen.Id("old")),
-						jen.If(jen.Err().Op("!=").Nil()).Block(
-							jen.Return(jen.Nil(), e.errorf("upcast %s v%d to v%d: %w", jen.Id("env").Dot("Type"), jen.Id("env").Dot("V"), jen.Lit(fact.Latest().Number), jen.Err())),
-						),
-						jen.Return(jen.Id("out"), jen.Nil()),
-					)
-				}
+				}), decodeErr(jen.Id("ErrUnknownVersion")))
 			}
 		})
 		g.Return(jen.Nil(), e.errorf("decode %q v%d: %w", jen.Id("env").Dot("Type"), jen.Id("env").Dot("V"), jen.Id("ErrUnknownFact")))

@@ -1,33 +1,45 @@
 package gen
 
 import (
+	"fmt"
+
 	"github.com/dave/jennifer/jen"
+
+	"github.com/jobgen/jobgen/codec"
 )
 
-// codec emits the sentinel errors and helpers every generated package shares.
+// codec emits the guard that ties the package to the runtime it was generated
+// for, and the runtime's errors under the package's own names.
 func (e *emitter) codec(f *jen.File) {
-	pkg := e.spec.Package.Name
-	errs := []struct{ name, doc, msg string }{
-		{"ErrInvalidEnum", "ErrInvalidEnum reports a value outside an enum, when encoding or decoding.", "invalid enum value"},
-		{"ErrMissingField", "ErrMissingField reports JSON that lacks a required field.", "missing required field"},
-		{"ErrUnknownVariant", "ErrUnknownVariant reports a union discriminator value this build does not know.", "unknown union variant"},
+	errs := []struct{ name, doc string }{
+		{"ErrInvalidEnum", "ErrInvalidEnum reports a value outside an enum, when encoding or decoding."},
+		{"ErrMissingField", "ErrMissingField reports JSON that lacks a required field."},
+		{"ErrUnknownVariant", "ErrUnknownVariant reports a union discriminator value this build does not know."},
 	}
 	if len(e.spec.Facts) > 0 {
-		errs = append(errs, struct{ name, doc, msg string }{"ErrUnknownFact",
-			"ErrUnknownFact reports a fact type or version this build does not decode:\nwritten by a newer build, or retired from the spec.", "unknown fact"})
+		errs = append(errs,
+			struct{ name, doc string }{"ErrUnknownFact", "ErrUnknownFact reports a fact type or version this build does not decode:\nwritten by a newer build or another vocabulary, or retired from the spec."},
+			struct{ name, doc string }{"ErrUnknownVersion", "ErrUnknownVersion reports a known fact type at a version this build does not\ndecode. It wraps ErrUnknownFact."},
+		)
 	}
-	f.Comment("Errors callers can test for with errors.Is.")
+	f.Comment(docLines(fmt.Sprintf("This package was generated for version %d of the jobgen runtime, package codec; it does not compile against a runtime that does not support that version. Regenerate it with the jobgen of the codec it is built with.", codec.MaxVersion), ""))
+	f.Const().Defs(
+		jen.Id("_").Op("=").Qual(codecPkg, "EnforceVersion").Call(jen.Lit(codec.MaxVersion).Op("-").Qual(codecPkg, "MinVersion")),
+		jen.Id("_").Op("=").Qual(codecPkg, "EnforceVersion").Call(jen.Qual(codecPkg, "MaxVersion").Op("-").Lit(codec.MaxVersion)),
+	)
+	f.Line()
+	f.Comment(docLines("Errors callers can test for with errors.Is. They are the values of package codec, which a tool that knows no vocabulary tests for.", ""))
 	f.Var().DefsFunc(func(g *jen.Group) {
 		for _, er := range errs {
 			g.Comment(docLines(er.doc, ""))
-			g.Id(er.name).Op("=").Qual("errors", "New").Call(jen.Lit(er.msg))
+			g.Id(er.name).Op("=").Qual(codecPkg, er.name)
 		}
 	})
-	f.Line()
-	f.Comment("missingField reports that the JSON for typ lacks the required field.")
-	f.Func().Id("missingField").Params(jen.List(jen.Id("typ"), jen.Id("field")).String()).Error().Block(
-		jen.Return(jen.Qual(fmtPkg, "Errorf").Call(jen.Lit(pkg+": %s: field %q: %w"), jen.Id("typ"), jen.Id("field"), jen.Id("ErrMissingField"))),
-	)
+}
+
+// missingField is code for the error reporting that the JSON for typ lacks field.
+func (e *emitter) missingField(typ, field string) *jen.Statement {
+	return jen.Qual(codecPkg, "MissingField").Call(jen.Lit(e.spec.Package.Name+"."+typ), jen.Lit(field))
 }
 
 func (e *emitter) ids(f *jen.File) {
@@ -203,7 +215,7 @@ func (e *emitter) unmarshal(f *jen.File, typeName string, fields, common []*Fiel
 	if disc != nil {
 		body = append(body,
 			jen.If(jen.Id("wire").Dot(disc.goName).Op("==").Nil()).Block(
-				jen.Return(jen.Id("missingField").Call(jen.Lit(typeName), jen.Lit(disc.json))),
+				jen.Return(e.missingField(typeName, disc.json)),
 			),
 			jen.If(jen.Op("*").Id("wire").Dot(disc.goName).Op("!=").Id(disc.tagVal)).Block(
 				jen.Return(e.errorf(typeName+": "+disc.json+" is %v, want %v", jen.Op("*").Id("wire").Dot(disc.goName), jen.Id(disc.tagVal))),
@@ -213,7 +225,7 @@ func (e *emitter) unmarshal(f *jen.File, typeName string, fields, common []*Fiel
 	for _, fd := range wire {
 		if required(fd) {
 			body = append(body, jen.If(jen.Id("wire").Dot(fd.GoName).Op("==").Nil()).Block(
-				jen.Return(jen.Id("missingField").Call(jen.Lit(typeName), jen.Lit(fd.JSON))),
+				jen.Return(e.missingField(typeName, fd.JSON)),
 			))
 		}
 	}

@@ -100,7 +100,7 @@ func (e *emitter) unions(f *jen.File) {
 				jen.Return(jen.Nil(), e.errorf(u.Name+": %w", jen.Err())),
 			)
 			g.If(jen.Id("probe").Dot(discGo).Op("==").Nil()).Block(
-				jen.Return(jen.Nil(), jen.Id("missingField").Call(jen.Lit(u.Name), jen.Lit(u.Discriminator))),
+				jen.Return(jen.Nil(), e.missingField(u.Name, u.Discriminator)),
 			)
 			g.Switch(jen.Op("*").Id("probe").Dot(discGo)).BlockFunc(func(g *jen.Group) {
 				for _, v := range u.Variants {

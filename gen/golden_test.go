@@ -6,6 +6,7 @@ import (
 	"flag"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,9 +15,10 @@ import (
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/cases from the current generator")
 
 // TestGolden runs every case under testdata/cases. A case is a directory with a
-// spec.yaml (and any sources it names) and either errors.golden (the spec is invalid; every problem, one
-// per line, as jobgen prints them) or want/ (the files the spec generates:
-// its Go package, and its JSON Schema and Markdown reference under schema/
+// spec.yaml (and any sources or specs it names) and either errors.golden
+// (the spec is invalid; every problem, one per line, as jobgen prints them)
+// or want/ (the files the spec generates: its Go package and those of the
+// specs it imports, and its JSON Schema and Markdown reference under schema/
 // and docs/).
 // Adding a behaviour means adding a directory; run with -update to record it,
 // then read the diff.
@@ -106,25 +108,56 @@ func writeFile(t *testing.T, name string, data []byte) {
 	}
 }
 
-// generateAll is every output of a spec: Go, JSON Schema and Markdown.
+// generateAll is every output of a spec, each backend's under its own
+// directory of want/: Go at the top, the JSON Schema under schema/ and the
+// Markdown reference under docs/. The markers name the spec as seen from
+// the golden file's own directory.
 func generateAll(dir fs.FS, file string, data []byte) ([]File, error) {
 	spec, err := ParseFS(dir, file, data)
 	if err != nil {
 		return nil, err
 	}
-	files, err := Emit(spec)
-	if err != nil {
+	var errs ErrorList
+	for _, b := range Backends() {
+		errs = append(errs, b.Check(spec)...)
+	}
+	errs.RemoveMultiples()
+	if err := errs.Err(); err != nil {
 		return nil, err
 	}
-	schema, err := EmitSchema(spec)
-	if err != nil {
-		return nil, err
+	var out []File
+	for _, b := range Backends() {
+		sub := goldenDirs[b.Name()]
+		o, err := NewOrigin(path.Join("want", sub), file)
+		if err != nil {
+			return nil, err
+		}
+		files, err := b.Files(spec, o)
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range files {
+			f.Path = path.Join(sub, f.Path)
+			out = append(out, f)
+		}
 	}
-	docs, err := EmitDocs(spec)
-	if err != nil {
-		return nil, err
+	// The Go packages of imported specs too, so that the output compiles.
+	for _, im := range spec.Imports {
+		if im.Imported == nil {
+			continue
+		}
+		o, err := NewOrigin("want", path.Join(path.Dir(file), im.Spec))
+		if err != nil {
+			return nil, err
+		}
+		more, err := GoBackend{}.Files(im.Imported, o)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, more...)
 	}
-	schema.Path = "schema/" + schema.Path
-	docs.Path = "docs/" + docs.Path
-	return append(files, schema, docs), nil
+	return out, nil
 }
+
+// goldenDirs places each backend's golden files under want/.
+var goldenDirs = map[string]string{"Go": "", "JSON Schema": "schema", "Markdown": "docs", "TypeScript": "ts"}

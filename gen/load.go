@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -33,9 +34,18 @@ func Parse(file string, data []byte) (*Spec, error) {
 // upcasters are not checked against them: enough to compare two specs, not
 // to generate from one.
 func ParseFS(dir fs.FS, file string, data []byte) (*Spec, error) {
+	return parseChain(dir, file, data, []string{path.Base(filepath.ToSlash(file))})
+}
+
+// parseChain is ParseFS for the last spec of an import chain: chain holds the
+// path of each spec that imports the next, relative to the first one's
+// directory, ending with this spec's own. With a nil dir imports, like
+// sources, are not read.
+func parseChain(dir fs.FS, file string, data []byte, chain []string) (*Spec, error) {
 	spec, errs := Load(file, data)
 	if spec != nil && dir != nil {
 		errs = append(errs, readSources(spec, dir)...)
+		errs = append(errs, readImports(spec, dir, chain)...)
 	}
 	if spec != nil {
 		errs = append(errs, Validate(spec)...)
@@ -81,8 +91,8 @@ func Load(file string, data []byte) (*Spec, ErrorList) {
 	}
 	if e, ok := top["imports"]; ok {
 		for _, im := range l.entries(e.val, "imports") {
-			if path, ok := l.str(im.val, "imports."+im.key); ok {
-				spec.Imports = append(spec.Imports, &Import{Alias: im.key, Path: path, Pos: l.pos(im.keyNode)})
+			if imp := l.importEntry(im); imp != nil {
+				spec.Imports = append(spec.Imports, imp)
 			}
 		}
 	}

@@ -41,11 +41,21 @@ type Package struct {
 	Sources []Ref // paths or globs of hand-written Go, relative to the spec's directory
 }
 
-// An Import makes a Go package available to type expressions under an alias.
+// An Import makes a Go package available to type expressions under an alias:
+// a package named by its import path, or the package another spec generates,
+// whose declarations the spec then uses as alias.Name.
 type Import struct {
 	Alias string
-	Path  string
+	Path  string // the Go import path; for a spec, its package.path once read
 	Pos   Pos
+
+	// Spec is the imported spec's path, relative to the importing spec's
+	// directory; empty for a plain Go import.
+	Spec    string
+	SpecPos Pos
+	// Imported is the imported spec, read and validated; nil until
+	// ParseFS reads it, and when it could not be read.
+	Imported *Spec
 }
 
 // A Ref is a name used somewhere in the spec, with where it was used.

@@ -236,20 +236,21 @@ func funcText(src *Source, fn *ast.FuncDecl) string {
 }
 
 // sourceFiles renders the spec's sources as generated files.
-func sourceFiles(s *Spec) ([]File, error) {
+func sourceFiles(s *Spec, o Origin) ([]File, error) {
 	if len(s.Package.Sources) > 0 && !s.sourcesRead {
 		return nil, errors.New("emit: the spec's sources were not read; parse it with Parse or ParseFS")
 	}
 	var out []File
 	for _, src := range sortedBy(s.Sources, func(src *Source) string { return src.Output }) {
+		name := s.Package.Name + "/" + src.Output
 		var b bytes.Buffer
-		fmt.Fprintf(&b, "%s\n// Source: %s, listed in %s's package.sources; edit it there.\n\n", Header, src.Path, filepath.Base(s.File))
+		fmt.Fprintf(&b, "%s// Source: %s, listed in %s's package.sources; edit it there.\n\n", mark(GoBackend{}, o, name), src.Path, filepath.Base(s.File))
 		b.Write(bytes.TrimLeft(src.body, "\n"))
 		content, err := format.Source(b.Bytes())
 		if err != nil {
 			return nil, fmt.Errorf("emit %s: %w", src.Output, err)
 		}
-		out = append(out, File{Path: s.Package.Name + "/" + src.Output, Content: content})
+		out = append(out, File{Path: name, Content: content})
 	}
 	return out, nil
 }

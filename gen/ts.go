@@ -8,27 +8,54 @@ import (
 	"strings"
 )
 
-// EmitTS renders a valid spec as one TypeScript module, <package>.ts: a
-// branded string type per id, a string-literal union and value list per enum,
-// an interface per record, union variant and live fact version, a
-// discriminated union per union, FactEnvelope (the union of every fact version
-// the spec still decodes), the defaults as constants, and for every type a
-// decoder decodeX(json: unknown): X that refuses what the generated Go
-// decoders refuse, throwing a DecodeError with a JSON path, and an encoder
+// TSBackend generates a spec's TypeScript module, <package.name>.ts, in Dir
+// under its root: one self-contained ES module holding a branded string type
+// per id, a string-literal union and value list per enum, an interface per
+// record, union variant and live fact version, a discriminated union per
+// union, FactEnvelope (the union of every fact version the spec still
+// decodes), the defaults as constants, and for every type a decoder
+// decodeX(json: unknown): X that refuses what the generated Go decoders
+// refuse, throwing a DecodeError with a JSON path, and an encoder
 // encodeX(x: X) that writes what they accept. spec/README.md, "TypeScript",
 // lists the mapping and where the two sides must differ.
 //
-// Names the module would declare twice, and type names that shadow the
-// JavaScript and TypeScript globals the module relies on, are reported as a
-// spec ErrorList at the declaration that causes them.
+// Dir is empty when the module has a root of its own, and one directory
+// (such as "ts") when it lives beside the Go packages under theirs.
+type TSBackend struct{ Dir string }
+
+// Name implements Backend.
+func (TSBackend) Name() string { return "TypeScript" }
+
+// Marker implements Backend: a line comment, as in Go.
+func (TSBackend) Marker() Marker { return Marker{Suffix: ".ts", Format: "// " + MarkerText + "\n"} }
+
+// Check implements Backend: names the module would declare twice, type
+// names that shadow the JavaScript and TypeScript globals the module relies
+// on, import aliases that are TypeScript reserved words and the JSON name
+// __proto__, each at the declaration that causes it.
+func (TSBackend) Check(s *Spec) ErrorList { return checkTSNames(s) }
+
+// Files implements Backend.
+func (b TSBackend) Files(s *Spec, o Origin) ([]File, error) {
+	f := emitTS(s, o, path.Join(b.Dir, s.Package.Name+".ts"))
+	return []File{f}, nil
+}
+
+// EmitTS renders a valid spec as its TypeScript module, with the marker
+// naming the spec as a file beside it; see TSBackend.
 func EmitTS(s *Spec) (File, error) {
 	if errs := checkTSNames(s); len(errs) > 0 {
-		errs.Sort()
 		return File{}, errs
 	}
+	return emitTS(s, besideSpec(s), s.Package.Name+".ts"), nil
+}
+
+func emitTS(s *Spec, o Origin, name string) File {
 	w := &tsWriter{spec: s, zero: map[string]bool{}}
+	w.b.Grow(32<<10 + 8<<10*(len(s.Records)+len(s.Unions)+2*len(s.Facts)))
+	w.b.WriteString(mark(TSBackend{}, o, name))
 	w.module()
-	return File{Path: s.Package.Name + ".ts", Content: []byte(w.b.String())}, nil
+	return File{Path: name, Content: []byte(w.b.String())}
 }
 
 // tsGlobals are the JavaScript built-ins and TypeScript utility types a
@@ -46,6 +73,17 @@ var tsGlobals = []string{
 	"String", "Symbol", "SyntaxError", "TemplateStringsArray", "ThisParameterType", "ThisType",
 	"TypeError", "URIError", "Uint16Array", "Uint32Array", "Uint8Array", "Uint8ClampedArray",
 	"Uncapitalize", "Uppercase", "WeakMap", "WeakRef", "WeakSet",
+}
+
+// tsReserved are the words a module cannot bind as a name: JavaScript's
+// reserved words in strict mode code, which every ES module is, and the
+// names strict mode forbids binding.
+var tsReserved = []string{
+	"arguments", "await", "break", "case", "catch", "class", "const", "continue", "debugger",
+	"default", "delete", "do", "else", "enum", "eval", "export", "extends", "false", "finally",
+	"for", "function", "if", "implements", "import", "in", "instanceof", "interface", "let", "new",
+	"null", "package", "private", "protected", "public", "return", "static", "super", "switch",
+	"this", "throw", "true", "try", "typeof", "var", "void", "while", "with", "yield",
 }
 
 // tsFixedNames are the names every module exports whatever the spec says.
@@ -84,6 +122,16 @@ func checkTSNames(s *Spec) ErrorList {
 		if slices.Contains(tsGlobals, name) {
 			errs.Add(pos, "%s: name %s shadows the TypeScript global %s; rename it", what, name, name)
 		}
+	}
+	for _, im := range s.Imports {
+		if im.Imported == nil {
+			continue
+		}
+		what := "imports." + im.Alias
+		if slices.Contains(tsReserved, im.Alias) {
+			errs.Add(im.Pos, "%s: alias %s is a reserved word in TypeScript; choose another", what, im.Alias)
+		}
+		add(what, im.Pos, im.Alias)
 	}
 	for _, d := range s.IDs {
 		typeName("ids."+d.Name, d.Name, d.Pos)
@@ -216,11 +264,11 @@ func tsDocLines(doc, fallback string) []string {
 
 func (w *tsWriter) module() {
 	s := w.spec
-	w.line("%s", Header)
-	w.line("// Source: %s. Decoders refuse what the Go package %s refuses; see spec/README.md, \"TypeScript\".", path.Base(s.File), s.Package.Name)
+	w.line("// Its decoders refuse what the Go package %s refuses; see jobgen's spec/README.md, \"TypeScript\".", s.Package.Name)
 	w.line("")
 	w.doc("", s.Package.Doc, "Package "+s.Package.Name+" is generated by jobgen from "+path.Base(s.File)+".")
 	w.line("")
+	w.imports()
 	w.runtime()
 	// The zero checks are found while walking the fields, and written last.
 	for _, d := range sortedBy(s.IDs, func(d *ID) string { return d.Name }) {
@@ -242,6 +290,21 @@ func (w *tsWriter) module() {
 		w.defaults()
 	}
 	w.zeroChecks()
+}
+
+// imports binds each imported spec's module under its alias: the modules of
+// specs that import one another are written side by side.
+func (w *tsWriter) imports() {
+	n := 0
+	for _, im := range w.spec.Imports {
+		if im.Imported != nil {
+			w.line("import * as %s from %q;", im.Alias, "./"+im.Imported.Package.Name+".js")
+			n++
+		}
+	}
+	if n > 0 {
+		w.line("")
+	}
 }
 
 func (w *tsWriter) id(d *ID) {

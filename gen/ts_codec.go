@@ -42,6 +42,9 @@ func tsType(t *Type) string {
 		}
 		return "number"
 	case TypeQualified:
+		if t.imp != nil && t.imp.Imported != nil {
+			return t.imp.Alias + "." + t.Name
+		}
 		switch t.Pkg + "." + t.Name {
 		case "time.Time":
 			return "string"
@@ -59,8 +62,8 @@ func tsType(t *Type) string {
 		}
 		return el + "[]"
 	case TypeMap:
-		if t.Key.Kind == TypeNamed && t.Key.decl == declEnum {
-			return "{ [key in " + t.Key.Name + "]?: " + tsType(t.Elem) + " }"
+		if (t.Key.Kind == TypeNamed || t.Key.imp != nil) && t.Key.decl == declEnum {
+			return "{ [key in " + tsType(t.Key) + "]?: " + tsType(t.Elem) + " }"
 		}
 		return "{ [key: string]: " + tsType(t.Elem) + " }"
 	case TypePointer:
@@ -112,34 +115,57 @@ func (w *tsWriter) scalar(t *Type) (tsScalar, bool) {
 		case "time.Duration":
 			return tsScalar{"_int(%[1]s, %[2]s, %[3]s)", "0"}, true
 		}
-	case TypeNamed:
-		switch t.decl {
+	}
+	if qual, decl, id, ok := w.ref(t); ok {
+		name := qual + t.Name
+		switch decl {
 		case declID:
-			if w.idKind(t.Name) == IDUUID {
-				return tsScalar{"(_uuid(%[1]s, %[2]s, %[3]s) as " + t.Name + ")", "(_zeroUUID as " + t.Name + ")"}, true
+			if id == IDUUID {
+				return tsScalar{"(_uuid(%[1]s, %[2]s, %[3]s) as " + name + ")", "(_zeroUUID as " + name + ")"}, true
 			}
-			return tsScalar{"(_str(%[1]s, %[2]s, %[3]s) as " + t.Name + ")", `("" as ` + t.Name + ")"}, true
+			return tsScalar{"(_str(%[1]s, %[2]s, %[3]s) as " + name + ")", `("" as ` + name + ")"}, true
 		case declEnum:
 			// Go keeps an enum's zero value, "", where JSON holds null.
-			return tsScalar{"_enum(%[1]s, %[2]s, %[3]s, is" + t.Name + ", " + strconv.Quote(t.Name) + ")", `("" as ` + t.Name + ")"}, true
+			return tsScalar{"_enum(%[1]s, %[2]s, %[3]s, " + qual + "is" + t.Name + ", " + strconv.Quote(t.Name) + ")", `("" as ` + name + ")"}, true
 		}
 	}
 	return tsScalar{}, false
 }
 
-func (w *tsWriter) idKind(name string) IDKind {
-	for _, d := range w.spec.IDs {
-		if d.Name == name {
-			return d.Kind
+// ref says how the module names a declared type t: one of its own spec's
+// (qual is empty), or one of an imported spec's (qual is "alias."); ok is
+// false for every other type.
+func (w *tsWriter) ref(t *Type) (qual string, decl declKind, id IDKind, ok bool) {
+	spec := w.spec
+	switch {
+	case t.Kind == TypeNamed:
+	case t.Kind == TypeQualified && t.imp != nil && t.imp.Imported != nil:
+		qual, spec = t.imp.Alias+".", t.imp.Imported
+	default:
+		return "", 0, "", false
+	}
+	for _, d := range spec.IDs {
+		if d.Name == t.Name {
+			id = d.Kind
 		}
 	}
-	return ""
+	return qual, t.decl, id, true
 }
 
-// isStruct reports whether t is a record or a union variant: a type with a
-// decoder of its own, which reads null as an object without fields.
+// isStruct reports whether t is a record or a union variant, of this spec or
+// an imported one: a type with a decoder of its own, which reads null as an
+// object without fields.
 func isStruct(t *Type) bool {
-	return t.Kind == TypeNamed && (t.decl == declRecord || t.decl == declVariant)
+	return (t.Kind == TypeNamed || t.imp != nil && t.imp.Imported != nil) && (t.decl == declRecord || t.decl == declVariant)
+}
+
+// qualified is the module's name for a function of a declared type, such
+// as decodeJobSnapshot or jobs.decodeJobSnapshot.
+func qualified(t *Type, fn string) string {
+	if t.Kind == TypeQualified && t.imp != nil {
+		return t.imp.Alias + "." + fn + t.Name
+	}
+	return fn + t.Name
 }
 
 // tsPath renders the path of a member: key is a TypeScript expression,
@@ -158,14 +184,15 @@ func (w *tsWriter) decode(t *Type, v, path, key string) string {
 	}
 	switch {
 	case isStruct(t):
-		return "decode" + t.Name + "(" + v + ", " + tsPath(path, key) + ")"
+		return qualified(t, "decode") + "(" + v + ", " + tsPath(path, key) + ")"
 	case isBytes(t):
 		return fmt.Sprintf("_bytes(%s, %s, %s)", v, path, key)
 	case t.Kind == TypeSlice:
 		return fmt.Sprintf("_arr(%s, %s, %s, (e, p, i) => %s)", v, path, key, w.element(t.Elem, "e", "p", "i"))
 	case t.Kind == TypeMap:
 		keyFn := "undefined"
-		if sc, ok := w.scalar(t.Key); ok && t.Key.Kind == TypeNamed && (t.Key.decl == declEnum || w.idKind(t.Key.Name) == IDUUID) {
+		if _, decl, id, ok := w.ref(t.Key); ok && (decl == declEnum || id == IDUUID) {
+			sc, _ := w.scalar(t.Key)
 			keyFn = "(n, p) => " + fmt.Sprintf(sc.check, "n", "p", "n")
 		}
 		return fmt.Sprintf("_map(%s, %s, %s, %s, (e, p, n) => %s)", v, path, key, keyFn, w.element(t.Elem, "e", "p", "n"))
@@ -238,6 +265,10 @@ func (w *tsWriter) nonZero(t *Type, x string) string {
 		return fmt.Sprintf("%s !== %s", x, strings.TrimSuffix(strings.TrimPrefix(strings.Fields(sc.zero)[0], "("), ")"))
 	}
 	switch {
+	case isStruct(t) && t.Kind == TypeQualified:
+		// An imported record's zero check is its module's own; one that is
+		// all zero reads in Go as if it were absent anyway.
+		return "true"
 	case isStruct(t):
 		w.needZero(t.Name)
 		return "!_isZero" + t.Name + "(" + x + ")"
@@ -270,7 +301,7 @@ func (w *tsWriter) needZero(name string) {
 	}
 	w.zero[name] = true
 	for _, f := range w.structFields(name) {
-		if isStruct(f.Type) {
+		if isStruct(f.Type) && f.Type.Kind == TypeNamed {
 			w.needZero(f.Type.Name)
 		}
 	}
@@ -415,7 +446,19 @@ func (w *tsWriter) encode(t *Type, x, field string) string {
 		}
 		r := tsIntRanges[t.Name]
 		return fmt.Sprintf("_erange(%s, %s, %d, %d)", x, q, r[0], r[1])
-	case TypeQualified:
+	case TypeQualified, TypeNamed:
+		if qual, decl, id, ok := w.ref(t); ok {
+			switch decl {
+			case declID:
+				if id == IDUUID {
+					return "_euuid(" + x + ", " + q + ")"
+				}
+				return x
+			case declEnum:
+				return "_eenum(" + x + ", " + qual + "is" + t.Name + ", " + q + ")"
+			}
+			return qualified(t, "encode") + "(" + x + ")"
+		}
 		switch t.Pkg + "." + t.Name {
 		case "time.Time":
 			return x
@@ -423,17 +466,6 @@ func (w *tsWriter) encode(t *Type, x, field string) string {
 			return "_eint(" + x + ", " + q + ")"
 		}
 		return x + " as JSONValue"
-	case TypeNamed:
-		switch t.decl {
-		case declID:
-			if w.idKind(t.Name) == IDUUID {
-				return "_euuid(" + x + ", " + q + ")"
-			}
-			return x
-		case declEnum:
-			return "_eenum(" + x + ", is" + t.Name + ", " + q + ")"
-		}
-		return "encode" + t.Name + "(" + x + ")"
 	case TypeSlice:
 		if isBytes(t) {
 			return x
@@ -444,8 +476,8 @@ func (w *tsWriter) encode(t *Type, x, field string) string {
 		return x
 	case TypeMap:
 		keyFn := "undefined"
-		if t.Key.Kind == TypeNamed && (t.Key.decl == declEnum || w.idKind(t.Key.Name) == IDUUID) {
-			keyFn = "(n) => " + w.encode(t.Key, "n as "+t.Key.Name, field+"{}")
+		if _, decl, id, ok := w.ref(t.Key); ok && (decl == declEnum || id == IDUUID) {
+			keyFn = "(n) => " + w.encode(t.Key, "n as "+tsType(t.Key), field+"{}")
 		}
 		el := w.encode(t.Elem, "e", field+"{}")
 		if keyFn == "undefined" && el == "e" {

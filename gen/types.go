@@ -41,7 +41,11 @@ type Type struct {
 	Variadic bool     // TypeFunc: the last param is ...T
 	Pos      Pos
 
-	decl declKind // for TypeNamed, what the name resolved to; set by Validate
+	// decl is what a TypeNamed name, or a TypeQualified name from an imported
+	// spec, resolved to; set by Validate.
+	decl declKind
+	// imp is the spec import a TypeQualified name comes from, if any.
+	imp *Import
 }
 
 // A Param is a parameter or result of a func type; Name may be empty.
@@ -77,6 +81,9 @@ func (t *Type) Wire() bool {
 	case TypeBuiltin:
 		return t.Name != "error"
 	case TypeQualified:
+		if t.imp != nil {
+			return t.decl != declFace
+		}
 		return t.Pkg != "context"
 	case TypeNamed:
 		return t.decl != declFace
@@ -85,6 +92,17 @@ func (t *Type) Wire() bool {
 	}
 	return true
 }
+
+// declared reports whether the type names a declaration of this spec or of
+// a spec it imports, so that decl says what it is.
+func (t *Type) declared() bool {
+	return t.Kind == TypeNamed || (t.Kind == TypeQualified && t.imp != nil)
+}
+
+// unread reports whether the type names a declaration of a spec import that
+// was not read (a spec compared without a file system), so nothing is known
+// about it.
+func (t *Type) unread() bool { return t.Kind == TypeQualified && t.Pkg == "" }
 
 // Collection reports whether the type is a slice or map, which is never
 // "missing" on the wire: absent, null and empty all decode as empty.

@@ -33,6 +33,7 @@ func Validate(s *Spec) ErrorList {
 	v.pkg()
 	v.declare()
 	v.identifiers()
+	v.importedTypes()
 	v.typeRefs()
 	v.records()
 	v.unions()
@@ -239,9 +240,9 @@ func (v *validator) claimSource(name Ref, src *Source) {
 
 // fixedIdents are the identifiers jobgen generates whatever the spec says.
 func fixedIdents(s *Spec) []string {
-	names := []string{"ErrInvalidEnum", "ErrMissingField", "ErrUnknownVariant", "missingField"}
+	names := []string{"ErrInvalidEnum", "ErrMissingField", "ErrUnknownVariant"}
 	if len(s.Facts) > 0 {
-		names = append(names, "Fact", "FactEnvelope", "EncodeFact", "DecodeFact", "ErrUnknownFact")
+		names = append(names, "Fact", "FactEnvelope", "EncodeFact", "DecodeFact", "ErrUnknownFact", "ErrUnknownVersion")
 	}
 	return names
 }
@@ -337,10 +338,10 @@ func (v *validator) fieldList(what string, fields []*Field) {
 			jsonNames[f.JSON] = f
 		}
 		f.Type.walk(func(t *Type) {
-			if t.Kind == TypeNamed && t.decl == declUnion {
-				v.add(t.Pos, "%s: union %s cannot be a field type, since JSON cannot tell which variant to decode into; use a variant type", fwhat, t.Name)
+			if t.declared() && t.decl == declUnion {
+				v.add(t.Pos, "%s: union %s cannot be a field type, since JSON cannot tell which variant to decode into; use a variant type", fwhat, t)
 			}
-			if t.Kind == TypeMap && (t.Key.Kind != TypeBuiltin || t.Key.Name != "string") && (t.Key.Kind != TypeNamed || (t.Key.decl != declID && t.Key.decl != declEnum)) {
+			if t.Kind == TypeMap && (t.Key.Kind != TypeBuiltin || t.Key.Name != "string") && (!t.Key.declared() || (t.Key.decl != declID && t.Key.decl != declEnum)) && !t.Key.unread() {
 				v.add(t.Key.Pos, "%s: map keys on the wire must be strings, ids or enums, not %s", fwhat, t.Key)
 			}
 		})

@@ -116,7 +116,7 @@ func BenchmarkAppend(b *testing.B) {
 			return w.WriteByte('\n')
 		}, func(s *FileStore, i int) error {
 			if rec == nil {
-				rec = NewRecorder(s, jobs.EncodeFact)
+				rec = NewRecorder(s, jobs.EncodeFact, toTestStream)
 			}
 			return rec.Record(facts[i%len(facts)])
 		})
@@ -126,7 +126,7 @@ func BenchmarkAppend(b *testing.B) {
 			w.Write(payloads[i%len(payloads)])
 			return w.WriteByte('\n')
 		}, func(s *FileStore, i int) error {
-			_, err := s.Append(payloads[i%len(payloads)])
+			_, err := s.append1(payloads[i%len(payloads)])
 			return err
 		})
 	})
@@ -149,7 +149,7 @@ func BenchmarkDurableAppend(b *testing.B) {
 			s := benchStore(b)
 			baseline := func() error { return lf.commit(p) }
 			journal := func() error {
-				if _, err := s.Append(p); err != nil {
+				if _, err := s.append1(p); err != nil {
 					return err
 				}
 				return s.Flush(context.Background())
@@ -250,6 +250,6 @@ func benchStore(b *testing.B, opts ...Option) *FileStore {
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.Cleanup(func() { s.Close() })
+	b.Cleanup(func() { s.close() })
 	return s
 }

@@ -57,8 +57,8 @@ func TestCrashLoop(t *testing.T) {
 		if bytes.Contains([]byte(logged.String()), []byte("torn tail")) {
 			repairs++
 		}
-		last := s.LastSeq()
-		if err := s.Close(); err != nil {
+		last := s.LastSeq(testStream)
+		if err := s.close(); err != nil {
 			t.Fatal(err)
 		}
 		got := map[uint64][]byte{}
@@ -188,7 +188,7 @@ func crashChild(path string) {
 		var batch []flushed
 		for j := range 1 + i%4 {
 			p, _ := jobs.EncodeFact(crashFact(round, i, j))
-			seq, err := s.Append(p)
+			seq, err := s.append1(p)
 			if err != nil {
 				os.Exit(3)
 			}

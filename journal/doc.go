@@ -1,60 +1,108 @@
 /*
-Package journal keeps durable lifecycle facts: an append-only file of
-checksummed records, the session flush barrier, and reading back — facts in
-order and, for jobs, their execution intervals.
+Package journal keeps durable lifecycle facts: the Store contract every
+backend implements (streams, one per session, each with its own gap-free seq,
+and one global order), the file backend FileStore, the session flush barrier,
+and reading back.
 
-The journal stores opaque payloads. A payload is one generated fact
-envelope, {"type","v","data"}, of whatever union the caller records; the typed
-layers take the union's codec:
+The journal stores opaque payloads and knows no vocabulary. A payload is one
+generated fact envelope, {"type","v","data"}, of whatever union the caller
+records; the typed layers take the union's codec and say which stream a fact
+goes to:
 
 	store, err := journal.Open("jobs.journal", journal.WithLogger(log))
-	rec := journal.NewRecorder(store, jobs.EncodeFact) // the registry's Recorder
+	rec := journal.NewRecorder(store, jobs.EncodeFact, jobhistory.StreamOf) // the registry's Recorder
 	...
 	err = store.Flush(ctx) // the durability barrier
 	...
+	for fact, err := range journal.Facts(store.ReadStream(ctx, stream, 0), jobs.DecodeFact) { ... }
 	for fact, err := range journal.Facts(journal.ReadFile(path), jobs.DecodeFact) { ... }
+
+# The Store contract
+
+See [Store]. In short: Append(ctx, stream, entries...) gives the entries of
+one call consecutive seqs in the stream (1, 2, … with no gaps) and
+consecutive places in the global order, and returns them; an entry whose id
+the stream already holds appends nothing and returns the seq that holds it.
+Bad input (a stream name or id that is empty, too long, not UTF-8 or holding
+a control character; a payload that is not one JSON value or holds a
+newline) is ErrInvalid, a record too long ErrTooLarge, a stream or store
+without seqs or positions left ErrFull; none of them changes anything.
+Flush is the durability barrier; ReadStream and ReadAll are iterators that
+see everything Append has returned, even while others append; Close flushes,
+and after it every method fails with ErrClosed. journal/storetest checks all
+of it against any backend.
 
 # File format
 
 A journal file is UTF-8 JSON lines: every line, header included, is one JSON
-object ending with a newline byte (0x0A), so jq reads it line by line. All
-numbers below are ASCII decimal; offsets count bytes from the start of the
-file.
+object ending with a newline byte (0x0A) and holding no other newline (no
+carriage return before it either), so jq reads it line by line. All numbers
+below are ASCII decimal without sign or leading zeros; offsets count bytes
+from the start of the file.
 
 The first line is the header, exactly these 39 bytes and a newline:
 
-	{"format":"jobgen-journal","version":1}
+	{"format":"jobgen-journal","version":2}
 
 Every further line is a record, exactly this byte sequence:
 
-	{"seq":SEQ,"crc32c":"CRC","fact":FACT}
+	{"pos":POS,"stream":"STREAM","seq":SEQ,"id":"ID","crc32c":"CRC","fact":FACT}
 
-where:
+where the `,"id":"ID"` part is there only when the record has an id, and:
 
-  - SEQ is the record's sequence number, 1 to 2^64-1, in decimal without sign
-    or leading zeros. The first record of a file may have any seq (a new file
-    starts at 1); each later record has the seq before it plus one, and a
-    reopened journal continues the sequence.
-  - FACT is the payload, one JSON value without newline bytes, exactly as the
-    writer appended it. A record line, newline included, is at most
-    MaxRecordBytes (1 MiB) long.
+  - POS is the record's position in the file's global order, 1 to 2^64-1.
+    The first record of a file may have any position (a new file starts at
+    1); each later record has the position before it plus one.
+  - STREAM is the stream's name and ID the record's id (each 1 to 256 bytes
+    of UTF-8 without control characters, U+0000–U+001F and U+007F–U+009F),
+    written as the inside of a JSON string in which `"` is written `\"`, `\`
+    is written `\\`, and nothing else is escaped: no \u escapes, no \/.
+  - SEQ is the record's seq in its stream, 1 to 2^64-1 (a writer stops at
+    2^63-1). The first record of a stream in a file may have any seq (a new
+    stream starts at 1); each later record of that stream has its stream's
+    seq before it plus one. No two records of a stream have the same ID.
+  - FACT is the payload, one JSON value (RFC 8259) without newline bytes,
+    exactly as the writer appended it. A record line, newline included, is
+    at most MaxRecordBytes (1 MiB) long.
   - CRC is the CRC-32C (Castagnoli polynomial 0x1EDC6F41, reflected, initial
     value and final xor 0xFFFFFFFF: the checksum of iSCSI, SSE4.2 and Go's
-    crc32.Castagnoli; "123456789" checks as e3069283) of the bytes of FACT
-    followed by SEQ as eight big-endian bytes, written as eight lowercase hex
-    digits. The seq enters in binary, after the fact, so that no two (seq,
-    fact) pairs share an input and a writer can checksum the fact before it
-    knows the seq.
+    crc32.Castagnoli; "123456789" checks as e3069283), written as eight
+    lowercase hex digits, of these bytes in this order: FACT; the length of
+    the stream name in bytes as four big-endian bytes, then the name (raw,
+    unescaped); the length of the id (0 when there is none) as four
+    big-endian bytes, then the id; SEQ as eight big-endian bytes; POS as
+    eight big-endian bytes. The numbers enter last, in binary, so that a
+    writer can checksum the rest before it knows them.
 
 Nothing else is allowed: no spaces, no other fields, no field order but this
 one. A writer produces these bytes directly rather than through a JSON
 encoder, and a reader matches them byte for byte: the fact is the bytes
 between `,"fact":` and the line's final `}`.
 
-A line is a valid record when it has this framing, its CRC matches, and it
-ends with a newline. The facts of a journal, unchecked, are
+A line is a valid record when it has this framing, its CRC matches, its fact
+is one JSON value, and it ends with a newline. The facts of one stream,
+unchecked, are
 
-	jq -c 'select(.seq) | .fact' FILE
+	jq -c 'select(.stream == "session-1") | .fact' FILE
+
+# Version 1
+
+Files of the first release have the header
+
+	{"format":"jobgen-journal","version":1}
+
+and records
+
+	{"seq":SEQ,"crc32c":"CRC","fact":FACT}
+
+with CRC the CRC-32C of FACT followed by SEQ as eight big-endian bytes, and
+the same rules otherwise (SEQ plays POS's part). They still read: every
+record belongs to the one stream V1Stream ("jobgen-v1") and keeps its seq,
+which is also its position. The journal knows no vocabulary, so it does not
+sort v1 facts into their owners' streams; a reader that needs a job's owner
+reads it from the fact. ReadFile, Read and Check read a v1 file as it is;
+Open rewrites it as version 2 first, record for record, into a new file that
+it syncs and renames over the old one.
 
 # Recovery
 
@@ -70,7 +118,7 @@ byte. What the damage means depends on what follows it:
     size, and appends after the last valid record; records cut off were never
     flushed, since a successful Flush synced every byte before them.
   - Corruption: a valid record begins somewhere after the damage's first byte
-    (looking for `{"seq":` at every position, and checking the framing and CRC
+    (looking for `{"pos":` at every position, and checking the framing and CRC
     up to the next newline), or a line is a valid record whose seq does not
     follow the one before. Records that were once whole are bad, so Open
     refuses the file with an error naming the offset (ErrCorrupt, "journal
@@ -86,6 +134,10 @@ repairs nor truncates it.
 ReadFile, Read and Check apply the same rules without repairing: a torn tail
 or corruption ends the records with a *RecordError naming the offset.
 
+Recovery rebuilds the store's index of the file, and a record's place is
+checked against it: a position that does not follow, a seq that does not
+follow its stream's, or an id its stream already holds is corruption.
+
 Out-of-order writeback can, after a power loss, persist a later page of
 unflushed records and not an earlier one. That leaves damage followed by
 valid records, which these rules call corruption: Open refuses rather than
@@ -94,7 +146,7 @@ cut the file at the reported offset.
 
 # Durability
 
-Append encodes a record into a buffer and returns its seq; the buffer reaches
+Append encodes records into a buffer and returns their seqs; the buffer reaches
 the file when it fills or at a flush. Flush writes the buffer and syncs the
 file (fdatasync on Linux), so that when it returns nil every record appended
 before the call is durable. Concurrent flushers share syncs (group commit):
@@ -119,9 +171,15 @@ backend stored the data.
 
 # Reading back
 
-ReadFile yields records; Facts decodes their payloads with a union's codec;
-Intervals projects job facts to execution intervals; Cat and WriteIntervals
-are the bodies of `jobgen journal cat` and `jobgen journal intervals`, and
-Check of `jobgen journal check`.
+A FileStore keeps, per stream, the offset of each record, so ReadStream reads
+a stream by offset and costs what the stream costs; ReadAll reads the file in
+order from the nearest of the offsets it keeps for every 256th position.
+Records still in the write buffer are written to the file (not synced)
+before they are read, so readers see every record Append returned.
+
+ReadFile yields the records of a file without opening it as a store (no
+lock, no repair); Facts decodes payloads with a union's codec; Cat is the
+body of `jobgen journal cat` and Check of `jobgen journal check`. Job
+intervals are the job vocabulary's, in package jobhistory.
 */
 package journal

@@ -2,81 +2,238 @@ package journal
 
 import (
 	"bytes"
+	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/crc32"
 	"strconv"
+	"unicode/utf8"
 )
 
-// header is the first line of every journal file, newline included.
-const header = `{"format":"jobgen-journal","version":1}` + "\n"
+// The first line of every journal file, newline included: header for the
+// version this build writes, headerV1 for files of the first release, which
+// still read.
+const (
+	header   = `{"format":"jobgen-journal","version":2}` + "\n"
+	headerV1 = `{"format":"jobgen-journal","version":1}` + "\n"
+)
 
 // headerFamily is the part of the header that every version shares; a first
-// line that starts with it but is not header comes from another version.
+// line that starts with it but is no known header comes from another version.
 const headerFamily = `{"format":"jobgen-journal",`
 
 // MaxRecordBytes is the largest record line, framing and newline included.
-// Append refuses a payload that would make a longer line, and a reader treats
-// a longer line as damage.
+// Append refuses an entry that would make a longer line (ErrTooLarge), and a
+// reader treats a longer line as damage.
 const MaxRecordBytes = 1 << 20
 
-// The fixed framing of a record line around its seq, checksum and payload.
+// MaxSeq is the largest seq a stream holds, the contract's 2^63-1 (a signed
+// 64-bit integer, so every backend can keep it): an append that would pass it
+// is refused with ErrFull. A v1 file may hold larger seqs; it reads, and
+// takes no appends.
+const MaxSeq = 1<<63 - 1
+
+// V1Stream is the stream that the records of a version 1 file, written before
+// journals had streams, belong to. Each keeps its seq, which is also its
+// position. The journal knows no vocabulary, so it cannot tell whose session a
+// v1 fact belongs to; a reader that needs that reads the fact's owner.
+const V1Stream Stream = "jobgen-v1"
+
+// The fixed framing of a version 2 record line.
 const (
-	prefixSeq   = `{"seq":`
-	prefixCRC   = `,"crc32c":"`
-	prefixFact  = `","fact":`
-	suffix      = "}\n"
-	maxSeqDigit = 20 // digits in the largest uint64
-	framing     = len(prefixSeq) + len(prefixCRC) + 8 + len(prefixFact) + len(suffix)
+	prefixPos    = `{"pos":`
+	prefixStream = `,"stream":"`
+	prefixSeq2   = `","seq":`
+	prefixID     = `,"id":"`
+	prefixCRC2   = `,"crc32c":"`
+	prefixFact   = `","fact":`
+	suffix       = "}\n"
+	maxSeqDigits = 20 // digits in the largest uint64
+	// framing is the length of a record line without its numbers, stream,
+	// id and fact, with the id's field.
+	framing = len(prefixPos) + len(prefixStream) + len(prefixSeq2) + len(prefixID) + len(`"`) +
+		len(prefixCRC2) + 8 + len(prefixFact) + len(suffix)
 )
 
-// MaxPayloadBytes is the largest payload whose record, with the largest seq,
-// still fits in MaxRecordBytes.
-const MaxPayloadBytes = MaxRecordBytes - framing - maxSeqDigit
+// MaxPayloadBytes is the largest payload whose record, with the largest
+// position, seq, stream name and id, still fits in MaxRecordBytes. A payload
+// with a shorter stream name or id may be longer, up to what fits.
+const MaxPayloadBytes = MaxRecordBytes - framing - 2*maxSeqDigits - 2*MaxStreamBytes - 2*MaxIDBytes
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
-// checksum is the CRC32C (Castagnoli) of the payload followed by seq as
-// eight big-endian bytes.
-func checksum(seq uint64, payload []byte) uint32 {
-	return withSeq(crc32.Update(0, castagnoli, payload), seq)
+// recordBytes is the length of the record line of payload in stream with
+// id, at the largest position and seq.
+func recordBytes(stream Stream, id string, payload []byte) int {
+	return framing + 2*maxSeqDigits + escapedLen(string(stream)) + escapedLen(id) + len(payload)
 }
 
-// withSeq extends crc, the CRC32C of a payload, over seq as eight big-endian
-// bytes. The payload's part can so be computed before the seq is known.
-func withSeq(crc uint32, seq uint64) uint32 {
-	c := ^crc
-	for shift := 56; shift >= 0; shift -= 8 {
-		c = castagnoli[byte(c)^byte(seq>>uint(shift))] ^ c>>8
+// checkName reports why s cannot be a stream name or record id of at most max
+// bytes, or nil.
+func checkName(what, s string, max int) error {
+	switch {
+	case s == "":
+		return fmt.Errorf("empty %s: %w", what, ErrInvalid)
+	case len(s) > max:
+		return fmt.Errorf("%s of %d bytes exceeds %d: %w", what, len(s), max, ErrInvalid)
+	case !utf8.ValidString(s):
+		return fmt.Errorf("%s %q is not valid UTF-8: %w", what, s, ErrInvalid)
 	}
-	return ^c
+	for _, r := range s {
+		if isControl(r) {
+			return fmt.Errorf("%s %q holds a control character: %w", what, s, ErrInvalid)
+		}
+	}
+	return nil
 }
+
+func isControl(r rune) bool { return r < 0x20 || (0x7f <= r && r <= 0x9f) }
 
 // checkPayload reports why payload cannot be a record's fact, or nil.
 func checkPayload(payload []byte) error {
 	switch {
 	case len(payload) == 0:
-		return errors.New("empty payload")
-	case len(payload) > MaxPayloadBytes:
-		return fmt.Errorf("payload of %d bytes exceeds %d", len(payload), MaxPayloadBytes)
+		return fmt.Errorf("empty payload: %w", ErrInvalid)
+	case len(payload) > MaxRecordBytes:
+		return fmt.Errorf("payload of %d bytes exceeds a record's %d: %w", len(payload), MaxRecordBytes, ErrTooLarge)
 	case bytes.IndexByte(payload, '\n') >= 0:
-		return errors.New("payload contains a newline byte")
+		return fmt.Errorf("payload contains a newline byte: %w", ErrInvalid)
+	case !json.Valid(payload):
+		return fmt.Errorf("payload is not one JSON value: %w", ErrInvalid)
 	}
 	return nil
 }
 
-// appendRecord appends the record line for seq and payload to dst.
-func appendRecord(dst []byte, seq uint64, payload []byte) []byte {
-	return appendRecordCRC(dst, seq, payload, crc32.Update(0, castagnoli, payload))
+// escapedLen is the length of s in a record's JSON string, quotes excluded.
+func escapedLen(s string) int {
+	n := len(s)
+	for i := 0; i < len(s); i++ {
+		if s[i] == '"' || s[i] == '\\' {
+			n++
+		}
+	}
+	return n
 }
 
-// appendRecordCRC is appendRecord given the CRC32C of payload alone.
-func appendRecordCRC(dst []byte, seq uint64, payload []byte, payloadCRC uint32) []byte {
-	dst = append(dst, prefixSeq...)
+// appendEscaped appends s as the inside of a JSON string: a stream name or an
+// id holds no control characters, so only `"` and `\` take a backslash.
+func appendEscaped(dst []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c == '"' || c == '\\' {
+			dst = append(dst, '\\', c)
+		} else {
+			dst = append(dst, c)
+		}
+	}
+	return dst
+}
+
+// cutString reads a JSON string's inside as appendEscaped writes it, up to
+// and excluding its closing quote, and returns the string and the bytes after
+// the quote.
+func cutString(b []byte, max int) (string, []byte, bool) {
+	var out []byte
+	for i := 0; i < len(b); i++ {
+		switch c := b[i]; {
+		case c == '"':
+			s := b[:i]
+			if out != nil {
+				s = out
+			}
+			if len(s) == 0 || len(s) > max || !utf8.Valid(s) {
+				return "", nil, false
+			}
+			for _, r := range string(s) {
+				if isControl(r) {
+					return "", nil, false
+				}
+			}
+			return string(s), b[i+1:], true
+		case c == '\\':
+			if i+1 == len(b) || (b[i+1] != '"' && b[i+1] != '\\') {
+				return "", nil, false
+			}
+			if out == nil {
+				out = append([]byte(nil), b[:i]...)
+			}
+			out = append(out, b[i+1])
+			i++
+		case c < 0x20:
+			return "", nil, false
+		default:
+			if out != nil {
+				out = append(out, c)
+			}
+		}
+	}
+	return "", nil, false
+}
+
+// metaCRC is the CRC-32C of a version 2 record's fact followed by its stream
+// and id, each as a four-byte big-endian length and its bytes: the part of the
+// checksum known before the record has a seq and a position.
+func metaCRC(payload []byte, stream Stream, id string) uint32 {
+	crc := crc32.Update(0, castagnoli, payload)
+	var n [4]byte
+	binary.BigEndian.PutUint32(n[:], uint32(len(stream)))
+	crc = crc32.Update(crc, castagnoli, n[:])
+	crc = crc32.Update(crc, castagnoli, []byte(stream))
+	binary.BigEndian.PutUint32(n[:], uint32(len(id)))
+	crc = crc32.Update(crc, castagnoli, n[:])
+	return crc32.Update(crc, castagnoli, []byte(id))
+}
+
+// checksumV2 is a version 2 record's checksum: metaCRC followed by its seq and
+// its position, each as eight big-endian bytes.
+func checksumV2(pos uint64, stream Stream, seq uint64, id string, payload []byte) uint32 {
+	return withU64(withU64(metaCRC(payload, stream, id), seq), pos)
+}
+
+// checksumV1 is a version 1 record's checksum: the CRC-32C of its fact
+// followed by its seq as eight big-endian bytes.
+func checksumV1(seq uint64, payload []byte) uint32 {
+	return withU64(crc32.Update(0, castagnoli, payload), seq)
+}
+
+// withU64 extends crc over v as eight big-endian bytes.
+func withU64(crc uint32, v uint64) uint32 {
+	c := ^crc
+	for shift := 56; shift >= 0; shift -= 8 {
+		c = castagnoli[byte(c)^byte(v>>uint(shift))] ^ c>>8
+	}
+	return ^c
+}
+
+// appendRecord appends the version 2 record line of one entry to dst, given
+// metaCRC of its payload, stream and id.
+func appendRecord(dst []byte, pos uint64, stream Stream, seq uint64, id string, payload []byte, meta uint32) []byte {
+	dst = append(dst, prefixPos...)
+	dst = strconv.AppendUint(dst, pos, 10)
+	dst = append(dst, prefixStream...)
+	dst = appendEscaped(dst, string(stream))
+	dst = append(dst, prefixSeq2...)
 	dst = strconv.AppendUint(dst, seq, 10)
-	dst = append(dst, prefixCRC...)
-	dst = appendHex32(dst, withSeq(payloadCRC, seq))
+	if id != "" {
+		dst = append(dst, prefixID...)
+		dst = appendEscaped(dst, id)
+		dst = append(dst, '"')
+	}
+	dst = append(dst, prefixCRC2...)
+	dst = appendHex32(dst, withU64(withU64(meta, seq), pos))
 	dst = append(dst, prefixFact...)
+	dst = append(dst, payload...)
+	return append(dst, suffix...)
+}
+
+// appendRecordV1 appends a version 1 record line to dst; the store writes
+// none, tests and migrations use it.
+func appendRecordV1(dst []byte, seq uint64, payload []byte) []byte {
+	dst = append(dst, `{"seq":`...)
+	dst = strconv.AppendUint(dst, seq, 10)
+	dst = append(dst, `,"crc32c":"`...)
+	dst = appendHex32(dst, checksumV1(seq, payload))
+	dst = append(dst, `","fact":`...)
 	dst = append(dst, payload...)
 	return append(dst, suffix...)
 }
@@ -111,52 +268,121 @@ func parseHex32(b []byte) (uint32, bool) {
 	return v, true
 }
 
-func badFrame(format string, args ...any) error {
-	return fmt.Errorf(format, args...)
-}
-
-// parseRecord parses one record line, newline excluded. It checks the framing
-// and the checksum, not the seq's place in the file. The payload aliases line.
-func parseRecord(line []byte) (seq uint64, payload []byte, err error) {
-	if len(line)+1 > MaxRecordBytes {
-		return 0, nil, badFrame("record longer than %d bytes", MaxRecordBytes)
-	}
-	rest, ok := bytes.CutPrefix(line, []byte(prefixSeq))
-	if !ok {
-		return 0, nil, badFrame("does not start with %s", prefixSeq)
-	}
+// cutUint reads a positive decimal without sign or leading zeros.
+func cutUint(b []byte, what string) (uint64, []byte, error) {
 	n := 0
-	for n < len(rest) && n <= maxSeqDigit && '0' <= rest[n] && rest[n] <= '9' {
+	for n < len(b) && n <= maxSeqDigits && '0' <= b[n] && b[n] <= '9' {
 		n++
 	}
-	if n == 0 || n > maxSeqDigit || (rest[0] == '0') {
-		return 0, nil, badFrame("seq is not a positive decimal without leading zeros")
+	if n == 0 || n > maxSeqDigits || b[0] == '0' {
+		return 0, nil, fmt.Errorf("%s is not a positive decimal without leading zeros", what)
 	}
-	seq, perr := strconv.ParseUint(string(rest[:n]), 10, 64)
-	if perr != nil {
-		return 0, nil, badFrame("seq out of range")
+	v, err := strconv.ParseUint(string(b[:n]), 10, 64)
+	if err != nil {
+		return 0, nil, fmt.Errorf("%s out of range", what)
 	}
-	rest, ok = bytes.CutPrefix(rest[n:], []byte(prefixCRC))
-	if !ok {
-		return 0, nil, badFrame("no crc32c field after seq")
+	return v, b[n:], nil
+}
+
+// A frame is a record line's fields; Payload aliases the line.
+type frame struct {
+	pos, seq uint64
+	stream   Stream
+	id       string
+	crc      uint32 // the stored checksum
+	payload  []byte
+}
+
+// parseFrame parses a record line of the given version, newline excluded,
+// without checking its checksum or its fact: the framing alone, which costs in
+// proportion to the framing, not the fact. A version 1 record gets V1Stream
+// and its seq as its position.
+func parseFrame(line []byte, version int) (frame, error) {
+	var fr frame
+	if len(line)+1 > MaxRecordBytes {
+		return fr, fmt.Errorf("record longer than %d bytes", MaxRecordBytes)
+	}
+	var err error
+	rest := line
+	var ok bool
+	if version == 1 {
+		if rest, ok = bytes.CutPrefix(rest, []byte(`{"seq":`)); !ok {
+			return fr, errors.New(`does not start with {"seq":`)
+		}
+		if fr.seq, rest, err = cutUint(rest, "seq"); err != nil {
+			return fr, err
+		}
+		fr.pos, fr.stream = fr.seq, V1Stream
+		if rest, ok = bytes.CutPrefix(rest, []byte(`,"crc32c":"`)); !ok {
+			return fr, errors.New("no crc32c field after seq")
+		}
+	} else {
+		if rest, ok = bytes.CutPrefix(rest, []byte(prefixPos)); !ok {
+			return fr, fmt.Errorf("does not start with %s", prefixPos)
+		}
+		if fr.pos, rest, err = cutUint(rest, "pos"); err != nil {
+			return fr, err
+		}
+		if rest, ok = bytes.CutPrefix(rest, []byte(prefixStream)); !ok {
+			return fr, errors.New("no stream field after pos")
+		}
+		var s string
+		if s, rest, ok = cutString(rest, MaxStreamBytes); !ok {
+			return fr, errors.New("stream is not a valid stream name")
+		}
+		fr.stream = Stream(s)
+		if rest, ok = bytes.CutPrefix(rest, []byte(prefixSeq2[1:])); !ok {
+			return fr, errors.New("no seq field after stream")
+		}
+		if fr.seq, rest, err = cutUint(rest, "seq"); err != nil {
+			return fr, err
+		}
+		if r, ok := bytes.CutPrefix(rest, []byte(prefixID)); ok {
+			if fr.id, rest, ok = cutString(r, MaxIDBytes); !ok {
+				return fr, errors.New("id is not a valid record id")
+			}
+		}
+		if rest, ok = bytes.CutPrefix(rest, []byte(prefixCRC2)); !ok {
+			return fr, errors.New("no crc32c field after seq")
+		}
 	}
 	if len(rest) < 8 {
-		return 0, nil, badFrame("crc32c field cut short")
+		return fr, errors.New("crc32c field cut short")
 	}
-	stored, ok := parseHex32(rest[:8])
-	if !ok {
-		return 0, nil, badFrame("crc32c is not eight lowercase hex digits")
+	if fr.crc, ok = parseHex32(rest[:8]); !ok {
+		return fr, errors.New("crc32c is not eight lowercase hex digits")
 	}
-	rest, ok = bytes.CutPrefix(rest[8:], []byte(prefixFact))
-	if !ok {
-		return 0, nil, badFrame("no fact field after crc32c")
+	if rest, ok = bytes.CutPrefix(rest[8:], []byte(prefixFact)); !ok {
+		return fr, errors.New("no fact field after crc32c")
 	}
-	payload, ok = bytes.CutSuffix(rest, []byte("}"))
-	if !ok || len(payload) == 0 {
-		return 0, nil, badFrame("record does not end with a fact and }")
+	if fr.payload, ok = bytes.CutSuffix(rest, []byte("}")); !ok || len(fr.payload) == 0 {
+		return fr, errors.New("record does not end with a fact and }")
 	}
-	if sum := checksum(seq, payload); sum != stored {
-		return 0, nil, badFrame("crc32c mismatch: stored %08x, computed %08x", stored, sum)
+	return fr, nil
+}
+
+// sum computes the checksum the frame's record should carry.
+func (fr *frame) sum(version int) uint32 {
+	if version == 1 {
+		return checksumV1(fr.seq, fr.payload)
 	}
-	return seq, payload, nil
+	return checksumV2(fr.pos, fr.stream, fr.seq, fr.id, fr.payload)
+}
+
+// parseRecord parses one record line of the given version, newline
+// excluded: its framing, its checksum and that its fact is one JSON value.
+// It does not check the record's place in the file. The payload aliases
+// line.
+func parseRecord(line []byte, version int) (frame, error) {
+	fr, err := parseFrame(line, version)
+	if err != nil {
+		return fr, err
+	}
+	if sum := fr.sum(version); sum != fr.crc {
+		return fr, fmt.Errorf("crc32c mismatch: stored %08x, computed %08x", fr.crc, sum)
+	}
+	if !json.Valid(fr.payload) || bytes.IndexByte(fr.payload, '\n') >= 0 {
+		return fr, errors.New("checksum matches, but the fact is not one JSON value")
+	}
+	return fr, nil
 }

@@ -6,48 +6,69 @@ import (
 	"testing"
 )
 
-// The checksum is standard CRC-32C, so readers in other languages can use
-// their library's.
+// The checksum is standard CRC-32C over the documented bytes, so readers in
+// other languages can use their library's.
 func TestChecksumIsCastagnoli(t *testing.T) {
 	if got := crc32.Checksum([]byte("123456789"), castagnoli); got != 0xe3069283 {
 		t.Fatalf("CRC-32C check value = %08x, want e3069283", got)
 	}
-	// The payload, then the seq as eight big-endian bytes.
+	// Version 1: the payload, then the seq as eight big-endian bytes.
 	want := crc32.Checksum([]byte("{}\x01\x02\x03\x04\x05\x06\x07\x08"), castagnoli)
-	if got := checksum(0x0102030405060708, []byte("{}")); got != want {
-		t.Fatalf("checksum = %08x, want %08x", got, want)
+	if got := checksumV1(0x0102030405060708, []byte("{}")); got != want {
+		t.Fatalf("v1 checksum = %08x, want %08x", got, want)
+	}
+	// Version 2: the payload, the stream and the id each after its length as
+	// four big-endian bytes, then the seq and the position as eight.
+	want = crc32.Checksum([]byte("{}"+"\x00\x00\x00\x02s1"+"\x00\x00\x00\x01k"+
+		"\x00\x00\x00\x00\x00\x00\x00\x07"+"\x00\x00\x00\x00\x00\x00\x01\x00"), castagnoli)
+	if got := checksumV2(256, "s1", 7, "k", []byte("{}")); got != want {
+		t.Fatalf("v2 checksum = %08x, want %08x", got, want)
 	}
 }
 
-// A record is exactly the documented bytes.
+// A record is exactly the documented bytes, with and without an id, with
+// `"` and `\` escaped in names.
 func TestRecordBytes(t *testing.T) {
-	got := string(appendRecord(nil, 42, []byte(`{"type":"x","v":1,"data":{}}`)))
-	sum := checksum(42, []byte(`{"type":"x","v":1,"data":{}}`))
-	want := `{"seq":42,"crc32c":"` + string(appendHex32(nil, sum)) + `","fact":{"type":"x","v":1,"data":{}}}` + "\n"
-	if got != want {
-		t.Fatalf("record = %q, want %q", got, want)
+	fact := []byte(`{"type":"x","v":1,"data":{}}`)
+	for _, tc := range []struct {
+		stream   Stream
+		id, want string
+	}{
+		{"s1", "", `{"pos":9,"stream":"s1","seq":42,"crc32c":"%s","fact":{"type":"x","v":1,"data":{}}}` + "\n"},
+		{`a"b\c`, "k-1", `{"pos":9,"stream":"a\"b\\c","seq":42,"id":"k-1","crc32c":"%s","fact":{"type":"x","v":1,"data":{}}}` + "\n"},
+	} {
+		got := string(appendRecord(nil, 9, tc.stream, 42, tc.id, fact, metaCRC(fact, tc.stream, tc.id)))
+		want := strings.Replace(tc.want, "%s", string(appendHex32(nil, checksumV2(9, tc.stream, 42, tc.id, fact))), 1)
+		if got != want {
+			t.Fatalf("record = %q, want %q", got, want)
+		}
+		fr, err := parseRecord([]byte(strings.TrimSuffix(got, "\n")), 2)
+		if err != nil || fr.pos != 9 || fr.seq != 42 || fr.stream != tc.stream || fr.id != tc.id || string(fr.payload) != string(fact) {
+			t.Fatalf("parseRecord = %+v, %v", fr, err)
+		}
 	}
-	if len(header) != 40 || !strings.HasSuffix(header, "\n") {
+	if len(header) != 40 || !strings.HasSuffix(header, "\n") || len(headerV1) != 40 {
 		t.Fatalf("header %q is not the documented 39 bytes and a newline", header)
 	}
-	seq, p, err := parseRecord([]byte(strings.TrimSuffix(got, "\n")))
-	if err != nil || seq != 42 || string(p) != `{"type":"x","v":1,"data":{}}` {
-		t.Fatalf("parseRecord = %d, %q, %v", seq, p, err)
-	}
 }
 
-// parseRecord accepts only the exact framing with a matching checksum.
+// parseRecord accepts only the exact framing with a matching checksum over
+// one JSON value.
 func TestParseRecordRejects(t *testing.T) {
-	good := strings.TrimSuffix(string(appendRecord(nil, 7, []byte(`{"a":1}`))), "\n")
-	crc := good[len(`{"seq":7,"crc32c":"`):][:8]
+	good := strings.TrimSuffix(string(recLine(7, []byte(`{"a":1}`))), "\n")
+	crc := good[strings.Index(good, `"crc32c":"`)+10:][:8]
 	for _, tc := range []struct{ name, line, why string }{
 		{"empty", "", "does not start"},
-		{"space", `{ "seq":7` + good[len(`{"seq":7`):], "does not start"},
-		{"leading zero", `{"seq":07` + good[len(`{"seq":7`):], "leading zeros"},
-		{"zero seq", strings.Replace(good, `"seq":7`, `"seq":0`, 1), "positive"},
+		{"space", `{ "pos":7` + good[len(`{"pos":7`):], "does not start"},
+		{"leading zero", `{"pos":07` + good[len(`{"pos":7`):], "leading zeros"},
+		{"zero pos", strings.Replace(good, `"pos":7`, `"pos":0`, 1), "positive"},
 		{"negative seq", strings.Replace(good, `"seq":7`, `"seq":-7`, 1), "positive"},
 		{"huge seq", strings.Replace(good, `"seq":7`, `"seq":99999999999999999999`, 1), "out of range"},
 		{"other seq", strings.Replace(good, `"seq":7`, `"seq":8`, 1), "crc32c mismatch"},
+		{"other pos", strings.Replace(good, `"pos":7`, `"pos":8`, 1), "crc32c mismatch"},
+		{"other stream", strings.Replace(good, `"stream":"test"`, `"stream":"tess"`, 1), "crc32c mismatch"},
+		{"empty stream", strings.Replace(good, `"stream":"test"`, `"stream":""`, 1), "stream"},
+		{"bad escape", strings.Replace(good, `"stream":"test"`, `"stream":"te\nst"`, 1), "stream"},
 		{"upper hex", strings.Replace(good, crc, strings.ToUpper(crc), 1), "hex"},
 		{"short crc", strings.Replace(good, crc, crc[:7], 1), "hex"},
 		{"no fact", good[:strings.Index(good, `,"fact"`)] + "}", "no fact field"},
@@ -56,7 +77,7 @@ func TestParseRecordRejects(t *testing.T) {
 		{"payload changed", strings.Replace(good, `{"a":1}`, `{"a":2}`, 1), "crc32c mismatch"},
 		{"trailing", good + " ", "does not end"},
 	} {
-		if _, _, err := parseRecord([]byte(tc.line)); err == nil || !strings.Contains(err.Error(), tc.why) {
+		if _, err := parseRecord([]byte(tc.line), 2); err == nil || !strings.Contains(err.Error(), tc.why) {
 			t.Errorf("%s: parseRecord(%q) = %v, want an error containing %q", tc.name, tc.line, err, tc.why)
 		}
 	}

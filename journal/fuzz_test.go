@@ -25,8 +25,8 @@ import (
 // prefix.
 func FuzzRecover(f *testing.F) {
 	prefix := journalBytes(f, 3)
-	rec4 := appendRecord(nil, 4, payload(f, 4))
-	rec5 := appendRecord(nil, 5, payload(f, 5))
+	rec4 := recLine(4, payload(f, 4))
+	rec5 := recLine(5, payload(f, 5))
 	_, off := makeJournal(f, 3)
 	rec3 := prefix[off[2]:]
 	for _, seed := range [][]byte{
@@ -77,10 +77,10 @@ func FuzzRecover(f *testing.F) {
 		if len(recs) != 3+extra {
 			t.Fatalf("%d records, want %d", len(recs), 3+extra)
 		}
-		if seq, err := s.Append(payload(t, 9)); seq != uint64(4+extra) || err != nil {
+		if seq, err := s.append1(payload(t, 9)); seq != uint64(4+extra) || err != nil {
 			t.Fatalf("Append = %d, %v; want seq %d", seq, err, 4+extra)
 		}
-		if err := s.Close(); err != nil {
+		if err := s.close(); err != nil {
 			t.Fatal(err)
 		}
 		if recs := records(t, path); len(recs) != 4+extra {
@@ -100,8 +100,8 @@ func expectRecovery(tail []byte, last uint64) (kept, extra, corruptAt int) {
 		if nl < 0 {
 			return pos, extra, -1 // clean end, or a last line without newline: torn
 		}
-		seq, _, err := parseRecord(tail[pos : pos+nl])
-		if err == nil && seq == last+1 {
+		fr, err := parseRecord(tail[pos:pos+nl], 2)
+		if err == nil && fr.pos == last+1 {
 			last++
 			extra++
 			pos += nl + 1
@@ -117,11 +117,11 @@ func expectRecovery(tail []byte, last uint64) (kept, extra, corruptAt int) {
 // validRecordFrom reports whether a valid record begins at or after from.
 func validRecordFrom(b []byte, from int) bool {
 	for i := from; i < len(b); i++ {
-		if !bytes.HasPrefix(b[i:], []byte(prefixSeq)) {
+		if !bytes.HasPrefix(b[i:], []byte(prefixPos)) {
 			continue
 		}
 		if nl := bytes.IndexByte(b[i:], '\n'); nl >= 0 {
-			if _, _, err := parseRecord(b[i : i+nl]); err == nil {
+			if _, err := parseRecord(b[i:i+nl], 2); err == nil {
 				return true
 			}
 		}

@@ -2,6 +2,7 @@ package journal
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"log/slog"
 	"os"
@@ -89,11 +90,11 @@ func makeJournal(t testing.TB, n int) (string, []int64) {
 	path := filepath.Join(t.TempDir(), "test.journal")
 	s := open(t, path)
 	for i := 1; i <= n; i++ {
-		if _, err := s.Append(payload(t, i)); err != nil {
+		if _, err := s.append1(payload(t, i)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := s.Close(); err != nil {
+	if err := s.close(); err != nil {
 		t.Fatal(err)
 	}
 	offsets := []int64{}
@@ -140,3 +141,28 @@ func wantPayloads(t testing.TB, recs []Record, n int) {
 func discard() *slog.Logger { return slog.New(slog.DiscardHandler) }
 
 func itoa(n int64) string { return fmt.Sprint(n) }
+
+// testStream is the stream the package's single-stream tests write.
+const testStream Stream = "test"
+
+// append1 appends payload to testStream and returns its seq, the shape most
+// tests of the file format need.
+func (s *FileStore) append1(p []byte) (uint64, error) {
+	seqs, err := s.Append(context.Background(), testStream, Entry{Payload: p})
+	if len(seqs) == 0 {
+		return 0, err
+	}
+	return seqs[0], err
+}
+
+// close closes s without a deadline.
+func (s *FileStore) close() error { return s.Close(context.Background()) }
+
+// recLine returns the record line of payload at seq (and position seq) in
+// testStream, as the store writes it.
+func recLine(seq uint64, p []byte) []byte {
+	return appendRecord(nil, seq, testStream, seq, "", p, metaCRC(p, testStream, ""))
+}
+
+// toTestStream sends every fact to testStream.
+func toTestStream(jobs.Fact) Stream { return testStream }

@@ -1,47 +1,41 @@
 package journal
 
 import (
+	"context"
 	"fmt"
 	"iter"
 )
 
-// An Appender appends one opaque payload, a fact's encoded envelope, and
-// returns the record's seq. *Store is an Appender.
-type Appender interface {
-	Append(payload []byte) (seq uint64, err error)
-}
-
-var _ Appender = (*FileStore)(nil)
-
-// A Recorder appends facts of the union F, encoded by its codec, to an
-// Appender. A Recorder[jobs.Fact] built with jobs.EncodeFact is the
-// registry's recorder:
+// A Recorder appends facts of the union F, encoded by its codec, each to the
+// stream streamOf names, of a Store. The registry's recorder is a
+// Recorder[jobs.Fact] that sends each fact to its job owner's stream:
 //
-//	rec := journal.NewRecorder(store, jobs.EncodeFact)
+//	rec := journal.NewRecorder(store, jobs.EncodeFact, jobhistory.StreamOf)
 //
 // Record is synchronous: when it returns nil the fact is appended (buffered,
-// in seq order after every fact recorded before it), not yet durable; see
+// after every fact of its stream recorded before it), not yet durable; see
 // [Store.Flush]. The Recorder stores what it is given: deciding which facts
 // to record (the registry records owned jobs only) and stamping their times
 // are the caller's.
 type Recorder[F any] struct {
-	w      Appender
-	encode func(F) ([]byte, error)
+	store    Store
+	encode   func(F) ([]byte, error)
+	streamOf func(F) Stream
 }
 
 // NewRecorder returns a Recorder that encodes facts with encode and appends
-// them to w.
-func NewRecorder[F any](w Appender, encode func(F) ([]byte, error)) *Recorder[F] {
-	return &Recorder[F]{w: w, encode: encode}
+// each to the stream streamOf names in store.
+func NewRecorder[F any](store Store, encode func(F) ([]byte, error), streamOf func(F) Stream) *Recorder[F] {
+	return &Recorder[F]{store: store, encode: encode, streamOf: streamOf}
 }
 
-// Record encodes f and appends it.
+// Record encodes f and appends it to its stream.
 func (r *Recorder[F]) Record(f F) error {
 	payload, err := r.encode(f)
 	if err != nil {
 		return fmt.Errorf("journal: encode fact: %w", err)
 	}
-	_, err = r.w.Append(payload)
+	_, err = r.store.Append(context.Background(), r.streamOf(f), Entry{Payload: payload})
 	return err
 }
 
@@ -62,7 +56,7 @@ func Facts[F any](records iter.Seq2[Record, error], decode func([]byte) (F, erro
 			}
 			f, err := decode(rec.Payload)
 			if err != nil {
-				err = &DecodeError{Seq: rec.Seq, Offset: rec.Offset, Err: err}
+				err = &DecodeError{Stream: rec.Stream, Seq: rec.Seq, Pos: rec.Pos, Offset: rec.Offset, Err: err}
 				if !yield(zero, err) {
 					return
 				}
@@ -77,13 +71,18 @@ func Facts[F any](records iter.Seq2[Record, error], decode func([]byte) (F, erro
 
 // A DecodeError reports an intact record whose payload the codec refused.
 type DecodeError struct {
+	Stream Stream
 	Seq    uint64
-	Offset int64
+	Pos    Position
+	Offset int64 // -1 where the backend has no offsets
 	Err    error
 }
 
 func (e *DecodeError) Error() string {
-	return fmt.Sprintf("journal: record seq %d at offset %d: %v", e.Seq, e.Offset, e.Err)
+	if e.Offset < 0 {
+		return fmt.Sprintf("journal: record %d of stream %q (position %s): %v", e.Seq, e.Stream, e.Pos, e.Err)
+	}
+	return fmt.Sprintf("journal: record %d of stream %q (position %s) at offset %d: %v", e.Seq, e.Stream, e.Pos, e.Offset, e.Err)
 }
 
 // Unwrap returns e.Err.

@@ -14,21 +14,21 @@ type registryRecorder interface {
 	Record(f jobs.Fact) error
 }
 
-var _ registryRecorder = NewRecorder[jobs.Fact](nil, jobs.EncodeFact)
+var _ registryRecorder = NewRecorder[jobs.Fact](nil, jobs.EncodeFact, toTestStream)
 
 // Recorded facts read back equal, in order, with the registry's timestamps
 // untouched.
 func TestRecorderRoundTrip(t *testing.T) {
 	path := t.TempDir() + "/rec.journal"
 	s := open(t, path)
-	var rec registryRecorder = NewRecorder(s, jobs.EncodeFact)
+	var rec registryRecorder = NewRecorder(s, jobs.EncodeFact, toTestStream)
 	want := []jobs.Fact{registered(1), registered(2), settled(1, jobs.JobStatusCompleted, true)}
 	for _, f := range want {
 		if err := rec.Record(f); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := s.Close(); err != nil {
+	if err := s.close(); err != nil {
 		t.Fatal(err)
 	}
 	var got []jobs.Fact
@@ -46,12 +46,12 @@ func TestRecorderRoundTrip(t *testing.T) {
 // Record returns the store's failure to the caller, which contains it.
 func TestRecorderReturnsAppendError(t *testing.T) {
 	s := open(t, t.TempDir()+"/closed.journal")
-	s.Close()
-	if err := NewRecorder(s, jobs.EncodeFact).Record(registered(1)); !errors.Is(err, ErrClosed) {
+	s.close()
+	if err := NewRecorder(s, jobs.EncodeFact, toTestStream).Record(registered(1)); !errors.Is(err, ErrClosed) {
 		t.Fatalf("Record on a closed store = %v, want ErrClosed", err)
 	}
 	enc := func(jobs.Fact) ([]byte, error) { return nil, errDisk }
-	if err := NewRecorder(s, enc).Record(registered(1)); !errors.Is(err, errDisk) {
+	if err := NewRecorder(s, enc, toTestStream).Record(registered(1)); !errors.Is(err, errDisk) {
 		t.Fatalf("Record with a failing codec = %v, want its error", err)
 	}
 }
@@ -61,10 +61,10 @@ func TestRecorderReturnsAppendError(t *testing.T) {
 func TestFactsSkippable(t *testing.T) {
 	path := t.TempDir() + "/mixed.journal"
 	s := open(t, path)
-	s.Append(payload(t, 1))
-	s.Append([]byte(`{"type":"subagent/started","v":1,"data":{}}`))
-	s.Append(payload(t, 2))
-	s.Close()
+	s.append1(payload(t, 1))
+	s.append1([]byte(`{"type":"subagent/started","v":1,"data":{}}`))
+	s.append1(payload(t, 2))
+	s.close()
 	var got []jobs.Fact
 	var decodeErrs []error
 	for f, err := range Facts(ReadFile(path), jobs.DecodeFact) {

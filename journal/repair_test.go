@@ -21,10 +21,10 @@ func TestOpenCreates(t *testing.T) {
 	if err != nil || string(got) != header {
 		t.Fatalf("new file holds %q (%v), want the header", got, err)
 	}
-	if seq, err := s.Append(payload(t, 1)); seq != 1 || err != nil {
+	if seq, err := s.append1(payload(t, 1)); seq != 1 || err != nil {
 		t.Fatalf("first Append = %d, %v; want seq 1", seq, err)
 	}
-	if err := s.Close(); err != nil {
+	if err := s.close(); err != nil {
 		t.Fatal(err)
 	}
 	wantPayloads(t, records(t, path), 1)
@@ -35,13 +35,13 @@ func TestOpenCreates(t *testing.T) {
 func TestSeqContinuesAfterReopen(t *testing.T) {
 	path, _ := makeJournal(t, 3)
 	s := open(t, path)
-	if got := s.LastSeq(); got != 3 {
+	if got := s.LastSeq(testStream); got != 3 {
 		t.Fatalf("LastSeq after reopen = %d, want 3", got)
 	}
-	if seq, err := s.Append(payload(t, 4)); seq != 4 || err != nil {
+	if seq, err := s.append1(payload(t, 4)); seq != 4 || err != nil {
 		t.Fatalf("Append after reopen = %d, %v; want seq 4", seq, err)
 	}
-	if err := s.Close(); err != nil {
+	if err := s.close(); err != nil {
 		t.Fatal(err)
 	}
 	wantPayloads(t, records(t, path), 4)
@@ -72,17 +72,17 @@ func TestRepairTruncate(t *testing.T) {
 		if cut > last && !strings.Contains(logged.String(), fmt.Sprintf("offset=%d", last)) {
 			t.Fatalf("cut at %d: the repair was not logged with its offset: %q", cut, logged)
 		}
-		if seq, err := s.Append(payload(t, 3)); seq != 3 || err != nil {
+		if seq, err := s.append1(payload(t, 3)); seq != 3 || err != nil {
 			t.Fatalf("cut at %d: Append = %d, %v; want seq 3", cut, seq, err)
 		}
-		if err := s.Close(); err != nil {
+		if err := s.close(); err != nil {
 			t.Fatal(err)
 		}
 		if got, _ := os.ReadFile(path); !bytes.Equal(got, full) {
 			t.Fatalf("cut at %d: after append the file differs from the uncut one", cut)
 		}
 		s = open(t, path)
-		s.Close()
+		s.close()
 		wantPayloads(t, records(t, path), 3)
 	}
 }
@@ -96,8 +96,8 @@ func TestRepairTornHeader(t *testing.T) {
 			t.Fatal(err)
 		}
 		s := open(t, path)
-		s.Append(payload(t, 1))
-		if err := s.Close(); err != nil {
+		s.append1(payload(t, 1))
+		if err := s.close(); err != nil {
 			t.Fatal(err)
 		}
 		wantPayloads(t, records(t, path), 1)
@@ -120,7 +120,7 @@ func TestRepairWriteTearLast(t *testing.T) {
 			t.Fatal(err)
 		}
 		s := open(t, path)
-		s.Close()
+		s.close()
 		if got := records(t, path); len(got) != 2 {
 			t.Errorf("%s: %d records after repair, want 2", name, len(got))
 		}
@@ -186,7 +186,7 @@ func TestOpenRefusesNotJournal(t *testing.T) {
 		"text":    "hello, world\n",
 		"short":   "hi",
 		"json":    `{"seq":1}` + "\n",
-		"newer":   `{"format":"jobgen-journal","version":2}` + "\n",
+		"newer":   `{"format":"jobgen-journal","version":3}` + "\n",
 		"records": strings.TrimPrefix(string(journalBytes(t, 2)), header),
 	} {
 		path := filepath.Join(dir, name)
@@ -226,15 +226,15 @@ func TestOpenLocks(t *testing.T) {
 	if _, err := Open(path, WithLogger(discard())); err == nil || !strings.Contains(err.Error(), "another process") {
 		t.Fatalf("second Open = %v, want a lock error", err)
 	}
-	s.Close()
-	open(t, path).Close()
+	s.close()
+	open(t, path).close()
 }
 
 // A line longer than any record is damage like any other: a tear at the end,
 // corruption when a valid record follows, even inside the long line.
 func TestRepairOverlongLine(t *testing.T) {
 	full := journalBytes(t, 3)
-	rec4 := appendRecord(nil, 4, payload(t, 4))
+	rec4 := recLine(4, payload(t, 4))
 	junk := bytes.Repeat([]byte("x"), 2*MaxRecordBytes+100)
 	dir := t.TempDir()
 	for name, tc := range map[string]struct {
@@ -264,7 +264,7 @@ func TestRepairOverlongLine(t *testing.T) {
 			t.Errorf("%s: Open = %v, want the tail cut", name, err)
 			continue
 		}
-		s.Close()
+		s.close()
 		if got := records(t, path); len(got) != tc.recordsLeft {
 			t.Errorf("%s: %d records, want %d", name, len(got), tc.recordsLeft)
 		}

@@ -46,11 +46,13 @@ func (e *RecordError) Unwrap() error { return e.Kind }
 
 // A Summary describes a journal file that was read to its end.
 type Summary struct {
-	// Records counts the valid records.
-	Records int
-	// FirstSeq and LastSeq are the seqs of the first and last valid records;
-	// both are zero when there are none.
-	FirstSeq, LastSeq uint64
+	// Version is the file format's version, 1 or 2.
+	Version int
+	// Records counts the valid records, and Streams the streams they are in.
+	Records, Streams int
+	// FirstPos and LastPos are the positions (Position.Minor) of the first
+	// and last valid records; both are zero when there are none.
+	FirstPos, LastPos uint64
 	// Good is the offset just past the last valid record (or the header).
 	Good int64
 }
@@ -82,7 +84,7 @@ func Read(r io.Reader) iter.Seq2[Record, error] {
 
 func readRecords(r io.Reader, path string, yield func(Record, error) bool) {
 	stopped := false
-	_, err := scan(r, path, func(rec Record) bool {
+	_, err := scan(r, path, newIndex(false), func(rec Record) bool {
 		rec.Payload = bytes.Clone(rec.Payload)
 		if !yield(rec, nil) {
 			stopped = true
@@ -105,7 +107,7 @@ func Check(path string) (Summary, error) {
 		return Summary{}, err
 	}
 	defer f.Close()
-	return scan(f, path, nil)
+	return scan(f, path, newIndex(false), nil)
 }
 
 // openReadOnly opens path for reading, refusing a directory with a clear error.
@@ -125,63 +127,154 @@ func openReadOnly(path string) (*os.File, error) {
 // journal and readers into ErrNotJournal.
 var errEmpty = fmt.Errorf("empty file: %w", ErrNotJournal)
 
+// A loc is where a record's line is in a file: its offset and its length,
+// newline included.
+type loc struct {
+	off int64
+	n   uint32
+}
+
+// A streamIndex is what a scan learned about one stream.
+type streamIndex struct {
+	first, last uint64            // the seqs of its first and last records in the file
+	locs        []loc             // the record of seq first+i is at locs[i]; kept by a store only
+	ids         map[string]uint64 // record id to seq
+}
+
+// checkpointEvery is how many positions apart the offsets that ReadAll starts
+// from are kept.
+const checkpointEvery = 256
+
+// An index is what a scan learned about a file: enough to continue it and,
+// for a store, to read a stream or the global order from an offset.
+type index struct {
+	version           int
+	firstPos, lastPos uint64 // zero when the file holds no record
+	streams           map[Stream]*streamIndex
+	keepLocs          bool    // record each record's loc (a store's index)
+	checkpoints       []int64 // the offset of position firstPos+i*checkpointEvery
+}
+
+func newIndex(keepLocs bool) *index {
+	return &index{streams: make(map[Stream]*streamIndex), keepLocs: keepLocs}
+}
+
+// follows reports why fr cannot be the next record after those ix holds, or
+// "" when it can.
+func (ix *index) follows(fr *frame) string {
+	if ix.lastPos != 0 && fr.pos != ix.lastPos+1 {
+		if ix.version == 1 {
+			return fmt.Sprintf("seq %d does not follow seq %d", fr.seq, ix.lastPos)
+		}
+		return fmt.Sprintf("pos %d does not follow pos %d", fr.pos, ix.lastPos)
+	}
+	st := ix.streams[fr.stream]
+	if st == nil {
+		return ""
+	}
+	if fr.seq != st.last+1 {
+		return fmt.Sprintf("stream %q: seq %d does not follow seq %d", fr.stream, fr.seq, st.last)
+	}
+	if fr.id != "" {
+		if seq, ok := st.ids[fr.id]; ok {
+			return fmt.Sprintf("stream %q: id %q is held by seq %d already", fr.stream, fr.id, seq)
+		}
+	}
+	return ""
+}
+
+// add records fr, at l, as the next record.
+func (ix *index) add(fr *frame, l loc) {
+	if ix.lastPos == 0 {
+		ix.firstPos = fr.pos
+	}
+	ix.lastPos = fr.pos
+	if (fr.pos-ix.firstPos)%checkpointEvery == 0 {
+		ix.checkpoints = append(ix.checkpoints, l.off)
+	}
+	st := ix.streams[fr.stream]
+	if st == nil {
+		st = &streamIndex{first: fr.seq}
+		ix.streams[fr.stream] = st
+	}
+	st.last = fr.seq
+	if ix.keepLocs {
+		st.locs = append(st.locs, l)
+	}
+	if fr.id != "" {
+		if st.ids == nil {
+			st.ids = make(map[string]uint64)
+		}
+		st.ids[fr.id] = fr.seq
+	}
+}
+
+// record is the Record of fr at offset off.
+func (fr *frame) record(off int64) Record {
+	return Record{Stream: fr.stream, Seq: fr.seq, Pos: Position{Minor: fr.pos}, ID: fr.id, Offset: off, Payload: fr.payload}
+}
+
 // scan reads a journal from r to its end, or until visit returns false,
-// calling visit (when not nil) for each valid record; the payload it passes
-// aliases scan's buffers. The error is errEmpty, an ErrNotJournal error, a
-// *RecordError for damage, or an I/O error. A *RecordError with Offset 0 and
-// Kind ErrTornTail is a header cut short.
-func scan(r io.Reader, path string, visit func(Record) bool) (Summary, error) {
+// filling ix and calling visit (when not nil) for each valid record; the
+// payload it passes aliases scan's buffers. The error is errEmpty, an
+// ErrNotJournal error, a *RecordError for damage, or an I/O error. A
+// *RecordError with Offset 0 and Kind ErrTornTail is a header cut short.
+func scan(r io.Reader, path string, ix *index, visit func(Record) bool) (Summary, error) {
 	s := &scanner{br: bufio.NewReaderSize(r, 64<<10)}
 	var sum Summary
-	if err := s.header(path); err != nil {
+	version, err := s.header(path)
+	if err != nil {
 		return sum, err
 	}
+	ix.version, sum.Version = version, version
 	sum.Good = s.off
+	summary := func() Summary {
+		sum.Streams, sum.FirstPos, sum.LastPos = len(ix.streams), ix.firstPos, ix.lastPos
+		return sum
+	}
 	for {
 		ln, err := s.line()
 		if err == io.EOF {
-			return sum, nil
+			return summary(), nil
 		}
 		if err != nil {
-			return sum, ioError(path, err)
+			return summary(), ioError(path, err)
 		}
 		damage := func(kind error, format string, args ...any) *RecordError {
 			return &RecordError{Path: path, Offset: ln.start, Kind: kind, Reason: fmt.Sprintf(format, args...)}
 		}
 		if !ln.complete {
-			return sum, damage(ErrTornTail, "no newline before end of file")
+			return summary(), damage(ErrTornTail, "no newline before end of file")
 		}
 		var (
-			seq     uint64
-			payload []byte
-			perr    error
+			fr   frame
+			perr error
 		)
 		if ln.keep != ln.start {
 			perr = fmt.Errorf("record longer than %d bytes", MaxRecordBytes)
 		} else {
-			seq, payload, perr = parseRecord(ln.b)
+			fr, perr = parseRecord(ln.b, version)
 		}
-		if perr == nil && sum.Records > 0 && seq != sum.LastSeq+1 {
-			return sum, damage(ErrCorrupt, "seq %d does not follow seq %d", seq, sum.LastSeq)
+		if perr == nil {
+			if why := ix.follows(&fr); why != "" {
+				return summary(), damage(ErrCorrupt, "%s", why)
+			}
 		}
 		if perr != nil {
-			at, next, err := s.findValid(ln)
+			at, next, err := s.findValid(ln, version)
 			if err != nil {
-				return sum, ioError(path, err)
+				return summary(), ioError(path, err)
 			}
 			if at < 0 {
-				return sum, damage(ErrTornTail, "%v; no valid record follows", perr)
+				return summary(), damage(ErrTornTail, "%v; no valid record follows", perr)
 			}
-			return sum, damage(ErrCorrupt, "%v; valid record seq %d follows at offset %d", perr, next, at)
+			return summary(), damage(ErrCorrupt, "%v; valid record pos %d follows at offset %d", perr, next, at)
 		}
-		if sum.Records == 0 {
-			sum.FirstSeq = seq
-		}
+		ix.add(&fr, loc{off: ln.start, n: uint32(s.off - ln.start)})
 		sum.Records++
-		sum.LastSeq = seq
 		sum.Good = s.off
-		if visit != nil && !visit(Record{Seq: seq, Offset: ln.start, Payload: payload}) {
-			return sum, nil
+		if visit != nil && !visit(fr.record(ln.start)) {
+			return summary(), nil
 		}
 	}
 }
@@ -204,25 +297,30 @@ type scanner struct {
 	acc []byte
 }
 
-// header consumes the journal header.
-func (s *scanner) header(path string) error {
+// header consumes the journal header and returns the file's version.
+func (s *scanner) header(path string) (int, error) {
 	b, err := s.br.Peek(len(header))
 	if err != nil && err != io.EOF {
-		return ioError(path, err)
+		return 0, ioError(path, err)
 	}
+	version := 0
 	switch {
 	case string(b) == header:
-		s.off = int64(len(b))
-		_, err := s.br.Discard(len(b))
-		return err
+		version = 2
+	case string(b) == headerV1:
+		version = 1
 	case len(b) == 0:
-		return fmt.Errorf("%s: %w", name(path), errEmpty)
-	case len(b) < len(header) && bytes.HasPrefix([]byte(header), b):
-		return &RecordError{Path: path, Offset: 0, Kind: ErrTornTail, Reason: "journal header cut short"}
+		return 0, fmt.Errorf("%s: %w", name(path), errEmpty)
+	case len(b) < len(header) && (bytes.HasPrefix([]byte(header), b) || bytes.HasPrefix([]byte(headerV1), b)):
+		return 0, &RecordError{Path: path, Offset: 0, Kind: ErrTornTail, Reason: "journal header cut short"}
 	case bytes.HasPrefix(b, []byte(headerFamily)):
-		return fmt.Errorf("%s: unsupported journal version (written by a newer jobgen?): %w", name(path), ErrNotJournal)
+		return 0, fmt.Errorf("%s: unsupported journal version (written by a newer jobgen?): %w", name(path), ErrNotJournal)
+	default:
+		return 0, fmt.Errorf("%s: %w: the first line is not %q", name(path), ErrNotJournal, header[:len(header)-1])
 	}
-	return fmt.Errorf("%s: %w: the first line is not %q", name(path), ErrNotJournal, header[:len(header)-1])
+	s.off = int64(len(b))
+	_, err = s.br.Discard(len(b))
+	return version, err
 }
 
 // A line is one newline-terminated stretch of the file, or the unterminated
@@ -275,12 +373,12 @@ func (s *scanner) line() (line, error) {
 // line bad: inside bad itself, or anywhere in a later complete line. It returns
 // the record's offset and seq, or a negative offset when there is none. It
 // consumes the rest of the file.
-func (s *scanner) findValid(bad line) (int64, uint64, error) {
+func (s *scanner) findValid(bad line, version int) (int64, uint64, error) {
 	from := 1
 	if bad.keep != bad.start {
 		from = 0
 	}
-	if i, seq := findRecord(bad.b, from); i >= 0 {
+	if i, seq := findRecord(bad.b, from, version); i >= 0 {
 		return bad.keep + int64(i), seq, nil
 	}
 	for {
@@ -294,23 +392,28 @@ func (s *scanner) findValid(bad line) (int64, uint64, error) {
 		if !ln.complete {
 			continue // a valid record ends with a newline
 		}
-		if i, seq := findRecord(ln.b, 0); i >= 0 {
+		if i, seq := findRecord(ln.b, 0, version); i >= 0 {
 			return ln.keep + int64(i), seq, nil
 		}
 	}
 }
 
 // findRecord returns the index in b, at or after from, of the first valid
-// record that runs to the end of b, and its seq; or -1.
-func findRecord(b []byte, from int) (int, uint64) {
+// record of the given version that runs to the end of b, and its position; or
+// -1.
+func findRecord(b []byte, from, version int) (int, uint64) {
+	prefix := []byte(prefixPos)
+	if version == 1 {
+		prefix = []byte(`{"seq":`)
+	}
 	for from <= len(b) {
-		i := bytes.Index(b[from:], []byte(prefixSeq))
+		i := bytes.Index(b[from:], prefix)
 		if i < 0 {
 			return -1, 0
 		}
 		at := from + i
-		if seq, _, err := parseRecord(b[at:]); err == nil {
-			return at, seq
+		if fr, err := parseRecord(b[at:], version); err == nil {
+			return at, fr.pos
 		}
 		from = at + 1
 	}

@@ -146,12 +146,12 @@ func TestSessionFileStoreParticipates(t *testing.T) {
 	path := t.TempDir() + "/session.journal"
 	ff := &faultFile{}
 	store := openFault(t, path, ff)
-	defer store.Close()
+	defer store.close()
 	s := liveSession(t)
 	if _, err := s.OnFlush("s1", store.Flush); err != nil {
 		t.Fatal(err)
 	}
-	store.Append(payload(t, 1))
+	store.append1(payload(t, 1))
 	before := ff.syncs.Load()
 	if got, err := s.Flush(context.Background(), "s1"); !got || err != nil || ff.syncs.Load() != before+1 {
 		t.Fatalf("Flush = %v, %v after %d syncs; want true, nil after one", got, err, ff.syncs.Load()-before)
@@ -159,7 +159,7 @@ func TestSessionFileStoreParticipates(t *testing.T) {
 	wantPayloads(t, records(t, path), 1)
 
 	ff.sync = func(int32) error { return errDisk }
-	store.Append(payload(t, 2))
+	store.append1(payload(t, 2))
 	if got, err := s.Flush(context.Background(), "s1"); got || !errors.Is(err, errDisk) {
 		t.Fatalf("Flush with a failing sync = %v, %v; want false and the failure", got, err)
 	}

@@ -77,12 +77,12 @@ func TestSyncFailureSticky(t *testing.T) {
 	g := newGate()
 	ff.sync = g.sync
 
-	s.Append(payload(t, 1))
+	s.append1(payload(t, 1))
 	errs := make(chan error, 3)
 	go func() { errs <- s.Flush(context.Background()) }()
 	<-g.entered
 	// Two more flushers arrive while the first one's sync is in progress.
-	s.Append(payload(t, 2))
+	s.append1(payload(t, 2))
 	for range 2 {
 		go func() { errs <- s.Flush(context.Background()) }()
 	}
@@ -98,10 +98,10 @@ func TestSyncFailureSticky(t *testing.T) {
 	if err := s.Flush(context.Background()); !errors.Is(err, errDisk) {
 		t.Fatalf("later Flush = %v, want the sticky failure", err)
 	}
-	if _, err := s.Append(payload(t, 3)); !errors.Is(err, errDisk) {
+	if _, err := s.append1(payload(t, 3)); !errors.Is(err, errDisk) {
 		t.Fatalf("later Append = %v, want the sticky failure", err)
 	}
-	if err := s.Close(); !errors.Is(err, errDisk) {
+	if err := s.close(); !errors.Is(err, errDisk) {
 		t.Fatalf("Close = %v, want the sticky failure", err)
 	}
 	if n := ff.syncs.Load() - syncsAtOpen; n != 1 {
@@ -109,10 +109,10 @@ func TestSyncFailureSticky(t *testing.T) {
 	}
 	// What reached the file is still a journal.
 	s = open(t, path)
-	if s.LastSeq() > 2 {
-		t.Fatalf("reopened journal ends at seq %d, want at most 2", s.LastSeq())
+	if s.LastSeq(testStream) > 2 {
+		t.Fatalf("reopened journal ends at seq %d, want at most 2", s.LastSeq(testStream))
 	}
-	s.Close()
+	s.close()
 }
 
 // A failed write is sticky like a failed sync.
@@ -121,35 +121,35 @@ func TestWriteFailureSticky(t *testing.T) {
 	ff := &faultFile{}
 	s := openFault(t, path, ff)
 	ff.write = func([]byte) error { return errDisk }
-	s.Append(payload(t, 1))
+	s.append1(payload(t, 1))
 	if err := s.Flush(context.Background()); !errors.Is(err, errDisk) {
 		t.Fatalf("Flush = %v, want the write failure", err)
 	}
 	ff.write = nil
-	s.Append(payload(t, 2))
+	s.append1(payload(t, 2))
 	if err := s.Flush(context.Background()); !errors.Is(err, errDisk) {
 		t.Fatalf("later Flush = %v, want the sticky failure", err)
 	}
-	s.Close()
+	s.close()
 }
 
 // TestGroupCommit: flushers that arrive while a sync runs share the next one.
 func TestGroupCommit(t *testing.T) {
 	ff := &faultFile{}
 	s := openFault(t, t.TempDir()+"/group.journal", ff)
-	defer s.Close()
+	defer s.close()
 	g := newGate()
 	ff.sync = g.sync
 	base := ff.syncs.Load()
 
-	s.Append(payload(t, 1))
+	s.append1(payload(t, 1))
 	first := make(chan error, 1)
 	go func() { first <- s.Flush(context.Background()) }()
 	<-g.entered
 
 	const waiters = 10
 	for i := range waiters {
-		s.Append(payload(t, 2+i))
+		s.append1(payload(t, 2+i))
 	}
 	var wg sync.WaitGroup
 	var failed atomic.Int32
@@ -181,15 +181,15 @@ func TestGroupCommit(t *testing.T) {
 func TestFlushWaitsForCoveringSync(t *testing.T) {
 	ff := &faultFile{}
 	s := openFault(t, t.TempDir()+"/cover.journal", ff)
-	defer s.Close()
+	defer s.close()
 	g := newGate()
 	ff.sync = g.sync
 
-	s.Append(payload(t, 1))
+	s.append1(payload(t, 1))
 	a := make(chan error, 1)
 	go func() { a <- s.Flush(context.Background()) }()
 	<-g.entered
-	s.Append(payload(t, 2))
+	s.append1(payload(t, 2))
 	b := make(chan error, 1)
 	go func() { b <- s.Flush(context.Background()) }()
 	time.Sleep(10 * time.Millisecond)
@@ -215,7 +215,7 @@ func TestFlushContext(t *testing.T) {
 	s := openFault(t, t.TempDir()+"/ctx.journal", ff)
 	g := newGate()
 	ff.sync = g.sync
-	s.Append(payload(t, 1))
+	s.append1(payload(t, 1))
 	go s.Flush(context.Background())
 	<-g.entered
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
@@ -224,7 +224,7 @@ func TestFlushContext(t *testing.T) {
 		t.Fatalf("Flush = %v, want the context's error", err)
 	}
 	g.release <- nil
-	if err := s.Close(); err != nil {
+	if err := s.close(); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -238,7 +238,7 @@ func TestConcurrentAppendsKeepOrder(t *testing.T) {
 	for w := range 8 {
 		wg.Go(func() {
 			for i := range 200 {
-				if _, err := s.Append(payload(t, w*1000+i)); err != nil {
+				if _, err := s.append1(payload(t, w*1000+i)); err != nil {
 					t.Error(err)
 				}
 				if i%50 == 0 {
@@ -248,7 +248,7 @@ func TestConcurrentAppendsKeepOrder(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	if err := s.Close(); err != nil {
+	if err := s.close(); err != nil {
 		t.Fatal(err)
 	}
 	recs := records(t, path) // fails on any seq out of order
@@ -261,19 +261,19 @@ func TestConcurrentAppendsKeepOrder(t *testing.T) {
 func TestClose(t *testing.T) {
 	path := t.TempDir() + "/close.journal"
 	s := open(t, path)
-	s.Append(payload(t, 1))
-	if err := s.Close(); err != nil {
+	s.append1(payload(t, 1))
+	if err := s.close(); err != nil {
 		t.Fatal(err)
 	}
 	wantPayloads(t, records(t, path), 1)
-	if _, err := s.Append(payload(t, 2)); !errors.Is(err, ErrClosed) {
+	if _, err := s.append1(payload(t, 2)); !errors.Is(err, ErrClosed) {
 		t.Errorf("Append after Close = %v, want ErrClosed", err)
 	}
 	if err := s.Flush(context.Background()); !errors.Is(err, ErrClosed) {
 		t.Errorf("Flush after Close = %v, want ErrClosed", err)
 	}
-	if err := s.Close(); !errors.Is(err, ErrClosed) {
-		t.Errorf("second Close = %v, want ErrClosed", err)
+	if err := s.close(); err != nil {
+		t.Errorf("second Close = %v, want nil", err)
 	}
 }
 
@@ -281,22 +281,31 @@ func TestClose(t *testing.T) {
 func TestAppendRefuses(t *testing.T) {
 	path := t.TempDir() + "/refuse.journal"
 	s := open(t, path)
-	for name, p := range map[string][]byte{
-		"empty":   nil,
-		"newline": []byte("{\"a\":\n1}"),
-		"huge":    []byte(`"` + strings.Repeat("x", MaxPayloadBytes) + `"`),
+	largest := MaxRecordBytes - recordBytes(testStream, "", nil)
+	for name, tc := range map[string]struct {
+		p    []byte
+		want error
+	}{
+		"empty":    {nil, ErrInvalid},
+		"newline":  {[]byte("{\"a\":\n1}"), ErrInvalid},
+		"not JSON": {[]byte(`{"a":`), ErrInvalid},
+		"two JSON": {[]byte(`{} {}`), ErrInvalid},
+		"huge":     {[]byte(`"` + strings.Repeat("x", largest-1) + `"`), ErrTooLarge},
 	} {
-		if _, err := s.Append(p); err == nil {
-			t.Errorf("%s: Append accepted it", name)
+		if _, err := s.append1(tc.p); !errors.Is(err, tc.want) {
+			t.Errorf("%s: Append = %v, want %v", name, err, tc.want)
 		}
 	}
-	if seq, err := s.Append([]byte(`"` + strings.Repeat("x", MaxPayloadBytes-2) + `"`)); seq != 1 || err != nil {
-		t.Fatalf("Append of the largest payload = %d, %v", seq, err)
+	if seq, err := s.append1([]byte(`"` + strings.Repeat("x", MaxPayloadBytes-2) + `"`)); seq != 1 || err != nil {
+		t.Fatalf("Append of MaxPayloadBytes = %d, %v", seq, err)
 	}
-	if err := s.Close(); err != nil {
+	if seq, err := s.append1([]byte(`"` + strings.Repeat("x", largest-2) + `"`)); seq != 2 || err != nil {
+		t.Fatalf("Append of the largest payload for its stream = %d, %v", seq, err)
+	}
+	if err := s.close(); err != nil {
 		t.Fatal(err)
 	}
-	if recs := records(t, path); len(recs) != 1 || len(recs[0].Payload) != MaxPayloadBytes {
-		t.Fatalf("the largest payload did not read back")
+	if recs := records(t, path); len(recs) != 2 || len(recs[0].Payload) != MaxPayloadBytes || len(recs[1].Payload) != largest {
+		t.Fatalf("the largest payloads did not read back")
 	}
 }

@@ -1,9 +1,9 @@
 package journal_test
 
 import (
-	"bufio"
+	"bytes"
 	"context"
-	"flag"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"testing"
@@ -12,8 +12,9 @@ import (
 	"github.com/jobgen/jobgen/journal"
 )
 
-var writeV1 = flag.Bool("journal.writev1", false, "rewrite testdata/jobs-v1.journal from ../spec/testdata/settled-v1.jsonl")
-
+// v1Journal was written by the first release (version 1 of the format, from
+// ../spec/testdata/settled-v1.jsonl); this build cannot write version 1, so it
+// is never regenerated.
 const v1Journal = "testdata/jobs-v1.journal"
 
 // TestV1JournalStillReads reads a journal written before job/settled v2
@@ -21,9 +22,6 @@ const v1Journal = "testdata/jobs-v1.journal"
 // every record is intact, every fact decodes, and v1 settlements come back as
 // today's JobSettled with the cause the upcaster can infer.
 func TestV1JournalStillReads(t *testing.T) {
-	if *writeV1 {
-		writeV1Journal(t)
-	}
 	sum, err := journal.Check(v1Journal)
 	if err != nil || sum.Records != 4 {
 		t.Fatalf("Check = %+v, %v; want 4 intact records", sum, err)
@@ -46,40 +44,51 @@ func TestV1JournalStillReads(t *testing.T) {
 			t.Errorf("settled %d (producerReported=%v): cause %q, want %q", i, s.ProducerReported, s.Cause, wantCause[i])
 		}
 	}
-	ivs, err := journal.Intervals(journal.Facts(journal.ReadFile(v1Journal), jobs.DecodeFact))
-	if err != nil || len(ivs) != 3 {
-		t.Fatalf("Intervals = %d, %v; want 3", len(ivs), err)
-	}
-	if iv := ivs[0]; !iv.Complete || iv.Label != "build" || iv.SettledAt-iv.RegisteredAt != 4200 {
-		t.Errorf("first interval = %+v", iv)
-	}
 }
 
-// writeV1Journal appends the v1 envelopes of the spec's version fixture to a
-// fresh journal, byte for byte: EncodeFact writes only today's version, so the
-// old envelopes are taken as written then.
-func writeV1Journal(t *testing.T) {
-	t.Helper()
-	src, err := os.Open(filepath.Join("..", "spec", "testdata", "settled-v1.jsonl"))
+// Opening a v1 journal as a store rewrites it as version 2: the same
+// records, in journal.V1Stream with their seqs, and appends continue that
+// stream and the global order.
+func TestV1JournalOpensAsVersion2(t *testing.T) {
+	src, err := os.ReadFile(v1Journal)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer src.Close()
-	os.Remove(v1Journal)
-	store, err := journal.Open(v1Journal)
+	path := filepath.Join(t.TempDir(), "old.journal")
+	if err := os.WriteFile(path, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	store, err := journal.Open(path, journal.WithLogger(slog.New(slog.DiscardHandler)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	lines := bufio.NewScanner(src)
-	for lines.Scan() {
-		if _, err := store.Append(append([]byte(nil), lines.Bytes()...)); err != nil {
+	seqs, err := store.Append(ctx, journal.V1Stream, journal.Entry{Payload: []byte(`{"more":true}`)})
+	if err != nil || seqs[0] != 5 {
+		t.Fatalf("Append after the v1 records = %v, %v; want seq 5", seqs, err)
+	}
+	if err := store.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	sum, err := journal.Check(path)
+	if err != nil || sum.Version != 2 || sum.Records != 5 || sum.LastPos != 5 {
+		t.Fatalf("Check = %+v, %v; want 5 records of version 2", sum, err)
+	}
+	var old []journal.Record
+	for rec, err := range journal.ReadFile(v1Journal) {
+		if err != nil {
 			t.Fatal(err)
 		}
+		old = append(old, rec)
 	}
-	if err := store.Flush(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	if err := store.Close(); err != nil {
-		t.Fatal(err)
+	i := 0
+	for rec, err := range journal.ReadFile(path) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i < len(old) && (rec.Stream != journal.V1Stream || rec.Seq != old[i].Seq || rec.Pos != old[i].Pos || !bytes.Equal(rec.Payload, old[i].Payload)) {
+			t.Errorf("record %d = %+v, want %+v", i, rec, old[i])
+		}
+		i++
 	}
 }

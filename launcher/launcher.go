@@ -3,13 +3,26 @@
 // settlement facts) and its providers (journals: they flush and close what the
 // disposers recorded). On a normal exit and on SIGINT or SIGTERM, every
 // disposer runs before any provider, and the whole shutdown fits in one bound,
-// the teardown bound (five seconds by default). A second signal during shutdown
-// forces the process out at once.
+// the teardown bound (DefaultBound unless WithBound says otherwise), including
+// the wait for a main that a signal interrupted. A second signal at any point,
+// also during a shutdown that began because main returned, forces the process
+// out at once with status 128+signal.
 //
 // Within the bound, disposers get everything but a reserve kept for providers
 // (a fifth of the bound by default): a registry that cannot settle its jobs in
 // time is cut off by its context, and the journals still get their turn to make
 // the facts durable.
+//
+// A run that a signal interrupted is not a success: Run's error wraps
+// ErrInterrupted, and a main should exit with ExitCode(err) — 130 after
+// SIGINT and 143 after SIGTERM, as a shell reports a process the signal
+// ended, so that an interrupted CI step fails:
+//
+//	err := launcher.New().Run(ctx, work)
+//	if err != nil && !errors.Is(err, launcher.ErrInterrupted) {
+//		fmt.Fprintln(os.Stderr, err)
+//	}
+//	os.Exit(launcher.ExitCode(err))
 package launcher
 
 import (
@@ -22,8 +35,6 @@ import (
 	"sync"
 	"syscall"
 	"time"
-
-	"github.com/jobgen/jobgen/generated/jobs"
 )
 
 // A Func releases one resource. It should return once the resource is released
@@ -57,8 +68,21 @@ type Option func(*Launcher)
 // WithLogger sets where shutdown progress and failures are logged.
 func WithLogger(l *slog.Logger) Option { return func(x *Launcher) { x.logger = l } }
 
-// WithBound sets the teardown bound: the most a shutdown may take.
-func WithBound(d time.Duration) Option { return func(x *Launcher) { x.bound = d } }
+// DefaultBound is the teardown bound of a Launcher made without WithBound.
+// It is the five seconds the job vocabulary's teardown_bound says today; a
+// runtime built on a spec passes the spec's own bound
+// (WithBound(jobs.DefaultTeardownBound)), so the launcher needs no vocabulary.
+const DefaultBound = 5 * time.Second
+
+// WithBound sets the teardown bound: the most a shutdown may take. A bound
+// that is not positive leaves DefaultBound.
+func WithBound(d time.Duration) Option {
+	return func(x *Launcher) {
+		if d > 0 {
+			x.bound = d
+		}
+	}
+}
 
 // WithProviderReserve sets how much of the bound is kept for providers.
 func WithProviderReserve(d time.Duration) Option { return func(x *Launcher) { x.reserve = d } }
@@ -66,11 +90,11 @@ func WithProviderReserve(d time.Duration) Option { return func(x *Launcher) { x.
 // WithExit replaces os.Exit, which a second signal calls; for tests.
 func WithExit(exit func(code int)) Option { return func(x *Launcher) { x.exit = exit } }
 
-// New returns a Launcher with the spec's teardown bound.
+// New returns a Launcher; its bound is DefaultBound unless WithBound says otherwise.
 func New(opts ...Option) *Launcher {
 	l := &Launcher{
 		logger:  slog.New(slog.DiscardHandler),
-		bound:   jobs.DefaultTeardownBound,
+		bound:   DefaultBound,
 		signals: []os.Signal{os.Interrupt, syscall.SIGTERM},
 		exit:    os.Exit,
 		notify:  signal.Notify,
@@ -102,73 +126,163 @@ func (l *Launcher) AddProvider(name string, fn Func) {
 
 // Run runs main with a context that is cancelled by the first SIGINT or
 // SIGTERM, then shuts down: after main returns, or as soon as the signal
-// arrives, whichever is first. A second signal exits the process with status
-// 128+signal. Run returns main's error joined with any shutdown error.
+// arrives, whichever is first. The whole shutdown, including the wait for a
+// main that was interrupted to return, fits in the bound. A second signal,
+// at any point (also after main returned by itself), exits the process with
+// status 128+signal. Run returns main's error joined with any shutdown error,
+// and with an *Interrupted error when a signal arrived; main's
+// context.Canceled is left out then, since the signal asked for it.
 func (l *Launcher) Run(ctx context.Context, main func(ctx context.Context) error) error {
 	sigs := make(chan os.Signal, 2)
 	l.notify(sigs, l.signals...)
 	defer l.stop(sigs)
 
-	finished := make(chan struct{})
-	defer close(finished)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	w := &watcher{l: l, sigs: sigs, cancel: cancel, interrupted: make(chan struct{}), finished: make(chan struct{}), gone: make(chan struct{})}
+	go w.watch()
+	defer w.end()
+
 	done := make(chan error, 1)
 	go func() { done <- main(ctx) }()
 
 	var mainErr error
-	finishedMain := false
+	mainReturned := false
 	select {
 	case mainErr = <-done:
-		finishedMain = true
-	case sig := <-sigs:
-		l.logger.Info("shutting down", "signal", sig.String())
-		cancel()
-		go l.forceOnSecond(sigs, finished)
+		mainReturned = true
+	case <-w.interrupted:
 	}
-	shutdownErr := l.Shutdown(context.WithoutCancel(ctx))
-	if !finishedMain {
-		// main saw its context cancelled; give it the provider reserve to return.
+	deadline := time.Now().Add(l.bound)
+	shutdownErr := l.shutdown(context.WithoutCancel(ctx), deadline)
+	if !mainReturned {
+		// main saw its context cancelled; it may take what is left of the bound.
+		wait := time.NewTimer(time.Until(deadline))
+		defer wait.Stop()
 		select {
 		case mainErr = <-done:
-		case <-time.After(l.reserve):
-			mainErr = errors.New("launcher: main did not return after shutdown")
+		case <-wait.C:
+			mainErr = errors.New("launcher: main did not return within the bound after the signal")
 		}
+	}
+	w.end() // a signal that arrives from here on is the caller's to handle
+	sig := w.signal()
+	if sig == nil {
+		return errors.Join(mainErr, shutdownErr)
 	}
 	if errors.Is(mainErr, context.Canceled) {
 		mainErr = nil // the signal asked for it
 	}
-	return errors.Join(mainErr, shutdownErr)
+	return errors.Join(&Interrupted{Signal: sig}, mainErr, shutdownErr)
 }
 
-func (l *Launcher) forceOnSecond(sigs <-chan os.Signal, finished <-chan struct{}) {
-	var sig os.Signal
+// ErrInterrupted is what Run's error wraps when SIGINT or SIGTERM arrived
+// during the run, before main returned or during the shutdown after it.
+var ErrInterrupted = errors.New("launcher: interrupted")
+
+// An Interrupted error says which signal interrupted a run. It matches
+// ErrInterrupted.
+type Interrupted struct {
+	Signal os.Signal
+}
+
+func (e *Interrupted) Error() string { return "launcher: interrupted by " + e.Signal.String() }
+
+// Is reports whether target is ErrInterrupted.
+func (e *Interrupted) Is(target error) bool { return target == ErrInterrupted }
+
+// ExitCode is 128 plus the signal's number: 130 for SIGINT, 143 for SIGTERM.
+func (e *Interrupted) ExitCode() int { return exitCode(e.Signal) }
+
+// ExitCode returns the status a main should exit with after Run returned
+// err: 0 for nil; 128+signal for an interrupted run (130 for SIGINT, 143 for
+// SIGTERM), even when shutdown failed too; 1 for any other error.
+func ExitCode(err error) int {
+	if err == nil {
+		return 0
+	}
+	if i := (*Interrupted)(nil); errors.As(err, &i) {
+		return i.ExitCode()
+	}
+	return 1
+}
+
+// A watcher receives the signals of one Run for as long as it lasts: the
+// first cancels main's context and starts the shutdown, the second forces
+// the process out, whatever Run is doing by then.
+type watcher struct {
+	l           *Launcher
+	sigs        <-chan os.Signal
+	cancel      context.CancelFunc
+	interrupted chan struct{} // closed on the first signal
+	finished    chan struct{} // closed when Run is returning
+	gone        chan struct{} // closed when watch has returned
+	ending      sync.Once
+
+	mu  sync.Mutex
+	sig os.Signal // the first signal
+}
+
+func (w *watcher) watch() {
+	defer close(w.gone)
 	select {
-	case sig = <-sigs:
-	case <-finished:
+	case sig := <-w.sigs:
+		w.mu.Lock()
+		w.sig = sig
+		w.mu.Unlock()
+		w.l.logger.Info("signal: shutting down; a second one exits at once", "signal", sig.String())
+		close(w.interrupted)
+		w.cancel()
+	case <-w.finished:
 		return
 	}
-	code := 1
-	if s, isSys := sig.(syscall.Signal); isSys {
-		code = 128 + int(s)
+	select {
+	case sig := <-w.sigs:
+		w.l.logger.Error("second signal: exiting without finishing shutdown", "signal", sig.String())
+		w.l.exit(exitCode(sig))
+	case <-w.finished:
 	}
-	l.logger.Error("second signal: exiting without finishing shutdown", "signal", sig.String())
-	l.exit(code)
+}
+
+// signal returns the first signal, or nil if none arrived.
+func (w *watcher) signal() os.Signal {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.sig
+}
+
+// end stops the watcher and waits for it to return. Later calls do nothing.
+func (w *watcher) end() {
+	w.ending.Do(func() { close(w.finished) })
+	<-w.gone
+}
+
+// exitCode is the status a shell gives a process a signal ended: 128+signal.
+func exitCode(sig os.Signal) int {
+	if s, isSys := sig.(syscall.Signal); isSys {
+		return 128 + int(s)
+	}
+	return 1
 }
 
 // Shutdown releases every disposer, then every provider, within the bound.
 // Resources of one kind are released concurrently. It runs once; later calls
 // return the first call's result.
 func (l *Launcher) Shutdown(ctx context.Context) error {
+	return l.shutdown(ctx, time.Now().Add(l.bound))
+}
+
+// shutdown gives disposers until the provider reserve before deadline, and
+// providers until deadline.
+func (l *Launcher) shutdown(ctx context.Context, deadline time.Time) error {
 	l.once.Do(func() {
 		l.mu.Lock()
 		disposers, providers := l.disposer, l.provider
 		l.mu.Unlock()
-		start := time.Now()
-		dctx, cancel := context.WithTimeout(ctx, l.bound-l.reserve)
+		dctx, cancel := context.WithDeadline(ctx, deadline.Add(-l.reserve))
 		derr := l.release(dctx, "disposer", disposers)
 		cancel()
-		pctx, cancel := context.WithDeadline(ctx, start.Add(l.bound))
+		pctx, cancel := context.WithDeadline(ctx, deadline)
 		perr := l.release(pctx, "provider", providers)
 		cancel()
 		l.err = errors.Join(derr, perr)

@@ -5,8 +5,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"go/parser"
+	"go/token"
+	"log/slog"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -111,6 +115,177 @@ func TestShutdownJoinsErrorsAndContainsPanics(t *testing.T) {
 	}
 }
 
+// fakeSignals stands in for signal.Notify, so Run can be tested in a
+// synctest bubble: the test sends the signals.
+type fakeSignals struct {
+	mu sync.Mutex
+	c  chan<- os.Signal
+}
+
+func withFakeSignals(l *Launcher) *fakeSignals {
+	f := &fakeSignals{}
+	l.notify = func(c chan<- os.Signal, _ ...os.Signal) {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		f.c = c
+	}
+	l.stop = func(chan<- os.Signal) {}
+	return f
+}
+
+func (f *fakeSignals) send(sig os.Signal) {
+	f.mu.Lock()
+	c := f.c
+	f.mu.Unlock()
+	c <- sig
+}
+
+// exits records the calls of a launcher's exit in place of os.Exit.
+type exits struct {
+	mu    sync.Mutex
+	codes []int
+	at    []time.Time
+}
+
+func (e *exits) exit(code int) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.codes = append(e.codes, code)
+	e.at = append(e.at, time.Now())
+}
+
+func (e *exits) get() ([]int, []time.Time) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return slices.Clone(e.codes), slices.Clone(e.at)
+}
+
+func TestRunFitsTheBoundWhenMainIgnoresItsContextAndAProviderIsSlow(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		release := make(chan struct{})
+		defer close(release)
+		l := New(WithBound(5 * time.Second))
+		signals := withFakeSignals(l)
+		l.AddProvider("slow journal", func(context.Context) error {
+			<-release // ignores ctx on purpose
+			return nil
+		})
+		ran := make(chan error)
+		go func() {
+			ran <- l.Run(context.Background(), func(context.Context) error {
+				<-release // ignores ctx on purpose
+				return nil
+			})
+		}()
+		synctest.Wait()
+		start := time.Now()
+		signals.send(syscall.SIGTERM)
+		err := <-ran
+		if took := time.Since(start); took != 5*time.Second {
+			t.Errorf("Run returned %v after the signal, want the 5s bound exactly", took)
+		}
+		for _, want := range []string{"providers did not finish", "main did not return"} {
+			if err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("Run = %v, want it to say %q", err, want)
+			}
+		}
+	})
+}
+
+func TestASecondSignalForcesExitAfterMainReturnedWithoutWaiting(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var ex exits
+		l := New(WithBound(5*time.Second), WithExit(ex.exit))
+		signals := withFakeSignals(l)
+		l.AddDisposer("slow registry", func(ctx context.Context) error {
+			<-ctx.Done()
+			return ctx.Err()
+		})
+		ran := make(chan error)
+		go func() { ran <- l.Run(context.Background(), func(context.Context) error { return nil }) }()
+		start := time.Now()
+		time.Sleep(time.Second) // main has returned; the registry is shutting down
+		signals.send(syscall.SIGINT)
+		time.Sleep(time.Second)
+		if codes, _ := ex.get(); len(codes) != 0 {
+			t.Fatalf("the first signal exited with %v; it must let the shutdown go on", codes)
+		}
+		signals.send(syscall.SIGINT)
+		synctest.Wait()
+		codes, at := ex.get()
+		if !slices.Equal(codes, []int{130}) || at[0].Sub(start) != 2*time.Second {
+			t.Errorf("exits = %v at %v, want 130 at once on the second signal (2s)", codes, at)
+		}
+		<-ran
+	})
+}
+
+func TestRunReportsAnInterruptedRun(t *testing.T) {
+	for _, c := range []struct {
+		name        string
+		sig         syscall.Signal
+		mainReturns bool // the signal arrives during the shutdown after main returned
+		code        int
+	}{
+		{"SIGINT while main runs", syscall.SIGINT, false, 130},
+		{"SIGTERM while main runs", syscall.SIGTERM, false, 143},
+		{"SIGINT during the shutdown after main returned", syscall.SIGINT, true, 130},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				l := New()
+				signals := withFakeSignals(l)
+				l.AddDisposer("registry", func(context.Context) error {
+					time.Sleep(time.Second)
+					return nil
+				})
+				ran := make(chan error)
+				go func() {
+					ran <- l.Run(context.Background(), func(ctx context.Context) error {
+						if c.mainReturns {
+							return nil
+						}
+						<-ctx.Done()
+						return ctx.Err()
+					})
+				}()
+				time.Sleep(time.Millisecond) // main is running, or the registry is closing
+				signals.send(c.sig)
+				err := <-ran
+				if !errors.Is(err, ErrInterrupted) {
+					t.Fatalf("Run = %v, want an error that is ErrInterrupted", err)
+				}
+				var interrupted *Interrupted
+				if !errors.As(err, &interrupted) || interrupted.Signal != c.sig {
+					t.Errorf("Run = %v, want it to name %v", err, c.sig)
+				}
+				if errors.Is(err, context.Canceled) {
+					t.Errorf("Run = %v; main's context.Canceled is what the signal asked for, not a failure", err)
+				}
+				if got := ExitCode(err); got != c.code {
+					t.Errorf("ExitCode = %d, want %d", got, c.code)
+				}
+			})
+		})
+	}
+}
+
+func TestExitCodeTellsSuccessFailureAndInterruption(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		want int
+	}{
+		{nil, 0},
+		{errors.New("main failed"), 1},
+		{&Interrupted{Signal: syscall.SIGINT}, 130},
+		{errors.Join(errors.New("journal: flush failed"), &Interrupted{Signal: syscall.SIGTERM}), 143},
+	} {
+		if got := ExitCode(c.err); got != c.want {
+			t.Errorf("ExitCode(%v) = %d, want %d", c.err, got, c.want)
+		}
+	}
+}
+
 // Run installs real signal handlers, which a synctest bubble does not allow,
 // so this test reads the real clock: the provider reserve is a second, and a
 // Run that waited for main again would take that long.
@@ -163,10 +338,22 @@ func TestMain(m *testing.M) {
 // the signal handlers are installed, and one line per shutdown event.
 func child(mode string) int {
 	say := func(s string) { fmt.Println(s) }
-	l := New(WithBound(2 * time.Second))
+	opts := []Option{WithBound(2 * time.Second)}
+	if mode == "returned" {
+		// The launcher's log says when it has seen a signal.
+		opts = append(opts, WithLogger(slog.New(slog.NewTextHandler(os.Stdout, &slog.HandlerOptions{
+			ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
+				if a.Key == slog.TimeKey || a.Key == slog.LevelKey {
+					return slog.Attr{}
+				}
+				return a
+			},
+		}))))
+	}
+	l := New(opts...)
 	l.AddDisposer("registry", func(ctx context.Context) error {
 		say("disposer start")
-		if mode == "hang" {
+		if mode == "hang" || mode == "returned" {
 			select {} // only a second signal gets the process out
 		}
 		time.Sleep(50 * time.Millisecond)
@@ -179,15 +366,21 @@ func child(mode string) int {
 	})
 	err := l.Run(context.Background(), func(ctx context.Context) error {
 		say("ready")
+		if mode == "returned" {
+			return nil // shutdown starts with no signal
+		}
 		<-ctx.Done()
 		return ctx.Err()
 	})
-	if err != nil {
+	switch {
+	case errors.Is(err, ErrInterrupted):
+		say("interrupted")
+	case err != nil:
 		say("error " + err.Error())
-		return 1
+	default:
+		say("exit")
 	}
-	say("exit")
-	return 0
+	return ExitCode(err)
 }
 
 func startChild(t *testing.T, mode string) (*exec.Cmd, *bufio.Scanner) {
@@ -217,6 +410,8 @@ func rest(lines *bufio.Scanner) []string {
 	return out
 }
 
+// An interrupted child exits as a shell reports a process the signal ended:
+// 130 after SIGINT, 143 after SIGTERM.
 func TestSignalRunsDisposersThenProviders(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
 		t.Run(sig.String(), func(t *testing.T) {
@@ -225,10 +420,12 @@ func TestSignalRunsDisposersThenProviders(t *testing.T) {
 				t.Fatal(err)
 			}
 			got := rest(lines)
-			if err := cmd.Wait(); err != nil {
-				t.Fatalf("child exited with %v; output %v", err, got)
+			err := cmd.Wait()
+			var exit *exec.ExitError
+			if !errors.As(err, &exit) || exit.ExitCode() != 128+int(sig) {
+				t.Fatalf("child exited with %v, want status %d; output %v", err, 128+int(sig), got)
 			}
-			want := []string{"disposer start", "disposer done", "provider done", "exit"}
+			want := []string{"disposer start", "disposer done", "provider done", "interrupted"}
 			if !slices.Equal(got, want) {
 				t.Errorf("child printed %v, want %v", got, want)
 			}
@@ -255,5 +452,69 @@ func TestSecondSignalForcesExit(t *testing.T) {
 	}
 	if waited := time.Since(start); waited > time.Second {
 		t.Errorf("forced exit took %v; it must not wait out the bound", waited)
+	}
+}
+
+func TestSecondSignalForcesExitAfterMainReturned(t *testing.T) {
+	cmd, lines := startChild(t, "returned")
+	if !lines.Scan() || lines.Text() != "disposer start" {
+		cmd.Process.Kill()
+		t.Fatalf("child did not start shutting down: %q", lines.Text())
+	}
+	cmd.Process.Signal(syscall.SIGINT)
+	if !lines.Scan() || !strings.Contains(lines.Text(), "signal=interrupt") {
+		cmd.Process.Kill()
+		t.Fatalf("the first signal during shutdown went unseen; child printed %q", lines.Text())
+	}
+	start := time.Now()
+	cmd.Process.Signal(syscall.SIGINT)
+	got := rest(lines)
+	err := cmd.Wait()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 128+int(syscall.SIGINT) {
+		t.Fatalf("child exit = %v, want status %d; output %v", err, 128+int(syscall.SIGINT), got)
+	}
+	if waited := time.Since(start); waited > time.Second {
+		t.Errorf("forced exit took %v; it must not wait out the bound", waited)
+	}
+}
+
+func TestTheLauncherImportsNoJobVocabulary(t *testing.T) {
+	// The bound comes in as an option, so any runtime can use the launcher,
+	// whatever spec (if any) its vocabulary comes from.
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), name, nil, parser.ImportsOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, imp := range f.Imports {
+			if path := strings.Trim(imp.Path.Value, `"`); strings.HasPrefix(path, "github.com/jobgen/jobgen/") {
+				t.Errorf("%s imports %s", name, path)
+			}
+		}
+	}
+}
+
+func TestALauncherWithoutAPositiveBoundUsesDefaultBound(t *testing.T) {
+	for _, opts := range [][]Option{nil, {WithBound(0)}, {WithBound(-time.Second)}} {
+		synctest.Test(t, func(t *testing.T) {
+			release := make(chan struct{})
+			defer close(release)
+			l := New(opts...)
+			l.AddDisposer("stuck registry", func(context.Context) error { <-release; return nil })
+			l.AddProvider("stuck journal", func(context.Context) error { <-release; return nil })
+			start := time.Now()
+			l.Shutdown(context.Background())
+			if took := time.Since(start); took != DefaultBound {
+				t.Errorf("with %d options, shutdown took %v, want DefaultBound (%v)", len(opts), took, DefaultBound)
+			}
+		})
 	}
 }

@@ -3,22 +3,54 @@
 // Start returns a jobs.RecordingJobStart for a registry. Its producer starts
 // the command in a process group of its own, captures stdout and stderr, and
 // pumps both into the job's record labelled with their channels, while the
-// consuming cursor (Hooks.ReadOutput) still receives every byte. Cancel sends
-// SIGTERM to the process group and SIGKILL after a grace period. Done waits
-// for the process to exit and for the pump's final drain, so every byte the
-// process wrote is in the record before the outcome is reported: exit status 0
-// completes the job, any other status fails it with the status in the detail,
-// and a process ended by Cancel is killed. Nothing the job starts — process,
-// goroutine or file descriptor — outlives Done.
+// consuming cursor (Hooks.ReadOutput) still receives every byte. Done waits
+// for the process group to end and for the pump's final drain, so every byte
+// the process wrote is in the record before the outcome is reported: exit
+// status 0 completes the job, any other status fails it with the status in
+// the detail, and a process ended by Cancel is killed.
+//
+// # Stopping the process group
+//
+// Nothing the job starts in its process group outlives Done. Cancel sends
+// SIGTERM to the whole group and SIGKILL a grace period later (Options.Grace)
+// to whatever of the group is left, whatever the leader did meanwhile: a
+// leader that dies at once does not save a grandchild that ignores SIGTERM.
+// When the leader exits by itself and leaves processes running in its group,
+// they get the same SIGTERM, grace and SIGKILL before Done returns, and the
+// outcome's detail says so. A process that survives even SIGKILL for another
+// grace period (uninterruptible sleep) is reported in the detail rather than
+// waited for. On Linux the group counts as ended when its only members left
+// are zombies, read from /proc.
+//
+// A process that leaves the group (setsid, setpgid, a daemon's double fork)
+// is out of reach: it outlives Done. If it still holds the job's output, the
+// output is cut off a grace period after the group ended, and the detail says
+// so; Done does not wait for it. Confining such escapes takes a cgroup (on
+// Linux, a cgroup v2 directory per job and cgroup.kill), which needs a
+// delegated, writable cgroup tree that procjob cannot assume; see
+// docs/decisions/0027.
+//
+// # Platforms
+//
+// On Unix systems the above holds as written; the group is the one setpgid
+// makes, and between the leader's exit and the group's end a signal goes to
+// the group only right after the group was seen to exist, so a reused group
+// id is as unlikely as pid reuse within a poll interval (milliseconds). On
+// Windows the command starts in a new console process group; Cancel ends the
+// leader at once with TerminateProcess (Windows has no SIGTERM, so there is
+// no grace), its outcome detail is "terminated", and what the leader started
+// is out of reach, as a setsid escape is on Unix.
+//
+// Nothing else the job starts — goroutine or file descriptor — outlives Done.
 package procjob
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/jobgen/jobgen/generated/jobs"
@@ -37,7 +69,9 @@ type Options struct {
 	Owner    jobs.SessionID
 	ToolCall jobs.ToolCallID
 
-	// Grace is how long Cancel waits after SIGTERM before SIGKILL; zero means 2s.
+	// Grace is how long the process group gets after SIGTERM before SIGKILL,
+	// and how long output held open after the group ended is still read;
+	// zero means 2s.
 	Grace time.Duration
 	// Poll is the pump cadence when Pacer is nil; zero means jobs.DefaultPumpPoll.
 	Poll time.Duration
@@ -47,7 +81,9 @@ type Options struct {
 	// pump; output that outruns the pump by more is recorded as a gap.
 	// Zero means jobs.DefaultRetainBytes.
 	Window int
-	// ReadOutputLimit caps the unread bytes kept for ReadOutput; zero means 64 MiB.
+	// ReadOutputLimit caps the unread bytes kept for ReadOutput; zero means
+	// 64 MiB. Their buffer grows with the unread output up to the limit, never
+	// past it, and each ReadOutput lets it go.
 	ReadOutputLimit int
 }
 
@@ -66,33 +102,48 @@ func Start(opts Options) jobs.RecordingJobStart {
 	return jobs.RecordingJobStart{
 		JobStartCommon: jobs.JobStartCommon{Kind: kind, Label: label, Owner: opts.Owner, ToolCall: opts.ToolCall},
 		Run: func(ctx context.Context, job jobs.RecordingJob) (jobs.Hooks, error) {
-			return run(job, opts)
+			p, err := run(job, opts)
+			if err != nil {
+				return jobs.Hooks{}, err
+			}
+			return p.hooks(), nil
 		},
 	}
 }
 
-// A process is one running command and what watches it.
+// A process is one running command, the process group it leads, and what
+// watches them.
 type process struct {
 	cmd      *exec.Cmd
 	grace    time.Duration
-	exited   registry.OnceSignal // the process has exited and its pipes are drained
-	waitErr  error               // cmd.Wait's result, set before exited fires
+	exited   registry.OnceSignal // the group has ended and the output is drained
 	pumpDone chan error          // the pump's result, after its final drain
 	out, err *stream
 	consumer *consumer
+	pipes    []*os.File // the read ends of stdout and stderr
+	copied   sync.WaitGroup
+
+	// Set by supervise before exited fires.
+	waitErr   error // cmd.Wait's result for the leader
+	leftovers bool  // the leader exited by itself and left processes in its group
+	survivors bool  // processes of the group were still there after SIGKILL and its wait
+	cutOff    bool  // output was still open after the group ended, and was cut off
 
 	mu        sync.Mutex
-	cancelled string // the first Cancel's reason
-	killTimer *time.Timer
+	cancelled string        // the first Cancel's reason
+	stopping  bool          // the group has been sent the terminate signal
+	killTimer *time.Timer   // sends SIGKILL a grace period after stopping began
+	killed    chan struct{} // closed once SIGKILL has been sent
+	finished  bool          // the group has ended: nothing may be signalled any more
 
 	doneOnce sync.Once
 	outcome  jobs.JobOutcome
 	doneErr  error
 }
 
-func run(job jobs.RecordingJob, opts Options) (jobs.Hooks, error) {
+func run(job jobs.RecordingJob, opts Options) (*process, error) {
 	if len(opts.Command) == 0 {
-		return jobs.Hooks{}, errors.New("procjob: no command")
+		return nil, errors.New("procjob: no command")
 	}
 	window := opts.Window
 	if window <= 0 {
@@ -102,7 +153,7 @@ func run(job jobs.RecordingJob, opts Options) (jobs.Hooks, error) {
 	if limit <= 0 {
 		limit = 64 << 20
 	}
-	p := &process{grace: opts.Grace, pumpDone: make(chan error, 1), consumer: &consumer{limit: limit}}
+	p := &process{grace: opts.Grace, pumpDone: make(chan error, 1), consumer: &consumer{limit: limit}, killed: make(chan struct{})}
 	if p.grace <= 0 {
 		p.grace = 2 * time.Second
 	}
@@ -111,25 +162,34 @@ func run(job jobs.RecordingJob, opts Options) (jobs.Hooks, error) {
 
 	cmd := exec.Command(opts.Command[0], opts.Command[1:]...)
 	cmd.Dir, cmd.Env = opts.Dir, opts.Env
-	cmd.Stdout, cmd.Stderr = p.out, p.err
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	// A grandchild that keeps a pipe open must not hold Done forever.
-	cmd.WaitDelay = p.grace
-	p.cmd = cmd
-	if err := cmd.Start(); err != nil {
-		return jobs.Hooks{}, fmt.Errorf("procjob: start %s: %w", commandLine(opts.Command), err)
-	}
-	go func() {
-		p.waitErr = cmd.Wait()
-		p.out.close()
-		p.err.close()
-		p.mu.Lock()
-		if p.killTimer != nil {
-			p.killTimer.Stop()
+	newProcessGroup(cmd)
+	// The pipes are ours rather than exec's, so that cmd.Wait returns when the
+	// leader exits, not when the last process holding the output lets go.
+	var writeEnds []*os.File
+	for range 2 {
+		r, w, err := os.Pipe()
+		if err != nil {
+			closeAll(p.pipes, writeEnds)
+			return nil, fmt.Errorf("procjob: output pipe: %w", err)
 		}
-		p.mu.Unlock()
-		p.exited.Fire()
-	}()
+		p.pipes, writeEnds = append(p.pipes, r), append(writeEnds, w)
+	}
+	cmd.Stdout, cmd.Stderr = writeEnds[0], writeEnds[1]
+	p.cmd = cmd
+	err := cmd.Start()
+	closeAll(writeEnds) // the process holds its own copies now
+	if err != nil {
+		closeAll(p.pipes)
+		return nil, fmt.Errorf("procjob: start %s: %w", commandLine(opts.Command), err)
+	}
+	for i, s := range []*stream{p.out, p.err} {
+		p.copied.Add(1)
+		go func() {
+			defer p.copied.Done()
+			copyOutput(s, p.pipes[i])
+		}()
+	}
+	go p.supervise()
 	poll := opts.Poll
 	if poll <= 0 {
 		poll = jobs.DefaultPumpPoll
@@ -139,38 +199,133 @@ func run(job jobs.RecordingJob, opts Options) (jobs.Hooks, error) {
 		p.pumpDone <- registry.PumpJobOutput(context.Background(), job, sources,
 			registry.PumpOptions{Poll: poll, Pacer: opts.Pacer, Done: &p.exited})
 	}()
-	return jobs.Hooks{Cancel: p.cancel, Done: p.done, ReadOutput: p.consumer.read}, nil
+	return p, nil
 }
 
-// cancel sends SIGTERM to the process group, and SIGKILL after the grace
-// period if the process is still there. It is idempotent.
-func (p *process) cancel(reason string) error {
-	if p.exited.Fired() {
-		return nil
+func (p *process) hooks() jobs.Hooks {
+	return jobs.Hooks{Cancel: p.cancel, Done: p.done, ReadOutput: p.consumer.read}
+}
+
+// copyOutput writes what the process writes to r into s until r ends or is closed.
+func copyOutput(s *stream, r *os.File) {
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := r.Read(buf)
+		if n > 0 {
+			s.Write(buf[:n])
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+func closeAll(groups ...[]*os.File) {
+	for _, files := range groups {
+		for _, f := range files {
+			f.Close()
+		}
+	}
+}
+
+// supervise waits for the leader to exit, then for its process group to end,
+// stopping what the leader left running with the same terminate, grace and
+// SIGKILL as Cancel, then for the output to drain, and fires exited. The
+// SIGKILL timer runs until the group has ended, whatever the leader does.
+func (p *process) supervise() {
+	p.waitErr = p.cmd.Wait()
+	if groupRunning(p.cmd.Process) {
+		p.mu.Lock()
+		p.leftovers = p.cancelled == ""
+		p.stopLocked()
+		p.mu.Unlock()
+		p.survivors = !p.awaitGroupEnd()
 	}
 	p.mu.Lock()
-	defer p.mu.Unlock()
+	p.finished = true
 	if p.killTimer != nil {
-		return nil // already asked
+		p.killTimer.Stop()
 	}
-	pgid := p.cmd.Process.Pid
-	if err := syscall.Kill(-pgid, syscall.SIGTERM); err != nil && !errors.Is(err, syscall.ESRCH) {
-		return fmt.Errorf("procjob: signal process group %d: %w", pgid, err)
+	p.mu.Unlock()
+
+	// The group has ended, so only a process that left it (see the package
+	// doc) can still hold the output open: give it the grace, then cut it off.
+	drained := make(chan struct{})
+	go func() { p.copied.Wait(); close(drained) }()
+	select {
+	case <-drained:
+	case <-time.After(p.grace):
+		p.cutOff = true
 	}
-	if reason == "" {
-		reason = "cancelled"
-	}
-	p.cancelled = reason
-	p.killTimer = time.AfterFunc(p.grace, func() {
-		if !p.exited.Fired() {
-			syscall.Kill(-pgid, syscall.SIGKILL)
+	closeAll(p.pipes) // ends a copy still blocked in Read
+	<-drained
+	p.out.close()
+	p.err.close()
+	p.exited.Fire()
+}
+
+// awaitGroupEnd polls until no process of the group is left, and reports
+// false if some still are a grace period after SIGKILL was sent (a process in
+// uninterruptible sleep, say), so Done cannot hang on them.
+func (p *process) awaitGroupEnd() bool {
+	killed := p.killed
+	var giveUp <-chan time.Time
+	for delay := time.Millisecond; groupRunning(p.cmd.Process); delay = min(2*delay, 50*time.Millisecond) {
+		select {
+		case <-time.After(delay):
+		case <-killed:
+			killed, giveUp = nil, time.After(p.grace)
+		case <-giveUp:
+			return false
 		}
-	})
+	}
+	return true
+}
+
+// cancel stops the process group: the terminate signal now, SIGKILL after the
+// grace period unless the whole group has ended by then. It is idempotent.
+func (p *process) cancel(reason string) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.finished {
+		return nil
+	}
+	if p.cancelled == "" {
+		if reason == "" {
+			reason = "cancelled"
+		}
+		p.cancelled = reason
+	}
+	return p.stopLocked()
+}
+
+// stopLocked sends the group the terminate signal and arms the SIGKILL timer,
+// once. p.mu is held.
+func (p *process) stopLocked() error {
+	if p.stopping {
+		return nil
+	}
+	if err := terminateGroup(p.cmd.Process); err != nil {
+		return fmt.Errorf("procjob: stop process group %d: %w", p.cmd.Process.Pid, err)
+	}
+	p.stopping = true
+	p.killTimer = time.AfterFunc(p.grace, p.kill)
 	return nil
 }
 
-// done waits for the process to exit and the pump to drain, then reports the
-// outcome from the exit status. Every call returns the same result.
+// kill sends SIGKILL to the group unless it has ended.
+func (p *process) kill() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.finished {
+		return
+	}
+	killGroup(p.cmd.Process)
+	close(p.killed)
+}
+
+// done waits for the process group to end and the pump to drain, then reports
+// the outcome from the leader's exit status. Every call returns the same result.
 func (p *process) done() (jobs.JobOutcome, error) {
 	p.doneOnce.Do(func() { p.outcome, p.doneErr = p.wait() })
 	return p.outcome, p.doneErr
@@ -182,37 +337,38 @@ func (p *process) wait() (jobs.JobOutcome, error) {
 		return jobs.JobOutcome{}, fmt.Errorf("procjob: pump: %w", pumpErr)
 	}
 	p.mu.Lock()
-	cancelled := p.cancelled
+	cancelled := p.cancelled != ""
 	p.mu.Unlock()
-	err := p.waitErr
-	var exit *exec.ExitError
-	switch {
-	case err == nil:
-		return jobs.JobOutcome{Status: jobs.JobStatusCompleted, Detail: "exit status 0"}, nil
-	case errors.As(err, &exit):
-		status, _ := exit.Sys().(syscall.WaitStatus)
-		if cancelled != "" && status.Signaled() {
-			return jobs.JobOutcome{Status: jobs.JobStatusKilled, Detail: "terminated by " + signalName(status.Signal())}, nil
-		}
-		if status.Signaled() {
-			return jobs.JobOutcome{Status: jobs.JobStatusFailed, Detail: "terminated by " + signalName(status.Signal())}, nil
-		}
-		return jobs.JobOutcome{Status: jobs.JobStatusFailed, Detail: fmt.Sprintf("exit status %d", exit.ExitCode())}, nil
-	case errors.Is(err, exec.ErrWaitDelay):
-		// The process exited cleanly but something it started kept its output open.
-		return jobs.JobOutcome{Status: jobs.JobStatusCompleted, Detail: "exit status 0; output still open after exit was cut off"}, nil
+	outcome, err := p.leaderOutcome(cancelled)
+	if err != nil {
+		return outcome, err
 	}
-	return jobs.JobOutcome{}, fmt.Errorf("procjob: wait: %w", err)
+	if p.leftovers {
+		outcome.Detail += "; stopped the processes it left running in its group"
+	}
+	if p.survivors {
+		outcome.Detail += "; processes of its group were still there after SIGKILL"
+	}
+	if p.cutOff {
+		outcome.Detail += "; output still open after its process group ended was cut off"
+	}
+	return outcome, nil
 }
 
-func signalName(s syscall.Signal) string {
-	switch s {
-	case syscall.SIGTERM:
-		return "SIGTERM"
-	case syscall.SIGKILL:
-		return "SIGKILL"
-	case syscall.SIGINT:
-		return "SIGINT"
+// leaderOutcome reads the leader's exit: status 0 completes the job, a
+// signal after Cancel kills it, anything else fails it.
+func (p *process) leaderOutcome(cancelled bool) (jobs.JobOutcome, error) {
+	err := p.waitErr
+	if err == nil {
+		return jobs.JobOutcome{Status: jobs.JobStatusCompleted, Detail: "exit status 0"}, nil
 	}
-	return s.String()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) {
+		return jobs.JobOutcome{}, fmt.Errorf("procjob: wait: %w", err)
+	}
+	detail, signalled := describeExit(exit, cancelled)
+	if cancelled && signalled {
+		return jobs.JobOutcome{Status: jobs.JobStatusKilled, Detail: detail}, nil
+	}
+	return jobs.JobOutcome{Status: jobs.JobStatusFailed, Detail: detail}, nil
 }

@@ -2,8 +2,10 @@ package procjob
 
 import (
 	"context"
+	"math/rand/v2"
 	"os"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -23,8 +25,9 @@ type appended struct {
 	opts jobs.AppendOptions
 }
 
-func (r *recorder) ID() jobs.JobID      { return jobs.JobID{7} }
-func (r *recorder) UpdateDetail(string) {}
+func (r *recorder) ID() jobs.JobID                { return jobs.JobID{7} }
+func (r *recorder) UpdateDetail(string)           {}
+func (r *recorder) Settle(jobs.JobOutcome, error) {}
 func (r *recorder) Append(text string, opts jobs.AppendOptions) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -236,4 +239,82 @@ func openFDs(t *testing.T) int {
 		t.Skip("no /proc/self/fd")
 	}
 	return len(entries)
+}
+
+func TestReadOutputKeepsAtMostItsLimitAndReleasesItOnceRead(t *testing.T) {
+	// 100 MB of output, the job settled and nothing read yet: the consuming
+	// cursor holds the last ReadOutputLimit bytes, no more, and lets them go
+	// when they are read.
+	const limit, total = 4 << 20, 100_000_000
+	heap := func() uint64 {
+		runtime.GC()
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		return m.HeapAlloc
+	}
+	before := heap()
+	p, err := run(&recorder{}, Options{
+		Command:         []string{"sh", "-c", "head -c 100000000 /dev/zero | tr '\\0' x"},
+		ReadOutputLimit: limit, Window: 64 << 10, Poll: time.Hour,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hooks := p.hooks()
+	if _, err := hooks.Done(); err != nil {
+		t.Fatal(err)
+	}
+	const slack = 1 << 20 // the record window, pipe buffers, the test's own garbage
+	if held := p.consumer.retained(); held > limit {
+		t.Errorf("the unread output holds %d bytes of capacity, over the %d-byte limit", held, limit)
+	}
+	if grew := int64(heap()) - int64(before); grew > limit+slack {
+		t.Errorf("a settled job with unread output grew the heap by %d bytes, want at most the %d-byte limit and %d slack", grew, limit, slack)
+	}
+
+	out := hooks.ReadOutput()
+	header := "[" + strconv.Itoa(total-limit) + " bytes of output dropped unread]\n"
+	if !strings.HasPrefix(out, header) || len(out) != len(header)+limit || strings.Trim(out[len(header):], "x") != "" {
+		t.Errorf("ReadOutput returned %d bytes starting %q; want %q and the last %d bytes", len(out), out[:min(len(out), 60)], header, limit)
+	}
+	out = ""
+	if held := p.consumer.retained(); held != 0 {
+		t.Errorf("after the read the consumer still holds %d bytes of capacity", held)
+	}
+	if grew := int64(heap()) - int64(before); grew > slack {
+		t.Errorf("after the read the job still holds %d bytes of heap", grew)
+	}
+	runtime.KeepAlive(p) // the job is still registered: only what it was read must go
+}
+
+func TestConsumerReturnsTheLastLimitBytesInOrderAndCountsTheRest(t *testing.T) {
+	// Writes of every size against a reference: all bytes since the last
+	// read, of which the consumer must return exactly the last limit.
+	const limit = 1000
+	rng := rand.New(rand.NewPCG(1, 2))
+	c := &consumer{limit: limit}
+	var since []byte
+	next := byte(0)
+	for round := range 2000 {
+		chunk := make([]byte, rng.IntN(3*limit/2))
+		for i := range chunk {
+			chunk[i], next = 'a'+next%26, next+1
+		}
+		c.write(chunk)
+		since = append(since, chunk...)
+		if held := c.retained(); held > limit {
+			t.Fatalf("round %d: the ring holds %d bytes, over the limit %d", round, held, limit)
+		}
+		if rng.IntN(5) > 0 {
+			continue
+		}
+		want := string(since[max(0, len(since)-limit):])
+		if dropped := len(since) - len(want); dropped > 0 {
+			want = "[" + strconv.Itoa(dropped) + " bytes of output dropped unread]\n" + want
+		}
+		if got := c.read(); got != want {
+			t.Fatalf("round %d: read %d bytes, want %d:\n got %.80q\nwant %.80q", round, len(got), len(want), got, want)
+		}
+		since = since[:0]
+	}
 }

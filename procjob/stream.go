@@ -2,6 +2,7 @@ package procjob
 
 import (
 	"strconv"
+	"strings"
 	"sync"
 	"unicode/utf8"
 )
@@ -80,37 +81,76 @@ func completeUTF8(b []byte) int {
 }
 
 // A consumer is the consuming model cursor: every byte any stream of the job
-// writes, in arrival order, until ReadOutput takes it. It keeps at least the
-// last limit unread bytes (at most twice that); older unread bytes are
-// dropped and the next read says how many.
+// writes, in arrival order, until ReadOutput takes it. It keeps the last
+// limit unread bytes in a ring that grows with them up to limit and is let go
+// by each read; older unread bytes are dropped and the next read says how many.
 type consumer struct {
 	mu      sync.Mutex
-	buf     []byte
+	ring    []byte // the unread bytes start at head and wrap; len(ring) <= limit
+	head    int
+	n       int // unread bytes in ring
 	limit   int
 	dropped int64
 }
 
+// minRing is the first ring a consumer allocates.
+const minRing = 4 << 10
+
 func (c *consumer) write(p []byte) {
+	if len(p) == 0 {
+		return
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.buf = append(c.buf, p...)
-	if len(c.buf) > 2*c.limit {
-		over := len(c.buf) - c.limit
-		n := copy(c.buf, c.buf[over:])
-		c.buf = c.buf[:n]
+	if len(p) >= c.limit {
+		// Only the tail of p survives, and none of what was unread.
+		c.dropped += int64(c.n + len(p) - c.limit)
+		p = p[len(p)-c.limit:]
+		c.head, c.n = 0, 0
+	}
+	if need := c.n + len(p); need > len(c.ring) && len(c.ring) < c.limit {
+		c.grow(min(c.limit, max(need, 2*len(c.ring), minRing)))
+	}
+	if over := c.n + len(p) - len(c.ring); over > 0 {
+		c.head = (c.head + over) % len(c.ring)
+		c.n -= over
 		c.dropped += int64(over)
 	}
+	tail := (c.head + c.n) % len(c.ring)
+	k := copy(c.ring[tail:], p)
+	copy(c.ring, p[k:])
+	c.n += len(p)
 }
 
-// read takes everything unread.
+// grow moves the unread bytes to a ring of the given size, oldest first.
+func (c *consumer) grow(size int) {
+	ring := make([]byte, size)
+	k := copy(ring, c.ring[c.head:min(len(c.ring), c.head+c.n)])
+	copy(ring[k:], c.ring[:c.n-k])
+	c.ring, c.head = ring, 0
+}
+
+// read takes everything unread and lets the ring go.
 func (c *consumer) read() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	out := string(c.buf)
+	var b strings.Builder
+	header := ""
 	if c.dropped > 0 {
-		out = "[" + strconv.FormatInt(c.dropped, 10) + " bytes of output dropped unread]\n" + out
-		c.dropped = 0
+		header = "[" + strconv.FormatInt(c.dropped, 10) + " bytes of output dropped unread]\n"
 	}
-	c.buf = c.buf[:0]
-	return out
+	b.Grow(len(header) + c.n)
+	b.WriteString(header)
+	first := min(c.n, len(c.ring)-c.head)
+	b.Write(c.ring[c.head : c.head+first])
+	b.Write(c.ring[:c.n-first])
+	c.ring, c.head, c.n, c.dropped = nil, 0, 0, 0
+	return b.String()
+}
+
+// retained is the capacity the consumer holds, read or not.
+func (c *consumer) retained() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return cap(c.ring)
 }

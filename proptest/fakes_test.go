@@ -47,8 +47,12 @@ type reaction struct {
 const lingerTime = 500 * time.Microsecond
 
 // A producer is a fake producer. Done blocks until finish; the first finish
-// counts, later ones are no-ops, so a producer reports exactly once.
+// counts, later ones are no-ops, so a producer reports exactly once. A
+// producer viaFace has no Done: finish settles its job through the face's
+// Settle, on the goroutine that calls finish.
 type producer struct {
+	viaFace   bool
+	face      jobs.RunningJob // set by the starter; nil until it runs
 	mu        sync.Mutex
 	cancels   []string
 	cancelErr error         // a Cancel returns it and does not reach the producer
@@ -63,7 +67,17 @@ func newProducer() *producer {
 }
 
 func (p *producer) hooks() jobs.Hooks {
+	if p.viaFace {
+		return jobs.Hooks{Cancel: p.cancel}
+	}
 	return jobs.Hooks{Cancel: p.cancel, Done: p.done}
+}
+
+// setFace hands the producer its job's face; the starter calls it first.
+func (p *producer) setFace(f jobs.RunningJob) {
+	p.mu.Lock()
+	p.face = f
+	p.mu.Unlock()
 }
 
 func (p *producer) cancel(reason string) error {
@@ -108,8 +122,23 @@ func (p *producer) finish(r result) bool {
 		return false
 	}
 	p.finished = true
+	face := p.face
 	p.mu.Unlock()
-	p.results <- r
+	if !p.viaFace {
+		p.results <- r
+		return true
+	}
+	if face == nil {
+		return true // its starter never ran
+	}
+	// A producer settling through its face has no Done to panic in; its
+	// panic result stands for an error worded as the registry words a
+	// panicking Done, so the model predicts both alike.
+	err := r.err
+	if r.panic != nil {
+		err = fmt.Errorf("panic: %v", r.panic)
+	}
+	face.Settle(r.out, err)
 	return true
 }
 

@@ -3,6 +3,8 @@ package proptest
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/crc32"
@@ -57,7 +59,7 @@ func journalRecovery(rt *rapid.T, path string) {
 	}
 	// A last recovery: everything durable is still there.
 	s, _ := openExpecting(rt, path, &crashFile{}, durable, -1)
-	s.Close()
+	s.Close(context.Background())
 }
 
 // openExpecting opens path, first computing with the reference reader what
@@ -110,7 +112,7 @@ func openExpecting(rt *rapid.T, path string, f *crashFile, durable []refRecord, 
 	if got := readRecords(rt, path); !slices.Equal(got, want.records) {
 		rt.Fatalf("cycle %d: the journal reads %v, want %v", cycle, seqs(got), seqs(want.records))
 	}
-	if got, wantSeq := s.LastSeq(), lastSeq(want.records); got != wantSeq {
+	if got, wantSeq := s.LastSeq(refStream), lastSeq(want.records); got != wantSeq {
 		rt.Fatalf("cycle %d: LastSeq = %d, want %d", cycle, got, wantSeq)
 	}
 	return s, want.records
@@ -139,7 +141,11 @@ func runCycle(rt *rapid.T, s *journal.FileStore, f *crashFile, durable []refReco
 		if err != nil {
 			rt.Fatal(err)
 		}
-		seq, err := s.Append(payload)
+		var seq uint64
+		seqs, err := s.Append(context.Background(), refStream, journal.Entry{Payload: payload})
+		if len(seqs) == 1 {
+			seq = seqs[0]
+		}
 		want := lastSeq(appended) + 1
 		switch {
 		case failed != nil && err == nil:
@@ -155,7 +161,7 @@ func runCycle(rt *rapid.T, s *journal.FileStore, f *crashFile, durable []refReco
 		}
 	}
 	if rapid.Bool().Draw(rt, "close") {
-		err := s.Close()
+		err := s.Close(context.Background())
 		switch {
 		case failed != nil && err == nil:
 			rt.Fatalf("Close succeeded after the store failed with %v", failed)
@@ -215,24 +221,32 @@ func damage(rt *rapid.T, path string, synced int64) {
 // The reference reader: journal/doc.go's "File format" and "Recovery",
 // written from the doc alone.
 
-const refHeader = `{"format":"jobgen-journal","version":1}` + "\n"
+const refHeader = `{"format":"jobgen-journal","version":2}` + "\n"
+
+// refStream is the one stream the property writes.
+const refStream = "prop"
 
 var refCRC = crc32.MakeTable(crc32.Castagnoli)
 
-// refLine is a record line as the doc lays it out.
+// refLine is a record line of refStream, at position seq, as the doc lays
+// it out.
 func refLine(seq uint64, payload []byte) []byte {
-	var s [8]byte
-	for i := range s {
-		s[i] = byte(seq >> (56 - 8*i))
-	}
-	crc := crc32.Update(crc32.Update(0, refCRC, payload), refCRC, s[:])
-	return fmt.Appendf(nil, `{"seq":%d,"crc32c":"%08x","fact":%s}`+"\n", seq, crc, payload)
+	sum := append([]byte(nil), payload...)
+	sum = binary.BigEndian.AppendUint32(sum, uint32(len(refStream)))
+	sum = append(sum, refStream...)
+	sum = binary.BigEndian.AppendUint32(sum, 0) // no id
+	sum = binary.BigEndian.AppendUint64(sum, seq)
+	sum = binary.BigEndian.AppendUint64(sum, seq)
+	crc := crc32.Checksum(sum, refCRC)
+	return fmt.Appendf(nil, `{"pos":%d,"stream":"%s","seq":%d,"crc32c":"%08x","fact":%s}`+"\n", seq, refStream, seq, crc, payload)
 }
 
-// refParse parses one line, newline excluded: the exact framing, a seq of
-// 1 to 2^64-1 without leading zeros, a non-empty fact, and its checksum.
+// refParse parses one line, newline excluded: the exact framing of a record
+// of refStream whose position is its seq (all this property writes), a seq of
+// 1 to 2^64-1 without leading zeros, a non-empty fact that is JSON, and its
+// checksum.
 func refParse(line []byte) (refRecord, bool) {
-	rest, ok := bytes.CutPrefix(line, []byte(`{"seq":`))
+	rest, ok := bytes.CutPrefix(line, []byte(`{"pos":`))
 	if !ok {
 		return refRecord{}, false
 	}
@@ -249,7 +263,11 @@ func refParse(line []byte) (refRecord, bool) {
 	if err != nil {
 		return refRecord{}, false
 	}
-	rest, ok = bytes.CutPrefix(rest[i:], []byte(`,"crc32c":"`))
+	rest, ok = bytes.CutPrefix(rest[i:], fmt.Appendf(nil, `,"stream":"%s","seq":%d`, refStream, seq))
+	if !ok {
+		return refRecord{}, false
+	}
+	rest, ok = bytes.CutPrefix(rest, []byte(`,"crc32c":"`))
 	if !ok || len(rest) < 8 {
 		return refRecord{}, false
 	}
@@ -263,7 +281,7 @@ func refParse(line []byte) (refRecord, bool) {
 		return refRecord{}, false
 	}
 	payload, ok := bytes.CutSuffix(rest, []byte("}"))
-	if !ok || len(payload) == 0 {
+	if !ok || len(payload) == 0 || !json.Valid(payload) {
 		return refRecord{}, false
 	}
 	if want := refLine(seq, payload); !bytes.Equal(want[:len(want)-1], line) {
@@ -318,7 +336,7 @@ func refRecover(b []byte) refRecovery {
 // anywhere, running to the next newline.
 func validRecordAfter(b []byte, from int) bool {
 	for i := from; i < len(b); i++ {
-		if !bytes.HasPrefix(b[i:], []byte(`{"seq":`)) {
+		if !bytes.HasPrefix(b[i:], []byte(`{"pos":`)) {
 			continue
 		}
 		if nl := bytes.IndexByte(b[i:], '\n'); nl >= 0 {

@@ -17,6 +17,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/jobgen/jobgen/generated/jobs"
+	"github.com/jobgen/jobgen/jobhistory"
 	"github.com/jobgen/jobgen/journal"
 	"github.com/jobgen/jobgen/registry"
 )
@@ -79,6 +80,8 @@ type machine struct {
 	ended  map[string]jobs.JobStatus
 	// waited holds what each released waiter got, by job name.
 	waited map[string]jobs.JobSnapshot
+	// readBuf is reused by every ReadRecordInto.
+	readBuf registry.RecordBuffer
 }
 
 func newMachine(rt *rapid.T, files *journalFiles, limits registry.Limits) *machine {
@@ -102,10 +105,10 @@ func newMachine(rt *rapid.T, files *journalFiles, limits registry.Limits) *machi
 	}
 	h.store = store
 	rt.Cleanup(func() {
-		store.Close()
+		store.Close(context.Background())
 		os.Remove(h.path)
 	})
-	h.facts.next = journal.NewRecorder(store, jobs.EncodeFact)
+	h.facts.next = journal.NewRecorder(store, jobs.EncodeFact, jobhistory.StreamOf)
 	h.reg = registry.New(
 		registry.WithRecorder(h.facts),
 		registry.WithClock(registry.ClockFunc(time.Now)),
@@ -247,7 +250,9 @@ func (h *machine) actions() map[string]func(*rapid.T) {
 
 // Generators.
 
-var textPieces = []string{"a", "bc", "é", "日本", "\n", "xyz"}
+// textPieces include bytes that are not UTF-8 ("\xff", a truncated rune),
+// which the record replaces.
+var textPieces = []string{"a", "bc", "é", "日本", "\n", "xyz", "\xff", "\xe6\x97"}
 
 func drawText(rt *rapid.T, label string) string {
 	pieces := rapid.SliceOfN(rapid.SampledFrom(textPieces), 0, 4).Draw(rt, label)
@@ -376,6 +381,11 @@ func (h *machine) start(rt *rapid.T) {
 		react:       drawReaction(rt),
 		self:        drawSelf(rt),
 		watched:     rapid.IntRange(0, 3).Draw(rt, "watched") == 0,
+		viaFace:     rapid.Bool().Draw(rt, "viaFace"),
+	}
+	if p.viaFace && rapid.IntRange(0, 3).Draw(rt, "settleInStarter") == 0 {
+		r := drawResult(rt, "inStarterResult")
+		p.inStarter = &r
 	}
 	p.staged = drawStaged(rt)
 	h.startJob(rt, p)
@@ -400,6 +410,7 @@ func drawStaged(rt *rapid.T) []stagedWrite {
 func (h *machine) startJob(rt *rapid.T, p startPlan) *modelJob {
 	j := &modelJob{plan: p, prod: newProducer()}
 	j.prod.react = p.react
+	j.prod.viaFace = p.viaFace
 	if p.cancelFails {
 		j.prod.cancelErr = errCancel
 	}
@@ -421,6 +432,7 @@ func (h *machine) startJob(rt *rapid.T, p startPlan) *modelJob {
 	if d := diffSnapshot(snap, j); d != "" {
 		rt.Fatalf("Start returned %s", d)
 	}
+	h.m.settleStaged(j)
 	if p.watched {
 		h.watch(j)
 	}
@@ -453,6 +465,7 @@ func (h *machine) jobStart(j *modelJob) jobs.JobStart {
 	common := jobs.JobStartCommon{Kind: p.kind, Label: label(p), Owner: p.owner, OutputLimitBytes: p.limit}
 	run := func(face jobs.RunningJob, rec jobs.RecordingJob) (jobs.Hooks, error) {
 		j.face, j.recFace = face, rec
+		j.prod.setFace(face)
 		for _, w := range p.staged {
 			switch {
 			case w.detail:
@@ -460,6 +473,9 @@ func (h *machine) jobStart(j *modelJob) jobs.JobStart {
 			case rec != nil:
 				rec.Append(w.text, w.opts)
 			}
+		}
+		if p.inStarter != nil {
+			j.prod.finish(*p.inStarter)
 		}
 		switch p.mode {
 		case starterFails:
@@ -629,6 +645,24 @@ func (h *machine) readRecord(rt *rapid.T) {
 	if err == nil && !sameRead(got, want) {
 		rt.Fatalf("ReadRecord(%q, %s, %d) =\n%+v\nwant\n%+v", caller, h.idName(id), from, got, want)
 	}
+	// The read into a reused buffer answers the same.
+	err = h.reg.ReadRecordInto(caller, id, from, &h.readBuf)
+	if k := classify(err); k != wantErr {
+		rt.Fatalf("ReadRecordInto(%q, %s, %d) = %v (%s), want %s", caller, h.idName(id), from, err, k, wantErr)
+	}
+	if into := fromBuffer(&h.readBuf); err == nil && !sameRead(into, want) {
+		rt.Fatalf("ReadRecordInto(%q, %s, %d) =\n%+v\nwant\n%+v", caller, h.idName(id), from, into, want)
+	}
+}
+
+// fromBuffer turns a RecordBuffer into the RecordRead it stands for.
+func fromBuffer(b *registry.RecordBuffer) jobs.RecordRead {
+	out := jobs.RecordRead{Earliest: b.Earliest, Next: b.Next, Lossy: b.Lossy}
+	for i, c := range b.Chunks {
+		out.Chunks = append(out.Chunks, jobs.RecordChunk{Offset: c.Offset(), At: c.At(), Text: string(b.Text(i)),
+			Channel: c.Channel(), GapBefore: c.GapBefore()})
+	}
+	return out
 }
 
 func sameRead(a, b jobs.RecordRead) bool {
@@ -702,7 +736,7 @@ func (h *machine) finish(rt *rapid.T) {
 		rt.Fatalf("%d facts recorded after every job had settled", n-before)
 	}
 	h.check(rt)
-	if err := h.store.Close(); err != nil {
+	if err := h.store.Close(context.Background()); err != nil {
 		rt.Fatal(err)
 	}
 	h.checkFile(rt)

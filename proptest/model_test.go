@@ -101,6 +101,8 @@ type startPlan struct {
 	self        reaction // reactAfter: the producer reports on its own, after a while
 	hang        bool     // Cancel blocks until the test releases it (teardown property only)
 	watched     bool
+	viaFace     bool    // the producer settles through its face's Settle; its Hooks have no Done
+	inStarter   *result // a viaFace producer that settles inside its starter, with this result
 }
 
 // A modelJob is one start: the model's job and the test's handles on it.
@@ -295,6 +297,9 @@ func (m *model) start(j *modelJob) errKind {
 			j.ring.append(w.text, m.ms(), knownChannel(w.opts.Channel), w.opts.GapBefore)
 		}
 	}
+	if p.inStarter != nil {
+		j.finished = true // applied by settleStaged once registered, dropped otherwise
+	}
 	if p.mode != starterOK {
 		m.active[p.owner]--
 		return errOther
@@ -304,13 +309,13 @@ func (m *model) start(j *modelJob) errKind {
 		m.cancelAndLinger(j, "registry: duplicate job id")
 		return errInvalid
 	}
-	note("start: registered (record %v, owned %v, staged %d)", p.record, p.owner != "", len(p.staged))
+	note("start: registered (record %v, owned %v, staged %d, via face %v, settled in starter %v)", p.record, p.owner != "", len(p.staged), p.viaFace, p.inStarter != nil)
 	m.seq++
 	j.seq = m.seq
 	j.state = jobLive
 	j.startedAt = m.ms()
 	m.byID[j.id] = j
-	if p.self.kind == reactAfter {
+	if p.self.kind == reactAfter && !j.finished {
 		j.pendingAt, j.pendingResult = m.now+p.self.after, p.self.result
 	}
 	if p.owner != "" {
@@ -366,7 +371,15 @@ func (m *model) cancelAndLinger(j *modelJob, reason string) bool {
 	return true
 }
 
-// report is j's producer returning r from Done, now.
+// settleStaged applies the outcome a producer gave inside its starter, right
+// after its registration commit (Start returned the registered snapshot).
+func (m *model) settleStaged(j *modelJob) {
+	if j.plan.inStarter != nil && j.seq > 0 {
+		m.settle(j, fromProducer(*j.plan.inStarter))
+	}
+}
+
+// report is j's producer returning r from Done (or calling Settle), now.
 func (m *model) report(j *modelJob, r result) {
 	if j.finished {
 		return
@@ -500,6 +513,7 @@ func (m *model) kill(caller jobs.SessionID, id jobs.JobID, reason string) (regis
 		}
 		return 0, errCancelFailed
 	}
+	j.reported = true
 	if j.state != jobLive {
 		// The producer reported from inside Cancel. Unless Cancel lingered
 		// until the settlement was done, Kill may have found the job live

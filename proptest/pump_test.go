@@ -221,8 +221,9 @@ type appendCall struct {
 	opts jobs.AppendOptions
 }
 
-func (j *recordingJob) ID() jobs.JobID      { return jobs.JobID{1} }
-func (j *recordingJob) UpdateDetail(string) {}
+func (j *recordingJob) ID() jobs.JobID                { return jobs.JobID{1} }
+func (j *recordingJob) UpdateDetail(string)           {}
+func (j *recordingJob) Settle(jobs.JobOutcome, error) {}
 func (j *recordingJob) Append(text string, opts jobs.AppendOptions) {
 	j.mu.Lock()
 	j.list = append(j.list, appendCall{text, opts})

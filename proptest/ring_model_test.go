@@ -22,6 +22,7 @@ func (r *modelRing) used() int64 { return r.total - r.start }
 // text would not fit and a chunk remains; a text larger than the limit on
 // its own keeps its tail, cut forward to a rune start, marked as a gap.
 func (r *modelRing) append(text string, at int64, ch jobs.Channel, gap bool) {
+	text = wellFormed(text)
 	n := len(text)
 	if n > r.limit {
 		cut := runeCut(text, n-r.limit)
@@ -78,4 +79,14 @@ func runeCut(text string, cut int) int {
 		}
 	}
 	return cut
+}
+
+// wellFormed is the text the record keeps: a range loop reads each byte that
+// belongs to no valid sequence as U+FFFD, which is what is stored.
+func wellFormed(text string) string {
+	var b []byte
+	for _, r := range text {
+		b = utf8.AppendRune(b, r)
+	}
+	return string(b)
 }

@@ -56,6 +56,7 @@ func forcedTeardown(rt *rapid.T, files *journalFiles) {
 			mode:    starterOK,
 			id:      jobs.JobID{14: 1, 15: byte(i)},
 			watched: true,
+			viaFace: rapid.Bool().Draw(rt, "viaFace"),
 		}
 		switch b {
 		case settlesAtOnce:

@@ -134,6 +134,24 @@ func BenchmarkReadRecord4KiB(b *testing.B) {
 				}
 			}
 		})
+		b.Run("into-"+shape.name, func(b *testing.B) {
+			r := New()
+			snap, face := startRecording(b, r, "read")
+			text := strings.Repeat("y", shape.chunk)
+			for range jobs.DefaultRetainBytes/shape.chunk + 3 {
+				face.Append(text, jobs.AppendOptions{})
+			}
+			s, _ := r.Get("", snap.ID)
+			from := s.OutputBytes - size
+			var buf RecordBuffer
+			b.SetBytes(size)
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := r.ReadRecordInto("", snap.ID, from, &buf); err != nil || len(buf.Chunks) != size/shape.chunk {
+					b.Fatalf("ReadRecordInto = %d chunks, %v", len(buf.Chunks), err)
+				}
+			}
+		})
 	}
 	src := bytes.Repeat([]byte("y"), size)
 	b.Run("baseline-copy", func(b *testing.B) {
@@ -169,47 +187,8 @@ func (m *benchRecorder) Record(f jobs.Fact) error {
 	return nil
 }
 
-func BenchmarkStartSettlePlain(b *testing.B) {
-	rec := &benchRecorder{facts: make([]jobs.Fact, 0, 4096)}
-	r := New(WithRecorder(rec), WithLimits(Limits{MaxPerOwner: 1 << 30}))
-	ctx := context.Background()
-	start := jobs.PlainJobStart{
-		JobStartCommon: jobs.JobStartCommon{Kind: "bench", Label: "start-settle", Owner: "session"},
-		Run: func(context.Context, jobs.RunningJob) (jobs.Hooks, error) {
-			return instantHooks, nil
-		},
-	}
-	b.ReportAllocs()
-	n := 0
-	for b.Loop() {
-		snap, err := r.Start(ctx, start)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if _, settled, err := r.Wait(ctx, "session", snap.ID, 0); err != nil || !settled {
-			b.Fatalf("Wait = %v, %v", settled, err)
-		}
-		if n++; n%4096 == 0 { // keep the job table small, outside the measurement
-			b.StopTimer()
-			if err := r.DisposeOwner(ctx, "session"); err != nil {
-				b.Fatal(err)
-			}
-			b.StartTimer()
-		}
-	}
-}
-
-// BenchmarkGoroutineHandoff is the floor under start→settle: one goroutine
-// started and waited for, which every job costs (its producer's Done blocks
-// on a goroutine of its own).
-func BenchmarkGoroutineHandoff(b *testing.B) {
-	b.ReportAllocs()
-	for b.Loop() {
-		done := make(chan struct{})
-		go func() { close(done) }()
-		<-done
-	}
-}
+// faceHooks belong to a producer that settles through its face.
+var faceHooks = jobs.Hooks{Cancel: func(string) error { return nil }}
 
 var instantHooks = jobs.Hooks{
 	Cancel: func(string) error { return nil },

@@ -18,19 +18,28 @@
 // A job is running until a kill or teardown moves it to stopping, and
 // settles once, first-wins, as completed, killed or failed. Every move is
 // checked against the generated [jobs.JobLifecycle]. The sources of a
-// settlement are the producer's Done (one goroutine per job blocks in it), a
-// teardown that force-settles, and a kill: after a kill or teardown asked the
+// settlement are the producer's outcome, a teardown that force-settles, and a
+// kill. A producer reports its outcome either by calling its face's Settle,
+// which settles the job on the producer's goroutine and costs the registry
+// no goroutine, or through a Done hook, in which one registry goroutine per
+// job blocks; only its first outcome counts. A Settle made inside the
+// starter (or while the registered fact is recorded) is kept and applied
+// right after the registration commit, before Start returns; a start that
+// fails drops it. After a kill or teardown asked the
 // producer to stop, a producer that then reports failed (or killed) settles
 // killed, with the stop's reason merged into the detail as
 // "<detail>; <reason>"; a producer that reports completed stays completed.
 // The stop is asked as Cancel is called, so a producer that reports while
 // its Cancel still runs is covered too; a kill whose Cancel fails withdraws
 // its request, unless another kill's Cancel is running or has succeeded. A
-// Done that returns an error, panics or reports a status that is not terminal
-// is a producer failure: failed, producerReported=false. A stopping job holds
+// kill whose Cancel succeeds marks the job reported: its caller has the
+// job's end in hand, as a teardown's has. A Done that returns an error or panics, a Settle with an error, and an
+// outcome whose status is not terminal are producer failures: failed,
+// producerReported=false. A stopping job holds
 // its admission slot until it settles. The settled fact names the winning
-// source as its cause: producer (Done, unasked), kill or teardown (Done after
-// that stop asked for it), cancelFailure or teardownBound (force-settled).
+// source as its cause: producer (its outcome, unasked), kill or teardown (its
+// outcome after that stop asked for it), cancelFailure or teardownBound
+// (force-settled).
 //
 // # Settlement order
 //
@@ -65,7 +74,11 @@
 // and its application, as described above; it may be called concurrently for
 // different jobs and must return promptly. Listeners run on the goroutine
 // that caused the event (output listeners inside the producer's Append) and
-// are contained: a panic is logged and the other listeners still run.
+// are contained: a panic is logged and the other listeners still run. A
+// settlement runs on the goroutine of its source: the producer inside Settle
+// (so the Recorder and the listeners run before Settle returns), the Done
+// goroutine, Kill's caller when the producer settles inside Cancel, or
+// teardown.
 //
 // # Fence
 //
@@ -78,7 +91,11 @@
 // # Record
 //
 // A recording job's record is a ring of chunks {offset, at, text, channel,
-// gapBefore} at absolute UTF-8 byte offsets. After each append, whole head
+// gapBefore} at absolute UTF-8 byte offsets. The record holds valid UTF-8:
+// Append replaces each byte that belongs to no valid sequence with U+FFFD
+// (three bytes, as encoding/json and a Go range loop read it), and offsets
+// count the stored text, so Offset+len(Text) == Next holds in Go and on the
+// JSON wire alike. After each append, whole head
 // chunks are dropped while the retained bytes exceed the job's retention
 // (OutputLimitBytes, else Limits.RetainBytes) and more than one chunk
 // remains; a single oversized append keeps its tail, cut forward to a rune

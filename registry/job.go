@@ -1,6 +1,9 @@
 package registry
 
 import (
+	"strings"
+	"unicode/utf8"
+
 	"github.com/jobgen/jobgen/generated/jobs"
 )
 
@@ -54,6 +57,8 @@ type job struct {
 	waiters          int
 	followers        []chan<- struct{} // follow streams to wake on output; see Follow
 	droppedLogged    bool
+	outcomeSeen      bool        // the producer reported (Done returned or Settle was called)
+	pending          *settlement // a Settle made inside the starter, applied at the registration commit
 	hooks            jobs.Hooks
 }
 
@@ -113,15 +118,50 @@ func (f plainFace) ID() jobs.JobID { return f.j.id }
 // UpdateDetail replaces the job's progress line.
 func (f plainFace) UpdateDetail(detail string) { f.j.r.updateDetail(f.j, detail) }
 
+// Settle settles the job with the producer's outcome, on the caller's
+// goroutine; see [jobs.RunningJob].
+func (f plainFace) Settle(outcome jobs.JobOutcome, err error) {
+	s := producerSettlement(outcome, err)
+	f.j.r.producerOutcome(f.j, &s)
+}
+
 // A recordingFace is what the producer of a recording job holds.
 type recordingFace struct{ plainFace }
 
-// Append adds text to the job's record; empty text is dropped.
+// Append adds text to the job's record; empty text is dropped. Invalid UTF-8
+// is replaced first (see validUTF8), so the record holds valid UTF-8.
 func (f recordingFace) Append(text string, opts jobs.AppendOptions) {
 	if text == "" {
 		return
 	}
-	f.j.r.append(f.j, text, opts)
+	f.j.r.append(f.j, validUTF8(text), opts)
+}
+
+// validUTF8 returns text with each byte that does not belong to a valid
+// UTF-8 sequence replaced by U+FFFD, the way encoding/json and a Go range
+// loop read it. The record's byte offsets count the text as stored, so they
+// mean the same in Go and in JSON on the wire. Valid text is returned as is.
+func validUTF8(text string) string {
+	if utf8.ValidString(text) {
+		return text
+	}
+	var b strings.Builder
+	b.Grow(len(text) + 2*utf8.UTFMax)
+	for i := 0; i < len(text); {
+		if c := text[i]; c < utf8.RuneSelf {
+			b.WriteByte(c)
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(text[i:])
+		if r == utf8.RuneError && size == 1 {
+			b.WriteString(string(utf8.RuneError))
+		} else {
+			b.WriteString(text[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
 }
 
 var (

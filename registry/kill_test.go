@@ -265,3 +265,51 @@ func TestKillFailingCancelWithdrawsTheStop(t *testing.T) {
 		})
 	}
 }
+
+// Issue 15, item 16: a kill hands the job's end to its caller, so the job is
+// reported from the kill on (DESIGN §5), and stays so once it settles; a
+// kill whose Cancel fails withdraws that with its request.
+func TestKillMarksTheJobReported(t *testing.T) {
+	r := registry.New()
+	p := newProducer()
+	snap := mustStart(t, r, plainStart("s", "bash", p))
+	if _, err := r.Kill("s", snap.ID, "user asked"); err != nil {
+		t.Fatal(err)
+	}
+	if got := mustGet(t, r, "s", snap.ID); got.Status != jobs.JobStatusStopping || !got.Reported {
+		t.Fatalf("after Kill: %s reported=%v; want stopping and reported", got.Status, got.Reported)
+	}
+	done := settledSignal(t, r, snap.ID)
+	p.finish(jobs.JobStatusKilled, "", "")
+	done()
+	if got := mustGet(t, r, "s", snap.ID); got.Status != jobs.JobStatusKilled || !got.Reported {
+		t.Fatalf("settled: %s reported=%v; want killed and reported", got.Status, got.Reported)
+	}
+}
+
+func TestKillWhoseCancelFailsDoesNotMarkReported(t *testing.T) {
+	r := registry.New()
+	p := newProducer()
+	p.cancelErr = errors.New("no such process")
+	snap := mustStart(t, r, plainStart("s", "bash", p))
+	if _, err := r.Kill("s", snap.ID, "user asked"); err == nil {
+		t.Fatal("Kill succeeded; want the Cancel's error")
+	}
+	if got := mustGet(t, r, "s", snap.ID); got.Reported {
+		t.Fatal("a kill whose Cancel failed marked the job reported")
+	}
+}
+
+func TestKillOfAProducerSettlingInsideCancelMarksReported(t *testing.T) {
+	r := registry.New()
+	p := newProducer().killOnCancel()
+	snap := mustStart(t, r, plainStart("s", "bash", p))
+	done := settledSignal(t, r, snap.ID)
+	if _, err := r.Kill("s", snap.ID, "user asked"); err != nil {
+		t.Fatal(err)
+	}
+	done() // not Wait, which would mark the job reported itself
+	if got := mustGet(t, r, "s", snap.ID); got.Status != jobs.JobStatusKilled || !got.Reported {
+		t.Fatalf("%s reported=%v; want killed and reported", got.Status, got.Reported)
+	}
+}

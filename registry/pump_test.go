@@ -26,8 +26,9 @@ type appendCall struct {
 	at   time.Time
 }
 
-func (j *fakeJob) ID() jobs.JobID      { return jobs.JobID{1} }
-func (j *fakeJob) UpdateDetail(string) {}
+func (j *fakeJob) ID() jobs.JobID                { return jobs.JobID{1} }
+func (j *fakeJob) UpdateDetail(string)           {}
+func (j *fakeJob) Settle(jobs.JobOutcome, error) {}
 func (j *fakeJob) Append(text string, opts jobs.AppendOptions) {
 	j.mu.Lock()
 	defer j.mu.Unlock()

@@ -69,6 +69,26 @@ func (r *Registry) ReadRecord(caller jobs.SessionID, id jobs.JobID, from int64) 
 	return j.record.read(from), nil
 }
 
+// ReadRecordInto is ReadRecord into a caller's buffer: the same chunks and
+// window, with the text copied into storage buf keeps, so reads that reuse
+// buf allocate nothing once it has grown to their size. buf's previous
+// contents are overwritten, also on error.
+func (r *Registry) ReadRecordInto(caller jobs.SessionID, id jobs.JobID, from int64, buf *RecordBuffer) error {
+	buf.Chunks, buf.text = buf.Chunks[:0], buf.text[:0]
+	buf.Earliest, buf.Next, buf.Lossy = 0, 0, false
+	if from < 0 {
+		return fmt.Errorf("registry: read record %s: offset %d: %w", id, from, ErrNegativeOffset)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	j, err := r.lookupRecording(caller, id)
+	if err != nil {
+		return fmt.Errorf("registry: read record %s: %w", id, err)
+	}
+	j.record.readInto(from, buf)
+	return nil
+}
+
 // lookupRecording is lookup for reads of a record: a plain job has none.
 // r.mu must be held.
 func (r *Registry) lookupRecording(caller jobs.SessionID, id jobs.JobID) (*job, error) {

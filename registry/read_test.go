@@ -418,3 +418,41 @@ func TestReadContainsPanickingCursor(t *testing.T) {
 		t.Fatalf("the panic was not logged:\n%s", logs)
 	}
 }
+
+// ReadRecordInto answers what ReadRecord answers, from any offset of a
+// wrapped record, into one reused buffer; its errors are ReadRecord's and
+// leave the buffer empty.
+func TestReadRecordIntoReadsWhatReadRecordReads(t *testing.T) {
+	r := registry.New(registry.WithLimits(registry.Limits{RetainBytes: 64}))
+	var face jobs.RecordingJob
+	snap := mustStart(t, r, recordingStart("s", "bash", newProducer(), &face))
+	for i := range 40 {
+		face.Append(strings.Repeat(string(rune('a'+i%26)), 1+i%7), jobs.AppendOptions{Channel: jobs.ChannelStderr, GapBefore: i%5 == 0})
+	}
+	var buf registry.RecordBuffer
+	total := mustGet(t, r, "s", snap.ID).OutputBytes
+	for from := int64(0); from <= total+1; from++ {
+		want, err := r.ReadRecord("s", snap.ID, from)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := r.ReadRecordInto("s", snap.ID, from, &buf); err != nil {
+			t.Fatal(err)
+		}
+		if buf.Earliest != want.Earliest || buf.Next != want.Next || buf.Lossy != want.Lossy || len(buf.Chunks) != len(want.Chunks) {
+			t.Fatalf("from %d: window %d %d %v, %d chunks; want %+v", from, buf.Earliest, buf.Next, buf.Lossy, len(buf.Chunks), want)
+		}
+		for i, c := range buf.Chunks {
+			w := want.Chunks[i]
+			if c.Offset() != w.Offset || c.At() != w.At || string(buf.Text(i)) != w.Text || c.Channel() != w.Channel || c.GapBefore() != w.GapBefore {
+				t.Fatalf("from %d chunk %d: %+v %q; want %+v", from, i, c, buf.Text(i), w)
+			}
+		}
+	}
+	if err := r.ReadRecordInto("other", snap.ID, 0, &buf); !errors.Is(err, registry.ErrForeignJob) || len(buf.Chunks) != 0 {
+		t.Fatalf("foreign read = %v, %d chunks; want ErrForeignJob and an empty buffer", err, len(buf.Chunks))
+	}
+	if err := r.ReadRecordInto("s", snap.ID, -1, &buf); !errors.Is(err, registry.ErrNegativeOffset) {
+		t.Fatalf("negative offset = %v", err)
+	}
+}

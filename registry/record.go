@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -33,14 +34,36 @@ func channelOf(code uint8) jobs.Channel {
 // minRingBytes is the first allocation of a ring's byte storage.
 const minRingBytes = 64
 
-// A chunkMeta describes one retained append: n ring bytes from absolute
-// offset off. Chunks are contiguous: each ends where the next begins.
-type chunkMeta struct {
+// A Chunk describes one retained append of a record, as a [RecordBuffer]
+// holds it: the metadata of a [jobs.RecordChunk] without its text. Chunks are
+// contiguous: each ends where the next begins.
+type Chunk struct {
 	off   int64  // absolute offset of the first retained byte
 	at    int64  // append time, Unix ms
 	n     uint32 // retained bytes; a ring's limit fits in an int32
 	flags uint8  // channel code (see channelCode) | gapFlag
 }
+
+// Offset is the absolute byte offset of the chunk's first byte.
+func (c Chunk) Offset() int64 { return c.off }
+
+// End is the offset just past the chunk's last byte.
+func (c Chunk) End() int64 { return c.off + int64(c.n) }
+
+// At is the append time in Unix milliseconds.
+func (c Chunk) At() int64 { return c.at }
+
+// Len is the chunk's length in bytes.
+func (c Chunk) Len() int { return int(c.n) }
+
+// Channel labels the chunk's source.
+func (c Chunk) Channel() jobs.Channel { return channelOf(c.flags &^ gapFlag) }
+
+// GapBefore reports output lost immediately before the chunk.
+func (c Chunk) GapBefore() bool { return c.flags&gapFlag != 0 }
+
+// chunkMeta is the ring's name for a Chunk.
+type chunkMeta = Chunk
 
 const gapFlag = 0x80
 
@@ -279,12 +302,9 @@ func (r *ring) settle(limit int) {
 	r.buf, r.tail, r.meta, r.first = buf, 0, meta, 0
 }
 
-// read returns every retained chunk ending after from. All chunk texts share
-// one fresh allocation.
-func (r *ring) read(from int64) jobs.RecordRead {
-	earliest := r.start
-	out := jobs.RecordRead{Earliest: earliest, Next: r.total, Lossy: from < earliest}
-	// The first chunk whose end is after from; ends never decrease.
+// firstEndingAfter returns the index of the first chunk whose end is after
+// from (count if none); ends never decrease.
+func (r *ring) firstEndingAfter(from int64) int {
 	lo, hi := 0, r.count
 	for lo < hi {
 		mid := int(uint(lo+hi) >> 1)
@@ -294,6 +314,15 @@ func (r *ring) read(from int64) jobs.RecordRead {
 			lo = mid + 1
 		}
 	}
+	return lo
+}
+
+// read returns every retained chunk ending after from. All chunk texts share
+// one fresh allocation.
+func (r *ring) read(from int64) jobs.RecordRead {
+	earliest := r.start
+	out := jobs.RecordRead{Earliest: earliest, Next: r.total, Lossy: from < earliest}
+	lo := r.firstEndingAfter(from)
 	out.Chunks = make([]jobs.RecordChunk, r.count-lo)
 	if lo == r.count {
 		return out
@@ -314,4 +343,54 @@ func (r *ring) read(from int64) jobs.RecordRead {
 		}
 	}
 	return out
+}
+
+// A RecordBuffer receives a record read made by [Registry.ReadRecordInto]
+// into storage it keeps: reused, it reads without allocating once it has
+// grown to the size of the reads. Its chunks and text are valid until the
+// next read into it.
+type RecordBuffer struct {
+	// Earliest is the offset of the first retained byte.
+	Earliest int64
+	// Next is the total number of bytes ever appended; resume from here.
+	Next int64
+	// Lossy reports that the requested offset lies below the retained window.
+	Lossy bool
+	// Chunks are the retained chunks that end after the requested offset.
+	Chunks []Chunk
+	text   []byte // the chunks' bytes, contiguous
+}
+
+// Text returns chunk i's bytes. They alias the buffer: copy them to keep them.
+func (b *RecordBuffer) Text(i int) []byte {
+	c := b.Chunks[i]
+	from := c.off - b.Chunks[0].off
+	return b.text[from : from+int64(c.n) : from+int64(c.n)]
+}
+
+// Bytes returns the text of every chunk, contiguous.
+func (b *RecordBuffer) Bytes() []byte { return b.text }
+
+// readInto is read into a caller's buffer: the chunk metadata and the text
+// are copied in at most two moves each.
+func (r *ring) readInto(from int64, b *RecordBuffer) {
+	b.Earliest, b.Next, b.Lossy = r.start, r.total, from < r.start
+	lo := r.firstEndingAfter(from)
+	n := r.count - lo
+	b.Chunks = slices.Grow(b.Chunks[:0], n)[:n]
+	if n == 0 {
+		b.text = b.text[:0]
+		return
+	}
+	k := r.first + lo
+	if k >= len(r.meta) {
+		k -= len(r.meta)
+	}
+	if c := copy(b.Chunks, r.meta[k:]); c < n {
+		copy(b.Chunks[c:], r.meta)
+	}
+	start := b.Chunks[0].off
+	size := int(r.total - start)
+	b.text = slices.Grow(b.text[:0], size)[:size]
+	r.copyOut(b.text, int(start-r.start), size)
 }

@@ -1,11 +1,12 @@
 package registry
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"log/slog"
 	"math"
-	"sort"
+	"slices"
 	"sync"
 	"time"
 
@@ -108,7 +109,8 @@ func (l Limits) withDefaults() Limits {
 // An Option configures a Registry.
 type Option func(*Registry)
 
-// WithClock sets the clock used for timestamps; the default is time.Now.
+// WithClock sets the clock used for timestamps; the default is the system
+// clock, read with one monotonic clock read per timestamp (see systemMillis).
 func WithClock(c Clock) Option {
 	return func(r *Registry) {
 		if c != nil {
@@ -155,13 +157,17 @@ func (systemClock) Now() time.Time { return time.Now() }
 // concurrent use. The zero value is not usable; call New.
 type Registry struct {
 	clock  Clock
+	millis *systemMillis // the time, when clock is the system clock
 	log    *slog.Logger
 	rec    Recorder
 	limits Limits
 	newID  func() jobs.JobID
 
-	mu       sync.Mutex
-	jobs     map[jobs.JobID]*job
+	mu   sync.Mutex
+	jobs map[jobs.JobID]*job
+	// owned lists the registered jobs of each owner ("" for the unowned
+	// ones) in registration order, so List costs what the caller sees.
+	owned    map[jobs.SessionID][]*job
 	seq      uint64                 // registration order, for List
 	ordinals map[string]int         // last ordinal issued per kind
 	active   map[jobs.SessionID]int // running + stopping + starting, per owner
@@ -185,11 +191,15 @@ func New(opts ...Option) *Registry {
 		limits:   Limits{}.withDefaults(),
 		newID:    jobs.NewJobID,
 		jobs:     make(map[jobs.JobID]*job),
+		owned:    make(map[jobs.SessionID][]*job),
 		ordinals: make(map[string]int),
 		active:   make(map[jobs.SessionID]int),
 	}
 	for _, opt := range opts {
 		opt(r)
+	}
+	if _, system := r.clock.(systemClock); system {
+		r.millis = &systemMillis{}
 	}
 	return r
 }
@@ -206,22 +216,40 @@ func (r *Registry) Get(caller jobs.SessionID, id jobs.JobID) (jobs.JobSnapshot, 
 }
 
 // List returns snapshots of the jobs visible to caller (its own and the
-// unowned ones), in registration order.
+// unowned ones), in registration order. It costs what the caller sees, not
+// what the registry holds.
 func (r *Registry) List(caller jobs.SessionID) []jobs.JobSnapshot {
 	r.mu.Lock()
-	visible := make([]*job, 0, len(r.jobs))
-	for _, j := range r.jobs {
-		if j.visibleTo(caller) {
-			visible = append(visible, j)
+	defer r.mu.Unlock()
+	own, shared := r.owned[caller], []*job(nil)
+	if caller != "" {
+		shared = r.owned[""]
+	}
+	out := make([]jobs.JobSnapshot, len(own)+len(shared))
+	for i := range out { // merge the two lists by registration order
+		var j *job
+		if len(shared) == 0 || (len(own) > 0 && own[0].seq < shared[0].seq) {
+			j, own = own[0], own[1:]
+		} else {
+			j, shared = shared[0], shared[1:]
 		}
+		j.snapshotInto(&out[i])
 	}
-	sort.Slice(visible, func(a, b int) bool { return visible[a].seq < visible[b].seq })
-	out := make([]jobs.JobSnapshot, len(visible))
-	for i, j := range visible {
-		out[i] = j.snapshot()
-	}
-	r.mu.Unlock()
 	return out
+}
+
+// unlist takes a removed job out of its owner's list. r.mu must be held.
+func (r *Registry) unlist(j *job) {
+	list := r.owned[j.owner]
+	i, found := slices.BinarySearchFunc(list, j.seq, func(e *job, seq uint64) int { return cmp.Compare(e.seq, seq) })
+	if !found {
+		return
+	}
+	if list = slices.Delete(list, i, i+1); len(list) == 0 {
+		delete(r.owned, j.owner)
+	} else {
+		r.owned[j.owner] = list
+	}
 }
 
 // Remove forgets a settled job visible to caller and fires jobs-changed. A
@@ -238,6 +266,7 @@ func (r *Registry) Remove(caller jobs.SessionID, id jobs.JobID) error {
 		return fmt.Errorf("registry: remove %s: job is %s, not settled", id, j.status)
 	}
 	delete(r.jobs, id)
+	r.unlist(j)
 	ls := r.changed.list
 	r.mu.Unlock()
 	r.fireChanged(ls)
@@ -268,6 +297,9 @@ func (r *Registry) releaseSlot(owner jobs.SessionID) {
 // now returns the clock's time in Unix milliseconds. It calls user code, so
 // it is never called with r.mu held.
 func (r *Registry) now() int64 {
+	if r.millis != nil {
+		return r.millis.nowMilli()
+	}
 	return r.clock.Now().UnixMilli()
 }
 

@@ -22,11 +22,34 @@ type settlement struct {
 	outcome bool
 }
 
-// awaitProducer runs on its own goroutine per job: it blocks in Done and
-// settles the job with what Done returns.
+// awaitProducer runs on a goroutine of its own for a job whose starter
+// returned a Done hook: it blocks in Done and settles the job with what Done
+// returns.
 func (r *Registry) awaitProducer(j *job) {
 	s := producerSettlement(callDone(j.hooks.Done))
-	if !r.settle(j, &s) {
+	r.producerOutcome(j, &s)
+}
+
+// producerOutcome settles j with its producer's outcome, from Done or from
+// the face's Settle. Only the producer's first outcome counts. Inside the
+// starter (and while the registered fact is recorded) the outcome is kept
+// for the registration commit, which applies it.
+func (r *Registry) producerOutcome(j *job, s *settlement) {
+	r.mu.Lock()
+	if j.outcomeSeen {
+		r.mu.Unlock()
+		r.logLateOutcome(j)
+		return
+	}
+	j.outcomeSeen = true
+	if j.state == stateStaged {
+		pending := *s
+		j.pending = &pending
+		r.mu.Unlock()
+		return
+	}
+	r.mu.Unlock()
+	if !r.settle(j, s) {
 		r.logLateOutcome(j)
 	}
 }
@@ -196,7 +219,8 @@ func (k KillResult) String() string {
 
 // Kill asks a job visible to caller to stop. It calls the job's Cancel with
 // reason first; an error leaves the job untouched and is returned. Then the
-// job moves to stopping (firing jobs-changed) and keeps its admission slot
+// job is marked reported (the caller of Kill has its end in hand), moves to
+// stopping (firing jobs-changed) and keeps its admission slot
 // until its producer ends; if it then reports failed or killed, it settles
 // killed with reason merged into its detail ("<detail>; <reason>").
 //
@@ -240,6 +264,9 @@ func (r *Registry) Kill(caller jobs.SessionID, id jobs.JobID, reason string) (Ki
 		return 0, fmt.Errorf("registry: kill %s: cancel: %w", id, err)
 	}
 	j.stopTentative = false
+	// The kill hands the job's end to its caller: reported from now on, also
+	// when the producer settled while Cancel ran.
+	j.reported = true
 	if j.state != stateLive {
 		r.mu.Unlock()
 		return KillRequested, nil

@@ -125,11 +125,8 @@ func (r *Registry) runStarter(ctx context.Context, spec startSpec, j *job) (hook
 	if err != nil {
 		return hooks, err
 	}
-	if hooks.Done == nil || hooks.Cancel == nil {
-		if hooks.Cancel != nil {
-			r.cancelOrphan(j, hooks.Cancel, "registry: starter returned no Done hook")
-		}
-		return hooks, fmt.Errorf("starter returned Hooks without Done or Cancel: %w", ErrInvalidStart)
+	if hooks.Cancel == nil {
+		return hooks, fmt.Errorf("starter returned Hooks without Cancel: %w", ErrInvalidStart)
 	}
 	return hooks, nil
 }
@@ -151,7 +148,8 @@ func (r *Registry) cancelOrphan(j *job, cancel func(string) error, reason string
 }
 
 // register is the registration commit: record the registered fact, then make
-// the job visible, fire jobs-changed and start watching the producer.
+// the job visible, fire jobs-changed, and then apply the outcome the producer
+// gave inside its starter or start the goroutine that waits in its Done.
 func (r *Registry) register(j *job, hooks jobs.Hooks) (jobs.JobSnapshot, error) {
 	at := r.now()
 	r.mu.Lock()
@@ -193,26 +191,38 @@ func (r *Registry) register(j *job, hooks jobs.Hooks) (jobs.JobSnapshot, error) 
 	j.seq = r.seq
 	j.state = stateLive
 	r.jobs[j.id] = j
+	r.owned[j.owner] = append(r.owned[j.owner], j)
 	if r.registering--; r.registering == 0 && r.regIdle != nil {
 		close(r.regIdle)
 		r.regIdle = nil
 	}
+	// A producer that settled inside its starter (or while the fact was
+	// recorded) settles now, right after the registration is visible.
+	pending := j.pending
+	j.pending = nil
 	// Close ran while the fact was recorded. It waits for this commit and then
 	// tears the job down with the others, unless its bound ran out first; so
 	// the job is stopped and cancelled here, and Close does not cancel it again.
 	lateClose := r.closed
 	if lateClose {
-		j.reported, j.stopRequested, j.stopReason, j.teardownCancel = true, true, closeReason, true
-		j.stopCause = jobs.SettlementCauseTeardown
-		r.stop(j)
+		j.reported, j.teardownCancel = true, true
+		if pending == nil { // a producer that has reported is not asked to stop
+			j.stopRequested, j.stopReason, j.stopCause = true, closeReason, jobs.SettlementCauseTeardown
+			r.stop(j)
+		}
 	}
 	snap := j.snapshot()
 	ls := r.changed.list
 	r.mu.Unlock()
 
 	r.fireChanged(ls)
-	go r.awaitProducer(j)
-	if lateClose {
+	switch {
+	case pending != nil:
+		r.settle(j, pending)
+	case hooks.Done != nil:
+		go r.awaitProducer(j)
+	}
+	if lateClose && pending == nil {
 		if err := r.callCancel(hooks.Cancel, closeReason); err != nil {
 			r.forceSettle(j, jobs.SettlementCauseCancelFailure, cancelFailedDetail(err))
 		}

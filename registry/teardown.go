@@ -34,11 +34,20 @@ func (r *Registry) DisposeOwner(ctx context.Context, session jobs.SessionID) err
 
 	r.mu.Lock()
 	removed := false
-	for id, j := range r.jobs {
-		if match(j) && j.state == stateSettled {
-			delete(r.jobs, id)
+	kept := r.owned[session][:0]
+	for _, j := range r.owned[session] {
+		if j.state == stateSettled {
+			delete(r.jobs, j.id)
 			removed = true
+		} else {
+			kept = append(kept, j)
 		}
+	}
+	if len(kept) == 0 {
+		delete(r.owned, session)
+	} else {
+		clear(r.owned[session][len(kept):])
+		r.owned[session] = kept
 	}
 	ls := r.changed.list
 	r.mu.Unlock()

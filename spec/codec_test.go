@@ -9,6 +9,7 @@ import (
 
 	"pgregory.net/rapid"
 
+	"github.com/jobgen/jobgen/codec"
 	"github.com/jobgen/jobgen/generated/jobs"
 )
 
@@ -214,7 +215,7 @@ func TestDecodeRefusesBadInput(t *testing.T) {
 		{"start with a string record", decodeStart, `{"record":"yes","kind":"bash","label":"x"}`, nil, "cannot unmarshal string"},
 		{"start without label", decodeStart, `{"record":true,"kind":"bash"}`, jobs.ErrMissingField, `"label"`},
 		{"unknown fact type", decodeFact, `{"type":"job/paused","v":1,"data":{}}`, jobs.ErrUnknownFact, `"job/paused" v1`},
-		{"unknown fact version", decodeFact, `{"type":"job/settled","v":9,"data":{}}`, jobs.ErrUnknownFact, `v9`},
+		{"unknown fact version", decodeFact, `{"type":"job/settled","v":9,"data":{}}`, jobs.ErrUnknownVersion, `v9`},
 		{"fact without data", decodeFact, `{"type":"job/settled","v":1}`, jobs.ErrMissingField, `"data"`},
 		{"fact missing a field", decodeFact, `{"type":"job/registered","v":1,"data":{"jobId":"6ba7b810-9dad-11d1-80b4-00c04fd430c8"}}`, jobs.ErrMissingField, `"at"`},
 		{"fact with a bad id", decodeFact, `{"type":"job/registered","v":1,"data":{"jobId":"nope"}}`, nil, `JobID "nope"`},
@@ -233,6 +234,32 @@ func TestDecodeRefusesBadInput(t *testing.T) {
 				t.Errorf("err = %v, want it to mention %s", err, c.detail)
 			}
 		})
+	}
+}
+
+// TestUnknownFactsAreTheRuntimesErrors: a tool that knows no vocabulary
+// tells an unknown fact from a damaged one with package codec alone, and a
+// newer version of a known fact from a fact it has never heard of.
+func TestUnknownFactsAreTheRuntimesErrors(t *testing.T) {
+	if jobs.ErrUnknownFact != codec.ErrUnknownFact || jobs.ErrUnknownVersion != codec.ErrUnknownVersion ||
+		jobs.ErrMissingField != codec.ErrMissingField || jobs.ErrInvalidEnum != codec.ErrInvalidEnum {
+		t.Fatal("the generated errors are not the runtime's")
+	}
+	_, err := jobs.DecodeFact([]byte(`{"type":"job/settled","v":9,"data":{}}`))
+	if !errors.Is(err, codec.ErrUnknownVersion) || !errors.Is(err, codec.ErrUnknownFact) {
+		t.Errorf("newer version: err = %v, want ErrUnknownVersion wrapping ErrUnknownFact", err)
+	}
+	_, err = jobs.DecodeFact([]byte(`{"type":"agent/spawned","v":1,"data":{}}`))
+	if !errors.Is(err, codec.ErrUnknownFact) || errors.Is(err, codec.ErrUnknownVersion) {
+		t.Errorf("unknown type: err = %v, want ErrUnknownFact only", err)
+	}
+	_, err = jobs.DecodeFact([]byte(`{"type":"job/settled","v":2,"data":{"jobId":"x"}}`))
+	if err == nil || errors.Is(err, codec.ErrUnknownFact) {
+		t.Errorf("damaged fact: err = %v, want an error that is not ErrUnknownFact", err)
+	}
+	env, err := codec.DecodeEnvelope([]byte(`{"type":"agent/spawned","v":3,"data":{"x":1}}`))
+	if err != nil || env.Type != "agent/spawned" || env.V != 3 {
+		t.Errorf("DecodeEnvelope = %+v, %v", env, err)
 	}
 }
 

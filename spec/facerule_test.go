@@ -33,8 +33,9 @@ func TestAppendOnRunningJobDoesNotCompile(t *testing.T) {
 // concrete type with exactly the RunningJob methods and nothing else.
 type plainFace struct{ id jobs.JobID }
 
-func (f *plainFace) ID() jobs.JobID      { return f.id }
-func (f *plainFace) UpdateDetail(string) {}
+func (f *plainFace) ID() jobs.JobID                { return f.id }
+func (f *plainFace) UpdateDetail(string)           {}
+func (f *plainFace) Settle(jobs.JobOutcome, error) {}
 
 func TestPlainFaceIsNotARecordingJob(t *testing.T) {
 	var face jobs.RunningJob = &plainFace{id: jobs.NewJobID()}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/jobgen/jobgen/generated/jobs"
+	"github.com/jobgen/jobgen/jobhistory"
 	"github.com/jobgen/jobgen/journal"
 )
 
@@ -15,7 +16,7 @@ Read a journal of job lifecycle facts.
 
 Commands:
 
-	cat        print every record as a JSON line, {"seq":N,"fact":{…}}
+	cat        print every record as a JSON line, {"pos":P,"stream":"S","seq":N,"fact":{…}}
 	intervals  print each job's execution interval (--json for JSON lines)
 	check      verify every record; exit 0 when intact, 1 with the offset
 	           of the first bad record
@@ -37,7 +38,7 @@ func cmdJournal(args []string, stdout, stderr io.Writer) int {
 	}
 	name := args[0]
 	summaries := map[string]string{
-		"cat":       "Cat prints every record of the journal as a JSON line, {\"seq\":N,\"fact\":{…}},\nfor jq. Damage ends the output with an error naming its offset.",
+		"cat":       "Cat prints every record of the journal as a JSON line,\n{\"pos\":P,\"stream\":\"S\",\"seq\":N,\"fact\":{…}},\nfor jq. Damage ends the output with an error naming its offset.",
 		"intervals": "Intervals prints each job's execution interval: registered to settled, or\nincomplete when no settled fact exists.",
 		"check":     "Check verifies every record's framing, sequence and checksum.",
 	}
@@ -67,16 +68,19 @@ func cmdJournal(args []string, stdout, stderr io.Writer) int {
 	var err error
 	switch name {
 	case "cat":
-		err = journal.Cat(stdout, path)
+		err = journal.Cat(stdout, journal.ReadFile(path))
 	case "intervals":
-		err = journal.WriteIntervals(stdout, journal.Facts(journal.ReadFile(path), jobs.DecodeFact), asJSON)
+		err = jobhistory.WriteIntervals(stdout, journal.Facts(journal.ReadFile(path), jobs.DecodeFact), asJSON)
 	case "check":
 		var sum journal.Summary
 		sum, err = journal.Check(path)
 		if err == nil {
 			fmt.Fprintf(stdout, "%s: intact: %s", path, plural(sum.Records, "record"))
 			if sum.Records > 0 {
-				fmt.Fprintf(stdout, ", seq %d to %d", sum.FirstSeq, sum.LastSeq)
+				fmt.Fprintf(stdout, " in %s, positions %d to %d", plural(sum.Streams, "stream"), sum.FirstPos, sum.LastPos)
+			}
+			if sum.Version == 1 {
+				fmt.Fprint(stdout, " (version 1: opening it for writing rewrites it as version 2)")
 			}
 			fmt.Fprintln(stdout)
 		}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/jobgen/jobgen/generated/jobs"
+	"github.com/jobgen/jobgen/jobhistory"
 	"github.com/jobgen/jobgen/journal"
 )
 
@@ -22,7 +23,7 @@ func writeJournal(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := journal.NewRecorder(store, jobs.EncodeFact)
+	rec := journal.NewRecorder(store, jobs.EncodeFact, jobhistory.StreamOf)
 	a, _ := jobs.ParseJobID("6ba7b810-9dad-11d1-80b4-00c04fd430c8")
 	b, _ := jobs.ParseJobID("6ba7b811-9dad-11d1-80b4-00c04fd430c8")
 	reg := jobs.JobRegistered{JobID: a, At: 1_000, Owner: "s1", Kind: "bash", Label: "make test", Ordinal: 1, Record: true}
@@ -39,7 +40,7 @@ func writeJournal(t *testing.T) string {
 	if err := store.Flush(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if err := store.Close(); err != nil {
+	if err := store.Close(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	return path
@@ -94,7 +95,7 @@ func TestJournalIntervals(t *testing.T) {
 func TestJournalCheck(t *testing.T) {
 	path := writeJournal(t)
 	code, stdout, _ := jobgen(t, "journal", "check", path)
-	if code != exitOK || !strings.Contains(stdout, "intact: 3 records, seq 1 to 3") {
+	if code != exitOK || !strings.Contains(stdout, "intact: 3 records in 1 stream, positions 1 to 3") {
 		t.Fatalf("check of an intact journal: exit %d, %q", code, stdout)
 	}
 	// Flip one byte inside the second record: check names its offset.
@@ -129,5 +130,26 @@ func TestJournalUsageAndBadFiles(t *testing.T) {
 				t.Errorf("journal %s %s: exit %d, stderr %q; want %q", sub, tc.path, code, stderr, tc.want)
 			}
 		}
+	}
+}
+
+// The v1 journal of the first release reads with cat and intervals, and
+// neither changes it.
+func TestJournalReadsV1(t *testing.T) {
+	const v1 = "../../journal/testdata/jobs-v1.journal"
+	before, err := os.ReadFile(v1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := jobgen(t, "journal", "cat", v1)
+	if code != exitOK || strings.Count(stdout, `"stream":"jobgen-v1"`) != 4 {
+		t.Fatalf("cat of the v1 journal: exit %d, %q, %s", code, stdout, stderr)
+	}
+	code, stdout, stderr = jobgen(t, "journal", "intervals", v1)
+	if code != exitOK || strings.Count(stdout, "\n") != 4 || !strings.Contains(stdout, "build") {
+		t.Fatalf("intervals of the v1 journal: exit %d, %q, %s", code, stdout, stderr)
+	}
+	if after, _ := os.ReadFile(v1); string(after) != string(before) {
+		t.Fatal("reading the v1 journal changed it")
 	}
 }

@@ -141,46 +141,72 @@ func (sf *specFlags) files(stderr io.Writer) ([]string, bool) {
 	return names, true
 }
 
-// An output is one kind of file jobgen writes from a spec, under its own root.
+// An output is a target a command writes or verifies, with the flag that
+// set its root. Targets of one flag share its root (a backend that lives
+// beside the Go packages, under --out, is listed with flag "out"); roots of
+// different flags must not overlap.
 type output struct {
-	root string
-	emit func(*gen.Spec) ([]gen.File, error)
+	flag string
+	gen.Target
 }
 
-func goOutput(root string) output { return output{root, gen.Emit} }
+type outputs []output
 
-func schemaOutput(root string) output {
-	return output{root, func(s *gen.Spec) ([]gen.File, error) {
-		f, err := gen.EmitSchema(s)
-		return []gen.File{f}, err
-	}}
+func goOutput(root string) output {
+	return output{"out", gen.Target{Backend: gen.GoBackend{}, Root: root}}
 }
 
-// tsOutput is the TypeScript module of each spec; see gen.EmitTS.
-func tsOutput(root string) output {
-	return output{root, func(s *gen.Spec) ([]gen.File, error) {
-		f, err := gen.EmitTS(s)
-		return []gen.File{f}, err
-	}}
+func schemaOutput(flag, root string) output {
+	return output{flag, gen.Target{Backend: gen.SchemaBackend{}, Root: root}}
 }
 
-func docsOutput(root string) output {
-	return output{root, func(s *gen.Spec) ([]gen.File, error) {
-		f, err := gen.EmitDocs(s)
-		return []gen.File{f}, err
-	}}
+// tsOutput is the TypeScript target of --ts dir: beside the Go packages,
+// under --out, when dir is a directory directly inside it (generated/ts), and
+// a root of its own anywhere else.
+func tsOutput(out, dir string) (output, error) {
+	absOut, err := filepath.Abs(out)
+	if err != nil {
+		return output{}, err
+	}
+	absDir, err := filepath.Abs(dir)
+	if err != nil {
+		return output{}, err
+	}
+	rel, err := filepath.Rel(absOut, absDir)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return output{"ts", gen.Target{Backend: gen.TSBackend{}, Root: dir}}, nil
+	}
+	if rel == "." || strings.ContainsRune(rel, filepath.Separator) {
+		return output{}, fmt.Errorf("--ts %s: inside --out %s, the TypeScript modules go in a directory directly under it, such as %s", dir, out, filepath.Join(out, "ts"))
+	}
+	return output{"out", gen.Target{Backend: gen.TSBackend{Dir: filepath.ToSlash(rel)}, Root: out}}, nil
 }
 
-// load reads and validates every spec and emits each output from it,
-// returning the files of outputs[i] in files[i]. Spec errors are printed to
+func docsOutput(flag, root string) output {
+	return output{flag, gen.Target{Backend: gen.DocsBackend{}, Root: root}}
+}
+
+// targets are the outputs' targets, and the root of each flag.
+func (o outputs) targets() (targets []gen.Target, roots []string) {
+	var flags []string
+	for _, out := range o {
+		targets = append(targets, out.Target)
+		if !slices.Contains(flags, out.flag) {
+			flags = append(flags, out.flag)
+			roots = append(roots, out.Root)
+		}
+	}
+	return targets, roots
+}
+
+// parseSpecs reads and validates every spec. Spec errors are printed to
 // stderr; the second result is false when anything failed.
-func (sf *specFlags) load(stderr io.Writer, outputs ...output) (files [][]gen.File, ok bool) {
+func (sf *specFlags) parseSpecs(stderr io.Writer) ([]*gen.Spec, bool) {
 	names, ok := sf.files(stderr)
 	if !ok {
 		return nil, false
 	}
-	files = make([][]gen.File, len(outputs))
-	owner := make([]map[string]string, len(outputs))
+	var specs []*gen.Spec
 	for _, name := range names {
 		data, err := os.ReadFile(name)
 		if err != nil {
@@ -194,59 +220,56 @@ func (sf *specFlags) load(stderr io.Writer, outputs ...output) (files [][]gen.Fi
 			ok = false
 			continue
 		}
-		for i, o := range outputs {
-			out, err := o.emit(spec)
-			if list := (gen.ErrorList{}); errors.As(err, &list) {
-				printErr(stderr, list) // a target's own naming rules, at their positions
-				ok = false
-				continue
-			}
-			if err != nil {
-				fmt.Fprintf(stderr, "jobgen: %s: %v\n", name, err)
-				ok = false
-				continue
-			}
-			if owner[i] == nil {
-				owner[i] = map[string]string{}
-			}
-			for _, f := range out {
-				if prev, dup := owner[i][f.Path]; dup {
-					fmt.Fprintf(stderr, "jobgen: %s and %s both generate %s; give them different package names\n", prev, name, f.Path)
-					ok = false
-				}
-				owner[i][f.Path] = name
-			}
-			files[i] = append(files[i], out...)
-		}
+		specs = append(specs, spec)
 	}
-	return files, ok
+	return specs, ok
+}
+
+// render reads the specs and runs them through the targets. Problems are
+// printed to stderr; the tree is nil when anything failed.
+func (sf *specFlags) render(stderr io.Writer, outs outputs) *gen.Tree {
+	targets, roots := outs.targets()
+	if err := gen.CheckRoots(roots); err != nil {
+		fmt.Fprintf(stderr, "jobgen: %v\n", err)
+		return nil
+	}
+	specs, ok := sf.parseSpecs(stderr)
+	if !ok {
+		return nil
+	}
+	tree, err := gen.Render(targets, specs)
+	if err != nil {
+		printErr(stderr, err)
+		return nil
+	}
+	return tree
 }
 
 // write brings each output's root in line with the specs, printing what it
 // changed and a summary.
-func (sf *specFlags) write(stdout, stderr io.Writer, outputs ...output) int {
-	sets, ok := sf.load(stderr, outputs...)
-	if !ok {
+func (sf *specFlags) write(stdout, stderr io.Writer, targets outputs) int {
+	tree := sf.render(stderr, targets)
+	if tree == nil {
 		return exitFail
 	}
-	total, changed := 0, 0
-	for i, o := range outputs {
-		changes, err := gen.Write(o.root, sets[i])
-		if err != nil {
-			fmt.Fprintf(stderr, "jobgen: %v\n", err)
-			return exitFail
-		}
-		for _, c := range changes {
-			verb := "wrote"
-			if c.Kind == gen.Orphan {
-				verb = "removed"
-			}
-			fmt.Fprintf(stdout, "%s %s\n", verb, filepath.Join(o.root, filepath.FromSlash(c.Path)))
-		}
-		total += len(sets[i])
-		changed += len(changes)
+	changes, err := tree.Write()
+	if err != nil {
+		fmt.Fprintf(stderr, "jobgen: %v\n", err)
+		return exitFail
 	}
-	fmt.Fprintf(stdout, "jobgen: %d files from %s, %d changed\n", total, plural(len(sf.specsOrDefault()), "spec"), changed)
+	total := 0
+	for i := range targets {
+		total += len(tree.Files(i))
+	}
+	for _, c := range changes {
+		switch c.Kind {
+		case gen.Orphan:
+			fmt.Fprintf(stdout, "removed %s (%s)\n", c.Name(), c.Note)
+		default:
+			fmt.Fprintf(stdout, "wrote %s\n", c.Name())
+		}
+	}
+	fmt.Fprintf(stdout, "jobgen: %d files from %s, %d changed\n", total, plural(len(sf.specsOrDefault()), "spec"), len(changes))
 	return exitOK
 }
 
@@ -269,27 +292,36 @@ func cmdGenerate(args []string, stdout, stderr io.Writer) int {
 	sf.register(fs, true)
 	fs.StringVar(&docs, "docs", "", "also write each spec's Markdown reference under this root")
 	fs.StringVar(&schema, "schema", "", "also write each spec's JSON Schema under this root")
-	fs.StringVar(&ts, "ts", "", "also write each spec's TypeScript module under this root")
+	fs.StringVar(&ts, "ts", "", "also write each spec's TypeScript module in this directory (beside the Go packages when directly inside --out)")
 	if code, stop := parse(fs, args, stdout); stop {
 		return code
 	}
-	return sf.write(stdout, stderr, sf.outputs(docs, schema, ts)...)
+	outs, err := sf.outputs(docs, schema, ts)
+	if err != nil {
+		fmt.Fprintf(stderr, "jobgen: %v\n", err)
+		return exitUsage
+	}
+	return sf.write(stdout, stderr, outs)
 }
 
-// outputs is the Go output plus the docs, schema and TypeScript roots that
-// are set.
-func (sf *specFlags) outputs(docs, schema, ts string) []output {
-	out := []output{goOutput(sf.out)}
+// outputs is the Go output plus the docs, schema and TypeScript outputs
+// that are set.
+func (sf *specFlags) outputs(docs, schema, ts string) (outputs, error) {
+	out := outputs{goOutput(sf.out)}
 	if docs != "" {
-		out = append(out, docsOutput(docs))
+		out = append(out, docsOutput("docs", docs))
 	}
 	if schema != "" {
-		out = append(out, schemaOutput(schema))
+		out = append(out, schemaOutput("schema", schema))
 	}
 	if ts != "" {
-		out = append(out, tsOutput(ts))
+		o, err := tsOutput(sf.out, ts)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, o)
 	}
-	return out
+	return out, nil
 }
 
 func cmdSchema(args []string, stdout, stderr io.Writer) int {
@@ -300,7 +332,7 @@ func cmdSchema(args []string, stdout, stderr io.Writer) int {
 	if code, stop := parse(fs, args, stdout); stop {
 		return code
 	}
-	return sf.write(stdout, stderr, schemaOutput(sf.out))
+	return sf.write(stdout, stderr, outputs{schemaOutput("out", sf.out)})
 }
 
 func cmdDocs(args []string, stdout, stderr io.Writer) int {
@@ -311,7 +343,7 @@ func cmdDocs(args []string, stdout, stderr io.Writer) int {
 	if code, stop := parse(fs, args, stdout); stop {
 		return code
 	}
-	return sf.write(stdout, stderr, docsOutput(sf.out))
+	return sf.write(stdout, stderr, outputs{docsOutput("out", sf.out)})
 }
 
 func (sf *specFlags) specsOrDefault() []string {
@@ -331,38 +363,46 @@ func plural(n int, word string) string {
 func cmdVerify(args []string, stdout, stderr io.Writer) int {
 	var sf specFlags
 	var docs, schema, ts string
-	fs := newFlagSet("verify", "Verify regenerates in memory and compares with the output root (and, with\n--docs and --schema, with those roots). It prints a unified diff of every\nstale, missing or orphaned file and exits 1 if there is any.", stderr)
+	fs := newFlagSet("verify", "Verify regenerates in memory and compares with the output root (and, with\n--docs, --schema and --ts, with those). It prints a unified diff of every\nstale, missing or orphaned file and exits 1 if there is any.", stderr)
 	sf.register(fs, true)
 	fs.StringVar(&docs, "docs", "", "also verify the Markdown references under this root")
 	fs.StringVar(&schema, "schema", "", "also verify the JSON Schemas under this root")
-	fs.StringVar(&ts, "ts", "", "also verify the TypeScript modules under this root")
+	fs.StringVar(&ts, "ts", "", "also verify the TypeScript modules in this directory")
 	if code, stop := parse(fs, args, stdout); stop {
 		return code
 	}
-	outputs := sf.outputs(docs, schema, ts)
-	sets, ok := sf.load(stderr, outputs...)
-	if !ok {
+	targets, err := sf.outputs(docs, schema, ts)
+	if err != nil {
+		fmt.Fprintf(stderr, "jobgen: %v\n", err)
+		return exitUsage
+	}
+	tree := sf.render(stderr, targets)
+	if tree == nil {
 		return exitFail
 	}
-	var names []string
+	changes, err := tree.Compare()
+	if err != nil {
+		fmt.Fprintf(stderr, "jobgen: %v\n", err)
+		return exitFail
+	}
 	total := 0
-	for i, o := range outputs {
-		total += len(sets[i])
-		changes, err := gen.Compare(o.root, sets[i])
-		if err != nil {
-			fmt.Fprintf(stderr, "jobgen: %v\n", err)
-			return exitFail
+	for i := range targets {
+		total += len(tree.Files(i))
+	}
+	var names []string
+	for _, c := range changes {
+		fmt.Fprint(stdout, c.Diff)
+		what := string(c.Kind)
+		if c.Note != "" {
+			what += ": " + c.Note
 		}
-		for _, c := range changes {
-			fmt.Fprint(stdout, c.Diff)
-			names = append(names, fmt.Sprintf("%s (%s)", filepath.Join(o.root, filepath.FromSlash(c.Path)), c.Kind))
-		}
+		names = append(names, fmt.Sprintf("%s (%s)", c.Name(), what))
 	}
 	if len(names) == 0 {
 		fmt.Fprintf(stdout, "jobgen: %s up to date\n", plural(total, "generated file"))
 		return exitOK
 	}
-	fmt.Fprintf(stderr, "jobgen: generated files are out of date: %s\nrun jobgen generate to update them\n", strings.Join(names, ", "))
+	fmt.Fprintf(stderr, "jobgen: generated files are out of date:\n\t%s\nrun jobgen generate to update them\n", strings.Join(names, "\n\t"))
 	return exitFail
 }
 
@@ -373,7 +413,16 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 	if code, stop := parse(fs, args, stdout); stop {
 		return code
 	}
-	if _, ok := sf.load(stderr); !ok {
+	specs, ok := sf.parseSpecs(stderr)
+	for _, spec := range specs {
+		for _, b := range gen.Backends() {
+			if errs := b.Check(spec); len(errs) > 0 {
+				printErr(stderr, errs)
+				ok = false
+			}
+		}
+	}
+	if !ok {
 		return exitFail
 	}
 	fmt.Fprintln(stdout, "jobgen: specs are valid")

@@ -5,6 +5,9 @@
 // intervals read back from the journal.
 //
 //	go run ./examples/shelljobs
+//
+// Interrupted (Ctrl-C), it shuts down in order all the same and exits with
+// status 130, as launcher.ExitCode says a main should.
 package main
 
 import (
@@ -18,6 +21,7 @@ import (
 	"time"
 
 	"github.com/jobgen/jobgen/generated/jobs"
+	"github.com/jobgen/jobgen/jobhistory"
 	"github.com/jobgen/jobgen/journal"
 	"github.com/jobgen/jobgen/launcher"
 	"github.com/jobgen/jobgen/procjob"
@@ -26,20 +30,27 @@ import (
 
 const session jobs.SessionID = "demo-session"
 
-func main() {
+func main() { os.Exit(shelljobs()) }
+
+// shelljobs runs the demo in a temporary directory and returns the exit
+// status: 130 or 143 when a signal interrupted it, 1 when it failed.
+func shelljobs() int {
 	dir, err := os.MkdirTemp("", "shelljobs-")
 	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
+		fmt.Fprintln(os.Stderr, "shelljobs:", err)
+		return 1
 	}
 	defer os.RemoveAll(dir)
-	if err := run(context.Background(), dir, os.Stdout); err != nil {
+	if err = run(context.Background(), dir, os.Stdout); err != nil {
+		// An interrupted run says so ("launcher: interrupted by interrupt"),
+		// with any shutdown failure after it.
 		fmt.Fprintln(os.Stderr, "shelljobs:", err)
-		os.Exit(1)
 	}
+	return launcher.ExitCode(err)
 }
 
 // run is the whole demo, writing what it does to out and its journal to dir.
+// A signal ends it early with an error that is launcher.ErrInterrupted.
 func run(ctx context.Context, dir string, out io.Writer) error {
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	path := filepath.Join(dir, "jobs.journal")
@@ -47,13 +58,13 @@ func run(ctx context.Context, dir string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	reg := registry.New(registry.WithRecorder(journal.NewRecorder(store, jobs.EncodeFact)), registry.WithLogger(logger))
+	reg := registry.New(registry.WithRecorder(journal.NewRecorder(store, jobs.EncodeFact, jobhistory.StreamOf)), registry.WithLogger(logger))
 
 	// Shutdown order: the registry settles every job (and records the facts),
 	// then the journal flushes and closes.
-	shutdown := launcher.New(launcher.WithLogger(logger))
+	shutdown := launcher.New(launcher.WithBound(jobs.DefaultTeardownBound), launcher.WithLogger(logger))
 	shutdown.AddDisposer("registry", reg.Close)
-	shutdown.AddProvider("journal", func(context.Context) error { return store.Close() })
+	shutdown.AddProvider("journal", func(ctx context.Context) error { return store.Close(ctx) })
 
 	err = shutdown.Run(ctx, func(ctx context.Context) error {
 		return demo(ctx, reg, out)
@@ -63,7 +74,7 @@ func run(ctx context.Context, dir string, out io.Writer) error {
 	}
 
 	fmt.Fprintf(out, "\n== execution intervals, read back from %s\n", filepath.Base(path))
-	return journal.WriteIntervals(out, journal.Facts(journal.ReadFile(path), jobs.DecodeFact), false)
+	return jobhistory.WriteIntervals(out, journal.Facts(journal.ReadFile(path), jobs.DecodeFact), false)
 }
 
 func demo(ctx context.Context, reg *registry.Registry, out io.Writer) error {

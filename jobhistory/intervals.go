@@ -1,4 +1,4 @@
-package journal
+package jobhistory
 
 import (
 	"errors"
@@ -73,7 +73,7 @@ func Intervals(facts iter.Seq2[jobs.Fact, error]) ([]Interval, error) {
 				if out[i].Complete {
 					what = "registered after its settlement"
 				}
-				return out, fmt.Errorf("journal: job %s: %s", f.JobID, what)
+				return out, fmt.Errorf("jobhistory: job %s: %s", f.JobID, what)
 			}
 			index[f.JobID] = len(out)
 			out = append(out, Interval{
@@ -93,7 +93,7 @@ func Intervals(facts iter.Seq2[jobs.Fact, error]) ([]Interval, error) {
 					RegisteredAt: r.RegisteredAt,
 				})
 			} else if out[i].Complete {
-				return out, fmt.Errorf("journal: job %s: settled twice", f.JobID)
+				return out, fmt.Errorf("jobhistory: job %s: settled twice", f.JobID)
 			}
 			iv := &out[i]
 			iv.SettledAt, iv.Status, iv.Detail = f.At, f.Status, f.Detail

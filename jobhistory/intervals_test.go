@@ -1,15 +1,15 @@
-package journal
+package jobhistory
 
 import (
 	"bytes"
 	"encoding/json"
 	"errors"
 	"iter"
-	"os"
 	"strings"
 	"testing"
 
 	"github.com/jobgen/jobgen/generated/jobs"
+	"github.com/jobgen/jobgen/journal"
 )
 
 // seqOf yields facts as a reader would, with an optional error at the end.
@@ -78,16 +78,16 @@ func TestIntervalsRefuseImpossibleHistory(t *testing.T) {
 // Unknown facts are skipped; storage errors end the projection, with what
 // was projected before them.
 func TestIntervalsErrors(t *testing.T) {
-	unknown := &DecodeError{Seq: 2, Err: jobs.ErrUnknownFact}
+	unknown := &journal.DecodeError{Seq: 2, Err: jobs.ErrUnknownFact}
 	ivs, err := Intervals(func(yield func(jobs.Fact, error) bool) {
 		_ = yield(registered(1), nil) && yield(nil, unknown) && yield(registered(2), nil)
 	})
 	if err != nil || len(ivs) != 2 {
 		t.Fatalf("with an unknown fact: %d intervals, %v; want 2, nil", len(ivs), err)
 	}
-	torn := &RecordError{Offset: 99, Kind: ErrTornTail, Reason: "cut"}
+	torn := &journal.RecordError{Offset: 99, Kind: journal.ErrTornTail, Reason: "cut"}
 	ivs, err = Intervals(seqOf(torn, registered(1)))
-	if !errors.Is(err, ErrTornTail) || len(ivs) != 1 {
+	if !errors.Is(err, journal.ErrTornTail) || len(ivs) != 1 {
 		t.Fatalf("with a torn tail: %d intervals, %v; want 1 and the tear", len(ivs), err)
 	}
 }
@@ -130,53 +130,5 @@ func TestWriteIntervalsJSON(t *testing.T) {
 	}
 	if strings.Contains(out.String(), `"status"`) && strings.Count(out.String(), `"status"`) != 1 {
 		t.Fatalf("an incomplete interval carries a status: %s", out.String())
-	}
-}
-
-// Cat prints each record as {"seq","fact"} JSON lines, the fact verbatim,
-// then reports damage after the records before it.
-func TestCat(t *testing.T) {
-	path, off := makeJournal(t, 2)
-	var out bytes.Buffer
-	if err := Cat(&out, path); err != nil {
-		t.Fatal(err)
-	}
-	want := `{"seq":1,"fact":` + string(payload(t, 1)) + "}\n" + `{"seq":2,"fact":` + string(payload(t, 2)) + "}\n"
-	if out.String() != want {
-		t.Fatalf("Cat printed\n%s\nwant\n%s", out.String(), want)
-	}
-	for line := range strings.Lines(out.String()) {
-		if !json.Valid([]byte(line)) {
-			t.Fatalf("line %q is not JSON", line)
-		}
-	}
-	full, _ := os.ReadFile(path)
-	os.WriteFile(path, full[:off[2]-5], 0o644)
-	out.Reset()
-	err := Cat(&out, path)
-	if !errors.Is(err, ErrTornTail) || strings.Count(out.String(), "\n") != 1 {
-		t.Fatalf("Cat of a torn file printed %q and returned %v", out.String(), err)
-	}
-}
-
-// Check passes an intact file with a summary and names the first bad record.
-func TestCheck(t *testing.T) {
-	path, off := makeJournal(t, 3)
-	sum, err := Check(path)
-	if err != nil || sum != (Summary{Records: 3, FirstSeq: 1, LastSeq: 3, Good: off[3]}) {
-		t.Fatalf("Check = %+v, %v", sum, err)
-	}
-	full, _ := os.ReadFile(path)
-	os.WriteFile(path, full[:off[3]-1], 0o644)
-	if _, err := Check(path); !errors.Is(err, ErrTornTail) || !strings.Contains(err.Error(), "offset "+itoa(off[2])) {
-		t.Fatalf("Check of a torn file = %v, want ErrTornTail at %d", err, off[2])
-	}
-	empty := t.TempDir() + "/empty"
-	os.WriteFile(empty, nil, 0o644)
-	if _, err := Check(empty); !errors.Is(err, ErrNotJournal) || !strings.Contains(err.Error(), "empty") {
-		t.Fatalf("Check of an empty file = %v", err)
-	}
-	if _, err := Check(t.TempDir()); err == nil || !strings.Contains(err.Error(), "is a directory") {
-		t.Fatalf("Check of a directory = %v", err)
 	}
 }

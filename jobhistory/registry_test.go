@@ -1,4 +1,4 @@
-package journal_test
+package jobhistory_test
 
 // These tests run the registry and the journal together: the facts a registry
 // records through a journal Recorder, read back from the file.
@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/jobgen/jobgen/generated/jobs"
+	"github.com/jobgen/jobgen/jobhistory"
 	"github.com/jobgen/jobgen/journal"
 	"github.com/jobgen/jobgen/registry"
 )
@@ -33,10 +34,10 @@ func newFixture(t *testing.T) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { store.Close() })
+	t.Cleanup(func() { store.Close(context.Background()) })
 	now := time.UnixMilli(1_700_000_000_000)
 	reg := registry.New(
-		registry.WithRecorder(journal.NewRecorder(store, jobs.EncodeFact)),
+		registry.WithRecorder(journal.NewRecorder(store, jobs.EncodeFact, jobhistory.StreamOf)),
 		registry.WithClock(registry.ClockFunc(func() time.Time { return now })),
 	)
 	return &fixture{path: path, store: store, reg: reg}
@@ -166,7 +167,7 @@ func TestRegistryJournalSettlements(t *testing.T) {
 		t.Errorf("force-settled: %+v, want failed with producerReported=false", s)
 	}
 
-	ivs, err := journal.Intervals(journal.Facts(journal.ReadFile(f.path), jobs.DecodeFact))
+	ivs, err := jobhistory.Intervals(journal.Facts(journal.ReadFile(f.path), jobs.DecodeFact))
 	if err != nil || len(ivs) != 4 {
 		t.Fatalf("Intervals = %d, %v; want 4", len(ivs), err)
 	}
@@ -227,5 +228,60 @@ func TestRegistryJournalUnowned(t *testing.T) {
 		if strings.Contains(fmt.Sprint(fact), "unowned") {
 			t.Fatalf("an unowned job wrote %+v", fact)
 		}
+	}
+}
+
+// The facts of two sessions go to two streams: each reads back alone, in
+// order, gap-free from seq 1, holding exactly its own jobs' facts, and the
+// global order holds both.
+func TestRegistryFactsGoToTheOwnersStream(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	owners := []jobs.SessionID{"session-a", "session-b"}
+	jobsOf := map[jobs.SessionID][]jobs.JobID{}
+	for i := range 6 {
+		owner := owners[i%2]
+		p := newProducer()
+		snap, err := f.reg.Start(ctx, p.start(fmt.Sprintf("job-%d", i), owner))
+		if err != nil {
+			t.Fatal(err)
+		}
+		jobsOf[owner] = append(jobsOf[owner], snap.ID)
+		p.finish(jobs.JobOutcome{Status: jobs.JobStatusCompleted}, nil)
+		f.settledOf(t, snap.ID)
+	}
+	for _, owner := range owners {
+		var seq uint64
+		var ids []jobs.JobID
+		for rec, err := range f.store.ReadStream(ctx, journal.Stream(owner), 0) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			if seq++; rec.Seq != seq {
+				t.Fatalf("stream %s: seq %d after %d", owner, rec.Seq, seq-1)
+			}
+			fact, err := jobs.DecodeFact(rec.Payload)
+			if err != nil {
+				t.Fatal(err)
+			}
+			switch fact := fact.(type) {
+			case jobs.JobRegistered:
+				if fact.Owner != owner {
+					t.Fatalf("stream %s holds a registration of %s", owner, fact.Owner)
+				}
+				ids = append(ids, fact.JobID)
+			case jobs.JobSettled:
+				if fact.Registration.Owner != owner || len(ids) == 0 || fact.JobID != ids[len(ids)-1] {
+					t.Fatalf("stream %s: settlement of %s (owner %s) out of place", owner, fact.JobID, fact.Registration.Owner)
+				}
+			}
+		}
+		if seq != 6 || fmt.Sprint(ids) != fmt.Sprint(jobsOf[owner]) {
+			t.Fatalf("stream %s: %d records of jobs %v; want 6 of %v", owner, seq, ids, jobsOf[owner])
+		}
+	}
+	ivs, err := jobhistory.Intervals(journal.Facts(f.store.ReadAll(ctx, journal.Position{}), jobs.DecodeFact))
+	if err != nil || len(ivs) != 6 {
+		t.Fatalf("intervals over the store's global order: %d, %v; want 6", len(ivs), err)
 	}
 }

@@ -1,0 +1,104 @@
+package main
+
+// The goals of issue 16, one row each, in the issue's order. A row names
+// the benchmark (and metric) that measures it and the baseline it is
+// compared with in the same run. A row whose benchmark is missing from this
+// build prints "not measured in this build": adding the benchmark, under the
+// name given here, is all it takes to fill it in.
+var goals = []goal{
+	{
+		name:     "start→settle, plain job, in-memory",
+		measured: series{"./registry", "BenchmarkStartSettlePlain/face", "ns/op"},
+		baseline: series{"./registry", "BenchmarkStartSettlePlain/baseline=mutex-map", "ns/op"},
+		limits:   []limit{{"ns/op", atMost, 2000, "≤ 2 µs"}, {"allocs/op", atMost, 6, "≤ 6 allocs"}},
+	},
+	{
+		name:     "memory per idle plain job",
+		measured: series{"./registry", "BenchmarkIdleJobMemory/plain", "B/job"},
+		baseline: series{"./registry", "BenchmarkIdleJobMemory/baseline=goroutine", "B/job"},
+		limits:   []limit{{"B/job", atMost, 1024, "≤ 1 KiB"}},
+	},
+	{
+		name:     "memory per idle recording job, 100 B written",
+		measured: series{"./registry", "BenchmarkIdleJobMemory/recording-100B", "B/job"},
+		baseline: series{"./registry", "BenchmarkIdleJobMemory/baseline=goroutine", "B/job"},
+		limits:   []limit{{"B/job", atMost, 2048, "≤ 2 KiB"}},
+	},
+	{
+		name:     "producer Append 64 B, real path",
+		measured: series{"./registry", "BenchmarkFaceAppend/64B", "ns/op"},
+		baseline: series{"./registry", "BenchmarkRecordAppend/64B/circbuf", "ns/op"},
+		ratio:    &limit{"", atMost, 1.5, "≤ 1.5× circbuf"},
+	},
+	{
+		name:     "ring append 64 B",
+		measured: series{"./registry", "BenchmarkRecordAppend/64B/ring", "ns/op"},
+		baseline: series{"./registry", "BenchmarkRecordAppend/64B/circbuf", "ns/op"},
+		ratio:    &limit{"", atMost, 1.0, "≤ 1.0× circbuf"},
+	},
+	{
+		name:     "ring append 4 KiB",
+		measured: series{"./registry", "BenchmarkRecordAppend/4KiB/ring", "ns/op"},
+		baseline: series{"./registry", "BenchmarkRecordAppend/4KiB/circbuf", "ns/op"},
+		ratio:    &limit{"", atMost, 1.0, "≤ 1.0× circbuf"},
+	},
+	{
+		name:     "ReadRecordInto 4 KiB (64 × 64 B chunks)",
+		measured: series{"./registry", "BenchmarkReadRecord4KiB/into-64x64B", "ns/op"},
+		baseline: series{"./registry", "BenchmarkReadRecord4KiB/baseline-copy", "ns/op"},
+		ratio:    &limit{"", atMost, 2, "≤ 2× memmove"},
+		limits:   []limit{{"allocs/op", atMost, 0, "0 allocs"}},
+	},
+	{
+		name:     "ReadRecordInto 4 KiB (one 4 KiB chunk)",
+		measured: series{"./registry", "BenchmarkReadRecord4KiB/into-1x4KiB", "ns/op"},
+		baseline: series{"./registry", "BenchmarkReadRecord4KiB/baseline-copy", "ns/op"},
+		ratio:    &limit{"", atMost, 2, "≤ 2× memmove"},
+		limits:   []limit{{"allocs/op", atMost, 0, "0 allocs"}},
+	},
+	{
+		name:     "List, 10 of 10,000 jobs visible",
+		measured: series{"./registry", "BenchmarkList10k/10-of-10000", "ns/op"},
+		baseline: series{"./registry", "BenchmarkList10k/baseline=10-of-10", "ns/op"},
+		ratio:    &limit{"", atMost, 1.5, "≤ 1.5× listing 10 of 10"},
+	},
+	{
+		// The journal helper's streaming projection: name its benchmark here.
+		name:     "journal intervals, 1,000,000 records",
+		measured: series{"./journal/...", "BenchmarkIntervals1M/stream", "ns/op"},
+		baseline: series{"./journal/...", "BenchmarkIntervals1M/baseline=check", "ns/op"},
+		limits:   []limit{{"ns/op", atMost, 3e9, "≤ 3 s"}, {"peak-rss-MB", atMost, 64, "≤ 64 MB RSS"}},
+	},
+	{
+		// journal-ns/record and baseline-ns/record come from one paired run.
+		name:     "journal no-sync append, pre-encoded payload",
+		measured: series{"./journal", "BenchmarkAppend/payload", "journal-ns/record"},
+		baseline: series{"./journal", "BenchmarkAppend/payload", "baseline-ns/record"},
+		ratio:    &limit{"", atLeast, 0.8, "≥ 0.8× the baseline's throughput"},
+		inverse:  true,
+	},
+	{
+		name:     "10,000 idle pumps on the shared pacer",
+		measured: series{"./registry", "BenchmarkPumpIdle10k/pump-with-pacer", "%core"},
+		baseline: series{"./registry", "BenchmarkPumpIdle10k/baseline=ticker", "%core"},
+		limits:   []limit{{"%core", atMost, 0.5, "≤ 0.5% of a core"}},
+	},
+	{
+		name:     "start→settle throughput, 8 starters vs 1",
+		measured: series{"./registry", "BenchmarkStartSettleParallel/starters=8", "ns/op"},
+		baseline: series{"./registry", "BenchmarkStartSettleParallel/starters=1", "ns/op"},
+		ratio:    &limit{"", atLeast, 1.6, "≥ 1.6× one starter"},
+		inverse:  true,
+	},
+}
+
+// runs are the go test invocations that feed the goals, grouped by the
+// benchtime their benchmarks need. count is the number of runs whose median
+// each figure is.
+var runs = []run{
+	{pkg: "./registry", bench: "^(BenchmarkStartSettlePlain|BenchmarkStartSettleParallel|BenchmarkFaceAppend|BenchmarkRecordAppend|BenchmarkReadRecord4KiB|BenchmarkList10k)$", benchtime: "300ms"},
+	{pkg: "./registry", bench: "^BenchmarkIdleJobMemory$", benchtime: "3x"},
+	{pkg: "./registry", bench: "^BenchmarkPumpIdle10k$/^(baseline=ticker|pump-with-pacer)$", benchtime: "2x"},
+	{pkg: "./journal", bench: "^BenchmarkAppend$/^payload$", benchtime: "300ms"},
+	{pkg: "./journal/...", bench: "^BenchmarkIntervals1M$", benchtime: "1x"},
+}

@@ -1,0 +1,225 @@
+// Command scoreboard runs the benchmarks that back each performance goal of
+// issue 16 and prints one line per goal: its name, the measured figure, the
+// baseline measured in the same run, their ratio, the goal, and whether it
+// is met. Figures are medians of -count runs. `make scoreboard` runs it;
+// `make bench` runs every benchmark.
+//
+//	go run ./cmd/scoreboard [-count 3] [-go go]
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+)
+
+// A series is one metric of one benchmark: "BenchmarkX/sub" (without the
+// -GOMAXPROCS suffix) in a package, and a unit such as ns/op or B/job.
+type series struct {
+	pkg, bench, metric string
+}
+
+type comparison int
+
+const (
+	atMost comparison = iota
+	atLeast
+)
+
+// A limit bounds one metric of the measured benchmark (or, as a goal's
+// ratio, the ratio to the baseline).
+type limit struct {
+	metric string
+	cmp    comparison
+	value  float64
+	text   string
+}
+
+func (l limit) holds(v float64) bool {
+	if l.cmp == atMost {
+		return v <= l.value
+	}
+	return v >= l.value
+}
+
+// A goal is one row of the scoreboard.
+type goal struct {
+	name     string
+	measured series
+	baseline series
+	limits   []limit // on metrics of the measured benchmark
+	ratio    *limit  // on measured/baseline (baseline/measured when inverse)
+	inverse  bool    // the ratio is a throughput: baseline time over measured time
+}
+
+// A run is one go test invocation.
+type run struct {
+	pkg, bench, benchtime string
+}
+
+// results holds every figure of a run, by package, benchmark and metric.
+type results map[series][]float64
+
+func main() {
+	count := flag.Int("count", 3, "runs per benchmark; each figure is their median")
+	goBin := flag.String("go", "go", "the go command")
+	flag.Parse()
+	res := results{}
+	for _, r := range runs {
+		out, err := runBenchmarks(*goBin, r, *count)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "scoreboard: %s %s: %v\n%s", r.pkg, r.bench, err, out)
+		}
+		res.parse(r.pkg, bytes.NewReader(out))
+	}
+	missed := print(os.Stdout, goals, res)
+	if missed > 0 {
+		fmt.Fprintf(os.Stdout, "%d of %d goals missed or not measured\n", missed, len(goals))
+	}
+}
+
+func runBenchmarks(goBin string, r run, count int) ([]byte, error) {
+	cmd := exec.Command(goBin, "test", "-run", "^$", "-bench", r.bench, "-benchmem",
+		"-benchtime", r.benchtime, "-count", strconv.Itoa(count), "-timeout", "10m", r.pkg)
+	cmd.Stderr = os.Stderr
+	return cmd.Output()
+}
+
+// parse reads go test -bench output and adds its figures to res.
+func (res results) parse(pkg string, r io.Reader) {
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) < 4 || !strings.HasPrefix(f[0], "Benchmark") {
+			continue
+		}
+		name := f[0]
+		if i := strings.LastIndexByte(name, '-'); i > 0 {
+			if _, err := strconv.Atoi(name[i+1:]); err == nil {
+				name = name[:i]
+			}
+		}
+		for i := 2; i+1 < len(f); i += 2 {
+			v, err := strconv.ParseFloat(f[i], 64)
+			if err != nil {
+				continue
+			}
+			k := series{pkg, name, f[i+1]}
+			res[k] = append(res[k], v)
+		}
+	}
+}
+
+// median returns the median of s's figures and whether there are any.
+func (res results) median(s series) (float64, bool) {
+	v := slices.Clone(res[s])
+	if len(v) == 0 {
+		return 0, false
+	}
+	slices.Sort(v)
+	if len(v)%2 == 1 {
+		return v[len(v)/2], true
+	}
+	return (v[len(v)/2-1] + v[len(v)/2]) / 2, true
+}
+
+// print writes the scoreboard and returns how many goals are missed or not
+// measured.
+func print(w io.Writer, goals []goal, res results) int {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "goal\tmeasured\tbaseline\tratio\tgoal\tresult")
+	missed := 0
+	for _, g := range goals {
+		line, met := g.evaluate(res)
+		if !met {
+			missed++
+		}
+		fmt.Fprintln(tw, line)
+	}
+	tw.Flush()
+	return missed
+}
+
+// evaluate returns the goal's line and whether it is met.
+func (g goal) evaluate(res results) (string, bool) {
+	m, ok := res.median(g.measured)
+	if !ok {
+		return fmt.Sprintf("%s\tnot measured in this build (%s %s)\t\t\t%s\tmissed", g.name, g.measured.pkg, g.measured.bench, g.goalText()), false
+	}
+	measured := []string{format(m, g.measured.metric)}
+	met := true
+	for _, l := range g.limits {
+		s := g.measured
+		s.metric = l.metric
+		v, ok := res.median(s)
+		if !ok {
+			met = false
+			continue
+		}
+		if l.metric != g.measured.metric {
+			measured = append(measured, format(v, l.metric))
+		}
+		met = met && l.holds(v)
+	}
+	base, ratio := "-", "-"
+	if b, ok := res.median(g.baseline); ok {
+		base = format(b, g.baseline.metric)
+		r := m / b
+		if g.inverse {
+			r = b / m
+		}
+		ratio = fmt.Sprintf("%.2f×", r)
+		if g.ratio != nil {
+			met = met && g.ratio.holds(r)
+		}
+	} else if g.ratio != nil {
+		met = false
+	}
+	result := "met"
+	if !met {
+		result = "missed"
+	}
+	return fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t%s", g.name, strings.Join(measured, ", "), base, ratio, g.goalText(), result), met
+}
+
+func (g goal) goalText() string {
+	var parts []string
+	for _, l := range g.limits {
+		parts = append(parts, l.text)
+	}
+	if g.ratio != nil {
+		parts = append(parts, g.ratio.text)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// format renders a figure in its unit.
+func format(v float64, metric string) string {
+	switch metric {
+	case "ns/op", "journal-ns/record", "baseline-ns/record":
+		switch {
+		case v >= 1e9:
+			return fmt.Sprintf("%.2f s", v/1e9)
+		case v >= 1e6:
+			return fmt.Sprintf("%.2f ms", v/1e6)
+		case v >= 1e3:
+			return fmt.Sprintf("%.2f µs", v/1e3)
+		}
+		return fmt.Sprintf("%.1f ns", v)
+	case "allocs/op":
+		return fmt.Sprintf("%.0f allocs", v)
+	case "B/job":
+		return fmt.Sprintf("%.0f B/job", v)
+	case "%core":
+		return fmt.Sprintf("%.2f%% core", v)
+	}
+	return fmt.Sprintf("%g %s", v, metric)
+}

@@ -1,0 +1,26 @@
+// Package jobhistory reads the job vocabulary's history back from a journal:
+// which stream a job fact belongs to, and the execution intervals projected
+// from job facts. The journal itself knows no vocabulary; this package is
+// where jobs meet it.
+package jobhistory
+
+import (
+	"github.com/jobgen/jobgen/generated/jobs"
+	"github.com/jobgen/jobgen/journal"
+)
+
+// StreamOf returns the stream a job fact is recorded in: its job owner's
+// session. The registry records facts of owned jobs only, so the stream is
+// never empty for the facts it records; a fact of an unowned job has no
+// stream, and a store refuses it (journal.ErrInvalid).
+//
+//	rec := journal.NewRecorder(store, jobs.EncodeFact, jobhistory.StreamOf)
+func StreamOf(f jobs.Fact) journal.Stream {
+	switch f := f.(type) {
+	case jobs.JobRegistered:
+		return journal.Stream(f.Owner)
+	case jobs.JobSettled:
+		return journal.Stream(f.Registration.Owner)
+	}
+	return ""
+}

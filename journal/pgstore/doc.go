@@ -1,0 +1,85 @@
+/*
+Package pgstore is the journal on PostgreSQL: a journal.Store (and
+journal.Tailer) for runtimes that outgrow one machine, where many hosts append
+facts and tools tail the history. It uses pgx v5 and needs PostgreSQL 13 or
+newer (xid8), reached directly: a transaction-pooling proxy loses LISTEN.
+
+	store, err := pgstore.Open(ctx, "postgres://host/db", pgstore.WithSchema("jobgen_journal"))
+	seqs, err := store.Append(ctx, journal.Stream(owner), journal.Entry{ID: id, Payload: fact})
+	for rec, err := range store.Tail(ctx, journal.Position{}) { ... }
+
+# Schema
+
+Open applies the embedded migrations (migrations/NNNN_name.sql) in one
+transaction under an advisory lock keyed by the schema, records each in
+schema_version, and refuses a schema newer than the build (ErrSchemaTooNew).
+A store's tables live in its schema (WithSchema; default jobgen_journal):
+
+	stream(name PK, head)                       one counter row per stream
+	fact(stream, seq, id, xid, pos, at, payload) PRIMARY KEY (stream, seq),
+	                                            UNIQUE (stream, id) where id is set
+
+payload is json (validated, kept byte for byte; jsonb would reorder it). Triggers
+refuse UPDATE, DELETE and TRUNCATE of facts, and deleting a stream or moving
+its head back: the journal is append-only even for a hand-typed statement.
+
+# Appending: seqs, ids, group commit
+
+Append queues its entries and waits for a committer (WithCommitters, default
+2) to carry them in a transaction with whatever else is queued (up to
+WithMaxBatch entries): client-side group commit, many facts per commit. One
+transaction, in two round trips:
+
+ 1. BEGIN; insert the counter rows of new streams; lock the batch's counter
+    rows with SELECT … FOR UPDATE in name order (no deadlock between
+    transactions); look up, under those locks, which ids the streams hold.
+ 2. insert the new facts with seqs head+1, head+2, …; raise the heads;
+    COMMIT.
+
+The row lock is held to commit, so appends to one stream serialize on it:
+seqs are gap-free (a rolled-back transaction undoes its bump) and commit order
+is seq order; UNIQUE (stream, seq) is the backstop. An entry whose id the
+stream holds, or that an earlier entry of the batch took, is not inserted and
+answers the first seq; ids are looked up before the bump, so a duplicate
+leaves no gap. A batch of only duplicates rolls back.
+
+Durability: Append returns once the transaction holding its entries
+committed (with the server's synchronous_commit; keep it on), so every Append
+that returned nil is durable and Flush has nothing left to wait for: it returns
+nil on an open store. Concurrent flushes trivially share the commit that
+preceded them. A failed transaction fails every Append in it, with the error;
+the store does not retry it, since a COMMIT cut off by a dropped connection may
+have committed: the caller retries, with ids, and the retry answers the seqs
+the first attempt got. A failure is not sticky: nothing acknowledged can be
+lost, so the next Append tries a new transaction. See
+docs/decisions/0030-pgstore-durable-appends.md.
+
+# Global order and tailing
+
+A Record's Pos is (xid, pos): Major is the appending transaction's id (xid8),
+Minor the row's insertion counter, so the entries of one Append are
+consecutive and a later Append (one that began after another returned) is
+after it. Transactions commit out of xid order, so ReadAll and Tail hand out
+only rows of transactions below the snapshot's xmin, the oldest transaction
+still running in the cluster: every such transaction has ended, so no row can
+appear later before a position already handed out. The cost is lag: any long
+transaction anywhere in the cluster holds the tail back until it ends. ReadAll
+first waits (WithReadYourWritesWait) until the horizon passes the store's own
+last commit, so a caller reads its own appends.
+
+Tail is woken by NOTIFY on the channel named like the schema, heard on a
+dedicated connection (not from the pool) that reconnects with backoff; a
+reconnect wakes the tails, which re-read, and they also poll
+(WithPollInterval) for what no notification announced. The notification is
+sent after the append transaction, not inside it: PostgreSQL holds a
+cluster-wide lock from a notifying transaction's pre-commit to its end, which
+would serialize every writer's commit flush. A notification lost in between
+costs a tail one poll interval, never a record.
+
+# Intervals
+
+The execution intervals of job facts as SQL, for tools reading the database
+directly, are in journal/pgstore/jobsql (a query over the generated job
+vocabulary's envelopes), next to the Go projection journal.Intervals.
+*/
+package pgstore

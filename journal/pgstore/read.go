@@ -1,0 +1,311 @@
+package pgstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"math"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/jobgen/jobgen/journal"
+)
+
+// pageRows is how many records one read query fetches; a page is read whole
+// and its connection released before any record is yielded, so a caller may
+// append from inside the loop.
+const pageRows = 256
+
+// ReadStream yields the records of stream after seq after, in seq order. It
+// reads committed rows only, so what an Append returned is there at once.
+func (s *Store) ReadStream(ctx context.Context, stream journal.Stream, after uint64) iter.Seq2[journal.Record, error] {
+	return func(yield func(journal.Record, error) bool) {
+		if err := checkStream(stream); err != nil {
+			yield(journal.Record{}, fmt.Errorf("%s: read %q: %w", s.name, stream, err))
+			return
+		}
+		if s.isClosed() {
+			yield(journal.Record{}, s.errClosed())
+			return
+		}
+		if after >= math.MaxInt64 {
+			return
+		}
+		cursor := int64(after)
+		for {
+			page, err := s.readStreamPage(ctx, stream, cursor)
+			if err != nil {
+				yield(journal.Record{}, fmt.Errorf("%s: read %q after seq %d: %w", s.name, stream, cursor, err))
+				return
+			}
+			for _, rec := range page {
+				if !yield(rec, nil) {
+					return
+				}
+				cursor = int64(rec.Seq)
+			}
+			if len(page) < pageRows {
+				return
+			}
+		}
+	}
+}
+
+func (s *Store) readStreamPage(ctx context.Context, stream journal.Stream, after int64) ([]journal.Record, error) {
+	rows, err := s.pool.Query(ctx, s.sql.readStream, string(stream), after, pageRows)
+	if err != nil {
+		return nil, err
+	}
+	var page []journal.Record
+	for rows.Next() {
+		rec := journal.Record{Stream: stream, Offset: -1}
+		var seq, pos int64
+		if err := rows.Scan(&seq, &rec.ID, &rec.Pos.Major, &pos, &rec.Payload); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		rec.Seq, rec.Pos.Minor = uint64(seq), uint64(pos)
+		page = append(page, rec)
+	}
+	return page, rows.Err()
+}
+
+// ReadAll yields the records after position after in global order: by
+// appending transaction id, then by insertion inside it. Position.Major is
+// the transaction id (xid8) and Minor the row's insertion counter. It yields
+// only rows of transactions older than every transaction still running in
+// the cluster (the snapshot's xmin), so a transaction that commits late can
+// never land behind a position already handed out; such rows come in a later
+// read, at their place. So that a caller reads its own appends, ReadAll first
+// waits, up to WithReadYourWritesWait, until the horizon passes this store's
+// last commit; what another writer's open transaction holds back after that
+// is left for a later read (Tail waits for it).
+func (s *Store) ReadAll(ctx context.Context, after journal.Position) iter.Seq2[journal.Record, error] {
+	return func(yield func(journal.Record, error) bool) {
+		if after.Minor > math.MaxInt64 {
+			yield(journal.Record{}, fmt.Errorf("%s: read all after %s: minor past %d: %w", s.name, after, int64(math.MaxInt64), journal.ErrInvalid))
+			return
+		}
+		if s.isClosed() {
+			yield(journal.Record{}, s.errClosed())
+			return
+		}
+		if err := s.awaitOwnWrites(ctx); err != nil {
+			yield(journal.Record{}, fmt.Errorf("%s: read all after %s: %w", s.name, after, err))
+			return
+		}
+		cursor := after
+		for {
+			page, err := s.readAllPage(ctx, cursor)
+			if err != nil {
+				yield(journal.Record{}, fmt.Errorf("%s: read all after %s: %w", s.name, cursor, err))
+				return
+			}
+			for _, rec := range page {
+				if !yield(rec, nil) {
+					return
+				}
+				cursor = rec.Pos
+			}
+			if len(page) < pageRows {
+				return
+			}
+		}
+	}
+}
+
+func (s *Store) readAllPage(ctx context.Context, after journal.Position) ([]journal.Record, error) {
+	rows, err := s.pool.Query(ctx, s.sql.readAll, after.Major, int64(after.Minor), pageRows)
+	if err != nil {
+		return nil, err
+	}
+	var page []journal.Record
+	for rows.Next() {
+		rec := journal.Record{Offset: -1}
+		var seq, pos int64
+		if err := rows.Scan(&rec.Stream, &seq, &rec.ID, &rec.Pos.Major, &pos, &rec.Payload); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		rec.Seq, rec.Pos.Minor = uint64(seq), uint64(pos)
+		page = append(page, rec)
+	}
+	return page, rows.Err()
+}
+
+// awaitOwnWrites waits until the snapshot horizon is past the store's last
+// committed transaction, or WithReadYourWritesWait passed.
+func (s *Store) awaitOwnWrites(ctx context.Context) error {
+	own := s.lastXid.Load()
+	if own == 0 {
+		return nil
+	}
+	deadline := time.Now().Add(s.cfg.ryw)
+	delay := time.Millisecond
+	for {
+		var xmin uint64
+		if err := s.pool.QueryRow(ctx, s.sql.horizon).Scan(&xmin); err != nil {
+			return err
+		}
+		if xmin > own {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			s.log.Warn("pgstore: an older transaction holds the read horizon back; reading without this store's latest commits",
+				"schema", s.schema, "horizon", xmin, "own", own)
+			return nil
+		}
+		if err := sleep(ctx, delay); err != nil {
+			return err
+		}
+		delay = min(2*delay, 50*time.Millisecond)
+	}
+}
+
+// Tail yields what ReadAll would and then waits for more: woken by a
+// notification on the store's channel (LISTEN on a dedicated connection,
+// reconnected when lost) or every poll interval. It ends without an error
+// when ctx ends, and with ErrClosed when the store closes. Connection errors
+// are retried with backoff (the pool reconnects); an error the server
+// reports for the query ends the tail with it.
+func (s *Store) Tail(ctx context.Context, after journal.Position) iter.Seq2[journal.Record, error] {
+	return func(yield func(journal.Record, error) bool) {
+		if after.Minor > math.MaxInt64 {
+			yield(journal.Record{}, fmt.Errorf("%s: tail after %s: minor past %d: %w", s.name, after, int64(math.MaxInt64), journal.ErrInvalid))
+			return
+		}
+		s.startListener()
+		cursor := after
+		backoff := 10 * time.Millisecond
+		for {
+			if s.isClosed() {
+				yield(journal.Record{}, s.errClosed())
+				return
+			}
+			wake := s.wakeChan() // before the read: a wake during it is not lost
+			page, err := s.readAllPage(ctx, cursor)
+			if err != nil {
+				if ctx.Err() != nil {
+					return
+				}
+				var pgErr *pgconn.PgError
+				if errors.As(err, &pgErr) {
+					yield(journal.Record{}, fmt.Errorf("%s: tail after %s: %w", s.name, cursor, err))
+					return
+				}
+				s.log.Warn("pgstore: tail read failed; retrying", "schema", s.schema, "after", cursor.String(), "in", backoff, "err", err)
+				if sleep(ctx, backoff) != nil {
+					return
+				}
+				backoff = min(2*backoff, 2*time.Second)
+				continue
+			}
+			backoff = 10 * time.Millisecond
+			for _, rec := range page {
+				if !yield(rec, nil) {
+					return
+				}
+				cursor = rec.Pos
+			}
+			if len(page) == pageRows {
+				continue
+			}
+			t := time.NewTimer(s.cfg.poll)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return
+			case <-wake:
+			case <-t.C:
+			}
+			t.Stop()
+		}
+	}
+}
+
+// wakeChan returns the channel the next wake closes.
+func (s *Store) wakeChan() <-chan struct{} {
+	s.wakeMu.Lock()
+	defer s.wakeMu.Unlock()
+	return s.wakeCh
+}
+
+// wake tells every waiting tail to read again.
+func (s *Store) wake() {
+	s.wakeMu.Lock()
+	close(s.wakeCh)
+	s.wakeCh = make(chan struct{})
+	s.wakeMu.Unlock()
+}
+
+// startListener starts the store's LISTEN connection once, on the first Tail.
+func (s *Store) startListener() {
+	s.listenOn.Do(func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if s.closed {
+			return
+		}
+		s.listenWG.Add(1)
+		go s.listen()
+	})
+}
+
+// listen keeps a dedicated connection listening on the store's channel and
+// wakes the tails on every notification and every reconnect, until Close.
+func (s *Store) listen() {
+	defer s.listenWG.Done()
+	cfg := s.pool.Config().ConnConfig
+	cfg.RuntimeParams["application_name"] = "jobgen-pgstore-listen " + s.schema
+	delay := 50 * time.Millisecond
+	for s.bg.Err() == nil {
+		connected, err := s.listenOnce(cfg)
+		if s.bg.Err() != nil {
+			return
+		}
+		if connected {
+			delay = 50 * time.Millisecond
+		}
+		s.log.Warn("pgstore: LISTEN connection lost; reconnecting, tails poll meanwhile", "schema", s.schema, "in", delay, "err", err)
+		s.wake()
+		if sleep(s.bg, delay) != nil {
+			return
+		}
+		delay = min(2*delay, 5*time.Second)
+	}
+}
+
+func (s *Store) listenOnce(cfg *pgx.ConnConfig) (connected bool, err error) {
+	conn, err := pgx.ConnectConfig(s.bg, cfg)
+	if err != nil {
+		return false, err
+	}
+	defer conn.Close(context.Background())
+	if _, err := conn.Exec(s.bg, "LISTEN "+pgx.Identifier{s.channel}.Sanitize()); err != nil {
+		return false, err
+	}
+	// What committed before LISTEN took effect sent no notification here:
+	// the tails read again now, and hear of everything after.
+	s.wake()
+	for {
+		if _, err := conn.WaitForNotification(s.bg); err != nil {
+			return true, err
+		}
+		s.wake()
+	}
+}
+
+// sleep waits d or until ctx ends.
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}

@@ -1,0 +1,63 @@
+package pgstore
+
+import (
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// statements holds the store's SQL with its schema filled in.
+type statements struct {
+	createStreams, lockStreams, findIDs string
+	insertFacts, raiseHeads, xid        string
+	notify                              string
+	readStream, readAll, horizon        string
+	lastSeq                             string
+	schema                              string
+}
+
+func newStatements(schema string) statements {
+	q := pgx.Identifier{schema}.Sanitize()
+	r := strings.NewReplacer("S.", q+".")
+	return statements{
+		// Counter rows of streams new to this store, in name order.
+		createStreams: r.Replace(`INSERT INTO S.stream (name)
+			SELECT n FROM unnest($1::text[]) AS u(n) ORDER BY n
+			ON CONFLICT DO NOTHING`),
+		// The lock every append to a stream takes, in name order.
+		lockStreams: r.Replace(`SELECT name, head FROM S.stream
+			WHERE name = ANY($1::text[]) ORDER BY name FOR UPDATE`),
+		// Ids the locked streams already hold. Read after the locks, this
+		// statement's snapshot sees every fact committed to them.
+		findIDs: r.Replace(`SELECT f.stream, f.id, f.seq FROM S.fact f
+			JOIN unnest($1::text[], $2::text[]) AS u(stream, id)
+			ON f.stream = u.stream AND f.id = u.id
+			WHERE f.id IS NOT NULL`),
+		// The new facts, inserted in queue order so that pos follows it.
+		insertFacts: r.Replace(`INSERT INTO S.fact (stream, seq, id, payload)
+			SELECT u.stream, u.seq, nullif(u.id, ''), u.payload::json
+			FROM unnest($1::text[], $2::int8[], $3::text[], $4::text[]) WITH ORDINALITY AS u(stream, seq, id, payload, ord)
+			ORDER BY u.ord`),
+		raiseHeads: r.Replace(`UPDATE S.stream AS st SET head = u.head
+			FROM unnest($1::text[], $2::int8[]) AS u(name, head)
+			WHERE st.name = u.name AND u.head > st.head`),
+		xid:    `SELECT pg_current_xact_id()`,
+		notify: `SELECT pg_notify($1, '')`,
+		readStream: r.Replace(`SELECT seq, coalesce(id, ''), xid, pos, payload::text FROM S.fact
+			WHERE stream = $1 AND seq > $2 ORDER BY seq LIMIT $3`),
+		// Everything after the cursor that is safe to hand out: rows of
+		// transactions below the snapshot's xmin, all of which have ended, so
+		// no row can later appear before the last one returned.
+		readAll: r.Replace(`SELECT stream, seq, coalesce(id, ''), xid, pos, payload::text FROM S.fact
+			WHERE (xid, pos) > ($1::xid8, $2::int8) AND xid < pg_snapshot_xmin(pg_current_snapshot())
+			ORDER BY xid, pos LIMIT $3`),
+		horizon: `SELECT pg_snapshot_xmin(pg_current_snapshot())`,
+		schema:  q,
+		lastSeq: r.Replace(`SELECT coalesce((SELECT head FROM S.stream WHERE name = $1), 0)`),
+	}
+}
+
+// table returns the qualified name of one of the store's tables.
+func (q statements) table(name string) string {
+	return q.schema + "." + pgx.Identifier{name}.Sanitize()
+}

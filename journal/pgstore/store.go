@@ -1,0 +1,349 @@
+package pgstore
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unicode/utf8"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/jobgen/jobgen/journal"
+)
+
+// DefaultSchema is the schema a store lives in unless WithSchema names another.
+const DefaultSchema = "jobgen_journal"
+
+// An Option configures Open.
+type Option func(*config)
+
+type config struct {
+	schema     string
+	log        *slog.Logger
+	committers int
+	maxBatch   int
+	poll       time.Duration
+	ryw        time.Duration
+	hooks      *hooks
+}
+
+// WithSchema puts the store's tables in schema (created when missing).
+// Stores in different schemas of one database are independent journals.
+func WithSchema(schema string) Option { return func(c *config) { c.schema = schema } }
+
+// WithLogger logs migrations, listener reconnects and tail retries to l.
+func WithLogger(l *slog.Logger) Option { return func(c *config) { c.log = l } }
+
+// WithCommitters sets how many append transactions may be in flight at once
+// (default 2). Each runs on a pooled connection and carries every append
+// queued when it began, up to WithMaxBatch entries: one committer gives the
+// largest batches, two keep the server busy while the other waits for its
+// commit to reach disk.
+func WithCommitters(n int) Option { return func(c *config) { c.committers = n } }
+
+// WithMaxBatch caps the entries of one append transaction (default 4096).
+// An Append with more entries still commits whole, in a transaction of its own.
+func WithMaxBatch(n int) Option { return func(c *config) { c.maxBatch = n } }
+
+// WithPollInterval sets how often a tail re-reads when no notification came
+// (default 500ms): the fallback for a lost LISTEN connection, a notification
+// the server dropped, or a commit that held the horizon back without a notify.
+func WithPollInterval(d time.Duration) Option { return func(c *config) { c.poll = d } }
+
+// WithReadYourWritesWait bounds how long ReadAll waits for the snapshot
+// horizon to pass the store's own last commit (default 5s); see ReadAll.
+func WithReadYourWritesWait(d time.Duration) Option { return func(c *config) { c.ryw = d } }
+
+// A Store is a journal.Tailer on PostgreSQL. Create one with Open or
+// OpenPool; it is safe for concurrent use.
+type Store struct {
+	pool    *pgxpool.Pool
+	ownPool bool
+	schema  string
+	name    string // "pgstore SCHEMA", for errors
+	channel string // the LISTEN/NOTIFY channel
+	cfg     config
+	log     *slog.Logger
+	sql     statements
+
+	mu      sync.Mutex
+	pending []*request // appends not yet taken by a committer
+	queued  int        // entries in pending
+	closed  bool
+	known   map[journal.Stream]bool // streams whose counter row exists
+
+	kick      chan struct{} // wakes a committer; capacity 1
+	stop      chan struct{} // closed by Close once pending is drained
+	committed sync.WaitGroup
+
+	lastXid atomic.Uint64 // the xid of the store's latest committed append
+
+	wakeMu   sync.Mutex
+	wakeCh   chan struct{} // closed and replaced on every notification
+	listenOn sync.Once
+	listenWG sync.WaitGroup
+	cancel   context.CancelFunc // ends the listener
+	bg       context.Context
+}
+
+var _ journal.Tailer = (*Store)(nil)
+
+// Open connects a pool to dsn (a postgres:// URL or key=value string), applies
+// the embedded migrations and returns the store. Close closes the pool.
+func Open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
+	pcfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("pgstore: parse DSN: %w", err)
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, pcfg)
+	if err != nil {
+		return nil, fmt.Errorf("pgstore: connect: %w", err)
+	}
+	s, err := open(ctx, pool, true, opts)
+	if err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// OpenPool returns a store on a pool the caller owns: Close leaves the pool
+// open. The pool must reach PostgreSQL 13 or newer directly (not through a
+// transaction-pooling proxy, which loses LISTEN).
+func OpenPool(ctx context.Context, pool *pgxpool.Pool, opts ...Option) (*Store, error) {
+	return open(ctx, pool, false, opts)
+}
+
+func open(ctx context.Context, pool *pgxpool.Pool, own bool, opts []Option) (*Store, error) {
+	cfg := config{schema: DefaultSchema, committers: 2, maxBatch: 4096, poll: 500 * time.Millisecond, ryw: 5 * time.Second}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	if cfg.schema == "" || len(cfg.schema) > 63 || !utf8.ValidString(cfg.schema) {
+		return nil, fmt.Errorf("pgstore: schema %q: want 1 to 63 bytes of UTF-8: %w", cfg.schema, journal.ErrInvalid)
+	}
+	if cfg.committers < 1 {
+		cfg.committers = 1
+	}
+	if cfg.maxBatch < 1 {
+		cfg.maxBatch = 1
+	}
+	if cfg.log == nil {
+		cfg.log = slog.New(slog.DiscardHandler)
+	}
+	applied, err := migrate(ctx, pool, cfg.schema)
+	if err != nil {
+		return nil, err
+	}
+	if len(applied) > 0 {
+		cfg.log.Info("pgstore: migrated", "schema", cfg.schema, "versions", applied)
+	}
+	bg, cancel := context.WithCancel(context.Background())
+	s := &Store{
+		pool:    pool,
+		ownPool: own,
+		schema:  cfg.schema,
+		name:    "pgstore " + cfg.schema,
+		channel: cfg.schema,
+		cfg:     cfg,
+		log:     cfg.log,
+		sql:     newStatements(cfg.schema),
+		known:   map[journal.Stream]bool{},
+		kick:    make(chan struct{}, 1),
+		stop:    make(chan struct{}),
+		wakeCh:  make(chan struct{}),
+		bg:      bg,
+		cancel:  cancel,
+	}
+	for range cfg.committers {
+		s.committed.Add(1)
+		go s.committer()
+	}
+	return s, nil
+}
+
+// Schema returns the schema the store's tables are in.
+func (s *Store) Schema() string { return s.schema }
+
+// Pool returns the store's connection pool.
+func (s *Store) Pool() *pgxpool.Pool { return s.pool }
+
+// Append commits entries to stream and returns their seqs: when it returns
+// nil the entries are durable (the transaction holding them committed with
+// synchronous_commit as the server has it). Concurrent appends share
+// transactions (client-side group commit). A failed transaction fails every
+// append in it and is not retried: if its COMMIT was cut off it may have
+// committed, so retry with ids, which make the retry a no-op that answers the
+// first seqs. An Append whose ctx ends while queued appends nothing; once its
+// transaction is in flight it returns ctx's error and the transaction
+// commits or not, whole.
+func (s *Store) Append(ctx context.Context, stream journal.Stream, entries ...journal.Entry) ([]uint64, error) {
+	if err := checkStream(stream); err != nil {
+		return nil, fmt.Errorf("%s: append to %q: %w", s.name, stream, err)
+	}
+	size := 0
+	for i, e := range entries {
+		if err := checkEntry(e); err != nil {
+			return nil, fmt.Errorf("%s: append to %q: entry %d: %w", s.name, stream, i, err)
+		}
+		size += len(e.Payload)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("%s: append to %q: %w", s.name, stream, err)
+	}
+	if len(entries) == 0 {
+		s.mu.Lock()
+		closed := s.closed
+		s.mu.Unlock()
+		if closed {
+			return nil, fmt.Errorf("%s: %w", s.name, journal.ErrClosed)
+		}
+		return []uint64{}, nil
+	}
+	r := &request{stream: stream, entries: make([]journal.Entry, len(entries)), size: size, done: make(chan struct{})}
+	for i, e := range entries {
+		r.entries[i] = journal.Entry{ID: e.ID, Payload: append([]byte(nil), e.Payload...)}
+	}
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil, fmt.Errorf("%s: %w", s.name, journal.ErrClosed)
+	}
+	s.pending = append(s.pending, r)
+	s.queued += len(entries)
+	s.mu.Unlock()
+	s.poke()
+	select {
+	case <-r.done:
+		return r.seqs, r.err
+	case <-ctx.Done():
+	}
+	// Withdraw the request if no committer took it yet.
+	s.mu.Lock()
+	for i, p := range s.pending {
+		if p == r {
+			s.pending = append(s.pending[:i:i], s.pending[i+1:]...)
+			s.queued -= len(r.entries)
+			s.mu.Unlock()
+			return nil, fmt.Errorf("%s: append to %q: %w", s.name, stream, ctx.Err())
+		}
+	}
+	s.mu.Unlock()
+	return nil, fmt.Errorf("%s: append to %q: its transaction is in flight and commits or not, whole: %w", s.name, stream, ctx.Err())
+}
+
+// poke wakes a committer.
+func (s *Store) poke() {
+	select {
+	case s.kick <- struct{}{}:
+	default:
+	}
+}
+
+// Flush returns nil at once on an open store: every Append that returned nil
+// committed before it returned, so nothing is left to wait for. A failed
+// commit is not sticky here: it failed the appends it held, which reported it,
+// and acknowledged nothing that could be lost.
+func (s *Store) Flush(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("%s: flush: %w", s.name, err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return fmt.Errorf("%s: %w", s.name, journal.ErrClosed)
+	}
+	return nil
+}
+
+// Close commits what is queued, stops the committers and the listener, and
+// closes the pool when Open made it. It returns the error of the first failed
+// queued append, if any. A second Close returns nil.
+func (s *Store) Close(ctx context.Context) error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	last := append([]*request(nil), s.pending...)
+	s.mu.Unlock()
+	// Committers drain pending before they stop.
+	close(s.stop)
+	s.committed.Wait()
+	s.cancel()
+	s.listenWG.Wait()
+	s.wake()
+	if s.ownPool {
+		s.pool.Close()
+	}
+	for _, r := range last {
+		<-r.done
+		if r.err != nil {
+			return fmt.Errorf("%s: close: %w", s.name, r.err)
+		}
+	}
+	return nil
+}
+
+// isClosed reports whether Close began.
+func (s *Store) isClosed() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.closed
+}
+
+// checkStream reports why name cannot be a stream, or nil.
+func checkStream(name journal.Stream) error {
+	if len(name) == 0 || len(name) > journal.MaxStreamBytes {
+		return fmt.Errorf("stream name of %d bytes, want 1 to %d: %w", len(name), journal.MaxStreamBytes, journal.ErrInvalid)
+	}
+	return checkText("stream name", string(name))
+}
+
+// checkText refuses invalid UTF-8 and control characters (PostgreSQL's text
+// holds no NUL byte, and names are printed by tools).
+func checkText(what, s string) error {
+	if !utf8.ValidString(s) {
+		return fmt.Errorf("%s is not valid UTF-8: %w", what, journal.ErrInvalid)
+	}
+	for _, r := range s {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+			return fmt.Errorf("%s holds control character %U: %w", what, r, journal.ErrInvalid)
+		}
+	}
+	return nil
+}
+
+// checkEntry reports why e cannot be appended, or nil.
+func checkEntry(e journal.Entry) error {
+	if len(e.ID) > journal.MaxIDBytes {
+		return fmt.Errorf("id of %d bytes, want at most %d: %w", len(e.ID), journal.MaxIDBytes, journal.ErrInvalid)
+	}
+	if err := checkText("id", e.ID); err != nil {
+		return err
+	}
+	p := e.Payload
+	switch {
+	case len(p) == 0:
+		return fmt.Errorf("empty payload: %w", journal.ErrInvalid)
+	case len(p) > journal.MaxPayloadBytes:
+		return fmt.Errorf("payload of %d bytes, want at most %d: %w", len(p), journal.MaxPayloadBytes, journal.ErrTooLarge)
+	}
+	for _, b := range p {
+		if b == '\n' {
+			return fmt.Errorf("payload holds a newline: %w", journal.ErrInvalid)
+		}
+	}
+	if !utf8.Valid(p) || !json.Valid(p) {
+		return fmt.Errorf("payload is not one JSON value in UTF-8: %w", journal.ErrInvalid)
+	}
+	return nil
+}
+
+// errClosed reports a method called after Close.
+func (s *Store) errClosed() error { return fmt.Errorf("%s: %w", s.name, journal.ErrClosed) }
