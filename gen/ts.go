@@ -545,7 +545,7 @@ func (w *tsWriter) facts() {
 		w.line("  never;")
 	}
 	w.line("")
-	w.doc("", "decodeFact reads an envelope written by Go's EncodeFact with this or an earlier spec. A type or version this spec does not decode is a DecodeError of kind unknownFact.", "")
+	w.doc("", "decodeFact reads an envelope written by Go's EncodeFact with this or an earlier spec. Data that is absent or null is a DecodeError of kind missingField, a type this spec does not decode one of kind unknownFact, and a known type at a version it does not decode (newer, or retired) one of kind unknownVersion.", "")
 	w.line("export function decodeFact(json: unknown, path = \"$\"): FactEnvelope {")
 	w.line("  const o = _obj(json, path, \"FactEnvelope\");")
 	w.line("  let type = \"\";")
@@ -568,7 +568,7 @@ func (w *tsWriter) facts() {
 	w.line("        break;")
 	w.line("    }")
 	w.line("  }")
-	w.line("  if (data === undefined) throw _missing(path, \"FactEnvelope\", \"data\");")
+	w.line("  if (data === undefined || data === null) throw _missing(path, \"FactEnvelope\", \"data\");")
 	w.line("  const at = path + \".data\";")
 	w.line("  switch (type) {")
 	for _, f := range facts {
@@ -588,10 +588,10 @@ func (w *tsWriter) facts() {
 			w.line("          return { type: %q, v: %d, data: decode%s(data, at) };", f.Name, v.Number, f.StructName(v))
 		}
 		w.line("      }")
-		w.line("      break;")
+		w.line("      throw new DecodeError(\"unknownVersion\", path + \".v\", `%s v${v} is not decoded by this build`);", f.Name)
 	}
 	w.line("  }")
-	w.line("  throw new DecodeError(\"unknownFact\", path, `unknown fact ${JSON.stringify(type)} v${v}`);")
+	w.line("  throw new DecodeError(\"unknownFact\", path + \".type\", `unknown fact type ${JSON.stringify(type)}`);")
 	w.line("}")
 	w.line("")
 	w.doc("", "encodeFact writes an envelope as Go's EncodeFact does, {\"type\",\"v\",\"data\"}; Go's DecodeFact reads it.", "")

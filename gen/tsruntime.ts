@@ -8,8 +8,9 @@ export type JSONObject = { [key: string]: JSONValue };
 
 /**
  * A DecodeErrorKind says why a decoder refused its input. missingField,
- * invalidEnum, unknownVariant and unknownFact are the refusals Go reports with
- * ErrMissingField, ErrInvalidEnum, ErrUnknownVariant and ErrUnknownFact;
+ * invalidEnum, unknownVariant, unknownFact and unknownVersion are the refusals
+ * Go reports with ErrMissingField, ErrInvalidEnum, ErrUnknownVariant,
+ * ErrUnknownFact and ErrUnknownVersion;
  * wrongType is a JSON value of the wrong type, and invalidValue one of the
  * right type that Go refuses too (a malformed UUID, an integer out of range,
  * another variant's tag) or that a number cannot hold exactly (an integer
@@ -21,7 +22,8 @@ export type DecodeErrorKind =
   | "invalidEnum"
   | "invalidValue"
   | "unknownVariant"
-  | "unknownFact";
+  | "unknownFact"
+  | "unknownVersion";
 
 /** A DecodeError is a refusal by a decoder, at the JSON path of the refused value, such as $.job.status. */
 export class DecodeError extends Error {

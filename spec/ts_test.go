@@ -423,6 +423,8 @@ func goKind(err error) string {
 		return "invalidEnum"
 	case errors.Is(err, jobs.ErrUnknownVariant):
 		return "unknownVariant"
+	case errors.Is(err, jobs.ErrUnknownVersion): // before ErrUnknownFact, which it wraps
+		return "unknownVersion"
 	case errors.Is(err, jobs.ErrUnknownFact):
 		return "unknownFact"
 	}
@@ -611,9 +613,9 @@ func badDocuments(t *testing.T, send func([]tsRequest) []tsAnswer) {
 		{"a number for a string", "RecordChunk", `{"offset":0,"at":0,"text":5}`, "wrongType"},
 		{"a wrong type under a key that is repeated", "RecordChunk", `{"offset":"x","OFFSET":1,"at":0,"text":""}`, "wrongType"},
 		{"a boolean for an integer", "JobSnapshot", strings.Replace(snapshot, `"ordinal":1`, `"ordinal":true`, 1), "wrongType"},
-		{"an unknown fact version", "FactEnvelope", `{"type":"job/settled","v":3,"data":{}}`, "unknownFact"},
+		{"an unknown fact version", "FactEnvelope", `{"type":"job/settled","v":3,"data":{}}`, "unknownVersion"},
 		{"an unknown fact type", "FactEnvelope", `{"type":"job/paused","v":1,"data":{}}`, "unknownFact"},
-		{"a fact without a version", "FactEnvelope", `{"type":"job/registered","data":{}}`, "unknownFact"},
+		{"a fact without a version", "FactEnvelope", `{"type":"job/registered","data":{}}`, "unknownVersion"},
 		{"a fact without data", "FactEnvelope", `{"type":"job/settled","v":2}`, "missingField"},
 		{"a fact with null data", "FactEnvelope", `{"type":"job/settled","v":2,"data":null}`, "missingField"},
 		{"a fact version as a string", "FactEnvelope", `{"type":"job/settled","v":"2","data":{}}`, "wrongType"},

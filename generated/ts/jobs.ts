@@ -20,8 +20,9 @@ export type JSONObject = { [key: string]: JSONValue };
 
 /**
  * A DecodeErrorKind says why a decoder refused its input. missingField,
- * invalidEnum, unknownVariant and unknownFact are the refusals Go reports with
- * ErrMissingField, ErrInvalidEnum, ErrUnknownVariant and ErrUnknownFact;
+ * invalidEnum, unknownVariant, unknownFact and unknownVersion are the refusals
+ * Go reports with ErrMissingField, ErrInvalidEnum, ErrUnknownVariant,
+ * ErrUnknownFact and ErrUnknownVersion;
  * wrongType is a JSON value of the wrong type, and invalidValue one of the
  * right type that Go refuses too (a malformed UUID, an integer out of range,
  * another variant's tag) or that a number cannot hold exactly (an integer
@@ -33,7 +34,8 @@ export type DecodeErrorKind =
   | "invalidEnum"
   | "invalidValue"
   | "unknownVariant"
-  | "unknownFact";
+  | "unknownFact"
+  | "unknownVersion";
 
 /** A DecodeError is a refusal by a decoder, at the JSON path of the refused value, such as $.job.status. */
 export class DecodeError extends Error {
@@ -1986,8 +1988,10 @@ export type FactEnvelope =
 
 /**
  * decodeFact reads an envelope written by Go's EncodeFact with this or an
- * earlier spec. A type or version this spec does not decode is a DecodeError of
- * kind unknownFact.
+ * earlier spec. Data that is absent or null is a DecodeError of kind
+ * missingField, a type this spec does not decode one of kind unknownFact, and a
+ * known type at a version it does not decode (newer, or retired) one of kind
+ * unknownVersion.
  */
 export function decodeFact(json: unknown, path = "$"): FactEnvelope {
   const o = _obj(json, path, "FactEnvelope");
@@ -2011,7 +2015,7 @@ export function decodeFact(json: unknown, path = "$"): FactEnvelope {
         break;
     }
   }
-  if (data === undefined) throw _missing(path, "FactEnvelope", "data");
+  if (data === undefined || data === null) throw _missing(path, "FactEnvelope", "data");
   const at = path + ".data";
   switch (type) {
     case "job/registered":
@@ -2019,7 +2023,7 @@ export function decodeFact(json: unknown, path = "$"): FactEnvelope {
         case 1:
           return { type: "job/registered", v: 1, data: decodeJobRegistered(data, at) };
       }
-      break;
+      throw new DecodeError("unknownVersion", path + ".v", `job/registered v${v} is not decoded by this build`);
     case "job/settled":
       switch (v) {
         case 1:
@@ -2027,9 +2031,9 @@ export function decodeFact(json: unknown, path = "$"): FactEnvelope {
         case 2:
           return { type: "job/settled", v: 2, data: decodeJobSettled(data, at) };
       }
-      break;
+      throw new DecodeError("unknownVersion", path + ".v", `job/settled v${v} is not decoded by this build`);
   }
-  throw new DecodeError("unknownFact", path, `unknown fact ${JSON.stringify(type)} v${v}`);
+  throw new DecodeError("unknownFact", path + ".type", `unknown fact type ${JSON.stringify(type)}`);
 }
 
 /**
