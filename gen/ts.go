@@ -400,7 +400,6 @@ func (w *tsWriter) record(r *Record) {
 	w.doc("", r.Doc, article(r.Name)+" "+r.Name+" is a record.")
 	if len(wireFields(r.Fields)) == 0 {
 		w.line("// No field of %s travels in JSON.", r.Name)
-		w.line("// eslint-disable-next-line @typescript-eslint/no-empty-interface")
 	}
 	w.line("export interface %s {", r.Name)
 	w.fieldsInterface(r.Fields)

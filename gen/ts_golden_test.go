@@ -12,7 +12,8 @@ import (
 // directory's strictness flags over the TypeScript module of every valid
 // golden case, each in a directory of its own beside the modules of the
 // specs it imports, so that every construct of the spec language yields
-// TypeScript that type-checks, not only jobs.yaml. TestGolden pins the
+// TypeScript that type-checks, not only jobs.yaml, and so does the README's
+// TypeScript example against generated/ts/jobs.ts. TestGolden pins the
 // modules themselves (want/ts/). It needs `npm ci` in tools/ts; under
 // CI=true it fails without it.
 func TestTSModulesCompile(t *testing.T) {
@@ -51,6 +52,29 @@ func TestTSModulesCompile(t *testing.T) {
 	if n < 2 {
 		t.Fatalf("only %d valid cases", n)
 	}
+	// The README's TypeScript consumer, against the committed module.
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, example, ok := strings.Cut(string(readme), "```ts\n")
+	example, _, ok2 := strings.Cut(example, "```")
+	if !ok || !ok2 {
+		t.Fatal("README.md has no ```ts example")
+	}
+	module, err := os.ReadFile("../generated/ts/jobs.ts")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stubs := `import type { Channel, JobSnapshot, JobStatus } from "./jobs.js";
+declare function showJob(job: JobSnapshot): void;
+declare function appendOutput(channel: Channel | "", text: string): void;
+declare function markGap(): void;
+declare function showResult(status: JobStatus): void;
+declare const console: { error(message: string): void };
+`
+	writeFile(t, filepath.Join(out, "readme", "jobs.ts"), module)
+	writeFile(t, filepath.Join(out, "readme", "example.ts"), []byte(stubs+strings.ReplaceAll(example, "./generated/jobs.js", "./jobs.js")))
 	tsconfig, err := os.ReadFile("../tools/ts/tsconfig.json")
 	if err != nil {
 		t.Fatal(err)

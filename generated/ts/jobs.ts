@@ -561,7 +561,6 @@ export function encodeAppendOptions(value: AppendOptions): JSONObject {
  * and how to learn its outcome.
  */
 // No field of Hooks travels in JSON.
-// eslint-disable-next-line @typescript-eslint/no-empty-interface
 export interface Hooks {
 }
 
