@@ -217,6 +217,16 @@ func hasUnsafeInteger(doc []byte) bool {
 	return walk(tree)
 }
 
+// sameJSON reports whether two documents hold the same JSON value, whatever
+// their key order and escaping.
+func sameJSON(a, b []byte) bool {
+	var x, y any
+	da, db := json.NewDecoder(bytes.NewReader(a)), json.NewDecoder(bytes.NewReader(b))
+	da.UseNumber()
+	db.UseNumber()
+	return da.Decode(&x) == nil && db.Decode(&y) == nil && reflect.DeepEqual(x, y)
+}
+
 // A tsAnswer is what the harness says about one document.
 type tsAnswer struct {
 	OK   bool            `json:"ok"`
@@ -227,8 +237,9 @@ type tsAnswer struct {
 }
 
 type tsRequest struct {
-	Type string          `json:"type"`
-	Doc  json.RawMessage `json:"doc"`
+	Type   string          `json:"type"`
+	Doc    json.RawMessage `json:"doc,omitempty"`
+	Encode json.RawMessage `json:"encode,omitempty"`
 }
 
 // harness compiles tools/ts/harness.ts with generated/ts into a temporary
@@ -356,6 +367,7 @@ func TestTypeScriptEqualsGo(t *testing.T) {
 	t.Run("damaged documents are refused alike", func(t *testing.T) { damagedDocuments(t, send) })
 	t.Run("bad documents are refused alike", func(t *testing.T) { badDocuments(t, send) })
 	t.Run("odd but valid documents are read alike", func(t *testing.T) { oddDocuments(t, send) })
+	t.Run("encoders write what Go writes and refuse what Go would not read", func(t *testing.T) { encoders(t, send) })
 }
 
 func roundTripThroughTS(t *testing.T, send func([]tsRequest) []tsAnswer) {
@@ -374,7 +386,7 @@ func roundTripThroughTS(t *testing.T, send func([]tsRequest) []tsAnswer) {
 				t.Fatalf("%s: Go cannot encode %#v: %v", c.name, v, err)
 			}
 			cases = append(cases, sent{c, v, doc})
-			reqs = append(reqs, tsRequest{c.name, doc})
+			reqs = append(reqs, tsRequest{Type: c.name, Doc: doc})
 		}
 	}
 	answers := send(reqs)
@@ -405,9 +417,13 @@ func roundTripThroughTS(t *testing.T, send func([]tsRequest) []tsAnswer) {
 			t.Errorf("%s: the round trip through TypeScript changed the value\n Go wrote %s\n TS wrote %s\n got %#v\nwant %#v", c.codec.name, c.doc, a.Out, got, want)
 			continue
 		}
+		if !sameJSON(c.doc, a.Out) {
+			t.Errorf("%s: TypeScript writes the value otherwise than Go\n Go wrote %s\n TS wrote %s", c.codec.name, c.doc, a.Out)
+			continue
+		}
 		roundTrips++
 	}
-	t.Logf("%d values round-tripped through TypeScript, %d with unsafe integers refused as designed", roundTrips, refusals)
+	t.Logf("%d values round-tripped through TypeScript and were written as Go writes them, %d with unsafe integers refused as designed", roundTrips, refusals)
 	if roundTrips == 0 {
 		t.Fatal("nothing round-tripped")
 	}
@@ -530,7 +546,7 @@ func damagedDocuments(t *testing.T, send func([]tsRequest) []tsAnswer) {
 		for i := range 2 * rtChecks() {
 			doc := g.Example(i)
 			cases = append(cases, sent{c, doc})
-			reqs = append(reqs, tsRequest{c.name, doc})
+			reqs = append(reqs, tsRequest{Type: c.name, Doc: doc})
 		}
 	}
 	answers := send(reqs)
@@ -624,7 +640,7 @@ func badDocuments(t *testing.T, send func([]tsRequest) []tsAnswer) {
 	}
 	var reqs []tsRequest
 	for _, b := range bad {
-		reqs = append(reqs, tsRequest{b.typ, json.RawMessage(b.doc)})
+		reqs = append(reqs, tsRequest{Type: b.typ, Doc: json.RawMessage(b.doc)})
 	}
 	answers := send(reqs)
 	for i, b := range bad {
@@ -648,7 +664,7 @@ func badDocuments(t *testing.T, send func([]tsRequest) []tsAnswer) {
 		`{"frame":"output","next":-9007199254740993}`,
 		`{"frame":"output","next":9223372036854775807}`,
 	} {
-		a := send([]tsRequest{{"OutputFrame", json.RawMessage(doc)}})[0]
+		a := send([]tsRequest{{Type: "OutputFrame", Doc: json.RawMessage(doc)}})[0]
 		if _, err := codecNamed(t, "OutputFrame").decode([]byte(doc)); err != nil {
 			t.Errorf("Go refuses %s: %v", doc, err)
 		}
@@ -687,7 +703,7 @@ func oddDocuments(t *testing.T, send func([]tsRequest) []tsAnswer) {
 	}
 	var reqs []tsRequest
 	for _, o := range odd {
-		reqs = append(reqs, tsRequest{o.typ, json.RawMessage(o.doc)})
+		reqs = append(reqs, tsRequest{Type: o.typ, Doc: json.RawMessage(o.doc)})
 	}
 	answers := send(reqs)
 	for i, o := range odd {
@@ -705,6 +721,58 @@ func oddDocuments(t *testing.T, send func([]tsRequest) []tsAnswer) {
 		got, err := c.decode(a.Out)
 		if err != nil || !reflect.DeepEqual(emptyToNil(got), emptyToNil(want)) {
 			t.Errorf("%s: TypeScript read %s as %s\n got %#v (%v)\nwant %#v", o.why, o.doc, a.Out, got, err, want)
+		}
+	}
+}
+
+// encoders is a table of TypeScript values, as a caller builds them: the
+// encoder must write what Go writes for the same value, or refuse one Go
+// would not read back, with the kind and field given.
+func encoders(t *testing.T, send func([]tsRequest) []tsAnswer) {
+	rows := []struct {
+		why, typ, value string
+		goValue         any    // for a value that encodes: Go's value of it
+		kind, field     string // for a refusal
+	}{
+		{"optional fields at their zero value are left out", "RecordChunk", `{"offset":0,"at":0,"text":"","channel":undefined,"gapBefore":false}`,
+			jobs.RecordChunk{}, "", ""},
+		{"optional fields that are set are written", "RecordChunk", `{"offset":7,"at":8,"text":"x","channel":"stderr","gapBefore":true}`,
+			jobs.RecordChunk{Offset: 7, At: 8, Text: "x", Channel: jobs.ChannelStderr, GapBefore: true}, "", ""},
+		{"a variant writes its tag", "FollowFrame", `{"frame":"output","chunks":[],"next":3}`,
+			jobs.OutputFrame{Chunks: []jobs.RecordChunk{}, Next: 3}, "", ""},
+		{"a boolean tag", "JobStart", `{"record":false,"kind":"k","label":"l"}`,
+			jobs.PlainJobStart{JobStartCommon: jobs.JobStartCommon{Kind: "k", Label: "l"}}, "", ""},
+		{"a UUID in another form is written canonical", "JobSnapshot", strings.Replace(snapshot, "6ba7b810-9dad-11d1-80b4-00c04fd430c8", "{6BA7B810-9DAD-11D1-80B4-00C04FD430C8}", 1),
+			jobs.JobSnapshot{ID: jobs.JobID{0x6b, 0xa7, 0xb8, 0x10, 0x9d, 0xad, 0x11, 0xd1, 0x80, 0xb4, 0x00, 0xc0, 0x4f, 0xd4, 0x30, 0xc8}, Name: "bash-1", Kind: "bash", Label: "ls", Ordinal: 1, Record: true, Status: jobs.JobStatusRunning, StartedAt: 1700000000000}, "", ""},
+		{"an integer beyond ±(2^53-1)", "OutputFrame", `{"frame":"output","chunks":[],"next":9007199254740992}`, nil, "invalidValue", "OutputFrame.next"},
+		{"a fraction for an integer", "RecordChunk", `{"offset":1.5,"at":0,"text":""}`, nil, "invalidValue", "RecordChunk.offset"},
+		{"a value outside an enum", "JobOutcome", `{"status":"paused"}`, nil, "invalidEnum", "JobOutcome.status"},
+		{"a malformed UUID", "JobSnapshot", strings.Replace(snapshot, "6ba7b810-9dad", "6ba7b810x9dad", 1), nil, "invalidValue", "JobSnapshot.id"},
+		{"an unknown variant", "FollowFrame", `{"frame":"paused"}`, nil, "unknownVariant", "FollowFrame.frame"},
+		{"an unknown fact", "FactEnvelope", `{"type":"job/paused","v":1,"data":{}}`, nil, "unknownFact", "FactEnvelope"},
+	}
+	var reqs []tsRequest
+	for _, r := range rows {
+		// undefined is how a caller leaves an optional field unset; JSON
+		// cannot carry it, so the harness gets the property without it.
+		v := strings.ReplaceAll(r.value, `,"channel":undefined`, "")
+		reqs = append(reqs, tsRequest{Type: r.typ, Encode: json.RawMessage(v)})
+	}
+	answers := send(reqs)
+	for i, r := range rows {
+		a := answers[i]
+		if r.kind != "" {
+			if a.OK || a.Kind != r.kind || a.Path != r.field {
+				t.Errorf("%s: encode%s(%s) answered %+v, want a refusal %s at %s", r.why, r.typ, r.value, a, r.kind, r.field)
+			}
+			continue
+		}
+		want, err := json.Marshal(r.goValue)
+		if err != nil {
+			t.Fatalf("%s: Go cannot encode %#v: %v", r.why, r.goValue, err)
+		}
+		if !a.OK || !sameJSON(want, a.Out) {
+			t.Errorf("%s: encode%s(%s) wrote %s (%s), Go writes %s", r.why, r.typ, r.value, a.Out, a.Msg, want)
 		}
 	}
 }

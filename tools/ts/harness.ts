@@ -3,8 +3,9 @@
 // doc with the generated decodeX of the module and, when that succeeds,
 // encodes the result with encodeX, writing one answer a line:
 // {"ok": true, "out": <JSON>} or {"ok": false, "kind": ..., "path": ...}.
-// FactEnvelope is decodeFact and encodeFact. It knows no type by name: any
-// module jobgen writes works.
+// FactEnvelope is decodeFact and encodeFact. A request with "encode" instead
+// of "doc" only encodes that value, answering an EncodeError as a refusal.
+// It knows no type by name: any module jobgen writes works.
 import * as mod from "../../generated/ts/jobs.js";
 import { readFileSync } from "node:fs";
 
@@ -25,18 +26,24 @@ for (const [name, fn] of Object.entries(exports)) {
 const answers: string[] = [];
 for (const line of readFileSync(0, "utf8").split("\n")) {
   if (line === "") continue;
-  const req = JSON.parse(line) as { type: string; doc: unknown };
+  const req = JSON.parse(line) as { type: string; doc?: unknown; encode?: unknown };
   const codec = codecs.get(req.type);
   if (codec === undefined) {
     answers.push(JSON.stringify({ ok: false, kind: "noCodec", msg: "no decode" + req.type }));
     continue;
   }
   try {
+    if (req.encode !== undefined) {
+      answers.push(JSON.stringify({ ok: true, out: codec.encode(req.encode as never) }));
+      continue;
+    }
     const value = codec.decode(req.doc);
     answers.push(JSON.stringify({ ok: true, out: codec.encode(value as never) }));
   } catch (e) {
     if (e instanceof mod.DecodeError) {
       answers.push(JSON.stringify({ ok: false, kind: e.kind, path: e.path, msg: e.message }));
+    } else if (e instanceof mod.EncodeError) {
+      answers.push(JSON.stringify({ ok: false, kind: e.kind, path: e.field, msg: e.message }));
     } else {
       answers.push(JSON.stringify({ ok: false, kind: "crash", msg: String(e) }));
     }
