@@ -19,10 +19,15 @@ TS_OUT ?= generated/ts
 # The released spec that breaking compares with; see spec/README.md, "Releasing".
 BASELINE ?= spec/baseline/jobs.yaml
 
-.PHONY: demo generate verify check breaking test race vet proptest mutants fuzz bench scoreboard lint ts-deps ts-check ts-bench ci pg-up pg-down pg-test
+.PHONY: demo demo-web demo-subagents generate verify check breaking test race vet proptest mutants fuzz bench scoreboard lint ts-deps ts-check ts-bench ci pg-up pg-down pg-test
 
 demo: ## see the runtime work: three shell jobs, a live follow, a kill, intervals from the journal
 	$(GO) run ./examples/shelljobs
+
+demo-web: ## serve the live jobs page for a demo session on 127.0.0.1:8080 (ADDR=host:port to change)
+	$(GO) run ./examples/jobsweb -addr $(or $(ADDR),127.0.0.1:8080)
+demo-subagents: ## see continuable subagents: a child reports, the process restarts, a follow-up resumes it cold
+	$(GO) run ./examples/subagents
 
 generate: ## regenerate generated/ (Go and TypeScript), the reference and the schema from spec/*.yaml
 	$(GO) run ./cmd/jobgen generate --docs $(DOCS_OUT) --schema $(SCHEMA_OUT) --ts $(TS_OUT)
@@ -45,6 +50,13 @@ race: ## the tests again under the race detector
 vet:
 	$(GO) vet ./...
 
+.PHONY: cross
+cross: ## the whole module builds for Windows and macOS (procjob's process groups differ per platform)
+	GOOS=windows GOARCH=amd64 $(GO) build ./...
+	GOOS=darwin GOARCH=arm64 $(GO) build ./...
+# CI builds for both too (a rule without a recipe adds to ci's prerequisites).
+ci: cross
+
 lint: vet
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
 
@@ -54,9 +66,12 @@ proptest: ## long property runs
 mutants: ## apply each deliberate bug in proptest/mutants/ to a scratch copy; fail unless the properties catch all
 	GO=$(GO) MUTANT_CHECKS=$(MUTANT_CHECKS) proptest/mutants/run.sh
 
-fuzz: ## coverage-guided fuzzing of the spec loader and of journal recovery, FUZZTIME each
-	$(GO) test ./gen -run '^$$' -fuzz FuzzLoad -fuzztime $(FUZZTIME) -fuzzminimizetime 10s
+fuzz: ## coverage-guided fuzzing of the spec loader (plain and alias-heavy), journal recovery and fact decoding, FUZZTIME each
+	$(GO) test ./gen -run '^$$' -fuzz '^FuzzLoad$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 10s
+	$(GO) test ./gen -run '^$$' -fuzz '^FuzzLoadAliases$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 10s
 	$(GO) test ./journal -run '^$$' -fuzz FuzzRecover -fuzztime $(FUZZTIME) -fuzzminimizetime 10s
+	$(GO) test ./spec -run '^$$' -fuzz FuzzDecodeFact -fuzztime $(FUZZTIME) -fuzzminimizetime 10s
+	$(GO) test ./codec -run '^$$' -fuzz FuzzCheckKeys -fuzztime $(FUZZTIME) -fuzzminimizetime 10s
 
 # TypeScript checks need Node.js; `make ts-deps` installs the pinned compiler.
 TSC ?= tools/ts/node_modules/.bin/tsc

@@ -14,6 +14,10 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
 )
 
 // The range of generated code this runtime supports. jobgen writes the
@@ -54,6 +58,12 @@ var (
 	ErrInvalidEnum = errors.New("invalid enum value")
 	// ErrUnknownVariant reports a union discriminator value this build does not know.
 	ErrUnknownVariant = errors.New("unknown union variant")
+	// ErrAmbiguousKey reports a JSON object with a key twice, or with a key
+	// that differs only in case from a field's name, which encoding/json
+	// would silently read as that field.
+	ErrAmbiguousKey = errors.New("ambiguous object key")
+	// ErrInvalidID reports an identifier that is not in its canonical form.
+	ErrInvalidID = errors.New("invalid identifier")
 )
 
 // A subError is a sentinel that is also another, more general one.
@@ -85,6 +95,9 @@ func DecodeEnvelope(data []byte) (Envelope, error) {
 	if err := json.Unmarshal(data, &env); err != nil {
 		return Envelope{}, err
 	}
+	if err := CheckKeys("envelope", data, "type", "v", "data"); err != nil {
+		return Envelope{}, err
+	}
 	if env.Data == nil || bytes.Equal(env.Data, []byte("null")) {
 		return Envelope{}, MissingField("envelope", "data")
 	}
@@ -102,4 +115,183 @@ func AppendEnvelope(out []byte, typ string, v int, data []byte) []byte {
 	out = append(out, `,"data":`...)
 	out = append(out, data...)
 	return append(out, '}')
+}
+
+// CheckKeys checks the keys of data, a JSON object that encoding/json has
+// already decoded into typ, a struct whose JSON names are fields: it refuses
+// a key that appears twice (encoding/json keeps the last) and one that
+// differs from a field's name only in case (encoding/json reads it as the
+// field), with errors wrapping ErrAmbiguousKey. Other keys are allowed:
+// decoders ignore them, so history written with a removed field still reads.
+// data that is not an object (null) has no keys to check.
+func CheckKeys(typ string, data []byte, fields ...string) error {
+	s := scanner{data: data}
+	s.space()
+	if !s.consume('{') {
+		return nil
+	}
+	// A few keys are compared in a slice; a hostile object with many keys
+	// moves to a map, so checking stays linear. Keys without escapes are
+	// compared in place, without a copy.
+	var seen [][]byte
+	var many map[string]bool
+	for {
+		s.space()
+		if s.consume('}') || s.i >= len(s.data) {
+			return nil
+		}
+		key, ok := s.key()
+		if !ok {
+			return fmt.Errorf("%s: malformed object key at offset %d: %w", typ, s.i, ErrAmbiguousKey)
+		}
+		dup := many[string(key)]
+		for _, k := range seen {
+			dup = dup || bytes.Equal(k, key)
+		}
+		if dup {
+			return fmt.Errorf("%s: key %q appears twice: %w", typ, key, ErrAmbiguousKey)
+		}
+		switch {
+		case many != nil:
+			many[string(key)] = true
+		case len(seen) < 16:
+			seen = append(seen, key)
+		default:
+			many = map[string]bool{string(key): true}
+			for _, k := range seen {
+				many[string(k)] = true
+			}
+			seen = nil
+		}
+		if !isField(key, fields) {
+			for _, f := range fields {
+				if strings.EqualFold(string(key), f) {
+					return fmt.Errorf("%s: key %q differs from field %q only in case: %w", typ, key, f, ErrAmbiguousKey)
+				}
+			}
+		}
+		s.space()
+		s.consume(':')
+		s.skipValue()
+		s.space()
+		s.consume(',')
+	}
+}
+
+func isField(key []byte, fields []string) bool {
+	for _, f := range fields {
+		if string(key) == f {
+			return true
+		}
+	}
+	return false
+}
+
+// A scanner walks JSON that encoding/json has already accepted, so it need
+// not report syntax errors: it only finds where values end. On other input
+// it stops at the end without a panic, and what it reports means nothing.
+type scanner struct {
+	data []byte
+	i    int
+}
+
+func (s *scanner) space() {
+	for s.i < len(s.data) && (s.data[s.i] == ' ' || s.data[s.i] == '\t' || s.data[s.i] == '\n' || s.data[s.i] == '\r') {
+		s.i++
+	}
+}
+
+func (s *scanner) consume(c byte) bool {
+	if s.i < len(s.data) && s.data[s.i] == c {
+		s.i++
+		return true
+	}
+	return false
+}
+
+// key reads a string and returns it unescaped, as encoding/json reads it.
+func (s *scanner) key() ([]byte, bool) {
+	start := s.i
+	s.skipString()
+	raw := s.data[start:s.i]
+	if len(raw) >= 2 && bytes.IndexByte(raw, '\\') < 0 && utf8.Valid(raw) {
+		return raw[1 : len(raw)-1], true
+	}
+	var k string
+	if json.Unmarshal(raw, &k) != nil {
+		return nil, false
+	}
+	return []byte(k), true
+}
+
+func (s *scanner) skipString() {
+	s.i++ // the opening quote
+	for s.i < len(s.data) {
+		switch s.data[s.i] {
+		case '\\':
+			s.i += 2
+			continue
+		case '"':
+			s.i++
+			return
+		}
+		s.i++
+	}
+	s.i = len(s.data) // unterminated, or an escape at the very end
+}
+
+// skipValue moves past one value, nested objects and arrays included.
+func (s *scanner) skipValue() {
+	depth := 0
+	for s.i < len(s.data) {
+		switch c := s.data[s.i]; c {
+		case '"':
+			s.skipString()
+			if depth == 0 {
+				return
+			}
+			continue
+		case '{', '[':
+			depth++
+		case '}', ']':
+			if depth == 0 {
+				return // the end of the enclosing object
+			}
+			depth--
+			if depth == 0 {
+				s.i++
+				return
+			}
+		case ',':
+			if depth == 0 {
+				return
+			}
+		}
+		s.i++
+	}
+}
+
+// ParseUUID parses a UUID in its canonical form only: 36 characters,
+// lower-case hexadecimal in groups of 8-4-4-4-12, as uuid.UUID.String writes
+// it, and not the nil UUID, which no uuid.New ever returns. uuid.Parse also
+// reads upper case, braces, a urn:uuid: prefix and 32 digits without hyphens,
+// so one identifier could be written several ways.
+func ParseUUID(text []byte) (uuid.UUID, error) {
+	if len(text) != 36 {
+		return uuid.UUID{}, fmt.Errorf("not a UUID in canonical form (8-4-4-4-12 lower-case hex digits): %w", ErrInvalidID)
+	}
+	for i, c := range text {
+		hyphen := i == 8 || i == 13 || i == 18 || i == 23
+		if hyphen != (c == '-') || (!hyphen && !('0' <= c && c <= '9' || 'a' <= c && c <= 'f')) {
+			return uuid.UUID{}, fmt.Errorf("not a UUID in canonical form (8-4-4-4-12 lower-case hex digits): %w", ErrInvalidID)
+		}
+	}
+	u, err := uuid.ParseBytes(text)
+	if err != nil {
+		return uuid.UUID{}, fmt.Errorf("%w: %w", ErrInvalidID, err)
+	}
+	if u == uuid.Nil {
+		return uuid.UUID{}, fmt.Errorf("the nil UUID: %w", ErrInvalidID)
+	}
+	return u, nil
 }

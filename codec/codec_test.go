@@ -1,7 +1,11 @@
 package codec
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -34,4 +38,82 @@ func TestEnvelopeWithoutDataIsRefused(t *testing.T) {
 			t.Errorf("DecodeEnvelope(%s): err = %v, want ErrMissingField", in, err)
 		}
 	}
+}
+
+func TestCheckKeysRefusesOnlyAmbiguousKeys(t *testing.T) {
+	many := `{`
+	for i := range 40 {
+		many += `"k` + string(rune('a'+i%26)) + string(rune('a'+i/26)) + `":1,`
+	}
+	cases := []struct {
+		name, in  string
+		ambiguous bool
+	}{
+		{"exact keys", `{"jobId":"x","at":1}`, false},
+		{"unknown keys are ignored", `{"jobId":"x","legacy":{"jobId":1,"JOBID":2}}`, false},
+		{"nested duplicates belong to the nested object", `{"jobId":{"a":1,"a":2}}`, false},
+		{"null", `null`, false},
+		{"case-folded key", `{"JobId":"x"}`, true},
+		{"case-folded by Unicode folding", "{\"\u212at\":1}", true}, // KELVIN SIGN folds to k
+		{"escaped spelling of a key is that key", `{"job\u0049d":"x","at":1}`, false},
+		{"escaped duplicate", `{"at":1,"\u0061t":2}`, true},
+		{"duplicate after strings with quotes and brackets", `{"jobId":"a\"}{,","jobId":"b"}`, true},
+		{"duplicate among many keys", many + `"kzz":1,"kab":2}`, true},
+		{"many distinct keys", many + `"kzz":1}`, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			err := CheckKeys("T", []byte(c.in), "jobId", "at", "kt")
+			if got := errors.Is(err, ErrAmbiguousKey); got != c.ambiguous {
+				t.Errorf("CheckKeys(%s) = %v, want ambiguous %v", c.in, err, c.ambiguous)
+			}
+		})
+	}
+}
+
+// FuzzCheckKeys: CheckKeys is exported and may be handed anything; it must
+// return whatever it is handed, and on valid JSON it must agree with a slow
+// reference built on encoding/json's own tokenizer.
+func FuzzCheckKeys(f *testing.F) {
+	for _, seed := range []string{`{"a":1,"A":2}`, `{"a":"\"","b":[{"a":1}]}`, `{"a\`, `{"\u00`, `[`, `{"a":{`, `"`, `{"\u0061":1,"a":2}`, `{"c":1,"c":[]}`} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		got := errors.Is(CheckKeys("T", data, "a", "b"), ErrAmbiguousKey)
+		if !json.Valid(data) {
+			return
+		}
+		if want := ambiguousByTokens(data, "a", "b"); got != want {
+			t.Fatalf("CheckKeys(%s) ambiguous = %v, the reference says %v", data, got, want)
+		}
+	})
+}
+
+// ambiguousByTokens is CheckKeys the slow way, for valid JSON.
+func ambiguousByTokens(data []byte, fields ...string) bool {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return false
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		tok, _ := dec.Token()
+		key := tok.(string)
+		if seen[key] {
+			return true
+		}
+		seen[key] = true
+		if !slices.Contains(fields, key) {
+			for _, f := range fields {
+				if strings.EqualFold(key, f) {
+					return true
+				}
+			}
+		}
+		var skip json.RawMessage
+		if dec.Decode(&skip) != nil {
+			return false
+		}
+	}
+	return false
 }

@@ -39,9 +39,9 @@ type Backend interface {
 	// Marker is how the target's files open and end; see Marker.
 	Marker() Marker
 	// Check reports what this target cannot generate from a valid spec.
-	Check(s *Spec) ErrorList
+	Check(r *Resolved) ErrorList
 	// Files renders a spec that Validate and Check accept.
-	Files(s *Spec, origin Origin) ([]File, error)
+	Files(r *Resolved, origin Origin) ([]File, error)
 }
 
 // A Marker tells a backend's files from every other file: a file is the

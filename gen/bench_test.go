@@ -10,13 +10,13 @@ import (
 // the records and enums they use, for measuring how generation scales.
 func syntheticSpec(n int) []byte {
 	var b strings.Builder
-	b.WriteString("jobgen: 1\npackage: {name: synth}\nids:\n  ThingId: {kind: uuid}\n  OwnerId: {kind: string}\n")
+	b.WriteString("jobgen: 1\npackage: {name: synth}\nids:\n  ThingID: {kind: uuid}\n  OwnerID: {kind: string}\n")
 	b.WriteString("enums:\n  State:\n    values: {a: {}, b: {}, c: {}}\n")
 	b.WriteString("records:\n  Detail:\n    fields: {note: string, size: {type: int64, optional: true}}\n")
 	b.WriteString("facts:\n")
 	for i := 0; i < n; i++ {
 		fmt.Fprintf(&b, "  thing/event%d:\n    doc: A thing/event%d fact is synthetic.\n    versions:\n      v1:\n        fields:\n", i, i)
-		b.WriteString("          thingId: ThingId\n          at: int64\n          owner: {type: OwnerId, optional: true}\n")
+		b.WriteString("          thingId: ThingID\n          at: int64\n          owner: {type: OwnerID, optional: true}\n")
 		b.WriteString("          state: State\n          detail: Detail\n          tags: \"[]string\"\n")
 	}
 	return []byte(b.String())
@@ -55,7 +55,7 @@ func BenchmarkGenerateAndWrite(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		tree, err := Render([]Target{{GoBackend{}, dir}}, []*Spec{spec})
+		tree, err := Render([]Target{{GoBackend{}, dir}}, []*Resolved{spec})
 		if err != nil {
 			b.Fatal(err)
 		}

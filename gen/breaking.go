@@ -55,6 +55,7 @@ const (
 	RuleFieldJSONNameChanged    = "FIELD_JSON_NAME_CHANGED"
 	RuleFieldTypeChanged        = "FIELD_TYPE_CHANGED"
 	RuleFieldMadeRequired       = "FIELD_MADE_REQUIRED"
+	RuleFieldMadeTerminal       = "FIELD_MADE_TERMINAL"
 	RuleRequiredFieldAdded      = "REQUIRED_FIELD_ADDED"
 	RuleEnumValueDeleted        = "ENUM_VALUE_DELETED"
 	RuleIDKindChanged           = "ID_KIND_CHANGED"
@@ -79,6 +80,7 @@ func Rules() []Rule {
 		{RuleFieldJSONNameChanged, "durable, wire", "a field's JSON name changed"},
 		{RuleFieldTypeChanged, "durable, wire", "a field's type changed in a way old JSON does not decode into (widening int32 → int64, T → *T, an enum or id → string are fine)"},
 		{RuleFieldMadeRequired, "durable, wire", "an optional field became required (lists and maps excepted: they are never missing)"},
+		{RuleFieldMadeTerminal, "durable, wire", "a field became terminal: true, so a value that is not a terminal state no longer decodes"},
 		{RuleRequiredFieldAdded, "durable, wire", "a required field was added to an existing record, variant or fact version"},
 		{RuleEnumValueDeleted, "durable, wire", "an enum value was deleted or renamed"},
 		{RuleIDKindChanged, "goapi; durable, wire for string → uuid", "an id changed kind; old string ids need not parse as UUIDs"},
@@ -419,6 +421,9 @@ func (c *comparer) fields(old, new []placedField, cats []Category, isReserved fu
 		}
 		if of.Optional && !nf.Optional && !nf.Type.Collection() {
 			c.add(RuleFieldMadeRequired, path, nf.Pos, cats, "field %s became required; JSON written without it no longer decodes", nf.JSON)
+		}
+		if nf.Terminal && !of.Terminal {
+			c.add(RuleFieldMadeTerminal, path, nf.TerminalPos, cats, "field %s became terminal: true; JSON written with a state that is not terminal no longer decodes", nf.JSON)
 		}
 	}
 	for _, nf := range new {

@@ -1,6 +1,7 @@
 package gen
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -70,10 +71,7 @@ func TestGeneratedCodeRefusesARuntimeThatDropsItsVersion(t *testing.T) {
 	if err != nil {
 		t.Skip("no go command")
 	}
-	runtime, err := os.ReadFile("../codec/codec.go")
-	if err != nil {
-		t.Fatal(err)
-	}
+	runtime, sum := mustRead(t, "../codec/codec.go"), mustRead(t, "../go.sum")
 	files, err := Generate("testdata/cases/minimal/spec.yaml", mustRead(t, "testdata/cases/minimal/spec.yaml"))
 	if err != nil {
 		t.Fatal(err)
@@ -87,7 +85,8 @@ func TestGeneratedCodeRefusesARuntimeThatDropsItsVersion(t *testing.T) {
 				t.Fatalf("codec.go has no %q to change", c.from)
 			}
 			scratch := t.TempDir()
-			writeFile(t, filepath.Join(scratch, "codec", "go.mod"), []byte("module github.com/jobgen/jobgen\n\ngo 1.25\n"))
+			writeFile(t, filepath.Join(scratch, "codec", "go.mod"), []byte("module github.com/jobgen/jobgen\n\ngo 1.25\n\nrequire github.com/google/uuid v1.6.0\n"))
+			writeFile(t, filepath.Join(scratch, "go.sum"), sum)
 			writeFile(t, filepath.Join(scratch, "codec", "codec", "codec.go"), []byte(strings.Replace(string(runtime), c.from, c.to, 1)))
 			writeFile(t, filepath.Join(scratch, "go.mod"), []byte("module guard\n\ngo 1.25\n\nrequire github.com/jobgen/jobgen v0.0.0\n\nreplace github.com/jobgen/jobgen => ./codec\n"))
 			for _, f := range files {
@@ -114,4 +113,56 @@ func mustRead(t *testing.T, name string) []byte {
 		t.Fatal(err)
 	}
 	return data
+}
+
+// TestEmitTakesOnlyAValidatedSpec: the backends take a Resolved, which only
+// Validate makes, so emitting a spec that was loaded but never validated does
+// not compile, and the zero Resolved is refused at run time.
+func TestEmitTakesOnlyAValidatedSpec(t *testing.T) {
+	if _, err := Emit(&Resolved{}); !errors.Is(err, errNotResolved) {
+		t.Errorf("Emit(&Resolved{}): err = %v, want errNotResolved", err)
+	}
+	if _, err := EmitSchema(nil); !errors.Is(err, errNotResolved) {
+		t.Errorf("EmitSchema(nil): err = %v, want errNotResolved", err)
+	}
+	spec, loadErrs := Load("bad.yaml", []byte("jobgen: 1\npackage: {name: p}\nrecords: {R: {fields: {a: \"[]\"}}}\n"))
+	if len(loadErrs) == 0 {
+		t.Fatal("the spec meant to fail loading loaded")
+	}
+	if r, errs := Validate(spec); r != nil {
+		t.Errorf("Validate resolved a spec Load reported problems in (its own errors: %v)", errs)
+	}
+	if testing.Short() {
+		t.Skip("the compile check runs go build")
+	}
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command")
+	}
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	scratch := t.TempDir()
+	writeFile(t, filepath.Join(scratch, "go.mod"), []byte("module emitcheck\n\ngo 1.25\n\nrequire github.com/jobgen/jobgen v0.0.0\n\nreplace github.com/jobgen/jobgen => "+root+"\n"))
+	writeFile(t, filepath.Join(scratch, "go.sum"), mustRead(t, "../go.sum"))
+	writeFile(t, filepath.Join(scratch, "main.go"), []byte(`package main
+
+import "github.com/jobgen/jobgen/gen"
+
+func main() {
+	spec, _ := gen.Load("spec.yaml", nil)
+	gen.Emit(spec)
+}
+`))
+	cmd := exec.Command(goBin, "build", "-o", os.DevNull, ".")
+	cmd.Dir = scratch
+	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off")
+	out, err := cmd.CombinedOutput()
+	if err == nil {
+		t.Fatal("gen.Emit(gen.Load(...)) compiled")
+	}
+	if !strings.Contains(string(out), "cannot use spec") {
+		t.Errorf("the build failed, but not at Emit's argument:\n%s", out)
+	}
 }

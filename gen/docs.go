@@ -19,10 +19,14 @@ func (DocsBackend) Marker() Marker {
 }
 
 // Check implements Backend: Markdown can say anything a valid spec says.
-func (DocsBackend) Check(*Spec) ErrorList { return nil }
+func (DocsBackend) Check(*Resolved) ErrorList { return nil }
 
 // Files implements Backend.
-func (DocsBackend) Files(s *Spec, o Origin) ([]File, error) {
+func (DocsBackend) Files(r *Resolved, o Origin) ([]File, error) {
+	s, err := r.model()
+	if err != nil {
+		return nil, err
+	}
 	f, err := emitDocs(s, o)
 	return []File{f}, err
 }
@@ -33,7 +37,13 @@ func (DocsBackend) Files(s *Spec, o Origin) ([]File, error) {
 // the defaults. Declarations come sorted by name and members in spec order,
 // so the output depends only on the spec. The marker names the spec as if
 // the output root were the spec's directory.
-func EmitDocs(s *Spec) (File, error) { return emitDocs(s, besideSpec(s)) }
+func EmitDocs(r *Resolved) (File, error) {
+	s, err := r.model()
+	if err != nil {
+		return File{}, err
+	}
+	return emitDocs(s, besideSpec(s))
+}
 
 func emitDocs(s *Spec, o Origin) (File, error) {
 	name := s.Package.Name + ".md"
@@ -148,7 +158,7 @@ func (d *docWriter) mdType(t *Type) string {
 			if im == nil {
 				continue
 			}
-			target = im.Imported.Package.Name + ".md" + anchor(sel)
+			target = im.Imported.Spec().Package.Name + ".md" + anchor(sel)
 		} else if d.decls[name] {
 			target = anchor(name)
 		} else {
@@ -222,7 +232,11 @@ func (d *docWriter) fieldTable(fields []*Field, withSince bool) {
 		case f.Type.Collection():
 			required = "no (absent is empty)"
 		}
-		row := []string{json, "`" + f.GoName + "`", d.mdType(f.Type), required}
+		typ := d.mdType(f.Type)
+		if f.terminalOf != nil {
+			typ += ", a terminal state of " + d.mdType(&Type{Kind: TypeNamed, Name: f.terminalOf.Name})
+		}
+		row := []string{json, "`" + f.GoName + "`", typ, required}
 		if withSince {
 			since := ""
 			if f.Since > 0 {

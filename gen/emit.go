@@ -33,7 +33,8 @@ func (GoBackend) Marker() Marker {
 // Check implements Backend: the package clause must name a package Go code
 // can import. (Go's identifier rules for declarations are checked by
 // Validate, since decision 0001 makes spec names Go names.)
-func (GoBackend) Check(s *Spec) ErrorList {
+func (GoBackend) Check(r *Resolved) ErrorList {
+	s := r.Spec()
 	var errs ErrorList
 	switch s.Package.Name {
 	case "_":
@@ -45,7 +46,13 @@ func (GoBackend) Check(s *Spec) ErrorList {
 }
 
 // Files implements Backend.
-func (GoBackend) Files(s *Spec, o Origin) ([]File, error) { return emitGo(s, o) }
+func (GoBackend) Files(r *Resolved, o Origin) ([]File, error) {
+	s, err := r.model()
+	if err != nil {
+		return nil, err
+	}
+	return emitGo(s, o)
+}
 
 // A File is one generated file: its path, slash-separated and relative to the
 // output root, and its content.
@@ -68,9 +75,20 @@ const (
 // are walked in sorted order, members in spec order. The markers name the
 // spec as if the output root were the spec's directory; jobgen generate
 // uses GoBackend with the real root instead.
-func Emit(s *Spec) ([]File, error) { return emitGo(s, besideSpec(s)) }
+func Emit(r *Resolved) ([]File, error) {
+	s, err := r.model()
+	if err != nil {
+		return nil, err
+	}
+	return emitGo(s, besideSpec(s))
+}
 
 func emitGo(s *Spec, o Origin) ([]File, error) {
+	for _, im := range s.Imports {
+		if im.Spec != "" && im.Imported == nil {
+			return nil, fmt.Errorf("emit: spec %s, imported as %s, was not read; parse the spec with Parse or ParseFS", im.Spec, im.Alias)
+		}
+	}
 	e := &emitter{spec: s}
 	sections := []struct {
 		name string

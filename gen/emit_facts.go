@@ -41,6 +41,9 @@ func (e *emitter) facts(f *jen.File) {
 			}
 			name := fact.StructName(v)
 			doc := named(fact.Doc, fact.Name, fact.GoName)
+			if strings.TrimSpace(doc) == "" {
+				doc = fmt.Sprintf("%s is %s %s fact.", name, article(fact.Name), fact.Name)
+			}
 			if v.Doc != "" {
 				doc += "\n\n" + v.Doc
 			}

@@ -15,6 +15,8 @@ func (e *emitter) codec(f *jen.File) {
 		{"ErrInvalidEnum", "ErrInvalidEnum reports a value outside an enum, when encoding or decoding."},
 		{"ErrMissingField", "ErrMissingField reports JSON that lacks a required field."},
 		{"ErrUnknownVariant", "ErrUnknownVariant reports a union discriminator value this build does not know."},
+		{"ErrAmbiguousKey", "ErrAmbiguousKey reports a JSON object with a key twice, or with a key that differs from a field's name only in case."},
+		{"ErrInvalidID", "ErrInvalidID reports an identifier that is not in its canonical form."},
 	}
 	if len(e.spec.Facts) > 0 {
 		errs = append(errs,
@@ -57,9 +59,9 @@ func (e *emitter) ids(f *jen.File) {
 			jen.Return(jen.Id(id.Name).Call(jen.Qual(uuidPkg, "New").Call())),
 		)
 		f.Line()
-		f.Commentf("Parse%s parses the text form of a %s, as String writes it.", id.Name, id.Name)
+		f.Comment(docLines(fmt.Sprintf("Parse%s parses the text form of a %s, exactly as String writes it; other spellings of a UUID and the nil UUID are errors wrapping ErrInvalidID.", id.Name, id.Name), ""))
 		f.Func().Id("Parse"+id.Name).Params(jen.Id("s").String()).Params(jen.Id(id.Name), jen.Error()).Block(
-			jen.List(jen.Id("u"), jen.Err()).Op(":=").Qual(uuidPkg, "Parse").Call(jen.Id("s")),
+			jen.List(jen.Id("u"), jen.Err()).Op(":=").Qual(codecPkg, "ParseUUID").Call(jen.Index().Byte().Call(jen.Id("s"))),
 			jen.If(jen.Err().Op("!=").Nil()).Block(
 				jen.Return(jen.Id(id.Name).Values(), e.errorf(id.Name+" %q: %w", jen.Id("s"), jen.Err())),
 			),
@@ -71,7 +73,7 @@ func (e *emitter) ids(f *jen.File) {
 			jen.Return(jen.Qual(uuidPkg, "UUID").Call(jen.Id(r)).Dot("String").Call()),
 		)
 		f.Line()
-		f.Commentf("IsZero reports whether %s is the zero %s, which no job ever has.", r, id.Name)
+		f.Commentf("IsZero reports whether %s is the zero %s, which New%s never returns and decoding refuses.", r, id.Name, id.Name)
 		f.Func().Params(jen.Id(r).Id(id.Name)).Id("IsZero").Params().Bool().Block(
 			jen.Return(jen.Id(r).Op("==").Id(id.Name).Values()),
 		)
@@ -81,9 +83,9 @@ func (e *emitter) ids(f *jen.File) {
 			jen.Return(jen.Qual(uuidPkg, "UUID").Call(jen.Id(r)).Dot("MarshalText").Call()),
 		)
 		f.Line()
-		f.Commentf("UnmarshalText decodes %s from its text form.", r)
+		f.Commentf("UnmarshalText decodes %s from its text form, as Parse%s does.", r, id.Name)
 		f.Func().Params(jen.Id(r).Op("*").Id(id.Name)).Id("UnmarshalText").Params(jen.Id("text").Index().Byte()).Error().Block(
-			jen.List(jen.Id("u"), jen.Err()).Op(":=").Qual(uuidPkg, "ParseBytes").Call(jen.Id("text")),
+			jen.List(jen.Id("u"), jen.Err()).Op(":=").Qual(codecPkg, "ParseUUID").Call(jen.Id("text")),
 			jen.If(jen.Err().Op("!=").Nil()).Block(
 				jen.Return(e.errorf(id.Name+" %q: %w", jen.Id("text"), jen.Err())),
 			),
@@ -174,11 +176,27 @@ type discCheck struct {
 	goName string
 	kind   TagKind
 	tagVal string // the Go constant holding the variant's tag
+	tag    Tag
+}
+
+// mismatch is the condition that the decoded discriminator is not the
+// variant's tag. A boolean is tested as itself, as Go style (and
+// staticcheck's S1002) wants, rather than compared with a constant.
+func (d *discCheck) mismatch() *jen.Statement {
+	got := jen.Op("*").Id("wire").Dot(d.goName)
+	switch {
+	case d.kind == TagBool && d.tag.Bool:
+		return jen.Op("!").Add(got)
+	case d.kind == TagBool:
+		return got
+	}
+	return got.Op("!=").Id(d.tagVal)
 }
 
 // unmarshal emits an UnmarshalJSON that refuses input lacking a required
-// field (and, for a variant, carrying another variant's tag). Types whose
-// fields are all optional or collections need none and get none.
+// field, carrying a key twice or a key that differs from a field's only in
+// case (and, for a variant, carrying another variant's tag). Types with no
+// wire field get none.
 func (e *emitter) unmarshal(f *jen.File, typeName string, fields, common []*Field, disc *discCheck) {
 	var wire []*Field
 	for _, fd := range append(append([]*Field(nil), common...), fields...) {
@@ -187,11 +205,7 @@ func (e *emitter) unmarshal(f *jen.File, typeName string, fields, common []*Fiel
 		}
 	}
 	required := func(fd *Field) bool { return !fd.Optional && !fd.Type.Collection() }
-	need := disc != nil
-	for _, fd := range wire {
-		need = need || required(fd)
-	}
-	if !need {
+	if disc == nil && len(wire) == 0 {
 		return
 	}
 	r := recv(typeName)
@@ -206,9 +220,19 @@ func (e *emitter) unmarshal(f *jen.File, typeName string, fields, common []*Fiel
 		}
 		shadow = append(shadow, jen.Id(fd.GoName).Add(t).Tag(map[string]string{"json": fd.JSON}))
 	}
+	keys := []jen.Code{jen.Lit(e.spec.Package.Name + "." + typeName), jen.Id("data")}
+	if disc != nil {
+		keys = append(keys, jen.Lit(disc.json))
+	}
+	for _, fd := range wire {
+		keys = append(keys, jen.Lit(fd.JSON))
+	}
 	body := []jen.Code{
 		jen.Var().Id("wire").Struct(shadow...),
 		jen.If(jen.Err().Op(":=").Qual(jsonPkg, "Unmarshal").Call(jen.Id("data"), jen.Op("&").Id("wire")), jen.Err().Op("!=").Nil()).Block(
+			jen.Return(jen.Err()),
+		),
+		jen.If(jen.Err().Op(":=").Qual(codecPkg, "CheckKeys").Call(keys...), jen.Err().Op("!=").Nil()).Block(
 			jen.Return(jen.Err()),
 		),
 	}
@@ -217,7 +241,7 @@ func (e *emitter) unmarshal(f *jen.File, typeName string, fields, common []*Fiel
 			jen.If(jen.Id("wire").Dot(disc.goName).Op("==").Nil()).Block(
 				jen.Return(e.missingField(typeName, disc.json)),
 			),
-			jen.If(jen.Op("*").Id("wire").Dot(disc.goName).Op("!=").Id(disc.tagVal)).Block(
+			jen.If(disc.mismatch()).Block(
 				jen.Return(e.errorf(typeName+": "+disc.json+" is %v, want %v", jen.Op("*").Id("wire").Dot(disc.goName), jen.Id(disc.tagVal))),
 			),
 		)
@@ -230,6 +254,21 @@ func (e *emitter) unmarshal(f *jen.File, typeName string, fields, common []*Fiel
 		}
 	}
 	for _, fd := range wire {
+		if fd.terminalOf == nil {
+			continue
+		}
+		val := jen.Id("wire").Dot(fd.GoName)
+		cond := jen.Op("!").Add(val.Clone()).Dot("Terminal").Call()
+		if required(fd) {
+			val = jen.Op("*").Add(val)
+		} else {
+			cond = val.Clone().Op("!=").Lit("").Op("&&").Add(cond) // absent is allowed
+		}
+		body = append(body, jen.If(cond).Block(
+			jen.Return(e.errorf(typeName+": "+fd.JSON+" %q is not a terminal state of "+fd.terminalOf.Name+": %w", val, jen.Id("ErrInvalidEnum"))),
+		))
+	}
+	for _, fd := range wire {
 		val := jen.Id("wire").Dot(fd.GoName)
 		if required(fd) {
 			val = jen.Op("*").Add(val)
@@ -239,9 +278,9 @@ func (e *emitter) unmarshal(f *jen.File, typeName string, fields, common []*Fiel
 	body = append(body, jen.Return(jen.Nil()))
 	f.Line()
 	if disc != nil {
-		f.Commentf("UnmarshalJSON decodes %s, refusing another variant's %s or a missing required field.", r, disc.json)
+		f.Commentf("UnmarshalJSON decodes %s, refusing another variant's %s, a missing required field or an ambiguous key.", r, disc.json)
 	} else {
-		f.Commentf("UnmarshalJSON decodes %s, refusing input that lacks a required field.", r)
+		f.Commentf("UnmarshalJSON decodes %s, refusing a missing required field or an ambiguous key.", r)
 	}
 	f.Func().Params(jen.Id(r).Op("*").Id(typeName)).Id("UnmarshalJSON").Params(jen.Id("data").Index().Byte()).Error().Block(body...)
 }

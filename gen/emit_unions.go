@@ -88,7 +88,7 @@ func (e *emitter) unions(f *jen.File) {
 			f.Func().Params(jen.Id(r).Id(v.Name)).Id("MarshalJSON").Params().Params(jen.Index().Byte(), jen.Error()).Block(
 				jen.Return(jen.Qual(jsonPkg, "Marshal").Call(jen.Struct(wire...).Values(values))),
 			)
-			e.unmarshal(f, v.Name, v.Fields, u.Common, &discCheck{json: u.Discriminator, goName: discGo, kind: kind, tagVal: v.Name + "Tag"})
+			e.unmarshal(f, v.Name, v.Fields, u.Common, &discCheck{json: u.Discriminator, goName: discGo, kind: kind, tagVal: v.Name + "Tag", tag: v.Tag})
 		}
 
 		f.Line()

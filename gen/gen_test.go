@@ -52,9 +52,33 @@ func TestGoName(t *testing.T) {
 		"httpServer":     "HTTPServer",
 		"utf8Text":       "UTF8Text",
 		"producerReport": "ProducerReport",
+		"jobIds":         "JobIDs",
+		"urls":           "URLs",
+		"status":         "Status",
+		"ids":            "IDs",
 	} {
 		if got := goName(in); got != want {
 			t.Errorf("goName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestFixInitialisms: the suggestion for a spec name that staticcheck's
+// ST1003 would flag is the name it asks for; a name it accepts is kept.
+func TestFixInitialisms(t *testing.T) {
+	for in, want := range map[string]string{
+		"OrderId":    "OrderID",
+		"OrderID":    "OrderID",
+		"UrlPath":    "URLPath",
+		"JobIds":     "JobIDs",
+		"HttpServer": "HTTPServer",
+		"HTTPServer": "HTTPServer",
+		"Status":     "Status",
+		"Ids":        "IDs",
+		"Idle":       "Idle",
+	} {
+		if got := fixInitialisms(in); got != want {
+			t.Errorf("fixInitialisms(%q) = %q, want %q", in, got, want)
 		}
 	}
 }
@@ -67,7 +91,7 @@ func TestSuggestOnlyCloseNames(t *testing.T) {
 		{"dok", "doc", []string{"doc", "fields", "type"}},
 		{"feilds", "fields", []string{"doc", "fields"}},
 		{"colour", "", []string{"doc", "fields"}},
-		{"Stauts", "Status", []string{"Item", "Status", "TaskId"}},
+		{"Stauts", "Status", []string{"Item", "Status", "TaskID"}},
 		{"x", "", []string{"doc"}},
 	}
 	for _, c := range cases {
@@ -222,7 +246,38 @@ func TestSpecImportsWithoutAFileSystemStillLoad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := spec.Records[0].Fields[0].Type.String(); got != "base.OwnerID" {
+	if got := spec.Spec().Records[0].Fields[0].Type.String(); got != "base.OwnerID" {
 		t.Errorf("owner's type = %s, want base.OwnerID", got)
+	}
+	if _, err := Emit(spec); err == nil {
+		t.Error("Emit of a spec whose imports were never read succeeded; it would import a package with no path")
+	}
+}
+
+// TestSourcesNeverLeaveTheSpecDirectory (issue 15, item 21): a symbolic
+// link inside the spec's directory, to a file or a directory outside it,
+// does not let package.sources read what it points to.
+func TestSourcesNeverLeaveTheSpecDirectory(t *testing.T) {
+	root := t.TempDir()
+	outside := filepath.Join(root, "outside")
+	writeFile(t, filepath.Join(outside, "secret.go"), []byte("//go:build jobgen\n\npackage demo\n\nconst Secret = 1\n"))
+	specDir := filepath.Join(root, "spec")
+	os.MkdirAll(filepath.Join(specDir, "up"), 0o755)
+	if err := os.Symlink(filepath.Join(outside, "secret.go"), filepath.Join(specDir, "up", "secret.go")); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	os.Symlink(outside, filepath.Join(specDir, "linked"))
+	for _, pattern := range []string{"up/*.go", "linked/*.go"} {
+		spec := []byte("jobgen: 1\npackage: {name: demo, sources: [" + pattern + "]}\nenums:\n  E: {values: {a: {}}}\n")
+		file := filepath.Join(specDir, "demo.yaml")
+		writeFile(t, file, spec)
+		_, err := Parse(file, spec)
+		if err == nil {
+			t.Errorf("sources %s read a file outside the spec's directory", pattern)
+			continue
+		}
+		if want := map[string]string{"up/*.go": "up/secret.go is a link that leads outside the spec's directory", "linked/*.go": "linked/*.go matches no file"}[pattern]; !strings.Contains(err.Error(), want) {
+			t.Errorf("sources %s: %v", pattern, err)
+		}
 	}
 }

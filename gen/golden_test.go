@@ -142,7 +142,7 @@ func generateAll(dir fs.FS, file string, data []byte) ([]File, error) {
 		}
 	}
 	// The Go packages of imported specs too, so that the output compiles.
-	for _, im := range spec.Imports {
+	for _, im := range spec.Spec().Imports {
 		if im.Imported == nil {
 			continue
 		}

@@ -91,11 +91,11 @@ func readImports(s *Spec, dir fs.FS, chain []string) ErrorList {
 			errs.Add(im.SpecPos, "%s: %s is not a valid spec; see its own errors", what, rel)
 			continue
 		}
-		if imported.Package.Path == "" {
+		if imported.Spec().Package.Path == "" {
 			errs.Add(im.SpecPos, "%s: %s has no package.path, so generated code cannot import its package", what, rel)
 			continue
 		}
-		im.Imported, im.Path = imported, imported.Package.Path
+		im.Imported, im.Path = imported, imported.Spec().Package.Path
 	}
 	return errs
 }
@@ -121,7 +121,7 @@ func (v *validator) importedTypes() {
 	for _, im := range v.spec.Imports {
 		if im.Imported != nil {
 			specs[im.Alias] = im
-			other := &validator{spec: im.Imported, decls: map[string]decl{}}
+			other := &validator{spec: im.Imported.Spec(), decls: map[string]decl{}}
 			other.declare()
 			decls[im] = other.decls
 		}

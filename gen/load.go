@@ -25,15 +25,20 @@ const Language = 1
 // Parse loads and validates a spec, reading the sources it names from the
 // directory of file. It returns the model only when the whole spec is valid;
 // otherwise the error is an ErrorList of every problem found.
-func Parse(file string, data []byte) (*Spec, error) {
-	return ParseFS(os.DirFS(filepath.Dir(file)), file, data)
+func Parse(file string, data []byte) (*Resolved, error) {
+	dir, err := os.OpenRoot(filepath.Dir(file))
+	if err != nil {
+		return nil, err
+	}
+	defer dir.Close()
+	return ParseFS(sourcesFS(dir), file, data)
 }
 
 // ParseFS is Parse reading the spec's sources from dir, a file system rooted
 // at the spec's directory. With a nil dir the sources are not read and
 // upcasters are not checked against them: enough to compare two specs, not
 // to generate from one.
-func ParseFS(dir fs.FS, file string, data []byte) (*Spec, error) {
+func ParseFS(dir fs.FS, file string, data []byte) (*Resolved, error) {
 	return parseChain(dir, file, data, []string{path.Base(filepath.ToSlash(file))})
 }
 
@@ -41,20 +46,23 @@ func ParseFS(dir fs.FS, file string, data []byte) (*Spec, error) {
 // path of each spec that imports the next, relative to the first one's
 // directory, ending with this spec's own. With a nil dir imports, like
 // sources, are not read.
-func parseChain(dir fs.FS, file string, data []byte, chain []string) (*Spec, error) {
+func parseChain(dir fs.FS, file string, data []byte, chain []string) (*Resolved, error) {
 	spec, errs := Load(file, data)
-	if spec != nil && dir != nil {
+	if spec == nil {
+		return nil, errs.Err()
+	}
+	if dir != nil {
 		errs = append(errs, readSources(spec, dir)...)
 		errs = append(errs, readImports(spec, dir, chain)...)
 	}
-	if spec != nil {
-		errs = append(errs, Validate(spec)...)
-	}
+	spec.incomplete = len(errs) > 0
+	r, verrs := Validate(spec)
+	errs = append(errs, verrs...)
 	errs.RemoveMultiples()
 	if err := errs.Err(); err != nil {
 		return nil, err
 	}
-	return spec, nil
+	return r, nil
 }
 
 // Load reads a spec's structure: its YAML, its keys and the shape of each value.
@@ -62,10 +70,16 @@ func parseChain(dir fs.FS, file string, data []byte, chain []string) (*Spec, err
 // as it could build; the model is nil only when the YAML cannot be read at all.
 // Cross-references are checked by Validate.
 func Load(file string, data []byte) (*Spec, ErrorList) {
+	if errs := checkText(file, data); len(errs) > 0 {
+		return nil, errs
+	}
 	l := &loader{file: file, src: data}
 	root := l.parseYAML(data)
 	if root == nil {
 		return nil, l.errs
+	}
+	if errs := checkAliases(file, root); len(errs) > 0 {
+		return nil, append(l.errs, errs...)
 	}
 	spec := &Spec{File: file}
 	if root.Kind != yaml.MappingNode {
@@ -153,6 +167,7 @@ func Load(file string, data []byte) (*Spec, ErrorList) {
 	if e, ok := top["allow_breaking"]; ok {
 		spec.AllowBreaking = l.allowances(e.val)
 	}
+	spec.incomplete = len(l.errs) > 0
 	return spec, l.errs
 }
 
@@ -218,10 +233,13 @@ func (l *loader) yamlError(err error) {
 		}
 		if m != nil {
 			n, _ := strconv.Atoi(m[1])
-			l.errs.Add(Pos{File: l.file, Line: n, Col: 1}, "YAML syntax: %s%s", m[2], l.syntaxHint(n))
+			line, col := syntaxPos(l.src, m[2], n)
+			l.errs.Add(Pos{File: l.file, Line: line, Col: col}, "YAML syntax: %s%s", m[2], l.syntaxHint(line))
 			continue
 		}
-		l.errs.Add(Pos{File: l.file, Line: 1, Col: 1}, "YAML syntax: %s", strings.TrimPrefix(line, "yaml: "))
+		msg := strings.TrimPrefix(line, "yaml: ")
+		at, col := syntaxPos(l.src, msg, 0)
+		l.errs.Add(Pos{File: l.file, Line: at, Col: col}, "YAML syntax: %s", msg)
 	}
 }
 
@@ -233,6 +251,9 @@ var unquotedList = regexp.MustCompile(`:\s*\[\][A-Za-z*]`)
 func (l *loader) syntaxHint(n int) string {
 	lines := strings.Split(string(l.src), "\n")
 	for i := max(0, n-1); i < min(len(lines), n+2); i++ {
+		if unquotedList.MatchString(lines[i]) && i+1 == n {
+			return " (a list type must be quoted, as in \"[]T\")"
+		}
 		if unquotedList.MatchString(lines[i]) {
 			return fmt.Sprintf(" (line %d: a list type must be quoted, as in \"[]T\")", i+1)
 		}
@@ -508,7 +529,7 @@ func (l *loader) enum(e entry) *Enum {
 // expression or a mapping with type, optional, doc, json, go (and since, in facts).
 func (l *loader) fields(n *yaml.Node, what string, inFact bool) []*Field {
 	var out []*Field
-	keys := []string{"type", "optional", "doc", "json", "go"}
+	keys := []string{"type", "optional", "doc", "json", "go", "terminal"}
 	if inFact {
 		keys = append(keys, "since")
 	}
@@ -543,6 +564,10 @@ func (l *loader) fields(n *yaml.Node, what string, inFact bool) []*Field {
 		}
 		if o, ok := m["optional"]; ok {
 			f.Optional, _ = l.boolean(o.val, fwhat+".optional")
+		}
+		if t, ok := m["terminal"]; ok {
+			f.Terminal, _ = l.boolean(t.val, fwhat+".terminal")
+			f.TerminalPos = l.pos(resolve(t.val))
 		}
 		if j, ok := m["json"]; ok {
 			if s, ok := l.str(j.val, fwhat+".json"); ok {

@@ -30,6 +30,9 @@ type Spec struct {
 	// sourcesRead reports whether Sources were read, so Validate can check
 	// upcasters against them; a spec parsed without a file system has none.
 	sourcesRead bool
+	// incomplete reports that loading the spec (its YAML, sources or
+	// imports) found a problem, so Validate must not resolve it.
+	incomplete bool
 }
 
 // A Package names the generated Go package.
@@ -55,7 +58,7 @@ type Import struct {
 	SpecPos Pos
 	// Imported is the imported spec, read and validated; nil until
 	// ParseFS reads it, and when it could not be read.
-	Imported *Spec
+	Imported *Resolved
 }
 
 // A Ref is a name used somewhere in the spec, with where it was used.
@@ -108,6 +111,11 @@ type Field struct {
 	Pos      Pos
 	Since    int // the fact version that introduced the field; 0 outside facts
 	SincePos Pos
+	// Terminal restricts an enum field to the terminal states of the machine
+	// the enum drives; decoding refuses any other value.
+	Terminal    bool
+	TerminalPos Pos
+	terminalOf  *Machine // the machine, once Validate found it
 }
 
 // Wire reports whether the field travels in JSON. Functions, channels, faces

@@ -138,20 +138,24 @@ func within(dir, p string) bool {
 // roots, specs a backend cannot express (an ErrorList of positioned
 // problems), two specs yielding one file, two targets sharing a directory,
 // and files that break the Backend rules.
-func Render(targets []Target, specs []*Spec) (*Tree, error) {
+func Render(targets []Target, specs []*Resolved) (*Tree, error) {
 	t := &Tree{targets: targets}
 	if err := CheckRoots(t.roots()); err != nil {
 		return nil, err
 	}
 	var errs ErrorList
-	for _, s := range specs {
+	for _, r := range specs {
+		s, err := r.model()
+		if err != nil {
+			return nil, err
+		}
 		abs, err := filepath.Abs(s.File)
 		if err != nil {
 			return nil, err
 		}
 		t.specs = append(t.specs, abs)
 		for i, tg := range targets {
-			if problems := tg.Backend.Check(s); len(problems) > 0 {
+			if problems := tg.Backend.Check(r); len(problems) > 0 {
 				errs = append(errs, problems...)
 				continue
 			}
@@ -159,7 +163,7 @@ func Render(targets []Target, specs []*Spec) (*Tree, error) {
 			if err != nil {
 				return nil, err
 			}
-			files, err := tg.Backend.Files(s, o)
+			files, err := tg.Backend.Files(r, o)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %s: %w", s.File, tg.Backend.Name(), err)
 			}
@@ -205,7 +209,7 @@ func checkFile(b Backend, o Origin, f File) error {
 
 // checkClaims refuses two specs yielding one file, and two targets of one
 // root writing into one directory.
-func (t *Tree) checkClaims(specs []*Spec) error {
+func (t *Tree) checkClaims(specs []*Resolved) error {
 	type claim struct {
 		target int
 		spec   string
@@ -237,9 +241,9 @@ func (t *Tree) checkClaims(specs []*Spec) error {
 	return nil
 }
 
-func (t *Tree) specFile(specs []*Spec, abs string) string {
+func (t *Tree) specFile(specs []*Resolved, abs string) string {
 	i := slices.Index(t.specs, abs)
-	return specs[i].File
+	return specs[i].Spec().File
 }
 
 // Files returns the tree's files of target i.

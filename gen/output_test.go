@@ -15,7 +15,7 @@ import (
 const demoSpec = "jobgen: 1\npackage: {name: %s}\nenums:\n  Color: {values: {red: {}, blue: {}}}\n"
 
 // specAt writes a spec declaring package pkg to dir/name and parses it.
-func specAt(t *testing.T, dir, name, pkg string) *Spec {
+func specAt(t *testing.T, dir, name, pkg string) *Resolved {
 	t.Helper()
 	file := filepath.Join(dir, name)
 	data := []byte(fmt.Sprintf(demoSpec, pkg))
@@ -27,7 +27,7 @@ func specAt(t *testing.T, dir, name, pkg string) *Spec {
 	return s
 }
 
-func render(t *testing.T, targets []Target, specs ...*Spec) *Tree {
+func render(t *testing.T, targets []Target, specs ...*Resolved) *Tree {
 	t.Helper()
 	tree, err := Render(targets, specs)
 	if err != nil {
@@ -68,7 +68,7 @@ func write(t *testing.T, tree *Tree) []Change {
 // verified, so repeated runs, and runs into two directories, give the same
 // bytes.
 func TestEveryBackendIsDeterministic(t *testing.T) {
-	parse := func() *Spec {
+	parse := func() *Resolved {
 		s, err := Parse(jobsSpecPath, readJobsSpec(t))
 		if err != nil {
 			t.Fatal(err)
@@ -77,7 +77,7 @@ func TestEveryBackendIsDeterministic(t *testing.T) {
 	}
 	first := parse()
 	for _, b := range Backends() {
-		o := besideSpec(first)
+		o := besideSpec(first.Spec())
 		want, err := b.Files(first, o)
 		if err != nil {
 			t.Fatal(err)
@@ -138,7 +138,7 @@ func TestEveryFileNamesItsSpec(t *testing.T) {
 				t.Fatalf("%s does not start with its marker", f.Path)
 			}
 			found := filepath.Join(tg.Root, filepath.FromSlash(f.Path), "..", filepath.FromSlash(origin))
-			if !same(found, s.File) {
+			if !same(found, s.Spec().File) {
 				t.Errorf("%s names %s, which leads to %s, not the spec", f.Path, origin, found)
 			}
 		}
@@ -228,9 +228,9 @@ func TestSpecsSharingARootRemoveOnlyTheirOwnFiles(t *testing.T) {
 	if got := kinds(write(t, render(t, targets, b))); slices.ContainsFunc(got, func(s string) bool { return strings.HasSuffix(s, " orphan") }) {
 		t.Fatalf("the second spec's run removed files: %v", got)
 	}
-	for _, s := range []*Spec{a, b} {
+	for _, s := range []*Resolved{a, b} {
 		if changes := compare(t, render(t, targets, s)); len(changes) != 0 {
-			t.Errorf("verify of %s alone: %v", s.File, kinds(changes))
+			t.Errorf("verify of %s alone: %v", s.Spec().File, kinds(changes))
 		}
 	}
 	// A spec's own renamed package is still cleaned up.
@@ -258,7 +258,7 @@ func TestOverlappingRootsAreRefused(t *testing.T) {
 		{{GoBackend{}, out}, {DocsBackend{}, out + string(filepath.Separator) + "."}},
 		{{DocsBackend{}, filepath.Join(out, "docs")}, {GoBackend{}, out}},
 	} {
-		_, err := Render(targets, []*Spec{s})
+		_, err := Render(targets, []*Resolved{s})
 		if err == nil || !strings.Contains(err.Error(), "overlap") {
 			t.Errorf("%v: err = %v, want roots refused as overlapping", targets, err)
 		}
@@ -275,11 +275,11 @@ func TestTargetsSharingARootNeverShareADirectory(t *testing.T) {
 	dir := t.TempDir()
 	s := specAt(t, dir, "demo.yaml", "demo")
 	root := filepath.Join(dir, "generated")
-	if _, err := Render([]Target{{GoBackend{}, root}, {nestedDocs{}, root}}, []*Spec{s}); err != nil {
+	if _, err := Render([]Target{{GoBackend{}, root}, {nestedDocs{}, root}}, []*Resolved{s}); err != nil {
 		t.Fatalf("backends in separate directories of one root: %v", err)
 	}
 	ts := specAt(t, dir, "ts.yaml", "ts")
-	_, err := Render([]Target{{GoBackend{}, root}, {nestedDocs{}, root}}, []*Spec{s, ts})
+	_, err := Render([]Target{{GoBackend{}, root}, {nestedDocs{}, root}}, []*Resolved{s, ts})
 	if err == nil || !strings.Contains(err.Error(), "would both write into") {
 		t.Errorf("err = %v, want the shared directory refused", err)
 	}
@@ -289,8 +289,8 @@ func TestTargetsSharingARootNeverShareADirectory(t *testing.T) {
 // shares the Go root does.
 type nestedDocs struct{ DocsBackend }
 
-func (nestedDocs) Files(s *Spec, o Origin) ([]File, error) {
-	f, err := emitDocs(s, Origin{spec: "../" + o.spec})
+func (nestedDocs) Files(r *Resolved, o Origin) ([]File, error) {
+	f, err := emitDocs(r.Spec(), Origin{spec: "../" + o.spec})
 	f.Path = "ts/" + f.Path
 	return []File{f}, err
 }
@@ -309,7 +309,7 @@ func TestOrphanedPackageOfADeletedSpecIsReportedAndRemoved(t *testing.T) {
 	writeFile(t, handOld, []byte("package old\n"))
 	write(t, render(t, []Target{{GoBackend{}, root}}, old))
 	write(t, render(t, []Target{{GoBackend{}, root}}, kept))
-	os.Remove(old.File)
+	os.Remove(old.Spec().File)
 	renamed := specAt(t, specs, "new.yaml", "fresh")
 
 	tree := render(t, []Target{{GoBackend{}, root}}, renamed)
@@ -336,7 +336,7 @@ func TestOrphanedPackageOfADeletedSpecIsReportedAndRemoved(t *testing.T) {
 		t.Errorf("old/ holds %v, want only the hand-written file", entries)
 	}
 	os.Remove(handOld)
-	os.Remove(kept.File)
+	os.Remove(kept.Spec().File)
 	write(t, render(t, []Target{{GoBackend{}, root}}, renamed))
 	if _, err := os.Stat(filepath.Join(root, "kept")); !os.IsNotExist(err) {
 		t.Error("the emptied package directory of a deleted spec was left behind")

@@ -20,7 +20,13 @@ const SchemaDialect = "https://json-schema.org/draft/2020-12/schema"
 // and unknown properties are allowed, since decoders ignore them (so history
 // still carrying a removed field validates). The marker names the spec as
 // if the output root were the spec's directory.
-func EmitSchema(s *Spec) (File, error) { return emitSchema(s, besideSpec(s)) }
+func EmitSchema(r *Resolved) (File, error) {
+	s, err := r.model()
+	if err != nil {
+		return File{}, err
+	}
+	return emitSchema(s, besideSpec(s))
+}
 
 // SchemaBackend generates a spec's JSON Schema, <package.name>.schema.json.
 type SchemaBackend struct{}
@@ -35,10 +41,14 @@ func (SchemaBackend) Marker() Marker {
 }
 
 // Check implements Backend: every wire type of a valid spec has a schema.
-func (SchemaBackend) Check(*Spec) ErrorList { return nil }
+func (SchemaBackend) Check(*Resolved) ErrorList { return nil }
 
 // Files implements Backend.
-func (SchemaBackend) Files(s *Spec, o Origin) ([]File, error) {
+func (SchemaBackend) Files(r *Resolved, o Origin) ([]File, error) {
+	s, err := r.model()
+	if err != nil {
+		return nil, err
+	}
 	f, err := emitSchema(s, o)
 	return []File{f}, err
 }
@@ -129,12 +139,16 @@ func emitSchema(s *Spec, o Origin) (File, error) {
 }
 
 // uuidPattern is the text form of a UUID, as the generated MarshalText writes it.
-const uuidPattern = "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"
+// Decoders read only this canonical, lower-case form, and never the nil UUID.
+const uuidPattern = "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+
+// nilUUID is the one UUID of that form decoders refuse.
+const nilUUID = "00000000-0000-0000-0000-000000000000"
 
 func idSchema(id *ID) jsonObject {
 	if id.Kind == IDUUID {
 		// format is only an annotation in 2020-12; the pattern enforces it.
-		return described(id.Doc, jsonObject{{"type", "string"}, {"format", "uuid"}, {"pattern", uuidPattern}})
+		return described(id.Doc, jsonObject{{"type", "string"}, {"format", "uuid"}, {"pattern", uuidPattern}, {"not", jsonObject{{"const", nilUUID}}}})
 	}
 	return described(id.Doc, jsonObject{{"type", "string"}})
 }
@@ -163,6 +177,9 @@ func objectSchema(doc string, disc *jsonMember, fields []placedField) jsonObject
 			continue
 		}
 		schema := typeSchema(f.Type)
+		if f.terminalOf != nil {
+			schema = append(schema, jsonMember{"enum", terminalValues(f.terminalOf)})
+		}
 		if f.Doc != "" {
 			schema = append(schema, jsonMember{"description", f.Doc})
 		}
@@ -179,6 +196,15 @@ func objectSchema(doc string, disc *jsonMember, fields []placedField) jsonObject
 		o = append(o, jsonMember{"required", required})
 	}
 	return o
+}
+
+// terminalValues are the terminal states of m, in the order the spec lists them.
+func terminalValues(m *Machine) []any {
+	var out []any
+	for _, t := range m.Terminal {
+		out = append(out, t.Name)
+	}
+	return out
 }
 
 // integerBounds are the ranges of integer types narrower than JSON's
@@ -208,7 +234,7 @@ func typeSchema(t *Type) jsonObject {
 		return append(o, jsonMember{"additionalProperties", typeSchema(t.Elem)})
 	case TypeQualified:
 		if t.imp != nil {
-			return jsonObject{{"$ref", t.imp.Imported.Package.Name + ".schema.json#/$defs/" + t.Name}}
+			return jsonObject{{"$ref", t.imp.Imported.Spec().Package.Name + ".schema.json#/$defs/" + t.Name}}
 		}
 		switch t.Pkg + "." + t.Name {
 		case "time.Time":

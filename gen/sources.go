@@ -11,6 +11,7 @@ import (
 	"go/scanner"
 	"go/token"
 	"io/fs"
+	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -39,6 +40,11 @@ type Source struct {
 	body  []byte // the content without the build constraint
 	where string // the file as positions name it
 }
+
+// sourcesFS is the spec's directory as Parse reads sources from it: through
+// an os.Root, so that a symbolic link inside the directory never leads
+// outside it (the spec's sources must sit next to it, by design).
+func sourcesFS(dir *os.Root) fs.FS { return dir.FS() }
 
 // readSources expands package.sources in dir and parses every file they name.
 func readSources(s *Spec, dir fs.FS) ErrorList {
@@ -76,6 +82,10 @@ func readSources(s *Spec, dir fs.FS) ErrorList {
 			}
 			outputs[src.Output] = src
 			data, err := fs.ReadFile(dir, m)
+			if err != nil && strings.Contains(err.Error(), "escapes from parent") {
+				errs.Add(pat.Pos, "package.sources: %s is a link that leads outside the spec's directory; a source must sit next to its spec", m)
+				continue
+			}
 			if err != nil {
 				errs.Add(pat.Pos, "package.sources: %v", err)
 				continue

@@ -33,17 +33,31 @@ func (TSBackend) Marker() Marker { return Marker{Suffix: ".ts", Format: "// " + 
 // names that shadow the JavaScript and TypeScript globals the module relies
 // on, import aliases that are TypeScript reserved words and the JSON name
 // __proto__, each at the declaration that causes it.
-func (TSBackend) Check(s *Spec) ErrorList { return checkTSNames(s) }
+func (TSBackend) Check(r *Resolved) ErrorList {
+	s, err := r.model()
+	if err != nil {
+		return nil // Files reports it
+	}
+	return checkTSNames(s)
+}
 
 // Files implements Backend.
-func (b TSBackend) Files(s *Spec, o Origin) ([]File, error) {
+func (b TSBackend) Files(r *Resolved, o Origin) ([]File, error) {
+	s, err := r.model()
+	if err != nil {
+		return nil, err
+	}
 	f := emitTS(s, o, path.Join(b.Dir, s.Package.Name+".ts"))
 	return []File{f}, nil
 }
 
 // EmitTS renders a valid spec as its TypeScript module, with the marker
 // naming the spec as a file beside it; see TSBackend.
-func EmitTS(s *Spec) (File, error) {
+func EmitTS(r *Resolved) (File, error) {
+	s, err := r.model()
+	if err != nil {
+		return File{}, err
+	}
 	if errs := checkTSNames(s); len(errs) > 0 {
 		return File{}, errs
 	}
@@ -212,6 +226,12 @@ func eachTSFieldList(s *Spec, fn func(what string, fields []*Field)) {
 	}
 }
 
+// capArticle is article(word) opening a sentence.
+func capArticle(word string) string {
+	a := article(word)
+	return strings.ToUpper(a[:1]) + a[1:]
+}
+
 type tsWriter struct {
 	spec *Spec
 	b    strings.Builder
@@ -298,7 +318,7 @@ func (w *tsWriter) imports() {
 	n := 0
 	for _, im := range w.spec.Imports {
 		if im.Imported != nil {
-			w.line("import * as %s from %q;", im.Alias, "./"+im.Imported.Package.Name+".js")
+			w.line("import * as %s from %q;", im.Alias, "./"+im.Imported.Spec().Package.Name+".js")
 			n++
 		}
 	}
@@ -309,12 +329,12 @@ func (w *tsWriter) imports() {
 
 func (w *tsWriter) id(d *ID) {
 	w.line("")
-	w.doc("", d.Doc, article(d.Name)+" "+d.Name+" is an identifier.")
+	w.doc("", d.Doc, capArticle(d.Name)+" "+d.Name+" is an identifier.")
 	w.line("export type %s = string & { readonly __brand: %q };", d.Name, d.Name)
 	w.line("")
 	what := "any string"
 	if d.Kind == IDUUID {
-		what = "a UUID in any form Go's uuid.Parse accepts, returned in canonical lower-case form"
+		what = "a UUID in canonical form (8-4-4-4-12 lower-case hex digits), not the nil UUID"
 	}
 	w.doc("", fmt.Sprintf("decode%s reads %s %s from JSON: %s. Null is the zero %s, as in Go.", d.Name, article(d.Name), d.Name, what, d.Name), "")
 	w.line("export function decode%s(json: unknown, path = \"$\"): %s {", d.Name, d.Name)
@@ -324,7 +344,7 @@ func (w *tsWriter) id(d *ID) {
 
 func (w *tsWriter) enum(d *Enum) {
 	w.line("")
-	w.doc("", d.Doc, article(d.Name)+" "+d.Name+" is one of a closed set of values.")
+	w.doc("", d.Doc, capArticle(d.Name)+" "+d.Name+" is one of a closed set of values.")
 	var lits []string
 	for _, v := range d.Values {
 		lits = append(lits, strconv.Quote(v.Value))
@@ -397,7 +417,7 @@ func (w *tsWriter) fieldsInterface(fields []*Field) {
 
 func (w *tsWriter) record(r *Record) {
 	w.line("")
-	w.doc("", r.Doc, article(r.Name)+" "+r.Name+" is a record.")
+	w.doc("", r.Doc, capArticle(r.Name)+" "+r.Name+" is a record.")
 	if len(wireFields(r.Fields)) == 0 {
 		w.line("// No field of %s travels in JSON.", r.Name)
 	}
@@ -442,7 +462,7 @@ func (w *tsWriter) union(u *Union) {
 	}
 	for _, v := range u.Variants {
 		w.line("")
-		w.doc("", v.Doc, article(v.Name)+" "+v.Name+" is "+article(u.Name)+" "+u.Name+".")
+		w.doc("", v.Doc, capArticle(v.Name)+" "+v.Name+" is "+article(u.Name)+" "+u.Name+".")
 		w.line("export interface %s%s {", v.Name, extends)
 		w.line("  %s: %s;", u.Discriminator, tsTagLit(v.Tag))
 		w.fieldsInterface(v.Fields)
@@ -459,7 +479,8 @@ func (w *tsWriter) union(u *Union) {
 	w.line("  const o = _obj(json, path, %q);", u.Name)
 	w.line("  let tag: unknown = undefined;")
 	w.line("  for (const k of Object.keys(o)) {")
-	w.line("    if (k === %q || (k.length === %d && _fold(k) === %q)) {", disc, len(disc), tsFold(disc))
+	w.line("    if (k.length === %d && k !== %q && _fold(k) === %q) throw _ambiguous(path, %q, k, %q);", len(disc), disc, tsFold(disc), u.Name, disc)
+	w.line("    if (k === %q) {", disc)
 	w.line("      const v = o[k];")
 	kind := "_str"
 	if u.Variants[0].Tag.Kind == TagBool {
@@ -522,7 +543,7 @@ func (w *tsWriter) facts() {
 			w.decoder(name, nil, wireFields(v.Fields))
 			w.encoder(name, nil, wireFields(v.Fields))
 			w.line("")
-			w.doc("", fmt.Sprintf("%s %sEnvelope is a %s v%d fact as the journal stores it.", strings.ToUpper(article(name)[:1])+article(name)[1:], name, f.Name, v.Number), "")
+			w.doc("", fmt.Sprintf("%s %sEnvelope is a %s v%d fact as the journal stores it.", capArticle(name), name, f.Name, v.Number), "")
 			w.line("export interface %sEnvelope {", name)
 			w.line("  type: %q;", f.Name)
 			w.line("  v: %d;", v.Number)
@@ -552,19 +573,22 @@ func (w *tsWriter) facts() {
 	w.line("  let data: unknown = undefined;")
 	w.line("  for (const k of Object.keys(o)) {")
 	w.line("    const x = o[k];")
-	w.line("    switch (k === \"type\" || k === \"v\" || k === \"data\" ? k : _fold(k)) {")
+	w.line("    switch (k) {")
 	w.line("      case \"type\":")
-	w.line("      case \"TYPE\":")
 	w.line("        if (x !== null) type = _str(x, path, \"type\");")
-	w.line("        break;")
+	w.line("        continue;")
 	w.line("      case \"v\":")
-	w.line("      case \"V\":")
 	w.line("        if (x !== null) v = _int(x, path, \"v\");")
-	w.line("        break;")
+	w.line("        continue;")
 	w.line("      case \"data\":")
-	w.line("      case \"DATA\":")
 	w.line("        data = x;")
-	w.line("        break;")
+	w.line("        continue;")
+	w.line("    }")
+	w.line("    switch (_fold(k)) {")
+	w.line("      case \"TYPE\":")
+	w.line("      case \"V\":")
+	w.line("      case \"DATA\":")
+	w.line("        throw _ambiguous(path, \"FactEnvelope\", k, _fold(k).toLowerCase());")
 	w.line("    }")
 	w.line("  }")
 	w.line("  if (data === undefined || data === null) throw _missing(path, \"FactEnvelope\", \"data\");")

@@ -140,7 +140,7 @@ func (w *tsWriter) ref(t *Type) (qual string, decl declKind, id IDKind, ok bool)
 	switch {
 	case t.Kind == TypeNamed:
 	case t.Kind == TypeQualified && t.imp != nil && t.imp.Imported != nil:
-		qual, spec = t.imp.Alias+".", t.imp.Imported
+		qual, spec = t.imp.Alias+".", t.imp.Imported.Spec()
 	default:
 		return "", 0, "", false
 	}
@@ -227,8 +227,8 @@ func (w *tsWriter) element(t *Type, v, path, key string) string {
 func local(f *Field) string { return "f_" + f.JSON }
 
 // slot is the statement that reads one occurrence of field f's key. Go
-// decodes every occurrence (the last one wins, but a wrong type in any is
-// refused), into a pointer for a required field, so that null means
+// decodes every occurrence (a wrong type in any is refused; Go refuses a
+// repeated key anyway, which JSON.parse hides), into a pointer for a required field, so that null means
 // missing, and in place for the others.
 func (w *tsWriter) slot(f *Field) string {
 	l, key := local(f), strconv.Quote(f.JSON)
@@ -352,8 +352,8 @@ func (w *tsWriter) decoder(name string, disc *tsDisc, fields []*Field) {
 	}
 	w.line("  for (const k of Object.keys(o)) {")
 	w.line("    const v = o[k];")
-	// Go prefers the field whose name is the key, then the first field whose
-	// name folds to it.
+	// A key is a field's name exactly; one that folds to a field's name
+	// without being it is refused, as Go's codec.CheckKeys refuses it.
 	discSlot := ""
 	if disc != nil {
 		fn := map[TagKind]string{TagString: "_str", TagBool: "_bool"}[disc.kind]
@@ -371,22 +371,23 @@ func (w *tsWriter) decoder(name string, disc *tsDisc, fields []*Field) {
 		w.line("        continue;")
 	}
 	w.line("    }")
+	// Go refuses a key that differs from a field's name only in case.
 	w.line("    switch (_fold(k)) {")
 	seen := map[string]bool{}
+	names := []string{}
 	if disc != nil {
-		seen[tsFold(disc.json)] = true
-		w.line("      case %q:", tsFold(disc.json))
-		w.line("        %s", discSlot)
-		w.line("        break;")
+		names = append(names, disc.json)
 	}
 	for _, f := range fields {
-		if seen[tsFold(f.JSON)] {
+		names = append(names, f.JSON)
+	}
+	for _, n := range names {
+		if seen[tsFold(n)] {
 			continue
 		}
-		seen[tsFold(f.JSON)] = true
-		w.line("      case %q:", tsFold(f.JSON))
-		w.line("        %s", w.slot(f))
-		w.line("        break;")
+		seen[tsFold(n)] = true
+		w.line("      case %q:", tsFold(n))
+		w.line("        throw _ambiguous(path, %q, k, %q);", name, n)
 	}
 	w.line("    }")
 	w.line("  }")
@@ -400,6 +401,19 @@ func (w *tsWriter) decoder(name string, disc *tsDisc, fields []*Field) {
 		if tsRequired(f) {
 			w.line("  if (%s === undefined) throw _missing(path, %q, %q);", local(f), name, f.JSON)
 		}
+	}
+	for _, f := range fields {
+		if f.terminalOf == nil {
+			continue
+		}
+		var conds, states []string
+		for _, st := range f.terminalOf.Terminal {
+			conds = append(conds, fmt.Sprintf("%s !== %q", local(f), st.Name))
+			states = append(states, st.Name)
+		}
+		w.line("  if (%s !== undefined && %s) {", local(f), strings.Join(conds, " && "))
+		w.line("    throw new DecodeError(\"invalidEnum\", path + %q, %q + JSON.stringify(%s) + %q);", "."+f.JSON, name+": "+f.JSON+" ", local(f), " is not a terminal state of "+f.terminalOf.Name+" ("+strings.Join(states, ", ")+")")
+		w.line("  }")
 	}
 	var members []string
 	if disc != nil {

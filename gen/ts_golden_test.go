@@ -33,14 +33,14 @@ func TestTSModulesCompile(t *testing.T) {
 		if err != nil || len(TSBackend{}.Check(spec)) > 0 {
 			continue // an error case; TestGolden covers it
 		}
-		var emit func(s *Spec)
-		emit = func(s *Spec) {
-			f, err := EmitTS(s)
+		var emit func(r *Resolved)
+		emit = func(r *Resolved) {
+			f, err := EmitTS(r)
 			if err != nil {
 				t.Fatalf("%s: %v", dir, err)
 			}
 			writeFile(t, filepath.Join(out, filepath.Base(dir), f.Path), f.Content)
-			for _, im := range s.Imports {
+			for _, im := range r.Spec().Imports {
 				if im.Imported != nil {
 					emit(im.Imported)
 				}

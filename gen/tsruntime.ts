@@ -8,19 +8,21 @@ export type JSONObject = { [key: string]: JSONValue };
 
 /**
  * A DecodeErrorKind says why a decoder refused its input. missingField,
- * invalidEnum, unknownVariant, unknownFact and unknownVersion are the refusals
- * Go reports with ErrMissingField, ErrInvalidEnum, ErrUnknownVariant,
- * ErrUnknownFact and ErrUnknownVersion;
- * wrongType is a JSON value of the wrong type, and invalidValue one of the
- * right type that Go refuses too (a malformed UUID, an integer out of range,
- * another variant's tag) or that a number cannot hold exactly (an integer
- * beyond ±(2^53 − 1)).
+ * invalidEnum, invalidID, ambiguousKey, unknownVariant, unknownFact and
+ * unknownVersion are the refusals Go reports with ErrMissingField,
+ * ErrInvalidEnum, ErrInvalidID, ErrAmbiguousKey, ErrUnknownVariant,
+ * ErrUnknownFact and ErrUnknownVersion; wrongType is a JSON value of the wrong
+ * type, and invalidValue one of the right type that Go refuses too (an integer
+ * out of range, another variant's tag) or that a number cannot hold exactly
+ * (an integer beyond ±(2^53 − 1)).
  */
 export type DecodeErrorKind =
   | "missingField"
   | "wrongType"
   | "invalidEnum"
   | "invalidValue"
+  | "invalidID"
+  | "ambiguousKey"
   | "unknownVariant"
   | "unknownFact"
   | "unknownVersion";
@@ -95,9 +97,10 @@ function _obj(v: unknown, path: string, type: string): _Obj {
   throw new DecodeError("wrongType", path, type + ": want an object, got " + _kind(v));
 }
 
-// _fold is Go's encoding/json key folding for ASCII names: Go matches a key
-// to a field whatever its case, and folds U+017F (long s) to S and U+212A
-// (Kelvin sign) to K. No other character folds to ASCII there.
+// _fold is Go's case folding for ASCII names (strings.EqualFold): it folds
+// U+017F (long s) to S and U+212A (Kelvin sign) to K, and no other
+// character to ASCII. Go refuses a key that folds to a field's name without
+// being it.
 function _fold(k: string): string {
   let out = "";
   for (let i = 0; i < k.length; i++) {
@@ -165,79 +168,21 @@ function _enum<T extends string>(v: unknown, path: string, key: _Key, is: (x: un
 const _zeroUUID = "00000000-0000-0000-0000-000000000000";
 const _canonicalUUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
+// _uuid reads a UUID as Go's codec.ParseUUID does: only the canonical form,
+// 36 lower-case characters in 8-4-4-4-12, and not the nil UUID.
 function _uuid(v: unknown, path: string, key: _Key): string {
   if (typeof v !== "string") throw _wrong(path, key, "a UUID string", v);
-  const u = _parseUUID(v);
-  if (u === undefined) throw new DecodeError("invalidValue", _at(path, key), JSON.stringify(v) + " is not a UUID");
-  return u;
+  if (!_canonicalUUID.test(v)) {
+    throw new DecodeError("invalidID", _at(path, key), JSON.stringify(v) + " is not a UUID in canonical form (8-4-4-4-12 lower-case hex digits)");
+  }
+  if (v === _zeroUUID) throw new DecodeError("invalidID", _at(path, key), "the nil UUID");
+  return v;
 }
 
-// _parseUUID accepts exactly what Go's uuid.Parse does (which counts UTF-8
-// bytes): xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx, the same with a urn:uuid:
-// prefix in any case or with any one character either side (Go does not check
-// the braces), and 32 bare hex digits. It returns the canonical form.
-function _parseUUID(s: string): string | undefined {
-  if (_canonicalUUID.test(s)) return s;
-  let b = _utf8(s);
-  let digits: number[];
-  switch (b.length) {
-    case 45:
-      if (String.fromCharCode(...b.slice(0, 9)).toLowerCase() !== "urn:uuid:") return undefined;
-      b = b.slice(9);
-      break;
-    case 38:
-      b = b.slice(1);
-      break;
-    case 36:
-      break;
-    case 32:
-      digits = [];
-      for (let i = 0; i < 32; i++) digits.push(i);
-      return _hexUUID(b, digits);
-    default:
-      return undefined;
-  }
-  if (b[8] !== 45 || b[13] !== 45 || b[18] !== 45 || b[23] !== 45) return undefined;
-  digits = [];
-  for (let i = 0; i < 36; i++) if (i !== 8 && i !== 13 && i !== 18 && i !== 23) digits.push(i);
-  return _hexUUID(b, digits);
-}
-
-function _hexUUID(b: number[], at: number[]): string | undefined {
-  let out = "";
-  for (let i = 0; i < at.length; i++) {
-    const c = b[at[i] ?? 0] ?? 0;
-    let d: number;
-    if (c >= 48 && c <= 57) d = c - 48;
-    else if (c >= 97 && c <= 102) d = c - 87;
-    else if (c >= 65 && c <= 70) d = c - 55;
-    else return undefined;
-    out += d.toString(16);
-    if (i === 7 || i === 11 || i === 15 || i === 19) out += "-";
-  }
-  return out;
-}
-
-// _utf8 is the UTF-8 encoding of s, as Go holds a decoded JSON string: a lone
-// surrogate is U+FFFD.
-function _utf8(s: string): number[] {
-  const out: number[] = [];
-  for (let i = 0; i < s.length; i++) {
-    let c = s.charCodeAt(i);
-    if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
-      const d = s.charCodeAt(i + 1);
-      if (d >= 0xdc00 && d <= 0xdfff) {
-        c = 0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00);
-        i++;
-      }
-    }
-    if (c >= 0xd800 && c <= 0xdfff) c = 0xfffd;
-    if (c < 0x80) out.push(c);
-    else if (c < 0x800) out.push(0xc0 | (c >> 6), 0x80 | (c & 63));
-    else if (c < 0x10000) out.push(0xe0 | (c >> 12), 0x80 | ((c >> 6) & 63), 0x80 | (c & 63));
-    else out.push(0xf0 | (c >> 18), 0x80 | ((c >> 12) & 63), 0x80 | ((c >> 6) & 63), 0x80 | (c & 63));
-  }
-  return out;
+// _ambiguous refuses a key that differs from a field's name only in case,
+// which Go's decoders refuse too (codec.ErrAmbiguousKey).
+function _ambiguous(path: string, type: string, key: string, field: string): DecodeError {
+  return new DecodeError("ambiguousKey", _at(path, key), type + ": key " + JSON.stringify(key) + " differs from field " + JSON.stringify(field) + " only in case");
 }
 
 const _base64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
@@ -313,9 +258,10 @@ function _eenum<T extends string>(v: T, is: (x: unknown) => x is T, field: strin
 }
 
 function _euuid(v: string, field: string): string {
-  const u = typeof v === "string" ? _parseUUID(v) : undefined;
-  if (u === undefined) throw new EncodeError("invalidValue", field, JSON.stringify(v) + " is not a UUID");
-  return u;
+  if (typeof v !== "string" || !_canonicalUUID.test(v) || v === _zeroUUID) {
+    throw new EncodeError("invalidID", field, JSON.stringify(v) + " is not a UUID Go reads: canonical, lower-case and not nil");
+  }
+  return v;
 }
 
 function _emap<T>(v: { [key: string]: T }, k: ((name: string) => string) | undefined, el: (e: T) => JSONValue): JSONObject {

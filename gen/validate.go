@@ -27,23 +27,30 @@ func (k declKind) String() string {
 
 // Validate checks what Load cannot see alone: names, references, cycles,
 // uniqueness, machines and facts. It reports every problem at the node that
-// causes it and returns them sorted.
-func Validate(s *Spec) ErrorList {
+// causes it and returns them sorted. It returns the spec as a Resolved, for
+// the backends, only when there is no problem, here or in what Load, or
+// ParseFS reading sources and imports, reported before.
+func Validate(s *Spec) (*Resolved, ErrorList) {
 	v := &validator{spec: s, decls: map[string]decl{}, idents: map[string]ident{}}
 	v.pkg()
 	v.declare()
 	v.identifiers()
+	v.initialismNames()
 	v.importedTypes()
 	v.typeRefs()
 	v.records()
 	v.unions()
 	v.faces()
 	v.machines()
+	v.terminalFields()
 	v.facts()
 	v.defaults()
 	v.allowances()
 	v.errs.RemoveMultiples()
-	return v.errs
+	if len(v.errs) > 0 || s.incomplete {
+		return nil, v.errs
+	}
+	return &Resolved{spec: s}, nil
 }
 
 type decl struct {
@@ -240,7 +247,7 @@ func (v *validator) claimSource(name Ref, src *Source) {
 
 // fixedIdents are the identifiers jobgen generates whatever the spec says.
 func fixedIdents(s *Spec) []string {
-	names := []string{"ErrInvalidEnum", "ErrMissingField", "ErrUnknownVariant"}
+	names := []string{"ErrInvalidEnum", "ErrMissingField", "ErrUnknownVariant", "ErrAmbiguousKey", "ErrInvalidID"}
 	if len(s.Facts) > 0 {
 		names = append(names, "Fact", "FactEnvelope", "EncodeFact", "DecodeFact", "ErrUnknownFact", "ErrUnknownVersion")
 	}
@@ -273,7 +280,7 @@ func (v *validator) typeRefs() {
 			names = append(names, name)
 		}
 	}
-	slices.Sort(names)
+	suggestions := newSuggester(names)
 	check := func(t *Type) {
 		if t == nil {
 			return
@@ -285,7 +292,7 @@ func (v *validator) typeRefs() {
 			d, ok := v.decls[t.Name]
 			switch {
 			case !ok:
-				v.add(t.Pos, "undeclared type %s%s", t.Name, didYouMean(t.Name, names))
+				v.add(t.Pos, "undeclared type %s%s", t.Name, suggestions.didYouMean(t.Name))
 			case d.kind == declMachine:
 				v.add(t.Pos, "%s is a machine, not a type; use its states enum", t.Name)
 			default:
@@ -479,13 +486,14 @@ func (v *validator) faces() {
 			byName[f.Name] = f
 		}
 	}
+	faceNames := newSuggester(sortedKeys(byName))
 	for _, f := range v.spec.Faces {
 		what := "faces." + f.Name
 		for _, e := range f.Embeds {
 			d, ok := v.decls[e.Name]
 			switch {
 			case !ok:
-				v.add(e.Pos, "%s.embeds: undeclared face %s%s", what, e.Name, didYouMean(e.Name, sortedKeys(byName)))
+				v.add(e.Pos, "%s.embeds: undeclared face %s%s", what, e.Name, faceNames.didYouMean(e.Name))
 			case d.kind != declFace:
 				v.add(e.Pos, "%s.embeds: %s is a %s, not a face", what, e.Name, d.kind)
 			}

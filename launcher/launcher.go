@@ -23,6 +23,13 @@
 //		fmt.Fprintln(os.Stderr, err)
 //	}
 //	os.Exit(launcher.ExitCode(err))
+//
+// # Platforms
+//
+// The signals are os.Interrupt and syscall.SIGTERM everywhere. On Windows,
+// os.Interrupt is Ctrl-C or Ctrl-Break in the console, and SIGTERM stands for
+// the console's close, logoff and shutdown events (see os/signal); the exit
+// statuses are the same numbers, 130 and 143.
 package launcher
 
 import (
@@ -165,7 +172,7 @@ func (l *Launcher) Run(ctx context.Context, main func(ctx context.Context) error
 			mainErr = errors.New("launcher: main did not return within the bound after the signal")
 		}
 	}
-	w.end() // a signal that arrives from here on is the caller's to handle
+	w.end() // from here on a signal is not watched; once Run returns it has its default effect
 	sig := w.signal()
 	if sig == nil {
 		return errors.Join(mainErr, shutdownErr)

@@ -10,26 +10,74 @@ import (
 	"syscall"
 )
 
-// newProcessGroup makes the command the leader of a process group of its
-// own, whose id is its pid; everything it starts joins that group unless it
-// leaves it (setsid, setpgid).
-func newProcessGroup(cmd *exec.Cmd) {
+// A jobGroup is every process of one job: the process group the command
+// leads, and with Options.Cgroup (Linux) the cgroup it was started in, which
+// also holds what left the process group.
+type jobGroup struct {
+	leader *os.Process
+	cg     *cgroup // nil without Options.Cgroup
+}
+
+// prepareGroup makes the command the leader of a process group of its own,
+// whose id is its pid, and with a cgroup parent, starts it in a new cgroup
+// under it. Everything it starts joins the process group unless it leaves it
+// (setsid, setpgid), and the cgroup, which it cannot leave.
+func prepareGroup(cmd *exec.Cmd, cgroupParent string) (*jobGroup, error) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	g := &jobGroup{}
+	if cgroupParent != "" {
+		cg, err := newCgroup(cgroupParent)
+		if err != nil {
+			return nil, err
+		}
+		cg.startIn(cmd.SysProcAttr)
+		g.cg = cg
+	}
+	return g, nil
 }
 
-// terminateGroup sends SIGTERM to the leader's process group. A group that
-// has already ended is not an error.
-func terminateGroup(leader *os.Process) error {
-	return signalGroup(leader, syscall.SIGTERM)
+// started records the leader once the command has started.
+func (g *jobGroup) started(leader *os.Process) { g.leader = leader }
+
+// running reports whether a process of the job is still running.
+func (g *jobGroup) running() bool {
+	if g.cg != nil {
+		return g.cg.populated()
+	}
+	return processGroupRunning(g.leader.Pid)
 }
 
-// killGroup sends SIGKILL to the leader's process group.
-func killGroup(leader *os.Process) {
-	signalGroup(leader, syscall.SIGKILL)
+// terminate sends SIGTERM to the process group, and to every process of the
+// cgroup. A group that has already ended is not an error.
+func (g *jobGroup) terminate() error {
+	if err := signalGroup(g.leader.Pid, syscall.SIGTERM); err != nil {
+		return err
+	}
+	if g.cg != nil {
+		return g.cg.signal(syscall.SIGTERM)
+	}
+	return nil
 }
 
-func signalGroup(leader *os.Process, sig syscall.Signal) error {
-	if err := syscall.Kill(-leader.Pid, sig); err != nil && !errors.Is(err, syscall.ESRCH) {
+// kill sends SIGKILL to the process group and kills the cgroup.
+func (g *jobGroup) kill() {
+	signalGroup(g.leader.Pid, syscall.SIGKILL)
+	if g.cg != nil {
+		g.cg.kill()
+	}
+}
+
+// release removes the cgroup, once the job's processes have ended (or the
+// command did not start).
+func (g *jobGroup) release() error {
+	if g.cg == nil {
+		return nil
+	}
+	return g.cg.remove()
+}
+
+func signalGroup(pgid int, sig syscall.Signal) error {
+	if err := syscall.Kill(-pgid, sig); err != nil && !errors.Is(err, syscall.ESRCH) {
 		return err
 	}
 	return nil

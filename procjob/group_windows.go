@@ -8,27 +8,40 @@ import (
 	"syscall"
 )
 
-// newProcessGroup starts the command in a new console process group, so a
-// console interrupt aimed at the caller does not reach it.
-func newProcessGroup(cmd *exec.Cmd) {
-	cmd.SysProcAttr = &syscall.SysProcAttr{CreationFlags: syscall.CREATE_NEW_PROCESS_GROUP}
+// A jobGroup is the job's leader: on Windows, procjob cannot see or reach
+// what the leader started (that would take a job object); see the package doc.
+type jobGroup struct {
+	leader *os.Process
 }
 
-// terminateGroup ends the leader with TerminateProcess. Windows has no
-// SIGTERM to ask politely, and what the leader started is out of reach (a
-// job object would be needed); see the package doc.
-func terminateGroup(leader *os.Process) error {
-	if err := leader.Kill(); err != nil && !errors.Is(err, os.ErrProcessDone) {
+// prepareGroup starts the command in a new console process group, so a
+// console interrupt aimed at the caller does not reach it. Cgroups are
+// Linux's, and refused.
+func prepareGroup(cmd *exec.Cmd, cgroupParent string) (*jobGroup, error) {
+	if cgroupParent != "" {
+		return nil, fmt.Errorf("procjob: cgroup %s: cgroups exist only on Linux, not windows", cgroupParent)
+	}
+	cmd.SysProcAttr = &syscall.SysProcAttr{CreationFlags: syscall.CREATE_NEW_PROCESS_GROUP}
+	return &jobGroup{}, nil
+}
+
+func (g *jobGroup) started(leader *os.Process) { g.leader = leader }
+
+// running is false once the leader has exited.
+func (g *jobGroup) running() bool { return false }
+
+// terminate ends the leader with TerminateProcess: Windows has no SIGTERM to
+// ask politely.
+func (g *jobGroup) terminate() error {
+	if err := g.leader.Kill(); err != nil && !errors.Is(err, os.ErrProcessDone) {
 		return err
 	}
 	return nil
 }
 
-func killGroup(leader *os.Process) { leader.Kill() }
+func (g *jobGroup) kill() { g.leader.Kill() }
 
-// groupRunning is false once the leader has exited: procjob cannot see what
-// it started on Windows.
-func groupRunning(*os.Process) bool { return false }
+func (g *jobGroup) release() error { return nil }
 
 // describeExit says how the leader ended. A process ended by TerminateProcess
 // exits with status 1; after Cancel that is taken as the termination.

@@ -23,12 +23,22 @@
 // are zombies, read from /proc.
 //
 // A process that leaves the group (setsid, setpgid, a daemon's double fork)
-// is out of reach: it outlives Done. If it still holds the job's output, the
-// output is cut off a grace period after the group ended, and the detail says
-// so; Done does not wait for it. Confining such escapes takes a cgroup (on
-// Linux, a cgroup v2 directory per job and cgroup.kill), which needs a
-// delegated, writable cgroup tree that procjob cannot assume; see
-// docs/decisions/0027.
+// is out of the process group's reach: without a cgroup it outlives Done. If
+// it still holds the job's output, the output is cut off a grace period after
+// the group ended, and the detail says so; Done does not wait for it.
+//
+// On Linux, Options.Cgroup closes that escape. It names a cgroup v2
+// directory procjob may create children in: a subtree delegated to the
+// runtime (a systemd unit with Delegate=yes, a container's own cgroup
+// namespace) or, for root, any cgroup v2 directory. Each job then starts in a
+// cgroup of its own under it (clone3 with CLONE_INTO_CGROUP, Linux 5.7) and
+// the job is everything in that cgroup, which a process cannot leave without
+// the right to write to another cgroup's cgroup.procs: SIGTERM goes to the
+// process group and to each process of the cgroup, SIGKILL is cgroup.kill
+// (Linux 5.14), the job has ended when cgroup.events says it is no longer
+// populated, and the cgroup is removed before Done returns. procjob cannot
+// assume such a directory exists, so without the option it uses the process
+// group alone; see docs/decisions/0027.
 //
 // # Platforms
 //
@@ -39,7 +49,8 @@
 // Windows the command starts in a new console process group; Cancel ends the
 // leader at once with TerminateProcess (Windows has no SIGTERM, so there is
 // no grace), its outcome detail is "terminated", and what the leader started
-// is out of reach, as a setsid escape is on Unix.
+// is out of reach, as a setsid escape is on Unix. Options.Cgroup is refused
+// off Linux.
 //
 // Nothing else the job starts — goroutine or file descriptor — outlives Done.
 package procjob
@@ -81,6 +92,12 @@ type Options struct {
 	// pump; output that outruns the pump by more is recorded as a gap.
 	// Zero means jobs.DefaultRetainBytes.
 	Window int
+	// Cgroup, on Linux, is a cgroup v2 directory procjob may create
+	// children in (a delegated subtree; see the package doc). When set, each
+	// job runs in a cgroup of its own under it, so a process that leaves the
+	// process group is stopped too; a directory that is not such a cgroup
+	// makes the start fail. Empty means no cgroup.
+	Cgroup string
 	// ReadOutputLimit caps the unread bytes kept for ReadOutput; zero means
 	// 64 MiB. Their buffer grows with the unread output up to the limit, never
 	// past it, and each ReadOutput lets it go.
@@ -115,6 +132,7 @@ func Start(opts Options) jobs.RecordingJobStart {
 // watches them.
 type process struct {
 	cmd      *exec.Cmd
+	group    *jobGroup
 	grace    time.Duration
 	exited   registry.OnceSignal // the group has ended and the output is drained
 	pumpDone chan error          // the pump's result, after its final drain
@@ -128,6 +146,8 @@ type process struct {
 	leftovers bool  // the leader exited by itself and left processes in its group
 	survivors bool  // processes of the group were still there after SIGKILL and its wait
 	cutOff    bool  // output was still open after the group ended, and was cut off
+	stopErr   error // the group the leader left could not be signalled
+	kept      error // the cgroup could not be removed
 
 	mu        sync.Mutex
 	cancelled string        // the first Cancel's reason
@@ -162,7 +182,11 @@ func run(job jobs.RecordingJob, opts Options) (*process, error) {
 
 	cmd := exec.Command(opts.Command[0], opts.Command[1:]...)
 	cmd.Dir, cmd.Env = opts.Dir, opts.Env
-	newProcessGroup(cmd)
+	group, err := prepareGroup(cmd, opts.Cgroup)
+	if err != nil {
+		return nil, err
+	}
+	p.group = group
 	// The pipes are ours rather than exec's, so that cmd.Wait returns when the
 	// leader exits, not when the last process holding the output lets go.
 	var writeEnds []*os.File
@@ -170,18 +194,21 @@ func run(job jobs.RecordingJob, opts Options) (*process, error) {
 		r, w, err := os.Pipe()
 		if err != nil {
 			closeAll(p.pipes, writeEnds)
+			group.release()
 			return nil, fmt.Errorf("procjob: output pipe: %w", err)
 		}
 		p.pipes, writeEnds = append(p.pipes, r), append(writeEnds, w)
 	}
 	cmd.Stdout, cmd.Stderr = writeEnds[0], writeEnds[1]
 	p.cmd = cmd
-	err := cmd.Start()
+	err = cmd.Start()
 	closeAll(writeEnds) // the process holds its own copies now
 	if err != nil {
 		closeAll(p.pipes)
+		group.release()
 		return nil, fmt.Errorf("procjob: start %s: %w", commandLine(opts.Command), err)
 	}
+	group.started(cmd.Process)
 	for i, s := range []*stream{p.out, p.err} {
 		p.copied.Add(1)
 		go func() {
@@ -234,12 +261,14 @@ func closeAll(groups ...[]*os.File) {
 // SIGKILL timer runs until the group has ended, whatever the leader does.
 func (p *process) supervise() {
 	p.waitErr = p.cmd.Wait()
-	if groupRunning(p.cmd.Process) {
+	if p.group.running() {
 		p.mu.Lock()
 		p.leftovers = p.cancelled == ""
-		p.stopLocked()
+		p.stopErr = p.stopLocked()
 		p.mu.Unlock()
-		p.survivors = !p.awaitGroupEnd()
+		// A group that could not be signalled (EPERM) has no SIGKILL coming
+		// either: waiting for it would be waiting forever.
+		p.survivors = p.stopErr != nil || !p.awaitGroupEnd()
 	}
 	p.mu.Lock()
 	p.finished = true
@@ -247,6 +276,7 @@ func (p *process) supervise() {
 		p.killTimer.Stop()
 	}
 	p.mu.Unlock()
+	p.kept = p.group.release() // fails, and says so, only if a survivor holds the cgroup
 
 	// The group has ended, so only a process that left it (see the package
 	// doc) can still hold the output open: give it the grace, then cut it off.
@@ -270,7 +300,7 @@ func (p *process) supervise() {
 func (p *process) awaitGroupEnd() bool {
 	killed := p.killed
 	var giveUp <-chan time.Time
-	for delay := time.Millisecond; groupRunning(p.cmd.Process); delay = min(2*delay, 50*time.Millisecond) {
+	for delay := time.Millisecond; p.group.running(); delay = min(2*delay, 50*time.Millisecond) {
 		select {
 		case <-time.After(delay):
 		case <-killed:
@@ -305,7 +335,7 @@ func (p *process) stopLocked() error {
 	if p.stopping {
 		return nil
 	}
-	if err := terminateGroup(p.cmd.Process); err != nil {
+	if err := p.group.terminate(); err != nil {
 		return fmt.Errorf("procjob: stop process group %d: %w", p.cmd.Process.Pid, err)
 	}
 	p.stopping = true
@@ -320,7 +350,7 @@ func (p *process) kill() {
 	if p.finished {
 		return
 	}
-	killGroup(p.cmd.Process)
+	p.group.kill()
 	close(p.killed)
 }
 
@@ -346,11 +376,17 @@ func (p *process) wait() (jobs.JobOutcome, error) {
 	if p.leftovers {
 		outcome.Detail += "; stopped the processes it left running in its group"
 	}
-	if p.survivors {
+	switch {
+	case p.stopErr != nil:
+		outcome.Detail += "; " + p.stopErr.Error()
+	case p.survivors:
 		outcome.Detail += "; processes of its group were still there after SIGKILL"
 	}
 	if p.cutOff {
 		outcome.Detail += "; output still open after its process group ended was cut off"
+	}
+	if p.kept != nil {
+		outcome.Detail += "; " + p.kept.Error()
 	}
 	return outcome, nil
 }

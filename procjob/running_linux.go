@@ -8,14 +8,13 @@ import (
 	"syscall"
 )
 
-// groupRunning reports whether a process of the leader's group is still
+// processGroupRunning reports whether a process of the group is still
 // running. kill(-pgid, 0) alone cannot tell: it also finds zombies, which
 // have exited but wait for a parent to reap them (and an orphan's zombie
 // waits forever under an init that does not reap). So when the group is
 // there, /proc says whether any member is more than a zombie. Without /proc,
 // the group counts as running.
-func groupRunning(leader *os.Process) bool {
-	pgid := leader.Pid
+func processGroupRunning(pgid int) bool {
 	if err := syscall.Kill(-pgid, 0); errors.Is(err, syscall.ESRCH) {
 		return false
 	}

@@ -24,12 +24,19 @@ func genChannel() *rapid.Generator[jobs.Channel] {
 	return rapid.SampledFrom(append(jobs.ChannelValues(), ""))
 }
 
+// genTerminal draws a status a settled job may have.
+func genTerminal() *rapid.Generator[jobs.JobStatus] {
+	return rapid.SampledFrom([]jobs.JobStatus{jobs.JobStatusCompleted, jobs.JobStatusKilled, jobs.JobStatusFailed})
+}
+
+// genID draws any id but the zero one, which no NewJobID returns and
+// decoding refuses.
 func genID() *rapid.Generator[jobs.JobID] {
 	return rapid.Custom(func(t *rapid.T) jobs.JobID {
 		var id jobs.JobID
 		copy(id[:], rapid.SliceOfN(rapid.Byte(), 16, 16).Draw(t, "id"))
 		return id
-	})
+	}).Filter(func(id jobs.JobID) bool { return !id.IsZero() })
 }
 
 func genText(t *rapid.T, label string) string { return rapid.String().Draw(t, label) }
@@ -115,7 +122,7 @@ func genFact() *rapid.Generator[jobs.Fact] {
 		rapid.Custom(func(t *rapid.T) jobs.Fact {
 			r := registered.Draw(t, "registration")
 			return jobs.JobSettled{
-				JobID: r.JobID, At: rapid.Int64().Draw(t, "at"), Status: genStatus().Draw(t, "status"),
+				JobID: r.JobID, At: rapid.Int64().Draw(t, "at"), Status: genTerminal().Draw(t, "status"),
 				Detail: genText(t, "detail"), ProducerReported: rapid.Bool().Draw(t, "producerReported"),
 				Cause: rapid.SampledFrom(append(jobs.SettlementCauseValues(), "")).Draw(t, "cause"),
 				Registration: jobs.JobRegistration{RegisteredAt: r.At, Owner: r.Owner, Kind: r.Kind, Label: r.Label,
@@ -211,6 +218,8 @@ func TestDecodeRefusesBadInput(t *testing.T) {
 		{"unknown frame", decodeFrame, `{"frame":"paused"}`, jobs.ErrUnknownVariant, `frame paused`},
 		{"frame without discriminator", decodeFrame, `{"job":{}}`, jobs.ErrMissingField, `"frame"`},
 		{"frame missing a required field", decodeFrame, `{"frame":"output","chunks":[]}`, jobs.ErrMissingField, `"next"`},
+		{"frame with a case-folded discriminator", decodeFrame, `{"FRAME":"output","chunks":[],"next":1}`, codec.ErrAmbiguousKey, `"FRAME"`},
+		{"frame with its discriminator twice", decodeFrame, `{"frame":"status","frame":"output","chunks":[],"next":1}`, codec.ErrAmbiguousKey, `"frame"`},
 		{"start without record", decodeStart, `{"kind":"bash","label":"x"}`, jobs.ErrMissingField, `"record"`},
 		{"start with a string record", decodeStart, `{"record":"yes","kind":"bash","label":"x"}`, nil, "cannot unmarshal string"},
 		{"start without label", decodeStart, `{"record":true,"kind":"bash"}`, jobs.ErrMissingField, `"label"`},
@@ -260,6 +269,71 @@ func TestUnknownFactsAreTheRuntimesErrors(t *testing.T) {
 	env, err := codec.DecodeEnvelope([]byte(`{"type":"agent/spawned","v":3,"data":{"x":1}}`))
 	if err != nil || env.Type != "agent/spawned" || env.V != 3 {
 		t.Errorf("DecodeEnvelope = %+v, %v", env, err)
+	}
+}
+
+// A valid job/settled v2 fact, for the strict-decoding cases below to damage.
+const (
+	goodID       = "6ba7b810-9dad-11d1-80b4-00c04fd430c8"
+	registration = `"registration":{"registeredAt":1,"owner":"s","kind":"bash","label":"x","ordinal":1,"record":false}`
+)
+
+func settled(id, status string) string {
+	return `{"type":"job/settled","v":2,"data":{"jobId":"` + id + `","at":2,"status":"` + status + `","producerReported":true,` + registration + `}}`
+}
+
+// TestDecodeFactRefusesAmbiguousInput: encoding/json matches keys without
+// regard to case and keeps the last of duplicate keys, and uuid.Parse reads
+// several spellings of one UUID, so one fact could be written many ways and
+// a damaged or forged one read as plausible. DecodeFact reads exactly what
+// EncodeFact writes, and a settled fact only in a terminal status.
+func TestDecodeFactRefusesAmbiguousInput(t *testing.T) {
+	if _, err := jobs.DecodeFact([]byte(settled(goodID, "completed"))); err != nil {
+		t.Fatalf("the valid fact the cases start from does not decode: %v", err)
+	}
+	cases := []struct {
+		name  string
+		input string
+		want  error
+	}{
+		{"case-folded data key", strings.Replace(settled(goodID, "completed"), `"jobId"`, `"JOBID"`, 1), codec.ErrAmbiguousKey},
+		{"case-folded envelope key", strings.Replace(settled(goodID, "completed"), `"type"`, `"Type"`, 1), codec.ErrAmbiguousKey},
+		{"case-folded nested key", strings.Replace(settled(goodID, "completed"), `"registeredAt"`, `"registeredat"`, 1), codec.ErrAmbiguousKey},
+		{"duplicate data key", strings.Replace(settled(goodID, "completed"), `"at":2,`, `"at":2,"at":3,`, 1), codec.ErrAmbiguousKey},
+		{"duplicate envelope key", strings.Replace(settled(goodID, "completed"), `"v":2,`, `"v":1,"v":2,`, 1), codec.ErrAmbiguousKey},
+		{"duplicate nested key", strings.Replace(settled(goodID, "completed"), `"kind":"bash"`, `"kind":"bash","kind":"sh"`, 1), codec.ErrAmbiguousKey},
+		{"upper-case UUID", settled(strings.ToUpper(goodID), "completed"), codec.ErrInvalidID},
+		{"UUID without hyphens", settled(strings.ReplaceAll(goodID, "-", ""), "completed"), codec.ErrInvalidID},
+		{"UUID in braces", settled("{"+goodID+"}", "completed"), codec.ErrInvalidID},
+		{"UUID as a URN", settled("urn:uuid:"+goodID, "completed"), codec.ErrInvalidID},
+		{"zero UUID", settled("00000000-0000-0000-0000-000000000000", "completed"), codec.ErrInvalidID},
+		{"settled while running", settled(goodID, "running"), codec.ErrInvalidEnum},
+		{"settled while stopping", settled(goodID, "stopping"), codec.ErrInvalidEnum},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			f, err := jobs.DecodeFact([]byte(c.input))
+			if err == nil {
+				t.Fatalf("decoded %s as %+v", c.input, f)
+			}
+			if !errors.Is(err, c.want) {
+				t.Errorf("err = %v, want one wrapping %v", err, c.want)
+			}
+			if errors.Is(err, codec.ErrUnknownFact) {
+				t.Errorf("err = %v wraps ErrUnknownFact; a damaged fact would be skipped as unknown", err)
+			}
+		})
+	}
+}
+
+func TestParseIDAcceptsOnlyTheCanonicalForm(t *testing.T) {
+	if _, err := jobs.ParseJobID(goodID); err != nil {
+		t.Fatalf("ParseJobID(%s): %v", goodID, err)
+	}
+	for _, in := range []string{strings.ToUpper(goodID), "urn:uuid:" + goodID, "{" + goodID + "}", strings.ReplaceAll(goodID, "-", ""), "00000000-0000-0000-0000-000000000000"} {
+		if _, err := jobs.ParseJobID(in); !errors.Is(err, codec.ErrInvalidID) {
+			t.Errorf("ParseJobID(%s): err = %v, want ErrInvalidID", in, err)
+		}
 	}
 }
 

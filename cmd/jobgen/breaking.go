@@ -52,7 +52,7 @@ defaults to the --spec file's path in its repository.`, stderr)
 		return exitUsage
 	}
 	newName := names[0]
-	newData, err := os.ReadFile(newName)
+	newData, err := sf.readSpec(newName)
 	if err != nil {
 		fmt.Fprintf(stderr, "jobgen: %v\n", err)
 		return exitFail
@@ -74,7 +74,7 @@ defaults to the --spec file's path in its repository.`, stderr)
 		}
 		return exitFail
 	}
-	report := gen.Breaking(oldSpec, newSpec, only...)
+	report := gen.Breaking(oldSpec.Spec(), newSpec.Spec(), only...)
 	for _, f := range report.Findings {
 		fmt.Fprintln(stdout, f)
 	}

@@ -5,9 +5,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/jobgen/jobgen/gen"
@@ -71,8 +71,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 // specFlags are the flags every spec-reading command shares.
 type specFlags struct {
-	specs []string
-	out   string
+	specs   []string
+	out     string
+	maxSize int64 // bytes; 0 means gen.DefaultMaxSpecSize
 }
 
 func newFlagSet(name, summary string, stderr io.Writer) *flag.FlagSet {
@@ -115,6 +116,43 @@ func (sf *specFlags) register(fs *flag.FlagSet, withOut bool) {
 	if withOut {
 		fs.StringVar(&sf.out, "out", "generated", "output root; each spec's package goes in a directory named after it")
 	}
+	fs.Func("max-spec-size", fmt.Sprintf("refuse a spec larger than this: bytes, or a number with KiB or MiB (default %s)", sizeText(gen.DefaultMaxSpecSize)), func(s string) error {
+		n, err := parseSize(s)
+		sf.maxSize = n
+		return err
+	})
+}
+
+// readSpec reads a spec within the size limit.
+func (sf *specFlags) readSpec(name string) ([]byte, error) {
+	limit := sf.maxSize
+	if limit == 0 {
+		limit = gen.DefaultMaxSpecSize
+	}
+	return gen.ReadSpec(name, limit)
+}
+
+// parseSize reads a size such as 1048576, 512KiB or 4MiB.
+func parseSize(s string) (int64, error) {
+	mult := int64(1)
+	num := s
+	for suffix, m := range map[string]int64{"KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30} {
+		if n, ok := strings.CutSuffix(s, suffix); ok {
+			num, mult = n, m
+		}
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(num), 10, 64)
+	if err != nil || n <= 0 || n > (1<<62)/mult {
+		return 0, fmt.Errorf("%q is not a size; write bytes, or a number with KiB, MiB or GiB", s)
+	}
+	return n * mult, nil
+}
+
+func sizeText(n int64) string {
+	if n%(1<<20) == 0 {
+		return fmt.Sprintf("%dMiB", n>>20)
+	}
+	return fmt.Sprint(n)
 }
 
 // files expands the --spec patterns. The default, spec/*.yaml, is not
@@ -201,14 +239,14 @@ func (o outputs) targets() (targets []gen.Target, roots []string) {
 
 // parseSpecs reads and validates every spec. Spec errors are printed to
 // stderr; the second result is false when anything failed.
-func (sf *specFlags) parseSpecs(stderr io.Writer) ([]*gen.Spec, bool) {
+func (sf *specFlags) parseSpecs(stderr io.Writer) ([]*gen.Resolved, bool) {
 	names, ok := sf.files(stderr)
 	if !ok {
 		return nil, false
 	}
-	var specs []*gen.Spec
+	var specs []*gen.Resolved
 	for _, name := range names {
-		data, err := os.ReadFile(name)
+		data, err := sf.readSpec(name)
 		if err != nil {
 			fmt.Fprintf(stderr, "jobgen: %v\n", err)
 			ok = false

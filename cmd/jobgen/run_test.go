@@ -230,13 +230,13 @@ const factSpec = `jobgen: 1
 package:
   name: demo
 ids:
-  TaskId: {kind: uuid}
+  TaskID: {kind: uuid}
 facts:
   task/opened:
     versions:
       v1:
         fields:
-          id: TaskId
+          id: TaskID
           note: {type: string, optional: true}
 faces:
   Worker:
@@ -515,5 +515,21 @@ func TestPackageNamesGoCannotImportAreRefused(t *testing.T) {
 		if _, err := os.Stat(out); !os.IsNotExist(err) {
 			t.Errorf("generate wrote package %s", name)
 		}
+	}
+}
+
+// TestSpecsOverTheSizeLimitAreRefused (issue 15, item 7): the limit is 1 MiB
+// unless --max-spec-size raises it; the error says how.
+func TestSpecsOverTheSizeLimitAreRefused(t *testing.T) {
+	spec, _ := workspace(t, validSpec+strings.Repeat("# padding\n", 110_000))
+	code, _, stderr := jobgen(t, "check", "--spec", spec)
+	if code != exitFail || !strings.Contains(stderr, "over the limit of 1048576; raise it with --max-spec-size") {
+		t.Errorf("check of a 1.1 MB spec: exit %d\n%s", code, stderr)
+	}
+	if code, _, stderr := jobgen(t, "check", "--spec", spec, "--max-spec-size", "2MiB"); code != exitOK {
+		t.Errorf("check with the limit raised: exit %d\n%s", code, stderr)
+	}
+	if code, _, _ := jobgen(t, "check", "--spec", spec, "--max-spec-size", "lots"); code != exitUsage {
+		t.Errorf("a bad size: exit %d, want %d", code, exitUsage)
 	}
 }

@@ -22,6 +22,11 @@ var (
 	// ErrUnknownVariant reports a union discriminator value this build does not
 	// know.
 	ErrUnknownVariant = codec.ErrUnknownVariant
+	// ErrAmbiguousKey reports a JSON object with a key twice, or with a key that
+	// differs from a field's name only in case.
+	ErrAmbiguousKey = codec.ErrAmbiguousKey
+	// ErrInvalidID reports an identifier that is not in its canonical form.
+	ErrInvalidID = codec.ErrInvalidID
 	// ErrUnknownFact reports a fact type or version this build does not decode:
 	// written by a newer build or another vocabulary, or retired from the spec.
 	ErrUnknownFact = codec.ErrUnknownFact

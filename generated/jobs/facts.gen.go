@@ -50,7 +50,7 @@ type JobRegistered struct {
 	Record bool `json:"record"`
 }
 
-// UnmarshalJSON decodes j, refusing input that lacks a required field.
+// UnmarshalJSON decodes j, refusing a missing required field or an ambiguous key.
 func (j *JobRegistered) UnmarshalJSON(data []byte) error {
 	var wire struct {
 		JobID    *JobID     `json:"jobId"`
@@ -63,6 +63,9 @@ func (j *JobRegistered) UnmarshalJSON(data []byte) error {
 		Record   *bool      `json:"record"`
 	}
 	if err := json.Unmarshal(data, &wire); err != nil {
+		return err
+	}
+	if err := codec.CheckKeys("jobs.JobRegistered", data, "jobId", "at", "owner", "kind", "label", "ordinal", "toolCall", "record"); err != nil {
 		return err
 	}
 	if wire.JobID == nil {
@@ -130,7 +133,7 @@ type JobSettledV1 struct {
 	Registration JobRegistration `json:"registration"`
 }
 
-// UnmarshalJSON decodes j, refusing input that lacks a required field.
+// UnmarshalJSON decodes j, refusing a missing required field or an ambiguous key.
 func (j *JobSettledV1) UnmarshalJSON(data []byte) error {
 	var wire struct {
 		JobID            *JobID           `json:"jobId"`
@@ -141,6 +144,9 @@ func (j *JobSettledV1) UnmarshalJSON(data []byte) error {
 		Registration     *JobRegistration `json:"registration"`
 	}
 	if err := json.Unmarshal(data, &wire); err != nil {
+		return err
+	}
+	if err := codec.CheckKeys("jobs.JobSettledV1", data, "jobId", "at", "status", "detail", "producerReported", "registration"); err != nil {
 		return err
 	}
 	if wire.JobID == nil {
@@ -157,6 +163,9 @@ func (j *JobSettledV1) UnmarshalJSON(data []byte) error {
 	}
 	if wire.Registration == nil {
 		return codec.MissingField("jobs.JobSettledV1", "registration")
+	}
+	if !wire.Status.Terminal() {
+		return fmt.Errorf("jobs: JobSettledV1: status %q is not a terminal state of JobLifecycle: %w", *wire.Status, ErrInvalidEnum)
 	}
 	j.JobID = *wire.JobID
 	j.At = *wire.At
@@ -189,7 +198,7 @@ type JobSettled struct {
 	Cause SettlementCause `json:"cause,omitzero"`
 }
 
-// UnmarshalJSON decodes j, refusing input that lacks a required field.
+// UnmarshalJSON decodes j, refusing a missing required field or an ambiguous key.
 func (j *JobSettled) UnmarshalJSON(data []byte) error {
 	var wire struct {
 		JobID            *JobID           `json:"jobId"`
@@ -201,6 +210,9 @@ func (j *JobSettled) UnmarshalJSON(data []byte) error {
 		Cause            SettlementCause  `json:"cause"`
 	}
 	if err := json.Unmarshal(data, &wire); err != nil {
+		return err
+	}
+	if err := codec.CheckKeys("jobs.JobSettled", data, "jobId", "at", "status", "detail", "producerReported", "registration", "cause"); err != nil {
 		return err
 	}
 	if wire.JobID == nil {
@@ -217,6 +229,9 @@ func (j *JobSettled) UnmarshalJSON(data []byte) error {
 	}
 	if wire.Registration == nil {
 		return codec.MissingField("jobs.JobSettled", "registration")
+	}
+	if !wire.Status.Terminal() {
+		return fmt.Errorf("jobs: JobSettled: status %q is not a terminal state of JobLifecycle: %w", *wire.Status, ErrInvalidEnum)
 	}
 	j.JobID = *wire.JobID
 	j.At = *wire.At

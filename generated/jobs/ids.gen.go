@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/google/uuid"
+	"github.com/jobgen/jobgen/codec"
 )
 
 // A JobID identifies one job, live or in history, across registry restarts and
@@ -18,9 +19,10 @@ func NewJobID() JobID {
 	return JobID(uuid.New())
 }
 
-// ParseJobID parses the text form of a JobID, as String writes it.
+// ParseJobID parses the text form of a JobID, exactly as String writes it;
+// other spellings of a UUID and the nil UUID are errors wrapping ErrInvalidID.
 func ParseJobID(s string) (JobID, error) {
-	u, err := uuid.Parse(s)
+	u, err := codec.ParseUUID([]byte(s))
 	if err != nil {
 		return JobID{}, fmt.Errorf("jobs: JobID %q: %w", s, err)
 	}
@@ -32,7 +34,7 @@ func (j JobID) String() string {
 	return uuid.UUID(j).String()
 }
 
-// IsZero reports whether j is the zero JobID, which no job ever has.
+// IsZero reports whether j is the zero JobID, which NewJobID never returns and decoding refuses.
 func (j JobID) IsZero() bool {
 	return j == JobID{}
 }
@@ -42,9 +44,9 @@ func (j JobID) MarshalText() ([]byte, error) {
 	return uuid.UUID(j).MarshalText()
 }
 
-// UnmarshalText decodes j from its text form.
+// UnmarshalText decodes j from its text form, as ParseJobID does.
 func (j *JobID) UnmarshalText(text []byte) error {
-	u, err := uuid.ParseBytes(text)
+	u, err := codec.ParseUUID(text)
 	if err != nil {
 		return fmt.Errorf("jobs: JobID %q: %w", text, err)
 	}

@@ -16,6 +16,23 @@ type AppendOptions struct {
 	GapBefore bool `json:"gapBefore,omitzero"`
 }
 
+// UnmarshalJSON decodes a, refusing a missing required field or an ambiguous key.
+func (a *AppendOptions) UnmarshalJSON(data []byte) error {
+	var wire struct {
+		Channel   Channel `json:"channel"`
+		GapBefore bool    `json:"gapBefore"`
+	}
+	if err := json.Unmarshal(data, &wire); err != nil {
+		return err
+	}
+	if err := codec.CheckKeys("jobs.AppendOptions", data, "channel", "gapBefore"); err != nil {
+		return err
+	}
+	a.Channel = wire.Channel
+	a.GapBefore = wire.GapBefore
+	return nil
+}
+
 // Hooks are what a starter returns to the registry: how to stop the producer
 // and how to learn its outcome.
 type Hooks struct {
@@ -43,7 +60,7 @@ type JobOutcome struct {
 	Output string `json:"output,omitzero"`
 }
 
-// UnmarshalJSON decodes j, refusing input that lacks a required field.
+// UnmarshalJSON decodes j, refusing a missing required field or an ambiguous key.
 func (j *JobOutcome) UnmarshalJSON(data []byte) error {
 	var wire struct {
 		Status *JobStatus `json:"status"`
@@ -51,6 +68,9 @@ func (j *JobOutcome) UnmarshalJSON(data []byte) error {
 		Output string     `json:"output"`
 	}
 	if err := json.Unmarshal(data, &wire); err != nil {
+		return err
+	}
+	if err := codec.CheckKeys("jobs.JobOutcome", data, "status", "detail", "output"); err != nil {
 		return err
 	}
 	if wire.Status == nil {
@@ -82,7 +102,7 @@ type JobRegistration struct {
 	Record bool `json:"record"`
 }
 
-// UnmarshalJSON decodes j, refusing input that lacks a required field.
+// UnmarshalJSON decodes j, refusing a missing required field or an ambiguous key.
 func (j *JobRegistration) UnmarshalJSON(data []byte) error {
 	var wire struct {
 		RegisteredAt *int64     `json:"registeredAt"`
@@ -94,6 +114,9 @@ func (j *JobRegistration) UnmarshalJSON(data []byte) error {
 		Record       *bool      `json:"record"`
 	}
 	if err := json.Unmarshal(data, &wire); err != nil {
+		return err
+	}
+	if err := codec.CheckKeys("jobs.JobRegistration", data, "registeredAt", "owner", "kind", "label", "ordinal", "toolCall", "record"); err != nil {
 		return err
 	}
 	if wire.RegisteredAt == nil {
@@ -159,7 +182,7 @@ type JobSnapshot struct {
 	OutputBytes int64 `json:"outputBytes,omitzero"`
 }
 
-// UnmarshalJSON decodes j, refusing input that lacks a required field.
+// UnmarshalJSON decodes j, refusing a missing required field or an ambiguous key.
 func (j *JobSnapshot) UnmarshalJSON(data []byte) error {
 	var wire struct {
 		ID               *JobID     `json:"id"`
@@ -179,6 +202,9 @@ func (j *JobSnapshot) UnmarshalJSON(data []byte) error {
 		OutputBytes      int64      `json:"outputBytes"`
 	}
 	if err := json.Unmarshal(data, &wire); err != nil {
+		return err
+	}
+	if err := codec.CheckKeys("jobs.JobSnapshot", data, "id", "name", "kind", "label", "ordinal", "owner", "toolCall", "record", "status", "detail", "startedAt", "finishedAt", "reported", "producerReported", "outputBytes"); err != nil {
 		return err
 	}
 	if wire.ID == nil {
@@ -237,7 +263,7 @@ type RecordChunk struct {
 	GapBefore bool `json:"gapBefore,omitzero"`
 }
 
-// UnmarshalJSON decodes r, refusing input that lacks a required field.
+// UnmarshalJSON decodes r, refusing a missing required field or an ambiguous key.
 func (r *RecordChunk) UnmarshalJSON(data []byte) error {
 	var wire struct {
 		Offset    *int64  `json:"offset"`
@@ -247,6 +273,9 @@ func (r *RecordChunk) UnmarshalJSON(data []byte) error {
 		GapBefore bool    `json:"gapBefore"`
 	}
 	if err := json.Unmarshal(data, &wire); err != nil {
+		return err
+	}
+	if err := codec.CheckKeys("jobs.RecordChunk", data, "offset", "at", "text", "channel", "gapBefore"); err != nil {
 		return err
 	}
 	if wire.Offset == nil {
@@ -278,7 +307,7 @@ type RecordRead struct {
 	Lossy bool `json:"lossy,omitzero"`
 }
 
-// UnmarshalJSON decodes r, refusing input that lacks a required field.
+// UnmarshalJSON decodes r, refusing a missing required field or an ambiguous key.
 func (r *RecordRead) UnmarshalJSON(data []byte) error {
 	var wire struct {
 		Chunks   []RecordChunk `json:"chunks"`
@@ -287,6 +316,9 @@ func (r *RecordRead) UnmarshalJSON(data []byte) error {
 		Lossy    bool          `json:"lossy"`
 	}
 	if err := json.Unmarshal(data, &wire); err != nil {
+		return err
+	}
+	if err := codec.CheckKeys("jobs.RecordRead", data, "chunks", "earliest", "next", "lossy"); err != nil {
 		return err
 	}
 	if wire.Earliest == nil {

@@ -58,7 +58,7 @@ func (o OpenedFrame) MarshalJSON() ([]byte, error) {
 	})
 }
 
-// UnmarshalJSON decodes o, refusing another variant's frame or a missing required field.
+// UnmarshalJSON decodes o, refusing another variant's frame, a missing required field or an ambiguous key.
 func (o *OpenedFrame) UnmarshalJSON(data []byte) error {
 	var wire struct {
 		Frame    *string      `json:"frame"`
@@ -68,6 +68,9 @@ func (o *OpenedFrame) UnmarshalJSON(data []byte) error {
 		Total    *int64       `json:"total"`
 	}
 	if err := json.Unmarshal(data, &wire); err != nil {
+		return err
+	}
+	if err := codec.CheckKeys("jobs.OpenedFrame", data, "frame", "job", "from", "earliest", "total"); err != nil {
 		return err
 	}
 	if wire.Frame == nil {
@@ -122,7 +125,7 @@ func (o OutputFrame) MarshalJSON() ([]byte, error) {
 	})
 }
 
-// UnmarshalJSON decodes o, refusing another variant's frame or a missing required field.
+// UnmarshalJSON decodes o, refusing another variant's frame, a missing required field or an ambiguous key.
 func (o *OutputFrame) UnmarshalJSON(data []byte) error {
 	var wire struct {
 		Frame  *string       `json:"frame"`
@@ -131,6 +134,9 @@ func (o *OutputFrame) UnmarshalJSON(data []byte) error {
 		Lossy  bool          `json:"lossy"`
 	}
 	if err := json.Unmarshal(data, &wire); err != nil {
+		return err
+	}
+	if err := codec.CheckKeys("jobs.OutputFrame", data, "frame", "chunks", "next", "lossy"); err != nil {
 		return err
 	}
 	if wire.Frame == nil {
@@ -167,13 +173,16 @@ func (s StatusFrame) MarshalJSON() ([]byte, error) {
 	})
 }
 
-// UnmarshalJSON decodes s, refusing another variant's frame or a missing required field.
+// UnmarshalJSON decodes s, refusing another variant's frame, a missing required field or an ambiguous key.
 func (s *StatusFrame) UnmarshalJSON(data []byte) error {
 	var wire struct {
 		Frame *string      `json:"frame"`
 		Job   *JobSnapshot `json:"job"`
 	}
 	if err := json.Unmarshal(data, &wire); err != nil {
+		return err
+	}
+	if err := codec.CheckKeys("jobs.StatusFrame", data, "frame", "job"); err != nil {
 		return err
 	}
 	if wire.Frame == nil {
@@ -284,7 +293,7 @@ func (p PlainJobStart) MarshalJSON() ([]byte, error) {
 	})
 }
 
-// UnmarshalJSON decodes p, refusing another variant's record or a missing required field.
+// UnmarshalJSON decodes p, refusing another variant's record, a missing required field or an ambiguous key.
 func (p *PlainJobStart) UnmarshalJSON(data []byte) error {
 	var wire struct {
 		Record           *bool      `json:"record"`
@@ -297,10 +306,13 @@ func (p *PlainJobStart) UnmarshalJSON(data []byte) error {
 	if err := json.Unmarshal(data, &wire); err != nil {
 		return err
 	}
+	if err := codec.CheckKeys("jobs.PlainJobStart", data, "record", "kind", "label", "owner", "outputLimitBytes", "toolCall"); err != nil {
+		return err
+	}
 	if wire.Record == nil {
 		return codec.MissingField("jobs.PlainJobStart", "record")
 	}
-	if *wire.Record != PlainJobStartTag {
+	if *wire.Record {
 		return fmt.Errorf("jobs: PlainJobStart: record is %v, want %v", *wire.Record, PlainJobStartTag)
 	}
 	if wire.Kind == nil {
@@ -345,7 +357,7 @@ func (r RecordingJobStart) MarshalJSON() ([]byte, error) {
 	})
 }
 
-// UnmarshalJSON decodes r, refusing another variant's record or a missing required field.
+// UnmarshalJSON decodes r, refusing another variant's record, a missing required field or an ambiguous key.
 func (r *RecordingJobStart) UnmarshalJSON(data []byte) error {
 	var wire struct {
 		Record           *bool      `json:"record"`
@@ -358,10 +370,13 @@ func (r *RecordingJobStart) UnmarshalJSON(data []byte) error {
 	if err := json.Unmarshal(data, &wire); err != nil {
 		return err
 	}
+	if err := codec.CheckKeys("jobs.RecordingJobStart", data, "record", "kind", "label", "owner", "outputLimitBytes", "toolCall"); err != nil {
+		return err
+	}
 	if wire.Record == nil {
 		return codec.MissingField("jobs.RecordingJobStart", "record")
 	}
-	if *wire.Record != RecordingJobStartTag {
+	if !*wire.Record {
 		return fmt.Errorf("jobs: RecordingJobStart: record is %v, want %v", *wire.Record, RecordingJobStartTag)
 	}
 	if wire.Kind == nil {

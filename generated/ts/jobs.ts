@@ -20,19 +20,21 @@ export type JSONObject = { [key: string]: JSONValue };
 
 /**
  * A DecodeErrorKind says why a decoder refused its input. missingField,
- * invalidEnum, unknownVariant, unknownFact and unknownVersion are the refusals
- * Go reports with ErrMissingField, ErrInvalidEnum, ErrUnknownVariant,
- * ErrUnknownFact and ErrUnknownVersion;
- * wrongType is a JSON value of the wrong type, and invalidValue one of the
- * right type that Go refuses too (a malformed UUID, an integer out of range,
- * another variant's tag) or that a number cannot hold exactly (an integer
- * beyond ±(2^53 − 1)).
+ * invalidEnum, invalidID, ambiguousKey, unknownVariant, unknownFact and
+ * unknownVersion are the refusals Go reports with ErrMissingField,
+ * ErrInvalidEnum, ErrInvalidID, ErrAmbiguousKey, ErrUnknownVariant,
+ * ErrUnknownFact and ErrUnknownVersion; wrongType is a JSON value of the wrong
+ * type, and invalidValue one of the right type that Go refuses too (an integer
+ * out of range, another variant's tag) or that a number cannot hold exactly
+ * (an integer beyond ±(2^53 − 1)).
  */
 export type DecodeErrorKind =
   | "missingField"
   | "wrongType"
   | "invalidEnum"
   | "invalidValue"
+  | "invalidID"
+  | "ambiguousKey"
   | "unknownVariant"
   | "unknownFact"
   | "unknownVersion";
@@ -107,9 +109,10 @@ function _obj(v: unknown, path: string, type: string): _Obj {
   throw new DecodeError("wrongType", path, type + ": want an object, got " + _kind(v));
 }
 
-// _fold is Go's encoding/json key folding for ASCII names: Go matches a key
-// to a field whatever its case, and folds U+017F (long s) to S and U+212A
-// (Kelvin sign) to K. No other character folds to ASCII there.
+// _fold is Go's case folding for ASCII names (strings.EqualFold): it folds
+// U+017F (long s) to S and U+212A (Kelvin sign) to K, and no other
+// character to ASCII. Go refuses a key that folds to a field's name without
+// being it.
 function _fold(k: string): string {
   let out = "";
   for (let i = 0; i < k.length; i++) {
@@ -177,79 +180,21 @@ function _enum<T extends string>(v: unknown, path: string, key: _Key, is: (x: un
 const _zeroUUID = "00000000-0000-0000-0000-000000000000";
 const _canonicalUUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
+// _uuid reads a UUID as Go's codec.ParseUUID does: only the canonical form,
+// 36 lower-case characters in 8-4-4-4-12, and not the nil UUID.
 function _uuid(v: unknown, path: string, key: _Key): string {
   if (typeof v !== "string") throw _wrong(path, key, "a UUID string", v);
-  const u = _parseUUID(v);
-  if (u === undefined) throw new DecodeError("invalidValue", _at(path, key), JSON.stringify(v) + " is not a UUID");
-  return u;
+  if (!_canonicalUUID.test(v)) {
+    throw new DecodeError("invalidID", _at(path, key), JSON.stringify(v) + " is not a UUID in canonical form (8-4-4-4-12 lower-case hex digits)");
+  }
+  if (v === _zeroUUID) throw new DecodeError("invalidID", _at(path, key), "the nil UUID");
+  return v;
 }
 
-// _parseUUID accepts exactly what Go's uuid.Parse does (which counts UTF-8
-// bytes): xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx, the same with a urn:uuid:
-// prefix in any case or with any one character either side (Go does not check
-// the braces), and 32 bare hex digits. It returns the canonical form.
-function _parseUUID(s: string): string | undefined {
-  if (_canonicalUUID.test(s)) return s;
-  let b = _utf8(s);
-  let digits: number[];
-  switch (b.length) {
-    case 45:
-      if (String.fromCharCode(...b.slice(0, 9)).toLowerCase() !== "urn:uuid:") return undefined;
-      b = b.slice(9);
-      break;
-    case 38:
-      b = b.slice(1);
-      break;
-    case 36:
-      break;
-    case 32:
-      digits = [];
-      for (let i = 0; i < 32; i++) digits.push(i);
-      return _hexUUID(b, digits);
-    default:
-      return undefined;
-  }
-  if (b[8] !== 45 || b[13] !== 45 || b[18] !== 45 || b[23] !== 45) return undefined;
-  digits = [];
-  for (let i = 0; i < 36; i++) if (i !== 8 && i !== 13 && i !== 18 && i !== 23) digits.push(i);
-  return _hexUUID(b, digits);
-}
-
-function _hexUUID(b: number[], at: number[]): string | undefined {
-  let out = "";
-  for (let i = 0; i < at.length; i++) {
-    const c = b[at[i] ?? 0] ?? 0;
-    let d: number;
-    if (c >= 48 && c <= 57) d = c - 48;
-    else if (c >= 97 && c <= 102) d = c - 87;
-    else if (c >= 65 && c <= 70) d = c - 55;
-    else return undefined;
-    out += d.toString(16);
-    if (i === 7 || i === 11 || i === 15 || i === 19) out += "-";
-  }
-  return out;
-}
-
-// _utf8 is the UTF-8 encoding of s, as Go holds a decoded JSON string: a lone
-// surrogate is U+FFFD.
-function _utf8(s: string): number[] {
-  const out: number[] = [];
-  for (let i = 0; i < s.length; i++) {
-    let c = s.charCodeAt(i);
-    if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
-      const d = s.charCodeAt(i + 1);
-      if (d >= 0xdc00 && d <= 0xdfff) {
-        c = 0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00);
-        i++;
-      }
-    }
-    if (c >= 0xd800 && c <= 0xdfff) c = 0xfffd;
-    if (c < 0x80) out.push(c);
-    else if (c < 0x800) out.push(0xc0 | (c >> 6), 0x80 | (c & 63));
-    else if (c < 0x10000) out.push(0xe0 | (c >> 12), 0x80 | ((c >> 6) & 63), 0x80 | (c & 63));
-    else out.push(0xf0 | (c >> 18), 0x80 | ((c >> 12) & 63), 0x80 | ((c >> 6) & 63), 0x80 | (c & 63));
-  }
-  return out;
+// _ambiguous refuses a key that differs from a field's name only in case,
+// which Go's decoders refuse too (codec.ErrAmbiguousKey).
+function _ambiguous(path: string, type: string, key: string, field: string): DecodeError {
+  return new DecodeError("ambiguousKey", _at(path, key), type + ": key " + JSON.stringify(key) + " differs from field " + JSON.stringify(field) + " only in case");
 }
 
 const _base64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
@@ -325,9 +270,10 @@ function _eenum<T extends string>(v: T, is: (x: unknown) => x is T, field: strin
 }
 
 function _euuid(v: string, field: string): string {
-  const u = typeof v === "string" ? _parseUUID(v) : undefined;
-  if (u === undefined) throw new EncodeError("invalidValue", field, JSON.stringify(v) + " is not a UUID");
-  return u;
+  if (typeof v !== "string" || !_canonicalUUID.test(v) || v === _zeroUUID) {
+    throw new EncodeError("invalidID", field, JSON.stringify(v) + " is not a UUID Go reads: canonical, lower-case and not nil");
+  }
+  return v;
 }
 
 function _emap<T>(v: { [key: string]: T }, k: ((name: string) => string) | undefined, el: (e: T) => JSONValue): JSONObject {
@@ -344,9 +290,8 @@ function _emap<T>(v: { [key: string]: T }, k: ((name: string) => string) | undef
 export type JobID = string & { readonly __brand: "JobID" };
 
 /**
- * decodeJobID reads a JobID from JSON: a UUID in any form Go's uuid.Parse
- * accepts, returned in canonical lower-case form. Null is the zero JobID, as in
- * Go.
+ * decodeJobID reads a JobID from JSON: a UUID in canonical form (8-4-4-4-12
+ * lower-case hex digits), not the nil UUID. Null is the zero JobID, as in Go.
  */
 export function decodeJobID(json: unknown, path = "$"): JobID {
   return json === null ? (_zeroUUID as JobID) : (_uuid(json, path, "") as JobID);
@@ -532,11 +477,9 @@ export function decodeAppendOptions(json: unknown, path = "$"): AppendOptions {
     }
     switch (_fold(k)) {
       case "CHANNEL":
-        if (v !== null) f_channel = _enum(v, path, "channel", isChannel, "Channel");
-        break;
+        throw _ambiguous(path, "AppendOptions", k, "channel");
       case "GAPBEFORE":
-        if (v !== null) f_gapBefore = _bool(v, path, "gapBefore");
-        break;
+        throw _ambiguous(path, "AppendOptions", k, "gapBefore");
     }
   }
   const out: AppendOptions = {  };
@@ -616,14 +559,11 @@ export function decodeJobOutcome(json: unknown, path = "$"): JobOutcome {
     }
     switch (_fold(k)) {
       case "STATUS":
-        f_status = v === null ? undefined : _enum(v, path, "status", isJobStatus, "JobStatus");
-        break;
+        throw _ambiguous(path, "JobOutcome", k, "status");
       case "DETAIL":
-        if (v !== null) f_detail = _str(v, path, "detail");
-        break;
+        throw _ambiguous(path, "JobOutcome", k, "detail");
       case "OUTPUT":
-        if (v !== null) f_output = _str(v, path, "output");
-        break;
+        throw _ambiguous(path, "JobOutcome", k, "output");
     }
   }
   if (f_status === undefined) throw _missing(path, "JobOutcome", "status");
@@ -707,26 +647,19 @@ export function decodeJobRegistration(json: unknown, path = "$"): JobRegistratio
     }
     switch (_fold(k)) {
       case "REGISTEREDAT":
-        f_registeredAt = v === null ? undefined : _int(v, path, "registeredAt");
-        break;
+        throw _ambiguous(path, "JobRegistration", k, "registeredAt");
       case "OWNER":
-        f_owner = v === null ? undefined : (_str(v, path, "owner") as SessionID);
-        break;
+        throw _ambiguous(path, "JobRegistration", k, "owner");
       case "KIND":
-        f_kind = v === null ? undefined : _str(v, path, "kind");
-        break;
+        throw _ambiguous(path, "JobRegistration", k, "kind");
       case "LABEL":
-        f_label = v === null ? undefined : _str(v, path, "label");
-        break;
+        throw _ambiguous(path, "JobRegistration", k, "label");
       case "ORDINAL":
-        f_ordinal = v === null ? undefined : _int(v, path, "ordinal");
-        break;
+        throw _ambiguous(path, "JobRegistration", k, "ordinal");
       case "TOOLCALL":
-        if (v !== null) f_toolCall = (_str(v, path, "toolCall") as ToolCallID);
-        break;
+        throw _ambiguous(path, "JobRegistration", k, "toolCall");
       case "RECORD":
-        f_record = v === null ? undefined : _bool(v, path, "record");
-        break;
+        throw _ambiguous(path, "JobRegistration", k, "record");
     }
   }
   if (f_registeredAt === undefined) throw _missing(path, "JobRegistration", "registeredAt");
@@ -865,50 +798,35 @@ export function decodeJobSnapshot(json: unknown, path = "$"): JobSnapshot {
     }
     switch (_fold(k)) {
       case "ID":
-        f_id = v === null ? undefined : (_uuid(v, path, "id") as JobID);
-        break;
+        throw _ambiguous(path, "JobSnapshot", k, "id");
       case "NAME":
-        f_name = v === null ? undefined : _str(v, path, "name");
-        break;
+        throw _ambiguous(path, "JobSnapshot", k, "name");
       case "KIND":
-        f_kind = v === null ? undefined : _str(v, path, "kind");
-        break;
+        throw _ambiguous(path, "JobSnapshot", k, "kind");
       case "LABEL":
-        f_label = v === null ? undefined : _str(v, path, "label");
-        break;
+        throw _ambiguous(path, "JobSnapshot", k, "label");
       case "ORDINAL":
-        f_ordinal = v === null ? undefined : _int(v, path, "ordinal");
-        break;
+        throw _ambiguous(path, "JobSnapshot", k, "ordinal");
       case "OWNER":
-        if (v !== null) f_owner = (_str(v, path, "owner") as SessionID);
-        break;
+        throw _ambiguous(path, "JobSnapshot", k, "owner");
       case "TOOLCALL":
-        if (v !== null) f_toolCall = (_str(v, path, "toolCall") as ToolCallID);
-        break;
+        throw _ambiguous(path, "JobSnapshot", k, "toolCall");
       case "RECORD":
-        f_record = v === null ? undefined : _bool(v, path, "record");
-        break;
+        throw _ambiguous(path, "JobSnapshot", k, "record");
       case "STATUS":
-        f_status = v === null ? undefined : _enum(v, path, "status", isJobStatus, "JobStatus");
-        break;
+        throw _ambiguous(path, "JobSnapshot", k, "status");
       case "DETAIL":
-        if (v !== null) f_detail = _str(v, path, "detail");
-        break;
+        throw _ambiguous(path, "JobSnapshot", k, "detail");
       case "STARTEDAT":
-        f_startedAt = v === null ? undefined : _int(v, path, "startedAt");
-        break;
+        throw _ambiguous(path, "JobSnapshot", k, "startedAt");
       case "FINISHEDAT":
-        if (v !== null) f_finishedAt = _int(v, path, "finishedAt");
-        break;
+        throw _ambiguous(path, "JobSnapshot", k, "finishedAt");
       case "REPORTED":
-        if (v !== null) f_reported = _bool(v, path, "reported");
-        break;
+        throw _ambiguous(path, "JobSnapshot", k, "reported");
       case "PRODUCERREPORTED":
-        if (v !== null) f_producerReported = _bool(v, path, "producerReported");
-        break;
+        throw _ambiguous(path, "JobSnapshot", k, "producerReported");
       case "OUTPUTBYTES":
-        if (v !== null) f_outputBytes = _int(v, path, "outputBytes");
-        break;
+        throw _ambiguous(path, "JobSnapshot", k, "outputBytes");
     }
   }
   if (f_id === undefined) throw _missing(path, "JobSnapshot", "id");
@@ -1000,20 +918,15 @@ export function decodeRecordChunk(json: unknown, path = "$"): RecordChunk {
     }
     switch (_fold(k)) {
       case "OFFSET":
-        f_offset = v === null ? undefined : _int(v, path, "offset");
-        break;
+        throw _ambiguous(path, "RecordChunk", k, "offset");
       case "AT":
-        f_at = v === null ? undefined : _int(v, path, "at");
-        break;
+        throw _ambiguous(path, "RecordChunk", k, "at");
       case "TEXT":
-        f_text = v === null ? undefined : _str(v, path, "text");
-        break;
+        throw _ambiguous(path, "RecordChunk", k, "text");
       case "CHANNEL":
-        if (v !== null) f_channel = _enum(v, path, "channel", isChannel, "Channel");
-        break;
+        throw _ambiguous(path, "RecordChunk", k, "channel");
       case "GAPBEFORE":
-        if (v !== null) f_gapBefore = _bool(v, path, "gapBefore");
-        break;
+        throw _ambiguous(path, "RecordChunk", k, "gapBefore");
     }
   }
   if (f_offset === undefined) throw _missing(path, "RecordChunk", "offset");
@@ -1079,17 +992,13 @@ export function decodeRecordRead(json: unknown, path = "$"): RecordRead {
     }
     switch (_fold(k)) {
       case "CHUNKS":
-        f_chunks = v === null ? undefined : _arr(v, path, "chunks", (e, p, i) => decodeRecordChunk(e, _at(p, i)));
-        break;
+        throw _ambiguous(path, "RecordRead", k, "chunks");
       case "EARLIEST":
-        f_earliest = v === null ? undefined : _int(v, path, "earliest");
-        break;
+        throw _ambiguous(path, "RecordRead", k, "earliest");
       case "NEXT":
-        f_next = v === null ? undefined : _int(v, path, "next");
-        break;
+        throw _ambiguous(path, "RecordRead", k, "next");
       case "LOSSY":
-        if (v !== null) f_lossy = _bool(v, path, "lossy");
-        break;
+        throw _ambiguous(path, "RecordRead", k, "lossy");
     }
   }
   if (f_earliest === undefined) throw _missing(path, "RecordRead", "earliest");
@@ -1165,20 +1074,15 @@ export function decodeOpenedFrame(json: unknown, path = "$"): OpenedFrame {
     }
     switch (_fold(k)) {
       case "FRAME":
-        f_frame = v === null ? undefined : _str(v, path, "frame");
-        break;
+        throw _ambiguous(path, "OpenedFrame", k, "frame");
       case "JOB":
-        f_job = v === null ? undefined : decodeJobSnapshot(v, path + ".job");
-        break;
+        throw _ambiguous(path, "OpenedFrame", k, "job");
       case "FROM":
-        f_from = v === null ? undefined : _int(v, path, "from");
-        break;
+        throw _ambiguous(path, "OpenedFrame", k, "from");
       case "EARLIEST":
-        f_earliest = v === null ? undefined : _int(v, path, "earliest");
-        break;
+        throw _ambiguous(path, "OpenedFrame", k, "earliest");
       case "TOTAL":
-        f_total = v === null ? undefined : _int(v, path, "total");
-        break;
+        throw _ambiguous(path, "OpenedFrame", k, "total");
     }
   }
   if (f_frame === undefined) throw _missing(path, "OpenedFrame", "frame");
@@ -1246,17 +1150,13 @@ export function decodeOutputFrame(json: unknown, path = "$"): OutputFrame {
     }
     switch (_fold(k)) {
       case "FRAME":
-        f_frame = v === null ? undefined : _str(v, path, "frame");
-        break;
+        throw _ambiguous(path, "OutputFrame", k, "frame");
       case "CHUNKS":
-        f_chunks = v === null ? undefined : _arr(v, path, "chunks", (e, p, i) => decodeRecordChunk(e, _at(p, i)));
-        break;
+        throw _ambiguous(path, "OutputFrame", k, "chunks");
       case "NEXT":
-        f_next = v === null ? undefined : _int(v, path, "next");
-        break;
+        throw _ambiguous(path, "OutputFrame", k, "next");
       case "LOSSY":
-        if (v !== null) f_lossy = _bool(v, path, "lossy");
-        break;
+        throw _ambiguous(path, "OutputFrame", k, "lossy");
     }
   }
   if (f_frame === undefined) throw _missing(path, "OutputFrame", "frame");
@@ -1309,11 +1209,9 @@ export function decodeStatusFrame(json: unknown, path = "$"): StatusFrame {
     }
     switch (_fold(k)) {
       case "FRAME":
-        f_frame = v === null ? undefined : _str(v, path, "frame");
-        break;
+        throw _ambiguous(path, "StatusFrame", k, "frame");
       case "JOB":
-        f_job = v === null ? undefined : decodeJobSnapshot(v, path + ".job");
-        break;
+        throw _ambiguous(path, "StatusFrame", k, "job");
     }
   }
   if (f_frame === undefined) throw _missing(path, "StatusFrame", "frame");
@@ -1344,7 +1242,8 @@ export function decodeFollowFrame(json: unknown, path = "$"): FollowFrame {
   const o = _obj(json, path, "FollowFrame");
   let tag: unknown = undefined;
   for (const k of Object.keys(o)) {
-    if (k === "frame" || (k.length === 5 && _fold(k) === "FRAME")) {
+    if (k.length === 5 && k !== "frame" && _fold(k) === "FRAME") throw _ambiguous(path, "FollowFrame", k, "frame");
+    if (k === "frame") {
       const v = o[k];
       tag = v === null ? undefined : _str(v, path, "frame");
     }
@@ -1443,23 +1342,17 @@ export function decodePlainJobStart(json: unknown, path = "$"): PlainJobStart {
     }
     switch (_fold(k)) {
       case "RECORD":
-        f_record = v === null ? undefined : _bool(v, path, "record");
-        break;
+        throw _ambiguous(path, "PlainJobStart", k, "record");
       case "KIND":
-        f_kind = v === null ? undefined : _str(v, path, "kind");
-        break;
+        throw _ambiguous(path, "PlainJobStart", k, "kind");
       case "LABEL":
-        f_label = v === null ? undefined : _str(v, path, "label");
-        break;
+        throw _ambiguous(path, "PlainJobStart", k, "label");
       case "OWNER":
-        if (v !== null) f_owner = (_str(v, path, "owner") as SessionID);
-        break;
+        throw _ambiguous(path, "PlainJobStart", k, "owner");
       case "OUTPUTLIMITBYTES":
-        if (v !== null) f_outputLimitBytes = _int(v, path, "outputLimitBytes");
-        break;
+        throw _ambiguous(path, "PlainJobStart", k, "outputLimitBytes");
       case "TOOLCALL":
-        if (v !== null) f_toolCall = (_str(v, path, "toolCall") as ToolCallID);
-        break;
+        throw _ambiguous(path, "PlainJobStart", k, "toolCall");
     }
   }
   if (f_record === undefined) throw _missing(path, "PlainJobStart", "record");
@@ -1531,23 +1424,17 @@ export function decodeRecordingJobStart(json: unknown, path = "$"): RecordingJob
     }
     switch (_fold(k)) {
       case "RECORD":
-        f_record = v === null ? undefined : _bool(v, path, "record");
-        break;
+        throw _ambiguous(path, "RecordingJobStart", k, "record");
       case "KIND":
-        f_kind = v === null ? undefined : _str(v, path, "kind");
-        break;
+        throw _ambiguous(path, "RecordingJobStart", k, "kind");
       case "LABEL":
-        f_label = v === null ? undefined : _str(v, path, "label");
-        break;
+        throw _ambiguous(path, "RecordingJobStart", k, "label");
       case "OWNER":
-        if (v !== null) f_owner = (_str(v, path, "owner") as SessionID);
-        break;
+        throw _ambiguous(path, "RecordingJobStart", k, "owner");
       case "OUTPUTLIMITBYTES":
-        if (v !== null) f_outputLimitBytes = _int(v, path, "outputLimitBytes");
-        break;
+        throw _ambiguous(path, "RecordingJobStart", k, "outputLimitBytes");
       case "TOOLCALL":
-        if (v !== null) f_toolCall = (_str(v, path, "toolCall") as ToolCallID);
-        break;
+        throw _ambiguous(path, "RecordingJobStart", k, "toolCall");
     }
   }
   if (f_record === undefined) throw _missing(path, "RecordingJobStart", "record");
@@ -1586,7 +1473,8 @@ export function decodeJobStart(json: unknown, path = "$"): JobStart {
   const o = _obj(json, path, "JobStart");
   let tag: unknown = undefined;
   for (const k of Object.keys(o)) {
-    if (k === "record" || (k.length === 6 && _fold(k) === "RECORD")) {
+    if (k.length === 6 && k !== "record" && _fold(k) === "RECORD") throw _ambiguous(path, "JobStart", k, "record");
+    if (k === "record") {
       const v = o[k];
       tag = v === null ? undefined : _bool(v, path, "record");
     }
@@ -1682,29 +1570,21 @@ export function decodeJobRegistered(json: unknown, path = "$"): JobRegistered {
     }
     switch (_fold(k)) {
       case "JOBID":
-        f_jobId = v === null ? undefined : (_uuid(v, path, "jobId") as JobID);
-        break;
+        throw _ambiguous(path, "JobRegistered", k, "jobId");
       case "AT":
-        f_at = v === null ? undefined : _int(v, path, "at");
-        break;
+        throw _ambiguous(path, "JobRegistered", k, "at");
       case "OWNER":
-        f_owner = v === null ? undefined : (_str(v, path, "owner") as SessionID);
-        break;
+        throw _ambiguous(path, "JobRegistered", k, "owner");
       case "KIND":
-        f_kind = v === null ? undefined : _str(v, path, "kind");
-        break;
+        throw _ambiguous(path, "JobRegistered", k, "kind");
       case "LABEL":
-        f_label = v === null ? undefined : _str(v, path, "label");
-        break;
+        throw _ambiguous(path, "JobRegistered", k, "label");
       case "ORDINAL":
-        f_ordinal = v === null ? undefined : _int(v, path, "ordinal");
-        break;
+        throw _ambiguous(path, "JobRegistered", k, "ordinal");
       case "TOOLCALL":
-        if (v !== null) f_toolCall = (_str(v, path, "toolCall") as ToolCallID);
-        break;
+        throw _ambiguous(path, "JobRegistered", k, "toolCall");
       case "RECORD":
-        f_record = v === null ? undefined : _bool(v, path, "record");
-        break;
+        throw _ambiguous(path, "JobRegistered", k, "record");
     }
   }
   if (f_jobId === undefined) throw _missing(path, "JobRegistered", "jobId");
@@ -1802,23 +1682,17 @@ export function decodeJobSettledV1(json: unknown, path = "$"): JobSettledV1 {
     }
     switch (_fold(k)) {
       case "JOBID":
-        f_jobId = v === null ? undefined : (_uuid(v, path, "jobId") as JobID);
-        break;
+        throw _ambiguous(path, "JobSettledV1", k, "jobId");
       case "AT":
-        f_at = v === null ? undefined : _int(v, path, "at");
-        break;
+        throw _ambiguous(path, "JobSettledV1", k, "at");
       case "STATUS":
-        f_status = v === null ? undefined : _enum(v, path, "status", isJobStatus, "JobStatus");
-        break;
+        throw _ambiguous(path, "JobSettledV1", k, "status");
       case "DETAIL":
-        if (v !== null) f_detail = _str(v, path, "detail");
-        break;
+        throw _ambiguous(path, "JobSettledV1", k, "detail");
       case "PRODUCERREPORTED":
-        f_producerReported = v === null ? undefined : _bool(v, path, "producerReported");
-        break;
+        throw _ambiguous(path, "JobSettledV1", k, "producerReported");
       case "REGISTRATION":
-        f_registration = v === null ? undefined : decodeJobRegistration(v, path + ".registration");
-        break;
+        throw _ambiguous(path, "JobSettledV1", k, "registration");
     }
   }
   if (f_jobId === undefined) throw _missing(path, "JobSettledV1", "jobId");
@@ -1826,6 +1700,9 @@ export function decodeJobSettledV1(json: unknown, path = "$"): JobSettledV1 {
   if (f_status === undefined) throw _missing(path, "JobSettledV1", "status");
   if (f_producerReported === undefined) throw _missing(path, "JobSettledV1", "producerReported");
   if (f_registration === undefined) throw _missing(path, "JobSettledV1", "registration");
+  if (f_status !== undefined && f_status !== "completed" && f_status !== "killed" && f_status !== "failed") {
+    throw new DecodeError("invalidEnum", path + ".status", "JobSettledV1: status " + JSON.stringify(f_status) + " is not a terminal state of JobLifecycle (completed, killed, failed)");
+  }
   const out: JobSettledV1 = { jobId: f_jobId, at: f_at, status: f_status, producerReported: f_producerReported, registration: f_registration };
   if (f_detail) out.detail = f_detail;
   return out;
@@ -1919,26 +1796,19 @@ export function decodeJobSettled(json: unknown, path = "$"): JobSettled {
     }
     switch (_fold(k)) {
       case "JOBID":
-        f_jobId = v === null ? undefined : (_uuid(v, path, "jobId") as JobID);
-        break;
+        throw _ambiguous(path, "JobSettled", k, "jobId");
       case "AT":
-        f_at = v === null ? undefined : _int(v, path, "at");
-        break;
+        throw _ambiguous(path, "JobSettled", k, "at");
       case "STATUS":
-        f_status = v === null ? undefined : _enum(v, path, "status", isJobStatus, "JobStatus");
-        break;
+        throw _ambiguous(path, "JobSettled", k, "status");
       case "DETAIL":
-        if (v !== null) f_detail = _str(v, path, "detail");
-        break;
+        throw _ambiguous(path, "JobSettled", k, "detail");
       case "PRODUCERREPORTED":
-        f_producerReported = v === null ? undefined : _bool(v, path, "producerReported");
-        break;
+        throw _ambiguous(path, "JobSettled", k, "producerReported");
       case "REGISTRATION":
-        f_registration = v === null ? undefined : decodeJobRegistration(v, path + ".registration");
-        break;
+        throw _ambiguous(path, "JobSettled", k, "registration");
       case "CAUSE":
-        if (v !== null) f_cause = _enum(v, path, "cause", isSettlementCause, "SettlementCause");
-        break;
+        throw _ambiguous(path, "JobSettled", k, "cause");
     }
   }
   if (f_jobId === undefined) throw _missing(path, "JobSettled", "jobId");
@@ -1946,6 +1816,9 @@ export function decodeJobSettled(json: unknown, path = "$"): JobSettled {
   if (f_status === undefined) throw _missing(path, "JobSettled", "status");
   if (f_producerReported === undefined) throw _missing(path, "JobSettled", "producerReported");
   if (f_registration === undefined) throw _missing(path, "JobSettled", "registration");
+  if (f_status !== undefined && f_status !== "completed" && f_status !== "killed" && f_status !== "failed") {
+    throw new DecodeError("invalidEnum", path + ".status", "JobSettled: status " + JSON.stringify(f_status) + " is not a terminal state of JobLifecycle (completed, killed, failed)");
+  }
   const out: JobSettled = { jobId: f_jobId, at: f_at, status: f_status, producerReported: f_producerReported, registration: f_registration };
   if (f_detail) out.detail = f_detail;
   if (f_cause) out.cause = f_cause;
@@ -1999,19 +1872,22 @@ export function decodeFact(json: unknown, path = "$"): FactEnvelope {
   let data: unknown = undefined;
   for (const k of Object.keys(o)) {
     const x = o[k];
-    switch (k === "type" || k === "v" || k === "data" ? k : _fold(k)) {
+    switch (k) {
       case "type":
-      case "TYPE":
         if (x !== null) type = _str(x, path, "type");
-        break;
+        continue;
       case "v":
-      case "V":
         if (x !== null) v = _int(x, path, "v");
-        break;
+        continue;
       case "data":
-      case "DATA":
         data = x;
-        break;
+        continue;
+    }
+    switch (_fold(k)) {
+      case "TYPE":
+      case "V":
+      case "DATA":
+        throw _ambiguous(path, "FactEnvelope", k, _fold(k).toLowerCase());
     }
   }
   if (data === undefined || data === null) throw _missing(path, "FactEnvelope", "data");

@@ -1,0 +1,58 @@
+/*
+Package jobhttp serves a job registry over HTTP: the roster of the caller's
+session, a roster event stream, the follow stream of a recording job as
+Server-Sent Events, kill, the history of the session from a journal, and a live
+page that renders all of it.
+
+The caller's session comes from a function the runtime supplies
+(Options.Session); there is no default, and nothing trusts a header or a query
+parameter on its own. Every route is fenced by that session exactly as the
+registry fences reads: a job of another session and a job that does not exist
+answer the same 404, so a remote client cannot probe for ids.
+
+# Routes
+
+Under the handler's root (mount it with http.StripPrefix to serve it below a
+path):
+
+	GET  /                     the live page (embedded; no build step)
+	GET  /api/jobs             the roster: a JSON array of jobs.JobSnapshot
+	GET  /api/jobs/events      the roster as SSE: event "roster", one frame
+	                           per lifecycle change (never per append)
+	GET  /api/jobs/{id}        one jobs.JobSnapshot
+	GET  /api/jobs/{id}/follow the follow stream as SSE (see below)
+	POST /api/jobs/{id}/kill   kill; body {"reason": "..."}, Content-Type
+	                           application/json
+	GET  /api/history          the session's execution intervals from the
+	                           journal (404 when the handler has none)
+
+# Follow
+
+Each follow event is one jobs.FollowFrame in its generated JSON, with the
+event name set to its frame ("opened", "output", "status") and, for output
+frames, the SSE id set to the frame's Next: the byte offset to resume from.
+A client that reconnects sends it back as Last-Event-ID (browsers' EventSource
+does this by itself) or as ?from=OFFSET; an offset that fell out of the
+retained window resumes lossy (the first output frame says lossy). The stream
+ends after the status frame. A negative, malformed or future offset is a 400.
+
+A slow client never blocks the producer and never grows the server's memory:
+the stream reads the job's bounded record at its own cursor, so a client that
+falls behind the record's window resumes lossy. A client that stops reading
+for Options.WriteTimeout is dropped.
+
+# Kill
+
+Kill is a POST whose Content-Type must be application/json. No HTML form and
+no other "simple" cross-site request can send that, so a page on another site
+cannot make a browser kill a job; a request whose Origin names another host,
+or whose Sec-Fetch-Site is cross-site, is refused as well (403).
+
+# Limits and shutdown
+
+A session may hold at most Options.MaxStreamsPerSession event streams at once
+(roster and follow together); one more is a 429. Close ends every open stream
+cleanly (a final "bye" event) and waits for their handlers to return; it is a
+disposer for launcher.Run, to run before the registry and the journal close.
+*/
+package jobhttp

@@ -1,0 +1,214 @@
+package jobhttp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/jobgen/jobgen/generated/jobs"
+	"github.com/jobgen/jobgen/registry"
+)
+
+// Options configure a Handler. Registry and Session are required.
+type Options struct {
+	// Registry is the registry served.
+	Registry *registry.Registry
+	// Session returns the session of the request's caller, as the runtime
+	// authenticates it. An error answers 401 with the error's text withheld.
+	Session func(*http.Request) (jobs.SessionID, error)
+	// History, when set, answers /api/history with the caller's execution
+	// intervals; without it that route is a 404.
+	History HistoryFunc
+	// MaxStreamsPerSession caps the event streams one session holds open at
+	// once; zero means 8.
+	MaxStreamsPerSession int
+	// WriteTimeout drops a stream whose client has not taken a write for this
+	// long; zero means 30 s.
+	WriteTimeout time.Duration
+	// KeepAlive is how often an idle stream sends a comment line, so proxies
+	// and clients see it is alive; zero means 15 s.
+	KeepAlive time.Duration
+	// Logger receives contained failures; nil discards them.
+	Logger *slog.Logger
+}
+
+// A HistoryFunc returns what /api/history answers for a session: a value
+// that encodes as JSON, such as the session's execution intervals.
+type HistoryFunc func(ctx context.Context, session jobs.SessionID) (any, error)
+
+// A Handler serves one registry over HTTP. Make one with New; it is safe for
+// concurrent use.
+type Handler struct {
+	opts Options
+	reg  *registry.Registry
+	mux  *http.ServeMux
+	log  *slog.Logger
+
+	// done is closed by Close; every stream watches it.
+	done      chan struct{}
+	closeOnce sync.Once
+	streams   sync.WaitGroup
+
+	mu      sync.Mutex
+	perSess map[jobs.SessionID]int // open streams per session
+	closed  bool
+}
+
+// ErrClosed reports a stream refused because the Handler is closed.
+var ErrClosed = errors.New("jobhttp: handler closed")
+
+// New returns a Handler serving opts.Registry.
+func New(opts Options) (*Handler, error) {
+	if opts.Registry == nil {
+		return nil, errors.New("jobhttp: Options.Registry is required")
+	}
+	if opts.Session == nil {
+		return nil, errors.New("jobhttp: Options.Session is required: the runtime decides who the caller is")
+	}
+	if opts.MaxStreamsPerSession <= 0 {
+		opts.MaxStreamsPerSession = 8
+	}
+	if opts.WriteTimeout <= 0 {
+		opts.WriteTimeout = 30 * time.Second
+	}
+	if opts.KeepAlive <= 0 {
+		opts.KeepAlive = 15 * time.Second
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	h := &Handler{
+		opts:    opts,
+		reg:     opts.Registry,
+		mux:     http.NewServeMux(),
+		log:     log,
+		done:    make(chan struct{}),
+		perSess: make(map[jobs.SessionID]int),
+	}
+	static, err := fs.Sub(staticFiles, "static")
+	if err != nil {
+		return nil, fmt.Errorf("jobhttp: embedded page: %w", err)
+	}
+	h.mux.Handle("GET /", pageHandler(static))
+	h.mux.HandleFunc("GET /api/jobs", h.withSession(h.roster))
+	h.mux.HandleFunc("GET /api/jobs/events", h.withSession(h.rosterEvents))
+	h.mux.HandleFunc("GET /api/jobs/{id}", h.withSession(h.job))
+	h.mux.HandleFunc("GET /api/jobs/{id}/follow", h.withSession(h.follow))
+	h.mux.HandleFunc("POST /api/jobs/{id}/kill", h.withSession(h.kill))
+	h.mux.HandleFunc("GET /api/history", h.withSession(h.history))
+	return h, nil
+}
+
+// ServeHTTP serves the page and the API.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h.mux.ServeHTTP(w, r)
+}
+
+// Close ends every open stream and waits, bounded by ctx, for their handlers
+// to return; later streams are refused with 503. Plain requests are not
+// affected: shut the http.Server down for those. Close may be called again.
+func (h *Handler) Close(ctx context.Context) error {
+	h.closeOnce.Do(func() {
+		h.mu.Lock()
+		h.closed = true
+		h.mu.Unlock()
+		close(h.done)
+	})
+	waited := make(chan struct{})
+	go func() { h.streams.Wait(); close(waited) }()
+	select {
+	case <-waited:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("jobhttp: close: streams still open: %w", ctx.Err())
+	}
+}
+
+type sessionHandler func(w http.ResponseWriter, r *http.Request, session jobs.SessionID)
+
+// withSession resolves the caller's session before the route runs.
+func (h *Handler) withSession(next sessionHandler) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		session, err := h.opts.Session(r)
+		if err != nil {
+			h.log.Debug("jobhttp: session refused", "err", err)
+			httpError(w, http.StatusUnauthorized, "no session")
+			return
+		}
+		next(w, r, session)
+	}
+}
+
+// openStream counts a stream against its session's cap. The returned release
+// must be called when the stream ends.
+func (h *Handler) openStream(session jobs.SessionID) (release func(), status int) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return nil, http.StatusServiceUnavailable
+	}
+	if h.perSess[session] >= h.opts.MaxStreamsPerSession {
+		return nil, http.StatusTooManyRequests
+	}
+	h.perSess[session]++
+	h.streams.Add(1)
+	return func() {
+		h.mu.Lock()
+		if h.perSess[session]--; h.perSess[session] == 0 {
+			delete(h.perSess, session)
+		}
+		h.mu.Unlock()
+		h.streams.Done()
+	}, 0
+}
+
+// jobID reads the {id} path value; a malformed id is as unknown as a missing one.
+func jobID(r *http.Request) (jobs.JobID, bool) {
+	id, err := jobs.ParseJobID(r.PathValue("id"))
+	return id, err == nil
+}
+
+// lookupError answers an error from the registry: unknown and foreign jobs
+// both as 404, so a client cannot tell another session's job from none.
+func lookupError(w http.ResponseWriter, err error) {
+	switch {
+	case errors.Is(err, registry.ErrUnknownJob), errors.Is(err, registry.ErrForeignJob):
+		httpError(w, http.StatusNotFound, "no such job")
+	case errors.Is(err, registry.ErrNoRecord):
+		httpError(w, http.StatusConflict, "job keeps no record")
+	case errors.Is(err, registry.ErrNegativeOffset):
+		httpError(w, http.StatusBadRequest, "negative offset")
+	default:
+		httpError(w, http.StatusInternalServerError, "internal error")
+	}
+}
+
+// httpError writes a JSON error body {"error": msg}.
+func httpError(w http.ResponseWriter, status int, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(struct {
+		Error string `json:"error"`
+	}{msg})
+}
+
+// writeJSON writes v as a 200 JSON body.
+func writeJSON(w http.ResponseWriter, v any) {
+	body, err := json.Marshal(v)
+	if err != nil {
+		httpError(w, http.StatusInternalServerError, "internal error")
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.Write(body)
+}

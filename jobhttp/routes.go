@@ -1,0 +1,318 @@
+package jobhttp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jobgen/jobgen/generated/jobs"
+	"github.com/jobgen/jobgen/registry"
+)
+
+// roster answers the caller's jobs as a JSON array, in registration order.
+func (h *Handler) roster(w http.ResponseWriter, r *http.Request, session jobs.SessionID) {
+	list := h.reg.List(session)
+	if list == nil {
+		list = []jobs.JobSnapshot{}
+	}
+	writeJSON(w, list)
+}
+
+// job answers one job's snapshot.
+func (h *Handler) job(w http.ResponseWriter, r *http.Request, session jobs.SessionID) {
+	id, ok := jobID(r)
+	if !ok {
+		httpError(w, http.StatusNotFound, "no such job")
+		return
+	}
+	snap, err := h.reg.Get(session, id)
+	if err != nil {
+		lookupError(w, err)
+		return
+	}
+	writeJSON(w, snap)
+}
+
+// rosterEvents streams the roster: one "roster" event at once, then one
+// after each lifecycle change. Changes that arrive while an event is being
+// written are coalesced into the next one, so a burst of changes costs one
+// frame and a slow client costs no memory.
+func (h *Handler) rosterEvents(w http.ResponseWriter, r *http.Request, session jobs.SessionID) {
+	release, status := h.openStream(session)
+	if status != 0 {
+		httpError(w, status, http.StatusText(status))
+		return
+	}
+	defer release()
+	changed := make(chan struct{}, 1)
+	changed <- struct{}{} // the first frame is the roster as it is now
+	unsubscribe := h.reg.OnJobsChanged(func() {
+		select {
+		case changed <- struct{}{}:
+		default: // a frame is already due; it will carry this change too
+		}
+	})
+	defer unsubscribe()
+
+	sse, err := startSSE(w, h.opts.WriteTimeout)
+	if err != nil {
+		return
+	}
+	keepAlive := time.NewTicker(h.opts.KeepAlive)
+	defer keepAlive.Stop()
+	for {
+		select {
+		case <-changed:
+			list := h.reg.List(session)
+			if list == nil {
+				list = []jobs.JobSnapshot{}
+			}
+			data, err := json.Marshal(list)
+			if err != nil {
+				h.log.Error("jobhttp: roster encode", "err", err)
+				return
+			}
+			if sse.event("roster", "", data) != nil {
+				return
+			}
+		case <-keepAlive.C:
+			if sse.comment("keep-alive") != nil {
+				return
+			}
+		case <-h.done:
+			sse.event("bye", "", []byte(`{}`))
+			return
+		case <-r.Context().Done():
+			return
+		}
+	}
+}
+
+// follow streams a recording job's frames as SSE; see the package doc.
+func (h *Handler) follow(w http.ResponseWriter, r *http.Request, session jobs.SessionID) {
+	id, ok := jobID(r)
+	if !ok {
+		httpError(w, http.StatusNotFound, "no such job")
+		return
+	}
+	snap, err := h.reg.Get(session, id)
+	if err != nil {
+		lookupError(w, err)
+		return
+	}
+	if !snap.Record {
+		lookupError(w, registry.ErrNoRecord)
+		return
+	}
+	start, err := followStart(r, snap.OutputBytes)
+	if err != nil {
+		httpError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	release, status := h.openStream(session)
+	if status != 0 {
+		httpError(w, status, http.StatusText(status))
+		return
+	}
+	defer release()
+
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+
+	// The registry's follow iterator blocks while the job is quiet, so it runs
+	// on its own goroutine and hands frames over unbuffered: this loop writes
+	// frames, keep-alives and the shutdown event, one at a time. The iterator
+	// reads the job's bounded record at its own cursor, so while this loop is
+	// blocked on a slow client nothing queues up; the client resumes lossy.
+	frames := make(chan frameOrErr)
+	go func() {
+		defer close(frames)
+		for frame, err := range h.reg.Follow(ctx, session, id, start) {
+			select {
+			case frames <- frameOrErr{frame, err}:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+
+	var sse *sseWriter
+	keepAlive := time.NewTicker(h.opts.KeepAlive)
+	defer keepAlive.Stop()
+	for {
+		select {
+		case fe, ok := <-frames:
+			if !ok {
+				return
+			}
+			if fe.err != nil {
+				if sse == nil {
+					lookupError(w, fe.err)
+				} else if !errors.Is(fe.err, context.Canceled) {
+					h.log.Warn("jobhttp: follow", "job", id, "err", fe.err)
+				}
+				return
+			}
+			if sse == nil {
+				if sse, err = startSSE(w, h.opts.WriteTimeout); err != nil {
+					return
+				}
+				sse.retry(2 * time.Second)
+			}
+			if err := writeFrame(sse, fe.frame); err != nil {
+				return
+			}
+		case <-keepAlive.C:
+			if sse != nil && sse.comment("keep-alive") != nil {
+				return
+			}
+		case <-h.done:
+			if sse != nil {
+				sse.event("bye", "", []byte(`{}`))
+			}
+			return
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+type frameOrErr struct {
+	frame jobs.FollowFrame
+	err   error
+}
+
+// writeFrame writes one follow frame: its event name is the frame's tag and,
+// for output frames, its id is the offset to resume from.
+func writeFrame(sse *sseWriter, frame jobs.FollowFrame) error {
+	data, err := json.Marshal(frame)
+	if err != nil {
+		return err
+	}
+	switch f := frame.(type) {
+	case jobs.OpenedFrame:
+		return sse.event(jobs.OpenedFrameTag, strconv.FormatInt(f.From, 10), data)
+	case jobs.OutputFrame:
+		return sse.event(jobs.OutputFrameTag, strconv.FormatInt(f.Next, 10), data)
+	case jobs.StatusFrame:
+		return sse.event(jobs.StatusFrameTag, "", data)
+	}
+	return errors.New("unknown frame")
+}
+
+// followStart reads where a follow resumes: Last-Event-ID (what EventSource
+// sends on reconnect) wins over ?from=; neither means the earliest retained
+// byte. total is the job's byte count: an offset past it is a client bug.
+func followStart(r *http.Request, total int64) (registry.FollowStart, error) {
+	raw, name := r.Header.Get("Last-Event-ID"), "Last-Event-ID"
+	if raw == "" {
+		raw, name = r.URL.Query().Get("from"), "from"
+	}
+	if raw == "" {
+		return registry.FromEarliest(), nil
+	}
+	off, err := strconv.ParseInt(raw, 10, 64)
+	switch {
+	case err != nil:
+		return registry.FollowStart{}, errors.New(name + ": not a byte offset")
+	case off < 0:
+		return registry.FollowStart{}, errors.New(name + ": negative offset")
+	case off > total:
+		return registry.FollowStart{}, errors.New(name + ": offset past the job's output")
+	}
+	return registry.FromOffset(off), nil
+}
+
+// kill asks a job to stop. It is refused unless it is a JSON POST from this
+// site (see the package doc), so no cross-site form can trigger it.
+func (h *Handler) kill(w http.ResponseWriter, r *http.Request, session jobs.SessionID) {
+	if status, msg := crossSite(r); status != 0 {
+		httpError(w, status, msg)
+		return
+	}
+	id, ok := jobID(r)
+	if !ok {
+		httpError(w, http.StatusNotFound, "no such job")
+		return
+	}
+	var body struct {
+		Reason string `json:"reason"`
+	}
+	dec := json.NewDecoder(io.LimitReader(r.Body, 4<<10))
+	if err := dec.Decode(&body); err != nil && !errors.Is(err, io.EOF) {
+		httpError(w, http.StatusBadRequest, "body: want {\"reason\": \"...\"}")
+		return
+	}
+	reason := strings.TrimSpace(body.Reason)
+	if reason == "" {
+		reason = "killed from the jobs page"
+	}
+	res, err := h.reg.Kill(session, id, reason)
+	if err != nil {
+		if errors.Is(err, registry.ErrUnknownJob) || errors.Is(err, registry.ErrForeignJob) {
+			lookupError(w, err)
+			return
+		}
+		httpError(w, http.StatusBadGateway, "the job could not be asked to stop")
+		return
+	}
+	snap, err := h.reg.Get(session, id)
+	if err != nil {
+		lookupError(w, err)
+		return
+	}
+	writeJSON(w, struct {
+		Result string           `json:"result"`
+		Job    jobs.JobSnapshot `json:"job"`
+	}{killResult(res), snap})
+}
+
+func killResult(k registry.KillResult) string {
+	if k == registry.KillAlreadyFinished {
+		return "alreadyFinished"
+	}
+	return "requested"
+}
+
+// crossSite refuses a state-changing request that a page on another site
+// could have made: a non-JSON body (every simple request is form-encoded,
+// multipart or text/plain), an Origin of another host, or a cross-site
+// Sec-Fetch-Site.
+func crossSite(r *http.Request) (int, string) {
+	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil || mt != "application/json" {
+		return http.StatusUnsupportedMediaType, "Content-Type must be application/json"
+	}
+	if site := r.Header.Get("Sec-Fetch-Site"); site != "" && site != "same-origin" && site != "none" {
+		return http.StatusForbidden, "cross-site request refused"
+	}
+	if origin := r.Header.Get("Origin"); origin != "" {
+		u, err := url.Parse(origin)
+		if err != nil || u.Host != r.Host {
+			return http.StatusForbidden, "cross-origin request refused"
+		}
+	}
+	return 0, ""
+}
+
+// history answers the session's history from Options.History.
+func (h *Handler) history(w http.ResponseWriter, r *http.Request, session jobs.SessionID) {
+	if h.opts.History == nil {
+		httpError(w, http.StatusNotFound, "no history is kept")
+		return
+	}
+	v, err := h.opts.History(r.Context(), session)
+	if err != nil {
+		h.log.Error("jobhttp: history", "err", err)
+		httpError(w, http.StatusInternalServerError, "history unavailable")
+		return
+	}
+	writeJSON(w, v)
+}

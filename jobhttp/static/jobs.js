@@ -1,0 +1,1 @@
+export function decodeFollowFrame(v) { return v; } export function decodeJobSnapshot(v) { return v; }

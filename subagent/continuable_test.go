@@ -1,0 +1,594 @@
+package subagent_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+	"testing/synctest"
+
+	"github.com/jobgen/jobgen/generated/subagents"
+	"github.com/jobgen/jobgen/journal"
+	"github.com/jobgen/jobgen/subagent"
+	"github.com/jobgen/jobgen/subagent/subagenttest"
+)
+
+const (
+	created   = subagents.SubagentCreatedType
+	seeded    = subagents.SubagentSeededType
+	started   = subagents.SubagentResidencyStartedType
+	ended     = subagents.SubagentResidencyEndedType
+	accepted  = subagents.SubagentMessageAcceptedType
+	claimed   = subagents.SubagentMessageClaimedType
+	discarded = subagents.SubagentMessageDiscardedType
+)
+
+func TestStartContinuableReturnsAtAcceptanceWithTheCreationFactsWritten(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFixture(t, nil)
+		f.prov.Seed = func(subagent.ContinuableCreateRequest) (subagent.ContinuableCreateSpec, error) {
+			return subagent.ContinuableCreateSpec{Seed: []json.RawMessage{json.RawMessage(`{"turn":1}`)}}, nil
+		}
+		msg := f.start("c1", f.root, "hello")
+		a := f.host.Agent("c1")
+		if got := ids(a.Delivered()); !slices.Equal(got, []subagents.MessageID{msg}) {
+			t.Fatalf("delivered %v, want the prompt %v", got, msg)
+		}
+		if got, want := f.types("c1"), []string{created, seeded, started, accepted}; !slices.Equal(got, want) {
+			t.Fatalf("stream %v, want %v", got, want)
+		}
+		c := f.facts("c1")[0].(subagents.SubagentCreated)
+		if c.Header.ParentSession != "root" || c.Header.DelegationDepth != 1 || c.Header.SeedLength != 1 || c.Descriptor.Mode != subagents.DescriptorModeContinuable || c.Descriptor.Version != 2 {
+			t.Fatalf("created fact %+v", c)
+		}
+		if got := f.svc.State("c1"); got != subagent.Running {
+			t.Fatalf("state %v with an unclaimed prompt, want running", got)
+		}
+		if len(f.prov.Started()) != 0 {
+			t.Fatal("a continuable child called the provider's Start")
+		}
+	})
+}
+
+func TestAChildThatGoesIdleSettlesAndItsParentIsNoticed(t *testing.T) {
+	for _, c := range []struct {
+		reason subagents.StopReason
+		last   string
+		want   string
+	}{
+		{subagents.StopReasonCompleted, "done: 42", "finished and will do no further work unless you send it more.\nIts closing message:\ndone: 42"},
+		{subagents.StopReasonAborted, "", "was stopped before it finished.\nIt left no closing message."},
+		{subagents.StopReasonMaxTokens, "", "ran out of room before it finished."},
+		{subagents.StopReasonRefusal, "", "declined the task."},
+		{subagents.StopReasonError, "", "failed before it finished."},
+	} {
+		t.Run(string(c.reason), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				f := newFixture(t, nil)
+				f.start("c1", f.root, "work")
+				f.turn("c1", c.reason, c.last)
+				if f.svc.State("c1") != subagent.Absent || f.host.Agent("c1") != nil {
+					t.Fatalf("child still resident after going idle: %v", f.svc.State("c1"))
+				}
+				if got, want := f.types("c1"), []string{created, started, accepted, claimed, ended}; !slices.Equal(got, want) {
+					t.Fatalf("stream %v, want %v", got, want)
+				}
+				end := f.facts("c1")[4].(subagents.SubagentResidencyEnded)
+				if end.StopReason != c.reason || end.LastMessage != c.last {
+					t.Fatalf("ended %+v, want %s %q", end, c.reason, c.last)
+				}
+				notes := f.root.Delivered()
+				if len(notes) != 1 || notes[0].Source.Kind != subagents.SourceKindSubagentSettled || notes[0].Source.Sender != "c1" {
+					t.Fatalf("root got %+v, want one settlement notice from c1", notes)
+				}
+				if got := notes[0].Content[0].Text; !strings.HasPrefix(got, "Background subagent c1 ") || !strings.Contains(got, c.want) {
+					t.Fatalf("notice %q, want it to say %q", got, c.want)
+				}
+			})
+		})
+	}
+}
+
+func TestFollowupToAResidentChildIsDeliveredAndWakesIt(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFixture(t, nil)
+		f.start("c1", f.root, "one")
+		a := f.host.Agent("c1")
+		a.BeginTurn()
+		id, err := f.svc.Followup(context.Background(), f.root, "c1", text("two"), subagent.FollowupOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.host.Agent("c1") != a {
+			t.Fatal("a follow-up to a resident child made a new agent")
+		}
+		if got := ids(a.Queued()); !slices.Equal(got, []subagents.MessageID{id}) {
+			t.Fatalf("queued %v, want the follow-up", got)
+		}
+		a.EndTurn(subagents.StopReasonCompleted, "")
+		synctest.Wait()
+		if f.svc.State("c1") != subagent.Running {
+			t.Fatal("the child settled with a waking follow-up unclaimed")
+		}
+		if got := f.turn("c1", subagents.StopReasonCompleted, ""); !slices.Equal(ids(got), []subagents.MessageID{id}) {
+			t.Fatalf("claimed %v", ids(got))
+		}
+		if f.svc.State("c1") != subagent.Absent {
+			t.Fatal("the child did not settle once idle")
+		}
+	})
+}
+
+func TestFollowupResumesAnAbsentChildColdFromItsStream(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFixture(t, nil)
+		f.start("c1", f.root, "one")
+		f.turn("c1", subagents.StopReasonCompleted, "first")
+		removed := f.svc.Providers()
+		_ = removed
+		id, err := f.svc.Followup(context.Background(), f.root, "c1", text("two"), subagent.FollowupOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := f.host.Agent("c1")
+		if a == nil || !a.Child.Resumed || len(a.Child.History) != 5 || a.Child.Descriptor.Label != "child c1" {
+			t.Fatalf("resumed agent %+v", a)
+		}
+		if got := ids(a.Delivered()); !slices.Equal(got, []subagents.MessageID{id}) {
+			t.Fatalf("delivered %v, want only the follow-up (the prompt was claimed)", got)
+		}
+		st := f.facts("c1")[5].(subagents.SubagentResidencyStarted)
+		if !st.Resumed {
+			t.Fatal("residency-started of a cold resume does not say resumed")
+		}
+	})
+}
+
+func TestColdResumeNeedsNoProvider(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		store := subagenttest.NewMemStore()
+		f := newFixture(t, store)
+		f.start("c1", f.root, "one")
+		f.turn("c1", subagents.StopReasonCompleted, "")
+		svc := subagent.New(subagent.WithStore(store), subagent.WithHost(f.host))
+		defer svc.Close(context.Background())
+		root := subagenttest.NewAgent("root")
+		if _, err := svc.Attach(root); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := svc.Followup(context.Background(), root, "c1", text("two"), subagent.FollowupOptions{}); err != nil {
+			t.Fatalf("resume with no provider registered: %v", err)
+		}
+	})
+}
+
+func TestRestartRedeliversFlushedUnclaimedMessagesOnceInAcceptanceOrder(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFixture(t, nil)
+		prompt := f.start("c1", f.root, "one")
+		m2, err := f.svc.Followup(context.Background(), f.root, "c1", text("two"), subagent.FollowupOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := f.store.Flush(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.svc.Followup(context.Background(), f.root, "c1", text("lost: never flushed"), subagent.FollowupOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		// crash: the process ends with three messages accepted, none claimed
+		g := f.restart()
+		m4, err := g.svc.Followup(context.Background(), g.root, "c1", text("four"), subagent.FollowupOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := g.host.Agent("c1")
+		if got, want := ids(a.Delivered()), []subagents.MessageID{prompt, m2, m4}; !slices.Equal(got, want) {
+			t.Fatalf("delivered after restart %v, want %v", got, want)
+		}
+		if got := ids(g.turn("c1", subagents.StopReasonCompleted, "")); !slices.Equal(got, []subagents.MessageID{prompt, m2, m4}) {
+			t.Fatalf("claimed %v", got)
+		}
+		// the crashed residency was ended at the resume; one end per start
+		starts, ends := 0, 0
+		for _, x := range g.facts("c1") {
+			switch x.(type) {
+			case subagents.SubagentResidencyStarted:
+				starts++
+			case subagents.SubagentResidencyEnded:
+				ends++
+			}
+		}
+		if starts != 2 || ends != 2 {
+			t.Fatalf("%d residencies started, %d ended; want 2 and 2", starts, ends)
+		}
+		// and a second resume delivers nothing already claimed
+		if _, err := g.svc.Followup(context.Background(), g.root, "c1", text("five"), subagent.FollowupOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if got := g.host.Agent("c1").Delivered(); len(got) != 1 {
+			t.Fatalf("third residency got %d messages, want only the new one", len(got))
+		}
+	})
+}
+
+func TestQuietMessagesLeftAtSettlementWaitForTheNextResidency(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFixture(t, nil)
+		f.start("p", f.root, "parent")
+		pa := f.host.Agent("p")
+		pa.BeginTurn()
+		f.start("c", pa, "child")
+		ca := f.host.Agent("c")
+		quiet, err := f.svc.ReportFrom(context.Background(), ca, text("fyi"), subagent.ReportOptions{Delivery: subagents.DeliveryQuiet})
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.turn("c", subagents.StopReasonCompleted, "")
+		pa.EndTurn(subagents.StopReasonCompleted, "")
+		synctest.Wait()
+		// the settlement notice woke p: it is still running
+		notice := f.turn("p", subagents.StopReasonCompleted, "")
+		if len(notice) != 2 || notice[0].ID != quiet || notice[1].Source.Kind != subagents.SourceKindSubagentSettled {
+			t.Fatalf("p claimed %+v, want the quiet report then the notice", notice)
+		}
+	})
+}
+
+func TestOnlyTheExactLiveDirectParentIsAuthorized(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFixture(t, nil)
+		f.start("c1", f.root, "one")
+		other := subagenttest.NewAgent("other")
+		if _, err := f.svc.Attach(other); err != nil {
+			t.Fatal(err)
+		}
+		copyOfRoot := subagenttest.NewAgent("root") // same id, not the attached value
+		for name, parent := range map[string]subagent.Agent{"a copy of the parent": copyOfRoot, "another parent": other} {
+			_, err := f.svc.Followup(context.Background(), parent, "c1", text("x"), subagent.FollowupOptions{})
+			if !errors.Is(err, subagent.ErrUnauthorized) {
+				t.Errorf("%s: %v, want ErrUnauthorized", name, err)
+			}
+		}
+		f.turn("c1", subagents.StopReasonCompleted, "")
+		_, err := f.svc.Followup(context.Background(), copyOfRoot, "c1", text("x"), subagent.FollowupOptions{})
+		if !errors.Is(err, subagent.ErrUnauthorized) {
+			t.Fatalf("a copy of the parent resumed the child: %v", err)
+		}
+		if f.host.Agent("c1") != nil {
+			t.Fatal("an unauthorized resume materialized the child")
+		}
+		_, err = f.svc.Followup(context.Background(), other, "c1", text("x"), subagent.FollowupOptions{})
+		if err == nil || !strings.Contains(err.Error(), "belongs to another parent session") {
+			t.Fatalf("cold resume by another parent: %v", err)
+		}
+	})
+}
+
+func TestProviderRegistrationAndCapabilities(t *testing.T) {
+	f := newFixture(t, nil)
+	if _, err := f.svc.RegisterProvider(&subagenttest.Provider{ProviderName: "fork"}); !errors.Is(err, subagent.ErrDuplicateProvider) {
+		t.Fatalf("duplicate provider: %v", err)
+	}
+	plain := &plainProvider{name: "plain"}
+	remove, err := f.svc.RegisterProvider(plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = f.svc.StartContinuable(context.Background(), subagent.ContinuableSpec{Provider: "plain", Label: "x", Parent: f.root, Prompt: text("x")})
+	if !errors.Is(err, subagent.ErrUnsupportedCapability) || !strings.Contains(err.Error(), "no PrepareContinuable capability") {
+		t.Fatalf("provider without PrepareContinuable: %v", err)
+	}
+	if plain.starts != 0 {
+		t.Fatal("the provider's Start was called for a continuable child")
+	}
+	remove()
+	if got := f.svc.Providers(); !slices.Equal(got, []string{"fork"}) {
+		t.Fatalf("providers after removal %v", got)
+	}
+	_, _, err = f.svc.StartContinuable(context.Background(), subagent.ContinuableSpec{Provider: "plain", Label: "x", Parent: f.root, Prompt: text("x")})
+	if !errors.Is(err, subagent.ErrNoProvider) {
+		t.Fatalf("removed provider: %v", err)
+	}
+}
+
+type plainProvider struct {
+	name   string
+	starts int
+}
+
+func (p *plainProvider) Name() string                        { return p.name }
+func (p *plainProvider) Capabilities() subagent.Capabilities { return subagent.Capabilities{} }
+func (p *plainProvider) Start(context.Context, subagent.ResolvedStartRequest) (subagent.Run, error) {
+	p.starts++
+	return nil, errors.New("not here")
+}
+
+func TestAFailedCreationRollsBackAndLeavesNoTrace(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFixture(t, nil)
+		f.host.Fail = func(subagent.Child) error { return errors.New("no capacity") }
+		id, msg, err := f.svc.StartContinuable(context.Background(), subagent.ContinuableSpec{Provider: "fork", Label: "x", ChildID: "c1", Parent: f.root, Prompt: text("x")})
+		if err == nil || id != "" || !msg.IsZero() {
+			t.Fatalf("failed create returned %q %v %v", id, msg, err)
+		}
+		if f.store.Len(journal.Stream("c1")) != 0 || f.svc.State("c1") != subagent.Absent {
+			t.Fatal("a rolled-back create left facts or an activation")
+		}
+		f.host.Fail = nil
+		f.start("c1", f.root, "again") // the id is free
+	})
+}
+
+func TestStartContinuableRefusals(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFixture(t, nil)
+		f.start("c1", f.root, "x")
+		zero := 0
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		for _, c := range []struct {
+			name string
+			ctx  context.Context
+			spec subagent.ContinuableSpec
+			want error
+		}{
+			{"live id", context.Background(), subagent.ContinuableSpec{Provider: "fork", Label: "x", ChildID: "c1", Parent: f.root}, subagent.ErrDuplicateChild},
+			{"a copy of the parent", context.Background(), subagent.ContinuableSpec{Provider: "fork", Label: "x", ChildID: "c2", Parent: subagenttest.NewAgent("root")}, subagent.ErrUnauthorized},
+			{"cancelled", ctx, subagent.ContinuableSpec{Provider: "fork", Label: "x", ChildID: "c3", Parent: f.root}, context.Canceled},
+			{"cancelled code", ctx, subagent.ContinuableSpec{Provider: "fork", Label: "x", ChildID: "c3", Parent: f.root}, subagent.ErrCancelled},
+			{"no provider", context.Background(), subagent.ContinuableSpec{Provider: "nope", Label: "x", Parent: f.root}, subagent.ErrNoProvider},
+		} {
+			_, _, err := f.svc.StartContinuable(c.ctx, c.spec)
+			if !errors.Is(err, c.want) {
+				t.Errorf("%s: %v, want %v", c.name, err, c.want)
+			}
+		}
+		_, _, err := f.svc.StartContinuable(context.Background(), subagent.ContinuableSpec{Provider: "fork", Label: "x", ChildID: "c4", Parent: f.root, MaxDepth: &zero})
+		var depth *subagent.DepthError
+		if !errors.As(err, &depth) || err.Error() != "subagent depth 1 exceeds maxDepth 0" {
+			t.Fatalf("depth: %v", err)
+		}
+		bare := subagent.New(subagent.WithHost(f.host))
+		r := subagenttest.NewAgent("r")
+		bare.Attach(r)
+		bare.RegisterProvider(&subagenttest.Provider{ProviderName: "fork"})
+		if _, _, err := bare.StartContinuable(context.Background(), subagent.ContinuableSpec{Provider: "fork", Label: "x", Parent: r}); !errors.Is(err, subagent.ErrPersistenceUnavailable) {
+			t.Fatalf("no store: %v", err)
+		}
+	})
+}
+
+func TestAChildWithHistoryIsADuplicateAfterARestart(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFixture(t, nil)
+		f.start("c1", f.root, "x")
+		f.store.Flush(context.Background())
+		g := f.restart()
+		_, _, err := g.svc.StartContinuable(context.Background(), subagent.ContinuableSpec{Provider: "fork", Label: "x", ChildID: "c1", Parent: g.root})
+		if !errors.Is(err, subagent.ErrDuplicateChild) {
+			t.Fatalf("reusing an id with history: %v", err)
+		}
+	})
+}
+
+func TestANonContinuableStreamIsNotResumableDoNotRetry(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFixture(t, nil)
+		for id, desc := range map[subagents.SessionID]subagents.Descriptor{
+			"oneshot": {Version: 2, Mode: subagents.DescriptorModeOneShot, Provider: "fork"},
+			"v1":      {Version: 1, Mode: subagents.DescriptorModeContinuable, Provider: "fork"},
+		} {
+			payload, _ := subagents.EncodeFact(&subagents.SubagentCreated{Child: id, Header: subagents.ChildHeader{ParentSession: "root", Origin: subagents.OriginSubagent, DelegationDepth: 1}, Descriptor: desc})
+			f.store.Append(context.Background(), journal.Stream(id), journal.Entry{Payload: payload})
+			_, err := f.svc.Followup(context.Background(), f.root, id, text("x"), subagent.FollowupOptions{})
+			if !errors.Is(err, subagent.ErrNotResumable) || !strings.Contains(err.Error(), "do not retry") {
+				t.Errorf("%s: %v, want ErrNotResumable saying do not retry", id, err)
+			}
+		}
+		if _, err := f.svc.Followup(context.Background(), f.root, "never", text("x"), subagent.FollowupOptions{}); !errors.Is(err, subagent.ErrNotResumable) {
+			t.Errorf("unknown child: %v", err)
+		}
+	})
+}
+
+func TestReportFromGoesExactlyOneEdgeUp(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFixture(t, nil)
+		f.start("p", f.root, "parent")
+		pa := f.host.Agent("p")
+		pa.BeginTurn()
+		f.start("c", pa, "child")
+		ca := f.host.Agent("c")
+		id, err := f.svc.ReportFrom(context.Background(), ca, text("halfway"), subagent.ReportOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		q := pa.Queued()
+		if len(q) != 1 || q[0].ID != id || q[0].Source.Kind != subagents.SourceKindSubagentReport || q[0].Source.Sender != "c" || q[0].Content[0].Text != "Background subagent c reported:" {
+			t.Fatalf("parent queue %+v", q)
+		}
+		if len(f.root.Delivered()) != 0 {
+			t.Fatal("a report reached the grandparent")
+		}
+		if got := f.types("p"); got[len(got)-1] != accepted {
+			t.Fatalf("the report is not a fact on the parent's stream: %v", got)
+		}
+		if _, err := f.svc.ReportFrom(context.Background(), subagenttest.NewAgent("c"), text("x"), subagent.ReportOptions{}); !errors.Is(err, subagent.ErrUnauthorized) {
+			t.Fatalf("report from a copy: %v", err)
+		}
+		// the root is the direct parent of p; detached, it is not live
+		detachable := subagenttest.NewAgent("r2")
+		detach, _ := f.svc.Attach(detachable)
+		f.start("d", detachable, "x")
+		detach()
+		if _, err := f.svc.ReportFrom(context.Background(), f.host.Agent("d"), text("x"), subagent.ReportOptions{}); !errors.Is(err, subagent.ErrParentUnavailable) {
+			t.Fatalf("report to a detached parent: %v", err)
+		}
+	})
+}
+
+func TestDrainDescendantsTearsDownChildrenFirstAndDiscardsWaitingMessages(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFixture(t, nil)
+		f.start("p", f.root, "parent")
+		pa := f.host.Agent("p")
+		pa.BeginTurn()
+		f.start("c", pa, "child")
+		ca := f.host.Agent("c")
+		ca.BeginTurn()
+		f.start("g", ca, "grandchild")
+		if err := f.svc.DrainDescendants(context.Background(), []subagent.Agent{f.root}); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := f.host.Disposed(), []subagents.SessionID{"g", "c", "p"}; !slices.Equal(got, want) {
+			t.Fatalf("disposal order %v, want children first %v", got, want)
+		}
+		if got := f.types("g"); !slices.Contains(got, discarded) || got[len(got)-1] != ended {
+			t.Fatalf("grandchild's unclaimed prompt was not discarded: %v", got)
+		}
+		end := f.facts("g")[len(f.facts("g"))-1].(subagents.SubagentResidencyEnded)
+		if end.StopReason != subagents.StopReasonAborted {
+			t.Fatalf("a drained child that never ran ended %s, want aborted", end.StopReason)
+		}
+		for _, id := range []subagents.SessionID{"p", "c", "g"} {
+			if f.svc.State(id) != subagent.Absent {
+				t.Fatalf("%s still live", id)
+			}
+		}
+	})
+}
+
+func TestCloseKeepsWaitingMessagesForTheNextResidency(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFixture(t, nil)
+		prompt := f.start("c1", f.root, "x")
+		if err := f.svc.Close(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if slices.Contains(f.types("c1"), discarded) {
+			t.Fatal("Close discarded a waiting message")
+		}
+		if _, _, err := f.svc.StartContinuable(context.Background(), subagent.ContinuableSpec{Provider: "fork", Label: "x", Parent: f.root}); !errors.Is(err, subagent.ErrDraining) {
+			t.Fatalf("start after Close: %v", err)
+		}
+		g := f.restart()
+		if _, err := g.svc.Followup(context.Background(), g.root, "c1", text("y"), subagent.FollowupOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if got := ids(g.host.Agent("c1").Delivered()); got[0] != prompt {
+			t.Fatalf("after Close and restart delivered %v, want the prompt first", got)
+		}
+	})
+}
+
+func TestInterruptCancelsTheTurnAndKeepsTheInbox(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFixture(t, nil)
+		f.start("c1", f.root, "x")
+		a := f.host.Agent("c1")
+		if err := f.svc.Interrupt("c1", subagent.ByAncestor(a)); !errors.Is(err, subagent.ErrUnauthorized) {
+			t.Fatalf("self-interrupt: %v", err)
+		}
+		if err := f.svc.Interrupt("c1", subagent.ByUser("someone")); !errors.Is(err, subagent.ErrUnauthorized) {
+			t.Fatalf("interrupt by another session: %v", err)
+		}
+		if err := f.svc.Interrupt("c1", subagent.ByAncestor(f.root)); err != nil {
+			t.Fatal(err)
+		}
+		if a.Cancels() != 1 || len(a.Queued()) != 1 {
+			t.Fatalf("cancels %d queued %d: the inbox was not kept", a.Cancels(), len(a.Queued()))
+		}
+		if err := f.svc.Interrupt("absent", subagent.ByUser("root")); err != nil {
+			t.Fatalf("interrupting an absent child: %v", err)
+		}
+	})
+}
+
+func TestAFollowupToADisposingChildWaitsThenResumes(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFixture(t, nil)
+		f.start("c1", f.root, "x")
+		a := f.host.Agent("c1")
+		a.IgnoreCancel = true
+		a.BeginTurn() // a turn that does not stop when cancelled
+		drained := make(chan error)
+		go func() { drained <- f.svc.DrainChildren(context.Background(), f.root, []subagents.SessionID{"c1"}) }()
+		synctest.Wait()
+		if f.svc.State("c1") != subagent.Disposing {
+			t.Fatalf("state %v during teardown, want disposing", f.svc.State("c1"))
+		}
+		type answer struct {
+			id  subagents.MessageID
+			err error
+		}
+		followed := make(chan answer)
+		go func() {
+			id, err := f.svc.Followup(context.Background(), f.root, "c1", text("y"), subagent.FollowupOptions{})
+			followed <- answer{id, err}
+		}()
+		synctest.Wait()
+		select {
+		case <-followed:
+			t.Fatal("the follow-up did not wait for the teardown")
+		default:
+		}
+		a.EndTurn(subagents.StopReasonAborted, "")
+		if err := <-drained; err != nil {
+			t.Fatal(err)
+		}
+		got := <-followed
+		if got.err != nil {
+			t.Fatal(got.err)
+		}
+		b := f.host.Agent("c1")
+		if b == a || !slices.Equal(ids(b.Delivered()), []subagents.MessageID{got.id}) {
+			t.Fatal("the follow-up did not cold-resume the drained child with only its own message")
+		}
+	})
+}
+
+func TestTheFinalFlushGoesThroughTheSessionBarrier(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		sessions := journal.NewSessionStore[subagents.SessionID]()
+		f := newFixture(t, nil, subagent.WithSessions(sessions))
+		f.start("c1", f.root, "x")
+		if !sessions.Live("c1") {
+			t.Fatal("a resident child is not a live session")
+		}
+		before := f.store.Flushes()
+		f.turn("c1", subagents.StopReasonCompleted, "")
+		if f.store.Flushes() != before+1 || sessions.Live("c1") {
+			t.Fatalf("flushes %d→%d, live %v: want one final flush and the session ended", before, f.store.Flushes(), sessions.Live("c1"))
+		}
+		// the residency's end is durable
+		if got := f.restart().types("c1"); got[len(got)-1] != ended {
+			t.Fatalf("after the final flush the stream ends %v", got)
+		}
+	})
+}
+
+func TestAFailedFinalFlushIsOnlyLogged(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFixture(t, nil)
+		f.start("c1", f.root, "x")
+		a := f.host.Agent("c1")
+		a.BeginTurn()
+		a.EndTurn(subagents.StopReasonCompleted, "")
+		synctest.Wait()
+		if !a.Disposed() {
+			t.Fatal("not disposed")
+		}
+		g := newFixture(t, nil)
+		g.start("c2", g.root, "x")
+		g.store.Fail(errors.New("disk gone"))
+		if err := g.svc.DrainChildren(context.Background(), g.root, []subagents.SessionID{"c2"}); !errors.Is(err, subagent.ErrActivationTeardown) {
+			t.Fatalf("drain with a failing store: %v, want ErrActivationTeardown for the unrecorded end", err)
+		}
+		if !g.host.Agents()[0].Disposed() {
+			t.Fatal("a failing store kept the agent alive")
+		}
+	})
+}

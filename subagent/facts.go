@@ -1,0 +1,135 @@
+package subagent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/jobgen/jobgen/generated/subagents"
+	"github.com/jobgen/jobgen/journal"
+)
+
+// A factEntry is one fact to append, with the record id that makes a retry
+// of it append nothing: "accepted/<message>", "claimed/<message>",
+// "discarded/<message>", "started/<run>", "ended/<run>", "created", "seed/<i>".
+type factEntry struct {
+	id   string
+	fact subagents.Fact
+}
+
+func (s *Service) appendFacts(ctx context.Context, stream journal.Stream, facts ...factEntry) error {
+	entries := make([]journal.Entry, len(facts))
+	for i, f := range facts {
+		payload, err := subagents.EncodeFact(f.fact)
+		if err != nil {
+			return err
+		}
+		entries[i] = journal.Entry{ID: f.id, Payload: payload}
+	}
+	_, err := s.store.Append(ctx, stream, entries...)
+	return err
+}
+
+// A history is a child's stream folded: what a cold resume needs.
+type history struct {
+	created  *subagents.SubagentCreated
+	seed     []json.RawMessage
+	pending  []pendingMsg      // accepted, neither claimed nor discarded, in acceptance order
+	open     []subagents.RunID // residencies started and never ended (a crash)
+	records  []journal.Record
+	messages int // accepted messages, for tests and the example
+}
+
+// readHistory reads and folds the child's stream. A stream with no created
+// fact first, or a subagent fact that does not decode, is not resumable.
+func (s *Service) readHistory(ctx context.Context, id subagents.SessionID) (*history, error) {
+	h := &history{}
+	index := map[subagents.MessageID]int{} // into accepted
+	var accepted []pendingMsg
+	gone := map[subagents.MessageID]bool{}
+	started := map[subagents.RunID]int{}
+	var runs []subagents.RunID
+	for rec, err := range s.store.ReadStream(ctx, journal.Stream(id), 0) {
+		if err != nil {
+			if c := cancelled(ctx, "read child "+string(id)); c != nil {
+				return nil, c
+			}
+			return nil, newError(subagents.ErrorCodeNotResumable, err, "read the history of child %s", id)
+		}
+		h.records = append(h.records, rec)
+		f, err := subagents.DecodeFact(rec.Payload)
+		if err != nil {
+			if errors.Is(err, subagents.ErrUnknownFact) && !isSubagentFact(rec.Payload) {
+				continue // the runtime's own record
+			}
+			return nil, newError(subagents.ErrorCodeNotResumable, err, "child %s: record %d", id, rec.Seq)
+		}
+		if h.created == nil {
+			c, ok := f.(subagents.SubagentCreated)
+			if !ok {
+				return nil, newError(subagents.ErrorCodeNotResumable, nil, "child %s has no supported continuation state: its stream does not begin with subagent/created; do not retry", id)
+			}
+			h.created = &c
+			continue
+		}
+		switch f := f.(type) {
+		case subagents.SubagentSeeded:
+			h.seed = append(h.seed, f.Event)
+		case subagents.SubagentMessageAccepted:
+			if _, dup := index[f.Message]; dup {
+				continue
+			}
+			index[f.Message] = len(accepted)
+			accepted = append(accepted, pendingMsg{msg: subagents.Message{ID: f.Message, Source: f.Source, Content: f.Content}, wake: f.Wake})
+		case subagents.SubagentMessageClaimed:
+			gone[f.Message] = true
+		case subagents.SubagentMessageDiscarded:
+			gone[f.Message] = true
+		case subagents.SubagentResidencyStarted:
+			started[f.Run] = len(runs)
+			runs = append(runs, f.Run)
+		case subagents.SubagentResidencyEnded:
+			if i, ok := started[f.Run]; ok {
+				runs[i] = subagents.RunID{}
+			}
+		}
+	}
+	if h.created == nil {
+		return nil, newError(subagents.ErrorCodeNotResumable, nil, "child %s is unavailable: no history", id)
+	}
+	for _, p := range accepted {
+		if !gone[p.msg.ID] {
+			h.pending = append(h.pending, p)
+		}
+	}
+	for _, r := range runs {
+		if !r.IsZero() {
+			h.open = append(h.open, r)
+		}
+	}
+	h.messages = len(accepted)
+	return h, nil
+}
+
+// foldDescriptor returns the child's descriptor when it can be continued.
+func foldDescriptor(id subagents.SessionID, c *subagents.SubagentCreated) (subagents.Descriptor, error) {
+	d := c.Descriptor
+	if d.Version != 2 || d.Mode != subagents.DescriptorModeContinuable {
+		return d, newError(subagents.ErrorCodeNotResumable, nil,
+			"child %s has no supported continuation state (descriptor version %d, mode %q); do not retry send_message to it", id, d.Version, d.Mode)
+	}
+	return d, nil
+}
+
+func isSubagentFact(payload []byte) bool {
+	var env struct {
+		Type string `json:"type"`
+	}
+	return json.Unmarshal(payload, &env) == nil && strings.HasPrefix(env.Type, "subagent/")
+}
+
+func (h *history) String() string {
+	return fmt.Sprintf("history{records:%d pending:%d open:%d}", len(h.records), len(h.pending), len(h.open))
+}

@@ -1,0 +1,118 @@
+package subagent_test
+
+import (
+	"context"
+	"testing"
+	"testing/synctest"
+
+	"github.com/jobgen/jobgen/generated/subagents"
+	"github.com/jobgen/jobgen/journal"
+	"github.com/jobgen/jobgen/subagent"
+	"github.com/jobgen/jobgen/subagent/subagenttest"
+)
+
+// A fixture is a Service over an in-memory store and a scripted host, with
+// one attached root agent "root" and a provider "fork".
+type fixture struct {
+	t     *testing.T
+	store *subagenttest.MemStore
+	host  *subagenttest.Host
+	svc   *subagent.Service
+	prov  *subagenttest.Provider
+	root  *subagenttest.Agent
+}
+
+func newFixture(t *testing.T, store *subagenttest.MemStore, opts ...subagent.Option) *fixture {
+	t.Helper()
+	if store == nil {
+		store = subagenttest.NewMemStore()
+	}
+	f := &fixture{t: t, store: store, host: subagenttest.NewHost(), prov: &subagenttest.Provider{ProviderName: "fork"}}
+	f.svc = subagent.New(append([]subagent.Option{subagent.WithStore(store), subagent.WithHost(f.host)}, opts...)...)
+	if _, err := f.svc.RegisterProvider(f.prov); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := f.svc.Close(context.Background()); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	})
+	f.root = subagenttest.NewAgent("root")
+	if _, err := f.svc.Attach(f.root); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// restart is a process restart: a new Service (and host and root) over
+// what the store had flushed.
+func (f *fixture) restart() *fixture {
+	f.t.Helper()
+	return newFixture(f.t, f.store.Crash())
+}
+
+func text(s string) []subagents.ContentBlock {
+	return []subagents.ContentBlock{{Kind: subagents.ContentKindText, Text: s}}
+}
+
+func (f *fixture) start(id subagents.SessionID, parent subagent.Agent, prompt string) subagents.MessageID {
+	f.t.Helper()
+	got, msg, err := f.svc.StartContinuable(context.Background(), subagent.ContinuableSpec{
+		Provider: "fork", Label: "child " + string(id), ChildID: id, Parent: parent, Prompt: text(prompt),
+	})
+	if err != nil {
+		f.t.Fatalf("StartContinuable(%s): %v", id, err)
+	}
+	if got != id {
+		f.t.Fatalf("StartContinuable returned child %s, want %s", got, id)
+	}
+	return msg
+}
+
+// turn runs one scripted turn of child's current agent and waits for the
+// manager to react.
+func (f *fixture) turn(id subagents.SessionID, reason subagents.StopReason, last string) []subagents.Message {
+	f.t.Helper()
+	a := f.host.Agent(id)
+	if a == nil {
+		f.t.Fatalf("child %s has no live agent", id)
+	}
+	claimed := a.BeginTurn()
+	a.EndTurn(reason, last)
+	synctest.Wait()
+	return claimed
+}
+
+// facts decodes the child's stream.
+func (f *fixture) facts(id subagents.SessionID) []subagents.Fact {
+	f.t.Helper()
+	var out []subagents.Fact
+	for rec, err := range f.store.ReadStream(context.Background(), journal.Stream(id), 0) {
+		if err != nil {
+			f.t.Fatal(err)
+		}
+		fact, err := subagents.DecodeFact(rec.Payload)
+		if err != nil {
+			f.t.Fatalf("seq %d: %v", rec.Seq, err)
+		}
+		out = append(out, fact)
+	}
+	return out
+}
+
+// types lists the fact types of a child's stream.
+func (f *fixture) types(id subagents.SessionID) []string {
+	var out []string
+	for _, x := range f.facts(id) {
+		out = append(out, x.FactType())
+	}
+	return out
+}
+
+func ids(msgs []subagents.Message) []subagents.MessageID {
+	var out []subagents.MessageID
+	for _, m := range msgs {
+		out = append(out, m.ID)
+	}
+	return out
+}

@@ -1,0 +1,85 @@
+package subagent
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/jobgen/jobgen/generated/subagents"
+	"github.com/jobgen/jobgen/journal"
+)
+
+// A Host is the runtime's side of the seam: it makes live agents. The
+// manager calls Materialize once per residency of a child — at creation with
+// the provider's seed, and at each cold resume with everything the child's
+// stream holds — and never runs a model itself.
+type Host interface {
+	// Materialize returns a live agent for child that reports to inbox. The
+	// agent has no turn running and holds no message yet: the manager delivers
+	// the initial prompt, or at a cold resume first every accepted message
+	// nobody claimed, then the follow-up, through Agent.Deliver. An error
+	// leaves nothing behind: the manager writes no fact and hands out no id.
+	// The Agent must be a pointer: the manager authorizes callers by
+	// comparing it with ==, so a copy of it is never the live agent.
+	Materialize(ctx context.Context, child Child, inbox Inbox) (Agent, error)
+}
+
+// A Child is what the host needs to materialize one residency of a child.
+type Child struct {
+	// ID is the child's session; its stream is journal.Stream(ID).
+	ID subagents.SessionID
+	// Run identifies this residency.
+	Run subagents.RunID
+	// Header names the direct parent and the delegation depth.
+	Header subagents.ChildHeader
+	// Descriptor says how the child was created: route, persona, tool filter.
+	Descriptor subagents.Descriptor
+	// Seed is the provider's seed (a parent's completed-turn prefix), in order.
+	Seed []json.RawMessage
+	// Resumed reports a cold resume: History then holds the child's stream.
+	Resumed bool
+	// History is every record on the child's stream at a cold resume, the
+	// manager's facts and whatever the runtime appended, in seq order; nil at
+	// creation. The host folds what it needs (its own turn facts) from it.
+	History []journal.Record
+}
+
+// An Agent is one residency of one child, as the host runs it.
+//
+// Its methods may be called from any goroutine. After Dispose returns, the
+// agent calls no Inbox method again and every call it made has returned.
+type Agent interface {
+	// ID returns the session the agent runs.
+	ID() subagents.SessionID
+	// Deliver puts msg in the agent's inbox. With wake the agent starts a turn
+	// (or steers the running one) to take it; without, it waits for the next
+	// turn. The manager wrote the message's accepted fact first; an error
+	// means the agent did not take it.
+	Deliver(msg subagents.Message, wake bool) error
+	// Cancel stops the running turn, if any, with cause. With keepInbox the
+	// messages not yet taken stay for the next turn; without, the agent drops
+	// them and calls Inbox.Discarded for each.
+	Cancel(cause error, keepInbox bool)
+	// Idle returns a channel that is closed while the agent has no turn
+	// running; while a turn runs it returns an open channel that is closed
+	// when the turn ends. An agent claims messages only inside a turn.
+	Idle() <-chan struct{}
+	// Dispose releases the agent. The manager calls it once, when the child
+	// settles or is torn down, after the agent is idle or ctx ended.
+	Dispose(ctx context.Context) error
+}
+
+// An Inbox is the manager's ears: what the agent did with each message it
+// was delivered. Each call writes a fact on the child's stream before it
+// returns; calls about a message the manager does not hold (never delivered,
+// already claimed or discarded) are ignored.
+type Inbox interface {
+	// Claimed says the agent took the message into a turn: it is never
+	// delivered again.
+	Claimed(id subagents.MessageID)
+	// Discarded says the agent dropped the message unread, and why.
+	Discarded(id subagents.MessageID, why string)
+	// TurnEnded says a turn ended, how, and with what closing message (empty
+	// when there was none). The last one before disposal is the residency's
+	// stop reason and the settlement notice's text.
+	TurnEnded(reason subagents.StopReason, lastMessage string)
+}

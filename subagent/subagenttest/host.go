@@ -1,0 +1,378 @@
+package subagenttest
+
+import (
+	"context"
+	"errors"
+	"sync"
+
+	"github.com/jobgen/jobgen/generated/subagents"
+	"github.com/jobgen/jobgen/subagent"
+)
+
+// A Host is a scripted subagent.Host. Its agents do nothing on their own:
+// the test starts and ends their turns (BeginTurn, EndTurn), unless Auto is
+// set, in which case a waking delivery runs a turn on a goroutine of its
+// own. It records every materialization and disposal in order.
+type Host struct {
+	// Fail, when set, is asked before each materialization; an error fails it.
+	Fail func(child subagent.Child) error
+	// Auto, when set, runs a turn for every waking delivery: it gets the
+	// agent and the messages claimed and returns how the turn ended.
+	Auto func(a *Agent, claimed []subagents.Message) (subagents.StopReason, string)
+	// OnDispose, when set, is called as an agent is disposed, before it is
+	// marked so.
+	OnDispose func(a *Agent)
+
+	mu       sync.Mutex
+	agents   []*Agent
+	current  map[subagents.SessionID]*Agent
+	disposed []subagents.SessionID
+}
+
+// NewHost returns a Host with no agents.
+func NewHost() *Host { return &Host{current: map[subagents.SessionID]*Agent{}} }
+
+// Materialize makes a scripted agent for child.
+func (h *Host) Materialize(ctx context.Context, child subagent.Child, inbox subagent.Inbox) (subagent.Agent, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if h.Fail != nil {
+		if err := h.Fail(child); err != nil {
+			return nil, err
+		}
+	}
+	a := NewAgent(child.ID)
+	a.Child, a.inbox, a.host = child, inbox, h
+	h.mu.Lock()
+	h.agents = append(h.agents, a)
+	h.current[child.ID] = a
+	h.mu.Unlock()
+	return a, nil
+}
+
+// Agent returns the latest agent materialized for id, or nil.
+func (h *Host) Agent(id subagents.SessionID) *Agent {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.current[id]
+}
+
+// Agents returns every agent materialized, in order.
+func (h *Host) Agents() []*Agent {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return append([]*Agent(nil), h.agents...)
+}
+
+// Disposed returns the ids of the disposed agents, in disposal order.
+func (h *Host) Disposed() []subagents.SessionID {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return append([]subagents.SessionID(nil), h.disposed...)
+}
+
+// An Agent is a scripted agent. Its zero value is not usable; NewAgent
+// makes one that can also stand for a root session attached with
+// Service.Attach.
+type Agent struct {
+	id subagents.SessionID
+	// Child is what the host was given; zero for a root agent.
+	Child subagent.Child
+	// DisposeErr, when set, is what Dispose returns.
+	DisposeErr error
+	// IgnoreCancel makes Cancel leave a running turn running (it still
+	// drops the queue without keepInbox), like a model call that does not
+	// stop at once.
+	IgnoreCancel bool
+
+	inbox subagent.Inbox
+	host  *Host
+
+	mu        sync.Mutex
+	queue     []queued
+	inTurn    bool
+	idle      chan struct{}
+	delivered []subagents.Message
+	claimed   []subagents.MessageID
+	cancels   int
+	disposed  bool
+	done      chan struct{}
+}
+
+type queued struct {
+	msg  subagents.Message
+	wake bool
+}
+
+// NewAgent returns an idle agent for id that reports to nobody.
+func NewAgent(id subagents.SessionID) *Agent {
+	idle := make(chan struct{})
+	close(idle)
+	return &Agent{id: id, idle: idle, done: make(chan struct{})}
+}
+
+// ID returns the agent's session.
+func (a *Agent) ID() subagents.SessionID { return a.id }
+
+// ErrDisposed is what Deliver returns after Dispose.
+var ErrDisposed = errors.New("subagenttest: agent disposed")
+
+// Deliver queues msg; with wake and Auto set, a turn runs.
+func (a *Agent) Deliver(msg subagents.Message, wake bool) error {
+	a.mu.Lock()
+	if a.disposed {
+		a.mu.Unlock()
+		return ErrDisposed
+	}
+	a.queue = append(a.queue, queued{msg, wake})
+	a.delivered = append(a.delivered, msg)
+	auto := wake && a.host != nil && a.host.Auto != nil && !a.inTurn
+	if auto {
+		a.inTurn = true
+		a.idle = make(chan struct{})
+	}
+	a.mu.Unlock()
+	if auto {
+		go a.autoTurn()
+	}
+	return nil
+}
+
+func (a *Agent) autoTurn() {
+	for {
+		claimed := a.claimAll()
+		reason, last := a.host.Auto(a, claimed)
+		a.mu.Lock()
+		more := false
+		for _, q := range a.queue {
+			more = more || q.wake
+		}
+		a.mu.Unlock()
+		if !more || reason != subagents.StopReasonCompleted {
+			a.EndTurn(reason, last)
+			return
+		}
+		if a.inbox != nil {
+			a.inbox.TurnEnded(reason, last)
+		}
+	}
+}
+
+// Wanted reports whether a waking message waits for a turn.
+func (a *Agent) Wanted() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, q := range a.queue {
+		if q.wake {
+			return true
+		}
+	}
+	return false
+}
+
+// BeginTurn starts a turn, claiming every queued message, and returns them.
+// It does nothing and returns nil when a turn runs or the agent is disposed.
+func (a *Agent) BeginTurn() []subagents.Message {
+	a.mu.Lock()
+	if a.inTurn || a.disposed {
+		a.mu.Unlock()
+		return nil
+	}
+	a.inTurn = true
+	a.idle = make(chan struct{})
+	a.mu.Unlock()
+	return a.claimAll()
+}
+
+func (a *Agent) claimAll() []subagents.Message {
+	a.mu.Lock()
+	q := a.queue
+	a.queue = nil
+	var msgs []subagents.Message
+	for _, x := range q {
+		msgs = append(msgs, x.msg)
+		a.claimed = append(a.claimed, x.msg.ID)
+	}
+	a.mu.Unlock()
+	for _, m := range msgs {
+		if a.inbox != nil {
+			a.inbox.Claimed(m.ID)
+		}
+	}
+	return msgs
+}
+
+// EndTurn ends the running turn with reason and closing message.
+func (a *Agent) EndTurn(reason subagents.StopReason, last string) {
+	a.mu.Lock()
+	if !a.inTurn {
+		a.mu.Unlock()
+		return
+	}
+	a.mu.Unlock()
+	if a.inbox != nil {
+		a.inbox.TurnEnded(reason, last)
+	}
+	a.mu.Lock()
+	a.inTurn = false
+	close(a.idle)
+	a.mu.Unlock()
+}
+
+// InTurn reports whether a turn runs.
+func (a *Agent) InTurn() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.inTurn
+}
+
+// Cancel aborts the running turn; without keepInbox it discards the queue.
+func (a *Agent) Cancel(cause error, keepInbox bool) {
+	a.mu.Lock()
+	a.cancels++
+	var dropped []queued
+	if !keepInbox {
+		dropped, a.queue = a.queue, nil
+	}
+	a.mu.Unlock()
+	for _, q := range dropped {
+		if a.inbox != nil {
+			a.inbox.Discarded(q.msg.ID, "cancelled")
+		}
+	}
+	if !a.IgnoreCancel {
+		a.EndTurn(subagents.StopReasonAborted, "")
+	}
+}
+
+// Idle returns a channel closed while no turn runs.
+func (a *Agent) Idle() <-chan struct{} {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.idle
+}
+
+// Dispose marks the agent disposed and returns DisposeErr.
+func (a *Agent) Dispose(ctx context.Context) error {
+	a.mu.Lock()
+	already := a.disposed
+	a.disposed = true
+	a.mu.Unlock()
+	if !already {
+		if a.host != nil && a.host.OnDispose != nil {
+			a.host.OnDispose(a)
+		}
+		if a.host != nil {
+			a.host.mu.Lock()
+			a.host.disposed = append(a.host.disposed, a.id)
+			if a.host.current[a.id] == a {
+				delete(a.host.current, a.id)
+			}
+			a.host.mu.Unlock()
+		}
+		close(a.done)
+	}
+	return a.DisposeErr
+}
+
+// Done is closed once the agent is disposed.
+func (a *Agent) Done() <-chan struct{} { return a.done }
+
+// Disposed reports whether the agent was disposed.
+func (a *Agent) Disposed() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.disposed
+}
+
+// Delivered returns every message delivered, in order.
+func (a *Agent) Delivered() []subagents.Message {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]subagents.Message(nil), a.delivered...)
+}
+
+// Claimed returns the ids of every message claimed, in order.
+func (a *Agent) Claimed() []subagents.MessageID {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]subagents.MessageID(nil), a.claimed...)
+}
+
+// Queued returns the messages delivered and not yet claimed or dropped.
+func (a *Agent) Queued() []subagents.Message {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var m []subagents.Message
+	for _, q := range a.queue {
+		m = append(m, q.msg)
+	}
+	return m
+}
+
+// Cancels counts Cancel calls.
+func (a *Agent) Cancels() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.cancels
+}
+
+// A Provider is a scripted provider of continuable children. Its Start
+// runs nothing: StartFunc decides, and without one it fails.
+type Provider struct {
+	// ProviderName is the registered name.
+	ProviderName string
+	// Caps are the one-shot capabilities.
+	Caps subagent.Capabilities
+	// Seed is what PrepareContinuable returns.
+	Seed func(req subagent.ContinuableCreateRequest) (subagent.ContinuableCreateSpec, error)
+	// StartFunc runs a one-shot start.
+	StartFunc func(ctx context.Context, req subagent.ResolvedStartRequest) (subagent.Run, error)
+
+	mu       sync.Mutex
+	prepared []subagent.ContinuableCreateRequest
+	started  []subagent.ResolvedStartRequest
+}
+
+// Name returns ProviderName.
+func (p *Provider) Name() string { return p.ProviderName }
+
+// Capabilities returns Caps.
+func (p *Provider) Capabilities() subagent.Capabilities { return p.Caps }
+
+// Start records req and calls StartFunc.
+func (p *Provider) Start(ctx context.Context, req subagent.ResolvedStartRequest) (subagent.Run, error) {
+	p.mu.Lock()
+	p.started = append(p.started, req)
+	p.mu.Unlock()
+	if p.StartFunc == nil {
+		return nil, errors.New("subagenttest: provider has no StartFunc")
+	}
+	return p.StartFunc(ctx, req)
+}
+
+// PrepareContinuable records req and returns Seed's answer (no seed without one).
+func (p *Provider) PrepareContinuable(ctx context.Context, req subagent.ContinuableCreateRequest) (subagent.ContinuableCreateSpec, error) {
+	p.mu.Lock()
+	p.prepared = append(p.prepared, req)
+	p.mu.Unlock()
+	if p.Seed == nil {
+		return subagent.ContinuableCreateSpec{}, ctx.Err()
+	}
+	return p.Seed(req)
+}
+
+// Prepared returns every PrepareContinuable request, in order.
+func (p *Provider) Prepared() []subagent.ContinuableCreateRequest {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]subagent.ContinuableCreateRequest(nil), p.prepared...)
+}
+
+// Started returns every Start request, in order.
+func (p *Provider) Started() []subagent.ResolvedStartRequest {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]subagent.ResolvedStartRequest(nil), p.started...)
+}

@@ -1,0 +1,212 @@
+// Package subagenttest holds test doubles for code built on package
+// subagent: an in-memory journal.Store that can simulate a crash, and a
+// scripted agent host whose agents do nothing until the test tells them to.
+package subagenttest
+
+import (
+	"context"
+	"fmt"
+	"iter"
+	"sync"
+
+	"github.com/jobgen/jobgen/journal"
+)
+
+// A MemStore is an in-memory journal.Store. Records are readable as soon as
+// Append returns and durable once a Flush returns; Crash returns the store a
+// restarted process would find, holding only what was flushed. It is safe for
+// concurrent use.
+type MemStore struct {
+	mu      sync.Mutex
+	all     []journal.Record // global order
+	streams map[journal.Stream][]int
+	ids     map[journal.Stream]map[string]uint64
+	durable int // records of all that a Flush covered
+	closed  bool
+	fail    error
+	flushes int
+}
+
+// NewMemStore returns an empty store.
+func NewMemStore() *MemStore {
+	return &MemStore{streams: map[journal.Stream][]int{}, ids: map[journal.Stream]map[string]uint64{}}
+}
+
+var _ journal.Store = (*MemStore)(nil)
+
+// Append adds entries to stream; see journal.Store.
+func (m *MemStore) Append(ctx context.Context, stream journal.Stream, entries ...journal.Entry) ([]uint64, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("memstore: append to %s: %w", stream, err)
+	}
+	if stream == "" || len(stream) > journal.MaxStreamBytes {
+		return nil, fmt.Errorf("memstore: stream %q: %w", stream, journal.ErrInvalid)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return nil, fmt.Errorf("memstore: append to %s: %w", stream, journal.ErrClosed)
+	}
+	if m.fail != nil {
+		return nil, fmt.Errorf("memstore: append to %s: %w: %w", stream, journal.ErrFailed, m.fail)
+	}
+	seqs := make([]uint64, len(entries))
+	ids := m.ids[stream]
+	if ids == nil {
+		ids = map[string]uint64{}
+		m.ids[stream] = ids
+	}
+	for i, e := range entries {
+		if e.ID != "" {
+			if seq, ok := ids[e.ID]; ok {
+				seqs[i] = seq
+				continue
+			}
+		}
+		seq := uint64(len(m.streams[stream]) + 1)
+		rec := journal.Record{
+			Stream:  stream,
+			Seq:     seq,
+			Pos:     journal.Position{Minor: uint64(len(m.all) + 1)},
+			ID:      e.ID,
+			Offset:  -1,
+			Payload: append([]byte(nil), e.Payload...),
+		}
+		m.streams[stream] = append(m.streams[stream], len(m.all))
+		m.all = append(m.all, rec)
+		if e.ID != "" {
+			ids[e.ID] = seq
+		}
+		seqs[i] = seq
+	}
+	return seqs, nil
+}
+
+// Flush makes every record appended so far durable.
+func (m *MemStore) Flush(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("memstore: flush: %w", err)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return fmt.Errorf("memstore: flush: %w", journal.ErrClosed)
+	}
+	if m.fail != nil {
+		return fmt.Errorf("memstore: flush: %w: %w", journal.ErrFailed, m.fail)
+	}
+	m.durable = len(m.all)
+	m.flushes++
+	return nil
+}
+
+// ReadStream yields the records of stream after seq after.
+func (m *MemStore) ReadStream(ctx context.Context, stream journal.Stream, after uint64) iter.Seq2[journal.Record, error] {
+	return func(yield func(journal.Record, error) bool) {
+		for i := after; ; i++ {
+			if err := ctx.Err(); err != nil {
+				yield(journal.Record{}, fmt.Errorf("memstore: read %s: %w", stream, err))
+				return
+			}
+			m.mu.Lock()
+			idx := m.streams[stream]
+			if m.closed {
+				m.mu.Unlock()
+				yield(journal.Record{}, fmt.Errorf("memstore: read %s: %w", stream, journal.ErrClosed))
+				return
+			}
+			if i >= uint64(len(idx)) {
+				m.mu.Unlock()
+				return
+			}
+			rec := m.all[idx[i]]
+			m.mu.Unlock()
+			rec.Payload = append([]byte(nil), rec.Payload...)
+			if !yield(rec, nil) {
+				return
+			}
+		}
+	}
+}
+
+// ReadAll yields every record after position after, in global order.
+func (m *MemStore) ReadAll(ctx context.Context, after journal.Position) iter.Seq2[journal.Record, error] {
+	return func(yield func(journal.Record, error) bool) {
+		for i := after.Minor; ; i++ {
+			if err := ctx.Err(); err != nil {
+				yield(journal.Record{}, fmt.Errorf("memstore: read: %w", err))
+				return
+			}
+			m.mu.Lock()
+			if i >= uint64(len(m.all)) {
+				m.mu.Unlock()
+				return
+			}
+			rec := m.all[i]
+			m.mu.Unlock()
+			rec.Payload = append([]byte(nil), rec.Payload...)
+			if !yield(rec, nil) {
+				return
+			}
+		}
+	}
+}
+
+// Close flushes and closes the store; a second Close returns nil.
+func (m *MemStore) Close(ctx context.Context) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return nil
+	}
+	m.closed = true
+	if m.fail != nil {
+		return fmt.Errorf("memstore: close: %w: %w", journal.ErrFailed, m.fail)
+	}
+	m.durable = len(m.all)
+	return nil
+}
+
+// Fail makes every later Append, Flush and Close fail with err (sticky, as a
+// failed sync is); nil heals the store, which a real backend never does.
+func (m *MemStore) Fail(err error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.fail = err
+}
+
+// Flushes counts the Flush calls that succeeded.
+func (m *MemStore) Flushes() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.flushes
+}
+
+// Crash returns the store a process restarted after a crash would open: the
+// flushed records only, readable and writable, with nothing failing. m itself
+// is left as it was.
+func (m *MemStore) Crash() *MemStore {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	n := NewMemStore()
+	for _, rec := range m.all[:m.durable] {
+		n.streams[rec.Stream] = append(n.streams[rec.Stream], len(n.all))
+		rec.Payload = append([]byte(nil), rec.Payload...)
+		n.all = append(n.all, rec)
+		if rec.ID != "" {
+			if n.ids[rec.Stream] == nil {
+				n.ids[rec.Stream] = map[string]uint64{}
+			}
+			n.ids[rec.Stream][rec.ID] = rec.Seq
+		}
+	}
+	n.durable = len(n.all)
+	return n
+}
+
+// Len returns the number of records in stream.
+func (m *MemStore) Len(stream journal.Stream) int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.streams[stream])
+}
