@@ -411,7 +411,7 @@ func (w *tsWriter) fieldsInterface(fields []*Field) {
 		if f.Optional {
 			opt = "?"
 		}
-		w.line("  %s%s: %s;", f.JSON, opt, tsType(f.Type))
+		w.line("  %s%s: %s;", f.JSON, opt, fieldType(f))
 	}
 }
 
@@ -426,6 +426,19 @@ func (w *tsWriter) record(r *Record) {
 	w.line("}")
 	w.decoder(r.Name, nil, wireFields(r.Fields))
 	w.encoder(r.Name, nil, wireFields(r.Fields))
+}
+
+// fieldType is a field's TypeScript type: an enum field restricted to a
+// machine's terminal states (terminal: true) holds only those.
+func fieldType(f *Field) string {
+	if f.terminalOf == nil {
+		return tsType(f.Type)
+	}
+	var states []string
+	for _, st := range f.terminalOf.Terminal {
+		states = append(states, strconv.Quote(st.Name))
+	}
+	return strings.Join(states, " | ")
 }
 
 // A tsDisc is the discriminator a variant's decoder checks and its encoder

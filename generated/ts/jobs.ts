@@ -1637,7 +1637,7 @@ export interface JobSettledV1 {
   /** At is the settlement time in Unix milliseconds, from the registry's clock. */
   at: number;
   /** Status is the terminal status. */
-  status: JobStatus;
+  status: "completed" | "killed" | "failed";
   /** Detail is the settlement detail. */
   detail?: string;
   /** ProducerReported is false when the settlement was forced. */
@@ -1741,7 +1741,7 @@ export interface JobSettled {
   /** At is the settlement time in Unix milliseconds, from the registry's clock. */
   at: number;
   /** Status is the terminal status. */
-  status: JobStatus;
+  status: "completed" | "killed" | "failed";
   /** Detail is the settlement detail. */
   detail?: string;
   /** ProducerReported is false when the settlement was forced. */
