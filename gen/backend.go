@@ -14,11 +14,10 @@ import (
 // comparing with a tree and printing diffs (verify), writing atomically and
 // removing orphans (generate), refusing to touch a file jobgen did not write,
 // telling one spec's files from another's, keeping roots apart and checking
-// that every file carries its marker.
+// that every file carries its marker. See decision 0015.
 //
-// To add a target, implement the four methods and add the backend to
-// Backends (and, in cmd/jobgen, to the flag that writes it). A backend must
-// obey these rules, which Render checks where it can:
+// A backend must obey these rules; Render checks the ones it can and
+// refuses a file that breaks them:
 //
 //   - Files is deterministic: the same spec and origin give the same files,
 //     byte for byte, in the same order. Walk declarations sorted by name and
@@ -26,21 +25,38 @@ import (
 //   - Every path is slash-separated, clean, relative to the output root, at
 //     most two elements deep ("jobs.md", "jobs/ids.gen.go", "ts/jobs.ts"),
 //     and ends in the marker's Suffix.
-//   - Every file starts with the marker: fmt.Sprintf(Marker().Format,
-//     origin.Of(path)). That line is how jobgen knows, later, that the file is
-//     its own and which spec it came from.
-//   - Check reports, at the spec position that causes it, every spec the
-//     target cannot express: its reserved words, its name collisions. Files
-//     is called only for a spec that Validate and Check accept. A backend
-//     never checks another target's rules.
+//   - Every file starts with mark(b, origin, path), that is
+//     fmt.Sprintf(b.Marker().Format, origin.Of(path)). That opening is how
+//     jobgen knows, later, that the file is its own and which spec it came
+//     from; a file without it is never replaced or removed.
+//   - Check reports, at the spec position that causes it (Pos of the name
+//     in the model), every valid spec the target cannot express: its
+//     reserved words, its name collisions. Files is called only for a spec
+//     that Validate and Check accept, so it may assume what Check checked.
+//     A backend never checks another target's rules, and Validate holds
+//     none of a target's (apart from Go's identifiers, see GoBackend.Check).
+//
+// To add a target:
+//
+//  1. Implement the four methods on a type of your own (a struct with no
+//     state, like GoBackend); give it a Suffix no other backend uses.
+//  2. Add it to Backends, so check, the golden tests (under want/<name in
+//     lower case>/) and the determinism test cover it.
+//  3. In cmd/jobgen, add an output for it: its own flag and root (roots of
+//     different flags may not overlap), or a place beside the Go packages,
+//     sharing --out under the "out" flag, with paths in a directory of its
+//     own ("ts/<package>.ts"); Render refuses a Go package of that name.
 type Backend interface {
 	// Name names the target in messages: "Go", "JSON Schema".
 	Name() string
 	// Marker is how the target's files open and end; see Marker.
 	Marker() Marker
-	// Check reports what this target cannot generate from a valid spec.
+	// Check reports, positioned, what this target cannot generate from a
+	// spec that Validate accepts; nil when it can generate all of it.
 	Check(r *Resolved) ErrorList
-	// Files renders a spec that Validate and Check accept.
+	// Files renders a spec that Validate and Check accept. origin names the
+	// spec in each file's marker; an error is a bug in the backend, not in
+	// the spec.
 	Files(r *Resolved, origin Origin) ([]File, error)
 }
 

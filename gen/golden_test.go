@@ -127,7 +127,10 @@ func generateAll(dir fs.FS, file string, data []byte) ([]File, error) {
 	}
 	var out []File
 	for _, b := range Backends() {
-		sub := goldenDirs[b.Name()]
+		sub, ok := goldenDirs[b.Name()]
+		if !ok {
+			sub = strings.ToLower(strings.ReplaceAll(b.Name(), " ", ""))
+		}
 		o, err := NewOrigin(path.Join("want", sub), file)
 		if err != nil {
 			return nil, err
@@ -159,5 +162,6 @@ func generateAll(dir fs.FS, file string, data []byte) ([]File, error) {
 	return out, nil
 }
 
-// goldenDirs places each backend's golden files under want/.
+// goldenDirs places each backend's golden files under want/; a backend not
+// listed gets the directory of its name in lower case ("typescript").
 var goldenDirs = map[string]string{"Go": "", "JSON Schema": "schema", "Markdown": "docs", "TypeScript": "ts"}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"slices"
 
 	"github.com/jobgen/jobgen/generated/jobs"
 )
@@ -101,4 +102,94 @@ func Intervals(facts iter.Seq2[jobs.Fact, error]) ([]Interval, error) {
 		}
 	}
 	return out, nil
+}
+
+// StreamIntervals projects job facts, in journal order, to execution
+// intervals as [Intervals] does, yielding each interval as soon as it is
+// complete (in the order the jobs settled) and, once the facts end, the
+// incomplete ones in the order they were registered. It holds only the
+// intervals still open and the ids of the jobs it has seen, so a journal of
+// any length streams through it. Facts this build does not know are skipped;
+// an impossible history or another error ends the sequence after the
+// incomplete intervals projected until then.
+func StreamIntervals(facts iter.Seq2[jobs.Fact, error]) iter.Seq2[Interval, error] {
+	return func(yield func(Interval, error) bool) {
+		type openInterval struct {
+			iv  Interval
+			ord int // registration order
+		}
+		open := make(map[jobs.JobID]*openInterval)
+		settledJobs := make(map[jobs.JobID]struct{})
+		registered := 0
+		flushOpen := func() bool {
+			rest := make([]*openInterval, 0, len(open))
+			for _, o := range open {
+				rest = append(rest, o)
+			}
+			slices.SortFunc(rest, func(a, b *openInterval) int { return a.ord - b.ord })
+			for _, o := range rest {
+				if !yield(o.iv, nil) {
+					return false
+				}
+			}
+			return true
+		}
+		fail := func(err error) {
+			if flushOpen() {
+				yield(Interval{}, err)
+			}
+		}
+		for f, err := range facts {
+			if errors.Is(err, jobs.ErrUnknownFact) {
+				continue
+			}
+			if err != nil {
+				fail(err)
+				return
+			}
+			switch f := f.(type) {
+			case jobs.JobRegistered:
+				_, isOpen := open[f.JobID]
+				_, isSettled := settledJobs[f.JobID]
+				if isOpen || isSettled {
+					what := "registered twice"
+					if isSettled {
+						what = "registered after its settlement"
+					}
+					fail(fmt.Errorf("jobhistory: job %s: %s", f.JobID, what))
+					return
+				}
+				registered++
+				open[f.JobID] = &openInterval{ord: registered, iv: Interval{
+					JobID: f.JobID, Owner: f.Owner, Kind: f.Kind, Label: f.Label,
+					Ordinal: f.Ordinal, ToolCall: f.ToolCall, Record: f.Record,
+					RegisteredAt: f.At,
+				}}
+			case jobs.JobSettled:
+				if _, ok := settledJobs[f.JobID]; ok {
+					fail(fmt.Errorf("jobhistory: job %s: settled twice", f.JobID))
+					return
+				}
+				settledJobs[f.JobID] = struct{}{}
+				var iv Interval
+				if o, ok := open[f.JobID]; ok {
+					iv = o.iv
+					delete(open, f.JobID)
+				} else {
+					r := f.Registration
+					iv = Interval{
+						JobID: f.JobID, Owner: r.Owner, Kind: r.Kind, Label: r.Label,
+						Ordinal: r.Ordinal, ToolCall: r.ToolCall, Record: r.Record,
+						RegisteredAt: r.RegisteredAt,
+					}
+				}
+				iv.SettledAt, iv.Status, iv.Detail = f.At, f.Status, f.Detail
+				iv.ProducerReported, iv.Cause, iv.Complete = f.ProducerReported, f.Cause, true
+				if !yield(iv, nil) {
+					return
+				}
+			}
+		}
+		flushOpen()
+	}
 }

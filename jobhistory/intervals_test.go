@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"iter"
 	"strings"
 	"testing"
@@ -125,10 +126,71 @@ func TestWriteIntervalsJSON(t *testing.T) {
 		}
 		got = append(got, iv)
 	}
-	if len(got) != 2 || got[0].Complete || got[0].Ordinal != 2 || !got[1].Complete || got[1].Status != jobs.JobStatusCompleted {
+	// Complete intervals as they settle, then the incomplete ones.
+	if len(got) != 2 || !got[0].Complete || got[0].Status != jobs.JobStatusCompleted || got[1].Complete || got[1].Ordinal != 2 {
 		t.Fatalf("JSON lines decode to %+v", got)
 	}
 	if strings.Contains(out.String(), `"status"`) && strings.Count(out.String(), `"status"`) != 1 {
 		t.Fatalf("an incomplete interval carries a status: %s", out.String())
+	}
+}
+
+// StreamIntervals yields what Intervals projects, complete intervals in the
+// order their jobs settled and then the incomplete ones in registration
+// order, and ends an impossible history with its error after the open ones.
+func TestStreamIntervals(t *testing.T) {
+	facts := []jobs.Fact{registered(1), registered(2), registered(3), settled(2, jobs.JobStatusCompleted, true),
+		settled(4, jobs.JobStatusFailed, false), settled(1, jobs.JobStatusKilled, true)}
+	var got []string
+	for iv, err := range StreamIntervals(seqOf(nil, facts...)) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, fmt.Sprintf("%s:%v", iv.Name(), iv.Complete))
+	}
+	if want := "[bash-2:true bash-4:true bash-1:true bash-3:false]"; fmt.Sprint(got) != want {
+		t.Fatalf("StreamIntervals = %v, want %s", got, want)
+	}
+	all, err := Intervals(seqOf(nil, facts...))
+	if err != nil || len(all) != len(got) {
+		t.Fatalf("Intervals = %d, %v; StreamIntervals yields %d", len(all), err, len(got))
+	}
+	var n int
+	var last error
+	for iv, err := range StreamIntervals(seqOf(nil, registered(1), registered(2), registered(1))) {
+		n++
+		if err != nil {
+			last = err
+		} else if iv.Complete {
+			t.Fatalf("an open interval came out complete: %+v", iv)
+		}
+	}
+	if n != 3 || last == nil || !strings.Contains(last.Error(), "registered twice") {
+		t.Fatalf("a job registered twice: %d items, last error %v; want the two open intervals, then the error", n, last)
+	}
+}
+
+// A table longer than one block stays aligned: every row's columns start
+// where the header's do, when no later cell is wider.
+func TestWriteIntervalsTableAcrossBlocks(t *testing.T) {
+	var facts []jobs.Fact
+	for n := 1; n <= tableRows+10; n++ {
+		r := registered(n)
+		r.Label, r.Ordinal = "same label", 1
+		facts = append(facts, r)
+	}
+	var out bytes.Buffer
+	if err := WriteIntervals(&out, seqOf(nil, facts...), false); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	if len(lines) != tableRows+11 {
+		t.Fatalf("%d lines, want %d", len(lines), tableRows+11)
+	}
+	at := strings.Index(lines[0], "REGISTERED")
+	for i, l := range lines[1:] {
+		if l[at-2:at] != "  " || l[at] == ' ' {
+			t.Fatalf("row %d is not aligned with the header at %d:\n%s\n%s", i+1, at, lines[0], l)
+		}
 	}
 }

@@ -7,63 +7,140 @@ import (
 	"iter"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
+	"unicode/utf8"
 
 	"github.com/jobgen/jobgen/generated/jobs"
 )
 
-// WriteIntervals projects job facts with [Intervals] and writes the intervals
-// to w: as a table, or as JSON lines (one [Interval] per line) when asJSON is
-// set. An error from the projection is returned after the intervals projected
-// before it were written.
+// WriteIntervals projects job facts and writes the intervals to w, as
+// they complete: as a table, or as JSON lines (one [Interval] per line) when
+// asJSON is set. It streams: a complete interval is written as soon as its
+// settlement is read, and only the jobs still open are held, so memory goes
+// with the jobs running at once, not with the journal. Intervals come in the
+// order their jobs settled, then the incomplete ones in the order they were
+// registered. The table is aligned in blocks of rows, a column never
+// narrower than in the blocks before it. An error from the projection is
+// returned after the intervals projected before it (the incomplete ones
+// included) were written.
 //
 // To read a file: WriteIntervals(w, journal.Facts(journal.ReadFile(path), jobs.DecodeFact), asJSON);
 // a store: journal.Facts(store.ReadAll(ctx, journal.Position{}), jobs.DecodeFact).
 func WriteIntervals(w io.Writer, facts iter.Seq2[jobs.Fact, error], asJSON bool) error {
-	ivs, perr := Intervals(facts)
-	var err error
+	bw := bufio.NewWriterSize(w, 64<<10)
+	var out intervalWriter = &tableWriter{w: bw}
 	if asJSON {
-		err = writeIntervalsJSON(w, ivs)
-	} else {
-		err = writeIntervalsTable(w, ivs)
+		out = &jsonWriter{w: bw}
 	}
-	if err != nil {
+	var perr error
+	for iv, err := range StreamIntervals(facts) {
+		if err != nil {
+			perr = err
+			break
+		}
+		if err := out.write(iv); err != nil {
+			return err
+		}
+	}
+	if err := out.flush(); err != nil {
+		return err
+	}
+	if err := bw.Flush(); err != nil {
 		return err
 	}
 	return perr
 }
 
-func writeIntervalsJSON(w io.Writer, ivs []Interval) error {
-	bw := bufio.NewWriter(w)
-	enc := json.NewEncoder(bw)
-	for _, iv := range ivs {
-		if err := enc.Encode(iv); err != nil {
+type intervalWriter interface {
+	write(Interval) error
+	flush() error
+}
+
+type jsonWriter struct {
+	w    *bufio.Writer
+	line []byte
+}
+
+func (j *jsonWriter) write(iv Interval) error {
+	b, err := json.Marshal(iv)
+	if err != nil {
+		return err
+	}
+	j.w.Write(b)
+	return j.w.WriteByte('\n')
+}
+
+func (j *jsonWriter) flush() error { return nil }
+
+// tableRows is how many rows the table aligns at once.
+const tableRows = 4096
+
+// A tableWriter writes intervals as an aligned table, a block of rows at a
+// time: each cell padded to its column's width so far plus two spaces, as
+// text/tabwriter would align the whole table, without holding it.
+type tableWriter struct {
+	w      *bufio.Writer
+	rows   [][]string
+	widths []int
+	header bool
+}
+
+var tableHeader = []string{"JOB", "NAME", "OWNER", "LABEL", "TOOL CALL", "REGISTERED", "SETTLED", "DURATION", "STATUS", "CAUSE", "REPORTED"}
+
+func (t *tableWriter) write(iv Interval) error {
+	if !t.header {
+		t.rows, t.header = append(t.rows, tableHeader), true
+	}
+	t.rows = append(t.rows, tableRow(iv))
+	if len(t.rows) >= tableRows {
+		return t.flush()
+	}
+	return nil
+}
+
+func (t *tableWriter) flush() error {
+	if !t.header {
+		t.rows, t.header = append(t.rows, tableHeader), true
+	}
+	if t.widths == nil {
+		t.widths = make([]int, len(tableHeader))
+	}
+	for _, row := range t.rows {
+		for i, c := range row[:len(row)-1] {
+			t.widths[i] = max(t.widths[i], utf8.RuneCountInString(c))
+		}
+	}
+	for _, row := range t.rows {
+		for i, c := range row {
+			t.w.WriteString(c)
+			if i == len(row)-1 {
+				break
+			}
+			for range t.widths[i] - utf8.RuneCountInString(c) + 2 {
+				t.w.WriteByte(' ')
+			}
+		}
+		if err := t.w.WriteByte('\n'); err != nil {
 			return err
 		}
 	}
-	return bw.Flush()
+	t.rows = t.rows[:0]
+	return nil
 }
 
-func writeIntervalsTable(w io.Writer, ivs []Interval) error {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	io.WriteString(tw, "JOB\tNAME\tOWNER\tLABEL\tTOOL CALL\tREGISTERED\tSETTLED\tDURATION\tSTATUS\tCAUSE\tREPORTED\n")
-	for _, iv := range ivs {
-		settled, duration, status, cause, reported := "-", "-", "incomplete", "-", "-"
-		if iv.Complete {
-			settled = stamp(iv.SettledAt)
-			duration = (time.Duration(iv.SettledAt-iv.RegisteredAt) * time.Millisecond).String()
-			status = string(iv.Status)
-			cause = cell(string(iv.Cause))
-			reported = strconv.FormatBool(iv.ProducerReported)
-		}
-		cells := []string{
-			iv.JobID.String(), cell(iv.Name()), cell(string(iv.Owner)), cell(iv.Label),
-			cell(string(iv.ToolCall)), stamp(iv.RegisteredAt), settled, duration, status, cause, reported,
-		}
-		io.WriteString(tw, strings.Join(cells, "\t")+"\n")
+func tableRow(iv Interval) []string {
+	settled, duration, status, cause, reported := "-", "-", "incomplete", "-", "-"
+	if iv.Complete {
+		settled = stamp(iv.SettledAt)
+		duration = (time.Duration(iv.SettledAt-iv.RegisteredAt) * time.Millisecond).String()
+		status = string(iv.Status)
+		cause = cell(string(iv.Cause))
+		reported = strconv.FormatBool(iv.ProducerReported)
 	}
-	return tw.Flush()
+	return []string{
+		iv.JobID.String(), cell(iv.Name()), cell(string(iv.Owner)), cell(iv.Label),
+		cell(string(iv.ToolCall)), stamp(iv.RegisteredAt), settled, duration, status, cause, reported,
+	}
 }
 
 // stamp formats Unix milliseconds as a UTC time.

@@ -19,7 +19,8 @@ import (
 //	go test ./journal -run '^$' -bench . -benchmem
 //
 // Goals: Append without sync at least 0.8x the throughput of a plain bufio
-// JSON-lines write of the same records; durable appends at least 1.0x a plain
+// JSON-lines write of the same records (payload), and of a baseline that
+// also frames and checksums them (payload-framed, issue 16); durable appends at least 1.0x a plain
 // leader/follower write+fsync, at 1, 16 and 128 concurrent committers (the
 // speedup metric).
 
@@ -119,6 +120,21 @@ func BenchmarkAppend(b *testing.B) {
 				rec = NewRecorder(s, jobs.EncodeFact, toTestStream)
 			}
 			return rec.Record(facts[i%len(facts)])
+		})
+	})
+	b.Run("payload-framed", func(b *testing.B) {
+		// Issue 16's goal: the Store's Append of a pre-encoded payload against a
+		// baseline that also frames and checksums it, as the store writes it
+		// (without the store's validation, lock and index).
+		var line []byte
+		run(b, func(w *bufio.Writer, i int) error {
+			p := payloads[i%len(payloads)]
+			line = appendRecord(line[:0], uint64(i+1), testStream, uint64(i+1), "", p, metaCRC(p, testStream, ""))
+			_, err := w.Write(line)
+			return err
+		}, func(s *FileStore, i int) error {
+			_, err := s.append1(payloads[i%len(payloads)])
+			return err
 		})
 	})
 	b.Run("payload", func(b *testing.B) {
@@ -252,4 +268,111 @@ func benchStore(b *testing.B, opts ...Option) *FileStore {
 	}
 	b.Cleanup(func() { s.close() })
 	return s
+}
+
+// BenchmarkReadStream is the closing note of issue 10: a per-stream read of
+// 1,000 records in a 1,000,000-record file against a full scan of the file
+// for the same records, both through the same open store. The needle
+// stream's records are spread evenly (every 1,000th record; the rest are in
+// 100 other streams), so the stream read jumps across the whole file. Each
+// op reads the 1,000 records once.
+//
+//	go test ./journal -run '^$' -bench ReadStream -benchtime 20x -count 3
+func BenchmarkReadStream(b *testing.B) {
+	const total, every = 1_000_000, 1_000
+	path := filepath.Join(b.TempDir(), "million.journal")
+	f, err := os.Create(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	w.WriteString(header)
+	seqs := map[Stream]uint64{}
+	var line []byte
+	for pos := uint64(1); pos <= total; pos++ {
+		stream := Stream(fmt.Sprintf("hay-%d", pos%100))
+		if pos%every == 0 {
+			stream = "needle"
+		}
+		seqs[stream]++
+		p := fmt.Appendf(nil, `{"type":"bench/fact","v":1,"data":{"n":%d}}`, pos)
+		line = appendRecord(line[:0], pos, stream, seqs[stream], "", p, metaCRC(p, stream, ""))
+		w.Write(line)
+	}
+	if err := w.Flush(); err != nil {
+		b.Fatal(err)
+	}
+	f.Close()
+	s := open(b, path)
+	b.Cleanup(func() { s.close() })
+	ctx := context.Background()
+	b.Run("stream", func(b *testing.B) {
+		for b.Loop() {
+			n := 0
+			for _, err := range s.ReadStream(ctx, "needle", 0) {
+				if err != nil {
+					b.Fatal(err)
+				}
+				n++
+			}
+			if n != total/every {
+				b.Fatalf("read %d records", n)
+			}
+		}
+	})
+	b.Run("fullscan", func(b *testing.B) {
+		for b.Loop() {
+			n := 0
+			for rec, err := range s.ReadAll(ctx, Position{}) {
+				if err != nil {
+					b.Fatal(err)
+				}
+				if rec.Stream == "needle" {
+					n++
+				}
+			}
+			if n != total/every {
+				b.Fatalf("read %d records", n)
+			}
+		}
+	})
+}
+
+// BenchmarkAppendThroughStore measures the cost of the journal.Store
+// interface on the append path: the same Append of a pre-encoded payload,
+// called on the *FileStore and through a journal.Store holding it, paired in
+// alternating blocks over one store writing to a ringFile. ratio is
+// interface time over concrete time (the goal is <= 1.05).
+func BenchmarkAppendThroughStore(b *testing.B) {
+	p, _ := jobs.EncodeFact(benchFact(1))
+	s := benchStore(b, WithOpenFile(openRing))
+	var iface Store = s
+	ctx := context.Background()
+	entry := Entry{Payload: p}
+	var tConcrete, tIface time.Duration
+	const block = 1024
+	for done, turn := 0, 0; done < b.N; done, turn = done+block, turn+1 {
+		k := min(block, b.N-done)
+		for side := range 2 {
+			start := time.Now()
+			if (turn+side)%2 == 0 {
+				for range k {
+					if _, err := s.Append(ctx, "bench", entry); err != nil {
+						b.Fatal(err)
+					}
+				}
+				tConcrete += time.Since(start)
+			} else {
+				for range k {
+					if _, err := iface.Append(ctx, "bench", entry); err != nil {
+						b.Fatal(err)
+					}
+				}
+				tIface += time.Since(start)
+			}
+		}
+	}
+	b.ReportMetric(float64(tConcrete.Nanoseconds())/float64(b.N), "concrete-ns/record")
+	b.ReportMetric(float64(tIface.Nanoseconds())/float64(b.N), "interface-ns/record")
+	b.ReportMetric(float64(tIface)/float64(tConcrete), "ratio")
 }

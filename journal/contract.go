@@ -21,6 +21,12 @@ const MaxStreamBytes = 256
 // MaxIDBytes is the longest record id a store accepts.
 const MaxIDBytes = 256
 
+// MaxSeq is the largest seq a stream holds, 2^63-1 (a signed 64-bit integer,
+// so every backend can keep it): an append that would pass it is refused
+// with ErrFull. A version 1 file may hold larger seqs; it reads, and takes no
+// appends.
+const MaxSeq = 1<<63 - 1
+
 // An Entry is one record to append: an opaque payload (one JSON value, a
 // generated fact envelope) and an optional id. A store holds at most one
 // record per (stream, id): appending an entry whose id the stream already
@@ -119,8 +125,11 @@ type Store interface {
 	//
 	// A payload must be one JSON value without newlines, at most MaxRecordBytes
 	// in its record; a stream name and an id must be valid (see Stream, MaxIDBytes).
-	// Bad input is refused with ErrInvalid or ErrTooLarge and changes nothing. A
-	// stream whose seq would pass 2^63-1 is full: ErrFull, and nothing is appended.
+	// Bad input is refused with ErrInvalid or ErrTooLarge and changes nothing,
+	// even when only one entry of the call is bad. A stream whose seq would pass
+	// MaxSeq is full: ErrFull, and nothing is appended. Appending no entries
+	// appends nothing and returns no seqs. Each payload is the caller's again
+	// when Append returns: the store keeps its own copy.
 	Append(ctx context.Context, stream Stream, entries ...Entry) ([]uint64, error)
 
 	// Flush returns once every record whose Append returned before Flush was
@@ -132,7 +141,9 @@ type Store interface {
 	// ReadStream yields the records of stream whose seq is greater than after,
 	// in seq order, as the store holds them when each is read; it ends when it
 	// has yielded the last one. It costs in proportion to the stream, not the
-	// store. A stream that does not exist yields nothing.
+	// store. A stream that does not exist yields nothing. When ctx ends, or
+	// the store closes, it yields one error wrapping ctx.Err() (or ErrClosed)
+	// and stops; each Payload is the caller's to keep.
 	ReadStream(ctx context.Context, stream Stream, after uint64) iter.Seq2[Record, error]
 
 	// ReadAll yields every record whose position is after the given one, in
@@ -143,8 +154,9 @@ type Store interface {
 	ReadAll(ctx context.Context, after Position) iter.Seq2[Record, error]
 
 	// Close flushes what is buffered, releases the store, and returns the
-	// flush's error. After Close every method fails with ErrClosed; a second
-	// Close returns nil.
+	// flush's error. After Close every method fails with ErrClosed (an
+	// iterator yields one error wrapping it); a second Close returns nil. A
+	// Close whose ctx has ended still releases the store.
 	Close(ctx context.Context) error
 }
 

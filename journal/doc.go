@@ -110,26 +110,39 @@ A reader checks the header, then the records in order. The first line that is
 not a valid record in sequence is damage, at the offset of the line's first
 byte. What the damage means depends on what follows it:
 
-  - A torn tail: no valid record begins anywhere after the damage's first
-    byte — neither inside the damaged line nor in a later line. This is what a
-    crash during a buffered write leaves: a partial last line, a last line
-    with garbage or zeros where unsynced bytes were lost. Open cuts the file
-    at the damage (truncate, then fsync), logs the cut with its offset and
-    size, and appends after the last valid record; records cut off were never
-    flushed, since a successful Flush synced every byte before them.
-  - Corruption: a valid record begins somewhere after the damage's first byte
-    (looking for `{"pos":` at every position, and checking the framing and CRC
-    up to the next newline), or a line is a valid record whose seq does not
-    follow the one before. Records that were once whole are bad, so Open
-    refuses the file with an error naming the offset (ErrCorrupt, "journal
-    PATH: record at offset N: ..."), changes nothing, and skips nothing.
-    Searching inside the damaged line catches a flipped newline, which merges
-    two records into one bad line.
+  - Corruption, in three cases. First, the damaged line is a valid record
+    whose place does not follow (a position, or its stream's seq, out of
+    sequence, or an id its stream already holds). Second, the damaged line
+    is a whole record: it ends with a newline and has the framing above
+    complete, from `{"pos":` to the final `}`, but its CRC does not match
+    or its fact is not JSON; it was written in full once, so it may have
+    been flushed, and it is not a write cut short. Third, a record with the
+    framing and a matching CRC (its fact need not be JSON) begins somewhere
+    after the damage's first byte: inside the damaged line (looking for
+    `{"pos":` at every position, the record running to the end of the line)
+    or in a later line. Searching inside the damaged line catches a flipped
+    newline, which merges two records into one bad line. Records that were
+    once whole are bad, so Open refuses the file with an error naming the
+    offset (ErrCorrupt, "journal PATH: record at offset N: ..."), changes
+    nothing, and skips nothing.
+  - A torn tail otherwise: what a crash during a buffered write leaves, a
+    last line without its newline, or with garbage or zeros where unsynced
+    bytes were lost. Open cuts the file at the damage (truncate, then
+    fsync), logs the cut with its offset and size, and appends after the
+    last valid record; records cut off were never flushed, since a
+    successful Flush synced every byte before them.
+
+The search costs a pass over the file: a candidate's framing is bounded, and
+the CRC of its fact, which runs to the end of the line, is derived from CRCs
+of prefixes of the line (zlib's crc32_combine), not computed again for each
+candidate.
 
 A file that is empty, or a strict prefix of the header, is a journal whose
 creation was cut short: Open writes the header afresh. Any other file whose
-first line is not the header is not a journal (ErrNotJournal); Open neither
-repairs nor truncates it.
+first line is not a header is not a journal (ErrNotJournal; the error says
+when the lines end in CRLF); Open neither repairs nor truncates it. A path
+that is not a regular file (a FIFO, a device) is refused before it is
+opened.
 
 ReadFile, Read and Check apply the same rules without repairing: a torn tail
 or corruption ends the records with a *RecordError naming the offset.
@@ -142,7 +155,9 @@ Out-of-order writeback can, after a power loss, persist a later page of
 unflushed records and not an earlier one. That leaves damage followed by
 valid records, which these rules call corruption: Open refuses rather than
 guess, and an operator who knows the damaged records were never flushed can
-cut the file at the reported offset.
+cut the file at the reported offset with `jobgen journal repair
+--truncate-at OFFSET FILE` (TruncateAt), which cuts only at the end of an
+intact prefix.
 
 # Durability
 
@@ -157,7 +172,7 @@ failed fsync the kernel may have dropped the dirty pages, and a second fsync
 would report success without them. Open fsyncs the directory after creating
 the file, so the file's name is durable too. Close flushes.
 
-One Store writes a journal at a time: on Linux, Open takes an exclusive
+One FileStore writes a journal at a time: on Linux, Open takes an exclusive
 flock and a second writer fails to open.
 
 # Session flush barrier

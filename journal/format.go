@@ -3,12 +3,12 @@ package journal
 import (
 	"bytes"
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/crc32"
 	"strconv"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // The first line of every journal file, newline included: header for the
@@ -27,12 +27,6 @@ const headerFamily = `{"format":"jobgen-journal",`
 // Append refuses an entry that would make a longer line (ErrTooLarge), and a
 // reader treats a longer line as damage.
 const MaxRecordBytes = 1 << 20
-
-// MaxSeq is the largest seq a stream holds, the contract's 2^63-1 (a signed
-// 64-bit integer, so every backend can keep it): an append that would pass it
-// is refused with ErrFull. A v1 file may hold larger seqs; it reads, and
-// takes no appends.
-const MaxSeq = 1<<63 - 1
 
 // V1Stream is the stream that the records of a version 1 file, written before
 // journals had streams, belong to. Each keeps its seq, which is also its
@@ -99,7 +93,7 @@ func checkPayload(payload []byte) error {
 		return fmt.Errorf("payload of %d bytes exceeds a record's %d: %w", len(payload), MaxRecordBytes, ErrTooLarge)
 	case bytes.IndexByte(payload, '\n') >= 0:
 		return fmt.Errorf("payload contains a newline byte: %w", ErrInvalid)
-	case !json.Valid(payload):
+	case !validJSON(payload):
 		return fmt.Errorf("payload is not one JSON value: %w", ErrInvalid)
 	}
 	return nil
@@ -134,7 +128,7 @@ func appendEscaped(dst []byte, s string) []byte {
 // the quote.
 func cutString(b []byte, max int) (string, []byte, bool) {
 	var out []byte
-	for i := 0; i < len(b); i++ {
+	for i := 0; i < len(b) && i <= 2*max; i++ { // escaped, at most 2*max bytes
 		switch c := b[i]; {
 		case c == '"':
 			s := b[:i]
@@ -174,14 +168,24 @@ func cutString(b []byte, max int) (string, []byte, bool) {
 // and id, each as a four-byte big-endian length and its bytes: the part of the
 // checksum known before the record has a seq and a position.
 func metaCRC(payload []byte, stream Stream, id string) uint32 {
-	crc := crc32.Update(0, castagnoli, payload)
+	return extendMeta(crc32.Update(0, castagnoli, payload), stream, id)
+}
+
+// extendMeta extends crc, the CRC-32C of a fact, over its stream and id.
+func extendMeta(crc uint32, stream Stream, id string) uint32 {
 	var n [4]byte
 	binary.BigEndian.PutUint32(n[:], uint32(len(stream)))
 	crc = crc32.Update(crc, castagnoli, n[:])
-	crc = crc32.Update(crc, castagnoli, []byte(stream))
+	crc = crc32.Update(crc, castagnoli, stringBytes(string(stream)))
 	binary.BigEndian.PutUint32(n[:], uint32(len(id)))
 	crc = crc32.Update(crc, castagnoli, n[:])
-	return crc32.Update(crc, castagnoli, []byte(id))
+	return crc32.Update(crc, castagnoli, stringBytes(id))
+}
+
+// stringBytes returns the bytes of s without copying them, for the checksum,
+// which only reads them: a copy would cost an allocation per append.
+func stringBytes(s string) []byte {
+	return unsafe.Slice(unsafe.StringData(s), len(s))
 }
 
 // checksumV2 is a version 2 record's checksum: metaCRC followed by its seq and
@@ -381,7 +385,7 @@ func parseRecord(line []byte, version int) (frame, error) {
 	if sum := fr.sum(version); sum != fr.crc {
 		return fr, fmt.Errorf("crc32c mismatch: stored %08x, computed %08x", fr.crc, sum)
 	}
-	if !json.Valid(fr.payload) || bytes.IndexByte(fr.payload, '\n') >= 0 {
+	if !validJSON(fr.payload) || bytes.IndexByte(fr.payload, '\n') >= 0 {
 		return fr, errors.New("checksum matches, but the fact is not one JSON value")
 	}
 	return fr, nil

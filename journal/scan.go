@@ -110,15 +110,21 @@ func Check(path string) (Summary, error) {
 	return scan(f, path, newIndex(false), nil)
 }
 
-// openReadOnly opens path for reading, refusing a directory with a clear error.
+// openReadOnly opens path for reading, refusing a directory with a clear
+// error.
+// A FIFO or a device is refused before it is opened, since opening or
+// reading one can block forever.
 func openReadOnly(path string) (*os.File, error) {
+	if err := checkRegular(path); err != nil {
+		return nil, err
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("journal: %w", err)
 	}
-	if fi, err := f.Stat(); err == nil && fi.IsDir() {
+	if err := checkRegularFile(path, f); err != nil {
 		f.Close()
-		return nil, fmt.Errorf("journal %s: is a directory", path)
+		return nil, err
 	}
 	return f, nil
 }
@@ -185,6 +191,12 @@ func (ix *index) follows(fr *frame) string {
 
 // add records fr, at l, as the next record.
 func (ix *index) add(fr *frame, l loc) {
+	ix.addTo(ix.streams[fr.stream], fr, l)
+}
+
+// addTo is add given fr's stream index, or nil when the stream is new, and
+// returns the stream index.
+func (ix *index) addTo(st *streamIndex, fr *frame, l loc) *streamIndex {
 	if ix.lastPos == 0 {
 		ix.firstPos = fr.pos
 	}
@@ -192,7 +204,6 @@ func (ix *index) add(fr *frame, l loc) {
 	if (fr.pos-ix.firstPos)%checkpointEvery == 0 {
 		ix.checkpoints = append(ix.checkpoints, l.off)
 	}
-	st := ix.streams[fr.stream]
 	if st == nil {
 		st = &streamIndex{first: fr.seq}
 		ix.streams[fr.stream] = st
@@ -207,6 +218,7 @@ func (ix *index) add(fr *frame, l loc) {
 		}
 		st.ids[fr.id] = fr.seq
 	}
+	return st
 }
 
 // record is the Record of fr at offset off.
@@ -258,6 +270,14 @@ func scan(r io.Reader, path string, ix *index, visit func(Record) bool) (Summary
 		if perr == nil {
 			if why := ix.follows(&fr); why != "" {
 				return summary(), damage(ErrCorrupt, "%s", why)
+			}
+		}
+		if perr != nil && ln.keep == ln.start {
+			if _, ferr := parseFrame(ln.b, version); ferr == nil {
+				// Whole, newline-terminated, framed: written once in full, so a
+				// bad checksum or fact is damage to a record that may have been
+				// flushed, not a write cut short.
+				return summary(), damage(ErrCorrupt, "%v (a whole record: cut it only with jobgen journal repair --truncate-at %d)", perr, ln.start)
 			}
 		}
 		if perr != nil {
@@ -313,6 +333,8 @@ func (s *scanner) header(path string) (int, error) {
 		return 0, fmt.Errorf("%s: %w", name(path), errEmpty)
 	case len(b) < len(header) && (bytes.HasPrefix([]byte(header), b) || bytes.HasPrefix([]byte(headerV1), b)):
 		return 0, &RecordError{Path: path, Offset: 0, Kind: ErrTornTail, Reason: "journal header cut short"}
+	case len(b) == len(header) && b[len(b)-1] == '\r' && (string(b[:len(b)-1]) == header[:len(header)-1] || string(b[:len(b)-1]) == headerV1[:len(headerV1)-1]):
+		return 0, fmt.Errorf("%s: %w: its lines end in CRLF (\\r\\n), not LF: the file was converted to another platform's line endings; convert it back (dos2unix) before reading it", name(path), ErrNotJournal)
 	case bytes.HasPrefix(b, []byte(headerFamily)):
 		return 0, fmt.Errorf("%s: unsupported journal version (written by a newer jobgen?): %w", name(path), ErrNotJournal)
 	default:
@@ -398,24 +420,79 @@ func (s *scanner) findValid(bad line, version int) (int64, uint64, error) {
 	}
 }
 
-// findRecord returns the index in b, at or after from, of the first valid
-// record of the given version that runs to the end of b, and its position; or
-// -1.
+// findRecord returns the index in b, at or after from, of the first record
+// of the given version that runs to the end of b with valid framing and a
+// matching checksum, and its position; or -1. It does not ask that the fact
+// be JSON: a checksummed record that was once written whole is what tells
+// corruption from a torn write.
+//
+// Its cost is a pass over b plus a few GF(2) multiplications per candidate:
+// each candidate's framing is bounded, and the checksum of its fact, which
+// runs to the end of b, is derived from the checksum of the prefix before it
+// (see suffixCRC), walking the candidates from the last to the first so that
+// the power of x each needs comes from the next one's.
 func findRecord(b []byte, from, version int) (int, uint64) {
 	prefix := []byte(prefixPos)
 	if version == 1 {
 		prefix = []byte(`{"seq":`)
 	}
+	if len(b) == 0 || b[len(b)-1] != '}' {
+		return -1, 0
+	}
+	end := len(b) - 1 // the facts of all candidates end here
+	type candidate struct {
+		at, factAt int
+		prefixCRC  uint32
+		fr         frame
+	}
+	var cands []candidate
+	pre := prefixCRCs{b: b}
 	for from <= len(b) {
 		i := bytes.Index(b[from:], prefix)
 		if i < 0 {
-			return -1, 0
+			break
 		}
 		at := from + i
-		if fr, err := parseRecord(b[at:], version); err == nil {
-			return at, fr.pos
-		}
 		from = at + 1
+		fr, err := parseFrame(b[at:], version)
+		if err != nil {
+			continue
+		}
+		factAt := end - len(fr.payload)
+		cands = append(cands, candidate{at: at, factAt: factAt, prefixCRC: pre.upTo(factAt), fr: fr})
 	}
-	return -1, 0
+	if len(cands) == 0 {
+		return -1, 0
+	}
+	whole := pre.upTo(end)
+	found := -1
+	var xpow uint32 // x^(8*(end-factAt)) of the candidate at hand
+	steps := map[int]uint32{}
+	for k := len(cands) - 1; k >= 0; k-- {
+		c := &cands[k]
+		if k == len(cands)-1 {
+			xpow = shiftBytes(end - c.factAt)
+		} else {
+			d := cands[k+1].factAt - c.factAt
+			step, ok := steps[d]
+			if !ok {
+				step = shiftBytes(d)
+				steps[d] = step
+			}
+			xpow = multModP(xpow, step)
+		}
+		crc := whole ^ multModP(xpow, c.prefixCRC)
+		if version == 1 {
+			crc = withU64(crc, c.fr.seq)
+		} else {
+			crc = withU64(withU64(extendMeta(crc, c.fr.stream, c.fr.id), c.fr.seq), c.fr.pos)
+		}
+		if crc == c.fr.crc {
+			found = k
+		}
+	}
+	if found < 0 {
+		return -1, 0
+	}
+	return cands[found].at, cands[found].fr.pos
 }

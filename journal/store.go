@@ -138,6 +138,21 @@ func checkRegular(path string) error {
 	return nil
 }
 
+// checkRegularFile is checkRegular for a file that is open, in case path
+// was replaced between the check and the open.
+func checkRegularFile(path string, f *os.File) error {
+	fi, err := f.Stat()
+	switch {
+	case err != nil:
+		return fmt.Errorf("journal %s: %w", path, err)
+	case fi.IsDir():
+		return fmt.Errorf("journal %s: is a directory", path)
+	case !fi.Mode().IsRegular():
+		return fmt.Errorf("journal %s: not a regular file (%s): %w", path, fi.Mode().Type(), ErrNotJournal)
+	}
+	return nil
+}
+
 // recover scans the file, cuts a torn tail, and leaves the file's offset at
 // the end of its last valid record, with the index of what it holds.
 func (s *FileStore) recover(c *config) error {
@@ -357,7 +372,7 @@ func (s *FileStore) Append(ctx context.Context, stream Stream, entries ...Entry)
 		s.buf = appendRecord(s.buf, fr.pos, stream, fr.seq, e.ID, e.Payload, metas[i])
 		l := loc{off: s.end, n: uint32(len(s.buf) - n)}
 		s.end += int64(l.n)
-		s.ix.add(&fr, l)
+		st = s.ix.addTo(st, &fr, l)
 	}
 	full := len(s.buf) >= s.bufBytes
 	s.mu.Unlock()
@@ -627,6 +642,11 @@ func (s *FileStore) ReadStream(ctx context.Context, stream Stream, after uint64)
 					err = &RecordError{Path: s.path, Offset: r.Offset, Kind: ErrCorrupt,
 						Reason: fmt.Sprintf("index says stream %q seq %d, file holds stream %q seq %d", stream, st.first+i+uint64(k), r.Stream, r.Seq)}
 				}
+				if err == nil && k > 0 {
+					if cerr := ctx.Err(); cerr != nil {
+						err = s.fail("read stream", cerr)
+					}
+				}
 				if err != nil {
 					break
 				}
@@ -752,6 +772,10 @@ func (s *FileStore) ReadAll(ctx context.Context, after Position) iter.Seq2[Recor
 			for b = b[:whole]; len(b) > 0; {
 				nl := bytes.IndexByte(b, '\n') + 1
 				if at >= next {
+					if err := ctx.Err(); err != nil {
+						yield(Record{}, s.fail("read", err))
+						return
+					}
 					rec, err := s.parseAt(b[:nl], off)
 					if err == nil && rec.Pos.Minor != at {
 						err = &RecordError{Path: s.path, Offset: off, Kind: ErrCorrupt,

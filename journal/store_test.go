@@ -309,3 +309,51 @@ func TestAppendRefuses(t *testing.T) {
 		t.Fatalf("the largest payloads did not read back")
 	}
 }
+
+// A file whose first record is not at position 1, nor its stream at seq 1 (a
+// file continuing an older one, as the format allows), reads from any
+// position and seq, and appends continue both.
+func TestReadsOfAFileThatStartsLater(t *testing.T) {
+	file := []byte(header)
+	for i := range uint64(700) {
+		p := payload(t, int(i))
+		file = appendRecord(file, 1000+i, testStream, 50+i, "", p, metaCRC(p, testStream, ""))
+	}
+	path := writeFile(t, "later.journal", file)
+	s := open(t, path)
+	ctx := context.Background()
+	for _, after := range []uint64{0, 999, 1000, 1001, 1255, 1256, 1257, 1511, 1698, 1699, 1700} {
+		n := 0
+		for rec, err := range s.ReadAll(ctx, Position{Minor: after}) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := max(after+1, 1000) + uint64(n); rec.Pos.Minor != want || rec.Seq != want-950 {
+				t.Fatalf("ReadAll after %d: record %d at pos %d seq %d, want pos %d", after, n, rec.Pos.Minor, rec.Seq, want)
+			}
+			n++
+		}
+		if want := int(1700 - max(after+1, 1000)); n != max(want, 0) {
+			t.Fatalf("ReadAll after %d yields %d records, want %d", after, n, want)
+		}
+	}
+	for _, after := range []uint64{0, 49, 50, 300, 748, 749, 800} {
+		n := 0
+		for rec, err := range s.ReadStream(ctx, testStream, after) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := max(after+1, 50) + uint64(n); rec.Seq != want {
+				t.Fatalf("ReadStream after %d: record %d has seq %d, want %d", after, n, rec.Seq, want)
+			}
+			n++
+		}
+		if want := int(750 - max(after+1, 50)); n != max(want, 0) {
+			t.Fatalf("ReadStream after %d yields %d records, want %d", after, n, want)
+		}
+	}
+	if seq, err := s.append1(payload(t, 1)); seq != 750 || err != nil || s.LastPos().Minor != 1700 {
+		t.Fatalf("append = seq %d, %v, at %s; want seq 750 at position 1700", seq, err, s.LastPos())
+	}
+	s.close()
+}

@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"testing"
 	"testing/synctest"
 
 	"pgregory.net/rapid"
 
+	"github.com/jobgen/jobgen/generated/jobs"
 	"github.com/jobgen/jobgen/generated/subagents"
 	"github.com/jobgen/jobgen/journal"
 	"github.com/jobgen/jobgen/subagent"
@@ -57,7 +59,7 @@ func TestSubagentMachine(t *testing.T) {
 	})
 }
 
-var childPool = []subagents.SessionID{"c1", "c2", "c3", "c4", "c5"}
+var childPool = []jobs.SessionID{"c1", "c2", "c3", "c4", "c5"}
 
 // A subMachine is the harness: the store, the current process, and what
 // the model knows.
@@ -67,13 +69,13 @@ type subMachine struct {
 	proc  *subProc
 	procs []*subProc // every process, the current one last
 	// parent is each created child's direct parent.
-	parent map[subagents.SessionID]subagents.SessionID
+	parent map[jobs.SessionID]jobs.SessionID
 	// handed are the message ids handed to callers, by child.
-	handed map[subagents.SessionID][]subagents.MessageID
+	handed map[jobs.SessionID][]subagents.MessageID
 	// flushed are the ids handed out before the last explicit flush.
-	flushed map[subagents.MessageID]subagents.SessionID
+	flushed map[subagents.MessageID]jobs.SessionID
 	// reports maps each delivered report to the parent it was for.
-	reports     map[subagents.MessageID]subagents.SessionID
+	reports     map[subagents.MessageID]jobs.SessionID
 	providerOff bool
 }
 
@@ -90,10 +92,10 @@ func newSubMachine(rt *rapid.T) *subMachine {
 	m := &subMachine{
 		rt:      rt,
 		store:   subagenttest.NewMemStore(),
-		parent:  map[subagents.SessionID]subagents.SessionID{},
-		handed:  map[subagents.SessionID][]subagents.MessageID{},
-		flushed: map[subagents.MessageID]subagents.SessionID{},
-		reports: map[subagents.MessageID]subagents.SessionID{},
+		parent:  map[jobs.SessionID]jobs.SessionID{},
+		handed:  map[jobs.SessionID][]subagents.MessageID{},
+		flushed: map[subagents.MessageID]jobs.SessionID{},
+		reports: map[subagents.MessageID]jobs.SessionID{},
 	}
 	m.proc = m.newProc()
 	return m
@@ -106,6 +108,11 @@ func (m *subMachine) newProc() *subProc {
 			if b != a && !b.Disposed() && b.Child.Header.ParentSession == a.ID() {
 				m.rt.Errorf("teardown disposed %s before its live child %s", a.ID(), b.ID())
 			}
+		}
+		// Let the other teardowns run while this agent is still being
+		// disposed, so that a parent not waiting for its children shows.
+		for range 3 {
+			runtime.Gosched()
 		}
 	}
 	p.svc = subagent.New(subagent.WithStore(m.store), subagent.WithHost(p.host))
@@ -163,14 +170,14 @@ func (m *subMachine) resident() []*subagenttest.Agent {
 
 // agentOf returns the live agent of session id in the current process:
 // the root, a resident child's, or nil.
-func (m *subMachine) agentOf(id subagents.SessionID) *subagenttest.Agent {
+func (m *subMachine) agentOf(id jobs.SessionID) *subagenttest.Agent {
 	if id == "root" {
 		return m.proc.root
 	}
 	return m.proc.host.Agent(id)
 }
 
-func (m *subMachine) hasHistory(id subagents.SessionID) bool {
+func (m *subMachine) hasHistory(id jobs.SessionID) bool {
 	return m.store.Len(journal.Stream(id)) > 0
 }
 
@@ -187,7 +194,37 @@ func (m *subMachine) parentChoice(t *rapid.T) (agent subagent.Agent, exact bool)
 
 func (m *subMachine) start(t *rapid.T) {
 	parent, exact := m.parentChoice(t)
-	id := rapid.SampledFrom(childPool).Draw(t, "child")
+	m.startUnder(t, parent, exact)
+}
+
+// startNested starts a child under the deepest resident child, so that
+// trees grow deep enough for teardown order to matter.
+func (m *subMachine) startNested(t *rapid.T) {
+	var deepest *subagenttest.Agent
+	for _, a := range m.resident() {
+		if deepest == nil || a.Child.Header.DelegationDepth > deepest.Child.Header.DelegationDepth {
+			deepest = a
+		}
+	}
+	if deepest == nil {
+		m.startUnder(t, m.proc.root, true)
+		return
+	}
+	m.startUnder(t, deepest, true)
+}
+
+func (m *subMachine) startUnder(t *rapid.T, parent subagent.Agent, exact bool) {
+	var free []jobs.SessionID
+	for _, id := range childPool {
+		if !m.hasHistory(id) && m.proc.host.Agent(id) == nil {
+			free = append(free, id)
+		}
+	}
+	pool := childPool
+	if len(free) > 0 && rapid.IntRange(0, 3).Draw(t, "fresh") > 0 {
+		pool = free
+	}
+	id := rapid.SampledFrom(pool).Draw(t, "child")
 	before := m.store.Len(journal.Stream(id))
 	live := m.proc.host.Agent(id) != nil
 	got, msg, err := m.proc.svc.StartContinuable(context.Background(), subagent.ContinuableSpec{
@@ -223,7 +260,7 @@ func (m *subMachine) start(t *rapid.T) {
 
 // accepted notes a message handed out for child and checks that its
 // accepted fact was written before the id was returned.
-func (m *subMachine) accepted(t *rapid.T, child subagents.SessionID, msg subagents.MessageID) {
+func (m *subMachine) accepted(t *rapid.T, child jobs.SessionID, msg subagents.MessageID) {
 	m.handed[child] = append(m.handed[child], msg)
 	for _, f := range m.facts(child) {
 		if a, ok := f.(subagents.SubagentMessageAccepted); ok && a.Message == msg {
@@ -234,7 +271,7 @@ func (m *subMachine) accepted(t *rapid.T, child subagents.SessionID, msg subagen
 }
 
 func (m *subMachine) followup(t *rapid.T) {
-	var created []subagents.SessionID
+	var created []jobs.SessionID
 	for _, id := range childPool {
 		if m.hasHistory(id) {
 			created = append(created, id)
@@ -388,9 +425,9 @@ func (m *subMachine) interrupt(t *rapid.T) {
 }
 
 // subtree lists the live agents at or below the given sessions.
-func (m *subMachine) subtree(tops []subagents.SessionID) []*subagenttest.Agent {
+func (m *subMachine) subtree(tops []jobs.SessionID) []*subagenttest.Agent {
 	var out []*subagenttest.Agent
-	in := map[subagents.SessionID]bool{}
+	in := map[jobs.SessionID]bool{}
 	for _, id := range tops {
 		in[id] = true
 	}
@@ -414,7 +451,7 @@ func (m *subMachine) subtree(tops []subagents.SessionID) []*subagenttest.Agent {
 func (m *subMachine) drainChildren(t *rapid.T) {
 	cands := append([]*subagenttest.Agent{m.proc.root}, m.resident()...)
 	p := cands[rapid.IntRange(0, len(cands)-1).Draw(t, "parent")]
-	var kids []subagents.SessionID
+	var kids []jobs.SessionID
 	for _, a := range m.resident() {
 		if a.Child.Header.ParentSession == p.ID() && rapid.Bool().Draw(t, "pick "+string(a.ID())) {
 			kids = append(kids, a.ID())
@@ -469,10 +506,10 @@ func (m *subMachine) drainLingering(t *rapid.T) {
 	p := m.agentOf(pid)
 	c.IgnoreCancel = true
 	c.BeginTurn()
-	drained := m.subtree([]subagents.SessionID{c.ID()})
+	drained := m.subtree([]jobs.SessionID{c.ID()})
 	for _, a := range m.resident() {
 		if a.Child.Header.ParentSession == pid {
-			drained = append(drained, m.subtree([]subagents.SessionID{a.ID()})...)
+			drained = append(drained, m.subtree([]jobs.SessionID{a.ID()})...)
 		}
 	}
 	done := make(chan error, 1)
@@ -525,7 +562,7 @@ func (m *subMachine) crash(t *rapid.T) {
 
 // restart ends the process gracefully: Close, then a new process.
 func (m *subMachine) restart(t *rapid.T) {
-	waiting := map[subagents.SessionID][]subagents.MessageID{}
+	waiting := map[jobs.SessionID][]subagents.MessageID{}
 	for _, id := range childPool {
 		waiting[id] = ids(m.pendingOnStream(id))
 	}
@@ -589,7 +626,7 @@ func (m *subMachine) toggleProvider(t *rapid.T) {
 }
 
 // facts decodes a child's stream in the current store.
-func (m *subMachine) facts(id subagents.SessionID) []subagents.Fact {
+func (m *subMachine) facts(id jobs.SessionID) []subagents.Fact {
 	var out []subagents.Fact
 	for rec, err := range m.store.ReadStream(context.Background(), journal.Stream(id), 0) {
 		if err != nil {
@@ -606,7 +643,7 @@ func (m *subMachine) facts(id subagents.SessionID) []subagents.Fact {
 
 // pendingOnStream folds a stream, independently of the manager: the
 // accepted messages with neither a claimed nor a discarded fact.
-func (m *subMachine) pendingOnStream(id subagents.SessionID) []subagents.Message {
+func (m *subMachine) pendingOnStream(id jobs.SessionID) []subagents.Message {
 	var acc []subagents.Message
 	gone := map[subagents.MessageID]bool{}
 	for _, f := range m.facts(id) {
@@ -680,7 +717,7 @@ func (m *subMachine) check(t *rapid.T) {
 // checkStream checks one stream's facts: one accepted per message, then at
 // most one claimed or discarded; at most one start and one end per
 // residency, in that order; with complete, exactly one of each.
-func (m *subMachine) checkStream(t *rapid.T, id subagents.SessionID, complete bool) {
+func (m *subMachine) checkStream(t *rapid.T, id jobs.SessionID, complete bool) {
 	accepted := map[subagents.MessageID]bool{}
 	settled := map[subagents.MessageID]string{}
 	runs := map[subagents.RunID]int{} // 1 started, 2 ended

@@ -90,22 +90,35 @@ func startRecording(b *testing.B, r *Registry, label string) (jobs.JobSnapshot, 
 
 // BenchmarkFaceAppend is the whole path a producer's Append takes on a live
 // job: clock, registry lock, ring, output signal (no listeners).
+//
+// coarse stamps chunks from WithCoarseChunkClock's refreshed clock instead.
 func BenchmarkFaceAppend(b *testing.B) {
 	for _, sz := range appendSizes {
-		b.Run(sz.name, func(b *testing.B) {
-			r := New()
-			_, face := startRecording(b, r, "append")
-			text := strings.Repeat("x", sz.size)
-			for range 2 * jobs.DefaultRetainBytes / sz.size {
-				face.Append(text, jobs.AppendOptions{})
-			}
-			b.SetBytes(int64(sz.size))
-			b.ReportAllocs()
-			for b.Loop() {
-				face.Append(text, jobs.AppendOptions{})
-			}
-		})
+		for _, coarse := range []bool{false, true} {
+			benchFaceAppend(b, sz.name, sz.size, coarse)
+		}
 	}
+}
+
+func benchFaceAppend(b *testing.B, name string, size int, coarse bool) {
+	var opts []Option
+	if coarse {
+		name += "/coarse"
+		opts = append(opts, WithCoarseChunkClock())
+	}
+	b.Run(name, func(b *testing.B) {
+		r := New(opts...)
+		_, face := startRecording(b, r, "append")
+		text := strings.Repeat("x", size)
+		for range 2 * jobs.DefaultRetainBytes / size {
+			face.Append(text, jobs.AppendOptions{})
+		}
+		b.SetBytes(int64(size))
+		b.ReportAllocs()
+		for b.Loop() {
+			face.Append(text, jobs.AppendOptions{})
+		}
+	})
 }
 
 func BenchmarkReadRecord4KiB(b *testing.B) {

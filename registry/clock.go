@@ -40,3 +40,52 @@ func (c *systemMillis) nowMilli() int64 {
 	c.base.Store(&clockBase{t: now, wall: now.UnixNano()})
 	return now.UnixMilli()
 }
+
+// coarseIdleTicks is how many ticks without a read stop a coarseClock.
+const coarseIdleTicks = 100
+
+// A coarseClock tells the system time in Unix milliseconds without a clock
+// read per call: while it is read, a goroutine refreshes it every
+// millisecond; after coarseIdleTicks ticks without a read that goroutine
+// ends, so an idle registry runs nothing, and the next read reads the clock
+// itself and starts it again. A reading is at most a tick (and the ticker's
+// lateness under load) behind the clock. See WithCoarseChunkClock.
+type coarseClock struct {
+	ms      atomic.Int64
+	running atomic.Bool
+	read    atomic.Bool // a reader came since the last tick
+}
+
+// nowMilli returns the time in Unix milliseconds.
+func (c *coarseClock) nowMilli() int64 {
+	if c.running.Load() {
+		if !c.read.Load() { // written once per tick, not per read, so readers on other cores share the line
+			c.read.Store(true)
+		}
+		return c.ms.Load()
+	}
+	now := time.Now().UnixMilli()
+	if c.running.CompareAndSwap(false, true) {
+		c.ms.Store(now)
+		c.read.Store(true)
+		go c.tick()
+	}
+	return now
+}
+
+func (c *coarseClock) tick() {
+	t := time.NewTicker(time.Millisecond)
+	defer t.Stop()
+	idle := 0
+	for range t.C {
+		c.ms.Store(time.Now().UnixMilli())
+		if c.read.Swap(false) {
+			idle = 0
+			continue
+		}
+		if idle++; idle >= coarseIdleTicks {
+			c.running.Store(false)
+			return
+		}
+	}
+}

@@ -23,3 +23,24 @@ func TestSystemMillisFollowsTheClock(t *testing.T) {
 		}
 	})
 }
+
+// The coarse chunk clock reads the clock itself when it is not running,
+// then follows it within a tick or so while its goroutine runs, and that
+// goroutine ends once nothing reads it.
+func TestCoarseClockFollowsTheClockAndStopsWhenIdle(t *testing.T) {
+	var c coarseClock
+	for range 50 {
+		got, want := c.nowMilli(), time.Now().UnixMilli()
+		if got > want || got < want-50 { // a loaded machine may delay the ticker
+			t.Fatalf("coarse reading %d, clock %d", got, want)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for c.running.Load() {
+		if time.Now().After(deadline) {
+			t.Fatal("the refreshing goroutine still runs 10 s after the last read")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}

@@ -58,17 +58,20 @@
 //
 // # Locking
 //
-// One mutex guards the whole registry: the job table, admission counts,
-// ordinals, listener lists and every job's state and record. Critical
-// sections are short and do no I/O: bookkeeping, a snapshot copy, or copying
-// one append's bytes into the record. One lock keeps the invariants that span
-// jobs (admission, first-wins settlement, consistent snapshots and record
-// reads) simple to state and to check under the race detector; producers are
-// normally bound by their own I/O, so appends of different jobs serialising
-// on it costs little. A per-job lock for records can be added later without
-// changing the API.
+// The registry's mutex guards the job table, admission counts, ordinals,
+// listener lists and each job's lifecycle bookkeeping (status, reported,
+// stop requests, waiters). Each job's own lock guards what its producer
+// writes: its record, its detail and its followers; a job's state is
+// written holding both and read holding either. So a producer's Append or
+// UpdateDetail takes only its job's lock: appends of different jobs never
+// meet on one lock, and a record read takes the registry's mutex only for
+// the fence. The registry's mutex is always taken before a job's lock.
+// Critical sections are short and do no I/O: bookkeeping, a snapshot copy,
+// or copying one append's bytes into the record. Invariants that span jobs
+// (admission, first-wins settlement, consistent snapshots) stay under the
+// one registry mutex, simple to state and to check under the race detector.
 //
-// No user code runs with the mutex held: starters, Cancel, Done, ReadOutput,
+// No user code runs with either lock held: starters, Cancel, Done, ReadOutput,
 // the Clock, the ID generator, listeners, the logger and the Recorder are all
 // called after unlocking. The Recorder is called between a commit's decision
 // and its application, as described above; it may be called concurrently for
@@ -103,7 +106,7 @@
 // is copied into one circular byte buffer that grows by doubling up to the
 // retention (never preallocated to it), so memory follows what was written,
 // a producer's larger buffer is never pinned, and once the buffer is full an
-// append allocates nothing. Chunk metadata costs 24 bytes per retained chunk.
+// append allocates nothing. Chunk metadata costs 28 bytes per retained chunk.
 // At settlement the record is trimmed to SettledRetainBytes by the same rules
 // and its storage shrunk to fit. ReadRecord is non-consuming and never marks
 // a job reported.

@@ -77,7 +77,7 @@ func (r *Registry) Follow(ctx context.Context, caller jobs.SessionID, id jobs.Jo
 		}()
 		var lastFlush time.Time
 		for {
-			snap, rd := r.followRead(j, cursor)
+			snap, rd, done := r.followRead(j, cursor)
 			if len(rd.Chunks) > 0 {
 				frames := outputFrames(rd, cursor, limits.ObserveMaxFrameBytes)
 				for _, frame := range frames {
@@ -96,7 +96,7 @@ func (r *Registry) Follow(ctx context.Context, caller jobs.SessionID, id jobs.Jo
 			}
 			select {
 			case <-wake:
-			case <-j.done:
+			case <-done:
 			case <-ctx.Done():
 				yield(nil, ctx.Err())
 				return
@@ -129,6 +129,8 @@ func (r *Registry) openFollow(caller jobs.SessionID, id jobs.JobID, start Follow
 	if err != nil {
 		return nil, jobs.JobSnapshot{}, jobs.RecordRead{}, err
 	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
 	j.followers = append(j.followers, wake)
 	from := j.record.start
 	if start.set {
@@ -136,12 +138,14 @@ func (r *Registry) openFollow(caller jobs.SessionID, id jobs.JobID, start Follow
 	}
 	// Only the window is needed here; the chunks are read again by the loop.
 	rd := jobs.RecordRead{Earliest: j.record.start, Next: j.record.total, Lossy: from < j.record.start}
-	return j, j.snapshot(), rd, nil
+	var snap jobs.JobSnapshot
+	j.snapshotInto(&snap)
+	return j, snap, rd, nil
 }
 
 func (r *Registry) closeFollow(j *job, wake chan<- struct{}) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
+	j.mu.Lock()
+	defer j.mu.Unlock()
 	if i := slices.Index(j.followers, wake); i >= 0 {
 		j.followers = slices.Delete(j.followers, i, i+1)
 	}
@@ -149,10 +153,14 @@ func (r *Registry) closeFollow(j *job, wake chan<- struct{}) {
 
 // followRead reads a followed job's snapshot and record from cursor. The job
 // may have been removed from the registry since; its state is still readable.
-func (r *Registry) followRead(j *job, cursor int64) (jobs.JobSnapshot, jobs.RecordRead) {
+func (r *Registry) followRead(j *job, cursor int64) (jobs.JobSnapshot, jobs.RecordRead, <-chan struct{}) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return j.snapshot(), j.record.read(cursor)
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	var snap jobs.JobSnapshot
+	j.snapshotInto(&snap)
+	return snap, j.record.read(cursor), r.doneOf(j)
 }
 
 // outputFrames cuts a read into frames of at most maxBytes of text. The first

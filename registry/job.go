@@ -2,6 +2,7 @@ package registry
 
 import (
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/jobgen/jobgen/generated/jobs"
@@ -26,7 +27,11 @@ const (
 )
 
 // A job is one job's state. Fields above the line are set before the job is
-// shared and never change; the rest are guarded by the registry's mutex.
+// shared and never change. Of the rest, those below mu are guarded by it,
+// the job's own lock, so that appends and detail updates of different jobs
+// never meet on one lock; state is written holding both locks and may be
+// read holding either; everything else is guarded by the registry's mutex.
+// The registry's mutex is always taken first.
 type job struct {
 	r        *Registry
 	id       jobs.JobID
@@ -36,13 +41,13 @@ type job struct {
 	ordinal  int
 	owner    jobs.SessionID
 	toolCall jobs.ToolCallID
-	done     chan struct{} // closed when the settlement is visible: releases waiters
 	// ------------------------------------------------------------------
-	record           *ring // nil for a plain job
+	// done is closed when the settlement is visible, releasing waiters. It
+	// is made only when something waits (see Registry.doneOf): most jobs
+	// settle with nobody blocked on them.
+	done             chan struct{}
 	seq              uint64
-	state            jobState
 	status           jobs.JobStatus
-	detail           string
 	output           string // the final output of the producer's outcome
 	startedAt        int64
 	finishedAt       int64
@@ -55,25 +60,39 @@ type job struct {
 	killsCancelling  int                  // kills whose Cancel is running
 	teardownCancel   bool                 // a teardown has called (or is calling) Cancel
 	waiters          int
-	followers        []chan<- struct{} // follow streams to wake on output; see Follow
-	droppedLogged    bool
 	outcomeSeen      bool        // the producer reported (Done returned or Settle was called)
 	pending          *settlement // a Settle made inside the starter, applied at the registration commit
 	hooks            jobs.Hooks
+
+	mu            sync.Mutex
+	state         jobState
+	record        *ring // nil for a plain job; set before the job is shared
+	detail        string
+	followers     []chan<- struct{} // follow streams to wake on output; see Follow
+	droppedLogged bool
+}
+
+// setState moves the job to state. r.mu must be held (and j.mu not).
+func (j *job) setState(state jobState) {
+	j.mu.Lock()
+	j.state = state
+	j.mu.Unlock()
 }
 
 func (j *job) visibleTo(caller jobs.SessionID) bool {
 	return j.owner == "" || j.owner == caller
 }
 
-// snapshot copies the job's state. r.mu must be held.
+// snapshot copies the job's state. r.mu must be held (and j.mu not).
 func (j *job) snapshot() jobs.JobSnapshot {
 	var s jobs.JobSnapshot
+	j.mu.Lock()
 	j.snapshotInto(&s)
+	j.mu.Unlock()
 	return s
 }
 
-// snapshotInto copies the job's state into s. r.mu must be held.
+// snapshotInto copies the job's state into s. r.mu and j.mu must be held.
 func (j *job) snapshotInto(s *jobs.JobSnapshot) {
 	*s = jobs.JobSnapshot{
 		ID:               j.id,
@@ -171,13 +190,13 @@ var (
 
 // append commits or stages one non-empty write.
 func (r *Registry) append(j *job, text string, opts jobs.AppendOptions) {
-	at := r.now()
+	at := r.chunkNow()
 	code, known := channelCode(opts.Channel)
-	r.mu.Lock()
+	j.mu.Lock()
 	switch j.state {
 	case stateStaged:
 		j.record.append(text, at, code, opts.GapBefore)
-		r.mu.Unlock()
+		j.mu.Unlock()
 	case stateLive:
 		j.record.append(text, at, code, opts.GapBefore)
 		for _, wake := range j.followers {
@@ -186,13 +205,12 @@ func (r *Registry) append(j *job, text string, opts jobs.AppendOptions) {
 			default: // a wake is already pending; it covers this append too
 			}
 		}
-		ls := r.output.list
-		r.mu.Unlock()
-		r.fireOutput(ls, j.id)
+		j.mu.Unlock()
+		r.fireOutput(r.output.load(), j.id)
 	default:
 		first := !j.droppedLogged
 		j.droppedLogged = true
-		r.mu.Unlock()
+		j.mu.Unlock()
 		if first {
 			r.log.Warn("registry: append after settlement dropped", "job", j.id, "bytes", len(text))
 		}
@@ -205,23 +223,22 @@ func (r *Registry) append(j *job, text string, opts jobs.AppendOptions) {
 
 // updateDetail commits or stages a progress line.
 func (r *Registry) updateDetail(j *job, detail string) {
-	r.mu.Lock()
+	j.mu.Lock()
 	switch j.state {
 	case stateStaged:
 		j.detail = detail
-		r.mu.Unlock()
+		j.mu.Unlock()
 	case stateLive:
 		changed := j.detail != detail
 		j.detail = detail
-		ls := r.changed.list
-		r.mu.Unlock()
+		j.mu.Unlock()
 		if changed {
-			r.fireChanged(ls)
+			r.fireChanged(r.changed.load())
 		}
 	default:
 		first := !j.droppedLogged
 		j.droppedLogged = true
-		r.mu.Unlock()
+		j.mu.Unlock()
 		if first {
 			r.log.Warn("registry: detail after settlement dropped", "job", j.id, "detail", detail)
 		}

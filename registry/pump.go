@@ -84,7 +84,7 @@ func PumpJobOutput(ctx context.Context, job jobs.RecordingJob, sources []PumpSou
 	unsubscribe := opts.Done.Subscribe(func() { closeOnce.Do(func() { close(done) }) })
 	defer unsubscribe()
 
-	p := &pump{job: job, sources: sources, cursors: make([]cursor, len(sources))}
+	p := newPump(job, sources)
 	// On a pacer the rounds run on the pacer's goroutine and tick stays nil;
 	// otherwise this goroutine runs them on its own timer.
 	newTimer := opts.NewTimer
@@ -123,29 +123,53 @@ type cursor struct {
 	gap    bool
 }
 
+// A pump is one PumpJobOutput's state. A pacer drains thousands of them a
+// round, so each is laid out to be read in one pass: its sources sit next to
+// their cursors, inside the pump itself when there are at most two (stdout
+// and stderr), which keeps an idle round to the pump and its readers.
 type pump struct {
 	mu      sync.Mutex // a pacer's round and the pump's final drain may meet
 	job     jobs.RecordingJob
-	sources []PumpSource
-	cursors []cursor
+	sources []pumpSource // inline[:n] when they fit
+	inline  [2]pumpSource
+}
+
+// A pumpSource is a source with the pump's cursor in it.
+type pumpSource struct {
+	reader  OffsetReader
+	channel jobs.Channel
+	cursor
+}
+
+func newPump(job jobs.RecordingJob, sources []PumpSource) *pump {
+	p := &pump{job: job}
+	if len(sources) <= len(p.inline) {
+		p.sources = p.inline[:len(sources)]
+	} else {
+		p.sources = make([]pumpSource, len(sources))
+	}
+	for i, s := range sources {
+		p.sources[i] = pumpSource{reader: s.Reader, channel: s.Channel}
+	}
+	return p
 }
 
 // drain reads every source once, in order.
 func (p *pump) drain() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	for i, src := range p.sources {
-		c := &p.cursors[i]
-		text, next, lossy := src.Reader.ReadFrom(c.offset)
-		c.gap = c.gap || lossy
-		if next > c.offset {
-			c.offset = next
+	for i := range p.sources {
+		s := &p.sources[i]
+		text, next, lossy := s.reader.ReadFrom(s.offset)
+		s.gap = s.gap || lossy
+		if next > s.offset {
+			s.offset = next
 		}
 		if text == "" {
 			continue // an empty append would be dropped, gap and all; keep the gap for the next text
 		}
-		p.job.Append(text, jobs.AppendOptions{Channel: src.Channel, GapBefore: c.gap})
-		c.gap = false
+		p.job.Append(text, jobs.AppendOptions{Channel: s.channel, GapBefore: s.gap})
+		s.gap = false
 	}
 }
 
@@ -158,6 +182,7 @@ type Pacer struct {
 	mu       sync.Mutex
 	pumps    []*pump
 	running  bool
+	batch    []*pump // the pumps of the round under way; only the pacer's goroutine uses it
 }
 
 // NewPacer returns a pacer whose rounds come every poll; newTimer may be nil.
@@ -199,22 +224,31 @@ func (pc *Pacer) remove(p *pump) {
 func (pc *Pacer) run() {
 	timer := pc.newTimer(pc.poll)
 	defer timer.Stop()
-	var batch []*pump
 	for range timer.C() {
-		pc.mu.Lock()
-		if len(pc.pumps) == 0 {
-			pc.running = false
-			pc.mu.Unlock()
+		if !pc.round() {
 			return
 		}
-		batch = append(batch[:0], pc.pumps...)
-		pc.mu.Unlock()
-		for _, p := range batch {
-			p.drain()
-		}
-		clear(batch)
 		timer.Reset(pc.poll)
 	}
+}
+
+// round drains every pump once; it reports false, and stops the pacer, when
+// no pump is left.
+func (pc *Pacer) round() bool {
+	pc.mu.Lock()
+	if len(pc.pumps) == 0 {
+		pc.running = false
+		pc.mu.Unlock()
+		return false
+	}
+	batch := append(pc.batch[:0], pc.pumps...)
+	pc.mu.Unlock()
+	for _, p := range batch {
+		p.drain()
+	}
+	clear(batch)
+	pc.batch = batch
+	return true
 }
 
 type realTimer struct{ t *time.Timer }

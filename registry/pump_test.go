@@ -256,13 +256,15 @@ func TestPumpReadsEachSourceFromItsOwnCursorAtTheCadence(t *testing.T) {
 		done := &OnceSignal{}
 		start := time.Now()
 		result := make(chan error, 1)
+		// Written before the pump starts, so its first round finds them
+		// whichever goroutine runs first.
+		out.write("abc")
+		errs.write("E1")
 		go func() {
 			result <- PumpJobOutput(context.Background(), job,
 				[]PumpSource{{Reader: out, Channel: jobs.ChannelStdout}, {Reader: errs, Channel: jobs.ChannelStderr}},
 				PumpOptions{Poll: time.Second, Done: done})
 		}()
-		out.write("abc")
-		errs.write("E1")
 		time.Sleep(1500 * time.Millisecond) // rounds at 0s and 1s
 		out.write("de")
 		time.Sleep(time.Second) // round at 2s

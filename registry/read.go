@@ -61,11 +61,14 @@ func (r *Registry) ReadRecord(caller jobs.SessionID, id jobs.JobID, from int64) 
 		return jobs.RecordRead{}, fmt.Errorf("registry: read record %s: offset %d: %w", id, from, ErrNegativeOffset)
 	}
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	j, err := r.lookupRecording(caller, id)
 	if err != nil {
+		r.mu.Unlock()
 		return jobs.RecordRead{}, fmt.Errorf("registry: read record %s: %w", id, err)
 	}
+	j.mu.Lock() // fenced: the read itself holds only the job's lock
+	r.mu.Unlock()
+	defer j.mu.Unlock()
 	return j.record.read(from), nil
 }
 
@@ -80,12 +83,15 @@ func (r *Registry) ReadRecordInto(caller jobs.SessionID, id jobs.JobID, from int
 		return fmt.Errorf("registry: read record %s: offset %d: %w", id, from, ErrNegativeOffset)
 	}
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	j, err := r.lookupRecording(caller, id)
 	if err != nil {
+		r.mu.Unlock()
 		return fmt.Errorf("registry: read record %s: %w", id, err)
 	}
+	j.mu.Lock()
+	r.mu.Unlock()
 	j.record.readInto(from, buf)
+	j.mu.Unlock()
 	return nil
 }
 
@@ -122,6 +128,7 @@ func (r *Registry) Wait(ctx context.Context, caller jobs.SessionID, id jobs.JobI
 		return snap, true, nil
 	}
 	j.waiters++
+	done := r.doneOf(j)
 	r.mu.Unlock()
 
 	var expire <-chan time.Time
@@ -132,7 +139,7 @@ func (r *Registry) Wait(ctx context.Context, caller jobs.SessionID, id jobs.JobI
 	}
 	var abort error
 	select {
-	case <-j.done:
+	case <-done:
 	case <-expire:
 	case <-ctx.Done():
 		abort = ctx.Err()

@@ -246,7 +246,7 @@ func TestFollowReadIsAtomic(t *testing.T) {
 	j := r.jobs[snap.ID]
 	r.mu.Unlock()
 	for range 1000 {
-		s, rec := r.followRead(j, 0)
+		s, rec, _ := r.followRead(j, 0)
 		if s.OutputBytes != rec.Next {
 			t.Fatalf("snapshot says %d bytes, record says %d", s.OutputBytes, rec.Next)
 		}

@@ -119,6 +119,18 @@ func WithClock(c Clock) Option {
 	}
 }
 
+// WithCoarseChunkClock stamps record chunks from a millisecond clock that a
+// goroutine refreshes while appends flow (and that stops after 100 ms
+// without one), instead of reading the clock on every append: on a machine
+// where a clock read is a system call, that read is most of an append's
+// cost. Chunk times may then lag the clock by a millisecond or so; facts and
+// snapshots keep their exact times. It has no effect with WithClock. Do not
+// use it inside a testing/synctest bubble: the refreshing goroutine may
+// still run when the bubble's main goroutine returns.
+func WithCoarseChunkClock() Option {
+	return func(r *Registry) { r.coarseChunks = true }
+}
+
 // WithLogger sets where contained failures are logged; the default discards.
 func WithLogger(l *slog.Logger) Option {
 	return func(r *Registry) {
@@ -139,7 +151,8 @@ func WithLimits(l Limits) Option {
 	return func(r *Registry) { r.limits = l.withDefaults() }
 }
 
-// WithIDs sets the JobID generator; the default is [jobs.NewJobID]. Tests use
+// WithIDs sets the JobID generator; the default issues random version 4
+// UUIDs like [jobs.NewJobID], from a buffer of crypto/rand bytes. Tests use
 // it for deterministic ids.
 func WithIDs(next func() jobs.JobID) Option {
 	return func(r *Registry) {
@@ -158,10 +171,14 @@ func (systemClock) Now() time.Time { return time.Now() }
 type Registry struct {
 	clock  Clock
 	millis *systemMillis // the time, when clock is the system clock
-	log    *slog.Logger
-	rec    Recorder
-	limits Limits
-	newID  func() jobs.JobID
+	// coarse stamps chunks when WithCoarseChunkClock asked for it and clock
+	// is the system clock.
+	coarse       *coarseClock
+	coarseChunks bool
+	log          *slog.Logger
+	rec          Recorder
+	limits       Limits
+	newID        func() jobs.JobID
 
 	mu   sync.Mutex
 	jobs map[jobs.JobID]*job
@@ -178,6 +195,8 @@ type Registry struct {
 	registering int
 	regIdle     chan struct{}
 
+	settledDone chan struct{} // closed: what doneOf returns for a settled job
+
 	changed listenerSet[func()]
 	output  listenerSet[func(jobs.JobID)]
 	done    listenerSet[func(jobs.JobSnapshot)]
@@ -186,20 +205,25 @@ type Registry struct {
 // New returns an empty registry.
 func New(opts ...Option) *Registry {
 	r := &Registry{
-		clock:    systemClock{},
-		log:      slog.New(slog.DiscardHandler),
-		limits:   Limits{}.withDefaults(),
-		newID:    jobs.NewJobID,
-		jobs:     make(map[jobs.JobID]*job),
-		owned:    make(map[jobs.SessionID][]*job),
-		ordinals: make(map[string]int),
-		active:   make(map[jobs.SessionID]int),
+		clock:       systemClock{},
+		log:         slog.New(slog.DiscardHandler),
+		limits:      Limits{}.withDefaults(),
+		newID:       newIDSource().next,
+		jobs:        make(map[jobs.JobID]*job),
+		owned:       make(map[jobs.SessionID][]*job),
+		ordinals:    make(map[string]int),
+		active:      make(map[jobs.SessionID]int),
+		settledDone: make(chan struct{}),
 	}
+	close(r.settledDone)
 	for _, opt := range opts {
 		opt(r)
 	}
 	if _, system := r.clock.(systemClock); system {
 		r.millis = &systemMillis{}
+		if r.coarseChunks {
+			r.coarse = &coarseClock{}
+		}
 	}
 	return r
 }
@@ -233,7 +257,9 @@ func (r *Registry) List(caller jobs.SessionID) []jobs.JobSnapshot {
 		} else {
 			j, shared = shared[0], shared[1:]
 		}
+		j.mu.Lock()
 		j.snapshotInto(&out[i])
+		j.mu.Unlock()
 	}
 	return out
 }
@@ -301,6 +327,15 @@ func (r *Registry) now() int64 {
 		return r.millis.nowMilli()
 	}
 	return r.clock.Now().UnixMilli()
+}
+
+// chunkNow returns the time for a chunk's timestamp, in Unix milliseconds.
+// It is never called with r.mu held.
+func (r *Registry) chunkNow() int64 {
+	if r.coarse != nil {
+		return r.coarse.nowMilli()
+	}
+	return r.now()
 }
 
 // record hands f to the Recorder, containing an error or a panic. It is never

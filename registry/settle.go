@@ -130,13 +130,15 @@ func (r *Registry) claim(j *job, s *settlement) (jobs.Fact, bool) {
 		s.detail = fmt.Sprintf("registry: illegal move %s → %s (%s)", j.status, s.status, s.detail)
 		s.status, s.producerReported = jobs.JobStatusFailed, false
 	}
+	j.mu.Lock()
 	if s.detail == "" {
 		s.detail = j.detail
 	}
+	j.state = stateSettling
+	j.mu.Unlock()
 	if s.status == jobs.JobStatusKilled && j.stopReason != "" {
 		s.detail = joinDetail(s.detail, j.stopReason)
 	}
-	j.state = stateSettling
 	if j.owner == "" {
 		return nil, true
 	}
@@ -154,8 +156,10 @@ func (r *Registry) claim(j *job, s *settlement) (jobs.Fact, bool) {
 // commit makes a claimed settlement visible and signals it.
 func (r *Registry) commit(j *job, s *settlement) {
 	var snap jobs.JobSnapshot
-	changed, output, done := r.apply(j, s, &snap)
-	close(j.done)
+	changed, output, done, release := r.apply(j, s, &snap)
+	if release != nil {
+		close(release)
+	}
 	r.fireChanged(changed)
 	if j.record != nil {
 		r.fireOutput(output, j.id)
@@ -164,11 +168,14 @@ func (r *Registry) commit(j *job, s *settlement) {
 }
 
 // apply writes a claimed settlement into the job, its snapshot into snap, and
-// returns the listeners to signal. (Pointers, not values: the snapshot is
-// large and this runs on the producer's small goroutine stack.)
-func (r *Registry) apply(j *job, s *settlement, snap *jobs.JobSnapshot) ([]listener[func()], []listener[func(jobs.JobID)], []listener[func(jobs.JobSnapshot)]) {
+// returns the listeners to signal and the done channel to close (nil when
+// nothing waited). (Pointers, not values: the snapshot is large and this
+// runs on the producer's small goroutine stack.)
+func (r *Registry) apply(j *job, s *settlement, snap *jobs.JobSnapshot) ([]listener[func()], []listener[func(jobs.JobID)], []listener[func(jobs.JobSnapshot)], chan struct{}) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	j.mu.Lock()
+	defer j.mu.Unlock()
 	j.status = s.status
 	j.detail = s.detail
 	j.output = s.output
@@ -183,7 +190,20 @@ func (r *Registry) apply(j *job, s *settlement, snap *jobs.JobSnapshot) ([]liste
 		j.record.settle(r.limits.SettledRetainBytes)
 	}
 	j.snapshotInto(snap)
-	return r.changed.list, r.output.list, r.done.list
+	return r.changed.list, r.output.list, r.done.list, j.done
+}
+
+// doneOf returns the channel that closes when j's settlement is visible,
+// making it if need be; for a settled job, one that is closed. r.mu must be
+// held.
+func (r *Registry) doneOf(j *job) <-chan struct{} {
+	if j.state == stateSettled {
+		return r.settledDone
+	}
+	if j.done == nil {
+		j.done = make(chan struct{})
+	}
+	return j.done
 }
 
 func joinDetail(detail, reason string) string {
@@ -240,8 +260,9 @@ func (r *Registry) Kill(caller jobs.SessionID, id jobs.JobID, reason string) (Ki
 		r.mu.Unlock()
 		return KillAlreadyFinished, nil
 	case stateSettling:
+		done := r.doneOf(j)
 		r.mu.Unlock()
-		<-j.done // the settlement is decided; let it become visible first
+		<-done // the settlement is decided; let it become visible first
 		return KillAlreadyFinished, nil
 	}
 	if !j.stopRequested {

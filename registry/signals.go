@@ -2,16 +2,33 @@ package registry
 
 import (
 	"sync"
+	"sync/atomic"
 
 	"github.com/jobgen/jobgen/generated/jobs"
 )
 
 // A listenerSet holds subscribed callbacks. list is copy-on-write: a firing
 // takes the slice under the registry's mutex and calls it after unlocking,
-// while subscriptions made meanwhile build a new slice.
+// while subscriptions made meanwhile build a new slice. shared publishes each
+// new slice for firings that do not hold the registry's mutex (appends and
+// detail updates, which hold only their job's lock).
 type listenerSet[F any] struct {
-	next uint64
-	list []listener[F]
+	next   uint64
+	list   []listener[F]
+	shared atomic.Pointer[[]listener[F]]
+}
+
+// load returns the current list without the registry's mutex.
+func (s *listenerSet[F]) load() []listener[F] {
+	if p := s.shared.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+func (s *listenerSet[F]) publish() {
+	list := s.list
+	s.shared.Store(&list)
 }
 
 type listener[F any] struct {
@@ -24,6 +41,7 @@ func (s *listenerSet[F]) add(fn F) uint64 {
 	list := make([]listener[F], len(s.list), len(s.list)+1)
 	copy(list, s.list)
 	s.list = append(list, listener[F]{id: s.next, fn: fn})
+	s.publish()
 	return s.next
 }
 
@@ -33,12 +51,16 @@ func (s *listenerSet[F]) remove(id uint64) {
 			list := make([]listener[F], 0, len(s.list)-1)
 			list = append(list, s.list[:i]...)
 			s.list = append(list, s.list[i+1:]...)
+			s.publish()
 			return
 		}
 	}
 }
 
-func (s *listenerSet[F]) clear() { s.list = nil }
+func (s *listenerSet[F]) clear() {
+	s.list = nil
+	s.publish()
+}
 
 // subscribe adds fn to the set chosen by pick and returns its idempotent
 // unsubscribe. On a closed registry it subscribes nothing.

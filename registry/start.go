@@ -88,13 +88,12 @@ func (r *Registry) Start(ctx context.Context, start jobs.JobStart) (jobs.JobSnap
 
 	j := &job{
 		r:        r,
-		name:     common.Kind + "-" + strconv.Itoa(ordinal),
+		name:     displayName(common.Kind, ordinal),
 		kind:     common.Kind,
 		label:    common.Label,
 		ordinal:  ordinal,
 		owner:    common.Owner,
 		toolCall: common.ToolCall,
-		done:     make(chan struct{}),
 		status:   lifecycle.Initial(),
 	}
 	if spec.recording != nil {
@@ -106,6 +105,14 @@ func (r *Registry) Start(ctx context.Context, start jobs.JobStart) (jobs.JobSnap
 		return jobs.JobSnapshot{}, fmt.Errorf("registry: start %s: %w", j.name, err)
 	}
 	return r.register(j, hooks)
+}
+
+// displayName joins kind and ordinal ("bash-3") in one allocation.
+func displayName(kind string, ordinal int) string {
+	var buf [48]byte
+	b := append(buf[:0], kind...)
+	b = append(b, '-')
+	return string(strconv.AppendInt(b, int64(ordinal), 10))
 }
 
 // runStarter issues the job's id and runs its starter, turning a panic or
@@ -134,7 +141,7 @@ func (r *Registry) runStarter(ctx context.Context, spec startSpec, j *job) (hook
 // discard gives back the slot of a job that never registered.
 func (r *Registry) discard(j *job) {
 	r.mu.Lock()
-	j.state = stateDiscarded
+	j.setState(stateDiscarded)
 	r.releaseSlot(j.owner)
 	r.mu.Unlock()
 }
@@ -162,7 +169,7 @@ func (r *Registry) register(j *job, hooks jobs.Hooks) (jobs.JobSnapshot, error) 
 		reason = "registry: duplicate job id"
 	}
 	if refusal != nil {
-		j.state = stateDiscarded
+		j.setState(stateDiscarded)
 		r.releaseSlot(j.owner)
 		r.mu.Unlock()
 		r.cancelOrphan(j, hooks.Cancel, reason)
@@ -189,7 +196,7 @@ func (r *Registry) register(j *job, hooks jobs.Hooks) (jobs.JobSnapshot, error) 
 	r.mu.Lock()
 	r.seq++
 	j.seq = r.seq
-	j.state = stateLive
+	j.setState(stateLive)
 	r.jobs[j.id] = j
 	r.owned[j.owner] = append(r.owned[j.owner], j)
 	if r.registering--; r.registering == 0 && r.regIdle != nil {

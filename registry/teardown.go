@@ -86,6 +86,7 @@ func (r *Registry) Close(ctx context.Context) error {
 // A target is one job teardown waits for.
 type target struct {
 	j      *job
+	done   <-chan struct{}
 	cancel func(string) error // nil when the job is settling or another teardown cancelled it
 }
 
@@ -142,13 +143,13 @@ func (r *Registry) teardown(ctx context.Context, match func(*job) bool, reason s
 				}
 				j.stopTentative = false // teardown asks for good, whatever a kill's Cancel answers
 				moved = r.stop(j) || moved
-				t := target{j: j}
+				t := target{j: j, done: r.doneOf(j)}
 				if !j.teardownCancel {
 					j.teardownCancel, t.cancel = true, j.hooks.Cancel
 				}
 				targets = append(targets, t)
 			case stateSettling:
-				targets = append(targets, target{j: j})
+				targets = append(targets, target{j: j, done: r.doneOf(j)})
 			}
 		}
 		break
@@ -179,7 +180,7 @@ func (r *Registry) teardown(ctx context.Context, match func(*job) bool, reason s
 		if expired {
 			break
 		}
-		wait(t.j.done)
+		wait(t.done)
 	}
 	if expired {
 		detail := fmt.Sprintf("producer did not settle within the teardown bound (%s); work may be orphaned", bound)
@@ -196,7 +197,7 @@ func (r *Registry) teardown(ctx context.Context, match func(*job) bool, reason s
 		}
 		// A job another source is settling finishes once its fact is recorded.
 		for _, t := range targets {
-			<-t.j.done
+			<-t.done
 		}
 	}
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/jobgen/jobgen/generated/jobs"
 	"github.com/jobgen/jobgen/generated/subagents"
 	"github.com/jobgen/jobgen/journal"
 )
@@ -44,7 +45,7 @@ type pendingMsg struct {
 // An activation is one resident child: its agent, its inbox bookkeeping and
 // its place in the tree. Fields below mu are guarded by Service.mu.
 type activation struct {
-	id     subagents.SessionID
+	id     jobs.SessionID
 	stream journal.Stream
 	header subagents.ChildHeader
 	desc   subagents.Descriptor
@@ -61,7 +62,7 @@ type activation struct {
 	run         subagents.RunID
 	inbox       *inbox
 	pending     []pendingMsg // acceptance order
-	owned       map[subagents.SessionID]*activation
+	owned       map[jobs.SessionID]*activation
 	announced   bool
 	lastReason  subagents.StopReason
 	lastMessage string
@@ -71,7 +72,7 @@ type activation struct {
 	unregister  func()
 }
 
-func newActivation(id subagents.SessionID, header subagents.ChildHeader, desc subagents.Descriptor) *activation {
+func newActivation(id jobs.SessionID, header subagents.ChildHeader, desc subagents.Descriptor) *activation {
 	return &activation{
 		id:     id,
 		stream: journal.Stream(id),
@@ -79,7 +80,7 @@ func newActivation(id subagents.SessionID, header subagents.ChildHeader, desc su
 		desc:   desc,
 		poke:   make(chan struct{}, 1),
 		done:   make(chan struct{}),
-		owned:  map[subagents.SessionID]*activation{},
+		owned:  map[jobs.SessionID]*activation{},
 	}
 }
 
@@ -445,7 +446,7 @@ func (s *Service) sendNotice(a *activation, msg subagents.Message, to noticeTarg
 }
 
 // noticeText is the settlement notice of a child and its summary.
-func noticeText(id subagents.SessionID, reason subagents.StopReason, last string) (text, summary string) {
+func noticeText(id jobs.SessionID, reason subagents.StopReason, last string) (text, summary string) {
 	var how string
 	switch reason {
 	case subagents.StopReasonCompleted:

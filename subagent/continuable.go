@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/jobgen/jobgen/generated/jobs"
 	"github.com/jobgen/jobgen/generated/subagents"
 	"github.com/jobgen/jobgen/journal"
 )
@@ -21,7 +22,7 @@ import (
 // (ErrActivationClosing when the parent is being disposed). The created,
 // seeded, residency-started and accepted facts are appended in one append.
 // Any failure before acceptance rolls back fully and returns no ids.
-func (s *Service) StartContinuable(ctx context.Context, spec ContinuableSpec) (subagents.SessionID, subagents.MessageID, error) {
+func (s *Service) StartContinuable(ctx context.Context, spec ContinuableSpec) (jobs.SessionID, subagents.MessageID, error) {
 	id, msg, err := s.startContinuable(ctx, spec)
 	if err != nil {
 		return "", subagents.MessageID{}, err
@@ -29,7 +30,7 @@ func (s *Service) StartContinuable(ctx context.Context, spec ContinuableSpec) (s
 	return id, msg, nil
 }
 
-func (s *Service) startContinuable(ctx context.Context, spec ContinuableSpec) (subagents.SessionID, subagents.MessageID, error) {
+func (s *Service) startContinuable(ctx context.Context, spec ContinuableSpec) (jobs.SessionID, subagents.MessageID, error) {
 	var none subagents.MessageID
 	if err := cancelled(ctx, "start a continuable child"); err != nil {
 		return "", none, err
@@ -286,7 +287,7 @@ func (s *Service) beginSession(a *activation) {
 // not retry), ends residencies a crash left open, redelivers every accepted
 // message nobody claimed or discarded, in acceptance order, then the
 // follow-up. No provider takes part.
-func (s *Service) Followup(ctx context.Context, parent Agent, child subagents.SessionID, content []subagents.ContentBlock, opts FollowupOptions) (subagents.MessageID, error) {
+func (s *Service) Followup(ctx context.Context, parent Agent, child jobs.SessionID, content []subagents.ContentBlock, opts FollowupOptions) (subagents.MessageID, error) {
 	var none subagents.MessageID
 	if err := cancelled(ctx, "follow up child "+string(child)); err != nil {
 		return none, err
@@ -348,7 +349,7 @@ func (s *Service) Followup(ctx context.Context, parent Agent, child subagents.Se
 
 // authorizeLocked refuses parent unless it is the exact live agent of the
 // session that child's header names as its direct parent.
-func (s *Service) authorizeLocked(parent Agent, child, stored subagents.SessionID) error {
+func (s *Service) authorizeLocked(parent Agent, child, stored jobs.SessionID) error {
 	if parent.ID() != stored {
 		return newError(subagents.ErrorCodeUnauthorized, nil, "child %s belongs to another parent session", child)
 	}
@@ -360,7 +361,7 @@ func (s *Service) authorizeLocked(parent Agent, child, stored subagents.SessionI
 
 // resume materializes an absent child from its stream and delivers msg;
 // the caller holds the child lock.
-func (s *Service) resume(ctx context.Context, parent Agent, child subagents.SessionID, msg subagents.Message) (subagents.MessageID, error) {
+func (s *Service) resume(ctx context.Context, parent Agent, child jobs.SessionID, msg subagents.Message) (subagents.MessageID, error) {
 	var none subagents.MessageID
 	if s.store == nil {
 		return none, newError(subagents.ErrorCodePersistenceUnavailable, nil, "resuming child %s requires session persistence", child)

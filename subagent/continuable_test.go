@@ -9,6 +9,7 @@ import (
 	"testing"
 	"testing/synctest"
 
+	"github.com/jobgen/jobgen/generated/jobs"
 	"github.com/jobgen/jobgen/generated/subagents"
 	"github.com/jobgen/jobgen/journal"
 	"github.com/jobgen/jobgen/subagent"
@@ -377,7 +378,7 @@ func TestAChildWithHistoryIsADuplicateAfterARestart(t *testing.T) {
 func TestANonContinuableStreamIsNotResumableDoNotRetry(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := newFixture(t, nil)
-		for id, desc := range map[subagents.SessionID]subagents.Descriptor{
+		for id, desc := range map[jobs.SessionID]subagents.Descriptor{
 			"oneshot": {Version: 2, Mode: subagents.DescriptorModeOneShot, Provider: "fork"},
 			"v1":      {Version: 1, Mode: subagents.DescriptorModeContinuable, Provider: "fork"},
 		} {
@@ -443,7 +444,7 @@ func TestDrainDescendantsTearsDownChildrenFirstAndDiscardsWaitingMessages(t *tes
 		if err := f.svc.DrainDescendants(context.Background(), []subagent.Agent{f.root}); err != nil {
 			t.Fatal(err)
 		}
-		if got, want := f.host.Disposed(), []subagents.SessionID{"g", "c", "p"}; !slices.Equal(got, want) {
+		if got, want := f.host.Disposed(), []jobs.SessionID{"g", "c", "p"}; !slices.Equal(got, want) {
 			t.Fatalf("disposal order %v, want children first %v", got, want)
 		}
 		if got := f.types("g"); !slices.Contains(got, discarded) || got[len(got)-1] != ended {
@@ -453,7 +454,7 @@ func TestDrainDescendantsTearsDownChildrenFirstAndDiscardsWaitingMessages(t *tes
 		if end.StopReason != subagents.StopReasonAborted {
 			t.Fatalf("a drained child that never ran ended %s, want aborted", end.StopReason)
 		}
-		for _, id := range []subagents.SessionID{"p", "c", "g"} {
+		for _, id := range []jobs.SessionID{"p", "c", "g"} {
 			if f.svc.State(id) != subagent.Absent {
 				t.Fatalf("%s still live", id)
 			}
@@ -515,7 +516,7 @@ func TestAFollowupToADisposingChildWaitsThenResumes(t *testing.T) {
 		a.IgnoreCancel = true
 		a.BeginTurn() // a turn that does not stop when cancelled
 		drained := make(chan error)
-		go func() { drained <- f.svc.DrainChildren(context.Background(), f.root, []subagents.SessionID{"c1"}) }()
+		go func() { drained <- f.svc.DrainChildren(context.Background(), f.root, []jobs.SessionID{"c1"}) }()
 		synctest.Wait()
 		if f.svc.State("c1") != subagent.Disposing {
 			t.Fatalf("state %v during teardown, want disposing", f.svc.State("c1"))
@@ -552,7 +553,7 @@ func TestAFollowupToADisposingChildWaitsThenResumes(t *testing.T) {
 
 func TestTheFinalFlushGoesThroughTheSessionBarrier(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		sessions := journal.NewSessionStore[subagents.SessionID]()
+		sessions := journal.NewSessionStore[jobs.SessionID]()
 		f := newFixture(t, nil, subagent.WithSessions(sessions))
 		f.start("c1", f.root, "x")
 		if !sessions.Live("c1") {
@@ -584,11 +585,47 @@ func TestAFailedFinalFlushIsOnlyLogged(t *testing.T) {
 		g := newFixture(t, nil)
 		g.start("c2", g.root, "x")
 		g.store.Fail(errors.New("disk gone"))
-		if err := g.svc.DrainChildren(context.Background(), g.root, []subagents.SessionID{"c2"}); !errors.Is(err, subagent.ErrActivationTeardown) {
+		if err := g.svc.DrainChildren(context.Background(), g.root, []jobs.SessionID{"c2"}); !errors.Is(err, subagent.ErrActivationTeardown) {
 			t.Fatalf("drain with a failing store: %v, want ErrActivationTeardown for the unrecorded end", err)
 		}
 		if !g.host.Agents()[0].Disposed() {
 			t.Fatal("a failing store kept the agent alive")
+		}
+	})
+}
+
+func TestADrainAdmitsNothingUnderItsParentsWhileItRuns(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFixture(t, nil)
+		f.start("c1", f.root, "x")
+		a := f.host.Agent("c1")
+		a.IgnoreCancel = true
+		a.BeginTurn()
+		drained := make(chan error)
+		go func() { drained <- f.svc.DrainDescendants(context.Background(), []subagent.Agent{f.root}) }()
+		synctest.Wait()
+		if _, err := f.svc.Followup(context.Background(), f.root, "c1", text("late"), subagent.FollowupOptions{}); !errors.Is(err, subagent.ErrDraining) {
+			t.Errorf("follow-up during the drain: %v, want ErrDraining", err)
+		}
+		if _, _, err := f.svc.StartContinuable(context.Background(), subagent.ContinuableSpec{Provider: "fork", Label: "x", ChildID: "c2", Parent: f.root}); !errors.Is(err, subagent.ErrDraining) {
+			t.Errorf("start during the drain: %v, want ErrDraining", err)
+		}
+		if _, err := f.svc.ReportFrom(context.Background(), a, text("late"), subagent.ReportOptions{}); !errors.Is(err, subagent.ErrDraining) {
+			t.Errorf("report during the drain: %v, want ErrDraining", err)
+		}
+		a.EndTurn(subagents.StopReasonAborted, "")
+		if err := <-drained; err != nil {
+			t.Fatal(err)
+		}
+		if slices.ContainsFunc(f.facts("c1"), func(x subagents.Fact) bool {
+			acc, ok := x.(subagents.SubagentMessageAccepted)
+			return ok && acc.Content[0].Text == "late"
+		}) {
+			t.Fatal("a message was accepted after the drain's cutoff")
+		}
+		// once the drain is over the scope admits again
+		if _, err := f.svc.Followup(context.Background(), f.root, "c1", text("after"), subagent.FollowupOptions{}); err != nil {
+			t.Fatalf("follow-up after the drain: %v", err)
 		}
 	})
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/jobgen/jobgen/generated/jobs"
 	"github.com/jobgen/jobgen/generated/subagents"
 )
 
@@ -16,7 +17,7 @@ import (
 // discarded fact.
 func (s *Service) DrainDescendants(ctx context.Context, parents []Agent) error {
 	var errs []error
-	var scoped []subagents.SessionID
+	var scoped []jobs.SessionID
 	var marked []*activation
 	var waits []*activation
 	s.mu.Lock()
@@ -53,7 +54,7 @@ func (s *Service) DrainDescendants(ctx context.Context, parents []Agent) error {
 // DrainChildren tears down the chosen children of parent, which must be
 // the exact live agent; ids that are not live children of parent are
 // skipped. Waiting messages of the drained children are discarded.
-func (s *Service) DrainChildren(ctx context.Context, parent Agent, children []subagents.SessionID) error {
+func (s *Service) DrainChildren(ctx context.Context, parent Agent, children []jobs.SessionID) error {
 	var marked, waits []*activation
 	s.mu.Lock()
 	if _, ok := s.live(parent); !ok {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/jobgen/jobgen/generated/jobs"
 	"github.com/jobgen/jobgen/generated/subagents"
 	"github.com/jobgen/jobgen/journal"
 )
@@ -44,10 +45,10 @@ type history struct {
 
 // readHistory reads and folds the child's stream. A stream with no created
 // fact first, or a subagent fact that does not decode, is not resumable.
-func (s *Service) readHistory(ctx context.Context, id subagents.SessionID) (*history, error) {
+func (s *Service) readHistory(ctx context.Context, id jobs.SessionID) (*history, error) {
 	h := &history{}
 	index := map[subagents.MessageID]int{} // into accepted
-	var accepted []pendingMsg
+	var accepted []lazyMsg
 	gone := map[subagents.MessageID]bool{}
 	started := map[subagents.RunID]int{}
 	var runs []subagents.RunID
@@ -59,6 +60,30 @@ func (s *Service) readHistory(ctx context.Context, id subagents.SessionID) (*his
 			return nil, newError(subagents.ErrorCodeNotResumable, err, "read the history of child %s", id)
 		}
 		h.records = append(h.records, rec)
+		if h.created != nil {
+			// The fast path: most of a long history is inbox traffic whose
+			// ids are all the fold needs; an accepted message's content is
+			// decoded only if it is still waiting at the end.
+			if k, ok := peek(rec.Payload); ok {
+				switch k.Type {
+				case subagents.SubagentMessageAcceptedType:
+					if _, dup := index[k.Data.Message]; !dup {
+						index[k.Data.Message] = len(accepted)
+						accepted = append(accepted, lazyMsg{id: k.Data.Message, payload: rec.Payload, seq: rec.Seq})
+					}
+				case subagents.SubagentMessageClaimedType, subagents.SubagentMessageDiscardedType:
+					gone[k.Data.Message] = true
+				case subagents.SubagentResidencyStartedType:
+					started[k.Data.Run] = len(runs)
+					runs = append(runs, k.Data.Run)
+				case subagents.SubagentResidencyEndedType:
+					if i, ok := started[k.Data.Run]; ok {
+						runs[i] = subagents.RunID{}
+					}
+				}
+				continue
+			}
+		}
 		f, err := subagents.DecodeFact(rec.Payload)
 		if err != nil {
 			if errors.Is(err, subagents.ErrUnknownFact) && !isSubagentFact(rec.Payload) {
@@ -74,35 +99,23 @@ func (s *Service) readHistory(ctx context.Context, id subagents.SessionID) (*his
 			h.created = &c
 			continue
 		}
-		switch f := f.(type) {
-		case subagents.SubagentSeeded:
+		if f, ok := f.(subagents.SubagentSeeded); ok {
 			h.seed = append(h.seed, f.Event)
-		case subagents.SubagentMessageAccepted:
-			if _, dup := index[f.Message]; dup {
-				continue
-			}
-			index[f.Message] = len(accepted)
-			accepted = append(accepted, pendingMsg{msg: subagents.Message{ID: f.Message, Source: f.Source, Content: f.Content}, wake: f.Wake})
-		case subagents.SubagentMessageClaimed:
-			gone[f.Message] = true
-		case subagents.SubagentMessageDiscarded:
-			gone[f.Message] = true
-		case subagents.SubagentResidencyStarted:
-			started[f.Run] = len(runs)
-			runs = append(runs, f.Run)
-		case subagents.SubagentResidencyEnded:
-			if i, ok := started[f.Run]; ok {
-				runs[i] = subagents.RunID{}
-			}
 		}
 	}
 	if h.created == nil {
 		return nil, newError(subagents.ErrorCodeNotResumable, nil, "child %s is unavailable: no history", id)
 	}
 	for _, p := range accepted {
-		if !gone[p.msg.ID] {
-			h.pending = append(h.pending, p)
+		if gone[p.id] {
+			continue
 		}
+		f, err := subagents.DecodeFact(p.payload)
+		if err != nil {
+			return nil, newError(subagents.ErrorCodeNotResumable, err, "child %s: record %d", id, p.seq)
+		}
+		a := f.(subagents.SubagentMessageAccepted)
+		h.pending = append(h.pending, pendingMsg{msg: subagents.Message{ID: a.Message, Source: a.Source, Content: a.Content}, wake: a.Wake})
 	}
 	for _, r := range runs {
 		if !r.IsZero() {
@@ -114,7 +127,7 @@ func (s *Service) readHistory(ctx context.Context, id subagents.SessionID) (*his
 }
 
 // foldDescriptor returns the child's descriptor when it can be continued.
-func foldDescriptor(id subagents.SessionID, c *subagents.SubagentCreated) (subagents.Descriptor, error) {
+func foldDescriptor(id jobs.SessionID, c *subagents.SubagentCreated) (subagents.Descriptor, error) {
 	d := c.Descriptor
 	if d.Version != 2 || d.Mode != subagents.DescriptorModeContinuable {
 		return d, newError(subagents.ErrorCodeNotResumable, nil,
@@ -132,4 +145,39 @@ func isSubagentFact(payload []byte) bool {
 
 func (h *history) String() string {
 	return fmt.Sprintf("history{records:%d pending:%d open:%d}", len(h.records), len(h.pending), len(h.open))
+}
+
+// A lazyMsg is an accepted message whose content is decoded only if the
+// fold finds it still waiting.
+type lazyMsg struct {
+	id      subagents.MessageID
+	payload []byte
+	seq     uint64
+}
+
+// A peeked fact is the envelope of an inbox or residency fact with only
+// the ids the fold needs.
+type peeked struct {
+	Type string `json:"type"`
+	V    int    `json:"v"`
+	Data struct {
+		Message subagents.MessageID `json:"message"`
+		Run     subagents.RunID     `json:"run"`
+	} `json:"data"`
+}
+
+// peek reads the type and ids of a version 1 inbox or residency fact; ok is
+// false for anything else (or anything odd), which takes the full decoder.
+func peek(payload []byte) (peeked, bool) {
+	var k peeked
+	if json.Unmarshal(payload, &k) != nil || k.V != 1 {
+		return k, false
+	}
+	switch k.Type {
+	case subagents.SubagentMessageAcceptedType, subagents.SubagentMessageClaimedType, subagents.SubagentMessageDiscardedType:
+		return k, !k.Data.Message.IsZero()
+	case subagents.SubagentResidencyStartedType, subagents.SubagentResidencyEndedType:
+		return k, !k.Data.Run.IsZero()
+	}
+	return k, false
 }

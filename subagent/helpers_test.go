@@ -5,6 +5,7 @@ import (
 	"testing"
 	"testing/synctest"
 
+	"github.com/jobgen/jobgen/generated/jobs"
 	"github.com/jobgen/jobgen/generated/subagents"
 	"github.com/jobgen/jobgen/journal"
 	"github.com/jobgen/jobgen/subagent"
@@ -55,7 +56,7 @@ func text(s string) []subagents.ContentBlock {
 	return []subagents.ContentBlock{{Kind: subagents.ContentKindText, Text: s}}
 }
 
-func (f *fixture) start(id subagents.SessionID, parent subagent.Agent, prompt string) subagents.MessageID {
+func (f *fixture) start(id jobs.SessionID, parent subagent.Agent, prompt string) subagents.MessageID {
 	f.t.Helper()
 	got, msg, err := f.svc.StartContinuable(context.Background(), subagent.ContinuableSpec{
 		Provider: "fork", Label: "child " + string(id), ChildID: id, Parent: parent, Prompt: text(prompt),
@@ -71,7 +72,7 @@ func (f *fixture) start(id subagents.SessionID, parent subagent.Agent, prompt st
 
 // turn runs one scripted turn of child's current agent and waits for the
 // manager to react.
-func (f *fixture) turn(id subagents.SessionID, reason subagents.StopReason, last string) []subagents.Message {
+func (f *fixture) turn(id jobs.SessionID, reason subagents.StopReason, last string) []subagents.Message {
 	f.t.Helper()
 	a := f.host.Agent(id)
 	if a == nil {
@@ -84,7 +85,7 @@ func (f *fixture) turn(id subagents.SessionID, reason subagents.StopReason, last
 }
 
 // facts decodes the child's stream.
-func (f *fixture) facts(id subagents.SessionID) []subagents.Fact {
+func (f *fixture) facts(id jobs.SessionID) []subagents.Fact {
 	f.t.Helper()
 	var out []subagents.Fact
 	for rec, err := range f.store.ReadStream(context.Background(), journal.Stream(id), 0) {
@@ -101,7 +102,7 @@ func (f *fixture) facts(id subagents.SessionID) []subagents.Fact {
 }
 
 // types lists the fact types of a child's stream.
-func (f *fixture) types(id subagents.SessionID) []string {
+func (f *fixture) types(id jobs.SessionID) []string {
 	var out []string
 	for _, x := range f.facts(id) {
 		out = append(out, x.FactType())

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/jobgen/jobgen/generated/jobs"
 	"github.com/jobgen/jobgen/generated/subagents"
 	"github.com/jobgen/jobgen/journal"
 )
@@ -26,7 +27,7 @@ type Host interface {
 // A Child is what the host needs to materialize one residency of a child.
 type Child struct {
 	// ID is the child's session; its stream is journal.Stream(ID).
-	ID subagents.SessionID
+	ID jobs.SessionID
 	// Run identifies this residency.
 	Run subagents.RunID
 	// Header names the direct parent and the delegation depth.
@@ -49,7 +50,7 @@ type Child struct {
 // agent calls no Inbox method again and every call it made has returned.
 type Agent interface {
 	// ID returns the session the agent runs.
-	ID() subagents.SessionID
+	ID() jobs.SessionID
 	// Deliver puts msg in the agent's inbox. With wake the agent starts a turn
 	// (or steers the running one) to take it; without, it waits for the next
 	// turn. The manager wrote the message's accepted fact first; an error

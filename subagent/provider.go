@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/jobgen/jobgen/generated/jobs"
 	"github.com/jobgen/jobgen/generated/subagents"
 )
 
@@ -73,7 +74,7 @@ type ResolvedStartRequest struct {
 // A Run is one one-shot subagent run, owned by whoever started it.
 type Run interface {
 	// ID is the run's session.
-	ID() subagents.SessionID
+	ID() jobs.SessionID
 	// Agent is the run's local agent, or nil when it runs elsewhere.
 	Agent() Agent
 	// Result blocks until the run ends and returns how.
@@ -101,7 +102,7 @@ type ContinuableSpec struct {
 	// Label is a short human description; it is required.
 	Label string
 	// ChildID reserves the child's session id; empty draws a fresh UUID.
-	ChildID subagents.SessionID
+	ChildID jobs.SessionID
 	// Parent is the delegating agent: an attached root or a live child.
 	Parent Agent
 	// Prompt is the child's first message.
@@ -120,8 +121,8 @@ type ContinuableSpec struct {
 // child is created: the reserved id and the parent's session, never the
 // agent itself.
 type ContinuableCreateRequest struct {
-	SessionID     subagents.SessionID
-	ParentSession subagents.SessionID
+	SessionID     jobs.SessionID
+	ParentSession jobs.SessionID
 	Descriptor    subagents.Descriptor
 }
 

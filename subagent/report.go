@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/jobgen/jobgen/generated/jobs"
 	"github.com/jobgen/jobgen/generated/subagents"
 )
 
@@ -74,12 +75,12 @@ func (s *Service) ReportFrom(ctx context.Context, child Agent, content []subagen
 // An Interrupter says who interrupts a child: a user acting for the child's
 // parent session (ByUser), or a live ancestor agent (ByAncestor).
 type Interrupter struct {
-	user     subagents.SessionID
+	user     jobs.SessionID
 	ancestor Agent
 }
 
 // ByUser is a user interrupting a child of parentSession.
-func ByUser(parentSession subagents.SessionID) Interrupter { return Interrupter{user: parentSession} }
+func ByUser(parentSession jobs.SessionID) Interrupter { return Interrupter{user: parentSession} }
 
 // ByAncestor is the exact live agent of an ancestor of the child.
 func ByAncestor(a Agent) Interrupter { return Interrupter{ancestor: a} }
@@ -89,7 +90,7 @@ func ByAncestor(a Agent) Interrupter { return Interrupter{ancestor: a} }
 // ancestor must be the exact live agent of a strict ancestor
 // (ErrUnauthorized: "cannot interrupt itself", "not a live descendant");
 // a user's parent session must be the target's direct parent.
-func (s *Service) Interrupt(target subagents.SessionID, by Interrupter) error {
+func (s *Service) Interrupt(target jobs.SessionID, by Interrupter) error {
 	s.mu.Lock()
 	a := s.children[target]
 	if by.ancestor != nil {

@@ -22,22 +22,22 @@ type Service struct {
 	store    journal.Store
 	host     Host
 	jobs     *registry.Registry
-	sessions *journal.SessionStore[subagents.SessionID]
+	sessions *journal.SessionStore[jobs.SessionID]
 	now      func() time.Time
 	log      *slog.Logger
 	bound    time.Duration
-	newChild func() subagents.SessionID
+	newChild func() jobs.SessionID
 
 	mu        sync.Mutex
 	providers map[string]Provider
 	order     []string
-	roots     map[subagents.SessionID]Agent
-	children  map[subagents.SessionID]*activation
-	locks     map[subagents.SessionID]*childLock
-	closing   bool                        // Close began: nothing is admitted
-	scopes    map[subagents.SessionID]int // parents whose descendants are draining
-	inflight  sync.WaitGroup              // materializations Close waits for
-	watchers  sync.WaitGroup              // residency watchers
+	roots     map[jobs.SessionID]Agent
+	children  map[jobs.SessionID]*activation
+	locks     map[jobs.SessionID]*childLock
+	closing   bool                   // Close began: nothing is admitted
+	scopes    map[jobs.SessionID]int // parents whose descendants are draining
+	inflight  sync.WaitGroup         // materializations Close waits for
+	watchers  sync.WaitGroup         // residency watchers
 	closed    chan struct{}
 }
 
@@ -59,7 +59,7 @@ func WithRegistry(r *registry.Registry) Option { return func(s *Service) { s.job
 // WithSessions shares the runtime's session flush barrier: each resident
 // child is a live session there, with the store's Flush as a listener, and
 // a child's teardown flushes it. Without, the Service keeps its own.
-func WithSessions(ss *journal.SessionStore[subagents.SessionID]) Option {
+func WithSessions(ss *journal.SessionStore[jobs.SessionID]) Option {
 	return func(s *Service) { s.sessions = ss }
 }
 
@@ -75,7 +75,7 @@ func WithLogger(l *slog.Logger) Option { return func(s *Service) { s.log = l } }
 func WithTeardownBound(d time.Duration) Option { return func(s *Service) { s.bound = d } }
 
 // WithChildIDs sets how fresh child ids are drawn (default: a random UUID).
-func WithChildIDs(next func() subagents.SessionID) Option {
+func WithChildIDs(next func() jobs.SessionID) Option {
 	return func(s *Service) { s.newChild = next }
 }
 
@@ -85,19 +85,19 @@ func New(opts ...Option) *Service {
 		now:       time.Now,
 		log:       slog.New(slog.DiscardHandler),
 		bound:     jobs.DefaultTeardownBound,
-		newChild:  func() subagents.SessionID { return subagents.SessionID(subagents.NewMessageID().String()) },
+		newChild:  func() jobs.SessionID { return jobs.SessionID(subagents.NewMessageID().String()) },
 		providers: map[string]Provider{},
-		roots:     map[subagents.SessionID]Agent{},
-		children:  map[subagents.SessionID]*activation{},
-		locks:     map[subagents.SessionID]*childLock{},
-		scopes:    map[subagents.SessionID]int{},
+		roots:     map[jobs.SessionID]Agent{},
+		children:  map[jobs.SessionID]*activation{},
+		locks:     map[jobs.SessionID]*childLock{},
+		scopes:    map[jobs.SessionID]int{},
 		closed:    make(chan struct{}),
 	}
 	for _, o := range opts {
 		o(s)
 	}
 	if s.sessions == nil {
-		s.sessions = journal.NewSessionStore[subagents.SessionID]()
+		s.sessions = journal.NewSessionStore[jobs.SessionID]()
 	}
 	return s
 }
@@ -216,7 +216,7 @@ func (st State) String() string {
 }
 
 // State returns the child's derived state.
-func (s *Service) State(child subagents.SessionID) State {
+func (s *Service) State(child jobs.SessionID) State {
 	s.mu.Lock()
 	act := s.children[child]
 	if act == nil {
@@ -248,10 +248,10 @@ func (s *Service) State(child subagents.SessionID) State {
 }
 
 // Children lists the live children of parent.
-func (s *Service) Children(parent subagents.SessionID) []subagents.SessionID {
+func (s *Service) Children(parent jobs.SessionID) []jobs.SessionID {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var ids []subagents.SessionID
+	var ids []jobs.SessionID
 	for id, act := range s.children {
 		if act.header.ParentSession == parent {
 			ids = append(ids, id)
@@ -279,7 +279,7 @@ func (s *Service) live(a Agent) (act *activation, ok bool) {
 
 // admitting refuses work while the manager closes or a drain covers the
 // session or one of its ancestors. Call with s.mu held.
-func (s *Service) admitting(session subagents.SessionID) error {
+func (s *Service) admitting(session jobs.SessionID) error {
 	if s.closing {
 		return newError(subagents.ErrorCodeDraining, nil, "the manager is draining")
 	}
@@ -303,7 +303,7 @@ type childLock struct {
 	refs int
 }
 
-func (s *Service) lockChild(ctx context.Context, id subagents.SessionID) (unlock func(), err error) {
+func (s *Service) lockChild(ctx context.Context, id jobs.SessionID) (unlock func(), err error) {
 	s.mu.Lock()
 	l := s.locks[id]
 	if l == nil {

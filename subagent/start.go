@@ -88,7 +88,7 @@ func (s *Service) StartJob(ctx context.Context, provider string, req StartReques
 	}
 	var owner jobs.SessionID
 	if req.Parent != nil {
-		owner = jobs.SessionID(req.Parent.ID())
+		owner = req.Parent.ID()
 	}
 	return s.jobs.Start(ctx, jobs.PlainJobStart{
 		JobStartCommon: jobs.JobStartCommon{Kind: JobKind, Label: label, Owner: owner},

@@ -25,8 +25,8 @@ type fakeRun struct {
 	disposed   bool
 }
 
-func (r *fakeRun) ID() subagents.SessionID { return "run" }
-func (r *fakeRun) Agent() subagent.Agent   { return nil }
+func (r *fakeRun) ID() jobs.SessionID    { return "run" }
+func (r *fakeRun) Agent() subagent.Agent { return nil }
 func (r *fakeRun) Result(ctx context.Context) (subagent.Result, error) {
 	if r.waitCancel {
 		<-r.ctx.Done()

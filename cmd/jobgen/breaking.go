@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -57,7 +56,7 @@ defaults to the --spec file's path in its repository.`, stderr)
 		fmt.Fprintf(stderr, "jobgen: %v\n", err)
 		return exitFail
 	}
-	oldName, oldData, err := readAgainst(against, newName)
+	oldName, oldData, err := readAgainst(against, newName, sf.readSpec)
 	if err != nil {
 		fmt.Fprintf(stderr, "jobgen breaking: %v\n", err)
 		return exitFail
@@ -90,12 +89,13 @@ defaults to the --spec file's path in its repository.`, stderr)
 	return exitOK
 }
 
-// readAgainst reads the older spec named by --against and returns the name
-// its positions are reported under.
-func readAgainst(against, newName string) (string, []byte, error) {
+// readAgainst reads the older spec named by --against (a file with read,
+// which keeps the size limit) and returns the name its positions are
+// reported under.
+func readAgainst(against, newName string, read func(string) ([]byte, error)) (string, []byte, error) {
 	rest, isGit := strings.CutPrefix(against, "git:")
 	if !isGit {
-		data, err := os.ReadFile(against)
+		data, err := read(against)
 		return against, data, err
 	}
 	ref, path, hasPath := strings.Cut(rest, ":")

@@ -153,3 +153,30 @@ func TestJournalReadsV1(t *testing.T) {
 		t.Fatal("reading the v1 journal changed it")
 	}
 }
+
+// repair --truncate-at cuts a journal at the offset check named, after which
+// check passes; it refuses an offset inside a record and needs the flag.
+func TestJournalRepairTruncateAt(t *testing.T) {
+	path := writeJournal(t)
+	data, _ := os.ReadFile(path)
+	lines := strings.SplitAfter(string(data), "\n")
+	offset := len(lines[0]) + len(lines[1]) + len(lines[2])
+	data[offset+len(lines[3])-3] ^= 0x01 // inside the last record's fact: whole, bad checksum
+	os.WriteFile(path, data, 0o644)
+	if code, _, stderr := jobgen(t, "journal", "check", path); code != exitFail || !strings.Contains(stderr, "offset "+strconv.Itoa(offset)) {
+		t.Fatalf("check of a bad last record: exit %d, %q", code, stderr)
+	}
+	if code, _, _ := jobgen(t, "journal", "repair", path); code != exitUsage {
+		t.Errorf("repair without --truncate-at: exit %d, want %d", code, exitUsage)
+	}
+	if code, _, stderr := jobgen(t, "journal", "repair", "--truncate-at", strconv.Itoa(offset+1), path); code != exitFail {
+		t.Errorf("repair inside a record: exit %d, %q; want a refusal", code, stderr)
+	}
+	code, stdout, stderr := jobgen(t, "journal", "repair", "--truncate-at", strconv.Itoa(offset), path)
+	if code != exitOK || !strings.Contains(stdout, "kept 2 records") {
+		t.Fatalf("repair: exit %d, %q, %q", code, stdout, stderr)
+	}
+	if code, stdout, _ := jobgen(t, "journal", "check", path); code != exitOK || !strings.Contains(stdout, "intact: 2 records") {
+		t.Fatalf("check after repair: exit %d, %q", code, stdout)
+	}
+}

@@ -31,6 +31,12 @@ var goals = []goal{
 		ratio:    &limit{"", atMost, 1.5, "≤ 1.5× circbuf"},
 	},
 	{
+		name:     "producer Append 64 B, WithCoarseChunkClock",
+		measured: series{"./registry", "BenchmarkFaceAppend/64B/coarse", "ns/op"},
+		baseline: series{"./registry", "BenchmarkRecordAppend/64B/circbuf", "ns/op"},
+		ratio:    &limit{"", atMost, 1.5, "≤ 1.5× circbuf"},
+	},
+	{
 		name:     "ring append 64 B",
 		measured: series{"./registry", "BenchmarkRecordAppend/64B/ring", "ns/op"},
 		baseline: series{"./registry", "BenchmarkRecordAppend/64B/circbuf", "ns/op"},

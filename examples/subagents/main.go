@@ -1,8 +1,8 @@
 // Command subagents shows the continuation manager at work with a scripted
 // agent tree: a lead agent starts a continuable child, the child reports
-// halfway and settles, the process restarts (a new Service over what the
-// journal holds), a follow-up resumes the child cold from its stream, and
-// the child's history is printed.
+// halfway and settles, the process restarts (a new Service over the same
+// journal file, reopened), a follow-up resumes the child cold from its
+// stream, and the child's history is printed.
 //
 //	go run ./examples/subagents
 package main
@@ -12,34 +12,38 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/jobgen/jobgen/generated/jobs"
 	"github.com/jobgen/jobgen/generated/subagents"
 	"github.com/jobgen/jobgen/journal"
 	"github.com/jobgen/jobgen/subagent"
-	"github.com/jobgen/jobgen/subagent/subagenttest"
 )
 
 func main() {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if err := run(ctx, os.Stdout); err != nil {
+	dir, err := os.MkdirTemp("", "subagents-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	defer os.RemoveAll(dir)
+	if err := run(ctx, dir, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "subagents:", err)
 		os.Exit(1)
 	}
 }
 
-// run is the whole demo, writing what happens to out.
-func run(ctx context.Context, out io.Writer) error {
-	// The journal. A crash-capable in-memory store stands in for the file
-	// store until that implements journal.Store: restart() hands the next
-	// process exactly what was flushed.
-	store := subagenttest.NewMemStore()
+// run is the whole demo, writing what happens to out and the journal to dir.
+func run(ctx context.Context, dir string, out io.Writer) error {
+	path := filepath.Join(dir, "agents.journal")
 
 	fmt.Fprintln(out, "== process 1")
-	p1, err := startProcess(store, out)
+	p1, err := startProcess(path, out)
 	if err != nil {
 		return err
 	}
@@ -54,12 +58,12 @@ func run(ctx context.Context, out io.Writer) error {
 	if err := p1.lead.waitFor(ctx, 2); err != nil { // the report and the settlement notice
 		return err
 	}
-	if err := p1.svc.Close(ctx); err != nil {
+	if err := p1.stop(ctx); err != nil {
 		return err
 	}
 
-	fmt.Fprintln(out, "\n== process 2 (restarted over the same journal)")
-	p2, err := startProcess(store.Crash(), out)
+	fmt.Fprintf(out, "\n== process 2 (restarted over %s)\n", filepath.Base(path))
+	p2, err := startProcess(path, out)
 	if err != nil {
 		return err
 	}
@@ -69,22 +73,26 @@ func run(ctx context.Context, out io.Writer) error {
 	if err := p2.lead.waitFor(ctx, 1); err != nil {
 		return err
 	}
-	if err := p2.svc.Close(ctx); err != nil {
+	fmt.Fprintf(out, "\n== the history of %s, read back from %s\n", child, filepath.Base(path))
+	if err := printHistory(ctx, p2.store, child, out); err != nil {
 		return err
 	}
-
-	fmt.Fprintf(out, "\n== the history of %s\n", child)
-	return printHistory(ctx, p2.store, child, out)
+	return p2.stop(ctx)
 }
 
-// A process is one run of the runtime: a Service, its host and the lead.
+// A process is one run of the runtime: the journal, a Service, its host
+// and the lead.
 type process struct {
 	svc   *subagent.Service
-	store *subagenttest.MemStore
+	store *journal.FileStore
 	lead  *leadAgent
 }
 
-func startProcess(store *subagenttest.MemStore, out io.Writer) (*process, error) {
+func startProcess(path string, out io.Writer) (*process, error) {
+	store, err := journal.Open(path)
+	if err != nil {
+		return nil, err
+	}
 	h := &host{out: out}
 	svc := subagent.New(subagent.WithStore(store), subagent.WithHost(h))
 	h.svc = svc
@@ -96,6 +104,15 @@ func startProcess(store *subagenttest.MemStore, out io.Writer) (*process, error)
 		return nil, err
 	}
 	return &process{svc: svc, store: store, lead: lead}, nil
+}
+
+// stop shuts the process down in order: the manager (every child torn down,
+// its residency's end recorded and flushed), then the journal.
+func (p *process) stop(ctx context.Context) error {
+	if err := p.svc.Close(ctx); err != nil {
+		return err
+	}
+	return p.store.Close(ctx)
 }
 
 // researcher is the provider: it seeds nothing and runs no one-shot runs.
@@ -130,7 +147,7 @@ func (h *host) Materialize(ctx context.Context, child subagent.Child, inbox suba
 // childAgent is one residency of the researcher: a turn per waking
 // delivery, scripted by what it is asked.
 type childAgent struct {
-	id    subagents.SessionID
+	id    jobs.SessionID
 	inbox subagent.Inbox
 	svc   *subagent.Service
 	out   io.Writer
@@ -141,7 +158,7 @@ type childAgent struct {
 	idle    chan struct{}
 }
 
-func (a *childAgent) ID() subagents.SessionID { return a.id }
+func (a *childAgent) ID() jobs.SessionID { return a.id }
 
 func (a *childAgent) Deliver(msg subagents.Message, wake bool) error {
 	a.mu.Lock()
@@ -201,7 +218,7 @@ type leadAgent struct {
 	got chan struct{}
 }
 
-func (l *leadAgent) ID() subagents.SessionID { return "lead" }
+func (l *leadAgent) ID() jobs.SessionID { return "lead" }
 func (l *leadAgent) Deliver(msg subagents.Message, wake bool) error {
 	body := msg.Content[0].Text
 	if len(msg.Content) > 1 {
@@ -227,7 +244,7 @@ func (l *leadAgent) waitFor(ctx context.Context, n int) error {
 }
 
 // printHistory prints the child's stream, one fact a line.
-func printHistory(ctx context.Context, store journal.Store, child subagents.SessionID, out io.Writer) error {
+func printHistory(ctx context.Context, store journal.Store, child jobs.SessionID, out io.Writer) error {
 	for rec, err := range store.ReadStream(ctx, journal.Stream(child), 0) {
 		if err != nil {
 			return err

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/jobgen/jobgen/codec"
+	"github.com/jobgen/jobgen/generated/jobs"
 )
 
 // Fact is a durable lifecycle fact: one of SubagentCreated,
@@ -46,7 +47,7 @@ const (
 // first fact of the child's stream.
 type SubagentCreated struct {
 	// Child is the child's session.
-	Child SessionID `json:"child"`
+	Child jobs.SessionID `json:"child"`
 	// At is the creation time in Unix milliseconds.
 	At int64 `json:"at"`
 	// Header says who the parent is and how deep the child is.
@@ -58,10 +59,10 @@ type SubagentCreated struct {
 // UnmarshalJSON decodes s, refusing a missing required field or an ambiguous key.
 func (s *SubagentCreated) UnmarshalJSON(data []byte) error {
 	var wire struct {
-		Child      *SessionID   `json:"child"`
-		At         *int64       `json:"at"`
-		Header     *ChildHeader `json:"header"`
-		Descriptor *Descriptor  `json:"descriptor"`
+		Child      *jobs.SessionID `json:"child"`
+		At         *int64          `json:"at"`
+		Header     *ChildHeader    `json:"header"`
+		Descriptor *Descriptor     `json:"descriptor"`
 	}
 	if err := json.Unmarshal(data, &wire); err != nil {
 		return err

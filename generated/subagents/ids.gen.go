@@ -98,8 +98,3 @@ func (r *RunID) UnmarshalText(text []byte) error {
 	*r = RunID(u)
 	return nil
 }
-
-// A SessionID names a session: a parent agent's, or a subagent child's, whose
-// durable stream is journal.Stream(id). It has the wire form of the job
-// vocabulary's SessionID and converts to it directly.
-type SessionID string

@@ -6,12 +6,13 @@ import (
 	"encoding/json"
 
 	"github.com/jobgen/jobgen/codec"
+	"github.com/jobgen/jobgen/generated/jobs"
 )
 
 // A ChildHeader is what a child's stream says about the child itself.
 type ChildHeader struct {
 	// ParentSession is the direct parent; it alone may send the child follow-ups.
-	ParentSession SessionID `json:"parentSession"`
+	ParentSession jobs.SessionID `json:"parentSession"`
 	// Origin says what created the session.
 	Origin Origin `json:"origin"`
 	// DelegationDepth is the parent's depth plus one; a root session has depth 0.
@@ -23,10 +24,10 @@ type ChildHeader struct {
 // UnmarshalJSON decodes c, refusing a missing required field or an ambiguous key.
 func (c *ChildHeader) UnmarshalJSON(data []byte) error {
 	var wire struct {
-		ParentSession   *SessionID `json:"parentSession"`
-		Origin          *Origin    `json:"origin"`
-		DelegationDepth *int       `json:"delegationDepth"`
-		SeedLength      int        `json:"seedLength"`
+		ParentSession   *jobs.SessionID `json:"parentSession"`
+		Origin          *Origin         `json:"origin"`
+		DelegationDepth *int            `json:"delegationDepth"`
+		SeedLength      int             `json:"seedLength"`
 	}
 	if err := json.Unmarshal(data, &wire); err != nil {
 		return err
@@ -191,7 +192,7 @@ type MessageSource struct {
 	// Kind says who sent the message.
 	Kind SourceKind `json:"kind"`
 	// Sender is the sending session; empty for a user.
-	Sender SessionID `json:"sender,omitzero"`
+	Sender jobs.SessionID `json:"sender,omitzero"`
 	// Summary is a notice's one-line summary, at most 120 bytes.
 	Summary string `json:"summary,omitzero"`
 }
@@ -199,9 +200,9 @@ type MessageSource struct {
 // UnmarshalJSON decodes m, refusing a missing required field or an ambiguous key.
 func (m *MessageSource) UnmarshalJSON(data []byte) error {
 	var wire struct {
-		Kind    *SourceKind `json:"kind"`
-		Sender  SessionID   `json:"sender"`
-		Summary string      `json:"summary"`
+		Kind    *SourceKind    `json:"kind"`
+		Sender  jobs.SessionID `json:"sender"`
+		Summary string         `json:"summary"`
 	}
 	if err := json.Unmarshal(data, &wire); err != nil {
 		return err

@@ -11,6 +11,8 @@
  * package.
  */
 
+import * as jobs from "./jobs.js";
+
 // ---- The codec runtime: the same in every module jobgen writes. ----
 
 /** A JSONValue is a value JSON.parse returns and JSON.stringify writes. */
@@ -313,21 +315,6 @@ export function decodeRunID(json: unknown, path = "$"): RunID {
   return json === null ? (_zeroUUID as RunID) : (_uuid(json, path, "") as RunID);
 }
 
-/**
- * A SessionID names a session: a parent agent's, or a subagent child's, whose
- * durable stream is journal.Stream(id). It has the wire form of the job
- * vocabulary's SessionID and converts to it directly.
- */
-export type SessionID = string & { readonly __brand: "SessionID" };
-
-/**
- * decodeSessionID reads a SessionID from JSON: any string. Null is the zero
- * SessionID, as in Go.
- */
-export function decodeSessionID(json: unknown, path = "$"): SessionID {
-  return json === null ? ("" as SessionID) : (_str(json, path, "") as SessionID);
-}
-
 /** A ContentKind says what a content block holds. */
 export type ContentKind =
   /** The block is text. */
@@ -586,7 +573,7 @@ export function decodeStopReason(json: unknown, path = "$"): StopReason {
 /** A ChildHeader is what a child's stream says about the child itself. */
 export interface ChildHeader {
   /** ParentSession is the direct parent; it alone may send the child follow-ups. */
-  parentSession: SessionID;
+  parentSession: jobs.SessionID;
   /** Origin says what created the session. */
   origin: Origin;
   /** DelegationDepth is the parent's depth plus one; a root session has depth 0. */
@@ -601,7 +588,7 @@ export interface ChildHeader {
  */
 export function decodeChildHeader(json: unknown, path = "$"): ChildHeader {
   const o = _obj(json, path, "ChildHeader");
-  let f_parentSession: SessionID | undefined;
+  let f_parentSession: jobs.SessionID | undefined;
   let f_origin: Origin | undefined;
   let f_delegationDepth: number | undefined;
   let f_seedLength: number | undefined;
@@ -609,7 +596,7 @@ export function decodeChildHeader(json: unknown, path = "$"): ChildHeader {
     const v = o[k];
     switch (k) {
       case "parentSession":
-        f_parentSession = v === null ? undefined : (_str(v, path, "parentSession") as SessionID);
+        f_parentSession = v === null ? undefined : (_str(v, path, "parentSession") as jobs.SessionID);
         continue;
       case "origin":
         f_origin = v === null ? undefined : _enum(v, path, "origin", isOrigin, "Origin");
@@ -912,7 +899,7 @@ export interface MessageSource {
   /** Kind says who sent the message. */
   kind: SourceKind;
   /** Sender is the sending session; empty for a user. */
-  sender?: SessionID;
+  sender?: jobs.SessionID;
   /** Summary is a notice's one-line summary, at most 120 bytes. */
   summary?: string;
 }
@@ -924,7 +911,7 @@ export interface MessageSource {
 export function decodeMessageSource(json: unknown, path = "$"): MessageSource {
   const o = _obj(json, path, "MessageSource");
   let f_kind: SourceKind | undefined;
-  let f_sender: SessionID | undefined;
+  let f_sender: jobs.SessionID | undefined;
   let f_summary: string | undefined;
   for (const k of Object.keys(o)) {
     const v = o[k];
@@ -933,7 +920,7 @@ export function decodeMessageSource(json: unknown, path = "$"): MessageSource {
         f_kind = v === null ? undefined : _enum(v, path, "kind", isSourceKind, "SourceKind");
         continue;
       case "sender":
-        if (v !== null) f_sender = (_str(v, path, "sender") as SessionID);
+        if (v !== null) f_sender = (_str(v, path, "sender") as jobs.SessionID);
         continue;
       case "summary":
         if (v !== null) f_summary = _str(v, path, "summary");
@@ -1047,7 +1034,7 @@ export const SubagentSeededType = "subagent/seeded";
  */
 export interface SubagentCreated {
   /** Child is the child's session. */
-  child: SessionID;
+  child: jobs.SessionID;
   /** At is the creation time in Unix milliseconds. */
   at: number;
   /** Header says who the parent is and how deep the child is. */
@@ -1062,7 +1049,7 @@ export interface SubagentCreated {
  */
 export function decodeSubagentCreated(json: unknown, path = "$"): SubagentCreated {
   const o = _obj(json, path, "SubagentCreated");
-  let f_child: SessionID | undefined;
+  let f_child: jobs.SessionID | undefined;
   let f_at: number | undefined;
   let f_header: ChildHeader | undefined;
   let f_descriptor: Descriptor | undefined;
@@ -1070,7 +1057,7 @@ export function decodeSubagentCreated(json: unknown, path = "$"): SubagentCreate
     const v = o[k];
     switch (k) {
       case "child":
-        f_child = v === null ? undefined : (_str(v, path, "child") as SessionID);
+        f_child = v === null ? undefined : (_str(v, path, "child") as jobs.SessionID);
         continue;
       case "at":
         f_at = v === null ? undefined : _int(v, path, "at");

@@ -25,16 +25,27 @@ its head back: the journal is append-only even for a hand-typed statement.
 
 # Appending: seqs, ids, group commit
 
-Append queues its entries and waits for a committer (WithCommitters, default
-2) to carry them in a transaction with whatever else is queued (up to
-WithMaxBatch entries): client-side group commit, many facts per commit. One
-transaction, in two round trips:
+Append queues its entries and waits for the committer (WithCommitters,
+default 1) to carry them in a transaction with whatever else is queued (up to
+WithMaxBatch entries): client-side group commit, many facts per commit flush.
+After a commit the committer waits briefly (at most half a commit, 2ms) for
+the appenders it released to queue again, so that a steady set of appenders
+shares every transaction instead of alternating between two. One
+transaction is one pipelined round trip, committed at its Sync:
 
- 1. BEGIN; insert the counter rows of new streams; lock the batch's counter
-    rows with SELECT … FOR UPDATE in name order (no deadlock between
-    transactions); look up, under those locks, which ids the streams hold.
- 2. insert the new facts with seqs head+1, head+2, …; raise the heads;
-    COMMIT.
+ 1. the counter rows of streams new to the store (INSERT … ON CONFLICT DO
+    NOTHING);
+ 2. the batch's counter rows locked with SELECT … FOR UPDATE in name order
+    (so concurrent transactions never deadlock);
+ 3. one statement that, with a snapshot taken after the locks, answers the
+    entries whose id the stream holds with that seq, inserts the first of
+    the entries sharing an id and every entry without one with seqs head+1,
+    head+2, … in batch order, raises the heads and returns the seqs and the
+    transaction's xid.
+
+If a stream would pass the largest seq, that statement fails before commit;
+the batch is rerun stepwise (locks, then seqs assigned client-side), which
+fails only the appends that do not fit (ErrFull).
 
 The row lock is held to commit, so appends to one stream serialize on it:
 seqs are gap-free (a rolled-back transaction undoes its bump) and commit order
@@ -71,7 +82,8 @@ Tail is woken by NOTIFY on the channel named like the schema, heard on a
 dedicated connection (not from the pool) that reconnects with backoff; a
 reconnect wakes the tails, which re-read, and they also poll
 (WithPollInterval) for what no notification announced. The notification is
-sent after the append transaction, not inside it: PostgreSQL holds a
+sent by a goroutine of its own after commits (coalescing those that land
+while it sends), not inside the append transaction: PostgreSQL holds a
 cluster-wide lock from a notifying transaction's pre-commit to its end, which
 would serialize every writer's commit flush. A notification lost in between
 costs a tail one poll interval, never a record.
@@ -80,6 +92,6 @@ costs a tail one poll interval, never a record.
 
 The execution intervals of job facts as SQL, for tools reading the database
 directly, are in journal/pgstore/jobsql (a query over the generated job
-vocabulary's envelopes), next to the Go projection journal.Intervals.
+vocabulary's envelopes), next to the Go projection jobhistory.Intervals.
 */
 package pgstore

@@ -12,6 +12,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/jobgen/jobgen/journal"
 )
 
 // ErrSchemaTooNew: the database holds a journal schema newer than this build
@@ -116,4 +118,27 @@ func migrate(ctx context.Context, pool *pgxpool.Pool, schema string) (applied []
 		return nil, fmt.Errorf("pgstore %s: migrate: %w", schema, err)
 	}
 	return applied, nil
+}
+
+// checkVersion reports whether schema holds a journal at this build's
+// version, changing nothing.
+func checkVersion(ctx context.Context, pool *pgxpool.Pool, schema string) error {
+	var exists bool
+	if err := pool.QueryRow(ctx, `SELECT to_regclass($1) IS NOT NULL`, pgx.Identifier{schema, "schema_version"}.Sanitize()).Scan(&exists); err != nil {
+		return fmt.Errorf("pgstore %s: read version: %w", schema, err)
+	}
+	if !exists {
+		return fmt.Errorf("pgstore %s: no journal in this schema: %w", schema, journal.ErrNotJournal)
+	}
+	var current int
+	if err := pool.QueryRow(ctx, `SELECT coalesce(max(version), 0) FROM `+pgx.Identifier{schema, "schema_version"}.Sanitize()).Scan(&current); err != nil {
+		return fmt.Errorf("pgstore %s: read version: %w", schema, err)
+	}
+	switch newest := SchemaVersion(); {
+	case current > newest:
+		return fmt.Errorf("pgstore %s: schema version %d, this build knows up to %d: %w", schema, current, newest, ErrSchemaTooNew)
+	case current < newest:
+		return fmt.Errorf("pgstore %s: schema version %d, this build reads %d: open it once without WithoutMigrating to migrate it", schema, current, newest)
+	}
+	return nil
 }

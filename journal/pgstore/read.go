@@ -36,12 +36,20 @@ func (s *Store) ReadStream(ctx context.Context, stream journal.Stream, after uin
 		}
 		cursor := int64(after)
 		for {
+			if err := ctx.Err(); err != nil {
+				yield(journal.Record{}, fmt.Errorf("%s: read %q after seq %d: %w", s.name, stream, cursor, err))
+				return
+			}
 			page, err := s.readStreamPage(ctx, stream, cursor)
 			if err != nil {
 				yield(journal.Record{}, fmt.Errorf("%s: read %q after seq %d: %w", s.name, stream, cursor, err))
 				return
 			}
 			for _, rec := range page {
+				if err := ctx.Err(); err != nil {
+					yield(journal.Record{}, fmt.Errorf("%s: read %q after seq %d: %w", s.name, stream, cursor, err))
+					return
+				}
 				if !yield(rec, nil) {
 					return
 				}
@@ -93,6 +101,10 @@ func (s *Store) ReadAll(ctx context.Context, after journal.Position) iter.Seq2[j
 			yield(journal.Record{}, s.errClosed())
 			return
 		}
+		if err := ctx.Err(); err != nil {
+			yield(journal.Record{}, fmt.Errorf("%s: read all after %s: %w", s.name, after, err))
+			return
+		}
 		if err := s.awaitOwnWrites(ctx); err != nil {
 			yield(journal.Record{}, fmt.Errorf("%s: read all after %s: %w", s.name, after, err))
 			return
@@ -105,6 +117,10 @@ func (s *Store) ReadAll(ctx context.Context, after journal.Position) iter.Seq2[j
 				return
 			}
 			for _, rec := range page {
+				if err := ctx.Err(); err != nil {
+					yield(journal.Record{}, fmt.Errorf("%s: read all after %s: %w", s.name, cursor, err))
+					return
+				}
 				if !yield(rec, nil) {
 					return
 				}
@@ -181,6 +197,9 @@ func (s *Store) Tail(ctx context.Context, after journal.Position) iter.Seq2[jour
 		cursor := after
 		backoff := 10 * time.Millisecond
 		for {
+			if ctx.Err() != nil {
+				return // a tail ended by its context ends without an error
+			}
 			if s.isClosed() {
 				yield(journal.Record{}, s.errClosed())
 				return

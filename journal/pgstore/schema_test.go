@@ -3,6 +3,7 @@ package pgstore
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -90,5 +91,91 @@ func TestMigrationsAreNumberedWithoutGaps(t *testing.T) {
 	}
 	if len(ms) == 0 || SchemaVersion() != len(ms) {
 		t.Fatalf("%d migrations, SchemaVersion %d", len(ms), SchemaVersion())
+	}
+}
+
+func TestCheckFindsGapsTheTriggersWouldNotStop(t *testing.T) {
+	s := openTest(t)
+	ctx := context.Background()
+	for _, st := range []journal.Stream{"a", "b"} {
+		if _, err := s.Append(ctx, st, entries(string(st), 3, false)...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sum, err := s.Check(ctx)
+	if err != nil || sum != (Summary{Streams: 2, Records: 6}) {
+		t.Fatalf("Check of an intact store: %+v %v", sum, err)
+	}
+	// A head moved forward by hand (which the triggers allow) leaves a gap.
+	if _, err := s.Pool().Exec(ctx, `UPDATE `+s.sql.table("stream")+` SET head = 5 WHERE name = 'b'`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Check(ctx); !errors.Is(err, journal.ErrCorrupt) || !strings.Contains(err.Error(), `stream "b": head 5, 3 records`) {
+		t.Fatalf("Check after a head jump: %v", err)
+	}
+}
+
+func TestWithoutMigratingChangesNothingAndRefusesWhatIsNotAJournal(t *testing.T) {
+	schema := testSchema(t)
+	ctx := context.Background()
+	if _, err := Open(ctx, testDSN(t), WithSchema(schema), WithoutMigrating()); !errors.Is(err, journal.ErrNotJournal) {
+		t.Fatalf("read-only Open of a missing schema: %v, want ErrNotJournal", err)
+	}
+	var n int
+	if err := testPool(t).QueryRow(ctx, `SELECT count(*) FROM pg_namespace WHERE nspname = $1`, schema).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("read-only Open created the schema (%d, %v)", n, err)
+	}
+	w := openSchema(t, schema)
+	if _, err := w.Append(ctx, "s", journal.Entry{Payload: fact("x")}); err != nil {
+		t.Fatal(err)
+	}
+	r := openSchema(t, schema, WithoutMigrating())
+	if recs := readStream(t, r, "s", 0); len(recs) != 1 {
+		t.Fatalf("read-only store reads %d records", len(recs))
+	}
+}
+
+// An append costs in proportion to its batch, not to the table: the id
+// lookups are index probes, never a scan of every fact (a join of the batch
+// with the fact table was planned as one, once per transaction).
+func TestAppendStatementsNeverScanTheFactTable(t *testing.T) {
+	s := openTest(t)
+	ctx := context.Background()
+	for i := range 20 {
+		if _, err := s.Append(ctx, journal.Stream(fmt.Sprintf("s%d", i%4)), entries(fmt.Sprint(i), 100, i%2 == 0)...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.Pool().Exec(ctx, `ANALYZE `+s.sql.table("fact")); err != nil {
+		t.Fatal(err)
+	}
+	streams, ids, noIDs, payloads := make([]string, 128), make([]string, 128), make([]string, 128), make([]string, 128)
+	for i := range streams {
+		streams[i], ids[i], payloads[i] = fmt.Sprintf("s%d", i%4), fmt.Sprintf("id-%d", i), `{}`
+	}
+	for name, q := range map[string][]any{
+		"appendAll without ids": {s.sql.appendAll, streams, noIDs, payloads},
+		"appendAll with ids":    {s.sql.appendAll, streams, ids, payloads},
+		"findIDs":               {s.sql.findIDs, streams, ids},
+	} {
+		tx, err := s.Pool().Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows, err := tx.Query(ctx, "EXPLAIN "+q[0].(string), q[1:]...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var plan []string
+		for rows.Next() {
+			var line string
+			rows.Scan(&line)
+			plan = append(plan, line)
+		}
+		rows.Close()
+		tx.Rollback(ctx)
+		if p := strings.Join(plan, "\n"); strings.Contains(p, "Seq Scan on fact") {
+			t.Errorf("%s scans the fact table:\n%s", name, p)
+		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 type statements struct {
 	createStreams, lockStreams, findIDs string
 	insertFacts, raiseHeads, xid        string
+	appendAll                           string
 	notify                              string
 	readStream, readAll, horizon        string
 	lastSeq                             string
@@ -29,15 +30,52 @@ func newStatements(schema string) statements {
 			WHERE name = ANY($1::text[]) ORDER BY name FOR UPDATE`),
 		// Ids the locked streams already hold. Read after the locks, this
 		// statement's snapshot sees every fact committed to them.
-		findIDs: r.Replace(`SELECT f.stream, f.id, f.seq FROM S.fact f
-			JOIN unnest($1::text[], $2::text[]) AS u(stream, id)
-			ON f.stream = u.stream AND f.id = u.id
-			WHERE f.id IS NOT NULL`),
+		findIDs: r.Replace(`WITH probe AS MATERIALIZED (
+				SELECT u.stream, u.id, (SELECT f.seq FROM S.fact f
+					WHERE f.stream = u.stream AND f.id = u.id AND f.id IS NOT NULL) AS seq
+				FROM unnest($1::text[], $2::text[]) AS u(stream, id)
+			)
+			SELECT stream, id, seq FROM probe WHERE seq IS NOT NULL`),
 		// The new facts, inserted in queue order so that pos follows it.
 		insertFacts: r.Replace(`INSERT INTO S.fact (stream, seq, id, payload)
 			SELECT u.stream, u.seq, nullif(u.id, ''), u.payload::json
 			FROM unnest($1::text[], $2::int8[], $3::text[], $4::text[]) WITH ORDINALITY AS u(stream, seq, id, payload, ord)
 			ORDER BY u.ord`),
+		// The one-statement append, run after lockStreams in the same
+		// transaction (so its snapshot sees every fact committed to the locked
+		// streams): entries whose id the stream holds answer that seq; of the
+		// entries sharing an id only the first is inserted; the rest are
+		// numbered from the heads in batch order, inserted and the heads
+		// raised. Answers (ord, seq, inserted, xid) for the inserted and the held.
+		appendAll: r.Replace(`WITH u AS (
+				SELECT u.*, row_number() OVER (PARTITION BY u.stream, u.id ORDER BY u.ord) AS nth
+				FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY AS u(stream, id, payload, ord)
+			),
+			probe AS MATERIALIZED (
+				-- One index probe per entry with an id, as a subquery: a join
+				-- may be planned as a scan of the whole fact table.
+				SELECT u.ord, (SELECT f.seq FROM S.fact f
+					WHERE f.stream = u.stream AND f.id = u.id AND f.id IS NOT NULL) AS seq
+				FROM u WHERE u.id <> ''
+			),
+			held AS (SELECT ord, seq FROM probe WHERE seq IS NOT NULL),
+			numbered AS (
+				SELECT u.stream, u.id, u.payload, u.ord,
+					st.head + row_number() OVER (PARTITION BY u.stream ORDER BY u.ord) AS seq
+				FROM u JOIN S.stream st ON st.name = u.stream
+				WHERE u.id = '' OR (u.nth = 1 AND NOT EXISTS (SELECT 1 FROM held h WHERE h.ord = u.ord))
+			),
+			ins AS (
+				INSERT INTO S.fact (stream, seq, id, payload)
+				SELECT stream, seq, nullif(id, ''), payload::json FROM numbered ORDER BY ord
+			),
+			up AS (
+				UPDATE S.stream AS st SET head = m.head
+				FROM (SELECT stream, max(seq) AS head FROM numbered GROUP BY stream) AS m
+				WHERE st.name = m.stream
+			)
+			SELECT ord, seq, true, pg_current_xact_id() FROM numbered
+			UNION ALL SELECT ord, seq, false, pg_current_xact_id() FROM held`),
 		raiseHeads: r.Replace(`UPDATE S.stream AS st SET head = u.head
 			FROM unnest($1::text[], $2::int8[]) AS u(name, head)
 			WHERE st.name = u.name AND u.head > st.head`),

@@ -29,6 +29,7 @@ type config struct {
 	poll       time.Duration
 	ryw        time.Duration
 	hooks      *hooks
+	readOnly   bool
 }
 
 // WithSchema puts the store's tables in schema (created when missing).
@@ -38,11 +39,11 @@ func WithSchema(schema string) Option { return func(c *config) { c.schema = sche
 // WithLogger logs migrations, listener reconnects and tail retries to l.
 func WithLogger(l *slog.Logger) Option { return func(c *config) { c.log = l } }
 
-// WithCommitters sets how many append transactions may be in flight at once
-// (default 2). Each runs on a pooled connection and carries every append
-// queued when it began, up to WithMaxBatch entries: one committer gives the
-// largest batches, two keep the server busy while the other waits for its
-// commit to reach disk.
+// WithCommitters sets how many append transactions of this store may be in
+// flight at once (default 1). Each runs on a pooled connection and carries
+// every append queued when it began, up to WithMaxBatch entries: one
+// committer gives the largest batches (and so the most facts per commit
+// flush); more overlap one transaction's statements with another's flush.
 func WithCommitters(n int) Option { return func(c *config) { c.committers = n } }
 
 // WithMaxBatch caps the entries of one append transaction (default 4096).
@@ -57,6 +58,12 @@ func WithPollInterval(d time.Duration) Option { return func(c *config) { c.poll 
 // WithReadYourWritesWait bounds how long ReadAll waits for the snapshot
 // horizon to pass the store's own last commit (default 5s); see ReadAll.
 func WithReadYourWritesWait(d time.Duration) Option { return func(c *config) { c.ryw = d } }
+
+// WithoutMigrating opens an existing journal as it is, for tools that only
+// read: Open neither creates nor changes the schema, and refuses a schema
+// that is missing (journal.ErrNotJournal) or at another version than this
+// build's (ErrSchemaTooNew when newer).
+func WithoutMigrating() Option { return func(c *config) { c.readOnly = true } }
 
 // A Store is a journal.Tailer on PostgreSQL. Create one with Open or
 // OpenPool; it is safe for concurrent use.
@@ -73,14 +80,20 @@ type Store struct {
 	mu      sync.Mutex
 	pending []*request // appends not yet taken by a committer
 	queued  int        // entries in pending
-	closed  bool
-	known   map[journal.Stream]bool // streams whose counter row exists
+
+	gatherTarget int           // requests the next transaction may wait for; see gather
+	lastCommit   time.Duration // how long the last append transaction took
+	closed       bool
+	known        map[journal.Stream]bool // streams whose counter row exists
 
 	kick      chan struct{} // wakes a committer; capacity 1
 	stop      chan struct{} // closed by Close once pending is drained
 	committed sync.WaitGroup
 
 	lastXid atomic.Uint64 // the xid of the store's latest committed append
+
+	notifyKick chan struct{} // wakes the notifier; capacity 1
+	notified   sync.WaitGroup
 
 	wakeMu   sync.Mutex
 	wakeCh   chan struct{} // closed and replaced on every notification
@@ -119,7 +132,7 @@ func OpenPool(ctx context.Context, pool *pgxpool.Pool, opts ...Option) (*Store, 
 }
 
 func open(ctx context.Context, pool *pgxpool.Pool, own bool, opts []Option) (*Store, error) {
-	cfg := config{schema: DefaultSchema, committers: 2, maxBatch: 4096, poll: 500 * time.Millisecond, ryw: 5 * time.Second}
+	cfg := config{schema: DefaultSchema, committers: 1, maxBatch: 4096, poll: 500 * time.Millisecond, ryw: 5 * time.Second}
 	for _, o := range opts {
 		o(&cfg)
 	}
@@ -135,7 +148,13 @@ func open(ctx context.Context, pool *pgxpool.Pool, own bool, opts []Option) (*St
 	if cfg.log == nil {
 		cfg.log = slog.New(slog.DiscardHandler)
 	}
-	applied, err := migrate(ctx, pool, cfg.schema)
+	var applied []int
+	var err error
+	if cfg.readOnly {
+		err = checkVersion(ctx, pool, cfg.schema)
+	} else {
+		applied, err = migrate(ctx, pool, cfg.schema)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -144,21 +163,24 @@ func open(ctx context.Context, pool *pgxpool.Pool, own bool, opts []Option) (*St
 	}
 	bg, cancel := context.WithCancel(context.Background())
 	s := &Store{
-		pool:    pool,
-		ownPool: own,
-		schema:  cfg.schema,
-		name:    "pgstore " + cfg.schema,
-		channel: cfg.schema,
-		cfg:     cfg,
-		log:     cfg.log,
-		sql:     newStatements(cfg.schema),
-		known:   map[journal.Stream]bool{},
-		kick:    make(chan struct{}, 1),
-		stop:    make(chan struct{}),
-		wakeCh:  make(chan struct{}),
-		bg:      bg,
-		cancel:  cancel,
+		pool:       pool,
+		ownPool:    own,
+		schema:     cfg.schema,
+		name:       "pgstore " + cfg.schema,
+		channel:    cfg.schema,
+		cfg:        cfg,
+		log:        cfg.log,
+		sql:        newStatements(cfg.schema),
+		known:      map[journal.Stream]bool{},
+		kick:       make(chan struct{}, 1),
+		notifyKick: make(chan struct{}, 1),
+		stop:       make(chan struct{}),
+		wakeCh:     make(chan struct{}),
+		bg:         bg,
+		cancel:     cancel,
 	}
+	s.notified.Add(1)
+	go s.notifier()
 	for range cfg.committers {
 		s.committed.Add(1)
 		go s.committer()
@@ -277,6 +299,7 @@ func (s *Store) Close(ctx context.Context) error {
 	s.committed.Wait()
 	s.cancel()
 	s.listenWG.Wait()
+	s.notified.Wait()
 	s.wake()
 	if s.ownPool {
 		s.pool.Close()

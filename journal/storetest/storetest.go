@@ -63,6 +63,7 @@ func Run(t *testing.T, open func(t *testing.T) journal.Store, opts ...Option) {
 		{"SeqsStartAtOneWithoutGaps", seqsStartAtOne},
 		{"ReadStreamAfterSeq", readStreamAfter},
 		{"GlobalOrderIsAppendOrder", globalOrder},
+		{"ReadAllAfterAnyPosition", readAllAfterAny},
 		{"EntriesOfOneCallAreConsecutive", oneCallConsecutive},
 		{"IDsAreIdempotentPerStream", idempotentIDs},
 		{"FlushThenReopenKeepsEverything", flushThenReopen},
@@ -249,6 +250,51 @@ func globalOrder(t *testing.T, h *harness) {
 	}
 	if p, err := journal.ParsePosition(all[2].Pos.String()); err != nil || p != all[2].Pos {
 		t.Fatalf("ParsePosition(%q) = %v, %v", all[2].Pos, p, err)
+	}
+}
+
+// ReadAll after any position of a longer history yields exactly the records
+// after it, and ReadStream after any seq exactly the stream's records after
+// it: a backend that starts reads from an index or a checkpoint must land on
+// the right record wherever the position falls.
+func readAllAfterAny(t *testing.T, h *harness) {
+	s := h.store(t)
+	const n = 700
+	streams := []journal.Stream{"a", "b", "c"}
+	for i := 0; i < n; {
+		stream := streams[i%3]
+		k := min(1+i%4, n-i) // calls of one to four entries
+		ns := make([]int, k)
+		for j := range ns {
+			ns[j] = i + j
+		}
+		appendOK(t, s, stream, entries(stream, ns...)...)
+		i += k
+	}
+	all := readAll(t, s, journal.Position{})
+	if len(all) != n {
+		t.Fatalf("ReadAll yields %d records, want %d", len(all), n)
+	}
+	wantOrdered(t, all)
+	for i := 0; i < n; i += 1 + i%41 {
+		rest := readAll(t, s, all[i].Pos)
+		if len(rest) != n-i-1 {
+			t.Fatalf("ReadAll after %s (record %d) yields %d records, want %d", all[i].Pos, i, len(rest), n-i-1)
+		}
+		for j, rec := range rest {
+			if rec.Pos != all[i+1+j].Pos || !bytes.Equal(rec.Payload, all[i+1+j].Payload) {
+				t.Fatalf("ReadAll after %s: record %d is %s, want %s", all[i].Pos, j, rec.Pos, all[i+1+j].Pos)
+			}
+		}
+	}
+	for _, stream := range streams {
+		whole := readStream(t, s, stream, 0)
+		for after := uint64(0); after <= uint64(len(whole)); after += 1 + after%29 {
+			rest := readStream(t, s, stream, after)
+			if len(rest) != len(whole)-int(after) || (len(rest) > 0 && rest[0].Seq != after+1) {
+				t.Fatalf("stream %q after seq %d: %d records, want %d from seq %d", stream, after, len(rest), len(whole)-int(after), after+1)
+			}
+		}
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"sync"
 
+	"github.com/jobgen/jobgen/generated/jobs"
 	"github.com/jobgen/jobgen/generated/subagents"
 	"github.com/jobgen/jobgen/subagent"
 )
@@ -25,12 +26,12 @@ type Host struct {
 
 	mu       sync.Mutex
 	agents   []*Agent
-	current  map[subagents.SessionID]*Agent
-	disposed []subagents.SessionID
+	current  map[jobs.SessionID]*Agent
+	disposed []jobs.SessionID
 }
 
 // NewHost returns a Host with no agents.
-func NewHost() *Host { return &Host{current: map[subagents.SessionID]*Agent{}} }
+func NewHost() *Host { return &Host{current: map[jobs.SessionID]*Agent{}} }
 
 // Materialize makes a scripted agent for child.
 func (h *Host) Materialize(ctx context.Context, child subagent.Child, inbox subagent.Inbox) (subagent.Agent, error) {
@@ -52,7 +53,7 @@ func (h *Host) Materialize(ctx context.Context, child subagent.Child, inbox suba
 }
 
 // Agent returns the latest agent materialized for id, or nil.
-func (h *Host) Agent(id subagents.SessionID) *Agent {
+func (h *Host) Agent(id jobs.SessionID) *Agent {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.current[id]
@@ -66,17 +67,17 @@ func (h *Host) Agents() []*Agent {
 }
 
 // Disposed returns the ids of the disposed agents, in disposal order.
-func (h *Host) Disposed() []subagents.SessionID {
+func (h *Host) Disposed() []jobs.SessionID {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return append([]subagents.SessionID(nil), h.disposed...)
+	return append([]jobs.SessionID(nil), h.disposed...)
 }
 
 // An Agent is a scripted agent. Its zero value is not usable; NewAgent
 // makes one that can also stand for a root session attached with
 // Service.Attach.
 type Agent struct {
-	id subagents.SessionID
+	id jobs.SessionID
 	// Child is what the host was given; zero for a root agent.
 	Child subagent.Child
 	// DisposeErr, when set, is what Dispose returns.
@@ -106,14 +107,14 @@ type queued struct {
 }
 
 // NewAgent returns an idle agent for id that reports to nobody.
-func NewAgent(id subagents.SessionID) *Agent {
+func NewAgent(id jobs.SessionID) *Agent {
 	idle := make(chan struct{})
 	close(idle)
 	return &Agent{id: id, idle: idle, done: make(chan struct{})}
 }
 
 // ID returns the agent's session.
-func (a *Agent) ID() subagents.SessionID { return a.id }
+func (a *Agent) ID() jobs.SessionID { return a.id }
 
 // ErrDisposed is what Deliver returns after Dispose.
 var ErrDisposed = errors.New("subagenttest: agent disposed")

@@ -1,0 +1,6 @@
+//go:build race
+
+package gen
+
+// raceEnabled reports a -race build, whose timings a test must not hold.
+const raceEnabled = true

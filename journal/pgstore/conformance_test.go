@@ -1,0 +1,48 @@
+package pgstore
+
+import (
+	"context"
+	"sync"
+	"testing"
+
+	"github.com/jobgen/jobgen/journal"
+	"github.com/jobgen/jobgen/journal/storetest"
+)
+
+// pgstore keeps every promise of journal.Store: the conformance suite, each
+// subtest in a schema of its own, reopened on the same schema.
+func TestConformance(t *testing.T) {
+	testDSN(t)
+	var mu sync.Mutex
+	schemas := map[*testing.T]string{}
+	open := func(t *testing.T) journal.Store {
+		mu.Lock()
+		schema, ok := schemas[t]
+		if !ok {
+			schema = testSchema(t)
+			schemas[t] = schema
+		}
+		mu.Unlock()
+		s, err := Open(context.Background(), testDSN(t), WithSchema(schema))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	storetest.Run(t, open, storetest.WithFull(func(t *testing.T, stream journal.Stream) journal.Store {
+		schema := testSchema(t)
+		s, err := Open(context.Background(), testDSN(t), WithSchema(schema))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// A stream at the largest seq, written as an append would have left it.
+		ctx := context.Background()
+		if _, err := s.Pool().Exec(ctx, `INSERT INTO `+s.sql.table("stream")+` (name, head) VALUES ($1, $2)`, string(stream), int64(journal.MaxSeq)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Pool().Exec(ctx, `INSERT INTO `+s.sql.table("fact")+` (stream, seq, payload) VALUES ($1, $2, '{"full":true}')`, string(stream), int64(journal.MaxSeq)); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}))
+}
