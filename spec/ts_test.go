@@ -144,6 +144,10 @@ func genOneOf(types []reflect.Type) *rapid.Generator[any] {
 // nil. Integers are safe integers but for one in a hundred, which the
 // TypeScript side must refuse. optional says an enum may be empty.
 func fill(t *rapid.T, v reflect.Value, label string, optional bool) {
+	if v.Type() == reflect.TypeFor[json.RawMessage]() {
+		v.SetBytes([]byte(rapid.SampledFrom([]string{`{}`, `{"a":[1,"x",null]}`, `"text"`, `[true,false]`, `0`}).Draw(t, label)))
+		return
+	}
 	if vals, ok := enumValues[v.Type()]; ok {
 		if optional {
 			vals = append([]string{""}, vals...)
@@ -178,6 +182,13 @@ func fill(t *rapid.T, v reflect.Value, label string, optional bool) {
 			return
 		}
 		v.SetInt(rapid.Int64Range(-(1<<53-1), 1<<53-1).Draw(t, label))
+	case reflect.Pointer:
+		if rapid.Bool().Draw(t, label+"/nil") {
+			return
+		}
+		p := reflect.New(v.Type().Elem())
+		fill(t, p.Elem(), label, false)
+		v.Set(p)
 	case reflect.Array: // a uuid
 		for i := range v.Len() {
 			v.Index(i).SetUint(uint64(rapid.Byte().Draw(t, label)))
@@ -266,7 +277,7 @@ type tsRequest struct {
 
 // harness compiles tools/ts/harness.ts with generated/ts into a temporary
 // directory and returns a function that sends it a batch of documents.
-func harness(t *testing.T) func([]tsRequest) []tsAnswer {
+func harness(t *testing.T, module string) func([]tsRequest) []tsAnswer {
 	t.Helper()
 	node, tsc := requireNode(t)
 	dir := t.TempDir()
@@ -278,7 +289,8 @@ func harness(t *testing.T) func([]tsRequest) []tsAnswer {
 			"rootDir": root, "outDir": dir,
 		},
 		"files": []string{
-			filepath.Join(root, "tools/ts/harness.ts"), filepath.Join(root, "tools/ts/node.d.ts"), filepath.Join(root, "generated/ts/jobs.ts"),
+			filepath.Join(root, "tools/ts/harness.ts"), filepath.Join(root, "tools/ts/node.d.ts"),
+			filepath.Join(root, "generated/ts/jobs.ts"), filepath.Join(root, "generated/ts/subagents.ts"),
 		},
 	}
 	data, _ := json.Marshal(conf)
@@ -299,7 +311,7 @@ func harness(t *testing.T) func([]tsRequest) []tsAnswer {
 			in.Write(line)
 			in.WriteByte('\n')
 		}
-		cmd := exec.Command(node, filepath.Join(dir, "tools/ts/harness.js"))
+		cmd := exec.Command(node, filepath.Join(dir, "tools/ts/harness.js"), "../../generated/ts/"+module+".js")
 		cmd.Stdin = &in
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
@@ -384,15 +396,15 @@ func rtChecks() int {
 // TestTypeScriptEqualsGo compiles the harness once and runs every
 // cross-language check through it.
 func TestTypeScriptEqualsGo(t *testing.T) {
-	send := harness(t)
-	t.Run("random values round-trip", func(t *testing.T) { roundTripThroughTS(t, send) })
-	t.Run("damaged documents are refused alike", func(t *testing.T) { damagedDocuments(t, send) })
+	send := harness(t, "jobs")
+	t.Run("random values round-trip", func(t *testing.T) { roundTripThroughTS(t, send, tsCodecs()) })
+	t.Run("damaged documents are refused alike", func(t *testing.T) { damagedDocuments(t, send, tsCodecs()) })
 	t.Run("bad documents are refused alike", func(t *testing.T) { badDocuments(t, send) })
 	t.Run("odd but valid documents are read alike", func(t *testing.T) { oddDocuments(t, send) })
 	t.Run("encoders write what Go writes and refuse what Go would not read", func(t *testing.T) { encoders(t, send) })
 }
 
-func roundTripThroughTS(t *testing.T, send func([]tsRequest) []tsAnswer) {
+func roundTripThroughTS(t *testing.T, send func([]tsRequest) []tsAnswer, codecs []tsCodec) {
 	type sent struct {
 		codec tsCodec
 		value any
@@ -400,7 +412,7 @@ func roundTripThroughTS(t *testing.T, send func([]tsRequest) []tsAnswer) {
 	}
 	var cases []sent
 	var reqs []tsRequest
-	for _, c := range tsCodecs() {
+	for _, c := range codecs {
 		for i := range rtChecks() {
 			v := c.gen.Example(i)
 			doc, err := c.encode(v)
@@ -541,14 +553,14 @@ func sortedKeys(m map[string]any) []string {
 	return keys
 }
 
-func damagedDocuments(t *testing.T, send func([]tsRequest) []tsAnswer) {
+func damagedDocuments(t *testing.T, send func([]tsRequest) []tsAnswer, codecs []tsCodec) {
 	type sent struct {
 		codec tsCodec
 		doc   []byte
 	}
 	var cases []sent
 	var reqs []tsRequest
-	for _, c := range tsCodecs() {
+	for _, c := range codecs {
 		g := rapid.Custom(func(t *rapid.T) []byte {
 			doc, err := c.encode(c.gen.Draw(t, "value"))
 			if err != nil {

@@ -1,17 +1,18 @@
 // The Node side of the cross-language tests (spec/ts_roundtrip_test.go): it
-// reads one request a line, {"type": "FollowFrame", "doc": <JSON>}, decodes
+// reads one request a line from stdin, {"type": "FollowFrame", "doc": <JSON>}, decodes
 // doc with the generated decodeX of the module and, when that succeeds,
 // encodes the result with encodeX, writing one answer a line:
 // {"ok": true, "out": <JSON>} or {"ok": false, "kind": ..., "path": ...}.
 // FactEnvelope is decodeFact and encodeFact. A request with "encode" instead
 // of "doc" only encodes that value, answering an EncodeError as a refusal.
 // It knows no type by name: any module jobgen writes works.
-import * as mod from "../../generated/ts/jobs.js";
+// The module is the first argument (a path from this file), jobs.js by default.
 import { readFileSync } from "node:fs";
+
+const exports = (await import(process.argv[2] ?? "../../generated/ts/jobs.js")) as Record<string, unknown>;
 
 type Codec = { decode: (json: unknown) => unknown; encode: (value: never) => unknown };
 
-const exports = mod as unknown as Record<string, unknown>;
 const codecs = new Map<string, Codec>();
 for (const [name, fn] of Object.entries(exports)) {
   if (!name.startsWith("decode") || typeof fn !== "function") continue;
@@ -40,10 +41,11 @@ for (const line of readFileSync(0, "utf8").split("\n")) {
     const value = codec.decode(req.doc);
     answers.push(JSON.stringify({ ok: true, out: codec.encode(value as never) }));
   } catch (e) {
-    if (e instanceof mod.DecodeError) {
-      answers.push(JSON.stringify({ ok: false, kind: e.kind, path: e.path, msg: e.message }));
-    } else if (e instanceof mod.EncodeError) {
-      answers.push(JSON.stringify({ ok: false, kind: e.kind, path: e.field, msg: e.message }));
+    const err = e as { name?: unknown; kind?: unknown; path?: unknown; field?: unknown; message?: unknown };
+    if (err.name === "DecodeError") {
+      answers.push(JSON.stringify({ ok: false, kind: err.kind, path: err.path, msg: err.message }));
+    } else if (err.name === "EncodeError") {
+      answers.push(JSON.stringify({ ok: false, kind: err.kind, path: err.field, msg: err.message }));
     } else {
       answers.push(JSON.stringify({ ok: false, kind: "crash", msg: String(e) }));
     }
