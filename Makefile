@@ -29,11 +29,13 @@ demo-web: ## serve the live jobs page for a demo session on 127.0.0.1:8080 (ADDR
 demo-subagents: ## see continuable subagents: a child reports, the process restarts, a follow-up resumes it cold
 	$(GO) run ./examples/subagents
 
-generate: ## regenerate generated/ (Go and TypeScript), the reference and the schema from spec/*.yaml
+generate: ## regenerate generated/ (Go and TypeScript), the reference, the schema and the live page's decoders from spec/*.yaml
 	$(GO) run ./cmd/jobgen generate --docs $(DOCS_OUT) --schema $(SCHEMA_OUT) --ts $(TS_OUT)
+	@if [ -x $(TSC) ]; then tools/ts/page.sh build; else echo "make generate: skipped jobhttp/static/jobs.js (run make ts-deps to compile the page's decoders)"; fi
 
 verify: ## fail when generated/ (Go and TypeScript), the reference or the schema is not what the specs yield
 	$(GO) run ./cmd/jobgen verify --docs $(DOCS_OUT) --schema $(SCHEMA_OUT) --ts $(TS_OUT)
+	tools/ts/page.sh check
 
 check: ## validate the specs only
 	$(GO) run ./cmd/jobgen check

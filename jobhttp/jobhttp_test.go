@@ -9,6 +9,8 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -386,5 +388,21 @@ func TestHistoryIsA404WithoutAJournal(t *testing.T) {
 	res.Body.Close()
 	if res.StatusCode != http.StatusNotFound {
 		t.Fatalf("history without a journal: %s, want 404", res.Status)
+	}
+}
+
+// TestThePagesDecodersAreTheCompiledTypeScript: the page decodes every
+// document with the generated TypeScript of spec/jobs.yaml, compiled by the
+// pinned tsc; a hand edit or a stale build of static/jobs.js fails here.
+func TestThePagesDecodersAreTheCompiledTypeScript(t *testing.T) {
+	if _, err := os.Stat("../tools/ts/node_modules/.bin/tsc"); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("no pinned TypeScript under CI=true: .ci/run runs make ts-deps")
+		}
+		t.Skip("no pinned TypeScript: run make ts-deps (needs Node.js) to check static/jobs.js")
+	}
+	out, err := exec.Command("../tools/ts/page.sh", "check").CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
 	}
 }
