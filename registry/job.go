@@ -64,14 +64,14 @@ type job struct {
 	pending          *settlement // a Settle made inside the starter, applied at the registration commit
 	hooks            jobs.Hooks
 
-	mu            sync.Mutex
-	state         jobState
-	record        *ring // nil for a plain job; set before the job is shared
-	detail        string
+	mu     sync.Mutex
+	state  jobState
+	record *ring // nil for a plain job; set before the job is shared
+	detail string
 	// outputWait is closed, and cleared, by the next committed append: one
 	// close wakes every follow stream waiting on it, so an append costs the
 	// same with a thousand followers as with none. nil while nobody waits.
-	outputWait chan struct{}
+	outputWait    chan struct{}
 	droppedLogged bool
 }
 
