@@ -21,7 +21,7 @@ func cmdBreaking(args []string, stdout, stderr io.Writer) int {
 breaks history (durable), the wire (wire) or the generated Go API (goapi), one
 per line as file:line:col: RULE_ID: path: message [categories]. A deletion
 points into the old spec. It exits 1 when any finding remains after the
-spec's allow_breaking entries, 0 otherwise.
+spec's allow_breaking entries, 0 otherwise, and 3 when OLD cannot be read.
 
 OLD is a spec file, or git:REF[:path] to read it with git show; the path
 defaults to the --spec file's path in its repository.`, stderr)
@@ -43,9 +43,10 @@ defaults to the --spec file's path in its repository.`, stderr)
 		fs.Usage()
 		return exitUsage
 	}
-	names, ok := sf.files(stderr)
+	r := newReporter(stderr)
+	names, ok := sf.files(r)
 	if !ok {
-		return exitFail
+		return r.code
 	}
 	if len(names) != 1 {
 		fmt.Fprintf(stderr, "jobgen breaking: compares one spec at a time, and %s matches %d; name one with --spec\n", strings.Join(sf.specsOrDefault(), " "), len(names))
@@ -54,13 +55,15 @@ defaults to the --spec file's path in its repository.`, stderr)
 	newName := names[0]
 	newData, err := sf.readSpec(newName)
 	if err != nil {
-		fmt.Fprintf(stderr, "jobgen: %v\n", err)
-		return exitFail
+		r.err(err)
+		return r.code
 	}
 	oldName, oldData, err := readAgainst(against, newName)
 	if err != nil {
-		fmt.Fprintf(stderr, "jobgen breaking: %v\n", err)
-		return exitFail
+		// The older spec could not be read at all: not a finding, since
+		// nothing was compared.
+		r.failf(exitFailure, "jobgen breaking: %v", err)
+		return r.code
 	}
 	// Both specs are compared as models; their sources (upcaster bodies)
 	// play no part, and the old spec's may not even be at hand.
@@ -69,10 +72,10 @@ defaults to the --spec file's path in its repository.`, stderr)
 	if oldErr != nil || newErr != nil {
 		for _, err := range []error{oldErr, newErr} {
 			if err != nil {
-				printErr(stderr, err)
+				r.err(err)
 			}
 		}
-		return exitFail
+		return r.code
 	}
 	report := gen.Breaking(oldSpec.Spec(), newSpec.Spec(), only...)
 	for _, f := range report.Findings {
@@ -84,7 +87,7 @@ defaults to the --spec file's path in its repository.`, stderr)
 	}
 	if len(report.Findings) > 0 {
 		fmt.Fprintf(stderr, "jobgen: %s against %s%s\n", plural(len(report.Findings), "breaking finding"), against, allowed)
-		return exitFail
+		return exitFindings
 	}
 	fmt.Fprintf(stdout, "jobgen: no breaking changes against %s%s\n", against, allowed)
 	return exitOK

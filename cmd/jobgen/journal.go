@@ -19,7 +19,7 @@ Commands:
 	cat        print every record as a JSON line, {"pos":P,"stream":"S","seq":N,"fact":{…}}
 	intervals  print each job's execution interval (--json for JSON lines)
 	check      verify every record; exit 0 when intact, 1 with the offset
-	           of the first bad record
+	           of the first bad record, 3 when the file cannot be read
 `
 
 func cmdJournal(args []string, stdout, stderr io.Writer) int {
@@ -86,8 +86,9 @@ func cmdJournal(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "jobgen: %v\n", err)
-		return exitFail
+		r := newReporter(stderr)
+		r.err(err)
+		return r.code
 	}
 	return exitOK
 }

@@ -106,7 +106,7 @@ func TestJournalCheck(t *testing.T) {
 	data[i] ^= 0x20
 	os.WriteFile(path, data, 0o644)
 	code, _, stderr := jobgen(t, "journal", "check", path)
-	if code != exitFail || !strings.Contains(stderr, "offset "+strconv.Itoa(offset)) {
+	if code != exitFindings || !strings.Contains(stderr, "offset "+strconv.Itoa(offset)) {
 		t.Errorf("check of a damaged journal: exit %d, stderr %q; want the offset %d", code, stderr, offset)
 	}
 }
@@ -119,15 +119,20 @@ func TestJournalUsageAndBadFiles(t *testing.T) {
 	}
 	notJournal := filepath.Join(t.TempDir(), "notes.txt")
 	os.WriteFile(notJournal, []byte("hello\n"), 0o644)
-	for _, tc := range []struct{ path, want string }{
-		{notJournal, "not a jobgen journal"},
-		{filepath.Join(t.TempDir(), "missing"), "no such file"},
-		{t.TempDir(), "is a directory"},
+	// A file that is not a journal is a finding about it; one that cannot
+	// be read at all is a failure to check anything.
+	for _, tc := range []struct {
+		path, want string
+		code       int
+	}{
+		{notJournal, "not a jobgen journal", exitFindings},
+		{filepath.Join(t.TempDir(), "missing"), "no such file", exitFailure},
+		{t.TempDir(), "is a directory", exitFailure},
 	} {
 		for _, sub := range []string{"cat", "intervals", "check"} {
 			code, _, stderr := jobgen(t, "journal", sub, tc.path)
-			if code != exitFail || !strings.Contains(stderr, tc.want) {
-				t.Errorf("journal %s %s: exit %d, stderr %q; want %q", sub, tc.path, code, stderr, tc.want)
+			if code != tc.code || !strings.Contains(stderr, tc.want) {
+				t.Errorf("journal %s %s: exit %d, stderr %q; want %d and %q", sub, tc.path, code, stderr, tc.code, tc.want)
 			}
 		}
 	}

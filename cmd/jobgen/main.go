@@ -17,8 +17,13 @@
 // breaking compares a spec with an older one (a file, or git:REF[:path]) and
 // prints each change that breaks history, the wire or the Go API as
 // file:line:col: RULE_ID: path: message. Spec errors are printed one per line
-// as file:line:col: message. Exit status is 0 on success, 1 for invalid
-// specs, a stale tree or breaking findings, 2 for usage errors.
+// as file:line:col: message.
+//
+// Exit status is 0 on success; 1 for findings (invalid specs, breaking
+// changes, stale or conflicting generated files, a damaged journal); 2 for
+// usage errors (including a --spec that matches nothing); 3 when the command
+// could not do its work (a file that cannot be read or written, a missing
+// --against file, git failing).
 package main
 
 import "os"

@@ -13,13 +13,6 @@ import (
 	"github.com/jobgen/jobgen/gen"
 )
 
-// Exit statuses.
-const (
-	exitOK    = 0
-	exitFail  = 1 // invalid spec, stale tree, failed operation
-	exitUsage = 2
-)
-
 const usage = `jobgen generates Go types from a job vocabulary spec.
 
 Usage:
@@ -36,8 +29,9 @@ Commands:
 	docs       write a Markdown reference of each spec
 	journal    read a journal of lifecycle facts: cat, intervals, check
 
-Run "jobgen <command> --help" for a command's flags.
-`
+Run "jobgen help <command>" or "jobgen <command> --help" for a command's flags.
+
+` + exitText
 
 // run is the whole command, apart from the process: it reads args, writes to
 // stdout and stderr, and returns the exit status.
@@ -158,16 +152,16 @@ func sizeText(n int64) string {
 // files expands the --spec patterns. The default, spec/*.yaml, is not
 // recursive, so spec/baseline/ (the released spec breaking compares with)
 // is never generated from.
-func (sf *specFlags) files(stderr io.Writer) ([]string, bool) {
+func (sf *specFlags) files(r *reporter) ([]string, bool) {
 	var names []string
 	for _, p := range sf.specsOrDefault() {
 		matches, err := filepath.Glob(p)
 		if err != nil {
-			fmt.Fprintf(stderr, "jobgen: bad --spec pattern %q: %v\n", p, err)
+			r.failf(exitUsage, "jobgen: bad --spec pattern %q: %v", p, err)
 			return nil, false
 		}
 		if len(matches) == 0 {
-			fmt.Fprintf(stderr, "jobgen: no spec matches %s\n", p)
+			r.failf(exitUsage, "jobgen: no spec matches %s", p)
 			return nil, false
 		}
 		for _, m := range matches {
@@ -217,8 +211,8 @@ func (o outputs) targets() (targets []gen.Target, roots []string) {
 
 // parseSpecs reads and validates every spec. Spec errors are printed to
 // stderr; the second result is false when anything failed.
-func (sf *specFlags) parseSpecs(stderr io.Writer) ([]*gen.Resolved, bool) {
-	names, ok := sf.files(stderr)
+func (sf *specFlags) parseSpecs(r *reporter) ([]*gen.Resolved, bool) {
+	names, ok := sf.files(r)
 	if !ok {
 		return nil, false
 	}
@@ -226,13 +220,13 @@ func (sf *specFlags) parseSpecs(stderr io.Writer) ([]*gen.Resolved, bool) {
 	for _, name := range names {
 		data, err := sf.readSpec(name)
 		if err != nil {
-			fmt.Fprintf(stderr, "jobgen: %v\n", err)
+			r.err(err)
 			ok = false
 			continue
 		}
 		spec, err := gen.Parse(name, data)
 		if err != nil {
-			printErr(stderr, err)
+			r.err(err)
 			ok = false
 			continue
 		}
@@ -243,19 +237,19 @@ func (sf *specFlags) parseSpecs(stderr io.Writer) ([]*gen.Resolved, bool) {
 
 // render reads the specs and runs them through the targets. Problems are
 // printed to stderr; the tree is nil when anything failed.
-func (sf *specFlags) render(stderr io.Writer, outs outputs) *gen.Tree {
+func (sf *specFlags) render(r *reporter, outs outputs) *gen.Tree {
 	targets, roots := outs.targets()
 	if err := gen.CheckRoots(roots); err != nil {
-		fmt.Fprintf(stderr, "jobgen: %v\n", err)
+		r.failf(exitUsage, "jobgen: %v", err)
 		return nil
 	}
-	specs, ok := sf.parseSpecs(stderr)
+	specs, ok := sf.parseSpecs(r)
 	if !ok {
 		return nil
 	}
 	tree, err := gen.Render(targets, specs)
 	if err != nil {
-		printErr(stderr, err)
+		r.err(err)
 		return nil
 	}
 	return tree
@@ -264,14 +258,15 @@ func (sf *specFlags) render(stderr io.Writer, outs outputs) *gen.Tree {
 // write brings each output's root in line with the specs, printing what it
 // changed and a summary.
 func (sf *specFlags) write(stdout, stderr io.Writer, targets outputs) int {
-	tree := sf.render(stderr, targets)
+	r := newReporter(stderr)
+	tree := sf.render(r, targets)
 	if tree == nil {
-		return exitFail
+		return r.code
 	}
 	changes, err := tree.Write()
 	if err != nil {
-		fmt.Fprintf(stderr, "jobgen: %v\n", err)
-		return exitFail
+		r.err(err)
+		return r.code
 	}
 	total := 0
 	for i := range targets {
@@ -287,18 +282,6 @@ func (sf *specFlags) write(stdout, stderr io.Writer, targets outputs) int {
 	}
 	fmt.Fprintf(stdout, "jobgen: %d files from %s, %d changed\n", total, plural(len(sf.specsOrDefault()), "spec"), len(changes))
 	return exitOK
-}
-
-// printErr prints a spec ErrorList one problem per line, or any other error.
-func printErr(w io.Writer, err error) {
-	var list gen.ErrorList
-	if errors.As(err, &list) {
-		for _, e := range list {
-			fmt.Fprintln(w, e)
-		}
-		return
-	}
-	fmt.Fprintf(w, "jobgen: %v\n", err)
 }
 
 func cmdGenerate(args []string, stdout, stderr io.Writer) int {
@@ -373,14 +356,15 @@ func cmdVerify(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	targets := sf.outputs(docs, schema)
-	tree := sf.render(stderr, targets)
+	r := newReporter(stderr)
+	tree := sf.render(r, targets)
 	if tree == nil {
-		return exitFail
+		return r.code
 	}
 	changes, err := tree.Compare()
 	if err != nil {
-		fmt.Fprintf(stderr, "jobgen: %v\n", err)
-		return exitFail
+		r.err(err)
+		return r.code
 	}
 	total := 0
 	for i := range targets {
@@ -400,7 +384,7 @@ func cmdVerify(args []string, stdout, stderr io.Writer) int {
 		return exitOK
 	}
 	fmt.Fprintf(stderr, "jobgen: generated files are out of date:\n\t%s\nrun jobgen generate to update them\n", strings.Join(names, "\n\t"))
-	return exitFail
+	return exitFindings
 }
 
 func cmdCheck(args []string, stdout, stderr io.Writer) int {
@@ -410,17 +394,18 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 	if code, stop := parse(fs, args, stdout); stop {
 		return code
 	}
-	specs, ok := sf.parseSpecs(stderr)
+	r := newReporter(stderr)
+	specs, ok := sf.parseSpecs(r)
 	for _, spec := range specs {
 		for _, b := range gen.Backends() {
 			if errs := b.Check(spec); len(errs) > 0 {
-				printErr(stderr, errs)
+				r.err(errs)
 				ok = false
 			}
 		}
 	}
 	if !ok {
-		return exitFail
+		return r.code
 	}
 	fmt.Fprintln(stdout, "jobgen: specs are valid")
 	return exitOK

@@ -122,8 +122,8 @@ func TestInvalidSpecExits1AndWritesNothing(t *testing.T) {
 			args = append(args, "--out", out)
 		}
 		code, stdout, stderr := jobgen(t, args...)
-		if code != exitFail {
-			t.Errorf("%s: exit %d, want %d", cmd, code, exitFail)
+		if code != exitFindings {
+			t.Errorf("%s: exit %d, want %d", cmd, code, exitFindings)
 		}
 		want := spec + ":6:5: enums.Color: unknown key dok; did you mean doc?\n" +
 			spec + ":12:10: undeclared type Colour; did you mean Color?\n"
@@ -160,8 +160,8 @@ func TestVerifyReportsStaleMissingAndOrphanedFiles(t *testing.T) {
 	os.WriteFile(filepath.Join(out, "demo", "handwritten.go"), []byte("package demo\n"), 0o644)
 
 	code, stdout, stderr := jobgen(t, "verify", "--spec", spec, "--out", out)
-	if code != exitFail {
-		t.Fatalf("verify exit %d, want %d", code, exitFail)
+	if code != exitFindings {
+		t.Fatalf("verify exit %d, want %d", code, exitFindings)
 	}
 	for _, want := range []string{
 		"-\tColorRed  Color = \"rouge\"\n+\tColorRed  Color = \"red\"\n",
@@ -196,7 +196,7 @@ func TestCheck(t *testing.T) {
 	if code, stdout, _ := jobgen(t, "check", "--spec", spec); code != exitOK || !strings.Contains(stdout, "valid") {
 		t.Errorf("check of a valid spec: exit %d, %q", code, stdout)
 	}
-	if code, _, stderr := jobgen(t, "check", "--spec", filepath.Join(t.TempDir(), "*.yaml")); code != exitFail || !strings.Contains(stderr, "no spec matches") {
+	if code, _, stderr := jobgen(t, "check", "--spec", filepath.Join(t.TempDir(), "*.yaml")); code != exitUsage || !strings.Contains(stderr, "no spec matches") {
 		t.Errorf("check with no spec: exit %d, %q", code, stderr)
 	}
 }
@@ -206,7 +206,7 @@ func TestTwoSpecsForOnePackageAreRefused(t *testing.T) {
 	other := filepath.Join(filepath.Dir(spec), "other.yaml")
 	os.WriteFile(other, []byte(validSpec), 0o644)
 	code, _, stderr := jobgen(t, "generate", "--spec", filepath.Join(filepath.Dir(spec), "*.yaml"), "--out", out)
-	if code != exitFail || !strings.Contains(stderr, "both generate "+filepath.Join(out, "demo")+"/") {
+	if code != exitFindings || !strings.Contains(stderr, "both generate "+filepath.Join(out, "demo")+"/") {
 		t.Errorf("exit %d, stderr:\n%s", code, stderr)
 	}
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
@@ -251,8 +251,8 @@ func TestBreakingReportsFindingsAndExits1(t *testing.T) {
 	spec, _ := workspace(t, broken)
 
 	code, stdout, stderr := jobgen(t, "breaking", "--spec", spec, "--against", old)
-	if code != exitFail {
-		t.Fatalf("exit %d, want %d\n%s%s", code, exitFail, stdout, stderr)
+	if code != exitFindings {
+		t.Fatalf("exit %d, want %d\n%s%s", code, exitFindings, stdout, stderr)
 	}
 	want := old + ":12:11: FIELD_DELETED_NOT_RESERVED: facts.task/opened.versions.v1.fields.note: field note was deleted; list note under the fact's reserved: so it never comes back with another meaning [durable]\n" +
 		spec + ":15:16: FACE_METHOD_CHANGED: faces.Worker.methods.Report: method Report changed from func(string) error to func(string, int) error [goapi]\n"
@@ -265,7 +265,7 @@ func TestBreakingReportsFindingsAndExits1(t *testing.T) {
 
 	// --category keeps only the findings of the categories named.
 	code, stdout, _ = jobgen(t, "breaking", "--spec", spec, "--against", old, "--category", "goapi")
-	if code != exitFail || strings.Contains(stdout, "FIELD_DELETED") || !strings.Contains(stdout, "FACE_METHOD_CHANGED") {
+	if code != exitFindings || strings.Contains(stdout, "FIELD_DELETED") || !strings.Contains(stdout, "FACE_METHOD_CHANGED") {
 		t.Errorf("--category goapi: exit %d\n%s", code, stdout)
 	}
 	code, stdout, _ = jobgen(t, "breaking", "--spec", spec, "--against", old, "--category", "wire")
@@ -299,8 +299,9 @@ func TestBreakingUsage(t *testing.T) {
 			t.Errorf("jobgen %v: exit %d, want %d\n%s", args, code, exitUsage, stderr)
 		}
 	}
-	if code, _, stderr := jobgen(t, "breaking", "--spec", spec, "--against", filepath.Join(t.TempDir(), "none.yaml")); code != exitFail || !strings.Contains(stderr, "none.yaml") {
-		t.Errorf("missing old spec: exit %d, %q", code, stderr)
+	// A missing older spec is not a finding: nothing was compared.
+	if code, _, stderr := jobgen(t, "breaking", "--spec", spec, "--against", filepath.Join(t.TempDir(), "none.yaml")); code != exitFailure || !strings.Contains(stderr, "none.yaml") {
+		t.Errorf("missing old spec: exit %d (want %d), %q", code, exitFailure, stderr)
 	}
 }
 
@@ -325,14 +326,14 @@ func TestBreakingAgainstGit(t *testing.T) {
 	}
 	os.WriteFile(spec, []byte(strings.Replace(factSpec, "  task/opened:", "  task/closed:", 1)), 0o644)
 	code, stdout, stderr := jobgen(t, "breaking", "--spec", spec, "--against", "git:HEAD")
-	if code != exitFail || !strings.HasPrefix(stdout, "HEAD:spec/demo.yaml:7:3: FACT_DELETED: facts.task/opened:") {
+	if code != exitFindings || !strings.HasPrefix(stdout, "HEAD:spec/demo.yaml:7:3: FACT_DELETED: facts.task/opened:") {
 		t.Errorf("exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
 	}
 	code, stdout, _ = jobgen(t, "breaking", "--spec", spec, "--against", "git:HEAD:spec/demo.yaml")
-	if code != exitFail || !strings.Contains(stdout, "FACT_DELETED") {
+	if code != exitFindings || !strings.Contains(stdout, "FACT_DELETED") {
 		t.Errorf("explicit path: exit %d\n%s", code, stdout)
 	}
-	if code, _, stderr := jobgen(t, "breaking", "--spec", spec, "--against", "git:no-such-ref"); code != exitFail || !strings.Contains(stderr, "git show") {
+	if code, _, stderr := jobgen(t, "breaking", "--spec", spec, "--against", "git:no-such-ref"); code != exitFailure || !strings.Contains(stderr, "git show") {
 		t.Errorf("bad ref: exit %d, %q", code, stderr)
 	}
 }
@@ -348,7 +349,7 @@ func TestSchemaAndDocsAreWrittenAndVerified(t *testing.T) {
 		t.Fatalf("docs: exit %d\n%s%s", code, stdout, stderr)
 	}
 	verify := []string{"verify", "--spec", spec, "--out", out, "--docs", docs, "--schema", schema}
-	if code, _, _ := jobgen(t, verify...); code != exitFail {
+	if code, _, _ := jobgen(t, verify...); code != exitFindings {
 		t.Errorf("verify passed with the Go package missing")
 	}
 	if code, stdout, stderr := jobgen(t, "generate", "--spec", spec, "--out", out, "--docs", docs, "--schema", schema); code != exitOK || !strings.Contains(stdout, "7 files from 1 spec, 5 changed") {
@@ -361,7 +362,7 @@ func TestSchemaAndDocsAreWrittenAndVerified(t *testing.T) {
 	data, _ := os.ReadFile(md)
 	os.WriteFile(md, []byte(strings.Replace(string(data), "task/opened", "task/edited", 1)), 0o644)
 	code, stdout, stderr := jobgen(t, verify...)
-	if code != exitFail || !strings.Contains(stderr, md+" (stale)") || !strings.Contains(stdout, "+- [Facts](#facts): [task/opened]") {
+	if code != exitFindings || !strings.Contains(stderr, md+" (stale)") || !strings.Contains(stdout, "+- [Facts](#facts): [task/opened]") {
 		t.Errorf("verify of an edited reference: exit %d\n%s%s", code, stdout, stderr)
 	}
 	// Without the flags verify looks at Go only, for users who want nothing else.
@@ -400,7 +401,7 @@ func TestGenerateRefusesToOverwriteAHandWrittenFile(t *testing.T) {
 	os.MkdirAll(filepath.Dir(hand), 0o755)
 	os.WriteFile(hand, []byte("package demo\n\nconst Mine = 1\n"), 0o644)
 	code, stdout, stderr := jobgen(t, "generate", "--spec", spec, "--out", out)
-	if code != exitFail || !strings.Contains(stderr, hand+" was not written by jobgen") {
+	if code != exitFindings || !strings.Contains(stderr, hand+" was not written by jobgen") {
 		t.Errorf("exit %d\n%s%s", code, stdout, stderr)
 	}
 	if strings.Contains(stdout, "wrote") {
@@ -412,7 +413,7 @@ func TestGenerateRefusesToOverwriteAHandWrittenFile(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(out, "demo", "codec.gen.go")); !os.IsNotExist(err) {
 		t.Error("generate wrote other files despite the conflict")
 	}
-	if code, _, stderr := jobgen(t, "verify", "--spec", spec, "--out", out); code != exitFail || !strings.Contains(stderr, hand+" (conflict: was not written by jobgen") {
+	if code, _, stderr := jobgen(t, "verify", "--spec", spec, "--out", out); code != exitFindings || !strings.Contains(stderr, hand+" (conflict: was not written by jobgen") {
 		t.Errorf("verify: exit %d\n%s", code, stderr)
 	}
 }
@@ -463,10 +464,10 @@ func TestOverlappingOutputRootsAreRefused(t *testing.T) {
 		{"--docs", filepath.Join(out, "docs"), "--schema", filepath.Join(out, "docs")},
 	} {
 		code, _, stderr := jobgen(t, append([]string{"generate", "--spec", spec, "--out", out}, args...)...)
-		if code != exitFail || !strings.Contains(stderr, "overlap") {
+		if code != exitUsage || !strings.Contains(stderr, "overlap") {
 			t.Errorf("%v: exit %d\n%s", args, code, stderr)
 		}
-		if code, _, stderr := jobgen(t, append([]string{"verify", "--spec", spec, "--out", out}, args...)...); code != exitFail || !strings.Contains(stderr, "overlap") {
+		if code, _, stderr := jobgen(t, append([]string{"verify", "--spec", spec, "--out", out}, args...)...); code != exitUsage || !strings.Contains(stderr, "overlap") {
 			t.Errorf("verify %v: exit %d\n%s", args, code, stderr)
 		}
 	}
@@ -485,7 +486,7 @@ func TestDeletedSpecLeavesNoPackageBehindUnnoticed(t *testing.T) {
 	}
 	os.Remove("spec/beta.yaml")
 	code, _, stderr := jobgen(t, "verify")
-	if code != exitFail || !strings.Contains(stderr, filepath.Join("generated", "beta", "enums.gen.go")+" (orphan: its spec ../../spec/beta.yaml no longer exists)") {
+	if code != exitFindings || !strings.Contains(stderr, filepath.Join("generated", "beta", "enums.gen.go")+" (orphan: its spec ../../spec/beta.yaml no longer exists)") {
 		t.Errorf("verify after deleting a spec: exit %d\n%s", code, stderr)
 	}
 	code, stdout, stderr := jobgen(t, "generate")
@@ -508,7 +509,7 @@ func TestPackageNamesGoCannotImportAreRefused(t *testing.T) {
 		spec, out := workspace(t, strings.Replace(validSpec, "name: demo", "name: "+name, 1))
 		for _, args := range [][]string{{"check", "--spec", spec}, {"generate", "--spec", spec, "--out", out}} {
 			code, _, stderr := jobgen(t, args...)
-			if code != exitFail || !strings.HasPrefix(stderr, spec+":3:9: package.name: "+name+" ") {
+			if code != exitFindings || !strings.HasPrefix(stderr, spec+":3:9: package.name: "+name+" ") {
 				t.Errorf("%s with package %s: exit %d\n%s", args[0], name, code, stderr)
 			}
 		}
@@ -523,7 +524,7 @@ func TestPackageNamesGoCannotImportAreRefused(t *testing.T) {
 func TestSpecsOverTheSizeLimitAreRefused(t *testing.T) {
 	spec, _ := workspace(t, validSpec+strings.Repeat("# padding\n", 110_000))
 	code, _, stderr := jobgen(t, "check", "--spec", spec)
-	if code != exitFail || !strings.Contains(stderr, "over the limit of 1048576; raise it with --max-spec-size") {
+	if code != exitFindings || !strings.Contains(stderr, "over the limit of 1048576; raise it with --max-spec-size") {
 		t.Errorf("check of a 1.1 MB spec: exit %d\n%s", code, stderr)
 	}
 	if code, _, stderr := jobgen(t, "check", "--spec", spec, "--max-spec-size", "2MiB"); code != exitOK {
@@ -531,5 +532,45 @@ func TestSpecsOverTheSizeLimitAreRefused(t *testing.T) {
 	}
 	if code, _, _ := jobgen(t, "check", "--spec", spec, "--max-spec-size", "lots"); code != exitUsage {
 		t.Errorf("a bad size: exit %d, want %d", code, exitUsage)
+	}
+}
+
+// TestExitStatusTellsFindingsFromFailures (issue 17, item 2): a CI step can
+// tell "the change is wrong" (1) from "the command line is wrong" (2) and
+// "the check could not run" (3).
+func TestExitStatusTellsFindingsFromFailures(t *testing.T) {
+	spec, out := workspace(t, validSpec)
+	bad, _ := workspace(t, invalidSpec)
+	unwritable := filepath.Join(t.TempDir(), "file")
+	os.WriteFile(unwritable, []byte("not a directory"), 0o644)
+	for _, tc := range []struct {
+		name string
+		args []string
+		want int
+	}{
+		{"a valid spec", []string{"check", "--spec", spec}, exitOK},
+		{"an invalid spec", []string{"check", "--spec", bad}, exitFindings},
+		{"breaking findings", []string{"breaking", "--spec", bad, "--against", spec}, exitFindings},
+		{"a --spec matching nothing", []string{"check", "--spec", filepath.Join(t.TempDir(), "*.yaml")}, exitUsage},
+		{"a missing --against", []string{"breaking", "--spec", spec}, exitUsage},
+		{"an --against file that does not exist", []string{"breaking", "--spec", spec, "--against", filepath.Join(t.TempDir(), "gone.yaml")}, exitFailure},
+		{"a spec that cannot be read", []string{"check", "--spec", t.TempDir()}, exitFailure},
+		{"an output root that cannot be written", []string{"generate", "--spec", spec, "--out", filepath.Join(unwritable, "out")}, exitFailure},
+		{"a stale tree", []string{"verify", "--spec", spec, "--out", out}, exitFindings},
+	} {
+		if code, stdout, stderr := jobgen(t, tc.args...); code != tc.want {
+			t.Errorf("%s: jobgen %v exited %d, want %d\n%s%s", tc.name, tc.args, code, tc.want, stdout, stderr)
+		}
+	}
+}
+
+// TestHelpDocumentsExitStatus: the exit statuses are in --help, not only in
+// the README.
+func TestHelpDocumentsExitStatus(t *testing.T) {
+	_, stdout, _ := jobgen(t, "help")
+	for _, want := range []string{"Exit status:", "1  findings", "2  usage", "3  failure"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("jobgen help does not say %q:\n%s", want, stdout)
+		}
 	}
 }
