@@ -43,7 +43,7 @@ defaults to the --spec file's path in its repository.`, stderr)
 		fs.Usage()
 		return exitUsage
 	}
-	r := newReporter(stderr)
+	r := newReporter(sf.format, stdout, stderr)
 	names, ok := sf.files(r)
 	if !ok {
 		return r.code
@@ -79,7 +79,7 @@ defaults to the --spec file's path in its repository.`, stderr)
 	}
 	report := gen.Breaking(oldSpec.Spec(), newSpec.Spec(), only...)
 	for _, f := range report.Findings {
-		fmt.Fprintln(stdout, f)
+		r.finding(diagnostic{Pos: f.Pos, Type: f.Rule, Msg: f.Msg, Element: f.Path, Categories: f.Categories, text: f.String()}, stdout)
 	}
 	allowed := ""
 	if n := len(report.Allowed); n > 0 {

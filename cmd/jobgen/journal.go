@@ -86,7 +86,7 @@ func cmdJournal(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if err != nil {
-		r := newReporter(stderr)
+		r := newReporter(formatText, stdout, stderr)
 		r.err(err)
 		return r.code
 	}

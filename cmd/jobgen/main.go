@@ -17,7 +17,8 @@
 // breaking compares a spec with an older one (a file, or git:REF[:path]) and
 // prints each change that breaks history, the wire or the Go API as
 // file:line:col: RULE_ID: path: message. Spec errors are printed one per line
-// as file:line:col: message.
+// as file:line:col: message; --error-format=json or github-actions prints
+// every finding as a JSON line or a workflow annotation on stdout instead.
 //
 // Exit status is 0 on success; 1 for findings (invalid specs, breaking
 // changes, stale or conflicting generated files, a damaged journal); 2 for

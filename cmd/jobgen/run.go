@@ -65,6 +65,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 // specFlags are the flags every spec-reading command shares.
 type specFlags struct {
+	format  errorFormat
 	specs   []string
 	out     string
 	maxSize int64 // bytes; 0 means gen.DefaultMaxSpecSize
@@ -107,6 +108,7 @@ func (sf *specFlags) register(fs *flag.FlagSet, withOut bool) {
 		sf.specs = append(sf.specs, s)
 		return nil
 	})
+	registerErrorFormat(fs, &sf.format)
 	if withOut {
 		fs.StringVar(&sf.out, "out", "generated", "output root; each spec's package goes in a directory named after it")
 	}
@@ -258,7 +260,7 @@ func (sf *specFlags) render(r *reporter, outs outputs) *gen.Tree {
 // write brings each output's root in line with the specs, printing what it
 // changed and a summary.
 func (sf *specFlags) write(stdout, stderr io.Writer, targets outputs) int {
-	r := newReporter(stderr)
+	r := newReporter(sf.format, stdout, stderr)
 	tree := sf.render(r, targets)
 	if tree == nil {
 		return r.code
@@ -356,7 +358,7 @@ func cmdVerify(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	targets := sf.outputs(docs, schema)
-	r := newReporter(stderr)
+	r := newReporter(sf.format, stdout, stderr)
 	tree := sf.render(r, targets)
 	if tree == nil {
 		return r.code
@@ -372,7 +374,11 @@ func cmdVerify(args []string, stdout, stderr io.Writer) int {
 	}
 	var names []string
 	for _, c := range changes {
-		fmt.Fprint(stdout, c.Diff)
+		if sf.format != formatText {
+			r.finding(changeDiagnostic(c), stderr)
+		} else {
+			fmt.Fprint(stdout, c.Diff)
+		}
 		what := string(c.Kind)
 		if c.Note != "" {
 			what += ": " + c.Note
@@ -394,7 +400,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 	if code, stop := parse(fs, args, stdout); stop {
 		return code
 	}
-	r := newReporter(stderr)
+	r := newReporter(sf.format, stdout, stderr)
 	specs, ok := sf.parseSpecs(r)
 	for _, spec := range specs {
 		for _, b := range gen.Backends() {

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/jobgen/jobgen/gen"
 )
 
 const validSpec = `jobgen: 1
@@ -574,3 +576,63 @@ func TestHelpDocumentsExitStatus(t *testing.T) {
 		}
 	}
 }
+
+// TestErrorFormats (issue 17, item 1): --error-format=json prints one object
+// per finding and github-actions prints workflow annotations, both on
+// stdout, for check, generate, verify and breaking.
+func TestErrorFormats(t *testing.T) {
+	bad, out := workspace(t, invalidSpec)
+	for _, cmd := range []string{"check", "generate", "verify"} {
+		args := []string{cmd, "--spec", bad, "--error-format=github-actions"}
+		if cmd != "check" {
+			args = append(args, "--out", out)
+		}
+		code, stdout, stderr := jobgen(t, args...)
+		want := "::error file=" + bad + ",line=6,col=5::enums.Color: unknown key dok; did you mean doc?\n" +
+			"::error file=" + bad + ",line=12,col=10::undeclared type Colour; did you mean Color?\n"
+		if code != exitFindings || stdout != want || stderr != "" {
+			t.Errorf("%s: exit %d\nstdout:\n%s\nwant:\n%s\nstderr:\n%s", cmd, code, stdout, want, stderr)
+		}
+		args[3] = "--error-format=json"
+		code, stdout, _ = jobgen(t, args...)
+		want = `{"path":"` + bad + `","start_line":6,"start_column":5,"type":"SPEC","message":"enums.Color: unknown key dok; did you mean doc?"}` + "\n" +
+			`{"path":"` + bad + `","start_line":12,"start_column":10,"type":"SPEC","message":"undeclared type Colour; did you mean Color?"}` + "\n"
+		if code != exitFindings || stdout != want {
+			t.Errorf("%s json: exit %d\nstdout:\n%s\nwant:\n%s", cmd, code, stdout, want)
+		}
+	}
+
+	old, _ := workspace(t, factSpec)
+	spec, _ := workspace(t, strings.Replace(factSpec, "          note: {type: string, optional: true}\n", "", 1))
+	code, stdout, _ := jobgen(t, "breaking", "--spec", spec, "--against", old, "--error-format", "github-actions")
+	want := "::error file=" + old + ",line=12,col=11::FIELD_DELETED_NOT_RESERVED: facts.task/opened.versions.v1.fields.note: field note was deleted; list note under the fact's reserved: so it never comes back with another meaning [durable]\n"
+	if code != exitFindings || stdout != want {
+		t.Errorf("breaking github-actions: exit %d\n%s\nwant\n%s", code, stdout, want)
+	}
+	code, stdout, _ = jobgen(t, "breaking", "--spec", spec, "--against", old, "--error-format", "json")
+	want = `{"path":"` + old + `","start_line":12,"start_column":11,"type":"FIELD_DELETED_NOT_RESERVED","message":"field note was deleted; list note under the fact's reserved: so it never comes back with another meaning","element":"facts.task/opened.versions.v1.fields.note","categories":["durable"]}` + "\n"
+	if code != exitFindings || stdout != want {
+		t.Errorf("breaking json: exit %d\n%s\nwant\n%s", code, stdout, want)
+	}
+
+	// A stale file has no line to point at; the annotation names the file.
+	good, out := workspace(t, validSpec)
+	code, stdout, _ = jobgen(t, "verify", "--spec", good, "--out", out, "--error-format=github-actions")
+	if code != exitFindings || !strings.Contains(stdout, "::error file="+filepath.Join(out, "demo", "enums.gen.go")+"::MISSING: generated file is missing; run jobgen generate\n") || strings.Contains(stdout, "+++") {
+		t.Errorf("verify github-actions: exit %d\n%s", code, stdout)
+	}
+	if code, _, stderr := jobgen(t, "check", "--spec", good, "--error-format=xml"); code != exitUsage || !strings.Contains(stderr, "unknown error format") {
+		t.Errorf("--error-format=xml: exit %d\n%s", code, stderr)
+	}
+}
+
+func TestAnnotationsEscapeWhatTheRunnerReads(t *testing.T) {
+	var out bytes.Buffer
+	r := newReporter(formatGitHubActions, &out, &out)
+	r.finding(diagnostic{Pos: genPos("a,b:c.yaml", 1, 2), Type: "SPEC", Msg: "100% wrong\nsecond line"}, &out)
+	if want := "::error file=a%2Cb%3Ac.yaml,line=1,col=2::100%25 wrong%0Asecond line\n"; out.String() != want {
+		t.Errorf("got %q, want %q", out.String(), want)
+	}
+}
+
+func genPos(file string, line, col int) gen.Pos { return gen.Pos{File: file, Line: line, Col: col} }
