@@ -9,6 +9,9 @@
 //	jobgen breaking [--spec spec/jobs.yaml] --against OLD [--category durable|wire|goapi]
 //	jobgen schema   [--spec spec/*.yaml] [--out schema]
 //	jobgen docs     [--spec spec/*.yaml] [--out docs/reference]
+//	jobgen journal  cat|intervals|check FILE
+//	jobgen version
+//	jobgen help     [CMD]
 //
 // generate writes the Go package of each spec under the output root (and,
 // with --docs and --schema, its Markdown reference and JSON Schema), only

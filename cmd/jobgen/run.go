@@ -28,6 +28,8 @@ Commands:
 	schema     write a JSON Schema of each spec's wire types
 	docs       write a Markdown reference of each spec
 	journal    read a journal of lifecycle facts: cat, intervals, check
+	version    print jobgen's version and the commit and Go that built it
+	help       print a command's help: jobgen help generate
 
 Run "jobgen help <command>" or "jobgen <command> --help" for a command's flags.
 
@@ -41,9 +43,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	switch args[0] {
-	case "-h", "-help", "--help", "help":
+	case "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return exitOK
+	case "help":
+		return cmdHelp(args[1:], stdout, stderr)
+	case "version":
+		return cmdVersion(args[1:], stdout, stderr)
 	case "generate":
 		return cmdGenerate(args[1:], stdout, stderr)
 	case "verify":
@@ -61,6 +67,24 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stderr, "jobgen: unknown command %q\n\n%s", args[0], usage)
 	return exitUsage
+}
+
+// commands are the commands "jobgen help CMD" knows.
+var commands = []string{"generate", "verify", "check", "breaking", "schema", "docs", "journal", "version", "help"}
+
+// cmdHelp prints the help of the command named, as CMD --help does, or the
+// top-level usage.
+func cmdHelp(args []string, stdout, stderr io.Writer) int {
+	switch {
+	case len(args) == 0, args[0] == "help":
+		fmt.Fprint(stdout, usage)
+		return exitOK
+	case !slices.Contains(commands, args[0]):
+		fmt.Fprintf(stderr, "jobgen help: unknown command %q\n\n%s", args[0], usage)
+		return exitUsage
+	}
+	// jobgen help journal cat is jobgen journal cat --help.
+	return run(append(slices.Clone(args), "--help"), stdout, stderr)
 }
 
 // specFlags are the flags every spec-reading command shares.

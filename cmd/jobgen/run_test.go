@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
 
@@ -636,3 +637,48 @@ func TestAnnotationsEscapeWhatTheRunnerReads(t *testing.T) {
 }
 
 func genPos(file string, line, col int) gen.Pos { return gen.Pos{File: file, Line: line, Col: col} }
+
+// TestHelpCommand (issue 17, item 3): jobgen help CMD prints CMD's own help,
+// not the top-level usage.
+func TestHelpCommand(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"help", "generate"}, "Usage: jobgen generate [flags]"},
+		{[]string{"help", "breaking"}, "-against"},
+		{[]string{"help", "journal"}, "Usage: jobgen journal <command>"},
+		{[]string{"help", "journal", "intervals"}, "Usage: jobgen journal intervals"},
+		{[]string{"help", "version"}, "Usage: jobgen version"},
+		{[]string{"help"}, "Commands:"},
+	} {
+		code, stdout, stderr := jobgen(t, tc.args...)
+		if code != exitOK || !strings.Contains(stdout, tc.want) || stderr != "" {
+			t.Errorf("jobgen %v: exit %d, stdout %q, stderr %q; want %q", tc.args, code, stdout, stderr, tc.want)
+		}
+	}
+	if code, _, stderr := jobgen(t, "help", "frobnicate"); code != exitUsage || !strings.Contains(stderr, `unknown command "frobnicate"`) {
+		t.Errorf("help of an unknown command: exit %d, %q", code, stderr)
+	}
+}
+
+func TestVersion(t *testing.T) {
+	code, stdout, _ := jobgen(t, "version")
+	if code != exitOK || !strings.HasPrefix(stdout, "jobgen ") || !strings.Contains(stdout, "go1.") {
+		t.Errorf("jobgen version: exit %d, %q", code, stdout)
+	}
+	for _, tc := range []struct {
+		info *debug.BuildInfo
+		want string
+	}{
+		{&debug.BuildInfo{GoVersion: "go1.25.0", Main: debug.Module{Version: "v1.2.0"}}, "jobgen v1.2.0 (go1.25.0)"},
+		{&debug.BuildInfo{GoVersion: "go1.25.0", Main: debug.Module{Version: "(devel)"}, Settings: []debug.BuildSetting{
+			{Key: "vcs.revision", Value: "99bb5ec0123456789abcdef"}, {Key: "vcs.time", Value: "2026-12-01T09:00:00Z"}, {Key: "vcs.modified", Value: "true"}}},
+			"jobgen (devel) (99bb5ec01234+dirty, 2026-12-01T09:00:00Z, go1.25.0)"},
+		{nil, "jobgen (unknown version: built without module information)"},
+	} {
+		if got := versionText(tc.info, tc.info != nil); got != tc.want {
+			t.Errorf("versionText = %q, want %q", got, tc.want)
+		}
+	}
+}
