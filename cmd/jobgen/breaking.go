@@ -20,7 +20,9 @@ func cmdBreaking(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("breaking", `Breaking compares the spec with an older one and prints each change that
 breaks history (durable), the wire (wire) or the generated Go API (goapi), one
 per line as file:line:col: RULE_ID: path: message [categories]. A deletion
-points into the old spec. It exits 1 when any finding remains after the
+points into the old spec when OLD is a file; against git:REF, whose old spec
+no editor can open, it points at the declaration in the new spec that held
+what was deleted, and names the old line. It exits 1 when any finding remains after the
 spec's allow_breaking entries, 0 otherwise, and 3 when OLD cannot be read.
 
 OLD is a spec file, or git:REF[:path] to read it with git show; the path
@@ -79,6 +81,9 @@ defaults to the --spec file's path in its repository.`, stderr)
 	}
 	report := gen.Breaking(oldSpec.Spec(), newSpec.Spec(), only...)
 	for _, f := range report.Findings {
+		if strings.HasPrefix(against, "git:") {
+			f = openable(f, oldName)
+		}
 		r.finding(diagnostic{Pos: f.Pos, Type: f.Rule, Msg: f.Msg, Element: f.Path, Categories: f.Categories, text: f.String()}, stdout)
 	}
 	allowed := ""
@@ -145,4 +150,16 @@ func git(dir string, args ...string) (string, error) {
 		return "", fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(errOut.String()))
 	}
 	return out.String(), nil
+}
+
+// openable moves a finding about something deleted from the old spec read
+// from git (REF:path, which no editor opens) to the place in the new spec
+// that held it, naming the old line in the message.
+func openable(f gen.Finding, oldName string) gen.Finding {
+	if f.Pos.File != oldName || f.Near.File == "" {
+		return f
+	}
+	f.Msg += fmt.Sprintf(" (deleted from %s line %d)", oldName, f.Pos.Line)
+	f.Pos = f.Near
+	return f
 }
