@@ -263,29 +263,29 @@ func (sf *specFlags) parseSpecs(r *reporter) ([]*gen.Resolved, bool) {
 
 // render reads the specs and runs them through the targets. Problems are
 // printed to stderr; the tree is nil when anything failed.
-func (sf *specFlags) render(r *reporter, outs outputs) *gen.Tree {
+func (sf *specFlags) render(r *reporter, outs outputs) (tree *gen.Tree, nspecs int) {
 	targets, roots := outs.targets()
 	if err := gen.CheckRoots(roots); err != nil {
 		r.failf(exitUsage, "jobgen: %v", err)
-		return nil
+		return nil, 0
 	}
 	specs, ok := sf.parseSpecs(r)
 	if !ok {
-		return nil
+		return nil, 0
 	}
 	tree, err := gen.Render(targets, specs)
 	if err != nil {
 		r.err(err)
-		return nil
+		return nil, 0
 	}
-	return tree
+	return tree, len(specs)
 }
 
 // write brings each output's root in line with the specs, printing what it
 // changed and a summary.
 func (sf *specFlags) write(stdout, stderr io.Writer, targets outputs) int {
 	r := newReporter(sf.format, stdout, stderr)
-	tree := sf.render(r, targets)
+	tree, nspecs := sf.render(r, targets)
 	if tree == nil {
 		return r.code
 	}
@@ -306,7 +306,7 @@ func (sf *specFlags) write(stdout, stderr io.Writer, targets outputs) int {
 			fmt.Fprintf(stdout, "wrote %s\n", c.Name())
 		}
 	}
-	fmt.Fprintf(stdout, "jobgen: %d files from %s, %d changed\n", total, plural(len(sf.specsOrDefault()), "spec"), len(changes))
+	fmt.Fprintf(stdout, "jobgen: %s from %s, %d changed\n", plural(total, "file"), plural(nspecs, "spec"), len(changes))
 	return exitOK
 }
 
@@ -383,7 +383,7 @@ func cmdVerify(args []string, stdout, stderr io.Writer) int {
 	}
 	targets := sf.outputs(docs, schema)
 	r := newReporter(sf.format, stdout, stderr)
-	tree := sf.render(r, targets)
+	tree, _ := sf.render(r, targets)
 	if tree == nil {
 		return r.code
 	}

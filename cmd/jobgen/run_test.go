@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime/debug"
 	"strings"
 	"testing"
@@ -715,4 +716,86 @@ records:
 	if code != exitFindings || stdout != want {
 		t.Errorf("exit %d\nstdout:\n%s\nwant:\n%s\nstderr: %s", code, stdout, want, stderr)
 	}
+}
+
+// TestSummaryCountsFilesAndSpecs (issue 17, item 6): the summary counts the
+// spec files read, not the --spec patterns, and says "1 file".
+func TestSummaryCountsFilesAndSpecs(t *testing.T) {
+	root := twoSpecs(t)
+	t.Chdir(root)
+	code, stdout, stderr := jobgen(t, "generate")
+	if code != exitOK || !strings.Contains(stdout, "jobgen: 6 files from 2 specs, 6 changed\n") {
+		t.Errorf("generate of two specs through one pattern: exit %d\n%s%s", code, stdout, stderr)
+	}
+	code, stdout, stderr = jobgen(t, "schema", "--spec", "spec/alpha.yaml")
+	if code != exitOK || !strings.Contains(stdout, "jobgen: 1 file from 1 spec, 1 changed\n") {
+		t.Errorf("schema of one spec: exit %d\n%s%s", code, stdout, stderr)
+	}
+}
+
+// TestUpcasterWithSourcesMatchingNothingIsOneProblem (issue 17, item 6): a
+// package.sources pattern that matches nothing is reported there, and the
+// upcaster is not also said to be missing because "the spec lists none".
+func TestUpcasterWithSourcesMatchingNothingIsOneProblem(t *testing.T) {
+	spec, _ := workspace(t, `jobgen: 1
+package:
+  name: demo
+  sources: [upcast/*.go]
+ids:
+  TaskID: {kind: uuid}
+facts:
+  task/opened:
+    versions:
+      v1:
+        upcast: upcastTaskOpenedV1
+        fields:
+          id: TaskID
+      v2:
+        fields:
+          id: {type: TaskID, since: v1}
+          note: {type: string, optional: true}
+`)
+	code, _, stderr := jobgen(t, "check", "--spec", spec)
+	if want := spec + ":4:13: package.sources: upcast/*.go matches no file\n"; code != exitFindings || stderr != want {
+		t.Errorf("exit %d, stderr:\n%s\nwant:\n%s", code, stderr, want)
+	}
+}
+
+// TestGeneratedCodeSpeaksTheSpecsVocabulary (issue 17, item 6): nothing the
+// generator writes on its own speaks of jobs; only the spec's own docs may.
+func TestGeneratedCodeSpeaksTheSpecsVocabulary(t *testing.T) {
+	vocabulary := strings.Replace(factSpec, "  TaskID: {kind: uuid}\n", "  TaskID: {kind: uuid}\n  OwnerID: {kind: string}\n", 1) + `enums:
+  Color:
+    values: {red: {}, blue: {}}
+records:
+  Item:
+    fields:
+      c: Color
+      owner: {type: OwnerID, optional: true}
+unions:
+  Event:
+    discriminator: kind
+    variants:
+      Moved:
+        tag: moved
+        fields:
+          to: string
+`
+	spec, out := workspace(t, vocabulary)
+	if code, stdout, stderr := jobgen(t, "generate", "--spec", spec, "--out", out, "--docs", filepath.Join(filepath.Dir(out), "docs"), "--schema", filepath.Join(filepath.Dir(out), "schema")); code != exitOK {
+		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	job := regexp.MustCompile(`(?i)\bjobs?\b`)
+	filepath.WalkDir(filepath.Dir(out), func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || strings.HasSuffix(p, ".yaml") {
+			return err
+		}
+		data, _ := os.ReadFile(p)
+		for i, line := range strings.Split(string(data), "\n") {
+			if job.MatchString(line) {
+				t.Errorf("%s:%d speaks of jobs: %s", p, i+1, line)
+			}
+		}
+		return nil
+	})
 }
