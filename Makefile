@@ -11,9 +11,7 @@ FUZZTIME ?= 60s
 # Runs per benchmark behind each scoreboard figure (the median is printed).
 SCOREBOARD_COUNT ?= 3
 
-# Where the Markdown reference and JSON Schema of the specs are committed.
-DOCS_OUT ?= docs/reference
-SCHEMA_OUT ?= schema
+# The specs and where their Go, reference and schema go are in jobgen.yaml.
 # The released spec that breaking compares with; see spec/README.md, "Releasing".
 BASELINE ?= spec/baseline/jobs.yaml
 
@@ -27,11 +25,11 @@ demo-web: ## serve the live jobs page for a demo session on 127.0.0.1:8080 (ADDR
 demo-subagents: ## see continuable subagents: a child reports, the process restarts, a follow-up resumes it cold
 	$(GO) run ./examples/subagents
 
-generate: ## regenerate generated/, the reference and the schema from spec/*.yaml
-	$(GO) run ./cmd/jobgen generate --docs $(DOCS_OUT) --schema $(SCHEMA_OUT)
+generate: ## regenerate generated/, the reference and the schema from the specs jobgen.yaml lists
+	$(GO) run ./cmd/jobgen generate
 
 verify: ## fail when generated/, the reference or the schema is not what the specs yield
-	$(GO) run ./cmd/jobgen verify --docs $(DOCS_OUT) --schema $(SCHEMA_OUT)
+	$(GO) run ./cmd/jobgen verify
 
 check: ## validate the specs only
 	$(GO) run ./cmd/jobgen check

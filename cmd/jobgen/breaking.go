@@ -46,6 +46,9 @@ defaults to the --spec file's path in its repository.`, stderr)
 		return exitUsage
 	}
 	r := newReporter(sf.format, stdout, stderr)
+	if !sf.withConfig(fs, r) {
+		return r.code
+	}
 	names, ok := sf.files(r)
 	if !ok {
 		return r.code

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -87,8 +88,73 @@ func cmdHelp(args []string, stdout, stderr io.Writer) int {
 	return run(append(slices.Clone(args), "--help"), stdout, stderr)
 }
 
+// withConfig reads the config file — --config, else, when no --spec is
+// given, the jobgen.yaml found upward — and takes from it the specs and each
+// output whose flag is unset. A --spec without --config means the flags say
+// everything: the file's outputs belong to its specs. It returns false when
+// the file is bad.
+func (sf *specFlags) withConfig(flags *flag.FlagSet, r *reporter, outs ...configOutput) bool {
+	set := map[string]bool{}
+	flags.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	name := sf.config
+	if name == "" && set["spec"] {
+		return true
+	}
+	if name == "" {
+		found, err := findConfig(".")
+		if err != nil {
+			r.failf(exitFailure, "jobgen: looking for %s: %v", configName, err)
+			return false
+		}
+		name = found
+	}
+	if name == "" {
+		return true
+	}
+	cfg, err := loadConfig(name)
+	if err != nil {
+		code := exitUsage
+		if errors.Is(err, fs.ErrNotExist) {
+			code = exitFailure
+		}
+		r.failf(code, "jobgen: %v", err)
+		return false
+	}
+	if !set["spec"] {
+		for _, p := range cfg.Specs {
+			sf.specs = append(sf.specs, cfg.path(p))
+		}
+	}
+	for _, o := range outs {
+		if v := o.from(cfg); !set[o.flag] && v != "" {
+			*o.dst = cfg.path(v)
+		}
+	}
+	return true
+}
+
+// A configOutput is a flag a config's outputs: entry can set.
+type configOutput struct {
+	flag string
+	dst  *string
+	from func(*config) string
+}
+
+func goFromConfig(dst *string) configOutput {
+	return configOutput{"out", dst, func(c *config) string { return c.Outputs.Go }}
+}
+
+func docsFromConfig(flag string, dst *string) configOutput {
+	return configOutput{flag, dst, func(c *config) string { return c.Outputs.Docs }}
+}
+
+func schemaFromConfig(flag string, dst *string) configOutput {
+	return configOutput{flag, dst, func(c *config) string { return c.Outputs.Schema }}
+}
+
 // specFlags are the flags every spec-reading command shares.
 type specFlags struct {
+	config  string // --config; "" means the jobgen.yaml found upward, if any
 	format  errorFormat
 	specs   []string
 	out     string
@@ -133,6 +199,7 @@ func (sf *specFlags) register(fs *flag.FlagSet, withOut bool) {
 		return nil
 	})
 	registerErrorFormat(fs, &sf.format)
+	fs.StringVar(&sf.config, "config", "", "read the specs, and the outputs flags leave unset, from this file (default without --spec: "+configName+" in the working directory or a parent, up to the module root)")
 	if withOut {
 		fs.StringVar(&sf.out, "out", "generated", "output root; each spec's package goes in a directory named after it")
 	}
@@ -273,6 +340,14 @@ func (sf *specFlags) render(r *reporter, outs outputs) (tree *gen.Tree, nspecs i
 	if !ok {
 		return nil, 0
 	}
+	for _, o := range outs {
+		if _, isGo := o.Backend.(gen.GoBackend); isGo {
+			if err := checkPackagePaths(specs, o.Root); err != nil {
+				r.err(err)
+				return nil, 0
+			}
+		}
+	}
 	tree, err := gen.Render(targets, specs)
 	if err != nil {
 		r.err(err)
@@ -320,6 +395,10 @@ func cmdGenerate(args []string, stdout, stderr io.Writer) int {
 	if code, stop := parse(fs, args, stdout); stop {
 		return code
 	}
+	r := newReporter(sf.format, stdout, stderr)
+	if !sf.withConfig(fs, r, goFromConfig(&sf.out), docsFromConfig("docs", &docs), schemaFromConfig("schema", &schema)) {
+		return r.code
+	}
 	return sf.write(stdout, stderr, sf.outputs(docs, schema))
 }
 
@@ -343,6 +422,9 @@ func cmdSchema(args []string, stdout, stderr io.Writer) int {
 	if code, stop := parse(fs, args, stdout); stop {
 		return code
 	}
+	if r := newReporter(sf.format, stdout, stderr); !sf.withConfig(fs, r, schemaFromConfig("out", &sf.out)) {
+		return r.code
+	}
 	return sf.write(stdout, stderr, outputs{schemaOutput("out", sf.out)})
 }
 
@@ -353,6 +435,9 @@ func cmdDocs(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&sf.out, "out", "docs/reference", "output root")
 	if code, stop := parse(fs, args, stdout); stop {
 		return code
+	}
+	if r := newReporter(sf.format, stdout, stderr); !sf.withConfig(fs, r, docsFromConfig("out", &sf.out)) {
+		return r.code
 	}
 	return sf.write(stdout, stderr, outputs{docsOutput("out", sf.out)})
 }
@@ -381,8 +466,11 @@ func cmdVerify(args []string, stdout, stderr io.Writer) int {
 	if code, stop := parse(fs, args, stdout); stop {
 		return code
 	}
-	targets := sf.outputs(docs, schema)
 	r := newReporter(sf.format, stdout, stderr)
+	if !sf.withConfig(fs, r, goFromConfig(&sf.out), docsFromConfig("docs", &docs), schemaFromConfig("schema", &schema)) {
+		return r.code
+	}
+	targets := sf.outputs(docs, schema)
 	tree, _ := sf.render(r, targets)
 	if tree == nil {
 		return r.code
@@ -425,6 +513,9 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	r := newReporter(sf.format, stdout, stderr)
+	if !sf.withConfig(fs, r) {
+		return r.code
+	}
 	specs, ok := sf.parseSpecs(r)
 	for _, spec := range specs {
 		for _, b := range gen.Backends() {

@@ -799,3 +799,96 @@ unions:
 		return nil
 	})
 }
+
+// downstream is a module example.com/down with jobgen.yaml listing
+// jobs/demo.yaml and writing Go under internal/gen; pkgPath is the spec's
+// package.path.
+func downstream(t *testing.T, pkgPath string) (root string) {
+	t.Helper()
+	root = t.TempDir()
+	files := map[string]string{
+		"go.mod":           "module example.com/down\n\ngo 1.25\n",
+		"jobgen.yaml":      "version: 1\nspecs: [jobs/*.yaml]\noutputs:\n  go: internal/gen\n  schema: schema\n",
+		"jobs/demo.yaml":   strings.Replace(validSpec, "  name: demo\n", "  name: demo\n  path: "+pkgPath+"\n", 1),
+		"cmd/tool/main.go": "package main\n\nfunc main() {}\n",
+	}
+	for name, text := range files {
+		p := filepath.Join(root, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
+}
+
+// TestConfigFileIsFoundUpward (issue 17, item 4): in a module with a
+// jobgen.yaml, generate and verify with no flags, run from any directory of
+// the module, do what the file lists.
+func TestConfigFileIsFoundUpward(t *testing.T) {
+	root := downstream(t, "example.com/down/internal/gen/demo")
+	t.Chdir(filepath.Join(root, "cmd", "tool"))
+	code, stdout, stderr := jobgen(t, "generate")
+	if code != exitOK || !strings.Contains(stdout, "wrote "+filepath.Join("..", "..", "internal", "gen", "demo", "enums.gen.go")) ||
+		!strings.Contains(stdout, "4 files from 1 spec") {
+		t.Fatalf("generate from a subdirectory: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(root, "schema", "demo.schema.json")); err != nil {
+		t.Errorf("the schema output jobgen.yaml lists was not written: %v", err)
+	}
+	t.Chdir(root)
+	if code, stdout, stderr := jobgen(t, "verify"); code != exitOK || !strings.Contains(stdout, "4 generated files up to date") {
+		t.Errorf("verify at the root: exit %d\n%s%s", code, stdout, stderr)
+	}
+	// A flag still wins over the file.
+	if code, stdout, stderr := jobgen(t, "generate", "--out", "elsewhere"); code != exitFindings || !strings.Contains(stderr, "package.path is example.com/down/internal/gen/demo, but the package is written to "+filepath.Join("elsewhere", "demo")+", whose import path is example.com/down/elsewhere/demo") {
+		t.Errorf("generate --out elsewhere: exit %d\n%s%s", code, stdout, stderr)
+	}
+}
+
+// TestPackagePathMustBeWhereTheOutputLands (issue 17, item 4): a package.path
+// that is not the import path of the directory written is an error naming
+// both, before anything is written.
+func TestPackagePathMustBeWhereTheOutputLands(t *testing.T) {
+	root := downstream(t, "example.com/down/gen/demo")
+	t.Chdir(root)
+	code, stdout, stderr := jobgen(t, "generate")
+	want := filepath.Join("jobs", "demo.yaml") + ":3:9: package.path is example.com/down/gen/demo, but the package is written to " +
+		filepath.Join("internal", "gen", "demo") + ", whose import path is example.com/down/internal/gen/demo; set package.path: example.com/down/internal/gen/demo, or write the package where its path says\n"
+	if code != exitFindings || stderr != want || stdout != "" {
+		t.Errorf("exit %d\nstdout %q\nstderr:\n%s\nwant:\n%s", code, stdout, stderr, want)
+	}
+	if _, err := os.Stat(filepath.Join(root, "internal")); !os.IsNotExist(err) {
+		t.Error("generate wrote files despite the mismatch")
+	}
+}
+
+func TestBadConfigFileIsAUsageError(t *testing.T) {
+	root := downstream(t, "example.com/down/internal/gen/demo")
+	t.Chdir(root)
+	for _, tc := range []struct{ text, want string }{
+		{"version: 1\nspecs: [jobs/*.yaml]\noutput:\n  go: x\n", "jobgen.yaml: line 3: key output not found"},
+		{"version: 2\nspecs: [jobs/*.yaml]\n", "jobgen.yaml: version: want 1"},
+		{"version: 1\n", "jobgen.yaml: specs: list the spec files"},
+	} {
+		os.WriteFile("jobgen.yaml", []byte(tc.text), 0o644)
+		if code, _, stderr := jobgen(t, "check"); code != exitUsage || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%q: exit %d, %q; want %q", tc.text, code, stderr, tc.want)
+		}
+	}
+	if code, _, stderr := jobgen(t, "check", "--config", "missing.yaml"); code != exitFailure || !strings.Contains(stderr, "missing.yaml") {
+		t.Errorf("--config missing.yaml: exit %d, %q", code, stderr)
+	}
+}
+
+// TestRootConfigDoesWhatMakeGenerateDid: jobgen.yaml at the repository root
+// lists exactly the outputs TestRepositoryIsUpToDate names by flag.
+func TestRootConfigDoesWhatMakeGenerateDid(t *testing.T) {
+	_, explicit, _ := jobgen(t, "verify", "--spec", "../../spec/*.yaml", "--out", "../../generated",
+		"--docs", "../../docs/reference", "--schema", "../../schema")
+	t.Chdir("../..")
+	code, stdout, stderr := jobgen(t, "verify")
+	if code != exitOK || stdout != explicit {
+		t.Errorf("verify with no flags at the root: exit %d\n%s%s\nwant %s", code, stdout, stderr, explicit)
+	}
+}
