@@ -85,3 +85,11 @@ pg-down: ## stop the throwaway PostgreSQL and delete its directory
 
 pg-test: ## journal/pgstore's tests against the server pg-up started
 	@eval "$$(.ci/pg.sh env)"; JOBGEN_TEST_POSTGRES="$$JOBGEN_TEST_POSTGRES" $(GO) test ./journal/pgstore/... -v -count 1
+
+# staticcheck, installed into GOPATH/bin at this version when it is missing.
+STATICCHECK_VERSION ?= v0.8.2
+STATICCHECK ?= $(shell $(GO) env GOPATH)/bin/staticcheck
+.PHONY: staticcheck
+staticcheck: ## staticcheck ./... (installs honnef.co/go/tools/cmd/staticcheck $(STATICCHECK_VERSION) when missing)
+	@test -x "$(STATICCHECK)" || $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+	$(STATICCHECK) ./...
