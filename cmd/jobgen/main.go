@@ -17,6 +17,9 @@
 // with --docs and --schema, its Markdown reference and JSON Schema), only
 // when every spec is valid; verify regenerates in memory and prints a unified
 // diff of every stale, missing or orphaned file; check only validates.
+// Without --spec, the specs and outputs come from the jobgen.yaml found in
+// the working directory or a parent, up to the module root.
+//
 // breaking compares a spec with an older one (a file, or git:REF[:path]) and
 // prints each change that breaks history, the wire or the Go API as
 // file:line:col: RULE_ID: path: message. Spec errors are printed one per line

@@ -20,7 +20,7 @@ import (
 const (
 	exitOK       = 0
 	exitFindings = 1 // invalid spec, breaking finding, stale or conflicting generated file, damaged journal
-	exitUsage    = 2 // bad command line: unknown command or flag, missing --against, a --spec matching nothing
+	exitUsage    = 2 // bad command line or jobgen.yaml: unknown command or flag, missing --against, a --spec matching nothing
 	exitFailure  = 3 // could not read or write a file, git failed, internal error
 )
 
@@ -30,7 +30,7 @@ const exitText = `Exit status:
 	1  findings: invalid specs, breaking changes, stale or conflicting
 	   generated files, a damaged journal
 	2  usage: an unknown command or flag, a missing argument, a --spec
-	   that matches no file
+	   that matches no file, a bad jobgen.yaml
 	3  failure: a file that cannot be read or written (a missing --against
 	   file too), git failing, an internal error
 `

@@ -32,6 +32,13 @@ Commands:
 	version    print jobgen's version and the commit and Go that built it
 	help       print a command's help: jobgen help generate
 
+Without --spec, the specs and outputs come from jobgen.yaml in the working
+directory or a parent (up to the module root), if there is one:
+
+	version: 1
+	specs: [spec/*.yaml]
+	outputs: {go: generated, docs: docs/reference, schema: schema}
+
 Run "jobgen help <command>" or "jobgen <command> --help" for a command's flags.
 
 ` + exitText
@@ -194,7 +201,7 @@ func parse(fs *flag.FlagSet, args []string, stdout io.Writer) (int, bool) {
 }
 
 func (sf *specFlags) register(fs *flag.FlagSet, withOut bool) {
-	fs.Func("spec", "spec file or glob; repeat for several (default spec/*.yaml)", func(s string) error {
+	fs.Func("spec", "spec file or glob; repeat for several (default: the specs jobgen.yaml lists, else spec/*.yaml)", func(s string) error {
 		sf.specs = append(sf.specs, s)
 		return nil
 	})
