@@ -4,11 +4,11 @@
 //
 // The pipeline has three steps:
 //
-//   - Load turns YAML into a Spec, the model, with a Pos for every node;
-//     Validate checks it and returns a Resolved, the only input backends
-//     accept. Parse and ParseFS do both and also read the Go sources the
-//     spec lists (upcasters). Every problem is reported at once, as an
-//     ErrorList sorted by position.
+//   - A spec is read into a Spec, the model, with a Pos for every node, and
+//     validated into a Resolved, the only input backends accept; the Go
+//     sources the spec lists (upcasters) are read beside it. Every problem is
+//     reported at once, as an ErrorList sorted by position. Generate and
+//     GenerateFS run the whole pipeline for the Go backend.
 //   - A Backend turns a Resolved into Files: GoBackend the Go package,
 //     DocsBackend the Markdown reference, SchemaBackend the JSON Schema.
 //     Render runs specs through Targets (a backend and its output root) into

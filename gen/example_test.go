@@ -9,11 +9,11 @@ import (
 	"github.com/jobgen/jobgen/gen"
 )
 
-// A small spec is loaded and validated, then run through the Go backend in
-// memory: the files jobgen generate would write, and a part of one. ParseFS
-// reads the spec's sources (it has none) from a file system; Parse reads them
+// A small spec is read, validated and emitted as the Go package jobgen
+// generate would write, in memory. GenerateFS reads the spec's sources (it
+// has none) from a file system rooted at its directory; Generate reads them
 // from the spec file's directory.
-func Example() {
+func ExampleGenerateFS() {
 	spec := []byte(`jobgen: 1
 package:
   name: shop
@@ -24,20 +24,15 @@ enums:
       open: {}
       shipped: {}
 `)
-	r, err := gen.ParseFS(fstest.MapFS{}, "spec/shop.yaml", spec)
+	files, err := gen.GenerateFS(fstest.MapFS{}, "spec/shop.yaml", spec)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	tree, err := gen.Render([]gen.Target{{Backend: gen.GoBackend{}, Root: "generated"}}, []*gen.Resolved{r})
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	for _, f := range tree.Files(0) {
+	for _, f := range files {
 		fmt.Println(f.Path)
 		if strings.HasSuffix(f.Path, "enums.gen.go") {
-			for _, line := range strings.Split(string(f.Content), "\n") {
+			for line := range strings.Lines(string(f.Content)) {
 				if strings.Contains(line, "OrderState = ") {
 					fmt.Println("\t" + strings.TrimSpace(line))
 				}
@@ -45,8 +40,8 @@ enums:
 		}
 	}
 	// Output:
-	// shop/codec.gen.go
 	// shop/doc.gen.go
+	// shop/codec.gen.go
 	// shop/enums.gen.go
 	// 	OrderStateOpen    OrderState = "open"
 	// 	OrderStateShipped OrderState = "shipped"
@@ -54,8 +49,8 @@ enums:
 
 // Validation reports every problem at once, each at its position, as an
 // ErrorList; jobgen check prints one per line.
-func ExampleParseFS_errors() {
-	_, err := gen.ParseFS(fstest.MapFS{}, "spec/shop.yaml", []byte(`jobgen: 1
+func ExampleGenerateFS_errors() {
+	_, err := gen.GenerateFS(fstest.MapFS{}, "spec/shop.yaml", []byte(`jobgen: 1
 package:
   name: shop
 records:
