@@ -97,7 +97,7 @@ defaults to the --spec file's path in its repository.`, stderr)
 		fmt.Fprintf(stderr, "jobgen: %s against %s%s\n", plural(len(report.Findings), "breaking finding"), against, allowed)
 		return exitFindings
 	}
-	fmt.Fprintf(stdout, "jobgen: no breaking changes against %s%s\n", against, allowed)
+	fmt.Fprintf(r.info(), "jobgen: no breaking changes against %s%s\n", against, allowed)
 	return exitOK
 }
 

@@ -94,6 +94,16 @@ func (r *reporter) raise(code int) {
 	}
 }
 
+// info is where a command's progress and summary lines go: stdout, except
+// under --error-format=json, whose stdout holds nothing but findings, one
+// JSON object a line, for jq.
+func (r *reporter) info() io.Writer {
+	if r.format == formatJSON {
+		return r.stderr
+	}
+	return r.stdout
+}
+
 // finding prints d, in the text format to textOut, and records a finding.
 func (r *reporter) finding(d diagnostic, textOut io.Writer) {
 	r.raise(exitFindings)

@@ -383,12 +383,12 @@ func (sf *specFlags) write(stdout, stderr io.Writer, targets outputs) int {
 	for _, c := range changes {
 		switch c.Kind {
 		case gen.Orphan:
-			fmt.Fprintf(stdout, "removed %s (%s)\n", c.Name(), c.Note)
+			fmt.Fprintf(r.info(), "removed %s (%s)\n", c.Name(), c.Note)
 		default:
-			fmt.Fprintf(stdout, "wrote %s\n", c.Name())
+			fmt.Fprintf(r.info(), "wrote %s\n", c.Name())
 		}
 	}
-	fmt.Fprintf(stdout, "jobgen: %s from %s, %d changed\n", plural(total, "file"), plural(nspecs, "spec"), len(changes))
+	fmt.Fprintf(r.info(), "jobgen: %s from %s, %d changed\n", plural(total, "file"), plural(nspecs, "spec"), len(changes))
 	return exitOK
 }
 
@@ -505,7 +505,7 @@ func cmdVerify(args []string, stdout, stderr io.Writer) int {
 		names = append(names, fmt.Sprintf("%s (%s)", c.Name(), what))
 	}
 	if len(names) == 0 {
-		fmt.Fprintf(stdout, "jobgen: %s up to date\n", plural(total, "generated file"))
+		fmt.Fprintf(r.info(), "jobgen: %s up to date\n", plural(total, "generated file"))
 		return exitOK
 	}
 	fmt.Fprintf(stderr, "jobgen: generated files are out of date:\n\t%s\nrun jobgen generate to update them\n", strings.Join(names, "\n\t"))
@@ -535,6 +535,6 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return r.code
 	}
-	fmt.Fprintln(stdout, "jobgen: specs are valid")
+	fmt.Fprintln(r.info(), "jobgen: specs are valid")
 	return exitOK
 }

@@ -892,3 +892,20 @@ func TestRootConfigDoesWhatMakeGenerateDid(t *testing.T) {
 		t.Errorf("verify with no flags at the root: exit %d\n%s%s\nwant %s", code, stdout, stderr, explicit)
 	}
 }
+
+// TestJSONStdoutHoldsOnlyFindings: under --error-format=json, stdout is a
+// stream of JSON objects jq can read; progress and summaries go to stderr.
+func TestJSONStdoutHoldsOnlyFindings(t *testing.T) {
+	spec, out := workspace(t, factSpec)
+	for _, args := range [][]string{
+		{"generate", "--spec", spec, "--out", out},
+		{"verify", "--spec", spec, "--out", out},
+		{"check", "--spec", spec},
+		{"breaking", "--spec", spec, "--against", spec},
+	} {
+		code, stdout, stderr := jobgen(t, append(args, "--error-format=json")...)
+		if code != exitOK || stdout != "" || !strings.Contains(stderr, "jobgen: ") {
+			t.Errorf("jobgen %v: exit %d, stdout %q, stderr %q", args, code, stdout, stderr)
+		}
+	}
+}
