@@ -313,7 +313,10 @@ func TestBreakingUsage(t *testing.T) {
 // defaulting to the new spec's own path in the repository.
 func TestBreakingAgainstGit(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("no git")
+		if os.Getenv("CI") == "true" {
+			t.Fatal("git is not installed; breaking --against git:REF cannot be tested")
+		}
+		t.Skip("no git in PATH; install git to test breaking --against git:REF")
 	}
 	spec, _ := workspace(t, factSpec)
 	repo := filepath.Dir(filepath.Dir(spec))
