@@ -11,11 +11,7 @@ FUZZTIME ?= 60s
 # Runs per benchmark behind each scoreboard figure (the median is printed).
 SCOREBOARD_COUNT ?= 3
 
-# Where the Markdown reference and JSON Schema of the specs are committed.
-DOCS_OUT ?= docs/reference
-SCHEMA_OUT ?= schema
-# Where the TypeScript modules of the specs are committed; see tools/ts/README.md.
-TS_OUT ?= generated/ts
+# The specs and where their Go, TypeScript, reference and schema go are in jobgen.yaml.
 # The released spec that breaking compares with; see spec/README.md, "Releasing".
 BASELINE ?= spec/baseline/jobs.yaml
 
@@ -29,12 +25,12 @@ demo-web: ## serve the live jobs page for a demo session on 127.0.0.1:8080 (ADDR
 demo-subagents: ## see continuable subagents: a child reports, the process restarts, a follow-up resumes it cold
 	$(GO) run ./examples/subagents
 
-generate: ## regenerate generated/ (Go and TypeScript), the reference, the schema and the live page's decoders from spec/*.yaml
-	$(GO) run ./cmd/jobgen generate --docs $(DOCS_OUT) --schema $(SCHEMA_OUT) --ts $(TS_OUT)
+generate: ## regenerate generated/ (Go and TypeScript), the reference, the schema and the live page's decoders from the specs jobgen.yaml lists
+	$(GO) run ./cmd/jobgen generate
 	@if [ -x $(TSC) ]; then tools/ts/page.sh build; else echo "make generate: skipped jobhttp/static/jobs.js (run make ts-deps to compile the page's decoders)"; fi
 
-verify: ## fail when generated/ (Go and TypeScript), the reference or the schema is not what the specs yield
-	$(GO) run ./cmd/jobgen verify --docs $(DOCS_OUT) --schema $(SCHEMA_OUT) --ts $(TS_OUT)
+verify: ## fail when generated/ (Go and TypeScript), the reference, the schema or the page's decoders are not what the specs yield
+	$(GO) run ./cmd/jobgen verify
 	tools/ts/page.sh check
 
 check: ## validate the specs only
@@ -107,3 +103,11 @@ demo-pg: ## two processes sharing one job history in PostgreSQL (starts the thro
 
 pg-test: ## journal/pgstore's tests against the server pg-up started
 	@eval "$$(.ci/pg.sh env)"; JOBGEN_TEST_POSTGRES="$$JOBGEN_TEST_POSTGRES" $(GO) test ./journal/pgstore/... -v -count 1
+
+# staticcheck, installed into GOPATH/bin at this version when it is missing.
+STATICCHECK_VERSION ?= v0.8.2
+STATICCHECK ?= $(shell $(GO) env GOPATH)/bin/staticcheck
+.PHONY: staticcheck
+staticcheck: ## staticcheck ./... (installs honnef.co/go/tools/cmd/staticcheck $(STATICCHECK_VERSION) when missing)
+	@test -x "$(STATICCHECK)" || $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+	$(STATICCHECK) ./...

@@ -18,7 +18,9 @@ import (
 //     ids they reach. A reader built from the new spec must read what a writer
 //     built from the old one sends, and fields must not change meaning under
 //     the peers that still use the old one.
-//   - goapi: the generated Go API — faces, and exported types that vanish.
+//   - goapi: the generated Go API — faces, exported types that vanish, and
+//     the fields, field types and enum constants Go callers name. Every
+//     record and enum counts here, reached by a fact or union or not.
 //
 // Deploy order matters for the wire: the rules assume readers are upgraded
 // before writers, the order in which adding an optional field, an enum value
@@ -52,6 +54,7 @@ const (
 	RuleReservedNameDeleted     = "RESERVED_NAME_DELETED"
 	RuleReservedNameReused      = "RESERVED_NAME_REUSED"
 	RuleFieldDeleted            = "FIELD_DELETED"
+	RuleFieldRenamed            = "FIELD_RENAMED"
 	RuleFieldJSONNameChanged    = "FIELD_JSON_NAME_CHANGED"
 	RuleFieldTypeChanged        = "FIELD_TYPE_CHANGED"
 	RuleFieldMadeRequired       = "FIELD_MADE_REQUIRED"
@@ -73,18 +76,19 @@ func Rules() []Rule {
 	return []Rule{
 		{RuleFactDeleted, "durable", "a fact was deleted; its history no longer decodes"},
 		{RuleFactVersionDeleted, "durable", "a live fact version was deleted instead of marked retired: true"},
-		{RuleFieldDeletedNotReserved, "durable", "a fact field was deleted without listing its name under the fact's reserved:"},
+		{RuleFieldDeletedNotReserved, "durable, goapi", "a fact field was deleted without listing its name under the fact's reserved:"},
 		{RuleReservedNameDeleted, "durable", "a name was removed from a fact's reserved: list, so it could come back with another meaning"},
 		{RuleReservedNameReused, "durable", "a field uses a name (spec or JSON) the fact had reserved"},
-		{RuleFieldDeleted, "durable, wire", "a field of a record or variant was deleted"},
+		{RuleFieldDeleted, "goapi; durable, wire when reached", "a field of a record or variant was deleted (or a reserved fact field: its Go field is gone)"},
+		{RuleFieldRenamed, "goapi", "a field's Go name changed (its spec key, with the JSON name kept): code naming the old field no longer compiles"},
 		{RuleFieldJSONNameChanged, "durable, wire", "a field's JSON name changed"},
-		{RuleFieldTypeChanged, "durable, wire", "a field's type changed in a way old JSON does not decode into (widening int32 → int64, T → *T, an enum or id → string are fine)"},
+		{RuleFieldTypeChanged, "goapi; durable, wire when old JSON does not decode", "a field's type changed: any change breaks Go code using the field; durable and wire only when old JSON does not decode into the new type (widening int32 → int64, T → *T, an enum or id → string are fine there)"},
 		{RuleFieldMadeRequired, "durable, wire", "an optional field became required (lists and maps excepted: they are never missing)"},
 		{RuleFieldMadeTerminal, "durable, wire", "a field became terminal: true, so a value that is not a terminal state no longer decodes"},
 		{RuleRequiredFieldAdded, "durable, wire", "a required field was added to an existing record, variant or fact version"},
-		{RuleEnumValueDeleted, "durable, wire", "an enum value was deleted or renamed"},
+		{RuleEnumValueDeleted, "goapi; durable, wire when reached", "an enum value was deleted or renamed, and its Go constant with it"},
 		{RuleIDKindChanged, "goapi; durable, wire for string → uuid", "an id changed kind; old string ids need not parse as UUIDs"},
-		{RuleVariantDeleted, "wire", "a union variant was deleted"},
+		{RuleVariantDeleted, "wire, goapi", "a union variant was deleted"},
 		{RuleDiscriminatorChanged, "wire", "a union's discriminator field, or a variant's tag, changed"},
 		{RuleVariantFieldMoved, "wire", "a field left a variant for another variant of the union"},
 		{RuleFaceMethodRemoved, "goapi", "a face lost a method (directly or through embeds)"},
@@ -99,6 +103,7 @@ type Finding struct {
 	Rule       string
 	Path       string // where in the spec, as allow_breaking names it: "facts.job/settled.versions.v1.fields.at"
 	Pos        Pos    // in the new spec, or in the old one for something deleted
+	Near       Pos    // for something deleted, the declaration in the new spec that held it (zero if none)
 	Msg        string
 	Categories []Category // empty only for ALLOWANCE_UNUSED, which is always reported
 }
@@ -287,10 +292,19 @@ func (c *comparer) reachOf(name string) []Category {
 }
 
 func (c *comparer) add(rule, path string, pos Pos, cats []Category, format string, args ...any) {
+	c.addNear(rule, path, pos, Pos{}, cats, format, args...)
+}
+
+// addNear adds a finding about something deleted, at pos in the old spec,
+// with near the place in the new spec that held it.
+func (c *comparer) addNear(rule, path string, pos, near Pos, cats []Category, format string, args ...any) {
+	if len(cats) == 0 {
+		return // a change no category cares about: JSON rules on a type nothing sends
+	}
 	order := Categories()
 	cats = slices.Clone(cats)
 	slices.SortFunc(cats, func(a, b Category) int { return cmp.Compare(slices.Index(order, a), slices.Index(order, b)) })
-	c.found = append(c.found, Finding{Rule: rule, Path: path, Pos: pos, Msg: fmt.Sprintf(format, args...), Categories: cats})
+	c.found = append(c.found, Finding{Rule: rule, Path: path, Pos: pos, Near: near, Msg: fmt.Sprintf(format, args...), Categories: cats})
 }
 
 func (c *comparer) facts() {
@@ -299,7 +313,7 @@ func (c *comparer) facts() {
 		path := "facts." + of.Name
 		nf := c.new.facts[of.Name]
 		if nf == nil {
-			c.add(RuleFactDeleted, path, of.Pos, durable, "fact %s was deleted; its history would no longer decode (retire its versions instead)", of.Name)
+			c.addNear(RuleFactDeleted, path, of.Pos, c.new.spec.Package.Pos, durable, "fact %s was deleted; its history would no longer decode (retire its versions instead)", of.Name)
 			continue
 		}
 		reserved := map[string]bool{}
@@ -308,7 +322,7 @@ func (c *comparer) facts() {
 		}
 		for _, r := range of.Reserved {
 			if !reserved[r.Name] {
-				c.add(RuleReservedNameDeleted, path+".reserved."+r.Name, nf.Pos, durable, "%s is no longer reserved, so a field could reuse it with another meaning", r.Name)
+				c.add(RuleReservedNameDeleted, path+".reserved."+r.Name, nf.Pos, durable, "%s is no longer reserved, so a field could reuse it with another meaning; list it under reserved: again", r.Name)
 			}
 		}
 		oldLive := map[int]bool{}
@@ -323,7 +337,7 @@ func (c *comparer) facts() {
 				for _, r := range of.Reserved {
 					if fd.Name == r.Name || fd.JSON == r.Name {
 						c.add(RuleReservedNameReused, fmt.Sprintf("%s.versions.v%d.fields.%s", path, nv.Number, fd.Name), fd.Pos, durable,
-							"%s was reserved (at %s); history may carry it with its old meaning", r.Name, r.Pos)
+							"%s was reserved (at %s); history may carry it with its old meaning; give the field another name and json: name", r.Name, r.Pos)
 					}
 				}
 			}
@@ -341,12 +355,12 @@ func (c *comparer) facts() {
 			}
 			switch {
 			case nv == nil:
-				c.add(RuleFactVersionDeleted, vpath, ov.Pos, durable, "version %d of %s was deleted; mark it retired: true to stop decoding its history on purpose", ov.Number, of.Name)
+				c.addNear(RuleFactVersionDeleted, vpath, ov.Pos, nf.Pos, durable, "version %d of %s was deleted; mark it retired: true to stop decoding its history on purpose", ov.Number, of.Name)
 				continue
 			case nv.Retired:
 				continue
 			}
-			c.fields(placed(ov.Fields, vpath+".fields"), placed(nv.Fields, vpath+".fields"), durable, func(f *Field) bool {
+			c.fields(placed(ov.Fields, vpath+".fields"), placed(nv.Fields, vpath+".fields"), nv.Pos, durable, func(f *Field) bool {
 				return reserved[f.Name] || reserved[f.JSON]
 			}, nil)
 		}
@@ -367,10 +381,13 @@ func placed(fields []*Field, path string) []placedField {
 	return out
 }
 
-// fields compares one shape's wire fields, old against new. For a fact
-// version, isReserved says whether a deleted field's name is reserved; for a
-// variant, moved finds a deleted field in another variant of the union.
-func (c *comparer) fields(old, new []placedField, cats []Category, isReserved func(*Field) bool, moved func(*Field) (string, *Field)) {
+// fields compares one shape's wire fields, old against new; near is the
+// shape in the new spec, and cats the categories its JSON matters to (none
+// for a record nothing sends, whose Go fields still matter to goapi). For a
+// fact version, isReserved says whether a deleted field's name is reserved;
+// for a variant, moved finds a deleted field in another variant of the union.
+func (c *comparer) fields(old, new []placedField, near Pos, cats []Category, isReserved func(*Field) bool, moved func(*Field) (string, *Field)) {
+	goapi := append(slices.Clone(cats), GoAPI)
 	matched := map[*Field]bool{}
 	find := func(of *Field) *Field {
 		for _, nf := range new {
@@ -387,22 +404,28 @@ func (c *comparer) fields(old, new []placedField, cats []Category, isReserved fu
 	}
 	for _, of := range old {
 		if !of.Wire() {
+			c.goOnlyField(of, new, near)
 			continue
 		}
 		nf := find(of.Field)
 		if nf == nil {
 			switch {
 			case isReserved != nil && isReserved(of.Field):
+				c.addNear(RuleFieldDeleted, of.path, of.Pos, near, []Category{GoAPI}, "field %s was deleted (its name stays reserved); Go code naming %s no longer compiles; keep it, or accept the break in allow_breaking", of.Name, of.GoName)
 			case isReserved != nil:
-				c.add(RuleFieldDeletedNotReserved, of.path, of.Pos, cats, "field %s was deleted; list %s under the fact's reserved: so it never comes back with another meaning", of.Name, of.Name)
+				c.addNear(RuleFieldDeletedNotReserved, of.path, of.Pos, near, goapi, "field %s was deleted; list %s under the fact's reserved: so it never comes back with another meaning", of.Name, of.Name)
 			default:
 				if moved != nil {
 					if where, to := moved(of.Field); to != nil {
-						c.add(RuleVariantFieldMoved, of.path, to.Pos, cats, "field %s moved to %s; readers of this variant no longer get it", of.JSON, where)
+						c.add(RuleVariantFieldMoved, of.path, to.Pos, goapi, "field %s moved to %s; readers of this variant no longer get it; move it to the union's common: fields, or keep it here too", of.JSON, where)
 						continue
 					}
 				}
-				c.add(RuleFieldDeleted, of.path, of.Pos, cats, "field %s was deleted; old history and peers carry it, and readers that require it break", of.JSON)
+				why := "Go code naming " + of.GoName + " no longer compiles"
+				if len(cats) > 0 {
+					why = "old history and peers carry it, readers that require it break, and " + why
+				}
+				c.addNear(RuleFieldDeleted, of.path, of.Pos, near, goapi, "field %s was deleted; %s; keep it (optional: true, and stop setting it)", of.Name, why)
 			}
 			continue
 		}
@@ -413,17 +436,23 @@ func (c *comparer) fields(old, new []placedField, cats []Category, isReserved fu
 				path = p.path
 			}
 		}
-		if nf.JSON != of.JSON {
-			c.add(RuleFieldJSONNameChanged, path, nf.Pos, cats, "JSON name changed from %s to %s", of.JSON, nf.JSON)
+		if nf.GoName != of.GoName {
+			c.add(RuleFieldRenamed, path, nf.Pos, []Category{GoAPI}, "field %s was renamed %s; Go code naming %s no longer compiles; keep the name %s", of.Name, nf.Name, of.GoName, of.Name)
 		}
-		if !c.compatible(of.Type, nf.Type) {
-			c.add(RuleFieldTypeChanged, path, nf.Type.Pos, cats, "type changed from %s to %s; JSON written as %s does not decode into it", of.Type, nf.Type, of.Type)
+		if nf.JSON != of.JSON {
+			c.add(RuleFieldJSONNameChanged, path, nf.Pos, cats, "JSON name changed from %s to %s; set json: %s to keep the wire name", of.JSON, nf.JSON, of.JSON)
+		}
+		switch {
+		case !c.compatible(of.Type, nf.Type):
+			c.add(RuleFieldTypeChanged, path, nf.Type.Pos, goapi, "type changed from %s to %s; JSON written as %s does not decode into it, and Go code using the field no longer compiles; keep %s and add a field of the new type", of.Type, nf.Type, of.Type, of.Type)
+		case of.Type.String() != nf.Type.String() && !c.renamedIn(of.Type):
+			c.add(RuleFieldTypeChanged, path, nf.Type.Pos, []Category{GoAPI}, "type changed from %s to %s; old JSON still decodes, but Go code using the field as %s no longer compiles; keep %s, or accept the break in allow_breaking", of.Type, nf.Type, of.Type, of.Type)
 		}
 		if of.Optional && !nf.Optional && !nf.Type.Collection() {
-			c.add(RuleFieldMadeRequired, path, nf.Pos, cats, "field %s became required; JSON written without it no longer decodes", nf.JSON)
+			c.add(RuleFieldMadeRequired, path, nf.Pos, cats, "field %s became required; JSON written without it no longer decodes; keep it optional: true", nf.JSON)
 		}
 		if nf.Terminal && !of.Terminal {
-			c.add(RuleFieldMadeTerminal, path, nf.TerminalPos, cats, "field %s became terminal: true; JSON written with a state that is not terminal no longer decodes", nf.JSON)
+			c.add(RuleFieldMadeTerminal, path, nf.TerminalPos, cats, "field %s became terminal: true; JSON written with a state that is not terminal no longer decodes; drop terminal: true", nf.JSON)
 		}
 	}
 	for _, nf := range new {
@@ -436,6 +465,33 @@ func (c *comparer) fields(old, new []placedField, cats []Category, isReserved fu
 		}
 		c.add(RuleRequiredFieldAdded, nf.path, nf.Pos, cats, "required field %s was added; JSON written without it no longer decodes (%s)", nf.JSON, fix)
 	}
+}
+
+// goOnlyField compares a field that never travels (a func, a channel, a
+// face): only Go callers see it, so only goapi findings apply.
+func (c *comparer) goOnlyField(of placedField, new []placedField, near Pos) {
+	goapi := []Category{GoAPI}
+	i := slices.IndexFunc(new, func(nf placedField) bool { return nf.Name == of.Name })
+	if i < 0 {
+		c.addNear(RuleFieldDeleted, of.path, of.Pos, near, goapi, "field %s was deleted; Go code naming %s no longer compiles; keep it", of.Name, of.GoName)
+		return
+	}
+	if nf := new[i]; of.Type.String() != nf.Type.String() && !c.renamedIn(of.Type) {
+		c.add(RuleFieldTypeChanged, nf.path, nf.Type.Pos, goapi, "type changed from %s to %s; Go code using the field no longer compiles; keep %s", of.Type, nf.Type, of.Type)
+	}
+}
+
+// renamedIn reports whether t names a declaration the new spec no longer
+// has: TYPE_DELETED reports that once, not at every field using it.
+func (c *comparer) renamedIn(t *Type) bool {
+	gone := false
+	t.walk(func(u *Type) {
+		if u.Kind == TypeNamed && c.new.ids[u.Name] == nil && c.new.enums[u.Name] == nil && c.new.records[u.Name] == nil &&
+			c.new.unions[u.Name] == nil && c.new.variants[u.Name] == nil && c.new.faces[u.Name] == nil {
+			gone = true
+		}
+	})
+	return gone
 }
 
 // compatible reports whether JSON written for type o decodes into type n.
@@ -554,9 +610,9 @@ func (c *comparer) types() {
 	for _, d := range kinds(c.old) {
 		switch kind, ok := have[d.name]; {
 		case !ok:
-			c.add(RuleTypeDeleted, d.path, d.pos, append([]Category{GoAPI}, c.reachOf(d.name)...), "%s %s was deleted or renamed", d.kind, d.name)
+			c.addNear(RuleTypeDeleted, d.path, d.pos, c.new.spec.Package.Pos, append([]Category{GoAPI}, c.reachOf(d.name)...), "%s %s was deleted or renamed; Go code naming it no longer compiles; keep it under its old name", d.kind, d.name)
 		case kind != d.kind:
-			c.add(RuleTypeDeleted, d.path, d.pos, append([]Category{GoAPI}, c.reachOf(d.name)...), "%s %s is now a %s", d.kind, d.name, kind)
+			c.add(RuleTypeDeleted, d.path, d.pos, append([]Category{GoAPI}, c.reachOf(d.name)...), "%s %s is now a %s; keep it a %s and give the %s another name", d.kind, d.name, kind, d.kind, kind)
 		}
 	}
 	for _, oi := range sortedBy(c.old.spec.IDs, func(d *ID) string { return d.Name }) {
@@ -570,7 +626,7 @@ func (c *comparer) types() {
 			cats = append(cats, c.reachOf(oi.Name)...)
 			why = "values written as free-form strings need not parse as UUIDs"
 		}
-		c.add(RuleIDKindChanged, "ids."+oi.Name, ni.Pos, cats, "kind changed from %s to %s; %s", oi.Kind, ni.Kind, why)
+		c.add(RuleIDKindChanged, "ids."+oi.Name, ni.Pos, cats, "kind changed from %s to %s; %s; keep kind: %s and declare a new id", oi.Kind, ni.Kind, why, oi.Kind)
 	}
 }
 
@@ -578,24 +634,28 @@ func (c *comparer) records() {
 	for _, or := range sortedBy(c.old.spec.Records, func(d *Record) string { return d.Name }) {
 		cats := c.reachOf(or.Name)
 		nr := c.new.records[or.Name]
-		if len(cats) == 0 || nr == nil {
-			continue
+		if nr == nil {
+			continue // TYPE_DELETED
 		}
 		path := "records." + or.Name + ".fields"
-		c.fields(placed(or.Fields, path), placed(nr.Fields, path), cats, nil, nil)
+		c.fields(placed(or.Fields, path), placed(nr.Fields, path), nr.Pos, cats, nil, nil)
 	}
 }
 
 func (c *comparer) enums() {
 	for _, oe := range sortedBy(c.old.spec.Enums, func(d *Enum) string { return d.Name }) {
-		cats := c.reachOf(oe.Name)
+		cats := append(c.reachOf(oe.Name), GoAPI)
 		ne := c.new.enums[oe.Name]
-		if len(cats) == 0 || ne == nil {
-			continue
+		if ne == nil {
+			continue // TYPE_DELETED
 		}
 		for _, v := range oe.Values {
 			if !slices.ContainsFunc(ne.Values, func(w *EnumValue) bool { return w.Value == v.Value }) {
-				c.add(RuleEnumValueDeleted, "enums."+oe.Name+".values."+v.Value, v.Pos, cats, "value %s was deleted or renamed; JSON holding it no longer decodes", v.Value)
+				why := "Go code naming " + v.GoName + " no longer compiles"
+				if len(cats) > 1 {
+					why = "JSON holding it no longer decodes, and " + why
+				}
+				c.addNear(RuleEnumValueDeleted, "enums."+oe.Name+".values."+v.Value, v.Pos, ne.Pos, cats, "value %s was deleted or renamed; %s; keep the value (say in its doc that it is no longer used)", v.Value, why)
 			}
 		}
 	}
@@ -615,7 +675,7 @@ func (c *comparer) unions() {
 			}
 		}
 		if nu.Discriminator != ou.Discriminator {
-			c.add(RuleDiscriminatorChanged, path+".discriminator", nu.DiscPos, cats, "discriminator changed from %s to %s; readers look for the variant in the old field", ou.Discriminator, nu.Discriminator)
+			c.add(RuleDiscriminatorChanged, path+".discriminator", nu.DiscPos, cats, "discriminator changed from %s to %s; readers look for the variant in the old field; keep discriminator: %s", ou.Discriminator, nu.Discriminator, ou.Discriminator)
 		}
 		for _, ov := range ou.Variants {
 			vpath := path + ".variants." + ov.Name
@@ -632,13 +692,13 @@ func (c *comparer) unions() {
 					}
 				}
 				if nv == nil {
-					c.add(RuleVariantDeleted, vpath, ov.Pos, cats, "variant %s (%s %s) was deleted; its messages no longer decode", ov.Name, ou.Discriminator, ov.Tag.Text())
+					c.addNear(RuleVariantDeleted, vpath, ov.Pos, nu.Pos, append(slices.Clone(cats), GoAPI), "variant %s (%s %s) was deleted; its messages no longer decode; keep the variant", ov.Name, ou.Discriminator, ov.Tag.Text())
 					continue
 				}
-				c.add(RuleTypeDeleted, vpath, nv.Pos, []Category{GoAPI}, "variant %s was renamed %s", ov.Name, nv.Name)
+				c.add(RuleTypeDeleted, vpath, nv.Pos, []Category{GoAPI}, "variant %s was renamed %s; Go code naming %s no longer compiles; keep the name %s", ov.Name, nv.Name, ov.Name, ov.Name)
 			}
 			if nv.Tag.Kind != ov.Tag.Kind || nv.Tag.Text() != ov.Tag.Text() {
-				c.add(RuleDiscriminatorChanged, vpath+".tag", nv.Tag.Pos, cats, "tag changed from %s to %s; messages written with the old tag no longer decode as %s", ov.Tag.Text(), nv.Tag.Text(), nv.Name)
+				c.add(RuleDiscriminatorChanged, vpath+".tag", nv.Tag.Pos, cats, "tag changed from %s to %s; messages written with the old tag no longer decode as %s; keep tag: %s", ov.Tag.Text(), nv.Tag.Text(), nv.Name, ov.Tag.Text())
 			}
 			oldFields := append(placed(ou.Common, path+".common"), placed(ov.Fields, vpath+".fields")...)
 			newFields := append(placed(nu.Common, path+".common"), placed(nv.Fields, path+".variants."+nv.Name+".fields")...)
@@ -652,7 +712,7 @@ func (c *comparer) unions() {
 				}
 				return "", nil
 			}
-			c.fields(oldFields, newFields, cats, nil, moved)
+			c.fields(oldFields, newFields, nv.Pos, cats, nil, moved)
 		}
 	}
 }
@@ -704,9 +764,9 @@ func (c *comparer) faces() {
 			path := "faces." + of.Name + ".methods." + name
 			switch {
 			case nm == nil:
-				c.add(RuleFaceMethodRemoved, path, nf.Pos, goapi, "method %s was removed; callers of %s.%s no longer compile", name, of.Name, name)
+				c.add(RuleFaceMethodRemoved, path, nf.Pos, goapi, "method %s was removed; callers of %s.%s no longer compile; keep it, or accept the break in allow_breaking", name, of.Name, name)
 			case signature(om.Type) != signature(nm.Type):
-				c.add(RuleFaceMethodChanged, path, nm.Type.Pos, goapi, "method %s changed from %s to %s", name, signature(om.Type), signature(nm.Type))
+				c.add(RuleFaceMethodChanged, path, nm.Type.Pos, goapi, "method %s changed from %s to %s; keep the old method and add one with the new signature under another name", name, signature(om.Type), signature(nm.Type))
 			}
 		}
 	}

@@ -216,29 +216,33 @@ func (t *Tree) checkClaims(specs []*Resolved) error {
 	}
 	files := map[string]claim{}
 	dirs := map[string]claim{}
-	var problems, pairs []string
+	var problems ErrorList
+	var pairs []string
 	for _, f := range t.files {
 		root := t.targets[f.target].Root
 		key := root + "\x00" + f.Path
 		if first, dup := files[key]; dup && first.spec != f.spec && !slices.Contains(pairs, first.spec+"\x00"+f.spec) {
 			pairs = append(pairs, first.spec+"\x00"+f.spec)
-			problems = append(problems, fmt.Sprintf("%s and %s both generate %s; give them different package names", t.specFile(specs, first.spec), t.specFile(specs, f.spec), filepath.Join(root, filepath.FromSlash(f.Path))))
+			problems.Add(t.packagePos(specs, f.spec), "%s and %s both generate %s; give them different package names", t.specFile(specs, first.spec), t.specFile(specs, f.spec), filepath.Join(root, filepath.FromSlash(f.Path)))
 		}
 		files[key] = claim{f.target, f.spec}
 		dir := root + "\x00" + path.Dir(f.Path)
 		if first, dup := dirs[dir]; dup && t.targets[first.target].Backend.Name() != t.targets[f.target].Backend.Name() {
-			problems = append(problems, fmt.Sprintf("%s (from %s) and %s (from %s) would both write into %s; rename one package",
+			problems.Add(t.packagePos(specs, f.spec), "%s (from %s) and %s (from %s) would both write into %s; rename one package",
 				t.targets[first.target].Backend.Name(), t.specFile(specs, first.spec), t.targets[f.target].Backend.Name(), t.specFile(specs, f.spec),
-				filepath.Join(root, filepath.FromSlash(path.Dir(f.Path)))))
+				filepath.Join(root, filepath.FromSlash(path.Dir(f.Path))))
 		} else if !dup {
 			dirs[dir] = claim{f.target, f.spec}
 		}
 	}
-	problems = slices.Compact(problems)
-	if len(problems) > 0 {
-		return errors.New(strings.Join(problems, "\n"))
-	}
-	return nil
+	problems.RemoveMultiples()
+	return problems.Err()
+}
+
+// packagePos is where the spec at abs names its package, where a clash of
+// two specs' outputs is reported.
+func (t *Tree) packagePos(specs []*Resolved, abs string) Pos {
+	return specs[slices.Index(t.specs, abs)].Spec().Package.Pos
 }
 
 func (t *Tree) specFile(specs []*Resolved, abs string) string {

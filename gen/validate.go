@@ -782,8 +782,12 @@ func (v *validator) upcast(f *Fact, fv *FactVersion, vwhat string) {
 	if !v.spec.sourcesRead {
 		return // comparing specs, not generating: the sources are not at hand
 	}
-	if len(v.spec.Sources) == 0 {
-		v.add(u.Pos, "%s.upcast: %s must be declared in a file of package.sources, and the spec lists none", vwhat, u.Name)
+	switch {
+	case len(v.spec.Sources) > 0:
+	case len(v.spec.Package.Sources) > 0:
+		return // its patterns matched no .go file, reported at package.sources
+	default:
+		v.add(u.Pos, "%s.upcast: %s must be declared in a Go file listed under package.sources, and the spec has no package.sources", vwhat, u.Name)
 		return
 	}
 	fn, src := findFunc(v.spec.Sources, u.Name)

@@ -19,8 +19,10 @@ func cmdBreaking(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("breaking", `Breaking compares the spec with an older one and prints each change that
 breaks history (durable), the wire (wire) or the generated Go API (goapi), one
 per line as file:line:col: RULE_ID: path: message [categories]. A deletion
-points into the old spec. It exits 1 when any finding remains after the
-spec's allow_breaking entries, 0 otherwise.
+points into the old spec when OLD is a file; against git:REF, whose old spec
+no editor can open, it points at the declaration in the new spec that held
+what was deleted, and names the old line. It exits 1 when any finding remains after the
+spec's allow_breaking entries, 0 otherwise, and 3 when OLD cannot be read.
 
 OLD is a spec file, or git:REF[:path] to read it with git show; the path
 defaults to the --spec file's path in its repository.`, stderr)
@@ -42,9 +44,13 @@ defaults to the --spec file's path in its repository.`, stderr)
 		fs.Usage()
 		return exitUsage
 	}
-	names, ok := sf.files(stderr)
+	r := newReporter(sf.format, stdout, stderr)
+	if !sf.withConfig(fs, r) {
+		return r.code
+	}
+	names, ok := sf.files(r)
 	if !ok {
-		return exitFail
+		return r.code
 	}
 	if len(names) != 1 {
 		fmt.Fprintf(stderr, "jobgen breaking: compares one spec at a time, and %s matches %d; name one with --spec\n", strings.Join(sf.specsOrDefault(), " "), len(names))
@@ -53,13 +59,15 @@ defaults to the --spec file's path in its repository.`, stderr)
 	newName := names[0]
 	newData, err := sf.readSpec(newName)
 	if err != nil {
-		fmt.Fprintf(stderr, "jobgen: %v\n", err)
-		return exitFail
+		r.err(err)
+		return r.code
 	}
 	oldName, oldData, err := readAgainst(against, newName, sf.readSpec)
 	if err != nil {
-		fmt.Fprintf(stderr, "jobgen breaking: %v\n", err)
-		return exitFail
+		// The older spec could not be read at all: not a finding, since
+		// nothing was compared.
+		r.failf(exitFailure, "jobgen breaking: %v", err)
+		return r.code
 	}
 	// Both specs are compared as models; their sources (upcaster bodies)
 	// play no part, and the old spec's may not even be at hand.
@@ -68,14 +76,17 @@ defaults to the --spec file's path in its repository.`, stderr)
 	if oldErr != nil || newErr != nil {
 		for _, err := range []error{oldErr, newErr} {
 			if err != nil {
-				printErr(stderr, err)
+				r.err(err)
 			}
 		}
-		return exitFail
+		return r.code
 	}
 	report := gen.Breaking(oldSpec.Spec(), newSpec.Spec(), only...)
 	for _, f := range report.Findings {
-		fmt.Fprintln(stdout, f)
+		if strings.HasPrefix(against, "git:") {
+			f = openable(f, oldName)
+		}
+		r.finding(diagnostic{Pos: f.Pos, Type: f.Rule, Msg: f.Msg, Element: f.Path, Categories: f.Categories, text: f.String()}, stdout)
 	}
 	allowed := ""
 	if n := len(report.Allowed); n > 0 {
@@ -83,9 +94,9 @@ defaults to the --spec file's path in its repository.`, stderr)
 	}
 	if len(report.Findings) > 0 {
 		fmt.Fprintf(stderr, "jobgen: %s against %s%s\n", plural(len(report.Findings), "breaking finding"), against, allowed)
-		return exitFail
+		return exitFindings
 	}
-	fmt.Fprintf(stdout, "jobgen: no breaking changes against %s%s\n", against, allowed)
+	fmt.Fprintf(r.info(), "jobgen: no breaking changes against %s%s\n", against, allowed)
 	return exitOK
 }
 
@@ -142,4 +153,16 @@ func git(dir string, args ...string) (string, error) {
 		return "", fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(errOut.String()))
 	}
 	return out.String(), nil
+}
+
+// openable moves a finding about something deleted from the old spec read
+// from git (REF:path, which no editor opens) to the place in the new spec
+// that held it, naming the old line in the message.
+func openable(f gen.Finding, oldName string) gen.Finding {
+	if f.Pos.File != oldName || f.Near.File == "" {
+		return f
+	}
+	f.Msg += fmt.Sprintf(" (deleted from %s line %d)", oldName, f.Pos.Line)
+	f.Pos = f.Near
+	return f
 }

@@ -22,7 +22,7 @@ Commands:
 	cat        print every record as a JSON line, {"pos":P,"stream":"S","seq":N,"fact":{…}}
 	intervals  print each job's execution interval (--json for JSON lines)
 	check      verify every record; exit 0 when intact, 1 with the offset
-	           of the first bad record
+	           of the first bad record, 3 when the file cannot be read
 	repair     --truncate-at OFFSET: cut the file at OFFSET, the offset check
 	           named, once you decided the records from there on may go
 `
@@ -84,8 +84,9 @@ func cmdJournal(args []string, stdout, stderr io.Writer) int {
 	}
 	if isPostgres(path) {
 		if err := pgJournal(context.Background(), name, path, asJSON, stdout); err != nil {
-			fmt.Fprintf(stderr, "jobgen: %v\n", err)
-			return exitFail
+			r := newReporter(formatText, stdout, stderr)
+			r.err(err)
+			return r.code
 		}
 		return exitOK
 	}
@@ -117,8 +118,9 @@ func cmdJournal(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "jobgen: %v\n", err)
-		return exitFail
+		r := newReporter(formatText, stdout, stderr)
+		r.err(err)
+		return r.code
 	}
 	return exitOK
 }

@@ -119,7 +119,7 @@ func TestJournalCommandsReadAPostgresJournal(t *testing.T) {
 	q := u.Query()
 	q.Set("schema", "t_cli_absent")
 	u.RawQuery = q.Encode()
-	if code, _, stderr := jobgen(t, "journal", "check", u.String()); code != exitFail || !strings.Contains(stderr, "no journal") {
+	if code, _, stderr := jobgen(t, "journal", "check", u.String()); code != exitFindings || !strings.Contains(stderr, "no journal") {
 		t.Fatalf("check of a missing schema: exit %d: %s", code, stderr)
 	}
 }

@@ -106,7 +106,7 @@ func TestJournalCheck(t *testing.T) {
 	data[i] ^= 0x20
 	os.WriteFile(path, data, 0o644)
 	code, _, stderr := jobgen(t, "journal", "check", path)
-	if code != exitFail || !strings.Contains(stderr, "offset "+strconv.Itoa(offset)) {
+	if code != exitFindings || !strings.Contains(stderr, "offset "+strconv.Itoa(offset)) {
 		t.Errorf("check of a damaged journal: exit %d, stderr %q; want the offset %d", code, stderr, offset)
 	}
 }
@@ -119,15 +119,20 @@ func TestJournalUsageAndBadFiles(t *testing.T) {
 	}
 	notJournal := filepath.Join(t.TempDir(), "notes.txt")
 	os.WriteFile(notJournal, []byte("hello\n"), 0o644)
-	for _, tc := range []struct{ path, want string }{
-		{notJournal, "not a jobgen journal"},
-		{filepath.Join(t.TempDir(), "missing"), "no such file"},
-		{t.TempDir(), "is a directory"},
+	// A file that is not a journal is a finding about it; one that cannot
+	// be read at all is a failure to check anything.
+	for _, tc := range []struct {
+		path, want string
+		code       int
+	}{
+		{notJournal, "not a jobgen journal", exitFindings},
+		{filepath.Join(t.TempDir(), "missing"), "no such file", exitFailure},
+		{t.TempDir(), "is a directory", exitFailure},
 	} {
 		for _, sub := range []string{"cat", "intervals", "check"} {
 			code, _, stderr := jobgen(t, "journal", sub, tc.path)
-			if code != exitFail || !strings.Contains(stderr, tc.want) {
-				t.Errorf("journal %s %s: exit %d, stderr %q; want %q", sub, tc.path, code, stderr, tc.want)
+			if code != tc.code || !strings.Contains(stderr, tc.want) {
+				t.Errorf("journal %s %s: exit %d, stderr %q; want %d and %q", sub, tc.path, code, stderr, tc.code, tc.want)
 			}
 		}
 	}
@@ -163,13 +168,13 @@ func TestJournalRepairTruncateAt(t *testing.T) {
 	offset := len(lines[0]) + len(lines[1]) + len(lines[2])
 	data[offset+len(lines[3])-3] ^= 0x01 // inside the last record's fact: whole, bad checksum
 	os.WriteFile(path, data, 0o644)
-	if code, _, stderr := jobgen(t, "journal", "check", path); code != exitFail || !strings.Contains(stderr, "offset "+strconv.Itoa(offset)) {
+	if code, _, stderr := jobgen(t, "journal", "check", path); code != exitFindings || !strings.Contains(stderr, "offset "+strconv.Itoa(offset)) {
 		t.Fatalf("check of a bad last record: exit %d, %q", code, stderr)
 	}
 	if code, _, _ := jobgen(t, "journal", "repair", path); code != exitUsage {
 		t.Errorf("repair without --truncate-at: exit %d, want %d", code, exitUsage)
 	}
-	if code, _, stderr := jobgen(t, "journal", "repair", "--truncate-at", strconv.Itoa(offset+1), path); code != exitFail {
+	if code, _, stderr := jobgen(t, "journal", "repair", "--truncate-at", strconv.Itoa(offset+1), path); code != exitFindings {
 		t.Errorf("repair inside a record: exit %d, %q; want a refusal", code, stderr)
 	}
 	code, stdout, stderr := jobgen(t, "journal", "repair", "--truncate-at", strconv.Itoa(offset), path)

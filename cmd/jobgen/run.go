@@ -5,19 +5,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/jobgen/jobgen/gen"
-)
-
-// Exit statuses.
-const (
-	exitOK    = 0
-	exitFail  = 1 // invalid spec, stale tree, failed operation
-	exitUsage = 2
 )
 
 const usage = `jobgen generates Go types from a job vocabulary spec.
@@ -35,9 +29,19 @@ Commands:
 	schema     write a JSON Schema of each spec's wire types
 	docs       write a Markdown reference of each spec
 	journal    read a journal of lifecycle facts: cat, intervals, check
+	version    print jobgen's version and the commit and Go that built it
+	help       print a command's help: jobgen help generate
 
-Run "jobgen <command> --help" for a command's flags.
-`
+Without --spec, the specs and outputs come from jobgen.yaml in the working
+directory or a parent (up to the module root), if there is one:
+
+	version: 1
+	specs: [spec/*.yaml]
+	outputs: {go: generated, docs: docs/reference, schema: schema}
+
+Run "jobgen help <command>" or "jobgen <command> --help" for a command's flags.
+
+` + exitText
 
 // run is the whole command, apart from the process: it reads args, writes to
 // stdout and stderr, and returns the exit status.
@@ -47,9 +51,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	switch args[0] {
-	case "-h", "-help", "--help", "help":
+	case "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return exitOK
+	case "help":
+		return cmdHelp(args[1:], stdout, stderr)
+	case "version":
+		return cmdVersion(args[1:], stdout, stderr)
 	case "generate":
 		return cmdGenerate(args[1:], stdout, stderr)
 	case "verify":
@@ -69,8 +77,96 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return exitUsage
 }
 
+// commands are the commands "jobgen help CMD" knows.
+var commands = []string{"generate", "verify", "check", "breaking", "schema", "docs", "journal", "version", "help"}
+
+// cmdHelp prints the help of the command named, as CMD --help does, or the
+// top-level usage.
+func cmdHelp(args []string, stdout, stderr io.Writer) int {
+	switch {
+	case len(args) == 0, args[0] == "help":
+		fmt.Fprint(stdout, usage)
+		return exitOK
+	case !slices.Contains(commands, args[0]):
+		fmt.Fprintf(stderr, "jobgen help: unknown command %q\n\n%s", args[0], usage)
+		return exitUsage
+	}
+	// jobgen help journal cat is jobgen journal cat --help.
+	return run(append(slices.Clone(args), "--help"), stdout, stderr)
+}
+
+// withConfig reads the config file — --config, else, when no --spec is
+// given, the jobgen.yaml found upward — and takes from it the specs and each
+// output whose flag is unset. A --spec without --config means the flags say
+// everything: the file's outputs belong to its specs. It returns false when
+// the file is bad.
+func (sf *specFlags) withConfig(flags *flag.FlagSet, r *reporter, outs ...configOutput) bool {
+	set := map[string]bool{}
+	flags.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	name := sf.config
+	if name == "" && set["spec"] {
+		return true
+	}
+	if name == "" {
+		found, err := findConfig(".")
+		if err != nil {
+			r.failf(exitFailure, "jobgen: looking for %s: %v", configName, err)
+			return false
+		}
+		name = found
+	}
+	if name == "" {
+		return true
+	}
+	cfg, err := loadConfig(name)
+	if err != nil {
+		code := exitUsage
+		if errors.Is(err, fs.ErrNotExist) {
+			code = exitFailure
+		}
+		r.failf(code, "jobgen: %v", err)
+		return false
+	}
+	if !set["spec"] {
+		for _, p := range cfg.Specs {
+			sf.specs = append(sf.specs, cfg.path(p))
+		}
+	}
+	for _, o := range outs {
+		if v := o.from(cfg); !set[o.flag] && v != "" {
+			*o.dst = cfg.path(v)
+		}
+	}
+	return true
+}
+
+// A configOutput is a flag a config's outputs: entry can set.
+type configOutput struct {
+	flag string
+	dst  *string
+	from func(*config) string
+}
+
+func goFromConfig(dst *string) configOutput {
+	return configOutput{"out", dst, func(c *config) string { return c.Outputs.Go }}
+}
+
+func docsFromConfig(flag string, dst *string) configOutput {
+	return configOutput{flag, dst, func(c *config) string { return c.Outputs.Docs }}
+}
+
+func schemaFromConfig(flag string, dst *string) configOutput {
+	return configOutput{flag, dst, func(c *config) string { return c.Outputs.Schema }}
+}
+
+func tsFromConfig(flag string, dst *string) configOutput {
+	return configOutput{flag, dst, func(c *config) string { return c.Outputs.TS }}
+}
+
 // specFlags are the flags every spec-reading command shares.
 type specFlags struct {
+	config  string // --config; "" means the jobgen.yaml found upward, if any
+	format  errorFormat
 	specs   []string
 	out     string
 	maxSize int64 // bytes; 0 means gen.DefaultMaxSpecSize
@@ -109,10 +205,12 @@ func parse(fs *flag.FlagSet, args []string, stdout io.Writer) (int, bool) {
 }
 
 func (sf *specFlags) register(fs *flag.FlagSet, withOut bool) {
-	fs.Func("spec", "spec file or glob; repeat for several (default spec/*.yaml)", func(s string) error {
+	fs.Func("spec", "spec file or glob; repeat for several (default: the specs jobgen.yaml lists, else spec/*.yaml)", func(s string) error {
 		sf.specs = append(sf.specs, s)
 		return nil
 	})
+	registerErrorFormat(fs, &sf.format)
+	fs.StringVar(&sf.config, "config", "", "read the specs, and the outputs flags leave unset, from this file (default without --spec: "+configName+" in the working directory or a parent, up to the module root)")
 	if withOut {
 		fs.StringVar(&sf.out, "out", "generated", "output root; each spec's package goes in a directory named after it")
 	}
@@ -158,16 +256,16 @@ func sizeText(n int64) string {
 // files expands the --spec patterns. The default, spec/*.yaml, is not
 // recursive, so spec/baseline/ (the released spec breaking compares with)
 // is never generated from.
-func (sf *specFlags) files(stderr io.Writer) ([]string, bool) {
+func (sf *specFlags) files(r *reporter) ([]string, bool) {
 	var names []string
 	for _, p := range sf.specsOrDefault() {
 		matches, err := filepath.Glob(p)
 		if err != nil {
-			fmt.Fprintf(stderr, "jobgen: bad --spec pattern %q: %v\n", p, err)
+			r.failf(exitUsage, "jobgen: bad --spec pattern %q: %v", p, err)
 			return nil, false
 		}
 		if len(matches) == 0 {
-			fmt.Fprintf(stderr, "jobgen: no spec matches %s\n", p)
+			r.failf(exitUsage, "jobgen: no spec matches %s", p)
 			return nil, false
 		}
 		for _, m := range matches {
@@ -239,8 +337,8 @@ func (o outputs) targets() (targets []gen.Target, roots []string) {
 
 // parseSpecs reads and validates every spec. Spec errors are printed to
 // stderr; the second result is false when anything failed.
-func (sf *specFlags) parseSpecs(stderr io.Writer) ([]*gen.Resolved, bool) {
-	names, ok := sf.files(stderr)
+func (sf *specFlags) parseSpecs(r *reporter) ([]*gen.Resolved, bool) {
+	names, ok := sf.files(r)
 	if !ok {
 		return nil, false
 	}
@@ -248,13 +346,13 @@ func (sf *specFlags) parseSpecs(stderr io.Writer) ([]*gen.Resolved, bool) {
 	for _, name := range names {
 		data, err := sf.readSpec(name)
 		if err != nil {
-			fmt.Fprintf(stderr, "jobgen: %v\n", err)
+			r.err(err)
 			ok = false
 			continue
 		}
 		spec, err := gen.Parse(name, data)
 		if err != nil {
-			printErr(stderr, err)
+			r.err(err)
 			ok = false
 			continue
 		}
@@ -265,35 +363,44 @@ func (sf *specFlags) parseSpecs(stderr io.Writer) ([]*gen.Resolved, bool) {
 
 // render reads the specs and runs them through the targets. Problems are
 // printed to stderr; the tree is nil when anything failed.
-func (sf *specFlags) render(stderr io.Writer, outs outputs) *gen.Tree {
+func (sf *specFlags) render(r *reporter, outs outputs) (tree *gen.Tree, nspecs int) {
 	targets, roots := outs.targets()
 	if err := gen.CheckRoots(roots); err != nil {
-		fmt.Fprintf(stderr, "jobgen: %v\n", err)
-		return nil
+		r.failf(exitUsage, "jobgen: %v", err)
+		return nil, 0
 	}
-	specs, ok := sf.parseSpecs(stderr)
+	specs, ok := sf.parseSpecs(r)
 	if !ok {
-		return nil
+		return nil, 0
+	}
+	for _, o := range outs {
+		if _, isGo := o.Backend.(gen.GoBackend); isGo {
+			if err := checkPackagePaths(specs, o.Root); err != nil {
+				r.err(err)
+				return nil, 0
+			}
+		}
 	}
 	tree, err := gen.Render(targets, specs)
 	if err != nil {
-		printErr(stderr, err)
-		return nil
+		r.err(err)
+		return nil, 0
 	}
-	return tree
+	return tree, len(specs)
 }
 
 // write brings each output's root in line with the specs, printing what it
 // changed and a summary.
 func (sf *specFlags) write(stdout, stderr io.Writer, targets outputs) int {
-	tree := sf.render(stderr, targets)
+	r := newReporter(sf.format, stdout, stderr)
+	tree, nspecs := sf.render(r, targets)
 	if tree == nil {
-		return exitFail
+		return r.code
 	}
 	changes, err := tree.Write()
 	if err != nil {
-		fmt.Fprintf(stderr, "jobgen: %v\n", err)
-		return exitFail
+		r.err(err)
+		return r.code
 	}
 	total := 0
 	for i := range targets {
@@ -302,25 +409,13 @@ func (sf *specFlags) write(stdout, stderr io.Writer, targets outputs) int {
 	for _, c := range changes {
 		switch c.Kind {
 		case gen.Orphan:
-			fmt.Fprintf(stdout, "removed %s (%s)\n", c.Name(), c.Note)
+			fmt.Fprintf(r.info(), "removed %s (%s)\n", c.Name(), c.Note)
 		default:
-			fmt.Fprintf(stdout, "wrote %s\n", c.Name())
+			fmt.Fprintf(r.info(), "wrote %s\n", c.Name())
 		}
 	}
-	fmt.Fprintf(stdout, "jobgen: %d files from %s, %d changed\n", total, plural(len(sf.specsOrDefault()), "spec"), len(changes))
+	fmt.Fprintf(r.info(), "jobgen: %s from %s, %d changed\n", plural(total, "file"), plural(nspecs, "spec"), len(changes))
 	return exitOK
-}
-
-// printErr prints a spec ErrorList one problem per line, or any other error.
-func printErr(w io.Writer, err error) {
-	var list gen.ErrorList
-	if errors.As(err, &list) {
-		for _, e := range list {
-			fmt.Fprintln(w, e)
-		}
-		return
-	}
-	fmt.Fprintf(w, "jobgen: %v\n", err)
 }
 
 func cmdGenerate(args []string, stdout, stderr io.Writer) int {
@@ -334,10 +429,14 @@ func cmdGenerate(args []string, stdout, stderr io.Writer) int {
 	if code, stop := parse(fs, args, stdout); stop {
 		return code
 	}
+	r := newReporter(sf.format, stdout, stderr)
+	if !sf.withConfig(fs, r, goFromConfig(&sf.out), docsFromConfig("docs", &docs), schemaFromConfig("schema", &schema), tsFromConfig("ts", &ts)) {
+		return r.code
+	}
 	outs, err := sf.outputs(docs, schema, ts)
 	if err != nil {
-		fmt.Fprintf(stderr, "jobgen: %v\n", err)
-		return exitUsage
+		r.failf(exitUsage, "jobgen: %v", err)
+		return r.code
 	}
 	return sf.write(stdout, stderr, outs)
 }
@@ -370,6 +469,9 @@ func cmdSchema(args []string, stdout, stderr io.Writer) int {
 	if code, stop := parse(fs, args, stdout); stop {
 		return code
 	}
+	if r := newReporter(sf.format, stdout, stderr); !sf.withConfig(fs, r, schemaFromConfig("out", &sf.out)) {
+		return r.code
+	}
 	return sf.write(stdout, stderr, outputs{schemaOutput("out", sf.out)})
 }
 
@@ -380,6 +482,9 @@ func cmdDocs(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&sf.out, "out", "docs/reference", "output root")
 	if code, stop := parse(fs, args, stdout); stop {
 		return code
+	}
+	if r := newReporter(sf.format, stdout, stderr); !sf.withConfig(fs, r, docsFromConfig("out", &sf.out)) {
+		return r.code
 	}
 	return sf.write(stdout, stderr, outputs{docsOutput("out", sf.out)})
 }
@@ -409,19 +514,23 @@ func cmdVerify(args []string, stdout, stderr io.Writer) int {
 	if code, stop := parse(fs, args, stdout); stop {
 		return code
 	}
+	r := newReporter(sf.format, stdout, stderr)
+	if !sf.withConfig(fs, r, goFromConfig(&sf.out), docsFromConfig("docs", &docs), schemaFromConfig("schema", &schema), tsFromConfig("ts", &ts)) {
+		return r.code
+	}
 	targets, err := sf.outputs(docs, schema, ts)
 	if err != nil {
-		fmt.Fprintf(stderr, "jobgen: %v\n", err)
-		return exitUsage
+		r.failf(exitUsage, "jobgen: %v", err)
+		return r.code
 	}
-	tree := sf.render(stderr, targets)
+	tree, _ := sf.render(r, targets)
 	if tree == nil {
-		return exitFail
+		return r.code
 	}
 	changes, err := tree.Compare()
 	if err != nil {
-		fmt.Fprintf(stderr, "jobgen: %v\n", err)
-		return exitFail
+		r.err(err)
+		return r.code
 	}
 	total := 0
 	for i := range targets {
@@ -429,7 +538,11 @@ func cmdVerify(args []string, stdout, stderr io.Writer) int {
 	}
 	var names []string
 	for _, c := range changes {
-		fmt.Fprint(stdout, c.Diff)
+		if sf.format != formatText {
+			r.finding(changeDiagnostic(c), stderr)
+		} else {
+			fmt.Fprint(stdout, c.Diff)
+		}
 		what := string(c.Kind)
 		if c.Note != "" {
 			what += ": " + c.Note
@@ -437,11 +550,11 @@ func cmdVerify(args []string, stdout, stderr io.Writer) int {
 		names = append(names, fmt.Sprintf("%s (%s)", c.Name(), what))
 	}
 	if len(names) == 0 {
-		fmt.Fprintf(stdout, "jobgen: %s up to date\n", plural(total, "generated file"))
+		fmt.Fprintf(r.info(), "jobgen: %s up to date\n", plural(total, "generated file"))
 		return exitOK
 	}
 	fmt.Fprintf(stderr, "jobgen: generated files are out of date:\n\t%s\nrun jobgen generate to update them\n", strings.Join(names, "\n\t"))
-	return exitFail
+	return exitFindings
 }
 
 func cmdCheck(args []string, stdout, stderr io.Writer) int {
@@ -451,18 +564,22 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 	if code, stop := parse(fs, args, stdout); stop {
 		return code
 	}
-	specs, ok := sf.parseSpecs(stderr)
+	r := newReporter(sf.format, stdout, stderr)
+	if !sf.withConfig(fs, r) {
+		return r.code
+	}
+	specs, ok := sf.parseSpecs(r)
 	for _, spec := range specs {
 		for _, b := range gen.Backends() {
 			if errs := b.Check(spec); len(errs) > 0 {
-				printErr(stderr, errs)
+				r.err(errs)
 				ok = false
 			}
 		}
 	}
 	if !ok {
-		return exitFail
+		return r.code
 	}
-	fmt.Fprintln(stdout, "jobgen: specs are valid")
+	fmt.Fprintln(r.info(), "jobgen: specs are valid")
 	return exitOK
 }

@@ -5,8 +5,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"runtime/debug"
 	"strings"
 	"testing"
+
+	"github.com/jobgen/jobgen/gen"
 )
 
 const validSpec = `jobgen: 1
@@ -122,8 +126,8 @@ func TestInvalidSpecExits1AndWritesNothing(t *testing.T) {
 			args = append(args, "--out", out)
 		}
 		code, stdout, stderr := jobgen(t, args...)
-		if code != exitFail {
-			t.Errorf("%s: exit %d, want %d", cmd, code, exitFail)
+		if code != exitFindings {
+			t.Errorf("%s: exit %d, want %d", cmd, code, exitFindings)
 		}
 		want := spec + ":6:5: enums.Color: unknown key dok; did you mean doc?\n" +
 			spec + ":12:10: undeclared type Colour; did you mean Color?\n"
@@ -160,8 +164,8 @@ func TestVerifyReportsStaleMissingAndOrphanedFiles(t *testing.T) {
 	os.WriteFile(filepath.Join(out, "demo", "handwritten.go"), []byte("package demo\n"), 0o644)
 
 	code, stdout, stderr := jobgen(t, "verify", "--spec", spec, "--out", out)
-	if code != exitFail {
-		t.Fatalf("verify exit %d, want %d", code, exitFail)
+	if code != exitFindings {
+		t.Fatalf("verify exit %d, want %d", code, exitFindings)
 	}
 	for _, want := range []string{
 		"-\tColorRed  Color = \"rouge\"\n+\tColorRed  Color = \"red\"\n",
@@ -196,7 +200,7 @@ func TestCheck(t *testing.T) {
 	if code, stdout, _ := jobgen(t, "check", "--spec", spec); code != exitOK || !strings.Contains(stdout, "valid") {
 		t.Errorf("check of a valid spec: exit %d, %q", code, stdout)
 	}
-	if code, _, stderr := jobgen(t, "check", "--spec", filepath.Join(t.TempDir(), "*.yaml")); code != exitFail || !strings.Contains(stderr, "no spec matches") {
+	if code, _, stderr := jobgen(t, "check", "--spec", filepath.Join(t.TempDir(), "*.yaml")); code != exitUsage || !strings.Contains(stderr, "no spec matches") {
 		t.Errorf("check with no spec: exit %d, %q", code, stderr)
 	}
 }
@@ -206,7 +210,7 @@ func TestTwoSpecsForOnePackageAreRefused(t *testing.T) {
 	other := filepath.Join(filepath.Dir(spec), "other.yaml")
 	os.WriteFile(other, []byte(validSpec), 0o644)
 	code, _, stderr := jobgen(t, "generate", "--spec", filepath.Join(filepath.Dir(spec), "*.yaml"), "--out", out)
-	if code != exitFail || !strings.Contains(stderr, "both generate "+filepath.Join(out, "demo")+"/") {
+	if code != exitFindings || !strings.Contains(stderr, "both generate "+filepath.Join(out, "demo")+"/") {
 		t.Errorf("exit %d, stderr:\n%s", code, stderr)
 	}
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
@@ -219,7 +223,7 @@ func TestTwoSpecsForOnePackageAreRefused(t *testing.T) {
 // spec/ yields.
 func TestRepositoryIsUpToDate(t *testing.T) {
 	code, stdout, stderr := jobgen(t, "verify", "--spec", "../../spec/*.yaml", "--out", "../../generated",
-		"--docs", "../../docs/reference", "--schema", "../../schema")
+		"--docs", "../../docs/reference", "--schema", "../../schema", "--ts", "../../generated/ts")
 	if code != exitOK {
 		t.Fatalf("generated/ is stale; run make generate\n%s%s", stdout, stderr)
 	}
@@ -251,11 +255,11 @@ func TestBreakingReportsFindingsAndExits1(t *testing.T) {
 	spec, _ := workspace(t, broken)
 
 	code, stdout, stderr := jobgen(t, "breaking", "--spec", spec, "--against", old)
-	if code != exitFail {
-		t.Fatalf("exit %d, want %d\n%s%s", code, exitFail, stdout, stderr)
+	if code != exitFindings {
+		t.Fatalf("exit %d, want %d\n%s%s", code, exitFindings, stdout, stderr)
 	}
-	want := old + ":12:11: FIELD_DELETED_NOT_RESERVED: facts.task/opened.versions.v1.fields.note: field note was deleted; list note under the fact's reserved: so it never comes back with another meaning [durable]\n" +
-		spec + ":15:16: FACE_METHOD_CHANGED: faces.Worker.methods.Report: method Report changed from func(string) error to func(string, int) error [goapi]\n"
+	want := old + ":12:11: FIELD_DELETED_NOT_RESERVED: facts.task/opened.versions.v1.fields.note: field note was deleted; list note under the fact's reserved: so it never comes back with another meaning [durable, goapi]\n" +
+		spec + ":15:16: FACE_METHOD_CHANGED: faces.Worker.methods.Report: method Report changed from func(string) error to func(string, int) error; keep the old method and add one with the new signature under another name [goapi]\n"
 	if stdout != want {
 		t.Errorf("stdout =\n%s\nwant\n%s", stdout, want)
 	}
@@ -264,9 +268,9 @@ func TestBreakingReportsFindingsAndExits1(t *testing.T) {
 	}
 
 	// --category keeps only the findings of the categories named.
-	code, stdout, _ = jobgen(t, "breaking", "--spec", spec, "--against", old, "--category", "goapi")
-	if code != exitFail || strings.Contains(stdout, "FIELD_DELETED") || !strings.Contains(stdout, "FACE_METHOD_CHANGED") {
-		t.Errorf("--category goapi: exit %d\n%s", code, stdout)
+	code, stdout, _ = jobgen(t, "breaking", "--spec", spec, "--against", old, "--category", "durable")
+	if code != exitFindings || !strings.Contains(stdout, "FIELD_DELETED") || strings.Contains(stdout, "FACE_METHOD_CHANGED") {
+		t.Errorf("--category durable: exit %d\n%s", code, stdout)
 	}
 	code, stdout, _ = jobgen(t, "breaking", "--spec", spec, "--against", old, "--category", "wire")
 	if code != exitOK || !strings.Contains(stdout, "no breaking changes") {
@@ -299,8 +303,9 @@ func TestBreakingUsage(t *testing.T) {
 			t.Errorf("jobgen %v: exit %d, want %d\n%s", args, code, exitUsage, stderr)
 		}
 	}
-	if code, _, stderr := jobgen(t, "breaking", "--spec", spec, "--against", filepath.Join(t.TempDir(), "none.yaml")); code != exitFail || !strings.Contains(stderr, "none.yaml") {
-		t.Errorf("missing old spec: exit %d, %q", code, stderr)
+	// A missing older spec is not a finding: nothing was compared.
+	if code, _, stderr := jobgen(t, "breaking", "--spec", spec, "--against", filepath.Join(t.TempDir(), "none.yaml")); code != exitFailure || !strings.Contains(stderr, "none.yaml") {
+		t.Errorf("missing old spec: exit %d (want %d), %q", code, exitFailure, stderr)
 	}
 }
 
@@ -308,7 +313,10 @@ func TestBreakingUsage(t *testing.T) {
 // defaulting to the new spec's own path in the repository.
 func TestBreakingAgainstGit(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("no git")
+		if os.Getenv("CI") == "true" {
+			t.Fatal("git is not installed; breaking --against git:REF cannot be tested")
+		}
+		t.Skip("no git in PATH; install git to test breaking --against git:REF")
 	}
 	spec, _ := workspace(t, factSpec)
 	repo := filepath.Dir(filepath.Dir(spec))
@@ -324,15 +332,18 @@ func TestBreakingAgainstGit(t *testing.T) {
 		}
 	}
 	os.WriteFile(spec, []byte(strings.Replace(factSpec, "  task/opened:", "  task/closed:", 1)), 0o644)
+	// The deleted fact cannot be shown at HEAD:spec/demo.yaml:7:3, which no
+	// editor opens: the finding points into the new file and names the old line.
 	code, stdout, stderr := jobgen(t, "breaking", "--spec", spec, "--against", "git:HEAD")
-	if code != exitFail || !strings.HasPrefix(stdout, "HEAD:spec/demo.yaml:7:3: FACT_DELETED: facts.task/opened:") {
+	if code != exitFindings || !strings.HasPrefix(stdout, spec+":3:9: FACT_DELETED: facts.task/opened:") ||
+		!strings.Contains(stdout, "(deleted from HEAD:spec/demo.yaml line 7)") {
 		t.Errorf("exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
 	}
 	code, stdout, _ = jobgen(t, "breaking", "--spec", spec, "--against", "git:HEAD:spec/demo.yaml")
-	if code != exitFail || !strings.Contains(stdout, "FACT_DELETED") {
+	if code != exitFindings || !strings.Contains(stdout, "FACT_DELETED") {
 		t.Errorf("explicit path: exit %d\n%s", code, stdout)
 	}
-	if code, _, stderr := jobgen(t, "breaking", "--spec", spec, "--against", "git:no-such-ref"); code != exitFail || !strings.Contains(stderr, "git show") {
+	if code, _, stderr := jobgen(t, "breaking", "--spec", spec, "--against", "git:no-such-ref"); code != exitFailure || !strings.Contains(stderr, "git show") {
 		t.Errorf("bad ref: exit %d, %q", code, stderr)
 	}
 }
@@ -348,7 +359,7 @@ func TestSchemaAndDocsAreWrittenAndVerified(t *testing.T) {
 		t.Fatalf("docs: exit %d\n%s%s", code, stdout, stderr)
 	}
 	verify := []string{"verify", "--spec", spec, "--out", out, "--docs", docs, "--schema", schema}
-	if code, _, _ := jobgen(t, verify...); code != exitFail {
+	if code, _, _ := jobgen(t, verify...); code != exitFindings {
 		t.Errorf("verify passed with the Go package missing")
 	}
 	if code, stdout, stderr := jobgen(t, "generate", "--spec", spec, "--out", out, "--docs", docs, "--schema", schema); code != exitOK || !strings.Contains(stdout, "7 files from 1 spec, 5 changed") {
@@ -361,7 +372,7 @@ func TestSchemaAndDocsAreWrittenAndVerified(t *testing.T) {
 	data, _ := os.ReadFile(md)
 	os.WriteFile(md, []byte(strings.Replace(string(data), "task/opened", "task/edited", 1)), 0o644)
 	code, stdout, stderr := jobgen(t, verify...)
-	if code != exitFail || !strings.Contains(stderr, md+" (stale)") || !strings.Contains(stdout, "+- [Facts](#facts): [task/opened]") {
+	if code != exitFindings || !strings.Contains(stderr, md+" (stale)") || !strings.Contains(stdout, "+- [Facts](#facts): [task/opened]") {
 		t.Errorf("verify of an edited reference: exit %d\n%s%s", code, stdout, stderr)
 	}
 	// Without the flags verify looks at Go only, for users who want nothing else.
@@ -400,7 +411,7 @@ func TestGenerateRefusesToOverwriteAHandWrittenFile(t *testing.T) {
 	os.MkdirAll(filepath.Dir(hand), 0o755)
 	os.WriteFile(hand, []byte("package demo\n\nconst Mine = 1\n"), 0o644)
 	code, stdout, stderr := jobgen(t, "generate", "--spec", spec, "--out", out)
-	if code != exitFail || !strings.Contains(stderr, hand+" was not written by jobgen") {
+	if code != exitFindings || !strings.Contains(stderr, hand+" was not written by jobgen") {
 		t.Errorf("exit %d\n%s%s", code, stdout, stderr)
 	}
 	if strings.Contains(stdout, "wrote") {
@@ -412,7 +423,7 @@ func TestGenerateRefusesToOverwriteAHandWrittenFile(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(out, "demo", "codec.gen.go")); !os.IsNotExist(err) {
 		t.Error("generate wrote other files despite the conflict")
 	}
-	if code, _, stderr := jobgen(t, "verify", "--spec", spec, "--out", out); code != exitFail || !strings.Contains(stderr, hand+" (conflict: was not written by jobgen") {
+	if code, _, stderr := jobgen(t, "verify", "--spec", spec, "--out", out); code != exitFindings || !strings.Contains(stderr, hand+" (conflict: was not written by jobgen") {
 		t.Errorf("verify: exit %d\n%s", code, stderr)
 	}
 }
@@ -463,10 +474,10 @@ func TestOverlappingOutputRootsAreRefused(t *testing.T) {
 		{"--docs", filepath.Join(out, "docs"), "--schema", filepath.Join(out, "docs")},
 	} {
 		code, _, stderr := jobgen(t, append([]string{"generate", "--spec", spec, "--out", out}, args...)...)
-		if code != exitFail || !strings.Contains(stderr, "overlap") {
+		if code != exitUsage || !strings.Contains(stderr, "overlap") {
 			t.Errorf("%v: exit %d\n%s", args, code, stderr)
 		}
-		if code, _, stderr := jobgen(t, append([]string{"verify", "--spec", spec, "--out", out}, args...)...); code != exitFail || !strings.Contains(stderr, "overlap") {
+		if code, _, stderr := jobgen(t, append([]string{"verify", "--spec", spec, "--out", out}, args...)...); code != exitUsage || !strings.Contains(stderr, "overlap") {
 			t.Errorf("verify %v: exit %d\n%s", args, code, stderr)
 		}
 	}
@@ -485,7 +496,7 @@ func TestDeletedSpecLeavesNoPackageBehindUnnoticed(t *testing.T) {
 	}
 	os.Remove("spec/beta.yaml")
 	code, _, stderr := jobgen(t, "verify")
-	if code != exitFail || !strings.Contains(stderr, filepath.Join("generated", "beta", "enums.gen.go")+" (orphan: its spec ../../spec/beta.yaml no longer exists)") {
+	if code != exitFindings || !strings.Contains(stderr, filepath.Join("generated", "beta", "enums.gen.go")+" (orphan: its spec ../../spec/beta.yaml no longer exists)") {
 		t.Errorf("verify after deleting a spec: exit %d\n%s", code, stderr)
 	}
 	code, stdout, stderr := jobgen(t, "generate")
@@ -508,7 +519,7 @@ func TestPackageNamesGoCannotImportAreRefused(t *testing.T) {
 		spec, out := workspace(t, strings.Replace(validSpec, "name: demo", "name: "+name, 1))
 		for _, args := range [][]string{{"check", "--spec", spec}, {"generate", "--spec", spec, "--out", out}} {
 			code, _, stderr := jobgen(t, args...)
-			if code != exitFail || !strings.HasPrefix(stderr, spec+":3:9: package.name: "+name+" ") {
+			if code != exitFindings || !strings.HasPrefix(stderr, spec+":3:9: package.name: "+name+" ") {
 				t.Errorf("%s with package %s: exit %d\n%s", args[0], name, code, stderr)
 			}
 		}
@@ -523,7 +534,7 @@ func TestPackageNamesGoCannotImportAreRefused(t *testing.T) {
 func TestSpecsOverTheSizeLimitAreRefused(t *testing.T) {
 	spec, _ := workspace(t, validSpec+strings.Repeat("# padding\n", 110_000))
 	code, _, stderr := jobgen(t, "check", "--spec", spec)
-	if code != exitFail || !strings.Contains(stderr, "over the limit of 1048576; raise it with --max-spec-size") {
+	if code != exitFindings || !strings.Contains(stderr, "over the limit of 1048576; raise it with --max-spec-size") {
 		t.Errorf("check of a 1.1 MB spec: exit %d\n%s", code, stderr)
 	}
 	if code, _, stderr := jobgen(t, "check", "--spec", spec, "--max-spec-size", "2MiB"); code != exitOK {
@@ -531,5 +542,373 @@ func TestSpecsOverTheSizeLimitAreRefused(t *testing.T) {
 	}
 	if code, _, _ := jobgen(t, "check", "--spec", spec, "--max-spec-size", "lots"); code != exitUsage {
 		t.Errorf("a bad size: exit %d, want %d", code, exitUsage)
+	}
+}
+
+// TestExitStatusTellsFindingsFromFailures (issue 17, item 2): a CI step can
+// tell "the change is wrong" (1) from "the command line is wrong" (2) and
+// "the check could not run" (3).
+func TestExitStatusTellsFindingsFromFailures(t *testing.T) {
+	spec, out := workspace(t, validSpec)
+	bad, _ := workspace(t, invalidSpec)
+	unwritable := filepath.Join(t.TempDir(), "file")
+	os.WriteFile(unwritable, []byte("not a directory"), 0o644)
+	for _, tc := range []struct {
+		name string
+		args []string
+		want int
+	}{
+		{"a valid spec", []string{"check", "--spec", spec}, exitOK},
+		{"an invalid spec", []string{"check", "--spec", bad}, exitFindings},
+		{"breaking findings", []string{"breaking", "--spec", bad, "--against", spec}, exitFindings},
+		{"a --spec matching nothing", []string{"check", "--spec", filepath.Join(t.TempDir(), "*.yaml")}, exitUsage},
+		{"a missing --against", []string{"breaking", "--spec", spec}, exitUsage},
+		{"an --against file that does not exist", []string{"breaking", "--spec", spec, "--against", filepath.Join(t.TempDir(), "gone.yaml")}, exitFailure},
+		{"a spec that cannot be read", []string{"check", "--spec", t.TempDir()}, exitFailure},
+		{"an output root that cannot be written", []string{"generate", "--spec", spec, "--out", filepath.Join(unwritable, "out")}, exitFailure},
+		{"a stale tree", []string{"verify", "--spec", spec, "--out", out}, exitFindings},
+	} {
+		if code, stdout, stderr := jobgen(t, tc.args...); code != tc.want {
+			t.Errorf("%s: jobgen %v exited %d, want %d\n%s%s", tc.name, tc.args, code, tc.want, stdout, stderr)
+		}
+	}
+}
+
+// TestHelpDocumentsExitStatus: the exit statuses are in --help, not only in
+// the README.
+func TestHelpDocumentsExitStatus(t *testing.T) {
+	_, stdout, _ := jobgen(t, "help")
+	for _, want := range []string{"Exit status:", "1  findings", "2  usage", "3  failure"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("jobgen help does not say %q:\n%s", want, stdout)
+		}
+	}
+}
+
+// TestErrorFormats (issue 17, item 1): --error-format=json prints one object
+// per finding and github-actions prints workflow annotations, both on
+// stdout, for check, generate, verify and breaking.
+func TestErrorFormats(t *testing.T) {
+	bad, out := workspace(t, invalidSpec)
+	for _, cmd := range []string{"check", "generate", "verify"} {
+		args := []string{cmd, "--spec", bad, "--error-format=github-actions"}
+		if cmd != "check" {
+			args = append(args, "--out", out)
+		}
+		code, stdout, stderr := jobgen(t, args...)
+		want := "::error file=" + bad + ",line=6,col=5::enums.Color: unknown key dok; did you mean doc?\n" +
+			"::error file=" + bad + ",line=12,col=10::undeclared type Colour; did you mean Color?\n"
+		if code != exitFindings || stdout != want || stderr != "" {
+			t.Errorf("%s: exit %d\nstdout:\n%s\nwant:\n%s\nstderr:\n%s", cmd, code, stdout, want, stderr)
+		}
+		args[3] = "--error-format=json"
+		code, stdout, _ = jobgen(t, args...)
+		want = `{"path":"` + bad + `","start_line":6,"start_column":5,"type":"SPEC","message":"enums.Color: unknown key dok; did you mean doc?"}` + "\n" +
+			`{"path":"` + bad + `","start_line":12,"start_column":10,"type":"SPEC","message":"undeclared type Colour; did you mean Color?"}` + "\n"
+		if code != exitFindings || stdout != want {
+			t.Errorf("%s json: exit %d\nstdout:\n%s\nwant:\n%s", cmd, code, stdout, want)
+		}
+	}
+
+	old, _ := workspace(t, factSpec)
+	spec, _ := workspace(t, strings.Replace(factSpec, "          note: {type: string, optional: true}\n", "", 1))
+	code, stdout, _ := jobgen(t, "breaking", "--spec", spec, "--against", old, "--error-format", "github-actions")
+	want := "::error file=" + old + ",line=12,col=11::FIELD_DELETED_NOT_RESERVED: facts.task/opened.versions.v1.fields.note: field note was deleted; list note under the fact's reserved: so it never comes back with another meaning [durable, goapi]\n"
+	if code != exitFindings || stdout != want {
+		t.Errorf("breaking github-actions: exit %d\n%s\nwant\n%s", code, stdout, want)
+	}
+	code, stdout, _ = jobgen(t, "breaking", "--spec", spec, "--against", old, "--error-format", "json")
+	want = `{"path":"` + old + `","start_line":12,"start_column":11,"type":"FIELD_DELETED_NOT_RESERVED","message":"field note was deleted; list note under the fact's reserved: so it never comes back with another meaning","element":"facts.task/opened.versions.v1.fields.note","categories":["durable","goapi"]}` + "\n"
+	if code != exitFindings || stdout != want {
+		t.Errorf("breaking json: exit %d\n%s\nwant\n%s", code, stdout, want)
+	}
+
+	// A stale file has no line to point at; the annotation names the file.
+	good, out := workspace(t, validSpec)
+	code, stdout, _ = jobgen(t, "verify", "--spec", good, "--out", out, "--error-format=github-actions")
+	if code != exitFindings || !strings.Contains(stdout, "::error file="+filepath.Join(out, "demo", "enums.gen.go")+"::MISSING: generated file is missing; run jobgen generate\n") || strings.Contains(stdout, "+++") {
+		t.Errorf("verify github-actions: exit %d\n%s", code, stdout)
+	}
+	if code, _, stderr := jobgen(t, "check", "--spec", good, "--error-format=xml"); code != exitUsage || !strings.Contains(stderr, "unknown error format") {
+		t.Errorf("--error-format=xml: exit %d\n%s", code, stderr)
+	}
+}
+
+func TestAnnotationsEscapeWhatTheRunnerReads(t *testing.T) {
+	var out bytes.Buffer
+	r := newReporter(formatGitHubActions, &out, &out)
+	r.finding(diagnostic{Pos: genPos("a,b:c.yaml", 1, 2), Type: "SPEC", Msg: "100% wrong\nsecond line"}, &out)
+	if want := "::error file=a%2Cb%3Ac.yaml,line=1,col=2::100%25 wrong%0Asecond line\n"; out.String() != want {
+		t.Errorf("got %q, want %q", out.String(), want)
+	}
+}
+
+func genPos(file string, line, col int) gen.Pos { return gen.Pos{File: file, Line: line, Col: col} }
+
+// TestHelpCommand (issue 17, item 3): jobgen help CMD prints CMD's own help,
+// not the top-level usage.
+func TestHelpCommand(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"help", "generate"}, "Usage: jobgen generate [flags]"},
+		{[]string{"help", "breaking"}, "-against"},
+		{[]string{"help", "journal"}, "Usage: jobgen journal <command>"},
+		{[]string{"help", "journal", "intervals"}, "Usage: jobgen journal intervals"},
+		{[]string{"help", "version"}, "Usage: jobgen version"},
+		{[]string{"help"}, "Commands:"},
+	} {
+		code, stdout, stderr := jobgen(t, tc.args...)
+		if code != exitOK || !strings.Contains(stdout, tc.want) || stderr != "" {
+			t.Errorf("jobgen %v: exit %d, stdout %q, stderr %q; want %q", tc.args, code, stdout, stderr, tc.want)
+		}
+	}
+	if code, _, stderr := jobgen(t, "help", "frobnicate"); code != exitUsage || !strings.Contains(stderr, `unknown command "frobnicate"`) {
+		t.Errorf("help of an unknown command: exit %d, %q", code, stderr)
+	}
+}
+
+func TestVersion(t *testing.T) {
+	code, stdout, _ := jobgen(t, "version")
+	if code != exitOK || !strings.HasPrefix(stdout, "jobgen ") || !strings.Contains(stdout, "go1.") {
+		t.Errorf("jobgen version: exit %d, %q", code, stdout)
+	}
+	for _, tc := range []struct {
+		info *debug.BuildInfo
+		want string
+	}{
+		{&debug.BuildInfo{GoVersion: "go1.25.0", Main: debug.Module{Version: "v1.2.0"}}, "jobgen v1.2.0 (go1.25.0)"},
+		{&debug.BuildInfo{GoVersion: "go1.25.0", Main: debug.Module{Version: "(devel)"}, Settings: []debug.BuildSetting{
+			{Key: "vcs.revision", Value: "99bb5ec0123456789abcdef"}, {Key: "vcs.time", Value: "2026-12-01T09:00:00Z"}, {Key: "vcs.modified", Value: "true"}}},
+			"jobgen (devel) (99bb5ec01234+dirty, 2026-12-01T09:00:00Z, go1.25.0)"},
+		{nil, "jobgen (unknown version: built without module information)"},
+	} {
+		if got := versionText(tc.info, tc.info != nil); got != tc.want {
+			t.Errorf("versionText = %q, want %q", got, tc.want)
+		}
+	}
+}
+
+// TestBreakingFindsWhatBreaksGoCallers (issue 17, item 5): a field deleted
+// from a record nothing sends, a removed enum constant and a widened field
+// type break go build downstream; --category goapi reports each, with a fix.
+func TestBreakingFindsWhatBreaksGoCallers(t *testing.T) {
+	const before = `jobgen: 1
+package:
+  name: demo
+enums:
+  Level:
+    values: {low: {}, high: {}}
+records:
+  Artifact:
+    fields:
+      name: string
+      digest: string
+      size: int32
+`
+	old, _ := workspace(t, before)
+	after := strings.Replace(before, "      digest: string\n", "", 1)
+	after = strings.Replace(after, "high: {}", "max: {}", 1)
+	after = strings.Replace(after, "size: int32", "size: int64", 1)
+	spec, _ := workspace(t, after)
+	code, stdout, stderr := jobgen(t, "breaking", "--spec", spec, "--against", old, "--category", "goapi")
+	want := old + ":6:23: ENUM_VALUE_DELETED: enums.Level.values.high: value high was deleted or renamed; Go code naming LevelHigh no longer compiles; keep the value (say in its doc that it is no longer used) [goapi]\n" +
+		old + ":11:7: FIELD_DELETED: records.Artifact.fields.digest: field digest was deleted; Go code naming Digest no longer compiles; keep it (optional: true, and stop setting it) [goapi]\n" +
+		spec + ":11:13: FIELD_TYPE_CHANGED: records.Artifact.fields.size: type changed from int32 to int64; old JSON still decodes, but Go code using the field as int32 no longer compiles; keep int32, or accept the break in allow_breaking [goapi]\n"
+	if code != exitFindings || stdout != want {
+		t.Errorf("exit %d\nstdout:\n%s\nwant:\n%s\nstderr: %s", code, stdout, want, stderr)
+	}
+}
+
+// TestSummaryCountsFilesAndSpecs (issue 17, item 6): the summary counts the
+// spec files read, not the --spec patterns, and says "1 file".
+func TestSummaryCountsFilesAndSpecs(t *testing.T) {
+	root := twoSpecs(t)
+	t.Chdir(root)
+	code, stdout, stderr := jobgen(t, "generate")
+	if code != exitOK || !strings.Contains(stdout, "jobgen: 6 files from 2 specs, 6 changed\n") {
+		t.Errorf("generate of two specs through one pattern: exit %d\n%s%s", code, stdout, stderr)
+	}
+	code, stdout, stderr = jobgen(t, "schema", "--spec", "spec/alpha.yaml")
+	if code != exitOK || !strings.Contains(stdout, "jobgen: 1 file from 1 spec, 1 changed\n") {
+		t.Errorf("schema of one spec: exit %d\n%s%s", code, stdout, stderr)
+	}
+}
+
+// TestUpcasterWithSourcesMatchingNothingIsOneProblem (issue 17, item 6): a
+// package.sources pattern that matches nothing is reported there, and the
+// upcaster is not also said to be missing because "the spec lists none".
+func TestUpcasterWithSourcesMatchingNothingIsOneProblem(t *testing.T) {
+	spec, _ := workspace(t, `jobgen: 1
+package:
+  name: demo
+  sources: [upcast/*.go]
+ids:
+  TaskID: {kind: uuid}
+facts:
+  task/opened:
+    versions:
+      v1:
+        upcast: upcastTaskOpenedV1
+        fields:
+          id: TaskID
+      v2:
+        fields:
+          id: {type: TaskID, since: v1}
+          note: {type: string, optional: true}
+`)
+	code, _, stderr := jobgen(t, "check", "--spec", spec)
+	if want := spec + ":4:13: package.sources: upcast/*.go matches no file\n"; code != exitFindings || stderr != want {
+		t.Errorf("exit %d, stderr:\n%s\nwant:\n%s", code, stderr, want)
+	}
+}
+
+// TestGeneratedCodeSpeaksTheSpecsVocabulary (issue 17, item 6): nothing the
+// generator writes on its own speaks of jobs; only the spec's own docs may.
+func TestGeneratedCodeSpeaksTheSpecsVocabulary(t *testing.T) {
+	vocabulary := strings.Replace(factSpec, "  TaskID: {kind: uuid}\n", "  TaskID: {kind: uuid}\n  OwnerID: {kind: string}\n", 1) + `enums:
+  Color:
+    values: {red: {}, blue: {}}
+records:
+  Item:
+    fields:
+      c: Color
+      owner: {type: OwnerID, optional: true}
+unions:
+  Event:
+    discriminator: kind
+    variants:
+      Moved:
+        tag: moved
+        fields:
+          to: string
+`
+	spec, out := workspace(t, vocabulary)
+	if code, stdout, stderr := jobgen(t, "generate", "--spec", spec, "--out", out, "--docs", filepath.Join(filepath.Dir(out), "docs"), "--schema", filepath.Join(filepath.Dir(out), "schema")); code != exitOK {
+		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	job := regexp.MustCompile(`(?i)\bjobs?\b`)
+	filepath.WalkDir(filepath.Dir(out), func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || strings.HasSuffix(p, ".yaml") {
+			return err
+		}
+		data, _ := os.ReadFile(p)
+		for i, line := range strings.Split(string(data), "\n") {
+			if job.MatchString(line) {
+				t.Errorf("%s:%d speaks of jobs: %s", p, i+1, line)
+			}
+		}
+		return nil
+	})
+}
+
+// downstream is a module example.com/down with jobgen.yaml listing
+// jobs/demo.yaml and writing Go under internal/gen; pkgPath is the spec's
+// package.path.
+func downstream(t *testing.T, pkgPath string) (root string) {
+	t.Helper()
+	root = t.TempDir()
+	files := map[string]string{
+		"go.mod":           "module example.com/down\n\ngo 1.25\n",
+		"jobgen.yaml":      "version: 1\nspecs: [jobs/*.yaml]\noutputs:\n  go: internal/gen\n  schema: schema\n",
+		"jobs/demo.yaml":   strings.Replace(validSpec, "  name: demo\n", "  name: demo\n  path: "+pkgPath+"\n", 1),
+		"cmd/tool/main.go": "package main\n\nfunc main() {}\n",
+	}
+	for name, text := range files {
+		p := filepath.Join(root, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
+}
+
+// TestConfigFileIsFoundUpward (issue 17, item 4): in a module with a
+// jobgen.yaml, generate and verify with no flags, run from any directory of
+// the module, do what the file lists.
+func TestConfigFileIsFoundUpward(t *testing.T) {
+	root := downstream(t, "example.com/down/internal/gen/demo")
+	t.Chdir(filepath.Join(root, "cmd", "tool"))
+	code, stdout, stderr := jobgen(t, "generate")
+	if code != exitOK || !strings.Contains(stdout, "wrote "+filepath.Join("..", "..", "internal", "gen", "demo", "enums.gen.go")) ||
+		!strings.Contains(stdout, "4 files from 1 spec") {
+		t.Fatalf("generate from a subdirectory: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(root, "schema", "demo.schema.json")); err != nil {
+		t.Errorf("the schema output jobgen.yaml lists was not written: %v", err)
+	}
+	t.Chdir(root)
+	if code, stdout, stderr := jobgen(t, "verify"); code != exitOK || !strings.Contains(stdout, "4 generated files up to date") {
+		t.Errorf("verify at the root: exit %d\n%s%s", code, stdout, stderr)
+	}
+	// A flag still wins over the file.
+	if code, stdout, stderr := jobgen(t, "generate", "--out", "elsewhere"); code != exitFindings || !strings.Contains(stderr, "package.path is example.com/down/internal/gen/demo, but the package is written to "+filepath.Join("elsewhere", "demo")+", whose import path is example.com/down/elsewhere/demo") {
+		t.Errorf("generate --out elsewhere: exit %d\n%s%s", code, stdout, stderr)
+	}
+}
+
+// TestPackagePathMustBeWhereTheOutputLands (issue 17, item 4): a package.path
+// that is not the import path of the directory written is an error naming
+// both, before anything is written.
+func TestPackagePathMustBeWhereTheOutputLands(t *testing.T) {
+	root := downstream(t, "example.com/down/gen/demo")
+	t.Chdir(root)
+	code, stdout, stderr := jobgen(t, "generate")
+	want := filepath.Join("jobs", "demo.yaml") + ":3:9: package.path is example.com/down/gen/demo, but the package is written to " +
+		filepath.Join("internal", "gen", "demo") + ", whose import path is example.com/down/internal/gen/demo; set package.path: example.com/down/internal/gen/demo, or write the package where its path says\n"
+	if code != exitFindings || stderr != want || stdout != "" {
+		t.Errorf("exit %d\nstdout %q\nstderr:\n%s\nwant:\n%s", code, stdout, stderr, want)
+	}
+	if _, err := os.Stat(filepath.Join(root, "internal")); !os.IsNotExist(err) {
+		t.Error("generate wrote files despite the mismatch")
+	}
+}
+
+func TestBadConfigFileIsAUsageError(t *testing.T) {
+	root := downstream(t, "example.com/down/internal/gen/demo")
+	t.Chdir(root)
+	for _, tc := range []struct{ text, want string }{
+		{"version: 1\nspecs: [jobs/*.yaml]\noutput:\n  go: x\n", "jobgen.yaml: line 3: key output not found"},
+		{"version: 2\nspecs: [jobs/*.yaml]\n", "jobgen.yaml: version: want 1"},
+		{"version: 1\n", "jobgen.yaml: specs: list the spec files"},
+	} {
+		os.WriteFile("jobgen.yaml", []byte(tc.text), 0o644)
+		if code, _, stderr := jobgen(t, "check"); code != exitUsage || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%q: exit %d, %q; want %q", tc.text, code, stderr, tc.want)
+		}
+	}
+	if code, _, stderr := jobgen(t, "check", "--config", "missing.yaml"); code != exitFailure || !strings.Contains(stderr, "missing.yaml") {
+		t.Errorf("--config missing.yaml: exit %d, %q", code, stderr)
+	}
+}
+
+// TestRootConfigDoesWhatMakeGenerateDid: jobgen.yaml at the repository root
+// lists exactly the outputs TestRepositoryIsUpToDate names by flag, TypeScript included.
+func TestRootConfigDoesWhatMakeGenerateDid(t *testing.T) {
+	_, explicit, _ := jobgen(t, "verify", "--spec", "../../spec/*.yaml", "--out", "../../generated",
+		"--docs", "../../docs/reference", "--schema", "../../schema", "--ts", "../../generated/ts")
+	t.Chdir("../..")
+	code, stdout, stderr := jobgen(t, "verify")
+	if code != exitOK || stdout != explicit {
+		t.Errorf("verify with no flags at the root: exit %d\n%s%s\nwant %s", code, stdout, stderr, explicit)
+	}
+}
+
+// TestJSONStdoutHoldsOnlyFindings: under --error-format=json, stdout is a
+// stream of JSON objects jq can read; progress and summaries go to stderr.
+func TestJSONStdoutHoldsOnlyFindings(t *testing.T) {
+	spec, out := workspace(t, factSpec)
+	for _, args := range [][]string{
+		{"generate", "--spec", spec, "--out", out},
+		{"verify", "--spec", spec, "--out", out},
+		{"check", "--spec", spec},
+		{"breaking", "--spec", spec, "--against", spec},
+	} {
+		code, stdout, stderr := jobgen(t, append(args, "--error-format=json")...)
+		if code != exitOK || stdout != "" || !strings.Contains(stderr, "jobgen: ") {
+			t.Errorf("jobgen %v: exit %d, stdout %q, stderr %q", args, code, stdout, stderr)
+		}
 	}
 }

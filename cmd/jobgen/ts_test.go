@@ -30,14 +30,14 @@ func TestTSIsWrittenVerifiedAndOrphanedLikeGo(t *testing.T) {
 	module := filepath.Join(ts, "demo.ts")
 	data, _ := os.ReadFile(module)
 	os.WriteFile(module, []byte(strings.Replace(string(data), `"task/opened"`, `"task/edited"`, 1)), 0o644)
-	if code, stdout, stderr := jobgen(t, verify...); code != exitFail || !strings.Contains(stderr, module+" (stale)") || !strings.Contains(stdout, `+export const TaskOpenedType = "task/opened";`) {
+	if code, stdout, stderr := jobgen(t, verify...); code != exitFindings || !strings.Contains(stderr, module+" (stale)") || !strings.Contains(stdout, `+export const TaskOpenedType = "task/opened";`) {
 		t.Errorf("verify of a hand-edited module: exit %d\n%s%s", code, stdout, stderr)
 	}
 
 	// A renamed package leaves the old module behind, and verify says so.
 	renamed := strings.Replace(factSpec, "name: demo", "name: demo2", 1)
 	os.WriteFile(spec, []byte(renamed), 0o644)
-	if code, _, stderr := jobgen(t, verify...); code != exitFail || !strings.Contains(stderr, module+" (orphan") {
+	if code, _, stderr := jobgen(t, verify...); code != exitFindings || !strings.Contains(stderr, module+" (orphan") {
 		t.Errorf("verify after a rename: exit %d\n%s", code, stderr)
 	}
 	if code, stdout, stderr := jobgen(t, "generate", "--spec", spec, "--out", out, "--ts", ts); code != exitOK || !strings.Contains(stdout, "removed "+module) {
@@ -55,7 +55,7 @@ func TestTSNamingErrorsArePositionedAndWriteNothing(t *testing.T) {
 	spec, out := workspace(t, "jobgen: 1\npackage: {name: demo}\nrecords:\n  Promise:\n    fields: {a: string}\n")
 	ts := filepath.Join(filepath.Dir(out), "ts")
 	code, _, stderr := jobgen(t, "generate", "--spec", spec, "--out", out, "--ts", ts)
-	if code != exitFail || stderr != spec+":4:3: records.Promise: name Promise shadows the TypeScript global Promise; rename it\n" {
+	if code != exitFindings || stderr != spec+":4:3: records.Promise: name Promise shadows the TypeScript global Promise; rename it\n" {
 		t.Errorf("exit %d, stderr:\n%s", code, stderr)
 	}
 	for _, dir := range []string{out, ts} {

@@ -1,0 +1,62 @@
+//go:build unix
+
+package procjob_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jobgen/jobgen/generated/jobs"
+	"github.com/jobgen/jobgen/procjob"
+	"github.com/jobgen/jobgen/registry"
+)
+
+// An OS command runs as a recording job: its output is pumped into the job's
+// record, and its exit status settles the job.
+func Example() {
+	ctx := context.Background()
+	reg := registry.New()
+	defer reg.Close(ctx)
+
+	const session jobs.SessionID = "example-session"
+	snap, err := reg.Start(ctx, procjob.Start(procjob.Options{
+		Command: []string{"sh", "-c", `echo "checking 3 files"; echo "2 problems"; exit 3`},
+		Label:   "lint",
+		Owner:   session,
+		Poll:    10 * time.Millisecond,
+	}))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("started", snap.Kind, snap.Label)
+	// The pump may deliver the output in one chunk or several, so it is
+	// collected by channel and printed a line at a time.
+	var stdout strings.Builder
+	for frame, err := range reg.Follow(ctx, session, snap.ID, registry.FromEarliest()) {
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		switch f := frame.(type) {
+		case jobs.OutputFrame:
+			for _, c := range f.Chunks {
+				if c.Channel == jobs.ChannelStdout {
+					stdout.WriteString(c.Text)
+				}
+			}
+		case jobs.StatusFrame:
+			for line := range strings.Lines(stdout.String()) {
+				fmt.Print("[stdout] ", line)
+			}
+			fmt.Println(f.Job.Status+":", f.Job.Detail)
+		}
+	}
+	// Output:
+	// started sh lint
+	// [stdout] checking 3 files
+	// [stdout] 2 problems
+	// failed: exit status 3
+}
