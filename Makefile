@@ -90,7 +90,7 @@ bench: ## benchmarks, each with its baseline in the same run
 scoreboard: ## one line per performance goal of issue 16: measured, baseline, ratio, goal, met/missed (a few minutes)
 	$(GO) run ./cmd/scoreboard -count $(SCOREBOARD_COUNT)
 
-ci: lint test verify breaking race ts-check
+ci: lint staticcheck test verify breaking race ts-check
 
 pg-up: ## start a throwaway PostgreSQL (installed when missing); export the JOBGEN_TEST_POSTGRES it prints
 	@.ci/pg.sh start

@@ -57,8 +57,7 @@ type intervalWriter interface {
 }
 
 type jsonWriter struct {
-	w    *bufio.Writer
-	line []byte
+	w *bufio.Writer
 }
 
 func (j *jsonWriter) write(iv Interval) error {

@@ -230,18 +230,6 @@ func appendRecord(dst []byte, pos uint64, stream Stream, seq uint64, id string, 
 	return append(dst, suffix...)
 }
 
-// appendRecordV1 appends a version 1 record line to dst; the store writes
-// none, tests and migrations use it.
-func appendRecordV1(dst []byte, seq uint64, payload []byte) []byte {
-	dst = append(dst, `{"seq":`...)
-	dst = strconv.AppendUint(dst, seq, 10)
-	dst = append(dst, `,"crc32c":"`...)
-	dst = appendHex32(dst, checksumV1(seq, payload))
-	dst = append(dst, `","fact":`...)
-	dst = append(dst, payload...)
-	return append(dst, suffix...)
-}
-
 const hexDigits = "0123456789abcdef"
 
 func appendHex32(dst []byte, v uint32) []byte {
@@ -311,7 +299,7 @@ func parseFrame(line []byte, version int) (frame, error) {
 	var ok bool
 	if version == 1 {
 		if rest, ok = bytes.CutPrefix(rest, []byte(`{"seq":`)); !ok {
-			return fr, errors.New(`does not start with {"seq":`)
+			return fr, errors.New(`does not start with the {"seq" field`)
 		}
 		if fr.seq, rest, err = cutUint(rest, "seq"); err != nil {
 			return fr, err

@@ -197,22 +197,6 @@ func (m *subMachine) start(t *rapid.T) {
 	m.startUnder(t, parent, exact)
 }
 
-// startNested starts a child under the deepest resident child, so that
-// trees grow deep enough for teardown order to matter.
-func (m *subMachine) startNested(t *rapid.T) {
-	var deepest *subagenttest.Agent
-	for _, a := range m.resident() {
-		if deepest == nil || a.Child.Header.DelegationDepth > deepest.Child.Header.DelegationDepth {
-			deepest = a
-		}
-	}
-	if deepest == nil {
-		m.startUnder(t, m.proc.root, true)
-		return
-	}
-	m.startUnder(t, deepest, true)
-}
-
 func (m *subMachine) startUnder(t *rapid.T, parent subagent.Agent, exact bool) {
 	var free []jobs.SessionID
 	for _, id := range childPool {

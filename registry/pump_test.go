@@ -92,10 +92,9 @@ func (s *countingSignal) Subscribe(fn func()) func() {
 
 // timerFactory counts the timers it makes and how many are live at once.
 type timerFactory struct {
-	mu            sync.Mutex
-	made, live    int
-	maxLive       int
-	stoppedByPump int
+	mu         sync.Mutex
+	made, live int
+	maxLive    int
 }
 
 type countedTimer struct {

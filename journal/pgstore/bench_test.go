@@ -217,5 +217,3 @@ func checkBenchStreams(b *testing.B, s *Store) {
 	}
 	b.ReportMetric(perTx, "facts/tx")
 }
-
-func rawInsertSQL(s *Store) string { return fmt.Sprintf(rawInsert, s.sql.schema) }
