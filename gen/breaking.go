@@ -67,6 +67,7 @@ const (
 	RuleVariantFieldMoved       = "VARIANT_FIELD_MOVED"
 	RuleFaceMethodRemoved       = "FACE_METHOD_REMOVED"
 	RuleFaceMethodChanged       = "FACE_METHOD_CHANGED"
+	RuleFaceMethodAdded         = "FACE_METHOD_ADDED"
 	RuleTypeDeleted             = "TYPE_DELETED"
 	RuleAllowanceUnused         = "ALLOWANCE_UNUSED"
 )
@@ -93,6 +94,7 @@ func Rules() []Rule {
 		{RuleVariantFieldMoved, "wire", "a field left a variant for another variant of the union"},
 		{RuleFaceMethodRemoved, "goapi", "a face lost a method (directly or through embeds)"},
 		{RuleFaceMethodChanged, "goapi", "a face method's signature changed"},
+		{RuleFaceMethodAdded, "goapi", "a face gained a method, which its implementations outside the package (test fakes) lack"},
 		{RuleTypeDeleted, "goapi; durable, wire when reached", "a declared type (id, enum, record, union, variant, face, machine) was deleted or renamed"},
 		{RuleAllowanceUnused, "always reported", "an allow_breaking entry matches no finding; delete it"},
 	}
@@ -767,6 +769,14 @@ func (c *comparer) faces() {
 				c.add(RuleFaceMethodRemoved, path, nf.Pos, goapi, "method %s was removed; callers of %s.%s no longer compile; keep it, or accept the break in allow_breaking", name, of.Name, name)
 			case signature(om.Type) != signature(nm.Type):
 				c.add(RuleFaceMethodChanged, path, nm.Type.Pos, goapi, "method %s changed from %s to %s; keep the old method and add one with the new signature under another name", name, signature(om.Type), signature(nm.Type))
+			}
+		}
+		// A face is an interface: code outside the generated package that
+		// implements it (a test fake, a wrapper) stops compiling when it
+		// gains a method, as Go's apidiff reports too.
+		for _, name := range sortedKeys(newSet) {
+			if oldSet[name] == nil {
+				c.add(RuleFaceMethodAdded, "faces."+of.Name+".methods."+name, newSet[name].Type.Pos, goapi, "method %s was added; types outside the package that implement %s (test fakes, wrappers) no longer compile until they add it; add it to a new face that embeds %s instead, or accept the break in allow_breaking", name, of.Name, of.Name)
 			}
 		}
 	}
