@@ -25,19 +25,27 @@ func (h *Handler) roster(w http.ResponseWriter, r *http.Request, session jobs.Se
 	writeJSON(w, list)
 }
 
-// job answers one job's snapshot.
-func (h *Handler) job(w http.ResponseWriter, r *http.Request, session jobs.SessionID) {
+// lookup finds the {id} job visible to session, or answers the request with
+// the error (the same 404 for a malformed, unknown or foreign id).
+func (h *Handler) lookup(w http.ResponseWriter, r *http.Request, session jobs.SessionID) (jobs.JobSnapshot, bool) {
 	id, ok := jobID(r)
 	if !ok {
 		httpError(w, http.StatusNotFound, "no such job")
-		return
+		return jobs.JobSnapshot{}, false
 	}
 	snap, err := h.reg.Get(session, id)
 	if err != nil {
 		lookupError(w, err)
-		return
+		return jobs.JobSnapshot{}, false
 	}
-	writeJSON(w, snap)
+	return snap, true
+}
+
+// job answers one job's snapshot.
+func (h *Handler) job(w http.ResponseWriter, r *http.Request, session jobs.SessionID) {
+	if snap, ok := h.lookup(w, r, session); ok {
+		writeJSON(w, snap)
+	}
 }
 
 // rosterEvents streams the roster: one "roster" event at once, then one
@@ -97,16 +105,11 @@ func (h *Handler) rosterEvents(w http.ResponseWriter, r *http.Request, session j
 
 // follow streams a recording job's frames as SSE; see the package doc.
 func (h *Handler) follow(w http.ResponseWriter, r *http.Request, session jobs.SessionID) {
-	id, ok := jobID(r)
+	snap, ok := h.lookup(w, r, session)
 	if !ok {
-		httpError(w, http.StatusNotFound, "no such job")
 		return
 	}
-	snap, err := h.reg.Get(session, id)
-	if err != nil {
-		lookupError(w, err)
-		return
-	}
+	id := snap.ID
 	if !snap.Record {
 		lookupError(w, registry.ErrNoRecord)
 		return
