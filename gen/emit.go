@@ -86,7 +86,7 @@ func Emit(r *Resolved) ([]File, error) {
 func emitGo(s *Spec, o Origin) ([]File, error) {
 	for _, im := range s.Imports {
 		if im.Spec != "" && im.Imported == nil {
-			return nil, fmt.Errorf("emit: spec %s, imported as %s, was not read; parse the spec with Parse or ParseFS", im.Spec, im.Alias)
+			return nil, fmt.Errorf("emit: spec %s, imported as %s, was not read; load the spec with Load or LoadFS", im.Spec, im.Alias)
 		}
 	}
 	e := &emitter{spec: s}

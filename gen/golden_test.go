@@ -124,7 +124,7 @@ func writeFile(t *testing.T, name string, data []byte) {
 // Markdown reference under docs/. The markers name the spec as seen from
 // the golden file's own directory.
 func generateAll(dir fs.FS, file string, data []byte) ([]File, error) {
-	spec, err := ParseFS(dir, file, data)
+	spec, err := LoadFS(dir, file, data)
 	if err != nil {
 		return nil, err
 	}

@@ -82,7 +82,7 @@ func readImports(s *Spec, dir fs.FS, chain []string) ErrorList {
 			continue
 		}
 		file := filepath.Join(filepath.Dir(s.File), filepath.FromSlash(rel))
-		imported, err := parseChain(sub, file, data, append(slices.Clone(chain), full))
+		imported, err := loadChain(sub, file, data, append(slices.Clone(chain), full))
 		if err != nil {
 			var list ErrorList
 			if errors.As(err, &list) {

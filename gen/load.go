@@ -22,32 +22,32 @@ import (
 // declares it with the top-level key "jobgen".
 const Language = 1
 
-// Parse loads and validates a spec, reading the sources it names from the
+// Load reads and validates a spec, reading the sources it names from the
 // directory of file. It returns the model only when the whole spec is valid;
 // otherwise the error is an ErrorList of every problem found.
-func Parse(file string, data []byte) (*Resolved, error) {
+func Load(file string, data []byte) (*Resolved, error) {
 	dir, err := os.OpenRoot(filepath.Dir(file))
 	if err != nil {
 		return nil, err
 	}
 	defer dir.Close()
-	return ParseFS(sourcesFS(dir), file, data)
+	return LoadFS(sourcesFS(dir), file, data)
 }
 
-// ParseFS is Parse reading the spec's sources from dir, a file system rooted
+// LoadFS is Load reading the spec's sources from dir, a file system rooted
 // at the spec's directory. With a nil dir the sources are not read and
 // upcasters are not checked against them: enough to compare two specs, not
 // to generate from one.
-func ParseFS(dir fs.FS, file string, data []byte) (*Resolved, error) {
-	return parseChain(dir, file, data, []string{path.Base(filepath.ToSlash(file))})
+func LoadFS(dir fs.FS, file string, data []byte) (*Resolved, error) {
+	return loadChain(dir, file, data, []string{path.Base(filepath.ToSlash(file))})
 }
 
-// parseChain is ParseFS for the last spec of an import chain: chain holds the
+// loadChain is LoadFS for the last spec of an import chain: chain holds the
 // path of each spec that imports the next, relative to the first one's
 // directory, ending with this spec's own. With a nil dir imports, like
 // sources, are not read.
-func parseChain(dir fs.FS, file string, data []byte, chain []string) (*Resolved, error) {
-	spec, errs := Load(file, data)
+func loadChain(dir fs.FS, file string, data []byte, chain []string) (*Resolved, error) {
+	spec, errs := Parse(file, data)
 	if spec == nil {
 		return nil, errs.Err()
 	}
@@ -65,11 +65,11 @@ func parseChain(dir fs.FS, file string, data []byte, chain []string) (*Resolved,
 	return r, nil
 }
 
-// Load reads a spec's structure: its YAML, its keys and the shape of each value.
+// Parse reads a spec's structure: its YAML, its keys and the shape of each value.
 // It reports every structural problem it finds and returns as much of the model
 // as it could build; the model is nil only when the YAML cannot be read at all.
 // Cross-references are checked by Validate.
-func Load(file string, data []byte) (*Spec, ErrorList) {
+func Parse(file string, data []byte) (*Spec, ErrorList) {
 	if errs := checkText(file, data); len(errs) > 0 {
 		return nil, errs
 	}

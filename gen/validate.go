@@ -25,11 +25,11 @@ func (k declKind) String() string {
 	return [...]string{"nothing", "id", "enum", "record", "union", "union variant", "face", "machine"}[k]
 }
 
-// Validate checks what Load cannot see alone: names, references, cycles,
+// Validate checks what Parse cannot see alone: names, references, cycles,
 // uniqueness, machines and facts. It reports every problem at the node that
 // causes it and returns them sorted. It returns the spec as a Resolved, for
-// the backends, only when there is no problem, here or in what Load, or
-// ParseFS reading sources and imports, reported before.
+// the backends, only when there is no problem, here or in what Parse, or
+// LoadFS reading sources and imports, reported before.
 func Validate(s *Spec) (*Resolved, ErrorList) {
 	v := &validator{spec: s, decls: map[string]decl{}, idents: map[string]ident{}}
 	v.pkg()
@@ -76,7 +76,7 @@ func (v *validator) add(p Pos, format string, args ...any) { v.errs.Add(p, forma
 func (v *validator) pkg() {
 	p := v.spec.Package
 	if p.Name == "" {
-		return // reported by Load
+		return // reported by Parse
 	}
 	if why := checkIdent(p.Name, false); why != "" {
 		v.add(p.Pos, "package.name: %s %s", p.Name, why)

@@ -230,7 +230,7 @@ func (sf *specFlags) parseSpecs(stderr io.Writer) ([]*gen.Resolved, bool) {
 			ok = false
 			continue
 		}
-		spec, err := gen.Parse(name, data)
+		spec, err := gen.Load(name, data)
 		if err != nil {
 			printErr(stderr, err)
 			ok = false
