@@ -83,18 +83,7 @@ func (v *validator) machines() {
 			}
 		}
 		// Every state must be reachable, and every non-terminal state must have a way out.
-		reached := map[string]bool{m.Initial.Name: true}
-		queue := []string{m.Initial.Name}
-		for len(queue) > 0 {
-			s := queue[0]
-			queue = queue[1:]
-			for _, n := range next[s] {
-				if !reached[n] {
-					reached[n] = true
-					queue = append(queue, n)
-				}
-			}
-		}
+		reached := reachable(m.Initial.Name, next)
 		if !slices.Contains(values, m.Initial.Name) {
 			continue
 		}
@@ -107,4 +96,22 @@ func (v *validator) machines() {
 			}
 		}
 	}
+}
+
+// reachable returns the states reachable from initial, itself included,
+// following next (each state's successors) breadth first.
+func reachable(initial string, next map[string][]string) map[string]bool {
+	reached := map[string]bool{initial: true}
+	queue := []string{initial}
+	for len(queue) > 0 {
+		s := queue[0]
+		queue = queue[1:]
+		for _, n := range next[s] {
+			if !reached[n] {
+				reached[n] = true
+				queue = append(queue, n)
+			}
+		}
+	}
+	return reached
 }
