@@ -121,9 +121,7 @@ func (v *validator) importedTypes() {
 	for _, im := range v.spec.Imports {
 		if im.Imported != nil {
 			specs[im.Alias] = im
-			other := &validator{spec: im.Imported.Spec(), decls: map[string]decl{}}
-			other.declare()
-			decls[im] = other.decls
+			decls[im] = im.Imported.Spec().index().decls
 		}
 	}
 	if len(specs) == 0 {

@@ -30,6 +30,8 @@ type Spec struct {
 	// sourcesRead reports whether Sources were read, so Validate can check
 	// upcasters against them; a spec parsed without a file system has none.
 	sourcesRead bool
+	// idx finds declarations by name; see index.go.
+	idx *declIndex
 	// incomplete reports that loading the spec (its YAML, sources or
 	// imports) found a problem, so Validate must not resolve it.
 	incomplete bool

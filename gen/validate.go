@@ -28,9 +28,9 @@ func (k declKind) String() string {
 // the backends, only when there is no problem, here or in what Parse, or
 // LoadFS reading sources and imports, reported before.
 func Validate(s *Spec) (*Resolved, ErrorList) {
-	v := &validator{spec: s, decls: map[string]decl{}, idents: map[string]ident{}}
+	s.idx = indexSpec(s)
+	v := &validator{spec: s, decls: s.idx.decls, idents: map[string]ident{}}
 	v.pkg()
-	v.declare()
 	v.identifiers()
 	v.initialismNames()
 	v.importedTypes()
@@ -64,7 +64,7 @@ type ident struct {
 type validator struct {
 	spec   *Spec
 	errs   ErrorList
-	decls  map[string]decl
+	decls  map[string]decl // the spec's, from its index
 	idents map[string]ident
 }
 
@@ -83,39 +83,6 @@ func (v *validator) pkg() {
 		if why := checkIdent(im.Alias, false); why != "" {
 			v.add(im.Pos, "imports: alias %s %s", im.Alias, why)
 		}
-	}
-}
-
-// declare records every name a type expression may refer to.
-func (v *validator) declare() {
-	put := func(name string, kind declKind, pos Pos) {
-		if name == "" {
-			return
-		}
-		if _, dup := v.decls[name]; !dup {
-			v.decls[name] = decl{kind: kind, pos: pos}
-		}
-	}
-	for _, d := range v.spec.IDs {
-		put(d.Name, declID, d.Pos)
-	}
-	for _, d := range v.spec.Enums {
-		put(d.Name, declEnum, d.Pos)
-	}
-	for _, d := range v.spec.Records {
-		put(d.Name, declRecord, d.Pos)
-	}
-	for _, d := range v.spec.Unions {
-		put(d.Name, declUnion, d.Pos)
-		for _, vr := range d.Variants {
-			put(vr.Name, declVariant, vr.Pos)
-		}
-	}
-	for _, d := range v.spec.Faces {
-		put(d.Name, declFace, d.Pos)
-	}
-	for _, d := range v.spec.Machines {
-		put(d.Name, declMachine, d.Pos)
 	}
 }
 

@@ -10,12 +10,7 @@ import (
 // faces checks that faces embed only faces, without cycles, and that each
 // method of a face's method set comes from one place.
 func (v *validator) faces() {
-	byName := map[string]*Face{}
-	for _, f := range v.spec.Faces {
-		if _, dup := byName[f.Name]; !dup {
-			byName[f.Name] = f
-		}
-	}
+	byName := v.spec.index().faces
 	faceNames := newSuggester(sortedKeys(byName))
 	for _, f := range v.spec.Faces {
 		what := "faces." + f.Name

@@ -11,10 +11,7 @@ import (
 // terminal and transition states exist, no transition leaves a terminal state,
 // every state is reachable and every non-terminal state has a way out.
 func (v *validator) machines() {
-	enums := map[string]*Enum{}
-	for _, e := range v.spec.Enums {
-		enums[e.Name] = e
-	}
+	enums := v.spec.index().enums
 	driven := map[string]*Machine{}
 	for _, m := range v.spec.Machines {
 		what := "machines." + m.Name
