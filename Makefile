@@ -14,10 +14,12 @@ SCOREBOARD_COUNT ?= 3
 # Where the Markdown reference and JSON Schema of the specs are committed.
 DOCS_OUT ?= docs/reference
 SCHEMA_OUT ?= schema
+# Where the TypeScript modules of the specs are committed; see tools/ts/README.md.
+TS_OUT ?= generated/ts
 # The released spec that breaking compares with; see spec/README.md, "Releasing".
 BASELINE ?= spec/baseline/jobs.yaml
 
-.PHONY: demo demo-web demo-subagents generate verify check breaking test race vet proptest mutants fuzz bench scoreboard lint ci pg-up pg-down pg-test
+.PHONY: demo demo-web demo-subagents demo-pg generate verify check breaking test race vet proptest mutants fuzz bench scoreboard lint ts-deps ts-check ts-bench ci pg-up pg-down pg-test
 
 demo: ## see the runtime work: three shell jobs, a live follow, a kill, intervals from the journal
 	$(GO) run ./examples/shelljobs
@@ -27,11 +29,11 @@ demo-web: ## serve the live jobs page for a demo session on 127.0.0.1:8080 (ADDR
 demo-subagents: ## see continuable subagents: a child reports, the process restarts, a follow-up resumes it cold
 	$(GO) run ./examples/subagents
 
-generate: ## regenerate generated/, the reference and the schema from spec/*.yaml
-	$(GO) run ./cmd/jobgen generate --docs $(DOCS_OUT) --schema $(SCHEMA_OUT)
+generate: ## regenerate generated/ (Go and TypeScript), the reference and the schema from spec/*.yaml
+	$(GO) run ./cmd/jobgen generate --docs $(DOCS_OUT) --schema $(SCHEMA_OUT) --ts $(TS_OUT)
 
-verify: ## fail when generated/, the reference or the schema is not what the specs yield
-	$(GO) run ./cmd/jobgen verify --docs $(DOCS_OUT) --schema $(SCHEMA_OUT)
+verify: ## fail when generated/ (Go and TypeScript), the reference or the schema is not what the specs yield
+	$(GO) run ./cmd/jobgen verify --docs $(DOCS_OUT) --schema $(SCHEMA_OUT) --ts $(TS_OUT)
 
 check: ## validate the specs only
 	$(GO) run ./cmd/jobgen check
@@ -72,19 +74,34 @@ fuzz: ## coverage-guided fuzzing of the spec loader (plain and alias-heavy), jou
 	$(GO) test ./spec -run '^$$' -fuzz '^FuzzDecodeFact$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 10s
 	$(GO) test ./codec -run '^$$' -fuzz '^FuzzCheckKeys$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 10s
 
+# TypeScript checks need Node.js; `make ts-deps` installs the pinned compiler.
+TSC ?= tools/ts/node_modules/.bin/tsc
+
+ts-deps: ## install the pinned TypeScript in tools/ts (npm ci from the committed lockfile)
+	cd tools/ts && npm ci --no-audit --no-fund
+
+ts-check: ## type-check generated/ts/ and the tools' harness with tsc --strict --noEmit
+	$(TSC) -p tools/ts/tsconfig.json --strict --noEmit
+
+ts-bench: ## what the TypeScript decoders cost per follow frame against JSON.parse alone
+	tools/ts/bench.sh
+
 bench: ## benchmarks, each with its baseline in the same run
 	$(GO) test ./... -run '^$$' -bench . -benchmem
 
 scoreboard: ## one line per performance goal of issue 16: measured, baseline, ratio, goal, met/missed (a few minutes)
 	$(GO) run ./cmd/scoreboard -count $(SCOREBOARD_COUNT)
 
-ci: lint test verify breaking race
+ci: lint test verify breaking race ts-check
 
 pg-up: ## start a throwaway PostgreSQL (installed when missing); export the JOBGEN_TEST_POSTGRES it prints
 	@.ci/pg.sh start
 
 pg-down: ## stop the throwaway PostgreSQL and delete its directory
 	@.ci/pg.sh stop
+
+demo-pg: ## two processes sharing one job history in PostgreSQL (starts the throwaway server)
+	@eval "$$(.ci/pg.sh start)"; $(GO) run ./examples/pghistory "$$JOBGEN_TEST_POSTGRES"
 
 pg-test: ## journal/pgstore's tests against the server pg-up started
 	@eval "$$(.ci/pg.sh env)"; JOBGEN_TEST_POSTGRES="$$JOBGEN_TEST_POSTGRES" $(GO) test ./journal/pgstore/... -v -count 1

@@ -84,7 +84,7 @@ func (m Marker) pattern() *regexp.Regexp {
 
 // Backends are the targets jobgen ships, in the order they are listed.
 func Backends() []Backend {
-	return []Backend{GoBackend{}, SchemaBackend{}, DocsBackend{}}
+	return []Backend{GoBackend{}, SchemaBackend{}, DocsBackend{}, TSBackend{}}
 }
 
 // An Origin names, in a generated file's marker, the spec the file comes

@@ -175,4 +175,4 @@ func generateAll(dir fs.FS, file string, data []byte) ([]File, error) {
 
 // goldenDirs places each backend's golden files under want/; a backend not
 // listed gets the directory of its name in lower case ("typescript").
-var goldenDirs = map[string]string{"Go": "", "JSON Schema": "schema", "Markdown": "docs"}
+var goldenDirs = map[string]string{"Go": "", "JSON Schema": "schema", "Markdown": "docs", "TypeScript": "ts"}

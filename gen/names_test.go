@@ -5,7 +5,6 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
-	"time"
 )
 
 // naiveSuggest is the definition suggest must agree with: the candidate at
@@ -65,26 +64,13 @@ func TestUndeclaredNamesAreNotQuadratic(t *testing.T) {
 		}
 		return []byte(b.String())
 	}
-	// The fastest of three runs at each size: growth from 2,000 to 8,000
-	// names is about 4x when linear and 16x when quadratic, whatever the
-	// machine's speed or load (the race detector included).
-	cost := func(n int) time.Duration {
-		data := spec(n)
-		best := time.Duration(1 << 62)
-		for range 3 {
-			start := time.Now()
-			_, err := Load("many.yaml", data)
-			best = min(best, time.Since(start))
-			list, _ := err.(ErrorList)
-			if len(list) != n || !strings.HasSuffix(list[n-1].Msg, fmt.Sprintf("undeclared type Recrod%dx; did you mean Record%d?", n-1, n-1)) {
-				t.Fatalf("got %d errors, the last %v", len(list), list[len(list)-1])
-			}
-		}
-		return best
-	}
-	small, large := cost(2000), cost(8000)
-	if ratio := float64(large) / float64(small); ratio > 9 {
-		t.Errorf("4x the names cost %.1fx the time (%v vs %v): the search grows faster than linearly", ratio, large, small)
+	// No wall clock: on a loaded machine any bound on seconds is noise. The
+	// errors must be right, and the work (below) bounded.
+	data := spec(8000)
+	_, err := Load("many.yaml", data)
+	list, _ := err.(ErrorList)
+	if len(list) != 8000 || !strings.HasSuffix(list[7999].Msg, "undeclared type Recrod7999x; did you mean Record7999?") {
+		t.Fatalf("got %d errors, the last %v", len(list), list[len(list)-1])
 	}
 	// The work, which no machine's load changes: comparing every name with
 	// every candidate fills about 8,000 × 8,000 × 12 cells.

@@ -61,7 +61,7 @@
 // The registry's mutex guards the job table, admission counts, ordinals,
 // listener lists and each job's lifecycle bookkeeping (status, reported,
 // stop requests, waiters). Each job's own lock guards what its producer
-// writes: its record, its detail and its followers; a job's state is
+// writes: its record, its detail and the signal its follow streams wait on; a job's state is
 // written holding both and read holding either. So a producer's Append or
 // UpdateDetail takes only its job's lock: appends of different jobs never
 // meet on one lock, and a record read takes the registry's mutex only for

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"iter"
-	"slices"
 	"time"
 	"unicode/utf8"
 
@@ -53,13 +52,11 @@ func (r *Registry) Follow(ctx context.Context, caller jobs.SessionID, id jobs.Jo
 			fail(fmt.Errorf("offset %d: %w", start.offset, ErrNegativeOffset))
 			return
 		}
-		wake := make(chan struct{}, 1)
-		j, snap, rd, err := r.openFollow(caller, id, start, wake)
+		j, snap, rd, done, err := r.openFollow(caller, id, start)
 		if err != nil {
 			fail(err)
 			return
 		}
-		defer r.closeFollow(j, wake)
 
 		cursor := max(rd.Earliest, 0)
 		if start.set {
@@ -77,7 +74,15 @@ func (r *Registry) Follow(ctx context.Context, caller jobs.SessionID, id jobs.Jo
 		}()
 		var lastFlush time.Time
 		for {
-			snap, rd, done := r.followRead(j, cursor)
+			// While the job is live only its own lock is taken; once it has
+			// settled, the snapshot and the rest of the record are read together.
+			settled := closed(done)
+			var wait <-chan struct{}
+			if settled {
+				snap, rd, _ = r.followRead(j, cursor)
+			} else {
+				rd, wait = j.followTail(cursor)
+			}
 			if len(rd.Chunks) > 0 {
 				frames := outputFrames(rd, cursor, limits.ObserveMaxFrameBytes)
 				for _, frame := range frames {
@@ -90,12 +95,12 @@ func (r *Registry) Follow(ctx context.Context, caller jobs.SessionID, id jobs.Jo
 				}
 			}
 			cursor = max(cursor, rd.Next)
-			if snap.Status.Terminal() {
+			if settled {
 				yield(jobs.StatusFrame{Job: snap}, nil)
 				return
 			}
 			select {
-			case <-wake:
+			case <-wait:
 			case <-done:
 			case <-ctx.Done():
 				yield(nil, ctx.Err())
@@ -119,19 +124,17 @@ func (r *Registry) Follow(ctx context.Context, caller jobs.SessionID, id jobs.Jo
 	}
 }
 
-// openFollow finds a recording job visible to caller, subscribes wake to its
-// appends and reads it, all in one critical section, so no append falls
-// between the first read and the subscription.
-func (r *Registry) openFollow(caller jobs.SessionID, id jobs.JobID, start FollowStart, wake chan<- struct{}) (*job, jobs.JobSnapshot, jobs.RecordRead, error) {
+// openFollow finds a recording job visible to caller and returns it with its
+// snapshot, its record's window, and the channel closed at its settlement.
+func (r *Registry) openFollow(caller jobs.SessionID, id jobs.JobID, start FollowStart) (*job, jobs.JobSnapshot, jobs.RecordRead, <-chan struct{}, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	j, err := r.lookupRecording(caller, id)
 	if err != nil {
-		return nil, jobs.JobSnapshot{}, jobs.RecordRead{}, err
+		return nil, jobs.JobSnapshot{}, jobs.RecordRead{}, nil, err
 	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	j.followers = append(j.followers, wake)
 	from := j.record.start
 	if start.set {
 		from = start.offset
@@ -140,14 +143,28 @@ func (r *Registry) openFollow(caller jobs.SessionID, id jobs.JobID, start Follow
 	rd := jobs.RecordRead{Earliest: j.record.start, Next: j.record.total, Lossy: from < j.record.start}
 	var snap jobs.JobSnapshot
 	j.snapshotInto(&snap)
-	return j, snap, rd, nil
+	return j, snap, rd, r.doneOf(j), nil
 }
 
-func (r *Registry) closeFollow(j *job, wake chan<- struct{}) {
+// followTail reads a live job's record from cursor and returns, from the same
+// critical section, the channel the next append closes: no append can fall
+// between the read and the wait.
+func (j *job) followTail(cursor int64) (jobs.RecordRead, <-chan struct{}) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	if i := slices.Index(j.followers, wake); i >= 0 {
-		j.followers = slices.Delete(j.followers, i, i+1)
+	if j.outputWait == nil {
+		j.outputWait = make(chan struct{})
+	}
+	return j.record.read(cursor), j.outputWait
+}
+
+// closed reports whether ch is closed, without blocking.
+func closed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
 	}
 }
 

@@ -7,8 +7,9 @@ import (
 	"github.com/jobgen/jobgen/generated/jobs"
 )
 
-// TestFollowIsNotWokenByOtherJobs subscribes a stream's wake channel to one
-// job and appends to another: the channel must stay empty.
+// TestFollowIsNotWokenByOtherJobs waits on one job's output signal and
+// appends to another: the signal must stay open; the job's own append closes
+// it, for every waiter at once.
 func TestFollowIsNotWokenByOtherJobs(t *testing.T) {
 	r := New()
 	var a, b jobs.RecordingJob
@@ -28,27 +29,23 @@ func TestFollowIsNotWokenByOtherJobs(t *testing.T) {
 	}
 	snapA := start(&a)
 	start(&b)
-	wake := make(chan struct{}, 1)
-	j, _, _, err := r.openFollow("", snapA.ID, FromEarliest(), wake)
+	j, _, _, _, err := r.openFollow("", snapA.ID, FromEarliest())
 	if err != nil {
 		t.Fatal(err)
 	}
+	_, first := j.followTail(0)
+	_, second := j.followTail(0)
 	for range 100 {
 		b.Append("other job", jobs.AppendOptions{})
 	}
-	select {
-	case <-wake:
+	if closed(first) || closed(second) {
 		t.Fatal("appends to another job woke the stream")
-	default:
 	}
 	a.Append("mine", jobs.AppendOptions{})
-	select {
-	case <-wake:
-	default:
-		t.Fatal("an append to the followed job did not wake the stream")
+	if !closed(first) || !closed(second) {
+		t.Fatal("an append to the followed job did not wake every waiting stream")
 	}
-	r.closeFollow(j, wake)
-	if len(j.followers) != 0 {
-		t.Errorf("%d followers left after closing", len(j.followers))
+	if _, next := j.followTail(0); closed(next) {
+		t.Error("the next wait was already woken: a stream would spin")
 	}
 }

@@ -68,7 +68,10 @@ type job struct {
 	state         jobState
 	record        *ring // nil for a plain job; set before the job is shared
 	detail        string
-	followers     []chan<- struct{} // follow streams to wake on output; see Follow
+	// outputWait is closed, and cleared, by the next committed append: one
+	// close wakes every follow stream waiting on it, so an append costs the
+	// same with a thousand followers as with none. nil while nobody waits.
+	outputWait chan struct{}
 	droppedLogged bool
 }
 
@@ -199,11 +202,9 @@ func (r *Registry) append(j *job, text string, opts jobs.AppendOptions) {
 		j.mu.Unlock()
 	case stateLive:
 		j.record.append(text, at, code, opts.GapBefore)
-		for _, wake := range j.followers {
-			select {
-			case wake <- struct{}{}:
-			default: // a wake is already pending; it covers this append too
-			}
+		if j.outputWait != nil {
+			close(j.outputWait)
+			j.outputWait = nil
 		}
 		j.mu.Unlock()
 		r.fireOutput(r.output.load(), j.id)

@@ -629,3 +629,20 @@ func TestADrainAdmitsNothingUnderItsParentsWhileItRuns(t *testing.T) {
 		}
 	})
 }
+
+// valueAgent is an Agent by value: copies of it are equal, so it cannot be
+// authorized by identity.
+type valueAgent struct{ id jobs.SessionID }
+
+func (v valueAgent) ID() jobs.SessionID                  { return v.id }
+func (valueAgent) Deliver(subagents.Message, bool) error { return nil }
+func (valueAgent) Cancel(error, bool)                    {}
+func (valueAgent) Idle() <-chan struct{}                 { return nil }
+func (valueAgent) Dispose(context.Context) error         { return nil }
+
+func TestAgentsMustBePointersSoCopiesAreNeverAuthorized(t *testing.T) {
+	svc := subagent.New()
+	if _, err := svc.Attach(valueAgent{id: "root"}); err == nil || !strings.Contains(err.Error(), "must be a pointer") {
+		t.Fatalf("Attach of a value agent: %v", err)
+	}
+}

@@ -84,7 +84,13 @@ func (s *Service) Close(ctx context.Context) error {
 	s.mu.Lock()
 	s.closing = true
 	s.mu.Unlock()
-	s.inflight.Wait()
+	materialized := make(chan struct{})
+	go func() { s.inflight.Wait(); close(materialized) }()
+	select {
+	case <-materialized:
+	case <-ctx.Done():
+		return cancelled(ctx, "close: wait for materializations under way")
+	}
 	var marked, waits []*activation
 	s.mu.Lock()
 	for _, a := range s.children {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"reflect"
+	"slices"
 	"sync"
 	"time"
 
@@ -253,7 +254,7 @@ func (s *Service) State(child jobs.SessionID) State {
 	}
 }
 
-// Children lists the live children of parent.
+// Children lists the live children of parent, sorted by id.
 func (s *Service) Children(parent jobs.SessionID) []jobs.SessionID {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -263,6 +264,7 @@ func (s *Service) Children(parent jobs.SessionID) []jobs.SessionID {
 			ids = append(ids, id)
 		}
 	}
+	slices.Sort(ids)
 	return ids
 }
 

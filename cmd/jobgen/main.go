@@ -3,15 +3,16 @@
 //
 // Usage:
 //
-//	jobgen generate [--spec spec/*.yaml] [--out generated] [--docs DIR] [--schema DIR]
-//	jobgen verify   [--spec spec/*.yaml] [--out generated] [--docs DIR] [--schema DIR]
+//	jobgen generate [--spec spec/*.yaml] [--out generated] [--docs DIR] [--schema DIR] [--ts DIR]
+//	jobgen verify   [--spec spec/*.yaml] [--out generated] [--docs DIR] [--schema DIR] [--ts DIR]
 //	jobgen check    [--spec spec/*.yaml]
 //	jobgen breaking [--spec spec/jobs.yaml] --against OLD [--category durable|wire|goapi]
 //	jobgen schema   [--spec spec/*.yaml] [--out schema]
 //	jobgen docs     [--spec spec/*.yaml] [--out docs/reference]
 //
 // generate writes the Go package of each spec under the output root (and,
-// with --docs and --schema, its Markdown reference and JSON Schema), only
+// with --docs, --schema and --ts, its Markdown reference, JSON Schema and
+// TypeScript module), only
 // when every spec is valid; verify regenerates in memory and prints a unified
 // diff of every stale, missing or orphaned file; check only validates.
 // breaking compares a spec with an older one (a file, or git:REF[:path]) and

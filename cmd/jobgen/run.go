@@ -198,6 +198,28 @@ func schemaOutput(flag, root string) output {
 	return output{flag, gen.Target{Backend: gen.SchemaBackend{}, Root: root}}
 }
 
+// tsOutput is the TypeScript target of --ts dir: beside the Go packages,
+// under --out, when dir is a directory directly inside it (generated/ts), and
+// a root of its own anywhere else.
+func tsOutput(out, dir string) (output, error) {
+	absOut, err := filepath.Abs(out)
+	if err != nil {
+		return output{}, err
+	}
+	absDir, err := filepath.Abs(dir)
+	if err != nil {
+		return output{}, err
+	}
+	rel, err := filepath.Rel(absOut, absDir)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return output{"ts", gen.Target{Backend: gen.TSBackend{}, Root: dir}}, nil
+	}
+	if rel == "." || strings.ContainsRune(rel, filepath.Separator) {
+		return output{}, fmt.Errorf("--ts %s: inside --out %s, the TypeScript modules go in a directory directly under it, such as %s", dir, out, filepath.Join(out, "ts"))
+	}
+	return output{"out", gen.Target{Backend: gen.TSBackend{Dir: filepath.ToSlash(rel)}, Root: out}}, nil
+}
+
 func docsOutput(flag, root string) output {
 	return output{flag, gen.Target{Backend: gen.DocsBackend{}, Root: root}}
 }
@@ -303,19 +325,26 @@ func printErr(w io.Writer, err error) {
 
 func cmdGenerate(args []string, stdout, stderr io.Writer) int {
 	var sf specFlags
-	var docs, schema string
+	var docs, schema, ts string
 	fs := newFlagSet("generate", "Generate writes the Go package of each spec under the output root, and\nwith --docs and --schema its Markdown reference and JSON Schema. It writes\nnothing unless every spec is valid, writes each changed file atomically, and\nremoves generated files the specs no longer yield.", stderr)
 	sf.register(fs, true)
 	fs.StringVar(&docs, "docs", "", "also write each spec's Markdown reference under this root")
 	fs.StringVar(&schema, "schema", "", "also write each spec's JSON Schema under this root")
+	fs.StringVar(&ts, "ts", "", "also write each spec's TypeScript module in this directory (beside the Go packages when directly inside --out)")
 	if code, stop := parse(fs, args, stdout); stop {
 		return code
 	}
-	return sf.write(stdout, stderr, sf.outputs(docs, schema))
+	outs, err := sf.outputs(docs, schema, ts)
+	if err != nil {
+		fmt.Fprintf(stderr, "jobgen: %v\n", err)
+		return exitUsage
+	}
+	return sf.write(stdout, stderr, outs)
 }
 
-// outputs is the Go output plus the docs and schema roots that are set.
-func (sf *specFlags) outputs(docs, schema string) outputs {
+// outputs is the Go output plus the docs, schema and TypeScript outputs
+// that are set.
+func (sf *specFlags) outputs(docs, schema, ts string) (outputs, error) {
 	out := outputs{goOutput(sf.out)}
 	if docs != "" {
 		out = append(out, docsOutput("docs", docs))
@@ -323,7 +352,14 @@ func (sf *specFlags) outputs(docs, schema string) outputs {
 	if schema != "" {
 		out = append(out, schemaOutput("schema", schema))
 	}
-	return out
+	if ts != "" {
+		o, err := tsOutput(sf.out, ts)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, o)
+	}
+	return out, nil
 }
 
 func cmdSchema(args []string, stdout, stderr io.Writer) int {
@@ -364,15 +400,20 @@ func plural(n int, word string) string {
 
 func cmdVerify(args []string, stdout, stderr io.Writer) int {
 	var sf specFlags
-	var docs, schema string
-	fs := newFlagSet("verify", "Verify regenerates in memory and compares with the output root (and, with\n--docs and --schema, with those roots). It prints a unified diff of every\nstale, missing or orphaned file and exits 1 if there is any.", stderr)
+	var docs, schema, ts string
+	fs := newFlagSet("verify", "Verify regenerates in memory and compares with the output root (and, with\n--docs, --schema and --ts, with those). It prints a unified diff of every\nstale, missing or orphaned file and exits 1 if there is any.", stderr)
 	sf.register(fs, true)
 	fs.StringVar(&docs, "docs", "", "also verify the Markdown references under this root")
 	fs.StringVar(&schema, "schema", "", "also verify the JSON Schemas under this root")
+	fs.StringVar(&ts, "ts", "", "also verify the TypeScript modules in this directory")
 	if code, stop := parse(fs, args, stdout); stop {
 		return code
 	}
-	targets := sf.outputs(docs, schema)
+	targets, err := sf.outputs(docs, schema, ts)
+	if err != nil {
+		fmt.Fprintf(stderr, "jobgen: %v\n", err)
+		return exitUsage
+	}
 	tree := sf.render(stderr, targets)
 	if tree == nil {
 		return exitFail

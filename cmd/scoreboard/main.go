@@ -1,7 +1,10 @@
 // Command scoreboard runs the benchmarks that back each performance goal of
 // issue 16 and prints one line per goal: its name, the measured figure, the
 // baseline measured in the same run, their ratio, the goal, and whether it
-// is met. Figures are medians of -count runs. `make scoreboard` runs it;
+// is met. It runs every benchmark once per round, -count rounds, so that a
+// figure and its baseline are taken close together; figures are medians
+// over the rounds, and a ratio is the median of the rounds' ratios, which a
+// load burst on a shared machine sways less. `make scoreboard` runs it;
 // `make bench` runs every benchmark.
 //
 //	go run ./cmd/scoreboard [-count 3] [-go go]
@@ -73,12 +76,14 @@ func main() {
 	goBin := flag.String("go", "go", "the go command")
 	flag.Parse()
 	res := results{}
-	for _, r := range runs {
-		out, err := runBenchmarks(*goBin, r, *count)
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "scoreboard: %s %s: %v\n%s", r.pkg, r.bench, err, out)
+	for range *count {
+		for _, r := range runs {
+			out, err := runBenchmarks(*goBin, r)
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "scoreboard: %s %s: %v\n%s", r.pkg, r.bench, err, out)
+			}
+			res.parse(r.pkg, bytes.NewReader(out))
 		}
-		res.parse(r.pkg, bytes.NewReader(out))
 	}
 	missed := print(os.Stdout, goals, res)
 	if missed > 0 {
@@ -86,9 +91,9 @@ func main() {
 	}
 }
 
-func runBenchmarks(goBin string, r run, count int) ([]byte, error) {
+func runBenchmarks(goBin string, r run) ([]byte, error) {
 	cmd := exec.Command(goBin, "test", "-run", "^$", "-bench", r.bench, "-benchmem",
-		"-benchtime", r.benchtime, "-count", strconv.Itoa(count), "-timeout", "10m", r.pkg)
+		"-benchtime", r.benchtime, "-count", "1", "-timeout", "10m", r.pkg)
 	cmd.Stderr = os.Stderr
 	return cmd.Output()
 }
@@ -129,6 +134,28 @@ func (res results) median(s series) (float64, bool) {
 		return v[len(v)/2], true
 	}
 	return (v[len(v)/2-1] + v[len(v)/2]) / 2, true
+}
+
+// pairedRatio is the median, over the rounds, of a's figure over b's in the
+// same round; the ratio of the medians when the rounds do not pair up.
+func (res results) pairedRatio(a, b series) float64 {
+	av, bv := res[a], res[b]
+	if len(av) != len(bv) || len(av) == 0 {
+		ma, _ := res.median(a)
+		mb, _ := res.median(b)
+		return ma / mb
+	}
+	ratios := make([]float64, len(av))
+	for i := range av {
+		ratios[i] = av[i] / bv[i]
+	}
+	k := series{metric: "ratio"}
+	return results{k: ratios}.mustMedian(k)
+}
+
+func (res results) mustMedian(s series) float64 {
+	m, _ := res.median(s)
+	return m
 }
 
 // print writes the scoreboard and returns how many goals are missed or not
@@ -172,9 +199,9 @@ func (g goal) evaluate(res results) (string, bool) {
 	base, ratio := "-", "-"
 	if b, ok := res.median(g.baseline); ok {
 		base = format(b, g.baseline.metric)
-		r := m / b
+		r := res.pairedRatio(g.measured, g.baseline)
 		if g.inverse {
-			r = b / m
+			r = 1 / r
 		}
 		ratio = fmt.Sprintf("%.2f×", r)
 		if g.ratio != nil {

@@ -70,6 +70,21 @@ func TestEvaluateSaysMetMissedAndNotMeasured(t *testing.T) {
 	}
 }
 
+// A ratio pairs each round's figure with its baseline from the same round:
+// a round slowed by load as a whole does not move it.
+func TestRatioIsTheMedianOfPairedRounds(t *testing.T) {
+	a, b := series{"p", "A", "ns/op"}, series{"p", "B", "ns/op"}
+	res := results{a: {100, 400, 110}, b: {50, 200, 100}}
+	// Rounds: 2.0, 2.0, 1.1 → 2.0; the medians alone would say 110/100.
+	if got := res.pairedRatio(a, b); got != 2 {
+		t.Fatalf("paired ratio = %v, want 2", got)
+	}
+	res[b] = res[b][:2] // rounds that do not pair up fall back to the medians
+	if got := res.pairedRatio(a, b); got != 110.0/125 {
+		t.Fatalf("unpaired ratio = %v, want %v", got, 110.0/125)
+	}
+}
+
 func TestEveryGoalIsFedByARun(t *testing.T) {
 	for _, g := range goals {
 		found := false

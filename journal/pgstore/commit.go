@@ -421,13 +421,16 @@ var errOutcomeUnknown = errors.New("its outcome is unknown: retry with ids")
 // new streams; the locks on the batch's counter rows, in name order; then one
 // statement that, with a snapshot taken after the locks, skips ids the streams
 // hold or the batch repeats, numbers the rest from the heads, inserts them,
-// raises the heads and answers each entry's seq and the xid. With a
+// raises the heads and answers each entry's seq and the xid. A batch without
+// ids has nothing to look up and takes its locks inside that one statement
+// (appendNoIDs). With a
 // beforeCommit hook the same statements run between an explicit BEGIN and a
 // COMMIT sent after the hook.
 func (s *Store) commitOneTrip(ctx context.Context, conn *pgxpool.Conn, batch []*request) (wrote bool, err error) {
 	var names []string
 	seen := map[journal.Stream]bool{}
 	var eStream, eID, ePayload []string
+	withIDs := false
 	for _, r := range batch {
 		if !seen[r.stream] {
 			seen[r.stream] = true
@@ -437,6 +440,7 @@ func (s *Store) commitOneTrip(ctx context.Context, conn *pgxpool.Conn, batch []*
 			eStream = append(eStream, string(r.stream))
 			eID = append(eID, e.ID)
 			ePayload = append(ePayload, string(e.Payload))
+			withIDs = withIDs || e.ID != ""
 		}
 	}
 	slices.Sort(names)
@@ -466,8 +470,12 @@ func (s *Store) commitOneTrip(ctx context.Context, conn *pgxpool.Conn, batch []*
 	if len(fresh) > 0 {
 		b.Queue(s.sql.createStreams, fresh)
 	}
-	b.Queue(s.sql.lockStreams, names)
-	b.Queue(s.sql.appendAll, eStream, eID, ePayload)
+	if withIDs {
+		b.Queue(s.sql.lockStreams, names)
+		b.Queue(s.sql.appendAll, eStream, eID, ePayload)
+	} else {
+		b.Queue(s.sql.appendNoIDs, eStream, ePayload, names)
+	}
 	br := conn.SendBatch(ctx, b)
 	defer func() {
 		if br != nil {
@@ -484,9 +492,14 @@ func (s *Store) commitOneTrip(ctx context.Context, conn *pgxpool.Conn, batch []*
 			return fail("create streams", err)
 		}
 	}
-	locked := 0
-	if err := scanRows(br, func(pgx.Rows) error { locked++; return nil }); err != nil {
-		return fail("lock streams", err)
+	if withIDs {
+		locked := 0
+		if err := scanRows(br, func(pgx.Rows) error { locked++; return nil }); err != nil {
+			return fail("lock streams", err)
+		}
+		if locked != len(names) {
+			return fail("lock streams", fmt.Errorf("locked %d of %d counter rows", locked, len(names)))
+		}
 	}
 	// ord (1-based, over the batch's entries) -> seq, for every entry that was
 	// inserted or whose id the stream held.
@@ -509,9 +522,6 @@ func (s *Store) commitOneTrip(ctx context.Context, conn *pgxpool.Conn, batch []*
 		return nil
 	}); err != nil {
 		return fail("insert", err)
-	}
-	if locked != len(names) {
-		return fail("lock streams", fmt.Errorf("locked %d of %d counter rows", locked, len(names)))
 	}
 	if hook {
 		if err := br.Close(); err != nil {

@@ -28,7 +28,7 @@ its head back: the journal is append-only even for a hand-typed statement.
 Append queues its entries and waits for the committer (WithCommitters,
 default 1) to carry them in a transaction with whatever else is queued (up to
 WithMaxBatch entries): client-side group commit, many facts per commit flush.
-After a commit the committer waits briefly (at most half a commit, 2ms) for
+After a commit the committer waits briefly (at most half a commit, 10ms) for
 the appenders it released to queue again, so that a steady set of appenders
 shares every transaction instead of alternating between two. One
 transaction is one pipelined round trip, committed at its Sync:
@@ -38,10 +38,13 @@ transaction is one pipelined round trip, committed at its Sync:
  2. the batch's counter rows locked with SELECT … FOR UPDATE in name order
     (so concurrent transactions never deadlock);
  3. one statement that, with a snapshot taken after the locks, answers the
-    entries whose id the stream holds with that seq, inserts the first of
-    the entries sharing an id and every entry without one with seqs head+1,
-    head+2, … in batch order, raises the heads and returns the seqs and the
-    transaction's xid.
+    entries whose id the stream holds with that seq (one index probe each),
+    inserts the first of the entries sharing an id and every entry without
+    one with seqs head+1, head+2, … in batch order, raises the heads and
+    returns the seqs and the transaction's xid.
+
+A batch without ids (the registry's Recorder appends none) has nothing to
+look up, and takes its locks inside that one statement.
 
 If a stream would pass the largest seq, that statement fails before commit;
 the batch is rerun stepwise (locks, then seqs assigned client-side), which

@@ -2,6 +2,7 @@ package pgstore
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -27,7 +28,8 @@ func TestMain(m *testing.M) {
 }
 
 // childAppends opens the store the parent names and appends PGSTORE_PER_STREAM
-// entries with ids to each of the streams, one goroutine per stream.
+// entries to each of the streams, one goroutine per stream: with ids to the
+// even streams, without to the odd ones (the two append statements).
 func childAppends(proc string) error {
 	per, _ := strconv.Atoi(os.Getenv("PGSTORE_PER_STREAM"))
 	ctx := context.Background()
@@ -47,8 +49,12 @@ func childAppends(proc string) error {
 				n := min(1+i%3, per-i)
 				var es []journal.Entry
 				for k := range n {
-					id := fmt.Sprintf("p%s-%d", proc, i+k)
-					es = append(es, journal.Entry{ID: id, Payload: fact("%s", id)})
+					tag := fmt.Sprintf("p%s-%d", proc, i+k)
+					e := journal.Entry{Payload: fact("%s", tag)}
+					if st%2 == 0 { // even streams with ids, odd ones without
+						e.ID = tag
+					}
+					es = append(es, e)
 				}
 				if _, err := s.Append(ctx, stream, es...); err != nil {
 					errs <- err
@@ -96,18 +102,23 @@ func TestFourProcessesAppendingToSixteenStreams(t *testing.T) {
 		checkGapFree(t, stream, recs)
 		seen := map[string]bool{}
 		for _, rec := range recs {
-			if seen[rec.ID] {
-				t.Fatalf("stream %s: id %s twice", stream, rec.ID)
+			var env struct{ Data string }
+			if err := json.Unmarshal(rec.Payload, &env); err != nil {
+				t.Fatalf("stream %s seq %d: payload %s: %v", stream, rec.Seq, rec.Payload, err)
 			}
-			seen[rec.ID] = true
-			if string(rec.Payload) != string(fact("%s", rec.ID)) {
-				t.Fatalf("stream %s seq %d: payload %s under id %s", stream, rec.Seq, rec.Payload, rec.ID)
+			tag := env.Data
+			if seen[tag] {
+				t.Fatalf("stream %s: %s twice", stream, tag)
+			}
+			seen[tag] = true
+			if wantID := map[bool]string{true: tag, false: ""}[st%2 == 0]; rec.ID != wantID {
+				t.Fatalf("stream %s seq %d: id %q, want %q", stream, rec.Seq, rec.ID, wantID)
 			}
 		}
 		for p := range procs {
 			for i := range per {
-				if id := fmt.Sprintf("p%d-%d", p, i); !seen[id] {
-					t.Fatalf("stream %s lacks %s", stream, id)
+				if tag := fmt.Sprintf("p%d-%d", p, i); !seen[tag] {
+					t.Fatalf("stream %s lacks %s", stream, tag)
 				}
 			}
 		}

@@ -157,6 +157,7 @@ func TestAppendStatementsNeverScanTheFactTable(t *testing.T) {
 		"appendAll without ids": {s.sql.appendAll, streams, noIDs, payloads},
 		"appendAll with ids":    {s.sql.appendAll, streams, ids, payloads},
 		"findIDs":               {s.sql.findIDs, streams, ids},
+		"appendNoIDs":           {s.sql.appendNoIDs, streams, payloads, []string{"s0", "s1", "s2", "s3"}},
 	} {
 		tx, err := s.Pool().Begin(ctx)
 		if err != nil {

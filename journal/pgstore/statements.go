@@ -10,7 +10,7 @@ import (
 type statements struct {
 	createStreams, lockStreams, findIDs string
 	insertFacts, raiseHeads, xid        string
-	appendAll                           string
+	appendAll, appendNoIDs              string
 	notify                              string
 	readStream, readAll, horizon        string
 	lastSeq                             string
@@ -76,6 +76,29 @@ func newStatements(schema string) statements {
 			)
 			SELECT ord, seq, true, pg_current_xact_id() FROM numbered
 			UNION ALL SELECT ord, seq, false, pg_current_xact_id() FROM held`),
+		// The append of a batch without ids, in one statement: no id to look
+		// up, so the snapshot need not follow the locks. The locks are taken
+		// in name order; FOR UPDATE answers each row's latest head, and the
+		// UPDATE of a row this statement locked applies to that version.
+		appendNoIDs: r.Replace(`WITH locked AS (
+				SELECT name, head FROM S.stream WHERE name = ANY($3::text[]) ORDER BY name FOR UPDATE
+			),
+			numbered AS (
+				SELECT u.stream, u.payload, u.ord,
+					l.head + row_number() OVER (PARTITION BY u.stream ORDER BY u.ord) AS seq
+				FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS u(stream, payload, ord)
+				JOIN locked l ON l.name = u.stream
+			),
+			ins AS (
+				INSERT INTO S.fact (stream, seq, payload)
+				SELECT stream, seq, payload::json FROM numbered ORDER BY ord
+			),
+			up AS (
+				UPDATE S.stream AS st SET head = m.head
+				FROM (SELECT stream, max(seq) AS head FROM numbered GROUP BY stream) AS m
+				WHERE st.name = m.stream
+			)
+			SELECT ord, seq, true, pg_current_xact_id() FROM numbered`),
 		raiseHeads: r.Replace(`UPDATE S.stream AS st SET head = u.head
 			FROM unnest($1::text[], $2::int8[]) AS u(name, head)
 			WHERE st.name = u.name AND u.head > st.head`),

@@ -4,10 +4,15 @@
 package subagenttest
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"iter"
+	"maps"
+	"slices"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/jobgen/jobgen/journal"
 )
@@ -21,7 +26,8 @@ type MemStore struct {
 	all     []journal.Record // global order
 	streams map[journal.Stream][]int
 	ids     map[journal.Stream]map[string]uint64
-	durable int // records of all that a Flush covered
+	base    map[journal.Stream]uint64 // the seq before a stream's first record
+	durable int                       // records of all that a Flush covered
 	closed  bool
 	fail    error
 	flushes int
@@ -29,7 +35,51 @@ type MemStore struct {
 
 // NewMemStore returns an empty store.
 func NewMemStore() *MemStore {
-	return &MemStore{streams: map[journal.Stream][]int{}, ids: map[journal.Stream]map[string]uint64{}}
+	return &MemStore{streams: map[journal.Stream][]int{}, ids: map[journal.Stream]map[string]uint64{}, base: map[journal.Stream]uint64{}}
+}
+
+// StartStreamAt makes the next record appended to the empty stream take
+// seq; journal/storetest builds a full stream with it.
+func (m *MemStore) StartStreamAt(stream journal.Stream, seq uint64) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.base[stream] = seq - 1
+}
+
+// check refuses what a real store refuses: bad names and ids, payloads
+// that are not one JSON value on one line, records that are too large.
+func check(stream journal.Stream, entries []journal.Entry) error {
+	if err := checkName("stream", string(stream), journal.MaxStreamBytes); err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if e.ID != "" {
+			if err := checkName("id", e.ID, journal.MaxIDBytes); err != nil {
+				return err
+			}
+		}
+		switch {
+		case len(e.Payload) == 0:
+			return fmt.Errorf("empty payload: %w", journal.ErrInvalid)
+		case len(e.Payload) > journal.MaxPayloadBytes:
+			return fmt.Errorf("payload of %d bytes: %w", len(e.Payload), journal.ErrTooLarge)
+		case bytes.IndexByte(e.Payload, '\n') >= 0 || !json.Valid(e.Payload):
+			return fmt.Errorf("payload is not one JSON value on one line: %w", journal.ErrInvalid)
+		}
+	}
+	return nil
+}
+
+func checkName(what, s string, max int) error {
+	if s == "" || len(s) > max || !utf8.ValidString(s) {
+		return fmt.Errorf("%s %q: %w", what, s, journal.ErrInvalid)
+	}
+	for _, r := range s {
+		if r < 0x20 || (0x7f <= r && r <= 0x9f) {
+			return fmt.Errorf("%s %q holds a control character: %w", what, s, journal.ErrInvalid)
+		}
+	}
+	return nil
 }
 
 var _ journal.Store = (*MemStore)(nil)
@@ -39,8 +89,8 @@ func (m *MemStore) Append(ctx context.Context, stream journal.Stream, entries ..
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("memstore: append to %s: %w", stream, err)
 	}
-	if stream == "" || len(stream) > journal.MaxStreamBytes {
-		return nil, fmt.Errorf("memstore: stream %q: %w", stream, journal.ErrInvalid)
+	if err := check(stream, entries); err != nil {
+		return nil, fmt.Errorf("memstore: append to %s: %w", stream, err)
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -49,6 +99,15 @@ func (m *MemStore) Append(ctx context.Context, stream journal.Stream, entries ..
 	}
 	if m.fail != nil {
 		return nil, fmt.Errorf("memstore: append to %s: %w: %w", stream, journal.ErrFailed, m.fail)
+	}
+	fresh := 0
+	for i, e := range entries {
+		if e.ID == "" || m.ids[stream][e.ID] == 0 && !slices.ContainsFunc(entries[:i], func(x journal.Entry) bool { return x.ID == e.ID }) {
+			fresh++
+		}
+	}
+	if m.base[stream]+uint64(len(m.streams[stream])+fresh) > journal.MaxSeq {
+		return nil, fmt.Errorf("memstore: append to %s: %w", stream, journal.ErrFull)
 	}
 	seqs := make([]uint64, len(entries))
 	ids := m.ids[stream]
@@ -63,7 +122,7 @@ func (m *MemStore) Append(ctx context.Context, stream journal.Stream, entries ..
 				continue
 			}
 		}
-		seq := uint64(len(m.streams[stream]) + 1)
+		seq := m.base[stream] + uint64(len(m.streams[stream])+1)
 		rec := journal.Record{
 			Stream:  stream,
 			Seq:     seq,
@@ -103,7 +162,13 @@ func (m *MemStore) Flush(ctx context.Context) error {
 // ReadStream yields the records of stream after seq after.
 func (m *MemStore) ReadStream(ctx context.Context, stream journal.Stream, after uint64) iter.Seq2[journal.Record, error] {
 	return func(yield func(journal.Record, error) bool) {
-		for i := after; ; i++ {
+		m.mu.Lock()
+		var i uint64
+		if base := m.base[stream]; after > base {
+			i = after - base
+		}
+		m.mu.Unlock()
+		for ; ; i++ {
 			if err := ctx.Err(); err != nil {
 				yield(journal.Record{}, fmt.Errorf("memstore: read %s: %w", stream, err))
 				return
@@ -138,6 +203,11 @@ func (m *MemStore) ReadAll(ctx context.Context, after journal.Position) iter.Seq
 				return
 			}
 			m.mu.Lock()
+			if m.closed {
+				m.mu.Unlock()
+				yield(journal.Record{}, fmt.Errorf("memstore: read: %w", journal.ErrClosed))
+				return
+			}
 			if i >= uint64(len(m.all)) {
 				m.mu.Unlock()
 				return
@@ -189,6 +259,7 @@ func (m *MemStore) Crash() *MemStore {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	n := NewMemStore()
+	maps.Copy(n.base, m.base)
 	for _, rec := range m.all[:m.durable] {
 		n.streams[rec.Stream] = append(n.streams[rec.Stream], len(n.all))
 		rec.Payload = append([]byte(nil), rec.Payload...)
