@@ -241,6 +241,33 @@ func (r *Registry) awaitTargets(run *teardownRun, targets []target) {
 	}
 }
 
+// stopClosedLate is the close-time teardown of a job whose registration
+// commit finds the registry closed, and reports whether it did find it so:
+// Close ran while the job's fact was recorded. Close waits for the commit and
+// then tears the job down with the others, unless its bound ran out first;
+// so the job is marked and stopped here, cancelled by cancelClosedLate once
+// it is visible, and Close does not cancel it again. A producer that has
+// reported (settled) is not asked to stop. r.mu must be held.
+func (r *Registry) stopClosedLate(j *job, settled bool) bool {
+	if !r.closed {
+		return false
+	}
+	j.reported, j.teardownCancel = true, true
+	if !settled {
+		j.stopRequested, j.stopReason, j.stopCause = true, closeReason, jobs.SettlementCauseTeardown
+		r.stop(j)
+	}
+	return true
+}
+
+// cancelClosedLate calls the Cancel of a job stopClosedLate stopped, outside
+// r.mu, and force-settles the job when Cancel fails, as teardown does.
+func (r *Registry) cancelClosedLate(j *job, cancel func(string) error) {
+	if err := r.callCancel(cancel, closeReason); err != nil {
+		r.forceSettle(j, jobs.SettlementCauseCancelFailure, cancelFailedDetail(err))
+	}
+}
+
 func compareSeq(a, b *job) int {
 	switch {
 	case a.seq < b.seq:
