@@ -51,7 +51,7 @@ func BenchmarkGenerateAndWrite(b *testing.B) {
 	data := readJobsSpec(b)
 	dir := b.TempDir()
 	for b.Loop() {
-		spec, err := Parse(jobsSpecPath, data)
+		spec, err := Load(jobsSpecPath, data)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -81,7 +81,7 @@ func parseCase(t *testing.T, dir, name string) *Spec {
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec, err := ParseFS(nil, name, data)
+	spec, err := LoadFS(nil, name, data)
 	if err != nil {
 		t.Fatalf("%s is not a valid spec:\n%s", name, errorLines(err))
 	}
@@ -93,7 +93,7 @@ func parseCase(t *testing.T, dir, name string) *Spec {
 // the released baseline.
 func TestBreakingAgainstItselfFindsNothing(t *testing.T) {
 	data := readJobsSpec(t)
-	cur, err := ParseFS(nil, "jobs.yaml", data)
+	cur, err := LoadFS(nil, "jobs.yaml", data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +108,7 @@ func TestBreakingAgainstItselfFindsNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	old, err := ParseFS(nil, "baseline/jobs.yaml", base)
+	old, err := LoadFS(nil, "baseline/jobs.yaml", base)
 	if err != nil {
 		t.Fatal(err)
 	}

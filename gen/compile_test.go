@@ -125,12 +125,12 @@ func TestEmitTakesOnlyAValidatedSpec(t *testing.T) {
 	if _, err := EmitSchema(nil); !errors.Is(err, errNotResolved) {
 		t.Errorf("EmitSchema(nil): err = %v, want errNotResolved", err)
 	}
-	spec, loadErrs := Load("bad.yaml", []byte("jobgen: 1\npackage: {name: p}\nrecords: {R: {fields: {a: \"[]\"}}}\n"))
+	spec, loadErrs := Parse("bad.yaml", []byte("jobgen: 1\npackage: {name: p}\nrecords: {R: {fields: {a: \"[]\"}}}\n"))
 	if len(loadErrs) == 0 {
 		t.Fatal("the spec meant to fail loading loaded")
 	}
 	if r, errs := Validate(spec); r != nil {
-		t.Errorf("Validate resolved a spec Load reported problems in (its own errors: %v)", errs)
+		t.Errorf("Validate resolved a spec Parse reported problems in (its own errors: %v)", errs)
 	}
 	if testing.Short() {
 		t.Skip("the compile check runs go build")
@@ -151,7 +151,7 @@ func TestEmitTakesOnlyAValidatedSpec(t *testing.T) {
 import "github.com/jobgen/jobgen/gen"
 
 func main() {
-	spec, _ := gen.Load("spec.yaml", nil)
+	spec, _ := gen.Parse("spec.yaml", nil)
 	gen.Emit(spec)
 }
 `))
@@ -160,7 +160,7 @@ func main() {
 	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off")
 	out, err := cmd.CombinedOutput()
 	if err == nil {
-		t.Fatal("gen.Emit(gen.Load(...)) compiled")
+		t.Fatal("gen.Emit(gen.Parse(...)) compiled")
 	}
 	if !strings.Contains(string(out), "cannot use spec") {
 		t.Errorf("the build failed, but not at Emit's argument:\n%s", out)

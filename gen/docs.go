@@ -47,25 +47,7 @@ func EmitDocs(r *Resolved) (File, error) {
 
 func emitDocs(s *Spec, o Origin) (File, error) {
 	name := s.Package.Name + ".md"
-	d := &docWriter{spec: s, decls: map[string]bool{}}
-	for _, x := range s.IDs {
-		d.decls[x.Name] = true
-	}
-	for _, x := range s.Enums {
-		d.decls[x.Name] = true
-	}
-	for _, x := range s.Records {
-		d.decls[x.Name] = true
-	}
-	for _, x := range s.Unions {
-		d.decls[x.Name] = true
-		for _, v := range x.Variants {
-			d.decls[v.Name] = true
-		}
-	}
-	for _, x := range s.Faces {
-		d.decls[x.Name] = true
-	}
+	d := &docWriter{spec: s}
 	d.b.WriteString(mark(DocsBackend{}, o, name))
 	d.line("")
 	d.line("# Package %s", s.Package.Name)
@@ -89,9 +71,8 @@ func emitDocs(s *Spec, o Origin) (File, error) {
 }
 
 type docWriter struct {
-	spec  *Spec
-	decls map[string]bool // names that have a section to link to
-	b     strings.Builder
+	spec *Spec
+	b    strings.Builder
 }
 
 func (d *docWriter) line(format string, args ...any) {
@@ -159,7 +140,7 @@ func (d *docWriter) mdType(t *Type) string {
 				continue
 			}
 			target = im.Imported.Spec().Package.Name + ".md" + anchor(sel)
-		} else if d.decls[name] {
+		} else if dc, ok := d.spec.index().decls[name]; ok && dc.kind != declMachine {
 			target = anchor(name)
 		} else {
 			continue
@@ -451,10 +432,7 @@ func (d *docWriter) machines() {
 		id := func(state string) string { return mermaidID.ReplaceAllString(state, "_") }
 		d.line("```mermaid")
 		d.line("stateDiagram-v2")
-		for _, e := range d.spec.Enums {
-			if e.Name != m.States.Name {
-				continue
-			}
+		if e := d.spec.index().enums[m.States.Name]; e != nil {
 			for _, v := range e.Values {
 				if id(v.Value) != v.Value {
 					d.line("    state %q as %s", v.Value, id(v.Value))

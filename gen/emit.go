@@ -3,8 +3,12 @@ package gen
 import (
 	"bytes"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/dave/jennifer/jen"
@@ -86,7 +90,7 @@ func Emit(r *Resolved) ([]File, error) {
 func emitGo(s *Spec, o Origin) ([]File, error) {
 	for _, im := range s.Imports {
 		if im.Spec != "" && im.Imported == nil {
-			return nil, fmt.Errorf("emit: spec %s, imported as %s, was not read; parse the spec with Parse or ParseFS", im.Spec, im.Alias)
+			return nil, fmt.Errorf("emit: spec %s, imported as %s, was not read; load the spec with Load or LoadFS", im.Spec, im.Alias)
 		}
 	}
 	e := &emitter{spec: s}
@@ -145,31 +149,51 @@ func emitGo(s *Spec, o Origin) ([]File, error) {
 }
 
 // groupImports separates standard-library imports from the others with a
-// blank line, as goimports does; jennifer writes them as one sorted block.
+// blank line, as goimports does (decision 0002). Jennifer (v1.7) renders one
+// block sorted by path and has no option to group it, so this reorders that
+// block's lines, found by parsing the rendered file: standard-library paths
+// (no dot in their first element) first, the others after a blank line.
 func groupImports(src []byte) []byte {
-	start := bytes.Index(src, []byte("\nimport (\n"))
-	if start < 0 {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "", src, parser.ImportsOnly)
+	if err != nil {
 		return src
 	}
-	start += len("\nimport (\n")
-	end := bytes.Index(src[start:], []byte("\n)\n"))
-	if end < 0 {
+	var decl *ast.GenDecl
+	for _, d := range f.Decls {
+		if g, ok := d.(*ast.GenDecl); ok && g.Tok == token.IMPORT && g.Lparen.IsValid() {
+			decl = g
+			break
+		}
+	}
+	if decl == nil || len(decl.Specs) == 0 {
 		return src
+	}
+	file := fset.File(decl.Pos())
+	lineText := func(spec ast.Spec) string {
+		start := file.Offset(file.LineStart(file.Line(spec.Pos())))
+		end := file.Offset(spec.End())
+		return string(src[start:end])
 	}
 	var std, other []string
-	for _, line := range strings.Split(string(src[start:start+end]), "\n") {
-		p := strings.Trim(strings.TrimSpace(line[strings.LastIndex(line, " ")+1:]), `"`)
-		if first, _, _ := strings.Cut(p, "/"); strings.Contains(first, ".") {
-			other = append(other, line)
+	for _, spec := range decl.Specs {
+		path, err := strconv.Unquote(spec.(*ast.ImportSpec).Path.Value)
+		if err != nil {
+			return src
+		}
+		if first, _, _ := strings.Cut(path, "/"); strings.Contains(first, ".") {
+			other = append(other, lineText(spec))
 		} else {
-			std = append(std, line)
+			std = append(std, lineText(spec))
 		}
 	}
 	if len(std) == 0 || len(other) == 0 {
 		return src
 	}
+	start := file.Offset(file.LineStart(file.Line(decl.Specs[0].Pos())))
+	end := file.Offset(decl.Specs[len(decl.Specs)-1].End())
 	block := strings.Join(std, "\n") + "\n\n" + strings.Join(other, "\n")
-	return slices.Concat(src[:start], []byte(block), src[start+end:])
+	return slices.Concat(src[:start], []byte(block), src[end:])
 }
 
 type emitter struct {
@@ -297,9 +321,9 @@ func goType(t *Type) *jen.Statement {
 		return jen.Op("*").Add(goType(t.Elem))
 	case TypeChan:
 		switch t.Dir {
-		case 2: // ast.RECV
+		case ast.RECV:
 			return jen.Op("<-").Chan().Add(goType(t.Elem))
-		case 1: // ast.SEND
+		case ast.SEND:
 			return jen.Chan().Op("<-").Add(goType(t.Elem))
 		}
 		return jen.Chan().Add(goType(t.Elem))

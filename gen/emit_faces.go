@@ -22,10 +22,7 @@ func (e *emitter) faces(f *jen.File) {
 // machines emits each machine as a type with Initial and CanTransition, and a
 // Terminal method on its states enum.
 func (e *emitter) machines(f *jen.File) {
-	enums := map[string]*Enum{}
-	for _, en := range e.spec.Enums {
-		enums[en.Name] = en
-	}
+	enums := e.spec.index().enums
 	for _, m := range sortedBy(e.spec.Machines, func(d *Machine) string { return d.Name }) {
 		en := enums[m.States.Name]
 		state := func(value string) jen.Code {

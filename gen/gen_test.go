@@ -144,7 +144,7 @@ func readJobsSpec(t testing.TB) []byte {
 }
 
 func TestParseRefusesInvalidSpecWithPositions(t *testing.T) {
-	_, err := Parse("s.yaml", []byte("jobgen: 1\npackage: {name: p}\nrecords:\n  A:\n    fields:\n      b: Missing\n"))
+	_, err := Load("s.yaml", []byte("jobgen: 1\npackage: {name: p}\nrecords:\n  A:\n    fields:\n      b: Missing\n"))
 	var list ErrorList
 	if !errors.As(err, &list) || len(list) != 1 {
 		t.Fatalf("err = %v", err)
@@ -164,9 +164,9 @@ func FuzzLoad(f *testing.F) {
 		f.Add(data)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		spec, err := ParseFS(fstest.MapFS{}, "fuzz.yaml", data)
+		spec, err := LoadFS(fstest.MapFS{}, "fuzz.yaml", data)
 		if (spec == nil) == (err == nil) {
-			t.Fatalf("Parse returned spec=%v err=%v; want exactly one", spec != nil, err)
+			t.Fatalf("LoadFS returned spec=%v err=%v; want exactly one", spec != nil, err)
 		}
 		if err != nil {
 			var list ErrorList
@@ -192,7 +192,7 @@ func FuzzLoad(f *testing.F) {
 func TestSourceSyntaxErrorPointsIntoTheSource(t *testing.T) {
 	spec := []byte("jobgen: 1\npackage: {name: demo, sources: [up/*.go]}\nenums:\n  E: {values: {a: {}}}\n")
 	dir := fstest.MapFS{"up/bad.go": {Data: []byte("//go:build jobgen\n\npackage demo\n\nfunc broken( {\n")}}
-	_, err := ParseFS(dir, "specs/demo.yaml", spec)
+	_, err := LoadFS(dir, "specs/demo.yaml", spec)
 	if got := errorLines(err); !strings.HasPrefix(got, filepath.Join("specs", "up", "bad.go")+":5:14: Go syntax: ") {
 		t.Errorf("errors:\n%s", got)
 	}
@@ -225,7 +225,7 @@ func TestSpecsComparedWithoutSourcesStillLoad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec, err := ParseFS(nil, "old.yaml", data)
+	spec, err := LoadFS(nil, "old.yaml", data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -242,7 +242,7 @@ func TestSpecImportsWithoutAFileSystemStillLoad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec, err := ParseFS(nil, "old.yaml", data)
+	spec, err := LoadFS(nil, "old.yaml", data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -271,7 +271,7 @@ func TestSourcesNeverLeaveTheSpecDirectory(t *testing.T) {
 		spec := []byte("jobgen: 1\npackage: {name: demo, sources: [" + pattern + "]}\nenums:\n  E: {values: {a: {}}}\n")
 		file := filepath.Join(specDir, "demo.yaml")
 		writeFile(t, file, spec)
-		_, err := Parse(file, spec)
+		_, err := Load(file, spec)
 		if err == nil {
 			t.Errorf("sources %s read a file outside the spec's directory", pattern)
 			continue

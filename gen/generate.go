@@ -6,7 +6,7 @@ import "io/fs"
 // spec's sources from the directory of file. It returns an ErrorList of every
 // problem when the spec is invalid, and no files.
 func Generate(file string, data []byte) ([]File, error) {
-	spec, err := Parse(file, data)
+	spec, err := Load(file, data)
 	if err != nil {
 		return nil, err
 	}
@@ -16,7 +16,7 @@ func Generate(file string, data []byte) ([]File, error) {
 // GenerateFS is Generate reading the spec's sources from dir, a file system
 // rooted at the spec's directory.
 func GenerateFS(dir fs.FS, file string, data []byte) ([]File, error) {
-	spec, err := ParseFS(dir, file, data)
+	spec, err := LoadFS(dir, file, data)
 	if err != nil {
 		return nil, err
 	}

@@ -60,13 +60,24 @@ func TestGolden(t *testing.T) {
 				t.Fatalf("spec is invalid, but the case expects output:\n%s", errorLines(genErr))
 			}
 			want := map[string][]byte{}
-			filepath.WalkDir(wantDir, func(p string, d os.DirEntry, err error) error {
-				if err == nil && !d.IsDir() {
-					rel, _ := filepath.Rel(wantDir, p)
-					want[filepath.ToSlash(strings.TrimSuffix(rel, ".golden"))], _ = os.ReadFile(p)
+			walkErr := filepath.WalkDir(wantDir, func(p string, d os.DirEntry, err error) error {
+				if err != nil || d.IsDir() {
+					return err
 				}
+				rel, err := filepath.Rel(wantDir, p)
+				if err != nil {
+					return err
+				}
+				content, err := os.ReadFile(p)
+				if err != nil {
+					return err
+				}
+				want[filepath.ToSlash(strings.TrimSuffix(rel, ".golden"))] = content
 				return nil
 			})
+			if walkErr != nil {
+				t.Fatalf("reading the golden files (run with -update to record them): %v", walkErr)
+			}
 			for _, f := range files {
 				w, ok := want[f.Path]
 				if !ok {
@@ -113,7 +124,7 @@ func writeFile(t *testing.T, name string, data []byte) {
 // Markdown reference under docs/. The markers name the spec as seen from
 // the golden file's own directory.
 func generateAll(dir fs.FS, file string, data []byte) ([]File, error) {
-	spec, err := ParseFS(dir, file, data)
+	spec, err := LoadFS(dir, file, data)
 	if err != nil {
 		return nil, err
 	}

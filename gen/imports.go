@@ -82,7 +82,7 @@ func readImports(s *Spec, dir fs.FS, chain []string) ErrorList {
 			continue
 		}
 		file := filepath.Join(filepath.Dir(s.File), filepath.FromSlash(rel))
-		imported, err := parseChain(sub, file, data, append(slices.Clone(chain), full))
+		imported, err := loadChain(sub, file, data, append(slices.Clone(chain), full))
 		if err != nil {
 			var list ErrorList
 			if errors.As(err, &list) {
@@ -121,9 +121,7 @@ func (v *validator) importedTypes() {
 	for _, im := range v.spec.Imports {
 		if im.Imported != nil {
 			specs[im.Alias] = im
-			other := &validator{spec: im.Imported.Spec(), decls: map[string]decl{}}
-			other.declare()
-			decls[im] = other.decls
+			decls[im] = im.Imported.Spec().index().decls
 		}
 	}
 	if len(specs) == 0 {

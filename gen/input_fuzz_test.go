@@ -76,9 +76,9 @@ func FuzzLoadAliases(f *testing.F) {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		spec, err := ParseFS(fstest.MapFS{}, "fuzz.yaml", data)
+		spec, err := LoadFS(fstest.MapFS{}, "fuzz.yaml", data)
 		if (spec == nil) == (err == nil) {
-			t.Fatalf("Parse returned spec=%v err=%v; want exactly one", spec != nil, err)
+			t.Fatalf("LoadFS returned spec=%v err=%v; want exactly one", spec != nil, err)
 		}
 		if err != nil {
 			var list ErrorList

@@ -12,7 +12,7 @@ import (
 // firstError parses data and returns its first error line.
 func firstError(t *testing.T, data string) string {
 	t.Helper()
-	_, err := ParseFS(nil, "s.yaml", []byte(data))
+	_, err := LoadFS(nil, "s.yaml", []byte(data))
 	var list ErrorList
 	if !errors.As(err, &list) {
 		t.Fatalf("err = %v, want an ErrorList", err)
@@ -82,7 +82,7 @@ func aliasBomb(n int) string {
 // as many nodes as the spec writes out (or 10,000); past that, the spec is
 // refused at the alias that crosses the budget, before anything else runs.
 func TestAliasExpansionHasABudget(t *testing.T) {
-	if _, err := ParseFS(nil, "s.yaml", []byte(aliasBomb(20))); err != nil {
+	if _, err := LoadFS(nil, "s.yaml", []byte(aliasBomb(20))); err != nil {
 		t.Fatalf("a modest use of aliases is refused: %v", err)
 	}
 	got := firstError(t, aliasBomb(1000))

@@ -1,6 +1,6 @@
 package gen
 
-// The model is a plain description of a spec, free of YAML. Load builds it,
+// The model is a plain description of a spec, free of YAML. Parse builds it,
 // Validate checks it, Emit walks it. Members keep the order the spec gives them
 // (field order is JSON order, value order is doc order); declarations are
 // emitted sorted by name. The model holds slices, never maps, so walking it is
@@ -25,11 +25,13 @@ type Spec struct {
 	AllowBreaking []*Allowance
 
 	// Sources are the hand-written Go files package.sources names, once
-	// ParseFS has read them; see sources.go.
+	// LoadFS has read them; see sources.go.
 	Sources []*Source
 	// sourcesRead reports whether Sources were read, so Validate can check
 	// upcasters against them; a spec parsed without a file system has none.
 	sourcesRead bool
+	// idx finds declarations by name; see index.go.
+	idx *declIndex
 	// incomplete reports that loading the spec (its YAML, sources or
 	// imports) found a problem, so Validate must not resolve it.
 	incomplete bool
@@ -57,7 +59,7 @@ type Import struct {
 	Spec    string
 	SpecPos Pos
 	// Imported is the imported spec, read and validated; nil until
-	// ParseFS reads it, and when it could not be read.
+	// LoadFS reads it, and when it could not be read.
 	Imported *Resolved
 }
 

@@ -67,7 +67,7 @@ func TestUndeclaredNamesAreNotQuadratic(t *testing.T) {
 	// No wall clock: on a loaded machine any bound on seconds is noise. The
 	// errors must be right, and the work (below) bounded.
 	data := spec(8000)
-	_, err := Parse("many.yaml", data)
+	_, err := Load("many.yaml", data)
 	list, _ := err.(ErrorList)
 	if len(list) != 8000 || !strings.HasSuffix(list[7999].Msg, "undeclared type Recrod7999x; did you mean Record7999?") {
 		t.Fatalf("got %d errors, the last %v", len(list), list[len(list)-1])

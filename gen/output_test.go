@@ -20,7 +20,7 @@ func specAt(t *testing.T, dir, name, pkg string) *Resolved {
 	file := filepath.Join(dir, name)
 	data := []byte(fmt.Sprintf(demoSpec, pkg))
 	writeFile(t, file, data)
-	s, err := Parse(file, data)
+	s, err := Load(file, data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +69,7 @@ func write(t *testing.T, tree *Tree) []Change {
 // bytes.
 func TestEveryBackendIsDeterministic(t *testing.T) {
 	parse := func() *Resolved {
-		s, err := Parse(jobsSpecPath, readJobsSpec(t))
+		s, err := Load(jobsSpecPath, readJobsSpec(t))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -2,10 +2,10 @@ package gen
 
 import "errors"
 
-// A Resolved is a spec that Validate accepted: Load read it without a
+// A Resolved is a spec that Validate accepted: Parse read it without a
 // problem, every name resolved to its declaration, in this spec or in one it
-// imports, and nothing was left to report. Only Validate (through Parse and
-// ParseFS) makes one, so the backends — Emit, EmitSchema, EmitDocs — cannot
+// imports, and nothing was left to report. Only Validate (through Load and
+// LoadFS) makes one, so the backends — Emit, EmitSchema, EmitDocs — cannot
 // be handed a spec that was loaded but never checked, whose unresolved
 // references would emit wrong code.
 type Resolved struct {
@@ -15,7 +15,7 @@ type Resolved struct {
 // Spec returns the validated model, for backends and comparisons to read.
 func (r *Resolved) Spec() *Spec { return r.spec }
 
-var errNotResolved = errors.New("gen: the spec was not validated; parse it with Parse or ParseFS")
+var errNotResolved = errors.New("gen: the spec was not validated; load it with Load or LoadFS")
 
 // model returns the spec behind r, or an error for the zero Resolved.
 func (r *Resolved) model() (*Spec, error) {

@@ -41,7 +41,7 @@ type Source struct {
 	where string // the file as positions name it
 }
 
-// sourcesFS is the spec's directory as Parse reads sources from it: through
+// sourcesFS is the spec's directory as Load reads sources from it: through
 // an os.Root, so that a symbolic link inside the directory never leads
 // outside it (the spec's sources must sit next to it, by design).
 func sourcesFS(dir *os.Root) fs.FS { return dir.FS() }
@@ -248,7 +248,7 @@ func funcText(src *Source, fn *ast.FuncDecl) string {
 // sourceFiles renders the spec's sources as generated files.
 func sourceFiles(s *Spec, o Origin) ([]File, error) {
 	if len(s.Package.Sources) > 0 && !s.sourcesRead {
-		return nil, errors.New("emit: the spec's sources were not read; parse it with Parse or ParseFS")
+		return nil, errors.New("emit: the spec's sources were not read; load it with Load or LoadFS")
 	}
 	var out []File
 	for _, src := range sortedBy(s.Sources, func(src *Source) string { return src.Output }) {

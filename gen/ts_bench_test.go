@@ -20,7 +20,7 @@ func BenchmarkGenerateWithTS(b *testing.B) {
 		})
 		b.Run(fmt.Sprintf("facts=%d/go+ts", n), func(b *testing.B) {
 			for b.Loop() {
-				spec, err := Parse("synth.yaml", data)
+				spec, err := Load("synth.yaml", data)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -33,7 +33,7 @@ func BenchmarkGenerateWithTS(b *testing.B) {
 			}
 		})
 		b.Run(fmt.Sprintf("facts=%d/ts", n), func(b *testing.B) {
-			spec, err := Parse("synth.yaml", data)
+			spec, err := Load("synth.yaml", data)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -29,7 +29,7 @@ func TestTSModulesCompile(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		spec, err := ParseFS(os.DirFS(dir), "spec.yaml", data)
+		spec, err := LoadFS(os.DirFS(dir), "spec.yaml", data)
 		if err != nil || len(TSBackend{}.Check(spec)) > 0 {
 			continue // an error case; TestGolden covers it
 		}

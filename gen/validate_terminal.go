@@ -5,12 +5,7 @@ package gen
 // only values the field decodes. A fact recording an end (job/settled) says so
 // without gen knowing what ends.
 func (v *validator) terminalFields() {
-	machines := map[string]*Machine{}
-	for _, m := range v.spec.Machines {
-		if _, dup := machines[m.States.Name]; !dup && m.States.Name != "" {
-			machines[m.States.Name] = m
-		}
-	}
+	machines := v.spec.index().machines
 	v.eachFieldList(func(what string, fields []*Field) {
 		for _, f := range fields {
 			if !f.Terminal || f.Type == nil {

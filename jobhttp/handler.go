@@ -34,7 +34,8 @@ type Options struct {
 	// KeepAlive is how often an idle stream sends a comment line, so proxies
 	// and clients see it is alive; zero means 15 s.
 	KeepAlive time.Duration
-	// Logger receives contained failures; nil discards them.
+	// Logger receives contained failures. Nil, the default, logs nothing:
+	// the library logs only to a logger it is given.
 	Logger *slog.Logger
 }
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
@@ -41,22 +42,24 @@ func TestSessionFlushOneListener(t *testing.T) {
 // A failing listener's error comes only after a slow one has finished, and
 // the slow one's success still counts as participation.
 func TestSessionFlushWaitsForAll(t *testing.T) {
-	s := liveSession(t)
-	errFast := errors.New("fast failure")
-	var slowDone atomic.Bool
-	s.OnFlush("s1", func(context.Context) error { return errFast })
-	s.OnFlush("s1", func(context.Context) error {
-		time.Sleep(50 * time.Millisecond)
-		slowDone.Store(true)
-		return nil
+	synctest.Test(t, func(t *testing.T) {
+		s := liveSession(t)
+		errFast := errors.New("fast failure")
+		var slowDone atomic.Bool
+		s.OnFlush("s1", func(context.Context) error { return errFast })
+		s.OnFlush("s1", func(context.Context) error {
+			time.Sleep(50 * time.Millisecond)
+			slowDone.Store(true)
+			return nil
+		})
+		got, err := s.Flush(context.Background(), "s1")
+		if !errors.Is(err, errFast) || !slowDone.Load() {
+			t.Fatalf("Flush = %v with slow listener done=%v; want the failure after the slow one", err, slowDone.Load())
+		}
+		if !got {
+			t.Fatal("participated = false, want true: the slow listener succeeded")
+		}
 	})
-	got, err := s.Flush(context.Background(), "s1")
-	if !errors.Is(err, errFast) || !slowDone.Load() {
-		t.Fatalf("Flush = %v with slow listener done=%v; want the failure after the slow one", err, slowDone.Load())
-	}
-	if !got {
-		t.Fatal("participated = false, want true: the slow listener succeeded")
-	}
 }
 
 // Listeners run in parallel: two that each wait for the other both finish.
@@ -72,17 +75,19 @@ func TestSessionFlushParallel(t *testing.T) {
 
 // The error is the first failure in registration order, not in time.
 func TestSessionFlushRegistrationOrder(t *testing.T) {
-	s := liveSession(t)
-	errFirst, errSecond := errors.New("first registered"), errors.New("second registered")
-	s.OnFlush("s1", func(context.Context) error { time.Sleep(30 * time.Millisecond); return errFirst })
-	s.OnFlush("s1", func(context.Context) error { return errSecond })
-	got, err := s.Flush(context.Background(), "s1")
-	if got || !errors.Is(err, errFirst) || errors.Is(err, errSecond) {
-		t.Fatalf("Flush = %v, %v; want false and the first registered failure", got, err)
-	}
-	if !strings.Contains(err.Error(), "listener 1 of 2") {
-		t.Fatalf("error %q does not say which listener failed", err)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		s := liveSession(t)
+		errFirst, errSecond := errors.New("first registered"), errors.New("second registered")
+		s.OnFlush("s1", func(context.Context) error { time.Sleep(30 * time.Millisecond); return errFirst })
+		s.OnFlush("s1", func(context.Context) error { return errSecond })
+		got, err := s.Flush(context.Background(), "s1")
+		if got || !errors.Is(err, errFirst) || errors.Is(err, errSecond) {
+			t.Fatalf("Flush = %v, %v; want false and the first registered failure", got, err)
+		}
+		if !strings.Contains(err.Error(), "listener 1 of 2") {
+			t.Fatalf("error %q does not say which listener failed", err)
+		}
+	})
 }
 
 // A panicking listener is a failure, not a crash, and the others still count.

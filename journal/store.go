@@ -40,9 +40,14 @@ type config struct {
 	open     func(path string) (File, error)
 }
 
-// WithLogger sets where Open reports repairs. The default is slog.Default().
+// WithLogger sets where Open reports repairs (a torn tail cut off, a header
+// completed, a version 1 journal rewritten). Without it, or with nil, nothing is logged: the library logs only to a logger it is given.
 func WithLogger(l *slog.Logger) Option {
-	return func(c *config) { c.log = l }
+	return func(c *config) {
+		if l != nil {
+			c.log = l
+		}
+	}
 }
 
 // WithBufferSize sets how many bytes of appended records a Store holds before
@@ -104,7 +109,7 @@ var _ Store = (*FileStore)(nil)
 // wrapping ErrNotJournal. A version 1 file is rewritten as version 2 (see the
 // package documentation), atomically, by renaming a new file over it.
 func Open(path string, opts ...Option) (*FileStore, error) {
-	c := config{log: slog.Default(), bufBytes: 64 << 10, open: openFile}
+	c := config{log: slog.New(slog.DiscardHandler), bufBytes: 64 << 10, open: openFile}
 	for _, o := range opts {
 		o(&c)
 	}

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
@@ -70,49 +71,51 @@ var errDisk = errors.New("injected EIO")
 // flush waiting on it, and every later flush and append — even once the
 // disk would sync again, and without a second fsync.
 func TestSyncFailureSticky(t *testing.T) {
-	path := t.TempDir() + "/sticky.journal"
-	ff := &faultFile{}
-	s := openFault(t, path, ff)
-	syncsAtOpen := ff.syncs.Load()
-	g := newGate()
-	ff.sync = g.sync
+	synctest.Test(t, func(t *testing.T) {
+		path := t.TempDir() + "/sticky.journal"
+		ff := &faultFile{}
+		s := openFault(t, path, ff)
+		syncsAtOpen := ff.syncs.Load()
+		g := newGate()
+		ff.sync = g.sync
 
-	s.append1(payload(t, 1))
-	errs := make(chan error, 3)
-	go func() { errs <- s.Flush(context.Background()) }()
-	<-g.entered
-	// Two more flushers arrive while the first one's sync is in progress.
-	s.append1(payload(t, 2))
-	for range 2 {
+		s.append1(payload(t, 1))
+		errs := make(chan error, 3)
 		go func() { errs <- s.Flush(context.Background()) }()
-	}
-	time.Sleep(10 * time.Millisecond)
-	g.release <- errDisk
-	for range 3 {
-		if err := <-errs; !errors.Is(err, errDisk) {
-			t.Fatalf("pending flush = %v, want the sync failure", err)
+		<-g.entered
+		// Two more flushers arrive while the first one's sync is in progress.
+		s.append1(payload(t, 2))
+		for range 2 {
+			go func() { errs <- s.Flush(context.Background()) }()
 		}
-	}
+		synctest.Wait() // every flusher is waiting on the sync in progress
+		g.release <- errDisk
+		for range 3 {
+			if err := <-errs; !errors.Is(err, errDisk) {
+				t.Fatalf("pending flush = %v, want the sync failure", err)
+			}
+		}
 
-	ff.sync = nil // the disk would sync now; the store must not believe it
-	if err := s.Flush(context.Background()); !errors.Is(err, errDisk) {
-		t.Fatalf("later Flush = %v, want the sticky failure", err)
-	}
-	if _, err := s.append1(payload(t, 3)); !errors.Is(err, errDisk) {
-		t.Fatalf("later Append = %v, want the sticky failure", err)
-	}
-	if err := s.close(); !errors.Is(err, errDisk) {
-		t.Fatalf("Close = %v, want the sticky failure", err)
-	}
-	if n := ff.syncs.Load() - syncsAtOpen; n != 1 {
-		t.Fatalf("%d syncs after Open, want exactly 1: no retry", n)
-	}
-	// What reached the file is still a journal.
-	s = open(t, path)
-	if s.LastSeq(testStream) > 2 {
-		t.Fatalf("reopened journal ends at seq %d, want at most 2", s.LastSeq(testStream))
-	}
-	s.close()
+		ff.sync = nil // the disk would sync now; the store must not believe it
+		if err := s.Flush(context.Background()); !errors.Is(err, errDisk) {
+			t.Fatalf("later Flush = %v, want the sticky failure", err)
+		}
+		if _, err := s.append1(payload(t, 3)); !errors.Is(err, errDisk) {
+			t.Fatalf("later Append = %v, want the sticky failure", err)
+		}
+		if err := s.close(); !errors.Is(err, errDisk) {
+			t.Fatalf("Close = %v, want the sticky failure", err)
+		}
+		if n := ff.syncs.Load() - syncsAtOpen; n != 1 {
+			t.Fatalf("%d syncs after Open, want exactly 1: no retry", n)
+		}
+		// What reached the file is still a journal.
+		s = open(t, path)
+		if s.LastSeq(testStream) > 2 {
+			t.Fatalf("reopened journal ends at seq %d, want at most 2", s.LastSeq(testStream))
+		}
+		s.close()
+	})
 }
 
 // A failed write is sticky like a failed sync.
@@ -135,78 +138,82 @@ func TestWriteFailureSticky(t *testing.T) {
 
 // TestGroupCommit: flushers that arrive while a sync runs share the next one.
 func TestGroupCommit(t *testing.T) {
-	ff := &faultFile{}
-	s := openFault(t, t.TempDir()+"/group.journal", ff)
-	defer s.close()
-	g := newGate()
-	ff.sync = g.sync
-	base := ff.syncs.Load()
+	synctest.Test(t, func(t *testing.T) {
+		ff := &faultFile{}
+		s := openFault(t, t.TempDir()+"/group.journal", ff)
+		defer s.close()
+		g := newGate()
+		ff.sync = g.sync
+		base := ff.syncs.Load()
 
-	s.append1(payload(t, 1))
-	first := make(chan error, 1)
-	go func() { first <- s.Flush(context.Background()) }()
-	<-g.entered
+		s.append1(payload(t, 1))
+		first := make(chan error, 1)
+		go func() { first <- s.Flush(context.Background()) }()
+		<-g.entered
 
-	const waiters = 10
-	for i := range waiters {
-		s.append1(payload(t, 2+i))
-	}
-	var wg sync.WaitGroup
-	var failed atomic.Int32
-	for range waiters {
-		wg.Go(func() {
-			if s.Flush(context.Background()) != nil {
-				failed.Add(1)
-			}
-		})
-	}
-	time.Sleep(10 * time.Millisecond)
-	g.release <- nil // the first sync: it covers record 1 only
-	if err := <-first; err != nil {
-		t.Fatal(err)
-	}
-	<-g.entered // one of the waiters leads the next sync
-	g.release <- nil
-	wg.Wait()
-	if failed.Load() != 0 {
-		t.Fatalf("%d flushes failed", failed.Load())
-	}
-	if n := ff.syncs.Load() - base; n != 2 {
-		t.Fatalf("%d syncs for 1 + %d concurrent flushers, want 2", n, waiters)
-	}
+		const waiters = 10
+		for i := range waiters {
+			s.append1(payload(t, 2+i))
+		}
+		var wg sync.WaitGroup
+		var failed atomic.Int32
+		for range waiters {
+			wg.Go(func() {
+				if s.Flush(context.Background()) != nil {
+					failed.Add(1)
+				}
+			})
+		}
+		synctest.Wait()  // every flusher is waiting on the sync in progress
+		g.release <- nil // the first sync: it covers record 1 only
+		if err := <-first; err != nil {
+			t.Fatal(err)
+		}
+		<-g.entered // one of the waiters leads the next sync
+		g.release <- nil
+		wg.Wait()
+		if failed.Load() != 0 {
+			t.Fatalf("%d flushes failed", failed.Load())
+		}
+		if n := ff.syncs.Load() - base; n != 2 {
+			t.Fatalf("%d syncs for 1 + %d concurrent flushers, want 2", n, waiters)
+		}
+	})
 }
 
 // TestFlushWaitsForCoveringSync: a flusher whose record was appended after a
 // sync began does not return when that sync ends, but after one covering it.
 func TestFlushWaitsForCoveringSync(t *testing.T) {
-	ff := &faultFile{}
-	s := openFault(t, t.TempDir()+"/cover.journal", ff)
-	defer s.close()
-	g := newGate()
-	ff.sync = g.sync
+	synctest.Test(t, func(t *testing.T) {
+		ff := &faultFile{}
+		s := openFault(t, t.TempDir()+"/cover.journal", ff)
+		defer s.close()
+		g := newGate()
+		ff.sync = g.sync
 
-	s.append1(payload(t, 1))
-	a := make(chan error, 1)
-	go func() { a <- s.Flush(context.Background()) }()
-	<-g.entered
-	s.append1(payload(t, 2))
-	b := make(chan error, 1)
-	go func() { b <- s.Flush(context.Background()) }()
-	time.Sleep(10 * time.Millisecond)
-	g.release <- nil
-	if err := <-a; err != nil {
-		t.Fatal(err)
-	}
-	<-g.entered // b's own sync, since the first did not cover record 2
-	select {
-	case err := <-b:
-		t.Fatalf("flush returned %v before a sync covered its record", err)
-	default:
-	}
-	g.release <- nil
-	if err := <-b; err != nil {
-		t.Fatal(err)
-	}
+		s.append1(payload(t, 1))
+		a := make(chan error, 1)
+		go func() { a <- s.Flush(context.Background()) }()
+		<-g.entered
+		s.append1(payload(t, 2))
+		b := make(chan error, 1)
+		go func() { b <- s.Flush(context.Background()) }()
+		synctest.Wait() // every flusher is waiting on the sync in progress
+		g.release <- nil
+		if err := <-a; err != nil {
+			t.Fatal(err)
+		}
+		<-g.entered // b's own sync, since the first did not cover record 2
+		select {
+		case err := <-b:
+			t.Fatalf("flush returned %v before a sync covered its record", err)
+		default:
+		}
+		g.release <- nil
+		if err := <-b; err != nil {
+			t.Fatal(err)
+		}
+	})
 }
 
 // A flusher waiting on another's sync gives up when its context ends.

@@ -72,8 +72,14 @@ type Launcher struct {
 // An Option configures a Launcher.
 type Option func(*Launcher)
 
-// WithLogger sets where shutdown progress and failures are logged.
-func WithLogger(l *slog.Logger) Option { return func(x *Launcher) { x.logger = l } }
+// WithLogger sets where shutdown progress and failures are logged. Without it, or with nil, nothing is logged: the library logs only to a logger it is given.
+func WithLogger(l *slog.Logger) Option {
+	return func(x *Launcher) {
+		if l != nil {
+			x.logger = l
+		}
+	}
+}
 
 // DefaultBound is the teardown bound of a Launcher made without WithBound.
 // It is the five seconds the job vocabulary's teardown_bound says today; a

@@ -131,7 +131,7 @@ func WithCoarseChunkClock() Option {
 	return func(r *Registry) { r.coarseChunks = true }
 }
 
-// WithLogger sets where contained failures are logged; the default discards.
+// WithLogger sets where contained failures are logged. Without it, or with nil, nothing is logged: the library logs only to a logger it is given.
 func WithLogger(l *slog.Logger) Option {
 	return func(r *Registry) {
 		if l != nil {

@@ -207,17 +207,7 @@ func (r *Registry) register(j *job, hooks jobs.Hooks) (jobs.JobSnapshot, error) 
 	// recorded) settles now, right after the registration is visible.
 	pending := j.pending
 	j.pending = nil
-	// Close ran while the fact was recorded. It waits for this commit and then
-	// tears the job down with the others, unless its bound ran out first; so
-	// the job is stopped and cancelled here, and Close does not cancel it again.
-	lateClose := r.closed
-	if lateClose {
-		j.reported, j.teardownCancel = true, true
-		if pending == nil { // a producer that has reported is not asked to stop
-			j.stopRequested, j.stopReason, j.stopCause = true, closeReason, jobs.SettlementCauseTeardown
-			r.stop(j)
-		}
-	}
+	lateClose := r.stopClosedLate(j, pending != nil)
 	snap := j.snapshot()
 	ls := r.changed.list
 	r.mu.Unlock()
@@ -230,9 +220,7 @@ func (r *Registry) register(j *job, hooks jobs.Hooks) (jobs.JobSnapshot, error) 
 		go r.awaitProducer(j)
 	}
 	if lateClose && pending == nil {
-		if err := r.callCancel(hooks.Cancel, closeReason); err != nil {
-			r.forceSettle(j, jobs.SettlementCauseCancelFailure, cancelFailedDetail(err))
-		}
+		r.cancelClosedLate(j, hooks.Cancel)
 	}
 	return snap, nil
 }

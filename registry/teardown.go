@@ -90,45 +90,74 @@ type target struct {
 	cancel func(string) error // nil when the job is settling or another teardown cancelled it
 }
 
+// A teardownRun is one call of teardown: the bound's timer, shared by its
+// waits, and what went wrong. Only teardown's own goroutine waits, so expired
+// and ctxErr need no lock; errs is also appended to by Cancel goroutines.
+type teardownRun struct {
+	ctx     context.Context
+	bound   time.Duration
+	timer   *time.Timer
+	expired bool  // the bound or ctx ended a wait
+	ctxErr  error // ctx's error, when ctx ended a wait
+
+	errMu sync.Mutex
+	errs  []error
+}
+
+func (t *teardownRun) report(err error) {
+	t.errMu.Lock()
+	t.errs = append(t.errs, err)
+	t.errMu.Unlock()
+}
+
+// wait waits for ch, or until the bound expires or ctx ends.
+func (t *teardownRun) wait(ch <-chan struct{}) {
+	select {
+	case <-ch:
+	case <-t.timer.C:
+		t.expired = true
+	case <-t.ctx.Done():
+		t.expired, t.ctxErr = true, t.ctx.Err()
+	}
+}
+
+// teardown tears down every job match selects, in three phases: targets
+// marks them and moves live ones to stopping, cancelTargets calls their
+// Cancel hooks, awaitTargets waits for them within the bound and
+// force-settles the rest. See Close for what the caller sees.
 func (r *Registry) teardown(ctx context.Context, match func(*job) bool, reason string) error {
-	bound := r.limits.TeardownBound
-	timer := time.NewTimer(bound)
-	defer timer.Stop()
+	run := &teardownRun{ctx: ctx, bound: r.limits.TeardownBound}
+	run.timer = time.NewTimer(run.bound)
+	defer run.timer.Stop()
 
-	var (
-		errMu   sync.Mutex
-		errs    []error
-		expired bool
-		ctxErr  error
-	)
-	report := func(err error) {
-		errMu.Lock()
-		errs = append(errs, err)
-		errMu.Unlock()
-	}
-	wait := func(ch <-chan struct{}) {
-		select {
-		case <-ch:
-		case <-timer.C:
-			expired = true
-		case <-ctx.Done():
-			expired, ctxErr = true, ctx.Err()
-		}
-	}
+	targets := r.targets(run, match, reason)
+	r.cancelTargets(run, targets, reason)
+	r.awaitTargets(run, targets)
 
-	// Registrations recording their fact are about to become visible; wait for
-	// them so they are torn down too.
+	run.errMu.Lock()
+	defer run.errMu.Unlock()
+	if run.ctxErr != nil {
+		run.errs = append(run.errs, run.ctxErr)
+	}
+	return errors.Join(run.errs...)
+}
+
+// targets marks every job match selects reported and moves live ones to
+// stopping, returning them (and those already settling) in start order. It
+// first waits, within the bound, for registrations recording their fact: they
+// are about to become visible and are torn down too.
+func (r *Registry) targets(run *teardownRun, match func(*job) bool, reason string) []target {
 	var targets []target
 	moved := false
 	for {
 		r.mu.Lock()
-		if r.registering > 0 && !expired {
+		if r.registering > 0 && !run.expired {
 			if r.regIdle == nil {
 				r.regIdle = make(chan struct{})
 			}
 			idle := r.regIdle
 			r.mu.Unlock()
-			wait(idle)
+			run.wait(idle)
 			continue
 		}
 		for _, j := range r.jobs {
@@ -160,9 +189,13 @@ func (r *Registry) teardown(ctx context.Context, match func(*job) bool, reason s
 	if moved {
 		r.fireChanged(ls)
 	}
+	return targets
+}
 
-	// Cancel concurrently, so one Cancel that hangs cannot hold the others past
-	// the bound.
+// cancelTargets calls the Cancel hook of each target this teardown cancels,
+// concurrently, so one Cancel that hangs cannot hold the others past the
+// bound. A job whose Cancel fails is force-settled at once.
+func (r *Registry) cancelTargets(run *teardownRun, targets []target, reason string) {
 	for _, t := range targets {
 		if t.cancel == nil {
 			continue
@@ -170,43 +203,69 @@ func (r *Registry) teardown(ctx context.Context, match func(*job) bool, reason s
 		go func() {
 			if err := r.callCancel(t.cancel, reason); err != nil {
 				// Reported before settling, so the waiter below sees it.
-				report(fmt.Errorf("job %s: cancel: %w", t.j.name, err))
+				run.report(fmt.Errorf("job %s: cancel: %w", t.j.name, err))
 				r.forceSettle(t.j, jobs.SettlementCauseCancelFailure, cancelFailedDetail(err))
 			}
 		}()
 	}
+}
 
+// awaitTargets waits for the targets to settle until the bound expires or
+// ctx ends; then it force-settles whatever has not, and waits for the jobs
+// another source is settling to finish recording.
+func (r *Registry) awaitTargets(run *teardownRun, targets []target) {
 	for _, t := range targets {
-		if expired {
+		if run.expired {
 			break
 		}
-		wait(t.done)
+		run.wait(t.done)
 	}
-	if expired {
-		detail := fmt.Sprintf("producer did not settle within the teardown bound (%s); work may be orphaned", bound)
-		if ctxErr != nil {
-			detail = fmt.Sprintf("teardown stopped waiting for the producer: %v; work may be orphaned", ctxErr)
-		}
-		for _, t := range targets {
-			if r.forceSettle(t.j, jobs.SettlementCauseTeardownBound, detail) {
-				r.log.Error("registry: teardown force-settled a job", "job", t.j.id, "name", t.j.name, "detail", detail)
-				if ctxErr == nil {
-					report(fmt.Errorf("job %s: not settled within %s; force-settled", t.j.name, bound))
-				}
+	if !run.expired {
+		return
+	}
+	detail := fmt.Sprintf("producer did not settle within the teardown bound (%s); work may be orphaned", run.bound)
+	if run.ctxErr != nil {
+		detail = fmt.Sprintf("teardown stopped waiting for the producer: %v; work may be orphaned", run.ctxErr)
+	}
+	for _, t := range targets {
+		if r.forceSettle(t.j, jobs.SettlementCauseTeardownBound, detail) {
+			r.log.Error("registry: teardown force-settled a job", "job", t.j.id, "name", t.j.name, "detail", detail)
+			if run.ctxErr == nil {
+				run.report(fmt.Errorf("job %s: not settled within %s; force-settled", t.j.name, run.bound))
 			}
 		}
-		// A job another source is settling finishes once its fact is recorded.
-		for _, t := range targets {
-			<-t.done
-		}
 	}
+	// A job another source is settling finishes once its fact is recorded.
+	for _, t := range targets {
+		<-t.done
+	}
+}
 
-	errMu.Lock()
-	defer errMu.Unlock()
-	if ctxErr != nil {
-		errs = append(errs, ctxErr)
+// stopClosedLate is the close-time teardown of a job whose registration
+// commit finds the registry closed, and reports whether it did find it so:
+// Close ran while the job's fact was recorded. Close waits for the commit and
+// then tears the job down with the others, unless its bound ran out first;
+// so the job is marked and stopped here, cancelled by cancelClosedLate once
+// it is visible, and Close does not cancel it again. A producer that has
+// reported (settled) is not asked to stop. r.mu must be held.
+func (r *Registry) stopClosedLate(j *job, settled bool) bool {
+	if !r.closed {
+		return false
 	}
-	return errors.Join(errs...)
+	j.reported, j.teardownCancel = true, true
+	if !settled {
+		j.stopRequested, j.stopReason, j.stopCause = true, closeReason, jobs.SettlementCauseTeardown
+		r.stop(j)
+	}
+	return true
+}
+
+// cancelClosedLate calls the Cancel of a job stopClosedLate stopped, outside
+// r.mu, and force-settles the job when Cancel fails, as teardown does.
+func (r *Registry) cancelClosedLate(j *job, cancel func(string) error) {
+	if err := r.callCancel(cancel, closeReason); err != nil {
+		r.forceSettle(j, jobs.SettlementCauseCancelFailure, cancelFailedDetail(err))
+	}
 }
 
 func compareSeq(a, b *job) int {

@@ -68,8 +68,14 @@ func WithSessions(ss *journal.SessionStore[jobs.SessionID]) Option {
 func WithClock(now func() time.Time) Option { return func(s *Service) { s.now = now } }
 
 // WithLogger sets where contained failures (a failed final flush, an
-// undeliverable notice) are logged.
-func WithLogger(l *slog.Logger) Option { return func(s *Service) { s.log = l } }
+// undeliverable notice) are logged. Without it, or with nil, nothing is logged: the library logs only to a logger it is given.
+func WithLogger(l *slog.Logger) Option {
+	return func(s *Service) {
+		if l != nil {
+			s.log = l
+		}
+	}
+}
 
 // WithTeardownBound bounds how long the teardown of a settling child waits
 // for its agent; drains and Close are bounded by their context.

@@ -71,8 +71,8 @@ defaults to the --spec file's path in its repository.`, stderr)
 	}
 	// Both specs are compared as models; their sources (upcaster bodies)
 	// play no part, and the old spec's may not even be at hand.
-	oldSpec, oldErr := gen.ParseFS(nil, oldName, oldData)
-	newSpec, newErr := gen.ParseFS(nil, newName, newData)
+	oldSpec, oldErr := gen.LoadFS(nil, oldName, oldData)
+	newSpec, newErr := gen.LoadFS(nil, newName, newData)
 	if oldErr != nil || newErr != nil {
 		for _, err := range []error{oldErr, newErr} {
 			if err != nil {

@@ -350,7 +350,7 @@ func (sf *specFlags) parseSpecs(r *reporter) ([]*gen.Resolved, bool) {
 			ok = false
 			continue
 		}
-		spec, err := gen.Parse(name, data)
+		spec, err := gen.Load(name, data)
 		if err != nil {
 			r.err(err)
 			ok = false

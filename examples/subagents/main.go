@@ -11,6 +11,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -89,7 +90,7 @@ type process struct {
 }
 
 func startProcess(path string, out io.Writer) (*process, error) {
-	store, err := journal.Open(path)
+	store, err := journal.Open(path, journal.WithLogger(slog.Default())) // repairs to stderr
 	if err != nil {
 		return nil, err
 	}

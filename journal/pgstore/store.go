@@ -36,7 +36,7 @@ type config struct {
 // Stores in different schemas of one database are independent journals.
 func WithSchema(schema string) Option { return func(c *config) { c.schema = schema } }
 
-// WithLogger logs migrations, listener reconnects and tail retries to l.
+// WithLogger logs migrations, listener reconnects and tail retries to l. Without it, or with nil, nothing is logged: the library logs only to a logger it is given.
 func WithLogger(l *slog.Logger) Option { return func(c *config) { c.log = l } }
 
 // WithCommitters sets how many append transactions of this store may be in

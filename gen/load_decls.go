@@ -1,0 +1,417 @@
+package gen
+
+// The loader's readers of each declaration: one method a section entry
+// (an id, an enum, a record …), built on the YAML helpers in load.go.
+
+import (
+	"cmp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+func (l *loader) pkg(e entry) Package {
+	m := l.object(e.val, "package", "name", "path", "doc", "sources")
+	p := Package{Pos: l.pos(e.keyNode), Doc: l.doc(m, "package")}
+	if n, ok := m["name"]; ok {
+		p.Name, _ = l.str(n.val, "package.name")
+		p.Pos = l.pos(n.val)
+	} else {
+		l.add(e.keyNode, "package: missing key name")
+	}
+	if n, ok := m["path"]; ok {
+		p.Path, _ = l.str(n.val, "package.path")
+	}
+	if n, ok := m["sources"]; ok {
+		p.Sources = l.refs(n.val, "package.sources")
+	}
+	return p
+}
+
+// allowances reads allow_breaking: a list of {rule, path, reason}.
+func (l *loader) allowances(n *yaml.Node) []*Allowance {
+	n = resolve(n)
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
+		return nil
+	}
+	if n.Kind != yaml.SequenceNode {
+		l.add(n, "allow_breaking: expected a list of {rule, path, reason}, found %s", kindName(n))
+		return nil
+	}
+	var out []*Allowance
+	for _, item := range n.Content {
+		item = resolve(item)
+		const what = "allow_breaking"
+		m := l.object(item, what, "rule", "path", "reason")
+		a := &Allowance{Pos: l.pos(item)}
+		for _, key := range []string{"rule", "path", "reason"} {
+			if _, ok := m[key]; !ok && item.Kind == yaml.MappingNode {
+				l.add(item, "%s: missing key %s", what, key)
+			}
+		}
+		if e, ok := m["rule"]; ok {
+			a.Rule = l.ref(e.val, what+".rule")
+		}
+		if e, ok := m["path"]; ok {
+			a.Path, _ = l.str(e.val, what+".path")
+			a.PathPos = l.pos(e.val)
+		}
+		if e, ok := m["reason"]; ok {
+			if s, ok := l.str(e.val, what+".reason"); ok {
+				a.Reason = strings.TrimSpace(s)
+				if a.Reason == "" {
+					l.add(e.val, "%s.reason: say why the break is intended; a reason must not be empty", what)
+				}
+			}
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+func (l *loader) id(e entry) *ID {
+	what := "ids." + e.key
+	m := l.object(e.val, what, "kind", "doc")
+	id := &ID{Name: e.key, Pos: l.pos(e.keyNode), Doc: l.doc(m, what)}
+	k, ok := m["kind"]
+	if !ok {
+		l.add(e.keyNode, "%s: missing key kind (uuid or string)", what)
+		return id
+	}
+	if s, ok := l.str(k.val, what+".kind"); ok {
+		switch IDKind(s) {
+		case IDUUID, IDString:
+			id.Kind = IDKind(s)
+		default:
+			l.add(k.val, "%s.kind: unknown kind %s; use uuid or string%s", what, s, didYouMean(s, []string{"uuid", "string"}))
+		}
+	}
+	return id
+}
+
+func (l *loader) enum(e entry) *Enum {
+	what := "enums." + e.key
+	m := l.object(e.val, what, "values", "doc")
+	en := &Enum{Name: e.key, Pos: l.pos(e.keyNode), Doc: l.doc(m, what)}
+	vals, ok := m["values"]
+	if !ok {
+		l.add(e.keyNode, "%s: missing key values", what)
+		return en
+	}
+	for _, v := range l.entries(vals.val, what+".values") {
+		vwhat := what + ".values." + v.key
+		ev := &EnumValue{Value: v.key, Pos: l.pos(v.keyNode)}
+		if v.keyNode.Tag != "!!str" {
+			l.add(v.keyNode, "%s: enum value %s is read as %s; quote it", what, v.key, strings.TrimPrefix(v.keyNode.Tag, "!!"))
+		}
+		vm := l.object(v.val, vwhat, "doc", "go")
+		ev.Doc = l.doc(vm, vwhat)
+		ev.GoName = e.key + goName(v.key)
+		if g, ok := vm["go"]; ok {
+			if s, ok := l.str(g.val, vwhat+".go"); ok {
+				ev.GoName = s
+			}
+		}
+		en.Values = append(en.Values, ev)
+	}
+	return en
+}
+
+// fields reads a field list: each key is a field, each value either a type
+// expression or a mapping with type, optional, doc, json, go (and since, in facts).
+func (l *loader) fields(n *yaml.Node, what string, inFact bool) []*Field {
+	var out []*Field
+	keys := []string{"type", "optional", "doc", "json", "go", "terminal"}
+	if inFact {
+		keys = append(keys, "since")
+	}
+	for _, e := range l.entries(n, what) {
+		fwhat := what + "." + e.key
+		f := &Field{Name: e.key, JSON: e.key, GoName: goName(e.key), Pos: l.pos(e.keyNode)}
+		val := resolve(e.val)
+		switch {
+		case val.Kind == yaml.ScalarNode && val.Tag == "!!str":
+			if f.Type = parseType(val, l.file, l.types, &l.errs); f.Type != nil {
+				out = append(out, f)
+			}
+			continue
+		case val.Kind == yaml.SequenceNode:
+			l.add(val, "%s: a list type must be quoted: write \"[]%s\"", fwhat, seqHint(val))
+			continue
+		case val.Kind != yaml.MappingNode:
+			l.add(val, "%s: expected a type such as string, or a mapping with a type key, found %s", fwhat, describe(val))
+			continue
+		}
+		m := l.object(val, fwhat, keys...)
+		f.Doc = l.doc(m, fwhat)
+		if t, ok := m["type"]; ok {
+			tv := resolve(t.val)
+			if tv.Kind == yaml.SequenceNode {
+				l.add(tv, "%s.type: a list type must be quoted: write \"[]%s\"", fwhat, seqHint(tv))
+			} else if _, ok := l.str(tv, fwhat+".type"); ok {
+				f.Type = parseType(tv, l.file, l.types, &l.errs)
+			}
+		} else {
+			l.add(e.keyNode, "%s: missing key type", fwhat)
+		}
+		if o, ok := m["optional"]; ok {
+			f.Optional, _ = l.boolean(o.val, fwhat+".optional")
+		}
+		if t, ok := m["terminal"]; ok {
+			f.Terminal, _ = l.boolean(t.val, fwhat+".terminal")
+			f.TerminalPos = l.pos(resolve(t.val))
+		}
+		if j, ok := m["json"]; ok {
+			if s, ok := l.str(j.val, fwhat+".json"); ok {
+				f.JSON = s
+			}
+		}
+		if g, ok := m["go"]; ok {
+			if s, ok := l.str(g.val, fwhat+".go"); ok {
+				f.GoName = s
+			}
+		}
+		if s, ok := m["since"]; ok {
+			f.SincePos = l.pos(s.val)
+			sv := resolve(s.val)
+			if v, ok := versionNumber(sv.Value); ok && sv.Kind == yaml.ScalarNode {
+				f.Since = v
+			} else if n, err := strconv.Atoi(sv.Value); err == nil && n > 0 && sv.Tag == "!!int" {
+				f.Since = n
+			} else {
+				l.add(sv, "%s.since: %s is not a version; write v1, v2 …", fwhat, describe(sv))
+			}
+		}
+		if f.Type != nil {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func seqHint(n *yaml.Node) string {
+	if len(n.Content) == 1 && n.Content[0].Kind == yaml.ScalarNode {
+		return n.Content[0].Value
+	}
+	return "T"
+}
+
+func versionNumber(s string) (int, bool) {
+	if !strings.HasPrefix(s, "v") {
+		return 0, false
+	}
+	n, err := strconv.Atoi(s[1:])
+	if err != nil || n < 1 || "v"+strconv.Itoa(n) != s {
+		return 0, false
+	}
+	return n, true
+}
+
+func (l *loader) record(e entry) *Record {
+	what := "records." + e.key
+	m := l.object(e.val, what, "fields", "doc")
+	r := &Record{Name: e.key, Pos: l.pos(e.keyNode), Doc: l.doc(m, what)}
+	if f, ok := m["fields"]; ok {
+		r.Fields = l.fields(f.val, what+".fields", false)
+	}
+	return r
+}
+
+func (l *loader) union(e entry) *Union {
+	what := "unions." + e.key
+	m := l.object(e.val, what, "discriminator", "common", "variants", "doc")
+	u := &Union{Name: e.key, Pos: l.pos(e.keyNode), Doc: l.doc(m, what)}
+	if d, ok := m["discriminator"]; ok {
+		u.Discriminator, _ = l.str(d.val, what+".discriminator")
+		u.DiscPos = l.pos(d.val)
+	} else {
+		l.add(e.keyNode, "%s: missing key discriminator (the JSON field that tells variants apart)", what)
+	}
+	if c, ok := m["common"]; ok {
+		u.Common = l.fields(c.val, what+".common", false)
+	}
+	vs, ok := m["variants"]
+	if !ok {
+		l.add(e.keyNode, "%s: missing key variants", what)
+		return u
+	}
+	for _, v := range l.entries(vs.val, what+".variants") {
+		vwhat := what + ".variants." + v.key
+		vm := l.object(v.val, vwhat, "tag", "fields", "doc")
+		variant := &Variant{Name: v.key, Pos: l.pos(v.keyNode), Doc: l.doc(vm, vwhat)}
+		if t, ok := vm["tag"]; ok {
+			tn := resolve(t.val)
+			variant.Tag.Pos = l.pos(tn)
+			switch {
+			case tn.Kind == yaml.ScalarNode && tn.Tag == "!!str":
+				variant.Tag.Kind, variant.Tag.String = TagString, tn.Value
+			case tn.Kind == yaml.ScalarNode && tn.Tag == "!!bool":
+				variant.Tag.Kind, variant.Tag.Bool = TagBool, tn.Value == "true"
+			default:
+				l.add(tn, "%s.tag: expected a string or true/false, found %s", vwhat, describe(tn))
+			}
+		} else {
+			l.add(v.keyNode, "%s: missing key tag (the variant's discriminator value)", vwhat)
+		}
+		if f, ok := vm["fields"]; ok {
+			variant.Fields = l.fields(f.val, vwhat+".fields", false)
+		}
+		u.Variants = append(u.Variants, variant)
+	}
+	return u
+}
+
+func (l *loader) face(e entry) *Face {
+	what := "faces." + e.key
+	m := l.object(e.val, what, "embeds", "methods", "doc")
+	f := &Face{Name: e.key, Pos: l.pos(e.keyNode), Doc: l.doc(m, what)}
+	if em, ok := m["embeds"]; ok {
+		f.Embeds = l.refs(em.val, what+".embeds")
+	}
+	if ms, ok := m["methods"]; ok {
+		for _, me := range l.entries(ms.val, what+".methods") {
+			mwhat := what + ".methods." + me.key
+			method := &Method{Name: me.key, Pos: l.pos(me.keyNode)}
+			val := resolve(me.val)
+			var typeNode *yaml.Node
+			if val.Kind != yaml.MappingNode {
+				typeNode = val
+			} else {
+				mm := l.object(val, mwhat, "type", "doc")
+				method.Doc = l.doc(mm, mwhat)
+				if t, ok := mm["type"]; ok {
+					typeNode = resolve(t.val)
+				} else {
+					l.add(me.keyNode, "%s: missing key type (a func type such as \"func(detail string)\")", mwhat)
+				}
+			}
+			if typeNode != nil {
+				if _, ok := l.str(typeNode, mwhat+".type"); ok {
+					method.Type = parseType(typeNode, l.file, l.types, &l.errs)
+					if method.Type != nil && method.Type.Kind != TypeFunc {
+						l.add(typeNode, "%s.type: a method needs a func type, found %s", mwhat, method.Type)
+						method.Type = nil
+					}
+				}
+			}
+			if method.Type != nil {
+				f.Methods = append(f.Methods, method)
+			}
+		}
+	}
+	return f
+}
+
+func (l *loader) machine(e entry) *Machine {
+	what := "machines." + e.key
+	m := l.object(e.val, what, "states", "initial", "terminal", "transitions", "doc")
+	mc := &Machine{Name: e.key, Pos: l.pos(e.keyNode), Doc: l.doc(m, what)}
+	for _, key := range []string{"states", "initial", "terminal", "transitions"} {
+		if _, ok := m[key]; !ok {
+			l.add(e.keyNode, "%s: missing key %s", what, key)
+		}
+	}
+	if s, ok := m["states"]; ok {
+		mc.States = l.ref(s.val, what+".states")
+	}
+	if s, ok := m["initial"]; ok {
+		mc.Initial = l.ref(s.val, what+".initial")
+	}
+	if s, ok := m["terminal"]; ok {
+		mc.Terminal = l.refs(s.val, what+".terminal")
+	}
+	if s, ok := m["transitions"]; ok {
+		for _, t := range l.entries(s.val, what+".transitions") {
+			mc.Transitions = append(mc.Transitions, &Transition{
+				From: Ref{Name: t.key, Pos: l.pos(t.keyNode)},
+				To:   l.refs(t.val, what+".transitions."+t.key),
+			})
+		}
+	}
+	return mc
+}
+
+func (l *loader) fact(e entry) *Fact {
+	what := "facts." + e.key
+	m := l.object(e.val, what, "versions", "reserved", "doc")
+	f := &Fact{Name: e.key, GoName: goName(e.key), Pos: l.pos(e.keyNode), Doc: l.doc(m, what)}
+	if r, ok := m["reserved"]; ok {
+		f.Reserved = l.refs(r.val, what+".reserved")
+	}
+	vs, ok := m["versions"]
+	if !ok {
+		l.add(e.keyNode, "%s: missing key versions (write versions: {v1: {fields: …}})", what)
+		return f
+	}
+	for _, v := range l.entries(vs.val, what+".versions") {
+		vwhat := what + ".versions." + v.key
+		n, ok := versionNumber(v.key)
+		if !ok {
+			l.add(v.keyNode, "%s: version %s must be written v1, v2 …", what+".versions", v.key)
+			continue
+		}
+		vm := l.object(v.val, vwhat, "fields", "retired", "upcast", "doc")
+		fv := &FactVersion{Number: n, Pos: l.pos(v.keyNode), Doc: l.doc(vm, vwhat)}
+		if u, ok := vm["upcast"]; ok {
+			fv.Upcast = l.ref(u.val, vwhat+".upcast")
+		}
+		if r, ok := vm["retired"]; ok {
+			fv.Retired, _ = l.boolean(r.val, vwhat+".retired")
+		}
+		if fs, ok := vm["fields"]; ok {
+			fv.Fields = l.fields(fs.val, vwhat+".fields", true)
+		} else if !fv.Retired {
+			l.add(v.keyNode, "%s: missing key fields", vwhat)
+		}
+		f.Versions = append(f.Versions, fv)
+	}
+	// Versions are kept sorted by number; Validate reports a spec that lists
+	// them out of order, comparing positions.
+	slices.SortStableFunc(f.Versions, func(a, b *FactVersion) int { return cmp.Compare(a.Number, b.Number) })
+	return f
+}
+
+func (l *loader) def(e entry) *Default {
+	what := "defaults." + e.key
+	m := l.object(e.val, what, "value", "unit", "doc")
+	d := &Default{Name: e.key, GoName: "Default" + goName(e.key), Pos: l.pos(e.keyNode), Doc: l.doc(m, what)}
+	if v, ok := m["value"]; ok {
+		d.Value, _ = l.integer(v.val, what+".value")
+		if d.Value < 0 {
+			l.add(v.val, "%s.value: %d is negative; a default measures a size, count or duration", what, d.Value)
+		}
+	} else {
+		l.add(e.keyNode, "%s: missing key value", what)
+	}
+	u, ok := m["unit"]
+	if !ok {
+		l.add(e.keyNode, "%s: missing key unit (one of %s)", what, unitList())
+		return d
+	}
+	d.UnitPos = l.pos(u.val)
+	if s, ok := l.str(u.val, what+".unit"); ok {
+		for _, known := range Units() {
+			if Unit(s) == known {
+				d.Unit = known
+			}
+		}
+		if d.Unit == "" {
+			names := make([]string, 0, len(Units()))
+			for _, u := range Units() {
+				names = append(names, string(u))
+			}
+			l.add(u.val, "%s.unit: unknown unit %s; use one of %s%s", what, s, unitList(), didYouMean(s, names))
+		}
+	}
+	return d
+}
+
+func unitList() string {
+	var names []string
+	for _, u := range Units() {
+		names = append(names, string(u))
+	}
+	return strings.Join(names, ", ")
+}
