@@ -88,22 +88,6 @@ type Envelope struct {
 	Data json.RawMessage `json:"data"`
 }
 
-// DecodeEnvelope reads a fact's envelope without decoding its data. It
-// refuses input that is not such an object, or that lacks data.
-func DecodeEnvelope(data []byte) (Envelope, error) {
-	var env Envelope
-	if err := json.Unmarshal(data, &env); err != nil {
-		return Envelope{}, err
-	}
-	if err := CheckKeys("envelope", data, "type", "v", "data"); err != nil {
-		return Envelope{}, err
-	}
-	if env.Data == nil || bytes.Equal(env.Data, []byte("null")) {
-		return Envelope{}, MissingField("envelope", "data")
-	}
-	return env, nil
-}
-
 // AppendEnvelope appends the envelope of a fact of the given type and
 // version, around data, its JSON encoding. The type must need no escaping,
 // as a fact type (lower-case words joined by / . or -) does not.

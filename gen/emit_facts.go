@@ -83,49 +83,85 @@ func (e *emitter) facts(f *jen.File) {
 		jen.Return(jen.Qual(codecPkg, "AppendEnvelope").Call(jen.Id("out"), jen.Id("f").Dot("FactType").Call(), jen.Id("f").Dot("FactVersion").Call(), jen.Id("data")), jen.Nil()),
 	)
 
-	f.Line()
-	f.Comment(docLines("DecodeFact decodes an envelope written by EncodeFact with this or an earlier spec. An older version of a fact is upcast to the newest, so the result is always a Fact. A type this build does not decode is an error wrapping ErrUnknownFact; a known type at a version it does not decode, one wrapping ErrUnknownVersion (and so ErrUnknownFact).", ""))
-	f.Func().Id("DecodeFact").Params(jen.Id("data").Index().Byte()).Params(jen.Id("Fact"), jen.Error()).BlockFunc(func(g *jen.Group) {
-		g.List(jen.Id("env"), jen.Err()).Op(":=").Qual(codecPkg, "DecodeEnvelope").Call(jen.Id("data"))
-		g.If(jen.Err().Op("!=").Nil()).Block(
-			jen.Return(jen.Nil(), e.errorf("decode fact: %w", jen.Err())),
-		)
-		decodeErr := func(err jen.Code) jen.Code {
-			return jen.Return(jen.Nil(), e.errorf("decode %s v%d: %w", jen.Id("env").Dot("Type"), jen.Id("env").Dot("V"), err))
+	onePassSet := map[string]bool{}
+	records := map[string]bool{}
+	passes := e.onePassTypes(facts)
+	for _, p := range passes {
+		onePassSet[p.name] = true
+		if e.onePassRecordName(p.name) {
+			records[p.name] = true
 		}
-		g.Switch(jen.Id("env").Dot("Type")).BlockFunc(func(g *jen.Group) {
+	}
+	// read returns the statements that read the data at d into a new value
+	// named out of the struct type name, returning the error decodeErr makes.
+	read := func(name string, decodeErr func(jen.Code) jen.Code) []jen.Code {
+		call := jen.Id("d").Dot("Unmarshal").Call(jen.Op("&").Id("out"))
+		if onePassSet[name] {
+			call = jen.Id("decode"+name).Call(jen.Id("d"), jen.Op("&").Id("out"))
+		}
+		return []jen.Code{
+			jen.Var().Id("out").Id(name),
+			jen.If(jen.Err().Op(":=").Add(call), jen.Err().Op("!=").Nil()).Block(decodeErr(jen.Err())),
+		}
+	}
+	unknown := func(err jen.Code) jen.Code {
+		return jen.Return(jen.Nil(), jen.Qual(codecPkg, "SkipUnknown").Call(jen.Id("d"), jen.Lit(e.spec.Package.Name), err))
+	}
+
+	f.Line()
+	f.Comment(docLines("DecodeFact decodes an envelope written by EncodeFact with this or an earlier spec. An older version of a fact is upcast to the newest, so the result is always a Fact. A type this build does not decode is an error wrapping ErrUnknownFact; a known type at a version it does not decode, one wrapping ErrUnknownVersion (and so ErrUnknownFact). It reads data in one pass (codec.DecodeFact).", ""))
+	f.Func().Id("DecodeFact").Params(jen.Id("data").Index().Byte()).Params(jen.Id("Fact"), jen.Error()).Block(
+		jen.Return(jen.Qual(codecPkg, "DecodeFact").Call(jen.Lit(e.spec.Package.Name), jen.Id("data"), jen.Id("decodeFactData"))),
+	)
+	f.Line()
+	f.Comment("decodeFactData decodes the data at d of a fact of type typ at version v.")
+	f.Func().Id("decodeFactData").Params(jen.Id("typ").String(), jen.Id("v").Int(), jen.Id("d").Op("*").Qual(codecPkg, "Decoder")).Params(jen.Id("Fact"), jen.Error()).BlockFunc(func(g *jen.Group) {
+		decodeErr := func(err jen.Code) jen.Code {
+			return jen.Return(jen.Nil(), e.errorf("decode %s v%d: %w", jen.Id("typ"), jen.Id("v"), err))
+		}
+		g.Switch(jen.Id("typ")).BlockFunc(func(g *jen.Group) {
 			for _, fact := range facts {
-				g.Case(jen.Id(fact.GoName+"Type")).Block(jen.Switch(jen.Id("env").Dot("V")).BlockFunc(func(g *jen.Group) {
+				g.Case(jen.Id(fact.GoName+"Type")).Block(jen.Switch(jen.Id("v")).BlockFunc(func(g *jen.Group) {
 					for _, v := range fact.Versions {
 						switch {
 						case v.Retired:
 							g.Case(jen.Lit(v.Number)).Block(
-								jen.Return(jen.Nil(), e.errorf("decode %s v%d: version retired from the spec: %w", jen.Id("env").Dot("Type"), jen.Id("env").Dot("V"), jen.Id("ErrUnknownVersion"))),
+								unknown(e.errorf("decode %s v%d: version retired from the spec: %w", jen.Id("typ"), jen.Id("v"), jen.Id("ErrUnknownVersion"))),
 							)
 						case v == fact.Latest():
-							g.Case(jen.Lit(v.Number)).Block(
-								jen.Var().Id("out").Id(fact.StructName(v)),
-								jen.If(jen.Err().Op(":=").Qual(jsonPkg, "Unmarshal").Call(jen.Id("env").Dot("Data"), jen.Op("&").Id("out")), jen.Err().Op("!=").Nil()).Block(decodeErr(jen.Err())),
-								jen.Return(jen.Id("out"), jen.Nil()),
+							g.Case(jen.Lit(v.Number)).Block(append(read(fact.StructName(v), decodeErr),
+								jen.Return(jen.Id("out"), jen.Nil()))...,
 							)
 						default:
 							// An older version decodes as itself, then upcasts to the newest.
-							g.Case(jen.Lit(v.Number)).Block(
-								jen.Var().Id("old").Id(fact.StructName(v)),
-								jen.If(jen.Err().Op(":=").Qual(jsonPkg, "Unmarshal").Call(jen.Id("env").Dot("Data"), jen.Op("&").Id("old")), jen.Err().Op("!=").Nil()).Block(decodeErr(jen.Err())),
-								jen.List(jen.Id("out"), jen.Err()).Op(":=").Id(v.Upcast.Name).Call(jen.Id("old")),
+							g.Case(jen.Lit(v.Number)).Block(append(read(fact.StructName(v), decodeErr),
+								jen.List(jen.Id("up"), jen.Err()).Op(":=").Id(v.Upcast.Name).Call(jen.Id("out")),
 								jen.If(jen.Err().Op("!=").Nil()).Block(
-									jen.Return(jen.Nil(), e.errorf("upcast %s v%d to v%d: %w", jen.Id("env").Dot("Type"), jen.Id("env").Dot("V"), jen.Lit(fact.Latest().Number), jen.Err())),
+									jen.Return(jen.Nil(), e.errorf("upcast %s v%d to v%d: %w", jen.Id("typ"), jen.Id("v"), jen.Lit(fact.Latest().Number), jen.Err())),
 								),
-								jen.Return(jen.Id("out"), jen.Nil()),
+								jen.Return(jen.Id("up"), jen.Nil()))...,
 							)
 						}
 					}
-				}), decodeErr(jen.Id("ErrUnknownVersion")))
+				}), unknown(e.errorf("decode %s v%d: %w", jen.Id("typ"), jen.Id("v"), jen.Id("ErrUnknownVersion"))))
 			}
 		})
-		g.Return(jen.Nil(), e.errorf("decode %q v%d: %w", jen.Id("env").Dot("Type"), jen.Id("env").Dot("V"), jen.Id("ErrUnknownFact")))
+		g.Add(unknown(e.errorf("decode %q v%d: %w", jen.Id("typ"), jen.Id("v"), jen.Id("ErrUnknownFact"))))
 	})
+	for _, p := range passes {
+		e.onePassDecoder(f, p, records)
+	}
+}
+
+// onePassRecordName reports whether name is a record of the spec rather
+// than a fact version.
+func (e *emitter) onePassRecordName(name string) bool {
+	for _, r := range e.spec.Records {
+		if r.Name == name {
+			return true
+		}
+	}
+	return false
 }
 
 // defaults emits the tunables as constants: durations as time.Duration,
@@ -153,4 +189,225 @@ func (e *emitter) defaults(f *jen.File) {
 			g.Id(d.GoName).Op("=").Add(value)
 		}
 	})
+}
+
+// A onePass is a struct type the fact decoder reads with a generated
+// one-pass function over a codec.Decoder instead of encoding/json: the
+// live fact versions and the records their fields hold.
+type onePass struct {
+	name   string // the Go type
+	fields []*Field
+}
+
+// onePassTypes returns the structs DecodeFact reads in one pass: every live
+// fact version, then each record one of their fields names (transitively),
+// in a stable order. A record without wire fields is left to encoding/json,
+// which reads it without a key check, as its missing UnmarshalJSON does.
+func (e *emitter) onePassTypes(facts []*Fact) []onePass {
+	var out []onePass
+	done := map[string]bool{}
+	var addRecords func(fields []*Field)
+	addRecords = func(fields []*Field) {
+		for _, fd := range fields {
+			r := e.onePassRecord(fd.Type)
+			if r == nil || done[r.Name] {
+				continue
+			}
+			done[r.Name] = true
+			if wireCount(r.Fields) > 64 {
+				continue // read by encoding/json: the decoder's key sets are 64-bit masks
+			}
+			out = append(out, onePass{r.Name, r.Fields})
+			addRecords(r.Fields)
+		}
+	}
+	for _, fact := range facts {
+		for _, v := range fact.Versions {
+			if !v.Retired && wireCount(v.Fields) <= 64 {
+				out = append(out, onePass{fact.StructName(v), v.Fields})
+			}
+		}
+	}
+	for _, fact := range facts {
+		for _, v := range fact.Versions {
+			if !v.Retired {
+				addRecords(v.Fields)
+			}
+		}
+	}
+	return out
+}
+
+func wireCount(fields []*Field) int {
+	n := 0
+	for _, fd := range fields {
+		if fd.Wire() {
+			n++
+		}
+	}
+	return n
+}
+
+// onePassRecord returns the record t names when DecodeFact reads it in one
+// pass.
+func (e *emitter) onePassRecord(t *Type) *Record {
+	if t.Kind != TypeNamed || t.decl != declRecord {
+		return nil
+	}
+	for _, r := range e.spec.Records {
+		if r.Name == t.Name {
+			for _, fd := range r.Fields {
+				if fd.Wire() {
+					return r
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// idKind returns how the identifier t names is represented, or "" when t
+// names no identifier of this spec.
+func (e *emitter) idKind(t *Type) IDKind {
+	if t.Kind != TypeNamed || t.decl != declID {
+		return ""
+	}
+	for _, id := range e.spec.IDs {
+		if id.Name == t.Name {
+			return id.Kind
+		}
+	}
+	return ""
+}
+
+var intBits = map[string]int{"int8": 8, "int16": 16, "int32": 32, "int64": 64}
+
+// readField returns the statements that read the value at d into target, a
+// field of type t, returning a wrapped error; records is the set of records
+// read in one pass. ok reports whether the value is read without
+// encoding/json, whose null handling then applies instead.
+func (e *emitter) readField(typ string, fd *Field, target *jen.Statement, records map[string]bool) (code []jen.Code, ok bool) {
+	t := fd.Type
+	wrap := func(call jen.Code) jen.Code {
+		return jen.If(jen.Err().Op(":=").Add(call), jen.Err().Op("!=").Nil()).Block(
+			jen.Return(jen.Qual(codecPkg, "FieldError").Call(jen.Lit(typ), jen.Lit(fd.JSON), jen.Err())),
+		)
+	}
+	value := func(read *jen.Statement, conv func(jen.Code) jen.Code) []jen.Code {
+		return []jen.Code{
+			jen.List(jen.Id("x"), jen.Err()).Op(":=").Add(read),
+			jen.If(jen.Err().Op("!=").Nil()).Block(
+				jen.Return(jen.Qual(codecPkg, "FieldError").Call(jen.Lit(typ), jen.Lit(fd.JSON), jen.Err())),
+			),
+			target.Clone().Op("=").Add(conv(jen.Id("x"))),
+		}
+	}
+	typed := func(c jen.Code) jen.Code { return goType(t).Call(c) }
+	switch {
+	case t.Kind == TypeBuiltin && t.Name == "string":
+		return value(jen.Id("d").Dot("String").Call(), func(c jen.Code) jen.Code { return c }), true
+	case t.Kind == TypeBuiltin && t.Name == "bool":
+		return value(jen.Id("d").Dot("Bool").Call(), func(c jen.Code) jen.Code { return c }), true
+	case t.Kind == TypeBuiltin && t.Name == "int":
+		return value(jen.Id("d").Dot("Int").Call(jen.Qual("strconv", "IntSize")), typed), true
+	case t.Kind == TypeBuiltin && intBits[t.Name] != 0:
+		return value(jen.Id("d").Dot("Int").Call(jen.Lit(intBits[t.Name])), typed), true
+	case e.idKind(t) == IDString:
+		return value(jen.Id("d").Dot("String").Call(), typed), true
+	case e.idKind(t) == IDUUID || t.Kind == TypeNamed && t.decl == declEnum:
+		// As encoding/json reads a TextUnmarshaler: the string, unescaped.
+		return append(value(jen.Id("d").Dot("StringBytes").Call(), func(c jen.Code) jen.Code { return c })[:2],
+			wrap(target.Clone().Dot("UnmarshalText").Call(jen.Id("x")))), true
+	case t.Kind == TypeNamed && records[t.Name]:
+		return []jen.Code{wrap(jen.Id("decode"+t.Name).Call(jen.Id("d"), jen.Op("&").Add(target.Clone())))}, true
+	}
+	return []jen.Code{wrap(jen.Id("d").Dot("Unmarshal").Call(jen.Op("&").Add(target.Clone())))}, false
+}
+
+// onePassDecoder emits decodeNAME, which reads a NAME from a codec.Decoder
+// in one pass and refuses what NAME's UnmarshalJSON refuses.
+func (e *emitter) onePassDecoder(f *jen.File, p onePass, records map[string]bool) {
+	var wire []*Field
+	for _, fd := range p.fields {
+		if fd.Wire() {
+			wire = append(wire, fd)
+		}
+	}
+	typ := e.spec.Package.Name + "." + p.name
+	required := func(fd *Field) bool { return !fd.Optional && !fd.Type.Collection() }
+	fieldsVar := "fieldsOf" + p.name
+	var names []jen.Code
+	for _, fd := range wire {
+		names = append(names, jen.Lit(fd.JSON))
+	}
+	f.Line()
+	f.Commentf("%s are the wire names of %s's fields.", fieldsVar, p.name)
+	f.Var().Id(fieldsVar).Op("=").Index().String().Values(names...)
+
+	var cases []jen.Code
+	for i, fd := range wire {
+		bit := jen.Lit(uint64(1) << i)
+		read, own := e.readField(typ, fd, jen.Id("out").Dot(fd.GoName), records)
+		body := []jen.Code{
+			jen.If(jen.Id("seen").Op("&").Add(bit).Op("!=").Lit(0)).Block(
+				jen.Return(jen.Qual(codecPkg, "DuplicateKey").Call(jen.Lit(typ), jen.Id("key"))),
+			),
+			jen.Id("seen").Op("|=").Add(bit),
+		}
+		switch {
+		case required(fd):
+			// A null leaves a required field missing, as encoding/json leaves its pointer nil.
+			body = append(body, jen.If(jen.Op("!").Id("d").Dot("Null").Call()).Block(
+				append(read, jen.Id("present").Op("|=").Add(bit.Clone()))...,
+			))
+		case own && !records[fd.Type.Name]:
+			// A null leaves an optional field as it is.
+			body = append(body, jen.If(jen.Op("!").Id("d").Dot("Null").Call()).Block(read...))
+		default:
+			body = append(body, read...) // reads null as encoding/json does
+		}
+		cases = append(cases, jen.Case(jen.Lit(fd.JSON)).Block(body...))
+	}
+	cases = append(cases, jen.Default().Block(
+		jen.If(jen.Err().Op(":=").Id("others").Dot("Other").Call(jen.Lit(typ), jen.Id("key"), jen.Id(fieldsVar)), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
+		jen.If(jen.List(jen.Id("_"), jen.Err()).Op(":=").Id("d").Dot("Skip").Call(), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
+	))
+
+	body := []jen.Code{
+		jen.List(jen.Id("more"), jen.Err()).Op(":=").Id("d").Dot("Object").Call(),
+		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(e.errorf(p.name+": %w", jen.Err()))),
+		jen.Var().Id("seen").Op(",").Id("present").Uint64(),
+		jen.Var().Id("others").Qual(codecPkg, "KeySet"),
+		jen.For(jen.Id("first").Op(":=").True(), jen.Id("more"), jen.Id("first").Op("=").False()).Block(
+			jen.Var().Id("key").Index().Byte(),
+			jen.List(jen.Id("key"), jen.Id("more"), jen.Err()).Op("=").Id("d").Dot("Next").Call(jen.Id("first")),
+			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
+			jen.If(jen.Op("!").Id("more")).Block(jen.Break()),
+			jen.Switch(jen.String().Call(jen.Id("key"))).Block(cases...),
+		),
+	}
+	for i, fd := range wire {
+		if required(fd) {
+			body = append(body, jen.If(jen.Id("present").Op("&").Lit(uint64(1)<<i).Op("==").Lit(0)).Block(
+				jen.Return(e.missingField(p.name, fd.JSON)),
+			))
+		}
+	}
+	for _, fd := range wire {
+		if fd.terminalOf == nil {
+			continue
+		}
+		val := jen.Id("out").Dot(fd.GoName)
+		cond := jen.Op("!").Add(val.Clone()).Dot("Terminal").Call()
+		if !required(fd) {
+			cond = val.Clone().Op("!=").Lit("").Op("&&").Add(cond) // absent is allowed
+		}
+		body = append(body, jen.If(cond).Block(
+			jen.Return(e.errorf(p.name+": "+fd.JSON+" %q is not a terminal state of "+fd.terminalOf.Name+": %w", val, jen.Id("ErrInvalidEnum"))),
+		))
+	}
+	body = append(body, jen.Return(jen.Nil()))
+	f.Line()
+	f.Commentf("decode%s reads a %s from d in one pass, checking the JSON's syntax as it goes, and refuses what %s.UnmarshalJSON refuses.", p.name, p.name, p.name)
+	f.Func().Id("decode"+p.name).Params(jen.Id("d").Op("*").Qual(codecPkg, "Decoder"), jen.Id("out").Op("*").Id(p.name)).Error().Block(body...)
 }

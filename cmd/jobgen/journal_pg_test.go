@@ -123,3 +123,21 @@ func TestJournalCommandsReadAPostgresJournal(t *testing.T) {
 		t.Fatalf("check of a missing schema: exit %d: %s", code, stderr)
 	}
 }
+
+func TestJournalUnknownFactsInAPostgresJournal(t *testing.T) {
+	dsn := writePGJournal(t)
+	u, err := url.Parse(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	schema := q.Get("schema")
+	q.Del("schema")
+	u.RawQuery = q.Encode()
+	store, err := pgstore.Open(context.Background(), u.String(), pgstore.WithSchema(schema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	appendPayloads(t, store, unknownPayloads...)
+	testUnknownFactsAreReported(t, dsn)
+}

@@ -33,6 +33,8 @@ const exitText = `Exit status:
 	   that matches no file, a bad jobgen.yaml
 	3  failure: a file that cannot be read or written (a missing --against
 	   file too), git failing, an internal error
+	4  journal check only: every record is intact, but some facts are of a
+	   type or version this build cannot read (--allow-unknown accepts them)
 `
 
 // An errorFormat is how findings are printed (--error-format).
@@ -202,8 +204,10 @@ func (r *reporter) failf(code int, format string, args ...any) {
 // classify is the exit status an error other than an ErrorList calls for.
 func classify(err error) int {
 	var conflict *gen.ConflictError
+	var undecodable *journal.DecodeError
 	switch {
 	case errors.As(err, &conflict),
+		errors.As(err, &undecodable),
 		errors.Is(err, gen.ErrTooLarge),
 		errors.Is(err, journal.ErrCorrupt),
 		errors.Is(err, journal.ErrTornTail),

@@ -5,6 +5,7 @@ package jobs
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 
 	"github.com/jobgen/jobgen/codec"
 )
@@ -269,43 +270,619 @@ func EncodeFact(f Fact) ([]byte, error) {
 // spec. An older version of a fact is upcast to the newest, so the result is
 // always a Fact. A type this build does not decode is an error wrapping
 // ErrUnknownFact; a known type at a version it does not decode, one wrapping
-// ErrUnknownVersion (and so ErrUnknownFact).
+// ErrUnknownVersion (and so ErrUnknownFact). It reads data in one pass
+// (codec.DecodeFact).
 func DecodeFact(data []byte) (Fact, error) {
-	env, err := codec.DecodeEnvelope(data)
-	if err != nil {
-		return nil, fmt.Errorf("jobs: decode fact: %w", err)
-	}
-	switch env.Type {
+	return codec.DecodeFact("jobs", data, decodeFactData)
+}
+
+// decodeFactData decodes the data at d of a fact of type typ at version v.
+func decodeFactData(typ string, v int, d *codec.Decoder) (Fact, error) {
+	switch typ {
 	case JobRegisteredType:
-		switch env.V {
+		switch v {
 		case 1:
 			var out JobRegistered
-			if err := json.Unmarshal(env.Data, &out); err != nil {
-				return nil, fmt.Errorf("jobs: decode %s v%d: %w", env.Type, env.V, err)
+			if err := decodeJobRegistered(d, &out); err != nil {
+				return nil, fmt.Errorf("jobs: decode %s v%d: %w", typ, v, err)
 			}
 			return out, nil
 		}
-		return nil, fmt.Errorf("jobs: decode %s v%d: %w", env.Type, env.V, ErrUnknownVersion)
+		return nil, codec.SkipUnknown(d, "jobs", fmt.Errorf("jobs: decode %s v%d: %w", typ, v, ErrUnknownVersion))
 	case JobSettledType:
-		switch env.V {
+		switch v {
 		case 1:
-			var old JobSettledV1
-			if err := json.Unmarshal(env.Data, &old); err != nil {
-				return nil, fmt.Errorf("jobs: decode %s v%d: %w", env.Type, env.V, err)
+			var out JobSettledV1
+			if err := decodeJobSettledV1(d, &out); err != nil {
+				return nil, fmt.Errorf("jobs: decode %s v%d: %w", typ, v, err)
 			}
-			out, err := upcastJobSettledV1(old)
+			up, err := upcastJobSettledV1(out)
 			if err != nil {
-				return nil, fmt.Errorf("jobs: upcast %s v%d to v%d: %w", env.Type, env.V, 2, err)
+				return nil, fmt.Errorf("jobs: upcast %s v%d to v%d: %w", typ, v, 2, err)
 			}
-			return out, nil
+			return up, nil
 		case 2:
 			var out JobSettled
-			if err := json.Unmarshal(env.Data, &out); err != nil {
-				return nil, fmt.Errorf("jobs: decode %s v%d: %w", env.Type, env.V, err)
+			if err := decodeJobSettled(d, &out); err != nil {
+				return nil, fmt.Errorf("jobs: decode %s v%d: %w", typ, v, err)
 			}
 			return out, nil
 		}
-		return nil, fmt.Errorf("jobs: decode %s v%d: %w", env.Type, env.V, ErrUnknownVersion)
+		return nil, codec.SkipUnknown(d, "jobs", fmt.Errorf("jobs: decode %s v%d: %w", typ, v, ErrUnknownVersion))
 	}
-	return nil, fmt.Errorf("jobs: decode %q v%d: %w", env.Type, env.V, ErrUnknownFact)
+	return nil, codec.SkipUnknown(d, "jobs", fmt.Errorf("jobs: decode %q v%d: %w", typ, v, ErrUnknownFact))
+}
+
+// fieldsOfJobRegistered are the wire names of JobRegistered's fields.
+var fieldsOfJobRegistered = []string{"jobId", "at", "owner", "kind", "label", "ordinal", "toolCall", "record"}
+
+// decodeJobRegistered reads a JobRegistered from d in one pass, checking the JSON's syntax as it goes, and refuses what JobRegistered.UnmarshalJSON refuses.
+func decodeJobRegistered(d *codec.Decoder, out *JobRegistered) error {
+	more, err := d.Object()
+	if err != nil {
+		return fmt.Errorf("jobs: JobRegistered: %w", err)
+	}
+	var seen, present uint64
+	var others codec.KeySet
+	for first := true; more; first = false {
+		var key []byte
+		key, more, err = d.Next(first)
+		if err != nil {
+			return err
+		}
+		if !more {
+			break
+		}
+		switch string(key) {
+		case "jobId":
+			if seen&uint64(0x1) != 0 {
+				return codec.DuplicateKey("jobs.JobRegistered", key)
+			}
+			seen |= uint64(0x1)
+			if !d.Null() {
+				x, err := d.StringBytes()
+				if err != nil {
+					return codec.FieldError("jobs.JobRegistered", "jobId", err)
+				}
+				if err := out.JobID.UnmarshalText(x); err != nil {
+					return codec.FieldError("jobs.JobRegistered", "jobId", err)
+				}
+				present |= uint64(0x1)
+			}
+		case "at":
+			if seen&uint64(0x2) != 0 {
+				return codec.DuplicateKey("jobs.JobRegistered", key)
+			}
+			seen |= uint64(0x2)
+			if !d.Null() {
+				x, err := d.Int(64)
+				if err != nil {
+					return codec.FieldError("jobs.JobRegistered", "at", err)
+				}
+				out.At = int64(x)
+				present |= uint64(0x2)
+			}
+		case "owner":
+			if seen&uint64(0x4) != 0 {
+				return codec.DuplicateKey("jobs.JobRegistered", key)
+			}
+			seen |= uint64(0x4)
+			if !d.Null() {
+				x, err := d.String()
+				if err != nil {
+					return codec.FieldError("jobs.JobRegistered", "owner", err)
+				}
+				out.Owner = SessionID(x)
+				present |= uint64(0x4)
+			}
+		case "kind":
+			if seen&uint64(0x8) != 0 {
+				return codec.DuplicateKey("jobs.JobRegistered", key)
+			}
+			seen |= uint64(0x8)
+			if !d.Null() {
+				x, err := d.String()
+				if err != nil {
+					return codec.FieldError("jobs.JobRegistered", "kind", err)
+				}
+				out.Kind = x
+				present |= uint64(0x8)
+			}
+		case "label":
+			if seen&uint64(0x10) != 0 {
+				return codec.DuplicateKey("jobs.JobRegistered", key)
+			}
+			seen |= uint64(0x10)
+			if !d.Null() {
+				x, err := d.String()
+				if err != nil {
+					return codec.FieldError("jobs.JobRegistered", "label", err)
+				}
+				out.Label = x
+				present |= uint64(0x10)
+			}
+		case "ordinal":
+			if seen&uint64(0x20) != 0 {
+				return codec.DuplicateKey("jobs.JobRegistered", key)
+			}
+			seen |= uint64(0x20)
+			if !d.Null() {
+				x, err := d.Int(strconv.IntSize)
+				if err != nil {
+					return codec.FieldError("jobs.JobRegistered", "ordinal", err)
+				}
+				out.Ordinal = int(x)
+				present |= uint64(0x20)
+			}
+		case "toolCall":
+			if seen&uint64(0x40) != 0 {
+				return codec.DuplicateKey("jobs.JobRegistered", key)
+			}
+			seen |= uint64(0x40)
+			if !d.Null() {
+				x, err := d.String()
+				if err != nil {
+					return codec.FieldError("jobs.JobRegistered", "toolCall", err)
+				}
+				out.ToolCall = ToolCallID(x)
+			}
+		case "record":
+			if seen&uint64(0x80) != 0 {
+				return codec.DuplicateKey("jobs.JobRegistered", key)
+			}
+			seen |= uint64(0x80)
+			if !d.Null() {
+				x, err := d.Bool()
+				if err != nil {
+					return codec.FieldError("jobs.JobRegistered", "record", err)
+				}
+				out.Record = x
+				present |= uint64(0x80)
+			}
+		default:
+			if err := others.Other("jobs.JobRegistered", key, fieldsOfJobRegistered); err != nil {
+				return err
+			}
+			if _, err := d.Skip(); err != nil {
+				return err
+			}
+		}
+	}
+	if present&uint64(0x1) == 0 {
+		return codec.MissingField("jobs.JobRegistered", "jobId")
+	}
+	if present&uint64(0x2) == 0 {
+		return codec.MissingField("jobs.JobRegistered", "at")
+	}
+	if present&uint64(0x4) == 0 {
+		return codec.MissingField("jobs.JobRegistered", "owner")
+	}
+	if present&uint64(0x8) == 0 {
+		return codec.MissingField("jobs.JobRegistered", "kind")
+	}
+	if present&uint64(0x10) == 0 {
+		return codec.MissingField("jobs.JobRegistered", "label")
+	}
+	if present&uint64(0x20) == 0 {
+		return codec.MissingField("jobs.JobRegistered", "ordinal")
+	}
+	if present&uint64(0x80) == 0 {
+		return codec.MissingField("jobs.JobRegistered", "record")
+	}
+	return nil
+}
+
+// fieldsOfJobSettledV1 are the wire names of JobSettledV1's fields.
+var fieldsOfJobSettledV1 = []string{"jobId", "at", "status", "detail", "producerReported", "registration"}
+
+// decodeJobSettledV1 reads a JobSettledV1 from d in one pass, checking the JSON's syntax as it goes, and refuses what JobSettledV1.UnmarshalJSON refuses.
+func decodeJobSettledV1(d *codec.Decoder, out *JobSettledV1) error {
+	more, err := d.Object()
+	if err != nil {
+		return fmt.Errorf("jobs: JobSettledV1: %w", err)
+	}
+	var seen, present uint64
+	var others codec.KeySet
+	for first := true; more; first = false {
+		var key []byte
+		key, more, err = d.Next(first)
+		if err != nil {
+			return err
+		}
+		if !more {
+			break
+		}
+		switch string(key) {
+		case "jobId":
+			if seen&uint64(0x1) != 0 {
+				return codec.DuplicateKey("jobs.JobSettledV1", key)
+			}
+			seen |= uint64(0x1)
+			if !d.Null() {
+				x, err := d.StringBytes()
+				if err != nil {
+					return codec.FieldError("jobs.JobSettledV1", "jobId", err)
+				}
+				if err := out.JobID.UnmarshalText(x); err != nil {
+					return codec.FieldError("jobs.JobSettledV1", "jobId", err)
+				}
+				present |= uint64(0x1)
+			}
+		case "at":
+			if seen&uint64(0x2) != 0 {
+				return codec.DuplicateKey("jobs.JobSettledV1", key)
+			}
+			seen |= uint64(0x2)
+			if !d.Null() {
+				x, err := d.Int(64)
+				if err != nil {
+					return codec.FieldError("jobs.JobSettledV1", "at", err)
+				}
+				out.At = int64(x)
+				present |= uint64(0x2)
+			}
+		case "status":
+			if seen&uint64(0x4) != 0 {
+				return codec.DuplicateKey("jobs.JobSettledV1", key)
+			}
+			seen |= uint64(0x4)
+			if !d.Null() {
+				x, err := d.StringBytes()
+				if err != nil {
+					return codec.FieldError("jobs.JobSettledV1", "status", err)
+				}
+				if err := out.Status.UnmarshalText(x); err != nil {
+					return codec.FieldError("jobs.JobSettledV1", "status", err)
+				}
+				present |= uint64(0x4)
+			}
+		case "detail":
+			if seen&uint64(0x8) != 0 {
+				return codec.DuplicateKey("jobs.JobSettledV1", key)
+			}
+			seen |= uint64(0x8)
+			if !d.Null() {
+				x, err := d.String()
+				if err != nil {
+					return codec.FieldError("jobs.JobSettledV1", "detail", err)
+				}
+				out.Detail = x
+			}
+		case "producerReported":
+			if seen&uint64(0x10) != 0 {
+				return codec.DuplicateKey("jobs.JobSettledV1", key)
+			}
+			seen |= uint64(0x10)
+			if !d.Null() {
+				x, err := d.Bool()
+				if err != nil {
+					return codec.FieldError("jobs.JobSettledV1", "producerReported", err)
+				}
+				out.ProducerReported = x
+				present |= uint64(0x10)
+			}
+		case "registration":
+			if seen&uint64(0x20) != 0 {
+				return codec.DuplicateKey("jobs.JobSettledV1", key)
+			}
+			seen |= uint64(0x20)
+			if !d.Null() {
+				if err := decodeJobRegistration(d, &out.Registration); err != nil {
+					return codec.FieldError("jobs.JobSettledV1", "registration", err)
+				}
+				present |= uint64(0x20)
+			}
+		default:
+			if err := others.Other("jobs.JobSettledV1", key, fieldsOfJobSettledV1); err != nil {
+				return err
+			}
+			if _, err := d.Skip(); err != nil {
+				return err
+			}
+		}
+	}
+	if present&uint64(0x1) == 0 {
+		return codec.MissingField("jobs.JobSettledV1", "jobId")
+	}
+	if present&uint64(0x2) == 0 {
+		return codec.MissingField("jobs.JobSettledV1", "at")
+	}
+	if present&uint64(0x4) == 0 {
+		return codec.MissingField("jobs.JobSettledV1", "status")
+	}
+	if present&uint64(0x10) == 0 {
+		return codec.MissingField("jobs.JobSettledV1", "producerReported")
+	}
+	if present&uint64(0x20) == 0 {
+		return codec.MissingField("jobs.JobSettledV1", "registration")
+	}
+	if !out.Status.Terminal() {
+		return fmt.Errorf("jobs: JobSettledV1: status %q is not a terminal state of JobLifecycle: %w", out.Status, ErrInvalidEnum)
+	}
+	return nil
+}
+
+// fieldsOfJobSettled are the wire names of JobSettled's fields.
+var fieldsOfJobSettled = []string{"jobId", "at", "status", "detail", "producerReported", "registration", "cause"}
+
+// decodeJobSettled reads a JobSettled from d in one pass, checking the JSON's syntax as it goes, and refuses what JobSettled.UnmarshalJSON refuses.
+func decodeJobSettled(d *codec.Decoder, out *JobSettled) error {
+	more, err := d.Object()
+	if err != nil {
+		return fmt.Errorf("jobs: JobSettled: %w", err)
+	}
+	var seen, present uint64
+	var others codec.KeySet
+	for first := true; more; first = false {
+		var key []byte
+		key, more, err = d.Next(first)
+		if err != nil {
+			return err
+		}
+		if !more {
+			break
+		}
+		switch string(key) {
+		case "jobId":
+			if seen&uint64(0x1) != 0 {
+				return codec.DuplicateKey("jobs.JobSettled", key)
+			}
+			seen |= uint64(0x1)
+			if !d.Null() {
+				x, err := d.StringBytes()
+				if err != nil {
+					return codec.FieldError("jobs.JobSettled", "jobId", err)
+				}
+				if err := out.JobID.UnmarshalText(x); err != nil {
+					return codec.FieldError("jobs.JobSettled", "jobId", err)
+				}
+				present |= uint64(0x1)
+			}
+		case "at":
+			if seen&uint64(0x2) != 0 {
+				return codec.DuplicateKey("jobs.JobSettled", key)
+			}
+			seen |= uint64(0x2)
+			if !d.Null() {
+				x, err := d.Int(64)
+				if err != nil {
+					return codec.FieldError("jobs.JobSettled", "at", err)
+				}
+				out.At = int64(x)
+				present |= uint64(0x2)
+			}
+		case "status":
+			if seen&uint64(0x4) != 0 {
+				return codec.DuplicateKey("jobs.JobSettled", key)
+			}
+			seen |= uint64(0x4)
+			if !d.Null() {
+				x, err := d.StringBytes()
+				if err != nil {
+					return codec.FieldError("jobs.JobSettled", "status", err)
+				}
+				if err := out.Status.UnmarshalText(x); err != nil {
+					return codec.FieldError("jobs.JobSettled", "status", err)
+				}
+				present |= uint64(0x4)
+			}
+		case "detail":
+			if seen&uint64(0x8) != 0 {
+				return codec.DuplicateKey("jobs.JobSettled", key)
+			}
+			seen |= uint64(0x8)
+			if !d.Null() {
+				x, err := d.String()
+				if err != nil {
+					return codec.FieldError("jobs.JobSettled", "detail", err)
+				}
+				out.Detail = x
+			}
+		case "producerReported":
+			if seen&uint64(0x10) != 0 {
+				return codec.DuplicateKey("jobs.JobSettled", key)
+			}
+			seen |= uint64(0x10)
+			if !d.Null() {
+				x, err := d.Bool()
+				if err != nil {
+					return codec.FieldError("jobs.JobSettled", "producerReported", err)
+				}
+				out.ProducerReported = x
+				present |= uint64(0x10)
+			}
+		case "registration":
+			if seen&uint64(0x20) != 0 {
+				return codec.DuplicateKey("jobs.JobSettled", key)
+			}
+			seen |= uint64(0x20)
+			if !d.Null() {
+				if err := decodeJobRegistration(d, &out.Registration); err != nil {
+					return codec.FieldError("jobs.JobSettled", "registration", err)
+				}
+				present |= uint64(0x20)
+			}
+		case "cause":
+			if seen&uint64(0x40) != 0 {
+				return codec.DuplicateKey("jobs.JobSettled", key)
+			}
+			seen |= uint64(0x40)
+			if !d.Null() {
+				x, err := d.StringBytes()
+				if err != nil {
+					return codec.FieldError("jobs.JobSettled", "cause", err)
+				}
+				if err := out.Cause.UnmarshalText(x); err != nil {
+					return codec.FieldError("jobs.JobSettled", "cause", err)
+				}
+			}
+		default:
+			if err := others.Other("jobs.JobSettled", key, fieldsOfJobSettled); err != nil {
+				return err
+			}
+			if _, err := d.Skip(); err != nil {
+				return err
+			}
+		}
+	}
+	if present&uint64(0x1) == 0 {
+		return codec.MissingField("jobs.JobSettled", "jobId")
+	}
+	if present&uint64(0x2) == 0 {
+		return codec.MissingField("jobs.JobSettled", "at")
+	}
+	if present&uint64(0x4) == 0 {
+		return codec.MissingField("jobs.JobSettled", "status")
+	}
+	if present&uint64(0x10) == 0 {
+		return codec.MissingField("jobs.JobSettled", "producerReported")
+	}
+	if present&uint64(0x20) == 0 {
+		return codec.MissingField("jobs.JobSettled", "registration")
+	}
+	if !out.Status.Terminal() {
+		return fmt.Errorf("jobs: JobSettled: status %q is not a terminal state of JobLifecycle: %w", out.Status, ErrInvalidEnum)
+	}
+	return nil
+}
+
+// fieldsOfJobRegistration are the wire names of JobRegistration's fields.
+var fieldsOfJobRegistration = []string{"registeredAt", "owner", "kind", "label", "ordinal", "toolCall", "record"}
+
+// decodeJobRegistration reads a JobRegistration from d in one pass, checking the JSON's syntax as it goes, and refuses what JobRegistration.UnmarshalJSON refuses.
+func decodeJobRegistration(d *codec.Decoder, out *JobRegistration) error {
+	more, err := d.Object()
+	if err != nil {
+		return fmt.Errorf("jobs: JobRegistration: %w", err)
+	}
+	var seen, present uint64
+	var others codec.KeySet
+	for first := true; more; first = false {
+		var key []byte
+		key, more, err = d.Next(first)
+		if err != nil {
+			return err
+		}
+		if !more {
+			break
+		}
+		switch string(key) {
+		case "registeredAt":
+			if seen&uint64(0x1) != 0 {
+				return codec.DuplicateKey("jobs.JobRegistration", key)
+			}
+			seen |= uint64(0x1)
+			if !d.Null() {
+				x, err := d.Int(64)
+				if err != nil {
+					return codec.FieldError("jobs.JobRegistration", "registeredAt", err)
+				}
+				out.RegisteredAt = int64(x)
+				present |= uint64(0x1)
+			}
+		case "owner":
+			if seen&uint64(0x2) != 0 {
+				return codec.DuplicateKey("jobs.JobRegistration", key)
+			}
+			seen |= uint64(0x2)
+			if !d.Null() {
+				x, err := d.String()
+				if err != nil {
+					return codec.FieldError("jobs.JobRegistration", "owner", err)
+				}
+				out.Owner = SessionID(x)
+				present |= uint64(0x2)
+			}
+		case "kind":
+			if seen&uint64(0x4) != 0 {
+				return codec.DuplicateKey("jobs.JobRegistration", key)
+			}
+			seen |= uint64(0x4)
+			if !d.Null() {
+				x, err := d.String()
+				if err != nil {
+					return codec.FieldError("jobs.JobRegistration", "kind", err)
+				}
+				out.Kind = x
+				present |= uint64(0x4)
+			}
+		case "label":
+			if seen&uint64(0x8) != 0 {
+				return codec.DuplicateKey("jobs.JobRegistration", key)
+			}
+			seen |= uint64(0x8)
+			if !d.Null() {
+				x, err := d.String()
+				if err != nil {
+					return codec.FieldError("jobs.JobRegistration", "label", err)
+				}
+				out.Label = x
+				present |= uint64(0x8)
+			}
+		case "ordinal":
+			if seen&uint64(0x10) != 0 {
+				return codec.DuplicateKey("jobs.JobRegistration", key)
+			}
+			seen |= uint64(0x10)
+			if !d.Null() {
+				x, err := d.Int(strconv.IntSize)
+				if err != nil {
+					return codec.FieldError("jobs.JobRegistration", "ordinal", err)
+				}
+				out.Ordinal = int(x)
+				present |= uint64(0x10)
+			}
+		case "toolCall":
+			if seen&uint64(0x20) != 0 {
+				return codec.DuplicateKey("jobs.JobRegistration", key)
+			}
+			seen |= uint64(0x20)
+			if !d.Null() {
+				x, err := d.String()
+				if err != nil {
+					return codec.FieldError("jobs.JobRegistration", "toolCall", err)
+				}
+				out.ToolCall = ToolCallID(x)
+			}
+		case "record":
+			if seen&uint64(0x40) != 0 {
+				return codec.DuplicateKey("jobs.JobRegistration", key)
+			}
+			seen |= uint64(0x40)
+			if !d.Null() {
+				x, err := d.Bool()
+				if err != nil {
+					return codec.FieldError("jobs.JobRegistration", "record", err)
+				}
+				out.Record = x
+				present |= uint64(0x40)
+			}
+		default:
+			if err := others.Other("jobs.JobRegistration", key, fieldsOfJobRegistration); err != nil {
+				return err
+			}
+			if _, err := d.Skip(); err != nil {
+				return err
+			}
+		}
+	}
+	if present&uint64(0x1) == 0 {
+		return codec.MissingField("jobs.JobRegistration", "registeredAt")
+	}
+	if present&uint64(0x2) == 0 {
+		return codec.MissingField("jobs.JobRegistration", "owner")
+	}
+	if present&uint64(0x4) == 0 {
+		return codec.MissingField("jobs.JobRegistration", "kind")
+	}
+	if present&uint64(0x8) == 0 {
+		return codec.MissingField("jobs.JobRegistration", "label")
+	}
+	if present&uint64(0x10) == 0 {
+		return codec.MissingField("jobs.JobRegistration", "ordinal")
+	}
+	if present&uint64(0x40) == 0 {
+		return codec.MissingField("jobs.JobRegistration", "record")
+	}
+	return nil
 }

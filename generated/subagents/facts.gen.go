@@ -5,6 +5,7 @@ package subagents
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 
 	"github.com/jobgen/jobgen/codec"
 	"github.com/jobgen/jobgen/generated/jobs"
@@ -423,83 +424,987 @@ func EncodeFact(f Fact) ([]byte, error) {
 // spec. An older version of a fact is upcast to the newest, so the result is
 // always a Fact. A type this build does not decode is an error wrapping
 // ErrUnknownFact; a known type at a version it does not decode, one wrapping
-// ErrUnknownVersion (and so ErrUnknownFact).
+// ErrUnknownVersion (and so ErrUnknownFact). It reads data in one pass
+// (codec.DecodeFact).
 func DecodeFact(data []byte) (Fact, error) {
-	env, err := codec.DecodeEnvelope(data)
-	if err != nil {
-		return nil, fmt.Errorf("subagents: decode fact: %w", err)
-	}
-	switch env.Type {
+	return codec.DecodeFact("subagents", data, decodeFactData)
+}
+
+// decodeFactData decodes the data at d of a fact of type typ at version v.
+func decodeFactData(typ string, v int, d *codec.Decoder) (Fact, error) {
+	switch typ {
 	case SubagentCreatedType:
-		switch env.V {
+		switch v {
 		case 1:
 			var out SubagentCreated
-			if err := json.Unmarshal(env.Data, &out); err != nil {
-				return nil, fmt.Errorf("subagents: decode %s v%d: %w", env.Type, env.V, err)
+			if err := decodeSubagentCreated(d, &out); err != nil {
+				return nil, fmt.Errorf("subagents: decode %s v%d: %w", typ, v, err)
 			}
 			return out, nil
 		}
-		return nil, fmt.Errorf("subagents: decode %s v%d: %w", env.Type, env.V, ErrUnknownVersion)
+		return nil, codec.SkipUnknown(d, "subagents", fmt.Errorf("subagents: decode %s v%d: %w", typ, v, ErrUnknownVersion))
 	case SubagentMessageAcceptedType:
-		switch env.V {
+		switch v {
 		case 1:
 			var out SubagentMessageAccepted
-			if err := json.Unmarshal(env.Data, &out); err != nil {
-				return nil, fmt.Errorf("subagents: decode %s v%d: %w", env.Type, env.V, err)
+			if err := decodeSubagentMessageAccepted(d, &out); err != nil {
+				return nil, fmt.Errorf("subagents: decode %s v%d: %w", typ, v, err)
 			}
 			return out, nil
 		}
-		return nil, fmt.Errorf("subagents: decode %s v%d: %w", env.Type, env.V, ErrUnknownVersion)
+		return nil, codec.SkipUnknown(d, "subagents", fmt.Errorf("subagents: decode %s v%d: %w", typ, v, ErrUnknownVersion))
 	case SubagentMessageClaimedType:
-		switch env.V {
+		switch v {
 		case 1:
 			var out SubagentMessageClaimed
-			if err := json.Unmarshal(env.Data, &out); err != nil {
-				return nil, fmt.Errorf("subagents: decode %s v%d: %w", env.Type, env.V, err)
+			if err := decodeSubagentMessageClaimed(d, &out); err != nil {
+				return nil, fmt.Errorf("subagents: decode %s v%d: %w", typ, v, err)
 			}
 			return out, nil
 		}
-		return nil, fmt.Errorf("subagents: decode %s v%d: %w", env.Type, env.V, ErrUnknownVersion)
+		return nil, codec.SkipUnknown(d, "subagents", fmt.Errorf("subagents: decode %s v%d: %w", typ, v, ErrUnknownVersion))
 	case SubagentMessageDiscardedType:
-		switch env.V {
+		switch v {
 		case 1:
 			var out SubagentMessageDiscarded
-			if err := json.Unmarshal(env.Data, &out); err != nil {
-				return nil, fmt.Errorf("subagents: decode %s v%d: %w", env.Type, env.V, err)
+			if err := decodeSubagentMessageDiscarded(d, &out); err != nil {
+				return nil, fmt.Errorf("subagents: decode %s v%d: %w", typ, v, err)
 			}
 			return out, nil
 		}
-		return nil, fmt.Errorf("subagents: decode %s v%d: %w", env.Type, env.V, ErrUnknownVersion)
+		return nil, codec.SkipUnknown(d, "subagents", fmt.Errorf("subagents: decode %s v%d: %w", typ, v, ErrUnknownVersion))
 	case SubagentResidencyEndedType:
-		switch env.V {
+		switch v {
 		case 1:
 			var out SubagentResidencyEnded
-			if err := json.Unmarshal(env.Data, &out); err != nil {
-				return nil, fmt.Errorf("subagents: decode %s v%d: %w", env.Type, env.V, err)
+			if err := decodeSubagentResidencyEnded(d, &out); err != nil {
+				return nil, fmt.Errorf("subagents: decode %s v%d: %w", typ, v, err)
 			}
 			return out, nil
 		}
-		return nil, fmt.Errorf("subagents: decode %s v%d: %w", env.Type, env.V, ErrUnknownVersion)
+		return nil, codec.SkipUnknown(d, "subagents", fmt.Errorf("subagents: decode %s v%d: %w", typ, v, ErrUnknownVersion))
 	case SubagentResidencyStartedType:
-		switch env.V {
+		switch v {
 		case 1:
 			var out SubagentResidencyStarted
-			if err := json.Unmarshal(env.Data, &out); err != nil {
-				return nil, fmt.Errorf("subagents: decode %s v%d: %w", env.Type, env.V, err)
+			if err := decodeSubagentResidencyStarted(d, &out); err != nil {
+				return nil, fmt.Errorf("subagents: decode %s v%d: %w", typ, v, err)
 			}
 			return out, nil
 		}
-		return nil, fmt.Errorf("subagents: decode %s v%d: %w", env.Type, env.V, ErrUnknownVersion)
+		return nil, codec.SkipUnknown(d, "subagents", fmt.Errorf("subagents: decode %s v%d: %w", typ, v, ErrUnknownVersion))
 	case SubagentSeededType:
-		switch env.V {
+		switch v {
 		case 1:
 			var out SubagentSeeded
-			if err := json.Unmarshal(env.Data, &out); err != nil {
-				return nil, fmt.Errorf("subagents: decode %s v%d: %w", env.Type, env.V, err)
+			if err := decodeSubagentSeeded(d, &out); err != nil {
+				return nil, fmt.Errorf("subagents: decode %s v%d: %w", typ, v, err)
 			}
 			return out, nil
 		}
-		return nil, fmt.Errorf("subagents: decode %s v%d: %w", env.Type, env.V, ErrUnknownVersion)
+		return nil, codec.SkipUnknown(d, "subagents", fmt.Errorf("subagents: decode %s v%d: %w", typ, v, ErrUnknownVersion))
 	}
-	return nil, fmt.Errorf("subagents: decode %q v%d: %w", env.Type, env.V, ErrUnknownFact)
+	return nil, codec.SkipUnknown(d, "subagents", fmt.Errorf("subagents: decode %q v%d: %w", typ, v, ErrUnknownFact))
+}
+
+// fieldsOfSubagentCreated are the wire names of SubagentCreated's fields.
+var fieldsOfSubagentCreated = []string{"child", "at", "header", "descriptor"}
+
+// decodeSubagentCreated reads a SubagentCreated from d in one pass, checking the JSON's syntax as it goes, and refuses what SubagentCreated.UnmarshalJSON refuses.
+func decodeSubagentCreated(d *codec.Decoder, out *SubagentCreated) error {
+	more, err := d.Object()
+	if err != nil {
+		return fmt.Errorf("subagents: SubagentCreated: %w", err)
+	}
+	var seen, present uint64
+	var others codec.KeySet
+	for first := true; more; first = false {
+		var key []byte
+		key, more, err = d.Next(first)
+		if err != nil {
+			return err
+		}
+		if !more {
+			break
+		}
+		switch string(key) {
+		case "child":
+			if seen&uint64(0x1) != 0 {
+				return codec.DuplicateKey("subagents.SubagentCreated", key)
+			}
+			seen |= uint64(0x1)
+			if !d.Null() {
+				if err := d.Unmarshal(&out.Child); err != nil {
+					return codec.FieldError("subagents.SubagentCreated", "child", err)
+				}
+				present |= uint64(0x1)
+			}
+		case "at":
+			if seen&uint64(0x2) != 0 {
+				return codec.DuplicateKey("subagents.SubagentCreated", key)
+			}
+			seen |= uint64(0x2)
+			if !d.Null() {
+				x, err := d.Int(64)
+				if err != nil {
+					return codec.FieldError("subagents.SubagentCreated", "at", err)
+				}
+				out.At = int64(x)
+				present |= uint64(0x2)
+			}
+		case "header":
+			if seen&uint64(0x4) != 0 {
+				return codec.DuplicateKey("subagents.SubagentCreated", key)
+			}
+			seen |= uint64(0x4)
+			if !d.Null() {
+				if err := decodeChildHeader(d, &out.Header); err != nil {
+					return codec.FieldError("subagents.SubagentCreated", "header", err)
+				}
+				present |= uint64(0x4)
+			}
+		case "descriptor":
+			if seen&uint64(0x8) != 0 {
+				return codec.DuplicateKey("subagents.SubagentCreated", key)
+			}
+			seen |= uint64(0x8)
+			if !d.Null() {
+				if err := decodeDescriptor(d, &out.Descriptor); err != nil {
+					return codec.FieldError("subagents.SubagentCreated", "descriptor", err)
+				}
+				present |= uint64(0x8)
+			}
+		default:
+			if err := others.Other("subagents.SubagentCreated", key, fieldsOfSubagentCreated); err != nil {
+				return err
+			}
+			if _, err := d.Skip(); err != nil {
+				return err
+			}
+		}
+	}
+	if present&uint64(0x1) == 0 {
+		return codec.MissingField("subagents.SubagentCreated", "child")
+	}
+	if present&uint64(0x2) == 0 {
+		return codec.MissingField("subagents.SubagentCreated", "at")
+	}
+	if present&uint64(0x4) == 0 {
+		return codec.MissingField("subagents.SubagentCreated", "header")
+	}
+	if present&uint64(0x8) == 0 {
+		return codec.MissingField("subagents.SubagentCreated", "descriptor")
+	}
+	return nil
+}
+
+// fieldsOfSubagentMessageAccepted are the wire names of SubagentMessageAccepted's fields.
+var fieldsOfSubagentMessageAccepted = []string{"message", "at", "source", "content", "wake"}
+
+// decodeSubagentMessageAccepted reads a SubagentMessageAccepted from d in one pass, checking the JSON's syntax as it goes, and refuses what SubagentMessageAccepted.UnmarshalJSON refuses.
+func decodeSubagentMessageAccepted(d *codec.Decoder, out *SubagentMessageAccepted) error {
+	more, err := d.Object()
+	if err != nil {
+		return fmt.Errorf("subagents: SubagentMessageAccepted: %w", err)
+	}
+	var seen, present uint64
+	var others codec.KeySet
+	for first := true; more; first = false {
+		var key []byte
+		key, more, err = d.Next(first)
+		if err != nil {
+			return err
+		}
+		if !more {
+			break
+		}
+		switch string(key) {
+		case "message":
+			if seen&uint64(0x1) != 0 {
+				return codec.DuplicateKey("subagents.SubagentMessageAccepted", key)
+			}
+			seen |= uint64(0x1)
+			if !d.Null() {
+				x, err := d.StringBytes()
+				if err != nil {
+					return codec.FieldError("subagents.SubagentMessageAccepted", "message", err)
+				}
+				if err := out.Message.UnmarshalText(x); err != nil {
+					return codec.FieldError("subagents.SubagentMessageAccepted", "message", err)
+				}
+				present |= uint64(0x1)
+			}
+		case "at":
+			if seen&uint64(0x2) != 0 {
+				return codec.DuplicateKey("subagents.SubagentMessageAccepted", key)
+			}
+			seen |= uint64(0x2)
+			if !d.Null() {
+				x, err := d.Int(64)
+				if err != nil {
+					return codec.FieldError("subagents.SubagentMessageAccepted", "at", err)
+				}
+				out.At = int64(x)
+				present |= uint64(0x2)
+			}
+		case "source":
+			if seen&uint64(0x4) != 0 {
+				return codec.DuplicateKey("subagents.SubagentMessageAccepted", key)
+			}
+			seen |= uint64(0x4)
+			if !d.Null() {
+				if err := decodeMessageSource(d, &out.Source); err != nil {
+					return codec.FieldError("subagents.SubagentMessageAccepted", "source", err)
+				}
+				present |= uint64(0x4)
+			}
+		case "content":
+			if seen&uint64(0x8) != 0 {
+				return codec.DuplicateKey("subagents.SubagentMessageAccepted", key)
+			}
+			seen |= uint64(0x8)
+			if err := d.Unmarshal(&out.Content); err != nil {
+				return codec.FieldError("subagents.SubagentMessageAccepted", "content", err)
+			}
+		case "wake":
+			if seen&uint64(0x10) != 0 {
+				return codec.DuplicateKey("subagents.SubagentMessageAccepted", key)
+			}
+			seen |= uint64(0x10)
+			if !d.Null() {
+				x, err := d.Bool()
+				if err != nil {
+					return codec.FieldError("subagents.SubagentMessageAccepted", "wake", err)
+				}
+				out.Wake = x
+			}
+		default:
+			if err := others.Other("subagents.SubagentMessageAccepted", key, fieldsOfSubagentMessageAccepted); err != nil {
+				return err
+			}
+			if _, err := d.Skip(); err != nil {
+				return err
+			}
+		}
+	}
+	if present&uint64(0x1) == 0 {
+		return codec.MissingField("subagents.SubagentMessageAccepted", "message")
+	}
+	if present&uint64(0x2) == 0 {
+		return codec.MissingField("subagents.SubagentMessageAccepted", "at")
+	}
+	if present&uint64(0x4) == 0 {
+		return codec.MissingField("subagents.SubagentMessageAccepted", "source")
+	}
+	return nil
+}
+
+// fieldsOfSubagentMessageClaimed are the wire names of SubagentMessageClaimed's fields.
+var fieldsOfSubagentMessageClaimed = []string{"message", "at", "run"}
+
+// decodeSubagentMessageClaimed reads a SubagentMessageClaimed from d in one pass, checking the JSON's syntax as it goes, and refuses what SubagentMessageClaimed.UnmarshalJSON refuses.
+func decodeSubagentMessageClaimed(d *codec.Decoder, out *SubagentMessageClaimed) error {
+	more, err := d.Object()
+	if err != nil {
+		return fmt.Errorf("subagents: SubagentMessageClaimed: %w", err)
+	}
+	var seen, present uint64
+	var others codec.KeySet
+	for first := true; more; first = false {
+		var key []byte
+		key, more, err = d.Next(first)
+		if err != nil {
+			return err
+		}
+		if !more {
+			break
+		}
+		switch string(key) {
+		case "message":
+			if seen&uint64(0x1) != 0 {
+				return codec.DuplicateKey("subagents.SubagentMessageClaimed", key)
+			}
+			seen |= uint64(0x1)
+			if !d.Null() {
+				x, err := d.StringBytes()
+				if err != nil {
+					return codec.FieldError("subagents.SubagentMessageClaimed", "message", err)
+				}
+				if err := out.Message.UnmarshalText(x); err != nil {
+					return codec.FieldError("subagents.SubagentMessageClaimed", "message", err)
+				}
+				present |= uint64(0x1)
+			}
+		case "at":
+			if seen&uint64(0x2) != 0 {
+				return codec.DuplicateKey("subagents.SubagentMessageClaimed", key)
+			}
+			seen |= uint64(0x2)
+			if !d.Null() {
+				x, err := d.Int(64)
+				if err != nil {
+					return codec.FieldError("subagents.SubagentMessageClaimed", "at", err)
+				}
+				out.At = int64(x)
+				present |= uint64(0x2)
+			}
+		case "run":
+			if seen&uint64(0x4) != 0 {
+				return codec.DuplicateKey("subagents.SubagentMessageClaimed", key)
+			}
+			seen |= uint64(0x4)
+			if !d.Null() {
+				x, err := d.StringBytes()
+				if err != nil {
+					return codec.FieldError("subagents.SubagentMessageClaimed", "run", err)
+				}
+				if err := out.Run.UnmarshalText(x); err != nil {
+					return codec.FieldError("subagents.SubagentMessageClaimed", "run", err)
+				}
+				present |= uint64(0x4)
+			}
+		default:
+			if err := others.Other("subagents.SubagentMessageClaimed", key, fieldsOfSubagentMessageClaimed); err != nil {
+				return err
+			}
+			if _, err := d.Skip(); err != nil {
+				return err
+			}
+		}
+	}
+	if present&uint64(0x1) == 0 {
+		return codec.MissingField("subagents.SubagentMessageClaimed", "message")
+	}
+	if present&uint64(0x2) == 0 {
+		return codec.MissingField("subagents.SubagentMessageClaimed", "at")
+	}
+	if present&uint64(0x4) == 0 {
+		return codec.MissingField("subagents.SubagentMessageClaimed", "run")
+	}
+	return nil
+}
+
+// fieldsOfSubagentMessageDiscarded are the wire names of SubagentMessageDiscarded's fields.
+var fieldsOfSubagentMessageDiscarded = []string{"message", "at", "why"}
+
+// decodeSubagentMessageDiscarded reads a SubagentMessageDiscarded from d in one pass, checking the JSON's syntax as it goes, and refuses what SubagentMessageDiscarded.UnmarshalJSON refuses.
+func decodeSubagentMessageDiscarded(d *codec.Decoder, out *SubagentMessageDiscarded) error {
+	more, err := d.Object()
+	if err != nil {
+		return fmt.Errorf("subagents: SubagentMessageDiscarded: %w", err)
+	}
+	var seen, present uint64
+	var others codec.KeySet
+	for first := true; more; first = false {
+		var key []byte
+		key, more, err = d.Next(first)
+		if err != nil {
+			return err
+		}
+		if !more {
+			break
+		}
+		switch string(key) {
+		case "message":
+			if seen&uint64(0x1) != 0 {
+				return codec.DuplicateKey("subagents.SubagentMessageDiscarded", key)
+			}
+			seen |= uint64(0x1)
+			if !d.Null() {
+				x, err := d.StringBytes()
+				if err != nil {
+					return codec.FieldError("subagents.SubagentMessageDiscarded", "message", err)
+				}
+				if err := out.Message.UnmarshalText(x); err != nil {
+					return codec.FieldError("subagents.SubagentMessageDiscarded", "message", err)
+				}
+				present |= uint64(0x1)
+			}
+		case "at":
+			if seen&uint64(0x2) != 0 {
+				return codec.DuplicateKey("subagents.SubagentMessageDiscarded", key)
+			}
+			seen |= uint64(0x2)
+			if !d.Null() {
+				x, err := d.Int(64)
+				if err != nil {
+					return codec.FieldError("subagents.SubagentMessageDiscarded", "at", err)
+				}
+				out.At = int64(x)
+				present |= uint64(0x2)
+			}
+		case "why":
+			if seen&uint64(0x4) != 0 {
+				return codec.DuplicateKey("subagents.SubagentMessageDiscarded", key)
+			}
+			seen |= uint64(0x4)
+			if !d.Null() {
+				x, err := d.String()
+				if err != nil {
+					return codec.FieldError("subagents.SubagentMessageDiscarded", "why", err)
+				}
+				out.Why = x
+				present |= uint64(0x4)
+			}
+		default:
+			if err := others.Other("subagents.SubagentMessageDiscarded", key, fieldsOfSubagentMessageDiscarded); err != nil {
+				return err
+			}
+			if _, err := d.Skip(); err != nil {
+				return err
+			}
+		}
+	}
+	if present&uint64(0x1) == 0 {
+		return codec.MissingField("subagents.SubagentMessageDiscarded", "message")
+	}
+	if present&uint64(0x2) == 0 {
+		return codec.MissingField("subagents.SubagentMessageDiscarded", "at")
+	}
+	if present&uint64(0x4) == 0 {
+		return codec.MissingField("subagents.SubagentMessageDiscarded", "why")
+	}
+	return nil
+}
+
+// fieldsOfSubagentResidencyEnded are the wire names of SubagentResidencyEnded's fields.
+var fieldsOfSubagentResidencyEnded = []string{"run", "at", "stopReason", "lastMessage"}
+
+// decodeSubagentResidencyEnded reads a SubagentResidencyEnded from d in one pass, checking the JSON's syntax as it goes, and refuses what SubagentResidencyEnded.UnmarshalJSON refuses.
+func decodeSubagentResidencyEnded(d *codec.Decoder, out *SubagentResidencyEnded) error {
+	more, err := d.Object()
+	if err != nil {
+		return fmt.Errorf("subagents: SubagentResidencyEnded: %w", err)
+	}
+	var seen, present uint64
+	var others codec.KeySet
+	for first := true; more; first = false {
+		var key []byte
+		key, more, err = d.Next(first)
+		if err != nil {
+			return err
+		}
+		if !more {
+			break
+		}
+		switch string(key) {
+		case "run":
+			if seen&uint64(0x1) != 0 {
+				return codec.DuplicateKey("subagents.SubagentResidencyEnded", key)
+			}
+			seen |= uint64(0x1)
+			if !d.Null() {
+				x, err := d.StringBytes()
+				if err != nil {
+					return codec.FieldError("subagents.SubagentResidencyEnded", "run", err)
+				}
+				if err := out.Run.UnmarshalText(x); err != nil {
+					return codec.FieldError("subagents.SubagentResidencyEnded", "run", err)
+				}
+				present |= uint64(0x1)
+			}
+		case "at":
+			if seen&uint64(0x2) != 0 {
+				return codec.DuplicateKey("subagents.SubagentResidencyEnded", key)
+			}
+			seen |= uint64(0x2)
+			if !d.Null() {
+				x, err := d.Int(64)
+				if err != nil {
+					return codec.FieldError("subagents.SubagentResidencyEnded", "at", err)
+				}
+				out.At = int64(x)
+				present |= uint64(0x2)
+			}
+		case "stopReason":
+			if seen&uint64(0x4) != 0 {
+				return codec.DuplicateKey("subagents.SubagentResidencyEnded", key)
+			}
+			seen |= uint64(0x4)
+			if !d.Null() {
+				x, err := d.StringBytes()
+				if err != nil {
+					return codec.FieldError("subagents.SubagentResidencyEnded", "stopReason", err)
+				}
+				if err := out.StopReason.UnmarshalText(x); err != nil {
+					return codec.FieldError("subagents.SubagentResidencyEnded", "stopReason", err)
+				}
+				present |= uint64(0x4)
+			}
+		case "lastMessage":
+			if seen&uint64(0x8) != 0 {
+				return codec.DuplicateKey("subagents.SubagentResidencyEnded", key)
+			}
+			seen |= uint64(0x8)
+			if !d.Null() {
+				x, err := d.String()
+				if err != nil {
+					return codec.FieldError("subagents.SubagentResidencyEnded", "lastMessage", err)
+				}
+				out.LastMessage = x
+			}
+		default:
+			if err := others.Other("subagents.SubagentResidencyEnded", key, fieldsOfSubagentResidencyEnded); err != nil {
+				return err
+			}
+			if _, err := d.Skip(); err != nil {
+				return err
+			}
+		}
+	}
+	if present&uint64(0x1) == 0 {
+		return codec.MissingField("subagents.SubagentResidencyEnded", "run")
+	}
+	if present&uint64(0x2) == 0 {
+		return codec.MissingField("subagents.SubagentResidencyEnded", "at")
+	}
+	if present&uint64(0x4) == 0 {
+		return codec.MissingField("subagents.SubagentResidencyEnded", "stopReason")
+	}
+	return nil
+}
+
+// fieldsOfSubagentResidencyStarted are the wire names of SubagentResidencyStarted's fields.
+var fieldsOfSubagentResidencyStarted = []string{"run", "at", "resumed"}
+
+// decodeSubagentResidencyStarted reads a SubagentResidencyStarted from d in one pass, checking the JSON's syntax as it goes, and refuses what SubagentResidencyStarted.UnmarshalJSON refuses.
+func decodeSubagentResidencyStarted(d *codec.Decoder, out *SubagentResidencyStarted) error {
+	more, err := d.Object()
+	if err != nil {
+		return fmt.Errorf("subagents: SubagentResidencyStarted: %w", err)
+	}
+	var seen, present uint64
+	var others codec.KeySet
+	for first := true; more; first = false {
+		var key []byte
+		key, more, err = d.Next(first)
+		if err != nil {
+			return err
+		}
+		if !more {
+			break
+		}
+		switch string(key) {
+		case "run":
+			if seen&uint64(0x1) != 0 {
+				return codec.DuplicateKey("subagents.SubagentResidencyStarted", key)
+			}
+			seen |= uint64(0x1)
+			if !d.Null() {
+				x, err := d.StringBytes()
+				if err != nil {
+					return codec.FieldError("subagents.SubagentResidencyStarted", "run", err)
+				}
+				if err := out.Run.UnmarshalText(x); err != nil {
+					return codec.FieldError("subagents.SubagentResidencyStarted", "run", err)
+				}
+				present |= uint64(0x1)
+			}
+		case "at":
+			if seen&uint64(0x2) != 0 {
+				return codec.DuplicateKey("subagents.SubagentResidencyStarted", key)
+			}
+			seen |= uint64(0x2)
+			if !d.Null() {
+				x, err := d.Int(64)
+				if err != nil {
+					return codec.FieldError("subagents.SubagentResidencyStarted", "at", err)
+				}
+				out.At = int64(x)
+				present |= uint64(0x2)
+			}
+		case "resumed":
+			if seen&uint64(0x4) != 0 {
+				return codec.DuplicateKey("subagents.SubagentResidencyStarted", key)
+			}
+			seen |= uint64(0x4)
+			if !d.Null() {
+				x, err := d.Bool()
+				if err != nil {
+					return codec.FieldError("subagents.SubagentResidencyStarted", "resumed", err)
+				}
+				out.Resumed = x
+			}
+		default:
+			if err := others.Other("subagents.SubagentResidencyStarted", key, fieldsOfSubagentResidencyStarted); err != nil {
+				return err
+			}
+			if _, err := d.Skip(); err != nil {
+				return err
+			}
+		}
+	}
+	if present&uint64(0x1) == 0 {
+		return codec.MissingField("subagents.SubagentResidencyStarted", "run")
+	}
+	if present&uint64(0x2) == 0 {
+		return codec.MissingField("subagents.SubagentResidencyStarted", "at")
+	}
+	return nil
+}
+
+// fieldsOfSubagentSeeded are the wire names of SubagentSeeded's fields.
+var fieldsOfSubagentSeeded = []string{"index", "event"}
+
+// decodeSubagentSeeded reads a SubagentSeeded from d in one pass, checking the JSON's syntax as it goes, and refuses what SubagentSeeded.UnmarshalJSON refuses.
+func decodeSubagentSeeded(d *codec.Decoder, out *SubagentSeeded) error {
+	more, err := d.Object()
+	if err != nil {
+		return fmt.Errorf("subagents: SubagentSeeded: %w", err)
+	}
+	var seen, present uint64
+	var others codec.KeySet
+	for first := true; more; first = false {
+		var key []byte
+		key, more, err = d.Next(first)
+		if err != nil {
+			return err
+		}
+		if !more {
+			break
+		}
+		switch string(key) {
+		case "index":
+			if seen&uint64(0x1) != 0 {
+				return codec.DuplicateKey("subagents.SubagentSeeded", key)
+			}
+			seen |= uint64(0x1)
+			if !d.Null() {
+				x, err := d.Int(strconv.IntSize)
+				if err != nil {
+					return codec.FieldError("subagents.SubagentSeeded", "index", err)
+				}
+				out.Index = int(x)
+				present |= uint64(0x1)
+			}
+		case "event":
+			if seen&uint64(0x2) != 0 {
+				return codec.DuplicateKey("subagents.SubagentSeeded", key)
+			}
+			seen |= uint64(0x2)
+			if !d.Null() {
+				if err := d.Unmarshal(&out.Event); err != nil {
+					return codec.FieldError("subagents.SubagentSeeded", "event", err)
+				}
+				present |= uint64(0x2)
+			}
+		default:
+			if err := others.Other("subagents.SubagentSeeded", key, fieldsOfSubagentSeeded); err != nil {
+				return err
+			}
+			if _, err := d.Skip(); err != nil {
+				return err
+			}
+		}
+	}
+	if present&uint64(0x1) == 0 {
+		return codec.MissingField("subagents.SubagentSeeded", "index")
+	}
+	if present&uint64(0x2) == 0 {
+		return codec.MissingField("subagents.SubagentSeeded", "event")
+	}
+	return nil
+}
+
+// fieldsOfChildHeader are the wire names of ChildHeader's fields.
+var fieldsOfChildHeader = []string{"parentSession", "origin", "delegationDepth", "seedLength"}
+
+// decodeChildHeader reads a ChildHeader from d in one pass, checking the JSON's syntax as it goes, and refuses what ChildHeader.UnmarshalJSON refuses.
+func decodeChildHeader(d *codec.Decoder, out *ChildHeader) error {
+	more, err := d.Object()
+	if err != nil {
+		return fmt.Errorf("subagents: ChildHeader: %w", err)
+	}
+	var seen, present uint64
+	var others codec.KeySet
+	for first := true; more; first = false {
+		var key []byte
+		key, more, err = d.Next(first)
+		if err != nil {
+			return err
+		}
+		if !more {
+			break
+		}
+		switch string(key) {
+		case "parentSession":
+			if seen&uint64(0x1) != 0 {
+				return codec.DuplicateKey("subagents.ChildHeader", key)
+			}
+			seen |= uint64(0x1)
+			if !d.Null() {
+				if err := d.Unmarshal(&out.ParentSession); err != nil {
+					return codec.FieldError("subagents.ChildHeader", "parentSession", err)
+				}
+				present |= uint64(0x1)
+			}
+		case "origin":
+			if seen&uint64(0x2) != 0 {
+				return codec.DuplicateKey("subagents.ChildHeader", key)
+			}
+			seen |= uint64(0x2)
+			if !d.Null() {
+				x, err := d.StringBytes()
+				if err != nil {
+					return codec.FieldError("subagents.ChildHeader", "origin", err)
+				}
+				if err := out.Origin.UnmarshalText(x); err != nil {
+					return codec.FieldError("subagents.ChildHeader", "origin", err)
+				}
+				present |= uint64(0x2)
+			}
+		case "delegationDepth":
+			if seen&uint64(0x4) != 0 {
+				return codec.DuplicateKey("subagents.ChildHeader", key)
+			}
+			seen |= uint64(0x4)
+			if !d.Null() {
+				x, err := d.Int(strconv.IntSize)
+				if err != nil {
+					return codec.FieldError("subagents.ChildHeader", "delegationDepth", err)
+				}
+				out.DelegationDepth = int(x)
+				present |= uint64(0x4)
+			}
+		case "seedLength":
+			if seen&uint64(0x8) != 0 {
+				return codec.DuplicateKey("subagents.ChildHeader", key)
+			}
+			seen |= uint64(0x8)
+			if !d.Null() {
+				x, err := d.Int(strconv.IntSize)
+				if err != nil {
+					return codec.FieldError("subagents.ChildHeader", "seedLength", err)
+				}
+				out.SeedLength = int(x)
+			}
+		default:
+			if err := others.Other("subagents.ChildHeader", key, fieldsOfChildHeader); err != nil {
+				return err
+			}
+			if _, err := d.Skip(); err != nil {
+				return err
+			}
+		}
+	}
+	if present&uint64(0x1) == 0 {
+		return codec.MissingField("subagents.ChildHeader", "parentSession")
+	}
+	if present&uint64(0x2) == 0 {
+		return codec.MissingField("subagents.ChildHeader", "origin")
+	}
+	if present&uint64(0x4) == 0 {
+		return codec.MissingField("subagents.ChildHeader", "delegationDepth")
+	}
+	return nil
+}
+
+// fieldsOfDescriptor are the wire names of Descriptor's fields.
+var fieldsOfDescriptor = []string{"version", "mode", "provider", "label", "agentProvider", "agentModel", "persona", "toolFilter"}
+
+// decodeDescriptor reads a Descriptor from d in one pass, checking the JSON's syntax as it goes, and refuses what Descriptor.UnmarshalJSON refuses.
+func decodeDescriptor(d *codec.Decoder, out *Descriptor) error {
+	more, err := d.Object()
+	if err != nil {
+		return fmt.Errorf("subagents: Descriptor: %w", err)
+	}
+	var seen, present uint64
+	var others codec.KeySet
+	for first := true; more; first = false {
+		var key []byte
+		key, more, err = d.Next(first)
+		if err != nil {
+			return err
+		}
+		if !more {
+			break
+		}
+		switch string(key) {
+		case "version":
+			if seen&uint64(0x1) != 0 {
+				return codec.DuplicateKey("subagents.Descriptor", key)
+			}
+			seen |= uint64(0x1)
+			if !d.Null() {
+				x, err := d.Int(strconv.IntSize)
+				if err != nil {
+					return codec.FieldError("subagents.Descriptor", "version", err)
+				}
+				out.Version = int(x)
+				present |= uint64(0x1)
+			}
+		case "mode":
+			if seen&uint64(0x2) != 0 {
+				return codec.DuplicateKey("subagents.Descriptor", key)
+			}
+			seen |= uint64(0x2)
+			if !d.Null() {
+				x, err := d.StringBytes()
+				if err != nil {
+					return codec.FieldError("subagents.Descriptor", "mode", err)
+				}
+				if err := out.Mode.UnmarshalText(x); err != nil {
+					return codec.FieldError("subagents.Descriptor", "mode", err)
+				}
+				present |= uint64(0x2)
+			}
+		case "provider":
+			if seen&uint64(0x4) != 0 {
+				return codec.DuplicateKey("subagents.Descriptor", key)
+			}
+			seen |= uint64(0x4)
+			if !d.Null() {
+				x, err := d.String()
+				if err != nil {
+					return codec.FieldError("subagents.Descriptor", "provider", err)
+				}
+				out.Provider = x
+				present |= uint64(0x4)
+			}
+		case "label":
+			if seen&uint64(0x8) != 0 {
+				return codec.DuplicateKey("subagents.Descriptor", key)
+			}
+			seen |= uint64(0x8)
+			if !d.Null() {
+				x, err := d.String()
+				if err != nil {
+					return codec.FieldError("subagents.Descriptor", "label", err)
+				}
+				out.Label = x
+			}
+		case "agentProvider":
+			if seen&uint64(0x10) != 0 {
+				return codec.DuplicateKey("subagents.Descriptor", key)
+			}
+			seen |= uint64(0x10)
+			if !d.Null() {
+				x, err := d.String()
+				if err != nil {
+					return codec.FieldError("subagents.Descriptor", "agentProvider", err)
+				}
+				out.AgentProvider = x
+			}
+		case "agentModel":
+			if seen&uint64(0x20) != 0 {
+				return codec.DuplicateKey("subagents.Descriptor", key)
+			}
+			seen |= uint64(0x20)
+			if !d.Null() {
+				x, err := d.String()
+				if err != nil {
+					return codec.FieldError("subagents.Descriptor", "agentModel", err)
+				}
+				out.AgentModel = x
+			}
+		case "persona":
+			if seen&uint64(0x40) != 0 {
+				return codec.DuplicateKey("subagents.Descriptor", key)
+			}
+			seen |= uint64(0x40)
+			if !d.Null() {
+				x, err := d.String()
+				if err != nil {
+					return codec.FieldError("subagents.Descriptor", "persona", err)
+				}
+				out.Persona = x
+			}
+		case "toolFilter":
+			if seen&uint64(0x80) != 0 {
+				return codec.DuplicateKey("subagents.Descriptor", key)
+			}
+			seen |= uint64(0x80)
+			if err := d.Unmarshal(&out.ToolFilter); err != nil {
+				return codec.FieldError("subagents.Descriptor", "toolFilter", err)
+			}
+		default:
+			if err := others.Other("subagents.Descriptor", key, fieldsOfDescriptor); err != nil {
+				return err
+			}
+			if _, err := d.Skip(); err != nil {
+				return err
+			}
+		}
+	}
+	if present&uint64(0x1) == 0 {
+		return codec.MissingField("subagents.Descriptor", "version")
+	}
+	if present&uint64(0x2) == 0 {
+		return codec.MissingField("subagents.Descriptor", "mode")
+	}
+	if present&uint64(0x4) == 0 {
+		return codec.MissingField("subagents.Descriptor", "provider")
+	}
+	return nil
+}
+
+// fieldsOfMessageSource are the wire names of MessageSource's fields.
+var fieldsOfMessageSource = []string{"kind", "sender", "summary"}
+
+// decodeMessageSource reads a MessageSource from d in one pass, checking the JSON's syntax as it goes, and refuses what MessageSource.UnmarshalJSON refuses.
+func decodeMessageSource(d *codec.Decoder, out *MessageSource) error {
+	more, err := d.Object()
+	if err != nil {
+		return fmt.Errorf("subagents: MessageSource: %w", err)
+	}
+	var seen, present uint64
+	var others codec.KeySet
+	for first := true; more; first = false {
+		var key []byte
+		key, more, err = d.Next(first)
+		if err != nil {
+			return err
+		}
+		if !more {
+			break
+		}
+		switch string(key) {
+		case "kind":
+			if seen&uint64(0x1) != 0 {
+				return codec.DuplicateKey("subagents.MessageSource", key)
+			}
+			seen |= uint64(0x1)
+			if !d.Null() {
+				x, err := d.StringBytes()
+				if err != nil {
+					return codec.FieldError("subagents.MessageSource", "kind", err)
+				}
+				if err := out.Kind.UnmarshalText(x); err != nil {
+					return codec.FieldError("subagents.MessageSource", "kind", err)
+				}
+				present |= uint64(0x1)
+			}
+		case "sender":
+			if seen&uint64(0x2) != 0 {
+				return codec.DuplicateKey("subagents.MessageSource", key)
+			}
+			seen |= uint64(0x2)
+			if err := d.Unmarshal(&out.Sender); err != nil {
+				return codec.FieldError("subagents.MessageSource", "sender", err)
+			}
+		case "summary":
+			if seen&uint64(0x4) != 0 {
+				return codec.DuplicateKey("subagents.MessageSource", key)
+			}
+			seen |= uint64(0x4)
+			if !d.Null() {
+				x, err := d.String()
+				if err != nil {
+					return codec.FieldError("subagents.MessageSource", "summary", err)
+				}
+				out.Summary = x
+			}
+		default:
+			if err := others.Other("subagents.MessageSource", key, fieldsOfMessageSource); err != nil {
+				return err
+			}
+			if _, err := d.Skip(); err != nil {
+				return err
+			}
+		}
+	}
+	if present&uint64(0x1) == 0 {
+		return codec.MissingField("subagents.MessageSource", "kind")
+	}
+	return nil
 }

@@ -1,0 +1,548 @@
+package codec
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// A Decoder reads JSON in one pass, checking its syntax as it reads, the way
+// generated fact decoders read a fact: each byte is looked at once, instead
+// of being validated by encoding/json for the envelope, again for the data,
+// and again by every nested UnmarshalJSON and key check. It accepts exactly
+// the JSON (RFC 8259) encoding/json accepts, nests at most as deep, and reads
+// strings as it does: escapes resolved, invalid UTF-8 and lone surrogates
+// replaced by U+FFFD.
+//
+// Generated code drives it; a Decoder holds no state but its input and
+// position, and its errors say at which byte offset the input went wrong.
+type Decoder struct {
+	data []byte
+	i    int
+}
+
+// NewDecoder returns a Decoder at the start of data.
+func NewDecoder(data []byte) *Decoder { return &Decoder{data: data} }
+
+// maxDepth is how deep values nest before Skip refuses them, as
+// encoding/json does.
+const maxDepth = 10000
+
+func (d *Decoder) space() {
+	for d.i < len(d.data) {
+		switch d.data[d.i] {
+		case ' ', '\t', '\n', '\r':
+			d.i++
+		default:
+			return
+		}
+	}
+}
+
+func (d *Decoder) syntax(what string) error {
+	if d.i >= len(d.data) {
+		return errors.New("unexpected end of JSON input")
+	}
+	return fmt.Errorf("invalid character %s %s at offset %d", quoteChar(d.data[d.i]), what, d.i)
+}
+
+func quoteChar(c byte) string {
+	if c == '\'' {
+		return `'\''`
+	}
+	if c == '"' {
+		return `'"'`
+	}
+	s := strconv.Quote(string(rune(c)))
+	return "'" + s[1:len(s)-1] + "'"
+}
+
+// kind names the JSON kind of the next value, for type errors.
+func (d *Decoder) kind() string {
+	if d.i >= len(d.data) {
+		return "nothing"
+	}
+	switch c := d.data[d.i]; {
+	case c == '"':
+		return "string"
+	case c == '{':
+		return "object"
+	case c == '[':
+		return "array"
+	case c == 't' || c == 'f':
+		return "bool"
+	case c == 'n':
+		return "null"
+	default:
+		return "number"
+	}
+}
+
+// typeError reports a value of the wrong kind; it checks the value's syntax
+// first, so damaged JSON is reported as such.
+func (d *Decoder) typeError(want string) error {
+	kind := d.kind()
+	if _, err := d.Skip(); err != nil {
+		return err
+	}
+	return fmt.Errorf("cannot unmarshal %s into %s", kind, want)
+}
+
+// Null consumes a null and reports whether there was one.
+func (d *Decoder) Null() bool {
+	d.space()
+	if len(d.data)-d.i >= 4 && string(d.data[d.i:d.i+4]) == "null" {
+		d.i += 4
+		return true
+	}
+	return false
+}
+
+// Object begins an object and reports whether it has keys, which Next then
+// reads. A null is read as an empty object, as encoding/json leaves a struct
+// unchanged by null; any other value is an error.
+func (d *Decoder) Object() (bool, error) {
+	d.space()
+	if d.i < len(d.data) && d.data[d.i] == '{' {
+		d.i++
+		d.space()
+		if d.i < len(d.data) && d.data[d.i] == '}' {
+			d.i++
+			return false, nil
+		}
+		return true, nil
+	}
+	if d.Null() {
+		return false, nil
+	}
+	if d.i >= len(d.data) {
+		return false, d.syntax("")
+	}
+	return false, d.typeError("an object")
+}
+
+// Next reads the next key of an object that Object reported has keys, and
+// the colon after it, leaving the decoder at the key's value; first says
+// that no key was read yet, and more is false at the object's end. The key
+// is unescaped as encoding/json matches it; it may share memory with the
+// input.
+func (d *Decoder) Next(first bool) (key []byte, more bool, err error) {
+	d.space()
+	if !first {
+		if d.i < len(d.data) && d.data[d.i] == '}' {
+			d.i++
+			return nil, false, nil
+		}
+		if d.i >= len(d.data) || d.data[d.i] != ',' {
+			return nil, false, d.syntax("after object key:value pair")
+		}
+		d.i++
+		d.space()
+	}
+	if d.i >= len(d.data) || d.data[d.i] != '"' {
+		return nil, false, d.syntax("looking for beginning of object key string")
+	}
+	key, err = d.StringBytes()
+	if err != nil {
+		return nil, false, err
+	}
+	d.space()
+	if d.i >= len(d.data) || d.data[d.i] != ':' {
+		return nil, false, d.syntax("after object key")
+	}
+	d.i++
+	return key, true, nil
+}
+
+// StringBytes reads a string and returns it unescaped; it shares memory with
+// the input when the string holds no escape and only ASCII.
+func (d *Decoder) StringBytes() ([]byte, error) {
+	d.space()
+	if d.i >= len(d.data) || d.data[d.i] != '"' {
+		if d.i >= len(d.data) {
+			return nil, d.syntax("")
+		}
+		return nil, d.typeError("a string")
+	}
+	start := d.i
+	for j := start + 1; j < len(d.data); j++ {
+		switch c := d.data[j]; {
+		case c == '"':
+			d.i = j + 1
+			return d.data[start+1 : j], nil
+		case c == '\\' || c >= utf8.RuneSelf:
+			return d.slowString(start)
+		case c < ' ':
+			d.i = j
+			return nil, d.syntax("in string literal")
+		}
+	}
+	d.i = len(d.data)
+	return nil, d.syntax("")
+}
+
+// slowString reads a string with escapes or non-ASCII bytes: it checks the
+// syntax, then lets encoding/json unescape it, so the result is what it
+// reads.
+func (d *Decoder) slowString(start int) ([]byte, error) {
+	d.i = start
+	if err := d.skipString(); err != nil {
+		return nil, err
+	}
+	raw := d.data[start:d.i]
+	if utf8.Valid(raw) && !containsByte(raw, '\\') {
+		return raw[1 : len(raw)-1], nil
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return nil, err
+	}
+	return []byte(s), nil
+}
+
+func containsByte(b []byte, c byte) bool {
+	for _, x := range b {
+		if x == c {
+			return true
+		}
+	}
+	return false
+}
+
+// skipString moves past a string, checking its escapes and that it holds no
+// control character.
+func (d *Decoder) skipString() error {
+	d.i++ // the opening quote
+	for d.i < len(d.data) {
+		c := d.data[d.i]
+		switch {
+		case c == '"':
+			d.i++
+			return nil
+		case c == '\\':
+			d.i++
+			if d.i >= len(d.data) {
+				return d.syntax("")
+			}
+			switch d.data[d.i] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				d.i++
+			case 'u':
+				d.i++
+				for range 4 {
+					if d.i >= len(d.data) {
+						return d.syntax("")
+					}
+					if !isHex(d.data[d.i]) {
+						return d.syntax("in \\u hexadecimal character escape")
+					}
+					d.i++
+				}
+			default:
+				return d.syntax("in string escape code")
+			}
+		case c < ' ':
+			return d.syntax("in string literal")
+		default:
+			d.i++
+		}
+	}
+	return d.syntax("")
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+// String reads a string.
+func (d *Decoder) String() (string, error) {
+	b, err := d.StringBytes()
+	return string(b), err
+}
+
+// Bool reads true or false.
+func (d *Decoder) Bool() (bool, error) {
+	d.space()
+	switch {
+	case len(d.data)-d.i >= 4 && string(d.data[d.i:d.i+4]) == "true":
+		d.i += 4
+		return true, nil
+	case len(d.data)-d.i >= 5 && string(d.data[d.i:d.i+5]) == "false":
+		d.i += 5
+		return false, nil
+	}
+	if d.i >= len(d.data) {
+		return false, d.syntax("")
+	}
+	return false, d.typeError("a bool")
+}
+
+// number moves past a number, checking its grammar, and returns it and
+// whether it is an integer literal (no fraction or exponent).
+func (d *Decoder) number() ([]byte, bool, error) {
+	start := d.i
+	integer := true
+	if d.i < len(d.data) && d.data[d.i] == '-' {
+		d.i++
+	}
+	switch {
+	case d.i < len(d.data) && d.data[d.i] == '0':
+		d.i++
+	case d.i < len(d.data) && '1' <= d.data[d.i] && d.data[d.i] <= '9':
+		for d.i < len(d.data) && '0' <= d.data[d.i] && d.data[d.i] <= '9' {
+			d.i++
+		}
+	default:
+		return nil, false, d.syntax("in numeric literal")
+	}
+	if d.i < len(d.data) && d.data[d.i] == '.' {
+		integer = false
+		d.i++
+		if d.i >= len(d.data) || d.data[d.i] < '0' || d.data[d.i] > '9' {
+			return nil, false, d.syntax("after decimal point in numeric literal")
+		}
+		for d.i < len(d.data) && '0' <= d.data[d.i] && d.data[d.i] <= '9' {
+			d.i++
+		}
+	}
+	if d.i < len(d.data) && (d.data[d.i] == 'e' || d.data[d.i] == 'E') {
+		integer = false
+		d.i++
+		if d.i < len(d.data) && (d.data[d.i] == '+' || d.data[d.i] == '-') {
+			d.i++
+		}
+		if d.i >= len(d.data) || d.data[d.i] < '0' || d.data[d.i] > '9' {
+			return nil, false, d.syntax("in exponent of numeric literal")
+		}
+		for d.i < len(d.data) && '0' <= d.data[d.i] && d.data[d.i] <= '9' {
+			d.i++
+		}
+	}
+	return d.data[start:d.i], integer, nil
+}
+
+// Int reads an integer that fits in a signed integer of bits bits, as
+// encoding/json reads one into an int type: a fraction or an exponent is an
+// error, even 1.0.
+func (d *Decoder) Int(bits int) (int64, error) {
+	d.space()
+	if d.i >= len(d.data) || (d.data[d.i] != '-' && (d.data[d.i] < '0' || d.data[d.i] > '9')) {
+		if d.i >= len(d.data) {
+			return 0, d.syntax("")
+		}
+		return 0, d.typeError("an integer")
+	}
+	num, integer, err := d.number()
+	if err != nil {
+		return 0, err
+	}
+	if integer && len(num) <= 18 && num[0] != '-' {
+		var n int64
+		for _, c := range num {
+			n = n*10 + int64(c-'0')
+		}
+		if bits == 64 || n < 1<<(bits-1) {
+			return n, nil
+		}
+	}
+	n, err := strconv.ParseInt(string(num), 10, bits)
+	if err != nil || !integer {
+		return 0, fmt.Errorf("cannot unmarshal number %s into an int%d", num, bits)
+	}
+	return n, nil
+}
+
+// Skip moves past one value of any kind, checking its syntax, and returns
+// its bytes.
+func (d *Decoder) Skip() ([]byte, error) {
+	d.space()
+	start := d.i
+	depth := 0
+	// stack holds whether each open container is an object; after a
+	// container opens or a value ends, what may follow depends on it.
+	var stackBuf [32]bool
+	stack := stackBuf[:0]
+	for {
+		// A value.
+		d.space()
+		if d.i >= len(d.data) {
+			return nil, d.syntax("")
+		}
+		switch c := d.data[d.i]; {
+		case c == '{' || c == '[':
+			depth++
+			if depth > maxDepth {
+				return nil, errors.New("exceeded max depth")
+			}
+			d.i++
+			stack = append(stack, c == '{')
+			d.space()
+			if d.i < len(d.data) && (d.data[d.i] == '}' && c == '{' || d.data[d.i] == ']' && c == '[') {
+				d.i++
+				stack = stack[:len(stack)-1]
+				depth--
+				break
+			}
+			if c == '{' {
+				if err := d.key(); err != nil {
+					return nil, err
+				}
+			}
+			continue
+		case c == '"':
+			if err := d.skipString(); err != nil {
+				return nil, err
+			}
+		case c == '-' || '0' <= c && c <= '9':
+			if _, _, err := d.number(); err != nil {
+				return nil, err
+			}
+		case c == 't':
+			if err := d.literal("true"); err != nil {
+				return nil, err
+			}
+		case c == 'f':
+			if err := d.literal("false"); err != nil {
+				return nil, err
+			}
+		case c == 'n':
+			if err := d.literal("null"); err != nil {
+				return nil, err
+			}
+		default:
+			return nil, d.syntax("looking for beginning of value")
+		}
+		// After a value: close containers, or go on to the next element.
+		for {
+			if len(stack) == 0 {
+				return d.data[start:d.i], nil
+			}
+			d.space()
+			obj := stack[len(stack)-1]
+			if d.i >= len(d.data) {
+				return nil, d.syntax("")
+			}
+			c := d.data[d.i]
+			if obj && c == '}' || !obj && c == ']' {
+				d.i++
+				stack = stack[:len(stack)-1]
+				depth--
+				continue
+			}
+			if c != ',' {
+				if obj {
+					return nil, d.syntax("after object key:value pair")
+				}
+				return nil, d.syntax("after array element")
+			}
+			d.i++
+			if obj {
+				d.space()
+				if err := d.key(); err != nil {
+					return nil, err
+				}
+			}
+			break
+		}
+	}
+}
+
+// key moves past an object key and its colon.
+func (d *Decoder) key() error {
+	if d.i >= len(d.data) || d.data[d.i] != '"' {
+		return d.syntax("looking for beginning of object key string")
+	}
+	if err := d.skipString(); err != nil {
+		return err
+	}
+	d.space()
+	if d.i >= len(d.data) || d.data[d.i] != ':' {
+		return d.syntax("after object key")
+	}
+	d.i++
+	return nil
+}
+
+func (d *Decoder) literal(lit string) error {
+	for j := 0; j < len(lit); j++ {
+		if d.i >= len(d.data) {
+			return d.syntax("")
+		}
+		if d.data[d.i] != lit[j] {
+			return d.syntax("in literal " + lit + " (expecting " + quoteChar(lit[j]) + ")")
+		}
+		d.i++
+	}
+	return nil
+}
+
+// End checks that nothing but white space follows the value read.
+func (d *Decoder) End() error {
+	d.space()
+	if d.i < len(d.data) {
+		return d.syntax("after top-level value")
+	}
+	return nil
+}
+
+// Unmarshal reads one value with encoding/json into v: for the types a
+// generated decoder does not read itself. The value's syntax is checked
+// once more, by encoding/json, but only that value's.
+func (d *Decoder) Unmarshal(v any) error {
+	raw, err := d.Skip()
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(raw, v)
+}
+
+// A KeySet tracks the keys of one object that a generated decoder does not
+// know, to refuse what CheckKeys refuses: a key twice, or a key that differs
+// from a field's name only in case.
+type KeySet struct {
+	seen [][]byte
+	many map[string]bool
+}
+
+// Other records key, a key of typ that is none of fields, and refuses it
+// when it appeared before in the object or matches a field but for case.
+func (k *KeySet) Other(typ string, key []byte, fields []string) error {
+	for _, f := range fields {
+		if strings.EqualFold(string(key), f) {
+			return fmt.Errorf("%s: key %q differs from field %q only in case: %w", typ, key, f, ErrAmbiguousKey)
+		}
+	}
+	dup := k.many[string(key)]
+	for _, s := range k.seen {
+		dup = dup || string(s) == string(key)
+	}
+	if dup {
+		return DuplicateKey(typ, key)
+	}
+	switch {
+	case k.many != nil:
+		k.many[string(key)] = true
+	case len(k.seen) < 16:
+		k.seen = append(k.seen, key)
+	default:
+		k.many = map[string]bool{string(key): true}
+		for _, s := range k.seen {
+			k.many[string(s)] = true
+		}
+		k.seen = nil
+	}
+	return nil
+}
+
+// DuplicateKey reports that key appears twice in an object of typ.
+func DuplicateKey(typ string, key []byte) error {
+	return fmt.Errorf("%s: key %q appears twice: %w", typ, key, ErrAmbiguousKey)
+}
+
+// FieldError wraps err, an error decoding field of typ.
+func FieldError(typ, field string, err error) error {
+	return fmt.Errorf("%s: field %q: %w", typ, field, err)
+}
