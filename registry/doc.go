@@ -37,9 +37,18 @@
 // outcome whose status is not terminal are producer failures: failed,
 // producerReported=false. A stopping job holds
 // its admission slot until it settles. The settled fact names the winning
-// source as its cause: producer (its outcome, unasked), kill or teardown (its
-// outcome after that stop asked for it), cancelFailure or teardownBound
-// (force-settled).
+// source as its cause: producer (its outcome, unasked), kill, teardown or
+// timeout (its outcome after that stop asked for it), cancelFailure or
+// teardownBound (force-settled).
+//
+// A start whose Timeout is positive has a deadline, counted from its
+// registration commit and kept by one time.AfterFunc timer (no goroutine
+// until it fires), stopped at settlement. When it passes, the registry asks
+// the job to stop as Kill does, with the reason "timeout: the job's deadline
+// of <d> passed" and cause timeout, except that the job is not marked
+// reported, and a Cancel that fails force-settles it failed (cause timeout,
+// producerReported=false) rather than leave it running past its deadline. A
+// job that a kill or teardown is already stopping is left to that stop.
 //
 // # Settlement order
 //

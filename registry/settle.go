@@ -185,6 +185,7 @@ func (r *Registry) apply(j *job, s *settlement, snap *jobs.JobSnapshot) ([]liste
 		j.reported = true
 	}
 	j.state = stateSettled
+	r.stopDeadline(j)
 	r.releaseSlot(j.owner)
 	if j.record != nil {
 		j.record.settle(r.limits.SettledRetainBytes)

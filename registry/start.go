@@ -44,6 +44,8 @@ func parseStart(start jobs.JobStart) (startSpec, error) {
 		problem = "empty label"
 	case c.OutputLimitBytes < 0:
 		problem = fmt.Sprintf("output limit %d is not positive", c.OutputLimitBytes)
+	case c.Timeout < 0:
+		problem = fmt.Sprintf("timeout %s is negative", c.Timeout)
 	}
 	if problem != "" {
 		return spec, fmt.Errorf("registry: start %q: %s: %w", spec.common.Kind, problem, ErrInvalidStart)
@@ -94,6 +96,7 @@ func (r *Registry) Start(ctx context.Context, start jobs.JobStart) (jobs.JobSnap
 		ordinal:  ordinal,
 		owner:    common.Owner,
 		toolCall: common.ToolCall,
+		timeout:  common.Timeout,
 		status:   lifecycle.Initial(),
 	}
 	if spec.recording != nil {
@@ -217,6 +220,9 @@ func (r *Registry) register(j *job, hooks jobs.Hooks) (jobs.JobSnapshot, error) 
 			j.stopRequested, j.stopReason, j.stopCause = true, closeReason, jobs.SettlementCauseTeardown
 			r.stop(j)
 		}
+	}
+	if pending == nil && !lateClose {
+		r.armDeadline(j)
 	}
 	snap := j.snapshot()
 	ls := r.changed.list
