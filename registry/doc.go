@@ -13,9 +13,22 @@
 // consumes nothing; a starter that fails or panics registers nothing and
 // skips its ordinal. Writes and detail updates made before the registration
 // commit are staged: they become visible at the commit, with no signal of
-// their own; the commit fires exactly one jobs-changed signal.
+// their own; the commit fires exactly one jobs-changed signal. Validation
+// also refuses a negative Timeout.
 //
-// A job is running until a kill or teardown moves it to stopping, and
+// StartWait is the opt-in start that waits, bounded by its context, for an
+// admission slot instead of failing with ErrTooManyJobs. Waiters queue per
+// owner, first come first served: a slot freed (by a settlement, or a start
+// whose starter failed) while someone waits is handed to the longest
+// waiting, never returned to the pool, so no later StartWait or Start takes
+// it first. A waiter whose context ends leaves the queue (its error wraps
+// ErrTooManyJobs and the context's error), passing on a slot handed to it in
+// that moment; Close wakes every waiter with ErrClosed. DisposeOwner does
+// not: a waiter of a disposed owner registers once a slot frees, like a
+// start inside its starter. A waiter costs no goroutine beyond its caller's.
+//
+// A job is running until a kill, its deadline or a teardown moves it to
+// stopping, and
 // settles once, first-wins, as completed, killed or failed. Every move is
 // checked against the generated [jobs.JobLifecycle]. The sources of a
 // settlement are the producer's outcome, a teardown that force-settles, and a

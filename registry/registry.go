@@ -188,7 +188,11 @@ type Registry struct {
 	seq      uint64                 // registration order, for List
 	ordinals map[string]int         // last ordinal issued per kind
 	active   map[jobs.SessionID]int // running + stopping + starting, per owner
-	closed   bool
+	// slotQueue holds each owner's StartWait callers in arrival order; queued
+	// counts them all, so a release with nobody waiting skips the map.
+	slotQueue map[jobs.SessionID][]*slotWaiter
+	queued    int
+	closed    bool
 	// registering counts jobs whose registered fact is being recorded; a
 	// teardown that must wait for them sets regIdle, closed when the count
 	// drops back to zero.
@@ -313,6 +317,9 @@ func (r *Registry) lookup(caller jobs.SessionID, id jobs.JobID) (*job, error) {
 
 // releaseSlot gives back one admission slot of owner. r.mu must be held.
 func (r *Registry) releaseSlot(owner jobs.SessionID) {
+	if r.handOff(owner) {
+		return
+	}
 	if n := r.active[owner] - 1; n > 0 {
 		r.active[owner] = n
 	} else {

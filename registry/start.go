@@ -64,6 +64,11 @@ func parseStart(start jobs.JobStart) (startSpec, error) {
 // commit, which records the registered fact (owned jobs) and then fires
 // exactly one jobs-changed signal.
 func (r *Registry) Start(ctx context.Context, start jobs.JobStart) (jobs.JobSnapshot, error) {
+	return r.start(ctx, start, false)
+}
+
+// start is Start, and with waitSlot StartWait.
+func (r *Registry) start(ctx context.Context, start jobs.JobStart, waitSlot bool) (jobs.JobSnapshot, error) {
 	spec, err := parseStart(start)
 	if err != nil {
 		return jobs.JobSnapshot{}, err
@@ -73,20 +78,10 @@ func (r *Registry) Start(ctx context.Context, start jobs.JobStart) (jobs.JobSnap
 		return jobs.JobSnapshot{}, fmt.Errorf("registry: start %q: %w", common.Kind, err)
 	}
 
-	r.mu.Lock()
-	if r.closed {
-		r.mu.Unlock()
-		return jobs.JobSnapshot{}, fmt.Errorf("registry: start %q: %w", common.Kind, ErrClosed)
+	ordinal, err := r.admit(ctx, &common, waitSlot)
+	if err != nil {
+		return jobs.JobSnapshot{}, err
 	}
-	if n := r.active[common.Owner]; n >= r.limits.MaxPerOwner {
-		r.mu.Unlock()
-		return jobs.JobSnapshot{}, fmt.Errorf("registry: start %q for owner %q: %d of %d slots taken: %w",
-			common.Kind, common.Owner, n, r.limits.MaxPerOwner, ErrTooManyJobs)
-	}
-	r.active[common.Owner]++
-	r.ordinals[common.Kind]++
-	ordinal := r.ordinals[common.Kind]
-	r.mu.Unlock()
 
 	j := &job{
 		r:        r,
