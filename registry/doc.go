@@ -28,11 +28,10 @@
 // start inside its starter. A waiter costs no goroutine beyond its caller's.
 //
 // A job is running until a kill, its deadline or a teardown moves it to
-// stopping, and
-// settles once, first-wins, as completed, killed or failed. Every move is
-// checked against the generated [jobs.JobLifecycle]. The sources of a
-// settlement are the producer's outcome, a teardown that force-settles, and a
-// kill. A producer reports its outcome either by calling its face's Settle,
+// stopping, and settles once, first-wins, as completed, killed or failed.
+// Every move is checked against the generated [jobs.JobLifecycle]. The
+// sources of a settlement are the producer's outcome, a teardown or a
+// deadline that force-settles, and a kill. A producer reports its outcome either by calling its face's Settle,
 // which settles the job on the producer's goroutine and costs the registry
 // no goroutine, or through a Done hook, in which one registry goroutine per
 // job blocks; only its first outcome counts. A Settle made inside the
