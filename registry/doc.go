@@ -77,6 +77,13 @@
 // recorded. The job/registered fact is likewise recorded before the job
 // becomes visible and before its jobs-changed signal.
 //
+// An [Observer] (WithObserver) hears of a start once the registration is
+// visible, before its jobs-changed signal, and of a settlement once it is
+// applied, before waiters are released; so whoever sees a job settle sees
+// it counted. [Registry.Load] reads the running, stopping and waiting counts
+// the registry keeps under its mutex as jobs move. Without an Observer no
+// call is made.
+//
 // # Locking
 //
 // The registry's mutex guards the job table, admission counts, ordinals,

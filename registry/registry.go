@@ -177,6 +177,7 @@ type Registry struct {
 	coarseChunks bool
 	log          *slog.Logger
 	rec          Recorder
+	obs          Observer // nil: no metrics, and no calls
 	limits       Limits
 	newID        func() jobs.JobID
 
@@ -192,7 +193,9 @@ type Registry struct {
 	// counts them all, so a release with nobody waiting skips the map.
 	slotQueue map[jobs.SessionID][]*slotWaiter
 	queued    int
-	closed    bool
+	// running and stopping count live jobs by status, for Load.
+	running, stopping int
+	closed            bool
 	// registering counts jobs whose registered fact is being recorded; a
 	// teardown that must wait for them sets regIdle, closed when the count
 	// drops back to zero.
@@ -354,10 +357,16 @@ func (r *Registry) record(f jobs.Fact, id jobs.JobID) {
 	defer func() {
 		if v := recover(); v != nil {
 			r.log.Error("registry: recorder panicked", "job", id, "fact", f.FactType(), "panic", v)
+			if r.obs != nil {
+				r.obs.FactRecordFailed(f.FactType())
+			}
 		}
 	}()
 	if err := r.rec.Record(f); err != nil {
 		r.log.Error("registry: recorder failed", "job", id, "fact", f.FactType(), "err", err)
+		if r.obs != nil {
+			r.obs.FactRecordFailed(f.FactType())
+		}
 	}
 }
 

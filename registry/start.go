@@ -195,6 +195,7 @@ func (r *Registry) register(j *job, hooks jobs.Hooks) (jobs.JobSnapshot, error) 
 	r.seq++
 	j.seq = r.seq
 	j.setState(stateLive)
+	r.running++
 	r.jobs[j.id] = j
 	r.owned[j.owner] = append(r.owned[j.owner], j)
 	if r.registering--; r.registering == 0 && r.regIdle != nil {
@@ -223,6 +224,9 @@ func (r *Registry) register(j *job, hooks jobs.Hooks) (jobs.JobSnapshot, error) 
 	ls := r.changed.list
 	r.mu.Unlock()
 
+	if r.obs != nil {
+		r.obs.JobStarted(j.kind)
+	}
 	r.fireChanged(ls)
 	switch {
 	case pending != nil:
