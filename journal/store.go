@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"time"
 )
 
 // A File is what a FileStore needs of its journal file. *os.File is one;
@@ -38,6 +39,7 @@ type config struct {
 	log      *slog.Logger
 	bufBytes int
 	open     func(path string) (File, error)
+	obs      Observer
 }
 
 // WithLogger sets where Open reports repairs (a torn tail cut off, a header
@@ -63,6 +65,12 @@ func WithOpenFile(open func(path string) (File, error)) Option {
 	return func(c *config) { c.open = open }
 }
 
+// WithObserver sets the Observer that receives the store's metric events;
+// the default is none, and then the store makes no call and reads no clock.
+func WithObserver(o Observer) Option {
+	return func(c *config) { c.obs = o }
+}
+
 // A FileStore is a journal in one file, the embedded backend of Store: no
 // server, one writer process. The file format and its recovery are described
 // in the package documentation.
@@ -75,6 +83,7 @@ func WithOpenFile(open func(path string) (File, error)) Option {
 type FileStore struct {
 	path string
 	f    File
+	obs  Observer // nil: no metric events
 
 	// wmu serializes writes to f, so records reach the file in order.
 	// Lock order: wmu, then mu.
@@ -120,7 +129,7 @@ func Open(path string, opts ...Option) (*FileStore, error) {
 	if err != nil {
 		return nil, fmt.Errorf("journal: %w", err)
 	}
-	s := &FileStore{path: path, f: f, bufBytes: c.bufBytes, round: make(chan struct{})}
+	s := &FileStore{path: path, f: f, bufBytes: c.bufBytes, round: make(chan struct{}), obs: c.obs}
 	if err := s.recover(&c); err != nil {
 		s.f.Close()
 		return nil, err
@@ -303,6 +312,14 @@ func (s *FileStore) LastSeq(stream Stream) uint64 {
 // buffered: they are durable only once a Flush that began after Append
 // returned has succeeded.
 func (s *FileStore) Append(ctx context.Context, stream Stream, entries ...Entry) ([]uint64, error) {
+	seqs, err := s.append(ctx, stream, entries)
+	if err != nil && s.obs != nil {
+		s.obs.AppendFailed(err)
+	}
+	return seqs, err
+}
+
+func (s *FileStore) append(ctx context.Context, stream Stream, entries []Entry) ([]uint64, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, s.fail("append", err)
 	}
@@ -366,7 +383,7 @@ func (s *FileStore) Append(ctx context.Context, stream Stream, entries ...Entry)
 		s.mu.Unlock()
 		return nil, s.fail("append", fmt.Errorf("stream %q at seq %d, position %d: %w", stream, last, s.ix.lastPos, ErrFull))
 	}
-	next := last + 1
+	next, end0 := last+1, s.end
 	for i, e := range entries {
 		if seqs[i] != next {
 			continue // a duplicate id
@@ -379,8 +396,11 @@ func (s *FileStore) Append(ctx context.Context, stream Stream, entries ...Entry)
 		s.end += int64(l.n)
 		st = s.ix.addTo(st, &fr, l)
 	}
-	full := len(s.buf) >= s.bufBytes
+	full, added := len(s.buf) >= s.bufBytes, s.end-end0
 	s.mu.Unlock()
+	if s.obs != nil && fresh > 0 {
+		s.obs.Appended(int(fresh), added)
+	}
 	if full {
 		s.wmu.Lock()
 		_, err := s.writeLocked()
@@ -462,6 +482,16 @@ func (s *FileStore) setErr(op string, err error) error {
 // ctx bounds only the wait for another flusher's sync; a sync in progress is
 // not interrupted.
 func (s *FileStore) Flush(ctx context.Context) error {
+	if s.obs == nil {
+		return s.flush(ctx)
+	}
+	start := time.Now()
+	err := s.flush(ctx)
+	s.obs.Flushed(time.Since(start), err)
+	return err
+}
+
+func (s *FileStore) flush(ctx context.Context) error {
 	s.mu.Lock()
 	target, closed := s.ix.lastPos, s.closed
 	s.mu.Unlock()

@@ -811,6 +811,20 @@ func (h *machine) checkJobs(rt *rapid.T) {
 			}
 		}
 	}
+	// The live counts the registry keeps for gauges agree with the statuses
+	// the model holds (removed jobs are settled, so counting them is harmless).
+	var want registry.Load
+	for _, j := range h.m.registered() {
+		switch j.status {
+		case jobs.JobStatusRunning:
+			want.Running++
+		case jobs.JobStatusStopping:
+			want.Stopping++
+		}
+	}
+	if got := h.reg.Load(); got != want {
+		rt.Fatalf("Load() = %+v, want %+v from the model's statuses", got, want)
+	}
 	for _, j := range h.m.starts {
 		if got := j.prod.cancelReasons(); !reflect.DeepEqual(got, j.cancels) {
 			rt.Fatalf("the producer of %s (start %+v) was cancelled with %q, want %q", j.name, j.plan.mode, got, j.cancels)

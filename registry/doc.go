@@ -13,13 +13,25 @@
 // consumes nothing; a starter that fails or panics registers nothing and
 // skips its ordinal. Writes and detail updates made before the registration
 // commit are staged: they become visible at the commit, with no signal of
-// their own; the commit fires exactly one jobs-changed signal.
+// their own; the commit fires exactly one jobs-changed signal. Validation
+// also refuses a negative Timeout.
 //
-// A job is running until a kill or teardown moves it to stopping, and
-// settles once, first-wins, as completed, killed or failed. Every move is
-// checked against the generated [jobs.JobLifecycle]. The sources of a
-// settlement are the producer's outcome, a teardown that force-settles, and a
-// kill. A producer reports its outcome either by calling its face's Settle,
+// StartWait is the opt-in start that waits, bounded by its context, for an
+// admission slot instead of failing with ErrTooManyJobs. Waiters queue per
+// owner, first come first served: a slot freed (by a settlement, or a start
+// whose starter failed) while someone waits is handed to the longest
+// waiting, never returned to the pool, so no later StartWait or Start takes
+// it first. A waiter whose context ends leaves the queue (its error wraps
+// ErrTooManyJobs and the context's error), passing on a slot handed to it in
+// that moment; Close wakes every waiter with ErrClosed. DisposeOwner does
+// not: a waiter of a disposed owner registers once a slot frees, like a
+// start inside its starter. A waiter costs no goroutine beyond its caller's.
+//
+// A job is running until a kill, its deadline or a teardown moves it to
+// stopping, and settles once, first-wins, as completed, killed or failed.
+// Every move is checked against the generated [jobs.JobLifecycle]. The
+// sources of a settlement are the producer's outcome, a teardown or a
+// deadline that force-settles, and a kill. A producer reports its outcome either by calling its face's Settle,
 // which settles the job on the producer's goroutine and costs the registry
 // no goroutine, or through a Done hook, in which one registry goroutine per
 // job blocks; only its first outcome counts. A Settle made inside the
@@ -37,9 +49,18 @@
 // outcome whose status is not terminal are producer failures: failed,
 // producerReported=false. A stopping job holds
 // its admission slot until it settles. The settled fact names the winning
-// source as its cause: producer (its outcome, unasked), kill or teardown (its
-// outcome after that stop asked for it), cancelFailure or teardownBound
-// (force-settled).
+// source as its cause: producer (its outcome, unasked), kill, teardown or
+// timeout (its outcome after that stop asked for it), cancelFailure or
+// teardownBound (force-settled).
+//
+// A start whose Timeout is positive has a deadline, counted from its
+// registration commit and kept by one time.AfterFunc timer (no goroutine
+// until it fires), stopped at settlement. When it passes, the registry asks
+// the job to stop as Kill does, with the reason "timeout: the job's deadline
+// of <d> passed" and cause timeout, except that the job is not marked
+// reported, and a Cancel that fails force-settles it failed (cause timeout,
+// producerReported=false) rather than leave it running past its deadline. A
+// job that a kill or teardown is already stopping is left to that stop.
 //
 // # Settlement order
 //
@@ -55,6 +76,13 @@
 // listener, nor a start admitted into the freed slot — before its fact is
 // recorded. The job/registered fact is likewise recorded before the job
 // becomes visible and before its jobs-changed signal.
+//
+// An [Observer] (WithObserver) hears of a start once the registration is
+// visible, before its jobs-changed signal, and of a settlement once it is
+// applied, before waiters are released; so whoever sees a job settle sees
+// it counted. [Registry.Load] reads the running, stopping and waiting counts
+// the registry keeps under its mutex as jobs move. Without an Observer no
+// call is made.
 //
 // # Locking
 //

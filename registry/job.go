@@ -3,6 +3,7 @@ package registry
 import (
 	"strings"
 	"sync"
+	"time"
 	"unicode/utf8"
 
 	"github.com/jobgen/jobgen/generated/jobs"
@@ -41,6 +42,7 @@ type job struct {
 	ordinal  int
 	owner    jobs.SessionID
 	toolCall jobs.ToolCallID
+	timeout  time.Duration // the JobStart's Timeout; zero for no deadline
 	// ------------------------------------------------------------------
 	// done is closed when the settlement is visible, releasing waiters. It
 	// is made only when something waits (see Registry.doneOf): most jobs
@@ -63,6 +65,7 @@ type job struct {
 	outcomeSeen      bool        // the producer reported (Done returned or Settle was called)
 	pending          *settlement // a Settle made inside the starter, applied at the registration commit
 	hooks            jobs.Hooks
+	deadline         *time.Timer // armed at registration when timeout > 0, stopped at settlement
 
 	mu     sync.Mutex
 	state  jobState

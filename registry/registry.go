@@ -177,6 +177,7 @@ type Registry struct {
 	coarseChunks bool
 	log          *slog.Logger
 	rec          Recorder
+	obs          Observer // nil: no metrics, and no calls
 	limits       Limits
 	newID        func() jobs.JobID
 
@@ -188,7 +189,13 @@ type Registry struct {
 	seq      uint64                 // registration order, for List
 	ordinals map[string]int         // last ordinal issued per kind
 	active   map[jobs.SessionID]int // running + stopping + starting, per owner
-	closed   bool
+	// slotQueue holds each owner's StartWait callers in arrival order; queued
+	// counts them all, so a release with nobody waiting skips the map.
+	slotQueue map[jobs.SessionID][]*slotWaiter
+	queued    int
+	// running and stopping count live jobs by status, for Load.
+	running, stopping int
+	closed            bool
 	// registering counts jobs whose registered fact is being recorded; a
 	// teardown that must wait for them sets regIdle, closed when the count
 	// drops back to zero.
@@ -313,6 +320,9 @@ func (r *Registry) lookup(caller jobs.SessionID, id jobs.JobID) (*job, error) {
 
 // releaseSlot gives back one admission slot of owner. r.mu must be held.
 func (r *Registry) releaseSlot(owner jobs.SessionID) {
+	if r.handOff(owner) {
+		return
+	}
 	if n := r.active[owner] - 1; n > 0 {
 		r.active[owner] = n
 	} else {
@@ -347,10 +357,16 @@ func (r *Registry) record(f jobs.Fact, id jobs.JobID) {
 	defer func() {
 		if v := recover(); v != nil {
 			r.log.Error("registry: recorder panicked", "job", id, "fact", f.FactType(), "panic", v)
+			if r.obs != nil {
+				r.obs.FactRecordFailed(f.FactType())
+			}
 		}
 	}()
 	if err := r.rec.Record(f); err != nil {
 		r.log.Error("registry: recorder failed", "job", id, "fact", f.FactType(), "err", err)
+		if r.obs != nil {
+			r.obs.FactRecordFailed(f.FactType())
+		}
 	}
 }
 

@@ -157,6 +157,9 @@ func (r *Registry) claim(j *job, s *settlement) (jobs.Fact, bool) {
 func (r *Registry) commit(j *job, s *settlement) {
 	var snap jobs.JobSnapshot
 	changed, output, done, release := r.apply(j, s, &snap)
+	if r.obs != nil {
+		r.obs.JobSettled(j.kind, s.status, s.cause)
+	}
 	if release != nil {
 		close(release)
 	}
@@ -176,6 +179,7 @@ func (r *Registry) apply(j *job, s *settlement, snap *jobs.JobSnapshot) ([]liste
 	defer r.mu.Unlock()
 	j.mu.Lock()
 	defer j.mu.Unlock()
+	r.unload(j.status)
 	j.status = s.status
 	j.detail = s.detail
 	j.output = s.output
@@ -185,6 +189,7 @@ func (r *Registry) apply(j *job, s *settlement, snap *jobs.JobSnapshot) ([]liste
 		j.reported = true
 	}
 	j.state = stateSettled
+	r.stopDeadline(j)
 	r.releaseSlot(j.owner)
 	if j.record != nil {
 		j.record.settle(r.limits.SettledRetainBytes)
@@ -223,5 +228,7 @@ func (r *Registry) stop(j *job) bool {
 		return false
 	}
 	j.status = jobs.JobStatusStopping
+	r.running--
+	r.stopping++
 	return true
 }

@@ -44,6 +44,8 @@ func parseStart(start jobs.JobStart) (startSpec, error) {
 		problem = "empty label"
 	case c.OutputLimitBytes < 0:
 		problem = fmt.Sprintf("output limit %d is not positive", c.OutputLimitBytes)
+	case c.Timeout < 0:
+		problem = fmt.Sprintf("timeout %s is negative", c.Timeout)
 	}
 	if problem != "" {
 		return spec, fmt.Errorf("registry: start %q: %s: %w", spec.common.Kind, problem, ErrInvalidStart)
@@ -62,6 +64,11 @@ func parseStart(start jobs.JobStart) (startSpec, error) {
 // commit, which records the registered fact (owned jobs) and then fires
 // exactly one jobs-changed signal.
 func (r *Registry) Start(ctx context.Context, start jobs.JobStart) (jobs.JobSnapshot, error) {
+	return r.start(ctx, start, false)
+}
+
+// start is Start, and with waitSlot StartWait.
+func (r *Registry) start(ctx context.Context, start jobs.JobStart, waitSlot bool) (jobs.JobSnapshot, error) {
 	spec, err := parseStart(start)
 	if err != nil {
 		return jobs.JobSnapshot{}, err
@@ -71,20 +78,10 @@ func (r *Registry) Start(ctx context.Context, start jobs.JobStart) (jobs.JobSnap
 		return jobs.JobSnapshot{}, fmt.Errorf("registry: start %q: %w", common.Kind, err)
 	}
 
-	r.mu.Lock()
-	if r.closed {
-		r.mu.Unlock()
-		return jobs.JobSnapshot{}, fmt.Errorf("registry: start %q: %w", common.Kind, ErrClosed)
+	ordinal, err := r.admit(ctx, &common, waitSlot)
+	if err != nil {
+		return jobs.JobSnapshot{}, err
 	}
-	if n := r.active[common.Owner]; n >= r.limits.MaxPerOwner {
-		r.mu.Unlock()
-		return jobs.JobSnapshot{}, fmt.Errorf("registry: start %q for owner %q: %d of %d slots taken: %w",
-			common.Kind, common.Owner, n, r.limits.MaxPerOwner, ErrTooManyJobs)
-	}
-	r.active[common.Owner]++
-	r.ordinals[common.Kind]++
-	ordinal := r.ordinals[common.Kind]
-	r.mu.Unlock()
 
 	j := &job{
 		r:        r,
@@ -94,6 +91,7 @@ func (r *Registry) Start(ctx context.Context, start jobs.JobStart) (jobs.JobSnap
 		ordinal:  ordinal,
 		owner:    common.Owner,
 		toolCall: common.ToolCall,
+		timeout:  common.Timeout,
 		status:   lifecycle.Initial(),
 	}
 	if spec.recording != nil {
@@ -197,6 +195,7 @@ func (r *Registry) register(j *job, hooks jobs.Hooks) (jobs.JobSnapshot, error) 
 	r.seq++
 	j.seq = r.seq
 	j.setState(stateLive)
+	r.running++
 	r.jobs[j.id] = j
 	r.owned[j.owner] = append(r.owned[j.owner], j)
 	if r.registering--; r.registering == 0 && r.regIdle != nil {
@@ -208,10 +207,16 @@ func (r *Registry) register(j *job, hooks jobs.Hooks) (jobs.JobSnapshot, error) 
 	pending := j.pending
 	j.pending = nil
 	lateClose := r.stopClosedLate(j, pending != nil)
+	if pending == nil && !lateClose {
+		r.armDeadline(j)
+	}
 	snap := j.snapshot()
 	ls := r.changed.list
 	r.mu.Unlock()
 
+	if r.obs != nil {
+		r.obs.JobStarted(j.kind)
+	}
 	r.fireChanged(ls)
 	switch {
 	case pending != nil:

@@ -73,6 +73,7 @@ func (r *Registry) DisposeOwner(ctx context.Context, session jobs.SessionID) err
 func (r *Registry) Close(ctx context.Context) error {
 	r.mu.Lock()
 	r.closed = true
+	r.wakeSlotWaiters()
 	r.changed.clear()
 	r.output.clear()
 	r.done.clear()

@@ -119,17 +119,21 @@ const (
 	// Teardown force-settled the job because its producer did not settle within the
 	// teardown bound.
 	SettlementCauseTeardownBound SettlementCause = "teardownBound"
+	// The job's deadline (its JobStart's Timeout) passed: the registry asked the
+	// producer to stop, and its outcome after that settled the job, or the registry
+	// force-settled it failed because its Cancel returned an error.
+	SettlementCauseTimeout SettlementCause = "timeout"
 )
 
 // SettlementCauseValues returns every SettlementCause in declaration order.
 func SettlementCauseValues() []SettlementCause {
-	return []SettlementCause{SettlementCauseProducer, SettlementCauseKill, SettlementCauseTeardown, SettlementCauseCancelFailure, SettlementCauseTeardownBound}
+	return []SettlementCause{SettlementCauseProducer, SettlementCauseKill, SettlementCauseTeardown, SettlementCauseCancelFailure, SettlementCauseTeardownBound, SettlementCauseTimeout}
 }
 
 // Valid reports whether s is one of the declared SettlementCause values.
 func (s SettlementCause) Valid() bool {
 	switch s {
-	case SettlementCauseProducer, SettlementCauseKill, SettlementCauseTeardown, SettlementCauseCancelFailure, SettlementCauseTeardownBound:
+	case SettlementCauseProducer, SettlementCauseKill, SettlementCauseTeardown, SettlementCauseCancelFailure, SettlementCauseTeardownBound, SettlementCauseTimeout:
 		return true
 	}
 	return false

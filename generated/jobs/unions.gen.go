@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/jobgen/jobgen/codec"
 )
@@ -250,6 +251,12 @@ type JobStartCommon struct {
 	OutputLimitBytes int64 `json:"outputLimitBytes,omitzero"`
 	// ToolCall is the tool call creating the job.
 	ToolCall ToolCallID `json:"toolCall,omitzero"`
+	// Timeout, when positive, is the job's deadline, counted from its registration:
+	// once it passes, the registry kills the job as Kill would, with a reason that
+	// names the deadline, and the settled fact's cause is timeout (a Cancel that
+	// fails then force-settles the job failed). Zero means no deadline; a negative
+	// timeout is an invalid start.
+	Timeout time.Duration `json:"timeout,omitzero"`
 }
 
 // Common returns the fields every JobStart carries.
@@ -277,18 +284,20 @@ func (PlainJobStart) isJobStart() {}
 // MarshalJSON encodes p with "record" set to false.
 func (p PlainJobStart) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
-		Record           bool       `json:"record"`
-		Kind             string     `json:"kind"`
-		Label            string     `json:"label"`
-		Owner            SessionID  `json:"owner,omitzero"`
-		OutputLimitBytes int64      `json:"outputLimitBytes,omitzero"`
-		ToolCall         ToolCallID `json:"toolCall,omitzero"`
+		Record           bool          `json:"record"`
+		Kind             string        `json:"kind"`
+		Label            string        `json:"label"`
+		Owner            SessionID     `json:"owner,omitzero"`
+		OutputLimitBytes int64         `json:"outputLimitBytes,omitzero"`
+		ToolCall         ToolCallID    `json:"toolCall,omitzero"`
+		Timeout          time.Duration `json:"timeout,omitzero"`
 	}{
 		Kind:             p.Kind,
 		Label:            p.Label,
 		OutputLimitBytes: p.OutputLimitBytes,
 		Owner:            p.Owner,
 		Record:           PlainJobStartTag,
+		Timeout:          p.Timeout,
 		ToolCall:         p.ToolCall,
 	})
 }
@@ -296,17 +305,18 @@ func (p PlainJobStart) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON decodes p, refusing another variant's record, a missing required field or an ambiguous key.
 func (p *PlainJobStart) UnmarshalJSON(data []byte) error {
 	var wire struct {
-		Record           *bool      `json:"record"`
-		Kind             *string    `json:"kind"`
-		Label            *string    `json:"label"`
-		Owner            SessionID  `json:"owner"`
-		OutputLimitBytes int64      `json:"outputLimitBytes"`
-		ToolCall         ToolCallID `json:"toolCall"`
+		Record           *bool         `json:"record"`
+		Kind             *string       `json:"kind"`
+		Label            *string       `json:"label"`
+		Owner            SessionID     `json:"owner"`
+		OutputLimitBytes int64         `json:"outputLimitBytes"`
+		ToolCall         ToolCallID    `json:"toolCall"`
+		Timeout          time.Duration `json:"timeout"`
 	}
 	if err := json.Unmarshal(data, &wire); err != nil {
 		return err
 	}
-	if err := codec.CheckKeys("jobs.PlainJobStart", data, "record", "kind", "label", "owner", "outputLimitBytes", "toolCall"); err != nil {
+	if err := codec.CheckKeys("jobs.PlainJobStart", data, "record", "kind", "label", "owner", "outputLimitBytes", "toolCall", "timeout"); err != nil {
 		return err
 	}
 	if wire.Record == nil {
@@ -326,6 +336,7 @@ func (p *PlainJobStart) UnmarshalJSON(data []byte) error {
 	p.Owner = wire.Owner
 	p.OutputLimitBytes = wire.OutputLimitBytes
 	p.ToolCall = wire.ToolCall
+	p.Timeout = wire.Timeout
 	return nil
 }
 
@@ -341,18 +352,20 @@ func (RecordingJobStart) isJobStart() {}
 // MarshalJSON encodes r with "record" set to true.
 func (r RecordingJobStart) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
-		Record           bool       `json:"record"`
-		Kind             string     `json:"kind"`
-		Label            string     `json:"label"`
-		Owner            SessionID  `json:"owner,omitzero"`
-		OutputLimitBytes int64      `json:"outputLimitBytes,omitzero"`
-		ToolCall         ToolCallID `json:"toolCall,omitzero"`
+		Record           bool          `json:"record"`
+		Kind             string        `json:"kind"`
+		Label            string        `json:"label"`
+		Owner            SessionID     `json:"owner,omitzero"`
+		OutputLimitBytes int64         `json:"outputLimitBytes,omitzero"`
+		ToolCall         ToolCallID    `json:"toolCall,omitzero"`
+		Timeout          time.Duration `json:"timeout,omitzero"`
 	}{
 		Kind:             r.Kind,
 		Label:            r.Label,
 		OutputLimitBytes: r.OutputLimitBytes,
 		Owner:            r.Owner,
 		Record:           RecordingJobStartTag,
+		Timeout:          r.Timeout,
 		ToolCall:         r.ToolCall,
 	})
 }
@@ -360,17 +373,18 @@ func (r RecordingJobStart) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON decodes r, refusing another variant's record, a missing required field or an ambiguous key.
 func (r *RecordingJobStart) UnmarshalJSON(data []byte) error {
 	var wire struct {
-		Record           *bool      `json:"record"`
-		Kind             *string    `json:"kind"`
-		Label            *string    `json:"label"`
-		Owner            SessionID  `json:"owner"`
-		OutputLimitBytes int64      `json:"outputLimitBytes"`
-		ToolCall         ToolCallID `json:"toolCall"`
+		Record           *bool         `json:"record"`
+		Kind             *string       `json:"kind"`
+		Label            *string       `json:"label"`
+		Owner            SessionID     `json:"owner"`
+		OutputLimitBytes int64         `json:"outputLimitBytes"`
+		ToolCall         ToolCallID    `json:"toolCall"`
+		Timeout          time.Duration `json:"timeout"`
 	}
 	if err := json.Unmarshal(data, &wire); err != nil {
 		return err
 	}
-	if err := codec.CheckKeys("jobs.RecordingJobStart", data, "record", "kind", "label", "owner", "outputLimitBytes", "toolCall"); err != nil {
+	if err := codec.CheckKeys("jobs.RecordingJobStart", data, "record", "kind", "label", "owner", "outputLimitBytes", "toolCall", "timeout"); err != nil {
 		return err
 	}
 	if wire.Record == nil {
@@ -390,6 +404,7 @@ func (r *RecordingJobStart) UnmarshalJSON(data []byte) error {
 	r.Owner = wire.Owner
 	r.OutputLimitBytes = wire.OutputLimitBytes
 	r.ToolCall = wire.ToolCall
+	r.Timeout = wire.Timeout
 	return nil
 }
 

@@ -419,10 +419,16 @@ export type SettlementCause =
    * Teardown force-settled the job because its producer did not settle within the
    * teardown bound.
    */
-  | "teardownBound";
+  | "teardownBound"
+  /**
+   * The job's deadline (its JobStart's Timeout) passed: the registry asked the
+   * producer to stop, and its outcome after that settled the job, or the registry
+   * force-settled it failed because its Cancel returned an error.
+   */
+  | "timeout";
 
 /** SettlementCauseValues is every SettlementCause, in declaration order. */
-export const SettlementCauseValues: readonly SettlementCause[] = ["producer", "kill", "teardown", "cancelFailure", "teardownBound"];
+export const SettlementCauseValues: readonly SettlementCause[] = ["producer", "kill", "teardown", "cancelFailure", "teardownBound", "timeout"];
 
 /**
  * isSettlementCause reports whether v is one of the declared SettlementCause
@@ -435,6 +441,7 @@ export function isSettlementCause(v: unknown): v is SettlementCause {
     case "teardown":
     case "cancelFailure":
     case "teardownBound":
+    case "timeout":
       return true;
   }
   return false;
@@ -1299,6 +1306,14 @@ export interface JobStartCommon {
   outputLimitBytes?: number;
   /** ToolCall is the tool call creating the job. */
   toolCall?: ToolCallID;
+  /**
+   * Timeout, when positive, is the job's deadline, counted from its registration:
+   * once it passes, the registry kills the job as Kill would, with a reason that
+   * names the deadline, and the settled fact's cause is timeout (a Cancel that
+   * fails then force-settles the job failed). Zero means no deadline; a negative
+   * timeout is an invalid start.
+   */
+  timeout?: number;
 }
 
 /** A PlainJobStart starts a job that keeps no record of its output. */
@@ -1318,6 +1333,7 @@ export function decodePlainJobStart(json: unknown, path = "$"): PlainJobStart {
   let f_owner: SessionID | undefined;
   let f_outputLimitBytes: number | undefined;
   let f_toolCall: ToolCallID | undefined;
+  let f_timeout: number | undefined;
   for (const k of Object.keys(o)) {
     const v = o[k];
     switch (k) {
@@ -1339,6 +1355,9 @@ export function decodePlainJobStart(json: unknown, path = "$"): PlainJobStart {
       case "toolCall":
         if (v !== null) f_toolCall = (_str(v, path, "toolCall") as ToolCallID);
         continue;
+      case "timeout":
+        if (v !== null) f_timeout = _int(v, path, "timeout");
+        continue;
     }
     switch (_fold(k)) {
       case "RECORD":
@@ -1353,6 +1372,8 @@ export function decodePlainJobStart(json: unknown, path = "$"): PlainJobStart {
         throw _ambiguous(path, "PlainJobStart", k, "outputLimitBytes");
       case "TOOLCALL":
         throw _ambiguous(path, "PlainJobStart", k, "toolCall");
+      case "TIMEOUT":
+        throw _ambiguous(path, "PlainJobStart", k, "timeout");
     }
   }
   if (f_record === undefined) throw _missing(path, "PlainJobStart", "record");
@@ -1365,6 +1386,7 @@ export function decodePlainJobStart(json: unknown, path = "$"): PlainJobStart {
   if (f_owner) out.owner = f_owner;
   if (f_outputLimitBytes) out.outputLimitBytes = f_outputLimitBytes;
   if (f_toolCall) out.toolCall = f_toolCall;
+  if (f_timeout) out.timeout = f_timeout;
   return out;
 }
 
@@ -1380,6 +1402,7 @@ export function encodePlainJobStart(value: PlainJobStart): JSONObject {
   if (value.owner) o.owner = value.owner;
   if (value.outputLimitBytes) o.outputLimitBytes = _eint(value.outputLimitBytes, "PlainJobStart.outputLimitBytes");
   if (value.toolCall) o.toolCall = value.toolCall;
+  if (value.timeout) o.timeout = _eint(value.timeout, "PlainJobStart.timeout");
   return o;
 }
 
@@ -1400,6 +1423,7 @@ export function decodeRecordingJobStart(json: unknown, path = "$"): RecordingJob
   let f_owner: SessionID | undefined;
   let f_outputLimitBytes: number | undefined;
   let f_toolCall: ToolCallID | undefined;
+  let f_timeout: number | undefined;
   for (const k of Object.keys(o)) {
     const v = o[k];
     switch (k) {
@@ -1421,6 +1445,9 @@ export function decodeRecordingJobStart(json: unknown, path = "$"): RecordingJob
       case "toolCall":
         if (v !== null) f_toolCall = (_str(v, path, "toolCall") as ToolCallID);
         continue;
+      case "timeout":
+        if (v !== null) f_timeout = _int(v, path, "timeout");
+        continue;
     }
     switch (_fold(k)) {
       case "RECORD":
@@ -1435,6 +1462,8 @@ export function decodeRecordingJobStart(json: unknown, path = "$"): RecordingJob
         throw _ambiguous(path, "RecordingJobStart", k, "outputLimitBytes");
       case "TOOLCALL":
         throw _ambiguous(path, "RecordingJobStart", k, "toolCall");
+      case "TIMEOUT":
+        throw _ambiguous(path, "RecordingJobStart", k, "timeout");
     }
   }
   if (f_record === undefined) throw _missing(path, "RecordingJobStart", "record");
@@ -1447,6 +1476,7 @@ export function decodeRecordingJobStart(json: unknown, path = "$"): RecordingJob
   if (f_owner) out.owner = f_owner;
   if (f_outputLimitBytes) out.outputLimitBytes = f_outputLimitBytes;
   if (f_toolCall) out.toolCall = f_toolCall;
+  if (f_timeout) out.timeout = f_timeout;
   return out;
 }
 
@@ -1462,6 +1492,7 @@ export function encodeRecordingJobStart(value: RecordingJobStart): JSONObject {
   if (value.owner) o.owner = value.owner;
   if (value.outputLimitBytes) o.outputLimitBytes = _eint(value.outputLimitBytes, "RecordingJobStart.outputLimitBytes");
   if (value.toolCall) o.toolCall = value.toolCall;
+  if (value.timeout) o.timeout = _eint(value.timeout, "RecordingJobStart.timeout");
   return o;
 }
 

@@ -293,7 +293,7 @@ export function decodeJobStatus(json, path = "$") {
     return json === null ? "" : _enum(json, path, "", isJobStatus, "JobStatus");
 }
 /** SettlementCauseValues is every SettlementCause, in declaration order. */
-export const SettlementCauseValues = ["producer", "kill", "teardown", "cancelFailure", "teardownBound"];
+export const SettlementCauseValues = ["producer", "kill", "teardown", "cancelFailure", "teardownBound", "timeout"];
 /**
  * isSettlementCause reports whether v is one of the declared SettlementCause
  * values.
@@ -305,6 +305,7 @@ export function isSettlementCause(v) {
         case "teardown":
         case "cancelFailure":
         case "teardownBound":
+        case "timeout":
             return true;
     }
     return false;
@@ -1063,6 +1064,7 @@ export function decodePlainJobStart(json, path = "$") {
     let f_owner;
     let f_outputLimitBytes;
     let f_toolCall;
+    let f_timeout;
     for (const k of Object.keys(o)) {
         const v = o[k];
         switch (k) {
@@ -1087,6 +1089,10 @@ export function decodePlainJobStart(json, path = "$") {
                 if (v !== null)
                     f_toolCall = _str(v, path, "toolCall");
                 continue;
+            case "timeout":
+                if (v !== null)
+                    f_timeout = _int(v, path, "timeout");
+                continue;
         }
         switch (_fold(k)) {
             case "RECORD":
@@ -1101,6 +1107,8 @@ export function decodePlainJobStart(json, path = "$") {
                 throw _ambiguous(path, "PlainJobStart", k, "outputLimitBytes");
             case "TOOLCALL":
                 throw _ambiguous(path, "PlainJobStart", k, "toolCall");
+            case "TIMEOUT":
+                throw _ambiguous(path, "PlainJobStart", k, "timeout");
         }
     }
     if (f_record === undefined)
@@ -1119,6 +1127,8 @@ export function decodePlainJobStart(json, path = "$") {
         out.outputLimitBytes = f_outputLimitBytes;
     if (f_toolCall)
         out.toolCall = f_toolCall;
+    if (f_timeout)
+        out.timeout = f_timeout;
     return out;
 }
 /**
@@ -1136,6 +1146,8 @@ export function encodePlainJobStart(value) {
         o.outputLimitBytes = _eint(value.outputLimitBytes, "PlainJobStart.outputLimitBytes");
     if (value.toolCall)
         o.toolCall = value.toolCall;
+    if (value.timeout)
+        o.timeout = _eint(value.timeout, "PlainJobStart.timeout");
     return o;
 }
 /**
@@ -1150,6 +1162,7 @@ export function decodeRecordingJobStart(json, path = "$") {
     let f_owner;
     let f_outputLimitBytes;
     let f_toolCall;
+    let f_timeout;
     for (const k of Object.keys(o)) {
         const v = o[k];
         switch (k) {
@@ -1174,6 +1187,10 @@ export function decodeRecordingJobStart(json, path = "$") {
                 if (v !== null)
                     f_toolCall = _str(v, path, "toolCall");
                 continue;
+            case "timeout":
+                if (v !== null)
+                    f_timeout = _int(v, path, "timeout");
+                continue;
         }
         switch (_fold(k)) {
             case "RECORD":
@@ -1188,6 +1205,8 @@ export function decodeRecordingJobStart(json, path = "$") {
                 throw _ambiguous(path, "RecordingJobStart", k, "outputLimitBytes");
             case "TOOLCALL":
                 throw _ambiguous(path, "RecordingJobStart", k, "toolCall");
+            case "TIMEOUT":
+                throw _ambiguous(path, "RecordingJobStart", k, "timeout");
         }
     }
     if (f_record === undefined)
@@ -1206,6 +1225,8 @@ export function decodeRecordingJobStart(json, path = "$") {
         out.outputLimitBytes = f_outputLimitBytes;
     if (f_toolCall)
         out.toolCall = f_toolCall;
+    if (f_timeout)
+        out.timeout = f_timeout;
     return out;
 }
 /**
@@ -1223,6 +1244,8 @@ export function encodeRecordingJobStart(value) {
         o.outputLimitBytes = _eint(value.outputLimitBytes, "RecordingJobStart.outputLimitBytes");
     if (value.toolCall)
         o.toolCall = value.toolCall;
+    if (value.timeout)
+        o.timeout = _eint(value.timeout, "RecordingJobStart.timeout");
     return o;
 }
 /**

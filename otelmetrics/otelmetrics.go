@@ -1,0 +1,231 @@
+// Package otelmetrics reports the metrics of a jobgen registry and journal
+// to OpenTelemetry. It adapts [registry.Observer] and [journal.Observer] to
+// instruments of a [metric.Meter], and a registry's [registry.Registry.Load]
+// to observable counts. Only a program that imports this package depends on
+// OpenTelemetry; a registry or journal without an Observer makes no metric
+// call at all.
+//
+//	obs, err := otelmetrics.NewRegistryObserver(meter)
+//	reg := registry.New(registry.WithObserver(obs))
+//	gauges, err := obs.ObserveLoad(reg) // gauges.Unregister() when done
+//	jobs, err := otelmetrics.NewJournalObserver(meter)
+//	store, err := journal.Open(path, journal.WithObserver(jobs))
+//
+// The instruments:
+//
+//	jobgen.jobs.started             counter      {job}     jobgen.job.kind
+//	jobgen.jobs.settled             counter      {job}     jobgen.job.kind, jobgen.job.status, jobgen.job.cause
+//	jobgen.jobs.running             up-down      {job}     (observed from Load)
+//	jobgen.jobs.stopping            up-down      {job}     (observed from Load)
+//	jobgen.jobs.waiting             up-down      {start}   (observed from Load)
+//	jobgen.facts.record_failures    counter      {fact}    jobgen.fact.type
+//	jobgen.journal.append.records   counter      {record}
+//	jobgen.journal.append.bytes     counter      By
+//	jobgen.journal.append.errors    counter      {error}   error.type
+//	jobgen.journal.flush.duration   histogram    s         error.type (failed flushes only)
+//
+// Live counts are observable up-down counters rather than gauges, as
+// OpenTelemetry's conventions have it for counts that add up across
+// instances (http.server.active_requests): the running jobs of two
+// registries sum to the running jobs of both. error.type is the sentinel an
+// error wraps (invalid, too_large, full, failed, closed, canceled,
+// deadline_exceeded) or _OTHER.
+package otelmetrics
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
+
+	"github.com/jobgen/jobgen/generated/jobs"
+	"github.com/jobgen/jobgen/journal"
+	"github.com/jobgen/jobgen/registry"
+)
+
+// Attribute keys.
+const (
+	KindKey     = attribute.Key("jobgen.job.kind")
+	StatusKey   = attribute.Key("jobgen.job.status")
+	CauseKey    = attribute.Key("jobgen.job.cause")
+	FactTypeKey = attribute.Key("jobgen.fact.type")
+	ErrorType   = attribute.Key("error.type")
+)
+
+// A RegistryObserver records a registry's events; it implements
+// [registry.Observer]. It is safe for concurrent use.
+type RegistryObserver struct {
+	meter          metric.Meter
+	started        metric.Int64Counter
+	settled        metric.Int64Counter
+	recordFailures metric.Int64Counter
+	running        metric.Int64ObservableUpDownCounter
+	stopping       metric.Int64ObservableUpDownCounter
+	waiting        metric.Int64ObservableUpDownCounter
+
+	// opts caches one attribute set per (kind, status, cause) or fact type,
+	// so an event allocates only the first time its attributes occur.
+	opts sync.Map // attrKey → metric.MeasurementOption
+}
+
+type attrKey struct {
+	kind, status, cause, fact string
+}
+
+var _ registry.Observer = (*RegistryObserver)(nil)
+
+// NewRegistryObserver creates the registry's instruments on meter.
+func NewRegistryObserver(meter metric.Meter) (*RegistryObserver, error) {
+	o := &RegistryObserver{meter: meter}
+	var errs [6]error
+	o.started, errs[0] = meter.Int64Counter("jobgen.jobs.started",
+		metric.WithUnit("{job}"), metric.WithDescription("Jobs registered, by kind."))
+	o.settled, errs[1] = meter.Int64Counter("jobgen.jobs.settled",
+		metric.WithUnit("{job}"), metric.WithDescription("Jobs settled, by kind, terminal status and the source that settled them."))
+	o.recordFailures, errs[2] = meter.Int64Counter("jobgen.facts.record_failures",
+		metric.WithUnit("{fact}"), metric.WithDescription("Lifecycle facts the Recorder refused; the registry went ahead without them."))
+	o.running, errs[3] = meter.Int64ObservableUpDownCounter("jobgen.jobs.running",
+		metric.WithUnit("{job}"), metric.WithDescription("Registered jobs that are running."))
+	o.stopping, errs[4] = meter.Int64ObservableUpDownCounter("jobgen.jobs.stopping",
+		metric.WithUnit("{job}"), metric.WithDescription("Jobs asked to stop that have not settled; each holds its owner's slot."))
+	o.waiting, errs[5] = meter.Int64ObservableUpDownCounter("jobgen.jobs.waiting",
+		metric.WithUnit("{start}"), metric.WithDescription("StartWait callers queued for an owner's admission slot."))
+	if err := errors.Join(errs[:]...); err != nil {
+		return nil, fmt.Errorf("otelmetrics: registry instruments: %w", err)
+	}
+	return o, nil
+}
+
+// ObserveLoad reports r's running, stopping and waiting counts at each
+// collection, until the returned registration is unregistered.
+func (o *RegistryObserver) ObserveLoad(r *registry.Registry) (metric.Registration, error) {
+	reg, err := o.meter.RegisterCallback(func(_ context.Context, ob metric.Observer) error {
+		load := r.Load()
+		ob.ObserveInt64(o.running, int64(load.Running))
+		ob.ObserveInt64(o.stopping, int64(load.Stopping))
+		ob.ObserveInt64(o.waiting, int64(load.Waiting))
+		return nil
+	}, o.running, o.stopping, o.waiting)
+	if err != nil {
+		return nil, fmt.Errorf("otelmetrics: observe registry load: %w", err)
+	}
+	return reg, nil
+}
+
+// option returns the cached attribute option for k, making it on first use.
+func (o *RegistryObserver) option(k attrKey, attrs ...attribute.KeyValue) metric.MeasurementOption {
+	if v, ok := o.opts.Load(k); ok {
+		return v.(metric.MeasurementOption)
+	}
+	v, _ := o.opts.LoadOrStore(k, metric.WithAttributeSet(attribute.NewSet(attrs...)))
+	return v.(metric.MeasurementOption)
+}
+
+// JobStarted counts a registered job.
+func (o *RegistryObserver) JobStarted(kind string) {
+	o.started.Add(context.Background(), 1, o.option(attrKey{kind: kind}, KindKey.String(kind)))
+}
+
+// JobSettled counts a settled job.
+func (o *RegistryObserver) JobSettled(kind string, status jobs.JobStatus, cause jobs.SettlementCause) {
+	k := attrKey{kind: kind, status: string(status), cause: string(cause)}
+	o.settled.Add(context.Background(), 1, o.option(k,
+		KindKey.String(kind), StatusKey.String(string(status)), CauseKey.String(string(cause))))
+}
+
+// FactRecordFailed counts a fact the Recorder refused.
+func (o *RegistryObserver) FactRecordFailed(factType string) {
+	o.recordFailures.Add(context.Background(), 1, o.option(attrKey{fact: factType}, FactTypeKey.String(factType)))
+}
+
+// A JournalObserver records a journal's events; it implements
+// [journal.Observer]. It is safe for concurrent use.
+type JournalObserver struct {
+	records metric.Int64Counter
+	bytes   metric.Int64Counter
+	errors  metric.Int64Counter
+	flush   metric.Float64Histogram
+}
+
+var _ journal.Observer = (*JournalObserver)(nil)
+
+// flushBuckets bound the flush histogram, in seconds: a flush is a write and
+// an fsync, from tens of microseconds (a page cache, a fast NVMe) to a
+// second (a saturated disk).
+var flushBuckets = []float64{0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1}
+
+// NewJournalObserver creates the journal's instruments on meter.
+func NewJournalObserver(meter metric.Meter) (*JournalObserver, error) {
+	o := &JournalObserver{}
+	var errs [4]error
+	o.records, errs[0] = meter.Int64Counter("jobgen.journal.append.records",
+		metric.WithUnit("{record}"), metric.WithDescription("Records appended (entries whose id the stream held add none)."))
+	o.bytes, errs[1] = meter.Int64Counter("jobgen.journal.append.bytes",
+		metric.WithUnit("By"), metric.WithDescription("Bytes the appended records take in the journal, framing included."))
+	o.errors, errs[2] = meter.Int64Counter("jobgen.journal.append.errors",
+		metric.WithUnit("{error}"), metric.WithDescription("Appends that returned an error, by the sentinel it wraps."))
+	o.flush, errs[3] = meter.Float64Histogram("jobgen.journal.flush.duration",
+		metric.WithUnit("s"), metric.WithDescription("How long a Flush waited for durability."),
+		metric.WithExplicitBucketBoundaries(flushBuckets...))
+	if err := errors.Join(errs[:]...); err != nil {
+		return nil, fmt.Errorf("otelmetrics: journal instruments: %w", err)
+	}
+	return o, nil
+}
+
+// Appended counts appended records and their bytes.
+func (o *JournalObserver) Appended(records int, bytes int64) {
+	ctx := context.Background()
+	o.records.Add(ctx, int64(records))
+	o.bytes.Add(ctx, bytes)
+}
+
+// AppendFailed counts a failed append by its error's type.
+func (o *JournalObserver) AppendFailed(err error) {
+	o.errors.Add(context.Background(), 1, errorTypeOption(err))
+}
+
+// Flushed records a flush's latency; a failed one carries its error's type.
+func (o *JournalObserver) Flushed(d time.Duration, err error) {
+	if err == nil {
+		o.flush.Record(context.Background(), d.Seconds())
+		return
+	}
+	o.flush.Record(context.Background(), d.Seconds(), errorTypeOption(err))
+}
+
+// errorTypes are the error.type values, made once: each is a fixed set.
+var errorTypes = func() map[string]metric.MeasurementOption {
+	m := make(map[string]metric.MeasurementOption)
+	for _, name := range []string{"invalid", "too_large", "full", "failed", "closed", "canceled", "deadline_exceeded", "_OTHER"} {
+		m[name] = metric.WithAttributeSet(attribute.NewSet(ErrorType.String(name)))
+	}
+	return m
+}()
+
+// errorTypeOption names the sentinel err wraps. A failed store is checked
+// before the context, since a sticky failure is the news.
+func errorTypeOption(err error) metric.MeasurementOption {
+	name := "_OTHER"
+	switch {
+	case errors.Is(err, journal.ErrFailed):
+		name = "failed"
+	case errors.Is(err, journal.ErrClosed):
+		name = "closed"
+	case errors.Is(err, journal.ErrInvalid):
+		name = "invalid"
+	case errors.Is(err, journal.ErrTooLarge):
+		name = "too_large"
+	case errors.Is(err, journal.ErrFull):
+		name = "full"
+	case errors.Is(err, context.Canceled):
+		name = "canceled"
+	case errors.Is(err, context.DeadlineExceeded):
+		name = "deadline_exceeded"
+	}
+	return errorTypes[name]
+}
