@@ -42,6 +42,7 @@ func main() {
 // run is the whole demo, writing what happens to out and the journal to dir.
 func run(ctx context.Context, dir string, out io.Writer) error {
 	path := filepath.Join(dir, "agents.journal")
+	out = &syncWriter{w: out} // the agents' turns print from their own goroutines
 
 	fmt.Fprintln(out, "== process 1")
 	p1, err := startProcess(path, out)
@@ -283,3 +284,16 @@ func text(s string) []subagents.ContentBlock {
 
 // short is the first block of a UUID, enough to tell messages apart here.
 func short(id fmt.Stringer) string { return id.String()[:8] }
+
+// A syncWriter serializes writes to w, so lines printed by the demo and by
+// the agents' turns never interleave or race.
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
+}
