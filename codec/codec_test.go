@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/google/uuid"
 )
 
 func TestUnknownVersionIsAnUnknownFact(t *testing.T) {
@@ -116,4 +118,14 @@ func ambiguousByTokens(data []byte, fields ...string) bool {
 		}
 	}
 	return false
+}
+
+func TestParseUUIDReadsWhatUUIDParseReads(t *testing.T) {
+	for range 1000 {
+		want := uuid.New()
+		got, err := ParseUUID([]byte(want.String()))
+		if err != nil || got != want {
+			t.Fatalf("ParseUUID(%s) = %s, %v", want, got, err)
+		}
+	}
 }
