@@ -31,7 +31,9 @@
 // changes, stale or conflicting generated files, a damaged journal); 2 for
 // usage errors (including a --spec that matches nothing); 3 when the command
 // could not do its work (a file that cannot be read or written, a missing
-// --against file, git failing).
+// --against file, git failing); and, for journal check alone, 4 when every
+// record is intact but some facts are of a type or version this build cannot
+// read.
 package main
 
 import "os"
