@@ -8,7 +8,8 @@ import (
 )
 
 // facts emits the Fact interface, one struct per live fact version, the
-// envelope and the EncodeFact / DecodeFact codec.
+// envelope and the EncodeFact / DecodeFact codec. It is long because it is
+// one template: the generated code reads top to bottom as this function does.
 func (e *emitter) facts(f *jen.File) {
 	facts := sortedBy(e.spec.Facts, func(d *Fact) string { return d.Name })
 	var names []string

@@ -196,7 +196,8 @@ func (d *discCheck) mismatch() *jen.Statement {
 // unmarshal emits an UnmarshalJSON that refuses input lacking a required
 // field, carrying a key twice or a key that differs from a field's only in
 // case (and, for a variant, carrying another variant's tag). Types with no
-// wire field get none.
+// wire field get none. The checks are one generated method, written in the
+// order it runs, so the template stays whole.
 func (e *emitter) unmarshal(f *jen.File, typeName string, fields, common []*Field, disc *discCheck) {
 	var wire []*Field
 	for _, fd := range append(append([]*Field(nil), common...), fields...) {

@@ -6,7 +6,8 @@ import (
 
 // unions emits each union as a sealed interface, a struct per variant with a
 // discriminator constant and JSON methods, and a Decode function that picks
-// the variant by its discriminator.
+// the variant by its discriminator. Like facts, it is one template kept
+// whole so it reads in the order of the code it writes.
 func (e *emitter) unions(f *jen.File) {
 	for _, u := range sortedBy(e.spec.Unions, func(d *Union) string { return d.Name }) {
 		marker := "is" + u.Name

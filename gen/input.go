@@ -180,7 +180,9 @@ const maxLocateParses = 24
 // find it by galloping over lines from the reported one and bisecting
 // within a line, which costs a few parses of the document. An error about
 // an unclosed [ or { is placed at the bracket, the construct left open,
-// found without parsing again. It returns line and column from 1.
+// found without parsing again. It returns line and column from 1. The
+// gallop, the bisection and the bracket case share their parse state, which
+// is why they stay in one function.
 func syntaxPos(data []byte, msg string, reported int) (line, col int) {
 	lineStarts := []int{0}
 	for i, b := range data {

@@ -53,6 +53,9 @@ func (SchemaBackend) Files(r *Resolved, o Origin) ([]File, error) {
 	return []File{f}, err
 }
 
+// emitSchema writes s as one JSON Schema document: a definition per id,
+// enum, record, union and variant, and the fact envelopes. It builds the
+// document in the order it is written, which is why it is one function.
 func emitSchema(s *Spec, o Origin) (File, error) {
 	name := s.Package.Name + ".schema.json"
 	defs := map[string]jsonObject{}

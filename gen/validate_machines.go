@@ -79,18 +79,24 @@ func (v *validator) machines() {
 				}
 			}
 		}
-		// Every state must be reachable, and every non-terminal state must have a way out.
-		reached := reachable(m.Initial.Name, next)
-		if !slices.Contains(values, m.Initial.Name) {
-			continue
+		if slices.Contains(values, m.Initial.Name) {
+			v.stateGraph(m, enum, terminal, next)
 		}
-		for _, val := range enum.Values {
-			switch {
-			case !reached[val.Value]:
-				v.add(m.Pos, "%s: state %s cannot be reached from %s", what, val.Value, m.Initial.Name)
-			case !terminal[val.Value] && len(next[val.Value]) == 0:
-				v.add(m.Pos, "%s: state %s is not terminal but no transition leaves it", what, val.Value)
-			}
+	}
+}
+
+// stateGraph checks that every state of m is reachable from its initial state
+// and that every non-terminal state has a way out; next holds each state's
+// successors.
+func (v *validator) stateGraph(m *Machine, enum *Enum, terminal map[string]bool, next map[string][]string) {
+	what := "machines." + m.Name
+	reached := reachable(m.Initial.Name, next)
+	for _, val := range enum.Values {
+		switch {
+		case !reached[val.Value]:
+			v.add(m.Pos, "%s: state %s cannot be reached from %s", what, val.Value, m.Initial.Name)
+		case !terminal[val.Value] && len(next[val.Value]) == 0:
+			v.add(m.Pos, "%s: state %s is not terminal but no transition leaves it", what, val.Value)
 		}
 	}
 }
