@@ -31,14 +31,14 @@
 // stopping, and settles once, first-wins, as completed, killed or failed.
 // Every move is checked against the generated [jobs.JobLifecycle]. The
 // sources of a settlement are the producer's outcome, a teardown or a
-// deadline that force-settles, and a kill. A producer reports its outcome either by calling its face's Settle,
-// which settles the job on the producer's goroutine and costs the registry
-// no goroutine, or through a Done hook, in which one registry goroutine per
-// job blocks; only its first outcome counts. A Settle made inside the
-// starter (or while the registered fact is recorded) is kept and applied
-// right after the registration commit, before Start returns; a start that
-// fails drops it. After a kill or teardown asked the
-// producer to stop, a producer that then reports failed (or killed) settles
+// deadline that force-settles, and a kill. A producer reports its outcome
+// either by calling its face's Settle, which settles the job on the
+// producer's goroutine and costs the registry no goroutine, or through a
+// Done hook, in which one registry goroutine per job blocks; only its first
+// outcome counts. A Settle made inside the starter (or while the registered
+// fact is recorded) is kept and applied right after the registration
+// commit, before Start returns; a start that fails drops it. After a kill,
+// a deadline or a teardown asked the producer to stop, a producer that then reports failed (or killed) settles
 // killed, with the stop's reason merged into the detail as
 // "<detail>; <reason>"; a producer that reports completed stays completed.
 // The stop is asked as Cancel is called, so a producer that reports while
@@ -50,8 +50,8 @@
 // producerReported=false. A stopping job holds
 // its admission slot until it settles. The settled fact names the winning
 // source as its cause: producer (its outcome, unasked), kill, teardown or
-// timeout (its outcome after that stop asked for it), cancelFailure or
-// teardownBound (force-settled).
+// timeout (its outcome after that stop asked for it; timeout also when the
+// deadline force-settles), cancelFailure or teardownBound (force-settled).
 //
 // A start whose Timeout is positive has a deadline, counted from its
 // registration commit and kept by one time.AfterFunc timer (no goroutine

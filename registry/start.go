@@ -195,13 +195,13 @@ func (r *Registry) register(j *job, hooks jobs.Hooks) (jobs.JobSnapshot, error) 
 	r.seq++
 	j.seq = r.seq
 	j.setState(stateLive)
-	r.running++
 	r.jobs[j.id] = j
 	r.owned[j.owner] = append(r.owned[j.owner], j)
 	if r.registering--; r.registering == 0 && r.regIdle != nil {
 		close(r.regIdle)
 		r.regIdle = nil
 	}
+	r.running++ // live from here on, for Load
 	// A producer that settled inside its starter (or while the fact was
 	// recorded) settles now, right after the registration is visible.
 	pending := j.pending
