@@ -31,8 +31,16 @@ func TestCoarseClockFollowsTheClockAndStopsWhenIdle(t *testing.T) {
 	var c coarseClock
 	for range 50 {
 		got, want := c.nowMilli(), time.Now().UnixMilli()
-		if got > want || got < want-50 { // a loaded machine may delay the ticker
-			t.Fatalf("coarse reading %d, clock %d", got, want)
+		if got > want {
+			t.Fatalf("coarse reading %d is ahead of the clock %d", got, want)
+		}
+		// A loaded machine may delay the refresh, but the reading catches up:
+		// a clock that stopped would never come within 50 ms again.
+		for caughtUp := time.Now().Add(2 * time.Second); got < want-50; got = c.nowMilli() {
+			if time.Now().After(caughtUp) {
+				t.Fatalf("coarse reading %d still lags the clock %d by more than 50 ms after 2 s", got, want)
+			}
+			time.Sleep(time.Millisecond)
 		}
 		time.Sleep(time.Millisecond)
 	}
