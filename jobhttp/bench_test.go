@@ -24,15 +24,7 @@ import (
 func BenchmarkAppendWithFollowers(b *testing.B) {
 	for _, n := range []int{0, 1000} {
 		b.Run(fmt.Sprintf("followers=%d", n), func(b *testing.B) {
-			t := &testing.T{}
-			s := newServer(t, jobhttp.Options{MaxStreamsPerSession: n + 1})
-			defer func() {
-				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-				defer cancel()
-				s.h.Close(ctx)
-				s.srv.Close()
-				s.reg.Close(ctx)
-			}()
+			s := newServer(b, jobhttp.Options{MaxStreamsPerSession: n + 1}) // its cleanup closes everything
 			snap, p := s.startRecording("alice", "busy", 0)
 			p.job.Append("warm\n", jobs.AppendOptions{})
 

@@ -31,13 +31,13 @@ func testSession(r *http.Request) (jobs.SessionID, error) {
 
 // A server is a registry served by a jobhttp.Handler on a loopback listener.
 type server struct {
-	t   *testing.T
+	t   testing.TB
 	reg *registry.Registry
 	h   *jobhttp.Handler
 	srv *httptest.Server
 }
 
-func newServer(t *testing.T, opts jobhttp.Options, regOpts ...registry.Option) *server {
+func newServer(t testing.TB, opts jobhttp.Options, regOpts ...registry.Option) *server {
 	t.Helper()
 	reg := registry.New(regOpts...)
 	opts.Registry = reg
@@ -142,7 +142,7 @@ type event struct {
 
 // A stream reads events from an SSE response.
 type stream struct {
-	t   *testing.T
+	t   testing.TB
 	res *http.Response
 	sc  *bufio.Scanner
 }
