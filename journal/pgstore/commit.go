@@ -196,14 +196,7 @@ func (s *Store) commitStepwise(ctx context.Context, conn *pgxpool.Conn, batch []
 		}
 	}
 	slices.Sort(names)
-	var fresh []string
-	s.mu.Lock()
-	for _, n := range names {
-		if !s.known[journal.Stream(n)] {
-			fresh = append(fresh, n)
-		}
-	}
-	s.mu.Unlock()
+	fresh := s.unknownStreams(names)
 
 	fail := func(step string, err error) (bool, error) {
 		return false, fmt.Errorf("%s: append of %d records: %s: %w", s.name, countEntries(batch), step, err)
@@ -444,14 +437,7 @@ func (s *Store) commitOneTrip(ctx context.Context, conn *pgxpool.Conn, batch []*
 		}
 	}
 	slices.Sort(names)
-	var fresh []string
-	s.mu.Lock()
-	for _, n := range names {
-		if !s.known[journal.Stream(n)] {
-			fresh = append(fresh, n)
-		}
-	}
-	s.mu.Unlock()
+	fresh := s.unknownStreams(names)
 	fail := func(step string, err error) (bool, error) {
 		var pgErr *pgconn.PgError
 		if !errors.As(err, &pgErr) {
@@ -627,4 +613,18 @@ func countEntries(batch []*request) int {
 		n += len(r.entries)
 	}
 	return n
+}
+
+// unknownStreams returns the names, in their order, of the streams this store
+// has not yet seen a counter row for: the ones an append must create.
+func (s *Store) unknownStreams(names []string) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var fresh []string
+	for _, n := range names {
+		if !s.known[journal.Stream(n)] {
+			fresh = append(fresh, n)
+		}
+	}
+	return fresh
 }
