@@ -26,83 +26,9 @@ import (
 // before writers, the order in which adding an optional field, an enum value
 // or a variant is safe.
 
-// A Category is who a breaking change breaks.
-type Category string
-
-// The categories of breaking changes.
-const (
-	Durable Category = "durable"
-	Wire    Category = "wire"
-	GoAPI   Category = "goapi"
-)
-
-// Categories returns every category, in the order documentation lists them.
-func Categories() []Category { return []Category{Durable, Wire, GoAPI} }
-
-// A Rule is one kind of breaking change, with a stable ID.
-type Rule struct {
-	ID         string
-	Categories string // as documented; a finding's own categories may be fewer
-	Summary    string
-}
-
-// The rule IDs. They are stable: specs name them in allow_breaking.
-const (
-	RuleFactDeleted             = "FACT_DELETED"
-	RuleFactVersionDeleted      = "FACT_VERSION_DELETED"
-	RuleFieldDeletedNotReserved = "FIELD_DELETED_NOT_RESERVED"
-	RuleReservedNameDeleted     = "RESERVED_NAME_DELETED"
-	RuleReservedNameReused      = "RESERVED_NAME_REUSED"
-	RuleFieldDeleted            = "FIELD_DELETED"
-	RuleFieldRenamed            = "FIELD_RENAMED"
-	RuleFieldJSONNameChanged    = "FIELD_JSON_NAME_CHANGED"
-	RuleFieldTypeChanged        = "FIELD_TYPE_CHANGED"
-	RuleFieldMadeRequired       = "FIELD_MADE_REQUIRED"
-	RuleFieldMadeTerminal       = "FIELD_MADE_TERMINAL"
-	RuleRequiredFieldAdded      = "REQUIRED_FIELD_ADDED"
-	RuleEnumValueDeleted        = "ENUM_VALUE_DELETED"
-	RuleIDKindChanged           = "ID_KIND_CHANGED"
-	RuleVariantDeleted          = "VARIANT_DELETED"
-	RuleDiscriminatorChanged    = "DISCRIMINATOR_CHANGED"
-	RuleVariantFieldMoved       = "VARIANT_FIELD_MOVED"
-	RuleFaceMethodRemoved       = "FACE_METHOD_REMOVED"
-	RuleFaceMethodChanged       = "FACE_METHOD_CHANGED"
-	RuleFaceMethodAdded         = "FACE_METHOD_ADDED"
-	RuleTypeDeleted             = "TYPE_DELETED"
-	RuleAllowanceUnused         = "ALLOWANCE_UNUSED"
-)
-
-// Rules returns every rule in the order the documentation lists them.
-func Rules() []Rule {
-	return []Rule{
-		{RuleFactDeleted, "durable", "a fact was deleted; its history no longer decodes"},
-		{RuleFactVersionDeleted, "durable", "a live fact version was deleted instead of marked retired: true"},
-		{RuleFieldDeletedNotReserved, "durable, goapi", "a fact field was deleted without listing its name under the fact's reserved:"},
-		{RuleReservedNameDeleted, "durable", "a name was removed from a fact's reserved: list, so it could come back with another meaning"},
-		{RuleReservedNameReused, "durable", "a field uses a name (spec or JSON) the fact had reserved"},
-		{RuleFieldDeleted, "goapi; durable, wire when reached", "a field of a record or variant was deleted (or a reserved fact field: its Go field is gone)"},
-		{RuleFieldRenamed, "goapi", "a field's Go name changed (its spec key, with the JSON name kept): code naming the old field no longer compiles"},
-		{RuleFieldJSONNameChanged, "durable, wire", "a field's JSON name changed"},
-		{RuleFieldTypeChanged, "goapi; durable, wire when old JSON does not decode", "a field's type changed: any change breaks Go code using the field; durable and wire only when old JSON does not decode into the new type (widening int32 → int64, T → *T, an enum or id → string are fine there)"},
-		{RuleFieldMadeRequired, "durable, wire", "an optional field became required (lists and maps excepted: they are never missing)"},
-		{RuleFieldMadeTerminal, "durable, wire", "a field became terminal: true, so a value that is not a terminal state no longer decodes"},
-		{RuleRequiredFieldAdded, "durable, wire", "a required field was added to an existing record, variant or fact version"},
-		{RuleEnumValueDeleted, "goapi; durable, wire when reached", "an enum value was deleted or renamed, and its Go constant with it"},
-		{RuleIDKindChanged, "goapi; durable, wire for string → uuid", "an id changed kind; old string ids need not parse as UUIDs"},
-		{RuleVariantDeleted, "wire, goapi", "a union variant was deleted"},
-		{RuleDiscriminatorChanged, "wire", "a union's discriminator field, or a variant's tag, changed"},
-		{RuleVariantFieldMoved, "wire", "a field left a variant for another variant of the union"},
-		{RuleFaceMethodRemoved, "goapi", "a face lost a method (directly or through embeds)"},
-		{RuleFaceMethodChanged, "goapi", "a face method's signature changed"},
-		{RuleFaceMethodAdded, "goapi", "a face gained a method, which its implementations outside the package (test fakes) lack"},
-		{RuleTypeDeleted, "goapi; durable, wire when reached", "a declared type (id, enum, record, union, variant, face, machine) was deleted or renamed"},
-		{RuleAllowanceUnused, "always reported", "an allow_breaking entry matches no finding; delete it"},
-	}
-}
-
 // A Finding is one breaking change.
 type Finding struct {
-	Rule       string
+	Rule       RuleID
 	Path       string // where in the spec, as allow_breaking names it: "facts.job/settled.versions.v1.fields.at"
 	Pos        Pos    // in the new spec, or in the old one for something deleted
 	Near       Pos    // for something deleted, the declaration in the new spec that held it (zero if none)
@@ -150,7 +76,7 @@ func Breaking(old, new *Spec, only ...Category) BreakingReport {
 	for _, f := range all {
 		allowed := false
 		for i, a := range new.AllowBreaking {
-			if a.Rule.Name == f.Rule && a.Path == f.Path {
+			if a.ruleID() == f.Rule && a.Path == f.Path {
 				used[i], allowed = true, true
 			}
 		}
@@ -293,13 +219,13 @@ func (c *comparer) reachOf(name string) []Category {
 	return out
 }
 
-func (c *comparer) add(rule, path string, pos Pos, cats []Category, format string, args ...any) {
+func (c *comparer) add(rule RuleID, path string, pos Pos, cats []Category, format string, args ...any) {
 	c.addNear(rule, path, pos, Pos{}, cats, format, args...)
 }
 
 // addNear adds a finding about something deleted, at pos in the old spec,
 // with near the place in the new spec that held it.
-func (c *comparer) addNear(rule, path string, pos, near Pos, cats []Category, format string, args ...any) {
+func (c *comparer) addNear(rule RuleID, path string, pos, near Pos, cats []Category, format string, args ...any) {
 	if len(cats) == 0 {
 		return // a change no category cares about: JSON rules on a type nothing sends
 	}
@@ -780,9 +706,4 @@ func (c *comparer) faces() {
 			}
 		}
 	}
-}
-
-// knownRule reports whether id names a rule an allowance can accept.
-func knownRule(id string) bool {
-	return id != RuleAllowanceUnused && slices.ContainsFunc(Rules(), func(r Rule) bool { return r.ID == id })
 }

@@ -86,7 +86,7 @@ defaults to the --spec file's path in its repository.`, stderr)
 		if strings.HasPrefix(against, "git:") {
 			f = openable(f, oldName)
 		}
-		r.finding(diagnostic{Pos: f.Pos, Type: f.Rule, Msg: f.Msg, Element: f.Path, Categories: f.Categories, text: f.String()}, stdout)
+		r.finding(diagnostic{Pos: f.Pos, Type: string(f.Rule), Msg: f.Msg, Element: f.Path, Categories: f.Categories, text: f.String()}, stdout)
 	}
 	allowed := ""
 	if n := len(report.Allowed); n > 0 {
