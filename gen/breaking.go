@@ -101,99 +101,20 @@ func compareFindings(a, b Finding) int {
 	return cmp.Or(comparePos(a.Pos, b.Pos), cmp.Compare(a.Rule, b.Rule), cmp.Compare(a.Path, b.Path), cmp.Compare(a.Msg, b.Msg))
 }
 
-// A specIndex finds a spec's declarations by name.
-type specIndex struct {
-	spec     *Spec
-	ids      map[string]*ID
-	enums    map[string]*Enum
-	records  map[string]*Record
-	unions   map[string]*Union
-	variants map[string]*Union // variant name → its union
-	faces    map[string]*Face
-	facts    map[string]*Fact
-}
-
-func index(s *Spec) *specIndex {
-	x := &specIndex{spec: s, ids: map[string]*ID{}, enums: map[string]*Enum{}, records: map[string]*Record{},
-		unions: map[string]*Union{}, variants: map[string]*Union{}, faces: map[string]*Face{}, facts: map[string]*Fact{}}
-	for _, d := range s.IDs {
-		x.ids[d.Name] = d
-	}
-	for _, d := range s.Enums {
-		x.enums[d.Name] = d
-	}
-	for _, d := range s.Records {
-		x.records[d.Name] = d
-	}
-	for _, d := range s.Unions {
-		x.unions[d.Name] = d
-		for _, v := range d.Variants {
-			x.variants[v.Name] = d
-		}
-	}
-	for _, d := range s.Faces {
-		x.faces[d.Name] = d
-	}
-	for _, d := range s.Facts {
-		x.facts[d.Name] = d
-	}
-	return x
-}
-
-func (x *specIndex) variant(name string) *Variant {
-	u := x.variants[name]
-	if u == nil {
-		return nil
-	}
-	for _, v := range u.Variants {
-		if v.Name == name {
-			return v
-		}
-	}
-	return nil
-}
-
-// wireFields returns the fields a named record or variant carries in JSON.
-func (x *specIndex) wireFields(name string) []*Field {
-	if r := x.records[name]; r != nil {
-		return r.Fields
-	}
-	if v := x.variant(name); v != nil {
-		return append(slices.Clone(x.variants[name].Common), v.Fields...)
-	}
-	return nil
-}
-
-// reach adds every type name reachable from fields, through records and
-// variants, to seen.
-func (x *specIndex) reach(fields []*Field, seen map[string]bool) {
-	for _, f := range fields {
-		if f.Type == nil || !f.Wire() {
-			continue
-		}
-		f.Type.walk(func(t *Type) {
-			if t.Kind != TypeNamed || seen[t.Name] {
-				return
-			}
-			seen[t.Name] = true
-			x.reach(x.wireFields(t.Name), seen)
-		})
-	}
-}
-
 type comparer struct {
-	old, new *specIndex
-	durable  map[string]bool // type names the old spec's facts reach
-	wire     map[string]bool // type names the old spec's unions reach
-	found    []Finding
+	old, new   *Spec
+	oldx, newx *declIndex      // their indexes
+	durable    map[string]bool // type names the old spec's facts reach
+	wire       map[string]bool // type names the old spec's unions reach
+	found      []Finding
 }
 
 func newComparer(old, new *Spec) *comparer {
-	c := &comparer{old: index(old), new: index(new), durable: map[string]bool{}, wire: map[string]bool{}}
+	c := &comparer{old: old, new: new, oldx: old.index(), newx: new.index(), durable: map[string]bool{}, wire: map[string]bool{}}
 	for _, f := range old.Facts {
 		for _, v := range f.Versions {
 			if !v.Retired {
-				c.old.reach(v.Fields, c.durable)
+				c.oldx.reach(v.Fields, c.durable)
 			}
 		}
 	}
@@ -201,7 +122,7 @@ func newComparer(old, new *Spec) *comparer {
 		c.wire[u.Name] = true
 		for _, v := range u.Variants {
 			c.wire[v.Name] = true
-			c.old.reach(append(slices.Clone(u.Common), v.Fields...), c.wire)
+			c.oldx.reach(append(slices.Clone(u.Common), v.Fields...), c.wire)
 		}
 	}
 	return c
@@ -237,11 +158,11 @@ func (c *comparer) addNear(rule RuleID, path string, pos, near Pos, cats []Categ
 
 func (c *comparer) facts() {
 	durable := []Category{Durable}
-	for _, of := range sortedBy(c.old.spec.Facts, func(f *Fact) string { return f.Name }) {
+	for _, of := range sortedBy(c.old.Facts, func(f *Fact) string { return f.Name }) {
 		path := "facts." + of.Name
-		nf := c.new.facts[of.Name]
+		nf := c.newx.facts[of.Name]
 		if nf == nil {
-			c.addNear(RuleFactDeleted, path, of.Pos, c.new.spec.Package.Pos, durable, "fact %s was deleted; its history would no longer decode (retire its versions instead)", of.Name)
+			c.addNear(RuleFactDeleted, path, of.Pos, c.new.Package.Pos, durable, "fact %s was deleted; its history would no longer decode (retire its versions instead)", of.Name)
 			continue
 		}
 		reserved := map[string]bool{}
@@ -414,8 +335,10 @@ func (c *comparer) goOnlyField(of placedField, new []placedField, near Pos) {
 func (c *comparer) renamedIn(t *Type) bool {
 	gone := false
 	t.walk(func(u *Type) {
-		if u.Kind == TypeNamed && c.new.ids[u.Name] == nil && c.new.enums[u.Name] == nil && c.new.records[u.Name] == nil &&
-			c.new.unions[u.Name] == nil && c.new.variants[u.Name] == nil && c.new.faces[u.Name] == nil {
+		if u.Kind != TypeNamed {
+			return
+		}
+		if d, ok := c.newx.decls[u.Name]; !ok || d.kind == declMachine {
 			gone = true
 		}
 	})
@@ -446,15 +369,15 @@ func (c *comparer) compatible(o, n *Type) bool {
 	}
 	// Every string-shaped type reads as a plain string or a string id; an
 	// enum reads as another enum holding all its values; a uuid id as another.
-	if c.old.stringy(o) {
+	if c.oldx.stringy(o) {
 		switch {
 		case n.Kind == TypeBuiltin && n.Name == "string":
 			return true
-		case n.Kind == TypeNamed && c.new.ids[n.Name] != nil:
-			return c.new.ids[n.Name].Kind == IDString || c.old.ids[o.Name] != nil && c.old.ids[o.Name].Kind == IDUUID
-		case n.Kind == TypeNamed && c.new.enums[n.Name] != nil && c.old.enums[o.Name] != nil:
-			for _, v := range c.old.enums[o.Name].Values {
-				if !slices.ContainsFunc(c.new.enums[n.Name].Values, func(w *EnumValue) bool { return w.Value == v.Value }) {
+		case n.Kind == TypeNamed && c.newx.ids[n.Name] != nil:
+			return c.newx.ids[n.Name].Kind == IDString || c.oldx.ids[o.Name] != nil && c.oldx.ids[o.Name].Kind == IDUUID
+		case n.Kind == TypeNamed && c.newx.enums[n.Name] != nil && c.oldx.enums[o.Name] != nil:
+			for _, v := range c.oldx.enums[o.Name].Values {
+				if !slices.ContainsFunc(c.newx.enums[n.Name].Values, func(w *EnumValue) bool { return w.Value == v.Value }) {
 					return false
 				}
 			}
@@ -462,14 +385,6 @@ func (c *comparer) compatible(o, n *Type) bool {
 		}
 	}
 	return o.String() == n.String()
-}
-
-// stringy reports whether t is written as a JSON string: string, an id or an enum.
-func (x *specIndex) stringy(t *Type) bool {
-	if t.Kind == TypeBuiltin {
-		return t.Name == "string"
-	}
-	return t.Kind == TypeNamed && (x.ids[t.Name] != nil || x.enums[t.Name] != nil)
 }
 
 // intWidth gives the bits and signedness of Go's integer types; int and uint
@@ -508,9 +423,8 @@ func (c *comparer) types() {
 		pos        Pos
 		kind       string
 	}
-	kinds := func(x *specIndex) []decl {
+	kinds := func(s *Spec) []decl {
 		var out []decl
-		s := x.spec
 		for _, d := range s.IDs {
 			out = append(out, decl{d.Name, "ids." + d.Name, d.Pos, "id"})
 		}
@@ -538,13 +452,13 @@ func (c *comparer) types() {
 	for _, d := range kinds(c.old) {
 		switch kind, ok := have[d.name]; {
 		case !ok:
-			c.addNear(RuleTypeDeleted, d.path, d.pos, c.new.spec.Package.Pos, append([]Category{GoAPI}, c.reachOf(d.name)...), "%s %s was deleted or renamed; Go code naming it no longer compiles; keep it under its old name", d.kind, d.name)
+			c.addNear(RuleTypeDeleted, d.path, d.pos, c.new.Package.Pos, append([]Category{GoAPI}, c.reachOf(d.name)...), "%s %s was deleted or renamed; Go code naming it no longer compiles; keep it under its old name", d.kind, d.name)
 		case kind != d.kind:
 			c.add(RuleTypeDeleted, d.path, d.pos, append([]Category{GoAPI}, c.reachOf(d.name)...), "%s %s is now a %s; keep it a %s and give the %s another name", d.kind, d.name, kind, d.kind, kind)
 		}
 	}
-	for _, oi := range sortedBy(c.old.spec.IDs, func(d *ID) string { return d.Name }) {
-		ni := c.new.ids[oi.Name]
+	for _, oi := range sortedBy(c.old.IDs, func(d *ID) string { return d.Name }) {
+		ni := c.newx.ids[oi.Name]
 		if ni == nil || ni.Kind == oi.Kind {
 			continue
 		}
@@ -559,9 +473,9 @@ func (c *comparer) types() {
 }
 
 func (c *comparer) records() {
-	for _, or := range sortedBy(c.old.spec.Records, func(d *Record) string { return d.Name }) {
+	for _, or := range sortedBy(c.old.Records, func(d *Record) string { return d.Name }) {
 		cats := c.reachOf(or.Name)
-		nr := c.new.records[or.Name]
+		nr := c.newx.records[or.Name]
 		if nr == nil {
 			continue // TYPE_DELETED
 		}
@@ -571,9 +485,9 @@ func (c *comparer) records() {
 }
 
 func (c *comparer) enums() {
-	for _, oe := range sortedBy(c.old.spec.Enums, func(d *Enum) string { return d.Name }) {
+	for _, oe := range sortedBy(c.old.Enums, func(d *Enum) string { return d.Name }) {
 		cats := append(c.reachOf(oe.Name), GoAPI)
-		ne := c.new.enums[oe.Name]
+		ne := c.newx.enums[oe.Name]
 		if ne == nil {
 			continue // TYPE_DELETED
 		}
@@ -590,8 +504,8 @@ func (c *comparer) enums() {
 }
 
 func (c *comparer) unions() {
-	for _, ou := range sortedBy(c.old.spec.Unions, func(d *Union) string { return d.Name }) {
-		nu := c.new.unions[ou.Name]
+	for _, ou := range sortedBy(c.old.Unions, func(d *Union) string { return d.Name }) {
+		nu := c.newx.unions[ou.Name]
 		if nu == nil {
 			continue // TYPE_DELETED
 		}
@@ -645,25 +559,6 @@ func (c *comparer) unions() {
 	}
 }
 
-// methods returns a face's method set, embeds included, by name.
-func (x *specIndex) methods(name string, seen map[string]bool) map[string]*Method {
-	out := map[string]*Method{}
-	f := x.faces[name]
-	if f == nil || seen[name] {
-		return out
-	}
-	seen[name] = true
-	for _, e := range f.Embeds {
-		for k, m := range x.methods(e.Name, seen) {
-			out[k] = m
-		}
-	}
-	for _, m := range f.Methods {
-		out[m.Name] = m
-	}
-	return out
-}
-
 // signature renders a func type without parameter names, which callers
 // never see.
 func signature(t *Type) string {
@@ -681,12 +576,12 @@ func signature(t *Type) string {
 
 func (c *comparer) faces() {
 	goapi := []Category{GoAPI}
-	for _, of := range sortedBy(c.old.spec.Faces, func(d *Face) string { return d.Name }) {
-		nf := c.new.faces[of.Name]
+	for _, of := range sortedBy(c.old.Faces, func(d *Face) string { return d.Name }) {
+		nf := c.newx.faces[of.Name]
 		if nf == nil {
 			continue // TYPE_DELETED
 		}
-		oldSet, newSet := c.old.methods(of.Name, map[string]bool{}), c.new.methods(of.Name, map[string]bool{})
+		oldSet, newSet := c.oldx.methods(of.Name, map[string]bool{}), c.newx.methods(of.Name, map[string]bool{})
 		for _, name := range sortedKeys(oldSet) {
 			om, nm := oldSet[name], newSet[name]
 			path := "faces." + of.Name + ".methods." + name
