@@ -70,7 +70,7 @@ func emitSchema(s *Spec, o Origin) (File, error) {
 		defs[en.Name] = described(en.Doc, jsonObject{{"type", "string"}, {"enum", values}})
 	}
 	for _, r := range s.Records {
-		defs[r.Name] = objectSchema(r.Doc, nil, placed(r.Fields, ""))
+		defs[r.Name] = objectSchema(r.Doc, nil, r.Fields)
 	}
 	for _, u := range s.Unions {
 		var refs []any
@@ -81,7 +81,7 @@ func emitSchema(s *Spec, o Origin) (File, error) {
 				tag = v.Tag.Bool
 			}
 			disc := jsonMember{u.Discriminator, jsonObject{{"const", tag}}}
-			defs[v.Name] = objectSchema(v.Doc, &disc, append(placed(u.Common, ""), placed(v.Fields, "")...))
+			defs[v.Name] = objectSchema(v.Doc, &disc, append(slices.Clone(u.Common), v.Fields...))
 		}
 		doc := strings.TrimSpace(u.Doc + fmt.Sprintf("\n\nThe variant is named by %q.", u.Discriminator))
 		defs[u.Name] = described(doc, jsonObject{{"oneOf", refs}})
@@ -100,7 +100,7 @@ func emitSchema(s *Spec, o Origin) (File, error) {
 			if v.Doc != "" {
 				doc += "\n\n" + v.Doc
 			}
-			defs[name] = objectSchema(doc, nil, placed(v.Fields, ""))
+			defs[name] = objectSchema(doc, nil, v.Fields)
 			envelopes = append(envelopes, jsonObject{
 				{"type", "object"},
 				{"properties", jsonObject{
@@ -168,7 +168,7 @@ func described(doc string, o jsonObject) jsonObject {
 
 // objectSchema describes a struct's JSON: disc, when given, is the union
 // discriminator the variant writes first.
-func objectSchema(doc string, disc *jsonMember, fields []placedField) jsonObject {
+func objectSchema(doc string, disc *jsonMember, fields []*Field) jsonObject {
 	var props jsonObject
 	var required []any
 	if disc != nil {
