@@ -54,10 +54,43 @@ func (SchemaBackend) Files(r *Resolved, o Origin) ([]File, error) {
 }
 
 // emitSchema writes s as one JSON Schema document: a definition per id,
-// enum, record, union and variant, and the fact envelopes. It builds the
-// document in the order it is written, which is why it is one function.
+// enum, record, union and variant, and the fact envelopes, under a root
+// that carries the marker first.
 func emitSchema(s *Spec, o Origin) (File, error) {
 	name := s.Package.Name + ".schema.json"
+	defs := typeSchemas(s)
+	if envelopes := factSchemas(s, defs); len(envelopes) > 0 {
+		defs["FactEnvelope"] = jsonObject{
+			{"description", "A fact as the journal stores it: its type, its version and its data. Every version listed here is still decoded."},
+			{"oneOf", envelopes},
+		}
+	}
+	root := jsonObject{
+		// The marker comes first, where jobgen looks for it before it removes
+		// a file the specs no longer yield.
+		{"$comment", fmt.Sprintf(MarkerText, o.Of(name))},
+		{"$schema", SchemaDialect},
+		{"title", s.Package.Name},
+	}
+	if s.Package.Doc != "" {
+		root = append(root, jsonMember{"description", s.Package.Doc})
+	}
+	var sorted jsonObject
+	for _, name := range sortedKeys(defs) {
+		sorted = append(sorted, jsonMember{name, defs[name]})
+	}
+	root = append(root, jsonMember{"$defs", sorted})
+	var b bytes.Buffer
+	if err := writeJSON(&b, root, ""); err != nil {
+		return File{}, err
+	}
+	b.WriteByte('\n')
+	return File{Path: name, Content: b.Bytes()}, nil
+}
+
+// typeSchemas returns a definition per id, enum, record, union and union
+// variant of s, by name.
+func typeSchemas(s *Spec) map[string]jsonObject {
 	defs := map[string]jsonObject{}
 	for _, id := range s.IDs {
 		defs[id.Name] = idSchema(id)
@@ -86,6 +119,13 @@ func emitSchema(s *Spec, o Origin) (File, error) {
 		doc := strings.TrimSpace(u.Doc + fmt.Sprintf("\n\nThe variant is named by %q.", u.Discriminator))
 		defs[u.Name] = described(doc, jsonObject{{"oneOf", refs}})
 	}
+	return defs
+}
+
+// factSchemas adds to defs a definition per live fact version of s, under
+// its Go struct name, and returns the envelope schema of each, facts sorted
+// by name.
+func factSchemas(s *Spec, defs map[string]jsonObject) []any {
 	var envelopes []any
 	for _, f := range sortedBy(s.Facts, func(f *Fact) string { return f.Name }) {
 		for _, v := range f.Versions {
@@ -112,33 +152,7 @@ func emitSchema(s *Spec, o Origin) (File, error) {
 			})
 		}
 	}
-	if len(envelopes) > 0 {
-		defs["FactEnvelope"] = jsonObject{
-			{"description", "A fact as the journal stores it: its type, its version and its data. Every version listed here is still decoded."},
-			{"oneOf", envelopes},
-		}
-	}
-	root := jsonObject{
-		// The marker comes first, where jobgen looks for it before it removes
-		// a file the specs no longer yield.
-		{"$comment", fmt.Sprintf(MarkerText, o.Of(name))},
-		{"$schema", SchemaDialect},
-		{"title", s.Package.Name},
-	}
-	if s.Package.Doc != "" {
-		root = append(root, jsonMember{"description", s.Package.Doc})
-	}
-	var sorted jsonObject
-	for _, name := range sortedKeys(defs) {
-		sorted = append(sorted, jsonMember{name, defs[name]})
-	}
-	root = append(root, jsonMember{"$defs", sorted})
-	var b bytes.Buffer
-	if err := writeJSON(&b, root, ""); err != nil {
-		return File{}, err
-	}
-	b.WriteByte('\n')
-	return File{Path: name, Content: b.Bytes()}, nil
+	return envelopes
 }
 
 // uuidPattern is the text form of a UUID, as the generated MarshalText writes it.
