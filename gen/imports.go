@@ -24,9 +24,8 @@ func (l *loader) importEntry(e entry) *Import {
 	val := resolve(e.val)
 	if val.Kind == yaml.MappingNode {
 		m := l.object(val, what, "spec")
-		s, ok := m["spec"]
+		s, ok := l.need(m, "spec", e.keyNode, what, "the other spec's file, as in {spec: jobs.yaml}")
 		if !ok {
-			l.add(e.keyNode, "%s: missing key spec (the other spec's file, as in {spec: jobs.yaml})", what)
 			return nil
 		}
 		if im.Spec, ok = l.str(s.val, what+".spec"); !ok {
