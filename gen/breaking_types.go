@@ -5,43 +5,20 @@ import "slices"
 // types reports declarations the new spec no longer has under the same name
 // and kind.
 func (c *comparer) types() {
-	type decl struct {
-		name, path string
-		pos        Pos
-		kind       string
+	// Variants are compared by unions, which finds a renamed one by its tag.
+	kinds := func(s *Spec) []declaration {
+		return slices.DeleteFunc(s.declarations(), func(d declaration) bool { return d.kind == declVariant })
 	}
-	kinds := func(s *Spec) []decl {
-		var out []decl
-		for _, d := range s.IDs {
-			out = append(out, decl{d.Name, "ids." + d.Name, d.Pos, "id"})
-		}
-		for _, d := range s.Enums {
-			out = append(out, decl{d.Name, "enums." + d.Name, d.Pos, "enum"})
-		}
-		for _, d := range s.Records {
-			out = append(out, decl{d.Name, "records." + d.Name, d.Pos, "record"})
-		}
-		for _, d := range s.Unions {
-			out = append(out, decl{d.Name, "unions." + d.Name, d.Pos, "union"})
-		}
-		for _, d := range s.Faces {
-			out = append(out, decl{d.Name, "faces." + d.Name, d.Pos, "face"})
-		}
-		for _, d := range s.Machines {
-			out = append(out, decl{d.Name, "machines." + d.Name, d.Pos, "machine"})
-		}
-		return out
-	}
-	have := map[string]string{}
+	have := map[string]declKind{}
 	for _, d := range kinds(c.new) {
 		have[d.name] = d.kind
 	}
 	for _, d := range kinds(c.old) {
 		switch kind, ok := have[d.name]; {
 		case !ok:
-			c.addNear(RuleTypeDeleted, d.path, d.pos, c.new.Package.Pos, append([]Category{GoAPI}, c.reachOf(d.name)...), "%s %s was deleted or renamed; Go code naming it no longer compiles; keep it under its old name", d.kind, d.name)
+			c.addNear(RuleTypeDeleted, d.path(), d.pos, c.new.Package.Pos, append([]Category{GoAPI}, c.reachOf(d.name)...), "%s %s was deleted or renamed; Go code naming it no longer compiles; keep it under its old name", d.kind, d.name)
 		case kind != d.kind:
-			c.add(RuleTypeDeleted, d.path, d.pos, append([]Category{GoAPI}, c.reachOf(d.name)...), "%s %s is now a %s; keep it a %s and give the %s another name", d.kind, d.name, kind, d.kind, kind)
+			c.add(RuleTypeDeleted, d.path(), d.pos, append([]Category{GoAPI}, c.reachOf(d.name)...), "%s %s is now a %s; keep it a %s and give the %s another name", d.kind, d.name, kind, d.kind, kind)
 		}
 	}
 	for _, oi := range sortedBy(c.old.IDs, func(d *ID) string { return d.Name }) {

@@ -28,51 +28,87 @@ type unionVariant struct {
 
 // indexSpec indexes s's declarations.
 func indexSpec(s *Spec) *declIndex {
-	x := &declIndex{decls: map[string]decl{}, ids: map[string]*ID{}, enums: map[string]*Enum{}, records: map[string]*Record{},
-		unions: map[string]*Union{}, variants: map[string]unionVariant{}, faces: map[string]*Face{}, facts: map[string]*Fact{},
-		machines: map[string]*Machine{}}
-	for _, d := range s.IDs {
-		x.put(d.Name, declID, d.Pos)
-		putFirst(x.ids, d.Name, d)
+	x := &declIndex{
+		decls:    map[string]decl{},
+		ids:      firstByName(s.IDs, func(d *ID) string { return d.Name }),
+		enums:    firstByName(s.Enums, func(d *Enum) string { return d.Name }),
+		records:  firstByName(s.Records, func(d *Record) string { return d.Name }),
+		unions:   firstByName(s.Unions, func(d *Union) string { return d.Name }),
+		variants: map[string]unionVariant{},
+		faces:    firstByName(s.Faces, func(d *Face) string { return d.Name }),
+		facts:    firstByName(s.Facts, func(d *Fact) string { return d.Name }),
+		machines: map[string]*Machine{},
 	}
-	for _, d := range s.Enums {
-		x.put(d.Name, declEnum, d.Pos)
-		putFirst(x.enums, d.Name, d)
-	}
-	for _, d := range s.Records {
-		x.put(d.Name, declRecord, d.Pos)
-		putFirst(x.records, d.Name, d)
-	}
-	for _, d := range s.Unions {
-		x.put(d.Name, declUnion, d.Pos)
-		putFirst(x.unions, d.Name, d)
-		for _, vr := range d.Variants {
-			x.put(vr.Name, declVariant, vr.Pos)
-			putFirst(x.variants, vr.Name, unionVariant{d, vr})
+	for _, d := range s.declarations() {
+		if d.name != "" {
+			putFirst(x.decls, d.name, decl{kind: d.kind, pos: d.pos})
 		}
 	}
-	for _, d := range s.Faces {
-		x.put(d.Name, declFace, d.Pos)
-		putFirst(x.faces, d.Name, d)
-	}
-	for _, d := range s.Machines {
-		x.put(d.Name, declMachine, d.Pos)
-		if d.States.Name != "" {
-			putFirst(x.machines, d.States.Name, d)
+	for _, u := range s.Unions {
+		for _, vr := range u.Variants {
+			putFirst(x.variants, vr.Name, unionVariant{u, vr})
 		}
 	}
-	for _, d := range s.Facts {
-		putFirst(x.facts, d.Name, d)
+	for _, m := range s.Machines {
+		if m.States.Name != "" {
+			putFirst(x.machines, m.States.Name, m)
+		}
 	}
 	return x
 }
 
-// put records a name a type expression may refer to, or a machine; an
-// empty name (an error Validate reports) refers to nothing.
-func (x *declIndex) put(name string, kind declKind, pos Pos) {
-	if name != "" {
-		putFirst(x.decls, name, decl{kind: kind, pos: pos})
+// A declaration is one name a spec declares in a section of its own: a
+// type, a union variant or a machine, with the section path that holds it
+// ("unions.JobEvent.variants" for a variant).
+type declaration struct {
+	section string
+	kind    declKind
+	name    string
+	pos     Pos
+}
+
+// path is where the declaration sits in the spec: "records.JobSnapshot".
+func (d declaration) path() string { return d.section + "." + d.name }
+
+// declarations lists s's ids, enums, records, unions (each followed by its
+// variants), faces and machines, each section in spec order: the names a
+// type expression may refer to, and machines.
+func (s *Spec) declarations() []declaration {
+	var out []declaration
+	add := func(section string, kind declKind, name string, pos Pos) {
+		out = append(out, declaration{section, kind, name, pos})
 	}
+	for _, d := range s.IDs {
+		add("ids", declID, d.Name, d.Pos)
+	}
+	for _, d := range s.Enums {
+		add("enums", declEnum, d.Name, d.Pos)
+	}
+	for _, d := range s.Records {
+		add("records", declRecord, d.Name, d.Pos)
+	}
+	for _, d := range s.Unions {
+		add("unions", declUnion, d.Name, d.Pos)
+		for _, vr := range d.Variants {
+			add("unions."+d.Name+".variants", declVariant, vr.Name, vr.Pos)
+		}
+	}
+	for _, d := range s.Faces {
+		add("faces", declFace, d.Name, d.Pos)
+	}
+	for _, d := range s.Machines {
+		add("machines", declMachine, d.Name, d.Pos)
+	}
+	return out
+}
+
+// firstByName maps each item's name to the item; the first of a name wins.
+func firstByName[T any](items []T, name func(T) string) map[string]T {
+	m := make(map[string]T, len(items))
+	for _, it := range items {
+		putFirst(m, name(it), it)
+	}
+	return m
 }
 
 // putFirst adds v to m under name unless name is already there: the first
