@@ -97,10 +97,13 @@ func Breaking(old, new *Spec, only ...Category) BreakingReport {
 	return report
 }
 
+// compareFindings orders findings by position, then rule, path and message.
 func compareFindings(a, b Finding) int {
 	return cmp.Or(comparePos(a.Pos, b.Pos), cmp.Compare(a.Rule, b.Rule), cmp.Compare(a.Path, b.Path), cmp.Compare(a.Msg, b.Msg))
 }
 
+// A comparer holds the two specs Breaking compares, which old types their
+// facts and unions reach, and the findings so far.
 type comparer struct {
 	old, new   *Spec
 	oldx, newx *declIndex      // their indexes
@@ -109,6 +112,8 @@ type comparer struct {
 	found      []Finding
 }
 
+// newComparer prepares to compare old with new: it finds the type names
+// the old spec's live facts reach (durable) and its unions reach (wire).
 func newComparer(old, new *Spec) *comparer {
 	c := &comparer{old: old, new: new, oldx: old.index(), newx: new.index(), durable: map[string]bool{}, wire: map[string]bool{}}
 	for _, f := range old.Facts {
@@ -140,6 +145,7 @@ func (c *comparer) reachOf(name string) []Category {
 	return out
 }
 
+// add adds a finding at pos in the new spec.
 func (c *comparer) add(rule RuleID, path string, pos Pos, cats []Category, format string, args ...any) {
 	c.addNear(rule, path, pos, Pos{}, cats, format, args...)
 }

@@ -45,6 +45,8 @@ func EmitDocs(r *Resolved) (File, error) {
 	return emitDocs(s, besideSpec(s))
 }
 
+// emitDocs writes s's reference: a heading, the contents, then a section
+// per kind of declaration, in the order the contents list them.
 func emitDocs(s *Spec, o Origin) (File, error) {
 	name := s.Package.Name + ".md"
 	d := &docWriter{spec: s}
@@ -68,11 +70,13 @@ func emitDocs(s *Spec, o Origin) (File, error) {
 	return File{Path: name, Content: []byte(out)}, nil
 }
 
+// A docWriter writes one spec's Markdown reference.
 type docWriter struct {
 	spec *Spec
 	b    strings.Builder
 }
 
+// line writes one formatted line.
 func (d *docWriter) line(format string, args ...any) {
 	fmt.Fprintf(&d.b, format, args...)
 	d.b.WriteByte('\n')
@@ -174,8 +178,10 @@ func (d *docWriter) mdType(t *Type) string {
 	return b.String()
 }
 
+// link links to the section of a declared name.
 func (d *docWriter) link(name string) string { return fmt.Sprintf("[%s](%s)", name, anchor(name)) }
 
+// contents lists each section with a link to every declaration in it.
 func (d *docWriter) contents() {
 	s := d.spec
 	d.heading(2, "Contents", "")
@@ -249,6 +255,7 @@ func (d *docWriter) fieldTable(fields []*Field, withSince bool) {
 	d.line("")
 }
 
+// facts writes each fact: its versions, how each decodes, and their fields.
 func (d *docWriter) facts() {
 	if !d.section("Facts", len(d.spec.Facts)) {
 		return
@@ -289,6 +296,8 @@ func (d *docWriter) facts() {
 	}
 }
 
+// unions writes each union: its variants and tags, its common fields and
+// each variant's fields.
 func (d *docWriter) unions() {
 	if !d.section("Unions", len(d.spec.Unions)) {
 		return
@@ -316,6 +325,7 @@ func (d *docWriter) unions() {
 	}
 }
 
+// tagJSON is a variant's tag as JSON writes it.
 func tagJSON(t Tag) string {
 	if t.Kind == TagBool {
 		return t.Text()
@@ -323,6 +333,7 @@ func tagJSON(t Tag) string {
 	return fmt.Sprintf("%q", t.String)
 }
 
+// records writes each record's fields.
 func (d *docWriter) records() {
 	if !d.section("Records", len(d.spec.Records)) {
 		return
@@ -333,6 +344,7 @@ func (d *docWriter) records() {
 	}
 }
 
+// enums writes each enum's values with their Go constants.
 func (d *docWriter) enums() {
 	if !d.section("Enums", len(d.spec.Enums)) {
 		return
@@ -347,6 +359,7 @@ func (d *docWriter) enums() {
 	}
 }
 
+// ids writes each id and how it is written.
 func (d *docWriter) ids() {
 	if !d.section("Identifiers", len(d.spec.IDs)) {
 		return
@@ -362,6 +375,7 @@ func (d *docWriter) ids() {
 	}
 }
 
+// faces writes each face: what it embeds and its methods.
 func (d *docWriter) faces() {
 	if !d.section("Faces", len(d.spec.Faces)) {
 		return
@@ -389,6 +403,8 @@ func (d *docWriter) faces() {
 
 var mermaidID = regexp.MustCompile(`[^A-Za-z0-9_]`)
 
+// machines writes each machine as a transition table and a Mermaid state
+// diagram.
 func (d *docWriter) machines() {
 	if !d.section("Machines", len(d.spec.Machines)) {
 		return
@@ -434,6 +450,7 @@ func (d *docWriter) machines() {
 	}
 }
 
+// defaults writes the table of defaults.
 func (d *docWriter) defaults() {
 	if !d.section("Defaults", len(d.spec.Defaults)) {
 		return

@@ -26,6 +26,7 @@ func (l *loader) need(m map[string]entry, key string, at *yaml.Node, what, hint 
 	return e, ok
 }
 
+// pkg reads the package section.
 func (l *loader) pkg(e entry) Package {
 	m := l.object(e.val, "package", "name", "path", "doc", "sources")
 	p := Package{Pos: l.pos(e.keyNode), Doc: l.doc(m, "package")}
@@ -83,6 +84,7 @@ func (l *loader) allowances(n *yaml.Node) []*Allowance {
 	return out
 }
 
+// id reads one id: its kind, uuid or string.
 func (l *loader) id(e entry) *ID {
 	what := "ids." + e.key
 	m := l.object(e.val, what, "kind", "doc")
@@ -102,6 +104,7 @@ func (l *loader) id(e entry) *ID {
 	return id
 }
 
+// enum reads one enum and its values, each with its Go constant name.
 func (l *loader) enum(e entry) *Enum {
 	what := "enums." + e.key
 	m := l.object(e.val, what, "values", "doc")
@@ -199,6 +202,8 @@ func (l *loader) fields(n *yaml.Node, what string, inFact bool) []*Field {
 	return out
 }
 
+// seqHint is the element type a YAML list written as a type holds, or T,
+// for the fix that quotes it.
 func seqHint(n *yaml.Node) string {
 	if len(n.Content) == 1 && n.Content[0].Kind == yaml.ScalarNode {
 		return n.Content[0].Value
@@ -206,6 +211,7 @@ func seqHint(n *yaml.Node) string {
 	return "T"
 }
 
+// versionNumber reads a fact version key, v1, v2 …, as its number.
 func versionNumber(s string) (int, bool) {
 	if !strings.HasPrefix(s, "v") {
 		return 0, false
@@ -217,6 +223,7 @@ func versionNumber(s string) (int, bool) {
 	return n, true
 }
 
+// record reads one record and its fields.
 func (l *loader) record(e entry) *Record {
 	what := "records." + e.key
 	m := l.object(e.val, what, "fields", "doc")
@@ -227,6 +234,7 @@ func (l *loader) record(e entry) *Record {
 	return r
 }
 
+// union reads one union: its discriminator, common fields and variants.
 func (l *loader) union(e entry) *Union {
 	what := "unions." + e.key
 	m := l.object(e.val, what, "discriminator", "common", "variants", "doc")
@@ -266,6 +274,7 @@ func (l *loader) union(e entry) *Union {
 	return u
 }
 
+// face reads one face: its embeds and its methods, each a func type.
 func (l *loader) face(e entry) *Face {
 	what := "faces." + e.key
 	m := l.object(e.val, what, "embeds", "methods", "doc")
@@ -305,6 +314,8 @@ func (l *loader) face(e entry) *Face {
 	return f
 }
 
+// machine reads one machine: its states enum, initial and terminal states
+// and transitions.
 func (l *loader) machine(e entry) *Machine {
 	what := "machines." + e.key
 	m := l.object(e.val, what, "states", "initial", "terminal", "transitions", "doc")
@@ -332,6 +343,7 @@ func (l *loader) machine(e entry) *Machine {
 	return mc
 }
 
+// fact reads one fact: its reserved names and versions, sorted by number.
 func (l *loader) fact(e entry) *Fact {
 	what := "facts." + e.key
 	m := l.object(e.val, what, "versions", "reserved", "doc")
@@ -371,6 +383,7 @@ func (l *loader) fact(e entry) *Fact {
 	return f
 }
 
+// def reads one default: its value and unit.
 func (l *loader) def(e entry) *Default {
 	what := "defaults." + e.key
 	m := l.object(e.val, what, "value", "unit", "doc")
@@ -403,6 +416,7 @@ func (l *loader) def(e entry) *Default {
 	return d
 }
 
+// unitList names the units a default may have, for messages.
 func unitList() string {
 	var names []string
 	for _, u := range Units() {

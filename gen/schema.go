@@ -162,6 +162,7 @@ const uuidPattern = "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{1
 // nilUUID is the one UUID of that form decoders refuse.
 const nilUUID = "00000000-0000-0000-0000-000000000000"
 
+// idSchema describes an id: a string, for a uuid one its canonical form.
 func idSchema(id *ID) jsonObject {
 	if id.Kind == IDUUID {
 		// format is only an annotation in 2020-12; the pattern enforces it.
@@ -170,6 +171,7 @@ func idSchema(id *ID) jsonObject {
 	return described(id.Doc, jsonObject{{"type", "string"}})
 }
 
+// ref points at the definition of a name in the same document.
 func ref(name string) jsonObject { return jsonObject{{"$ref", "#/$defs/" + name}} }
 
 // described puts a description first, when there is one.
@@ -351,6 +353,7 @@ func writeJSON(b *bytes.Buffer, v any, indent string) error {
 	return nil
 }
 
+// writeScalar writes v as encoding/json does, without HTML escaping.
 func writeScalar(b *bytes.Buffer, v any) error {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)

@@ -12,6 +12,8 @@ import (
 	"github.com/jobgen/jobgen/gen"
 )
 
+// cmdBreaking runs jobgen breaking: it compares the spec with the one
+// --against names and prints what breaks.
 func cmdBreaking(args []string, stdout, stderr io.Writer) int {
 	var sf specFlags
 	var against string
