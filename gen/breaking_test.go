@@ -56,7 +56,7 @@ func TestBreaking(t *testing.T) {
 			switch {
 			case ok && got != "":
 				t.Errorf("a non-breaking twin reported findings")
-			case !ok && !slices.ContainsFunc(report.Findings, func(f Finding) bool { return f.Rule == rule }):
+			case !ok && !slices.ContainsFunc(report.Findings, func(f Finding) bool { return f.Rule == RuleID(rule) }):
 				t.Errorf("the case for %s does not report %s", rule, rule)
 			}
 		})
@@ -67,7 +67,7 @@ func TestBreaking(t *testing.T) {
 // an example of what it catches and of what it lets through is untested.
 func TestEveryRuleHasACaseAndATwin(t *testing.T) {
 	for _, r := range Rules() {
-		for _, dir := range []string{r.ID, r.ID + "-ok"} {
+		for _, dir := range []string{string(r.ID), string(r.ID) + "-ok"} {
 			if _, err := os.Stat(filepath.Join("testdata/breaking", dir, "want.txt")); err != nil {
 				t.Errorf("rule %s: no case testdata/breaking/%s", r.ID, dir)
 			}

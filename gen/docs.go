@@ -45,14 +45,14 @@ func EmitDocs(r *Resolved) (File, error) {
 	return emitDocs(s, besideSpec(s))
 }
 
+// emitDocs writes s's reference: a heading, the contents, then a section
+// per kind of declaration, in the order the contents list them.
 func emitDocs(s *Spec, o Origin) (File, error) {
 	name := s.Package.Name + ".md"
 	d := &docWriter{spec: s}
 	d.b.WriteString(mark(DocsBackend{}, o, name))
 	d.line("")
-	d.line("# Package %s", s.Package.Name)
-	d.line("")
-	d.para(s.Package.Doc)
+	d.heading(1, "Package "+s.Package.Name, s.Package.Doc)
 	if s.Package.Path != "" {
 		d.line("Import path: `%s`", s.Package.Path)
 		d.line("")
@@ -70,11 +70,13 @@ func emitDocs(s *Spec, o Origin) (File, error) {
 	return File{Path: name, Content: []byte(out)}, nil
 }
 
+// A docWriter writes one spec's Markdown reference.
 type docWriter struct {
 	spec *Spec
 	b    strings.Builder
 }
 
+// line writes one formatted line.
 func (d *docWriter) line(format string, args ...any) {
 	fmt.Fprintf(&d.b, format, args...)
 	d.b.WriteByte('\n')
@@ -86,6 +88,29 @@ func (d *docWriter) para(doc string) {
 		d.line("%s", doc)
 		d.line("")
 	}
+}
+
+// heading writes a Markdown heading of the level with the doc below it.
+func (d *docWriter) heading(level int, title, doc string) {
+	d.line("%s %s", strings.Repeat("#", level), title)
+	d.line("")
+	d.para(doc)
+}
+
+// section writes the heading of a top-level section listing n declarations,
+// and reports whether there are any: a section of none is left out.
+func (d *docWriter) section(title string, n int) bool {
+	if n == 0 {
+		return false
+	}
+	d.heading(2, title, "")
+	return true
+}
+
+// tableHead writes the header row of a Markdown table and its separator.
+func (d *docWriter) tableHead(columns ...string) {
+	d.line("| %s |", strings.Join(columns, " | "))
+	d.line("|%s", strings.Repeat("---|", len(columns)))
 }
 
 // anchor is the fragment GitHub gives a heading.
@@ -153,12 +178,13 @@ func (d *docWriter) mdType(t *Type) string {
 	return b.String()
 }
 
+// link links to the section of a declared name.
 func (d *docWriter) link(name string) string { return fmt.Sprintf("[%s](%s)", name, anchor(name)) }
 
+// contents lists each section with a link to every declaration in it.
 func (d *docWriter) contents() {
 	s := d.spec
-	d.line("## Contents")
-	d.line("")
+	d.heading(2, "Contents", "")
 	item := func(title string, names []string) {
 		if len(names) == 0 {
 			return
@@ -196,13 +222,11 @@ func (d *docWriter) fieldTable(fields []*Field, withSince bool) {
 		d.line("")
 		return
 	}
+	columns := []string{"JSON", "Go", "Type", "Required"}
 	if withSince {
-		d.line("| JSON | Go | Type | Required | Since | Description |")
-		d.line("|---|---|---|---|---|---|")
-	} else {
-		d.line("| JSON | Go | Type | Required | Description |")
-		d.line("|---|---|---|---|---|")
+		columns = append(columns, "Since")
 	}
+	d.tableHead(append(columns, "Description")...)
 	for _, f := range fields {
 		json, required := "`"+f.JSON+"`", "yes"
 		switch {
@@ -231,18 +255,15 @@ func (d *docWriter) fieldTable(fields []*Field, withSince bool) {
 	d.line("")
 }
 
+// facts writes each fact: its versions, how each decodes, and their fields.
 func (d *docWriter) facts() {
-	if len(d.spec.Facts) == 0 {
+	if !d.section("Facts", len(d.spec.Facts)) {
 		return
 	}
-	d.line("## Facts")
-	d.line("")
 	d.line("A fact travels in an envelope `{\"type\", \"v\", \"data\"}`. `EncodeFact` writes the newest version; `DecodeFact` reads every version that is not retired and upcasts older ones to the newest.")
 	d.line("")
 	for _, f := range sortedBy(d.spec.Facts, func(f *Fact) string { return f.Name }) {
-		d.line("### %s", f.Name)
-		d.line("")
-		d.para(f.Doc)
+		d.heading(3, f.Name, f.Doc)
 		d.line("Go type: `%s`.", f.GoName)
 		if len(f.Reserved) > 0 {
 			var names []string
@@ -252,8 +273,7 @@ func (d *docWriter) facts() {
 			d.line("Reserved names, never to be used again: %s.", strings.Join(names, ", "))
 		}
 		d.line("")
-		d.line("| Version | Go | Decoded as |")
-		d.line("|---|---|---|")
+		d.tableHead("Version", "Go", "Decoded as")
 		for _, v := range f.Versions {
 			switch {
 			case v.Retired:
@@ -270,28 +290,23 @@ func (d *docWriter) facts() {
 			if v.Retired {
 				continue
 			}
-			d.line("#### %s v%d", f.Name, v.Number)
-			d.line("")
-			d.para(v.Doc)
+			d.heading(4, fmt.Sprintf("%s v%d", f.Name, v.Number), v.Doc)
 			d.fieldTable(v.Fields, true)
 		}
 	}
 }
 
+// unions writes each union: its variants and tags, its common fields and
+// each variant's fields.
 func (d *docWriter) unions() {
-	if len(d.spec.Unions) == 0 {
+	if !d.section("Unions", len(d.spec.Unions)) {
 		return
 	}
-	d.line("## Unions")
-	d.line("")
 	for _, u := range sortedBy(d.spec.Unions, func(u *Union) string { return u.Name }) {
-		d.line("### %s", u.Name)
-		d.line("")
-		d.para(u.Doc)
+		d.heading(3, u.Name, u.Doc)
 		d.line("The JSON field `%s` names the variant.", u.Discriminator)
 		d.line("")
-		d.line("| Variant | `%s` | Description |", u.Discriminator)
-		d.line("|---|---|---|")
+		d.tableHead("Variant", "`"+u.Discriminator+"`", "Description")
 		for _, v := range u.Variants {
 			d.line("| %s | `%s` | %s |", d.link(v.Name), v.Tag.Text(), cell(v.Doc))
 		}
@@ -302,9 +317,7 @@ func (d *docWriter) unions() {
 			d.fieldTable(u.Common, false)
 		}
 		for _, v := range u.Variants {
-			d.line("#### %s", v.Name)
-			d.line("")
-			d.para(v.Doc)
+			d.heading(4, v.Name, v.Doc)
 			d.line("`\"%s\": %s`", u.Discriminator, tagJSON(v.Tag))
 			d.line("")
 			d.fieldTable(v.Fields, false)
@@ -312,6 +325,7 @@ func (d *docWriter) unions() {
 	}
 }
 
+// tagJSON is a variant's tag as JSON writes it.
 func tagJSON(t Tag) string {
 	if t.Kind == TagBool {
 		return t.Text()
@@ -319,32 +333,25 @@ func tagJSON(t Tag) string {
 	return fmt.Sprintf("%q", t.String)
 }
 
+// records writes each record's fields.
 func (d *docWriter) records() {
-	if len(d.spec.Records) == 0 {
+	if !d.section("Records", len(d.spec.Records)) {
 		return
 	}
-	d.line("## Records")
-	d.line("")
 	for _, r := range sortedBy(d.spec.Records, func(r *Record) string { return r.Name }) {
-		d.line("### %s", r.Name)
-		d.line("")
-		d.para(r.Doc)
+		d.heading(3, r.Name, r.Doc)
 		d.fieldTable(r.Fields, false)
 	}
 }
 
+// enums writes each enum's values with their Go constants.
 func (d *docWriter) enums() {
-	if len(d.spec.Enums) == 0 {
+	if !d.section("Enums", len(d.spec.Enums)) {
 		return
 	}
-	d.line("## Enums")
-	d.line("")
 	for _, e := range sortedBy(d.spec.Enums, func(e *Enum) string { return e.Name }) {
-		d.line("### %s", e.Name)
-		d.line("")
-		d.para(e.Doc)
-		d.line("| Value | Go | Description |")
-		d.line("|---|---|---|")
+		d.heading(3, e.Name, e.Doc)
+		d.tableHead("Value", "Go", "Description")
 		for _, v := range e.Values {
 			d.line("| `%s` | `%s` | %s |", v.Value, v.GoName, cell(v.Doc))
 		}
@@ -352,16 +359,13 @@ func (d *docWriter) enums() {
 	}
 }
 
+// ids writes each id and how it is written.
 func (d *docWriter) ids() {
-	if len(d.spec.IDs) == 0 {
+	if !d.section("Identifiers", len(d.spec.IDs)) {
 		return
 	}
-	d.line("## Identifiers")
-	d.line("")
 	for _, id := range sortedBy(d.spec.IDs, func(id *ID) string { return id.Name }) {
-		d.line("### %s", id.Name)
-		d.line("")
-		d.para(id.Doc)
+		d.heading(3, id.Name, id.Doc)
 		if id.Kind == IDUUID {
 			d.line("A UUID, written as its canonical text (`6ba7b810-9dad-11d1-80b4-00c04fd430c8`).")
 		} else {
@@ -371,16 +375,13 @@ func (d *docWriter) ids() {
 	}
 }
 
+// faces writes each face: what it embeds and its methods.
 func (d *docWriter) faces() {
-	if len(d.spec.Faces) == 0 {
+	if !d.section("Faces", len(d.spec.Faces)) {
 		return
 	}
-	d.line("## Faces")
-	d.line("")
 	for _, f := range sortedBy(d.spec.Faces, func(f *Face) string { return f.Name }) {
-		d.line("### %s", f.Name)
-		d.line("")
-		d.para(f.Doc)
+		d.heading(3, f.Name, f.Doc)
 		if len(f.Embeds) > 0 {
 			var links []string
 			for _, e := range f.Embeds {
@@ -392,8 +393,7 @@ func (d *docWriter) faces() {
 		if len(f.Methods) == 0 {
 			continue
 		}
-		d.line("| Method | Signature | Description |")
-		d.line("|---|---|---|")
+		d.tableHead("Method", "Signature", "Description")
 		for _, m := range f.Methods {
 			d.line("| `%s` | %s | %s |", m.Name, d.mdType(m.Type), cell(m.Doc))
 		}
@@ -403,24 +403,21 @@ func (d *docWriter) faces() {
 
 var mermaidID = regexp.MustCompile(`[^A-Za-z0-9_]`)
 
+// machines writes each machine as a transition table and a Mermaid state
+// diagram.
 func (d *docWriter) machines() {
-	if len(d.spec.Machines) == 0 {
+	if !d.section("Machines", len(d.spec.Machines)) {
 		return
 	}
-	d.line("## Machines")
-	d.line("")
 	for _, m := range sortedBy(d.spec.Machines, func(m *Machine) string { return m.Name }) {
-		d.line("### %s", m.Name)
-		d.line("")
-		d.para(m.Doc)
+		d.heading(3, m.Name, m.Doc)
 		var terminal []string
 		for _, t := range m.Terminal {
 			terminal = append(terminal, "`"+t.Name+"`")
 		}
 		d.line("States are the values of %s. It starts in `%s`; %s %s terminal.", d.link(m.States.Name), m.Initial.Name, strings.Join(terminal, ", "), map[bool]string{true: "is", false: "are"}[len(terminal) == 1])
 		d.line("")
-		d.line("| From | To |")
-		d.line("|---|---|")
+		d.tableHead("From", "To")
 		for _, t := range m.Transitions {
 			var to []string
 			for _, r := range t.To {
@@ -453,14 +450,12 @@ func (d *docWriter) machines() {
 	}
 }
 
+// defaults writes the table of defaults.
 func (d *docWriter) defaults() {
-	if len(d.spec.Defaults) == 0 {
+	if !d.section("Defaults", len(d.spec.Defaults)) {
 		return
 	}
-	d.line("## Defaults")
-	d.line("")
-	d.line("| Name | Go | Value | Description |")
-	d.line("|---|---|---|---|")
+	d.tableHead("Name", "Go", "Value", "Description")
 	for _, x := range sortedBy(d.spec.Defaults, func(x *Default) string { return x.Name }) {
 		d.line("| `%s` | `%s` | %d %s | %s |", x.Name, x.GoName, x.Value, x.Unit, cell(x.Doc))
 	}

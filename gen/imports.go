@@ -24,9 +24,8 @@ func (l *loader) importEntry(e entry) *Import {
 	val := resolve(e.val)
 	if val.Kind == yaml.MappingNode {
 		m := l.object(val, what, "spec")
-		s, ok := m["spec"]
+		s, ok := l.need(m, "spec", e.keyNode, what, "the other spec's file, as in {spec: jobs.yaml}")
 		if !ok {
-			l.add(e.keyNode, "%s: missing key spec (the other spec's file, as in {spec: jobs.yaml})", what)
 			return nil
 		}
 		if im.Spec, ok = l.str(s.val, what+".spec"); !ok {
@@ -127,42 +126,20 @@ func (v *validator) importedTypes() {
 	if len(specs) == 0 {
 		return
 	}
-	check := func(t *Type) {
-		if t == nil {
+	v.eachType(func(t *Type) {
+		im := specs[t.Alias]
+		if t.Kind != TypeQualified || im == nil {
 			return
 		}
-		t.walk(func(t *Type) {
-			im := specs[t.Alias]
-			if t.Kind != TypeQualified || im == nil {
-				return
-			}
-			d, ok := decls[im][t.Name]
-			name := t.Alias + "." + t.Name
-			switch {
-			case !ok:
-				var names []string
-				for n, d := range decls[im] {
-					if d.kind != declMachine {
-						names = append(names, n)
-					}
-				}
-				slices.Sort(names)
-				v.add(t.Pos, "%s: %s declares no %s%s", name, im.Spec, t.Name, didYouMean(t.Name, names))
-			case d.kind == declMachine:
-				v.add(t.Pos, "%s is a machine, not a type; use its states enum", name)
-			default:
-				t.decl, t.imp, t.Pkg = d.kind, im, im.Path
-			}
-		})
-	}
-	v.eachFieldList(func(_ string, fields []*Field) {
-		for _, f := range fields {
-			check(f.Type)
+		d, ok := decls[im][t.Name]
+		name := t.Alias + "." + t.Name
+		switch {
+		case !ok:
+			v.add(t.Pos, "%s: %s declares no %s%s", name, im.Spec, t.Name, didYouMean(t.Name, typeNames(decls[im])))
+		case d.kind == declMachine:
+			v.add(t.Pos, "%s is a machine, not a type; use its states enum", name)
+		default:
+			t.decl, t.imp, t.Pkg = d.kind, im, im.Path
 		}
 	})
-	for _, f := range v.spec.Faces {
-		for _, m := range f.Methods {
-			check(m.Type)
-		}
-	}
 }

@@ -12,14 +12,27 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
+// need returns m's entry under key. When there is none it reports, at the
+// node at, that what is missing the key, with hint (when given) saying what
+// the key holds.
+func (l *loader) need(m map[string]entry, key string, at *yaml.Node, what, hint string) (entry, bool) {
+	e, ok := m[key]
+	if !ok {
+		if hint != "" {
+			hint = " (" + hint + ")"
+		}
+		l.add(at, "%s: missing key %s%s", what, key, hint)
+	}
+	return e, ok
+}
+
+// pkg reads the package section.
 func (l *loader) pkg(e entry) Package {
 	m := l.object(e.val, "package", "name", "path", "doc", "sources")
 	p := Package{Pos: l.pos(e.keyNode), Doc: l.doc(m, "package")}
-	if n, ok := m["name"]; ok {
+	if n, ok := l.need(m, "name", e.keyNode, "package", ""); ok {
 		p.Name, _ = l.str(n.val, "package.name")
 		p.Pos = l.pos(n.val)
-	} else {
-		l.add(e.keyNode, "package: missing key name")
 	}
 	if n, ok := m["path"]; ok {
 		p.Path, _ = l.str(n.val, "package.path")
@@ -47,8 +60,8 @@ func (l *loader) allowances(n *yaml.Node) []*Allowance {
 		m := l.object(item, what, "rule", "path", "reason")
 		a := &Allowance{Pos: l.pos(item)}
 		for _, key := range []string{"rule", "path", "reason"} {
-			if _, ok := m[key]; !ok && item.Kind == yaml.MappingNode {
-				l.add(item, "%s: missing key %s", what, key)
+			if item.Kind == yaml.MappingNode {
+				l.need(m, key, item, what, "")
 			}
 		}
 		if e, ok := m["rule"]; ok {
@@ -71,13 +84,13 @@ func (l *loader) allowances(n *yaml.Node) []*Allowance {
 	return out
 }
 
+// id reads one id: its kind, uuid or string.
 func (l *loader) id(e entry) *ID {
 	what := "ids." + e.key
 	m := l.object(e.val, what, "kind", "doc")
 	id := &ID{Name: e.key, Pos: l.pos(e.keyNode), Doc: l.doc(m, what)}
-	k, ok := m["kind"]
+	k, ok := l.need(m, "kind", e.keyNode, what, "uuid or string")
 	if !ok {
-		l.add(e.keyNode, "%s: missing key kind (uuid or string)", what)
 		return id
 	}
 	if s, ok := l.str(k.val, what+".kind"); ok {
@@ -91,13 +104,13 @@ func (l *loader) id(e entry) *ID {
 	return id
 }
 
+// enum reads one enum and its values, each with its Go constant name.
 func (l *loader) enum(e entry) *Enum {
 	what := "enums." + e.key
 	m := l.object(e.val, what, "values", "doc")
 	en := &Enum{Name: e.key, Pos: l.pos(e.keyNode), Doc: l.doc(m, what)}
-	vals, ok := m["values"]
+	vals, ok := l.need(m, "values", e.keyNode, what, "")
 	if !ok {
-		l.add(e.keyNode, "%s: missing key values", what)
 		return en
 	}
 	for _, v := range l.entries(vals.val, what+".values") {
@@ -146,15 +159,13 @@ func (l *loader) fields(n *yaml.Node, what string, inFact bool) []*Field {
 		}
 		m := l.object(val, fwhat, keys...)
 		f.Doc = l.doc(m, fwhat)
-		if t, ok := m["type"]; ok {
+		if t, ok := l.need(m, "type", e.keyNode, fwhat, ""); ok {
 			tv := resolve(t.val)
 			if tv.Kind == yaml.SequenceNode {
 				l.add(tv, "%s.type: a list type must be quoted: write \"[]%s\"", fwhat, seqHint(tv))
 			} else if _, ok := l.str(tv, fwhat+".type"); ok {
 				f.Type = parseType(tv, l.file, l.types, &l.errs)
 			}
-		} else {
-			l.add(e.keyNode, "%s: missing key type", fwhat)
 		}
 		if o, ok := m["optional"]; ok {
 			f.Optional, _ = l.boolean(o.val, fwhat+".optional")
@@ -191,6 +202,8 @@ func (l *loader) fields(n *yaml.Node, what string, inFact bool) []*Field {
 	return out
 }
 
+// seqHint is the element type a YAML list written as a type holds, or T,
+// for the fix that quotes it.
 func seqHint(n *yaml.Node) string {
 	if len(n.Content) == 1 && n.Content[0].Kind == yaml.ScalarNode {
 		return n.Content[0].Value
@@ -198,6 +211,7 @@ func seqHint(n *yaml.Node) string {
 	return "T"
 }
 
+// versionNumber reads a fact version key, v1, v2 …, as its number.
 func versionNumber(s string) (int, bool) {
 	if !strings.HasPrefix(s, "v") {
 		return 0, false
@@ -209,6 +223,7 @@ func versionNumber(s string) (int, bool) {
 	return n, true
 }
 
+// record reads one record and its fields.
 func (l *loader) record(e entry) *Record {
 	what := "records." + e.key
 	m := l.object(e.val, what, "fields", "doc")
@@ -219,29 +234,27 @@ func (l *loader) record(e entry) *Record {
 	return r
 }
 
+// union reads one union: its discriminator, common fields and variants.
 func (l *loader) union(e entry) *Union {
 	what := "unions." + e.key
 	m := l.object(e.val, what, "discriminator", "common", "variants", "doc")
 	u := &Union{Name: e.key, Pos: l.pos(e.keyNode), Doc: l.doc(m, what)}
-	if d, ok := m["discriminator"]; ok {
+	if d, ok := l.need(m, "discriminator", e.keyNode, what, "the JSON field that tells variants apart"); ok {
 		u.Discriminator, _ = l.str(d.val, what+".discriminator")
 		u.DiscPos = l.pos(d.val)
-	} else {
-		l.add(e.keyNode, "%s: missing key discriminator (the JSON field that tells variants apart)", what)
 	}
 	if c, ok := m["common"]; ok {
 		u.Common = l.fields(c.val, what+".common", false)
 	}
-	vs, ok := m["variants"]
+	vs, ok := l.need(m, "variants", e.keyNode, what, "")
 	if !ok {
-		l.add(e.keyNode, "%s: missing key variants", what)
 		return u
 	}
 	for _, v := range l.entries(vs.val, what+".variants") {
 		vwhat := what + ".variants." + v.key
 		vm := l.object(v.val, vwhat, "tag", "fields", "doc")
 		variant := &Variant{Name: v.key, Pos: l.pos(v.keyNode), Doc: l.doc(vm, vwhat)}
-		if t, ok := vm["tag"]; ok {
+		if t, ok := l.need(vm, "tag", v.keyNode, vwhat, "the variant's discriminator value"); ok {
 			tn := resolve(t.val)
 			variant.Tag.Pos = l.pos(tn)
 			switch {
@@ -252,8 +265,6 @@ func (l *loader) union(e entry) *Union {
 			default:
 				l.add(tn, "%s.tag: expected a string or true/false, found %s", vwhat, describe(tn))
 			}
-		} else {
-			l.add(v.keyNode, "%s: missing key tag (the variant's discriminator value)", vwhat)
 		}
 		if f, ok := vm["fields"]; ok {
 			variant.Fields = l.fields(f.val, vwhat+".fields", false)
@@ -263,6 +274,7 @@ func (l *loader) union(e entry) *Union {
 	return u
 }
 
+// face reads one face: its embeds and its methods, each a func type.
 func (l *loader) face(e entry) *Face {
 	what := "faces." + e.key
 	m := l.object(e.val, what, "embeds", "methods", "doc")
@@ -281,10 +293,8 @@ func (l *loader) face(e entry) *Face {
 			} else {
 				mm := l.object(val, mwhat, "type", "doc")
 				method.Doc = l.doc(mm, mwhat)
-				if t, ok := mm["type"]; ok {
+				if t, ok := l.need(mm, "type", me.keyNode, mwhat, "a func type such as \"func(detail string)\""); ok {
 					typeNode = resolve(t.val)
-				} else {
-					l.add(me.keyNode, "%s: missing key type (a func type such as \"func(detail string)\")", mwhat)
 				}
 			}
 			if typeNode != nil {
@@ -304,14 +314,14 @@ func (l *loader) face(e entry) *Face {
 	return f
 }
 
+// machine reads one machine: its states enum, initial and terminal states
+// and transitions.
 func (l *loader) machine(e entry) *Machine {
 	what := "machines." + e.key
 	m := l.object(e.val, what, "states", "initial", "terminal", "transitions", "doc")
 	mc := &Machine{Name: e.key, Pos: l.pos(e.keyNode), Doc: l.doc(m, what)}
 	for _, key := range []string{"states", "initial", "terminal", "transitions"} {
-		if _, ok := m[key]; !ok {
-			l.add(e.keyNode, "%s: missing key %s", what, key)
-		}
+		l.need(m, key, e.keyNode, what, "")
 	}
 	if s, ok := m["states"]; ok {
 		mc.States = l.ref(s.val, what+".states")
@@ -333,6 +343,7 @@ func (l *loader) machine(e entry) *Machine {
 	return mc
 }
 
+// fact reads one fact: its reserved names and versions, sorted by number.
 func (l *loader) fact(e entry) *Fact {
 	what := "facts." + e.key
 	m := l.object(e.val, what, "versions", "reserved", "doc")
@@ -340,9 +351,8 @@ func (l *loader) fact(e entry) *Fact {
 	if r, ok := m["reserved"]; ok {
 		f.Reserved = l.refs(r.val, what+".reserved")
 	}
-	vs, ok := m["versions"]
+	vs, ok := l.need(m, "versions", e.keyNode, what, "write versions: {v1: {fields: …}}")
 	if !ok {
-		l.add(e.keyNode, "%s: missing key versions (write versions: {v1: {fields: …}})", what)
 		return f
 	}
 	for _, v := range l.entries(vs.val, what+".versions") {
@@ -373,21 +383,19 @@ func (l *loader) fact(e entry) *Fact {
 	return f
 }
 
+// def reads one default: its value and unit.
 func (l *loader) def(e entry) *Default {
 	what := "defaults." + e.key
 	m := l.object(e.val, what, "value", "unit", "doc")
 	d := &Default{Name: e.key, GoName: "Default" + goName(e.key), Pos: l.pos(e.keyNode), Doc: l.doc(m, what)}
-	if v, ok := m["value"]; ok {
+	if v, ok := l.need(m, "value", e.keyNode, what, ""); ok {
 		d.Value, _ = l.integer(v.val, what+".value")
 		if d.Value < 0 {
 			l.add(v.val, "%s.value: %d is negative; a default measures a size, count or duration", what, d.Value)
 		}
-	} else {
-		l.add(e.keyNode, "%s: missing key value", what)
 	}
-	u, ok := m["unit"]
+	u, ok := l.need(m, "unit", e.keyNode, what, "one of "+unitList())
 	if !ok {
-		l.add(e.keyNode, "%s: missing key unit (one of %s)", what, unitList())
 		return d
 	}
 	d.UnitPos = l.pos(u.val)
@@ -408,6 +416,7 @@ func (l *loader) def(e entry) *Default {
 	return d
 }
 
+// unitList names the units a default may have, for messages.
 func unitList() string {
 	var names []string
 	for _, u := range Units() {

@@ -54,65 +54,12 @@ func (SchemaBackend) Files(r *Resolved, o Origin) ([]File, error) {
 }
 
 // emitSchema writes s as one JSON Schema document: a definition per id,
-// enum, record, union and variant, and the fact envelopes. It builds the
-// document in the order it is written, which is why it is one function.
+// enum, record, union and variant, and the fact envelopes, under a root
+// that carries the marker first.
 func emitSchema(s *Spec, o Origin) (File, error) {
 	name := s.Package.Name + ".schema.json"
-	defs := map[string]jsonObject{}
-	for _, id := range s.IDs {
-		defs[id.Name] = idSchema(id)
-	}
-	for _, en := range s.Enums {
-		values := make([]any, 0, len(en.Values))
-		for _, v := range en.Values {
-			values = append(values, v.Value)
-		}
-		defs[en.Name] = described(en.Doc, jsonObject{{"type", "string"}, {"enum", values}})
-	}
-	for _, r := range s.Records {
-		defs[r.Name] = objectSchema(r.Doc, nil, placed(r.Fields, ""))
-	}
-	for _, u := range s.Unions {
-		var refs []any
-		for _, v := range u.Variants {
-			refs = append(refs, ref(v.Name))
-			var tag any = v.Tag.String
-			if v.Tag.Kind == TagBool {
-				tag = v.Tag.Bool
-			}
-			disc := jsonMember{u.Discriminator, jsonObject{{"const", tag}}}
-			defs[v.Name] = objectSchema(v.Doc, &disc, append(placed(u.Common, ""), placed(v.Fields, "")...))
-		}
-		doc := strings.TrimSpace(u.Doc + fmt.Sprintf("\n\nThe variant is named by %q.", u.Discriminator))
-		defs[u.Name] = described(doc, jsonObject{{"oneOf", refs}})
-	}
-	var envelopes []any
-	for _, f := range sortedBy(s.Facts, func(f *Fact) string { return f.Name }) {
-		for _, v := range f.Versions {
-			if v.Retired {
-				continue
-			}
-			name := f.StructName(v)
-			doc := f.Doc
-			if v != f.Latest() {
-				doc = fmt.Sprintf("Version %d of %s, still decoded: readers upcast it to %s.", v.Number, f.Name, f.GoName)
-			}
-			if v.Doc != "" {
-				doc += "\n\n" + v.Doc
-			}
-			defs[name] = objectSchema(doc, nil, placed(v.Fields, ""))
-			envelopes = append(envelopes, jsonObject{
-				{"type", "object"},
-				{"properties", jsonObject{
-					{"type", jsonObject{{"const", f.Name}}},
-					{"v", jsonObject{{"const", v.Number}}},
-					{"data", ref(name)},
-				}},
-				{"required", []any{"type", "v", "data"}},
-			})
-		}
-	}
-	if len(envelopes) > 0 {
+	defs := typeSchemas(s)
+	if envelopes := factSchemas(s, defs); len(envelopes) > 0 {
 		defs["FactEnvelope"] = jsonObject{
 			{"description", "A fact as the journal stores it: its type, its version and its data. Every version listed here is still decoded."},
 			{"oneOf", envelopes},
@@ -141,6 +88,73 @@ func emitSchema(s *Spec, o Origin) (File, error) {
 	return File{Path: name, Content: b.Bytes()}, nil
 }
 
+// typeSchemas returns a definition per id, enum, record, union and union
+// variant of s, by name.
+func typeSchemas(s *Spec) map[string]jsonObject {
+	defs := map[string]jsonObject{}
+	for _, id := range s.IDs {
+		defs[id.Name] = idSchema(id)
+	}
+	for _, en := range s.Enums {
+		values := make([]any, 0, len(en.Values))
+		for _, v := range en.Values {
+			values = append(values, v.Value)
+		}
+		defs[en.Name] = described(en.Doc, jsonObject{{"type", "string"}, {"enum", values}})
+	}
+	for _, r := range s.Records {
+		defs[r.Name] = objectSchema(r.Doc, nil, r.Fields)
+	}
+	for _, u := range s.Unions {
+		var refs []any
+		for _, v := range u.Variants {
+			refs = append(refs, ref(v.Name))
+			var tag any = v.Tag.String
+			if v.Tag.Kind == TagBool {
+				tag = v.Tag.Bool
+			}
+			disc := jsonMember{u.Discriminator, jsonObject{{"const", tag}}}
+			defs[v.Name] = objectSchema(v.Doc, &disc, append(slices.Clone(u.Common), v.Fields...))
+		}
+		doc := strings.TrimSpace(u.Doc + fmt.Sprintf("\n\nThe variant is named by %q.", u.Discriminator))
+		defs[u.Name] = described(doc, jsonObject{{"oneOf", refs}})
+	}
+	return defs
+}
+
+// factSchemas adds to defs a definition per live fact version of s, under
+// its Go struct name, and returns the envelope schema of each, facts sorted
+// by name.
+func factSchemas(s *Spec, defs map[string]jsonObject) []any {
+	var envelopes []any
+	for _, f := range sortedBy(s.Facts, func(f *Fact) string { return f.Name }) {
+		for _, v := range f.Versions {
+			if v.Retired {
+				continue
+			}
+			name := f.StructName(v)
+			doc := f.Doc
+			if v != f.Latest() {
+				doc = fmt.Sprintf("Version %d of %s, still decoded: readers upcast it to %s.", v.Number, f.Name, f.GoName)
+			}
+			if v.Doc != "" {
+				doc += "\n\n" + v.Doc
+			}
+			defs[name] = objectSchema(doc, nil, v.Fields)
+			envelopes = append(envelopes, jsonObject{
+				{"type", "object"},
+				{"properties", jsonObject{
+					{"type", jsonObject{{"const", f.Name}}},
+					{"v", jsonObject{{"const", v.Number}}},
+					{"data", ref(name)},
+				}},
+				{"required", []any{"type", "v", "data"}},
+			})
+		}
+	}
+	return envelopes
+}
+
 // uuidPattern is the text form of a UUID, as the generated MarshalText writes it.
 // Decoders read only this canonical, lower-case form, and never the nil UUID.
 const uuidPattern = "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
@@ -148,6 +162,7 @@ const uuidPattern = "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{1
 // nilUUID is the one UUID of that form decoders refuse.
 const nilUUID = "00000000-0000-0000-0000-000000000000"
 
+// idSchema describes an id: a string, for a uuid one its canonical form.
 func idSchema(id *ID) jsonObject {
 	if id.Kind == IDUUID {
 		// format is only an annotation in 2020-12; the pattern enforces it.
@@ -156,6 +171,7 @@ func idSchema(id *ID) jsonObject {
 	return described(id.Doc, jsonObject{{"type", "string"}})
 }
 
+// ref points at the definition of a name in the same document.
 func ref(name string) jsonObject { return jsonObject{{"$ref", "#/$defs/" + name}} }
 
 // described puts a description first, when there is one.
@@ -168,7 +184,7 @@ func described(doc string, o jsonObject) jsonObject {
 
 // objectSchema describes a struct's JSON: disc, when given, is the union
 // discriminator the variant writes first.
-func objectSchema(doc string, disc *jsonMember, fields []placedField) jsonObject {
+func objectSchema(doc string, disc *jsonMember, fields []*Field) jsonObject {
 	var props jsonObject
 	var required []any
 	if disc != nil {
@@ -337,6 +353,7 @@ func writeJSON(b *bytes.Buffer, v any, indent string) error {
 	return nil
 }
 
+// writeScalar writes v as encoding/json does, without HTML escaping.
 func writeScalar(b *bytes.Buffer, v any) error {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)

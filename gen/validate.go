@@ -129,14 +129,14 @@ func (v *validator) allowances() {
 	var ids []string
 	for _, r := range Rules() {
 		if knownRule(r.ID) {
-			ids = append(ids, r.ID)
+			ids = append(ids, string(r.ID))
 		}
 	}
 	for _, a := range v.spec.AllowBreaking {
 		switch {
-		case a.Rule.Name == RuleAllowanceUnused:
+		case a.ruleID() == RuleAllowanceUnused:
 			v.add(a.Rule.Pos, "allow_breaking.rule: %s cannot be allowed; delete the stale allowance instead", a.Rule.Name)
-		case a.Rule.Name != "" && !knownRule(a.Rule.Name):
+		case a.Rule.Name != "" && !knownRule(a.ruleID()):
 			v.add(a.Rule.Pos, "allow_breaking.rule: unknown rule %s%s", a.Rule.Name, didYouMean(a.Rule.Name, ids))
 		}
 		if a.PathPos.Line > 0 && strings.TrimSpace(a.Path) == "" {

@@ -22,32 +22,18 @@ func (v *validator) initialismNames() {
 		}
 	}
 	s := v.spec
-	for _, d := range s.IDs {
-		check(d.Name, "ids."+d.Name, d.Pos)
+	for _, d := range s.declarations() {
+		check(d.name, d.path(), d.pos)
 	}
 	for _, d := range s.Enums {
-		check(d.Name, "enums."+d.Name, d.Pos)
 		for _, val := range d.Values {
 			check(val.GoName, "enums."+d.Name+".values."+val.Value, val.Pos)
 		}
 	}
-	for _, d := range s.Records {
-		check(d.Name, "records."+d.Name, d.Pos)
-	}
-	for _, d := range s.Unions {
-		check(d.Name, "unions."+d.Name, d.Pos)
-		for _, vr := range d.Variants {
-			check(vr.Name, "unions."+d.Name+".variants."+vr.Name, vr.Pos)
-		}
-	}
 	for _, d := range s.Faces {
-		check(d.Name, "faces."+d.Name, d.Pos)
 		for _, m := range d.Methods {
 			check(m.Name, "faces."+d.Name+".methods."+m.Name, m.Pos)
 		}
-	}
-	for _, d := range s.Machines {
-		check(d.Name, "machines."+d.Name, d.Pos)
 	}
 	v.eachFieldList(func(what string, fields []*Field) {
 		for _, f := range fields {

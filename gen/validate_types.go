@@ -25,44 +25,56 @@ func (v *validator) eachFieldList(fn func(what string, fields []*Field)) {
 	}
 }
 
-// typeRefs resolves every named type and reports undeclared ones.
-func (v *validator) typeRefs() {
-	names := make([]string, 0, len(v.decls))
-	for name, d := range v.decls {
-		if d.kind != declMachine {
-			names = append(names, name)
+// eachType calls fn for every type, and every type within it, that a field
+// or a face method of the spec is declared with.
+func (v *validator) eachType(fn func(*Type)) {
+	walk := func(t *Type) {
+		if t != nil {
+			t.walk(fn)
 		}
-	}
-	suggestions := newSuggester(names)
-	check := func(t *Type) {
-		if t == nil {
-			return
-		}
-		t.walk(func(t *Type) {
-			if t.Kind != TypeNamed {
-				return
-			}
-			d, ok := v.decls[t.Name]
-			switch {
-			case !ok:
-				v.add(t.Pos, "undeclared type %s%s", t.Name, suggestions.didYouMean(t.Name))
-			case d.kind == declMachine:
-				v.add(t.Pos, "%s is a machine, not a type; use its states enum", t.Name)
-			default:
-				t.decl = d.kind
-			}
-		})
 	}
 	v.eachFieldList(func(_ string, fields []*Field) {
 		for _, f := range fields {
-			check(f.Type)
+			walk(f.Type)
 		}
 	})
 	for _, f := range v.spec.Faces {
 		for _, m := range f.Methods {
-			check(m.Type)
+			walk(m.Type)
 		}
 	}
+}
+
+// typeNames are the names in decls a type expression may refer to (all but
+// machines), sorted.
+func typeNames(decls map[string]decl) []string {
+	names := make([]string, 0, len(decls))
+	for name, d := range decls {
+		if d.kind != declMachine {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	return names
+}
+
+// typeRefs resolves every named type and reports undeclared ones.
+func (v *validator) typeRefs() {
+	suggestions := newSuggester(typeNames(v.decls))
+	v.eachType(func(t *Type) {
+		if t.Kind != TypeNamed {
+			return
+		}
+		d, ok := v.decls[t.Name]
+		switch {
+		case !ok:
+			v.add(t.Pos, "undeclared type %s%s", t.Name, suggestions.didYouMean(t.Name))
+		case d.kind == declMachine:
+			v.add(t.Pos, "%s is a machine, not a type; use its states enum", t.Name)
+		default:
+			t.decl = d.kind
+		}
+	})
 	v.eachFieldList(v.fieldList)
 }
 

@@ -12,6 +12,8 @@ import (
 	"github.com/jobgen/jobgen/gen"
 )
 
+// cmdBreaking runs jobgen breaking: it compares the spec with the one
+// --against names and prints what breaks.
 func cmdBreaking(args []string, stdout, stderr io.Writer) int {
 	var sf specFlags
 	var against string
@@ -56,18 +58,29 @@ defaults to the --spec file's path in its repository.`, stderr)
 		fmt.Fprintf(stderr, "jobgen breaking: compares one spec at a time, and %s matches %d; name one with --spec\n", strings.Join(sf.specsOrDefault(), " "), len(names))
 		return exitUsage
 	}
-	newName := names[0]
+	oldName, oldSpec, newSpec, ok := loadBreakingPair(&sf, r, against, names[0])
+	if !ok {
+		return r.code
+	}
+	report := gen.Breaking(oldSpec, newSpec, only...)
+	return printBreaking(report, r, against, oldName, stdout, stderr)
+}
+
+// loadBreakingPair reads and loads the spec newName and the older one
+// against names. It reports what fails through r and returns false then;
+// the old spec's name is the one its positions are reported under.
+func loadBreakingPair(sf *specFlags, r *reporter, against, newName string) (oldName string, old, new *gen.Spec, ok bool) {
 	newData, err := sf.readSpec(newName)
 	if err != nil {
 		r.err(err)
-		return r.code
+		return "", nil, nil, false
 	}
 	oldName, oldData, err := readAgainst(against, newName, sf.readSpec)
 	if err != nil {
 		// The older spec could not be read at all: not a finding, since
 		// nothing was compared.
 		r.failf(exitFailure, "jobgen breaking: %v", err)
-		return r.code
+		return "", nil, nil, false
 	}
 	// Both specs are compared as models; their sources (upcaster bodies)
 	// play no part, and the old spec's may not even be at hand.
@@ -79,14 +92,19 @@ defaults to the --spec file's path in its repository.`, stderr)
 				r.err(err)
 			}
 		}
-		return r.code
+		return "", nil, nil, false
 	}
-	report := gen.Breaking(oldSpec.Spec(), newSpec.Spec(), only...)
+	return oldName, oldSpec.Spec(), newSpec.Spec(), true
+}
+
+// printBreaking prints the findings of report, one a line, and a summary,
+// and returns jobgen breaking's exit code: exitFindings when any remain.
+func printBreaking(report gen.BreakingReport, r *reporter, against, oldName string, stdout, stderr io.Writer) int {
 	for _, f := range report.Findings {
 		if strings.HasPrefix(against, "git:") {
 			f = openable(f, oldName)
 		}
-		r.finding(diagnostic{Pos: f.Pos, Type: f.Rule, Msg: f.Msg, Element: f.Path, Categories: f.Categories, text: f.String()}, stdout)
+		r.finding(diagnostic{Pos: f.Pos, Type: string(f.Rule), Msg: f.Msg, Element: f.Path, Categories: f.Categories, text: f.String()}, stdout)
 	}
 	allowed := ""
 	if n := len(report.Allowed); n > 0 {

@@ -1,0 +1,66 @@
+package gen
+
+import "fmt"
+
+// facts compares the old spec's facts with the new one's: a fact or a live
+// version must not vanish, a reserved name must stay reserved and unused,
+// and each live version's fields are compared as durable.
+func (c *comparer) facts() {
+	durable := []Category{Durable}
+	for _, of := range sortedBy(c.old.Facts, func(f *Fact) string { return f.Name }) {
+		path := "facts." + of.Name
+		nf := c.newx.facts[of.Name]
+		if nf == nil {
+			c.addNear(RuleFactDeleted, path, of.Pos, c.new.Package.Pos, durable, "fact %s was deleted; its history would no longer decode (retire its versions instead)", of.Name)
+			continue
+		}
+		reserved := map[string]bool{}
+		for _, r := range nf.Reserved {
+			reserved[r.Name] = true
+		}
+		for _, r := range of.Reserved {
+			if !reserved[r.Name] {
+				c.add(RuleReservedNameDeleted, path+".reserved."+r.Name, nf.Pos, durable, "%s is no longer reserved, so a field could reuse it with another meaning; list it under reserved: again", r.Name)
+			}
+		}
+		oldLive := map[int]bool{}
+		for _, ov := range of.Versions {
+			oldLive[ov.Number] = !ov.Retired
+		}
+		for _, nv := range nf.Versions {
+			if nv.Retired || (oldLive[nv.Number] && nv != nf.Latest()) {
+				continue // an old version keeps the names it always had
+			}
+			for _, fd := range nv.Fields {
+				for _, r := range of.Reserved {
+					if fd.Name == r.Name || fd.JSON == r.Name {
+						c.add(RuleReservedNameReused, fmt.Sprintf("%s.versions.v%d.fields.%s", path, nv.Number, fd.Name), fd.Pos, durable,
+							"%s was reserved (at %s); history may carry it with its old meaning; give the field another name and json: name", r.Name, r.Pos)
+					}
+				}
+			}
+		}
+		for _, ov := range of.Versions {
+			if ov.Retired {
+				continue
+			}
+			vpath := fmt.Sprintf("%s.versions.v%d", path, ov.Number)
+			var nv *FactVersion
+			for _, v := range nf.Versions {
+				if v.Number == ov.Number {
+					nv = v
+				}
+			}
+			switch {
+			case nv == nil:
+				c.addNear(RuleFactVersionDeleted, vpath, ov.Pos, nf.Pos, durable, "version %d of %s was deleted; mark it retired: true to stop decoding its history on purpose", ov.Number, of.Name)
+				continue
+			case nv.Retired:
+				continue
+			}
+			c.fields(placed(ov.Fields, vpath+".fields"), placed(nv.Fields, vpath+".fields"), nv.Pos, durable, func(f *Field) bool {
+				return reserved[f.Name] || reserved[f.JSON]
+			}, nil)
+		}
+	}
+}

@@ -1,0 +1,216 @@
+package gen
+
+import "slices"
+
+// A placedField is a field with its path in the spec.
+type placedField struct {
+	*Field
+	path string
+}
+
+// placed gives each field its path under path, as findings name it.
+func placed(fields []*Field, path string) []placedField {
+	var out []placedField
+	for _, f := range fields {
+		out = append(out, placedField{f, path + "." + f.Name})
+	}
+	return out
+}
+
+// fields compares one shape's wire fields, old against new; near is the
+// shape in the new spec, and cats the categories its JSON matters to (none
+// for a record nothing sends, whose Go fields still matter to goapi). For a
+// fact version, isReserved says whether a deleted field's name is reserved;
+// for a variant, moved finds a deleted field in another variant of the union.
+func (c *comparer) fields(old, new []placedField, near Pos, cats []Category, isReserved func(*Field) bool, moved func(*Field) (string, *Field)) {
+	matched := map[*Field]bool{}
+	for _, of := range old {
+		if !of.Wire() {
+			c.goOnlyField(of, new, near)
+			continue
+		}
+		nf, ok := findField(of.Field, new)
+		if !ok {
+			c.deletedField(of, near, cats, isReserved, moved)
+			continue
+		}
+		matched[nf.Field] = true
+		c.changedField(of.Field, nf, cats)
+	}
+	for _, nf := range new {
+		if matched[nf.Field] || !nf.Wire() || nf.Optional || nf.Type.Collection() {
+			continue
+		}
+		fix := "make it optional: true"
+		if isReserved != nil {
+			fix += ", or add a new fact version"
+		}
+		c.add(RuleRequiredFieldAdded, nf.path, nf.Pos, cats, "required field %s was added; JSON written without it no longer decodes (%s)", nf.JSON, fix)
+	}
+}
+
+// findField finds old field of among a shape's new wire fields: by its spec
+// name, or else by its JSON name.
+func findField(of *Field, new []placedField) (placedField, bool) {
+	for _, nf := range new {
+		if nf.Name == of.Name && nf.Wire() {
+			return nf, true
+		}
+	}
+	for _, nf := range new {
+		if nf.JSON == of.JSON && nf.Wire() {
+			return nf, true
+		}
+	}
+	return placedField{}, false
+}
+
+// deletedField reports a wire field the new shape no longer has: a fact
+// field whose name is (or is not) reserved, a variant field that moved to
+// another variant, or a field simply gone.
+func (c *comparer) deletedField(of placedField, near Pos, cats []Category, isReserved func(*Field) bool, moved func(*Field) (string, *Field)) {
+	goapi := append(slices.Clone(cats), GoAPI)
+	switch {
+	case isReserved != nil && isReserved(of.Field):
+		c.addNear(RuleFieldDeleted, of.path, of.Pos, near, []Category{GoAPI}, "field %s was deleted (its name stays reserved); Go code naming %s no longer compiles; keep it, or accept the break in allow_breaking", of.Name, of.GoName)
+	case isReserved != nil:
+		c.addNear(RuleFieldDeletedNotReserved, of.path, of.Pos, near, goapi, "field %s was deleted; list %s under the fact's reserved: so it never comes back with another meaning", of.Name, of.Name)
+	default:
+		if moved != nil {
+			if where, to := moved(of.Field); to != nil {
+				c.add(RuleVariantFieldMoved, of.path, to.Pos, goapi, "field %s moved to %s; readers of this variant no longer get it; move it to the union's common: fields, or keep it here too", of.JSON, where)
+				return
+			}
+		}
+		why := "Go code naming " + of.GoName + " no longer compiles"
+		if len(cats) > 0 {
+			why = "old history and peers carry it, readers that require it break, and " + why
+		}
+		c.addNear(RuleFieldDeleted, of.path, of.Pos, near, goapi, "field %s was deleted; %s; keep it (optional: true, and stop setting it)", of.Name, why)
+	}
+}
+
+// changedField compares a wire field the new shape still has, under its
+// spec or its JSON name: its names, its type, and whether it became
+// required or terminal.
+func (c *comparer) changedField(of *Field, nf placedField, cats []Category) {
+	goapi := append(slices.Clone(cats), GoAPI)
+	path := nf.path
+	if nf.GoName != of.GoName {
+		c.add(RuleFieldRenamed, path, nf.Pos, []Category{GoAPI}, "field %s was renamed %s; Go code naming %s no longer compiles; keep the name %s", of.Name, nf.Name, of.GoName, of.Name)
+	}
+	if nf.JSON != of.JSON {
+		c.add(RuleFieldJSONNameChanged, path, nf.Pos, cats, "JSON name changed from %s to %s; set json: %s to keep the wire name", of.JSON, nf.JSON, of.JSON)
+	}
+	switch {
+	case !c.compatible(of.Type, nf.Type):
+		c.add(RuleFieldTypeChanged, path, nf.Type.Pos, goapi, "type changed from %s to %s; JSON written as %s does not decode into it, and Go code using the field no longer compiles; keep %s and add a field of the new type", of.Type, nf.Type, of.Type, of.Type)
+	case of.Type.String() != nf.Type.String() && !c.renamedIn(of.Type):
+		c.add(RuleFieldTypeChanged, path, nf.Type.Pos, []Category{GoAPI}, "type changed from %s to %s; old JSON still decodes, but Go code using the field as %s no longer compiles; keep %s, or accept the break in allow_breaking", of.Type, nf.Type, of.Type, of.Type)
+	}
+	if of.Optional && !nf.Optional && !nf.Type.Collection() {
+		c.add(RuleFieldMadeRequired, path, nf.Pos, cats, "field %s became required; JSON written without it no longer decodes; keep it optional: true", nf.JSON)
+	}
+	if nf.Terminal && !of.Terminal {
+		c.add(RuleFieldMadeTerminal, path, nf.TerminalPos, cats, "field %s became terminal: true; JSON written with a state that is not terminal no longer decodes; drop terminal: true", nf.JSON)
+	}
+}
+
+// goOnlyField compares a field that never travels (a func, a channel, a
+// face): only Go callers see it, so only goapi findings apply.
+func (c *comparer) goOnlyField(of placedField, new []placedField, near Pos) {
+	goapi := []Category{GoAPI}
+	i := slices.IndexFunc(new, func(nf placedField) bool { return nf.Name == of.Name })
+	if i < 0 {
+		c.addNear(RuleFieldDeleted, of.path, of.Pos, near, goapi, "field %s was deleted; Go code naming %s no longer compiles; keep it", of.Name, of.GoName)
+		return
+	}
+	if nf := new[i]; of.Type.String() != nf.Type.String() && !c.renamedIn(of.Type) {
+		c.add(RuleFieldTypeChanged, nf.path, nf.Type.Pos, goapi, "type changed from %s to %s; Go code using the field no longer compiles; keep %s", of.Type, nf.Type, of.Type)
+	}
+}
+
+// renamedIn reports whether t names a declaration the new spec no longer
+// has: TYPE_DELETED reports that once, not at every field using it.
+func (c *comparer) renamedIn(t *Type) bool {
+	gone := false
+	t.walk(func(u *Type) {
+		if u.Kind != TypeNamed {
+			return
+		}
+		if d, ok := c.newx.decls[u.Name]; !ok || d.kind == declMachine {
+			gone = true
+		}
+	})
+	return gone
+}
+
+// compatible reports whether JSON written for type o decodes into type n.
+// Declarations that keep their name are compared on their own.
+func (c *comparer) compatible(o, n *Type) bool {
+	if o.String() == n.String() {
+		return true
+	}
+	if o.Kind == TypePointer {
+		o = o.Elem
+	}
+	if n.Kind == TypePointer {
+		n = n.Elem
+	}
+	switch {
+	case o.Kind == TypeSlice && n.Kind == TypeSlice:
+		return c.compatible(o.Elem, n.Elem)
+	case o.Kind == TypeMap && n.Kind == TypeMap:
+		return c.compatible(o.Key, n.Key) && c.compatible(o.Elem, n.Elem)
+	case o.Kind == TypeBuiltin && n.Kind == TypeBuiltin:
+		return widens(o.Name, n.Name)
+	case o.Kind == TypeNamed && n.Kind == TypeNamed && o.Name == n.Name:
+		return true
+	}
+	// Every string-shaped type reads as a plain string or a string id; an
+	// enum reads as another enum holding all its values; a uuid id as another.
+	if c.oldx.stringy(o) {
+		switch {
+		case n.Kind == TypeBuiltin && n.Name == "string":
+			return true
+		case n.Kind == TypeNamed && c.newx.ids[n.Name] != nil:
+			return c.newx.ids[n.Name].Kind == IDString || c.oldx.ids[o.Name] != nil && c.oldx.ids[o.Name].Kind == IDUUID
+		case n.Kind == TypeNamed && c.newx.enums[n.Name] != nil && c.oldx.enums[o.Name] != nil:
+			for _, v := range c.oldx.enums[o.Name].Values {
+				if !slices.ContainsFunc(c.newx.enums[n.Name].Values, func(w *EnumValue) bool { return w.Value == v.Value }) {
+					return false
+				}
+			}
+			return true
+		}
+	}
+	return o.String() == n.String()
+}
+
+// intWidth gives the bits and signedness of Go's integer types; int and uint
+// are taken as 64-bit, the platforms jobgen targets.
+var intWidth = map[string]struct {
+	bits   int
+	signed bool
+}{
+	"int8": {8, true}, "int16": {16, true}, "int32": {32, true}, "rune": {32, true}, "int64": {64, true}, "int": {64, true},
+	"uint8": {8, false}, "byte": {8, false}, "uint16": {16, false}, "uint32": {32, false}, "uint64": {64, false}, "uint": {64, false},
+}
+
+// widens reports whether every JSON value of builtin type o decodes into n.
+func widens(o, n string) bool {
+	if o == n {
+		return true
+	}
+	a, aok := intWidth[o]
+	b, bok := intWidth[n]
+	switch {
+	case aok && bok:
+		return (a.signed == b.signed && b.bits >= a.bits) || (!a.signed && b.signed && b.bits > a.bits)
+	case aok && n == "float64":
+		return a.bits <= 32 // float64 holds every 32-bit integer exactly
+	case o == "float32" && n == "float64":
+		return true
+	}
+	return false
+}
