@@ -262,10 +262,7 @@ func (s *Service) announce(a *activation, agent Agent, msg subagents.Message) er
 func (s *Service) install(ctx context.Context, a *activation, parent Agent) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := cancelled(ctx, "start child "+string(a.id)); err != nil {
-		return err
-	}
-	if err := s.admitting(parent.ID()); err != nil {
+	if err := s.goingOn(ctx, a, parent); err != nil {
 		return err
 	}
 	if _, dup := s.children[a.id]; dup {
@@ -284,10 +281,7 @@ func (s *Service) install(ctx context.Context, a *activation, parent Agent) erro
 func (s *Service) admit(ctx context.Context, a *activation, agent Agent, parent Agent, msg subagents.Message) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := cancelled(ctx, "start child "+string(a.id)); err != nil {
-		return err
-	}
-	if err := s.admitting(parent.ID()); err != nil {
+	if err := s.goingOn(ctx, a, parent); err != nil {
 		return err
 	}
 	parentAct, live := s.live(parent)
@@ -304,6 +298,15 @@ func (s *Service) admit(ctx context.Context, a *activation, agent Agent, parent 
 		parentAct.owned[a.id] = a
 	}
 	return a.reserve(msg, true)
+}
+
+// goingOn refuses to go on with a's start or resume once ctx ended or
+// parent's subtree stopped admitting. s.mu must be held.
+func (s *Service) goingOn(ctx context.Context, a *activation, parent Agent) error {
+	if err := cancelled(ctx, "start child "+string(a.id)); err != nil {
+		return err
+	}
+	return s.admitting(parent.ID())
 }
 
 // rollback undoes a creation or resume that failed before acceptance: the

@@ -218,11 +218,7 @@ func TestRestartRedeliversFlushedUnclaimedMessagesOnceInAcceptanceOrder(t *testi
 func TestQuietMessagesLeftAtSettlementWaitForTheNextResidency(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := newFixture(t, nil)
-		f.start("p", f.root, "parent")
-		pa := f.host.Agent("p")
-		pa.BeginTurn()
-		f.start("c", pa, "child")
-		ca := f.host.Agent("c")
+		pa, ca := f.nest()
 		quiet, err := f.svc.ReportFrom(context.Background(), ca, text("fyi"), subagent.ReportOptions{Delivery: subagents.DeliveryQuiet})
 		if err != nil {
 			t.Fatal(err)
@@ -398,11 +394,7 @@ func TestANonContinuableStreamIsNotResumableDoNotRetry(t *testing.T) {
 func TestReportFromGoesExactlyOneEdgeUp(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := newFixture(t, nil)
-		f.start("p", f.root, "parent")
-		pa := f.host.Agent("p")
-		pa.BeginTurn()
-		f.start("c", pa, "child")
-		ca := f.host.Agent("c")
+		pa, ca := f.nest()
 		id, err := f.svc.ReportFrom(context.Background(), ca, text("halfway"), subagent.ReportOptions{})
 		if err != nil {
 			t.Fatal(err)
@@ -434,11 +426,7 @@ func TestReportFromGoesExactlyOneEdgeUp(t *testing.T) {
 func TestDrainDescendantsTearsDownChildrenFirstAndDiscardsWaitingMessages(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := newFixture(t, nil)
-		f.start("p", f.root, "parent")
-		pa := f.host.Agent("p")
-		pa.BeginTurn()
-		f.start("c", pa, "child")
-		ca := f.host.Agent("c")
+		_, ca := f.nest()
 		ca.BeginTurn()
 		f.start("g", ca, "grandchild")
 		if err := f.svc.DrainDescendants(context.Background(), []subagent.Agent{f.root}); err != nil {

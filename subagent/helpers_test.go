@@ -70,6 +70,17 @@ func (f *fixture) start(id jobs.SessionID, parent subagent.Agent, prompt string)
 	return msg
 }
 
+// nest starts child "p" under the root and, inside a turn of p, its child
+// "c", and returns the agents of p and c.
+func (f *fixture) nest() (pa, ca *subagenttest.Agent) {
+	f.t.Helper()
+	f.start("p", f.root, "parent")
+	pa = f.host.Agent("p")
+	pa.BeginTurn()
+	f.start("c", pa, "child")
+	return pa, f.host.Agent("c")
+}
+
 // turn runs one scripted turn of child's current agent and waits for the
 // manager to react.
 func (f *fixture) turn(id jobs.SessionID, reason subagents.StopReason, last string) []subagents.Message {
