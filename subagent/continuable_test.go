@@ -476,8 +476,7 @@ func TestCloseKeepsWaitingMessagesForTheNextResidency(t *testing.T) {
 func TestInterruptCancelsTheTurnAndKeepsTheInbox(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := newFixture(t, nil)
-		f.start("c1", f.root, "x")
-		a := f.host.Agent("c1")
+		a := f.child("c1")
 		if err := f.svc.Interrupt("c1", subagent.ByAncestor(a)); !errors.Is(err, subagent.ErrUnauthorized) {
 			t.Fatalf("self-interrupt: %v", err)
 		}
@@ -499,8 +498,7 @@ func TestInterruptCancelsTheTurnAndKeepsTheInbox(t *testing.T) {
 func TestAFollowupToADisposingChildWaitsThenResumes(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := newFixture(t, nil)
-		f.start("c1", f.root, "x")
-		a := f.host.Agent("c1")
+		a := f.child("c1")
 		a.IgnoreCancel = true
 		a.BeginTurn() // a turn that does not stop when cancelled
 		drained := make(chan error)
@@ -562,8 +560,7 @@ func TestTheFinalFlushGoesThroughTheSessionBarrier(t *testing.T) {
 func TestAFailedFinalFlushIsOnlyLogged(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := newFixture(t, nil)
-		f.start("c1", f.root, "x")
-		a := f.host.Agent("c1")
+		a := f.child("c1")
 		a.BeginTurn()
 		a.EndTurn(subagents.StopReasonCompleted, "")
 		synctest.Wait()
@@ -585,8 +582,7 @@ func TestAFailedFinalFlushIsOnlyLogged(t *testing.T) {
 func TestADrainAdmitsNothingUnderItsParentsWhileItRuns(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := newFixture(t, nil)
-		f.start("c1", f.root, "x")
-		a := f.host.Agent("c1")
+		a := f.child("c1")
 		a.IgnoreCancel = true
 		a.BeginTurn()
 		drained := make(chan error)
