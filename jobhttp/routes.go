@@ -105,18 +105,8 @@ func (h *Handler) rosterEvents(w http.ResponseWriter, r *http.Request, session j
 
 // follow streams a recording job's frames as SSE; see the package doc.
 func (h *Handler) follow(w http.ResponseWriter, r *http.Request, session jobs.SessionID) {
-	snap, ok := h.lookup(w, r, session)
+	id, start, ok := h.followTarget(w, r, session)
 	if !ok {
-		return
-	}
-	id := snap.ID
-	if !snap.Record {
-		lookupError(w, registry.ErrNoRecord)
-		return
-	}
-	start, err := followStart(r, snap.OutputBytes)
-	if err != nil {
-		httpError(w, http.StatusBadRequest, err.Error())
 		return
 	}
 	release, status := h.openStream(session)
@@ -128,12 +118,36 @@ func (h *Handler) follow(w http.ResponseWriter, r *http.Request, session jobs.Se
 
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
+	h.streamFrames(ctx, w, id, h.followFrames(ctx, session, id, start))
+}
 
-	// The registry's follow iterator blocks while the job is quiet, so it runs
-	// on its own goroutine and hands frames over unbuffered: this loop writes
-	// frames, keep-alives and the shutdown event, one at a time. The iterator
-	// reads the job's bounded record at its own cursor, so while this loop is
-	// blocked on a slow client nothing queues up; the client resumes lossy.
+// followTarget finds the {id} job to follow and the offset to start at, or
+// answers the request with why it cannot be followed: a job that is not
+// visible or not recording, or a malformed start.
+func (h *Handler) followTarget(w http.ResponseWriter, r *http.Request, session jobs.SessionID) (jobs.JobID, registry.FollowStart, bool) {
+	snap, ok := h.lookup(w, r, session)
+	if !ok {
+		return jobs.JobID{}, registry.FollowStart{}, false
+	}
+	if !snap.Record {
+		lookupError(w, registry.ErrNoRecord)
+		return jobs.JobID{}, registry.FollowStart{}, false
+	}
+	start, err := followStart(r, snap.OutputBytes)
+	if err != nil {
+		httpError(w, http.StatusBadRequest, err.Error())
+		return jobs.JobID{}, registry.FollowStart{}, false
+	}
+	return snap.ID, start, true
+}
+
+// followFrames runs the registry's follow iterator of job id until ctx
+// ends. The iterator blocks while the job is quiet, so it runs on its own
+// goroutine and hands frames over unbuffered: the writer takes frames,
+// keep-alives and the shutdown event one at a time. The iterator reads the
+// job's bounded record at its own cursor, so while the writer is blocked on
+// a slow client nothing queues up; the client resumes lossy.
+func (h *Handler) followFrames(ctx context.Context, session jobs.SessionID, id jobs.JobID, start registry.FollowStart) <-chan frameOrErr {
 	frames := make(chan frameOrErr)
 	go func() {
 		defer close(frames)
@@ -145,7 +159,14 @@ func (h *Handler) follow(w http.ResponseWriter, r *http.Request, session jobs.Se
 			}
 		}
 	}()
+	return frames
+}
 
+// streamFrames writes the frames of job id as SSE, with keep-alives, until
+// the frames end, the client goes or the handler shuts down (a "bye"
+// event). The event stream starts with the first frame, so an error before
+// it is answered as a plain HTTP error.
+func (h *Handler) streamFrames(ctx context.Context, w http.ResponseWriter, id jobs.JobID, frames <-chan frameOrErr) {
 	var sse *sseWriter
 	keepAlive := time.NewTicker(h.opts.KeepAlive)
 	defer keepAlive.Stop()
@@ -155,21 +176,8 @@ func (h *Handler) follow(w http.ResponseWriter, r *http.Request, session jobs.Se
 			if !ok {
 				return
 			}
-			if fe.err != nil {
-				if sse == nil {
-					lookupError(w, fe.err)
-				} else if !errors.Is(fe.err, context.Canceled) {
-					h.log.Warn("jobhttp: follow", "job", id, "err", fe.err)
-				}
-				return
-			}
-			if sse == nil {
-				if sse, err = startSSE(w, h.opts.WriteTimeout); err != nil {
-					return
-				}
-				sse.retry(2 * time.Second)
-			}
-			if err := writeFrame(sse, fe.frame); err != nil {
+			var err error
+			if sse, err = h.writeFollowed(w, sse, id, fe); err != nil {
 				return
 			}
 		case <-keepAlive.C:
@@ -185,6 +193,29 @@ func (h *Handler) follow(w http.ResponseWriter, r *http.Request, session jobs.Se
 			return
 		}
 	}
+}
+
+// writeFollowed writes one frame of the follow iterator, starting the event
+// stream at the first, and returns the stream. An error ends the follow: an
+// iterator error is answered (as an HTTP error before the stream started,
+// logged after unless it is the cancellation) and returned.
+func (h *Handler) writeFollowed(w http.ResponseWriter, sse *sseWriter, id jobs.JobID, fe frameOrErr) (*sseWriter, error) {
+	if fe.err != nil {
+		if sse == nil {
+			lookupError(w, fe.err)
+		} else if !errors.Is(fe.err, context.Canceled) {
+			h.log.Warn("jobhttp: follow", "job", id, "err", fe.err)
+		}
+		return sse, fe.err
+	}
+	if sse == nil {
+		var err error
+		if sse, err = startSSE(w, h.opts.WriteTimeout); err != nil {
+			return nil, err
+		}
+		sse.retry(2 * time.Second)
+	}
+	return sse, writeFrame(sse, fe.frame)
 }
 
 type frameOrErr struct {

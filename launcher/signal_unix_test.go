@@ -115,11 +115,7 @@ func TestSignalRunsDisposersThenProviders(t *testing.T) {
 				t.Fatal(err)
 			}
 			got := rest(lines)
-			err := cmd.Wait()
-			var exit *exec.ExitError
-			if !errors.As(err, &exit) || exit.ExitCode() != 128+int(sig) {
-				t.Fatalf("child exited with %v, want status %d; output %v", err, 128+int(sig), got)
-			}
+			exitsAsSignalled(t, cmd, sig, got)
 			want := []string{"disposer start", "disposer done", "provider done", "interrupted"}
 			if !slices.Equal(got, want) {
 				t.Errorf("child printed %v, want %v", got, want)
@@ -134,19 +130,8 @@ func TestSecondSignalForcesExit(t *testing.T) {
 	if !lines.Scan() || lines.Text() != "disposer start" {
 		t.Fatalf("child did not start shutting down: %q", lines.Text())
 	}
-	start := time.Now()
-	cmd.Process.Signal(syscall.SIGINT)
-	got := rest(lines)
-	err := cmd.Wait()
-	var exit *exec.ExitError
-	if !errors.As(err, &exit) || exit.ExitCode() != 128+int(syscall.SIGINT) {
-		t.Fatalf("child exit = %v, want status %d", err, 128+int(syscall.SIGINT))
-	}
-	if len(got) != 0 {
+	if got := forceExit(t, cmd, lines); len(got) != 0 {
 		t.Errorf("a forced exit must not run the rest of shutdown; child printed %v", got)
-	}
-	if waited := time.Since(start); waited > time.Second {
-		t.Errorf("forced exit took %v; it must not wait out the bound", waited)
 	}
 }
 
@@ -161,15 +146,31 @@ func TestSecondSignalForcesExitAfterMainReturned(t *testing.T) {
 		cmd.Process.Kill()
 		t.Fatalf("the first signal during shutdown went unseen; child printed %q", lines.Text())
 	}
+	forceExit(t, cmd, lines)
+}
+
+// exitsAsSignalled waits for the child and fails the test unless it exited
+// as a shell reports a process that sig ended: 128+sig.
+func exitsAsSignalled(t *testing.T, cmd *exec.Cmd, sig syscall.Signal, output []string) {
+	t.Helper()
+	err := cmd.Wait()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 128+int(sig) {
+		t.Fatalf("child exited with %v, want status %d; output %v", err, 128+int(sig), output)
+	}
+}
+
+// forceExit sends the child, which is shutting down, a second SIGINT and
+// checks that it exits at once as interrupted, without waiting out the
+// bound. It returns what the child printed after the signal.
+func forceExit(t *testing.T, cmd *exec.Cmd, lines *bufio.Scanner) []string {
+	t.Helper()
 	start := time.Now()
 	cmd.Process.Signal(syscall.SIGINT)
 	got := rest(lines)
-	err := cmd.Wait()
-	var exit *exec.ExitError
-	if !errors.As(err, &exit) || exit.ExitCode() != 128+int(syscall.SIGINT) {
-		t.Fatalf("child exit = %v, want status %d; output %v", err, 128+int(syscall.SIGINT), got)
-	}
+	exitsAsSignalled(t, cmd, syscall.SIGINT, got)
 	if waited := time.Since(start); waited > time.Second {
 		t.Errorf("forced exit took %v; it must not wait out the bound", waited)
 	}
+	return got
 }

@@ -81,20 +81,14 @@ var _ registry.Observer = (*RegistryObserver)(nil)
 // NewRegistryObserver creates the registry's instruments on meter.
 func NewRegistryObserver(meter metric.Meter) (*RegistryObserver, error) {
 	o := &RegistryObserver{meter: meter}
-	var errs [6]error
-	o.started, errs[0] = meter.Int64Counter("jobgen.jobs.started",
-		metric.WithUnit("{job}"), metric.WithDescription("Jobs registered, by kind."))
-	o.settled, errs[1] = meter.Int64Counter("jobgen.jobs.settled",
-		metric.WithUnit("{job}"), metric.WithDescription("Jobs settled, by kind, terminal status and the source that settled them."))
-	o.recordFailures, errs[2] = meter.Int64Counter("jobgen.facts.record_failures",
-		metric.WithUnit("{fact}"), metric.WithDescription("Lifecycle facts the Recorder refused; the registry went ahead without them."))
-	o.running, errs[3] = meter.Int64ObservableUpDownCounter("jobgen.jobs.running",
-		metric.WithUnit("{job}"), metric.WithDescription("Registered jobs that are running."))
-	o.stopping, errs[4] = meter.Int64ObservableUpDownCounter("jobgen.jobs.stopping",
-		metric.WithUnit("{job}"), metric.WithDescription("Jobs asked to stop that have not settled; each holds its owner's slot."))
-	o.waiting, errs[5] = meter.Int64ObservableUpDownCounter("jobgen.jobs.waiting",
-		metric.WithUnit("{start}"), metric.WithDescription("StartWait callers queued for an owner's admission slot."))
-	if err := errors.Join(errs[:]...); err != nil {
+	in := instruments{meter: meter}
+	o.started = in.counter("jobgen.jobs.started", "{job}", "Jobs registered, by kind.")
+	o.settled = in.counter("jobgen.jobs.settled", "{job}", "Jobs settled, by kind, terminal status and the source that settled them.")
+	o.recordFailures = in.counter("jobgen.facts.record_failures", "{fact}", "Lifecycle facts the Recorder refused; the registry went ahead without them.")
+	o.running = in.upDown("jobgen.jobs.running", "{job}", "Registered jobs that are running.")
+	o.stopping = in.upDown("jobgen.jobs.stopping", "{job}", "Jobs asked to stop that have not settled; each holds its owner's slot.")
+	o.waiting = in.upDown("jobgen.jobs.waiting", "{start}", "StartWait callers queued for an owner's admission slot.")
+	if err := errors.Join(in.errs...); err != nil {
 		return nil, fmt.Errorf("otelmetrics: registry instruments: %w", err)
 	}
 	return o, nil
@@ -160,18 +154,14 @@ var flushBuckets = []float64{0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.
 
 // NewJournalObserver creates the journal's instruments on meter.
 func NewJournalObserver(meter metric.Meter) (*JournalObserver, error) {
-	o := &JournalObserver{}
-	var errs [4]error
-	o.records, errs[0] = meter.Int64Counter("jobgen.journal.append.records",
-		metric.WithUnit("{record}"), metric.WithDescription("Records appended (entries whose id the stream held add none)."))
-	o.bytes, errs[1] = meter.Int64Counter("jobgen.journal.append.bytes",
-		metric.WithUnit("By"), metric.WithDescription("Bytes the appended records take in the journal, framing included."))
-	o.errors, errs[2] = meter.Int64Counter("jobgen.journal.append.errors",
-		metric.WithUnit("{error}"), metric.WithDescription("Appends that returned an error, by the sentinel it wraps."))
-	o.flush, errs[3] = meter.Float64Histogram("jobgen.journal.flush.duration",
-		metric.WithUnit("s"), metric.WithDescription("How long a Flush waited for durability."),
-		metric.WithExplicitBucketBoundaries(flushBuckets...))
-	if err := errors.Join(errs[:]...); err != nil {
+	in := instruments{meter: meter}
+	o := &JournalObserver{
+		records: in.counter("jobgen.journal.append.records", "{record}", "Records appended (entries whose id the stream held add none)."),
+		bytes:   in.counter("jobgen.journal.append.bytes", "By", "Bytes the appended records take in the journal, framing included."),
+		errors:  in.counter("jobgen.journal.append.errors", "{error}", "Appends that returned an error, by the sentinel it wraps."),
+		flush:   in.histogram("jobgen.journal.flush.duration", "s", "How long a Flush waited for durability.", flushBuckets),
+	}
+	if err := errors.Join(in.errs...); err != nil {
 		return nil, fmt.Errorf("otelmetrics: journal instruments: %w", err)
 	}
 	return o, nil
@@ -228,4 +218,33 @@ func errorTypeOption(err error) metric.MeasurementOption {
 		name = "deadline_exceeded"
 	}
 	return errorTypes[name]
+}
+
+// instruments creates instruments on one meter and keeps the errors, so a
+// constructor can create them all, then report every failure at once.
+type instruments struct {
+	meter metric.Meter
+	errs  []error
+}
+
+// counter creates an int64 counter.
+func (in *instruments) counter(name, unit, desc string) metric.Int64Counter {
+	c, err := in.meter.Int64Counter(name, metric.WithUnit(unit), metric.WithDescription(desc))
+	in.errs = append(in.errs, err)
+	return c
+}
+
+// upDown creates an observable int64 up-down counter.
+func (in *instruments) upDown(name, unit, desc string) metric.Int64ObservableUpDownCounter {
+	c, err := in.meter.Int64ObservableUpDownCounter(name, metric.WithUnit(unit), metric.WithDescription(desc))
+	in.errs = append(in.errs, err)
+	return c
+}
+
+// histogram creates a float64 histogram with explicit bucket boundaries.
+func (in *instruments) histogram(name, unit, desc string, buckets []float64) metric.Float64Histogram {
+	h, err := in.meter.Float64Histogram(name, metric.WithUnit(unit), metric.WithDescription(desc),
+		metric.WithExplicitBucketBoundaries(buckets...))
+	in.errs = append(in.errs, err)
+	return h
 }

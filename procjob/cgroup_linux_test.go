@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/jobgen/jobgen/generated/jobs"
+	"github.com/jobgen/jobgen/registry/registrytest"
 )
 
 // testCgroup makes a cgroup v2 directory for one test's jobs, under
@@ -121,7 +122,7 @@ func TestACgroupStopsWhatLeftTheProcessGroup(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			parent := testCgroup(t)
 			pidFile := filepath.Join(t.TempDir(), "escapee")
-			p, err := run(&recorder{}, Options{Command: []string{"sh", "-c", c.script, pidFile}, Cgroup: parent, Grace: 200 * time.Millisecond, Poll: 20 * time.Millisecond})
+			p, err := run(&registrytest.Job{}, Options{Command: []string{"sh", "-c", c.script, pidFile}, Cgroup: parent, Grace: 200 * time.Millisecond, Poll: 20 * time.Millisecond})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -163,7 +164,7 @@ func TestACgroupStopsWhatLeftTheProcessGroup(t *testing.T) {
 
 func TestAStartWithADirectoryThatIsNoCgroupFails(t *testing.T) {
 	dir := t.TempDir()
-	_, err := Start(Options{Command: []string{"true"}, Cgroup: dir}).Run(t.Context(), &recorder{})
+	_, err := Start(Options{Command: []string{"true"}, Cgroup: dir}).Run(t.Context(), &registrytest.Job{})
 	if err == nil || !strings.Contains(err.Error(), dir) {
 		t.Errorf("err = %v, want a start error naming %s", err, dir)
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/jobgen/jobgen/generated/jobs"
+	"github.com/jobgen/jobgen/registry/registrytest"
 )
 
 // The command of issue 15, item 18: a grandchild that ignores SIGTERM and
@@ -22,7 +23,7 @@ func startProcess(t *testing.T, opts Options) *process {
 	if opts.Poll == 0 {
 		opts.Poll = 20 * time.Millisecond
 	}
-	p, err := run(&recorder{}, opts)
+	p, err := run(&registrytest.Job{}, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +113,7 @@ func TestDoneDoesNotWaitForAProcessThatLeftTheGroup(t *testing.T) {
 	pidFile := t.TempDir() + "/escapee"
 	script := `setsid sh -c 'echo $$ >"$0.tmp"; mv "$0.tmp" "$0"; echo escaped; exec sleep 300' "$0" &
 until [ -s "$0" ]; do sleep 0.01; done`
-	p, err := run(&recorder{}, Options{Command: []string{"sh", "-c", script, pidFile}, Grace: 200 * time.Millisecond, Poll: 20 * time.Millisecond})
+	p, err := run(&registrytest.Job{}, Options{Command: []string{"sh", "-c", script, pidFile}, Grace: 200 * time.Millisecond, Poll: 20 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}

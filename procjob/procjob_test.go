@@ -9,49 +9,16 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/jobgen/jobgen/generated/jobs"
+	"github.com/jobgen/jobgen/registry/registrytest"
 )
 
-// recorder is a RecordingJob that keeps its appends, like a registry's face.
-type recorder struct {
-	mu      sync.Mutex
-	appends []appended
-}
-
-type appended struct {
-	text string
-	opts jobs.AppendOptions
-}
-
-func (r *recorder) ID() jobs.JobID                { return jobs.JobID{7} }
-func (r *recorder) UpdateDetail(string)           {}
-func (r *recorder) Settle(jobs.JobOutcome, error) {}
-func (r *recorder) Append(text string, opts jobs.AppendOptions) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.appends = append(r.appends, appended{text, opts})
-}
-
-// text returns the record's text on one channel.
-func (r *recorder) text(ch jobs.Channel) string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	var b strings.Builder
-	for _, a := range r.appends {
-		if a.opts.Channel == ch {
-			b.WriteString(a.text)
-		}
-	}
-	return b.String()
-}
-
-func start(t *testing.T, opts Options) (*recorder, jobs.Hooks) {
+func start(t *testing.T, opts Options) (*registrytest.Job, jobs.Hooks) {
 	t.Helper()
-	rec := &recorder{}
+	rec := &registrytest.Job{}
 	if opts.Poll == 0 {
 		opts.Poll = 20 * time.Millisecond
 	}
@@ -71,10 +38,10 @@ func TestStdoutAndStderrAreLabelled(t *testing.T) {
 	if outcome.Status != jobs.JobStatusCompleted || outcome.Detail != "exit status 0" {
 		t.Errorf("outcome = %+v", outcome)
 	}
-	if got := rec.text(jobs.ChannelStdout); got != "out\nmore\n" {
+	if got := rec.Text(jobs.ChannelStdout); got != "out\nmore\n" {
 		t.Errorf("stdout record = %q", got)
 	}
-	if got := rec.text(jobs.ChannelStderr); got != "err\n" {
+	if got := rec.Text(jobs.ChannelStderr); got != "err\n" {
 		t.Errorf("stderr record = %q", got)
 	}
 }
@@ -93,7 +60,7 @@ func TestOutputWrittenRightBeforeExitIsRecordedBeforeDone(t *testing.T) {
 	if _, err := hooks.Done(); err != nil {
 		t.Fatal(err)
 	}
-	if got := rec.text(jobs.ChannelStdout); got != "last words" {
+	if got := rec.Text(jobs.ChannelStdout); got != "last words" {
 		t.Errorf("record at done = %q", got)
 	}
 }
@@ -102,7 +69,7 @@ func TestCancelTerminatesTheProcessGroup(t *testing.T) {
 	// The shell starts a background sleep: killing only the shell would leave
 	// it holding stdout open.
 	rec, hooks := start(t, Options{Command: []string{"sh", "-c", "echo started; sleep 60 & sleep 60; wait"}})
-	waitFor(t, func() bool { return rec.text(jobs.ChannelStdout) == "started\n" })
+	waitFor(t, func() bool { return rec.Text(jobs.ChannelStdout) == "started\n" })
 	begin := time.Now()
 	if err := hooks.Cancel("user asked"); err != nil {
 		t.Fatal(err)
@@ -124,7 +91,7 @@ func TestCancelTerminatesTheProcessGroup(t *testing.T) {
 
 func TestCancelEscalatesToSIGKILL(t *testing.T) {
 	rec, hooks := start(t, Options{Command: []string{"sh", "-c", "trap '' TERM; echo armed; sleep 60"}, Grace: 200 * time.Millisecond})
-	waitFor(t, func() bool { return rec.text(jobs.ChannelStdout) == "armed\n" })
+	waitFor(t, func() bool { return rec.Text(jobs.ChannelStdout) == "armed\n" })
 	begin := time.Now()
 	hooks.Cancel("stop")
 	outcome, err := hooks.Done()
@@ -153,11 +120,9 @@ func TestReadOutputSeesEveryByteWhenTheRecordWindowDoesNot(t *testing.T) {
 	if hooks.ReadOutput() != "" {
 		t.Error("a second ReadOutput returned bytes already consumed")
 	}
-	rec.mu.Lock()
-	defer rec.mu.Unlock()
 	gap := false
-	for _, a := range rec.appends {
-		gap = gap || a.opts.GapBefore
+	for _, a := range rec.Appends() {
+		gap = gap || a.Opts.GapBefore
 	}
 	if !gap {
 		t.Error("the record lost output without marking a gap")
@@ -165,11 +130,11 @@ func TestReadOutputSeesEveryByteWhenTheRecordWindowDoesNot(t *testing.T) {
 }
 
 func TestUnstartableCommandRegistersNothing(t *testing.T) {
-	_, err := Start(Options{Command: []string{"/nonexistent/program"}}).Run(context.Background(), &recorder{})
+	_, err := Start(Options{Command: []string{"/nonexistent/program"}}).Run(context.Background(), &registrytest.Job{})
 	if err == nil || !strings.Contains(err.Error(), "/nonexistent/program") {
 		t.Errorf("err = %v", err)
 	}
-	_, err = Start(Options{}).Run(context.Background(), &recorder{})
+	_, err = Start(Options{}).Run(context.Background(), &registrytest.Job{})
 	if err == nil {
 		t.Error("an empty command started")
 	}
@@ -255,7 +220,7 @@ func TestReadOutputKeepsAtMostItsLimitAndReleasesItOnceRead(t *testing.T) {
 		return m.HeapAlloc
 	}
 	before := heap()
-	p, err := run(&recorder{}, Options{
+	p, err := run(&registrytest.Job{}, Options{
 		Command:         []string{"sh", "-c", "head -c 100000000 /dev/zero | tr '\\0' x"},
 		ReadOutputLimit: limit, Window: 64 << 10, Poll: time.Hour,
 	})

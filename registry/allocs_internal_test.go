@@ -16,27 +16,12 @@ func TestHotPathAllocations(t *testing.T) {
 	if testing.CoverMode() != "" {
 		t.Skip("coverage instrumentation allocates")
 	}
-	ctx := context.Background()
-	completed := jobs.JobOutcome{Status: jobs.JobStatusCompleted}
 
 	// start→settle of an owned plain job through its face, with a Recorder:
 	// the job, its name, the two facts, and the JobStart boxed by the caller.
 	t.Run("start-settle", func(t *testing.T) {
 		r := New(WithRecorder(&benchRecorder{facts: make([]jobs.Fact, 0, 1<<16)}), WithLimits(Limits{MaxPerOwner: 1 << 30}))
-		var face jobs.RunningJob
-		start := jobs.PlainJobStart{
-			JobStartCommon: jobs.JobStartCommon{Kind: "guard", Label: "start-settle", Owner: "s"},
-			Run: func(_ context.Context, job jobs.RunningJob) (jobs.Hooks, error) {
-				face = job
-				return faceHooks, nil
-			},
-		}
-		got := testing.AllocsPerRun(500, func() {
-			if _, err := r.Start(ctx, start); err != nil {
-				t.Fatal(err)
-			}
-			face.Settle(completed, nil)
-		})
+		got := startSettleAllocs(t, r)
 		// The map of jobs and the owner's list grow now and then; those
 		// amortised allocations round to nothing per start.
 		if got != 5 {
@@ -49,20 +34,7 @@ func TestHotPathAllocations(t *testing.T) {
 	t.Run("start-settle-observed", func(t *testing.T) {
 		r := New(WithRecorder(&benchRecorder{facts: make([]jobs.Fact, 0, 1<<16)}), WithLimits(Limits{MaxPerOwner: 1 << 30}),
 			WithObserver(&countingObserver{}))
-		var face jobs.RunningJob
-		start := jobs.PlainJobStart{
-			JobStartCommon: jobs.JobStartCommon{Kind: "guard", Label: "start-settle", Owner: "s"},
-			Run: func(_ context.Context, job jobs.RunningJob) (jobs.Hooks, error) {
-				face = job
-				return faceHooks, nil
-			},
-		}
-		got := testing.AllocsPerRun(500, func() {
-			if _, err := r.Start(ctx, start); err != nil {
-				t.Fatal(err)
-			}
-			face.Settle(completed, nil)
-		})
+		got := startSettleAllocs(t, r)
 		if got != 5 {
 			t.Errorf("observed start→settle allocates %.1f times; want 5, as unobserved", got)
 		}
@@ -81,12 +53,7 @@ func TestHotPathAllocations(t *testing.T) {
 	})
 
 	t.Run("read-record-into", func(t *testing.T) {
-		r := New()
-		face := startRecordingT(t, r)
-		for range 100 {
-			face.Append(strings.Repeat("y", 64), jobs.AppendOptions{})
-		}
-		id := face.ID()
+		r, id := hundredChunks(t)
 		var buf RecordBuffer
 		if err := r.ReadRecordInto("", id, 0, &buf); err != nil { // grows buf
 			t.Fatal(err)
@@ -98,12 +65,7 @@ func TestHotPathAllocations(t *testing.T) {
 
 	// The owning read: the chunk slice and one string for all their text.
 	t.Run("read-record", func(t *testing.T) {
-		r := New()
-		face := startRecordingT(t, r)
-		for range 100 {
-			face.Append(strings.Repeat("y", 64), jobs.AppendOptions{})
-		}
-		id := face.ID()
+		r, id := hundredChunks(t)
 		if got := testing.AllocsPerRun(1000, func() { _, _ = r.ReadRecord("", id, 64) }); got != 2 {
 			t.Errorf("ReadRecord allocates %.1f times; want 2", got)
 		}
@@ -163,3 +125,36 @@ func (o *countingObserver) JobSettled(string, jobs.JobStatus, jobs.SettlementCau
 	o.settled++
 }
 func (o *countingObserver) FactRecordFailed(string) { o.failed++ }
+
+// startSettleAllocs measures the allocations of one start→settle of an
+// owned plain job through its face on r.
+func startSettleAllocs(t *testing.T, r *Registry) float64 {
+	t.Helper()
+	var face jobs.RunningJob
+	start := jobs.PlainJobStart{
+		JobStartCommon: jobs.JobStartCommon{Kind: "guard", Label: "start-settle", Owner: "s"},
+		Run: func(_ context.Context, job jobs.RunningJob) (jobs.Hooks, error) {
+			face = job
+			return faceHooks, nil
+		},
+	}
+	completed := jobs.JobOutcome{Status: jobs.JobStatusCompleted}
+	return testing.AllocsPerRun(500, func() {
+		if _, err := r.Start(context.Background(), start); err != nil {
+			t.Fatal(err)
+		}
+		face.Settle(completed, nil)
+	})
+}
+
+// hundredChunks is a new registry with an unowned recording job whose
+// record holds 100 chunks of 64 B.
+func hundredChunks(t *testing.T) (*Registry, jobs.JobID) {
+	t.Helper()
+	r := New()
+	face := startRecordingT(t, r)
+	for range 100 {
+		face.Append(strings.Repeat("y", 64), jobs.AppendOptions{})
+	}
+	return r, face.ID()
+}

@@ -47,35 +47,10 @@ func (r *Registry) expire(j *job) {
 		return
 	}
 	reason := timeoutReason(j.timeout)
-	if !j.stopRequested {
-		j.stopRequested, j.stopReason, j.stopCause = true, reason, jobs.SettlementCauseTimeout
-		j.stopTentative = true
-	}
-	j.killsCancelling++
-	cancel := j.hooks.Cancel
-	r.mu.Unlock()
-
-	err := r.callCancel(cancel, reason)
-
-	r.mu.Lock()
-	j.killsCancelling--
-	if err != nil {
-		r.mu.Unlock()
+	if err := r.askStop(j, stopAsk{reason: reason, cause: jobs.SettlementCauseTimeout}); err != nil {
 		detail := fmt.Sprintf("%s and cancel failed; work may be orphaned: %v", reason, err)
 		if r.forceSettle(j, jobs.SettlementCauseTimeout, detail) {
 			r.log.Error("registry: deadline force-settled a job", "job", j.id, "name", j.name, "err", err)
 		}
-		return
-	}
-	j.stopTentative = false
-	if j.state != stateLive {
-		r.mu.Unlock()
-		return
-	}
-	moved := r.stop(j)
-	ls := r.changed.list
-	r.mu.Unlock()
-	if moved {
-		r.fireChanged(ls)
 	}
 }

@@ -35,8 +35,7 @@ func TestDeadlineKillsTheJobWithCauseTimeout(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				rec := &memRecorder{}
-				r := registry.New(registry.WithRecorder(rec))
+				r, rec := recordedRegistry()
 				p := newProducer()
 				p.onCancel = func(string) { p.results <- doneResult{out: tt.outcome} }
 				snap := mustStart(t, r, timedStart(p, 5*time.Second))
@@ -91,8 +90,7 @@ func TestDeadlineMovesTheJobToStoppingUntilItsProducerEnds(t *testing.T) {
 
 func TestDeadlineWithFailingCancelForceSettlesFailed(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		rec := &memRecorder{}
-		r := registry.New(registry.WithRecorder(rec))
+		r, rec := recordedRegistry()
 		p := newProducer()
 		p.cancelErr = errors.New("no such process")
 		snap := mustStart(t, r, timedStart(p, 5*time.Second))
@@ -133,8 +131,7 @@ func TestDeadlineDoesNothingOnceTheJobSettled(t *testing.T) {
 
 func TestDeadlineLeavesAJobBeingKilledToTheKill(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		rec := &memRecorder{}
-		r := registry.New(registry.WithRecorder(rec))
+		r, rec := recordedRegistry()
 		p := newProducer()
 		snap := mustStart(t, r, timedStart(p, 5*time.Second))
 		time.Sleep(time.Second)

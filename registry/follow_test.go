@@ -60,9 +60,7 @@ func texts(frames []jobs.FollowFrame) []string {
 func TestFollowOpensStreamsAndEndsWithStatus(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		r := registry.New()
-		p := newProducer()
-		var face jobs.RecordingJob
-		snap := mustStart(t, r, recordingStart("s1", "bash", p, &face))
+		p, face, snap := recordingBash(t, r, "s1")
 		face.Append("hello ", jobs.AppendOptions{Channel: jobs.ChannelStdout})
 		start := time.Now()
 		stream := follow(context.Background(), r, "s1", snap.ID, registry.FromEarliest())
@@ -102,9 +100,7 @@ func TestFollowOpensStreamsAndEndsWithStatus(t *testing.T) {
 func TestFollowBatchesOutputAtTheFlushInterval(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		r := registry.New(registry.WithLimits(registry.Limits{ObserveFlush: 100 * time.Millisecond}))
-		p := newProducer()
-		var face jobs.RecordingJob
-		snap := mustStart(t, r, recordingStart("s1", "bash", p, &face))
+		p, face, snap := recordingBash(t, r, "s1")
 		start := time.Now()
 		stream := follow(context.Background(), r, "s1", snap.ID, registry.FromEarliest())
 		synctest.Wait()
@@ -129,9 +125,7 @@ func TestFollowBatchesOutputAtTheFlushInterval(t *testing.T) {
 func TestFollowSplitsFramesAtTheMaximum(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		r := registry.New(registry.WithLimits(registry.Limits{ObserveMaxFrameBytes: 30}))
-		p := newProducer()
-		var face jobs.RecordingJob
-		snap := mustStart(t, r, recordingStart("s1", "bash", p, &face))
+		p, face, snap := recordingBash(t, r, "s1")
 		for _, s := range []string{"0123456789", "abcdefghij", "ABCDEFGHIJ", "klmnopqrst", "KLMNOPQRST", "uvwxyz----", strings.Repeat("#", 40), "end"} {
 			face.Append(s, jobs.AppendOptions{})
 		}
@@ -161,9 +155,7 @@ func TestFollowSplitsFramesAtTheMaximum(t *testing.T) {
 func TestFollowBelowTheWindowIsLossyOnTheFirstFrameOnly(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		r := registry.New(registry.WithLimits(registry.Limits{ObserveMaxFrameBytes: 8, RetainBytes: 16}))
-		p := newProducer()
-		var face jobs.RecordingJob
-		snap := mustStart(t, r, recordingStart("s1", "bash", p, &face))
+		p, face, snap := recordingBash(t, r, "s1")
 		for _, s := range []string{"aaaa", "bbbb", "cccc", "dddd", "eeee", "ffff"} {
 			face.Append(s, jobs.AppendOptions{})
 		}
@@ -183,9 +175,7 @@ func TestFollowBelowTheWindowIsLossyOnTheFirstFrameOnly(t *testing.T) {
 func TestFollowResumesMidChunkAndAtTotal(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		r := registry.New()
-		p := newProducer()
-		var face jobs.RecordingJob
-		snap := mustStart(t, r, recordingStart("s1", "bash", p, &face))
+		p, face, snap := recordingBash(t, r, "s1")
 		face.Append("héllo", jobs.AppendOptions{})
 		p.finish(jobs.JobStatusCompleted, "", "")
 		waitSettled(t, r, "s1", snap.ID)
@@ -238,9 +228,7 @@ func TestFollowRefusals(t *testing.T) {
 func TestFollowEndsWithItsContext(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		r := registry.New()
-		p := newProducer()
-		var face jobs.RecordingJob
-		snap := mustStart(t, r, recordingStart("s1", "bash", p, &face))
+		p, face, snap := recordingBash(t, r, "s1")
 		ctx, cancel := context.WithCancel(context.Background())
 		stream := follow(ctx, r, "s1", snap.ID, registry.FromEarliest())
 		synctest.Wait()

@@ -97,6 +97,16 @@ func recordingStart(owner jobs.SessionID, kind string, p *producer, face *jobs.R
 	}
 }
 
+// recordingBash starts a recording bash job of owner on r and returns its
+// producer, its face and its registered snapshot.
+func recordingBash(t *testing.T, r *registry.Registry, owner jobs.SessionID) (*producer, jobs.RecordingJob, jobs.JobSnapshot) {
+	t.Helper()
+	p := newProducer()
+	var face jobs.RecordingJob
+	snap := mustStart(t, r, recordingStart(owner, "bash", p, &face))
+	return p, face, snap
+}
+
 func mustStart(t *testing.T, r *registry.Registry, start jobs.JobStart) jobs.JobSnapshot {
 	t.Helper()
 	snap, err := r.Start(t.Context(), start)
@@ -165,6 +175,35 @@ func (m *memRecorder) all() []jobs.Fact {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return append([]jobs.Fact(nil), m.facts...)
+}
+
+// recordedRegistry is a new registry whose facts a memRecorder keeps.
+func recordedRegistry() (*registry.Registry, *memRecorder) {
+	rec := &memRecorder{}
+	return registry.New(registry.WithRecorder(rec)), rec
+}
+
+// runningBash is a new registry with one running plain bash job of owner,
+// and the job's producer and registered snapshot.
+func runningBash(t *testing.T, owner jobs.SessionID) (*registry.Registry, *producer, jobs.JobSnapshot) {
+	t.Helper()
+	r := registry.New()
+	p := newProducer()
+	return r, p, mustStart(t, r, plainStart(owner, "bash", p))
+}
+
+// blockingRecorder is a memRecorder that blocks the recording of a fact of
+// type factType (a test records one such fact): inRecord closes when the
+// recording begins, and it goes on once release is closed.
+func blockingRecorder(factType string) (rec *memRecorder, inRecord, release chan struct{}) {
+	inRecord, release = make(chan struct{}), make(chan struct{})
+	rec = &memRecorder{hook: func(f jobs.Fact) {
+		if f.FactType() == factType {
+			close(inRecord)
+			<-release
+		}
+	}}
+	return rec, inRecord, release
 }
 
 // An eventLog collects events from several goroutines in order.

@@ -56,32 +56,59 @@ func (r *Registry) Kill(caller jobs.SessionID, id jobs.JobID, reason string) (Ki
 		<-done // the settlement is decided; let it become visible first
 		return KillAlreadyFinished, nil
 	}
+	if err := r.askStop(j, stopAsk{reason: reason, cause: jobs.SettlementCauseKill, reported: true, withdraw: true}); err != nil {
+		return 0, fmt.Errorf("registry: kill %s: cancel: %w", id, err)
+	}
+	return KillRequested, nil
+}
+
+// A stopAsk is what one path asking a job to stop (a Kill, a deadline)
+// brings to askStop: the reason and cause of the stop, and the two ways the
+// paths differ.
+type stopAsk struct {
+	reason string
+	cause  jobs.SettlementCause
+	// reported marks the job reported once its Cancel succeeded: the asker
+	// holds the job's end, also when the producer settled while Cancel ran.
+	reported bool
+	// withdraw takes back a failed Cancel's tentative request, unless
+	// another Cancel is still running or has succeeded.
+	withdraw bool
+}
+
+// askStop asks a live or stopping job's producer to stop: the stop counts
+// as requested (tentatively) from before Cancel is called, so a producer
+// that reports while its Cancel runs settles by the stop's rule; once
+// Cancel succeeded the request is for good and a job still live moves to
+// stopping, firing jobs-changed. It returns Cancel's error. r.mu must be
+// held; askStop releases it.
+func (r *Registry) askStop(j *job, ask stopAsk) error {
 	if !j.stopRequested {
-		j.stopRequested, j.stopReason, j.stopCause = true, reason, jobs.SettlementCauseKill
+		j.stopRequested, j.stopReason, j.stopCause = true, ask.reason, ask.cause
 		j.stopTentative = true
 	}
 	j.killsCancelling++
 	cancel := j.hooks.Cancel
 	r.mu.Unlock()
 
-	err = r.callCancel(cancel, reason)
+	err := r.callCancel(cancel, ask.reason)
 
 	r.mu.Lock()
 	j.killsCancelling--
 	if err != nil {
-		if j.stopTentative && j.killsCancelling == 0 {
+		if ask.withdraw && j.stopTentative && j.killsCancelling == 0 {
 			j.stopRequested, j.stopReason, j.stopCause, j.stopTentative = false, "", "", false
 		}
 		r.mu.Unlock()
-		return 0, fmt.Errorf("registry: kill %s: cancel: %w", id, err)
+		return err
 	}
 	j.stopTentative = false
-	// The kill hands the job's end to its caller: reported from now on, also
-	// when the producer settled while Cancel ran.
-	j.reported = true
+	if ask.reported {
+		j.reported = true
+	}
 	if j.state != stateLive {
 		r.mu.Unlock()
-		return KillRequested, nil
+		return nil
 	}
 	moved := r.stop(j)
 	ls := r.changed.list
@@ -89,5 +116,5 @@ func (r *Registry) Kill(caller jobs.SessionID, id jobs.JobID, reason string) (Ki
 	if moved {
 		r.fireChanged(ls)
 	}
-	return KillRequested, nil
+	return nil
 }

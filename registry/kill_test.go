@@ -14,9 +14,7 @@ import (
 )
 
 func TestKillCancelsFirstThenStops(t *testing.T) {
-	r := registry.New()
-	p := newProducer()
-	snap := mustStart(t, r, plainStart("s", "bash", p))
+	r, p, snap := runningBash(t, "s")
 	var statusDuringCancel jobs.JobStatus
 	p.onCancel = func(string) { statusDuringCancel = mustGet(t, r, "s", snap.ID).Status }
 	sig := watch(r)
@@ -59,11 +57,8 @@ func TestKillMergesReasonIntoKilledSettlement(t *testing.T) {
 		{"completion wins the race", "", jobs.JobOutcome{Status: jobs.JobStatusCompleted, Detail: "exit 0"}, jobs.JobStatusCompleted, "exit 0", true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			rec := &memRecorder{}
-			r := registry.New(registry.WithRecorder(rec))
-			p := newProducer()
-			var face jobs.RecordingJob
-			snap := mustStart(t, r, recordingStart("s", "bash", p, &face))
+			r, rec := recordedRegistry()
+			p, face, snap := recordingBash(t, r, "s")
 			if tt.progress != "" {
 				face.UpdateDetail(tt.progress)
 			}
@@ -125,9 +120,7 @@ func TestKillPanickingCancelIsAnError(t *testing.T) {
 }
 
 func TestKillAlreadyFinished(t *testing.T) {
-	r := registry.New()
-	p := newProducer()
-	snap := mustStart(t, r, plainStart("", "bash", p))
+	r, p, snap := runningBash(t, "")
 	p.finish(jobs.JobStatusCompleted, "", "")
 	waitSettled(t, r, "", snap.ID)
 	res, err := r.Kill("", snap.ID, "too late")
@@ -147,13 +140,7 @@ func TestKillAlreadyFinished(t *testing.T) {
 // it, and must answer only once the settlement is visible.
 func TestKillDuringSettlementWaitsAndFindsItFinished(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		inRecord, release := make(chan struct{}), make(chan struct{})
-		rec := &memRecorder{hook: func(f jobs.Fact) {
-			if f.FactType() == jobs.JobSettledType {
-				close(inRecord)
-				<-release
-			}
-		}}
+		rec, inRecord, release := blockingRecorder(jobs.JobSettledType)
 		r := registry.New(registry.WithRecorder(rec))
 		p := newProducer()
 		snap := mustStart(t, r, plainStart("s", "bash", p))
@@ -194,8 +181,7 @@ func TestKillDuringSettlementWaitsAndFindsItFinished(t *testing.T) {
 // proptest.TestRegistryMachine.
 func TestKillProducerReportingInsideCancelSettlesKilled(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		rec := &memRecorder{}
-		r := registry.New(registry.WithRecorder(rec))
+		r, rec := recordedRegistry()
 		p := newProducer()
 		p.onCancel = func(string) {
 			p.finish(jobs.JobStatusFailed, "exit 137", "")
@@ -270,9 +256,7 @@ func TestKillFailingCancelWithdrawsTheStop(t *testing.T) {
 // reported from the kill on (DESIGN §5), and stays so once it settles; a
 // kill whose Cancel fails withdraws that with its request.
 func TestKillMarksTheJobReported(t *testing.T) {
-	r := registry.New()
-	p := newProducer()
-	snap := mustStart(t, r, plainStart("s", "bash", p))
+	r, p, snap := runningBash(t, "s")
 	if _, err := r.Kill("s", snap.ID, "user asked"); err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/jobgen/jobgen/generated/jobs"
+	"github.com/jobgen/jobgen/registry/registrytest"
 )
 
 // cpuTime is the process's user plus system CPU time so far.
@@ -61,8 +62,8 @@ func BenchmarkPumpIdle10k(b *testing.B) {
 	b.Run("pump", func(b *testing.B) {
 		idleCost(b, n, func(ctx context.Context, wg *sync.WaitGroup) {
 			defer wg.Done()
-			sources := []PumpSource{{Reader: &memSource{}, Channel: jobs.ChannelStdout}, {Reader: &memSource{}, Channel: jobs.ChannelStderr}}
-			PumpJobOutput(ctx, &fakeJob{}, sources, PumpOptions{Poll: jobs.DefaultPumpPoll, Done: &OnceSignal{}})
+			sources := []PumpSource{{Reader: &registrytest.Source{}, Channel: jobs.ChannelStdout}, {Reader: &registrytest.Source{}, Channel: jobs.ChannelStderr}}
+			PumpJobOutput(ctx, &registrytest.Job{}, sources, PumpOptions{Poll: jobs.DefaultPumpPoll, Done: &OnceSignal{}})
 		})
 	})
 	b.Run("pump-with-pacer", func(b *testing.B) {
@@ -72,8 +73,8 @@ func BenchmarkPumpIdle10k(b *testing.B) {
 		}
 		idleCost(b, n, func(ctx context.Context, wg *sync.WaitGroup) {
 			defer wg.Done()
-			sources := []PumpSource{{Reader: &memSource{}, Channel: jobs.ChannelStdout}, {Reader: &memSource{}, Channel: jobs.ChannelStderr}}
-			PumpJobOutput(ctx, &fakeJob{}, sources, PumpOptions{Pacer: pacer, Done: &OnceSignal{}})
+			sources := []PumpSource{{Reader: &registrytest.Source{}, Channel: jobs.ChannelStdout}, {Reader: &registrytest.Source{}, Channel: jobs.ChannelStderr}}
+			PumpJobOutput(ctx, &registrytest.Job{}, sources, PumpOptions{Pacer: pacer, Done: &OnceSignal{}})
 		})
 	})
 }
@@ -86,9 +87,9 @@ func BenchmarkPacerRound10k(b *testing.B) {
 	pumps := make([]*pump, n)
 	readers := make([]OffsetReader, 0, 2*n)
 	for i := range pumps {
-		out, errs := &memSource{}, &memSource{}
+		out, errs := &registrytest.Source{}, &registrytest.Source{}
 		readers = append(readers, out, errs)
-		pumps[i] = newPump(&fakeJob{}, []PumpSource{{Reader: out, Channel: jobs.ChannelStdout}, {Reader: errs, Channel: jobs.ChannelStderr}})
+		pumps[i] = newPump(&registrytest.Job{}, []PumpSource{{Reader: out, Channel: jobs.ChannelStdout}, {Reader: errs, Channel: jobs.ChannelStderr}})
 	}
 	b.Run("pacer", func(b *testing.B) {
 		pc := &Pacer{pumps: pumps}

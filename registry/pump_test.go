@@ -12,115 +12,8 @@ import (
 	"time"
 
 	"github.com/jobgen/jobgen/generated/jobs"
+	"github.com/jobgen/jobgen/registry/registrytest"
 )
-
-// fakeJob is a RecordingJob that remembers its appends.
-type fakeJob struct {
-	mu      sync.Mutex
-	appends []appendCall
-}
-
-type appendCall struct {
-	text string
-	opts jobs.AppendOptions
-	at   time.Time
-}
-
-func (j *fakeJob) ID() jobs.JobID                { return jobs.JobID{1} }
-func (j *fakeJob) UpdateDetail(string)           {}
-func (j *fakeJob) Settle(jobs.JobOutcome, error) {}
-func (j *fakeJob) Append(text string, opts jobs.AppendOptions) {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	j.appends = append(j.appends, appendCall{text, opts, time.Now()})
-}
-
-func (j *fakeJob) record() []appendCall {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	return append([]appendCall(nil), j.appends...)
-}
-
-// memSource is an OffsetReader over a growing buffer that keeps only its
-// last window bytes, like a producer's bounded output pipe buffer.
-type memSource struct {
-	mu     sync.Mutex
-	buf    string
-	start  int64 // offset of buf[0]
-	window int
-	reads  []int64
-}
-
-func (s *memSource) write(text string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.buf += text
-	if s.window > 0 && len(s.buf) > s.window {
-		cut := len(s.buf) - s.window
-		s.buf = s.buf[cut:]
-		s.start += int64(cut)
-	}
-}
-
-func (s *memSource) ReadFrom(offset int64) (string, int64, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.reads != nil {
-		s.reads = append(s.reads, offset)
-	}
-	end := s.start + int64(len(s.buf))
-	lossy := offset < s.start
-	if lossy {
-		offset = s.start
-	}
-	return s.buf[offset-s.start:], end, lossy
-}
-
-// countingSignal counts subscriptions to a OnceSignal.
-type countingSignal struct {
-	OnceSignal
-	mu            sync.Mutex
-	subscriptions int
-}
-
-func (s *countingSignal) Subscribe(fn func()) func() {
-	s.mu.Lock()
-	s.subscriptions++
-	s.mu.Unlock()
-	return s.OnceSignal.Subscribe(fn)
-}
-
-// timerFactory counts the timers it makes and how many are live at once.
-type timerFactory struct {
-	mu         sync.Mutex
-	made, live int
-	maxLive    int
-}
-
-type countedTimer struct {
-	Timer
-	f       *timerFactory
-	stopped bool
-}
-
-func (f *timerFactory) New(d time.Duration) Timer {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.made++
-	f.live++
-	f.maxLive = max(f.maxLive, f.live)
-	return &countedTimer{Timer: newRealTimer(d), f: f}
-}
-
-func (t *countedTimer) Stop() bool {
-	t.f.mu.Lock()
-	if !t.stopped {
-		t.stopped = true
-		t.f.live--
-	}
-	t.f.mu.Unlock()
-	return t.Timer.Stop()
-}
 
 func goroutinesCreated() uint64 {
 	s := []metrics.Sample{{Name: "/sched/goroutines-created:goroutines"}}
@@ -150,20 +43,21 @@ func TestPumpResourcesAreConstantOverADay(t *testing.T) {
 }
 
 func pumpForADay(t *testing.T, paced bool) {
-	job := &fakeJob{}
-	src := &memSource{}
-	done := &countingSignal{}
-	timers := &timerFactory{}
-	opts := PumpOptions{Poll: jobs.DefaultPumpPoll, Done: done, NewTimer: timers.New}
+	job := &registrytest.Job{}
+	src := &registrytest.Source{}
+	done := &registrytest.CountingSignal{Signal: &OnceSignal{}}
+	timers := &registrytest.TimerFactory{}
+	newTimer := func(d time.Duration) Timer { return timers.New(d) }
+	opts := PumpOptions{Poll: jobs.DefaultPumpPoll, Done: done, NewTimer: newTimer}
 	if paced {
-		opts.Pacer, _ = NewPacer(jobs.DefaultPumpPoll, timers.New)
+		opts.Pacer, _ = NewPacer(jobs.DefaultPumpPoll, newTimer)
 	}
 	result := make(chan error, 1)
 	go func() {
 		result <- PumpJobOutput(context.Background(), job, []PumpSource{{Reader: src, Channel: jobs.ChannelStdout}}, opts)
 	}()
 	synctest.Wait()
-	src.write("hello\n")
+	src.Write("hello\n")
 	time.Sleep(time.Hour) // warm up: the first rounds may grow runtime structures
 	synctest.Wait()
 
@@ -184,22 +78,22 @@ func pumpForADay(t *testing.T, paced bool) {
 	if n > rounds/1000 {
 		t.Errorf("%d heap allocations during %d idle rounds, want none per round", n, rounds)
 	}
-	src.write("bye\n")
+	src.Write("bye\n")
 	done.Fire()
 	if err := <-result; err != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(time.Second) // a pacer's goroutine notices it has no pumps left
 	synctest.Wait()
-	if done.subscriptions != 1 {
-		t.Errorf("the pump subscribed to done %d times, want once", done.subscriptions)
+	if done.Subscriptions() != 1 {
+		t.Errorf("the pump subscribed to done %d times, want once", done.Subscriptions())
 	}
-	if timers.made != 1 || timers.maxLive != 1 || timers.live != 0 {
-		t.Errorf("timers: made %d, at most %d live, %d left live; want 1, 1, 0", timers.made, timers.maxLive, timers.live)
+	if made, maxLive, live := timers.Counts(); made != 1 || maxLive != 1 || live != 0 {
+		t.Errorf("timers: made %d, at most %d live, %d left live; want 1, 1, 0", made, maxLive, live)
 	}
 	var text strings.Builder
-	for _, a := range job.record() {
-		text.WriteString(a.text)
+	for _, a := range job.Appends() {
+		text.WriteString(a.Text)
 	}
 	if text.String() != "hello\nbye\n" {
 		t.Errorf("record = %q", text.String())
@@ -213,12 +107,12 @@ func TestPacerDrivesManyPumpsAndStopsWhenIdle(t *testing.T) {
 			t.Fatal(err)
 		}
 		const n = 50
-		jobsOut := make([]*fakeJob, n)
-		srcs := make([]*memSource, n)
+		jobsOut := make([]*registrytest.Job, n)
+		srcs := make([]*registrytest.Source, n)
 		dones := make([]*OnceSignal, n)
 		var wg sync.WaitGroup
 		for i := range n {
-			jobsOut[i], srcs[i], dones[i] = &fakeJob{}, &memSource{}, &OnceSignal{}
+			jobsOut[i], srcs[i], dones[i] = &registrytest.Job{}, &registrytest.Source{}, &OnceSignal{}
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
@@ -227,20 +121,20 @@ func TestPacerDrivesManyPumpsAndStopsWhenIdle(t *testing.T) {
 		}
 		synctest.Wait()
 		for i := range n {
-			srcs[i].write("x")
+			srcs[i].Write("x")
 		}
 		time.Sleep(time.Second)
 		synctest.Wait()
 		for i := range n {
-			if got := jobsOut[i].record(); len(got) != 1 || got[0].text != "x" {
+			if got := jobsOut[i].Appends(); len(got) != 1 || got[0].Text != "x" {
 				t.Fatalf("pump %d: appends %+v after one paced round", i, got)
 			}
-			srcs[i].write("last")
+			srcs[i].Write("last")
 			dones[i].Fire()
 		}
 		wg.Wait()
 		for i := range n {
-			if got := jobsOut[i].record(); len(got) != 2 || got[1].text != "last" {
+			if got := jobsOut[i].Appends(); len(got) != 2 || got[1].Text != "last" {
 				t.Fatalf("pump %d: the final drain did not land: %+v", i, got)
 			}
 		}
@@ -251,29 +145,29 @@ func TestPacerDrivesManyPumpsAndStopsWhenIdle(t *testing.T) {
 
 func TestPumpReadsEachSourceFromItsOwnCursorAtTheCadence(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		job := &fakeJob{}
-		out := &memSource{reads: []int64{}}
-		errs := &memSource{reads: []int64{}}
+		job := &registrytest.Job{}
+		out := &registrytest.Source{LogOffsets: true}
+		errs := &registrytest.Source{LogOffsets: true}
 		done := &OnceSignal{}
 		start := time.Now()
 		result := make(chan error, 1)
 		// Written before the pump starts, so its first round finds them
 		// whichever goroutine runs first.
-		out.write("abc")
-		errs.write("E1")
+		out.Write("abc")
+		errs.Write("E1")
 		go func() {
 			result <- PumpJobOutput(context.Background(), job,
 				[]PumpSource{{Reader: out, Channel: jobs.ChannelStdout}, {Reader: errs, Channel: jobs.ChannelStderr}},
 				PumpOptions{Poll: time.Second, Done: done})
 		}()
 		time.Sleep(1500 * time.Millisecond) // rounds at 0s and 1s
-		out.write("de")
+		out.Write("de")
 		time.Sleep(time.Second) // round at 2s
 		done.Fire()
 		if err := <-result; err != nil {
 			t.Fatal(err)
 		}
-		got := job.record()
+		got := job.Appends()
 		want := []struct {
 			text string
 			ch   jobs.Channel
@@ -283,16 +177,16 @@ func TestPumpReadsEachSourceFromItsOwnCursorAtTheCadence(t *testing.T) {
 			t.Fatalf("appends = %+v", got)
 		}
 		for i, w := range want {
-			if got[i].text != w.text || got[i].opts.Channel != w.ch || got[i].at.Sub(start) != w.at {
-				t.Errorf("append %d = %q %s at %v, want %q %s at %v", i, got[i].text, got[i].opts.Channel, got[i].at.Sub(start), w.text, w.ch, w.at)
+			if got[i].Text != w.text || got[i].Opts.Channel != w.ch || got[i].At.Sub(start) != w.at {
+				t.Errorf("append %d = %q %s at %v, want %q %s at %v", i, got[i].Text, got[i].Opts.Channel, got[i].At.Sub(start), w.text, w.ch, w.at)
 			}
 		}
 		// Rounds at 0, 1 and 2 s, then the final drain after done at 2.5 s.
-		if want := []int64{0, 3, 3, 5}; !equalInts(out.reads, want) {
-			t.Errorf("stdout read at %v, want %v", out.reads, want)
+		if want := []int64{0, 3, 3, 5}; !equalInts(out.Offsets(), want) {
+			t.Errorf("stdout read at %v, want %v", out.Offsets(), want)
 		}
-		if want := []int64{0, 2, 2, 2}; !equalInts(errs.reads, want) {
-			t.Errorf("stderr read at %v, want %v", errs.reads, want)
+		if want := []int64{0, 2, 2, 2}; !equalInts(errs.Offsets(), want) {
+			t.Errorf("stderr read at %v, want %v", errs.Offsets(), want)
 		}
 	})
 }
@@ -311,21 +205,21 @@ func equalInts(a, b []int64) bool {
 
 func TestPumpTurnsALossyReadIntoAGap(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		job := &fakeJob{}
-		src := &memSource{window: 4}
+		job := &registrytest.Job{}
+		src := &registrytest.Source{Window: 4}
 		done := &OnceSignal{}
 		result := make(chan error, 1)
 		go func() {
 			result <- PumpJobOutput(context.Background(), job, []PumpSource{{Reader: src}}, PumpOptions{Poll: time.Second, Done: done})
 		}()
-		src.write("ab")
+		src.Write("ab")
 		synctest.Wait()     // round at 0s reads "ab"
-		src.write("cdefgh") // "cd" falls out of the 4-byte window before the next round
+		src.Write("cdefgh") // "cd" falls out of the 4-byte window before the next round
 		time.Sleep(time.Second)
 		done.Fire()
 		<-result
-		got := job.record()
-		if len(got) != 2 || got[0].text != "ab" || got[0].opts.GapBefore || got[1].text != "efgh" || !got[1].opts.GapBefore {
+		got := job.Appends()
+		if len(got) != 2 || got[0].Text != "ab" || got[0].Opts.GapBefore || got[1].Text != "efgh" || !got[1].Opts.GapBefore {
 			t.Errorf("appends = %+v, want \"ab\" then \"efgh\" with a gap before it", got)
 		}
 	})
@@ -333,8 +227,8 @@ func TestPumpTurnsALossyReadIntoAGap(t *testing.T) {
 
 func TestPumpDoneWakesTheWaitAndDrainsTheLastBytes(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		job := &fakeJob{}
-		src := &memSource{}
+		job := &registrytest.Job{}
+		src := &registrytest.Source{}
 		done := &OnceSignal{}
 		result := make(chan error, 1)
 		go func() {
@@ -342,7 +236,7 @@ func TestPumpDoneWakesTheWaitAndDrainsTheLastBytes(t *testing.T) {
 		}()
 		synctest.Wait()
 		// The producer writes its last words and fails; it reports done right away.
-		src.write("fatal: disk full\n")
+		src.Write("fatal: disk full\n")
 		start := time.Now()
 		done.Fire()
 		if err := <-result; err != nil {
@@ -351,7 +245,7 @@ func TestPumpDoneWakesTheWaitAndDrainsTheLastBytes(t *testing.T) {
 		if waited := time.Since(start); waited != 0 {
 			t.Errorf("the pump returned %v after done; it must not wait out the cadence", waited)
 		}
-		if got := job.record(); len(got) != 1 || got[0].text != "fatal: disk full\n" {
+		if got := job.Appends(); len(got) != 1 || got[0].Text != "fatal: disk full\n" {
 			t.Errorf("the final drain lost the last bytes: %+v", got)
 		}
 	})
@@ -362,7 +256,7 @@ func TestPumpStopsWithItsContext(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		result := make(chan error, 1)
 		go func() {
-			result <- PumpJobOutput(ctx, &fakeJob{}, []PumpSource{{Reader: &memSource{}}}, PumpOptions{Poll: time.Second, Done: &OnceSignal{}})
+			result <- PumpJobOutput(ctx, &registrytest.Job{}, []PumpSource{{Reader: &registrytest.Source{}}}, PumpOptions{Poll: time.Second, Done: &OnceSignal{}})
 		}()
 		time.Sleep(5 * time.Second)
 		cancel()
@@ -379,7 +273,7 @@ func TestPumpRefusesBadOptions(t *testing.T) {
 		{Poll: time.Second},
 		{Pacer: &Pacer{}, Done: &OnceSignal{}},
 	} {
-		if err := PumpJobOutput(context.Background(), &fakeJob{}, nil, opts); !errors.Is(err, ErrBadPumpOptions) {
+		if err := PumpJobOutput(context.Background(), &registrytest.Job{}, nil, opts); !errors.Is(err, ErrBadPumpOptions) {
 			t.Errorf("PumpJobOutput(%+v) = %v, want ErrBadPumpOptions", opts, err)
 		}
 	}

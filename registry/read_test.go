@@ -140,9 +140,7 @@ func TestReadIsTheConsumingCursor(t *testing.T) {
 }
 
 func TestReadWithoutCursorGivesFinalOutputOnceTerminal(t *testing.T) {
-	r := registry.New()
-	p := newProducer()
-	snap := mustStart(t, r, plainStart("", "bash", p))
+	r, p, snap := runningBash(t, "")
 	if res, err := r.Read("", snap.ID); err != nil || res.Output != "" || res.Job.Reported {
 		t.Fatalf("Read while running = %+v, %v; want nothing, unreported", res, err)
 	}
@@ -179,9 +177,7 @@ func waitSettledWithoutReporting(t *testing.T, r *registry.Registry, id jobs.Job
 
 func TestWaitTimeoutReturnsLiveSnapshotUnreported(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		r := registry.New()
-		p := newProducer()
-		snap := mustStart(t, r, plainStart("", "bash", p))
+		r, p, snap := runningBash(t, "")
 		begin := time.Now()
 		got, settled, err := r.Wait(t.Context(), "", snap.ID, 3*time.Second)
 		if err != nil || settled || got.Status != jobs.JobStatusRunning || time.Since(begin) != 3*time.Second {
@@ -197,9 +193,7 @@ func TestWaitTimeoutReturnsLiveSnapshotUnreported(t *testing.T) {
 
 func TestWaitHonoursContext(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		r := registry.New()
-		p := newProducer()
-		snap := mustStart(t, r, plainStart("", "bash", p))
+		r, p, snap := runningBash(t, "")
 		ctx, cancel := context.WithTimeout(t.Context(), time.Second)
 		defer cancel()
 		got, settled, err := r.Wait(ctx, "", snap.ID, time.Hour)
@@ -212,9 +206,7 @@ func TestWaitHonoursContext(t *testing.T) {
 
 func TestWaitReturnsSettlementAndMarksReported(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		r := registry.New()
-		p := newProducer()
-		snap := mustStart(t, r, plainStart("", "bash", p))
+		r, p, snap := runningBash(t, "")
 		go func() { time.Sleep(time.Second); p.finish(jobs.JobStatusCompleted, "ok", "") }()
 		got, settled, err := r.Wait(t.Context(), "", snap.ID, time.Minute)
 		if err != nil || !settled || got.Status != jobs.JobStatusCompleted || !got.Reported {
@@ -242,9 +234,7 @@ func TestWaitAbortRacingSettlementNeverSwallowsResult(t *testing.T) {
 	outcomes := map[bool]int{}
 	for range 200 {
 		synctest.Test(t, func(t *testing.T) {
-			r := registry.New()
-			p := newProducer()
-			snap := mustStart(t, r, plainStart("", "bash", p))
+			r, p, snap := runningBash(t, "")
 			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 			defer cancel()
 			go func() { time.Sleep(time.Second); p.finish(jobs.JobStatusCompleted, "", "") }()
@@ -379,9 +369,7 @@ func TestReadRecordRefusals(t *testing.T) {
 
 func TestReadRecordNeverMarksReported(t *testing.T) {
 	r := registry.New()
-	p := newProducer()
-	var face jobs.RecordingJob
-	snap := mustStart(t, r, recordingStart("", "bash", p, &face))
+	p, face, snap := recordingBash(t, r, "")
 	face.Append("x", jobs.AppendOptions{})
 	p.finish(jobs.JobStatusCompleted, "", "")
 	waitSettledWithoutReporting(t, r, snap.ID)

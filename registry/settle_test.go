@@ -34,9 +34,7 @@ func TestSettleWithProducerOutcome(t *testing.T) {
 
 func TestSettleWithoutDetailKeepsLastProgressLine(t *testing.T) {
 	r := registry.New()
-	p := newProducer()
-	var face jobs.RecordingJob
-	snap := mustStart(t, r, recordingStart("", "bash", p, &face))
+	p, face, snap := recordingBash(t, r, "")
 	face.UpdateDetail("step 1")
 	face.UpdateDetail("step 2")
 	p.finish(jobs.JobStatusCompleted, "", "")
@@ -58,8 +56,7 @@ func TestSettleProducerFailureIsFailedUnreported(t *testing.T) {
 		{"unknown status", doneResult{out: jobs.JobOutcome{Status: "exploded"}}, []string{`status "exploded"`, "not terminal"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			rec := &memRecorder{}
-			r := registry.New(registry.WithRecorder(rec))
+			r, rec := recordedRegistry()
 			p := newProducer()
 			snap := mustStart(t, r, plainStart("s", "bash", p))
 			p.results <- tt.result
@@ -81,8 +78,7 @@ func TestSettleProducerFailureIsFailedUnreported(t *testing.T) {
 }
 
 func TestSettleFirstWins(t *testing.T) {
-	rec := &memRecorder{}
-	r := registry.New(registry.WithRecorder(rec))
+	r, rec := recordedRegistry()
 	sig := watch(r)
 	p := newProducer()
 	p.cancelErr = errors.New("no such process")
@@ -215,9 +211,7 @@ func TestSettlementOrder(t *testing.T) {
 }
 
 func TestSettleMarksReportedOnlyWhenWaitersExist(t *testing.T) {
-	r := registry.New()
-	p := newProducer()
-	snap := mustStart(t, r, plainStart("", "bash", p))
+	r, p, snap := runningBash(t, "")
 	var done jobs.JobSnapshot
 	settled := make(chan struct{})
 	r.OnJobDone(func(s jobs.JobSnapshot) { done = s; close(settled) })
@@ -230,9 +224,7 @@ func TestSettleMarksReportedOnlyWhenWaitersExist(t *testing.T) {
 
 func TestSettleTrimsRecordToSettledRetain(t *testing.T) {
 	r := registry.New(registry.WithLimits(registry.Limits{SettledRetainBytes: 4}))
-	p := newProducer()
-	var face jobs.RecordingJob
-	snap := mustStart(t, r, recordingStart("", "bash", p, &face))
+	p, face, snap := recordingBash(t, r, "")
 	sig := watch(r)
 	settled := settledSignal(t, r, snap.ID)
 	face.Append("abcdefgh", jobs.AppendOptions{})
@@ -268,9 +260,7 @@ func TestSettlePlainJobSendsNoOutputSignal(t *testing.T) {
 func TestSettleDropsLateWrites(t *testing.T) {
 	logger, logs := newLogger()
 	r := registry.New(registry.WithLogger(logger))
-	p := newProducer()
-	var face jobs.RecordingJob
-	snap := mustStart(t, r, recordingStart("", "bash", p, &face))
+	p, face, snap := recordingBash(t, r, "")
 	face.Append("kept", jobs.AppendOptions{})
 	settled := settledSignal(t, r, snap.ID)
 	p.finish(jobs.JobStatusCompleted, "final", "")
@@ -358,8 +348,7 @@ func TestSettledFactNamesItsCause(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				rec := &memRecorder{}
-				r := registry.New(registry.WithRecorder(rec))
+				r, rec := recordedRegistry()
 				p := newProducer()
 				if c.setup != nil {
 					c.setup(p)

@@ -28,8 +28,7 @@ func selfSettling(owner jobs.SessionID, face *jobs.RunningJob, cancel func(strin
 }
 
 func TestSettleThroughTheFaceSettlesAtOnce(t *testing.T) {
-	rec := &memRecorder{}
-	r := registry.New(registry.WithRecorder(rec))
+	r, rec := recordedRegistry()
 	var face jobs.RunningJob
 	snap := mustStart(t, r, selfSettling("s", &face, nil))
 	face.Settle(jobs.JobOutcome{Status: jobs.JobStatusCompleted, Detail: "exit 0", Output: "hi"}, nil)
@@ -135,8 +134,7 @@ func TestSettleWithDoneFirstOutcomeWins(t *testing.T) {
 }
 
 func TestSettleInsideStarterWaitsForTheRegistration(t *testing.T) {
-	rec := &memRecorder{}
-	r := registry.New(registry.WithRecorder(rec))
+	r, rec := recordedRegistry()
 	sig := watch(r)
 	snap, err := r.Start(t.Context(), jobs.PlainJobStart{
 		JobStartCommon: common("s", "bash"),
@@ -164,8 +162,7 @@ func TestSettleInsideStarterWaitsForTheRegistration(t *testing.T) {
 }
 
 func TestSettleInsideFailingStarterIsDropped(t *testing.T) {
-	rec := &memRecorder{}
-	r := registry.New(registry.WithRecorder(rec))
+	r, rec := recordedRegistry()
 	var face jobs.RunningJob
 	_, err := r.Start(t.Context(), jobs.PlainJobStart{
 		JobStartCommon: common("s", "bash"),

@@ -14,9 +14,7 @@ import (
 func TestJobsChangedSignals(t *testing.T) {
 	r := registry.New()
 	sig := watch(r)
-	p := newProducer()
-	var face jobs.RecordingJob
-	snap := mustStart(t, r, recordingStart("", "bash", p, &face))
+	p, face, snap := recordingBash(t, r, "")
 	steps := []struct {
 		name    string
 		do      func()
@@ -76,9 +74,7 @@ func TestListenersAreContained(t *testing.T) {
 	r.OnJobDone(func(jobs.JobSnapshot) { panic("done listener bug") })
 	r.OnJobDone(func(jobs.JobSnapshot) { calls.add("done") })
 
-	p := newProducer()
-	var face jobs.RecordingJob
-	snap := mustStart(t, r, recordingStart("", "bash", p, &face))
+	p, face, snap := recordingBash(t, r, "")
 	face.Append("x", jobs.AppendOptions{})
 	settled := settledSignal(t, r, snap.ID)
 	p.finish(jobs.JobStatusCompleted, "", "")

@@ -46,10 +46,7 @@ func (q *queuedStart) returned() bool {
 
 func TestStartWaitWaitsForAFreedSlotInsteadOfFailing(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		r := registry.New(registry.WithLimits(registry.Limits{MaxPerOwner: 1}))
-		defer closeRegistry(t, r)
-		first := newProducer().killOnCancel()
-		mustStart(t, r, plainStart("s", "bash", first))
+		r, first := oneSlotTaken(t)
 		if _, err := r.Start(t.Context(), plainStart("s", "bash", newProducer().killOnCancel())); !errors.Is(err, registry.ErrTooManyJobs) {
 			t.Fatalf("Start with every slot taken = %v; want ErrTooManyJobs", err)
 		}
@@ -78,10 +75,7 @@ func TestStartWaitWithAFreeSlotStartsAtOnce(t *testing.T) {
 
 func TestStartWaitAdmitsFirstComeFirstServed(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		r := registry.New(registry.WithLimits(registry.Limits{MaxPerOwner: 1}))
-		defer closeRegistry(t, r)
-		running := newProducer().killOnCancel()
-		mustStart(t, r, plainStart("s", "first", running))
+		r, running := oneSlotTaken(t)
 		var queue []*queuedStart
 		for i := range 4 {
 			queue = append(queue, startWaiting(t, t.Context(), r, "s", fmt.Sprintf("w%d", i)))
@@ -135,10 +129,7 @@ func TestStartCannotTakeASlotFromAWaiter(t *testing.T) {
 
 func TestStartWaitWhoseContextEndsLeavesTheQueue(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		r := registry.New(registry.WithLimits(registry.Limits{MaxPerOwner: 1}))
-		defer closeRegistry(t, r)
-		running := newProducer().killOnCancel()
-		mustStart(t, r, plainStart("s", "bash", running))
+		r, running := oneSlotTaken(t)
 		ctx, cancel := context.WithTimeout(t.Context(), time.Second)
 		defer cancel()
 		impatient := startWaiting(t, ctx, r, "s", "impatient")
@@ -161,10 +152,7 @@ func TestStartWaitWhoseContextEndsLeavesTheQueue(t *testing.T) {
 // not lost: the next waiter gets it.
 func TestStartWaitPassesOnASlotItCannotUse(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		r := registry.New(registry.WithLimits(registry.Limits{MaxPerOwner: 1}))
-		defer closeRegistry(t, r)
-		running := newProducer().killOnCancel()
-		mustStart(t, r, plainStart("s", "bash", running))
+		r, running := oneSlotTaken(t)
 		ctx, cancel := context.WithCancel(t.Context())
 		gone := startWaiting(t, ctx, r, "s", "gone")
 		next := startWaiting(t, t.Context(), r, "s", "next")
@@ -184,10 +172,7 @@ func TestStartWaitPassesOnASlotItCannotUse(t *testing.T) {
 // A waiter admitted whose starter fails gives the slot to the next one.
 func TestStartWaitWhoseStarterFailsPassesTheSlotOn(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		r := registry.New(registry.WithLimits(registry.Limits{MaxPerOwner: 1}))
-		defer closeRegistry(t, r)
-		running := newProducer().killOnCancel()
-		mustStart(t, r, plainStart("s", "bash", running))
+		r, running := oneSlotTaken(t)
 		failing := make(chan error, 1)
 		go func() {
 			_, err := r.StartWait(t.Context(), jobs.PlainJobStart{
@@ -213,9 +198,7 @@ func TestStartWaitWhoseStarterFailsPassesTheSlotOn(t *testing.T) {
 
 func TestStartWaitQueuesPerOwner(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		r := registry.New(registry.WithLimits(registry.Limits{MaxPerOwner: 1}))
-		defer closeRegistry(t, r)
-		mustStart(t, r, plainStart("s", "bash", newProducer().killOnCancel()))
+		r, _ := oneSlotTaken(t)
 		waiting := startWaiting(t, t.Context(), r, "s", "bash")
 		other := startWaiting(t, t.Context(), r, "t", "bash")
 		if !other.returned() || other.err != nil {
@@ -232,10 +215,7 @@ func TestStartWaitQueuesPerOwner(t *testing.T) {
 
 func TestCloseWakesSlotWaitersWithErrClosed(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		r := registry.New(registry.WithLimits(registry.Limits{MaxPerOwner: 1}))
-		defer closeRegistry(t, r)
-		p := newProducer().killOnCancel()
-		mustStart(t, r, plainStart("s", "bash", p))
+		r, _ := oneSlotTaken(t)
 		q1 := startWaiting(t, t.Context(), r, "s", "a")
 		q2 := startWaiting(t, t.Context(), r, "s", "b")
 		if err := r.Close(t.Context()); err != nil {
@@ -250,6 +230,18 @@ func TestCloseWakesSlotWaitersWithErrClosed(t *testing.T) {
 			t.Fatal("a waiter's starter ran on a closed registry")
 		}
 	})
+}
+
+// oneSlotTaken is a registry that admits one job per owner, with owner
+// "s"'s slot taken by a running bash job whose producer it returns. The
+// registry is closed when the test ends.
+func oneSlotTaken(t *testing.T) (*registry.Registry, *producer) {
+	t.Helper()
+	r := registry.New(registry.WithLimits(registry.Limits{MaxPerOwner: 1}))
+	t.Cleanup(func() { closeRegistry(t, r) })
+	running := newProducer().killOnCancel()
+	mustStart(t, r, plainStart("s", "bash", running))
+	return r, running
 }
 
 // closeRegistry tears a test's registry down, so no producer outlives its

@@ -303,8 +303,7 @@ func TestStartRecordsRegisteredFactBeforeJobsChanged(t *testing.T) {
 }
 
 func TestStartUnownedJobsRecordNoFacts(t *testing.T) {
-	rec := &memRecorder{}
-	r := registry.New(registry.WithRecorder(rec))
+	r, rec := recordedRegistry()
 	p := newProducer()
 	snap := mustStart(t, r, plainStart("", "bash", p))
 	p.finish(jobs.JobStatusCompleted, "", "")
@@ -378,8 +377,7 @@ func TestStartRefusesDuplicateID(t *testing.T) {
 // records a job's registered fact, no reader can see the job yet, so nothing
 // can observe a registration that history does not hold.
 func TestRegisteredFactIsRecordedBeforeTheJobIsVisible(t *testing.T) {
-	rec := &memRecorder{}
-	r := registry.New(registry.WithRecorder(rec))
+	r, rec := recordedRegistry()
 	seen := -1
 	rec.hook = func(f jobs.Fact) {
 		if reg, ok := f.(jobs.JobRegistered); ok {

@@ -74,8 +74,7 @@ func TestDisposeOwnerTearsDownOnlyThatOwner(t *testing.T) {
 
 func TestTeardownCancelFailureForceSettlesWithoutWaiting(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		rec := &memRecorder{}
-		r := registry.New(registry.WithRecorder(rec))
+		r, rec := recordedRegistry()
 		p := newProducer()
 		p.cancelErr = errors.New("boom")
 		mustStart(t, r, plainStart("a", "bash", p))
@@ -146,9 +145,7 @@ func TestTeardownForceSettlesAtBound(t *testing.T) {
 
 func TestTeardownHonoursContext(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		r := registry.New()
-		p := newProducer()
-		snap := mustStart(t, r, plainStart("a", "bash", p))
+		r, p, snap := runningBash(t, "a")
 		ctx, cancel := context.WithTimeout(t.Context(), time.Second)
 		defer cancel()
 
@@ -201,13 +198,7 @@ func TestCloseStopsListenersAndRefusesStarts(t *testing.T) {
 // job down too, not return with it about to run.
 func TestCloseWaitsForRegistrationInProgress(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		inRecord, release := make(chan struct{}), make(chan struct{})
-		rec := &memRecorder{hook: func(f jobs.Fact) {
-			if f.FactType() == jobs.JobRegisteredType {
-				close(inRecord)
-				<-release
-			}
-		}}
+		rec, inRecord, release := blockingRecorder(jobs.JobRegisteredType)
 		r := registry.New(registry.WithRecorder(rec))
 		p := newProducer().killOnCancel()
 		started := make(chan jobs.JobSnapshot, 1)

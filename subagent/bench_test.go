@@ -145,16 +145,7 @@ func BenchmarkColdResume(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				b.StopTimer()
-				store := base.Crash()
-				svc := subagent.New(subagent.WithStore(store), subagent.WithHost(steeredHost{}))
-				root := subagenttest.NewAgent("root")
-				svc.Attach(root)
-				b.StartTimer()
-				if _, err := svc.Followup(ctx, root, "c1", text("more"), subagent.FollowupOptions{}); err != nil {
-					b.Fatal(err)
-				}
-				b.StopTimer()
-				svc.Close(ctx)
+				resumeTimed(b, ctx, base.Crash())
 				b.StartTimer()
 			}
 		})
@@ -187,19 +178,27 @@ func BenchmarkColdResume(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				svc := subagent.New(subagent.WithStore(store), subagent.WithHost(steeredHost{}))
-				root := subagenttest.NewAgent("root")
-				svc.Attach(root)
-				b.StartTimer()
-				if _, err := svc.Followup(ctx, root, "c1", text("more"), subagent.FollowupOptions{}); err != nil {
-					b.Fatal(err)
-				}
-				b.StopTimer()
-				svc.Close(ctx)
+				resumeTimed(b, ctx, store)
 				store.Close(ctx)
 				os.Remove(path)
 				b.StartTimer()
 			}
 		})
 	}
+}
+
+// resumeTimed cold-resumes child c1 from store with a follow-up, timing
+// only the follow-up: a new Service and root are set up before the timer
+// starts and closed after it stops. The timer is stopped on entry and on
+// return.
+func resumeTimed(b *testing.B, ctx context.Context, store journal.Store) {
+	svc := subagent.New(subagent.WithStore(store), subagent.WithHost(steeredHost{}))
+	root := subagenttest.NewAgent("root")
+	svc.Attach(root)
+	b.StartTimer()
+	if _, err := svc.Followup(ctx, root, "c1", text("more"), subagent.FollowupOptions{}); err != nil {
+		b.Fatal(err)
+	}
+	b.StopTimer()
+	svc.Close(ctx)
 }

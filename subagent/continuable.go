@@ -2,6 +2,7 @@ package subagent
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -32,40 +33,102 @@ func (s *Service) StartContinuable(ctx context.Context, spec ContinuableSpec) (j
 
 func (s *Service) startContinuable(ctx context.Context, spec ContinuableSpec) (jobs.SessionID, subagents.MessageID, error) {
 	var none subagents.MessageID
-	if err := cancelled(ctx, "start a continuable child"); err != nil {
+	parentID, prep, err := s.checkContinuable(ctx, spec)
+	if err != nil {
 		return "", none, err
 	}
+	id, depth, err := s.placeChild(spec, parentID)
+	if err != nil {
+		return "", none, err
+	}
+	desc := continuableDescriptor(spec)
+	cs, err := prep.PrepareContinuable(ctx, ContinuableCreateRequest{SessionID: id, ParentSession: parentID, Descriptor: desc})
+	if err != nil {
+		if c := cancelled(ctx, "prepare child "+string(id)); c != nil {
+			return "", none, c
+		}
+		return "", none, fmt.Errorf("subagent: provider %q: prepare child %s: %w", spec.Provider, id, err)
+	}
+	unlock, err := s.lockChild(ctx, id)
+	if err != nil {
+		return "", none, err
+	}
+	defer unlock()
+	if err := s.refuseHistory(ctx, id); err != nil {
+		return "", none, err
+	}
+	header := subagents.ChildHeader{ParentSession: parentID, Origin: subagents.OriginSubagent, DelegationDepth: depth, SeedLength: len(cs.Seed)}
+	a := s.newResidency(id, header, desc)
+	if err := s.install(ctx, a, spec.Parent); err != nil {
+		return "", none, err
+	}
+	defer s.inflight.Done()
+	agent, err := s.materialize(ctx, a, Child{ID: id, Run: a.run, Header: header, Descriptor: desc, Seed: cs.Seed}, "materialize")
+	if err != nil {
+		return "", none, err
+	}
+	msg := subagents.Message{ID: subagents.NewMessageID(), Source: subagents.MessageSource{Kind: subagents.SourceKindUser}, Content: spec.Prompt}
+	if err := s.admit(ctx, a, agent, spec.Parent, msg); err != nil {
+		s.rollback(a, agent, nil)
+		return "", none, err
+	}
+	facts := creationFacts(a, cs.Seed, msg, s.now().UnixMilli())
+	if err := s.recordResidency(ctx, a, agent, facts, "record child "+string(id), "record child "+string(id)); err != nil {
+		return "", none, err
+	}
+	s.beginSession(a)
+	if err := s.announce(a, agent, msg); err != nil {
+		return "", none, err
+	}
+	return id, msg.ID, nil
+}
+
+// checkContinuable runs the checks that need neither a child id nor the
+// tree: admission, persistence, a host, a provider that can prepare a
+// continuable child, a label and a sane depth limit. It returns the
+// parent's id and the provider's preparer.
+func (s *Service) checkContinuable(ctx context.Context, spec ContinuableSpec) (jobs.SessionID, ContinuablePreparer, error) {
+	if err := cancelled(ctx, "start a continuable child"); err != nil {
+		return "", nil, err
+	}
 	if spec.Parent == nil {
-		return "", none, newError(subagents.ErrorCodeUnauthorized, nil, "a continuable child needs the exact live parent agent")
+		return "", nil, newError(subagents.ErrorCodeUnauthorized, nil, "a continuable child needs the exact live parent agent")
 	}
 	parentID := spec.Parent.ID()
 	s.mu.Lock()
 	err := s.admitting(parentID)
 	s.mu.Unlock()
 	if err != nil {
-		return "", none, err
+		return "", nil, err
 	}
 	if s.store == nil {
-		return "", none, newError(subagents.ErrorCodePersistenceUnavailable, nil, "continuable children require session persistence")
+		return "", nil, newError(subagents.ErrorCodePersistenceUnavailable, nil, "continuable children require session persistence")
 	}
 	if s.host == nil {
-		return "", none, newError(subagents.ErrorCodeContinuationUnavailable, nil, "continuation is unavailable: no agent host")
+		return "", nil, newError(subagents.ErrorCodeContinuationUnavailable, nil, "continuation is unavailable: no agent host")
 	}
 	p, err := s.provider(spec.Provider)
 	if err != nil {
-		return "", none, err
+		return "", nil, err
 	}
 	prep, ok := p.(ContinuablePreparer)
 	if !ok {
-		return "", none, newError(subagents.ErrorCodeUnsupportedCapability, nil,
+		return "", nil, newError(subagents.ErrorCodeUnsupportedCapability, nil,
 			"provider %q does not support continuable children (no PrepareContinuable capability)", spec.Provider)
 	}
 	if spec.Label == "" {
-		return "", none, fmt.Errorf("subagent: a continuable child needs a label")
+		return "", nil, fmt.Errorf("subagent: a continuable child needs a label")
 	}
 	if spec.MaxDepth != nil && *spec.MaxDepth < 0 {
-		return "", none, fmt.Errorf("subagent: maxDepth must be a non-negative integer, not %d", *spec.MaxDepth)
+		return "", nil, fmt.Errorf("subagent: maxDepth must be a non-negative integer, not %d", *spec.MaxDepth)
 	}
+	return parentID, prep, nil
+}
+
+// placeChild picks the child's id (the requested one or a fresh one) and
+// its delegation depth under the parent, refusing an id that is live, a
+// parent that is not the exact live agent and a depth over the limit.
+func (s *Service) placeChild(spec ContinuableSpec, parentID jobs.SessionID) (jobs.SessionID, int, error) {
 	id := spec.ChildID
 	if id == "" {
 		id = s.newChild()
@@ -80,14 +143,20 @@ func (s *Service) startContinuable(ctx context.Context, spec ContinuableSpec) (j
 	_, dupRoot := s.roots[id]
 	s.mu.Unlock()
 	if dupChild || dupRoot || id == parentID {
-		return "", none, newError(subagents.ErrorCodeDuplicateChild, nil, "child %s is live", id)
+		return "", 0, newError(subagents.ErrorCodeDuplicateChild, nil, "child %s is live", id)
 	}
 	if !live {
-		return "", none, newError(subagents.ErrorCodeUnauthorized, nil, "starting child %s needs the exact live parent agent %s", id, parentID)
+		return "", 0, newError(subagents.ErrorCodeUnauthorized, nil, "starting child %s needs the exact live parent agent %s", id, parentID)
 	}
 	if spec.MaxDepth != nil && depth > *spec.MaxDepth {
-		return "", none, &DepthError{Depth: depth, Max: *spec.MaxDepth}
+		return "", 0, &DepthError{Depth: depth, Max: *spec.MaxDepth}
 	}
+	return id, depth, nil
+}
+
+// continuableDescriptor is the descriptor a continuable child is created
+// with, and resumed from.
+func continuableDescriptor(spec ContinuableSpec) subagents.Descriptor {
 	desc := subagents.Descriptor{
 		Version: 2, Mode: subagents.DescriptorModeContinuable, Provider: spec.Provider, Label: spec.Label,
 		Persona: spec.Persona, ToolFilter: spec.ToolFilter,
@@ -95,73 +164,88 @@ func (s *Service) startContinuable(ctx context.Context, spec ContinuableSpec) (j
 	if o := spec.AgentOptions; o != nil {
 		desc.AgentProvider, desc.AgentModel = o.Provider, o.Model
 	}
-	cs, err := prep.PrepareContinuable(ctx, ContinuableCreateRequest{SessionID: id, ParentSession: parentID, Descriptor: desc})
-	if err != nil {
-		if c := cancelled(ctx, "prepare child "+string(id)); c != nil {
-			return "", none, c
-		}
-		return "", none, fmt.Errorf("subagent: provider %q: prepare child %s: %w", spec.Provider, id, err)
-	}
-	unlock, err := s.lockChild(ctx, id)
-	if err != nil {
-		return "", none, err
-	}
-	defer unlock()
+	return desc
+}
+
+// refuseHistory refuses a child id whose stream already holds records; the
+// caller holds the child lock.
+func (s *Service) refuseHistory(ctx context.Context, id jobs.SessionID) error {
 	for _, err := range s.store.ReadStream(ctx, journal.Stream(id), 0) {
 		if err != nil {
 			if c := cancelled(ctx, "start child "+string(id)); c != nil {
-				return "", none, c
+				return c
 			}
-			return "", none, fmt.Errorf("subagent: look for the history of child %s: %w", id, err)
+			return fmt.Errorf("subagent: look for the history of child %s: %w", id, err)
 		}
-		return "", none, newError(subagents.ErrorCodeDuplicateChild, nil, "child %s already has history", id)
+		return newError(subagents.ErrorCodeDuplicateChild, nil, "child %s already has history", id)
 	}
-	header := subagents.ChildHeader{ParentSession: parentID, Origin: subagents.OriginSubagent, DelegationDepth: depth, SeedLength: len(cs.Seed)}
+	return nil
+}
+
+// newResidency is a fresh activation of child id with a new run and an
+// open inbox for it.
+func (s *Service) newResidency(id jobs.SessionID, header subagents.ChildHeader, desc subagents.Descriptor) *activation {
 	a := newActivation(id, header, desc)
 	a.run = subagents.NewRunID()
 	a.inbox = &inbox{s: s, a: a, run: a.run}
-	if err := s.install(ctx, a, spec.Parent); err != nil {
-		return "", none, err
-	}
-	defer s.inflight.Done()
-	agent, err := s.host.Materialize(ctx, Child{ID: id, Run: a.run, Header: header, Descriptor: desc, Seed: cs.Seed}, a.inbox)
+	return a
+}
+
+// materialize asks the host for the installed activation's agent. On
+// failure the activation is rolled back and the error names what was being
+// done (verb "materialize" or "resume").
+func (s *Service) materialize(ctx context.Context, a *activation, child Child, verb string) (Agent, error) {
+	agent, err := s.host.Materialize(ctx, child, a.inbox)
 	if err == nil {
 		err = checkPointer(agent)
 	}
 	if err != nil {
 		s.rollback(a, agent, nil)
-		if c := cancelled(ctx, "materialize child "+string(id)); c != nil {
-			return "", none, c
+		if c := cancelled(ctx, verb+" child "+string(a.id)); c != nil {
+			return nil, c
 		}
-		return "", none, fmt.Errorf("subagent: materialize child %s: %w", id, err)
+		return nil, fmt.Errorf("subagent: %s child %s: %w", verb, a.id, err)
 	}
-	msg := subagents.Message{ID: subagents.NewMessageID(), Source: subagents.MessageSource{Kind: subagents.SourceKindUser}, Content: spec.Prompt}
-	if err := s.admit(ctx, a, agent, spec.Parent, msg); err != nil {
-		s.rollback(a, agent, nil)
-		return "", none, err
-	}
-	at := s.now().UnixMilli()
-	facts := []factEntry{{"created", &subagents.SubagentCreated{Child: id, At: at, Header: header, Descriptor: desc}}}
-	for i, ev := range cs.Seed {
+	return agent, nil
+}
+
+// creationFacts are the facts one append writes for a new child: created,
+// one seeded per seed event, residency started and the prompt accepted.
+func creationFacts(a *activation, seed []json.RawMessage, msg subagents.Message, at int64) []factEntry {
+	facts := []factEntry{{"created", &subagents.SubagentCreated{Child: a.id, At: at, Header: a.header, Descriptor: a.desc}}}
+	for i, ev := range seed {
 		facts = append(facts, factEntry{fmt.Sprintf("seed/%d", i), &subagents.SubagentSeeded{Index: i, Event: ev}})
 	}
-	facts = append(facts,
+	return append(facts,
 		factEntry{"started/" + a.run.String(), &subagents.SubagentResidencyStarted{Run: a.run, At: at}},
 		factEntry{"accepted/" + msg.ID.String(), &subagents.SubagentMessageAccepted{Message: msg.ID, At: at, Source: msg.Source, Content: msg.Content, Wake: true}},
 	)
+}
+
+// recordResidency appends the facts that open an admitted residency. On
+// failure it releases the admission's accept, rolls the activation back and
+// returns the cancellation (named cancelOp) or the append's error (named
+// what).
+func (s *Service) recordResidency(ctx context.Context, a *activation, agent Agent, facts []factEntry, cancelOp, what string) error {
 	if err := s.appendFacts(ctx, a.stream, facts...); err != nil {
 		a.accepts.Done()
 		s.rollback(a, agent, nil)
-		if c := cancelled(ctx, "record child "+string(id)); c != nil {
-			return "", none, c
+		if c := cancelled(ctx, cancelOp); c != nil {
+			return c
 		}
-		return "", none, fmt.Errorf("subagent: record child %s: %w", id, err)
+		return fmt.Errorf("subagent: %s: %w", what, err)
 	}
-	s.beginSession(a)
+	return nil
+}
+
+// announce delivers a new child's prompt, after which the child is
+// announced and watched. A prompt the agent does not take rolls the child
+// back, closing its recorded residency.
+func (s *Service) announce(a *activation, agent Agent, msg subagents.Message) error {
 	if err := agent.Deliver(msg, true); err != nil {
 		a.accepts.Done()
 		s.rollback(a, agent, &msg)
-		return "", none, fmt.Errorf("subagent: deliver the prompt to child %s: %w", id, err)
+		return fmt.Errorf("subagent: deliver the prompt to child %s: %w", a.id, err)
 	}
 	s.mu.Lock()
 	a.announced = true
@@ -169,7 +253,7 @@ func (s *Service) startContinuable(ctx context.Context, spec ContinuableSpec) (j
 	a.accepts.Done()
 	s.watchers.Add(1)
 	go s.watch(a, agent)
-	return id, msg.ID, nil
+	return nil
 }
 
 // install enters a materializing activation in the tree, so that its id is
@@ -178,10 +262,7 @@ func (s *Service) startContinuable(ctx context.Context, spec ContinuableSpec) (j
 func (s *Service) install(ctx context.Context, a *activation, parent Agent) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := cancelled(ctx, "start child "+string(a.id)); err != nil {
-		return err
-	}
-	if err := s.admitting(parent.ID()); err != nil {
+	if err := s.goingOn(ctx, a, parent); err != nil {
 		return err
 	}
 	if _, dup := s.children[a.id]; dup {
@@ -200,10 +281,7 @@ func (s *Service) install(ctx context.Context, a *activation, parent Agent) erro
 func (s *Service) admit(ctx context.Context, a *activation, agent Agent, parent Agent, msg subagents.Message) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := cancelled(ctx, "start child "+string(a.id)); err != nil {
-		return err
-	}
-	if err := s.admitting(parent.ID()); err != nil {
+	if err := s.goingOn(ctx, a, parent); err != nil {
 		return err
 	}
 	parentAct, live := s.live(parent)
@@ -220,6 +298,15 @@ func (s *Service) admit(ctx context.Context, a *activation, agent Agent, parent 
 		parentAct.owned[a.id] = a
 	}
 	return a.reserve(msg, true)
+}
+
+// goingOn refuses to go on with a's start or resume once ctx ended or
+// parent's subtree stopped admitting. s.mu must be held.
+func (s *Service) goingOn(ctx context.Context, a *activation, parent Agent) error {
+	if err := cancelled(ctx, "start child "+string(a.id)); err != nil {
+		return err
+	}
+	return s.admitting(parent.ID())
 }
 
 // rollback undoes a creation or resume that failed before acceptance: the
@@ -276,170 +363,4 @@ func (s *Service) beginSession(a *activation) {
 	s.mu.Lock()
 	a.unregister = unregister
 	s.mu.Unlock()
-}
-
-// Followup sends content to child on behalf of parent, which must be the
-// exact live direct parent, and returns the accepted message's id. A running
-// child gets it at its next step, a waiting one is woken, an absent one is
-// resumed cold from its stream; a child being disposed is awaited, then
-// resumed. A cold resume authorizes against the parent the stream names,
-// folds the created fact's descriptor (not continuable: ErrNotResumable, do
-// not retry), ends residencies a crash left open, redelivers every accepted
-// message nobody claimed or discarded, in acceptance order, then the
-// follow-up. No provider takes part.
-func (s *Service) Followup(ctx context.Context, parent Agent, child jobs.SessionID, content []subagents.ContentBlock, opts FollowupOptions) (subagents.MessageID, error) {
-	var none subagents.MessageID
-	if err := cancelled(ctx, "follow up child "+string(child)); err != nil {
-		return none, err
-	}
-	if parent == nil {
-		return none, newError(subagents.ErrorCodeUnauthorized, nil, "follow up child %s: the exact live parent agent is required", child)
-	}
-	if opts.Source.Kind == "" {
-		opts.Source.Kind = subagents.SourceKindUser
-	}
-	s.mu.Lock()
-	err := s.admitting(parent.ID())
-	s.mu.Unlock()
-	if err != nil {
-		return none, err
-	}
-	unlock, err := s.lockChild(ctx, child)
-	if err != nil {
-		return none, err
-	}
-	defer unlock()
-	msg := subagents.Message{ID: subagents.NewMessageID(), Source: opts.Source, Content: content}
-	for {
-		s.mu.Lock()
-		a := s.children[child]
-		if a == nil {
-			s.mu.Unlock()
-			return s.resume(ctx, parent, child, msg)
-		}
-		if a.state != stateResident {
-			done := a.done
-			s.mu.Unlock()
-			select {
-			case <-done:
-				continue
-			case <-ctx.Done():
-				return none, cancelled(ctx, "wait for child "+string(child)+" to be disposed")
-			}
-		}
-		if err := s.authorizeLocked(parent, a.id, a.header.ParentSession); err != nil {
-			s.mu.Unlock()
-			return none, err
-		}
-		if err := s.admitting(parent.ID()); err != nil {
-			s.mu.Unlock()
-			return none, err
-		}
-		err := a.reserve(msg, true)
-		s.mu.Unlock()
-		if err != nil {
-			return none, err
-		}
-		if err := s.deliver(ctx, a, msg, true); err != nil {
-			return none, err
-		}
-		return msg.ID, nil
-	}
-}
-
-// authorizeLocked refuses parent unless it is the exact live agent of the
-// session that child's header names as its direct parent.
-func (s *Service) authorizeLocked(parent Agent, child, stored jobs.SessionID) error {
-	if parent.ID() != stored {
-		return newError(subagents.ErrorCodeUnauthorized, nil, "child %s belongs to another parent session", child)
-	}
-	if _, ok := s.live(parent); !ok {
-		return newError(subagents.ErrorCodeUnauthorized, nil, "child %s accepts follow-ups only from the exact live parent agent %s", child, stored)
-	}
-	return nil
-}
-
-// resume materializes an absent child from its stream and delivers msg;
-// the caller holds the child lock.
-func (s *Service) resume(ctx context.Context, parent Agent, child jobs.SessionID, msg subagents.Message) (subagents.MessageID, error) {
-	var none subagents.MessageID
-	if s.store == nil {
-		return none, newError(subagents.ErrorCodePersistenceUnavailable, nil, "resuming child %s requires session persistence", child)
-	}
-	if s.host == nil {
-		return none, newError(subagents.ErrorCodeContinuationUnavailable, nil, "continuation is unavailable: no agent host")
-	}
-	h, err := s.readHistory(ctx, child)
-	if err != nil {
-		return none, err
-	}
-	s.mu.Lock()
-	err = s.authorizeLocked(parent, child, h.created.Header.ParentSession)
-	parentAct, _ := s.live(parent)
-	s.mu.Unlock()
-	if err != nil {
-		return none, err
-	}
-	desc, err := foldDescriptor(child, h.created)
-	if err != nil {
-		return none, err
-	}
-	header := h.created.Header
-	if parentAct != nil && parentAct.header.DelegationDepth+1 > header.DelegationDepth {
-		header.DelegationDepth = parentAct.header.DelegationDepth + 1
-	}
-	a := newActivation(child, header, desc)
-	a.run = subagents.NewRunID()
-	a.inbox = &inbox{s: s, a: a, run: a.run}
-	a.announced = true
-	if err := s.install(ctx, a, parent); err != nil {
-		return none, err
-	}
-	defer s.inflight.Done()
-	agent, err := s.host.Materialize(ctx, Child{
-		ID: child, Run: a.run, Header: header, Descriptor: desc, Seed: h.seed, Resumed: true, History: h.records,
-	}, a.inbox)
-	if err == nil {
-		err = checkPointer(agent)
-	}
-	if err != nil {
-		s.rollback(a, agent, nil)
-		if c := cancelled(ctx, "resume child "+string(child)); c != nil {
-			return none, c
-		}
-		return none, fmt.Errorf("subagent: resume child %s: %w", child, err)
-	}
-	s.mu.Lock()
-	a.pending = append(a.pending, h.pending...)
-	s.mu.Unlock()
-	if err := s.admit(ctx, a, agent, parent, msg); err != nil {
-		s.rollback(a, agent, nil)
-		return none, err
-	}
-	at := s.now().UnixMilli()
-	var facts []factEntry
-	for _, run := range h.open {
-		facts = append(facts, factEntry{"ended/" + run.String(), &subagents.SubagentResidencyEnded{Run: run, At: at, StopReason: subagents.StopReasonAborted}})
-	}
-	facts = append(facts, factEntry{"started/" + a.run.String(), &subagents.SubagentResidencyStarted{Run: a.run, At: at, Resumed: true}})
-	if err := s.appendFacts(ctx, a.stream, facts...); err != nil {
-		a.accepts.Done()
-		s.rollback(a, agent, nil)
-		if c := cancelled(ctx, "resume child "+string(child)); c != nil {
-			return none, c
-		}
-		return none, fmt.Errorf("subagent: record the resume of child %s: %w", child, err)
-	}
-	s.beginSession(a)
-	s.watchers.Add(1)
-	go s.watch(a, agent)
-	for _, p := range h.pending {
-		if err := agent.Deliver(p.msg, p.wake); err != nil {
-			s.discard(a, p.msg.ID, "redelivery failed: "+err.Error())
-		}
-	}
-	if err := s.deliver(ctx, a, msg, true); err != nil {
-		return none, err
-	}
-	return msg.ID, nil
 }

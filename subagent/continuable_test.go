@@ -218,11 +218,7 @@ func TestRestartRedeliversFlushedUnclaimedMessagesOnceInAcceptanceOrder(t *testi
 func TestQuietMessagesLeftAtSettlementWaitForTheNextResidency(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := newFixture(t, nil)
-		f.start("p", f.root, "parent")
-		pa := f.host.Agent("p")
-		pa.BeginTurn()
-		f.start("c", pa, "child")
-		ca := f.host.Agent("c")
+		pa, ca := f.nest()
 		quiet, err := f.svc.ReportFrom(context.Background(), ca, text("fyi"), subagent.ReportOptions{Delivery: subagents.DeliveryQuiet})
 		if err != nil {
 			t.Fatal(err)
@@ -398,11 +394,7 @@ func TestANonContinuableStreamIsNotResumableDoNotRetry(t *testing.T) {
 func TestReportFromGoesExactlyOneEdgeUp(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := newFixture(t, nil)
-		f.start("p", f.root, "parent")
-		pa := f.host.Agent("p")
-		pa.BeginTurn()
-		f.start("c", pa, "child")
-		ca := f.host.Agent("c")
+		pa, ca := f.nest()
 		id, err := f.svc.ReportFrom(context.Background(), ca, text("halfway"), subagent.ReportOptions{})
 		if err != nil {
 			t.Fatal(err)
@@ -434,11 +426,7 @@ func TestReportFromGoesExactlyOneEdgeUp(t *testing.T) {
 func TestDrainDescendantsTearsDownChildrenFirstAndDiscardsWaitingMessages(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := newFixture(t, nil)
-		f.start("p", f.root, "parent")
-		pa := f.host.Agent("p")
-		pa.BeginTurn()
-		f.start("c", pa, "child")
-		ca := f.host.Agent("c")
+		_, ca := f.nest()
 		ca.BeginTurn()
 		f.start("g", ca, "grandchild")
 		if err := f.svc.DrainDescendants(context.Background(), []subagent.Agent{f.root}); err != nil {
@@ -488,8 +476,7 @@ func TestCloseKeepsWaitingMessagesForTheNextResidency(t *testing.T) {
 func TestInterruptCancelsTheTurnAndKeepsTheInbox(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := newFixture(t, nil)
-		f.start("c1", f.root, "x")
-		a := f.host.Agent("c1")
+		a := f.child("c1")
 		if err := f.svc.Interrupt("c1", subagent.ByAncestor(a)); !errors.Is(err, subagent.ErrUnauthorized) {
 			t.Fatalf("self-interrupt: %v", err)
 		}
@@ -511,8 +498,7 @@ func TestInterruptCancelsTheTurnAndKeepsTheInbox(t *testing.T) {
 func TestAFollowupToADisposingChildWaitsThenResumes(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := newFixture(t, nil)
-		f.start("c1", f.root, "x")
-		a := f.host.Agent("c1")
+		a := f.child("c1")
 		a.IgnoreCancel = true
 		a.BeginTurn() // a turn that does not stop when cancelled
 		drained := make(chan error)
@@ -574,8 +560,7 @@ func TestTheFinalFlushGoesThroughTheSessionBarrier(t *testing.T) {
 func TestAFailedFinalFlushIsOnlyLogged(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := newFixture(t, nil)
-		f.start("c1", f.root, "x")
-		a := f.host.Agent("c1")
+		a := f.child("c1")
 		a.BeginTurn()
 		a.EndTurn(subagents.StopReasonCompleted, "")
 		synctest.Wait()
@@ -597,8 +582,7 @@ func TestAFailedFinalFlushIsOnlyLogged(t *testing.T) {
 func TestADrainAdmitsNothingUnderItsParentsWhileItRuns(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := newFixture(t, nil)
-		f.start("c1", f.root, "x")
-		a := f.host.Agent("c1")
+		a := f.child("c1")
 		a.IgnoreCancel = true
 		a.BeginTurn()
 		drained := make(chan error)

@@ -70,6 +70,25 @@ func (f *fixture) start(id jobs.SessionID, parent subagent.Agent, prompt string)
 	return msg
 }
 
+// child starts child id under the root with the prompt "x" and returns its
+// agent.
+func (f *fixture) child(id jobs.SessionID) *subagenttest.Agent {
+	f.t.Helper()
+	f.start(id, f.root, "x")
+	return f.host.Agent(id)
+}
+
+// nest starts child "p" under the root and, inside a turn of p, its child
+// "c", and returns the agents of p and c.
+func (f *fixture) nest() (pa, ca *subagenttest.Agent) {
+	f.t.Helper()
+	f.start("p", f.root, "parent")
+	pa = f.host.Agent("p")
+	pa.BeginTurn()
+	f.start("c", pa, "child")
+	return pa, f.host.Agent("c")
+}
+
 // turn runs one scripted turn of child's current agent and waits for the
 // manager to react.
 func (f *fixture) turn(id jobs.SessionID, reason subagents.StopReason, last string) []subagents.Message {

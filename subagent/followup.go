@@ -1,0 +1,185 @@
+package subagent
+
+import (
+	"context"
+
+	"github.com/jobgen/jobgen/generated/jobs"
+	"github.com/jobgen/jobgen/generated/subagents"
+)
+
+// Followup sends content to child on behalf of parent, which must be the
+// exact live direct parent, and returns the accepted message's id. A running
+// child gets it at its next step, a waiting one is woken, an absent one is
+// resumed cold from its stream; a child being disposed is awaited, then
+// resumed. A cold resume authorizes against the parent the stream names,
+// folds the created fact's descriptor (not continuable: ErrNotResumable, do
+// not retry), ends residencies a crash left open, redelivers every accepted
+// message nobody claimed or discarded, in acceptance order, then the
+// follow-up. No provider takes part.
+func (s *Service) Followup(ctx context.Context, parent Agent, child jobs.SessionID, content []subagents.ContentBlock, opts FollowupOptions) (subagents.MessageID, error) {
+	var none subagents.MessageID
+	if err := cancelled(ctx, "follow up child "+string(child)); err != nil {
+		return none, err
+	}
+	if parent == nil {
+		return none, newError(subagents.ErrorCodeUnauthorized, nil, "follow up child %s: the exact live parent agent is required", child)
+	}
+	if opts.Source.Kind == "" {
+		opts.Source.Kind = subagents.SourceKindUser
+	}
+	s.mu.Lock()
+	err := s.admitting(parent.ID())
+	s.mu.Unlock()
+	if err != nil {
+		return none, err
+	}
+	unlock, err := s.lockChild(ctx, child)
+	if err != nil {
+		return none, err
+	}
+	defer unlock()
+	msg := subagents.Message{ID: subagents.NewMessageID(), Source: opts.Source, Content: content}
+	for {
+		s.mu.Lock()
+		a := s.children[child]
+		if a == nil {
+			s.mu.Unlock()
+			return s.resume(ctx, parent, child, msg)
+		}
+		if a.state != stateResident {
+			done := a.done
+			s.mu.Unlock()
+			select {
+			case <-done:
+				continue
+			case <-ctx.Done():
+				return none, cancelled(ctx, "wait for child "+string(child)+" to be disposed")
+			}
+		}
+		if err := s.authorizeLocked(parent, a.id, a.header.ParentSession); err != nil {
+			s.mu.Unlock()
+			return none, err
+		}
+		if err := s.admitting(parent.ID()); err != nil {
+			s.mu.Unlock()
+			return none, err
+		}
+		err := a.reserve(msg, true)
+		s.mu.Unlock()
+		if err != nil {
+			return none, err
+		}
+		if err := s.deliver(ctx, a, msg, true); err != nil {
+			return none, err
+		}
+		return msg.ID, nil
+	}
+}
+
+// authorizeLocked refuses parent unless it is the exact live agent of the
+// session that child's header names as its direct parent.
+func (s *Service) authorizeLocked(parent Agent, child, stored jobs.SessionID) error {
+	if parent.ID() != stored {
+		return newError(subagents.ErrorCodeUnauthorized, nil, "child %s belongs to another parent session", child)
+	}
+	if _, ok := s.live(parent); !ok {
+		return newError(subagents.ErrorCodeUnauthorized, nil, "child %s accepts follow-ups only from the exact live parent agent %s", child, stored)
+	}
+	return nil
+}
+
+// resume materializes an absent child from its stream and delivers msg;
+// the caller holds the child lock.
+func (s *Service) resume(ctx context.Context, parent Agent, child jobs.SessionID, msg subagents.Message) (subagents.MessageID, error) {
+	var none subagents.MessageID
+	h, header, desc, err := s.resumable(ctx, parent, child)
+	if err != nil {
+		return none, err
+	}
+	a := s.newResidency(child, header, desc)
+	a.announced = true
+	if err := s.install(ctx, a, parent); err != nil {
+		return none, err
+	}
+	defer s.inflight.Done()
+	agent, err := s.materialize(ctx, a, Child{
+		ID: child, Run: a.run, Header: header, Descriptor: desc, Seed: h.seed, Resumed: true, History: h.records,
+	}, "resume")
+	if err != nil {
+		return none, err
+	}
+	s.mu.Lock()
+	a.pending = append(a.pending, h.pending...)
+	s.mu.Unlock()
+	if err := s.admit(ctx, a, agent, parent, msg); err != nil {
+		s.rollback(a, agent, nil)
+		return none, err
+	}
+	facts := resumeFacts(a, h.open, s.now().UnixMilli())
+	if err := s.recordResidency(ctx, a, agent, facts, "resume child "+string(child), "record the resume of child "+string(child)); err != nil {
+		return none, err
+	}
+	s.beginSession(a)
+	s.watchers.Add(1)
+	go s.watch(a, agent)
+	s.redeliver(a, agent, h.pending)
+	if err := s.deliver(ctx, a, msg, true); err != nil {
+		return none, err
+	}
+	return msg.ID, nil
+}
+
+// resumable reads child's history and authorizes parent against the parent
+// session it names. It returns the history with the header (its delegation
+// depth raised to sit under the parent) and the descriptor to resume with.
+func (s *Service) resumable(ctx context.Context, parent Agent, child jobs.SessionID) (*history, subagents.ChildHeader, subagents.Descriptor, error) {
+	var header subagents.ChildHeader
+	var desc subagents.Descriptor
+	if s.store == nil {
+		return nil, header, desc, newError(subagents.ErrorCodePersistenceUnavailable, nil, "resuming child %s requires session persistence", child)
+	}
+	if s.host == nil {
+		return nil, header, desc, newError(subagents.ErrorCodeContinuationUnavailable, nil, "continuation is unavailable: no agent host")
+	}
+	h, err := s.readHistory(ctx, child)
+	if err != nil {
+		return nil, header, desc, err
+	}
+	s.mu.Lock()
+	err = s.authorizeLocked(parent, child, h.created.Header.ParentSession)
+	parentAct, _ := s.live(parent)
+	s.mu.Unlock()
+	if err != nil {
+		return nil, header, desc, err
+	}
+	desc, err = foldDescriptor(child, h.created)
+	if err != nil {
+		return nil, header, desc, err
+	}
+	header = h.created.Header
+	if parentAct != nil && parentAct.header.DelegationDepth+1 > header.DelegationDepth {
+		header.DelegationDepth = parentAct.header.DelegationDepth + 1
+	}
+	return h, header, desc, nil
+}
+
+// resumeFacts are the facts one append writes for a resume: an aborted end
+// for every residency a crash left open, then the new residency's start.
+func resumeFacts(a *activation, open []subagents.RunID, at int64) []factEntry {
+	var facts []factEntry
+	for _, run := range open {
+		facts = append(facts, factEntry{"ended/" + run.String(), &subagents.SubagentResidencyEnded{Run: run, At: at, StopReason: subagents.StopReasonAborted}})
+	}
+	return append(facts, factEntry{"started/" + a.run.String(), &subagents.SubagentResidencyStarted{Run: a.run, At: at, Resumed: true}})
+}
+
+// redeliver hands a resumed agent the messages accepted before the restart
+// and neither claimed nor discarded, in acceptance order; one the agent
+// does not take is discarded.
+func (s *Service) redeliver(a *activation, agent Agent, pending []pendingMsg) {
+	for _, p := range pending {
+		if err := agent.Deliver(p.msg, p.wake); err != nil {
+			s.discard(a, p.msg.ID, "redelivery failed: "+err.Error())
+		}
+	}
+}
