@@ -18,11 +18,10 @@ func (s *FileStore) Append(ctx context.Context, stream Stream, entries ...Entry)
 	return seqs, err
 }
 
+// append checks entries, gives each its seq and buffers the new records,
+// writing the buffer out once it is full.
 func (s *FileStore) append(ctx context.Context, stream Stream, entries []Entry) ([]uint64, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, s.fail("append", err)
-	}
-	if err := checkName("stream name", string(stream), MaxStreamBytes); err != nil {
 		return nil, s.fail("append", err)
 	}
 	var one [1]uint32
@@ -30,19 +29,8 @@ func (s *FileStore) append(ctx context.Context, stream Stream, entries []Entry) 
 	if len(entries) > 1 {
 		metas = make([]uint32, len(entries))
 	}
-	for i, e := range entries {
-		if e.ID != "" {
-			if err := checkName("record id", e.ID, MaxIDBytes); err != nil {
-				return nil, s.fail("append", err)
-			}
-		}
-		if err := checkPayload(e.Payload); err != nil {
-			return nil, s.fail("append", err)
-		}
-		if n := recordBytes(stream, e.ID, e.Payload); n > MaxRecordBytes {
-			return nil, s.fail("append", fmt.Errorf("record of up to %d bytes exceeds %d: %w", n, MaxRecordBytes, ErrTooLarge))
-		}
-		metas[i] = metaCRC(e.Payload, stream, e.ID) // outside the lock
+	if err := checkEntries(stream, entries, metas); err != nil {
+		return nil, s.fail("append", err)
 	}
 	seqs := make([]uint64, len(entries))
 
@@ -56,7 +44,55 @@ func (s *FileStore) append(ctx context.Context, stream Stream, entries []Entry) 
 	if st != nil {
 		last = st.last
 	}
-	fresh := uint64(0)
+	fresh := assignSeqs(st, last, entries, seqs)
+	if err := s.roomFor(stream, last, fresh); err != nil {
+		s.mu.Unlock()
+		return nil, err
+	}
+	added := s.bufferLocked(stream, st, last, entries, seqs, metas)
+	full := len(s.buf) >= s.bufBytes
+	s.mu.Unlock()
+
+	if s.obs != nil && fresh > 0 {
+		s.obs.Appended(int(fresh), added)
+	}
+	if full {
+		if err := s.writeOut(); err != nil {
+			return seqs, err
+		}
+	}
+	return seqs, nil
+}
+
+// checkEntries reports why stream and entries cannot be appended, or nil,
+// and fills metas with each entry's metadata checksum. It runs before the
+// store's lock is taken, so the checksums cost appenders no contention.
+func checkEntries(stream Stream, entries []Entry, metas []uint32) error {
+	if err := checkName("stream name", string(stream), MaxStreamBytes); err != nil {
+		return err
+	}
+	for i, e := range entries {
+		if e.ID != "" {
+			if err := checkName("record id", e.ID, MaxIDBytes); err != nil {
+				return err
+			}
+		}
+		if err := checkPayload(e.Payload); err != nil {
+			return err
+		}
+		if n := recordBytes(stream, e.ID, e.Payload); n > MaxRecordBytes {
+			return fmt.Errorf("record of up to %d bytes exceeds %d: %w", n, MaxRecordBytes, ErrTooLarge)
+		}
+		metas[i] = metaCRC(e.Payload, stream, e.ID)
+	}
+	return nil
+}
+
+// assignSeqs sets seqs[i] to the seq of entries[i] in st, whose last seq is
+// last, and returns how many entries are fresh. An entry whose id st already
+// holds, or an earlier entry of the same call holds, gets that record's seq
+// and adds nothing; every other entry gets the next seq.
+func assignSeqs(st *streamIndex, last uint64, entries []Entry, seqs []uint64) (fresh uint64) {
 	var inCall map[string]uint64 // ids first seen in this call
 	for i, e := range entries {
 		if e.ID != "" {
@@ -78,10 +114,23 @@ func (s *FileStore) append(ctx context.Context, stream Stream, entries []Entry) 
 		fresh++
 		seqs[i] = last + fresh
 	}
+	return fresh
+}
+
+// roomFor reports, wrapping ErrFull, when fresh more records would take
+// stream past MaxSeq from its last seq last, or the journal past the last
+// position. s.mu is held.
+func (s *FileStore) roomFor(stream Stream, last, fresh uint64) error {
 	if fresh > 0 && (last >= MaxSeq || fresh > MaxSeq-last || fresh > math.MaxUint64-s.ix.lastPos) {
-		s.mu.Unlock()
-		return nil, s.fail("append", fmt.Errorf("stream %q at seq %d, position %d: %w", stream, last, s.ix.lastPos, ErrFull))
+		return s.fail("append", fmt.Errorf("stream %q at seq %d, position %d: %w", stream, last, s.ix.lastPos, ErrFull))
 	}
+	return nil
+}
+
+// bufferLocked encodes into the buffer, and indexes, the records of the
+// entries assignSeqs found fresh: those whose seq follows the one before,
+// counting from last. It returns how many bytes they added. s.mu is held.
+func (s *FileStore) bufferLocked(stream Stream, st *streamIndex, last uint64, entries []Entry, seqs []uint64, metas []uint32) int64 {
 	next, end0 := last+1, s.end
 	for i, e := range entries {
 		if seqs[i] != next {
@@ -95,20 +144,7 @@ func (s *FileStore) append(ctx context.Context, stream Stream, entries []Entry) 
 		s.end += int64(l.n)
 		st = s.ix.addTo(st, &fr, l)
 	}
-	full, added := len(s.buf) >= s.bufBytes, s.end-end0
-	s.mu.Unlock()
-	if s.obs != nil && fresh > 0 {
-		s.obs.Appended(int(fresh), added)
-	}
-	if full {
-		s.wmu.Lock()
-		_, err := s.writeLocked()
-		s.wmu.Unlock()
-		if err != nil {
-			return seqs, err
-		}
-	}
-	return seqs, nil
+	return s.end - end0
 }
 
 // id returns the seq of the record of st that holds id.

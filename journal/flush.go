@@ -34,6 +34,15 @@ func (s *FileStore) writeLocked() (uint64, error) {
 	return upto, nil
 }
 
+// writeOut writes the buffered records to the file, without syncing, taking
+// s.wmu for it; s.mu is not held.
+func (s *FileStore) writeOut() error {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	_, err := s.writeLocked()
+	return err
+}
+
 // setErr makes err the store's sticky failure, unless one is set, and returns
 // the sticky failure.
 func (s *FileStore) setErr(op string, err error) error {

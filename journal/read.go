@@ -23,7 +23,7 @@ func (s *FileStore) readable(ctx context.Context, op string) error {
 	return nil
 }
 
-// written makes sure the file holds every byte before end, writing the buffer
+// writtenTo makes sure the file holds every byte before end, writing the buffer
 // out (without syncing) when it does not yet.
 func (s *FileStore) writtenTo(end int64) error {
 	s.mu.Lock()
@@ -32,10 +32,7 @@ func (s *FileStore) writtenTo(end int64) error {
 	if end <= w {
 		return nil
 	}
-	s.wmu.Lock()
-	defer s.wmu.Unlock()
-	_, err := s.writeLocked()
-	return err
+	return s.writeOut()
 }
 
 // readAt reads len(b) bytes at off, under rmu, refusing once the file is
