@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/jobgen/jobgen/generated/jobs"
+	"github.com/jobgen/jobgen/internal/testjobs"
 )
 
 // Each benchmark runs next to a baseline written here, in the same run:
@@ -26,7 +27,7 @@ import (
 
 // benchFact is a typical settled fact, about 330 bytes encoded.
 func benchFact(i int) jobs.Fact {
-	f := settled(i, jobs.JobStatusCompleted, true)
+	f := testjobs.Settled(i, jobs.JobStatusCompleted, true)
 	f.Detail = "exit status 0"
 	return f
 }
