@@ -356,98 +356,115 @@ func (d *Decoder) Int(bits int) (int64, error) {
 }
 
 // Skip moves past one value of any kind, checking its syntax, and returns
-// its bytes.
+// its bytes. It keeps a stack of the containers open instead of recursing,
+// so deep input costs no Go stack: each turn reads the start of a value (a
+// container's opening, or a whole scalar) and then what follows the value.
 func (d *Decoder) Skip() ([]byte, error) {
 	d.space()
 	start := d.i
-	depth := 0
 	// stack holds whether each open container is an object; after a
 	// container opens or a value ends, what may follow depends on it.
 	var stackBuf [32]bool
 	stack := stackBuf[:0]
 	for {
-		// A value.
 		d.space()
 		if d.i >= len(d.data) {
 			return nil, d.syntax("")
 		}
-		switch c := d.data[d.i]; {
-		case c == '{' || c == '[':
-			depth++
-			if depth > maxDepth {
-				return nil, errors.New("exceeded max depth")
-			}
-			d.i++
-			stack = append(stack, c == '{')
-			d.space()
-			if d.i < len(d.data) && (d.data[d.i] == '}' && c == '{' || d.data[d.i] == ']' && c == '[') {
-				d.i++
-				stack = stack[:len(stack)-1]
-				depth--
-				break
-			}
-			if c == '{' {
-				if err := d.key(); err != nil {
-					return nil, err
-				}
-			}
-			continue
-		case c == '"':
-			if err := d.skipString(); err != nil {
+		if c := d.data[d.i]; c == '{' || c == '[' {
+			var opened bool
+			var err error
+			if stack, opened, err = d.open(stack, c == '{'); err != nil {
 				return nil, err
 			}
-		case c == '-' || '0' <= c && c <= '9':
-			if _, _, err := d.number(); err != nil {
-				return nil, err
-			}
-		case c == 't':
-			if err := d.literal("true"); err != nil {
-				return nil, err
-			}
-		case c == 'f':
-			if err := d.literal("false"); err != nil {
-				return nil, err
-			}
-		case c == 'n':
-			if err := d.literal("null"); err != nil {
-				return nil, err
-			}
-		default:
-			return nil, d.syntax("looking for beginning of value")
-		}
-		// After a value: close containers, or go on to the next element.
-		for {
-			if len(stack) == 0 {
-				return d.data[start:d.i], nil
-			}
-			d.space()
-			obj := stack[len(stack)-1]
-			if d.i >= len(d.data) {
-				return nil, d.syntax("")
-			}
-			c := d.data[d.i]
-			if obj && c == '}' || !obj && c == ']' {
-				d.i++
-				stack = stack[:len(stack)-1]
-				depth--
+			if opened {
 				continue
 			}
-			if c != ',' {
-				if obj {
-					return nil, d.syntax("after object key:value pair")
-				}
-				return nil, d.syntax("after array element")
-			}
-			d.i++
-			if obj {
-				d.space()
-				if err := d.key(); err != nil {
-					return nil, err
-				}
-			}
-			break
+		} else if err := d.skipScalar(c); err != nil {
+			return nil, err
+		}
+		var err error
+		if stack, err = d.afterValue(stack); err != nil {
+			return nil, err
+		}
+		if len(stack) == 0 {
+			return d.data[start:d.i], nil
 		}
 	}
+}
+
+// open moves past the brace or bracket that opens a container inside the
+// containers of stack, and past its close when it is empty. A container
+// with elements is pushed on stack and, in an object, its first key is read
+// too; opened reports that, and that the container's first value follows.
+func (d *Decoder) open(stack []bool, obj bool) (_ []bool, opened bool, err error) {
+	if len(stack) >= maxDepth {
+		return nil, false, errors.New("exceeded max depth")
+	}
+	d.i++
+	d.space()
+	if d.i < len(d.data) && (obj && d.data[d.i] == '}' || !obj && d.data[d.i] == ']') {
+		d.i++
+		return stack, false, nil
+	}
+	if obj {
+		if err := d.key(); err != nil {
+			return nil, false, err
+		}
+	}
+	return append(stack, obj), true, nil
+}
+
+// skipScalar moves past the string, number or literal that starts with c.
+func (d *Decoder) skipScalar(c byte) error {
+	switch {
+	case c == '"':
+		return d.skipString()
+	case c == '-' || '0' <= c && c <= '9':
+		_, _, err := d.number()
+		return err
+	case c == 't':
+		return d.literal("true")
+	case c == 'f':
+		return d.literal("false")
+	case c == 'n':
+		return d.literal("null")
+	}
+	return d.syntax("looking for beginning of value")
+}
+
+// afterValue moves past what follows a value inside the containers of
+// stack: the closes of the containers the value ends, then the comma (and
+// in an object the key) before the next value. It returns the containers
+// still open, none once the outermost value has ended.
+func (d *Decoder) afterValue(stack []bool) ([]bool, error) {
+	for len(stack) > 0 {
+		d.space()
+		if d.i >= len(d.data) {
+			return nil, d.syntax("")
+		}
+		obj, c := stack[len(stack)-1], d.data[d.i]
+		if obj && c == '}' || !obj && c == ']' {
+			d.i++
+			stack = stack[:len(stack)-1]
+			continue
+		}
+		if c != ',' {
+			if obj {
+				return nil, d.syntax("after object key:value pair")
+			}
+			return nil, d.syntax("after array element")
+		}
+		d.i++
+		if obj {
+			d.space()
+			if err := d.key(); err != nil {
+				return nil, err
+			}
+		}
+		return stack, nil
+	}
+	return stack, nil
 }
 
 // key moves past an object key and its colon.

@@ -28,99 +28,119 @@ func DecodeFact[F any](pkg string, data []byte, decode func(typ string, v int, d
 // not decode's.
 func readFact[F any](data []byte, decode func(typ string, v int, d *Decoder) (F, error)) (_ F, _ error, envelope bool) {
 	var zero F
-	d := NewDecoder(data)
-	fail := func(err error) (F, error, bool) { return zero, err, true }
-	var typ string
-	var v int
-	var seen [3]bool // type, v, data
-	var others KeySet
-	var raw []byte // the data, when it came before type or v
-	var fact F
-	decoded, nullData := false, false
-	var unknown error // decode's, for a fact this build does not know
-	more, err := d.Object()
+	r := envelopeReader[F]{d: NewDecoder(data), decode: decode}
+	more, err := r.d.Object()
 	if err != nil {
-		return fail(fmt.Errorf("envelope: %w", err))
+		return zero, fmt.Errorf("envelope: %w", err), true
 	}
 	for first := true; more; first = false {
 		var key []byte
-		key, more, err = d.Next(first)
+		key, more, err = r.d.Next(first)
 		if err != nil {
-			return fail(err)
+			return zero, err, true
 		}
 		if !more {
 			break
 		}
-		i := -1
-		switch string(key) {
-		case "type":
-			i = 0
-		case "v":
-			i = 1
-		case "data":
-			i = 2
-		}
-		if i < 0 {
-			if err := others.Other("envelope", key, envelopeFields); err != nil {
-				return fail(err)
-			}
-			if _, err := d.Skip(); err != nil {
-				return fail(err)
-			}
-			continue
-		}
-		if seen[i] {
-			return fail(DuplicateKey("envelope", key))
-		}
-		seen[i] = true
-		switch i {
-		case 0:
-			if d.Null() {
-				continue
-			}
-			if typ, err = d.String(); err != nil {
-				return fail(FieldError("envelope", "type", err))
-			}
-		case 1:
-			if d.Null() {
-				continue
-			}
-			n, err := d.Int(strconv.IntSize)
-			if err != nil {
-				return fail(FieldError("envelope", "v", err))
-			}
-			v = int(n)
-		case 2:
-			if d.Null() {
-				nullData = true
-				continue
-			}
-			if seen[0] && seen[1] {
-				fact, unknown = decode(typ, v, d)
-				if unknown != nil && !errors.Is(unknown, ErrUnknownFact) {
-					return zero, unknown, false
-				}
-				// An unknown fact is unknown only if the rest of its
-				// envelope is sound: read on.
-				decoded = true
-				continue
-			}
-			if raw, err = d.Skip(); err != nil {
-				return fail(err)
-			}
+		if err, envelope := r.field(key); err != nil {
+			return zero, err, envelope
 		}
 	}
-	if err := d.End(); err != nil {
-		return fail(err)
+	if err := r.d.End(); err != nil {
+		return zero, err, true
 	}
-	if !seen[2] || nullData {
-		return fail(MissingField("envelope", "data"))
+	if !r.seen[2] || r.nullData {
+		return zero, MissingField("envelope", "data"), true
 	}
-	if decoded {
-		return fact, unknown, false
+	if r.decoded {
+		return r.fact, r.unknown, false
 	}
-	fact, err = decode(typ, v, NewDecoder(raw))
+	fact, err := decode(r.typ, r.v, NewDecoder(r.raw))
 	return fact, err, false
+}
+
+// An envelopeReader is what readFact knows while it reads an envelope's
+// fields: which it has seen, the type and version, and the data, decoded in
+// place when type and v came before it and kept raw otherwise.
+type envelopeReader[F any] struct {
+	d        *Decoder
+	decode   func(typ string, v int, d *Decoder) (F, error)
+	typ      string
+	v        int
+	seen     [3]bool // type, v, data
+	others   KeySet
+	raw      []byte // the data, when it came before type or v
+	fact     F
+	decoded  bool
+	nullData bool
+	unknown  error // decode's, for a fact this build does not know
+}
+
+// field reads the value of the envelope field key; envelope reports that an
+// error is the envelope's, not decode's.
+func (r *envelopeReader[F]) field(key []byte) (_ error, envelope bool) {
+	i := -1
+	switch string(key) {
+	case "type":
+		i = 0
+	case "v":
+		i = 1
+	case "data":
+		i = 2
+	}
+	if i < 0 {
+		if err := r.others.Other("envelope", key, envelopeFields); err != nil {
+			return err, true
+		}
+		_, err := r.d.Skip()
+		return err, true
+	}
+	if r.seen[i] {
+		return DuplicateKey("envelope", key), true
+	}
+	r.seen[i] = true
+	if r.d.Null() {
+		if i == 2 {
+			r.nullData = true
+		}
+		return nil, true
+	}
+	switch i {
+	case 0:
+		typ, err := r.d.String()
+		if err != nil {
+			return FieldError("envelope", "type", err), true
+		}
+		r.typ = typ
+	case 1:
+		n, err := r.d.Int(strconv.IntSize)
+		if err != nil {
+			return FieldError("envelope", "v", err), true
+		}
+		r.v = int(n)
+	case 2:
+		return r.data()
+	}
+	return nil, true
+}
+
+// data reads the envelope's data: through decode in place when type and v
+// are known, and otherwise as raw bytes for decode once the envelope is
+// read. envelope reports that an error is the envelope's, not decode's.
+func (r *envelopeReader[F]) data() (_ error, envelope bool) {
+	if !r.seen[0] || !r.seen[1] {
+		var err error
+		r.raw, err = r.d.Skip()
+		return err, true
+	}
+	r.fact, r.unknown = r.decode(r.typ, r.v, r.d)
+	if r.unknown != nil && !errors.Is(r.unknown, ErrUnknownFact) {
+		return r.unknown, false
+	}
+	// An unknown fact is unknown only if the rest of its envelope is sound:
+	// read on.
+	r.decoded = true
+	return nil, true
 }
 
 // DecodeEnvelope reads a fact's envelope without decoding its data. It

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/jobgen/jobgen/generated/jobs"
+	"github.com/jobgen/jobgen/internal/testjobs"
 	"github.com/jobgen/jobgen/journal"
 )
 
@@ -32,13 +33,13 @@ func writeBenchJournal(tb testing.TB, path string, n int) {
 	}
 	rec := journal.NewRecorder(s, jobs.EncodeFact, StreamOf)
 	for i := 0; i < n/2; i++ {
-		r := registered(i)
+		r := testjobs.Registered(i)
 		r.Owner = jobs.SessionID(fmt.Sprintf("session-%d", i%16))
 		if err := rec.Record(r); err != nil {
 			tb.Fatal(err)
 		}
 		if i >= 10 {
-			st := settled(i-10, jobs.JobStatusCompleted, true)
+			st := testjobs.Settled(i-10, jobs.JobStatusCompleted, true)
 			st.Registration.Owner = jobs.SessionID(fmt.Sprintf("session-%d", (i-10)%16))
 			if err := rec.Record(st); err != nil {
 				tb.Fatal(err)

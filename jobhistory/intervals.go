@@ -70,38 +70,64 @@ func Intervals(facts iter.Seq2[jobs.Fact, error]) ([]Interval, error) {
 		switch f := f.(type) {
 		case jobs.JobRegistered:
 			if i, ok := index[f.JobID]; ok {
-				what := "registered twice"
-				if out[i].Complete {
-					what = "registered after its settlement"
-				}
-				return out, fmt.Errorf("jobhistory: job %s: %s", f.JobID, what)
+				return out, registeredAgain(f.JobID, out[i].Complete)
 			}
 			index[f.JobID] = len(out)
-			out = append(out, Interval{
-				JobID: f.JobID, Owner: f.Owner, Kind: f.Kind, Label: f.Label,
-				Ordinal: f.Ordinal, ToolCall: f.ToolCall, Record: f.Record,
-				RegisteredAt: f.At,
-			})
+			out = append(out, registration(f))
 		case jobs.JobSettled:
 			i, ok := index[f.JobID]
 			if !ok {
-				r := f.Registration
 				i = len(out)
 				index[f.JobID] = i
-				out = append(out, Interval{
-					JobID: f.JobID, Owner: r.Owner, Kind: r.Kind, Label: r.Label,
-					Ordinal: r.Ordinal, ToolCall: r.ToolCall, Record: r.Record,
-					RegisteredAt: r.RegisteredAt,
-				})
+				out = append(out, carriedRegistration(f))
 			} else if out[i].Complete {
-				return out, fmt.Errorf("jobhistory: job %s: settled twice", f.JobID)
+				return out, settledAgain(f.JobID)
 			}
-			iv := &out[i]
-			iv.SettledAt, iv.Status, iv.Detail = f.At, f.Status, f.Detail
-			iv.ProducerReported, iv.Cause, iv.Complete = f.ProducerReported, f.Cause, true
+			out[i].settle(f)
 		}
 	}
 	return out, nil
+}
+
+// registration returns the open interval a job/registered fact begins.
+func registration(f jobs.JobRegistered) Interval {
+	return Interval{
+		JobID: f.JobID, Owner: f.Owner, Kind: f.Kind, Label: f.Label,
+		Ordinal: f.Ordinal, ToolCall: f.ToolCall, Record: f.Record,
+		RegisteredAt: f.At,
+	}
+}
+
+// carriedRegistration returns the open interval of a job/settled fact whose
+// registration was not read, from the registration fields the fact carries.
+func carriedRegistration(f jobs.JobSettled) Interval {
+	r := f.Registration
+	return Interval{
+		JobID: f.JobID, Owner: r.Owner, Kind: r.Kind, Label: r.Label,
+		Ordinal: r.Ordinal, ToolCall: r.ToolCall, Record: r.Record,
+		RegisteredAt: r.RegisteredAt,
+	}
+}
+
+// settle completes iv with the settlement f.
+func (iv *Interval) settle(f jobs.JobSettled) {
+	iv.SettledAt, iv.Status, iv.Detail = f.At, f.Status, f.Detail
+	iv.ProducerReported, iv.Cause, iv.Complete = f.ProducerReported, f.Cause, true
+}
+
+// registeredAgain is the error of a second job/registered fact for id, read
+// after id settled or not.
+func registeredAgain(id jobs.JobID, settled bool) error {
+	what := "registered twice"
+	if settled {
+		what = "registered after its settlement"
+	}
+	return fmt.Errorf("jobhistory: job %s: %s", id, what)
+}
+
+// settledAgain is the error of a second job/settled fact for id.
+func settledAgain(id jobs.JobID) error {
+	return fmt.Errorf("jobhistory: job %s: settled twice", id)
 }
 
 // StreamIntervals projects job facts, in journal order, to execution
@@ -114,82 +140,90 @@ func Intervals(facts iter.Seq2[jobs.Fact, error]) ([]Interval, error) {
 // incomplete intervals projected until then.
 func StreamIntervals(facts iter.Seq2[jobs.Fact, error]) iter.Seq2[Interval, error] {
 	return func(yield func(Interval, error) bool) {
-		type openInterval struct {
-			iv  Interval
-			ord int // registration order
-		}
-		open := make(map[jobs.JobID]*openInterval)
-		settledJobs := make(map[jobs.JobID]struct{})
-		registered := 0
-		flushOpen := func() bool {
-			rest := make([]*openInterval, 0, len(open))
-			for _, o := range open {
-				rest = append(rest, o)
-			}
-			slices.SortFunc(rest, func(a, b *openInterval) int { return a.ord - b.ord })
-			for _, o := range rest {
-				if !yield(o.iv, nil) {
-					return false
-				}
-			}
-			return true
-		}
-		fail := func(err error) {
-			if flushOpen() {
-				yield(Interval{}, err)
-			}
+		p := intervalStream{
+			open:    make(map[jobs.JobID]*openInterval),
+			settled: make(map[jobs.JobID]struct{}),
 		}
 		for f, err := range facts {
 			if errors.Is(err, jobs.ErrUnknownFact) {
 				continue
 			}
+			var iv Interval
+			var complete bool
+			if err == nil {
+				iv, complete, err = p.add(f)
+			}
 			if err != nil {
-				fail(err)
+				if p.yieldOpen(yield) {
+					yield(Interval{}, err)
+				}
 				return
 			}
-			switch f := f.(type) {
-			case jobs.JobRegistered:
-				_, isOpen := open[f.JobID]
-				_, isSettled := settledJobs[f.JobID]
-				if isOpen || isSettled {
-					what := "registered twice"
-					if isSettled {
-						what = "registered after its settlement"
-					}
-					fail(fmt.Errorf("jobhistory: job %s: %s", f.JobID, what))
-					return
-				}
-				registered++
-				open[f.JobID] = &openInterval{ord: registered, iv: Interval{
-					JobID: f.JobID, Owner: f.Owner, Kind: f.Kind, Label: f.Label,
-					Ordinal: f.Ordinal, ToolCall: f.ToolCall, Record: f.Record,
-					RegisteredAt: f.At,
-				}}
-			case jobs.JobSettled:
-				if _, ok := settledJobs[f.JobID]; ok {
-					fail(fmt.Errorf("jobhistory: job %s: settled twice", f.JobID))
-					return
-				}
-				settledJobs[f.JobID] = struct{}{}
-				var iv Interval
-				if o, ok := open[f.JobID]; ok {
-					iv = o.iv
-					delete(open, f.JobID)
-				} else {
-					r := f.Registration
-					iv = Interval{
-						JobID: f.JobID, Owner: r.Owner, Kind: r.Kind, Label: r.Label,
-						Ordinal: r.Ordinal, ToolCall: r.ToolCall, Record: r.Record,
-						RegisteredAt: r.RegisteredAt,
-					}
-				}
-				iv.SettledAt, iv.Status, iv.Detail = f.At, f.Status, f.Detail
-				iv.ProducerReported, iv.Cause, iv.Complete = f.ProducerReported, f.Cause, true
-				if !yield(iv, nil) {
-					return
-				}
+			if complete && !yield(iv, nil) {
+				return
 			}
 		}
-		flushOpen()
+		p.yieldOpen(yield)
 	}
+}
+
+// An intervalStream is what StreamIntervals holds while the facts stream
+// through: the intervals still open and the jobs already settled.
+type intervalStream struct {
+	open       map[jobs.JobID]*openInterval
+	settled    map[jobs.JobID]struct{}
+	registered int // how many intervals were opened
+}
+
+// An openInterval is an interval not yet settled, with its place in
+// registration order.
+type openInterval struct {
+	iv  Interval
+	ord int
+}
+
+// add projects the fact f: a registration opens an interval, a settlement
+// returns its interval complete (complete true), and an impossible history
+// is an error. Other facts change nothing.
+func (p *intervalStream) add(f jobs.Fact) (iv Interval, complete bool, err error) {
+	switch f := f.(type) {
+	case jobs.JobRegistered:
+		_, isOpen := p.open[f.JobID]
+		_, isSettled := p.settled[f.JobID]
+		if isOpen || isSettled {
+			return Interval{}, false, registeredAgain(f.JobID, isSettled)
+		}
+		p.registered++
+		p.open[f.JobID] = &openInterval{ord: p.registered, iv: registration(f)}
+	case jobs.JobSettled:
+		if _, ok := p.settled[f.JobID]; ok {
+			return Interval{}, false, settledAgain(f.JobID)
+		}
+		p.settled[f.JobID] = struct{}{}
+		if o, ok := p.open[f.JobID]; ok {
+			iv = o.iv
+			delete(p.open, f.JobID)
+		} else {
+			iv = carriedRegistration(f)
+		}
+		iv.settle(f)
+		return iv, true, nil
+	}
+	return Interval{}, false, nil
+}
+
+// yieldOpen yields the open intervals in registration order and reports
+// whether yield asked for more.
+func (p *intervalStream) yieldOpen(yield func(Interval, error) bool) bool {
+	rest := make([]*openInterval, 0, len(p.open))
+	for _, o := range p.open {
+		rest = append(rest, o)
+	}
+	slices.SortFunc(rest, func(a, b *openInterval) int { return a.ord - b.ord })
+	for _, o := range rest {
+		if !yield(o.iv, nil) {
+			return false
+		}
+	}
+	return true
 }

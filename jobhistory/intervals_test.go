@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/jobgen/jobgen/generated/jobs"
+	"github.com/jobgen/jobgen/internal/testjobs"
 	"github.com/jobgen/jobgen/journal"
 )
 
@@ -28,28 +29,28 @@ func seqOf(end error, facts ...jobs.Fact) iter.Seq2[jobs.Fact, error] {
 }
 
 func TestIntervals(t *testing.T) {
-	r1 := registered(1)
+	r1 := testjobs.Registered(1)
 	r1.ToolCall = "call-7"
-	s1 := settled(1, jobs.JobStatusKilled, true)
+	s1 := testjobs.Settled(1, jobs.JobStatusKilled, true)
 	s1.Registration.ToolCall = "call-7"
 	s1.Detail = "killed by user"
 	ivs, err := Intervals(seqOf(nil,
 		r1,
-		registered(2), // never settled
+		testjobs.Registered(2), // never settled
 		s1,
-		settled(3, jobs.JobStatusFailed, false), // registered in an earlier file
+		testjobs.Settled(3, jobs.JobStatusFailed, false), // registered in an earlier file
 	))
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := []Interval{
-		{JobID: jobID(1), Owner: "session-a", Kind: "bash", Label: "job number 1", Ordinal: 1, ToolCall: "call-7",
+		{JobID: testjobs.ID(1), Owner: "session-a", Kind: "bash", Label: "job number 1", Ordinal: 1, ToolCall: "call-7",
 			RegisteredAt: r1.At, SettledAt: s1.At, Status: jobs.JobStatusKilled, Detail: "killed by user",
 			ProducerReported: true, Complete: true},
-		{JobID: jobID(2), Owner: "session-a", Kind: "bash", Label: "job number 2", Ordinal: 2, Record: true,
-			RegisteredAt: registered(2).At},
-		{JobID: jobID(3), Owner: "session-a", Kind: "bash", Label: "job number 3", Ordinal: 3,
-			RegisteredAt: registered(3).At, SettledAt: registered(3).At + 1500, Status: jobs.JobStatusFailed,
+		{JobID: testjobs.ID(2), Owner: "session-a", Kind: "bash", Label: "job number 2", Ordinal: 2, Record: true,
+			RegisteredAt: testjobs.Registered(2).At},
+		{JobID: testjobs.ID(3), Owner: "session-a", Kind: "bash", Label: "job number 3", Ordinal: 3,
+			RegisteredAt: testjobs.Registered(3).At, SettledAt: testjobs.Registered(3).At + 1500, Status: jobs.JobStatusFailed,
 			ProducerReported: false, Complete: true},
 	}
 	if len(ivs) != len(want) {
@@ -65,9 +66,9 @@ func TestIntervals(t *testing.T) {
 // History that breaks the registry's invariants is an error, not a guess.
 func TestIntervalsRefuseImpossibleHistory(t *testing.T) {
 	for name, facts := range map[string][]jobs.Fact{
-		"registered twice":                {registered(1), registered(1)},
-		"settled twice":                   {registered(1), settled(1, jobs.JobStatusCompleted, true), settled(1, jobs.JobStatusFailed, false)},
-		"registered after its settlement": {settled(1, jobs.JobStatusCompleted, true), registered(1)},
+		"registered twice":                {testjobs.Registered(1), testjobs.Registered(1)},
+		"settled twice":                   {testjobs.Registered(1), testjobs.Settled(1, jobs.JobStatusCompleted, true), testjobs.Settled(1, jobs.JobStatusFailed, false)},
+		"registered after its settlement": {testjobs.Settled(1, jobs.JobStatusCompleted, true), testjobs.Registered(1)},
 	} {
 		ivs, err := Intervals(seqOf(nil, facts...))
 		if err == nil || !strings.Contains(err.Error(), name) || len(ivs) != 1 {
@@ -81,13 +82,13 @@ func TestIntervalsRefuseImpossibleHistory(t *testing.T) {
 func TestIntervalsErrors(t *testing.T) {
 	unknown := &journal.DecodeError{Seq: 2, Err: jobs.ErrUnknownFact}
 	ivs, err := Intervals(func(yield func(jobs.Fact, error) bool) {
-		_ = yield(registered(1), nil) && yield(nil, unknown) && yield(registered(2), nil)
+		_ = yield(testjobs.Registered(1), nil) && yield(nil, unknown) && yield(testjobs.Registered(2), nil)
 	})
 	if err != nil || len(ivs) != 2 {
 		t.Fatalf("with an unknown fact: %d intervals, %v; want 2, nil", len(ivs), err)
 	}
 	torn := &journal.RecordError{Offset: 99, Kind: journal.ErrTornTail, Reason: "cut"}
-	ivs, err = Intervals(seqOf(torn, registered(1)))
+	ivs, err = Intervals(seqOf(torn, testjobs.Registered(1)))
 	if !errors.Is(err, journal.ErrTornTail) || len(ivs) != 1 {
 		t.Fatalf("with a torn tail: %d intervals, %v; want 1 and the tear", len(ivs), err)
 	}
@@ -95,7 +96,7 @@ func TestIntervalsErrors(t *testing.T) {
 
 func TestWriteIntervalsTable(t *testing.T) {
 	var out bytes.Buffer
-	err := WriteIntervals(&out, seqOf(nil, registered(1), registered(2), settled(1, jobs.JobStatusCompleted, true)), false)
+	err := WriteIntervals(&out, seqOf(nil, testjobs.Registered(1), testjobs.Registered(2), testjobs.Settled(1, jobs.JobStatusCompleted, true)), false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +104,7 @@ func TestWriteIntervalsTable(t *testing.T) {
 	if len(lines) != 3 || !strings.HasPrefix(lines[0], "JOB ") {
 		t.Fatalf("table:\n%s", out.String())
 	}
-	for _, want := range []string{jobID(1).String(), "bash-1", "session-a", "job number 1", "2023-11-14T22:13:20.001Z", "1.5s", "completed", "true"} {
+	for _, want := range []string{testjobs.ID(1).String(), "bash-1", "session-a", "job number 1", "2023-11-14T22:13:20.001Z", "1.5s", "completed", "true"} {
 		if !strings.Contains(lines[1], want) {
 			t.Errorf("row %q lacks %q", lines[1], want)
 		}
@@ -115,7 +116,7 @@ func TestWriteIntervalsTable(t *testing.T) {
 
 func TestWriteIntervalsJSON(t *testing.T) {
 	var out bytes.Buffer
-	if err := WriteIntervals(&out, seqOf(nil, registered(2), settled(1, jobs.JobStatusCompleted, true)), true); err != nil {
+	if err := WriteIntervals(&out, seqOf(nil, testjobs.Registered(2), testjobs.Settled(1, jobs.JobStatusCompleted, true)), true); err != nil {
 		t.Fatal(err)
 	}
 	var got []Interval
@@ -139,8 +140,8 @@ func TestWriteIntervalsJSON(t *testing.T) {
 // order their jobs settled and then the incomplete ones in registration
 // order, and ends an impossible history with its error after the open ones.
 func TestStreamIntervals(t *testing.T) {
-	facts := []jobs.Fact{registered(1), registered(2), registered(3), settled(2, jobs.JobStatusCompleted, true),
-		settled(4, jobs.JobStatusFailed, false), settled(1, jobs.JobStatusKilled, true)}
+	facts := []jobs.Fact{testjobs.Registered(1), testjobs.Registered(2), testjobs.Registered(3), testjobs.Settled(2, jobs.JobStatusCompleted, true),
+		testjobs.Settled(4, jobs.JobStatusFailed, false), testjobs.Settled(1, jobs.JobStatusKilled, true)}
 	var got []string
 	for iv, err := range StreamIntervals(seqOf(nil, facts...)) {
 		if err != nil {
@@ -157,7 +158,7 @@ func TestStreamIntervals(t *testing.T) {
 	}
 	var n int
 	var last error
-	for iv, err := range StreamIntervals(seqOf(nil, registered(1), registered(2), registered(1))) {
+	for iv, err := range StreamIntervals(seqOf(nil, testjobs.Registered(1), testjobs.Registered(2), testjobs.Registered(1))) {
 		n++
 		if err != nil {
 			last = err
@@ -175,7 +176,7 @@ func TestStreamIntervals(t *testing.T) {
 func TestWriteIntervalsTableAcrossBlocks(t *testing.T) {
 	var facts []jobs.Fact
 	for n := 1; n <= tableRows+10; n++ {
-		r := registered(n)
+		r := testjobs.Registered(n)
 		r.Label, r.Ordinal = "same label", 1
 		facts = append(facts, r)
 	}

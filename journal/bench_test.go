@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/jobgen/jobgen/generated/jobs"
+	"github.com/jobgen/jobgen/internal/testjobs"
 )
 
 // Each benchmark runs next to a baseline written here, in the same run:
@@ -26,7 +27,7 @@ import (
 
 // benchFact is a typical settled fact, about 330 bytes encoded.
 func benchFact(i int) jobs.Fact {
-	f := settled(i, jobs.JobStatusCompleted, true)
+	f := testjobs.Settled(i, jobs.JobStatusCompleted, true)
 	f.Detail = "exit status 0"
 	return f
 }
@@ -78,29 +79,19 @@ func BenchmarkAppend(b *testing.B) {
 		w := bufio.NewWriterSize(&ringFile{File: benchFile(b)}, 64<<10)
 		s := benchStore(b, WithOpenFile(openRing))
 		b.SetBytes(int64(len(payloads[0])))
-		var tBase, tJournal time.Duration
-		const block = 1024
-		for done, turn := 0, 0; done < b.N; done, turn = done+block, turn+1 {
-			k := min(block, b.N-done)
-			for side := range 2 {
-				start := time.Now()
-				if (turn+side)%2 == 0 {
-					for i := range k {
-						if err := baseline(w, i); err != nil {
-							b.Fatal(err)
-						}
-					}
-					tBase += time.Since(start)
-				} else {
-					for i := range k {
-						if err := journal(s, i); err != nil {
-							b.Fatal(err)
-						}
-					}
-					tJournal += time.Since(start)
+		tBase, tJournal := paired(b, 1024, func(k int) {
+			for i := range k {
+				if err := baseline(w, i); err != nil {
+					b.Fatal(err)
 				}
 			}
-		}
+		}, func(k int) {
+			for i := range k {
+				if err := journal(s, i); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 		w.Flush()
 		b.ReportMetric(float64(tJournal.Nanoseconds())/float64(b.N), "journal-ns/record")
 		b.ReportMetric(float64(tBase.Nanoseconds())/float64(b.N), "baseline-ns/record")
@@ -170,18 +161,9 @@ func BenchmarkDurableAppend(b *testing.B) {
 				}
 				return s.Flush(context.Background())
 			}
-			block := max(32, 8*n)
-			var tBase, tJournal time.Duration
-			for done, i := 0, 0; done < b.N; done, i = done+block, i+1 {
-				k := min(block, b.N-done)
-				if i%2 == 0 { // alternate which goes first
-					tBase += committers(b, n, k, baseline)
-					tJournal += committers(b, n, k, journal)
-				} else {
-					tJournal += committers(b, n, k, journal)
-					tBase += committers(b, n, k, baseline)
-				}
-			}
+			tBase, tJournal := paired(b, max(32, 8*n),
+				func(k int) { committers(b, n, k, baseline) },
+				func(k int) { committers(b, n, k, journal) })
 			b.ReportMetric(float64(tJournal.Nanoseconds())/float64(b.N), "journal-ns/commit")
 			b.ReportMetric(float64(tBase.Nanoseconds())/float64(b.N), "baseline-ns/commit")
 			b.ReportMetric(float64(tBase)/float64(tJournal), "speedup")
@@ -189,12 +171,31 @@ func BenchmarkDurableAppend(b *testing.B) {
 	}
 }
 
-// committers runs k calls of commit across n goroutines and returns how long
-// they took.
-func committers(b *testing.B, n, k int, commit func() error) time.Duration {
+// paired runs b.N ops through each of two sides in alternating blocks of up
+// to block ops, the sides taking turns to go first, and returns the time
+// each side took. run(k) runs k ops of its side. Pairing the sides in one
+// loop lets both see the same drift in the machine's speed.
+func paired(b *testing.B, block int, run1, run2 func(k int)) (t1, t2 time.Duration) {
+	for done, turn := 0, 0; done < b.N; done, turn = done+block, turn+1 {
+		k := min(block, b.N-done)
+		for side := range 2 {
+			start := time.Now()
+			if (turn+side)%2 == 0 {
+				run1(k)
+				t1 += time.Since(start)
+			} else {
+				run2(k)
+				t2 += time.Since(start)
+			}
+		}
+	}
+	return t1, t2
+}
+
+// committers runs k calls of commit across n goroutines.
+func committers(b *testing.B, n, k int, commit func() error) {
 	var left atomic.Int64
 	left.Store(int64(k))
-	start := time.Now()
 	var wg sync.WaitGroup
 	for range min(n, k) {
 		wg.Go(func() {
@@ -207,7 +208,6 @@ func committers(b *testing.B, n, k int, commit func() error) time.Duration {
 		})
 	}
 	wg.Wait()
-	return time.Since(start)
 }
 
 // leaderFollower is the baseline group commit: the first committer to find
@@ -349,29 +349,19 @@ func BenchmarkAppendThroughStore(b *testing.B) {
 	var iface Store = s
 	ctx := context.Background()
 	entry := Entry{Payload: p}
-	var tConcrete, tIface time.Duration
-	const block = 1024
-	for done, turn := 0, 0; done < b.N; done, turn = done+block, turn+1 {
-		k := min(block, b.N-done)
-		for side := range 2 {
-			start := time.Now()
-			if (turn+side)%2 == 0 {
-				for range k {
-					if _, err := s.Append(ctx, "bench", entry); err != nil {
-						b.Fatal(err)
-					}
-				}
-				tConcrete += time.Since(start)
-			} else {
-				for range k {
-					if _, err := iface.Append(ctx, "bench", entry); err != nil {
-						b.Fatal(err)
-					}
-				}
-				tIface += time.Since(start)
+	tConcrete, tIface := paired(b, 1024, func(k int) {
+		for range k {
+			if _, err := s.Append(ctx, "bench", entry); err != nil {
+				b.Fatal(err)
 			}
 		}
-	}
+	}, func(k int) {
+		for range k {
+			if _, err := iface.Append(ctx, "bench", entry); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 	b.ReportMetric(float64(tConcrete.Nanoseconds())/float64(b.N), "concrete-ns/record")
 	b.ReportMetric(float64(tIface.Nanoseconds())/float64(b.N), "interface-ns/record")
 	b.ReportMetric(float64(tIface)/float64(tConcrete), "ratio")

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/jobgen/jobgen/generated/jobs"
+	"github.com/jobgen/jobgen/internal/testjobs"
 )
 
 var crashRounds = flag.Int("journal.crashrounds", 50, "rounds of TestCrashLoop")
@@ -26,7 +27,7 @@ const (
 
 // crashFact is the fact a crash child appends as item j of batch i in round r.
 func crashFact(r, i, j int) jobs.Fact {
-	f := registered(j)
+	f := testjobs.Registered(j)
 	f.Label = fmt.Sprintf("round %d batch %d item %d", r, i, j)
 	return f
 }

@@ -10,39 +10,14 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/google/uuid"
 	"github.com/jobgen/jobgen/generated/jobs"
+	"github.com/jobgen/jobgen/internal/testjobs"
 )
 
-// jobID returns a fixed JobID for n, so test journals are reproducible.
-func jobID(n int) jobs.JobID {
-	return jobs.JobID(uuid.NewSHA1(uuid.NameSpaceOID, fmt.Appendf(nil, "job-%d", n)))
-}
-
-// registered returns the job/registered fact of test job n.
-func registered(n int) jobs.JobRegistered {
-	return jobs.JobRegistered{
-		JobID: jobID(n), At: 1_700_000_000_000 + int64(n), Owner: "session-a",
-		Kind: "bash", Label: fmt.Sprintf("job number %d", n), Ordinal: n, Record: n%2 == 0,
-	}
-}
-
-// settled returns the job/settled fact of test job n.
-func settled(n int, status jobs.JobStatus, reported bool) jobs.JobSettled {
-	r := registered(n)
-	return jobs.JobSettled{
-		JobID: r.JobID, At: r.At + 1500, Status: status, ProducerReported: reported,
-		Registration: jobs.JobRegistration{
-			RegisteredAt: r.At, Owner: r.Owner, Kind: r.Kind, Label: r.Label,
-			Ordinal: r.Ordinal, ToolCall: r.ToolCall, Record: r.Record,
-		},
-	}
-}
-
-// payload returns the encoded envelope of registered(n).
+// payload returns the encoded envelope of testjobs.Registered(n).
 func payload(t testing.TB, n int) []byte {
 	t.Helper()
-	b, err := jobs.EncodeFact(registered(n))
+	b, err := jobs.EncodeFact(testjobs.Registered(n))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,8 +58,9 @@ func open(t testing.TB, path string, opts ...Option) *FileStore {
 	return s
 }
 
-// makeJournal writes a journal of n records, registered(1..n), and returns
-// its path and the offset where each record starts, plus the file size last.
+// makeJournal writes a journal of n records, testjobs.Registered(1..n), and
+// returns its path and the offset where each record starts, plus the file
+// size last.
 func makeJournal(t testing.TB, n int) (string, []int64) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "test.journal")
@@ -124,7 +100,7 @@ func records(t testing.TB, path string) []Record {
 	return out
 }
 
-// wantPayloads checks that recs are registered(1..n) with seqs 1..n.
+// wantPayloads checks that recs are testjobs.Registered(1..n) with seqs 1..n.
 func wantPayloads(t testing.TB, recs []Record, n int) {
 	t.Helper()
 	if len(recs) != n {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/jobgen/jobgen/generated/jobs"
+	"github.com/jobgen/jobgen/internal/testjobs"
 )
 
 // The registry's Recorder contract, restated here so that the journal does
@@ -22,7 +23,7 @@ func TestRecorderRoundTrip(t *testing.T) {
 	path := t.TempDir() + "/rec.journal"
 	s := open(t, path)
 	var rec registryRecorder = NewRecorder(s, jobs.EncodeFact, toTestStream)
-	want := []jobs.Fact{registered(1), registered(2), settled(1, jobs.JobStatusCompleted, true)}
+	want := []jobs.Fact{testjobs.Registered(1), testjobs.Registered(2), testjobs.Settled(1, jobs.JobStatusCompleted, true)}
 	for _, f := range want {
 		if err := rec.Record(f); err != nil {
 			t.Fatal(err)
@@ -47,11 +48,11 @@ func TestRecorderRoundTrip(t *testing.T) {
 func TestRecorderReturnsAppendError(t *testing.T) {
 	s := open(t, t.TempDir()+"/closed.journal")
 	s.close()
-	if err := NewRecorder(s, jobs.EncodeFact, toTestStream).Record(registered(1)); !errors.Is(err, ErrClosed) {
+	if err := NewRecorder(s, jobs.EncodeFact, toTestStream).Record(testjobs.Registered(1)); !errors.Is(err, ErrClosed) {
 		t.Fatalf("Record on a closed store = %v, want ErrClosed", err)
 	}
 	enc := func(jobs.Fact) ([]byte, error) { return nil, errDisk }
-	if err := NewRecorder(s, enc, toTestStream).Record(registered(1)); !errors.Is(err, errDisk) {
+	if err := NewRecorder(s, enc, toTestStream).Record(testjobs.Registered(1)); !errors.Is(err, errDisk) {
 		t.Fatalf("Record with a failing codec = %v, want its error", err)
 	}
 }

@@ -1,0 +1,145 @@
+package journal
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// writeLocked writes the buffered records to the file and returns the last
+// position written. s.wmu is held; s.mu is not.
+func (s *FileStore) writeLocked() (uint64, error) {
+	s.mu.Lock()
+	if s.err != nil || s.fileClosed {
+		err := s.err
+		if err == nil {
+			err = fmt.Errorf("journal %s: %w", s.path, ErrClosed)
+		}
+		s.mu.Unlock()
+		return 0, err
+	}
+	data, upto := s.buf, s.ix.lastPos
+	s.buf = s.spare[:0]
+	s.mu.Unlock()
+	s.spare = nil
+	if len(data) > 0 {
+		if _, err := s.f.Write(data); err != nil {
+			return 0, s.setErr("write", err)
+		}
+		s.mu.Lock()
+		s.written += int64(len(data))
+		s.mu.Unlock()
+	}
+	s.spare = data[:0]
+	return upto, nil
+}
+
+// writeOut writes the buffered records to the file, without syncing, taking
+// s.wmu for it; s.mu is not held.
+func (s *FileStore) writeOut() error {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	_, err := s.writeLocked()
+	return err
+}
+
+// setErr makes err the store's sticky failure, unless one is set, and returns
+// the sticky failure.
+func (s *FileStore) setErr(op string, err error) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.err == nil {
+		s.err = fmt.Errorf("journal %s: %s failed, the journal takes no more writes: %w: %w", s.path, op, ErrFailed, err)
+	}
+	return s.err
+}
+
+// Flush is the durability barrier: it returns nil once every record appended
+// before the call is durable. Concurrent flushers share one sync (group
+// commit): one of them writes and syncs everything buffered while the others
+// wait for it, and each returns once a sync covering its records completed.
+//
+// A failed write or sync is sticky: the flush that saw it, every flush waiting
+// on it and every later flush and append fail with it (wrapping ErrFailed).
+// The store does not retry, since a retried fsync can succeed without the
+// lost pages being on disk. Reopen the journal to recover what reached the
+// file.
+//
+// ctx bounds only the wait for another flusher's sync; a sync in progress is
+// not interrupted.
+func (s *FileStore) Flush(ctx context.Context) error {
+	if s.obs == nil {
+		return s.flush(ctx)
+	}
+	start := time.Now()
+	err := s.flush(ctx)
+	s.obs.Flushed(time.Since(start), err)
+	return err
+}
+
+func (s *FileStore) flush(ctx context.Context) error {
+	s.mu.Lock()
+	target, closed := s.ix.lastPos, s.closed
+	s.mu.Unlock()
+	if closed {
+		return fmt.Errorf("journal %s: %w", s.path, ErrClosed)
+	}
+	return s.flushTo(ctx, target)
+}
+
+func (s *FileStore) flushTo(ctx context.Context, target uint64) error {
+	if err := ctx.Err(); err != nil {
+		return s.fail("flush", err)
+	}
+	s.mu.Lock()
+	for {
+		switch {
+		case s.err != nil:
+			err := s.err
+			s.mu.Unlock()
+			return err
+		case s.synced >= target:
+			s.mu.Unlock()
+			return nil
+		case s.fileClosed:
+			s.mu.Unlock()
+			return fmt.Errorf("journal %s: %w", s.path, ErrClosed)
+		case !s.syncing:
+			s.syncing = true
+			round := s.round
+			s.mu.Unlock()
+			s.syncRound()
+			s.mu.Lock()
+			s.syncing = false
+			s.round = make(chan struct{})
+			close(round)
+		default:
+			round := s.round
+			s.mu.Unlock()
+			select {
+			case <-round:
+			case <-ctx.Done():
+				return s.fail("flush", ctx.Err())
+			}
+			s.mu.Lock()
+		}
+	}
+}
+
+// syncRound writes everything buffered and syncs the file, recording what the
+// sync covered or the failure. The caller holds the syncing role.
+func (s *FileStore) syncRound() {
+	s.wmu.Lock()
+	upto, err := s.writeLocked()
+	s.wmu.Unlock() // appenders may write more while the sync runs
+	if err != nil {
+		return
+	}
+	if err := syncFile(s.f); err != nil {
+		s.setErr("sync", err)
+		return
+	}
+	s.mu.Lock()
+	s.synced = max(s.synced, upto)
+	s.mu.Unlock()
+}
