@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/jobgen/jobgen/journal"
+	"github.com/jobgen/jobgen/journal/pgstore/pgtest"
 )
 
 // A privateServer is a PostgreSQL cluster of one test's own, run by .ci/pg.sh,
@@ -31,7 +32,7 @@ var exportLine = regexp.MustCompile(`export JOBGEN_TEST_POSTGRES='([^']+)'`)
 
 func startPrivateServer(t *testing.T) *privateServer {
 	t.Helper()
-	testDSN(t) // the same gate as every server test: skip locally, fail under CI
+	pgtest.DSN(t) // the same gate as every server test: skip locally, fail under CI
 	script, err := filepath.Abs("../../.ci/pg.sh")
 	if err != nil {
 		t.Fatal(err)
@@ -159,8 +160,7 @@ func TestServerKilledMidAppendLosesNothingAcknowledgedAndDoublesNothing(t *testi
 	total := 0
 	for w := range writers {
 		stream := journal.Stream(fmt.Sprintf("w%d", w))
-		recs := readStream(t, r, stream, 0)
-		checkGapFree(t, stream, recs)
+		recs := readGapFree(t, r, stream)
 		count := map[string]int{}
 		for _, rec := range recs {
 			count[string(rec.Payload)]++

@@ -92,8 +92,7 @@ func TestAConnectionDroppedBeforeCommitFailsEveryAppendInItAndARetryAppendsOnce(
 			t.Fatalf("second retry %d: %v", i, err)
 		}
 	}
-	recs := readStream(t, s, "s", 0)
-	checkGapFree(t, "s", recs)
+	recs := readGapFree(t, s, "s")
 	if len(recs) != appenders*3 {
 		t.Fatalf("%d records, want %d", len(recs), appenders*3)
 	}
@@ -122,8 +121,7 @@ func TestACommitWhoseReplyIsLostIsRetriedWithIDsWithoutDuplicates(t *testing.T) 
 	if !slices.Equal(seqs, []uint64{1, 2, 3, 4}) {
 		t.Fatalf("retry answered %v, want the first attempt's [1 2 3 4]", seqs)
 	}
-	recs := readStream(t, s, "s", 0)
-	checkGapFree(t, "s", recs)
+	recs := readGapFree(t, s, "s")
 	if len(recs) != 4 {
 		t.Fatalf("%d records, want 4", len(recs))
 	}
@@ -157,8 +155,7 @@ func TestAppendWithdrawnByItsContextWhileQueuedAppendsNothing(t *testing.T) {
 	if _, err := s.Append(bg, "s", journal.Entry{Payload: fact("second")}); err != nil {
 		t.Fatal(err)
 	}
-	recs := readStream(t, s, "s", 0)
-	checkGapFree(t, "s", recs)
+	recs := readGapFree(t, s, "s")
 	if len(recs) != 2 || string(recs[1].Payload) != string(fact("second")) {
 		t.Fatalf("records %v", recs)
 	}

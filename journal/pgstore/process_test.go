@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/jobgen/jobgen/journal"
+	"github.com/jobgen/jobgen/journal/pgstore/pgtest"
 )
 
 // TestMain runs the child side of TestFourProcessesAppendingToSixteenStreams
@@ -79,7 +80,7 @@ func childAppends(proc string) error {
 const processStreams = 16
 
 func TestFourProcessesAppendingToSixteenStreams(t *testing.T) {
-	schema := testSchema(t)
+	schema := pgtest.Schema(t)
 	reader := openSchema(t, schema) // migrates before the children race to
 	const procs, per = 4, 60
 	var wg sync.WaitGroup
@@ -98,8 +99,7 @@ func TestFourProcessesAppendingToSixteenStreams(t *testing.T) {
 	wg.Wait()
 	for st := range processStreams {
 		stream := journal.Stream(fmt.Sprintf("stream-%02d", st))
-		recs := readStream(t, reader, stream, 0)
-		checkGapFree(t, stream, recs)
+		recs := readGapFree(t, reader, stream)
 		seen := map[string]bool{}
 		for _, rec := range recs {
 			var env struct{ Data string }
