@@ -402,10 +402,7 @@ func (sf *specFlags) write(stdout, stderr io.Writer, targets outputs) int {
 		r.err(err)
 		return r.code
 	}
-	total := 0
-	for i := range targets {
-		total += len(tree.Files(i))
-	}
+	total := fileCount(tree, targets)
 	for _, c := range changes {
 		switch c.Kind {
 		case gen.Orphan:
@@ -420,25 +417,45 @@ func (sf *specFlags) write(stdout, stderr io.Writer, targets outputs) int {
 
 func cmdGenerate(args []string, stdout, stderr io.Writer) int {
 	var sf specFlags
-	var docs, schema, ts string
 	fs := newFlagSet("generate", "Generate writes the Go package of each spec under the output root, and\nwith --docs and --schema its Markdown reference and JSON Schema. It writes\nnothing unless every spec is valid, writes each changed file atomically, and\nremoves generated files the specs no longer yield.", stderr)
-	sf.register(fs, true)
-	fs.StringVar(&docs, "docs", "", "also write each spec's Markdown reference under this root")
-	fs.StringVar(&schema, "schema", "", "also write each spec's JSON Schema under this root")
-	fs.StringVar(&ts, "ts", "", "also write each spec's TypeScript module in this directory (beside the Go packages when directly inside --out)")
-	if code, stop := parse(fs, args, stdout); stop {
+	outs, _, code := sf.parseOutputs(fs, outputHelp{
+		docs:   "also write each spec's Markdown reference under this root",
+		schema: "also write each spec's JSON Schema under this root",
+		ts:     "also write each spec's TypeScript module in this directory (beside the Go packages when directly inside --out)",
+	}, args, stdout, stderr)
+	if outs == nil {
 		return code
 	}
-	r := newReporter(sf.format, stdout, stderr)
+	return sf.write(stdout, stderr, outs)
+}
+
+// outputHelp is what --docs, --schema and --ts say in a command's usage.
+type outputHelp struct{ docs, schema, ts string }
+
+// parseOutputs is the setup generate and verify share: it registers the
+// spec flags and --docs, --schema and --ts on fs, parses args, fills in
+// what jobgen.yaml sets and returns the outputs they name with the
+// command's reporter. When the command is to stop instead (help, a usage
+// error), outs is nil and code is its exit status.
+func (sf *specFlags) parseOutputs(fs *flag.FlagSet, help outputHelp, args []string, stdout, stderr io.Writer) (outs outputs, r *reporter, code int) {
+	var docs, schema, ts string
+	sf.register(fs, true)
+	fs.StringVar(&docs, "docs", "", help.docs)
+	fs.StringVar(&schema, "schema", "", help.schema)
+	fs.StringVar(&ts, "ts", "", help.ts)
+	if code, stop := parse(fs, args, stdout); stop {
+		return nil, nil, code
+	}
+	r = newReporter(sf.format, stdout, stderr)
 	if !sf.withConfig(fs, r, goFromConfig(&sf.out), docsFromConfig("docs", &docs), schemaFromConfig("schema", &schema), tsFromConfig("ts", &ts)) {
-		return r.code
+		return nil, r, r.code
 	}
 	outs, err := sf.outputs(docs, schema, ts)
 	if err != nil {
 		r.failf(exitUsage, "jobgen: %v", err)
-		return r.code
+		return nil, r, r.code
 	}
-	return sf.write(stdout, stderr, outs)
+	return outs, r, exitOK
 }
 
 // outputs is the Go output plus the docs, schema and TypeScript outputs
@@ -496,6 +513,15 @@ func (sf *specFlags) specsOrDefault() []string {
 	return sf.specs
 }
 
+// fileCount is how many files tree holds for the outputs.
+func fileCount(tree *gen.Tree, outs outputs) int {
+	total := 0
+	for i := range outs {
+		total += len(tree.Files(i))
+	}
+	return total
+}
+
 func plural(n int, word string) string {
 	if n == 1 {
 		return "1 " + word
@@ -505,23 +531,14 @@ func plural(n int, word string) string {
 
 func cmdVerify(args []string, stdout, stderr io.Writer) int {
 	var sf specFlags
-	var docs, schema, ts string
 	fs := newFlagSet("verify", "Verify regenerates in memory and compares with the output root (and, with\n--docs, --schema and --ts, with those). It prints a unified diff of every\nstale, missing or orphaned file and exits 1 if there is any.", stderr)
-	sf.register(fs, true)
-	fs.StringVar(&docs, "docs", "", "also verify the Markdown references under this root")
-	fs.StringVar(&schema, "schema", "", "also verify the JSON Schemas under this root")
-	fs.StringVar(&ts, "ts", "", "also verify the TypeScript modules in this directory")
-	if code, stop := parse(fs, args, stdout); stop {
+	targets, r, code := sf.parseOutputs(fs, outputHelp{
+		docs:   "also verify the Markdown references under this root",
+		schema: "also verify the JSON Schemas under this root",
+		ts:     "also verify the TypeScript modules in this directory",
+	}, args, stdout, stderr)
+	if targets == nil {
 		return code
-	}
-	r := newReporter(sf.format, stdout, stderr)
-	if !sf.withConfig(fs, r, goFromConfig(&sf.out), docsFromConfig("docs", &docs), schemaFromConfig("schema", &schema), tsFromConfig("ts", &ts)) {
-		return r.code
-	}
-	targets, err := sf.outputs(docs, schema, ts)
-	if err != nil {
-		r.failf(exitUsage, "jobgen: %v", err)
-		return r.code
 	}
 	tree, _ := sf.render(r, targets)
 	if tree == nil {
@@ -532,10 +549,7 @@ func cmdVerify(args []string, stdout, stderr io.Writer) int {
 		r.err(err)
 		return r.code
 	}
-	total := 0
-	for i := range targets {
-		total += len(tree.Files(i))
-	}
+	total := fileCount(tree, targets)
 	var names []string
 	for _, c := range changes {
 		if sf.format != formatText {
