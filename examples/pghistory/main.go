@@ -135,14 +135,12 @@ func runHosts(ctx context.Context, exe, dsn, schema string) error {
 	var wg sync.WaitGroup
 	errs := make([]error, 2)
 	for i, host := range []string{"host-a", "host-b"} {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			cmd := exec.CommandContext(ctx, exe)
 			cmd.Env = append(os.Environ(), "PGHISTORY_HOST="+host, "PGHISTORY_DSN="+dsn, "PGHISTORY_SCHEMA="+schema)
 			cmd.Stderr = os.Stderr
 			errs[i] = cmd.Run()
-		}()
+		})
 	}
 	wg.Wait()
 	return errors.Join(errs...)

@@ -95,9 +95,7 @@ func TestServerKilledMidAppendLosesNothingAcknowledgedAndDoublesNothing(t *testi
 	var mu sync.Mutex // guards acked and failed
 	var wg sync.WaitGroup
 	for w := range writers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			stream := journal.Stream(fmt.Sprintf("w%d", w))
 			for i := 0; !stop.Load(); i++ {
 				tag := fmt.Sprintf("w%d-%d", w, i)
@@ -126,7 +124,7 @@ func TestServerKilledMidAppendLosesNothingAcknowledgedAndDoublesNothing(t *testi
 					}
 				}
 			}
-		}()
+		})
 	}
 	time.Sleep(400 * time.Millisecond)
 	srv.run("kill")

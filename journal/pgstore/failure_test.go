@@ -46,20 +46,16 @@ func TestAConnectionDroppedBeforeCommitFailsEveryAppendInItAndARetryAppendsOnce(
 	var wg sync.WaitGroup
 	errs := make([]error, appenders)
 	batch := func(i int) []journal.Entry { return entries(string(rune('a'+i)), 3, true) }
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
+	wg.Go(func() {
 		_, errs[0] = s.Append(ctx, "s", batch(0)...)
-	}()
+	})
 	for calls.Load() == 0 {
 		time.Sleep(time.Millisecond)
 	}
 	for i := 1; i < appenders; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			_, errs[i] = s.Append(ctx, "s", batch(i)...)
-		}()
+		})
 	}
 	for {
 		s.mu.Lock()

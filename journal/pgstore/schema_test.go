@@ -63,11 +63,9 @@ func TestConcurrentOpensMigrateOnce(t *testing.T) {
 	stores := make([]*Store, 6)
 	errs := make([]error, len(stores))
 	for i := range stores {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			stores[i], errs[i] = Open(ctx, pgtest.DSN(t), WithSchema(schema))
-		}()
+		})
 	}
 	wg.Wait()
 	for i, err := range errs {

@@ -182,9 +182,7 @@ func TestConcurrentAppendsShareTransactionsAndStayGapFree(t *testing.T) {
 	var wg sync.WaitGroup
 	errs := make(chan error, writers)
 	for w := range writers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			stream := journal.Stream(fmt.Sprintf("s%d", w%4))
 			for i := range each {
 				if _, err := s.Append(ctx, stream, journal.Entry{ID: fmt.Sprintf("%d-%d", w, i), Payload: fact("%d-%d", w, i)}); err != nil {
@@ -192,7 +190,7 @@ func TestConcurrentAppendsShareTransactionsAndStayGapFree(t *testing.T) {
 					return
 				}
 			}
-		}()
+		})
 	}
 	wg.Wait()
 	close(errs)

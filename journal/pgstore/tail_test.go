@@ -106,9 +106,7 @@ func TestTailSeesEveryFactOnceInGlobalOrderUnderConcurrentWriters(t *testing.T) 
 	const goroutines, each = 12, 60
 	var wg sync.WaitGroup
 	for g := range goroutines {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			w := writers[g%len(writers)]
 			for i := range each {
 				stream := journal.Stream(fmt.Sprintf("s%d", (g+i)%5))
@@ -117,7 +115,7 @@ func TestTailSeesEveryFactOnceInGlobalOrderUnderConcurrentWriters(t *testing.T) 
 					return
 				}
 			}
-		}()
+		})
 	}
 	var got []journal.Record
 	seen := map[string]bool{}
