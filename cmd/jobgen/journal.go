@@ -34,54 +34,92 @@ Commands:
 	           named, once you decided the records from there on may go
 `
 
+// A journalCommand is one of jobgen journal's commands: the summary its
+// usage prints, the flags it takes and what it does with its one FILE.
+type journalCommand struct {
+	summary string
+	flags   func(fs *flag.FlagSet, j *journalRun) // registers its flags; nil when it has none
+	run     func(j *journalRun) int
+}
+
+// A journalRun is one invocation of a journal command: its file (or DSN),
+// its flags, its usage and where it writes.
+type journalRun struct {
+	path           string
+	asJSON         bool  // intervals --json
+	allowUnknown   bool  // check --allow-unknown
+	truncateAt     int64 // repair --truncate-at, -1 when not given
+	usage          func()
+	stdout, stderr io.Writer
+}
+
+// journalCommands are the journal commands by name.
+var journalCommands = map[string]journalCommand{
+	"cat": {
+		summary: "Cat prints every record of the journal as a JSON line,\n{\"pos\":P,\"stream\":\"S\",\"seq\":N,\"fact\":{…}},\nfor jq. Damage ends the output with an error naming its offset.",
+		run:     func(j *journalRun) int { return j.read(journalCat) },
+	},
+	"intervals": {
+		summary: "Intervals prints each job's execution interval: registered to settled, or\n" +
+			"incomplete when no settled fact exists. Facts of a type or version this build\n" +
+			"cannot read are skipped; how many of each is reported on stderr.",
+		flags: func(fs *flag.FlagSet, j *journalRun) {
+			fs.BoolVar(&j.asJSON, "json", false, "print JSON lines instead of a table")
+		},
+		run: func(j *journalRun) int { return j.read(journalIntervals) },
+	},
+	"check": {
+		summary: "Check verifies every record's framing, sequence and checksum, and decodes\n" +
+			"its fact. Exit status: 0 when intact; 1 when a record is damaged or its fact\n" +
+			"does not decode, with its offset; 3 when every record is intact but some facts\n" +
+			"are of a type or version this build cannot read (written by a newer jobgen or\n" +
+			"another vocabulary), unless --allow-unknown accepts them.",
+		flags: func(fs *flag.FlagSet, j *journalRun) {
+			fs.BoolVar(&j.allowUnknown, "allow-unknown", false, "accept facts this build cannot read: exit 0 and report them on stderr")
+		},
+		run: func(j *journalRun) int { return j.read(journalCheck) },
+	},
+	"repair": {
+		summary: "Repair cuts the journal at --truncate-at OFFSET: what recovery will not do\n" +
+			"for you, since a whole record with a bad checksum may have been flushed. It\n" +
+			"refuses unless the file before OFFSET is an intact journal ending there.",
+		flags: func(fs *flag.FlagSet, j *journalRun) {
+			fs.Int64Var(&j.truncateAt, "truncate-at", -1, "the byte offset to cut the file at (required)")
+		},
+		run: journalRepair,
+	},
+}
+
+// cmdJournal picks the journal command args name, parses its flags and its
+// one FILE, and runs it.
 func cmdJournal(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, journalUsage)
 		return exitUsage
 	}
-	switch args[0] {
+	name := args[0]
+	switch name {
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, journalUsage)
 		return exitOK
-	case "cat", "intervals", "check", "repair":
-	default:
-		fmt.Fprintf(stderr, "jobgen journal: unknown command %q\n\n%s", args[0], journalUsage)
+	}
+	cmd, ok := journalCommands[name]
+	if !ok {
+		fmt.Fprintf(stderr, "jobgen journal: unknown command %q\n\n%s", name, journalUsage)
 		return exitUsage
 	}
-	name := args[0]
-	summaries := map[string]string{
-		"cat": "Cat prints every record of the journal as a JSON line,\n{\"pos\":P,\"stream\":\"S\",\"seq\":N,\"fact\":{…}},\nfor jq. Damage ends the output with an error naming its offset.",
-		"intervals": "Intervals prints each job's execution interval: registered to settled, or\n" +
-			"incomplete when no settled fact exists. Facts of a type or version this build\n" +
-			"cannot read are skipped; how many of each is reported on stderr.",
-		"check": "Check verifies every record's framing, sequence and checksum, and decodes\n" +
-			"its fact. Exit status: 0 when intact; 1 when a record is damaged or its fact\n" +
-			"does not decode, with its offset; 3 when every record is intact but some facts\n" +
-			"are of a type or version this build cannot read (written by a newer jobgen or\n" +
-			"another vocabulary), unless --allow-unknown accepts them.",
-		"repair": "Repair cuts the journal at --truncate-at OFFSET: what recovery will not do\n" +
-			"for you, since a whole record with a bad checksum may have been flushed. It\n" +
-			"refuses unless the file before OFFSET is an intact journal ending there.",
-	}
-	fs := newFlagSet("journal "+name, summaries[name], stderr)
+	j := &journalRun{truncateAt: -1, stdout: stdout, stderr: stderr}
+	fs := newFlagSet("journal "+name, cmd.summary, stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: jobgen journal %s [flags] FILE\n\n%s\n", name, summaries[name])
-		if name == "intervals" || name == "repair" || name == "check" {
+		fmt.Fprintf(fs.Output(), "Usage: jobgen journal %s [flags] FILE\n\n%s\n", name, cmd.summary)
+		if cmd.flags != nil {
 			fmt.Fprint(fs.Output(), "\nFlags:\n")
 			fs.PrintDefaults()
 		}
 	}
-	asJSON := false
-	if name == "intervals" {
-		fs.BoolVar(&asJSON, "json", false, "print JSON lines instead of a table")
-	}
-	allowUnknown := false
-	if name == "check" {
-		fs.BoolVar(&allowUnknown, "allow-unknown", false, "accept facts this build cannot read: exit 0 and report them on stderr")
-	}
-	truncateAt := int64(-1)
-	if name == "repair" {
-		fs.Int64Var(&truncateAt, "truncate-at", -1, "the byte offset to cut the file at (required)")
+	j.usage = fs.Usage
+	if cmd.flags != nil {
+		cmd.flags(fs, j)
 	}
 	// The file is a positional argument; parse refuses those, so split it off.
 	flagArgs, files := splitFiles(fs, args[1:])
@@ -93,70 +131,89 @@ func cmdJournal(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return exitUsage
 	}
-	path := files[0]
-	if name == "repair" && truncateAt < 0 {
-		fmt.Fprintln(stderr, "jobgen journal repair: --truncate-at OFFSET is required")
-		fs.Usage()
-		return exitUsage
-	}
-	if name == "repair" {
-		if isPostgres(path) {
-			fmt.Fprintln(stderr, "jobgen: journal repair: a PostgreSQL journal has no torn tail to cut; its rows are immutable and its commits atomic")
-			return exitUsage
-		}
-		sum, cut, err := journal.TruncateAt(path, truncateAt)
-		if err != nil {
-			r := newReporter(formatText, stdout, stderr)
-			r.err(err)
-			return r.code
-		}
-		fmt.Fprintf(stdout, "%s: cut %d bytes at offset %d; kept %s\n", path, cut, truncateAt, plural(sum.Records, "record"))
-		return exitOK
-	}
-	src := fileSource(path)
-	if isPostgres(path) {
+	j.path = files[0]
+	return cmd.run(j)
+}
+
+// fail reports err as the journal commands do and returns the exit status it calls for.
+func (j *journalRun) fail(err error) int {
+	r := newReporter(formatText, j.stdout, j.stderr)
+	r.err(err)
+	return r.code
+}
+
+// read opens the journal, a file or a PostgreSQL journal, and runs do on it;
+// do returns the exit status, or an error to report.
+func (j *journalRun) read(do func(j *journalRun, src journalSource) (int, error)) int {
+	src := fileSource(j.path)
+	if isPostgres(j.path) {
 		var err error
-		if src, err = pgSource(context.Background(), path); err != nil {
-			r := newReporter(formatText, stdout, stderr)
-			r.err(err)
-			return r.code
+		if src, err = pgSource(context.Background(), j.path); err != nil {
+			return j.fail(err)
 		}
 	}
 	defer src.close()
-	var unknown codec.UnknownFacts
-	var err error
-	switch name {
-	case "cat":
-		// Cat prints every payload as it is, without decoding: it skips nothing.
-		err = journal.Cat(stdout, src.records())
-	case "intervals":
-		err = jobhistory.WriteIntervals(stdout, journal.Facts(src.records(), codec.CountUnknown(jobs.DecodeFact, &unknown)), asJSON)
-		if unknown.Total() > 0 {
-			fmt.Fprintf(stderr, "jobgen journal intervals: %s: skipped %s\n", src.name, &unknown)
-		}
-	case "check":
-		var intact string
-		intact, err = src.check()
-		if err == nil {
-			err = decodeFacts(src.records(), &unknown)
-		}
-		if err != nil {
-			break
-		}
-		if unknown.Total() > 0 && !allowUnknown {
-			fmt.Fprintf(stderr, "jobgen journal check: %s: every record is intact, but %s (--allow-unknown accepts them)\n", src.name, &unknown)
-			return exitUnknownFacts
-		}
-		fmt.Fprintln(stdout, intact)
-		if unknown.Total() > 0 {
-			fmt.Fprintf(stderr, "jobgen journal check: %s: accepted %s\n", src.name, &unknown)
-		}
-	}
+	code, err := do(j, src)
 	if err != nil {
-		r := newReporter(formatText, stdout, stderr)
-		r.err(err)
-		return r.code
+		return j.fail(err)
 	}
+	return code
+}
+
+// journalCat prints every payload as it is, without decoding: it skips nothing.
+func journalCat(j *journalRun, src journalSource) (int, error) {
+	return exitOK, journal.Cat(j.stdout, src.records())
+}
+
+// journalIntervals prints the intervals of the jobs, counting on stderr the
+// facts it could not read.
+func journalIntervals(j *journalRun, src journalSource) (int, error) {
+	var unknown codec.UnknownFacts
+	err := jobhistory.WriteIntervals(j.stdout, journal.Facts(src.records(), codec.CountUnknown(jobs.DecodeFact, &unknown)), j.asJSON)
+	if unknown.Total() > 0 {
+		fmt.Fprintf(j.stderr, "jobgen journal intervals: %s: skipped %s\n", src.name, &unknown)
+	}
+	return exitOK, err
+}
+
+// journalCheck verifies the records, then decodes their facts: facts this
+// build cannot read fail it with exitUnknownFacts unless --allow-unknown.
+func journalCheck(j *journalRun, src journalSource) (int, error) {
+	intact, err := src.check()
+	if err != nil {
+		return 0, err
+	}
+	var unknown codec.UnknownFacts
+	if err := decodeFacts(src.records(), &unknown); err != nil {
+		return 0, err
+	}
+	if unknown.Total() > 0 && !j.allowUnknown {
+		fmt.Fprintf(j.stderr, "jobgen journal check: %s: every record is intact, but %s (--allow-unknown accepts them)\n", src.name, &unknown)
+		return exitUnknownFacts, nil
+	}
+	fmt.Fprintln(j.stdout, intact)
+	if unknown.Total() > 0 {
+		fmt.Fprintf(j.stderr, "jobgen journal check: %s: accepted %s\n", src.name, &unknown)
+	}
+	return exitOK, nil
+}
+
+// journalRepair cuts a journal file at --truncate-at.
+func journalRepair(j *journalRun) int {
+	if j.truncateAt < 0 {
+		fmt.Fprintln(j.stderr, "jobgen journal repair: --truncate-at OFFSET is required")
+		j.usage()
+		return exitUsage
+	}
+	if isPostgres(j.path) {
+		fmt.Fprintln(j.stderr, "jobgen: journal repair: a PostgreSQL journal has no torn tail to cut; its rows are immutable and its commits atomic")
+		return exitUsage
+	}
+	sum, cut, err := journal.TruncateAt(j.path, j.truncateAt)
+	if err != nil {
+		return j.fail(err)
+	}
+	fmt.Fprintf(j.stdout, "%s: cut %d bytes at offset %d; kept %s\n", j.path, cut, j.truncateAt, plural(sum.Records, "record"))
 	return exitOK
 }
 

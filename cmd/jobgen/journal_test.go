@@ -52,20 +52,48 @@ func TestJournalCatPrintsJSONLines(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	lines := strings.Split(strings.TrimSpace(stdout), "\n")
-	if len(lines) != 3 {
-		t.Fatalf("%d lines, want 3:\n%s", len(lines), stdout)
+	for i, rec := range catLines(t, stdout, 3) {
+		if rec.Seq != uint64(i+1) {
+			t.Fatalf("line %d has seq %d, want %d", i, rec.Seq, i+1)
+		}
 	}
+}
+
+// A catLine is one line of journal cat's output.
+type catLine struct {
+	Stream string          `json:"stream"`
+	Seq    uint64          `json:"seq"`
+	Fact   json.RawMessage `json:"fact"`
+}
+
+// catLines parses journal cat's output, failing t unless it is n lines of
+// {stream,seq,fact} JSON whose facts decode.
+func catLines(t *testing.T, stdout string, n int) []catLine {
+	t.Helper()
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	if len(lines) != n {
+		t.Fatalf("cat: %d lines, want %d:\n%s", len(lines), n, stdout)
+	}
+	recs := make([]catLine, n)
 	for i, line := range lines {
-		var rec struct {
-			Seq  uint64          `json:"seq"`
-			Fact json.RawMessage `json:"fact"`
+		if err := json.Unmarshal([]byte(line), &recs[i]); err != nil {
+			t.Fatalf("cat line %d is not {stream,seq,fact}: %q (%v)", i, line, err)
 		}
-		if err := json.Unmarshal([]byte(line), &rec); err != nil || rec.Seq != uint64(i+1) {
-			t.Fatalf("line %d is not {seq,fact}: %q (%v)", i, line, err)
+		if _, err := jobs.DecodeFact(recs[i].Fact); err != nil {
+			t.Errorf("cat line %d: the fact does not decode: %v", i, err)
 		}
-		if _, err := jobs.DecodeFact(rec.Fact); err != nil {
-			t.Errorf("line %d: the fact does not decode: %v", i, err)
+	}
+	return recs
+}
+
+// checkIntervalsTable fails t unless journal intervals' table shows the jobs
+// writeJournal (or writePGJournal) recorded: bash-1 completed in 2.25s and
+// bash-2 incomplete.
+func checkIntervalsTable(t *testing.T, stdout string) {
+	t.Helper()
+	for _, want := range []string{"bash-1", "completed", "2.25s", "bash-2", "incomplete"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("intervals table lacks %q:\n%s", want, stdout)
 		}
 	}
 }
@@ -76,11 +104,7 @@ func TestJournalIntervals(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	for _, want := range []string{"bash-1", "completed", "2.25s", "bash-2", "incomplete"} {
-		if !strings.Contains(stdout, want) {
-			t.Errorf("table lacks %q:\n%s", want, stdout)
-		}
-	}
+	checkIntervalsTable(t, stdout)
 	code, stdout, _ = jobgen(t, "journal", "intervals", "--json", path)
 	lines := strings.Split(strings.TrimSpace(stdout), "\n")
 	if code != exitOK || len(lines) != 2 {

@@ -277,64 +277,6 @@ func (sf *specFlags) files(r *reporter) ([]string, bool) {
 	return names, true
 }
 
-// An output is a target a command writes or verifies, with the flag that
-// set its root. Targets of one flag share its root (a backend that lives
-// beside the Go packages, under --out, is listed with flag "out"); roots of
-// different flags must not overlap.
-type output struct {
-	flag string
-	gen.Target
-}
-
-type outputs []output
-
-func goOutput(root string) output {
-	return output{"out", gen.Target{Backend: gen.GoBackend{}, Root: root}}
-}
-
-func schemaOutput(flag, root string) output {
-	return output{flag, gen.Target{Backend: gen.SchemaBackend{}, Root: root}}
-}
-
-// tsOutput is the TypeScript target of --ts dir: beside the Go packages,
-// under --out, when dir is a directory directly inside it (generated/ts), and
-// a root of its own anywhere else.
-func tsOutput(out, dir string) (output, error) {
-	absOut, err := filepath.Abs(out)
-	if err != nil {
-		return output{}, err
-	}
-	absDir, err := filepath.Abs(dir)
-	if err != nil {
-		return output{}, err
-	}
-	rel, err := filepath.Rel(absOut, absDir)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return output{"ts", gen.Target{Backend: gen.TSBackend{}, Root: dir}}, nil
-	}
-	if rel == "." || strings.ContainsRune(rel, filepath.Separator) {
-		return output{}, fmt.Errorf("--ts %s: inside --out %s, the TypeScript modules go in a directory directly under it, such as %s", dir, out, filepath.Join(out, "ts"))
-	}
-	return output{"out", gen.Target{Backend: gen.TSBackend{Dir: filepath.ToSlash(rel)}, Root: out}}, nil
-}
-
-func docsOutput(flag, root string) output {
-	return output{flag, gen.Target{Backend: gen.DocsBackend{}, Root: root}}
-}
-
-// targets are the outputs' targets, and the root of each flag.
-func (o outputs) targets() (targets []gen.Target, roots []string) {
-	var flags []string
-	for _, out := range o {
-		targets = append(targets, out.Target)
-		if !slices.Contains(flags, out.flag) {
-			flags = append(flags, out.flag)
-			roots = append(roots, out.Root)
-		}
-	}
-	return targets, roots
-}
-
 // parseSpecs reads and validates every spec. Spec errors are printed to
 // stderr; the second result is false when anything failed.
 func (sf *specFlags) parseSpecs(r *reporter) ([]*gen.Resolved, bool) {
@@ -402,10 +344,7 @@ func (sf *specFlags) write(stdout, stderr io.Writer, targets outputs) int {
 		r.err(err)
 		return r.code
 	}
-	total := 0
-	for i := range targets {
-		total += len(tree.Files(i))
-	}
+	total := fileCount(tree, targets)
 	for _, c := range changes {
 		switch c.Kind {
 		case gen.Orphan:
@@ -420,45 +359,16 @@ func (sf *specFlags) write(stdout, stderr io.Writer, targets outputs) int {
 
 func cmdGenerate(args []string, stdout, stderr io.Writer) int {
 	var sf specFlags
-	var docs, schema, ts string
 	fs := newFlagSet("generate", "Generate writes the Go package of each spec under the output root, and\nwith --docs and --schema its Markdown reference and JSON Schema. It writes\nnothing unless every spec is valid, writes each changed file atomically, and\nremoves generated files the specs no longer yield.", stderr)
-	sf.register(fs, true)
-	fs.StringVar(&docs, "docs", "", "also write each spec's Markdown reference under this root")
-	fs.StringVar(&schema, "schema", "", "also write each spec's JSON Schema under this root")
-	fs.StringVar(&ts, "ts", "", "also write each spec's TypeScript module in this directory (beside the Go packages when directly inside --out)")
-	if code, stop := parse(fs, args, stdout); stop {
+	outs, _, code := sf.parseOutputs(fs, outputHelp{
+		docs:   "also write each spec's Markdown reference under this root",
+		schema: "also write each spec's JSON Schema under this root",
+		ts:     "also write each spec's TypeScript module in this directory (beside the Go packages when directly inside --out)",
+	}, args, stdout, stderr)
+	if outs == nil {
 		return code
 	}
-	r := newReporter(sf.format, stdout, stderr)
-	if !sf.withConfig(fs, r, goFromConfig(&sf.out), docsFromConfig("docs", &docs), schemaFromConfig("schema", &schema), tsFromConfig("ts", &ts)) {
-		return r.code
-	}
-	outs, err := sf.outputs(docs, schema, ts)
-	if err != nil {
-		r.failf(exitUsage, "jobgen: %v", err)
-		return r.code
-	}
 	return sf.write(stdout, stderr, outs)
-}
-
-// outputs is the Go output plus the docs, schema and TypeScript outputs
-// that are set.
-func (sf *specFlags) outputs(docs, schema, ts string) (outputs, error) {
-	out := outputs{goOutput(sf.out)}
-	if docs != "" {
-		out = append(out, docsOutput("docs", docs))
-	}
-	if schema != "" {
-		out = append(out, schemaOutput("schema", schema))
-	}
-	if ts != "" {
-		o, err := tsOutput(sf.out, ts)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, o)
-	}
-	return out, nil
 }
 
 func cmdSchema(args []string, stdout, stderr io.Writer) int {
@@ -505,23 +415,14 @@ func plural(n int, word string) string {
 
 func cmdVerify(args []string, stdout, stderr io.Writer) int {
 	var sf specFlags
-	var docs, schema, ts string
 	fs := newFlagSet("verify", "Verify regenerates in memory and compares with the output root (and, with\n--docs, --schema and --ts, with those). It prints a unified diff of every\nstale, missing or orphaned file and exits 1 if there is any.", stderr)
-	sf.register(fs, true)
-	fs.StringVar(&docs, "docs", "", "also verify the Markdown references under this root")
-	fs.StringVar(&schema, "schema", "", "also verify the JSON Schemas under this root")
-	fs.StringVar(&ts, "ts", "", "also verify the TypeScript modules in this directory")
-	if code, stop := parse(fs, args, stdout); stop {
+	targets, r, code := sf.parseOutputs(fs, outputHelp{
+		docs:   "also verify the Markdown references under this root",
+		schema: "also verify the JSON Schemas under this root",
+		ts:     "also verify the TypeScript modules in this directory",
+	}, args, stdout, stderr)
+	if targets == nil {
 		return code
-	}
-	r := newReporter(sf.format, stdout, stderr)
-	if !sf.withConfig(fs, r, goFromConfig(&sf.out), docsFromConfig("docs", &docs), schemaFromConfig("schema", &schema), tsFromConfig("ts", &ts)) {
-		return r.code
-	}
-	targets, err := sf.outputs(docs, schema, ts)
-	if err != nil {
-		r.failf(exitUsage, "jobgen: %v", err)
-		return r.code
 	}
 	tree, _ := sf.render(r, targets)
 	if tree == nil {
@@ -532,10 +433,7 @@ func cmdVerify(args []string, stdout, stderr io.Writer) int {
 		r.err(err)
 		return r.code
 	}
-	total := 0
-	for i := range targets {
-		total += len(tree.Files(i))
-	}
+	total := fileCount(tree, targets)
 	var names []string
 	for _, c := range changes {
 		if sf.format != formatText {

@@ -75,15 +75,45 @@ func run(ctx context.Context, dsn, exe string, out io.Writer) error {
 
 	fmt.Fprintf(out, "== two hosts recording into schema %s; the tail sees both\n", schema)
 	tailCtx, stopTail := context.WithCancel(ctx)
-	tailed := make(chan error, 1)
-	var seen atomic.Int64
+	tail := startTail(tailCtx, store, out)
+	if err := runHosts(ctx, exe, dsn, schema); err != nil {
+		stopTail()
+		return err
+	}
+	// Stop the tail once it delivered everything the hosts committed.
+	total, err := countRecords(ctx, store)
+	if err != nil {
+		stopTail()
+		return err
+	}
+	for deadline := time.Now().Add(10 * time.Second); tail.seen.Load() < total && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
+	stopTail()
+	if err := <-tail.done; err != nil {
+		return err
+	}
+	return printIntervals(ctx, store, schema, out)
+}
+
+// A liveTail is the parent's tail of the shared history: how many records it
+// has seen, and its outcome once it ends.
+type liveTail struct {
+	seen atomic.Int64
+	done chan error
+}
+
+// startTail tails store from the start until ctx ends, printing each job's
+// registration and settlement to out.
+func startTail(ctx context.Context, store *pgstore.Store, out io.Writer) *liveTail {
+	t := &liveTail{done: make(chan error, 1)}
 	go func() {
-		for rec, err := range store.Tail(tailCtx, journal.Position{}) {
+		for rec, err := range store.Tail(ctx, journal.Position{}) {
 			if err != nil {
-				tailed <- err
+				t.done <- err
 				return
 			}
-			seen.Add(1)
+			t.seen.Add(1)
 			f, err := jobs.DecodeFact(rec.Payload)
 			if err != nil {
 				continue
@@ -95,43 +125,42 @@ func run(ctx context.Context, dsn, exe string, out io.Writer) error {
 				fmt.Fprintf(out, "  %-8s seq %d  settled    %s-%d %s\n", rec.Stream, rec.Seq, f.Registration.Kind, f.Registration.Ordinal, f.Status)
 			}
 		}
-		tailed <- nil
+		t.done <- nil
 	}()
+	return t
+}
 
+// runHosts runs the two host processes side by side and waits for both.
+func runHosts(ctx context.Context, exe, dsn, schema string) error {
 	var wg sync.WaitGroup
 	errs := make([]error, 2)
 	for i, host := range []string{"host-a", "host-b"} {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			cmd := exec.CommandContext(ctx, exe)
 			cmd.Env = append(os.Environ(), "PGHISTORY_HOST="+host, "PGHISTORY_DSN="+dsn, "PGHISTORY_SCHEMA="+schema)
 			cmd.Stderr = os.Stderr
 			errs[i] = cmd.Run()
-		}()
+		})
 	}
 	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		stopTail()
-		return err
-	}
-	// Stop the tail once it delivered everything the hosts committed.
+	return errors.Join(errs...)
+}
+
+// countRecords returns how many records the store holds.
+func countRecords(ctx context.Context, store *pgstore.Store) (int64, error) {
 	var total int64
 	for _, err := range store.ReadAll(ctx, journal.Position{}) {
 		if err != nil {
-			stopTail()
-			return err
+			return 0, err
 		}
 		total++
 	}
-	for deadline := time.Now().Add(10 * time.Second); seen.Load() < total && time.Now().Before(deadline); {
-		time.Sleep(10 * time.Millisecond)
-	}
-	stopTail()
-	if err := <-tailed; err != nil {
-		return err
-	}
+	return total, nil
+}
 
+// printIntervals prints the execution intervals of both hosts' jobs, by the
+// Go projection, and how many the SQL of jobsql finds.
+func printIntervals(ctx context.Context, store *pgstore.Store, schema string, out io.Writer) error {
 	fmt.Fprintln(out, "\n== execution intervals of both hosts, from the shared history")
 	if err := jobhistory.WriteIntervals(out, journal.Facts(store.ReadAll(ctx, journal.Position{}), jobs.DecodeFact), false); err != nil {
 		return err

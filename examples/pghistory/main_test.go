@@ -7,6 +7,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/jobgen/jobgen/journal/pgstore/pgtest"
 )
 
 // TestMain runs a host process when run re-executes this test binary as one.
@@ -22,13 +24,7 @@ func TestMain(m *testing.M) {
 }
 
 func TestTwoProcessesShareOneHistory(t *testing.T) {
-	dsn := os.Getenv("JOBGEN_TEST_POSTGRES")
-	if dsn == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("JOBGEN_TEST_POSTGRES is not set under CI=true: .ci/run must start PostgreSQL (.ci/pg.sh start)")
-		}
-		t.Skip("no PostgreSQL: run `make pg-up` and export the JOBGEN_TEST_POSTGRES it prints")
-	}
+	dsn := pgtest.DSN(t)
 	var out bytes.Buffer
 	if err := run(context.Background(), dsn, os.Args[0], &out); err != nil {
 		t.Fatalf("%v\n%s", err, out.String())

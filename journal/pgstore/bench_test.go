@@ -98,9 +98,7 @@ func BenchmarkAppendFlush(b *testing.B) {
 			b.ResetTimer()
 			start := time.Now()
 			for c := range committers {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
+				wg.Go(func() {
 					stream := journal.Stream("s" + strconv.Itoa(c%benchStreams))
 					for left.Add(-1) >= 0 {
 						if _, err := s.Append(ctx, stream, journal.Entry{Payload: benchPayload}); err != nil {
@@ -112,7 +110,7 @@ func BenchmarkAppendFlush(b *testing.B) {
 							return
 						}
 					}
-				}()
+				})
 			}
 			wg.Wait()
 			b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "facts/s")
@@ -168,9 +166,7 @@ func BenchmarkTailLatency(b *testing.B) {
 			var wg sync.WaitGroup
 			b.ResetTimer()
 			for g := range writers {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
+				wg.Go(func() {
 					stream := journal.Stream("s" + strconv.Itoa(g%benchStreams))
 					for {
 						i := next.Add(1)
@@ -184,7 +180,7 @@ func BenchmarkTailLatency(b *testing.B) {
 						}
 						committed.Store(string(p), time.Now())
 					}
-				}()
+				})
 			}
 			wg.Wait()
 			select {

@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
+
 	"runtime"
 	"slices"
 	"time"
@@ -165,227 +165,6 @@ func (s *Store) deliver(batch []*request, err error) {
 	}
 }
 
-// A streamWork is one stream's part of a batch.
-type streamWork struct {
-	head uint64
-	ids  map[string]uint64 // ids the stream holds or the batch gave, with their seqs
-}
-
-// commitStepwise runs the append transaction for batch on conn, in two round
-// trips with the seqs assigned here: it creates the
-// counter rows of new streams, locks the batch's counter rows in name order
-// (so that concurrent transactions never deadlock), looks up the ids already
-// held under those locks, assigns seqs from the heads, inserts the new facts,
-// raises the heads and commits. A request that would pass the largest seq
-// gets ErrFull and nothing of it is inserted; the rest commit. wrote reports
-// whether anything was inserted. On error nothing is delivered yet.
-func (s *Store) commitStepwise(ctx context.Context, conn *pgxpool.Conn, batch []*request) (wrote bool, err error) {
-	work := map[journal.Stream]*streamWork{}
-	var names []string
-	var idStreams, idKeys []string
-	for _, r := range batch {
-		if work[r.stream] == nil {
-			work[r.stream] = &streamWork{ids: map[string]uint64{}}
-			names = append(names, string(r.stream))
-		}
-		for _, e := range r.entries {
-			if e.ID != "" {
-				idStreams = append(idStreams, string(r.stream))
-				idKeys = append(idKeys, e.ID)
-			}
-		}
-	}
-	slices.Sort(names)
-	fresh := s.unknownStreams(names)
-
-	fail := func(step string, err error) (bool, error) {
-		return false, fmt.Errorf("%s: append of %d records: %s: %w", s.name, countEntries(batch), step, err)
-	}
-
-	// Round trip 1: begin, counter rows, locks, ids already held.
-	b := &pgx.Batch{}
-	b.Queue("BEGIN")
-	if len(fresh) > 0 {
-		b.Queue(s.sql.createStreams, fresh)
-	}
-	b.Queue(s.sql.lockStreams, names)
-	if len(idKeys) > 0 {
-		b.Queue(s.sql.findIDs, idStreams, idKeys)
-	}
-	br := conn.SendBatch(ctx, b)
-	if _, err := br.Exec(); err != nil {
-		br.Close()
-		return fail("begin", err)
-	}
-	if len(fresh) > 0 {
-		if _, err := br.Exec(); err != nil {
-			br.Close()
-			return fail("create streams", err)
-		}
-	}
-	locked := 0
-	if err := scanRows(br, func(rows pgx.Rows) error {
-		var name string
-		var head int64
-		if err := rows.Scan(&name, &head); err != nil {
-			return err
-		}
-		work[journal.Stream(name)].head = uint64(head)
-		locked++
-		return nil
-	}); err != nil {
-		br.Close()
-		return fail("lock streams", err)
-	}
-	if len(idKeys) > 0 {
-		if err := scanRows(br, func(rows pgx.Rows) error {
-			var stream, id string
-			var seq int64
-			if err := rows.Scan(&stream, &id, &seq); err != nil {
-				return err
-			}
-			work[journal.Stream(stream)].ids[id] = uint64(seq)
-			return nil
-		}); err != nil {
-			br.Close()
-			return fail("look up ids", err)
-		}
-	}
-	if err := br.Close(); err != nil {
-		return fail("lock streams", err)
-	}
-	if locked != len(names) {
-		return fail("lock streams", fmt.Errorf("locked %d of %d counter rows", locked, len(names)))
-	}
-
-	// Assign seqs in queue order; a request is all or nothing.
-	var fStream, fID, fPayload []string
-	var fSeq []int64
-	for _, r := range batch {
-		w := work[r.stream]
-		seqs := make([]uint64, len(r.entries))
-		dup := make([]bool, len(r.entries))
-		mine := map[string]uint64{}
-		next := w.head
-		full := false
-		for i, e := range r.entries {
-			if e.ID != "" {
-				if seq, ok := w.ids[e.ID]; ok {
-					seqs[i], dup[i] = seq, true
-					continue
-				}
-				if seq, ok := mine[e.ID]; ok {
-					seqs[i], dup[i] = seq, true
-					continue
-				}
-			}
-			if next >= math.MaxInt64 {
-				full = true
-				break
-			}
-			next++
-			seqs[i] = next
-			if e.ID != "" {
-				mine[e.ID] = next
-			}
-		}
-		if full {
-			r.err = fmt.Errorf("%s: append to %q: seq would pass %d: %w", s.name, r.stream, int64(math.MaxInt64), journal.ErrFull)
-			continue
-		}
-		for i, e := range r.entries {
-			if dup[i] {
-				continue
-			}
-			fStream = append(fStream, string(r.stream))
-			fSeq = append(fSeq, int64(seqs[i]))
-			fID = append(fID, e.ID)
-			fPayload = append(fPayload, string(e.Payload))
-		}
-		for id, seq := range mine {
-			w.ids[id] = seq
-		}
-		w.head = next
-		r.seqs = seqs
-	}
-
-	if len(fSeq) == 0 {
-		// Only duplicates (or full streams): nothing to make durable.
-		if _, err := conn.Exec(ctx, "ROLLBACK"); err != nil {
-			return fail("rollback", err)
-		}
-		return false, nil
-	}
-	var hName []string
-	var hHead []int64
-	for _, n := range names {
-		w := work[journal.Stream(n)]
-		hName = append(hName, n)
-		hHead = append(hHead, int64(w.head))
-	}
-
-	if h := s.cfg.hooks; h != nil && h.beforeCommit != nil {
-		if err := h.beforeCommit(ctx, conn.Conn()); err != nil {
-			return fail("before commit", err)
-		}
-	}
-
-	// Round trip 2: facts, heads, the transaction id, COMMIT.
-	b = &pgx.Batch{}
-	b.Queue(s.sql.insertFacts, fStream, fSeq, fID, fPayload)
-	b.Queue(s.sql.raiseHeads, hName, hHead)
-	b.Queue(s.sql.xid)
-	b.Queue("COMMIT")
-	br = conn.SendBatch(ctx, b)
-	if _, err := br.Exec(); err != nil {
-		br.Close()
-		return fail("insert", err)
-	}
-	if _, err := br.Exec(); err != nil {
-		br.Close()
-		return fail("raise heads", err)
-	}
-	var xid uint64
-	if err := br.QueryRow().Scan(&xid); err != nil {
-		br.Close()
-		return fail("transaction id", err)
-	}
-	if _, err := br.Exec(); err != nil {
-		br.Close()
-		return fail("commit (its outcome is unknown: retry with ids)", err)
-	}
-	if h := s.cfg.hooks; h != nil && h.afterCommit != nil {
-		if err := h.afterCommit(); err != nil {
-			br.Close()
-			return fail("commit (its outcome is unknown: retry with ids)", err)
-		}
-	}
-	if err := br.Close(); err != nil {
-		return fail("commit (its outcome is unknown: retry with ids)", err)
-	}
-	s.noteCommit(xid, fresh)
-	s.hint()
-	return true, nil
-}
-
-// noteCommit records a committed append transaction: its xid (for ReadAll's
-// read-your-writes wait) and the streams whose counter rows it created.
-func (s *Store) noteCommit(xid uint64, fresh []string) {
-	for {
-		old := s.lastXid.Load()
-		if xid <= old || s.lastXid.CompareAndSwap(old, xid) {
-			break
-		}
-	}
-	if len(fresh) > 0 {
-		s.mu.Lock()
-		for _, n := range fresh {
-			s.known[journal.Stream(n)] = true
-		}
-		s.mu.Unlock()
-	}
-}
-
 // commitBatch commits batch on conn in one round trip (commitOneTrip). If a
 // stream would pass the largest seq, that transaction fails whole before its
 // COMMIT; it is rolled back and the batch runs again stepwise, which fails
@@ -409,186 +188,142 @@ func (s *Store) commitBatch(ctx context.Context, conn *pgxpool.Conn, batch []*re
 // have committed.
 var errOutcomeUnknown = errors.New("its outcome is unknown: retry with ids")
 
-// commitOneTrip runs the append transaction for batch in one pipelined round
-// trip, an implicit transaction that commits at its Sync: the counter rows of
-// new streams; the locks on the batch's counter rows, in name order; then one
-// statement that, with a snapshot taken after the locks, skips ids the streams
-// hold or the batch repeats, numbers the rest from the heads, inserts them,
-// raises the heads and answers each entry's seq and the xid. A batch without
-// ids has nothing to look up and takes its locks inside that one statement
-// (appendNoIDs). With a
-// beforeCommit hook the same statements run between an explicit BEGIN and a
-// COMMIT sent after the hook.
-func (s *Store) commitOneTrip(ctx context.Context, conn *pgxpool.Conn, batch []*request) (wrote bool, err error) {
+// An appendTx is one append transaction of a batch, with what both ways of
+// running it (commitStepwise, commitOneTrip) share: the batch's streams and
+// the steps that begin the transaction, lock the counter rows, run the
+// hooks and record the commit.
+type appendTx struct {
+	s       *Store
+	names   []string // the batch's streams, sorted: the order their counter rows are locked in
+	fresh   []string // those of names this store has not seen a counter row for
+	entries int
+	// pipelined says the transaction's statements and its COMMIT are sent
+	// together, so that a failure of the connection may follow the commit.
+	pipelined bool
+}
+
+// newAppendTx returns the append transaction of batch.
+func (s *Store) newAppendTx(batch []*request, pipelined bool) *appendTx {
 	var names []string
 	seen := map[journal.Stream]bool{}
-	var eStream, eID, ePayload []string
-	withIDs := false
 	for _, r := range batch {
 		if !seen[r.stream] {
 			seen[r.stream] = true
 			names = append(names, string(r.stream))
 		}
-		for _, e := range r.entries {
-			eStream = append(eStream, string(r.stream))
-			eID = append(eID, e.ID)
-			ePayload = append(ePayload, string(e.Payload))
-			withIDs = withIDs || e.ID != ""
-		}
 	}
 	slices.Sort(names)
-	fresh := s.unknownStreams(names)
-	fail := func(step string, err error) (bool, error) {
-		var pgErr *pgconn.PgError
-		if !errors.As(err, &pgErr) {
-			// Not the server refusing a statement: the connection failed, and
-			// the commit at the end of the pipeline may have happened.
-			return false, fmt.Errorf("%s: append of %d records: %s (%w): %w", s.name, len(eStream), step, errOutcomeUnknown, err)
-		}
-		return false, fmt.Errorf("%s: append of %d records: %s: %w", s.name, len(eStream), step, err)
-	}
-	hook := s.cfg.hooks != nil && s.cfg.hooks.beforeCommit != nil
+	return &appendTx{s: s, names: names, fresh: s.unknownStreams(names), entries: countEntries(batch), pipelined: pipelined}
+}
 
-	b := &pgx.Batch{}
-	if hook {
+// fail wraps err, from the named step, with the store and the batch's size.
+// In a pipelined transaction an error that is not the server refusing a
+// statement is a failed connection, and the commit at the end of the
+// pipeline may have happened: it is marked errOutcomeUnknown.
+func (t *appendTx) fail(step string, err error) error {
+	var pgErr *pgconn.PgError
+	if t.pipelined && !errors.As(err, &pgErr) {
+		return fmt.Errorf("%s: append of %d records: %s (%w): %w", t.s.name, t.entries, step, errOutcomeUnknown, err)
+	}
+	return fmt.Errorf("%s: append of %d records: %s: %w", t.s.name, t.entries, step, err)
+}
+
+// unknown wraps err, from COMMIT or after it, as a commit whose outcome is unknown.
+func (t *appendTx) unknown(err error) error {
+	return fmt.Errorf("%s: append of %d records: commit (%w): %w", t.s.name, t.entries, errOutcomeUnknown, err)
+}
+
+// queueStart queues the transaction's opening statements on b: BEGIN when
+// begin is set, and the counter rows of the streams new to this store.
+func (t *appendTx) queueStart(b *pgx.Batch, begin bool) {
+	if begin {
 		b.Queue("BEGIN")
 	}
-	if len(fresh) > 0 {
-		b.Queue(s.sql.createStreams, fresh)
+	if len(t.fresh) > 0 {
+		b.Queue(t.s.sql.createStreams, t.fresh)
 	}
-	if withIDs {
-		b.Queue(s.sql.lockStreams, names)
-		b.Queue(s.sql.appendAll, eStream, eID, ePayload)
-	} else {
-		b.Queue(s.sql.appendNoIDs, eStream, ePayload, names)
-	}
-	br := conn.SendBatch(ctx, b)
-	defer func() {
-		if br != nil {
-			br.Close()
-		}
-	}()
-	if hook {
+}
+
+// readStart reads the results of what queueStart queued.
+func (t *appendTx) readStart(br pgx.BatchResults, begin bool) error {
+	if begin {
 		if _, err := br.Exec(); err != nil {
-			return fail("begin", err)
+			return t.fail("begin", err)
 		}
 	}
-	if len(fresh) > 0 {
+	if len(t.fresh) > 0 {
 		if _, err := br.Exec(); err != nil {
-			return fail("create streams", err)
+			return t.fail("create streams", err)
 		}
 	}
-	if withIDs {
-		locked := 0
-		if err := scanRows(br, func(pgx.Rows) error { locked++; return nil }); err != nil {
-			return fail("lock streams", err)
-		}
-		if locked != len(names) {
-			return fail("lock streams", fmt.Errorf("locked %d of %d counter rows", locked, len(names)))
-		}
-	}
-	// ord (1-based, over the batch's entries) -> seq, for every entry that was
-	// inserted or whose id the stream held.
-	seqOf := make([]uint64, len(eStream)+1)
-	inserted := 0
-	var xid uint64
+	return nil
+}
+
+// readLocks reads the rows lockStreams locked, calling head (when not nil)
+// with each stream's head, and fails unless every counter row was locked.
+func (t *appendTx) readLocks(br pgx.BatchResults, head func(name string, head uint64)) error {
+	locked := 0
 	if err := scanRows(br, func(rows pgx.Rows) error {
-		var ord, seq int64
-		var isNew bool
-		if err := rows.Scan(&ord, &seq, &isNew, &xid); err != nil {
+		locked++
+		if head == nil {
+			return nil
+		}
+		var name string
+		var h int64
+		if err := rows.Scan(&name, &h); err != nil {
 			return err
 		}
-		if ord < 1 || int(ord) > len(eStream) {
-			return fmt.Errorf("append answered entry %d of %d", ord, len(eStream))
-		}
-		seqOf[ord] = uint64(seq)
-		if isNew {
-			inserted++
-		}
+		head(name, uint64(h))
 		return nil
 	}); err != nil {
-		return fail("insert", err)
+		return t.fail("lock streams", err)
 	}
-	if hook {
-		if err := br.Close(); err != nil {
-			return fail("insert", err)
-		}
-		br = nil
-		if err := s.cfg.hooks.beforeCommit(ctx, conn.Conn()); err != nil {
-			return fail("before commit", err)
-		}
-		if _, err := conn.Exec(ctx, "COMMIT"); err != nil {
-			return fail("commit", err)
-		}
-	} else {
-		err := br.Close() // the Sync: the implicit transaction commits
-		br = nil
-		if err != nil {
-			return fail("commit", err)
+	if locked != len(t.names) {
+		return t.fail("lock streams", fmt.Errorf("locked %d of %d counter rows", locked, len(t.names)))
+	}
+	return nil
+}
+
+// beforeCommit runs the beforeCommit hook, if any, on the transaction's connection.
+func (t *appendTx) beforeCommit(ctx context.Context, conn *pgxpool.Conn) error {
+	if h := t.s.cfg.hooks; h != nil && h.beforeCommit != nil {
+		if err := h.beforeCommit(ctx, conn.Conn()); err != nil {
+			return t.fail("before commit", err)
 		}
 	}
-	if h := s.cfg.hooks; h != nil && h.afterCommit != nil {
+	return nil
+}
+
+// committed runs the afterCommit hook, if any, then records the commit of
+// transaction xid and, when it inserted facts, wakes the tails.
+func (t *appendTx) committed(xid uint64, inserted bool) error {
+	if h := t.s.cfg.hooks; h != nil && h.afterCommit != nil {
 		if err := h.afterCommit(); err != nil {
-			return false, fmt.Errorf("%s: append of %d records: commit (%w): %w", s.name, len(eStream), errOutcomeUnknown, err)
+			return t.unknown(err)
 		}
 	}
-	s.noteCommit(xid, fresh)
-	if inserted > 0 {
-		s.hint()
+	t.s.noteCommit(xid, t.fresh)
+	if inserted {
+		t.s.hint()
 	}
-
-	// Answer each request: an entry with no seq of its own repeats an id of an
-	// earlier entry of the batch, and gets that one's seq.
-	first := map[[2]string]uint64{}
-	ord := 0
-	for _, r := range batch {
-		r.seqs = make([]uint64, len(r.entries))
-		for i, e := range r.entries {
-			ord++
-			seq := seqOf[ord]
-			key := [2]string{string(r.stream), e.ID}
-			if e.ID != "" {
-				if seq == 0 {
-					seq = first[key]
-				} else if _, ok := first[key]; !ok {
-					first[key] = seq
-				}
-			}
-			if seq == 0 {
-				return false, fmt.Errorf("%s: append: no seq for entry %d of %q after commit", s.name, i, r.stream)
-			}
-			r.seqs[i] = seq
-		}
-	}
-	return inserted > 0, nil
+	return nil
 }
 
-// hint asks the notifier to send the tails' wake-up hint.
-func (s *Store) hint() {
-	select {
-	case s.notifyKick <- struct{}{}:
-	default:
-	}
-}
-
-// notifier sends NOTIFY on the store's channel after commits, on a pooled
-// connection and in a transaction of its own, coalescing the commits that
-// land while one is sent. It is not in the append transaction because
-// PostgreSQL holds a cluster-wide lock from a notifying transaction's
-// pre-commit to its end, which would serialize every writer's commit flush;
-// the notify-only transaction writes no WAL and waits for no flush. A hint
-// lost in between costs a tail at most one poll interval.
-func (s *Store) notifier() {
-	defer s.notified.Done()
+// noteCommit records a committed append transaction: its xid (for ReadAll's
+// read-your-writes wait) and the streams whose counter rows it created.
+func (s *Store) noteCommit(xid uint64, fresh []string) {
 	for {
-		select {
-		case <-s.notifyKick:
-		case <-s.bg.Done():
-			return
+		old := s.lastXid.Load()
+		if xid <= old || s.lastXid.CompareAndSwap(old, xid) {
+			break
 		}
-		if _, err := s.pool.Exec(s.bg, s.sql.notify, s.channel); err != nil && s.bg.Err() == nil {
-			s.log.Warn("pgstore: notify failed; tails fall back to polling", "schema", s.schema, "err", err)
+	}
+	if len(fresh) > 0 {
+		s.mu.Lock()
+		for _, n := range fresh {
+			s.known[journal.Stream(n)] = true
 		}
+		s.mu.Unlock()
 	}
 }
 

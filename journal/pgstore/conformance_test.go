@@ -6,32 +6,33 @@ import (
 	"testing"
 
 	"github.com/jobgen/jobgen/journal"
+	"github.com/jobgen/jobgen/journal/pgstore/pgtest"
 	"github.com/jobgen/jobgen/journal/storetest"
 )
 
 // pgstore keeps every promise of journal.Store: the conformance suite, each
 // subtest in a schema of its own, reopened on the same schema.
 func TestConformance(t *testing.T) {
-	testDSN(t)
+	pgtest.DSN(t)
 	var mu sync.Mutex
 	schemas := map[*testing.T]string{}
 	open := func(t *testing.T) journal.Store {
 		mu.Lock()
 		schema, ok := schemas[t]
 		if !ok {
-			schema = testSchema(t)
+			schema = pgtest.Schema(t)
 			schemas[t] = schema
 		}
 		mu.Unlock()
-		s, err := Open(context.Background(), testDSN(t), WithSchema(schema))
+		s, err := Open(context.Background(), pgtest.DSN(t), WithSchema(schema))
 		if err != nil {
 			t.Fatal(err)
 		}
 		return s
 	}
 	storetest.Run(t, open, storetest.WithFull(func(t *testing.T, stream journal.Stream) journal.Store {
-		schema := testSchema(t)
-		s, err := Open(context.Background(), testDSN(t), WithSchema(schema))
+		schema := pgtest.Schema(t)
+		s, err := Open(context.Background(), pgtest.DSN(t), WithSchema(schema))
 		if err != nil {
 			t.Fatal(err)
 		}

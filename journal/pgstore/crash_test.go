@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/jobgen/jobgen/journal"
+	"github.com/jobgen/jobgen/journal/pgstore/pgtest"
 )
 
 // A privateServer is a PostgreSQL cluster of one test's own, run by .ci/pg.sh,
@@ -31,7 +32,7 @@ var exportLine = regexp.MustCompile(`export JOBGEN_TEST_POSTGRES='([^']+)'`)
 
 func startPrivateServer(t *testing.T) *privateServer {
 	t.Helper()
-	testDSN(t) // the same gate as every server test: skip locally, fail under CI
+	pgtest.DSN(t) // the same gate as every server test: skip locally, fail under CI
 	script, err := filepath.Abs("../../.ci/pg.sh")
 	if err != nil {
 		t.Fatal(err)
@@ -94,9 +95,7 @@ func TestServerKilledMidAppendLosesNothingAcknowledgedAndDoublesNothing(t *testi
 	var mu sync.Mutex // guards acked and failed
 	var wg sync.WaitGroup
 	for w := range writers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			stream := journal.Stream(fmt.Sprintf("w%d", w))
 			for i := 0; !stop.Load(); i++ {
 				tag := fmt.Sprintf("w%d-%d", w, i)
@@ -125,7 +124,7 @@ func TestServerKilledMidAppendLosesNothingAcknowledgedAndDoublesNothing(t *testi
 					}
 				}
 			}
-		}()
+		})
 	}
 	time.Sleep(400 * time.Millisecond)
 	srv.run("kill")
@@ -159,8 +158,7 @@ func TestServerKilledMidAppendLosesNothingAcknowledgedAndDoublesNothing(t *testi
 	total := 0
 	for w := range writers {
 		stream := journal.Stream(fmt.Sprintf("w%d", w))
-		recs := readStream(t, r, stream, 0)
-		checkGapFree(t, stream, recs)
+		recs := readGapFree(t, r, stream)
 		count := map[string]int{}
 		for _, rec := range recs {
 			count[string(rec.Payload)]++

@@ -46,20 +46,16 @@ func TestAConnectionDroppedBeforeCommitFailsEveryAppendInItAndARetryAppendsOnce(
 	var wg sync.WaitGroup
 	errs := make([]error, appenders)
 	batch := func(i int) []journal.Entry { return entries(string(rune('a'+i)), 3, true) }
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
+	wg.Go(func() {
 		_, errs[0] = s.Append(ctx, "s", batch(0)...)
-	}()
+	})
 	for calls.Load() == 0 {
 		time.Sleep(time.Millisecond)
 	}
 	for i := 1; i < appenders; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			_, errs[i] = s.Append(ctx, "s", batch(i)...)
-		}()
+		})
 	}
 	for {
 		s.mu.Lock()
@@ -92,8 +88,7 @@ func TestAConnectionDroppedBeforeCommitFailsEveryAppendInItAndARetryAppendsOnce(
 			t.Fatalf("second retry %d: %v", i, err)
 		}
 	}
-	recs := readStream(t, s, "s", 0)
-	checkGapFree(t, "s", recs)
+	recs := readGapFree(t, s, "s")
 	if len(recs) != appenders*3 {
 		t.Fatalf("%d records, want %d", len(recs), appenders*3)
 	}
@@ -122,8 +117,7 @@ func TestACommitWhoseReplyIsLostIsRetriedWithIDsWithoutDuplicates(t *testing.T) 
 	if !slices.Equal(seqs, []uint64{1, 2, 3, 4}) {
 		t.Fatalf("retry answered %v, want the first attempt's [1 2 3 4]", seqs)
 	}
-	recs := readStream(t, s, "s", 0)
-	checkGapFree(t, "s", recs)
+	recs := readGapFree(t, s, "s")
 	if len(recs) != 4 {
 		t.Fatalf("%d records, want 4", len(recs))
 	}
@@ -157,8 +151,7 @@ func TestAppendWithdrawnByItsContextWhileQueuedAppendsNothing(t *testing.T) {
 	if _, err := s.Append(bg, "s", journal.Entry{Payload: fact("second")}); err != nil {
 		t.Fatal(err)
 	}
-	recs := readStream(t, s, "s", 0)
-	checkGapFree(t, "s", recs)
+	recs := readGapFree(t, s, "s")
 	if len(recs) != 2 || string(recs[1].Payload) != string(fact("second")) {
 		t.Fatalf("records %v", recs)
 	}

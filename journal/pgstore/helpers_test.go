@@ -2,70 +2,19 @@ package pgstore
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
-	"os"
-	"regexp"
-	"strings"
 	"testing"
-	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/jobgen/jobgen/journal"
+	"github.com/jobgen/jobgen/journal/pgstore/pgtest"
 )
-
-// testDSN returns the server the tests run against: JOBGEN_TEST_POSTGRES.
-// Without it a test skips locally and fails under CI=true, where .ci/run
-// starts a server.
-func testDSN(t testing.TB) string {
-	t.Helper()
-	dsn := os.Getenv("JOBGEN_TEST_POSTGRES")
-	if dsn == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("JOBGEN_TEST_POSTGRES is not set under CI=true: .ci/run must start PostgreSQL (.ci/pg.sh start)")
-		}
-		t.Skip("no PostgreSQL: run `make pg-up` and export the JOBGEN_TEST_POSTGRES it prints")
-	}
-	return dsn
-}
-
-var nonIdent = regexp.MustCompile(`[^a-z0-9_]+`)
-
-// testSchema returns a schema name of its own for t, and drops the schema
-// when t ends.
-func testSchema(t testing.TB) string {
-	t.Helper()
-	dsn := testDSN(t)
-	var b [4]byte
-	rand.Read(b[:])
-	name := nonIdent.ReplaceAllString(strings.ToLower(t.Name()), "_")
-	if len(name) > 40 {
-		name = name[len(name)-40:]
-	}
-	schema := "t_" + name + "_" + hex.EncodeToString(b[:])
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		conn, err := pgx.Connect(ctx, dsn)
-		if err != nil {
-			t.Errorf("drop schema %s: %v", schema, err)
-			return
-		}
-		defer conn.Close(ctx)
-		if _, err := conn.Exec(ctx, "DROP SCHEMA IF EXISTS "+pgx.Identifier{schema}.Sanitize()+" CASCADE"); err != nil {
-			t.Errorf("drop schema %s: %v", schema, err)
-		}
-	})
-	return schema
-}
 
 // openTest opens a store in a fresh schema and closes it when t ends.
 func openTest(t testing.TB, opts ...Option) *Store {
 	t.Helper()
-	schema := testSchema(t)
+	schema := pgtest.Schema(t)
 	return openSchema(t, schema, opts...)
 }
 
@@ -73,7 +22,7 @@ func openTest(t testing.TB, opts ...Option) *Store {
 func openSchema(t testing.TB, schema string, opts ...Option) *Store {
 	t.Helper()
 	ctx := context.Background()
-	s, err := Open(ctx, testDSN(t), append([]Option{WithSchema(schema)}, opts...)...)
+	s, err := Open(ctx, pgtest.DSN(t), append([]Option{WithSchema(schema)}, opts...)...)
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}
@@ -88,7 +37,7 @@ func openSchema(t testing.TB, schema string, opts ...Option) *Store {
 // testPool returns a pool on the test server, closed when t ends.
 func testPool(t testing.TB) *pgxpool.Pool {
 	t.Helper()
-	pool, err := pgxpool.New(context.Background(), testDSN(t))
+	pool, err := pgxpool.New(context.Background(), pgtest.DSN(t))
 	if err != nil {
 		t.Fatalf("pool: %v", err)
 	}
@@ -140,12 +89,15 @@ func readAll(t testing.TB, s journal.Store, after journal.Position) []journal.Re
 	return recs
 }
 
-// checkGapFree fails t unless recs have seqs 1..len(recs) in order.
-func checkGapFree(t testing.TB, stream journal.Stream, recs []journal.Record) {
+// readGapFree collects a stream, failing t unless its records have seqs
+// 1..n in order.
+func readGapFree(t testing.TB, s journal.Store, stream journal.Stream) []journal.Record {
 	t.Helper()
+	recs := readStream(t, s, stream, 0)
 	for i, rec := range recs {
 		if rec.Seq != uint64(i+1) {
 			t.Fatalf("stream %q: record %d has seq %d, want %d (gap or disorder)", stream, i, rec.Seq, i+1)
 		}
 	}
+	return recs
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/jobgen/jobgen/journal"
+	"github.com/jobgen/jobgen/journal/pgstore/pgtest"
 )
 
 // TestMain runs the child side of TestFourProcessesAppendingToSixteenStreams
@@ -40,9 +41,7 @@ func childAppends(proc string) error {
 	var wg sync.WaitGroup
 	errs := make(chan error, processStreams)
 	for st := range processStreams {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			stream := journal.Stream(fmt.Sprintf("stream-%02d", st))
 			for i := 0; i < per; {
 				// One, two or three entries per Append.
@@ -62,7 +61,7 @@ func childAppends(proc string) error {
 				}
 				i += n
 			}
-		}()
+		})
 	}
 	wg.Wait()
 	close(errs)
@@ -79,27 +78,24 @@ func childAppends(proc string) error {
 const processStreams = 16
 
 func TestFourProcessesAppendingToSixteenStreams(t *testing.T) {
-	schema := testSchema(t)
+	schema := pgtest.Schema(t)
 	reader := openSchema(t, schema) // migrates before the children race to
 	const procs, per = 4, 60
 	var wg sync.WaitGroup
 	for p := range procs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			cmd := exec.Command(os.Args[0])
 			cmd.Env = append(os.Environ(),
 				"PGSTORE_CHILD="+strconv.Itoa(p), "PGSTORE_SCHEMA="+schema, "PGSTORE_PER_STREAM="+strconv.Itoa(per))
 			if out, err := cmd.CombinedOutput(); err != nil {
 				t.Errorf("process %d: %v\n%s", p, err, out)
 			}
-		}()
+		})
 	}
 	wg.Wait()
 	for st := range processStreams {
 		stream := journal.Stream(fmt.Sprintf("stream-%02d", st))
-		recs := readStream(t, reader, stream, 0)
-		checkGapFree(t, stream, recs)
+		recs := readGapFree(t, reader, stream)
 		seen := map[string]bool{}
 		for _, rec := range recs {
 			var env struct{ Data string }

@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/jobgen/jobgen/journal"
+	"github.com/jobgen/jobgen/journal/pgstore/pgtest"
 )
 
 func TestFactRowsAreImmutable(t *testing.T) {
@@ -43,30 +44,28 @@ func TestFactRowsAreImmutable(t *testing.T) {
 func factPayload(s string) []byte { return fact("%s", s) }
 
 func TestOpenRefusesANewerSchema(t *testing.T) {
-	schema := testSchema(t)
+	schema := pgtest.Schema(t)
 	ctx := context.Background()
 	s := openSchema(t, schema)
 	if _, err := s.Pool().Exec(ctx, `INSERT INTO `+s.sql.table("schema_version")+` (version, name) VALUES ($1, 'from the future')`, SchemaVersion()+1); err != nil {
 		t.Fatal(err)
 	}
-	_, err := Open(ctx, testDSN(t), WithSchema(schema))
+	_, err := Open(ctx, pgtest.DSN(t), WithSchema(schema))
 	if !errors.Is(err, ErrSchemaTooNew) {
 		t.Fatalf("Open on a newer schema: %v, want ErrSchemaTooNew", err)
 	}
 }
 
 func TestConcurrentOpensMigrateOnce(t *testing.T) {
-	schema := testSchema(t)
+	schema := pgtest.Schema(t)
 	ctx := context.Background()
 	var wg sync.WaitGroup
 	stores := make([]*Store, 6)
 	errs := make([]error, len(stores))
 	for i := range stores {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			stores[i], errs[i] = Open(ctx, testDSN(t), WithSchema(schema))
-		}()
+		wg.Go(func() {
+			stores[i], errs[i] = Open(ctx, pgtest.DSN(t), WithSchema(schema))
+		})
 	}
 	wg.Wait()
 	for i, err := range errs {
@@ -116,9 +115,9 @@ func TestCheckFindsGapsTheTriggersWouldNotStop(t *testing.T) {
 }
 
 func TestWithoutMigratingChangesNothingAndRefusesWhatIsNotAJournal(t *testing.T) {
-	schema := testSchema(t)
+	schema := pgtest.Schema(t)
 	ctx := context.Background()
-	if _, err := Open(ctx, testDSN(t), WithSchema(schema), WithoutMigrating()); !errors.Is(err, journal.ErrNotJournal) {
+	if _, err := Open(ctx, pgtest.DSN(t), WithSchema(schema), WithoutMigrating()); !errors.Is(err, journal.ErrNotJournal) {
 		t.Fatalf("read-only Open of a missing schema: %v, want ErrNotJournal", err)
 	}
 	var n int

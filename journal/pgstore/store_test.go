@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/jobgen/jobgen/journal"
+	"github.com/jobgen/jobgen/journal/pgstore/pgtest"
 )
 
 func TestAppendReturnsConsecutiveSeqsAndReadsBackByteForByte(t *testing.T) {
@@ -35,8 +36,7 @@ func TestAppendReturnsConsecutiveSeqsAndReadsBackByteForByte(t *testing.T) {
 	if err != nil || !slices.Equal(seqs, []uint64{4}) {
 		t.Fatalf("second append: %v %v, want [4]", seqs, err)
 	}
-	recs := readStream(t, s, "s1", 0)
-	checkGapFree(t, "s1", recs)
+	recs := readGapFree(t, s, "s1")
 	for i, p := range payloads {
 		if string(recs[i].Payload) != string(p) {
 			t.Errorf("record %d payload %s, want %s", i, recs[i].Payload, p)
@@ -109,8 +109,7 @@ func TestDuplicateIDReturnsFirstSeqAndLeavesNoGap(t *testing.T) {
 	if !slices.Equal(first, []uint64{1, 2}) || !slices.Equal(again, []uint64{2, 3, 1, 3, 4}) {
 		t.Fatalf("seqs %v then %v, want [1 2] then [2 3 1 3 4]", first, again)
 	}
-	recs := readStream(t, s, "s", 0)
-	checkGapFree(t, "s", recs)
+	recs := readGapFree(t, s, "s")
 	var got []string
 	for _, r := range recs {
 		got = append(got, r.ID+"="+string(r.Payload))
@@ -183,9 +182,7 @@ func TestConcurrentAppendsShareTransactionsAndStayGapFree(t *testing.T) {
 	var wg sync.WaitGroup
 	errs := make(chan error, writers)
 	for w := range writers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			stream := journal.Stream(fmt.Sprintf("s%d", w%4))
 			for i := range each {
 				if _, err := s.Append(ctx, stream, journal.Entry{ID: fmt.Sprintf("%d-%d", w, i), Payload: fact("%d-%d", w, i)}); err != nil {
@@ -193,7 +190,7 @@ func TestConcurrentAppendsShareTransactionsAndStayGapFree(t *testing.T) {
 					return
 				}
 			}
-		}()
+		})
 	}
 	wg.Wait()
 	close(errs)
@@ -203,8 +200,7 @@ func TestConcurrentAppendsShareTransactionsAndStayGapFree(t *testing.T) {
 	total := 0
 	for i := range 4 {
 		st := journal.Stream(fmt.Sprintf("s%d", i))
-		recs := readStream(t, s, st, 0)
-		checkGapFree(t, st, recs)
+		recs := readGapFree(t, s, st)
 		total += len(recs)
 	}
 	if total != writers*each {
@@ -221,9 +217,9 @@ func TestConcurrentAppendsShareTransactionsAndStayGapFree(t *testing.T) {
 }
 
 func TestFlushAndCloseSemantics(t *testing.T) {
-	schema := testSchema(t)
+	schema := pgtest.Schema(t)
 	ctx := context.Background()
-	s, err := Open(ctx, testDSN(t), WithSchema(schema))
+	s, err := Open(ctx, pgtest.DSN(t), WithSchema(schema))
 	if err != nil {
 		t.Fatal(err)
 	}

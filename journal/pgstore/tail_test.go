@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/jobgen/jobgen/journal"
+	"github.com/jobgen/jobgen/journal/pgstore/pgtest"
 )
 
 // withHooks stops or breaks append transactions at chosen points.
@@ -46,7 +47,7 @@ func next(t *testing.T, recs <-chan journal.Record, within time.Duration) journa
 }
 
 func TestTailHoldsBackACommitUntilEarlierTransactionsEnd(t *testing.T) {
-	schema := testSchema(t)
+	schema := pgtest.Schema(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	inTx, release := make(chan struct{}), make(chan struct{})
@@ -96,7 +97,7 @@ func TestTailHoldsBackACommitUntilEarlierTransactionsEnd(t *testing.T) {
 }
 
 func TestTailSeesEveryFactOnceInGlobalOrderUnderConcurrentWriters(t *testing.T) {
-	schema := testSchema(t)
+	schema := pgtest.Schema(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	writers := []*Store{openSchema(t, schema), openSchema(t, schema, WithCommitters(3)), openSchema(t, schema, WithCommitters(1))}
@@ -105,9 +106,7 @@ func TestTailSeesEveryFactOnceInGlobalOrderUnderConcurrentWriters(t *testing.T) 
 	const goroutines, each = 12, 60
 	var wg sync.WaitGroup
 	for g := range goroutines {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			w := writers[g%len(writers)]
 			for i := range each {
 				stream := journal.Stream(fmt.Sprintf("s%d", (g+i)%5))
@@ -116,7 +115,7 @@ func TestTailSeesEveryFactOnceInGlobalOrderUnderConcurrentWriters(t *testing.T) 
 					return
 				}
 			}
-		}()
+		})
 	}
 	var got []journal.Record
 	seen := map[string]bool{}

@@ -2,41 +2,23 @@ package jobsql
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
-	"os"
 	"testing"
 
 	"github.com/jobgen/jobgen/generated/jobs"
 	"github.com/jobgen/jobgen/jobhistory"
 	"github.com/jobgen/jobgen/journal"
 	"github.com/jobgen/jobgen/journal/pgstore"
+	"github.com/jobgen/jobgen/journal/pgstore/pgtest"
 )
 
-func testDSN(t *testing.T) string {
-	dsn := os.Getenv("JOBGEN_TEST_POSTGRES")
-	if dsn == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("JOBGEN_TEST_POSTGRES is not set under CI=true: .ci/run must start PostgreSQL (.ci/pg.sh start)")
-		}
-		t.Skip("no PostgreSQL: run `make pg-up` and export the JOBGEN_TEST_POSTGRES it prints")
-	}
-	return dsn
-}
-
+// openStore opens a store in a schema of t's own, closed and dropped when t ends.
 func openStore(t *testing.T) *pgstore.Store {
-	var b [4]byte
-	rand.Read(b[:])
-	schema := "t_jobsql_" + hex.EncodeToString(b[:])
 	ctx := context.Background()
-	s, err := pgstore.Open(ctx, testDSN(t), pgstore.WithSchema(schema))
+	s, err := pgstore.Open(ctx, pgtest.DSN(t), pgstore.WithSchema(pgtest.Schema(t)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		s.Pool().Exec(ctx, `DROP SCHEMA `+schema+` CASCADE`)
-		s.Close(ctx)
-	})
+	t.Cleanup(func() { s.Close(ctx) })
 	return s
 }
 
