@@ -186,11 +186,7 @@ func (w *tsWriter) union(u *Union) {
 	w.line("    if (k.length === %d && k !== %q && _fold(k) === %q) throw _ambiguous(path, %q, k, %q);", len(disc), disc, tsFold(disc), u.Name, disc)
 	w.line("    if (k === %q) {", disc)
 	w.line("      const v = o[k];")
-	kind := "_str"
-	if u.Variants[0].Tag.Kind == TagBool {
-		kind = "_bool"
-	}
-	w.line("      tag = v === null ? undefined : %s(v, path, %q);", kind, disc)
+	w.line("      tag = v === null ? undefined : %s(v, path, %q);", tsDiscReaders[u.Variants[0].Tag.Kind], disc)
 	w.line("    }")
 	w.line("  }")
 	w.line("  switch (tag) {")
