@@ -233,7 +233,7 @@ func local(f *Field) string { return "f_" + f.JSON }
 func (w *tsWriter) slot(f *Field) string {
 	l, key := local(f), strconv.Quote(f.JSON)
 	t := f.Type
-	if tsRequired(f) {
+	if wireRequired(f) {
 		if t.Kind == TypePointer {
 			t = t.Elem
 		}

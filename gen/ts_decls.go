@@ -70,23 +70,6 @@ func (w *tsWriter) enum(d *Enum) {
 	w.line("}")
 }
 
-// wireFields are the fields that travel in JSON, in the order Go's wire
-// struct holds them: common fields first.
-func wireFields(lists ...[]*Field) []*Field {
-	var out []*Field
-	for _, l := range lists {
-		for _, f := range l {
-			if f.Wire() {
-				out = append(out, f)
-			}
-		}
-	}
-	return out
-}
-
-// tsRequired reports whether Go's decoder refuses JSON without the field.
-func tsRequired(f *Field) bool { return !f.Optional && !f.Type.Collection() }
-
 // fieldsInterface writes the members of an interface, one per wire field.
 func (w *tsWriter) fieldsInterface(fields []*Field) {
 	for _, f := range wireFields(fields) {

@@ -46,7 +46,7 @@ func (w *tsWriter) decoderLocals(disc *tsDisc, fields []*Field) {
 	}
 	for _, f := range fields {
 		t := f.Type
-		if tsRequired(f) && t.Kind == TypePointer {
+		if wireRequired(f) && t.Kind == TypePointer {
 			t = t.Elem
 		}
 		w.line("  let %s: %s | undefined;", local(f), tsType(t))
@@ -100,7 +100,7 @@ func (w *tsWriter) decoderChecks(name string, disc *tsDisc, fields []*Field) {
 		w.line("  }")
 	}
 	for _, f := range fields {
-		if tsRequired(f) {
+		if wireRequired(f) {
 			w.line("  if (%s === undefined) throw _missing(path, %q, %q);", local(f), name, f.JSON)
 		}
 	}
@@ -128,7 +128,7 @@ func (w *tsWriter) decoderResult(name string, disc *tsDisc, fields []*Field) {
 	}
 	for _, f := range fields {
 		switch {
-		case tsRequired(f):
+		case wireRequired(f):
 			members = append(members, f.JSON+": "+local(f))
 		case !f.Optional && f.Type.Kind == TypeMap:
 			members = append(members, f.JSON+": "+local(f)+" ?? {}")
