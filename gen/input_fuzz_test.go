@@ -99,16 +99,7 @@ func FuzzLoadAliases(f *testing.F) {
 			return
 		}
 		root := doc.Content[0]
-		literal := 0
-		var count func(n *yaml.Node)
-		count = func(n *yaml.Node) {
-			literal++
-			for _, c := range n.Content {
-				count(c)
-			}
-		}
-		count(root)
-		budget := max(minAliasBudget, literal)
+		budget := max(minAliasBudget, countNodes(root))
 		added, cycle := naiveAdded(root, budget)
 		refused := checkAliases("fuzz.yaml", root)
 		want := cycle || added > budget
