@@ -10,7 +10,7 @@ import (
 
 // A Backend is one target jobgen generates from a spec: Go, JSON Schema,
 // Markdown, TypeScript. A backend only renders; everything that is the same
-// for every target is written once, over this interface, in output.go:
+// for every target is written once, over this interface, in output*.go:
 // comparing with a tree and printing diffs (verify), writing atomically and
 // removing orphans (generate), refusing to touch a file jobgen did not write,
 // telling one spec's files from another's, keeping roots apart and checking

@@ -8,10 +8,35 @@ import (
 )
 
 // facts emits the Fact interface, one struct per live fact version, the
-// envelope and the EncodeFact / DecodeFact codec. It is long because it is
-// one template: the generated code reads top to bottom as this function does.
+// envelope and the EncodeFact / DecodeFact codec, with the one-pass
+// decoders DecodeFact reads data with.
 func (e *emitter) facts(f *jen.File) {
 	facts := sortedBy(e.spec.Facts, func(d *Fact) string { return d.Name })
+	e.factInterface(f, facts)
+	for _, fact := range facts {
+		for _, v := range liveVersions(fact) {
+			e.factStruct(f, fact, v)
+		}
+	}
+	e.encodeFact(f)
+	onePassSet := map[string]bool{}
+	records := map[string]bool{}
+	passes := e.onePassTypes(facts)
+	for _, p := range passes {
+		onePassSet[p.name] = true
+		if e.onePassRecordName(p.name) {
+			records[p.name] = true
+		}
+	}
+	e.decodeFact(f, facts, onePassSet)
+	for _, p := range passes {
+		e.onePassDecoder(f, p, records)
+	}
+}
+
+// factInterface emits the Fact interface, FactEnvelope and the constants
+// of the facts' wire types.
+func (e *emitter) factInterface(f *jen.File, facts []*Fact) {
 	var names []string
 	for _, fact := range facts {
 		names = append(names, fact.GoName)
@@ -35,44 +60,46 @@ func (e *emitter) facts(f *jen.File) {
 			g.Id(fact.GoName + "Type").Op("=").Lit(fact.Name)
 		}
 	})
-	for _, fact := range facts {
-		for _, v := range fact.Versions {
-			if v.Retired {
-				continue
-			}
-			name := fact.StructName(v)
-			doc := named(fact.Doc, fact.Name, fact.GoName)
-			if strings.TrimSpace(doc) == "" {
-				doc = fmt.Sprintf("%s is %s %s fact.", name, article(fact.Name), fact.Name)
-			}
-			if v.Doc != "" {
-				doc += "\n\n" + v.Doc
-			}
-			if v != fact.Latest() {
-				doc = fmt.Sprintf("%s is version %d of %s, kept so that history written with it still decodes: DecodeFact reads it and upcasts it to %s with %s.", name, v.Number, fact.Name, fact.GoName, v.Upcast.Name)
-				if v.Doc != "" {
-					doc += "\n\n" + v.Doc
-				}
-			}
-			f.Line()
-			declComment(f, doc, name+" is a fact.")
-			f.Type().Id(name).Struct(structFields(v.Fields)...)
-			e.unmarshal(f, name, v.Fields, nil, nil)
-			if v != fact.Latest() {
-				continue
-			}
-			r := recv(name)
-			f.Line()
-			f.Commentf("FactType returns %sType.", fact.GoName)
-			f.Func().Params(jen.Id(name)).Id("FactType").Params().String().Block(jen.Return(jen.Id(fact.GoName + "Type")))
-			f.Line()
-			f.Commentf("FactVersion returns %d, the version %s is written as.", v.Number, r)
-			f.Func().Params(jen.Id(name)).Id("FactVersion").Params().Int().Block(jen.Return(jen.Lit(v.Number)))
-			f.Line()
-			f.Func().Params(jen.Id(name)).Id("isFact").Params().Block()
+}
+
+// factStruct emits the struct of a live fact version with its
+// UnmarshalJSON; the newest version also gets the methods that make it a
+// Fact.
+func (e *emitter) factStruct(f *jen.File, fact *Fact, v *FactVersion) {
+	name := fact.StructName(v)
+	doc := named(fact.Doc, fact.Name, fact.GoName)
+	if strings.TrimSpace(doc) == "" {
+		doc = fmt.Sprintf("%s is %s %s fact.", name, article(fact.Name), fact.Name)
+	}
+	if v.Doc != "" {
+		doc += "\n\n" + v.Doc
+	}
+	if v != fact.Latest() {
+		doc = fmt.Sprintf("%s is version %d of %s, kept so that history written with it still decodes: DecodeFact reads it and upcasts it to %s with %s.", name, v.Number, fact.Name, fact.GoName, v.Upcast.Name)
+		if v.Doc != "" {
+			doc += "\n\n" + v.Doc
 		}
 	}
+	f.Line()
+	declComment(f, doc, name+" is a fact.")
+	f.Type().Id(name).Struct(structFields(v.Fields)...)
+	e.unmarshal(f, name, v.Fields, nil, nil)
+	if v != fact.Latest() {
+		return
+	}
+	r := recv(name)
+	f.Line()
+	f.Commentf("FactType returns %sType.", fact.GoName)
+	f.Func().Params(jen.Id(name)).Id("FactType").Params().String().Block(jen.Return(jen.Id(fact.GoName + "Type")))
+	f.Line()
+	f.Commentf("FactVersion returns %d, the version %s is written as.", v.Number, r)
+	f.Func().Params(jen.Id(name)).Id("FactVersion").Params().Int().Block(jen.Return(jen.Lit(v.Number)))
+	f.Line()
+	f.Func().Params(jen.Id(name)).Id("isFact").Params().Block()
+}
 
+// encodeFact emits EncodeFact, which wraps a fact's JSON in its envelope.
+func (e *emitter) encodeFact(f *jen.File) {
 	f.Line()
 	f.Comment("EncodeFact encodes f in its envelope, {\"type\",\"v\",\"data\"}.")
 	f.Func().Id("EncodeFact").Params(jen.Id("f").Id("Fact")).Params(jen.Index().Byte(), jen.Error()).Block(
@@ -83,32 +110,12 @@ func (e *emitter) facts(f *jen.File) {
 		jen.Id("out").Op(":=").Make(jen.Index().Byte(), jen.Lit(0), jen.Len(jen.Id("data")).Op("+").Lit(48)),
 		jen.Return(jen.Qual(codecPkg, "AppendEnvelope").Call(jen.Id("out"), jen.Id("f").Dot("FactType").Call(), jen.Id("f").Dot("FactVersion").Call(), jen.Id("data")), jen.Nil()),
 	)
+}
 
-	onePassSet := map[string]bool{}
-	records := map[string]bool{}
-	passes := e.onePassTypes(facts)
-	for _, p := range passes {
-		onePassSet[p.name] = true
-		if e.onePassRecordName(p.name) {
-			records[p.name] = true
-		}
-	}
-	// read returns the statements that read the data at d into a new value
-	// named out of the struct type name, returning the error decodeErr makes.
-	read := func(name string, decodeErr func(jen.Code) jen.Code) []jen.Code {
-		call := jen.Id("d").Dot("Unmarshal").Call(jen.Op("&").Id("out"))
-		if onePassSet[name] {
-			call = jen.Id("decode"+name).Call(jen.Id("d"), jen.Op("&").Id("out"))
-		}
-		return []jen.Code{
-			jen.Var().Id("out").Id(name),
-			jen.If(jen.Err().Op(":=").Add(call), jen.Err().Op("!=").Nil()).Block(decodeErr(jen.Err())),
-		}
-	}
-	unknown := func(err jen.Code) jen.Code {
-		return jen.Return(jen.Nil(), jen.Qual(codecPkg, "SkipUnknown").Call(jen.Id("d"), jen.Lit(e.spec.Package.Name), err))
-	}
-
+// decodeFact emits DecodeFact and decodeFactData, the switch on type and
+// version that DecodeFact hands codec.DecodeFact; onePass names the structs
+// read with a one-pass decoder.
+func (e *emitter) decodeFact(f *jen.File, facts []*Fact, onePass map[string]bool) {
 	f.Line()
 	f.Comment(docLines("DecodeFact decodes an envelope written by EncodeFact with this or an earlier spec. An older version of a fact is upcast to the newest, so the result is always a Fact. A type this build does not decode is an error wrapping ErrUnknownFact; a known type at a version it does not decode, one wrapping ErrUnknownVersion (and so ErrUnknownFact). It reads data in one pass (codec.DecodeFact).", ""))
 	f.Func().Id("DecodeFact").Params(jen.Id("data").Index().Byte()).Params(jen.Id("Fact"), jen.Error()).Block(
@@ -117,41 +124,54 @@ func (e *emitter) facts(f *jen.File) {
 	f.Line()
 	f.Comment("decodeFactData decodes the data at d of a fact of type typ at version v.")
 	f.Func().Id("decodeFactData").Params(jen.Id("typ").String(), jen.Id("v").Int(), jen.Id("d").Op("*").Qual(codecPkg, "Decoder")).Params(jen.Id("Fact"), jen.Error()).BlockFunc(func(g *jen.Group) {
-		decodeErr := func(err jen.Code) jen.Code {
-			return jen.Return(jen.Nil(), e.errorf("decode %s v%d: %w", jen.Id("typ"), jen.Id("v"), err))
-		}
 		g.Switch(jen.Id("typ")).BlockFunc(func(g *jen.Group) {
 			for _, fact := range facts {
 				g.Case(jen.Id(fact.GoName+"Type")).Block(jen.Switch(jen.Id("v")).BlockFunc(func(g *jen.Group) {
 					for _, v := range fact.Versions {
-						switch {
-						case v.Retired:
-							g.Case(jen.Lit(v.Number)).Block(
-								unknown(e.errorf("decode %s v%d: version retired from the spec: %w", jen.Id("typ"), jen.Id("v"), jen.Id("ErrUnknownVersion"))),
-							)
-						case v == fact.Latest():
-							g.Case(jen.Lit(v.Number)).Block(append(read(fact.StructName(v), decodeErr),
-								jen.Return(jen.Id("out"), jen.Nil()))...,
-							)
-						default:
-							// An older version decodes as itself, then upcasts to the newest.
-							g.Case(jen.Lit(v.Number)).Block(append(read(fact.StructName(v), decodeErr),
-								jen.List(jen.Id("up"), jen.Err()).Op(":=").Id(v.Upcast.Name).Call(jen.Id("out")),
-								jen.If(jen.Err().Op("!=").Nil()).Block(
-									jen.Return(jen.Nil(), e.errorf("upcast %s v%d to v%d: %w", jen.Id("typ"), jen.Id("v"), jen.Lit(fact.Latest().Number), jen.Err())),
-								),
-								jen.Return(jen.Id("up"), jen.Nil()))...,
-							)
-						}
+						g.Case(jen.Lit(v.Number)).Block(e.factVersionRead(fact, v, onePass)...)
 					}
-				}), unknown(e.errorf("decode %s v%d: %w", jen.Id("typ"), jen.Id("v"), jen.Id("ErrUnknownVersion"))))
+				}), e.skipUnknown(e.errorf("decode %s v%d: %w", jen.Id("typ"), jen.Id("v"), jen.Id("ErrUnknownVersion"))))
 			}
 		})
-		g.Add(unknown(e.errorf("decode %q v%d: %w", jen.Id("typ"), jen.Id("v"), jen.Id("ErrUnknownFact"))))
+		g.Add(e.skipUnknown(e.errorf("decode %q v%d: %w", jen.Id("typ"), jen.Id("v"), jen.Id("ErrUnknownFact"))))
 	})
-	for _, p := range passes {
-		e.onePassDecoder(f, p, records)
+}
+
+// factVersionRead is decodeFactData's case for version v of fact: a retired
+// version is refused, the newest read, and an older one read as itself and
+// then upcast to the newest.
+func (e *emitter) factVersionRead(fact *Fact, v *FactVersion, onePass map[string]bool) []jen.Code {
+	if v.Retired {
+		return []jen.Code{e.skipUnknown(e.errorf("decode %s v%d: version retired from the spec: %w", jen.Id("typ"), jen.Id("v"), jen.Id("ErrUnknownVersion")))}
 	}
+	name := fact.StructName(v)
+	call := jen.Id("d").Dot("Unmarshal").Call(jen.Op("&").Id("out"))
+	if onePass[name] {
+		call = jen.Id("decode"+name).Call(jen.Id("d"), jen.Op("&").Id("out"))
+	}
+	read := []jen.Code{
+		jen.Var().Id("out").Id(name),
+		jen.If(jen.Err().Op(":=").Add(call), jen.Err().Op("!=").Nil()).Block(
+			jen.Return(jen.Nil(), e.errorf("decode %s v%d: %w", jen.Id("typ"), jen.Id("v"), jen.Err())),
+		),
+	}
+	if v == fact.Latest() {
+		return append(read, jen.Return(jen.Id("out"), jen.Nil()))
+	}
+	return append(read,
+		jen.List(jen.Id("up"), jen.Err()).Op(":=").Id(v.Upcast.Name).Call(jen.Id("out")),
+		jen.If(jen.Err().Op("!=").Nil()).Block(
+			jen.Return(jen.Nil(), e.errorf("upcast %s v%d to v%d: %w", jen.Id("typ"), jen.Id("v"), jen.Lit(fact.Latest().Number), jen.Err())),
+		),
+		jen.Return(jen.Id("up"), jen.Nil()),
+	)
+}
+
+// skipUnknown is the statement returning err for data this build does not
+// decode: codec.SkipUnknown skips the data, and returns err unless the data
+// is not JSON.
+func (e *emitter) skipUnknown(err jen.Code) jen.Code {
+	return jen.Return(jen.Nil(), jen.Qual(codecPkg, "SkipUnknown").Call(jen.Id("d"), jen.Lit(e.spec.Package.Name), err))
 }
 
 // onePassRecordName reports whether name is a record of the spec rather
@@ -239,16 +259,6 @@ func (e *emitter) onePassTypes(facts []*Fact) []onePass {
 	return out
 }
 
-func wireCount(fields []*Field) int {
-	n := 0
-	for _, fd := range fields {
-		if fd.Wire() {
-			n++
-		}
-	}
-	return n
-}
-
 // onePassRecord returns the record t names when DecodeFact reads it in one
 // pass.
 func (e *emitter) onePassRecord(t *Type) *Record {
@@ -326,16 +336,11 @@ func (e *emitter) readField(typ string, fd *Field, target *jen.Statement, record
 }
 
 // onePassDecoder emits decodeNAME, which reads a NAME from a codec.Decoder
-// in one pass and refuses what NAME's UnmarshalJSON refuses.
+// in one pass and refuses what NAME's UnmarshalJSON refuses: a loop over the
+// object's keys with a case per field, then the checks of what it read.
 func (e *emitter) onePassDecoder(f *jen.File, p onePass, records map[string]bool) {
-	var wire []*Field
-	for _, fd := range p.fields {
-		if fd.Wire() {
-			wire = append(wire, fd)
-		}
-	}
+	wire := wireFields(p.fields)
 	typ := e.spec.Package.Name + "." + p.name
-	required := func(fd *Field) bool { return !fd.Optional && !fd.Type.Collection() }
 	fieldsVar := "fieldsOf" + p.name
 	var names []jen.Code
 	for _, fd := range wire {
@@ -347,27 +352,7 @@ func (e *emitter) onePassDecoder(f *jen.File, p onePass, records map[string]bool
 
 	var cases []jen.Code
 	for i, fd := range wire {
-		bit := jen.Lit(uint64(1) << i)
-		read, own := e.readField(typ, fd, jen.Id("out").Dot(fd.GoName), records)
-		body := []jen.Code{
-			jen.If(jen.Id("seen").Op("&").Add(bit).Op("!=").Lit(0)).Block(
-				jen.Return(jen.Qual(codecPkg, "DuplicateKey").Call(jen.Lit(typ), jen.Id("key"))),
-			),
-			jen.Id("seen").Op("|=").Add(bit),
-		}
-		switch {
-		case required(fd):
-			// A null leaves a required field missing, as encoding/json leaves its pointer nil.
-			body = append(body, jen.If(jen.Op("!").Id("d").Dot("Null").Call()).Block(
-				append(read, jen.Id("present").Op("|=").Add(bit.Clone()))...,
-			))
-		case own && !records[fd.Type.Name]:
-			// A null leaves an optional field as it is.
-			body = append(body, jen.If(jen.Op("!").Id("d").Dot("Null").Call()).Block(read...))
-		default:
-			body = append(body, read...) // reads null as encoding/json does
-		}
-		cases = append(cases, jen.Case(jen.Lit(fd.JSON)).Block(body...))
+		cases = append(cases, e.onePassCase(typ, uint64(1)<<i, fd, records))
 	}
 	cases = append(cases, jen.Default().Block(
 		jen.If(jen.Err().Op(":=").Id("others").Dot("Other").Call(jen.Lit(typ), jen.Id("key"), jen.Id(fieldsVar)), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
@@ -388,27 +373,45 @@ func (e *emitter) onePassDecoder(f *jen.File, p onePass, records map[string]bool
 		),
 	}
 	for i, fd := range wire {
-		if required(fd) {
+		if wireRequired(fd) {
 			body = append(body, jen.If(jen.Id("present").Op("&").Lit(uint64(1)<<i).Op("==").Lit(0)).Block(
 				jen.Return(e.missingField(p.name, fd.JSON)),
 			))
 		}
 	}
 	for _, fd := range wire {
-		if fd.terminalOf == nil {
-			continue
+		if fd.terminalOf != nil {
+			body = append(body, e.terminalCheck(p.name, fd, jen.Id("out").Dot(fd.GoName), false))
 		}
-		val := jen.Id("out").Dot(fd.GoName)
-		cond := jen.Op("!").Add(val.Clone()).Dot("Terminal").Call()
-		if !required(fd) {
-			cond = val.Clone().Op("!=").Lit("").Op("&&").Add(cond) // absent is allowed
-		}
-		body = append(body, jen.If(cond).Block(
-			jen.Return(e.errorf(p.name+": "+fd.JSON+" %q is not a terminal state of "+fd.terminalOf.Name+": %w", val, jen.Id("ErrInvalidEnum"))),
-		))
 	}
 	body = append(body, jen.Return(jen.Nil()))
 	f.Line()
 	f.Commentf("decode%s reads a %s from d in one pass, checking the JSON's syntax as it goes, and refuses what %s.UnmarshalJSON refuses.", p.name, p.name, p.name)
 	f.Func().Id("decode"+p.name).Params(jen.Id("d").Op("*").Qual(codecPkg, "Decoder"), jen.Id("out").Op("*").Id(p.name)).Error().Block(body...)
+}
+
+// onePassCase is the case of decodeNAME's key switch reading field fd,
+// whose bit in the seen and present masks is bit: a key seen twice is
+// refused, and null is read as encoding/json reads it.
+func (e *emitter) onePassCase(typ string, bit uint64, fd *Field, records map[string]bool) jen.Code {
+	read, own := e.readField(typ, fd, jen.Id("out").Dot(fd.GoName), records)
+	body := []jen.Code{
+		jen.If(jen.Id("seen").Op("&").Lit(bit).Op("!=").Lit(0)).Block(
+			jen.Return(jen.Qual(codecPkg, "DuplicateKey").Call(jen.Lit(typ), jen.Id("key"))),
+		),
+		jen.Id("seen").Op("|=").Lit(bit),
+	}
+	switch {
+	case wireRequired(fd):
+		// A null leaves a required field missing, as encoding/json leaves its pointer nil.
+		body = append(body, jen.If(jen.Op("!").Id("d").Dot("Null").Call()).Block(
+			append(read, jen.Id("present").Op("|=").Lit(bit))...,
+		))
+	case own && !records[fd.Type.Name]:
+		// A null leaves an optional field as it is.
+		body = append(body, jen.If(jen.Op("!").Id("d").Dot("Null").Call()).Block(read...))
+	default:
+		body = append(body, read...) // reads null as encoding/json does
+	}
+	return jen.Case(jen.Lit(fd.JSON)).Block(body...)
 }

@@ -196,31 +196,15 @@ func (d *discCheck) mismatch() *jen.Statement {
 // unmarshal emits an UnmarshalJSON that refuses input lacking a required
 // field, carrying a key twice or a key that differs from a field's only in
 // case (and, for a variant, carrying another variant's tag). Types with no
-// wire field get none. The checks are one generated method, written in the
-// order it runs, so the template stays whole.
+// wire field get none. The method decodes into a shadow struct, whose
+// required fields are pointers so that absence shows, checks the keys and
+// the values, and then copies the fields over.
 func (e *emitter) unmarshal(f *jen.File, typeName string, fields, common []*Field, disc *discCheck) {
-	var wire []*Field
-	for _, fd := range append(append([]*Field(nil), common...), fields...) {
-		if fd.Wire() {
-			wire = append(wire, fd)
-		}
-	}
-	required := func(fd *Field) bool { return !fd.Optional && !fd.Type.Collection() }
+	wire := wireFields(common, fields)
 	if disc == nil && len(wire) == 0 {
 		return
 	}
 	r := recv(typeName)
-	var shadow []jen.Code
-	if disc != nil {
-		shadow = append(shadow, jen.Id(disc.goName).Op("*").Id(string(disc.kind)).Tag(map[string]string{"json": disc.json}))
-	}
-	for _, fd := range wire {
-		t := goType(fd.Type)
-		if required(fd) {
-			t = jen.Op("*").Add(t)
-		}
-		shadow = append(shadow, jen.Id(fd.GoName).Add(t).Tag(map[string]string{"json": fd.JSON}))
-	}
 	keys := []jen.Code{jen.Lit(e.spec.Package.Name + "." + typeName), jen.Id("data")}
 	if disc != nil {
 		keys = append(keys, jen.Lit(disc.json))
@@ -229,7 +213,7 @@ func (e *emitter) unmarshal(f *jen.File, typeName string, fields, common []*Fiel
 		keys = append(keys, jen.Lit(fd.JSON))
 	}
 	body := []jen.Code{
-		jen.Var().Id("wire").Struct(shadow...),
+		jen.Var().Id("wire").Struct(shadowFields(disc, wire)...),
 		jen.If(jen.Err().Op(":=").Qual(jsonPkg, "Unmarshal").Call(jen.Id("data"), jen.Op("&").Id("wire")), jen.Err().Op("!=").Nil()).Block(
 			jen.Return(jen.Err()),
 		),
@@ -237,41 +221,10 @@ func (e *emitter) unmarshal(f *jen.File, typeName string, fields, common []*Fiel
 			jen.Return(jen.Err()),
 		),
 	}
-	if disc != nil {
-		body = append(body,
-			jen.If(jen.Id("wire").Dot(disc.goName).Op("==").Nil()).Block(
-				jen.Return(e.missingField(typeName, disc.json)),
-			),
-			jen.If(disc.mismatch()).Block(
-				jen.Return(e.errorf(typeName+": "+disc.json+" is %v, want %v", jen.Op("*").Id("wire").Dot(disc.goName), jen.Id(disc.tagVal))),
-			),
-		)
-	}
-	for _, fd := range wire {
-		if required(fd) {
-			body = append(body, jen.If(jen.Id("wire").Dot(fd.GoName).Op("==").Nil()).Block(
-				jen.Return(e.missingField(typeName, fd.JSON)),
-			))
-		}
-	}
-	for _, fd := range wire {
-		if fd.terminalOf == nil {
-			continue
-		}
-		val := jen.Id("wire").Dot(fd.GoName)
-		cond := jen.Op("!").Add(val.Clone()).Dot("Terminal").Call()
-		if required(fd) {
-			val = jen.Op("*").Add(val)
-		} else {
-			cond = val.Clone().Op("!=").Lit("").Op("&&").Add(cond) // absent is allowed
-		}
-		body = append(body, jen.If(cond).Block(
-			jen.Return(e.errorf(typeName+": "+fd.JSON+" %q is not a terminal state of "+fd.terminalOf.Name+": %w", val, jen.Id("ErrInvalidEnum"))),
-		))
-	}
+	body = append(body, e.shadowChecks(typeName, disc, wire)...)
 	for _, fd := range wire {
 		val := jen.Id("wire").Dot(fd.GoName)
-		if required(fd) {
+		if wireRequired(fd) {
 			val = jen.Op("*").Add(val)
 		}
 		body = append(body, jen.Id(r).Dot(fd.GoName).Op("=").Add(val))
@@ -284,4 +237,68 @@ func (e *emitter) unmarshal(f *jen.File, typeName string, fields, common []*Fiel
 		f.Commentf("UnmarshalJSON decodes %s, refusing a missing required field or an ambiguous key.", r)
 	}
 	f.Func().Params(jen.Id(r).Op("*").Id(typeName)).Id("UnmarshalJSON").Params(jen.Id("data").Index().Byte()).Error().Block(body...)
+}
+
+// shadowFields are the fields of UnmarshalJSON's shadow struct: the
+// discriminator, then each wire field, a pointer when it is required.
+func shadowFields(disc *discCheck, wire []*Field) []jen.Code {
+	var out []jen.Code
+	if disc != nil {
+		out = append(out, jen.Id(disc.goName).Op("*").Id(string(disc.kind)).Tag(map[string]string{"json": disc.json}))
+	}
+	for _, fd := range wire {
+		t := goType(fd.Type)
+		if wireRequired(fd) {
+			t = jen.Op("*").Add(t)
+		}
+		out = append(out, jen.Id(fd.GoName).Add(t).Tag(map[string]string{"json": fd.JSON}))
+	}
+	return out
+}
+
+// shadowChecks are the checks UnmarshalJSON makes on its shadow struct: the
+// discriminator present and this variant's, each required field present,
+// and each terminal-state field holding a terminal state.
+func (e *emitter) shadowChecks(typeName string, disc *discCheck, wire []*Field) []jen.Code {
+	var out []jen.Code
+	if disc != nil {
+		out = append(out,
+			jen.If(jen.Id("wire").Dot(disc.goName).Op("==").Nil()).Block(
+				jen.Return(e.missingField(typeName, disc.json)),
+			),
+			jen.If(disc.mismatch()).Block(
+				jen.Return(e.errorf(typeName+": "+disc.json+" is %v, want %v", jen.Op("*").Id("wire").Dot(disc.goName), jen.Id(disc.tagVal))),
+			),
+		)
+	}
+	for _, fd := range wire {
+		if wireRequired(fd) {
+			out = append(out, jen.If(jen.Id("wire").Dot(fd.GoName).Op("==").Nil()).Block(
+				jen.Return(e.missingField(typeName, fd.JSON)),
+			))
+		}
+	}
+	for _, fd := range wire {
+		if fd.terminalOf != nil {
+			out = append(out, e.terminalCheck(typeName, fd, jen.Id("wire").Dot(fd.GoName), wireRequired(fd)))
+		}
+	}
+	return out
+}
+
+// terminalCheck is the statement refusing a value of fd, at val, that is
+// not a terminal state of its machine; an optional field may be absent
+// (empty). deref says val is a pointer, as a required field's is in
+// UnmarshalJSON's shadow struct.
+func (e *emitter) terminalCheck(typeName string, fd *Field, val *jen.Statement, deref bool) jen.Code {
+	cond := jen.Op("!").Add(val.Clone()).Dot("Terminal").Call()
+	if !wireRequired(fd) {
+		cond = val.Clone().Op("!=").Lit("").Op("&&").Add(cond) // absent is allowed
+	}
+	if deref {
+		val = jen.Op("*").Add(val)
+	}
+	return jen.If(cond).Block(
+		jen.Return(e.errorf(typeName+": "+fd.JSON+" %q is not a terminal state of "+fd.terminalOf.Name+": %w", val, jen.Id("ErrInvalidEnum"))),
+	)
 }

@@ -164,20 +164,8 @@ func FuzzLoad(f *testing.F) {
 		f.Add(data)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		spec, err := LoadFS(fstest.MapFS{}, "fuzz.yaml", data)
-		if (spec == nil) == (err == nil) {
-			t.Fatalf("LoadFS returned spec=%v err=%v; want exactly one", spec != nil, err)
-		}
+		spec, err := loadFuzzed(t, data, false)
 		if err != nil {
-			var list ErrorList
-			if !errors.As(err, &list) || len(list) == 0 {
-				t.Fatalf("error is not a non-empty ErrorList: %v", err)
-			}
-			for _, e := range list {
-				if e.Pos.File != "fuzz.yaml" || e.Pos.Line < 1 {
-					t.Fatalf("error without a position: %v", e)
-				}
-			}
 			return
 		}
 		if _, err := Emit(spec); err != nil {

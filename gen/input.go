@@ -99,15 +99,7 @@ const minAliasBudget = 10_000
 // error is at the alias that crosses the budget, or at an alias naming a
 // node that contains it.
 func checkAliases(file string, root *yaml.Node) ErrorList {
-	literal := 0
-	var count func(n *yaml.Node)
-	count = func(n *yaml.Node) {
-		literal++
-		for _, c := range n.Content {
-			count(c)
-		}
-	}
-	count(root)
+	literal := countNodes(root)
 	budget := max(minAliasBudget, literal)
 	limit := budget + literal + 1 // sizes saturate here, so nothing overflows
 	const active = -1
@@ -167,6 +159,16 @@ func checkAliases(file string, root *yaml.Node) ErrorList {
 	return errs
 }
 
+// countNodes is the number of nodes in the tree at n as written, each alias
+// one node.
+func countNodes(n *yaml.Node) int {
+	count := 1
+	for _, c := range n.Content {
+		count += countNodes(c)
+	}
+	return count
+}
+
 var yamlProblem = regexp.MustCompile(`^yaml: (?:line (\d+): )?(.*)$`)
 
 // maxLocateParses bounds the parses syntaxPos may spend on one error.
@@ -180,107 +182,147 @@ const maxLocateParses = 24
 // find it by galloping over lines from the reported one and bisecting
 // within a line, which costs a few parses of the document. An error about
 // an unclosed [ or { is placed at the bracket, the construct left open,
-// found without parsing again. It returns line and column from 1. The
-// gallop, the bisection and the bracket case share their parse state, which
-// is why they stay in one function.
+// found without parsing again. It returns line and column from 1.
 func syntaxPos(data []byte, msg string, reported int) (line, col int) {
-	lineStarts := []int{0}
+	p := &prefixSearch{data: data, msg: msg, lineStarts: []int{0}}
 	for i, b := range data {
 		if b == '\n' {
-			lineStarts = append(lineStarts, i+1)
+			p.lineStarts = append(p.lineStarts, i+1)
 		}
 	}
-	flow := strings.Contains(msg, "did not find expected ',' or ']'") || strings.Contains(msg, "did not find expected ',' or '}'")
-	if flow {
-		// The construct left open: yaml.v3's line is where it began, so
-		// take the innermost bracket still open at the end that is on it.
-		open := unclosedFlow(data)
-		for i := len(open) - 1; i >= 0; i-- {
-			if l, c := offsetPos(data, lineStarts, open[i]); l == reported+1 {
-				return l, c
-			}
-		}
-		if len(open) > 0 {
-			return offsetPos(data, lineStarts, open[len(open)-1])
+	if strings.Contains(msg, "did not find expected ',' or ']'") || strings.Contains(msg, "did not find expected ',' or '}'") {
+		if l, c, ok := p.openBracket(reported); ok {
+			return l, c
 		}
 	}
-	parses := 0
-	fails := func(k int) bool {
-		parses++
-		return yamlErrorText(data[:k]) == msg
+	lo := p.firstLine(reported)
+	bad, ok := p.failingLine(lo)
+	if !ok {
+		return lo + 1, 1 // no prefix fails alike, or the search ran out: keep the line yaml.v3 gave, made 1-based
 	}
-	lineEnd := func(l int) int { // exclusive end of 0-based line l, with its newline
-		if l+1 < len(lineStarts) {
-			return lineStarts[l+1]
+	return offsetPos(data, p.lineStarts, p.failingOffset(bad))
+}
+
+// A prefixSearch looks for the shortest prefix of data on which yaml.v3
+// fails with msg, counting the parses it spends against maxLocateParses.
+// Lines are 0-based here.
+type prefixSearch struct {
+	data       []byte
+	msg        string
+	lineStarts []int // the offset where each line starts
+	parses     int
+}
+
+// fails reports whether the first k bytes fail to parse with the message.
+func (p *prefixSearch) fails(k int) bool {
+	p.parses++
+	return yamlErrorText(p.data[:k]) == p.msg
+}
+
+// lineEnd is the exclusive end of line l, with its newline.
+func (p *prefixSearch) lineEnd(l int) int {
+	if l+1 < len(p.lineStarts) {
+		return p.lineStarts[l+1]
+	}
+	return len(p.data)
+}
+
+// openBracket places an error about an unclosed [ or { at the construct
+// left open: yaml.v3's line is where it began, so it takes the innermost
+// bracket still open at the end that is on that line, else the innermost.
+func (p *prefixSearch) openBracket(reported int) (line, col int, ok bool) {
+	open := unclosedFlow(p.data)
+	for i := len(open) - 1; i >= 0; i-- {
+		if l, c := offsetPos(p.data, p.lineStarts, open[i]); l == reported+1 {
+			return l, c, true
 		}
-		return len(data)
 	}
-	// Lines are 0-based here. A scanner error's line is the reported one; a
-	// parser error's is after it, since yaml.v3 counts those from 0.
+	if len(open) == 0 {
+		return 0, 0, false
+	}
+	l, c := offsetPos(p.data, p.lineStarts, open[len(open)-1])
+	return l, c, true
+}
+
+// firstLine is the first line the error can be on. A scanner error's line
+// is the reported one; a parser error's is after it, since yaml.v3 counts
+// those from 0.
+func (p *prefixSearch) firstLine(reported int) int {
 	lo := max(0, reported-1)
-	if strings.HasPrefix(msg, "did not find expected key") || strings.HasPrefix(msg, "did not find expected node content") || strings.HasPrefix(msg, "did not find expected '-' indicator") {
+	if strings.HasPrefix(p.msg, "did not find expected key") || strings.HasPrefix(p.msg, "did not find expected node content") || strings.HasPrefix(p.msg, "did not find expected '-' indicator") {
 		lo = reported
 	}
-	if lo >= len(lineStarts) {
-		lo = len(lineStarts) - 1
-	}
-	// Gallop: find a line whose end makes the prefix fail.
-	good, bad := lo-1, -1
+	return min(lo, len(p.lineStarts)-1)
+}
+
+// failingLine is the first line from lo whose end makes the prefix fail,
+// found by galloping forward and then bisecting; ok is false when no
+// prefix fails alike or the parses ran out before one did.
+func (p *prefixSearch) failingLine(lo int) (bad int, ok bool) {
+	last := len(p.lineStarts) - 1
+	good := lo - 1
 	for step := 1; ; step *= 2 {
-		l := min(lo+step-1, len(lineStarts)-1)
-		if parses >= maxLocateParses {
-			return lo + 1, 1
+		l := min(lo+step-1, last)
+		if p.parses >= maxLocateParses {
+			return 0, false
 		}
-		if fails(lineEnd(l)) {
+		if p.fails(p.lineEnd(l)) {
 			bad = l
 			break
 		}
 		good = l
-		if l == len(lineStarts)-1 {
-			return lo + 1, 1 // no prefix fails alike: keep the line yaml.v3 gave, made 1-based
+		if l == last {
+			return 0, false
 		}
 	}
-	for bad-good > 1 && parses < maxLocateParses {
+	for bad-good > 1 && p.parses < maxLocateParses {
 		mid := (good + bad) / 2
-		if fails(lineEnd(mid)) {
+		if p.fails(p.lineEnd(mid)) {
 			bad = mid
 		} else {
 			good = mid
 		}
 	}
-	// Within line bad: the smallest failing prefix length in (start, end].
-	// Most often it ends at the line's first token, so try that first.
-	lo2, hi2 := lineStarts[bad], lineEnd(bad)
-	first := lo2
-	for first < hi2-1 && (data[first] == ' ' || data[first] == '\t') {
+	return bad, true
+}
+
+// failingOffset is the offset of the token on line bad where the prefix
+// starts to fail: the smallest failing prefix length in (start, end] of
+// the line, less one, bisected. Most often it ends at the line's first
+// token, so that is tried first.
+func (p *prefixSearch) failingOffset(bad int) int {
+	data, start := p.data, p.lineStarts[bad]
+	lo, hi := start, p.lineEnd(bad)
+	first := lo
+	for first < hi-1 && (data[first] == ' ' || data[first] == '\t') {
 		first++
 	}
-	if first+1 < hi2 {
-		if fails(first + 1) {
-			hi2 = first + 1
+	if first+1 < hi {
+		if p.fails(first + 1) {
+			hi = first + 1
 		} else {
-			lo2 = first + 1
+			lo = first + 1
 		}
 	}
-	for hi2-lo2 > 1 && parses < maxLocateParses {
-		mid := (lo2 + hi2) / 2
-		if fails(mid) {
-			hi2 = mid
+	for hi-lo > 1 && p.parses < maxLocateParses {
+		mid := (lo + hi) / 2
+		if p.fails(mid) {
+			hi = mid
 		} else {
-			lo2 = mid
+			lo = mid
 		}
 	}
-	at := max(lineStarts[bad], hi2-1)
+	at := max(start, hi-1)
 	if at >= len(data) { // the error is at the end, after a last newline
-		return offsetPos(data, lineStarts, len(data))
+		return len(data)
 	}
-	for at > lineStarts[bad] && !utf8.RuneStart(data[at]) {
+	for at > start && !utf8.RuneStart(data[at]) {
 		at--
 	}
-	if data[at] == '\n' && at > lineStarts[bad] {
+	if data[at] == '\n' && at > start {
 		at-- // the token is what ended the line, not the newline
 	}
-	return offsetPos(data, lineStarts, at)
+	return at
 }
 
 // offsetPos is the 1-based line and rune column of a byte offset.

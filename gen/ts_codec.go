@@ -233,7 +233,7 @@ func local(f *Field) string { return "f_" + f.JSON }
 func (w *tsWriter) slot(f *Field) string {
 	l, key := local(f), strconv.Quote(f.JSON)
 	t := f.Type
-	if tsRequired(f) {
+	if wireRequired(f) {
 		if t.Kind == TypePointer {
 			t = t.Elem
 		}
@@ -323,120 +323,6 @@ func (w *tsWriter) structFields(name string) []*Field {
 		}
 	}
 	return nil
-}
-
-func (w *tsWriter) decoder(name string, disc *tsDisc, fields []*Field) {
-	w.line("")
-	what := "refusing input that lacks a required field"
-	if disc != nil {
-		what = fmt.Sprintf("refusing another variant's %s or a missing required field", disc.json)
-	}
-	w.doc("", fmt.Sprintf("decode%s reads %s %s from JSON as Go's decoder does, %s.", name, article(name), name, what), "")
-	w.line("export function decode%s(json: unknown, path = \"$\"): %s {", name, name)
-	if len(fields) == 0 && disc == nil {
-		w.line("  _obj(json, path, %q);", name)
-		w.line("  return {};")
-		w.line("}")
-		return
-	}
-	w.line("  const o = _obj(json, path, %q);", name)
-	if disc != nil {
-		w.line("  let f_%s: %s | undefined;", disc.json, map[TagKind]string{TagString: "string", TagBool: "boolean"}[disc.kind])
-	}
-	for _, f := range fields {
-		t := f.Type
-		if tsRequired(f) && t.Kind == TypePointer {
-			t = t.Elem
-		}
-		w.line("  let %s: %s | undefined;", local(f), tsType(t))
-	}
-	w.line("  for (const k of Object.keys(o)) {")
-	w.line("    const v = o[k];")
-	// A key is a field's name exactly; one that folds to a field's name
-	// without being it is refused, as Go's codec.CheckKeys refuses it.
-	discSlot := ""
-	if disc != nil {
-		fn := map[TagKind]string{TagString: "_str", TagBool: "_bool"}[disc.kind]
-		discSlot = fmt.Sprintf("f_%s = v === null ? undefined : %s(v, path, %q);", disc.json, fn, disc.json)
-	}
-	w.line("    switch (k) {")
-	if disc != nil {
-		w.line("      case %q:", disc.json)
-		w.line("        %s", discSlot)
-		w.line("        continue;")
-	}
-	for _, f := range fields {
-		w.line("      case %q:", f.JSON)
-		w.line("        %s", w.slot(f))
-		w.line("        continue;")
-	}
-	w.line("    }")
-	// Go refuses a key that differs from a field's name only in case.
-	w.line("    switch (_fold(k)) {")
-	seen := map[string]bool{}
-	names := []string{}
-	if disc != nil {
-		names = append(names, disc.json)
-	}
-	for _, f := range fields {
-		names = append(names, f.JSON)
-	}
-	for _, n := range names {
-		if seen[tsFold(n)] {
-			continue
-		}
-		seen[tsFold(n)] = true
-		w.line("      case %q:", tsFold(n))
-		w.line("        throw _ambiguous(path, %q, k, %q);", name, n)
-	}
-	w.line("    }")
-	w.line("  }")
-	if disc != nil {
-		w.line("  if (f_%s === undefined) throw _missing(path, %q, %q);", disc.json, name, disc.json)
-		w.line("  if (f_%s !== %s) {", disc.json, disc.lit)
-		w.line("    throw new DecodeError(\"invalidValue\", path + %q, %q + JSON.stringify(f_%s) + %q);", "."+disc.json, name+": "+disc.json+" is ", disc.json, ", want "+disc.lit)
-		w.line("  }")
-	}
-	for _, f := range fields {
-		if tsRequired(f) {
-			w.line("  if (%s === undefined) throw _missing(path, %q, %q);", local(f), name, f.JSON)
-		}
-	}
-	for _, f := range fields {
-		if f.terminalOf == nil {
-			continue
-		}
-		var conds, states []string
-		for _, st := range f.terminalOf.Terminal {
-			conds = append(conds, fmt.Sprintf("%s !== %q", local(f), st.Name))
-			states = append(states, st.Name)
-		}
-		w.line("  if (%s !== undefined && %s) {", local(f), strings.Join(conds, " && "))
-		w.line("    throw new DecodeError(\"invalidEnum\", path + %q, %q + JSON.stringify(%s) + %q);", "."+f.JSON, name+": "+f.JSON+" ", local(f), " is not a terminal state of "+f.terminalOf.Name+" ("+strings.Join(states, ", ")+")")
-		w.line("  }")
-	}
-	var members []string
-	if disc != nil {
-		members = append(members, disc.json+": "+disc.lit)
-	}
-	for _, f := range fields {
-		switch {
-		case tsRequired(f):
-			members = append(members, f.JSON+": "+local(f))
-		case !f.Optional && f.Type.Kind == TypeMap:
-			members = append(members, f.JSON+": "+local(f)+" ?? {}")
-		case !f.Optional:
-			members = append(members, f.JSON+": "+local(f)+" ?? []")
-		}
-	}
-	w.line("  const out: %s = { %s };", name, strings.Join(members, ", "))
-	for _, f := range fields {
-		if f.Optional {
-			w.line("  if (%s) out.%s = %s;", w.present(f.Type, local(f)), f.JSON, local(f))
-		}
-	}
-	w.line("  return out;")
-	w.line("}")
 }
 
 // encode is an expression writing x, of type t, as JSON Go reads.

@@ -1,0 +1,26 @@
+package gen
+
+// This file holds what the Go and TypeScript codecs agree on about a
+// struct's fields on the wire: which travel, in what order, and which a
+// decoder refuses JSON without.
+
+// wireFields are the fields that travel in JSON, in the order Go's wire
+// struct holds them: common fields first.
+func wireFields(lists ...[]*Field) []*Field {
+	var out []*Field
+	for _, l := range lists {
+		for _, f := range l {
+			if f.Wire() {
+				out = append(out, f)
+			}
+		}
+	}
+	return out
+}
+
+// wireCount is how many of fields travel in JSON.
+func wireCount(fields []*Field) int { return len(wireFields(fields)) }
+
+// wireRequired reports whether Go's decoder refuses JSON without the field:
+// it is neither optional nor a collection, which JSON may leave out.
+func wireRequired(f *Field) bool { return !f.Optional && !f.Type.Collection() }
