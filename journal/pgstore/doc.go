@@ -78,8 +78,9 @@ only rows of transactions below the snapshot's xmin, the oldest transaction
 still running in the cluster: every such transaction has ended, so no row can
 appear later before a position already handed out. The cost is lag: any long
 transaction anywhere in the cluster holds the tail back until it ends. ReadAll
-first waits (WithReadYourWritesWait) until the horizon passes the store's own
-last commit, so a caller reads its own appends.
+first waits (WithReadYourWritesWait) until the horizon passes the newest commit
+made before it began, so a caller reads its own appends and a reader in another
+process (`jobgen journal cat`) reads everything already committed.
 
 Tail is woken by NOTIFY on the channel named like the schema, heard on a
 dedicated connection (not from the pool) that reconnects with backoff; a

@@ -87,10 +87,12 @@ func (s *Store) readStreamPage(ctx context.Context, stream journal.Stream, after
 // only rows of transactions older than every transaction still running in
 // the cluster (the snapshot's xmin), so a transaction that commits late can
 // never land behind a position already handed out; such rows come in a later
-// read, at their place. So that a caller reads its own appends, ReadAll first
-// waits, up to WithReadYourWritesWait, until the horizon passes this store's
-// last commit; what another writer's open transaction holds back after that
-// is left for a later read (Tail waits for it).
+// read, at their place. So that a caller reads every fact committed before
+// it called — its own appends and any other writer's — ReadAll first waits,
+// up to WithReadYourWritesWait, until the horizon passes the newest of those
+// commits (an older transaction still open anywhere in the cluster holds it
+// back); after the wait it logs a warning and reads what is safe. What commits
+// after ReadAll began is left for a later read (Tail waits for it).
 func (s *Store) ReadAll(ctx context.Context, after journal.Position) iter.Seq2[journal.Record, error] {
 	return func(yield func(journal.Record, error) bool) {
 		if after.Minor > math.MaxInt64 {
@@ -105,7 +107,7 @@ func (s *Store) ReadAll(ctx context.Context, after journal.Position) iter.Seq2[j
 			yield(journal.Record{}, fmt.Errorf("%s: read all after %s: %w", s.name, after, err))
 			return
 		}
-		if err := s.awaitOwnWrites(ctx); err != nil {
+		if err := s.awaitCommitted(ctx); err != nil {
 			yield(journal.Record{}, fmt.Errorf("%s: read all after %s: %w", s.name, after, err))
 			return
 		}
@@ -152,11 +154,16 @@ func (s *Store) readAllPage(ctx context.Context, after journal.Position) ([]jour
 	return page, rows.Err()
 }
 
-// awaitOwnWrites waits until the snapshot horizon is past the store's last
-// committed transaction, or WithReadYourWritesWait passed.
-func (s *Store) awaitOwnWrites(ctx context.Context) error {
-	own := s.lastXid.Load()
-	if own == 0 {
+// awaitCommitted waits until the snapshot horizon is past every transaction
+// whose facts were committed when it began, this store's own included, or
+// WithReadYourWritesWait passed.
+func (s *Store) awaitCommitted(ctx context.Context) error {
+	var newest uint64
+	if err := s.pool.QueryRow(ctx, s.sql.newestXid).Scan(&newest); err != nil {
+		return err
+	}
+	target := max(newest, s.lastXid.Load())
+	if target == 0 {
 		return nil
 	}
 	deadline := time.Now().Add(s.cfg.ryw)
@@ -166,12 +173,12 @@ func (s *Store) awaitOwnWrites(ctx context.Context) error {
 		if err := s.pool.QueryRow(ctx, s.sql.horizon).Scan(&xmin); err != nil {
 			return err
 		}
-		if xmin > own {
+		if xmin > target {
 			return nil
 		}
 		if time.Now().After(deadline) {
-			s.log.Warn("pgstore: an older transaction holds the read horizon back; reading without this store's latest commits",
-				"schema", s.schema, "horizon", xmin, "own", own)
+			s.log.Warn("pgstore: an older transaction holds the read horizon back; reading without the latest commits",
+				"schema", s.schema, "horizon", xmin, "newest", target, "waited", s.cfg.ryw)
 			return nil
 		}
 		if err := sleep(ctx, delay); err != nil {

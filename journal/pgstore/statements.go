@@ -13,6 +13,7 @@ type statements struct {
 	appendAll, appendNoIDs              string
 	notify                              string
 	readStream, readAll, horizon        string
+	newestXid                           string
 	lastSeq                             string
 	schema                              string
 }
@@ -112,7 +113,10 @@ var statementTexts = statements{
 			WHERE (xid, pos) > ($1::xid8, $2::int8) AND xid < pg_snapshot_xmin(pg_current_snapshot())
 			ORDER BY xid, pos LIMIT $3`,
 	horizon: `SELECT pg_snapshot_xmin(pg_current_snapshot())`,
-	lastSeq: `SELECT coalesce((SELECT head FROM S.stream WHERE name = $1), 0)`,
+	// The newest transaction whose facts this statement's snapshot sees:
+	// the last commit a ReadAll beginning now must wait for.
+	newestXid: `SELECT coalesce((SELECT xid FROM S.fact ORDER BY xid DESC LIMIT 1), '0'::xid8)`,
+	lastSeq:   `SELECT coalesce((SELECT head FROM S.stream WHERE name = $1), 0)`,
 }
 
 // newStatements returns the statements of the store in schema.
@@ -134,7 +138,7 @@ func (q *statements) sql() []*string {
 		&q.insertFacts, &q.raiseHeads, &q.xid,
 		&q.appendAll, &q.appendNoIDs,
 		&q.notify,
-		&q.readStream, &q.readAll, &q.horizon,
+		&q.readStream, &q.readAll, &q.horizon, &q.newestXid,
 		&q.lastSeq,
 	}
 }

@@ -56,7 +56,8 @@ func WithMaxBatch(n int) Option { return func(c *config) { c.maxBatch = n } }
 func WithPollInterval(d time.Duration) Option { return func(c *config) { c.poll = d } }
 
 // WithReadYourWritesWait bounds how long ReadAll waits for the snapshot
-// horizon to pass the store's own last commit (default 5s); see ReadAll.
+// horizon to pass the newest commit it must show, the store's own or another
+// writer's (default 5s); see ReadAll.
 func WithReadYourWritesWait(d time.Duration) Option { return func(c *config) { c.ryw = d } }
 
 // WithoutMigrating opens an existing journal as it is, for tools that only

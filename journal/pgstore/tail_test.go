@@ -59,7 +59,10 @@ func TestTailHoldsBackACommitUntilEarlierTransactionsEnd(t *testing.T) {
 		},
 	}))
 	fast := openSchema(t, schema)
-	reader := openSchema(t, schema)
+	// The reader's ReadAll below waits for b's commit to be safe to hand
+	// out, which a's open transaction prevents: a short bound keeps the
+	// wait, and the warning after it, from costing this test seconds.
+	reader := openSchema(t, schema, WithReadYourWritesWait(200*time.Millisecond))
 	tail := collect(ctx, t, reader, journal.Position{})
 
 	slowDone := make(chan error, 1)
@@ -240,5 +243,55 @@ func waitListeners(ctx context.Context, t *testing.T, s *Store, app string, want
 			t.Fatalf("%d sessions named %q, want %d", n, app, want)
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// A reader that wrote nothing itself (another process, `jobgen journal cat`)
+// still reads every fact committed before its ReadAll began, when an
+// unrelated transaction that started earlier is still open: ReadAll waits for
+// that transaction to end instead of handing out a prefix that silently
+// lacks the writer's facts.
+func TestReadAllOfAnotherReaderWaitsForWhatWasCommittedBeforeIt(t *testing.T) {
+	schema := pgtest.Schema(t)
+	ctx := context.Background()
+	// An unrelated transaction with an xid, older than the writer's.
+	other, err := pgx.Connect(ctx, pgtest.DSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close(ctx)
+	tx, err := other.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, "SELECT pg_current_xact_id()"); err != nil {
+		t.Fatal(err)
+	}
+
+	writer := openSchema(t, schema)
+	for i := range 3 {
+		if _, err := writer.Append(ctx, "s", journal.Entry{Payload: fact("fact %d", i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reader := openSchema(t, schema)
+	got := make(chan []journal.Record, 1)
+	go func() { got <- readAll(t, reader, journal.Position{}) }()
+	select {
+	case recs := <-got:
+		t.Fatalf("ReadAll returned %d of 3 committed facts while an older transaction was open, without waiting for it", len(recs))
+	case <-time.After(300 * time.Millisecond):
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case recs := <-got:
+		if len(recs) != 3 {
+			t.Fatalf("ReadAll returned %d records after the older transaction ended, want the 3 committed before it began", len(recs))
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("ReadAll did not return after the older transaction ended")
 	}
 }
