@@ -148,7 +148,7 @@ func (j *journalRun) read(do func(j *journalRun, src journalSource) (int, error)
 	src := fileSource(j.path)
 	if isPostgres(j.path) {
 		var err error
-		if src, err = pgSource(context.Background(), j.path); err != nil {
+		if src, err = pgSource(context.Background(), j.path, j.stderr); err != nil {
 			return j.fail(err)
 		}
 	}

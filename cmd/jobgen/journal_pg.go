@@ -3,7 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"iter"
+	"log/slog"
 	"net/url"
 	"strings"
 
@@ -20,8 +22,9 @@ func isPostgres(arg string) bool {
 // pgSource opens the PostgreSQL journal dsn names for the journal commands.
 // The DSN's schema parameter picks the journal's schema (default
 // jobgen_journal); the store is opened without migrating, so reading never
-// changes the database.
-func pgSource(ctx context.Context, dsn string) (journalSource, error) {
+// changes the database. The store's warnings (a read that could not wait for
+// an older transaction to end, so it lacks the newest commits) go to stderr.
+func pgSource(ctx context.Context, dsn string, stderr io.Writer) (journalSource, error) {
 	u, err := url.Parse(dsn)
 	if err != nil {
 		return journalSource{}, fmt.Errorf("journal DSN: %w", err)
@@ -33,7 +36,8 @@ func pgSource(ctx context.Context, dsn string) (journalSource, error) {
 	}
 	q.Del("schema")
 	u.RawQuery = q.Encode()
-	store, err := pgstore.Open(ctx, u.String(), pgstore.WithSchema(schema), pgstore.WithoutMigrating())
+	store, err := pgstore.Open(ctx, u.String(), pgstore.WithSchema(schema), pgstore.WithoutMigrating(),
+		pgstore.WithLogger(slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))))
 	if err != nil {
 		return journalSource{}, err
 	}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/jobgen/jobgen/generated/jobs"
 	"github.com/jobgen/jobgen/journal"
 	"github.com/jobgen/jobgen/journal/pgstore"
@@ -99,4 +101,34 @@ func TestJournalUnknownFactsInAPostgresJournal(t *testing.T) {
 	}
 	appendPayloads(t, store, unknownPayloads...)
 	testUnknownFactsAreReported(t, schemaDSN(t, schema))
+}
+
+// A read that cannot wait out an older transaction, still open somewhere in
+// the cluster, says on stderr that it lacks the newest commits, instead of
+// printing a shorter journal as if it were all.
+func TestJournalCatOfPostgresSaysWhenAnOpenTransactionHoldsCommitsBack(t *testing.T) {
+	ctx := context.Background()
+	other, err := pgx.Connect(ctx, pgtest.DSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close(ctx)
+	tx, err := other.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, "SELECT pg_current_xact_id()"); err != nil {
+		t.Fatal(err)
+	}
+	dsn := schemaDSN(t, writePGJournal(t))
+
+	code, stdout, stderr := jobgen(t, "journal", "cat", dsn)
+	if code != exitOK {
+		t.Fatalf("cat: exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stderr, "an older transaction holds the read horizon back") {
+		t.Fatalf("cat printed %d lines and warned nothing while an older transaction held 3 commits back; stderr: %q",
+			strings.Count(stdout, "\n"), stderr)
+	}
 }
