@@ -6,8 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/jobgen/jobgen/generated/jobs"
 	"github.com/jobgen/jobgen/journal"
 	"github.com/jobgen/jobgen/journal/pgstore"
@@ -107,20 +105,7 @@ func TestJournalUnknownFactsInAPostgresJournal(t *testing.T) {
 // the cluster, says on stderr that it lacks the newest commits, instead of
 // printing a shorter journal as if it were all.
 func TestJournalCatOfPostgresSaysWhenAnOpenTransactionHoldsCommitsBack(t *testing.T) {
-	ctx := context.Background()
-	other, err := pgx.Connect(ctx, pgtest.DSN(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer other.Close(ctx)
-	tx, err := other.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tx.Rollback(ctx)
-	if _, err := tx.Exec(ctx, "SELECT pg_current_xact_id()"); err != nil {
-		t.Fatal(err)
-	}
+	pgtest.OlderTransaction(t) // open until the test ends
 	dsn := schemaDSN(t, writePGJournal(t))
 
 	code, stdout, stderr := jobgen(t, "journal", "cat", dsn)

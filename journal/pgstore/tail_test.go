@@ -254,20 +254,7 @@ func waitListeners(ctx context.Context, t *testing.T, s *Store, app string, want
 func TestReadAllOfAnotherReaderWaitsForWhatWasCommittedBeforeIt(t *testing.T) {
 	schema := pgtest.Schema(t)
 	ctx := context.Background()
-	// An unrelated transaction with an xid, older than the writer's.
-	other, err := pgx.Connect(ctx, pgtest.DSN(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer other.Close(ctx)
-	tx, err := other.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tx.Rollback(ctx)
-	if _, err := tx.Exec(ctx, "SELECT pg_current_xact_id()"); err != nil {
-		t.Fatal(err)
-	}
+	commitOlder := pgtest.OlderTransaction(t) // unrelated, and older than the writer's
 
 	writer := openSchema(t, schema)
 	for i := range 3 {
@@ -283,9 +270,7 @@ func TestReadAllOfAnotherReaderWaitsForWhatWasCommittedBeforeIt(t *testing.T) {
 		t.Fatalf("ReadAll returned %d of 3 committed facts while an older transaction was open, without waiting for it", len(recs))
 	case <-time.After(300 * time.Millisecond):
 	}
-	if err := tx.Commit(ctx); err != nil {
-		t.Fatal(err)
-	}
+	commitOlder()
 	select {
 	case recs := <-got:
 		if len(recs) != 3 {

@@ -60,3 +60,31 @@ func Schema(t testing.TB) string {
 	})
 	return schema
 }
+
+// OlderTransaction opens a transaction on the test server and gives it a
+// transaction id, so that it holds the cluster's snapshot horizon back — as
+// another application's long transaction would — until the returned func
+// commits it. It is rolled back when t ends, if still open.
+func OlderTransaction(t testing.TB) (commit func()) {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, DSN(t))
+	if err != nil {
+		t.Fatalf("older transaction: %v", err)
+	}
+	t.Cleanup(func() { conn.Close(context.Background()) })
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		t.Fatalf("older transaction: %v", err)
+	}
+	t.Cleanup(func() { tx.Rollback(context.Background()) })
+	if _, err := tx.Exec(ctx, "SELECT pg_current_xact_id()"); err != nil {
+		t.Fatalf("older transaction: %v", err)
+	}
+	return func() {
+		t.Helper()
+		if err := tx.Commit(ctx); err != nil {
+			t.Fatalf("older transaction: commit: %v", err)
+		}
+	}
+}
