@@ -1,7 +1,9 @@
 package procjob
 
 import (
+	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -12,9 +14,16 @@ import (
 	"github.com/jobgen/jobgen/registry/registrytest"
 )
 
-// The command of issue 15, item 18: a grandchild that ignores SIGTERM and
-// detaches its output, beside a leader that does not.
-const stubbornGrandchild = "(trap '' TERM; exec sleep 300) >/dev/null 2>&1 </dev/null & "
+// stubbornGrandchild is the command of issue 15, item 18: a grandchild that
+// ignores SIGTERM and detaches its output, beside a leader that does not. The
+// leader goes on only once the grandchild ignores SIGTERM (it touches a file
+// after its trap), so a loaded machine cannot deliver the signal before the
+// trap and let the grandchild die of it.
+func stubbornGrandchild(t *testing.T) string {
+	ready := filepath.Join(t.TempDir(), "trapped")
+	return fmt.Sprintf("(trap '' TERM; : >'%[1]s'; exec sleep 300) >/dev/null 2>&1 </dev/null & "+
+		"until [ -e '%[1]s' ]; do sleep 0.01; done; ", ready)
+}
 
 // startProcess runs a command like start does, and returns the process too,
 // for its process group.
@@ -68,7 +77,7 @@ func liveMembers(t *testing.T, pgid int) []int {
 }
 
 func TestCancelKillsAGrandchildThatIgnoresSIGTERMAfterTheLeaderDies(t *testing.T) {
-	p := startProcess(t, Options{Command: []string{"sh", "-c", stubbornGrandchild + "exec sleep 300"}, Grace: 200 * time.Millisecond})
+	p := startProcess(t, Options{Command: []string{"sh", "-c", stubbornGrandchild(t) + "exec sleep 300"}, Grace: 200 * time.Millisecond})
 	pgid := p.cmd.Process.Pid
 	waitFor(t, func() bool { return len(liveMembers(t, pgid)) == 2 })
 	hooks := p.hooks()
@@ -88,7 +97,7 @@ func TestCancelKillsAGrandchildThatIgnoresSIGTERMAfterTheLeaderDies(t *testing.T
 }
 
 func TestNormalExitStopsWhatTheLeaderLeftRunning(t *testing.T) {
-	p := startProcess(t, Options{Command: []string{"sh", "-c", stubbornGrandchild + "echo started"}, Grace: 200 * time.Millisecond})
+	p := startProcess(t, Options{Command: []string{"sh", "-c", stubbornGrandchild(t) + "echo started"}, Grace: 200 * time.Millisecond})
 	pgid := p.cmd.Process.Pid
 	begin := time.Now()
 	outcome, err := p.hooks().Done()
