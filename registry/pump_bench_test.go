@@ -3,20 +3,12 @@ package registry
 import (
 	"context"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/jobgen/jobgen/generated/jobs"
 	"github.com/jobgen/jobgen/registry/registrytest"
 )
-
-// cpuTime is the process's user plus system CPU time so far.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
 
 // idleCost runs n pollers for a second of wall time per iteration and reports
 // the CPU they use as a percentage of one core.
