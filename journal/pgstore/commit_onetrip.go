@@ -31,9 +31,8 @@ type appended struct {
 // hold or the batch repeats, numbers the rest from the heads, inserts them,
 // raises the heads and answers each entry's seq and the xid. A batch without
 // ids has nothing to look up and takes its locks inside that one statement
-// (appendNoIDs). With a
-// beforeCommit hook the same statements run between an explicit BEGIN and a
-// COMMIT sent after the hook.
+// (appendNoIDs). With a beforeCommit hook the same statements run between an
+// explicit BEGIN and a COMMIT sent after the hook.
 func (s *Store) commitOneTrip(ctx context.Context, conn *pgxpool.Conn, batch []*request) (wrote bool, err error) {
 	t := s.newAppendTx(batch, true)
 	cols := entriesOf(batch)
