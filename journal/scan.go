@@ -143,8 +143,40 @@ type loc struct {
 // A streamIndex is what a scan learned about one stream.
 type streamIndex struct {
 	first, last uint64            // the seqs of its first and last records in the file
-	locs        []loc             // the record of seq first+i is at locs[i]; kept by a store only
+	locs        locList           // the record of seq first+i is at locs.at(i); kept by a store only
 	ids         map[string]uint64 // record id to seq
+}
+
+// locChunk is how many locs one chunk of a locList holds.
+const locChunk = 4096
+
+// A locList holds a stream's locs in chunks of locChunk, so that appending
+// one never copies the whole list (a slice that doubles would copy a
+// million-record stream's 16 MB at a time, inside the store's lock). Only
+// the first chunk grows by copying, up to locChunk; a stream of a few
+// records costs a few locs. A chunk's filled part never changes, so a
+// reader may keep a slice of it after the lock is released.
+type locList struct {
+	chunks [][]loc
+	n      int
+}
+
+func (l *locList) add(x loc) {
+	if k := len(l.chunks); k > 0 && len(l.chunks[k-1]) < locChunk {
+		l.chunks[k-1] = append(l.chunks[k-1], x)
+	} else if k == 0 {
+		l.chunks = append(l.chunks, append(make([]loc, 0, 4), x))
+	} else {
+		l.chunks = append(l.chunks, append(make([]loc, 0, locChunk), x))
+	}
+	l.n++
+}
+
+// from returns the locs from the i-th to the end of its chunk: at least
+// one, at most locChunk. i < l.n.
+func (l *locList) from(i int) []loc {
+	c := l.chunks[i/locChunk]
+	return c[i%locChunk : len(c) : len(c)]
 }
 
 // checkpointEvery is how many positions apart the offsets that ReadAll starts
@@ -210,7 +242,7 @@ func (ix *index) addTo(st *streamIndex, fr *frame, l loc) *streamIndex {
 	}
 	st.last = fr.seq
 	if ix.keepLocs {
-		st.locs = append(st.locs, l)
+		st.locs.add(l)
 	}
 	if fr.id != "" {
 		if st.ids == nil {
