@@ -29,7 +29,8 @@ func Open(path string, opts ...Option) (*FileStore, error) {
 	if err != nil {
 		return nil, fmt.Errorf("journal: %w", err)
 	}
-	s := &FileStore{path: path, f: f, bufBytes: c.bufBytes, round: make(chan struct{}), obs: c.obs}
+	s := &FileStore{path: path, f: f, bufBytes: c.bufBytes, round: make(chan struct{}), obs: c.obs,
+		gc: gathering{arrived: make(chan struct{}, 1)}}
 	if err := s.recover(&c); err != nil {
 		s.f.Close()
 		return nil, err

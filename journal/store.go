@@ -83,6 +83,7 @@ type FileStore struct {
 	synced     uint64        // the last position a completed sync covers
 	syncing    bool          // a flusher is writing and syncing
 	round      chan struct{} // closed when the current sync ends
+	gc         gathering     // group commit's count of flushers
 	err        error         // sticky: the first write or sync failure
 	closed     bool          // Close has begun; every method is refused
 	fileClosed bool          // f is closed; nothing more is written
