@@ -183,7 +183,10 @@ the file when it fills or at a flush. Flush writes the buffer and syncs the
 file (fdatasync on Linux), so that when it returns nil every record appended
 before the call is durable. Concurrent flushers share syncs (group commit):
 one writes and syncs while the rest wait, and each returns once a sync that
-covers its records completed. A failed write or sync is sticky — every
+covers its records completed. Before it writes, the leader of a sync waits,
+for at most as long as the last sync took (and 1 ms), until as many flushers
+are pending as were waiting when the last sync ended, so that committers
+released by one sync are covered by the next rather than by the one after. A failed write or sync is sticky — every
 flush waiting on it, every later flush and append fails — because after a
 failed fsync the kernel may have dropped the dirty pages, and a second fsync
 would report success without them. Open fsyncs the directory after creating
@@ -218,7 +221,7 @@ Records still in the write buffer are written to the file (not synced)
 before they are read, so readers see every record Append returned.
 
 ReadFile yields the records of a file without opening it as a store (no
-lock, no repair); Facts decodes payloads with a union's codec; Cat is the
+lock, no repair), reading ahead in a goroutine of its own; Facts decodes payloads with a union's codec; Cat is the
 body of `jobgen journal cat` and Check of `jobgen journal check`. Job
 intervals are the job vocabulary's, in package jobhistory.
 */
