@@ -89,8 +89,12 @@ ts-bench: ## what the TypeScript decoders cost per follow frame against JSON.par
 bench: ## benchmarks, each with its baseline in the same run
 	$(GO) test ./... -run '^$$' -bench . -benchmem
 
-scoreboard: ## one line per performance goal of issue 16: measured, baseline, ratio, goal, met/missed (a few minutes)
+scoreboard: ## one line per performance goal of issues 16 and 24, peers included: measured, baseline, ratio, goal, met/missed (PostgreSQL rows with JOBGEN_TEST_POSTGRES; under 8 minutes)
 	$(GO) run ./cmd/scoreboard -count $(SCOREBOARD_COUNT)
+
+.PHONY: peers
+peers: ## the peer benchmarks alone (bench/peers, a module of its own: etcd's WAL, River, a bufio + json scan), each paired with jobgen's side
+	cd bench/peers && $(GO) vet ./... && $(GO) test ./... && $(GO) test -run '^$$' -bench . -benchtime 1s
 
 ci: lint staticcheck test verify breaking race ts-check
 

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -195,3 +196,33 @@ func TestWriteIntervalsTableAcrossBlocks(t *testing.T) {
 		}
 	}
 }
+
+// A writer that fails ends WriteIntervals with its error, without reading
+// the rest of the facts, and leaves no formatter behind.
+func TestWriteIntervalsStopsWhenTheWriterFails(t *testing.T) {
+	errDisk := errors.New("disk full")
+	read := 0
+	facts := func(yield func(jobs.Fact, error) bool) {
+		for n := 1; n <= 1_000_000; n++ {
+			read++
+			if !yield(testjobs.Settled(n, jobs.JobStatusCompleted, true), nil) {
+				return
+			}
+		}
+	}
+	before := runtime.NumGoroutine()
+	err := WriteIntervals(failingWriter{errDisk}, facts, true)
+	if !errors.Is(err, errDisk) {
+		t.Fatalf("WriteIntervals = %v, want %v", err, errDisk)
+	}
+	if read == 1_000_000 {
+		t.Fatal("read every fact after the writer failed")
+	}
+	if after := runtime.NumGoroutine(); after > before {
+		t.Fatalf("%d goroutines after WriteIntervals, %d before", after, before)
+	}
+}
+
+type failingWriter struct{ err error }
+
+func (w failingWriter) Write([]byte) (int, error) { return 0, w.err }

@@ -32,23 +32,85 @@ func WriteIntervals(w io.Writer, facts iter.Seq2[jobs.Fact, error], asJSON bool)
 	if asJSON {
 		out = &jsonWriter{w: bw}
 	}
+	f := startFormatter(out)
 	var perr error
+	batch := make([]Interval, 0, formatBatch)
 	for iv, err := range StreamIntervals(facts) {
 		if err != nil {
 			perr = err
 			break
 		}
-		if err := out.write(iv); err != nil {
-			return err
+		if batch = append(batch, iv); len(batch) == formatBatch {
+			if !f.send(batch) {
+				break
+			}
+			batch = make([]Interval, 0, formatBatch)
 		}
 	}
-	if err := out.flush(); err != nil {
+	if len(batch) > 0 {
+		f.send(batch)
+	}
+	if err := f.wait(); err != nil {
 		return err
 	}
 	if err := bw.Flush(); err != nil {
 		return err
 	}
 	return perr
+}
+
+// formatBatch is how many intervals the projection hands the formatter at
+// once.
+const formatBatch = 256
+
+// A formatter writes intervals in a goroutine of its own, so that
+// formatting them takes another core than projecting them.
+type formatter struct {
+	batches chan []Interval
+	failed  chan struct{} // closed when writing failed
+	done    chan error
+}
+
+func startFormatter(out intervalWriter) *formatter {
+	f := &formatter{batches: make(chan []Interval, 4), failed: make(chan struct{}), done: make(chan error, 1)}
+	go func() {
+		var err error
+		for batch := range f.batches {
+			for _, iv := range batch {
+				if err == nil {
+					err = out.write(iv)
+				}
+			}
+			if err != nil {
+				break
+			}
+		}
+		if err == nil {
+			err = out.flush()
+		} else {
+			close(f.failed)
+			for range f.batches { // let the projection finish sending
+			}
+		}
+		f.done <- err
+	}()
+	return f
+}
+
+// send hands a batch to the formatter and reports whether it still writes.
+func (f *formatter) send(batch []Interval) bool {
+	select {
+	case f.batches <- batch:
+		return true
+	case <-f.failed:
+		return false
+	}
+}
+
+// wait ends the formatter and returns its error.
+func (f *formatter) wait() error {
+	close(f.batches)
+	return <-f.done
 }
 
 type intervalWriter interface {

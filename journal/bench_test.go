@@ -128,6 +128,21 @@ func BenchmarkAppend(b *testing.B) {
 			return err
 		})
 	})
+	b.Run("payload-encoded", func(b *testing.B) {
+		// Issue 24's goal: AppendEncoded, the path of payloads from a
+		// generated encoder, against the same framing baseline.
+		var line []byte
+		ctx := context.Background()
+		run(b, func(w *bufio.Writer, i int) error {
+			p := payloads[i%len(payloads)]
+			line = appendRecord(line[:0], uint64(i+1), testStream, uint64(i+1), "", p, metaCRC(p, testStream, ""))
+			_, err := w.Write(line)
+			return err
+		}, func(s *FileStore, i int) error {
+			_, err := s.AppendEncoded(ctx, testStream, Entry{Payload: payloads[i%len(payloads)]})
+			return err
+		})
+	})
 	b.Run("payload", func(b *testing.B) {
 		run(b, func(w *bufio.Writer, i int) error {
 			w.Write(payloads[i%len(payloads)])

@@ -30,7 +30,10 @@ without seqs or positions left ErrFull; none of them changes anything.
 Flush is the durability barrier; ReadStream and ReadAll are iterators that
 see everything Append has returned, even while others append; Close flushes,
 and after it every method fails with ErrClosed. journal/storetest checks all
-of it against any backend.
+of it against any backend. A FileStore is also an EncodedAppender: its
+AppendEncoded is Append for payloads a generated encoder wrote, which it
+checks only for their shape (a JSON object without newlines), not by
+parsing them.
 
 # File format
 
@@ -80,8 +83,15 @@ encoder, and a reader matches them byte for byte: the fact is the bytes
 between `,"fact":` and the line's final `}`.
 
 A line is a valid record when it has this framing, its CRC matches, its fact
-is one JSON value, and it ends with a newline. The facts of one stream,
-unchecked, are
+is one JSON value, and it ends with a newline.
+
+After the last record a file may hold zero bytes (0x00), and nothing else,
+to its end: space a writer preallocated and had not filled when it stopped
+(see Durability). They are not a line: a reader that meets a zero byte
+where a line starts, and only zero bytes from there to the end of the file,
+has read every record, with no damage. A file closed cleanly has no such
+tail, and files written without preallocation read as before. The facts of
+one stream, unchecked, are
 
 	jq -c 'select(.stream == "session-1") | .fact' FILE
 
@@ -127,7 +137,8 @@ byte. What the damage means depends on what follows it:
     nothing, and skips nothing.
   - A torn tail otherwise: what a crash during a buffered write leaves, a
     last line without its newline, or with garbage or zeros where unsynced
-    bytes were lost. Open cuts the file at the damage (truncate, then
+    bytes were lost (a record cut short and the preallocated zeros after it
+    are one torn line). Open cuts the file at the damage (truncate, then
     fsync), logs the cut with its offset and size, and appends after the
     last valid record; records cut off were never flushed, since a
     successful Flush synced every byte before them.
@@ -136,6 +147,12 @@ The search costs a pass over the file: a candidate's framing is bounded, and
 the CRC of its fact, which runs to the end of the line, is derived from CRCs
 of prefixes of the line (zlib's crc32_combine), not computed again for each
 candidate.
+
+A zero tail alone (the bytes after the last record are all 0x00) is neither
+corruption nor a torn tail: Open cuts it without reporting a repair, and
+the next write preallocates afresh. Zeros followed by anything else are
+damage like any other: zeros then a record with a matching CRC are
+corruption, zeros then a newline or garbage a torn tail.
 
 A file that is empty, or a strict prefix of the header, is a journal whose
 creation was cut short: Open writes the header afresh. Any other file whose
@@ -166,11 +183,22 @@ the file when it fills or at a flush. Flush writes the buffer and syncs the
 file (fdatasync on Linux), so that when it returns nil every record appended
 before the call is durable. Concurrent flushers share syncs (group commit):
 one writes and syncs while the rest wait, and each returns once a sync that
-covers its records completed. A failed write or sync is sticky — every
+covers its records completed. Before it writes, the leader of a sync waits,
+for at most as long as the last sync took (and 1 ms), until as many flushers
+are pending as were waiting when the last sync ended, so that committers
+released by one sync are covered by the next rather than by the one after. A failed write or sync is sticky — every
 flush waiting on it, every later flush and append fails — because after a
 failed fsync the kernel may have dropped the dirty pages, and a second fsync
 would report success without them. Open fsyncs the directory after creating
 the file, so the file's name is durable too. Close flushes.
+
+The writer preallocates: before a write would pass the file's end, it
+extends the file with zero bytes (fallocate; a quarter of the file ahead,
+at least 1 MiB and at most 64 MiB) and writes records over them, so that
+most syncs make only data durable, not a new file size: on ext4 that makes
+an fdatasync about a third cheaper. Close cuts the unfilled tail off. A
+file system without fallocate, or a File from WithOpenFile without an
+Allocate method, grows as it is written.
 
 One FileStore writes a journal at a time: on Linux, Open takes an exclusive
 flock and a second writer fails to open.
@@ -193,7 +221,7 @@ Records still in the write buffer are written to the file (not synced)
 before they are read, so readers see every record Append returned.
 
 ReadFile yields the records of a file without opening it as a store (no
-lock, no repair); Facts decodes payloads with a union's codec; Cat is the
+lock, no repair), reading ahead in a goroutine of its own; Facts decodes payloads with a union's codec; Cat is the
 body of `jobgen journal cat` and Check of `jobgen journal check`. Job
 intervals are the job vocabulary's, in package jobhistory.
 */

@@ -10,6 +10,12 @@ import (
 
 // A File is what a FileStore needs of its journal file. *os.File is one;
 // tests wrap it to inject faults.
+//
+// A store preallocates an *os.File's tail (see the package documentation,
+// "Durability"); another File is preallocated only when it has the method
+// Allocate(off, n int64) error, which must make the n bytes from off part
+// of the file, reading as zero bytes, extending its size when they pass
+// its end.
 type File interface {
 	io.Reader
 	// ReadAt reads records back by offset; it may run while Write does.
@@ -56,4 +62,15 @@ func syncDir(dir string) error {
 		return err
 	}
 	return nil
+}
+
+// allocate preallocates n bytes of f from off, or says it cannot.
+func allocate(f File, off, n int64) error {
+	switch f := f.(type) {
+	case *os.File:
+		return fallocate(f, off, n)
+	case interface{ Allocate(off, n int64) error }:
+		return f.Allocate(off, n)
+	}
+	return errors.ErrUnsupported
 }

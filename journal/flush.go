@@ -23,6 +23,7 @@ func (s *FileStore) writeLocked() (uint64, error) {
 	s.mu.Unlock()
 	s.spare = nil
 	if len(data) > 0 {
+		s.preallocate(int64(len(data)))
 		if _, err := s.f.Write(data); err != nil {
 			return 0, s.setErr("write", err)
 		}
@@ -32,6 +33,46 @@ func (s *FileStore) writeLocked() (uint64, error) {
 	}
 	s.spare = data[:0]
 	return upto, nil
+}
+
+// Preallocation: the file is extended ahead of the records with zero bytes
+// (fallocate), so that most syncs write data into space the file already
+// has and need not make a new size durable too; on this project's disks
+// that makes an fdatasync a third cheaper. Readers take a zero tail for the
+// end of the records (see the package documentation).
+const (
+	minAhead = 1 << 20  // the least a preallocation adds past the data
+	maxAhead = 64 << 20 // the most; between them, a quarter of the file
+)
+
+// preallocate makes sure the file has room for n more bytes after written,
+// extending its preallocated tail when it has not. A file that cannot be
+// preallocated (see File; or a file system without fallocate) is written as
+// it is; so is one where preallocating failed once. s.wmu is held.
+func (s *FileStore) preallocate(n int64) {
+	if s.noAlloc || s.written+n <= s.alloc {
+		return
+	}
+	ahead := min(max(s.written/4, minAhead), maxAhead)
+	if err := allocate(s.f, s.written, n+ahead); err != nil {
+		s.noAlloc = true
+		return
+	}
+	s.alloc = s.written + n + ahead
+}
+
+// dropTailLocked cuts the preallocated tail off the file, so that a journal
+// closed cleanly ends with its last record. A crash leaves the tail, which
+// readers skip and Open cuts. s.wmu is held and nothing is buffered.
+func (s *FileStore) dropTailLocked() error {
+	if s.alloc <= s.written {
+		return nil
+	}
+	if err := s.f.Truncate(s.written); err != nil {
+		return s.fail("close: cut the preallocated tail", err)
+	}
+	s.alloc = 0
+	return nil
 }
 
 // writeOut writes the buffered records to the file, without syncing, taking
@@ -92,6 +133,9 @@ func (s *FileStore) flushTo(ctx context.Context, target uint64) error {
 		return s.fail("flush", err)
 	}
 	s.mu.Lock()
+	if s.synced < target {
+		s.countFlusher(target)
+	}
 	for {
 		switch {
 		case s.err != nil:
@@ -107,9 +151,14 @@ func (s *FileStore) flushTo(ctx context.Context, target uint64) error {
 		case !s.syncing:
 			s.syncing = true
 			round := s.round
+			s.gatherLocked()
+			s.gc.covered, s.gc.pending, s.gc.grabbed, s.gc.inFlight = s.gc.pending, 0, s.ix.lastPos, true
 			s.mu.Unlock()
+			start := time.Now()
 			s.syncRound()
+			took := time.Since(start)
 			s.mu.Lock()
+			s.gc.expect, s.gc.covered, s.gc.inFlight, s.gc.lastSync = s.gc.covered+s.gc.pending, 0, false, took
 			s.syncing = false
 			s.round = make(chan struct{})
 			close(round)
@@ -123,6 +172,71 @@ func (s *FileStore) flushTo(ctx context.Context, target uint64) error {
 			}
 			s.mu.Lock()
 		}
+	}
+}
+
+// gathering is what group commit knows of the flushers, to make each sync
+// cover as many as it can. Without it, n committers that each append and
+// flush split into two groups that take turns: while one group's sync runs
+// the other appends, and when the sync ends the first of the waiting group
+// starts the next sync at once, before the group just released has
+// appended again, so each sync covers half of them (0.5× etcd's Save(n) at
+// 16 and 128 committers, issue 24). So the next leader waits, for at most
+// the time the last sync took, until as many flushers are pending as were
+// waiting when the last sync ended: the group just released rejoins, and
+// the two become one. A lone committer never waits: one flusher is all the
+// last sync saw.
+type gathering struct {
+	covered  int           // flushers the sync in flight covers
+	pending  int           // flushers that need a later sync
+	expect   int           // flushers waiting when the last sync ended
+	inFlight bool          // a sync is writing or syncing
+	grabbed  uint64        // the last position the sync in flight covers
+	lastSync time.Duration // what the last write and sync took
+	arrived  chan struct{} // signalled when pending reaches expect
+}
+
+// maxGather bounds a leader's wait for the flushers it expects.
+const maxGather = time.Millisecond
+
+// countFlusher counts a flusher of records up to target that has to wait
+// for a sync. s.mu is held.
+func (s *FileStore) countFlusher(target uint64) {
+	if s.gc.inFlight && target <= s.gc.grabbed {
+		s.gc.covered++
+		return
+	}
+	s.gc.pending++
+	if s.gc.pending == s.gc.expect { // wake the leader once, not per flusher
+		select {
+		case s.gc.arrived <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// gatherLocked waits, as the leader of the next sync, until as many
+// flushers are pending as the last sync ended with, or for as long as it
+// took. s.mu is held, and released while it waits.
+func (s *FileStore) gatherLocked() {
+	if s.gc.pending >= s.gc.expect || s.gc.lastSync <= 0 {
+		return
+	}
+	select {
+	case <-s.gc.arrived: // a signal from before this wait
+	default:
+	}
+	timer := time.NewTimer(min(s.gc.lastSync, maxGather))
+	defer timer.Stop()
+	for s.gc.pending < s.gc.expect {
+		s.mu.Unlock()
+		select {
+		case <-s.gc.arrived:
+		case <-timer.C:
+			s.mu.Lock()
+			return
+		}
+		s.mu.Lock()
 	}
 }
 

@@ -66,6 +66,9 @@ func recordBytes(stream Stream, id string, payload []byte) int {
 // checkName reports why s cannot be a stream name or record id of at most max
 // bytes, or nil.
 func checkName(what, s string, max int) error {
+	if len(s) <= max && plainASCII(s) {
+		return nil
+	}
 	switch {
 	case s == "":
 		return fmt.Errorf("empty %s: %w", what, ErrInvalid)
@@ -82,10 +85,23 @@ func checkName(what, s string, max int) error {
 	return nil
 }
 
+// plainASCII reports whether s is non-empty and all printable ASCII, the
+// common case that needs no decoding.
+func plainASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f {
+			return false
+		}
+	}
+	return s != ""
+}
+
 func isControl(r rune) bool { return r < 0x20 || (0x7f <= r && r <= 0x9f) }
 
-// checkPayload reports why payload cannot be a record's fact, or nil.
-func checkPayload(payload []byte) error {
+// checkPayload reports why payload cannot be a record's fact, or nil. An
+// encoded payload, from a generated encoder, is checked to be shaped as one
+// JSON object and not parsed.
+func checkPayload(payload []byte, encoded bool) error {
 	switch {
 	case len(payload) == 0:
 		return fmt.Errorf("empty payload: %w", ErrInvalid)
@@ -93,7 +109,9 @@ func checkPayload(payload []byte) error {
 		return fmt.Errorf("payload of %d bytes exceeds a record's %d: %w", len(payload), MaxRecordBytes, ErrTooLarge)
 	case bytes.IndexByte(payload, '\n') >= 0:
 		return fmt.Errorf("payload contains a newline byte: %w", ErrInvalid)
-	case !validJSON(payload):
+	case encoded && (payload[0] != '{' || payload[len(payload)-1] != '}'):
+		return fmt.Errorf("encoded payload is not a JSON object: %w", ErrInvalid)
+	case !encoded && !validJSON(payload):
 		return fmt.Errorf("payload is not one JSON value: %w", ErrInvalid)
 	}
 	return nil

@@ -21,7 +21,9 @@ import (
 //     begins anywhere after the damage's first byte, and leaves the file
 //     unchanged;
 //   - otherwise the damage is a torn tail: Open cuts the file there, keeping
-//     exactly the prefix and the run, and appends continue after them.
+//     exactly the prefix and the run, and appends continue after them;
+//   - zero bytes alone after the run are a preallocated tail, no damage:
+//     Check reports no error, and Open cuts them as it would a torn tail.
 //
 // With a tail holding no valid record, that is: Open recovers exactly the
 // prefix.
@@ -39,6 +41,8 @@ func FuzzRecover(f *testing.F) {
 		rec4,
 		append(bytes.Clone(rec4), rec5[:10]...),
 		make([]byte, 512),
+		append(bytes.Clone(rec4), make([]byte, 512)...), // a record, then a preallocated tail
+		append(make([]byte, 512), rec4...),              // zeros, then a valid record
 		[]byte("garbage\n"),
 		append([]byte("garbage\n"), rec4...), // damage, then a valid record
 		append([]byte("x"), rec4...),         // a valid record inside the damaged line
@@ -92,6 +96,13 @@ func checkRecovery(t *testing.T, prefix, tail []byte) {
 		t.Fatal(err)
 	}
 	kept, extra, corruptAt := expectRecovery(tail, 3)
+
+	// Readers end cleanly exactly when nothing but zero bytes, a
+	// preallocated tail, follows the records they keep.
+	clean := corruptAt < 0 && allZero(tail[kept:])
+	if sum, err := Check(path); (err == nil) != clean || clean && sum.Good != int64(len(prefix)+kept) {
+		t.Fatalf("Check = %+v, %v; want a clean end after %d tail bytes: %v", sum, err, kept, clean)
+	}
 
 	s, err := Open(path, WithLogger(discard()))
 	if corruptAt >= 0 {

@@ -2,6 +2,7 @@ package journal
 
 import (
 	"encoding/json"
+	"github.com/jobgen/jobgen/generated/jobs"
 	"strings"
 	"testing"
 )
@@ -30,6 +31,30 @@ func FuzzValidJSON(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		if got, want := validJSON(b), json.Valid(b); got != want {
 			t.Fatalf("validJSON(%.80q) = %v, json.Valid says %v", b, got, want)
+		}
+	})
+}
+
+// BenchmarkValidJSON measures the validator on a typical settled fact
+// against encoding/json.Valid, the reference it agrees with.
+func BenchmarkValidJSON(b *testing.B) {
+	p, err := jobs.EncodeFact(benchFact(1))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(p)))
+	b.Run("validJSON", func(b *testing.B) {
+		for b.Loop() {
+			if !validJSON(p) {
+				b.Fatal("invalid")
+			}
+		}
+	})
+	b.Run("baseline=encoding-json", func(b *testing.B) {
+		for b.Loop() {
+			if !json.Valid(p) {
+				b.Fatal("invalid")
+			}
 		}
 	})
 }

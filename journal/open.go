@@ -29,7 +29,8 @@ func Open(path string, opts ...Option) (*FileStore, error) {
 	if err != nil {
 		return nil, fmt.Errorf("journal: %w", err)
 	}
-	s := &FileStore{path: path, f: f, bufBytes: c.bufBytes, round: make(chan struct{}), obs: c.obs}
+	s := &FileStore{path: path, f: f, bufBytes: c.bufBytes, round: make(chan struct{}), obs: c.obs,
+		gc: gathering{arrived: make(chan struct{}, 1)}}
 	if err := s.recover(&c); err != nil {
 		s.f.Close()
 		return nil, err
@@ -94,6 +95,10 @@ func (s *FileStore) recover(c *config) error {
 			"bytes", end-sum.Good, "reason", rerr.Reason, "lastPos", sum.LastPos)
 	case err != nil:
 		return err
+	default:
+		if err := s.cutZeroTail(c, sum.Good); err != nil {
+			return err
+		}
 	}
 	if ix.version == 1 {
 		if err := s.migrate(c); err != nil {
@@ -105,6 +110,25 @@ func (s *FileStore) recover(c *config) error {
 		return s.fail("seek", err)
 	}
 	s.ix, s.end, s.written, s.synced = ix, sum.Good, sum.Good, ix.lastPos
+	return nil
+}
+
+// cutZeroTail cuts the zero bytes that follow the records, ending at good,
+// off the file: space a store preallocated and did not fill before it
+// stopped without closing. They are no damage and hold no record, so the
+// cut is not reported as a repair; a later append preallocates again.
+func (s *FileStore) cutZeroTail(c *config, good int64) error {
+	end, err := s.f.Seek(0, io.SeekEnd)
+	if err != nil {
+		return s.fail("seek", err)
+	}
+	if end <= good {
+		return nil
+	}
+	if err := s.f.Truncate(good); err != nil {
+		return s.fail("cut the preallocated tail", err)
+	}
+	c.log.Debug("journal: cut a preallocated tail", "path", s.path, "offset", good, "bytes", end-good)
 	return nil
 }
 

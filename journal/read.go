@@ -72,7 +72,7 @@ func (s *FileStore) ReadStream(ctx context.Context, stream Stream, after uint64)
 				return
 			}
 			i := max(after+1, st.first) - st.first
-			batch := st.locs[i:len(st.locs):len(st.locs)]
+			batch := st.locs.from(int(i))
 			s.mu.Unlock()
 			size := int64(0)
 			for k, l := range batch {

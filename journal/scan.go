@@ -3,6 +3,7 @@ package journal
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -82,21 +83,6 @@ func Read(r io.Reader) iter.Seq2[Record, error] {
 	}
 }
 
-func readRecords(r io.Reader, path string, yield func(Record, error) bool) {
-	stopped := false
-	_, err := scan(r, path, newIndex(false), func(rec Record) bool {
-		rec.Payload = bytes.Clone(rec.Payload)
-		if !yield(rec, nil) {
-			stopped = true
-			return false
-		}
-		return true
-	})
-	if err != nil && !stopped {
-		yield(Record{}, err)
-	}
-}
-
 // Check reads the journal at path to its end and reports what it holds. The
 // error is nil only when the file is intact: a journal header and whole, valid
 // records in sequence. Otherwise it names the offset of the first bad record
@@ -143,8 +129,40 @@ type loc struct {
 // A streamIndex is what a scan learned about one stream.
 type streamIndex struct {
 	first, last uint64            // the seqs of its first and last records in the file
-	locs        []loc             // the record of seq first+i is at locs[i]; kept by a store only
+	locs        locList           // the record of seq first+i is at locs.at(i); kept by a store only
 	ids         map[string]uint64 // record id to seq
+}
+
+// locChunk is how many locs one chunk of a locList holds.
+const locChunk = 4096
+
+// A locList holds a stream's locs in chunks of locChunk, so that appending
+// one never copies the whole list (a slice that doubles would copy a
+// million-record stream's 16 MB at a time, inside the store's lock). Only
+// the first chunk grows by copying, up to locChunk; a stream of a few
+// records costs a few locs. A chunk's filled part never changes, so a
+// reader may keep a slice of it after the lock is released.
+type locList struct {
+	chunks [][]loc
+	n      int
+}
+
+func (l *locList) add(x loc) {
+	if k := len(l.chunks); k > 0 && len(l.chunks[k-1]) < locChunk {
+		l.chunks[k-1] = append(l.chunks[k-1], x)
+	} else if k == 0 {
+		l.chunks = append(l.chunks, append(make([]loc, 0, 4), x))
+	} else {
+		l.chunks = append(l.chunks, append(make([]loc, 0, locChunk), x))
+	}
+	l.n++
+}
+
+// from returns the locs from the i-th to the end of its chunk: at least
+// one, at most locChunk. i < l.n.
+func (l *locList) from(i int) []loc {
+	c := l.chunks[i/locChunk]
+	return c[i%locChunk : len(c) : len(c)]
 }
 
 // checkpointEvery is how many positions apart the offsets that ReadAll starts
@@ -210,7 +228,7 @@ func (ix *index) addTo(st *streamIndex, fr *frame, l loc) *streamIndex {
 	}
 	st.last = fr.seq
 	if ix.keepLocs {
-		st.locs = append(st.locs, l)
+		st.locs.add(l)
 	}
 	if fr.id != "" {
 		if st.ids == nil {
@@ -254,6 +272,9 @@ func scan(r io.Reader, path string, ix *index, visit func(Record) bool) (Summary
 		}
 		damage := func(kind error, format string, args ...any) *RecordError {
 			return &RecordError{Path: path, Offset: ln.start, Kind: kind, Reason: fmt.Sprintf(format, args...)}
+		}
+		if !ln.complete && ln.zero {
+			return summary(), nil // the preallocated tail: no record there
 		}
 		if !ln.complete {
 			return summary(), damage(ErrTornTail, "no newline before end of file")
@@ -352,17 +373,19 @@ type line struct {
 	keep     int64  // offset of b[0]; past start when an overlong line lost its front
 	b        []byte // the kept bytes, newline excluded; valid until the next read
 	complete bool   // the line ends with a newline
+	zero     bool   // every byte of the line, kept or not, is 0x00
 }
 
 // line reads the next line, keeping at most MaxRecordBytes of its end: a valid
 // record ends at a newline and is no longer than that, so nothing a reader
 // needs is dropped. It returns io.EOF when no bytes are left.
 func (s *scanner) line() (line, error) {
-	ln := line{start: s.off, keep: s.off}
+	ln := line{start: s.off, keep: s.off, zero: true}
 	s.acc = s.acc[:0]
 	for {
 		frag, err := s.br.ReadSlice('\n')
 		s.off += int64(len(frag))
+		ln.zero = ln.zero && allZero(frag)
 		switch {
 		case err == nil && len(s.acc) == 0:
 			ln.b, ln.complete = frag[:len(frag)-1], true
@@ -389,6 +412,20 @@ func (s *scanner) line() (line, error) {
 			return ln, nil
 		}
 	}
+}
+
+// allZero reports whether every byte of b is 0x00. It returns at the first
+// other byte, so a record line costs it one comparison.
+func allZero(b []byte) bool {
+	for len(b) >= 8 && binary.LittleEndian.Uint64(b) == 0 {
+		b = b[8:]
+	}
+	for _, c := range b {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // findValid looks for a valid record that begins after the start of the bad

@@ -64,6 +64,11 @@ type FileStore struct {
 	// Lock order: wmu, then mu.
 	wmu   sync.Mutex
 	spare []byte // the buffer not in use as buf; guarded by wmu
+	// alloc is the file's size with its preallocated tail, zero bytes past
+	// written that writes fill in; 0 while nothing is preallocated, and for
+	// good once preallocating failed (noAlloc). Guarded by wmu.
+	alloc   int64
+	noAlloc bool
 
 	// rmu is held shared while a reader reads f, and exclusively while Close
 	// closes it.
@@ -78,6 +83,7 @@ type FileStore struct {
 	synced     uint64        // the last position a completed sync covers
 	syncing    bool          // a flusher is writing and syncing
 	round      chan struct{} // closed when the current sync ends
+	gc         gathering     // group commit's count of flushers
 	err        error         // sticky: the first write or sync failure
 	closed     bool          // Close has begun; every method is refused
 	fileClosed bool          // f is closed; nothing more is written
@@ -141,6 +147,9 @@ func (s *FileStore) Close(ctx context.Context) error {
 	defer s.wmu.Unlock()
 	s.rmu.Lock() // and every read
 	defer s.rmu.Unlock()
+	if err == nil {
+		err = s.dropTailLocked()
+	}
 	if cerr := s.f.Close(); err == nil && cerr != nil {
 		err = s.fail("close", cerr)
 	}

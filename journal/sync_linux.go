@@ -29,6 +29,30 @@ func datasync(f *os.File) error {
 	return nil
 }
 
+// fallocate allocates the n bytes of f from off, extending the file's size
+// when they pass its end; they read as zero bytes until written.
+func fallocate(f *os.File, off, n int64) error {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var ferr error
+	if err := rc.Control(func(fd uintptr) {
+		for {
+			ferr = syscall.Fallocate(int(fd), 0, off, n)
+			if ferr != syscall.EINTR {
+				return
+			}
+		}
+	}); err != nil {
+		return err
+	}
+	if ferr != nil {
+		return &os.PathError{Op: "fallocate", Path: f.Name(), Err: ferr}
+	}
+	return nil
+}
+
 // errLocked reports a journal another process has open for writing.
 var errLocked = errors.New("another process has the journal open for writing")
 

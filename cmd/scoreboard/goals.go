@@ -1,5 +1,7 @@
 package main
 
+import "strings"
+
 // The goals of issue 16, one row each, in the issue's order. A row names
 // the benchmark (and metric) that measures it and the baseline it is
 // compared with in the same run. A row whose benchmark is missing from this
@@ -98,6 +100,89 @@ var goals = []goal{
 		ratio:    &limit{"", atLeast, 1.6, "≥ 1.6× one starter"},
 		inverse:  true,
 	},
+}
+
+// The goals of issue 24 that the journal and its peers measure: each peer
+// runs in the same process as jobgen's side, paired in alternating blocks
+// (bench/peers, a module of its own, and journal/pgstore's peer
+// benchmarks).
+func init() {
+	for _, n := range []string{"1", "16", "128"} {
+		durable := "./bench/peers BenchmarkDurable/committers=" + n
+		goals = append(goals, goal{
+			name:     "durable file append vs etcd WAL (writer goroutine), " + n + " committers",
+			measured: peerSeries(durable, "jobgen-ns/commit"),
+			baseline: peerSeries(durable, "etcd-writer-ns/commit"),
+			ratio:    &limit{"", atLeast, 1.0, "≥ 1.0× etcd"},
+			inverse:  true,
+		}, goal{
+			name:     "durable file append vs etcd WAL Save(N), " + n + " committers",
+			measured: peerSeries(durable, "jobgen-ns/commit"),
+			baseline: peerSeries(durable, "etcd-saveN-ns/commit"),
+			ratio:    &limit{"", atLeast, 0.8, "≥ 0.8× etcd Save(N)"},
+			inverse:  true,
+		})
+	}
+	goals = append(goals, goal{
+		name:     "no-sync append of a generated encoder's payload vs bufio + crc32c framing",
+		measured: series{"./journal", "BenchmarkAppend/payload-encoded", "journal-ns/record"},
+		baseline: series{"./journal", "BenchmarkAppend/payload-encoded", "baseline-ns/record"},
+		ratio:    &limit{"", atLeast, 0.5, "≥ 0.5× the baseline's throughput"},
+		inverse:  true,
+	}, goal{
+		name:     "intervals of 1,000,000 records, a process, vs bufio + json.Unmarshal",
+		measured: peerSeries("./bench/peers BenchmarkIntervals", "jobgen-ns/op"),
+		baseline: peerSeries("./bench/peers BenchmarkIntervals", "peer-ns/op"),
+		limits: []limit{{"jobgen-ns/op", atMost, 1.5e9, "≤ 1.5 s"}, {"jobgen-MB-rss", atMost, 24, "≤ 24 MB RSS"},
+			{"jobgen-cores", atLeast, 1.5, "both cores (≥ 1.5 busy)"}},
+		inverse: true,
+	}, goal{
+		name:     "pgstore vs raw INSERT, 1 committer",
+		measured: series{"./journal/pgstore", "BenchmarkPeerInsert", "pgstore-ns/fact"},
+		baseline: series{"./journal/pgstore", "BenchmarkPeerInsert", "insert-ns/fact"},
+		ratio:    &limit{"", atLeast, 0.9, "≥ 0.9× raw INSERT"},
+		inverse:  true,
+		needs:    "JOBGEN_TEST_POSTGRES",
+	}, goal{
+		name:     "pgstore vs raw unnest, 128 committers",
+		measured: series{"./journal/pgstore", "BenchmarkPeerUnnest", "pgstore-ns/fact"},
+		baseline: series{"./journal/pgstore", "BenchmarkPeerUnnest", "unnest-ns/fact"},
+		ratio:    &limit{"", atLeast, 0.8, "≥ 0.8× raw unnest"},
+		inverse:  true,
+		needs:    "JOBGEN_TEST_POSTGRES",
+	}, goal{
+		name:     "pgstore tail latency p50 vs INSERT + pg_notify",
+		measured: series{"./journal/pgstore", "BenchmarkPeerTail", "pgstore-p50-µs"},
+		baseline: series{"./journal/pgstore", "BenchmarkPeerTail", "notify-p50-µs"},
+		ratio:    &limit{"", atMost, 1.2, "≤ 1.2× the peer"},
+		needs:    "JOBGEN_TEST_POSTGRES",
+	}, goal{
+		name:     "pgstore vs River Insert, 1 committer (no goal: the peer's figure)",
+		measured: peerSeries("./bench/peers BenchmarkRiver/insert", "pgstore-ns/fact"),
+		baseline: peerSeries("./bench/peers BenchmarkRiver/insert", "river-ns/fact"),
+		inverse:  true,
+		needs:    "JOBGEN_TEST_POSTGRES",
+	}, goal{
+		name:     "pgstore vs River InsertMany, 128 committers (no goal: the peer's figure)",
+		measured: peerSeries("./bench/peers BenchmarkRiver/insert-many", "pgstore-ns/fact"),
+		baseline: peerSeries("./bench/peers BenchmarkRiver/insert-many", "river-ns/fact"),
+		inverse:  true,
+		needs:    "JOBGEN_TEST_POSTGRES",
+	})
+	runs = append(runs,
+		run{pkg: "./journal", bench: "^BenchmarkAppend$/^payload-encoded$", benchtime: "300ms"},
+		run{pkg: "./bench/peers", module: "bench/peers", bench: "^BenchmarkDurable$", benchtime: "1s"},
+		run{pkg: "./bench/peers", module: "bench/peers", bench: "^BenchmarkIntervals$", benchtime: "1x"},
+		run{pkg: "./journal/pgstore", bench: "^(BenchmarkPeerInsert|BenchmarkPeerUnnest)$", benchtime: "2s", needs: "JOBGEN_TEST_POSTGRES"},
+		run{pkg: "./journal/pgstore", bench: "^BenchmarkPeerTail$", benchtime: "300x", needs: "JOBGEN_TEST_POSTGRES"},
+		run{pkg: "./bench/peers", module: "bench/peers", bench: "^BenchmarkRiver$", benchtime: "1s", needs: "JOBGEN_TEST_POSTGRES"},
+	)
+}
+
+// peerSeries is the metric of "PKG BenchmarkName".
+func peerSeries(pkgBench, metric string) series {
+	pkg, bench, _ := strings.Cut(pkgBench, " ")
+	return series{pkg, bench, metric}
 }
 
 // runs are the go test invocations that feed the goals, grouped by the

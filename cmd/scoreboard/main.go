@@ -18,6 +18,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -61,11 +62,27 @@ type goal struct {
 	limits   []limit // on metrics of the measured benchmark
 	ratio    *limit  // on measured/baseline (baseline/measured when inverse)
 	inverse  bool    // the ratio is a throughput: baseline time over measured time
+	needs    string  // an environment variable the row's benchmarks need, such as JOBGEN_TEST_POSTGRES
 }
 
 // A run is one go test invocation.
 type run struct {
 	pkg, bench, benchtime string
+	// module is the directory of the module pkg is in, when it is not
+	// jobgen's own: the peers' module, bench/peers, whose dependencies
+	// jobgen's go.mod never holds. pkg is still written from the root.
+	module string
+	// needs names an environment variable without which the run is
+	// skipped: JOBGEN_TEST_POSTGRES for the PostgreSQL rows.
+	needs string
+}
+
+// skipped reports why r does not run in this environment, or "".
+func (r run) skipped() string {
+	if r.needs != "" && os.Getenv(r.needs) == "" {
+		return r.needs + " is not set"
+	}
+	return ""
 }
 
 // results holds every figure of a run, by package, benchmark and metric.
@@ -76,8 +93,17 @@ func main() {
 	goBin := flag.String("go", "go", "the go command")
 	flag.Parse()
 	res := results{}
+	fmt.Fprintf(os.Stdout, "load average at start: %s\n", loadAverage())
+	for _, r := range runs {
+		if why := r.skipped(); why != "" {
+			fmt.Fprintf(os.Stderr, "scoreboard: skipping %s %s: %s\n", r.pkg, r.bench, why)
+		}
+	}
 	for range *count {
 		for _, r := range runs {
+			if r.skipped() != "" {
+				continue
+			}
 			out, err := runBenchmarks(*goBin, r)
 			if err != nil {
 				fmt.Fprintf(os.Stderr, "scoreboard: %s %s: %v\n%s", r.pkg, r.bench, err, out)
@@ -85,6 +111,7 @@ func main() {
 			res.parse(r.pkg, bytes.NewReader(out))
 		}
 	}
+	fmt.Fprintf(os.Stdout, "load average at end: %s\n", loadAverage())
 	missed := print(os.Stdout, goals, res)
 	if missed > 0 {
 		fmt.Fprintf(os.Stdout, "%d of %d goals missed or not measured\n", missed, len(goals))
@@ -92,10 +119,29 @@ func main() {
 }
 
 func runBenchmarks(goBin string, r run) ([]byte, error) {
+	pkg := r.pkg
+	if r.module != "" {
+		rel, err := filepath.Rel(r.module, pkg)
+		if err != nil {
+			return nil, err
+		}
+		pkg = "./" + filepath.ToSlash(rel)
+	}
 	cmd := exec.Command(goBin, "test", "-run", "^$", "-bench", r.bench, "-benchmem",
-		"-benchtime", r.benchtime, "-count", "1", "-timeout", "10m", r.pkg)
+		"-benchtime", r.benchtime, "-count", "1", "-timeout", "10m", pkg)
+	cmd.Dir = r.module
 	cmd.Stderr = os.Stderr
 	return cmd.Output()
+}
+
+// loadAverage is the machine's load average over 1, 5 and 15 minutes, or
+// what kept it from being read: every figure moves with it.
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown (" + err.Error() + ")"
+	}
+	return strings.Join(strings.Fields(string(b))[:3], " ")
 }
 
 // parse reads go test -bench output and adds its figures to res.
@@ -178,6 +224,9 @@ func print(w io.Writer, goals []goal, res results) int {
 // evaluate returns the goal's line and whether it is met.
 func (g goal) evaluate(res results) (string, bool) {
 	m, ok := res.median(g.measured)
+	if !ok && g.needs != "" && os.Getenv(g.needs) == "" {
+		return fmt.Sprintf("%s\tnot measured: %s is not set\t\t\t%s\tmissed", g.name, g.needs, g.goalText()), false
+	}
 	if !ok {
 		return fmt.Sprintf("%s\tnot measured in this build (%s %s)\t\t\t%s\tmissed", g.name, g.measured.pkg, g.measured.bench, g.goalText()), false
 	}
@@ -211,8 +260,11 @@ func (g goal) evaluate(res results) (string, bool) {
 		met = false
 	}
 	result := "met"
-	if !met {
+	switch {
+	case !met:
 		result = "missed"
+	case g.ratio == nil && len(g.limits) == 0:
+		result = "-" // a peer's figure beside ours, with no goal
 	}
 	return fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t%s", g.name, strings.Join(measured, ", "), base, ratio, g.goalText(), result), met
 }
@@ -230,8 +282,18 @@ func (g goal) goalText() string {
 
 // format renders a figure in its unit.
 func format(v float64, metric string) string {
-	switch metric {
-	case "ns/op", "journal-ns/record", "baseline-ns/record":
+	switch {
+	case strings.HasSuffix(metric, "µs"):
+		v, metric = v*1e3, "ns/op"
+	case strings.HasSuffix(metric, "MB-rss"):
+		return fmt.Sprintf("%.1f MB RSS", v)
+	case strings.HasSuffix(metric, "-cores"):
+		return fmt.Sprintf("%.2f cores", v)
+	case strings.HasSuffix(metric, "facts/s"):
+		return fmt.Sprintf("%.0f facts/s", v)
+	}
+	switch {
+	case metric == "ns/op" || strings.Contains(metric, "ns/"):
 		switch {
 		case v >= 1e9:
 			return fmt.Sprintf("%.2f s", v/1e9)
@@ -241,11 +303,11 @@ func format(v float64, metric string) string {
 			return fmt.Sprintf("%.2f µs", v/1e3)
 		}
 		return fmt.Sprintf("%.1f ns", v)
-	case "allocs/op":
+	case metric == "allocs/op":
 		return fmt.Sprintf("%.0f allocs", v)
-	case "B/job":
+	case metric == "B/job":
 		return fmt.Sprintf("%.0f B/job", v)
-	case "%core":
+	case metric == "%core":
 		return fmt.Sprintf("%.2f%% core", v)
 	}
 	return fmt.Sprintf("%g %s", v, metric)
