@@ -83,6 +83,7 @@ func (e *emitter) factStruct(f *jen.File, fact *Fact, v *FactVersion) {
 	f.Line()
 	declComment(f, doc, name+" is a fact.")
 	f.Type().Id(name).Struct(structFields(v.Fields)...)
+	marshalEmpty(f, name, v.Fields)
 	e.unmarshal(f, name, v.Fields, nil, nil)
 	if v != fact.Latest() {
 		return

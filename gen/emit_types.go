@@ -148,7 +148,47 @@ func (e *emitter) records(f *jen.File) {
 	for _, r := range sortedBy(e.spec.Records, func(d *Record) string { return d.Name }) {
 		declComment(f, r.Doc, r.Name+" is a record.")
 		f.Type().Id(r.Name).Struct(structFields(r.Fields)...)
+		marshalEmpty(f, r.Name, r.Fields)
 		e.unmarshal(f, r.Name, r.Fields, nil, nil)
+	}
+}
+
+// emptyCollections are the fields of lists and maps that are not optional:
+// JSON has an empty one for them, and TypeScript, which has no nil, always
+// writes it, so Go writes nil as empty too ([] or {}), never as null.
+func emptyCollections(fields []*Field) []*Field {
+	var out []*Field
+	for _, fd := range wireFields(fields) {
+		if !fd.Optional && fd.Type.Collection() && !(fd.Type.Kind == TypeSlice && fd.Type.Elem.Kind == TypeBuiltin && (fd.Type.Elem.Name == "byte" || fd.Type.Elem.Name == "uint8")) {
+			out = append(out, fd)
+		}
+	}
+	return out
+}
+
+// marshalEmpty emits MarshalJSON for a struct with emptyCollections: the
+// struct as encoding/json writes it, with nil lists and maps made empty.
+func marshalEmpty(f *jen.File, typeName string, fields []*Field) {
+	empty := emptyCollections(fields)
+	if len(empty) == 0 {
+		return
+	}
+	r := recv(typeName)
+	f.Line()
+	f.Commentf("MarshalJSON encodes %s, writing a nil list as [] and a nil map as {}.", r)
+	f.Func().Params(jen.Id(r).Id(typeName)).Id("MarshalJSON").Params().Params(jen.Index().Byte(), jen.Error()).BlockFunc(func(g *jen.Group) {
+		g.Type().Id("plain").Id(typeName)
+		emptyDefaults(g, r, empty)
+		g.Return(jen.Qual(jsonPkg, "Marshal").Call(jen.Id("plain").Call(jen.Id(r))))
+	})
+}
+
+// emptyDefaults sets each of fields in r to an empty one when it is nil.
+func emptyDefaults(g *jen.Group, r string, fields []*Field) {
+	for _, fd := range fields {
+		g.If(jen.Id(r).Dot(fd.GoName).Op("==").Nil()).Block(
+			jen.Id(r).Dot(fd.GoName).Op("=").Add(goType(fd.Type)).Values(),
+		)
 	}
 }
 

@@ -117,9 +117,15 @@ func (e *emitter) variantMarshal(f *jen.File, u *Union, v *Variant) {
 	}
 	f.Line()
 	f.Commentf("MarshalJSON encodes %s with %q set to %s.", r, u.Discriminator, v.Tag.Text())
-	f.Func().Params(jen.Id(r).Id(v.Name)).Id("MarshalJSON").Params().Params(jen.Index().Byte(), jen.Error()).Block(
-		jen.Return(jen.Qual(jsonPkg, "Marshal").Call(jen.Struct(wire...).Values(values))),
-	)
+	f.Func().Params(jen.Id(r).Id(v.Name)).Id("MarshalJSON").Params().Params(jen.Index().Byte(), jen.Error()).BlockFunc(func(g *jen.Group) {
+		emptyDefaults(g, r, emptyCollections(v.Fields))
+		for _, fd := range emptyCollections(u.Common) {
+			g.If(jen.Id(r).Dot(u.CommonName()).Dot(fd.GoName).Op("==").Nil()).Block(
+				jen.Id(r).Dot(u.CommonName()).Dot(fd.GoName).Op("=").Add(goType(fd.Type)).Values(),
+			)
+		}
+		g.Return(jen.Qual(jsonPkg, "Marshal").Call(jen.Struct(wire...).Values(values)))
+	})
 }
 
 // unionDecoder emits DecodeNAME, which probes the discriminator alone and

@@ -54,11 +54,40 @@ function _missing(path, type, field) {
     return new DecodeError("missingField", _at(path, field), type + ": missing required field " + JSON.stringify(field));
 }
 const _none = Object.freeze({});
+// _maxDepth is how deeply Go's decoders let arrays and objects nest in a
+// document (encoding/json's limit), counted from the document's top.
+const _maxDepth = 10000;
+// _nesting refuses a document that Go refuses for nesting deeper than
+// _maxDepth anywhere, under a key no decoder reads too. It walks the
+// document once, without recursion; a decoder calls it for the document it
+// is given at $, so a document is walked once, not again for each record in
+// it.
+function _nesting(doc) {
+    const values = [doc];
+    const depths = [1];
+    for (let v = values.pop(); v !== undefined; v = values.pop()) {
+        const depth = depths.pop() ?? 0;
+        if (depth > _maxDepth) {
+            throw new DecodeError("invalidValue", "$", "arrays and objects nest deeper than " + _maxDepth + ", which Go refuses");
+        }
+        const o = v;
+        for (const k in o) {
+            const e = o[k];
+            if (typeof e === "object" && e !== null) {
+                values.push(e);
+                depths.push(depth + 1);
+            }
+        }
+    }
+}
 // _obj is the object a record, variant or envelope is read from. Go reads
 // null as an object without fields, so it is one here too.
 function _obj(v, path, type) {
-    if (typeof v === "object" && v !== null && !Array.isArray(v))
+    if (typeof v === "object" && v !== null && !Array.isArray(v)) {
+        if (path === "$")
+            _nesting(v);
         return v;
+    }
     if (v === null)
         return _none;
     throw new DecodeError("wrongType", path, type + ": want an object, got " + _kind(v));
@@ -81,10 +110,18 @@ function _fold(k) {
     }
     return out;
 }
+const _hasLone = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const _lone = new RegExp(_hasLone.source, "g");
+// _wellFormed replaces each lone surrogate with U+FFFD, as Go reads the
+// escape of one (\ud800 alone): JSON.parse keeps it, and a string Go could
+// not hold would be written back otherwise than Go writes it.
+function _wellFormed(s) {
+    return _hasLone.test(s) ? s.replace(_lone, "\uFFFD") : s;
+}
 function _str(v, path, key) {
     if (typeof v !== "string")
         throw _wrong(path, key, "a string", v);
-    return v;
+    return _wellFormed(v);
 }
 function _bool(v, path, key) {
     if (typeof v !== "boolean")
@@ -193,8 +230,9 @@ function _map(v, path, key, k, el) {
         throw _wrong(path, key, "an object", v);
     const p = _at(path, key);
     const out = [];
-    for (const name of Object.keys(v)) {
-        out.push([k === undefined ? name : k(name, p), el(v[name], p, name)]);
+    for (const raw of Object.keys(v)) {
+        const name = _wellFormed(raw);
+        out.push([k === undefined ? name : k(name, p), el(v[raw], p, name)]);
     }
     return Object.fromEntries(out);
 }
