@@ -122,7 +122,7 @@ func NewOrigin(root, specFile string) (Origin, error) {
 // besideSpec is the origin of files generated for a root that is the spec's
 // own directory: what the library's one-spec helpers (Emit, EmitSchema,
 // EmitDocs) use when no root is given.
-func besideSpec(s *Spec) Origin { return Origin{spec: path.Base(filepath.ToSlash(s.File))} }
+func BesideSpec(s *Spec) Origin { return Origin{spec: path.Base(filepath.ToSlash(s.File))} }
 
 // Of returns the spec's path as seen from the directory of file, a path
 // relative to the output root. It always starts with ./ or ../, which tells
@@ -137,6 +137,6 @@ func (o Origin) Of(file string) string {
 }
 
 // mark is the opening of file as backend b writes it.
-func mark(b Backend, o Origin, file string) string {
+func Mark(b Backend, o Origin, file string) string {
 	return fmt.Sprintf(b.Marker().Format, o.Of(file))
 }

@@ -76,7 +76,7 @@ func Breaking(old, new *Spec, only ...Category) BreakingReport {
 	for _, f := range all {
 		allowed := false
 		for i, a := range new.AllowBreaking {
-			if a.ruleID() == f.Rule && a.Path == f.Path {
+			if a.RuleID() == f.Rule && a.Path == f.Path {
 				used[i], allowed = true, true
 			}
 		}
@@ -99,14 +99,14 @@ func Breaking(old, new *Spec, only ...Category) BreakingReport {
 
 // compareFindings orders findings by position, then rule, path and message.
 func compareFindings(a, b Finding) int {
-	return cmp.Or(comparePos(a.Pos, b.Pos), cmp.Compare(a.Rule, b.Rule), cmp.Compare(a.Path, b.Path), cmp.Compare(a.Msg, b.Msg))
+	return cmp.Or(ComparePos(a.Pos, b.Pos), cmp.Compare(a.Rule, b.Rule), cmp.Compare(a.Path, b.Path), cmp.Compare(a.Msg, b.Msg))
 }
 
 // A comparer holds the two specs Breaking compares, which old types their
 // facts and unions reach, and the findings so far.
 type comparer struct {
 	old, new   *Spec
-	oldx, newx *declIndex      // their indexes
+	oldx, newx *Index      // their indexes
 	durable    map[string]bool // type names the old spec's facts reach
 	wire       map[string]bool // type names the old spec's unions reach
 	found      []Finding
@@ -115,11 +115,11 @@ type comparer struct {
 // newComparer prepares to compare old with new: it finds the type names
 // the old spec's live facts reach (durable) and its unions reach (wire).
 func newComparer(old, new *Spec) *comparer {
-	c := &comparer{old: old, new: new, oldx: old.index(), newx: new.index(), durable: map[string]bool{}, wire: map[string]bool{}}
+	c := &comparer{old: old, new: new, oldx: old.Index(), newx: new.Index(), durable: map[string]bool{}, wire: map[string]bool{}}
 	for _, f := range old.Facts {
 		for _, v := range f.Versions {
 			if !v.Retired {
-				c.oldx.reach(v.Fields, c.durable)
+				c.oldx.Reach(v.Fields, c.durable)
 			}
 		}
 	}
@@ -127,7 +127,7 @@ func newComparer(old, new *Spec) *comparer {
 		c.wire[u.Name] = true
 		for _, v := range u.Variants {
 			c.wire[v.Name] = true
-			c.oldx.reach(append(slices.Clone(u.Common), v.Fields...), c.wire)
+			c.oldx.Reach(append(slices.Clone(u.Common), v.Fields...), c.wire)
 		}
 	}
 	return c

@@ -18,13 +18,13 @@ func signature(t *Type) string {
 // faces compares the method sets of each face both specs declare.
 func (c *comparer) faces() {
 	goapi := []Category{GoAPI}
-	for _, of := range sortedBy(c.old.Faces, func(d *Face) string { return d.Name }) {
-		nf := c.newx.faces[of.Name]
+	for _, of := range SortedBy(c.old.Faces, func(d *Face) string { return d.Name }) {
+		nf := c.newx.Faces[of.Name]
 		if nf == nil {
 			continue // TYPE_DELETED
 		}
-		oldSet, newSet := c.oldx.methods(of.Name, map[string]bool{}), c.newx.methods(of.Name, map[string]bool{})
-		for _, name := range sortedKeys(oldSet) {
+		oldSet, newSet := c.oldx.Methods(of.Name, map[string]bool{}), c.newx.Methods(of.Name, map[string]bool{})
+		for _, name := range SortedKeys(oldSet) {
 			om, nm := oldSet[name], newSet[name]
 			path := "faces." + of.Name + ".methods." + name
 			switch {
@@ -37,7 +37,7 @@ func (c *comparer) faces() {
 		// A face is an interface: code outside the generated package that
 		// implements it (a test fake, a wrapper) stops compiling when it
 		// gains a method, as Go's apidiff reports too.
-		for _, name := range sortedKeys(newSet) {
+		for _, name := range SortedKeys(newSet) {
 			if oldSet[name] == nil {
 				c.add(RuleFaceMethodAdded, "faces."+of.Name+".methods."+name, newSet[name].Type.Pos, goapi, "method %s was added; types outside the package that implement %s (test fakes, wrappers) no longer compile until they add it; add it to a new face that embeds %s instead, or accept the break in allow_breaking", name, of.Name, of.Name)
 			}

@@ -7,9 +7,9 @@ import "fmt"
 // and each live version's fields are compared as durable.
 func (c *comparer) facts() {
 	durable := []Category{Durable}
-	for _, of := range sortedBy(c.old.Facts, func(f *Fact) string { return f.Name }) {
+	for _, of := range SortedBy(c.old.Facts, func(f *Fact) string { return f.Name }) {
 		path := "facts." + of.Name
-		nf := c.newx.facts[of.Name]
+		nf := c.newx.Facts[of.Name]
 		if nf == nil {
 			c.addNear(RuleFactDeleted, path, of.Pos, c.new.Package.Pos, durable, "fact %s was deleted; its history would no longer decode (retire its versions instead)", of.Name)
 			continue

@@ -134,11 +134,11 @@ func (c *comparer) goOnlyField(of placedField, new []placedField, near Pos) {
 // has: TYPE_DELETED reports that once, not at every field using it.
 func (c *comparer) renamedIn(t *Type) bool {
 	gone := false
-	t.walk(func(u *Type) {
+	t.Walk(func(u *Type) {
 		if u.Kind != TypeNamed {
 			return
 		}
-		if d, ok := c.newx.decls[u.Name]; !ok || d.kind == declMachine {
+		if d, ok := c.newx.Decls[u.Name]; !ok || d.Kind == DeclMachine {
 			gone = true
 		}
 	})
@@ -169,15 +169,15 @@ func (c *comparer) compatible(o, n *Type) bool {
 	}
 	// Every string-shaped type reads as a plain string or a string id; an
 	// enum reads as another enum holding all its values; a uuid id as another.
-	if c.oldx.stringy(o) {
+	if c.oldx.Stringy(o) {
 		switch {
 		case n.Kind == TypeBuiltin && n.Name == "string":
 			return true
-		case n.Kind == TypeNamed && c.newx.ids[n.Name] != nil:
-			return c.newx.ids[n.Name].Kind == IDString || c.oldx.ids[o.Name] != nil && c.oldx.ids[o.Name].Kind == IDUUID
-		case n.Kind == TypeNamed && c.newx.enums[n.Name] != nil && c.oldx.enums[o.Name] != nil:
-			for _, v := range c.oldx.enums[o.Name].Values {
-				if !slices.ContainsFunc(c.newx.enums[n.Name].Values, func(w *EnumValue) bool { return w.Value == v.Value }) {
+		case n.Kind == TypeNamed && c.newx.IDs[n.Name] != nil:
+			return c.newx.IDs[n.Name].Kind == IDString || c.oldx.IDs[o.Name] != nil && c.oldx.IDs[o.Name].Kind == IDUUID
+		case n.Kind == TypeNamed && c.newx.Enums[n.Name] != nil && c.oldx.Enums[o.Name] != nil:
+			for _, v := range c.oldx.Enums[o.Name].Values {
+				if !slices.ContainsFunc(c.newx.Enums[n.Name].Values, func(w *EnumValue) bool { return w.Value == v.Value }) {
 					return false
 				}
 			}

@@ -6,23 +6,23 @@ import "slices"
 // and kind.
 func (c *comparer) types() {
 	// Variants are compared by unions, which finds a renamed one by its tag.
-	kinds := func(s *Spec) []declaration {
-		return slices.DeleteFunc(s.declarations(), func(d declaration) bool { return d.kind == declVariant })
+	kinds := func(s *Spec) []Declaration {
+		return slices.DeleteFunc(s.Declarations(), func(d Declaration) bool { return d.Kind == DeclVariant })
 	}
-	have := map[string]declKind{}
+	have := map[string]DeclKind{}
 	for _, d := range kinds(c.new) {
-		have[d.name] = d.kind
+		have[d.Name] = d.Kind
 	}
 	for _, d := range kinds(c.old) {
-		switch kind, ok := have[d.name]; {
+		switch kind, ok := have[d.Name]; {
 		case !ok:
-			c.addNear(RuleTypeDeleted, d.path(), d.pos, c.new.Package.Pos, append([]Category{GoAPI}, c.reachOf(d.name)...), "%s %s was deleted or renamed; Go code naming it no longer compiles; keep it under its old name", d.kind, d.name)
-		case kind != d.kind:
-			c.add(RuleTypeDeleted, d.path(), d.pos, append([]Category{GoAPI}, c.reachOf(d.name)...), "%s %s is now a %s; keep it a %s and give the %s another name", d.kind, d.name, kind, d.kind, kind)
+			c.addNear(RuleTypeDeleted, d.Path(), d.Pos, c.new.Package.Pos, append([]Category{GoAPI}, c.reachOf(d.Name)...), "%s %s was deleted or renamed; Go code naming it no longer compiles; keep it under its old name", d.Kind, d.Name)
+		case kind != d.Kind:
+			c.add(RuleTypeDeleted, d.Path(), d.Pos, append([]Category{GoAPI}, c.reachOf(d.Name)...), "%s %s is now a %s; keep it a %s and give the %s another name", d.Kind, d.Name, kind, d.Kind, kind)
 		}
 	}
-	for _, oi := range sortedBy(c.old.IDs, func(d *ID) string { return d.Name }) {
-		ni := c.newx.ids[oi.Name]
+	for _, oi := range SortedBy(c.old.IDs, func(d *ID) string { return d.Name }) {
+		ni := c.newx.IDs[oi.Name]
 		if ni == nil || ni.Kind == oi.Kind {
 			continue
 		}
@@ -38,9 +38,9 @@ func (c *comparer) types() {
 
 // records compares the fields of each record both specs declare.
 func (c *comparer) records() {
-	for _, or := range sortedBy(c.old.Records, func(d *Record) string { return d.Name }) {
+	for _, or := range SortedBy(c.old.Records, func(d *Record) string { return d.Name }) {
 		cats := c.reachOf(or.Name)
-		nr := c.newx.records[or.Name]
+		nr := c.newx.Records[or.Name]
 		if nr == nil {
 			continue // TYPE_DELETED
 		}
@@ -51,9 +51,9 @@ func (c *comparer) records() {
 
 // enums reports enum values the new spec no longer has.
 func (c *comparer) enums() {
-	for _, oe := range sortedBy(c.old.Enums, func(d *Enum) string { return d.Name }) {
+	for _, oe := range SortedBy(c.old.Enums, func(d *Enum) string { return d.Name }) {
 		cats := append(c.reachOf(oe.Name), GoAPI)
-		ne := c.newx.enums[oe.Name]
+		ne := c.newx.Enums[oe.Name]
 		if ne == nil {
 			continue // TYPE_DELETED
 		}

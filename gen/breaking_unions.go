@@ -5,8 +5,8 @@ import "slices"
 // unions compares each union both specs declare: its discriminator, and
 // each variant's tag and fields, a variant found by name or else by tag.
 func (c *comparer) unions() {
-	for _, ou := range sortedBy(c.old.Unions, func(d *Union) string { return d.Name }) {
-		nu := c.newx.unions[ou.Name]
+	for _, ou := range SortedBy(c.old.Unions, func(d *Union) string { return d.Name }) {
+		nu := c.newx.Unions[ou.Name]
 		if nu == nil {
 			continue // TYPE_DELETED
 		}

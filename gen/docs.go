@@ -23,7 +23,7 @@ func (DocsBackend) Check(*Resolved) ErrorList { return nil }
 
 // Files implements Backend.
 func (DocsBackend) Files(r *Resolved, o Origin) ([]File, error) {
-	s, err := r.model()
+	s, err := r.Model()
 	if err != nil {
 		return nil, err
 	}
@@ -38,11 +38,11 @@ func (DocsBackend) Files(r *Resolved, o Origin) ([]File, error) {
 // so the output depends only on the spec. The marker names the spec as if
 // the output root were the spec's directory.
 func EmitDocs(r *Resolved) (File, error) {
-	s, err := r.model()
+	s, err := r.Model()
 	if err != nil {
 		return File{}, err
 	}
-	return emitDocs(s, besideSpec(s))
+	return emitDocs(s, BesideSpec(s))
 }
 
 // emitDocs writes s's reference: a heading, the contents, then a section
@@ -50,7 +50,7 @@ func EmitDocs(r *Resolved) (File, error) {
 func emitDocs(s *Spec, o Origin) (File, error) {
 	name := s.Package.Name + ".md"
 	d := &docWriter{spec: s}
-	d.b.WriteString(mark(DocsBackend{}, o, name))
+	d.b.WriteString(Mark(DocsBackend{}, o, name))
 	d.line("")
 	d.heading(1, "Package "+s.Package.Name, s.Package.Doc)
 	if s.Package.Path != "" {
@@ -165,7 +165,7 @@ func (d *docWriter) mdType(t *Type) string {
 				continue
 			}
 			target = im.Imported.Spec().Package.Name + ".md" + anchor(sel)
-		} else if dc, ok := d.spec.index().decls[name]; ok && dc.kind != declMachine {
+		} else if dc, ok := d.spec.Index().Decls[name]; ok && dc.Kind != DeclMachine {
 			target = anchor(name)
 		} else {
 			continue
@@ -200,7 +200,7 @@ func (d *docWriter) contents() {
 		for i := 0; i < n; i++ {
 			out = append(out, name(i))
 		}
-		return sortedBy(out, func(s string) string { return s })
+		return SortedBy(out, func(s string) string { return s })
 	}
 	item("Facts", names(len(s.Facts), func(i int) string { return s.Facts[i].Name }))
 	item("Unions", names(len(s.Unions), func(i int) string { return s.Unions[i].Name }))
@@ -238,8 +238,8 @@ func (d *docWriter) fieldTable(fields []*Field, withSince bool) {
 			required = "no (absent is empty)"
 		}
 		typ := d.mdType(f.Type)
-		if f.terminalOf != nil {
-			typ += ", a terminal state of " + d.mdType(&Type{Kind: TypeNamed, Name: f.terminalOf.Name})
+		if f.TerminalOf() != nil {
+			typ += ", a terminal state of " + d.mdType(&Type{Kind: TypeNamed, Name: f.TerminalOf().Name})
 		}
 		row := []string{json, "`" + f.GoName + "`", typ, required}
 		if withSince {
@@ -262,7 +262,7 @@ func (d *docWriter) facts() {
 	}
 	d.line("A fact travels in an envelope `{\"type\", \"v\", \"data\"}`. `EncodeFact` writes the newest version; `DecodeFact` reads every version that is not retired and upcasts older ones to the newest.")
 	d.line("")
-	for _, f := range sortedBy(d.spec.Facts, func(f *Fact) string { return f.Name }) {
+	for _, f := range SortedBy(d.spec.Facts, func(f *Fact) string { return f.Name }) {
 		d.heading(3, f.Name, f.Doc)
 		d.line("Go type: `%s`.", f.GoName)
 		if len(f.Reserved) > 0 {
@@ -302,7 +302,7 @@ func (d *docWriter) unions() {
 	if !d.section("Unions", len(d.spec.Unions)) {
 		return
 	}
-	for _, u := range sortedBy(d.spec.Unions, func(u *Union) string { return u.Name }) {
+	for _, u := range SortedBy(d.spec.Unions, func(u *Union) string { return u.Name }) {
 		d.heading(3, u.Name, u.Doc)
 		d.line("The JSON field `%s` names the variant.", u.Discriminator)
 		d.line("")
@@ -338,7 +338,7 @@ func (d *docWriter) records() {
 	if !d.section("Records", len(d.spec.Records)) {
 		return
 	}
-	for _, r := range sortedBy(d.spec.Records, func(r *Record) string { return r.Name }) {
+	for _, r := range SortedBy(d.spec.Records, func(r *Record) string { return r.Name }) {
 		d.heading(3, r.Name, r.Doc)
 		d.fieldTable(r.Fields, false)
 	}
@@ -349,7 +349,7 @@ func (d *docWriter) enums() {
 	if !d.section("Enums", len(d.spec.Enums)) {
 		return
 	}
-	for _, e := range sortedBy(d.spec.Enums, func(e *Enum) string { return e.Name }) {
+	for _, e := range SortedBy(d.spec.Enums, func(e *Enum) string { return e.Name }) {
 		d.heading(3, e.Name, e.Doc)
 		d.tableHead("Value", "Go", "Description")
 		for _, v := range e.Values {
@@ -364,7 +364,7 @@ func (d *docWriter) ids() {
 	if !d.section("Identifiers", len(d.spec.IDs)) {
 		return
 	}
-	for _, id := range sortedBy(d.spec.IDs, func(id *ID) string { return id.Name }) {
+	for _, id := range SortedBy(d.spec.IDs, func(id *ID) string { return id.Name }) {
 		d.heading(3, id.Name, id.Doc)
 		if id.Kind == IDUUID {
 			d.line("A UUID, written as its canonical text (`6ba7b810-9dad-11d1-80b4-00c04fd430c8`).")
@@ -380,7 +380,7 @@ func (d *docWriter) faces() {
 	if !d.section("Faces", len(d.spec.Faces)) {
 		return
 	}
-	for _, f := range sortedBy(d.spec.Faces, func(f *Face) string { return f.Name }) {
+	for _, f := range SortedBy(d.spec.Faces, func(f *Face) string { return f.Name }) {
 		d.heading(3, f.Name, f.Doc)
 		if len(f.Embeds) > 0 {
 			var links []string
@@ -409,7 +409,7 @@ func (d *docWriter) machines() {
 	if !d.section("Machines", len(d.spec.Machines)) {
 		return
 	}
-	for _, m := range sortedBy(d.spec.Machines, func(m *Machine) string { return m.Name }) {
+	for _, m := range SortedBy(d.spec.Machines, func(m *Machine) string { return m.Name }) {
 		d.heading(3, m.Name, m.Doc)
 		var terminal []string
 		for _, t := range m.Terminal {
@@ -429,7 +429,7 @@ func (d *docWriter) machines() {
 		id := func(state string) string { return mermaidID.ReplaceAllString(state, "_") }
 		d.line("```mermaid")
 		d.line("stateDiagram-v2")
-		if e := d.spec.index().enums[m.States.Name]; e != nil {
+		if e := d.spec.Index().Enums[m.States.Name]; e != nil {
 			for _, v := range e.Values {
 				if id(v.Value) != v.Value {
 					d.line("    state %q as %s", v.Value, id(v.Value))
@@ -456,7 +456,7 @@ func (d *docWriter) defaults() {
 		return
 	}
 	d.tableHead("Name", "Go", "Value", "Description")
-	for _, x := range sortedBy(d.spec.Defaults, func(x *Default) string { return x.Name }) {
+	for _, x := range SortedBy(d.spec.Defaults, func(x *Default) string { return x.Name }) {
 		d.line("| `%s` | `%s` | %d %s | %s |", x.Name, x.GoName, x.Value, x.Unit, cell(x.Doc))
 	}
 	d.line("")

@@ -6,7 +6,7 @@ import (
 
 // faces emits each face as an interface, embeds first.
 func (e *emitter) faces(f *jen.File) {
-	for _, fc := range sortedBy(e.spec.Faces, func(d *Face) string { return d.Name }) {
+	for _, fc := range SortedBy(e.spec.Faces, func(d *Face) string { return d.Name }) {
 		declComment(f, fc.Doc, fc.Name+" is a producer face.")
 		f.Type().Id(fc.Name).InterfaceFunc(func(g *jen.Group) {
 			for _, em := range fc.Embeds {
@@ -22,8 +22,8 @@ func (e *emitter) faces(f *jen.File) {
 // machines emits each machine as a type with Initial and CanTransition, and a
 // Terminal method on its states enum.
 func (e *emitter) machines(f *jen.File) {
-	enums := e.spec.index().enums
-	for _, m := range sortedBy(e.spec.Machines, func(d *Machine) string { return d.Name }) {
+	enums := e.spec.Index().Enums
+	for _, m := range SortedBy(e.spec.Machines, func(d *Machine) string { return d.Name }) {
 		en := enums[m.States.Name]
 		state := func(value string) jen.Code {
 			for _, v := range en.Values {

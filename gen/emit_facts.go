@@ -11,10 +11,10 @@ import (
 // envelope and the EncodeFact / DecodeFact codec, with the one-pass
 // decoders DecodeFact reads data with.
 func (e *emitter) facts(f *jen.File) {
-	facts := sortedBy(e.spec.Facts, func(d *Fact) string { return d.Name })
+	facts := SortedBy(e.spec.Facts, func(d *Fact) string { return d.Name })
 	e.factInterface(f, facts)
 	for _, fact := range facts {
-		for _, v := range liveVersions(fact) {
+		for _, v := range fact.LiveVersions() {
 			e.factStruct(f, fact, v)
 		}
 	}
@@ -41,7 +41,7 @@ func (e *emitter) factInterface(f *jen.File, facts []*Fact) {
 	for _, fact := range facts {
 		names = append(names, fact.GoName)
 	}
-	f.Comment(docLines(fmt.Sprintf("Fact is a durable lifecycle fact: one of %s. Only the newest version of each fact is a Fact; DecodeFact reads older versions.", strings.Join(names, ", ")), ""))
+	f.Comment(Lines(fmt.Sprintf("Fact is a durable lifecycle fact: one of %s. Only the newest version of each fact is a Fact; DecodeFact reads older versions.", strings.Join(names, ", ")), ""))
 	f.Type().Id("Fact").Interface(
 		jen.Comment("FactType returns the fact's wire type, such as \""+facts[0].Name+"\"."),
 		jen.Id("FactType").Params().String(),
@@ -67,9 +67,9 @@ func (e *emitter) factInterface(f *jen.File, facts []*Fact) {
 // Fact.
 func (e *emitter) factStruct(f *jen.File, fact *Fact, v *FactVersion) {
 	name := fact.StructName(v)
-	doc := named(fact.Doc, fact.Name, fact.GoName)
+	doc := Named(fact.Doc, fact.Name, fact.GoName)
 	if strings.TrimSpace(doc) == "" {
-		doc = fmt.Sprintf("%s is %s %s fact.", name, article(fact.Name), fact.Name)
+		doc = fmt.Sprintf("%s is %s %s fact.", name, Article(fact.Name), fact.Name)
 	}
 	if v.Doc != "" {
 		doc += "\n\n" + v.Doc
@@ -118,7 +118,7 @@ func (e *emitter) encodeFact(f *jen.File) {
 // read with a one-pass decoder.
 func (e *emitter) decodeFact(f *jen.File, facts []*Fact, onePass map[string]bool) {
 	f.Line()
-	f.Comment(docLines("DecodeFact decodes an envelope written by EncodeFact with this or an earlier spec. An older version of a fact is upcast to the newest, so the result is always a Fact. A type this build does not decode is an error wrapping ErrUnknownFact; a known type at a version it does not decode, one wrapping ErrUnknownVersion (and so ErrUnknownFact). It reads data in one pass (codec.DecodeFact).", ""))
+	f.Comment(Lines("DecodeFact decodes an envelope written by EncodeFact with this or an earlier spec. An older version of a fact is upcast to the newest, so the result is always a Fact. A type this build does not decode is an error wrapping ErrUnknownFact; a known type at a version it does not decode, one wrapping ErrUnknownVersion (and so ErrUnknownFact). It reads data in one pass (codec.DecodeFact).", ""))
 	f.Func().Id("DecodeFact").Params(jen.Id("data").Index().Byte()).Params(jen.Id("Fact"), jen.Error()).Block(
 		jen.Return(jen.Qual(codecPkg, "DecodeFact").Call(jen.Lit(e.spec.Package.Name), jen.Id("data"), jen.Id("decodeFactData"))),
 	)
@@ -191,8 +191,8 @@ func (e *emitter) onePassRecordName(name string) bool {
 func (e *emitter) defaults(f *jen.File) {
 	f.Comment("Defaults for the tunables of a runtime built on this vocabulary.")
 	f.Const().DefsFunc(func(g *jen.Group) {
-		for _, d := range sortedBy(e.spec.Defaults, func(d *Default) string { return d.Name }) {
-			g.Comment(docLines(named(d.Doc, d.Name, d.GoName), d.GoName+" is a default."))
+		for _, d := range SortedBy(e.spec.Defaults, func(d *Default) string { return d.Name }) {
+			g.Comment(Lines(Named(d.Doc, d.Name, d.GoName), d.GoName+" is a default."))
 			var value jen.Code
 			switch d.Unit {
 			case UnitBytes, UnitCount:
@@ -236,7 +236,7 @@ func (e *emitter) onePassTypes(facts []*Fact) []onePass {
 				continue
 			}
 			done[r.Name] = true
-			if wireCount(r.Fields) > 64 {
+			if WireCount(r.Fields) > 64 {
 				continue // read by encoding/json: the decoder's key sets are 64-bit masks
 			}
 			out = append(out, onePass{r.Name, r.Fields})
@@ -245,7 +245,7 @@ func (e *emitter) onePassTypes(facts []*Fact) []onePass {
 	}
 	for _, fact := range facts {
 		for _, v := range fact.Versions {
-			if !v.Retired && wireCount(v.Fields) <= 64 {
+			if !v.Retired && WireCount(v.Fields) <= 64 {
 				out = append(out, onePass{fact.StructName(v), v.Fields})
 			}
 		}
@@ -263,7 +263,7 @@ func (e *emitter) onePassTypes(facts []*Fact) []onePass {
 // onePassRecord returns the record t names when DecodeFact reads it in one
 // pass.
 func (e *emitter) onePassRecord(t *Type) *Record {
-	if t.Kind != TypeNamed || t.decl != declRecord {
+	if t.Kind != TypeNamed || t.Decl() != DeclRecord {
 		return nil
 	}
 	for _, r := range e.spec.Records {
@@ -281,7 +281,7 @@ func (e *emitter) onePassRecord(t *Type) *Record {
 // idKind returns how the identifier t names is represented, or "" when t
 // names no identifier of this spec.
 func (e *emitter) idKind(t *Type) IDKind {
-	if t.Kind != TypeNamed || t.decl != declID {
+	if t.Kind != TypeNamed || t.Decl() != DeclID {
 		return ""
 	}
 	for _, id := range e.spec.IDs {
@@ -326,7 +326,7 @@ func (e *emitter) readField(typ string, fd *Field, target *jen.Statement, record
 		return value(jen.Id("d").Dot("Int").Call(jen.Lit(intBits[t.Name])), typed), true
 	case e.idKind(t) == IDString:
 		return value(jen.Id("d").Dot("String").Call(), typed), true
-	case e.idKind(t) == IDUUID || t.Kind == TypeNamed && t.decl == declEnum:
+	case e.idKind(t) == IDUUID || t.Kind == TypeNamed && t.Decl() == DeclEnum:
 		// As encoding/json reads a TextUnmarshaler: the string, unescaped.
 		return append(value(jen.Id("d").Dot("StringBytes").Call(), func(c jen.Code) jen.Code { return c })[:2],
 			wrap(target.Clone().Dot("UnmarshalText").Call(jen.Id("x")))), true
@@ -340,7 +340,7 @@ func (e *emitter) readField(typ string, fd *Field, target *jen.Statement, record
 // in one pass and refuses what NAME's UnmarshalJSON refuses: a loop over the
 // object's keys with a case per field, then the checks of what it read.
 func (e *emitter) onePassDecoder(f *jen.File, p onePass, records map[string]bool) {
-	wire := wireFields(p.fields)
+	wire := WireFields(p.fields)
 	typ := e.spec.Package.Name + "." + p.name
 	fieldsVar := "fieldsOf" + p.name
 	var names []jen.Code
@@ -374,14 +374,14 @@ func (e *emitter) onePassDecoder(f *jen.File, p onePass, records map[string]bool
 		),
 	}
 	for i, fd := range wire {
-		if wireRequired(fd) {
+		if WireRequired(fd) {
 			body = append(body, jen.If(jen.Id("present").Op("&").Lit(uint64(1)<<i).Op("==").Lit(0)).Block(
 				jen.Return(e.missingField(p.name, fd.JSON)),
 			))
 		}
 	}
 	for _, fd := range wire {
-		if fd.terminalOf != nil {
+		if fd.TerminalOf() != nil {
 			body = append(body, e.terminalCheck(p.name, fd, jen.Id("out").Dot(fd.GoName), false))
 		}
 	}
@@ -403,7 +403,7 @@ func (e *emitter) onePassCase(typ string, bit uint64, fd *Field, records map[str
 		jen.Id("seen").Op("|=").Lit(bit),
 	}
 	switch {
-	case wireRequired(fd):
+	case WireRequired(fd):
 		// A null leaves a required field missing, as encoding/json leaves its pointer nil.
 		body = append(body, jen.If(jen.Op("!").Id("d").Dot("Null").Call()).Block(
 			append(read, jen.Id("present").Op("|=").Lit(bit))...,

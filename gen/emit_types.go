@@ -24,16 +24,16 @@ func (e *emitter) codec(f *jen.File) {
 			struct{ name, doc string }{"ErrUnknownVersion", "ErrUnknownVersion reports a known fact type at a version this build does not\ndecode. It wraps ErrUnknownFact."},
 		)
 	}
-	f.Comment(docLines(fmt.Sprintf("This package was generated for version %d of the jobgen runtime, package codec; it does not compile against a runtime that does not support that version. Regenerate it with the jobgen of the codec it is built with.", codec.MaxVersion), ""))
+	f.Comment(Lines(fmt.Sprintf("This package was generated for version %d of the jobgen runtime, package codec; it does not compile against a runtime that does not support that version. Regenerate it with the jobgen of the codec it is built with.", codec.MaxVersion), ""))
 	f.Const().Defs(
 		jen.Id("_").Op("=").Qual(codecPkg, "EnforceVersion").Call(jen.Lit(codec.MaxVersion).Op("-").Qual(codecPkg, "MinVersion")),
 		jen.Id("_").Op("=").Qual(codecPkg, "EnforceVersion").Call(jen.Qual(codecPkg, "MaxVersion").Op("-").Lit(codec.MaxVersion)),
 	)
 	f.Line()
-	f.Comment(docLines("Errors callers can test for with errors.Is. They are the values of package codec, which a tool that knows no vocabulary tests for.", ""))
+	f.Comment(Lines("Errors callers can test for with errors.Is. They are the values of package codec, which a tool that knows no vocabulary tests for.", ""))
 	f.Var().DefsFunc(func(g *jen.Group) {
 		for _, er := range errs {
-			g.Comment(docLines(er.doc, ""))
+			g.Comment(Lines(er.doc, ""))
 			g.Id(er.name).Op("=").Qual(codecPkg, er.name)
 		}
 	})
@@ -45,7 +45,7 @@ func (e *emitter) missingField(typ, field string) *jen.Statement {
 }
 
 func (e *emitter) ids(f *jen.File) {
-	for _, id := range sortedBy(e.spec.IDs, func(d *ID) string { return d.Name }) {
+	for _, id := range SortedBy(e.spec.IDs, func(d *ID) string { return d.Name }) {
 		declComment(f, id.Doc, id.Name+" is an identifier.")
 		r := recv(id.Name)
 		if id.Kind == IDString {
@@ -59,7 +59,7 @@ func (e *emitter) ids(f *jen.File) {
 			jen.Return(jen.Id(id.Name).Call(jen.Qual(uuidPkg, "New").Call())),
 		)
 		f.Line()
-		f.Comment(docLines(fmt.Sprintf("Parse%s parses the text form of a %s, exactly as String writes it; other spellings of a UUID and the nil UUID are errors wrapping ErrInvalidID.", id.Name, id.Name), ""))
+		f.Comment(Lines(fmt.Sprintf("Parse%s parses the text form of a %s, exactly as String writes it; other spellings of a UUID and the nil UUID are errors wrapping ErrInvalidID.", id.Name, id.Name), ""))
 		f.Func().Id("Parse"+id.Name).Params(jen.Id("s").String()).Params(jen.Id(id.Name), jen.Error()).Block(
 			jen.List(jen.Id("u"), jen.Err()).Op(":=").Qual(codecPkg, "ParseUUID").Call(jen.Index().Byte().Call(jen.Id("s"))),
 			jen.If(jen.Err().Op("!=").Nil()).Block(
@@ -96,7 +96,7 @@ func (e *emitter) ids(f *jen.File) {
 }
 
 func (e *emitter) enums(f *jen.File) {
-	for _, en := range sortedBy(e.spec.Enums, func(d *Enum) string { return d.Name }) {
+	for _, en := range SortedBy(e.spec.Enums, func(d *Enum) string { return d.Name }) {
 		r := recv(en.Name)
 		declComment(f, en.Doc, en.Name+" is an enum.")
 		f.Type().Id(en.Name).String()
@@ -145,7 +145,7 @@ func (e *emitter) enums(f *jen.File) {
 }
 
 func (e *emitter) records(f *jen.File) {
-	for _, r := range sortedBy(e.spec.Records, func(d *Record) string { return d.Name }) {
+	for _, r := range SortedBy(e.spec.Records, func(d *Record) string { return d.Name }) {
 		declComment(f, r.Doc, r.Name+" is a record.")
 		f.Type().Id(r.Name).Struct(structFields(r.Fields)...)
 		marshalEmpty(f, r.Name, r.Fields)
@@ -158,7 +158,7 @@ func (e *emitter) records(f *jen.File) {
 // writes it, so Go writes nil as empty too ([] or {}), never as null.
 func emptyCollections(fields []*Field) []*Field {
 	var out []*Field
-	for _, fd := range wireFields(fields) {
+	for _, fd := range WireFields(fields) {
 		if !fd.Optional && fd.Type.Collection() && !(fd.Type.Kind == TypeSlice && fd.Type.Elem.Kind == TypeBuiltin && (fd.Type.Elem.Name == "byte" || fd.Type.Elem.Name == "uint8")) {
 			out = append(out, fd)
 		}
@@ -205,7 +205,7 @@ func structFields(fields []*Field) []jen.Code {
 			tag += ",omitzero"
 		}
 		field := jen.Id(fd.GoName).Add(goType(fd.Type)).Tag(map[string]string{"json": tag})
-		out = append(out, withDoc(named(fd.Doc, fd.Name, fd.GoName), field))
+		out = append(out, withDoc(Named(fd.Doc, fd.Name, fd.GoName), field))
 	}
 	return out
 }
@@ -240,7 +240,7 @@ func (d *discCheck) mismatch() *jen.Statement {
 // required fields are pointers so that absence shows, checks the keys and
 // the values, and then copies the fields over.
 func (e *emitter) unmarshal(f *jen.File, typeName string, fields, common []*Field, disc *discCheck) {
-	wire := wireFields(common, fields)
+	wire := WireFields(common, fields)
 	if disc == nil && len(wire) == 0 {
 		return
 	}
@@ -264,7 +264,7 @@ func (e *emitter) unmarshal(f *jen.File, typeName string, fields, common []*Fiel
 	body = append(body, e.shadowChecks(typeName, disc, wire)...)
 	for _, fd := range wire {
 		val := jen.Id("wire").Dot(fd.GoName)
-		if wireRequired(fd) {
+		if WireRequired(fd) {
 			val = jen.Op("*").Add(val)
 		}
 		body = append(body, jen.Id(r).Dot(fd.GoName).Op("=").Add(val))
@@ -288,7 +288,7 @@ func shadowFields(disc *discCheck, wire []*Field) []jen.Code {
 	}
 	for _, fd := range wire {
 		t := goType(fd.Type)
-		if wireRequired(fd) {
+		if WireRequired(fd) {
 			t = jen.Op("*").Add(t)
 		}
 		out = append(out, jen.Id(fd.GoName).Add(t).Tag(map[string]string{"json": fd.JSON}))
@@ -312,15 +312,15 @@ func (e *emitter) shadowChecks(typeName string, disc *discCheck, wire []*Field) 
 		)
 	}
 	for _, fd := range wire {
-		if wireRequired(fd) {
+		if WireRequired(fd) {
 			out = append(out, jen.If(jen.Id("wire").Dot(fd.GoName).Op("==").Nil()).Block(
 				jen.Return(e.missingField(typeName, fd.JSON)),
 			))
 		}
 	}
 	for _, fd := range wire {
-		if fd.terminalOf != nil {
-			out = append(out, e.terminalCheck(typeName, fd, jen.Id("wire").Dot(fd.GoName), wireRequired(fd)))
+		if fd.TerminalOf() != nil {
+			out = append(out, e.terminalCheck(typeName, fd, jen.Id("wire").Dot(fd.GoName), WireRequired(fd)))
 		}
 	}
 	return out
@@ -332,13 +332,13 @@ func (e *emitter) shadowChecks(typeName string, disc *discCheck, wire []*Field) 
 // UnmarshalJSON's shadow struct.
 func (e *emitter) terminalCheck(typeName string, fd *Field, val *jen.Statement, deref bool) jen.Code {
 	cond := jen.Op("!").Add(val.Clone()).Dot("Terminal").Call()
-	if !wireRequired(fd) {
+	if !WireRequired(fd) {
 		cond = val.Clone().Op("!=").Lit("").Op("&&").Add(cond) // absent is allowed
 	}
 	if deref {
 		val = jen.Op("*").Add(val)
 	}
 	return jen.If(cond).Block(
-		jen.Return(e.errorf(typeName+": "+fd.JSON+" %q is not a terminal state of "+fd.terminalOf.Name+": %w", val, jen.Id("ErrInvalidEnum"))),
+		jen.Return(e.errorf(typeName+": "+fd.JSON+" %q is not a terminal state of "+fd.TerminalOf().Name+": %w", val, jen.Id("ErrInvalidEnum"))),
 	)
 }

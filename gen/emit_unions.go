@@ -8,7 +8,7 @@ import (
 // discriminator constant and JSON methods, and a Decode function that picks
 // the variant by its discriminator.
 func (e *emitter) unions(f *jen.File) {
-	for _, u := range sortedBy(e.spec.Unions, func(d *Union) string { return d.Name }) {
+	for _, u := range SortedBy(e.spec.Unions, func(d *Union) string { return d.Name }) {
 		e.unionInterface(f, u)
 		e.unionCommon(f, u)
 		e.unionTags(f, u)
@@ -20,7 +20,7 @@ func (e *emitter) unions(f *jen.File) {
 }
 
 // discGo is the Go field holding a union's discriminator.
-func discGo(u *Union) string { return goName(u.Discriminator) }
+func discGo(u *Union) string { return GoName(u.Discriminator) }
 
 // discKind is the JSON kind of a union's discriminator values: a string
 // when there are no variants.
@@ -77,7 +77,7 @@ func (e *emitter) unionTags(f *jen.File, u *Union) {
 	f.Commentf("The %s values of the %s variants.", u.Discriminator, u.Name)
 	f.Const().DefsFunc(func(g *jen.Group) {
 		for _, v := range u.Variants {
-			g.Commentf("%sTag marks %s %s.", v.Name, article(v.Name), v.Name)
+			g.Commentf("%sTag marks %s %s.", v.Name, Article(v.Name), v.Name)
 			g.Id(v.Name + "Tag").Op("=").Add(tagLit(v.Tag))
 		}
 	})
@@ -107,7 +107,7 @@ func (e *emitter) variantMarshal(f *jen.File, u *Union, v *Variant) {
 	r := recv(v.Name)
 	wire := []jen.Code{jen.Id(discGo(u)).Id(string(discKind(u))).Tag(map[string]string{"json": u.Discriminator})}
 	values := jen.Dict{jen.Id(discGo(u)): jen.Id(v.Name + "Tag")}
-	for _, fd := range wireFields(u.Common, v.Fields) {
+	for _, fd := range WireFields(u.Common, v.Fields) {
 		tag := fd.JSON
 		if fd.Optional {
 			tag += ",omitzero"

@@ -57,7 +57,7 @@ func TestGoName(t *testing.T) {
 		"status":         "Status",
 		"ids":            "IDs",
 	} {
-		if got := goName(in); got != want {
+		if got := GoName(in); got != want {
 			t.Errorf("goName(%q) = %q, want %q", in, got, want)
 		}
 	}

@@ -77,7 +77,7 @@ func TestEveryBackendIsDeterministic(t *testing.T) {
 	}
 	first := parse()
 	for _, b := range Backends() {
-		o := besideSpec(first.Spec())
+		o := BesideSpec(first.Spec())
 		want, err := b.Files(first, o)
 		if err != nil {
 			t.Fatal(err)

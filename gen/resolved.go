@@ -18,7 +18,7 @@ func (r *Resolved) Spec() *Spec { return r.spec }
 var errNotResolved = errors.New("gen: the spec was not validated; load it with Load or LoadFS")
 
 // model returns the spec behind r, or an error for the zero Resolved.
-func (r *Resolved) model() (*Spec, error) {
+func (r *Resolved) Model() (*Spec, error) {
 	if r == nil || r.spec == nil {
 		return nil, errNotResolved
 	}

@@ -21,11 +21,11 @@ const SchemaDialect = "https://json-schema.org/draft/2020-12/schema"
 // still carrying a removed field validates). The marker names the spec as
 // if the output root were the spec's directory.
 func EmitSchema(r *Resolved) (File, error) {
-	s, err := r.model()
+	s, err := r.Model()
 	if err != nil {
 		return File{}, err
 	}
-	return emitSchema(s, besideSpec(s))
+	return emitSchema(s, BesideSpec(s))
 }
 
 // SchemaBackend generates a spec's JSON Schema, <package.name>.schema.json.
@@ -45,7 +45,7 @@ func (SchemaBackend) Check(*Resolved) ErrorList { return nil }
 
 // Files implements Backend.
 func (SchemaBackend) Files(r *Resolved, o Origin) ([]File, error) {
-	s, err := r.model()
+	s, err := r.Model()
 	if err != nil {
 		return nil, err
 	}
@@ -76,7 +76,7 @@ func emitSchema(s *Spec, o Origin) (File, error) {
 		root = append(root, jsonMember{"description", s.Package.Doc})
 	}
 	var sorted jsonObject
-	for _, name := range sortedKeys(defs) {
+	for _, name := range SortedKeys(defs) {
 		sorted = append(sorted, jsonMember{name, defs[name]})
 	}
 	root = append(root, jsonMember{"$defs", sorted})
@@ -127,7 +127,7 @@ func typeSchemas(s *Spec) map[string]jsonObject {
 // by name.
 func factSchemas(s *Spec, defs map[string]jsonObject) []any {
 	var envelopes []any
-	for _, f := range sortedBy(s.Facts, func(f *Fact) string { return f.Name }) {
+	for _, f := range SortedBy(s.Facts, func(f *Fact) string { return f.Name }) {
 		for _, v := range f.Versions {
 			if v.Retired {
 				continue
@@ -196,8 +196,8 @@ func objectSchema(doc string, disc *jsonMember, fields []*Field) jsonObject {
 			continue
 		}
 		schema := typeSchema(f.Type)
-		if f.terminalOf != nil {
-			schema = append(schema, jsonMember{"enum", terminalValues(f.terminalOf)})
+		if f.TerminalOf() != nil {
+			schema = append(schema, jsonMember{"enum", terminalValues(f.TerminalOf())})
 		}
 		if f.Doc != "" {
 			schema = append(schema, jsonMember{"description", f.Doc})
@@ -247,13 +247,13 @@ func typeSchema(t *Type) jsonObject {
 		return jsonObject{{"type", []any{"array", "null"}}, {"items", typeSchema(t.Elem)}}
 	case TypeMap:
 		o := jsonObject{{"type", []any{"object", "null"}}}
-		if t.Key.declared() {
+		if t.Key.Declared() {
 			o = append(o, jsonMember{"propertyNames", typeSchema(t.Key)})
 		}
 		return append(o, jsonMember{"additionalProperties", typeSchema(t.Elem)})
 	case TypeQualified:
-		if t.imp != nil {
-			return jsonObject{{"$ref", t.imp.Imported.Spec().Package.Name + ".schema.json#/$defs/" + t.Name}}
+		if t.Import() != nil {
+			return jsonObject{{"$ref", t.Import().Imported.Spec().Package.Name + ".schema.json#/$defs/" + t.Name}}
 		}
 		switch t.Pkg + "." + t.Name {
 		case "time.Time":

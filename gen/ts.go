@@ -32,7 +32,7 @@ func (TSBackend) Marker() Marker { return Marker{Suffix: ".ts", Format: "// " + 
 // on, import aliases that are TypeScript reserved words and the JSON name
 // __proto__, each at the declaration that causes it.
 func (TSBackend) Check(r *Resolved) ErrorList {
-	s, err := r.model()
+	s, err := r.Model()
 	if err != nil {
 		return nil // Files reports it
 	}
@@ -41,7 +41,7 @@ func (TSBackend) Check(r *Resolved) ErrorList {
 
 // Files implements Backend.
 func (b TSBackend) Files(r *Resolved, o Origin) ([]File, error) {
-	s, err := r.model()
+	s, err := r.Model()
 	if err != nil {
 		return nil, err
 	}
@@ -52,27 +52,27 @@ func (b TSBackend) Files(r *Resolved, o Origin) ([]File, error) {
 // EmitTS renders a valid spec as its TypeScript module, with the marker
 // naming the spec as a file beside it; see TSBackend.
 func EmitTS(r *Resolved) (File, error) {
-	s, err := r.model()
+	s, err := r.Model()
 	if err != nil {
 		return File{}, err
 	}
 	if errs := checkTSNames(s); len(errs) > 0 {
 		return File{}, errs
 	}
-	return emitTS(s, besideSpec(s), s.Package.Name+".ts"), nil
+	return emitTS(s, BesideSpec(s), s.Package.Name+".ts"), nil
 }
 
 func emitTS(s *Spec, o Origin, name string) File {
 	w := &tsWriter{spec: s, zero: map[string]bool{}}
 	w.b.Grow(32<<10 + 8<<10*(len(s.Records)+len(s.Unions)+2*len(s.Facts)))
-	w.b.WriteString(mark(TSBackend{}, o, name))
+	w.b.WriteString(Mark(TSBackend{}, o, name))
 	w.module()
 	return File{Path: name, Content: []byte(w.b.String())}
 }
 
 // capArticle is article(word) opening a sentence.
 func capArticle(word string) string {
-	a := article(word)
+	a := Article(word)
 	return strings.ToUpper(a[:1]) + a[1:]
 }
 
@@ -114,7 +114,7 @@ func (w *tsWriter) doc(indent, doc, fallback string) {
 // tsDocLines fills a doc the way docLines does for Go, escaping the end of
 // a comment.
 func tsDocLines(doc, fallback string) []string {
-	text := docLines(doc, fallback)
+	text := Lines(doc, fallback)
 	if strings.TrimSpace(text) == "" {
 		return nil
 	}
@@ -135,16 +135,16 @@ func (w *tsWriter) module() {
 	w.imports()
 	w.runtime()
 	// The zero checks are found while walking the fields, and written last.
-	for _, d := range sortedBy(s.IDs, func(d *ID) string { return d.Name }) {
+	for _, d := range SortedBy(s.IDs, func(d *ID) string { return d.Name }) {
 		w.id(d)
 	}
-	for _, d := range sortedBy(s.Enums, func(d *Enum) string { return d.Name }) {
+	for _, d := range SortedBy(s.Enums, func(d *Enum) string { return d.Name }) {
 		w.enum(d)
 	}
-	for _, d := range sortedBy(s.Records, func(d *Record) string { return d.Name }) {
+	for _, d := range SortedBy(s.Records, func(d *Record) string { return d.Name }) {
 		w.record(d)
 	}
-	for _, u := range sortedBy(s.Unions, func(d *Union) string { return d.Name }) {
+	for _, u := range SortedBy(s.Unions, func(d *Union) string { return d.Name }) {
 		w.union(u)
 	}
 	if len(s.Facts) > 0 {

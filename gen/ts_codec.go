@@ -42,8 +42,8 @@ func tsType(t *Type) string {
 		}
 		return "number"
 	case TypeQualified:
-		if t.imp != nil && t.imp.Imported != nil {
-			return t.imp.Alias + "." + t.Name
+		if t.Import() != nil && t.Import().Imported != nil {
+			return t.Import().Alias + "." + t.Name
 		}
 		switch t.Pkg + "." + t.Name {
 		case "time.Time":
@@ -62,7 +62,7 @@ func tsType(t *Type) string {
 		}
 		return el + "[]"
 	case TypeMap:
-		if (t.Key.Kind == TypeNamed || t.Key.imp != nil) && t.Key.decl == declEnum {
+		if (t.Key.Kind == TypeNamed || t.Key.Import() != nil) && t.Key.Decl() == DeclEnum {
 			return "{ [key in " + tsType(t.Key) + "]?: " + tsType(t.Elem) + " }"
 		}
 		return "{ [key: string]: " + tsType(t.Elem) + " }"
@@ -119,12 +119,12 @@ func (w *tsWriter) scalar(t *Type) (tsScalar, bool) {
 	if qual, decl, id, ok := w.ref(t); ok {
 		name := qual + t.Name
 		switch decl {
-		case declID:
+		case DeclID:
 			if id == IDUUID {
 				return tsScalar{"(_uuid(%[1]s, %[2]s, %[3]s) as " + name + ")", "(_zeroUUID as " + name + ")"}, true
 			}
 			return tsScalar{"(_str(%[1]s, %[2]s, %[3]s) as " + name + ")", `("" as ` + name + ")"}, true
-		case declEnum:
+		case DeclEnum:
 			// Go keeps an enum's zero value, "", where JSON holds null.
 			return tsScalar{"_enum(%[1]s, %[2]s, %[3]s, " + qual + "is" + t.Name + ", " + strconv.Quote(t.Name) + ")", `("" as ` + name + ")"}, true
 		}
@@ -135,12 +135,12 @@ func (w *tsWriter) scalar(t *Type) (tsScalar, bool) {
 // ref says how the module names a declared type t: one of its own spec's
 // (qual is empty), or one of an imported spec's (qual is "alias."); ok is
 // false for every other type.
-func (w *tsWriter) ref(t *Type) (qual string, decl declKind, id IDKind, ok bool) {
+func (w *tsWriter) ref(t *Type) (qual string, decl DeclKind, id IDKind, ok bool) {
 	spec := w.spec
 	switch {
 	case t.Kind == TypeNamed:
-	case t.Kind == TypeQualified && t.imp != nil && t.imp.Imported != nil:
-		qual, spec = t.imp.Alias+".", t.imp.Imported.Spec()
+	case t.Kind == TypeQualified && t.Import() != nil && t.Import().Imported != nil:
+		qual, spec = t.Import().Alias+".", t.Import().Imported.Spec()
 	default:
 		return "", 0, "", false
 	}
@@ -149,21 +149,21 @@ func (w *tsWriter) ref(t *Type) (qual string, decl declKind, id IDKind, ok bool)
 			id = d.Kind
 		}
 	}
-	return qual, t.decl, id, true
+	return qual, t.Decl(), id, true
 }
 
 // isStruct reports whether t is a record or a union variant, of this spec or
 // an imported one: a type with a decoder of its own, which reads null as an
 // object without fields.
 func isStruct(t *Type) bool {
-	return (t.Kind == TypeNamed || t.imp != nil && t.imp.Imported != nil) && (t.decl == declRecord || t.decl == declVariant)
+	return (t.Kind == TypeNamed || t.Import() != nil && t.Import().Imported != nil) && (t.Decl() == DeclRecord || t.Decl() == DeclVariant)
 }
 
 // qualified is the module's name for a function of a declared type, such
 // as decodeJobSnapshot or jobs.decodeJobSnapshot.
 func qualified(t *Type, fn string) string {
-	if t.Kind == TypeQualified && t.imp != nil {
-		return t.imp.Alias + "." + fn + t.Name
+	if t.Kind == TypeQualified && t.Import() != nil {
+		return t.Import().Alias + "." + fn + t.Name
 	}
 	return fn + t.Name
 }
@@ -191,7 +191,7 @@ func (w *tsWriter) decode(t *Type, v, path, key string) string {
 		return fmt.Sprintf("_arr(%s, %s, %s, (e, p, i) => %s)", v, path, key, w.element(t.Elem, "e", "p", "i"))
 	case t.Kind == TypeMap:
 		keyFn := "undefined"
-		if _, decl, id, ok := w.ref(t.Key); ok && (decl == declEnum || id == IDUUID) {
+		if _, decl, id, ok := w.ref(t.Key); ok && (decl == DeclEnum || id == IDUUID) {
 			sc, _ := w.scalar(t.Key)
 			keyFn = "(n, p) => " + fmt.Sprintf(sc.check, "n", "p", "n")
 		}
@@ -233,7 +233,7 @@ func local(f *Field) string { return "f_" + f.JSON }
 func (w *tsWriter) slot(f *Field) string {
 	l, key := local(f), strconv.Quote(f.JSON)
 	t := f.Type
-	if wireRequired(f) {
+	if WireRequired(f) {
 		if t.Kind == TypePointer {
 			t = t.Elem
 		}
@@ -312,13 +312,13 @@ func (w *tsWriter) needZero(name string) {
 func (w *tsWriter) structFields(name string) []*Field {
 	for _, r := range w.spec.Records {
 		if r.Name == name {
-			return wireFields(r.Fields)
+			return WireFields(r.Fields)
 		}
 	}
 	for _, u := range w.spec.Unions {
 		for _, v := range u.Variants {
 			if v.Name == name {
-				return wireFields(u.Common, v.Fields)
+				return WireFields(u.Common, v.Fields)
 			}
 		}
 	}
@@ -349,12 +349,12 @@ func (w *tsWriter) encode(t *Type, x, field string) string {
 	case TypeQualified, TypeNamed:
 		if qual, decl, id, ok := w.ref(t); ok {
 			switch decl {
-			case declID:
+			case DeclID:
 				if id == IDUUID {
 					return "_euuid(" + x + ", " + q + ")"
 				}
 				return x
-			case declEnum:
+			case DeclEnum:
 				return "_eenum(" + x + ", " + qual + "is" + t.Name + ", " + q + ")"
 			}
 			return qualified(t, "encode") + "(" + x + ")"
@@ -376,7 +376,7 @@ func (w *tsWriter) encode(t *Type, x, field string) string {
 		return x
 	case TypeMap:
 		keyFn := "undefined"
-		if _, decl, id, ok := w.ref(t.Key); ok && (decl == declEnum || id == IDUUID) {
+		if _, decl, id, ok := w.ref(t.Key); ok && (decl == DeclEnum || id == IDUUID) {
 			keyFn = "(n) => " + w.encode(t.Key, "n as "+tsType(t.Key), field+"{}")
 		}
 		el := w.encode(t.Elem, "e", field+"{}")
@@ -392,7 +392,7 @@ func (w *tsWriter) encode(t *Type, x, field string) string {
 
 func (w *tsWriter) encoder(name string, disc *tsDisc, fields []*Field) {
 	w.line("")
-	w.doc("", fmt.Sprintf("encode%s writes %s %s as JSON that Go's decoder reads, leaving out optional fields that hold their zero value, as Go does.", name, article(name), name), "")
+	w.doc("", fmt.Sprintf("encode%s writes %s %s as JSON that Go's decoder reads, leaving out optional fields that hold their zero value, as Go does.", name, Article(name), name), "")
 	param := "value"
 	if len(fields) == 0 {
 		param = "_value"
@@ -422,7 +422,7 @@ func (w *tsWriter) zeroChecks() {
 	done := map[string]bool{}
 	for {
 		var next string
-		for _, n := range sortedKeys(w.zero) {
+		for _, n := range SortedKeys(w.zero) {
 			if !done[n] {
 				next = n
 				break

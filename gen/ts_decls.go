@@ -19,9 +19,9 @@ func (w *tsWriter) id(d *ID) {
 	if d.Kind == IDUUID {
 		what = "a UUID in canonical form (8-4-4-4-12 lower-case hex digits), not the nil UUID"
 	}
-	w.doc("", fmt.Sprintf("decode%s reads %s %s from JSON: %s. Null is the zero %s, as in Go.", d.Name, article(d.Name), d.Name, what, d.Name), "")
+	w.doc("", fmt.Sprintf("decode%s reads %s %s from JSON: %s. Null is the zero %s, as in Go.", d.Name, Article(d.Name), d.Name, what, d.Name), "")
 	w.line("export function decode%s(json: unknown, path = \"$\"): %s {", d.Name, d.Name)
-	w.line("  return %s;", w.element(&Type{Kind: TypeNamed, Name: d.Name, decl: declID}, "json", "path", `""`))
+	w.line("  return %s;", w.element(DeclaredType(d.Name, DeclID), "json", "path", `""`))
 	w.line("}")
 }
 
@@ -64,15 +64,15 @@ func (w *tsWriter) enum(d *Enum) {
 	w.line("  return false;")
 	w.line("}")
 	w.line("")
-	w.doc("", fmt.Sprintf("decode%s reads %s %s from JSON, refusing a value outside it. Null is the empty string, as in Go, although it is no %s.", d.Name, article(d.Name), d.Name, d.Name), "")
+	w.doc("", fmt.Sprintf("decode%s reads %s %s from JSON, refusing a value outside it. Null is the empty string, as in Go, although it is no %s.", d.Name, Article(d.Name), d.Name, d.Name), "")
 	w.line("export function decode%s(json: unknown, path = \"$\"): %s {", d.Name, d.Name)
-	w.line("  return %s;", w.element(&Type{Kind: TypeNamed, Name: d.Name, decl: declEnum}, "json", "path", `""`))
+	w.line("  return %s;", w.element(DeclaredType(d.Name, DeclEnum), "json", "path", `""`))
 	w.line("}")
 }
 
 // fieldsInterface writes the members of an interface, one per wire field.
 func (w *tsWriter) fieldsInterface(fields []*Field) {
-	for _, f := range wireFields(fields) {
+	for _, f := range WireFields(fields) {
 		if f.Doc != "" {
 			w.doc("  ", f.Doc, "")
 		}
@@ -88,24 +88,24 @@ func (w *tsWriter) fieldsInterface(fields []*Field) {
 func (w *tsWriter) record(r *Record) {
 	w.line("")
 	w.doc("", r.Doc, capArticle(r.Name)+" "+r.Name+" is a record.")
-	if len(wireFields(r.Fields)) == 0 {
+	if len(WireFields(r.Fields)) == 0 {
 		w.line("// No field of %s travels in JSON.", r.Name)
 	}
 	w.line("export interface %s {", r.Name)
 	w.fieldsInterface(r.Fields)
 	w.line("}")
-	w.decoder(r.Name, nil, wireFields(r.Fields))
-	w.encoder(r.Name, nil, wireFields(r.Fields))
+	w.decoder(r.Name, nil, WireFields(r.Fields))
+	w.encoder(r.Name, nil, WireFields(r.Fields))
 }
 
 // fieldType is a field's TypeScript type: an enum field restricted to a
 // machine's terminal states (terminal: true) holds only those.
 func fieldType(f *Field) string {
-	if f.terminalOf == nil {
+	if f.TerminalOf() == nil {
 		return tsType(f.Type)
 	}
 	var states []string
-	for _, st := range f.terminalOf.Terminal {
+	for _, st := range f.TerminalOf().Terminal {
 		states = append(states, strconv.Quote(st.Name))
 	}
 	return strings.Join(states, " | ")
@@ -149,14 +149,14 @@ func (w *tsWriter) union(u *Union) {
 	}
 	for _, v := range u.Variants {
 		w.line("")
-		w.doc("", v.Doc, capArticle(v.Name)+" "+v.Name+" is "+article(u.Name)+" "+u.Name+".")
+		w.doc("", v.Doc, capArticle(v.Name)+" "+v.Name+" is "+Article(u.Name)+" "+u.Name+".")
 		w.line("export interface %s%s {", v.Name, extends)
 		w.line("  %s: %s;", u.Discriminator, tsTagLit(v.Tag))
 		w.fieldsInterface(v.Fields)
 		w.line("}")
 		disc := &tsDisc{json: u.Discriminator, lit: tsTagLit(v.Tag), kind: v.Tag.Kind}
-		w.decoder(v.Name, disc, wireFields(u.Common, v.Fields))
-		w.encoder(v.Name, disc, wireFields(u.Common, v.Fields))
+		w.decoder(v.Name, disc, WireFields(u.Common, v.Fields))
+		w.encoder(v.Name, disc, WireFields(u.Common, v.Fields))
 	}
 	// The decoder probes the discriminator alone first, as DecodeX does.
 	disc := u.Discriminator
@@ -199,7 +199,7 @@ func (w *tsWriter) union(u *Union) {
 // durations in milliseconds.
 func (w *tsWriter) defaults() {
 	w.line("")
-	for _, d := range sortedBy(w.spec.Defaults, func(d *Default) string { return d.GoName }) {
+	for _, d := range SortedBy(w.spec.Defaults, func(d *Default) string { return d.GoName }) {
 		value, unit := d.Value, ""
 		switch d.Unit {
 		case UnitKiB:
@@ -213,7 +213,7 @@ func (w *tsWriter) defaults() {
 		case UnitMinutes:
 			value, unit = d.Value*60000, "It is in milliseconds."
 		}
-		doc := named(d.Doc, d.Name, d.GoName)
+		doc := Named(d.Doc, d.Name, d.GoName)
 		if unit != "" {
 			doc = strings.TrimSpace(doc + " " + unit)
 		}

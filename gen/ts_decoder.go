@@ -15,7 +15,7 @@ func (w *tsWriter) decoder(name string, disc *tsDisc, fields []*Field) {
 	if disc != nil {
 		what = fmt.Sprintf("refusing another variant's %s or a missing required field", disc.json)
 	}
-	w.doc("", fmt.Sprintf("decode%s reads %s %s from JSON as Go's decoder does, %s.", name, article(name), name, what), "")
+	w.doc("", fmt.Sprintf("decode%s reads %s %s from JSON as Go's decoder does, %s.", name, Article(name), name, what), "")
 	w.line("export function decode%s(json: unknown, path = \"$\"): %s {", name, name)
 	if len(fields) == 0 && disc == nil {
 		w.line("  _obj(json, path, %q);", name)
@@ -46,7 +46,7 @@ func (w *tsWriter) decoderLocals(disc *tsDisc, fields []*Field) {
 	}
 	for _, f := range fields {
 		t := f.Type
-		if wireRequired(f) && t.Kind == TypePointer {
+		if WireRequired(f) && t.Kind == TypePointer {
 			t = t.Elem
 		}
 		w.line("  let %s: %s | undefined;", local(f), tsType(t))
@@ -100,21 +100,21 @@ func (w *tsWriter) decoderChecks(name string, disc *tsDisc, fields []*Field) {
 		w.line("  }")
 	}
 	for _, f := range fields {
-		if wireRequired(f) {
+		if WireRequired(f) {
 			w.line("  if (%s === undefined) throw _missing(path, %q, %q);", local(f), name, f.JSON)
 		}
 	}
 	for _, f := range fields {
-		if f.terminalOf == nil {
+		if f.TerminalOf() == nil {
 			continue
 		}
 		var conds, states []string
-		for _, st := range f.terminalOf.Terminal {
+		for _, st := range f.TerminalOf().Terminal {
 			conds = append(conds, fmt.Sprintf("%s !== %q", local(f), st.Name))
 			states = append(states, st.Name)
 		}
 		w.line("  if (%s !== undefined && %s) {", local(f), strings.Join(conds, " && "))
-		w.line("    throw new DecodeError(\"invalidEnum\", path + %q, %q + JSON.stringify(%s) + %q);", "."+f.JSON, name+": "+f.JSON+" ", local(f), " is not a terminal state of "+f.terminalOf.Name+" ("+strings.Join(states, ", ")+")")
+		w.line("    throw new DecodeError(\"invalidEnum\", path + %q, %q + JSON.stringify(%s) + %q);", "."+f.JSON, name+": "+f.JSON+" ", local(f), " is not a terminal state of "+f.TerminalOf().Name+" ("+strings.Join(states, ", ")+")")
 		w.line("  }")
 	}
 }
@@ -128,7 +128,7 @@ func (w *tsWriter) decoderResult(name string, disc *tsDisc, fields []*Field) {
 	}
 	for _, f := range fields {
 		switch {
-		case wireRequired(f):
+		case WireRequired(f):
 			members = append(members, f.JSON+": "+local(f))
 		case !f.Optional && f.Type.Kind == TypeMap:
 			members = append(members, f.JSON+": "+local(f)+" ?? {}")

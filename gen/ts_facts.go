@@ -6,7 +6,7 @@ import "fmt"
 // interface with its codec and envelope per live fact version, the
 // FactEnvelope union, and decodeFact and encodeFact.
 func (w *tsWriter) facts() {
-	facts := sortedBy(w.spec.Facts, func(f *Fact) string { return f.Name })
+	facts := SortedBy(w.spec.Facts, func(f *Fact) string { return f.Name })
 	w.line("")
 	for _, f := range facts {
 		w.doc("", fmt.Sprintf("%sType is the wire type of %s facts.", f.GoName, f.GoName), "")
@@ -14,7 +14,7 @@ func (w *tsWriter) facts() {
 	}
 	var envelopes []string
 	for _, f := range facts {
-		for _, v := range liveVersions(f) {
+		for _, v := range f.LiveVersions() {
 			w.factVersion(f, v)
 			envelopes = append(envelopes, f.StructName(v)+"Envelope")
 		}
@@ -24,22 +24,11 @@ func (w *tsWriter) facts() {
 	w.encodeFact(facts)
 }
 
-// liveVersions are the versions of f the spec still decodes.
-func liveVersions(f *Fact) []*FactVersion {
-	var live []*FactVersion
-	for _, v := range f.Versions {
-		if !v.Retired {
-			live = append(live, v)
-		}
-	}
-	return live
-}
-
 // factVersion writes the interface of a live fact version, its decoder and
 // encoder, and its envelope.
 func (w *tsWriter) factVersion(f *Fact, v *FactVersion) {
 	name := f.StructName(v)
-	doc := named(f.Doc, f.Name, name)
+	doc := Named(f.Doc, f.Name, name)
 	if v != f.Latest() {
 		doc = fmt.Sprintf("%s is version %d of %s, still decoded. Go's DecodeFact upcasts it to %s with %s; decodeFact returns it as it is, and a TypeScript reader converts it itself.", name, v.Number, f.Name, f.GoName, v.Upcast.Name)
 	}
@@ -51,8 +40,8 @@ func (w *tsWriter) factVersion(f *Fact, v *FactVersion) {
 	w.line("export interface %s {", name)
 	w.fieldsInterface(v.Fields)
 	w.line("}")
-	w.decoder(name, nil, wireFields(v.Fields))
-	w.encoder(name, nil, wireFields(v.Fields))
+	w.decoder(name, nil, WireFields(v.Fields))
+	w.encoder(name, nil, WireFields(v.Fields))
 	w.line("")
 	w.doc("", fmt.Sprintf("%s %sEnvelope is a %s v%d fact as the journal stores it.", capArticle(name), name, f.Name, v.Number), "")
 	w.line("export interface %sEnvelope {", name)
@@ -143,7 +132,7 @@ func (w *tsWriter) encodeFact(facts []*Fact) {
 // the statement after, for a version it does not know.
 func (w *tsWriter) factCases(facts []*Fact, version string, data func(*Fact, *FactVersion) string, after func(*Fact) string) {
 	for _, f := range facts {
-		live := liveVersions(f)
+		live := f.LiveVersions()
 		if len(live) == 0 {
 			continue
 		}

@@ -92,7 +92,7 @@ func tsDecls(s *Spec) []tsDecl {
 	}
 	for _, f := range s.Facts {
 		out = append(out, tsDecl{what: "facts." + f.Name, pos: f.Pos, names: []string{f.GoName + "Type"}})
-		for _, v := range liveVersions(f) {
+		for _, v := range f.LiveVersions() {
 			name := f.StructName(v)
 			what := fmt.Sprintf("facts.%s.versions.v%d", f.Name, v.Number)
 			out = append(out, tsDecl{what: what, pos: v.Pos, names: []string{name, name + "Envelope", "decode" + name, "encode" + name}})
@@ -149,7 +149,7 @@ func checkTSCollisions(s *Spec, decls []tsDecl) ErrorList {
 			claims = append(claims, claim{n, tsOwner{d.what, d.pos}})
 		}
 	}
-	slices.SortStableFunc(claims, func(a, b claim) int { return comparePos(a.pos, b.pos) })
+	slices.SortStableFunc(claims, func(a, b claim) int { return ComparePos(a.pos, b.pos) })
 	var errs ErrorList
 	for _, c := range claims {
 		first, dup := taken[c.name]

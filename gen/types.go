@@ -37,7 +37,7 @@ type Type struct {
 
 	// decl is what a TypeNamed name, or a TypeQualified name from an imported
 	// spec, resolved to; set by Validate.
-	decl declKind
+	decl DeclKind
 	// imp is the spec import a TypeQualified name comes from, if any.
 	imp *Import
 }
@@ -76,11 +76,11 @@ func (t *Type) Wire() bool {
 		return t.Name != "error"
 	case TypeQualified:
 		if t.imp != nil {
-			return t.decl != declFace
+			return t.decl != DeclFace
 		}
 		return t.Pkg != "context"
 	case TypeNamed:
-		return t.decl != declFace
+		return t.decl != DeclFace
 	case TypeSlice, TypeMap, TypePointer:
 		return t.Elem.Wire()
 	}
@@ -89,7 +89,7 @@ func (t *Type) Wire() bool {
 
 // declared reports whether the type names a declaration of this spec or of
 // a spec it imports, so that decl says what it is.
-func (t *Type) declared() bool {
+func (t *Type) Declared() bool {
 	return t.Kind == TypeNamed || (t.Kind == TypeQualified && t.imp != nil)
 }
 
@@ -168,18 +168,32 @@ func writeParams(b *strings.Builder, ps []*Param, variadic bool) {
 }
 
 // walk calls fn for t and every type inside it.
-func (t *Type) walk(fn func(*Type)) {
+func (t *Type) Walk(fn func(*Type)) {
 	fn(t)
 	if t.Key != nil {
-		t.Key.walk(fn)
+		t.Key.Walk(fn)
 	}
 	if t.Elem != nil {
-		t.Elem.walk(fn)
+		t.Elem.Walk(fn)
 	}
 	for _, p := range t.Params {
-		p.Type.walk(fn)
+		p.Type.Walk(fn)
 	}
 	for _, p := range t.Results {
-		p.Type.walk(fn)
+		p.Type.Walk(fn)
 	}
+}
+
+// Decl is what a TypeNamed name, or a TypeQualified name from an imported
+// spec, resolved to; DeclNone before Validate and for other types.
+func (t *Type) Decl() DeclKind { return t.decl }
+
+// Import is the spec import a TypeQualified name comes from, nil for a Go
+// package's type.
+func (t *Type) Import() *Import { return t.imp }
+
+// DeclaredType is the TypeNamed type that refers to the spec's declaration
+// name of kind decl, as Validate would have resolved it.
+func DeclaredType(name string, decl DeclKind) *Type {
+	return &Type{Kind: TypeNamed, Name: name, decl: decl}
 }

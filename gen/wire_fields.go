@@ -6,7 +6,7 @@ package gen
 
 // wireFields are the fields that travel in JSON, in the order Go's wire
 // struct holds them: common fields first.
-func wireFields(lists ...[]*Field) []*Field {
+func WireFields(lists ...[]*Field) []*Field {
 	var out []*Field
 	for _, l := range lists {
 		for _, f := range l {
@@ -19,8 +19,8 @@ func wireFields(lists ...[]*Field) []*Field {
 }
 
 // wireCount is how many of fields travel in JSON.
-func wireCount(fields []*Field) int { return len(wireFields(fields)) }
+func WireCount(fields []*Field) int { return len(WireFields(fields)) }
 
 // wireRequired reports whether Go's decoder refuses JSON without the field:
 // it is neither optional nor a collection, which JSON may leave out.
-func wireRequired(f *Field) bool { return !f.Optional && !f.Type.Collection() }
+func WireRequired(f *Field) bool { return !f.Optional && !f.Type.Collection() }

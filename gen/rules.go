@@ -86,4 +86,4 @@ func knownRule(id RuleID) bool {
 }
 
 // ruleID is the rule an allowance names.
-func (a *Allowance) ruleID() RuleID { return RuleID(a.Rule.Name) }
+func (a *Allowance) RuleID() RuleID { return RuleID(a.Rule.Name) }
