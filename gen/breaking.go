@@ -106,7 +106,7 @@ func compareFindings(a, b Finding) int {
 // facts and unions reach, and the findings so far.
 type comparer struct {
 	old, new   *Spec
-	oldx, newx *Index      // their indexes
+	oldx, newx *Index          // their indexes
 	durable    map[string]bool // type names the old spec's facts reach
 	wire       map[string]bool // type names the old spec's unions reach
 	found      []Finding
