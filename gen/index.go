@@ -2,12 +2,12 @@ package gen
 
 import "slices"
 
-// A declIndex finds a spec's declarations by name. Validate builds it once
-// (see Spec.index) and the validator, the docs, the backends and Breaking
+// An Index finds a spec's declarations by name. Validate builds it once
+// (see Spec.Index) and the validator, the docs, the backends and Breaking
 // read it instead of each indexing the spec again. A name declared twice is
 // an error Validate reports; the index keeps the first declaration.
 type Index struct {
-	// decls holds every name a type expression may refer to, and machines.
+	// Decls holds every name a type expression may refer to, and machines.
 	Decls    map[string]Decl
 	IDs      map[string]*ID
 	Enums    map[string]*Enum
@@ -16,11 +16,11 @@ type Index struct {
 	Variants map[string]UnionVariant
 	Faces    map[string]*Face
 	Facts    map[string]*Fact
-	// machines maps a states enum to the first machine it drives.
+	// Machines maps a states enum to the first machine it drives.
 	Machines map[string]*Machine
 }
 
-// A unionVariant is a variant with the union that declares it.
+// A UnionVariant is a variant with the union that declares it.
 type UnionVariant struct {
 	Union   *Union
 	Variant *Variant
@@ -57,7 +57,7 @@ func indexSpec(s *Spec) *Index {
 	return x
 }
 
-// A declaration is one name a spec declares in a section of its own: a
+// A Declaration is one name a spec declares in a section of its own: a
 // type, a union variant or a machine, with the section path that holds it
 // ("unions.JobEvent.variants" for a variant).
 type Declaration struct {
@@ -67,10 +67,10 @@ type Declaration struct {
 	Pos     Pos
 }
 
-// path is where the declaration sits in the spec: "records.JobSnapshot".
+// Path is where the declaration sits in the spec: "records.JobSnapshot".
 func (d Declaration) Path() string { return d.Section + "." + d.Name }
 
-// declarations lists s's ids, enums, records, unions (each followed by its
+// Declarations lists s's ids, enums, records, unions (each followed by its
 // variants), faces and machines, each section in spec order: the names a
 // type expression may refer to, and machines.
 func (s *Spec) Declarations() []Declaration {
@@ -119,7 +119,7 @@ func putFirst[T any](m map[string]T, name string, v T) {
 	}
 }
 
-// index returns the spec's declaration index, building it on first use for
+// Index returns the spec's declaration index, building it on first use for
 // a spec Validate has not seen. Validate rebuilds it, so a Resolved spec's
 // index is only read, never written, by the backends.
 func (s *Spec) Index() *Index {
@@ -129,7 +129,7 @@ func (s *Spec) Index() *Index {
 	return s.idx
 }
 
-// wireFields returns the fields a named record or variant carries in JSON.
+// WireFields returns the fields a named record or variant carries in JSON.
 func (x *Index) WireFields(name string) []*Field {
 	if r := x.Records[name]; r != nil {
 		return r.Fields
@@ -140,7 +140,7 @@ func (x *Index) WireFields(name string) []*Field {
 	return nil
 }
 
-// reach adds every type name reachable from fields, through records and
+// Reach adds every type name reachable from fields, through records and
 // variants, to seen.
 func (x *Index) Reach(fields []*Field, seen map[string]bool) {
 	for _, f := range fields {
@@ -157,7 +157,7 @@ func (x *Index) Reach(fields []*Field, seen map[string]bool) {
 	}
 }
 
-// stringy reports whether t is written as a JSON string: string, an id or an enum.
+// Stringy reports whether t is written as a JSON string: string, an id or an enum.
 func (x *Index) Stringy(t *Type) bool {
 	if t.Kind == TypeBuiltin {
 		return t.Name == "string"
@@ -165,7 +165,7 @@ func (x *Index) Stringy(t *Type) bool {
 	return t.Kind == TypeNamed && (x.IDs[t.Name] != nil || x.Enums[t.Name] != nil)
 }
 
-// methods returns a face's method set, embeds included, by name.
+// Methods returns a face's method set, embeds included, by name.
 func (x *Index) Methods(name string, seen map[string]bool) map[string]*Method {
 	out := map[string]*Method{}
 	f := x.Faces[name]

@@ -19,7 +19,7 @@ var initialisms = map[string]bool{
 	"UTF8": true, "VM": true, "XML": true, "XSRF": true, "XSS": true,
 }
 
-// goName turns a spec name such as "jobId", "tool_call", "job/settled" or
+// GoName turns a spec name such as "jobId", "tool_call", "job/settled" or
 // "in-progress" into an exported Go identifier: "JobID", "ToolCall",
 // "JobSettled", "InProgress".
 func GoName(s string) string {

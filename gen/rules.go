@@ -85,5 +85,5 @@ func knownRule(id RuleID) bool {
 	return id != RuleAllowanceUnused && slices.ContainsFunc(Rules(), func(r Rule) bool { return r.ID == id })
 }
 
-// ruleID is the rule an allowance names.
+// RuleID is the rule an allowance names.
 func (a *Allowance) RuleID() RuleID { return RuleID(a.Rule.Name) }

@@ -87,7 +87,7 @@ func (t *Type) Wire() bool {
 	return true
 }
 
-// declared reports whether the type names a declaration of this spec or of
+// Declared reports whether the type names a declaration of this spec or of
 // a spec it imports, so that decl says what it is.
 func (t *Type) Declared() bool {
 	return t.Kind == TypeNamed || (t.Kind == TypeQualified && t.imp != nil)
@@ -167,7 +167,7 @@ func writeParams(b *strings.Builder, ps []*Param, variadic bool) {
 	b.WriteString(")")
 }
 
-// walk calls fn for t and every type inside it.
+// Walk calls fn for t and every type inside it.
 func (t *Type) Walk(fn func(*Type)) {
 	fn(t)
 	if t.Key != nil {

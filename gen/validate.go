@@ -4,7 +4,7 @@ import (
 	"strings"
 )
 
-// declKind is what a declared name stands for.
+// DeclKind is what a declared name stands for.
 type DeclKind int
 
 const (

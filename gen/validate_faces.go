@@ -94,7 +94,7 @@ func methodSet(faces map[string]*Face, name string, seen map[string]bool) []stri
 	return out
 }
 
-// sortedKeys returns m's keys in order, for stable suggestions.
+// SortedKeys returns m's keys in order, for stable suggestions.
 func SortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {

@@ -12,8 +12,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/jobgen/jobgen/gen"
 	"gopkg.in/yaml.v3"
+
+	"github.com/jobgen/jobgen/gen"
 )
 
 // ConfigName is the file jobgen looks for, upward from the working directory

@@ -9,6 +9,10 @@ import (
 	"strings"
 
 	"github.com/jobgen/jobgen/gen"
+	"github.com/jobgen/jobgen/gen/golang"
+	"github.com/jobgen/jobgen/gen/jsonschema"
+	"github.com/jobgen/jobgen/gen/markdown"
+	"github.com/jobgen/jobgen/gen/typescript"
 )
 
 // An output is a target a command writes or verifies, with the flag that
@@ -23,11 +27,11 @@ type output struct {
 type outputs []output
 
 func goOutput(root string) output {
-	return output{"out", gen.Target{Backend: gen.GoBackend{}, Root: root}}
+	return output{"out", gen.Target{Backend: golang.Backend{}, Root: root}}
 }
 
 func schemaOutput(flag, root string) output {
-	return output{flag, gen.Target{Backend: gen.SchemaBackend{}, Root: root}}
+	return output{flag, gen.Target{Backend: jsonschema.Backend{}, Root: root}}
 }
 
 // tsOutput is the TypeScript target of --ts dir: beside the Go packages,
@@ -44,16 +48,16 @@ func tsOutput(out, dir string) (output, error) {
 	}
 	rel, err := filepath.Rel(absOut, absDir)
 	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return output{"ts", gen.Target{Backend: gen.TSBackend{}, Root: dir}}, nil
+		return output{"ts", gen.Target{Backend: typescript.Backend{}, Root: dir}}, nil
 	}
 	if rel == "." || strings.ContainsRune(rel, filepath.Separator) {
 		return output{}, fmt.Errorf("--ts %s: inside --out %s, the TypeScript modules go in a directory directly under it, such as %s", dir, out, filepath.Join(out, "ts"))
 	}
-	return output{"out", gen.Target{Backend: gen.TSBackend{Dir: filepath.ToSlash(rel)}, Root: out}}, nil
+	return output{"out", gen.Target{Backend: typescript.Backend{Dir: filepath.ToSlash(rel)}, Root: out}}, nil
 }
 
 func docsOutput(flag, root string) output {
-	return output{flag, gen.Target{Backend: gen.DocsBackend{}, Root: root}}
+	return output{flag, gen.Target{Backend: markdown.Backend{}, Root: root}}
 }
 
 // targets are the outputs' targets, and the root of each flag.
@@ -125,4 +129,9 @@ func fileCount(tree *gen.Tree, outs outputs) int {
 		total += len(tree.Files(i))
 	}
 	return total
+}
+
+// backends are the targets jobgen ships; check runs each one's Check.
+func backends() []gen.Backend {
+	return []gen.Backend{golang.Backend{}, jsonschema.Backend{}, markdown.Backend{}, typescript.Backend{}}
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/jobgen/jobgen/gen"
+	"github.com/jobgen/jobgen/gen/golang"
 )
 
 const usage = `jobgen generates Go types from a job vocabulary spec.
@@ -316,7 +317,7 @@ func (sf *specFlags) render(r *reporter, outs outputs) (tree *gen.Tree, nspecs i
 		return nil, 0
 	}
 	for _, o := range outs {
-		if _, isGo := o.Backend.(gen.GoBackend); isGo {
+		if _, isGo := o.Backend.(golang.Backend); isGo {
 			if err := checkPackagePaths(specs, o.Root); err != nil {
 				r.err(err)
 				return nil, 0
@@ -468,7 +469,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 	}
 	specs, ok := sf.parseSpecs(r)
 	for _, spec := range specs {
-		for _, b := range gen.Backends() {
+		for _, b := range backends() {
 			if errs := b.Check(spec); len(errs) > 0 {
 				r.err(errs)
 				ok = false
