@@ -160,7 +160,7 @@ func (x *Index) Reach(fields []*Field, seen map[string]bool) {
 // Stringy reports whether t is written as a JSON string: string, an id or an enum.
 func (x *Index) Stringy(t *Type) bool {
 	if t.Kind == TypeBuiltin {
-		return t.Name == "string"
+		return t.Scalar().Kind == ScalarString
 	}
 	return t.Kind == TypeNamed && (x.IDs[t.Name] != nil || x.Enums[t.Name] != nil)
 }

@@ -175,7 +175,7 @@ func (c *comparer) compatible(o, n *gen.Type) bool {
 	// enum reads as another enum holding all its values; a uuid id as another.
 	if c.oldx.Stringy(o) {
 		switch {
-		case n.Kind == gen.TypeBuiltin && n.Name == "string":
+		case n.Scalar().Kind == gen.ScalarString:
 			return true
 		case n.Kind == gen.TypeNamed && c.newx.IDs[n.Name] != nil:
 			return c.newx.IDs[n.Name].Kind == gen.IDString || c.oldx.IDs[o.Name] != nil && c.oldx.IDs[o.Name].Kind == gen.IDUUID
@@ -191,30 +191,19 @@ func (c *comparer) compatible(o, n *gen.Type) bool {
 	return o.String() == n.String()
 }
 
-// intWidth gives the bits and signedness of Go's integer types; int and uint
-// are taken as 64-bit, the platforms jobgen targets.
-var intWidth = map[string]struct {
-	bits   int
-	signed bool
-}{
-	"int8": {8, true}, "int16": {16, true}, "int32": {32, true}, "rune": {32, true}, "int64": {64, true}, "int": {64, true},
-	"uint8": {8, false}, "byte": {8, false}, "uint16": {16, false}, "uint32": {32, false}, "uint64": {64, false}, "uint": {64, false},
-}
-
 // widens reports whether every JSON value of builtin type o decodes into n.
 func widens(o, n string) bool {
 	if o == n {
 		return true
 	}
-	a, aok := intWidth[o]
-	b, bok := intWidth[n]
+	a, b := gen.ScalarOf(o), gen.ScalarOf(n)
 	switch {
-	case aok && bok:
-		return (a.signed == b.signed && b.bits >= a.bits) || (!a.signed && b.signed && b.bits > a.bits)
-	case aok && n == "float64":
-		return a.bits <= 32 // float64 holds every 32-bit integer exactly
-	case o == "float32" && n == "float64":
-		return true
+	case a.Integer() && b.Integer():
+		return (a.Kind == b.Kind && b.Bits >= a.Bits) || (a.Kind == gen.ScalarUint && b.Kind == gen.ScalarInt && b.Bits > a.Bits)
+	case a.Integer() && b.Kind == gen.ScalarFloat && b.Bits == 64:
+		return a.Bits <= 32 // float64 holds every 32-bit integer exactly
+	case a.Kind == gen.ScalarFloat && b.Kind == gen.ScalarFloat:
+		return b.Bits >= a.Bits
 	}
 	return false
 }

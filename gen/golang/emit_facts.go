@@ -295,8 +295,6 @@ func (e *emitter) idKind(t *gen.Type) gen.IDKind {
 	return ""
 }
 
-var intBits = map[string]int{"int8": 8, "int16": 16, "int32": 32, "int64": 64}
-
 // readField returns the statements that read the value at d into target, a
 // field of type t, returning a wrapped error; records is the set of records
 // read in one pass. ok reports whether the value is read without
@@ -319,14 +317,14 @@ func (e *emitter) readField(typ string, fd *gen.Field, target *jen.Statement, re
 	}
 	typed := func(c jen.Code) jen.Code { return goType(t).Call(c) }
 	switch {
-	case t.Kind == gen.TypeBuiltin && t.Name == "string":
+	case t.Scalar().Kind == gen.ScalarString:
 		return value(jen.Id("d").Dot("String").Call(), func(c jen.Code) jen.Code { return c }), true
-	case t.Kind == gen.TypeBuiltin && t.Name == "bool":
+	case t.Scalar().Kind == gen.ScalarBool:
 		return value(jen.Id("d").Dot("Bool").Call(), func(c jen.Code) jen.Code { return c }), true
-	case t.Kind == gen.TypeBuiltin && t.Name == "int":
+	case t.Scalar().Kind == gen.ScalarInt && t.Scalar().Native:
 		return value(jen.Id("d").Dot("Int").Call(jen.Qual("strconv", "IntSize")), typed), true
-	case t.Kind == gen.TypeBuiltin && intBits[t.Name] != 0:
-		return value(jen.Id("d").Dot("Int").Call(jen.Lit(intBits[t.Name])), typed), true
+	case t.Scalar().Kind == gen.ScalarInt:
+		return value(jen.Id("d").Dot("Int").Call(jen.Lit(t.Scalar().Bits)), typed), true
 	case e.idKind(t) == gen.IDString:
 		return value(jen.Id("d").Dot("String").Call(), typed), true
 	case e.idKind(t) == gen.IDUUID || t.Kind == gen.TypeNamed && t.Decl() == gen.DeclEnum:

@@ -161,7 +161,7 @@ func (e *emitter) records(f *jen.File) {
 func emptyCollections(fields []*gen.Field) []*gen.Field {
 	var out []*gen.Field
 	for _, fd := range gen.WireFields(fields) {
-		if !fd.Optional && fd.Type.Collection() && !(fd.Type.Kind == gen.TypeSlice && fd.Type.Elem.Kind == gen.TypeBuiltin && (fd.Type.Elem.Name == "byte" || fd.Type.Elem.Name == "uint8")) {
+		if !fd.Optional && fd.Type.Collection() && !fd.Type.IsBytes() {
 			out = append(out, fd)
 		}
 	}

@@ -228,13 +228,6 @@ func terminalValues(m *gen.Machine) []any {
 	return out
 }
 
-// integerBounds are the ranges of integer types narrower than JSON's
-// practical 64 bits.
-var integerBounds = map[string][2]int64{
-	"int8": {-1 << 7, 1<<7 - 1}, "int16": {-1 << 15, 1<<15 - 1}, "int32": {-1 << 31, 1<<31 - 1}, "rune": {-1 << 31, 1<<31 - 1},
-	"uint8": {0, 1<<8 - 1}, "byte": {0, 1<<8 - 1}, "uint16": {0, 1<<16 - 1}, "uint32": {0, 1<<32 - 1},
-}
-
 // typeSchema describes the JSON encoding/json writes for a wire type.
 func typeSchema(t *gen.Type) jsonObject {
 	switch t.Kind {
@@ -243,7 +236,7 @@ func typeSchema(t *gen.Type) jsonObject {
 	case gen.TypePointer:
 		return typeSchema(t.Elem)
 	case gen.TypeSlice:
-		if t.Elem.Kind == gen.TypeBuiltin && (t.Elem.Name == "byte" || t.Elem.Name == "uint8") {
+		if t.IsBytes() {
 			return jsonObject{{"type", []any{"string", "null"}}, {"contentEncoding", "base64"}}
 		}
 		return jsonObject{{"type", []any{"array", "null"}}, {"items", typeSchema(t.Elem)}}
@@ -265,20 +258,21 @@ func typeSchema(t *gen.Type) jsonObject {
 		}
 		return jsonObject{{"$comment", "Go type " + t.Alias + "." + t.Name + ", encoded by its own JSON methods"}}
 	case gen.TypeBuiltin:
-		switch t.Name {
-		case "string":
+		sc := t.Scalar()
+		switch sc.Kind {
+		case gen.ScalarString:
 			return jsonObject{{"type", "string"}}
-		case "bool":
+		case gen.ScalarBool:
 			return jsonObject{{"type", "boolean"}}
-		case "float32", "float64":
+		case gen.ScalarFloat:
 			return jsonObject{{"type", "number"}}
-		case "any":
+		case gen.ScalarAny:
 			return jsonObject{}
 		}
 		o := jsonObject{{"type", "integer"}}
-		if b, ok := integerBounds[t.Name]; ok {
-			o = append(o, jsonMember{"minimum", b[0]}, jsonMember{"maximum", b[1]})
-		} else if strings.HasPrefix(t.Name, "uint") {
+		if lo, hi, ok := sc.Range(); ok {
+			o = append(o, jsonMember{"minimum", lo}, jsonMember{"maximum", hi})
+		} else if sc.Kind == gen.ScalarUint {
 			o = append(o, jsonMember{"minimum", 0})
 		}
 		return o

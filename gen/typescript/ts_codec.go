@@ -23,29 +23,24 @@ func (w *tsWriter) runtime() {
 // tsFold is _fold for an ASCII name: its upper case.
 func tsFold(name string) string { return strings.ToUpper(name) }
 
-// tsIntRanges are the integer types whose whole range a number holds exactly.
-var tsIntRanges = map[string][2]int64{
-	"int8": {-1 << 7, 1<<7 - 1}, "int16": {-1 << 15, 1<<15 - 1}, "int32": {-1 << 31, 1<<31 - 1}, "rune": {-1 << 31, 1<<31 - 1},
-	"uint8": {0, 1<<8 - 1}, "byte": {0, 1<<8 - 1}, "uint16": {0, 1<<16 - 1}, "uint32": {0, 1<<32 - 1},
-}
-
 // tsType renders a wire type as TypeScript.
-func tsType(t *gen.Type) string {
+func (w *tsWriter) tsType(t *gen.Type) string {
 	switch t.Kind {
 	case gen.TypeNamed:
 		return t.Name
 	case gen.TypeBuiltin:
-		switch t.Name {
-		case "string":
+		switch t.Scalar().Kind {
+		case gen.ScalarString:
 			return "string"
-		case "bool":
+		case gen.ScalarBool:
 			return "boolean"
-		case "any":
+		case gen.ScalarAny:
 			return "unknown"
 		}
 		return "number"
 	case gen.TypeQualified:
 		if t.Import() != nil && t.Import().Imported != nil {
+			w.uses[t.Import().Alias] = true
 			return t.Import().Alias + "." + t.Name
 		}
 		switch t.Pkg + "." + t.Name {
@@ -59,25 +54,23 @@ func tsType(t *gen.Type) string {
 		if isBytes(t) {
 			return "string"
 		}
-		el := tsType(t.Elem)
+		el := w.tsType(t.Elem)
 		if strings.ContainsAny(el, " |") {
 			return "Array<" + el + ">"
 		}
 		return el + "[]"
 	case gen.TypeMap:
 		if (t.Key.Kind == gen.TypeNamed || t.Key.Import() != nil) && t.Key.Decl() == gen.DeclEnum {
-			return "{ [key in " + tsType(t.Key) + "]?: " + tsType(t.Elem) + " }"
+			return "{ [key in " + w.tsType(t.Key) + "]?: " + w.tsType(t.Elem) + " }"
 		}
-		return "{ [key: string]: " + tsType(t.Elem) + " }"
+		return "{ [key: string]: " + w.tsType(t.Elem) + " }"
 	case gen.TypePointer:
-		return tsType(t.Elem) + " | null"
+		return w.tsType(t.Elem) + " | null"
 	}
 	return "unknown"
 }
 
-func isBytes(t *gen.Type) bool {
-	return t.Kind == gen.TypeSlice && t.Elem.Kind == gen.TypeBuiltin && (t.Elem.Name == "byte" || t.Elem.Name == "uint8")
-}
+func isBytes(t *gen.Type) bool { return t.IsBytes() }
 
 // A tsScalar is how a type that Go reads without a decoder of its own is
 // checked and what it is when JSON holds null where Go keeps a zero value.
@@ -92,24 +85,23 @@ type tsScalar struct {
 func (w *tsWriter) scalar(t *gen.Type) (tsScalar, bool) {
 	switch t.Kind {
 	case gen.TypeBuiltin:
-		switch t.Name {
-		case "string":
-			return tsScalar{"_str(%[1]s, %[2]s, %[3]s)", `""`}, true
-		case "bool":
-			return tsScalar{"_bool(%[1]s, %[2]s, %[3]s)", "false"}, true
-		case "any":
-			return tsScalar{}, false
-		case "int", "int64":
-			return tsScalar{"_int(%[1]s, %[2]s, %[3]s)", "0"}, true
-		case "uint", "uint64", "uintptr":
-			return tsScalar{"_uint(%[1]s, %[2]s, %[3]s)", "0"}, true
-		case "float64":
-			return tsScalar{"_float(%[1]s, %[2]s, %[3]s)", "0"}, true
-		case "float32":
-			return tsScalar{"_float32(%[1]s, %[2]s, %[3]s)", "0"}, true
+		sc := t.Scalar()
+		if lo, hi, ok := sc.Range(); ok {
+			return tsScalar{fmt.Sprintf("_range(%%[1]s, %%[2]s, %%[3]s, %d, %d)", lo, hi), "0"}, true
 		}
-		if r, ok := tsIntRanges[t.Name]; ok {
-			return tsScalar{fmt.Sprintf("_range(%%[1]s, %%[2]s, %%[3]s, %d, %d)", r[0], r[1]), "0"}, true
+		switch {
+		case sc.Kind == gen.ScalarString:
+			return tsScalar{"_str(%[1]s, %[2]s, %[3]s)", `""`}, true
+		case sc.Kind == gen.ScalarBool:
+			return tsScalar{"_bool(%[1]s, %[2]s, %[3]s)", "false"}, true
+		case sc.Kind == gen.ScalarInt:
+			return tsScalar{"_int(%[1]s, %[2]s, %[3]s)", "0"}, true
+		case sc.Kind == gen.ScalarUint:
+			return tsScalar{"_uint(%[1]s, %[2]s, %[3]s)", "0"}, true
+		case sc.Kind == gen.ScalarFloat && sc.Bits == 64:
+			return tsScalar{"_float(%[1]s, %[2]s, %[3]s)", "0"}, true
+		case sc.Kind == gen.ScalarFloat:
+			return tsScalar{"_float32(%[1]s, %[2]s, %[3]s)", "0"}, true
 		}
 	case gen.TypeQualified:
 		switch t.Pkg + "." + t.Name {
@@ -144,6 +136,7 @@ func (w *tsWriter) ref(t *gen.Type) (qual string, decl gen.DeclKind, id gen.IDKi
 	case t.Kind == gen.TypeNamed:
 	case t.Kind == gen.TypeQualified && t.Import() != nil && t.Import().Imported != nil:
 		qual, spec = t.Import().Alias+".", t.Import().Imported.Spec()
+		w.uses[t.Import().Alias] = true
 	default:
 		return "", 0, "", false
 	}
@@ -164,8 +157,9 @@ func isStruct(t *gen.Type) bool {
 
 // qualified is the module's name for a function of a declared type, such
 // as decodeJobSnapshot or jobs.decodeJobSnapshot.
-func qualified(t *gen.Type, fn string) string {
+func (w *tsWriter) qualified(t *gen.Type, fn string) string {
 	if t.Kind == gen.TypeQualified && t.Import() != nil {
+		w.uses[t.Import().Alias] = true
 		return t.Import().Alias + "." + fn + t.Name
 	}
 	return fn + t.Name
@@ -187,7 +181,7 @@ func (w *tsWriter) decode(t *gen.Type, v, path, key string) string {
 	}
 	switch {
 	case isStruct(t):
-		return qualified(t, "decode") + "(" + v + ", " + tsPath(path, key) + ")"
+		return w.qualified(t, "decode") + "(" + v + ", " + tsPath(path, key) + ")"
 	case isBytes(t):
 		return fmt.Sprintf("_bytes(%s, %s, %s)", v, path, key)
 	case t.Kind == gen.TypeSlice:
@@ -333,22 +327,21 @@ func (w *tsWriter) encode(t *gen.Type, x, field string) string {
 	q := strconv.Quote(field)
 	switch t.Kind {
 	case gen.TypeBuiltin:
-		switch t.Name {
-		case "string", "bool":
-			return x
-		case "any":
-			return x + " as JSONValue"
-		case "int", "int64":
-			return "_eint(" + x + ", " + q + ")"
-		case "uint", "uint64", "uintptr":
-			return fmt.Sprintf("_erange(%s, %s, 0, Number.MAX_SAFE_INTEGER)", x, q)
-		case "float64":
-			return fmt.Sprintf("_efloat(%s, %s, 64)", x, q)
-		case "float32":
-			return fmt.Sprintf("_efloat(%s, %s, 32)", x, q)
+		sc := t.Scalar()
+		if lo, hi, ok := sc.Range(); ok {
+			return fmt.Sprintf("_erange(%s, %s, %d, %d)", x, q, lo, hi)
 		}
-		r := tsIntRanges[t.Name]
-		return fmt.Sprintf("_erange(%s, %s, %d, %d)", x, q, r[0], r[1])
+		switch sc.Kind {
+		case gen.ScalarAny:
+			return x + " as JSONValue"
+		case gen.ScalarInt:
+			return "_eint(" + x + ", " + q + ")"
+		case gen.ScalarUint:
+			return fmt.Sprintf("_erange(%s, %s, 0, Number.MAX_SAFE_INTEGER)", x, q)
+		case gen.ScalarFloat:
+			return fmt.Sprintf("_efloat(%s, %s, %d)", x, q, sc.Bits)
+		}
+		return x
 	case gen.TypeQualified, gen.TypeNamed:
 		if qual, decl, id, ok := w.ref(t); ok {
 			switch decl {
@@ -360,7 +353,7 @@ func (w *tsWriter) encode(t *gen.Type, x, field string) string {
 			case gen.DeclEnum:
 				return "_eenum(" + x + ", " + qual + "is" + t.Name + ", " + q + ")"
 			}
-			return qualified(t, "encode") + "(" + x + ")"
+			return w.qualified(t, "encode") + "(" + x + ")"
 		}
 		switch t.Pkg + "." + t.Name {
 		case "time.Time":
@@ -380,7 +373,7 @@ func (w *tsWriter) encode(t *gen.Type, x, field string) string {
 	case gen.TypeMap:
 		keyFn := "undefined"
 		if _, decl, id, ok := w.ref(t.Key); ok && (decl == gen.DeclEnum || id == gen.IDUUID) {
-			keyFn = "(n) => " + w.encode(t.Key, "n as "+tsType(t.Key), field+"{}")
+			keyFn = "(n) => " + w.encode(t.Key, "n as "+w.tsType(t.Key), field+"{}")
 		}
 		el := w.encode(t.Elem, "e", field+"{}")
 		if keyFn == "undefined" && el == "e" {

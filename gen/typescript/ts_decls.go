@@ -83,7 +83,7 @@ func (w *tsWriter) fieldsInterface(fields []*gen.Field) {
 		if f.Optional {
 			opt = "?"
 		}
-		w.line("  %s%s: %s;", f.JSON, opt, fieldType(f))
+		w.line("  %s%s: %s;", f.JSON, opt, w.fieldType(f))
 	}
 }
 
@@ -103,9 +103,9 @@ func (w *tsWriter) record(r *gen.Record) {
 
 // fieldType is a field's TypeScript type: an enum field restricted to a
 // machine's terminal states (terminal: true) holds only those.
-func fieldType(f *gen.Field) string {
+func (w *tsWriter) fieldType(f *gen.Field) string {
 	if f.TerminalOf() == nil {
-		return tsType(f.Type)
+		return w.tsType(f.Type)
 	}
 	var states []string
 	for _, st := range f.TerminalOf().Terminal {

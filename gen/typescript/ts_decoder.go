@@ -52,7 +52,7 @@ func (w *tsWriter) decoderLocals(disc *tsDisc, fields []*gen.Field) {
 		if gen.WireRequired(f) && t.Kind == gen.TypePointer {
 			t = t.Elem
 		}
-		w.line("  let %s: %s | undefined;", local(f), tsType(t))
+		w.line("  let %s: %s | undefined;", local(f), w.tsType(t))
 	}
 }
 

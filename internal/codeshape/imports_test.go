@@ -2,6 +2,7 @@ package codeshape
 
 import (
 	"fmt"
+	"go/ast"
 	"go/parser"
 	"go/token"
 	"os"
@@ -130,5 +131,44 @@ func TestImportRuleRefusesWhatCrossesBackends(t *testing.T) {
 		if got := importRule(tt.edge) != ""; got != tt.bad {
 			t.Errorf("%+v: refused = %v, want %v (%s)", tt.edge, got, tt.bad, importRule(tt.edge))
 		}
+	}
+}
+
+// goScalars are Go's names for the scalar types, which only the Go backend
+// writes: every other backend reads what a type is from the model
+// (gen.Type.Scalar), so one table says it.
+var goScalars = []string{"int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "uint32", "uint64", "uintptr", "byte", "rune", "float32", "float64"}
+
+// TestBackendsKeepNoTableOfGoTypes refuses a string literal naming a Go
+// scalar type in a backend other than Go's.
+func TestBackendsKeepNoTableOfGoTypes(t *testing.T) {
+	dirs, _ := filepath.Glob("../../gen/*")
+	checked := 0
+	for _, dir := range dirs {
+		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() || filepath.Base(dir) == "golang" || filepath.Base(dir) == "testdata" {
+			continue
+		}
+		files, _ := filepath.Glob(filepath.Join(dir, "*.go"))
+		for _, p := range files {
+			if strings.HasSuffix(p, "_test.go") {
+				continue
+			}
+			f, err := parser.ParseFile(token.NewFileSet(), p, nil, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checked++
+			ast.Inspect(f, func(n ast.Node) bool {
+				if lit, ok := n.(*ast.BasicLit); ok && lit.Kind == token.STRING {
+					if s, err := strconv.Unquote(lit.Value); err == nil && slices.Contains(goScalars, s) {
+						t.Errorf("%s: the Go type name %q; switch on gen.Type.Scalar instead", p, s)
+					}
+				}
+				return true
+			})
+		}
+	}
+	if checked < 10 {
+		t.Fatalf("checked only %d files", checked)
 	}
 }
