@@ -699,6 +699,8 @@ func badDocuments(t *testing.T, send func([]tsRequest) []tsAnswer) {
 		{"a lone surrogate in an enum value", "JobOutcome", `{"status":"running\ud800"}`, "invalidEnum"},
 		{"an unknown key nested deeper than Go reads (arrays)", "OutputFrame", `{"frame":"output","next":1,"x":` + nested("[", "]", maxDepth) + `}`, "invalidValue"},
 		{"an unknown key nested deeper than Go reads (objects)", "RecordChunk", `{"offset":0,"at":0,"text":"","x":` + nested(`{"a":`, "}", maxDepth) + `}`, "invalidValue"},
+		{"an unknown key nested deeper than Go reads in a union", "FollowFrame", `{"frame":"output","next":1,"x":` + nested("[", "]", maxDepth) + `}`, "invalidValue"},
+		{"an unknown variant nested deeper than Go reads", "FollowFrame", `{"frame":"paused","x":` + nested("[", "]", maxDepth) + `}`, "invalidValue"},
 		{"an unknown key nested deeper than Go reads in a list element", "OutputFrame", `{"frame":"output","next":1,"chunks":[{"offset":0,"at":0,"text":"","x":` + nested("[", "]", maxDepth-2) + `}]}`, "invalidValue"},
 		{"an unknown key nested deeper than Go reads in a fact", "FactEnvelope", `{"type":"job/settled","v":2,"x":` + nested(`[{"a":`, "}]", maxDepth/2) + `,"data":{"jobId":"6ba7b810-9dad-11d1-80b4-00c04fd430c8","at":1,"status":"killed","producerReported":false,"registration":{"registeredAt":0,"owner":"","kind":"","label":"","ordinal":0,"record":false}}}`, "invalidValue"},
 	}

@@ -109,21 +109,45 @@ const _none: _Obj = Object.freeze({});
 const _maxDepth = 10000;
 
 // _nesting refuses a document that Go refuses for nesting deeper than
-// _maxDepth anywhere, under a key no decoder reads too. It walks the
-// document once, without recursion; a decoder calls it for the document it
-// is given at $, so a document is walked once, not again for each record in
-// it.
+// _maxDepth anywhere, under a key no decoder reads too. A decoder calls it
+// for the document it is given at $, so a document is walked once, not
+// again for each record in it.
 function _nesting(doc: object): void {
-  const values: unknown[] = [doc];
-  const depths: number[] = [1];
+  _walk(doc, 1);
+}
+
+// _walk visits the arrays and objects inside v, at depth, by recursion while
+// they are shallow (which is fast and nearly always enough) and with a stack
+// of its own below that, so that no depth runs out of call stack.
+function _walk(v: object, depth: number): void {
+  if (depth >= 256) {
+    _walkDeep(v, depth);
+    return;
+  }
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) {
+      const e: unknown = v[i];
+      if (typeof e === "object" && e !== null) _walk(e, depth + 1);
+    }
+    return;
+  }
+  const o = v as _Obj;
+  for (const k in o) {
+    const e = o[k];
+    if (typeof e === "object" && e !== null) _walk(e, depth + 1);
+  }
+}
+
+function _walkDeep(top: object, at: number): void {
+  const values: object[] = [top];
+  const depths: number[] = [at];
   for (let v = values.pop(); v !== undefined; v = values.pop()) {
     const depth = depths.pop() ?? 0;
     if (depth > _maxDepth) {
       throw new DecodeError("invalidValue", "$", "arrays and objects nest deeper than " + _maxDepth + ", which Go refuses");
     }
-    const o = v as _Obj;
-    for (const k in o) {
-      const e = o[k];
+    const children: unknown[] = Array.isArray(v) ? v : Object.values(v);
+    for (const e of children) {
       if (typeof e === "object" && e !== null) {
         values.push(e);
         depths.push(depth + 1);
@@ -134,9 +158,12 @@ function _nesting(doc: object): void {
 
 // _obj is the object a record, variant or envelope is read from. Go reads
 // null as an object without fields, so it is one here too.
-function _obj(v: unknown, path: string, type: string): _Obj {
+// A union's decoder reads the object without the walk (walk false): the
+// variant it hands the object to walks it, and so does the union before it
+// refuses a tag.
+function _obj(v: unknown, path: string, type: string, walk = true): _Obj {
   if (typeof v === "object" && v !== null && !Array.isArray(v)) {
-    if (path === "$") _nesting(v);
+    if (walk && path === "$") _nesting(v);
     return v as _Obj;
   }
   if (v === null) return _none;
