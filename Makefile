@@ -66,9 +66,10 @@ proptest: ## long property runs
 mutants: ## apply each deliberate bug in proptest/mutants/ to a scratch copy; fail unless the properties catch all
 	GO=$(GO) MUTANT_CHECKS=$(MUTANT_CHECKS) proptest/mutants/run.sh
 
-fuzz: ## coverage-guided fuzzing of the spec loader (plain and alias-heavy), journal recovery (and on long lines), fact decoding and its key check, FUZZTIME each
+fuzz: ## coverage-guided fuzzing of the spec loader (plain and alias-heavy) and the Go backend over what it loads, journal recovery (and on long lines), fact decoding and its key check, FUZZTIME each
 	$(GO) test ./gen -run '^$$' -fuzz '^FuzzLoad$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 10s
 	$(GO) test ./gen -run '^$$' -fuzz '^FuzzLoadAliases$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 10s
+	$(GO) test ./gen/golang -run '^$$' -fuzz '^FuzzEmit$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 10s
 	$(GO) test ./journal -run '^$$' -fuzz '^FuzzRecover$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 10s
 	$(GO) test ./journal -run '^$$' -fuzz '^FuzzRecoverLongLines$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 10s
 	$(GO) test ./spec -run '^$$' -fuzz '^FuzzDecodeFact$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 10s

@@ -20,15 +20,17 @@ import (
 // Generated code drives it; a Decoder holds no state but its input and
 // position, and its errors say at which byte offset the input went wrong.
 type Decoder struct {
-	data []byte
-	i    int
+	data  []byte
+	i     int
+	depth int // the objects open around the position: Object opened them, Next has not closed them
 }
 
 // NewDecoder returns a Decoder at the start of data.
 func NewDecoder(data []byte) *Decoder { return &Decoder{data: data} }
 
-// maxDepth is how deep values nest before Skip refuses them, as
-// encoding/json does.
+// maxDepth is how deep values nest in a document before the Decoder
+// refuses it, as encoding/json does: counted from the document's top, so a
+// value skipped inside objects that Object opened has less room.
 const maxDepth = 10000
 
 func (d *Decoder) space() {
@@ -107,12 +109,16 @@ func (d *Decoder) Null() bool {
 func (d *Decoder) Object() (bool, error) {
 	d.space()
 	if d.i < len(d.data) && d.data[d.i] == '{' {
+		if d.depth >= maxDepth {
+			return false, errors.New("exceeded max depth")
+		}
 		d.i++
 		d.space()
 		if d.i < len(d.data) && d.data[d.i] == '}' {
 			d.i++
 			return false, nil
 		}
+		d.depth++
 		return true, nil
 	}
 	if d.Null() {
@@ -134,6 +140,7 @@ func (d *Decoder) Next(first bool) (key []byte, more bool, err error) {
 	if !first {
 		if d.i < len(d.data) && d.data[d.i] == '}' {
 			d.i++
+			d.depth--
 			return nil, false, nil
 		}
 		if d.i >= len(d.data) || d.data[d.i] != ',' {
@@ -398,7 +405,7 @@ func (d *Decoder) Skip() ([]byte, error) {
 // with elements is pushed on stack and, in an object, its first key is read
 // too; opened reports that, and that the container's first value follows.
 func (d *Decoder) open(stack []bool, obj bool) (_ []bool, opened bool, err error) {
-	if len(stack) >= maxDepth {
+	if d.depth+len(stack) >= maxDepth {
 		return nil, false, errors.New("exceeded max depth")
 	}
 	d.i++

@@ -3,6 +3,7 @@ package codec
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -86,4 +87,43 @@ func FuzzDecoderMatchesEncodingJSON(f *testing.F) {
 			t.Fatalf("DecodeEnvelope(%q) = %+v; before: %+v", data, env, want)
 		}
 	})
+}
+
+// TestDecoderNestsAsDeepAsEncodingJSON: the nesting limit counts from the
+// document's top, as encoding/json's does, whether the deep value is
+// skipped under an envelope key, kept as data, or read as data in place.
+func TestDecoderNestsAsDeepAsEncodingJSON(t *testing.T) {
+	deep := func(n int) string { return strings.Repeat("[", n) + "0" + strings.Repeat("]", n) }
+	for _, n := range []int{maxDepth - 2, maxDepth - 1, maxDepth} {
+		for _, doc := range []string{
+			deep(n + 1),
+			`{"type":"a/x","v":1,"x":` + deep(n) + `,"data":{}}`,
+			`{"data":` + deep(n) + `,"type":"a/x","v":1}`,
+			`{"type":"a/x","v":1,"data":` + deep(n) + `}`,
+			`{"type":"a/x","v":1,"data":{"a":` + deep(n-1) + `}}`,
+		} {
+			jerr := json.Unmarshal([]byte(doc), new(any))
+			_, err, _ := readFact([]byte(doc), func(typ string, v int, d *Decoder) (any, error) {
+				if d.Null() {
+					return nil, nil
+				}
+				if d.data[d.i] != '{' {
+					return d.Skip()
+				}
+				more, err := d.Object()
+				for first := true; more && err == nil; first = false {
+					if _, more, err = d.Next(first); more && err == nil {
+						_, err = d.Skip()
+					}
+				}
+				return nil, err
+			})
+			if _, serr := NewDecoder([]byte(doc)).Skip(); doc[0] == '[' {
+				err = serr
+			}
+			if (jerr == nil) != (err == nil) {
+				t.Errorf("%d deep: the decoder says %v, encoding/json %v", n, err, jerr)
+			}
+		}
+	}
 }

@@ -10,7 +10,7 @@ import (
 
 // A Backend is one target jobgen generates from a spec: Go, JSON Schema,
 // Markdown, TypeScript. A backend only renders; everything that is the same
-// for every target is written once, over this interface, in output*.go:
+// for every target is written once, over this interface, in this package:
 // comparing with a tree and printing diffs (verify), writing atomically and
 // removing orphans (generate), refusing to touch a file jobgen did not write,
 // telling one spec's files from another's, keeping roots apart and checking
@@ -25,7 +25,7 @@ import (
 //   - Every path is slash-separated, clean, relative to the output root, at
 //     most two elements deep ("jobs.md", "jobs/ids.gen.go", "ts/jobs.ts"),
 //     and ends in the marker's Suffix.
-//   - Every file starts with mark(b, origin, path), that is
+//   - Every file starts with Mark(b, origin, path), that is
 //     fmt.Sprintf(b.Marker().Format, origin.Of(path)). That opening is how
 //     jobgen knows, later, that the file is its own and which spec it came
 //     from; a file without it is never replaced or removed.
@@ -34,18 +34,22 @@ import (
 //     reserved words, its name collisions. Files is called only for a spec
 //     that Validate and Check accept, so it may assume what Check checked.
 //     A backend never checks another target's rules, and Validate holds
-//     none of a target's (apart from Go's identifiers, see GoBackend.Check).
+//     none of a target's (apart from Go's identifiers, see golang.Backend).
 //
-// To add a target:
+// To add a target (decision 0073):
 //
-//  1. Implement the four methods on a type of your own (a struct with no
-//     state, like GoBackend); give it a Suffix no other backend uses.
-//  2. Add it to Backends, so check, the golden tests (under want/<name in
-//     lower case>/) and the determinism test cover it.
-//  3. In cmd/jobgen, add an output for it: its own flag and root (roots of
-//     different flags may not overlap), or a place beside the Go packages,
-//     sharing --out under the "out" flag, with paths in a directory of its
-//     own ("ts/<package>.ts"); Render refuses a Go package of that name.
+//  1. Write a package gen/<target> whose Backend, a struct with no state,
+//     implements the four methods, with a Suffix no other backend uses. It
+//     reads the model through this package (and doc sentences through
+//     gen/doctext), never another backend's package; internal/codeshape
+//     refuses such an import.
+//  2. Test it with gentest.Golden, over the front end's valid cases (its
+//     golden files under its own testdata/cases/<case>/want/) and its own
+//     cases of specs it cannot generate, and with gentest.Deterministic.
+//  3. Add its row to the outputs table of cmd/jobgen: its own flag and root
+//     (roots of different flags may not overlap), or a place beside the Go
+//     packages, sharing --out, with paths in a directory of its own
+//     ("ts/<package>.ts"); Render refuses a Go package of that name.
 type Backend interface {
 	// Name names the target in messages: "Go", "JSON Schema".
 	Name() string
@@ -82,11 +86,6 @@ func (m Marker) pattern() *regexp.Regexp {
 	return regexp.MustCompile(`^` + regexp.QuoteMeta(before) + `([^\n]*?)` + regexp.QuoteMeta(after))
 }
 
-// Backends are the targets jobgen ships, in the order they are listed.
-func Backends() []Backend {
-	return []Backend{GoBackend{}, SchemaBackend{}, DocsBackend{}, TSBackend{}}
-}
-
 // An Origin names, in a generated file's marker, the spec the file comes
 // from: the spec's path relative to the file's own directory, so that a
 // reader (and jobgen, when it looks for orphans) can follow it.
@@ -119,10 +118,10 @@ func NewOrigin(root, specFile string) (Origin, error) {
 	return Origin{spec: rel}, nil
 }
 
-// besideSpec is the origin of files generated for a root that is the spec's
+// BesideSpec is the origin of files generated for a root that is the spec's
 // own directory: what the library's one-spec helpers (Emit, EmitSchema,
 // EmitDocs) use when no root is given.
-func besideSpec(s *Spec) Origin { return Origin{spec: path.Base(filepath.ToSlash(s.File))} }
+func BesideSpec(s *Spec) Origin { return Origin{spec: path.Base(filepath.ToSlash(s.File))} }
 
 // Of returns the spec's path as seen from the directory of file, a path
 // relative to the output root. It always starts with ./ or ../, which tells
@@ -136,7 +135,7 @@ func (o Origin) Of(file string) string {
 	return p
 }
 
-// mark is the opening of file as backend b writes it.
-func mark(b Backend, o Origin, file string) string {
+// Mark is the opening of file as backend b writes it.
+func Mark(b Backend, o Origin, file string) string {
 	return fmt.Sprintf(b.Marker().Format, o.Of(file))
 }

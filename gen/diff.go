@@ -5,9 +5,9 @@ import (
 	"strings"
 )
 
-// unifiedDiff returns a unified diff (three lines of context) turning a into
+// UnifiedDiff returns a unified diff (three lines of context) turning a into
 // b, labelled with the two names, or "" when they are equal.
-func unifiedDiff(nameA, nameB string, a, b []byte) string {
+func UnifiedDiff(nameA, nameB string, a, b []byte) string {
 	if string(a) == string(b) {
 		return ""
 	}

@@ -1,25 +1,33 @@
-// Package gen is the library behind the jobgen command: it reads a job
-// vocabulary spec (spec/*.yaml, the language spec/README.md describes),
-// validates it, and generates what the spec yields.
+// Package gen is the front end of the jobgen generator and its output
+// machinery: it reads a job vocabulary spec (spec/*.yaml, the language
+// spec/README.md describes), validates it, and renders, compares and
+// writes what backends generate from it. The backends live in packages of
+// their own, one per target (decision 0073):
 //
-// The pipeline has three steps:
+//   - gen/golang, the Go package; gen/typescript, the TypeScript module;
+//     gen/jsonschema, the JSON Schema; gen/markdown, the Markdown reference;
+//   - gen/breaking, the compatibility checker behind jobgen breaking;
+//   - gen/doctext, the doc sentences two backends share, and gen/gentest,
+//     the golden runner and helpers of the backends' tests.
+//
+// A backend imports this package and no other backend. The pipeline:
 //
 //   - A spec is read into a Spec, the model, with a Pos for every node, and
 //     validated into a Resolved, the only input backends accept; the Go
 //     sources the spec lists (upcasters) are read beside it. Every problem is
-//     reported at once, as an ErrorList sorted by position. Generate and
-//     GenerateFS run the whole pipeline for the Go backend.
-//   - A Backend turns a Resolved into Files: GoBackend the Go package,
-//     DocsBackend the Markdown reference, SchemaBackend the JSON Schema.
-//     Render runs specs through Targets (a backend and its output root) into
-//     a Tree, refusing overlapping roots and specs that claim one file.
+//     reported at once, as an ErrorList sorted by position. The model holds
+//     what every backend reads alike: declarations by name (Index), the
+//     fields that travel in JSON (WireFields), and what each scalar type is
+//     on the wire (Type.Scalar).
+//   - A Backend turns a Resolved into Files. Render runs specs through
+//     Targets (a backend and its output root) into a Tree, refusing
+//     overlapping roots and specs that claim one file.
 //   - A Tree is written (Write: atomically, removing what no spec yields any
 //     more, never replacing a file jobgen did not write) or compared with
 //     the file system (Compare: the unified diffs jobgen verify prints).
 //
-// Breaking compares two specs of one vocabulary and reports each change that
-// breaks history (durable), peers (wire) or the generated Go API (goapi),
-// by stable rule IDs a spec can accept in allow_breaking.
+// The rule IDs a spec's allow_breaking names are here (Rules), since
+// Validate checks them; gen/breaking reports by them.
 //
 // The package keeps no global state and reads no files but those it is
 // given: specs are read by the caller (ReadSpec bounds their size) and

@@ -25,7 +25,7 @@ func (p Pos) String() string {
 	return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col)
 }
 
-func comparePos(a, b Pos) int {
+func ComparePos(a, b Pos) int {
 	return cmp.Or(cmp.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line), cmp.Compare(a.Col, b.Col))
 }
 
@@ -50,7 +50,7 @@ func (l *ErrorList) Add(pos Pos, format string, args ...any) {
 // Sort orders the list by file, line, column and then message.
 func (l ErrorList) Sort() {
 	slices.SortStableFunc(l, func(a, b *Error) int {
-		return cmp.Or(comparePos(a.Pos, b.Pos), cmp.Compare(a.Msg, b.Msg))
+		return cmp.Or(ComparePos(a.Pos, b.Pos), cmp.Compare(a.Msg, b.Msg))
 	})
 }
 

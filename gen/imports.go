@@ -116,11 +116,11 @@ func specFiles(dir fs.FS, d string) []string {
 // file system, or a problem already reported) are left unresolved.
 func (v *validator) importedTypes() {
 	specs := map[string]*Import{}
-	decls := map[*Import]map[string]decl{}
+	decls := map[*Import]map[string]Decl{}
 	for _, im := range v.spec.Imports {
 		if im.Imported != nil {
 			specs[im.Alias] = im
-			decls[im] = im.Imported.Spec().index().decls
+			decls[im] = im.Imported.Spec().Index().Decls
 		}
 	}
 	if len(specs) == 0 {
@@ -136,10 +136,10 @@ func (v *validator) importedTypes() {
 		switch {
 		case !ok:
 			v.add(t.Pos, "%s: %s declares no %s%s", name, im.Spec, t.Name, didYouMean(t.Name, typeNames(decls[im])))
-		case d.kind == declMachine:
+		case d.Kind == DeclMachine:
 			v.add(t.Pos, "%s is a machine, not a type; use its states enum", name)
 		default:
-			t.decl, t.imp, t.Pkg = d.kind, im, im.Path
+			t.decl, t.imp, t.Pkg = d.Kind, im, im.Path
 		}
 	})
 }

@@ -121,7 +121,7 @@ func (l *loader) enum(e entry) *Enum {
 		}
 		vm := l.object(v.val, vwhat, "doc", "go")
 		ev.Doc = l.doc(vm, vwhat)
-		ev.GoName = e.key + goName(v.key)
+		ev.GoName = e.key + GoName(v.key)
 		if g, ok := vm["go"]; ok {
 			if s, ok := l.str(g.val, vwhat+".go"); ok {
 				ev.GoName = s
@@ -142,7 +142,7 @@ func (l *loader) fields(n *yaml.Node, what string, inFact bool) []*Field {
 	}
 	for _, e := range l.entries(n, what) {
 		fwhat := what + "." + e.key
-		f := &Field{Name: e.key, JSON: e.key, GoName: goName(e.key), Pos: l.pos(e.keyNode)}
+		f := &Field{Name: e.key, JSON: e.key, GoName: GoName(e.key), Pos: l.pos(e.keyNode)}
 		val := resolve(e.val)
 		switch {
 		case val.Kind == yaml.ScalarNode && val.Tag == "!!str":
@@ -347,7 +347,7 @@ func (l *loader) machine(e entry) *Machine {
 func (l *loader) fact(e entry) *Fact {
 	what := "facts." + e.key
 	m := l.object(e.val, what, "versions", "reserved", "doc")
-	f := &Fact{Name: e.key, GoName: goName(e.key), Pos: l.pos(e.keyNode), Doc: l.doc(m, what)}
+	f := &Fact{Name: e.key, GoName: GoName(e.key), Pos: l.pos(e.keyNode), Doc: l.doc(m, what)}
 	if r, ok := m["reserved"]; ok {
 		f.Reserved = l.refs(r.val, what+".reserved")
 	}
@@ -387,7 +387,7 @@ func (l *loader) fact(e entry) *Fact {
 func (l *loader) def(e entry) *Default {
 	what := "defaults." + e.key
 	m := l.object(e.val, what, "value", "unit", "doc")
-	d := &Default{Name: e.key, GoName: "Default" + goName(e.key), Pos: l.pos(e.keyNode), Doc: l.doc(m, what)}
+	d := &Default{Name: e.key, GoName: "Default" + GoName(e.key), Pos: l.pos(e.keyNode), Doc: l.doc(m, what)}
 	if v, ok := l.need(m, "value", e.keyNode, what, ""); ok {
 		d.Value, _ = l.integer(v.val, what+".value")
 		if d.Value < 0 {

@@ -65,7 +65,7 @@ func (c *typeConverter) convert(e ast.Expr) *Type {
 	pos := c.at(e.Pos())
 	switch e := e.(type) {
 	case *ast.Ident:
-		if builtinTypes[e.Name] {
+		if builtin(e.Name) {
 			return &Type{Kind: TypeBuiltin, Name: e.Name, Pos: pos}
 		}
 		return &Type{Kind: TypeNamed, Name: e.Name, Pos: pos}

@@ -1,5 +1,10 @@
 package gen
 
+import (
+	"slices"
+	"strings"
+)
+
 // The model is a plain description of a spec, free of YAML. Parse builds it,
 // Validate checks it, Emit walks it. Members keep the order the spec gives them
 // (field order is JSON order, value order is doc order); declarations are
@@ -31,7 +36,7 @@ type Spec struct {
 	// upcasters against them; a spec parsed without a file system has none.
 	sourcesRead bool
 	// idx finds declarations by name; see index.go.
-	idx *declIndex
+	idx *Index
 	// incomplete reports that loading the spec (its YAML, sources or
 	// imports) found a problem, so Validate must not resolve it.
 	incomplete bool
@@ -295,3 +300,30 @@ type Allowance struct {
 	Reason  string
 	Pos     Pos
 }
+
+// SortedBy returns items sorted by name, leaving items as they were: how a
+// backend walks declarations so that its output is deterministic.
+func SortedBy[T any](items []T, name func(T) string) []T {
+	out := slices.Clone(items)
+	slices.SortFunc(out, func(a, b T) int { return strings.Compare(name(a), name(b)) })
+	return out
+}
+
+// LiveVersions are the versions of f the spec still decodes, oldest first.
+func (f *Fact) LiveVersions() []*FactVersion {
+	var live []*FactVersion
+	for _, v := range f.Versions {
+		if !v.Retired {
+			live = append(live, v)
+		}
+	}
+	return live
+}
+
+// TerminalOf is the machine whose terminal states the field holds, for a
+// field marked terminal: true; nil otherwise.
+func (f *Field) TerminalOf() *Machine { return f.terminalOf }
+
+// SourcesRead reports whether the Go sources package.sources lists were
+// read beside the spec (Load and LoadFS read them; Parse alone does not).
+func (s *Spec) SourcesRead() bool { return s.sourcesRead }

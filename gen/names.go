@@ -19,10 +19,10 @@ var initialisms = map[string]bool{
 	"UTF8": true, "VM": true, "XML": true, "XSRF": true, "XSS": true,
 }
 
-// goName turns a spec name such as "jobId", "tool_call", "job/settled" or
+// GoName turns a spec name such as "jobId", "tool_call", "job/settled" or
 // "in-progress" into an exported Go identifier: "JobID", "ToolCall",
 // "JobSettled", "InProgress".
-func goName(s string) string {
+func GoName(s string) string {
 	var b strings.Builder
 	for _, w := range words(s) {
 		if fixed := initialismWord(w); fixed != w || initialisms[fixed] {

@@ -69,11 +69,11 @@ func (t *Tree) compareRoot(root string) ([]Change, error) {
 		case err != nil:
 			return nil, err
 		case kind == Missing:
-			c.Kind, c.Diff = Missing, unifiedDiff("/dev/null", shown, nil, f.Content)
+			c.Kind, c.Diff = Missing, UnifiedDiff("/dev/null", shown, nil, f.Content)
 		case kind == Conflict:
 			c.Kind, c.Note = Conflict, note
 		case !bytes.Equal(old, f.Content):
-			c.Kind, c.Diff = Stale, unifiedDiff(shown, shown+" (from spec)", old, f.Content)
+			c.Kind, c.Diff = Stale, UnifiedDiff(shown, shown+" (from spec)", old, f.Content)
 		default:
 			continue
 		}
@@ -104,7 +104,7 @@ func (t *Tree) compareRoot(root string) ([]Change, error) {
 			return nil, err
 		}
 		shown := path.Join(filepath.ToSlash(root), m.path)
-		changes = append(changes, Change{Root: root, Path: m.path, Kind: Orphan, Note: note, Diff: unifiedDiff(shown, "/dev/null", old, nil)})
+		changes = append(changes, Change{Root: root, Path: m.path, Kind: Orphan, Note: note, Diff: UnifiedDiff(shown, "/dev/null", old, nil)})
 	}
 	slices.SortFunc(changes, func(a, b Change) int { return strings.Compare(a.Path, b.Path) })
 	return changes, nil
@@ -129,7 +129,7 @@ func (t *Tree) existing(r *os.Root, absRoot string, f treeFile) (old []byte, kin
 		return nil, "", "", err
 	}
 	b := t.targets[f.target].Backend
-	origin, ok := readMarker(b, old)
+	origin, ok := ReadMarker(b, old)
 	switch {
 	case !ok:
 		return nil, Conflict, fmt.Sprintf("was not written by jobgen: it does not start with the %s marker %q; move it away, then run generate again", b.Name(), strings.TrimSpace(fmt.Sprintf(b.Marker().Format, "<spec>"))), nil
@@ -199,7 +199,7 @@ func (t *Tree) scan(r *os.Root, root string) ([]found, error) {
 				if err != nil {
 					return err
 				}
-				if origin, ok := readMarker(tg.Backend, head); ok {
+				if origin, ok := ReadMarker(tg.Backend, head); ok {
 					out = append(out, found{path: p, target: i, origin: origin})
 					break
 				}
@@ -225,11 +225,11 @@ func readHead(r *os.Root, p string) ([]byte, error) {
 	return head[:n], nil
 }
 
-// readMarker reports whether content starts with b's marker, and the
+// ReadMarker reports whether content starts with b's marker, and the
 // origin it names: "" for the marker of a jobgen that did not name specs
 // (Header, or an origin without ./ or ../), whose owner is unknown.
 // Line endings converted to CRLF by a checkout still count.
-func readMarker(b Backend, content []byte) (origin string, ok bool) {
+func ReadMarker(b Backend, content []byte) (origin string, ok bool) {
 	head := content[:min(len(content), 1024)]
 	head = bytes.ReplaceAll(head, []byte("\r\n"), []byte("\n"))
 	if bytes.HasPrefix(head, []byte(Header+"\n")) && b.Marker().Suffix == ".go" {

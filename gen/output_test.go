@@ -1,4 +1,4 @@
-package gen
+package gen_test
 
 import (
 	"bytes"
@@ -9,27 +9,33 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/jobgen/jobgen/gen"
+	"github.com/jobgen/jobgen/gen/gentest"
+	"github.com/jobgen/jobgen/gen/golang"
+	"github.com/jobgen/jobgen/gen/jsonschema"
+	"github.com/jobgen/jobgen/gen/markdown"
 )
 
 // demoSpec is a small valid spec; package.name is %s.
 const demoSpec = "jobgen: 1\npackage: {name: %s}\nenums:\n  Color: {values: {red: {}, blue: {}}}\n"
 
 // specAt writes a spec declaring package pkg to dir/name and parses it.
-func specAt(t *testing.T, dir, name, pkg string) *Resolved {
+func specAt(t *testing.T, dir, name, pkg string) *gen.Resolved {
 	t.Helper()
 	file := filepath.Join(dir, name)
 	data := []byte(fmt.Sprintf(demoSpec, pkg))
-	writeFile(t, file, data)
-	s, err := Load(file, data)
+	gentest.WriteFile(t, file, data)
+	s, err := gen.Load(file, data)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return s
 }
 
-func render(t *testing.T, targets []Target, specs ...*Resolved) *Tree {
+func render(t *testing.T, targets []gen.Target, specs ...*gen.Resolved) *gen.Tree {
 	t.Helper()
-	tree, err := Render(targets, specs)
+	tree, err := gen.Render(targets, specs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +43,7 @@ func render(t *testing.T, targets []Target, specs ...*Resolved) *Tree {
 }
 
 // kinds renders changes as "path kind", sorted.
-func kinds(changes []Change) []string {
+func kinds(changes []gen.Change) []string {
 	var out []string
 	for _, c := range changes {
 		out = append(out, filepath.ToSlash(c.Name())+" "+string(c.Kind))
@@ -46,7 +52,7 @@ func kinds(changes []Change) []string {
 	return out
 }
 
-func compare(t *testing.T, tree *Tree) []Change {
+func compare(t *testing.T, tree *gen.Tree) []gen.Change {
 	t.Helper()
 	changes, err := tree.Compare()
 	if err != nil {
@@ -55,7 +61,7 @@ func compare(t *testing.T, tree *Tree) []Change {
 	return changes
 }
 
-func write(t *testing.T, tree *Tree) []Change {
+func write(t *testing.T, tree *gen.Tree) []gen.Change {
 	t.Helper()
 	changes, err := tree.Write()
 	if err != nil {
@@ -64,81 +70,21 @@ func write(t *testing.T, tree *Tree) []Change {
 	return changes
 }
 
-// TestEveryBackendIsDeterministic: every target's output is committed and
-// verified, so repeated runs, and runs into two directories, give the same
-// bytes.
-func TestEveryBackendIsDeterministic(t *testing.T) {
-	parse := func() *Resolved {
-		s, err := Load(jobsSpecPath, readJobsSpec(t))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
-	}
-	first := parse()
-	for _, b := range Backends() {
-		o := besideSpec(first.Spec())
-		want, err := b.Files(first, o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i := range 10 {
-			got, err := b.Files(parse(), o)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(got) != len(want) {
-				t.Fatalf("%s run %d gave %d files, the first gave %d", b.Name(), i, len(got), len(want))
-			}
-			for j := range want {
-				if got[j].Path != want[j].Path || !bytes.Equal(got[j].Content, want[j].Content) {
-					t.Fatalf("%s run %d: %s differs from the first run", b.Name(), i, want[j].Path)
-				}
-			}
-		}
-	}
-	dirA, dirB := t.TempDir(), t.TempDir()
-	var targetsA, targetsB []Target
-	for i, b := range Backends() {
-		targetsA = append(targetsA, Target{b, filepath.Join(dirA, fmt.Sprint(i))})
-		targetsB = append(targetsB, Target{b, filepath.Join(dirB, fmt.Sprint(i))})
-	}
-	write(t, render(t, targetsA, first))
-	write(t, render(t, targetsB, parse()))
-	n := 0
-	filepath.WalkDir(dirA, func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		rel, _ := filepath.Rel(dirA, p)
-		a, _ := os.ReadFile(p)
-		b, _ := os.ReadFile(filepath.Join(dirB, rel))
-		if !bytes.Equal(a, b) {
-			t.Errorf("%s differs between the two output directories", rel)
-		}
-		n++
-		return nil
-	})
-	if n < 3 {
-		t.Errorf("only %d files written", n)
-	}
-}
-
 // TestEveryFileNamesItsSpec: each file's marker names the spec as seen from
 // the file's own directory, so following it from there finds the spec.
 func TestEveryFileNamesItsSpec(t *testing.T) {
 	dir := t.TempDir()
 	s := specAt(t, filepath.Join(dir, "spec"), "demo.yaml", "demo")
-	targets := []Target{{GoBackend{}, filepath.Join(dir, "generated")}, {DocsBackend{}, filepath.Join(dir, "docs", "reference")}, {SchemaBackend{}, filepath.Join(dir, "schema")}}
+	targets := []gen.Target{{Backend: golang.Backend{}, Root: filepath.Join(dir, "generated")}, {Backend: markdown.Backend{}, Root: filepath.Join(dir, "docs", "reference")}, {Backend: jsonschema.Backend{}, Root: filepath.Join(dir, "schema")}}
 	tree := render(t, targets, s)
 	for i, tg := range targets {
 		for _, f := range tree.Files(i) {
-			origin, ok := readMarker(tg.Backend, f.Content)
+			origin, ok := gen.ReadMarker(tg.Backend, f.Content)
 			if !ok {
 				t.Fatalf("%s does not start with its marker", f.Path)
 			}
 			found := filepath.Join(tg.Root, filepath.FromSlash(f.Path), "..", filepath.FromSlash(origin))
-			if !same(found, s.Spec().File) {
+			if !samePath(found, s.Spec().File) {
 				t.Errorf("%s names %s, which leads to %s, not the spec", f.Path, origin, found)
 			}
 		}
@@ -155,18 +101,18 @@ func TestWriteAndCompare(t *testing.T) {
 	dir := t.TempDir()
 	root := filepath.Join(dir, "out")
 	s := specAt(t, dir, "demo.yaml", "demo")
-	tree := render(t, []Target{{GoBackend{}, root}}, s)
+	tree := render(t, []gen.Target{{Backend: golang.Backend{}, Root: root}}, s)
 	if got := kinds(write(t, tree)); len(got) != 3 || !strings.HasSuffix(got[0], " missing") {
 		t.Fatalf("first write: %v", got)
 	}
 	if changes := compare(t, tree); len(changes) != 0 {
 		t.Fatalf("a fresh tree differs: %v", kinds(changes))
 	}
-	writeFile(t, filepath.Join(root, "demo", "hand.go"), []byte("package demo\n"))
-	writeFile(t, filepath.Join(root, "demo", "old.gen.go"), []byte("// Code generated by jobgen from ../../demo.yaml. DO NOT EDIT.\n\npackage demo\n"))
+	gentest.WriteFile(t, filepath.Join(root, "demo", "hand.go"), []byte("package demo\n"))
+	gentest.WriteFile(t, filepath.Join(root, "demo", "old.gen.go"), []byte("// Code generated by jobgen from ../../demo.yaml. DO NOT EDIT.\n\npackage demo\n"))
 	enums := filepath.Join(root, "demo", "enums.gen.go")
 	data, _ := os.ReadFile(enums)
-	writeFile(t, enums, bytes.Replace(data, []byte(`"red"`), []byte(`"rouge"`), 1))
+	gentest.WriteFile(t, enums, bytes.Replace(data, []byte(`"red"`), []byte(`"rouge"`), 1))
 	changes := compare(t, tree)
 	want := []string{filepath.ToSlash(enums) + " stale", filepath.ToSlash(root) + "/demo/old.gen.go orphan"}
 	if got := kinds(changes); !slices.Equal(got, want) {
@@ -198,10 +144,10 @@ func TestWriteNeverReplacesAFileWithoutTheMarker(t *testing.T) {
 	root := filepath.Join(dir, "out")
 	s := specAt(t, dir, "demo.yaml", "demo")
 	hand := filepath.Join(root, "demo", "enums.gen.go")
-	writeFile(t, hand, []byte("package demo\n\n// written by hand\n"))
-	tree := render(t, []Target{{GoBackend{}, root}}, s)
+	gentest.WriteFile(t, hand, []byte("package demo\n\n// written by hand\n"))
+	tree := render(t, []gen.Target{{Backend: golang.Backend{}, Root: root}}, s)
 	_, err := tree.Write()
-	var conflict *ConflictError
+	var conflict *gen.ConflictError
 	if !errors.As(err, &conflict) || len(conflict.Conflicts) != 1 || conflict.Conflicts[0].Name() != hand {
 		t.Fatalf("err = %v, want a conflict naming %s", err, hand)
 	}
@@ -223,12 +169,12 @@ func TestSpecsSharingARootRemoveOnlyTheirOwnFiles(t *testing.T) {
 	dir := t.TempDir()
 	a := specAt(t, filepath.Join(dir, "spec"), "a.yaml", "alpha")
 	b := specAt(t, filepath.Join(dir, "spec"), "b.yaml", "beta")
-	targets := []Target{{GoBackend{}, filepath.Join(dir, "gen")}, {DocsBackend{}, filepath.Join(dir, "docs")}, {SchemaBackend{}, filepath.Join(dir, "schema")}}
+	targets := []gen.Target{{Backend: golang.Backend{}, Root: filepath.Join(dir, "gen")}, {Backend: markdown.Backend{}, Root: filepath.Join(dir, "docs")}, {Backend: jsonschema.Backend{}, Root: filepath.Join(dir, "schema")}}
 	write(t, render(t, targets, a))
 	if got := kinds(write(t, render(t, targets, b))); slices.ContainsFunc(got, func(s string) bool { return strings.HasSuffix(s, " orphan") }) {
 		t.Fatalf("the second spec's run removed files: %v", got)
 	}
-	for _, s := range []*Resolved{a, b} {
+	for _, s := range []*gen.Resolved{a, b} {
 		if changes := compare(t, render(t, targets, s)); len(changes) != 0 {
 			t.Errorf("verify of %s alone: %v", s.Spec().File, kinds(changes))
 		}
@@ -253,12 +199,12 @@ func TestOverlappingRootsAreRefused(t *testing.T) {
 	dir := t.TempDir()
 	s := specAt(t, dir, "demo.yaml", "demo")
 	out := filepath.Join(dir, "generated")
-	for _, targets := range [][]Target{
-		{{GoBackend{}, out}, {SchemaBackend{}, filepath.Join(out, "demo")}},
-		{{GoBackend{}, out}, {DocsBackend{}, out + string(filepath.Separator) + "."}},
-		{{DocsBackend{}, filepath.Join(out, "docs")}, {GoBackend{}, out}},
+	for _, targets := range [][]gen.Target{
+		{{Backend: golang.Backend{}, Root: out}, {Backend: jsonschema.Backend{}, Root: filepath.Join(out, "demo")}},
+		{{Backend: golang.Backend{}, Root: out}, {Backend: markdown.Backend{}, Root: out + string(filepath.Separator) + "."}},
+		{{Backend: markdown.Backend{}, Root: filepath.Join(out, "docs")}, {Backend: golang.Backend{}, Root: out}},
 	} {
-		_, err := Render(targets, []*Resolved{s})
+		_, err := gen.Render(targets, []*gen.Resolved{s})
 		if err == nil || !strings.Contains(err.Error(), "overlap") {
 			t.Errorf("%v: err = %v, want roots refused as overlapping", targets, err)
 		}
@@ -275,11 +221,11 @@ func TestTargetsSharingARootNeverShareADirectory(t *testing.T) {
 	dir := t.TempDir()
 	s := specAt(t, dir, "demo.yaml", "demo")
 	root := filepath.Join(dir, "generated")
-	if _, err := Render([]Target{{GoBackend{}, root}, {nestedDocs{}, root}}, []*Resolved{s}); err != nil {
+	if _, err := gen.Render([]gen.Target{{Backend: golang.Backend{}, Root: root}, {Backend: nestedDocs{}, Root: root}}, []*gen.Resolved{s}); err != nil {
 		t.Fatalf("backends in separate directories of one root: %v", err)
 	}
 	ts := specAt(t, dir, "ts.yaml", "ts")
-	_, err := Render([]Target{{GoBackend{}, root}, {nestedDocs{}, root}}, []*Resolved{s, ts})
+	_, err := gen.Render([]gen.Target{{Backend: golang.Backend{}, Root: root}, {Backend: nestedDocs{}, Root: root}}, []*gen.Resolved{s, ts})
 	if err == nil || !strings.Contains(err.Error(), "would both write into") {
 		t.Errorf("err = %v, want the shared directory refused", err)
 	}
@@ -287,12 +233,16 @@ func TestTargetsSharingARootNeverShareADirectory(t *testing.T) {
 
 // nestedDocs is the Markdown backend writing under ts/, as a backend that
 // shares the Go root does.
-type nestedDocs struct{ DocsBackend }
+type nestedDocs struct{ markdown.Backend }
 
-func (nestedDocs) Files(r *Resolved, o Origin) ([]File, error) {
-	f, err := emitDocs(r.Spec(), Origin{spec: "../" + o.spec})
-	f.Path = "ts/" + f.Path
-	return []File{f}, err
+func (b nestedDocs) Files(r *gen.Resolved, o gen.Origin) ([]gen.File, error) {
+	files, err := b.Backend.Files(r, o)
+	for i, f := range files {
+		_, body, _ := bytes.Cut(f.Content, []byte("\n"))
+		files[i].Path = "ts/" + f.Path
+		files[i].Content = append([]byte(gen.Mark(b, o, files[i].Path)), body...)
+	}
+	return files, err
 }
 
 // TestOrphanedPackageOfADeletedSpecIsReportedAndRemoved (issue 15, item 5):
@@ -306,17 +256,17 @@ func TestOrphanedPackageOfADeletedSpecIsReportedAndRemoved(t *testing.T) {
 	old := specAt(t, specs, "old.yaml", "old")
 	kept := specAt(t, specs, "kept.yaml", "kept")
 	handOld := filepath.Join(root, "old", "hand.go")
-	writeFile(t, handOld, []byte("package old\n"))
-	write(t, render(t, []Target{{GoBackend{}, root}}, old))
-	write(t, render(t, []Target{{GoBackend{}, root}}, kept))
+	gentest.WriteFile(t, handOld, []byte("package old\n"))
+	write(t, render(t, []gen.Target{{Backend: golang.Backend{}, Root: root}}, old))
+	write(t, render(t, []gen.Target{{Backend: golang.Backend{}, Root: root}}, kept))
 	os.Remove(old.Spec().File)
 	renamed := specAt(t, specs, "new.yaml", "fresh")
 
-	tree := render(t, []Target{{GoBackend{}, root}}, renamed)
+	tree := render(t, []gen.Target{{Backend: golang.Backend{}, Root: root}}, renamed)
 	changes := compare(t, tree)
 	var orphans []string
 	for _, c := range changes {
-		if c.Kind == Orphan {
+		if c.Kind == gen.Orphan {
 			orphans = append(orphans, filepath.ToSlash(c.Path)+": "+c.Note)
 		}
 		if strings.Contains(c.Path, "kept") {
@@ -337,7 +287,7 @@ func TestOrphanedPackageOfADeletedSpecIsReportedAndRemoved(t *testing.T) {
 	}
 	os.Remove(handOld)
 	os.Remove(kept.Spec().File)
-	write(t, render(t, []Target{{GoBackend{}, root}}, renamed))
+	write(t, render(t, []gen.Target{{Backend: golang.Backend{}, Root: root}}, renamed))
 	if _, err := os.Stat(filepath.Join(root, "kept")); !os.IsNotExist(err) {
 		t.Error("the emptied package directory of a deleted spec was left behind")
 	}
@@ -356,7 +306,7 @@ func TestWritesNeverFollowALinkOutOfTheRoot(t *testing.T) {
 		t.Skip("no symbolic links here:", err)
 	}
 	s := specAt(t, dir, "demo.yaml", "demo")
-	tree := render(t, []Target{{GoBackend{}, root}}, s)
+	tree := render(t, []gen.Target{{Backend: golang.Backend{}, Root: root}}, s)
 	if _, err := tree.Write(); err == nil {
 		t.Error("Write went through a link out of the root")
 	}
@@ -372,9 +322,9 @@ func TestLegacyMarkersAreReplacedButNeverRemoved(t *testing.T) {
 	dir := t.TempDir()
 	root := filepath.Join(dir, "docs")
 	s := specAt(t, dir, "demo.yaml", "demo")
-	writeFile(t, filepath.Join(root, "demo.md"), []byte("<!-- Code generated by jobgen from demo.yaml. DO NOT EDIT. -->\n\nold\n"))
-	writeFile(t, filepath.Join(root, "other.md"), []byte("<!-- Code generated by jobgen from other.yaml. DO NOT EDIT. -->\n\nold\n"))
-	got := kinds(write(t, render(t, []Target{{DocsBackend{}, root}}, s)))
+	gentest.WriteFile(t, filepath.Join(root, "demo.md"), []byte("<!-- Code generated by jobgen from demo.yaml. DO NOT EDIT. -->\n\nold\n"))
+	gentest.WriteFile(t, filepath.Join(root, "other.md"), []byte("<!-- Code generated by jobgen from other.yaml. DO NOT EDIT. -->\n\nold\n"))
+	got := kinds(write(t, render(t, []gen.Target{{Backend: markdown.Backend{}, Root: root}}, s)))
 	if want := []string{filepath.ToSlash(root) + "/demo.md stale"}; !slices.Equal(got, want) {
 		t.Errorf("changes = %v, want %v", got, want)
 	}
@@ -388,16 +338,23 @@ func TestASpecNeverTakesOverAnotherLiveSpecsFiles(t *testing.T) {
 	root := filepath.Join(dir, "generated")
 	first := specAt(t, dir, "first.yaml", "demo")
 	second := specAt(t, dir, "second.yaml", "demo")
-	write(t, render(t, []Target{{GoBackend{}, root}}, first))
-	_, err := render(t, []Target{{GoBackend{}, root}}, second).Write()
-	var conflict *ConflictError
+	write(t, render(t, []gen.Target{{Backend: golang.Backend{}, Root: root}}, first))
+	_, err := render(t, []gen.Target{{Backend: golang.Backend{}, Root: root}}, second).Write()
+	var conflict *gen.ConflictError
 	if !errors.As(err, &conflict) || !strings.Contains(err.Error(), "was generated from ../../first.yaml, another spec") {
 		t.Fatalf("err = %v, want a conflict with the first spec", err)
 	}
 	os.Remove(first.Spec().File)
-	write(t, render(t, []Target{{GoBackend{}, root}}, second))
+	write(t, render(t, []gen.Target{{Backend: golang.Backend{}, Root: root}}, second))
 	data, _ := os.ReadFile(filepath.Join(root, "demo", "enums.gen.go"))
 	if !strings.HasPrefix(string(data), "// Code generated by jobgen from ../../second.yaml.") {
 		t.Errorf("the renamed spec did not take over:\n%s", data[:80])
 	}
+}
+
+// samePath reports whether two paths name one file.
+func samePath(a, b string) bool {
+	ia, errA := os.Stat(a)
+	ib, errB := os.Stat(b)
+	return errA == nil && errB == nil && os.SameFile(ia, ib)
 }

@@ -3,9 +3,7 @@ package gen
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"go/ast"
-	"go/format"
 	"go/parser"
 	"go/printer"
 	"go/scanner"
@@ -245,26 +243,6 @@ func funcText(src *Source, fn *ast.FuncDecl) string {
 	return b.String()
 }
 
-// sourceFiles renders the spec's sources as generated files.
-func sourceFiles(s *Spec, o Origin) ([]File, error) {
-	if len(s.Package.Sources) > 0 && !s.sourcesRead {
-		return nil, errors.New("emit: the spec's sources were not read; load it with Load or LoadFS")
-	}
-	var out []File
-	for _, src := range sortedBy(s.Sources, func(src *Source) string { return src.Output }) {
-		name := s.Package.Name + "/" + src.Output
-		var b bytes.Buffer
-		fmt.Fprintf(&b, "%s// Source: %s, listed in %s's package.sources; edit it there.\n\n", mark(GoBackend{}, o, name), src.Path, filepath.Base(s.File))
-		b.Write(bytes.TrimLeft(src.body, "\n"))
-		content, err := format.Source(b.Bytes())
-		if err != nil {
-			return nil, fmt.Errorf("emit %s: %w", src.Output, err)
-		}
-		out = append(out, File{Path: name, Content: content})
-	}
-	return out, nil
-}
-
 // sourceNames lists the sources for messages.
 func sourceNames(s *Spec) string {
 	var names []string
@@ -274,3 +252,7 @@ func sourceNames(s *Spec) string {
 	slices.Sort(names)
 	return strings.Join(names, ", ")
 }
+
+// Body is the source's content without its build constraint, as the
+// generated copy holds it.
+func (src *Source) Body() []byte { return src.body }

@@ -37,7 +37,7 @@ type Type struct {
 
 	// decl is what a TypeNamed name, or a TypeQualified name from an imported
 	// spec, resolved to; set by Validate.
-	decl declKind
+	decl DeclKind
 	// imp is the spec import a TypeQualified name comes from, if any.
 	imp *Import
 }
@@ -48,12 +48,77 @@ type Param struct {
 	Type *Type
 }
 
-// builtinTypes are the predeclared Go types a spec may use.
-var builtinTypes = map[string]bool{
-	"bool": true, "string": true, "byte": true, "rune": true,
-	"int": true, "int8": true, "int16": true, "int32": true, "int64": true,
-	"uint": true, "uint8": true, "uint16": true, "uint32": true, "uint64": true,
-	"float32": true, "float64": true, "error": true, "any": true,
+// A ScalarKind is what a predeclared type is on the wire, whatever Go
+// calls it: backends switch on it, never on Go's type names.
+type ScalarKind int
+
+// The kinds of scalar.
+const (
+	NotScalar    ScalarKind = iota // error, and every type that is not predeclared
+	ScalarString                   // a JSON string
+	ScalarBool                     // true or false
+	ScalarInt                      // a signed integer of Bits bits
+	ScalarUint                     // an unsigned integer of Bits bits
+	ScalarFloat                    // a finite number of Bits bits
+	ScalarAny                      // any JSON value
+)
+
+// A Scalar is what a predeclared type holds: its kind and width.
+type Scalar struct {
+	Kind ScalarKind
+	// Bits is the width of an integer or float. Go's int and uint are
+	// taken as 64 bits, the platforms jobgen targets, and marked Native.
+	Bits   int
+	Native bool // int or uint: as wide as the platform's word
+}
+
+// scalars are the predeclared Go types a spec may use, but error, with
+// what each is on the wire: the one table of Go's scalar types.
+var scalars = map[string]Scalar{
+	"string": {Kind: ScalarString}, "bool": {Kind: ScalarBool}, "any": {Kind: ScalarAny},
+	"int8": {ScalarInt, 8, false}, "int16": {ScalarInt, 16, false}, "int32": {ScalarInt, 32, false}, "rune": {ScalarInt, 32, false},
+	"int64": {ScalarInt, 64, false}, "int": {ScalarInt, 64, true},
+	"uint8": {ScalarUint, 8, false}, "byte": {ScalarUint, 8, false}, "uint16": {ScalarUint, 16, false}, "uint32": {ScalarUint, 32, false},
+	"uint64": {ScalarUint, 64, false}, "uint": {ScalarUint, 64, true},
+	"float32": {ScalarFloat, 32, false}, "float64": {ScalarFloat, 64, false},
+}
+
+// builtin reports whether name is a predeclared Go type a spec may use.
+func builtin(name string) bool { _, ok := scalars[name]; return ok || name == "error" }
+
+// ScalarOf is what the predeclared type name is on the wire; its Kind is
+// NotScalar for any other name.
+func ScalarOf(name string) Scalar { return scalars[name] }
+
+// Scalar is what t is on the wire when it is a predeclared type; its Kind
+// is NotScalar for every other type.
+func (t *Type) Scalar() Scalar {
+	if t.Kind != TypeBuiltin {
+		return Scalar{}
+	}
+	return scalars[t.Name]
+}
+
+// Integer reports whether s is a signed or unsigned integer.
+func (s Scalar) Integer() bool { return s.Kind == ScalarInt || s.Kind == ScalarUint }
+
+// Range is the smallest and largest value of an integer narrower than 64
+// bits; ok is false for every other scalar, whose range JSON does not
+// bound in practice.
+func (s Scalar) Range() (lo, hi int64, ok bool) {
+	switch {
+	case s.Kind == ScalarInt && s.Bits < 64:
+		return -1 << (s.Bits - 1), 1<<(s.Bits-1) - 1, true
+	case s.Kind == ScalarUint && s.Bits < 64:
+		return 0, 1<<s.Bits - 1, true
+	}
+	return 0, 0, false
+}
+
+// IsBytes reports whether t is []byte (or []uint8), which JSON holds as a
+// base64 string.
+func (t *Type) IsBytes() bool {
+	return t.Kind == TypeSlice && t.Elem.Scalar() == Scalar{ScalarUint, 8, false}
 }
 
 // standardImports are available to every spec without an imports entry.
@@ -76,20 +141,20 @@ func (t *Type) Wire() bool {
 		return t.Name != "error"
 	case TypeQualified:
 		if t.imp != nil {
-			return t.decl != declFace
+			return t.decl != DeclFace
 		}
 		return t.Pkg != "context"
 	case TypeNamed:
-		return t.decl != declFace
+		return t.decl != DeclFace
 	case TypeSlice, TypeMap, TypePointer:
 		return t.Elem.Wire()
 	}
 	return true
 }
 
-// declared reports whether the type names a declaration of this spec or of
+// Declared reports whether the type names a declaration of this spec or of
 // a spec it imports, so that decl says what it is.
-func (t *Type) declared() bool {
+func (t *Type) Declared() bool {
 	return t.Kind == TypeNamed || (t.Kind == TypeQualified && t.imp != nil)
 }
 
@@ -167,19 +232,33 @@ func writeParams(b *strings.Builder, ps []*Param, variadic bool) {
 	b.WriteString(")")
 }
 
-// walk calls fn for t and every type inside it.
-func (t *Type) walk(fn func(*Type)) {
+// Walk calls fn for t and every type inside it.
+func (t *Type) Walk(fn func(*Type)) {
 	fn(t)
 	if t.Key != nil {
-		t.Key.walk(fn)
+		t.Key.Walk(fn)
 	}
 	if t.Elem != nil {
-		t.Elem.walk(fn)
+		t.Elem.Walk(fn)
 	}
 	for _, p := range t.Params {
-		p.Type.walk(fn)
+		p.Type.Walk(fn)
 	}
 	for _, p := range t.Results {
-		p.Type.walk(fn)
+		p.Type.Walk(fn)
 	}
+}
+
+// Decl is what a TypeNamed name, or a TypeQualified name from an imported
+// spec, resolved to; DeclNone before Validate and for other types.
+func (t *Type) Decl() DeclKind { return t.decl }
+
+// Import is the spec import a TypeQualified name comes from, nil for a Go
+// package's type.
+func (t *Type) Import() *Import { return t.imp }
+
+// DeclaredType is the TypeNamed type that refers to the spec's declaration
+// name of kind decl, as Validate would have resolved it.
+func DeclaredType(name string, decl DeclKind) *Type {
+	return &Type{Kind: TypeNamed, Name: name, decl: decl}
 }

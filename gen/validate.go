@@ -4,21 +4,21 @@ import (
 	"strings"
 )
 
-// declKind is what a declared name stands for.
-type declKind int
+// DeclKind is what a declared name stands for.
+type DeclKind int
 
 const (
-	declNone declKind = iota
-	declID
-	declEnum
-	declRecord
-	declUnion
-	declVariant
-	declFace
-	declMachine
+	DeclNone DeclKind = iota
+	DeclID
+	DeclEnum
+	DeclRecord
+	DeclUnion
+	DeclVariant
+	DeclFace
+	DeclMachine
 )
 
-func (k declKind) String() string {
+func (k DeclKind) String() string {
 	return [...]string{"nothing", "id", "enum", "record", "union", "union variant", "face", "machine"}[k]
 }
 
@@ -29,7 +29,7 @@ func (k declKind) String() string {
 // LoadFS reading sources and imports, reported before.
 func Validate(s *Spec) (*Resolved, ErrorList) {
 	s.idx = indexSpec(s)
-	v := &validator{spec: s, decls: s.idx.decls, idents: map[string]ident{}}
+	v := &validator{spec: s, decls: s.idx.Decls, idents: map[string]ident{}}
 	v.pkg()
 	v.identifiers()
 	v.initialismNames()
@@ -50,9 +50,9 @@ func Validate(s *Spec) (*Resolved, ErrorList) {
 	return &Resolved{spec: s}, nil
 }
 
-type decl struct {
-	kind declKind
-	pos  Pos
+type Decl struct {
+	Kind DeclKind
+	Pos  Pos
 }
 
 type ident struct {
@@ -64,7 +64,7 @@ type ident struct {
 type validator struct {
 	spec   *Spec
 	errs   ErrorList
-	decls  map[string]decl // the spec's, from its index
+	decls  map[string]Decl // the spec's, from its index
 	idents map[string]ident
 }
 
@@ -107,7 +107,7 @@ func (v *validator) claim(goIdent, what, specName string, pos Pos) bool {
 		v.idents[goIdent] = ident{what: what, spec: specName, pos: pos}
 		return true
 	}
-	if comparePos(pos, first.pos) < 0 {
+	if ComparePos(pos, first.pos) < 0 {
 		// Report at the later declaration, whichever order we met them in.
 		v.idents[goIdent] = ident{what: what, spec: specName, pos: pos}
 		first, what, specName, pos = ident{what: what, spec: specName, pos: pos}, first.what, first.spec, first.pos
@@ -134,9 +134,9 @@ func (v *validator) allowances() {
 	}
 	for _, a := range v.spec.AllowBreaking {
 		switch {
-		case a.ruleID() == RuleAllowanceUnused:
+		case a.RuleID() == RuleAllowanceUnused:
 			v.add(a.Rule.Pos, "allow_breaking.rule: %s cannot be allowed; delete the stale allowance instead", a.Rule.Name)
-		case a.Rule.Name != "" && !knownRule(a.ruleID()):
+		case a.Rule.Name != "" && !knownRule(a.RuleID()):
 			v.add(a.Rule.Pos, "allow_breaking.rule: unknown rule %s%s", a.Rule.Name, didYouMean(a.Rule.Name, ids))
 		}
 		if a.PathPos.Line > 0 && strings.TrimSpace(a.Path) == "" {

@@ -10,8 +10,8 @@ import (
 // faces checks that faces embed only faces, without cycles, and that each
 // method of a face's method set comes from one place.
 func (v *validator) faces() {
-	byName := v.spec.index().faces
-	faceNames := newSuggester(sortedKeys(byName))
+	byName := v.spec.Index().Faces
+	faceNames := newSuggester(SortedKeys(byName))
 	for _, f := range v.spec.Faces {
 		what := "faces." + f.Name
 		for _, e := range f.Embeds {
@@ -19,8 +19,8 @@ func (v *validator) faces() {
 			switch {
 			case !ok:
 				v.add(e.Pos, "%s.embeds: undeclared face %s%s", what, e.Name, faceNames.didYouMean(e.Name))
-			case d.kind != declFace:
-				v.add(e.Pos, "%s.embeds: %s is a %s, not a face", what, e.Name, d.kind)
+			case d.Kind != DeclFace:
+				v.add(e.Pos, "%s.embeds: %s is a %s, not a face", what, e.Name, d.Kind)
 			}
 		}
 		for _, m := range f.Methods {
@@ -94,8 +94,8 @@ func methodSet(faces map[string]*Face, name string, seen map[string]bool) []stri
 	return out
 }
 
-// sortedKeys returns m's keys in order, for stable suggestions.
-func sortedKeys[V any](m map[string]V) []string {
+// SortedKeys returns m's keys in order, for stable suggestions.
+func SortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)

@@ -23,7 +23,7 @@ func (v *validator) facts() {
 		}
 		for i := 1; i < len(f.Versions); i++ {
 			prev, cur := f.Versions[i-1], f.Versions[i]
-			if comparePos(cur.Pos, prev.Pos) < 0 {
+			if ComparePos(cur.Pos, prev.Pos) < 0 {
 				v.add(prev.Pos, "%s.versions: v%d is listed after v%d; list versions oldest first", what, prev.Number, cur.Number)
 			}
 		}

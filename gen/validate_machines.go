@@ -11,7 +11,7 @@ import (
 // terminal and transition states exist, no transition leaves a terminal state,
 // every state is reachable and every non-terminal state has a way out.
 func (v *validator) machines() {
-	enums := v.spec.index().enums
+	enums := v.spec.Index().Enums
 	driven := map[string]*Machine{}
 	for _, m := range v.spec.Machines {
 		what := "machines." + m.Name
@@ -21,9 +21,9 @@ func (v *validator) machines() {
 		enum, ok := enums[m.States.Name]
 		if !ok {
 			if d, declared := v.decls[m.States.Name]; declared {
-				v.add(m.States.Pos, "%s.states: %s is a %s; states come from an enum", what, m.States.Name, d.kind)
+				v.add(m.States.Pos, "%s.states: %s is a %s; states come from an enum", what, m.States.Name, d.Kind)
 			} else {
-				v.add(m.States.Pos, "%s.states: undeclared enum %s%s", what, m.States.Name, didYouMean(m.States.Name, sortedKeys(enums)))
+				v.add(m.States.Pos, "%s.states: undeclared enum %s%s", what, m.States.Name, didYouMean(m.States.Name, SortedKeys(enums)))
 			}
 			continue
 		}

@@ -22,8 +22,8 @@ func (v *validator) initialismNames() {
 		}
 	}
 	s := v.spec
-	for _, d := range s.declarations() {
-		check(d.name, d.path(), d.pos)
+	for _, d := range s.Declarations() {
+		check(d.Name, d.Path(), d.Pos)
 	}
 	for _, d := range s.Enums {
 		for _, val := range d.Values {

@@ -30,7 +30,7 @@ func (v *validator) eachFieldList(fn func(what string, fields []*Field)) {
 func (v *validator) eachType(fn func(*Type)) {
 	walk := func(t *Type) {
 		if t != nil {
-			t.walk(fn)
+			t.Walk(fn)
 		}
 	}
 	v.eachFieldList(func(_ string, fields []*Field) {
@@ -47,10 +47,10 @@ func (v *validator) eachType(fn func(*Type)) {
 
 // typeNames are the names in decls a type expression may refer to (all but
 // machines), sorted.
-func typeNames(decls map[string]decl) []string {
+func typeNames(decls map[string]Decl) []string {
 	names := make([]string, 0, len(decls))
 	for name, d := range decls {
-		if d.kind != declMachine {
+		if d.Kind != DeclMachine {
 			names = append(names, name)
 		}
 	}
@@ -69,10 +69,10 @@ func (v *validator) typeRefs() {
 		switch {
 		case !ok:
 			v.add(t.Pos, "undeclared type %s%s", t.Name, suggestions.didYouMean(t.Name))
-		case d.kind == declMachine:
+		case d.Kind == DeclMachine:
 			v.add(t.Pos, "%s is a machine, not a type; use its states enum", t.Name)
 		default:
-			t.decl = d.kind
+			t.decl = d.Kind
 		}
 	})
 	v.eachFieldList(v.fieldList)
@@ -109,11 +109,11 @@ func (v *validator) fieldList(what string, fields []*Field) {
 		} else {
 			jsonNames[f.JSON] = f
 		}
-		f.Type.walk(func(t *Type) {
-			if t.declared() && t.decl == declUnion {
+		f.Type.Walk(func(t *Type) {
+			if t.Declared() && t.decl == DeclUnion {
 				v.add(t.Pos, "%s: union %s cannot be a field type, since JSON cannot tell which variant to decode into; use a variant type", fwhat, t)
 			}
-			if t.Kind == TypeMap && (t.Key.Kind != TypeBuiltin || t.Key.Name != "string") && (!t.Key.declared() || (t.Key.decl != declID && t.Key.decl != declEnum)) && !t.Key.unread() {
+			if t.Kind == TypeMap && (t.Key.Kind != TypeBuiltin || t.Key.Name != "string") && (!t.Key.Declared() || (t.Key.decl != DeclID && t.Key.decl != DeclEnum)) && !t.Key.unread() {
 				v.add(t.Key.Pos, "%s: map keys on the wire must be strings, ids or enums, not %s", fwhat, t.Key)
 			}
 		})

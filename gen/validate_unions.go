@@ -14,7 +14,7 @@ func (v *validator) unions() {
 		if len(u.Variants) == 0 {
 			v.add(u.Pos, "%s: a union needs at least one variant", what)
 		}
-		discGo := goName(u.Discriminator)
+		discGo := GoName(u.Discriminator)
 		for _, f := range u.Common {
 			if u.Discriminator != "" && f.GoName == discGo {
 				v.add(f.Pos, "%s.common.%s: Go field name %s is taken by the discriminator %s", what, f.Name, f.GoName, u.Discriminator)

@@ -4,9 +4,9 @@ package gen
 // struct's fields on the wire: which travel, in what order, and which a
 // decoder refuses JSON without.
 
-// wireFields are the fields that travel in JSON, in the order Go's wire
+// WireFields are the fields that travel in JSON, in the order Go's wire
 // struct holds them: common fields first.
-func wireFields(lists ...[]*Field) []*Field {
+func WireFields(lists ...[]*Field) []*Field {
 	var out []*Field
 	for _, l := range lists {
 		for _, f := range l {
@@ -18,9 +18,9 @@ func wireFields(lists ...[]*Field) []*Field {
 	return out
 }
 
-// wireCount is how many of fields travel in JSON.
-func wireCount(fields []*Field) int { return len(wireFields(fields)) }
+// WireCount is how many of fields travel in JSON.
+func WireCount(fields []*Field) int { return len(WireFields(fields)) }
 
-// wireRequired reports whether Go's decoder refuses JSON without the field:
+// WireRequired reports whether Go's decoder refuses JSON without the field:
 // it is neither optional nor a collection, which JSON may leave out.
-func wireRequired(f *Field) bool { return !f.Optional && !f.Type.Collection() }
+func WireRequired(f *Field) bool { return !f.Optional && !f.Type.Collection() }

@@ -356,7 +356,7 @@ func TestWireShapes(t *testing.T) {
 		t.Errorf("RecordingJobStart JSON = %s", data)
 	}
 	frame, _ := json.Marshal(jobs.OutputFrame{Next: 4})
-	if string(frame) != `{"frame":"output","chunks":null,"next":4}` {
+	if string(frame) != `{"frame":"output","chunks":[],"next":4}` {
 		t.Errorf("OutputFrame JSON = %s", frame)
 	}
 	var id jobs.JobID

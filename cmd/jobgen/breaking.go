@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/jobgen/jobgen/gen"
+	"github.com/jobgen/jobgen/gen/breaking"
 )
 
 // cmdBreaking runs jobgen breaking: it compares the spec with the one
@@ -62,7 +63,7 @@ defaults to the --spec file's path in its repository.`, stderr)
 	if !ok {
 		return r.code
 	}
-	report := gen.Breaking(oldSpec, newSpec, only...)
+	report := breaking.Compare(oldSpec, newSpec, only...)
 	return printBreaking(report, r, against, oldName, stdout, stderr)
 }
 
@@ -99,7 +100,7 @@ func loadBreakingPair(sf *specFlags, r *reporter, against, newName string) (oldN
 
 // printBreaking prints the findings of report, one a line, and a summary,
 // and returns jobgen breaking's exit code: exitFindings when any remain.
-func printBreaking(report gen.BreakingReport, r *reporter, against, oldName string, stdout, stderr io.Writer) int {
+func printBreaking(report breaking.Report, r *reporter, against, oldName string, stdout, stderr io.Writer) int {
 	for _, f := range report.Findings {
 		if strings.HasPrefix(against, "git:") {
 			f = openable(f, oldName)
@@ -176,7 +177,7 @@ func git(dir string, args ...string) (string, error) {
 // openable moves a finding about something deleted from the old spec read
 // from git (REF:path, which no editor opens) to the place in the new spec
 // that held it, naming the old line in the message.
-func openable(f gen.Finding, oldName string) gen.Finding {
+func openable(f breaking.Finding, oldName string) breaking.Finding {
 	if f.Pos.File != oldName || f.Near.File == "" {
 		return f
 	}

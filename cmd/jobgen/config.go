@@ -12,8 +12,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/jobgen/jobgen/gen"
 	"gopkg.in/yaml.v3"
+
+	"github.com/jobgen/jobgen/gen"
 )
 
 // ConfigName is the file jobgen looks for, upward from the working directory
@@ -27,15 +28,33 @@ const configName = "jobgen.yaml"
 type config struct {
 	Version int      `yaml:"version"`
 	Specs   []string `yaml:"specs"`
-	Outputs struct {
-		Go     string `yaml:"go"`
-		Docs   string `yaml:"docs"`
-		Schema string `yaml:"schema"`
-		TS     string `yaml:"ts"`
-	} `yaml:"outputs"`
+	// Outputs maps the key of an output (outputKinds) to its root.
+	Outputs map[string]string `yaml:"outputs"`
 
 	file string // as found, relative to the working directory where it can be
 	dir  string // the file's directory, as paths in it are joined to
+}
+
+// checkOutputs refuses an outputs: key of the config in data that names no
+// output, at the line it is on.
+func checkOutputs(name string, data []byte) error {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil || len(doc.Content) == 0 {
+		return nil // Decode reported it
+	}
+	top := doc.Content[0].Content
+	for i := 0; i+1 < len(top); i += 2 {
+		if top[i].Value != "outputs" {
+			continue
+		}
+		keys := top[i+1].Content
+		for j := 0; j+1 < len(keys); j += 2 {
+			if _, ok := outputKindOf(keys[j].Value); !ok {
+				return fmt.Errorf("%s: line %d: outputs: unknown output %s (%s)", name, keys[j].Line, keys[j].Value, strings.Join(outputKeys(), ", "))
+			}
+		}
+	}
+	return nil
 }
 
 // findConfig looks for jobgen.yaml in start and its parents, stopping at the
@@ -84,6 +103,9 @@ func loadConfig(name string) (*config, error) {
 			return nil, errors.New(strings.Join(lines, "\n"))
 		}
 		return nil, fmt.Errorf("%s: %v", name, strings.TrimPrefix(err.Error(), "yaml: "))
+	}
+	if err := checkOutputs(name, data); err != nil {
+		return nil, err
 	}
 	switch {
 	case c.Version != 1:

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"strconv"
 	"strings"
 
 	"github.com/jobgen/jobgen/codec"
@@ -26,8 +27,9 @@ Commands:
 	intervals  print each job's execution interval (--json for JSON lines);
 	           facts this build cannot read are skipped and counted on stderr
 	check      verify every record and decode its fact; exit 0 when intact,
-	           1 with the offset of the first bad record, 3 when the journal
-	           cannot be read, 4 when every record is intact but some facts
+	           1 with the offset of the first bad record, 3 when there is no
+	           journal to read (no such file, a schema without a journal) or
+	           it cannot be read, 4 when every record is intact but some facts
 	           are of a type or version this build cannot read
 	           (--allow-unknown accepts them)
 	repair     --truncate-at OFFSET: cut the file at OFFSET, the offset check
@@ -57,7 +59,7 @@ type journalRun struct {
 var journalCommands = map[string]journalCommand{
 	"cat": {
 		summary: "Cat prints every record of the journal as a JSON line,\n{\"pos\":P,\"stream\":\"S\",\"seq\":N,\"fact\":{…}},\nfor jq. Damage ends the output with an error naming its offset.",
-		run:     func(j *journalRun) int { return j.read(journalCat) },
+		run:     func(j *journalRun) int { return j.open(journalCat) },
 	},
 	"intervals": {
 		summary: "Intervals prints each job's execution interval: registered to settled, or\n" +
@@ -66,27 +68,42 @@ var journalCommands = map[string]journalCommand{
 		flags: func(fs *flag.FlagSet, j *journalRun) {
 			fs.BoolVar(&j.asJSON, "json", false, "print JSON lines instead of a table")
 		},
-		run: func(j *journalRun) int { return j.read(journalIntervals) },
+		run: func(j *journalRun) int { return j.open(journalIntervals) },
 	},
 	"check": {
 		summary: "Check verifies every record's framing, sequence and checksum, and decodes\n" +
 			"its fact. Exit status: 0 when intact; 1 when a record is damaged or its fact\n" +
-			"does not decode, with its offset; 3 when every record is intact but some facts\n" +
-			"are of a type or version this build cannot read (written by a newer jobgen or\n" +
-			"another vocabulary), unless --allow-unknown accepts them.",
+			"does not decode, with its offset; 3 when there is no journal to read (no such\n" +
+			"file, a schema without a journal) or it cannot be read; 4 when every record is\n" +
+			"intact but some facts are of a type or version this build cannot read (written\n" +
+			"by a newer jobgen or another vocabulary), unless --allow-unknown accepts them.",
 		flags: func(fs *flag.FlagSet, j *journalRun) {
 			fs.BoolVar(&j.allowUnknown, "allow-unknown", false, "accept facts this build cannot read: exit 0 and report them on stderr")
 		},
-		run: func(j *journalRun) int { return j.read(journalCheck) },
+		run: func(j *journalRun) int { return j.open(journalCheck) },
 	},
 	"repair": {
 		summary: "Repair cuts the journal at --truncate-at OFFSET: what recovery will not do\n" +
 			"for you, since a whole record with a bad checksum may have been flushed. It\n" +
 			"refuses unless the file before OFFSET is an intact journal ending there.",
 		flags: func(fs *flag.FlagSet, j *journalRun) {
-			fs.Int64Var(&j.truncateAt, "truncate-at", -1, "the byte offset to cut the file at (required)")
+			fs.Func("truncate-at", "the byte offset to cut the file at, where a record ends; journal check names it", func(s string) error {
+				n, err := strconv.ParseInt(s, 10, 64)
+				if err != nil || n < 0 {
+					return errors.New("want a byte offset ≥ 0, where a record ends")
+				}
+				j.truncateAt = n
+				return nil
+			})
 		},
-		run: journalRepair,
+		run: func(j *journalRun) int {
+			if j.truncateAt < 0 {
+				fmt.Fprintln(j.stderr, "jobgen journal repair: --truncate-at OFFSET is required")
+				j.usage()
+				return exitUsage
+			}
+			return j.open(journalRepair)
+		},
 	},
 }
 
@@ -142,18 +159,15 @@ func (j *journalRun) fail(err error) int {
 	return r.code
 }
 
-// read opens the journal, a file or a PostgreSQL journal, and runs do on it;
-// do returns the exit status, or an error to report.
-func (j *journalRun) read(do func(j *journalRun, src journalSource) (int, error)) int {
-	src := fileSource(j.path)
-	if isPostgres(j.path) {
-		var err error
-		if src, err = pgSource(context.Background(), j.path, j.stderr); err != nil {
-			return j.fail(err)
-		}
+// open opens the journal j names, a file or a PostgreSQL journal, once,
+// and runs do on it; do returns the exit status, or an error to report.
+func (j *journalRun) open(do func(j *journalRun, store journalStore) (int, error)) int {
+	store, err := openJournal(context.Background(), j.path, j.stderr)
+	if err != nil {
+		return j.fail(err)
 	}
-	defer src.close()
-	code, err := do(j, src)
+	defer store.close()
+	code, err := do(j, store)
 	if err != nil {
 		return j.fail(err)
 	}
@@ -161,97 +175,56 @@ func (j *journalRun) read(do func(j *journalRun, src journalSource) (int, error)
 }
 
 // journalCat prints every payload as it is, without decoding: it skips nothing.
-func journalCat(j *journalRun, src journalSource) (int, error) {
-	return exitOK, journal.Cat(j.stdout, src.records())
+func journalCat(j *journalRun, store journalStore) (int, error) {
+	return exitOK, journal.Cat(j.stdout, store.records())
 }
 
 // journalIntervals prints the intervals of the jobs, counting on stderr the
 // facts it could not read.
-func journalIntervals(j *journalRun, src journalSource) (int, error) {
+func journalIntervals(j *journalRun, store journalStore) (int, error) {
 	var unknown codec.UnknownFacts
-	err := jobhistory.WriteIntervals(j.stdout, journal.Facts(src.records(), codec.CountUnknown(jobs.DecodeFact, &unknown)), j.asJSON)
+	err := jobhistory.WriteIntervals(j.stdout, journal.Facts(store.records(), codec.CountUnknown(jobs.DecodeFact, &unknown)), j.asJSON)
 	if unknown.Total() > 0 {
-		fmt.Fprintf(j.stderr, "jobgen journal intervals: %s: skipped %s\n", src.name, &unknown)
+		fmt.Fprintf(j.stderr, "jobgen journal intervals: %s: skipped %s\n", store.name(), &unknown)
 	}
 	return exitOK, err
 }
 
 // journalCheck verifies the records, then decodes their facts: facts this
 // build cannot read fail it with exitUnknownFacts unless --allow-unknown.
-func journalCheck(j *journalRun, src journalSource) (int, error) {
-	intact, err := src.check()
+func journalCheck(j *journalRun, store journalStore) (int, error) {
+	intact, err := store.check()
 	if err != nil {
 		return 0, err
 	}
 	var unknown codec.UnknownFacts
-	if err := decodeFacts(src.records(), &unknown); err != nil {
+	if err := decodeFacts(store.records(), &unknown); err != nil {
 		return 0, err
 	}
 	if unknown.Total() > 0 && !j.allowUnknown {
-		fmt.Fprintf(j.stderr, "jobgen journal check: %s: every record is intact, but %s (--allow-unknown accepts them)\n", src.name, &unknown)
+		fmt.Fprintf(j.stderr, "jobgen journal check: %s: every record is intact, but %s (--allow-unknown accepts them)\n", store.name(), &unknown)
 		return exitUnknownFacts, nil
 	}
 	fmt.Fprintln(j.stdout, intact)
 	if unknown.Total() > 0 {
-		fmt.Fprintf(j.stderr, "jobgen journal check: %s: accepted %s\n", src.name, &unknown)
+		fmt.Fprintf(j.stderr, "jobgen journal check: %s: accepted %s\n", store.name(), &unknown)
 	}
 	return exitOK, nil
 }
 
-// journalRepair cuts a journal file at --truncate-at.
-func journalRepair(j *journalRun) int {
-	if j.truncateAt < 0 {
-		fmt.Fprintln(j.stderr, "jobgen journal repair: --truncate-at OFFSET is required")
-		j.usage()
-		return exitUsage
-	}
-	if isPostgres(j.path) {
-		fmt.Fprintln(j.stderr, "jobgen: journal repair: a PostgreSQL journal has no torn tail to cut; its rows are immutable and its commits atomic")
-		return exitUsage
-	}
-	sum, cut, err := journal.TruncateAt(j.path, j.truncateAt)
+// journalRepair cuts a journal at --truncate-at.
+func journalRepair(j *journalRun, store journalStore) (int, error) {
+	kept, err := store.truncateAt(j.truncateAt)
 	if err != nil {
-		return j.fail(err)
+		return 0, err
 	}
-	fmt.Fprintf(j.stdout, "%s: cut %d bytes at offset %d; kept %s\n", j.path, cut, j.truncateAt, plural(sum.Records, "record"))
-	return exitOK
+	fmt.Fprintln(j.stdout, kept)
+	return exitOK, nil
 }
 
 // exitUnknownFacts is journal check's exit status for a journal whose
 // records are intact but hold facts this build cannot read.
 const exitUnknownFacts = 4
-
-// A journalSource is what the journal commands read: a file or a PostgreSQL
-// journal.
-type journalSource struct {
-	name    string                                  // the file, or the schema, for messages
-	records func() iter.Seq2[journal.Record, error] // every record, in journal order
-	check   func() (string, error)                  // verifies the records; the line saying they are intact
-	close   func()
-}
-
-func fileSource(path string) journalSource {
-	return journalSource{
-		name:    path,
-		records: func() iter.Seq2[journal.Record, error] { return journal.ReadFile(path) },
-		check: func() (string, error) {
-			sum, err := journal.Check(path)
-			if err != nil {
-				return "", err
-			}
-			var b strings.Builder
-			fmt.Fprintf(&b, "%s: intact: %s", path, plural(sum.Records, "record"))
-			if sum.Records > 0 {
-				fmt.Fprintf(&b, " in %s, positions %d to %d", plural(sum.Streams, "stream"), sum.FirstPos, sum.LastPos)
-			}
-			if sum.Version == 1 {
-				fmt.Fprint(&b, " (version 1: opening it for writing rewrites it as version 2)")
-			}
-			return b.String(), nil
-		},
-		close: func() {},
-	}
-}
 
 // decodeFacts decodes the fact of every record, counting in unknown those of a
 // type or version this build cannot read. A damaged record, or a fact that

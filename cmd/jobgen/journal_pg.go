@@ -2,32 +2,34 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"iter"
 	"log/slog"
 	"net/url"
-	"strings"
 
 	"github.com/jobgen/jobgen/journal"
 	"github.com/jobgen/jobgen/journal/pgstore"
 )
 
-// isPostgres reports whether a journal argument is a PostgreSQL DSN rather
-// than a file.
-func isPostgres(arg string) bool {
-	return strings.HasPrefix(arg, "postgres://") || strings.HasPrefix(arg, "postgresql://")
+// A pgJournal is a PostgreSQL journal (journal/pgstore), opened without
+// migrating, so reading never changes the database.
+type pgJournal struct {
+	ctx    context.Context
+	schema string
+	store  *pgstore.Store
 }
 
-// pgSource opens the PostgreSQL journal dsn names for the journal commands.
-// The DSN's schema parameter picks the journal's schema (default
-// jobgen_journal); the store is opened without migrating, so reading never
-// changes the database. The store's warnings (a read that could not wait for
-// an older transaction to end, so it lacks the newest commits) go to stderr.
-func pgSource(ctx context.Context, dsn string, stderr io.Writer) (journalSource, error) {
+// openPGJournal opens the PostgreSQL journal dsn names. The DSN's schema
+// parameter picks the journal's schema (default jobgen_journal). A schema
+// without a journal is no journal (noJournalError). The store's warnings (a
+// read that could not wait for an older transaction to end, so it lacks the
+// newest commits) go to stderr.
+func openPGJournal(ctx context.Context, dsn string, stderr io.Writer) (journalStore, error) {
 	u, err := url.Parse(dsn)
 	if err != nil {
-		return journalSource{}, fmt.Errorf("journal DSN: %w", err)
+		return nil, fmt.Errorf("journal DSN: %w", err)
 	}
 	q := u.Query()
 	schema := q.Get("schema")
@@ -38,20 +40,32 @@ func pgSource(ctx context.Context, dsn string, stderr io.Writer) (journalSource,
 	u.RawQuery = q.Encode()
 	store, err := pgstore.Open(ctx, u.String(), pgstore.WithSchema(schema), pgstore.WithoutMigrating(),
 		pgstore.WithLogger(slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))))
-	if err != nil {
-		return journalSource{}, err
+	if errors.Is(err, journal.ErrNotJournal) {
+		return nil, noJournalError{err}
 	}
-	return journalSource{
-		name:    "postgres journal " + schema,
-		records: func() iter.Seq2[journal.Record, error] { return store.ReadAll(ctx, journal.Position{}) },
-		check: func() (string, error) {
-			sum, err := store.Check(ctx)
-			if err != nil {
-				return "", err
-			}
-			return fmt.Sprintf("postgres journal %s: intact: %s in %s", schema,
-				plural(sum.Records, "record"), plural(sum.Streams, "stream")), nil
-		},
-		close: func() { store.Close(ctx) },
-	}, nil
+	if err != nil {
+		return nil, err
+	}
+	return &pgJournal{ctx, schema, store}, nil
 }
+
+func (p *pgJournal) name() string { return "postgres journal " + p.schema }
+
+func (p *pgJournal) records() iter.Seq2[journal.Record, error] {
+	return p.store.ReadAll(p.ctx, journal.Position{})
+}
+
+func (p *pgJournal) check() (string, error) {
+	sum, err := p.store.Check(p.ctx)
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("postgres journal %s: intact: %s in %s", p.schema,
+		plural(sum.Records, "record"), plural(sum.Streams, "stream")), nil
+}
+
+func (p *pgJournal) truncateAt(int64) (string, error) {
+	return "", usageError{errors.New("journal repair: a PostgreSQL journal has no torn tail to cut; its rows are immutable and its commits atomic")}
+}
+
+func (p *pgJournal) close() { p.store.Close(p.ctx) }

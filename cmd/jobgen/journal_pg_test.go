@@ -85,9 +85,12 @@ func TestJournalCommandsReadAPostgresJournal(t *testing.T) {
 		t.Fatalf("check: exit %d: %s%s", code, stdout, stderr)
 	}
 
-	// A schema with no journal is refused, and not created.
-	if code, _, stderr := jobgen(t, "journal", "check", schemaDSN(t, "t_cli_absent")); code != exitFindings || !strings.Contains(stderr, "no journal") {
-		t.Fatalf("check of a missing schema: exit %d: %s", code, stderr)
+	// A schema with no journal is refused, and not created: there is no
+	// journal to read, as for a file that is not there (decision 0074).
+	for _, sub := range []string{"cat", "intervals", "check"} {
+		if code, _, stderr := jobgen(t, "journal", sub, schemaDSN(t, "t_cli_absent")); code != exitFailure || !strings.Contains(stderr, "no journal") {
+			t.Errorf("%s of a missing schema: exit %d, want %d: %s", sub, code, exitFailure, stderr)
+		}
 	}
 }
 

@@ -209,3 +209,43 @@ func TestJournalRepairTruncateAt(t *testing.T) {
 		t.Fatalf("check after repair: exit %d, %q", code, stdout)
 	}
 }
+
+// TestJournalCommandLineEdges (issue 22, item 9): one meaning, one exit
+// status (decision 0074). No journal where the argument points is a
+// failure to read one (3), for a file as for a PostgreSQL schema; a
+// --truncate-at that is negative or outside the file is a usage error (2)
+// that says what offsets there are.
+func TestJournalCommandLineEdges(t *testing.T) {
+	path := writeJournal(t)
+	size := fileSize(t, path)
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		want string // in stderr
+		not  string // not in stderr
+	}{
+		{"check of a missing file", []string{"check", filepath.Join(t.TempDir(), "missing")}, exitFailure, "no such file", ""},
+		{"repair at a negative offset", []string{"repair", "--truncate-at", "-1", path}, exitUsage, "for flag -truncate-at: want a byte offset ≥ 0", "required"},
+		{"repair beyond the end of the file", []string{"repair", "--truncate-at", strconv.FormatInt(size+1, 10), path}, exitUsage, "want an offset from ", ""},
+		{"repair inside the header", []string{"repair", "--truncate-at", "3", path}, exitUsage, "want an offset from ", ""},
+		{"repair of a missing file", []string{"repair", "--truncate-at", "40", filepath.Join(t.TempDir(), "missing")}, exitFailure, "no such file", ""},
+	} {
+		code, _, stderr := jobgen(t, append([]string{"journal"}, tc.args...)...)
+		if code != tc.code || !strings.Contains(stderr, tc.want) || tc.not != "" && strings.Contains(stderr, tc.not) {
+			t.Errorf("%s: exit %d, stderr %q; want %d, saying %q", tc.name, code, stderr, tc.code, tc.want)
+		}
+	}
+	if got := fileSize(t, path); got != size {
+		t.Errorf("a refused repair changed the file: %d bytes, was %d", got, size)
+	}
+}
+
+func fileSize(t *testing.T, path string) int64 {
+	t.Helper()
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fi.Size()
+}

@@ -9,7 +9,70 @@ import (
 	"strings"
 
 	"github.com/jobgen/jobgen/gen"
+	"github.com/jobgen/jobgen/gen/doctext"
+	"github.com/jobgen/jobgen/gen/golang"
+	"github.com/jobgen/jobgen/gen/jsonschema"
+	"github.com/jobgen/jobgen/gen/markdown"
+	"github.com/jobgen/jobgen/gen/typescript"
 )
+
+// An outputKind is one kind of output jobgen writes: a backend, the key
+// that names it in jobgen.yaml's outputs and, but for Go's --out, as
+// generate's and verify's flag, and what its help calls it. Adding a
+// backend to jobgen is adding its row to outputKinds.
+type outputKind struct {
+	key     string
+	what    string // what each spec yields, for help: "Markdown reference"
+	backend gen.Backend
+	// place is the output of this kind at root when the Go packages go to
+	// out; nil gives it a root of its own.
+	place func(out, root string) (output, error)
+	note  string // where the output may go, for the flag's help
+	// command names the command that writes only this output, under its
+	// --out with the default root dflt, and about is its help; "" when
+	// there is none.
+	command, dflt, about string
+}
+
+// outputKinds are the outputs jobgen writes, Go first: the one list that
+// generate, verify, check, jobgen.yaml and the output commands read.
+var outputKinds = []outputKind{
+	{key: "go", what: "Go package", backend: golang.Backend{}},
+	{key: "docs", what: "Markdown reference", backend: markdown.Backend{},
+		command: "docs", dflt: "docs/reference",
+		about: "Docs writes a Markdown reference of each spec as <out>/<package>.md: facts and their versions, unions, records, enums, ids, faces, machines (a transition table and a Mermaid diagram) and defaults. Verify it with jobgen verify --docs."},
+	{key: "schema", what: "JSON Schema", backend: jsonschema.Backend{},
+		command: "schema", dflt: "schema",
+		about: "Schema writes a JSON Schema (draft 2020-12) of each spec's wire types, as <out>/<package>.schema.json: every id, enum, record, union and variant, each live fact version, and FactEnvelope for any fact. Verify it with jobgen verify --schema."},
+	{key: "ts", what: "TypeScript module", backend: typescript.Backend{}, place: tsOutput,
+		note: " (beside the Go packages when a directory directly inside --out)"},
+}
+
+// flag is the flag generate and verify set the output's root with.
+func (k outputKind) flag() string {
+	if k.key == "go" {
+		return "out"
+	}
+	return k.key
+}
+
+// outputKindOf is the output jobgen.yaml names key.
+func outputKindOf(key string) (outputKind, bool) {
+	i := slices.IndexFunc(outputKinds, func(k outputKind) bool { return k.key == key })
+	if i < 0 {
+		return outputKind{}, false
+	}
+	return outputKinds[i], true
+}
+
+// outputKeys are the keys jobgen.yaml's outputs takes.
+func outputKeys() []string {
+	var keys []string
+	for _, k := range outputKinds {
+		keys = append(keys, k.key)
+	}
+	return keys
+}
 
 // An output is a target a command writes or verifies, with the flag that
 // set its root. Targets of one flag share its root (a backend that lives
@@ -22,12 +85,12 @@ type output struct {
 
 type outputs []output
 
-func goOutput(root string) output {
-	return output{"out", gen.Target{Backend: gen.GoBackend{}, Root: root}}
-}
-
-func schemaOutput(flag, root string) output {
-	return output{flag, gen.Target{Backend: gen.SchemaBackend{}, Root: root}}
+// at is the output of kind k at root, with the Go packages at out.
+func (k outputKind) at(out, root string) (output, error) {
+	if k.place != nil {
+		return k.place(out, root)
+	}
+	return output{k.flag(), gen.Target{Backend: k.backend, Root: root}}, nil
 }
 
 // tsOutput is the TypeScript target of --ts dir: beside the Go packages,
@@ -44,16 +107,12 @@ func tsOutput(out, dir string) (output, error) {
 	}
 	rel, err := filepath.Rel(absOut, absDir)
 	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return output{"ts", gen.Target{Backend: gen.TSBackend{}, Root: dir}}, nil
+		return output{"ts", gen.Target{Backend: typescript.Backend{}, Root: dir}}, nil
 	}
 	if rel == "." || strings.ContainsRune(rel, filepath.Separator) {
 		return output{}, fmt.Errorf("--ts %s: inside --out %s, the TypeScript modules go in a directory directly under it, such as %s", dir, out, filepath.Join(out, "ts"))
 	}
-	return output{"out", gen.Target{Backend: gen.TSBackend{Dir: filepath.ToSlash(rel)}, Root: out}}, nil
-}
-
-func docsOutput(flag, root string) output {
-	return output{flag, gen.Target{Backend: gen.DocsBackend{}, Root: root}}
+	return output{"out", gen.Target{Backend: typescript.Backend{Dir: filepath.ToSlash(rel)}, Root: out}}, nil
 }
 
 // targets are the outputs' targets, and the root of each flag.
@@ -69,53 +128,82 @@ func (o outputs) targets() (targets []gen.Target, roots []string) {
 	return targets, roots
 }
 
-// outputHelp is what --docs, --schema and --ts say in a command's usage.
-type outputHelp struct{ docs, schema, ts string }
+// outputsSummary is the help of generate or verify: lead says what it does
+// with the Go packages, then each other output is named with its flag,
+// then tail.
+func outputsSummary(lead, tail string) string {
+	var flags, whats []string
+	for _, k := range outputKinds[1:] {
+		flags = append(flags, "--"+k.flag())
+		whats = append(whats, k.what)
+	}
+	return wrap(lead + " with " + list(flags) + ", its " + list(whats) + ". " + tail)
+}
+
+// list joins words as a sentence does: "a, b and c".
+func list(words []string) string {
+	if len(words) < 2 {
+		return strings.Join(words, "")
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
+}
+
+// wrap refills text to lines of at most 76 columns, as help reads best.
+func wrap(text string) string { return strings.Join(doctext.Wrap(text, 76), "\n") }
 
 // parseOutputs is the setup generate and verify share: it registers the
-// spec flags and --docs, --schema and --ts on fs, parses args, fills in
-// what jobgen.yaml sets and returns the outputs they name with the
-// command's reporter. When the command is to stop instead (help, a usage
-// error), outs is nil and code is its exit status.
-func (sf *specFlags) parseOutputs(fs *flag.FlagSet, help outputHelp, args []string, stdout, stderr io.Writer) (outs outputs, r *reporter, code int) {
-	var docs, schema, ts string
+// spec flags and a flag for each output on fs, parses args, fills in what
+// jobgen.yaml sets and returns the outputs they name with the command's
+// reporter; verb ("write", "verify") is what the flags' help says the
+// command does. When the command is to stop instead (help, a usage error),
+// outs is nil and code is its exit status.
+func (sf *specFlags) parseOutputs(fs *flag.FlagSet, verb string, args []string, stdout, stderr io.Writer) (outs outputs, r *reporter, code int) {
 	sf.register(fs, true)
-	fs.StringVar(&docs, "docs", "", help.docs)
-	fs.StringVar(&schema, "schema", "", help.schema)
-	fs.StringVar(&ts, "ts", "", help.ts)
+	roots := make([]string, len(outputKinds))
+	fromConfig := []configOutput{{"out", "go", &sf.out}}
+	for i, k := range outputKinds[1:] {
+		fs.StringVar(&roots[i+1], k.flag(), "", fmt.Sprintf("also %s each spec's %s under this root%s", verb, k.what, k.note))
+		fromConfig = append(fromConfig, configOutput{k.flag(), k.key, &roots[i+1]})
+	}
 	if code, stop := parse(fs, args, stdout); stop {
 		return nil, nil, code
 	}
 	r = newReporter(sf.format, stdout, stderr)
-	if !sf.withConfig(fs, r, goFromConfig(&sf.out), docsFromConfig("docs", &docs), schemaFromConfig("schema", &schema), tsFromConfig("ts", &ts)) {
+	if !sf.withConfig(fs, r, fromConfig...) {
 		return nil, r, r.code
 	}
-	outs, err := sf.outputs(docs, schema, ts)
-	if err != nil {
-		r.failf(exitUsage, "jobgen: %v", err)
-		return nil, r, r.code
+	roots[0] = sf.out
+	for i, k := range outputKinds {
+		if roots[i] == "" {
+			continue
+		}
+		o, err := k.at(sf.out, roots[i])
+		if err != nil {
+			r.failf(exitUsage, "jobgen: %v", err)
+			return nil, r, r.code
+		}
+		outs = append(outs, o)
 	}
 	return outs, r, exitOK
 }
 
-// outputs is the Go output plus the docs, schema and TypeScript outputs
-// that are set.
-func (sf *specFlags) outputs(docs, schema, ts string) (outputs, error) {
-	out := outputs{goOutput(sf.out)}
-	if docs != "" {
-		out = append(out, docsOutput("docs", docs))
-	}
-	if schema != "" {
-		out = append(out, schemaOutput("schema", schema))
-	}
-	if ts != "" {
-		o, err := tsOutput(sf.out, ts)
-		if err != nil {
-			return nil, err
+// outputCommand is the command that writes only the output key names
+// (jobgen schema, jobgen docs), under its own --out.
+func outputCommand(key string) func(args []string, stdout, stderr io.Writer) int {
+	return func(args []string, stdout, stderr io.Writer) int {
+		k, _ := outputKindOf(key)
+		var sf specFlags
+		fs := newFlagSet(k.command, wrap(k.about), stderr)
+		sf.register(fs, false)
+		fs.StringVar(&sf.out, "out", k.dflt, "output root")
+		if code, stop := parse(fs, args, stdout); stop {
+			return code
 		}
-		out = append(out, o)
+		if r := newReporter(sf.format, stdout, stderr); !sf.withConfig(fs, r, configOutput{"out", k.key, &sf.out}) {
+			return r.code
+		}
+		return sf.write(stdout, stderr, outputs{{"out", gen.Target{Backend: k.backend, Root: sf.out}}})
 	}
-	return out, nil
 }
 
 // fileCount is how many files tree holds for the outputs.

@@ -206,6 +206,10 @@ func classify(err error) int {
 	var conflict *gen.ConflictError
 	var undecodable *journal.DecodeError
 	switch {
+	case errors.As(err, new(usageError)):
+		return exitUsage
+	case errors.As(err, new(noJournalError)):
+		return exitFailure
 	case errors.As(err, &conflict),
 		errors.As(err, &undecodable),
 		errors.Is(err, gen.ErrTooLarge),

@@ -912,3 +912,31 @@ func TestJSONStdoutHoldsOnlyFindings(t *testing.T) {
 		}
 	}
 }
+
+// TestEveryOutputIsInEveryList (issue 32, item 5): generate's and verify's
+// help name every output flag they take, and jobgen.yaml takes each under
+// its key, because one table lists the outputs.
+func TestEveryOutputIsInEveryList(t *testing.T) {
+	for _, cmd := range []string{"generate", "verify"} {
+		_, stdout, _ := jobgen(t, cmd, "--help")
+		summary, flags, _ := strings.Cut(stdout, "Flags:")
+		for _, flag := range []string{"docs", "schema", "ts"} {
+			if !strings.Contains(flags, "-"+flag+" ") {
+				t.Errorf("%s takes no --%s", cmd, flag)
+			}
+			if !strings.Contains(summary, "--"+flag) {
+				t.Errorf("%s's help does not say what --%s does:\n%s", cmd, flag, summary)
+			}
+		}
+	}
+	root := downstream(t, "example.com/down/internal/gen/demo")
+	t.Chdir(root)
+	os.WriteFile("jobgen.yaml", []byte("version: 1\nspecs: [jobs/*.yaml]\noutputs:\n  go: internal/gen\n  docs: ref\n  schema: sch\n  ts: internal/gen/ts\n"), 0o644)
+	if code, stdout, stderr := jobgen(t, "generate"); code != exitOK || !strings.Contains(stdout, "ref") || !strings.Contains(stdout, "sch") || !strings.Contains(stdout, "demo.ts") {
+		t.Errorf("generate from a jobgen.yaml naming every output: exit %d\n%s%s", code, stdout, stderr)
+	}
+	os.WriteFile("jobgen.yaml", []byte("version: 1\nspecs: [jobs/*.yaml]\noutputs:\n  go: internal/gen\n  python: py\n"), 0o644)
+	if code, _, stderr := jobgen(t, "check"); code != exitUsage || !strings.Contains(stderr, "python") || !strings.Contains(stderr, "go, docs, schema, ts") {
+		t.Errorf("an unknown output key: exit %d, %q", code, stderr)
+	}
+}

@@ -307,6 +307,15 @@ type RecordRead struct {
 	Lossy bool `json:"lossy,omitzero"`
 }
 
+// MarshalJSON encodes r, writing a nil list as [] and a nil map as {}.
+func (r RecordRead) MarshalJSON() ([]byte, error) {
+	type plain RecordRead
+	if r.Chunks == nil {
+		r.Chunks = []RecordChunk{}
+	}
+	return json.Marshal(plain(r))
+}
+
 // UnmarshalJSON decodes r, refusing a missing required field or an ambiguous key.
 func (r *RecordRead) UnmarshalJSON(data []byte) error {
 	var wire struct {

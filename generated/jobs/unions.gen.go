@@ -113,6 +113,9 @@ func (OutputFrame) isFollowFrame() {}
 
 // MarshalJSON encodes o with "frame" set to output.
 func (o OutputFrame) MarshalJSON() ([]byte, error) {
+	if o.Chunks == nil {
+		o.Chunks = []RecordChunk{}
+	}
 	return json.Marshal(struct {
 		Frame  string        `json:"frame"`
 		Chunks []RecordChunk `json:"chunks"`

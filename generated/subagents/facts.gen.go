@@ -117,6 +117,15 @@ type SubagentMessageAccepted struct {
 	Wake bool `json:"wake,omitzero"`
 }
 
+// MarshalJSON encodes s, writing a nil list as [] and a nil map as {}.
+func (s SubagentMessageAccepted) MarshalJSON() ([]byte, error) {
+	type plain SubagentMessageAccepted
+	if s.Content == nil {
+		s.Content = []ContentBlock{}
+	}
+	return json.Marshal(plain(s))
+}
+
 // UnmarshalJSON decodes s, refusing a missing required field or an ambiguous key.
 func (s *SubagentMessageAccepted) UnmarshalJSON(data []byte) error {
 	var wire struct {

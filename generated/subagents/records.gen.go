@@ -159,6 +159,15 @@ type Message struct {
 	Content []ContentBlock `json:"content"`
 }
 
+// MarshalJSON encodes m, writing a nil list as [] and a nil map as {}.
+func (m Message) MarshalJSON() ([]byte, error) {
+	type plain Message
+	if m.Content == nil {
+		m.Content = []ContentBlock{}
+	}
+	return json.Marshal(plain(m))
+}
+
 // UnmarshalJSON decodes m, refusing a missing required field or an ambiguous key.
 func (m *Message) UnmarshalJSON(data []byte) error {
 	var wire struct {

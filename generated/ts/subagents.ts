@@ -104,10 +104,68 @@ function _missing(path: string, type: string, field: string): DecodeError {
 
 const _none: _Obj = Object.freeze({});
 
+// _maxDepth is how deeply Go's decoders let arrays and objects nest in a
+// document (encoding/json's limit), counted from the document's top.
+const _maxDepth = 10000;
+
+// _nesting refuses a document that Go refuses for nesting deeper than
+// _maxDepth anywhere, under a key no decoder reads too. A decoder calls it
+// for the document it is given at $, so a document is walked once, not
+// again for each record in it.
+function _nesting(doc: object): void {
+  _walk(doc, 1);
+}
+
+// _walk visits the arrays and objects inside v, at depth, by recursion while
+// they are shallow (which is fast and nearly always enough) and with a stack
+// of its own below that, so that no depth runs out of call stack.
+function _walk(v: object, depth: number): void {
+  if (depth >= 256) {
+    _walkDeep(v, depth);
+    return;
+  }
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) {
+      const e: unknown = v[i];
+      if (typeof e === "object" && e !== null) _walk(e, depth + 1);
+    }
+    return;
+  }
+  const o = v as _Obj;
+  for (const k in o) {
+    const e = o[k];
+    if (typeof e === "object" && e !== null) _walk(e, depth + 1);
+  }
+}
+
+function _walkDeep(top: object, at: number): void {
+  const values: object[] = [top];
+  const depths: number[] = [at];
+  for (let v = values.pop(); v !== undefined; v = values.pop()) {
+    const depth = depths.pop() ?? 0;
+    if (depth > _maxDepth) {
+      throw new DecodeError("invalidValue", "$", "arrays and objects nest deeper than " + _maxDepth + ", which Go refuses");
+    }
+    const children: unknown[] = Array.isArray(v) ? v : Object.values(v);
+    for (const e of children) {
+      if (typeof e === "object" && e !== null) {
+        values.push(e);
+        depths.push(depth + 1);
+      }
+    }
+  }
+}
+
 // _obj is the object a record, variant or envelope is read from. Go reads
 // null as an object without fields, so it is one here too.
-function _obj(v: unknown, path: string, type: string): _Obj {
-  if (typeof v === "object" && v !== null && !Array.isArray(v)) return v as _Obj;
+// A union's decoder reads the object without the walk (walk false): the
+// variant it hands the object to walks it, and so does the union before it
+// refuses a tag.
+function _obj(v: unknown, path: string, type: string, walk = true): _Obj {
+  if (typeof v === "object" && v !== null && !Array.isArray(v)) {
+    if (walk && path === "$") _nesting(v);
+    return v as _Obj;
+  }
   if (v === null) return _none;
   throw new DecodeError("wrongType", path, type + ": want an object, got " + _kind(v));
 }
@@ -128,9 +186,19 @@ function _fold(k: string): string {
   return out;
 }
 
+const _hasLone = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const _lone = new RegExp(_hasLone.source, "g");
+
+// _wellFormed replaces each lone surrogate with U+FFFD, as Go reads the
+// escape of one (\ud800 alone): JSON.parse keeps it, and a string Go could
+// not hold would be written back otherwise than Go writes it.
+function _wellFormed(s: string): string {
+  return _hasLone.test(s) ? s.replace(_lone, "\uFFFD") : s;
+}
+
 function _str(v: unknown, path: string, key: _Key): string {
   if (typeof v !== "string") throw _wrong(path, key, "a string", v);
-  return v;
+  return _wellFormed(v);
 }
 
 function _bool(v: unknown, path: string, key: _Key): boolean {
@@ -244,8 +312,9 @@ function _map<T>(
   if (typeof v !== "object" || v === null || Array.isArray(v)) throw _wrong(path, key, "an object", v);
   const p = _at(path, key);
   const out: [string, T][] = [];
-  for (const name of Object.keys(v)) {
-    out.push([k === undefined ? name : k(name, p), el((v as _Obj)[name], p, name)]);
+  for (const raw of Object.keys(v)) {
+    const name = _wellFormed(raw);
+    out.push([k === undefined ? name : k(name, p), el((v as _Obj)[raw], p, name)]);
   }
   return Object.fromEntries(out);
 }

@@ -54,11 +54,67 @@ function _missing(path, type, field) {
     return new DecodeError("missingField", _at(path, field), type + ": missing required field " + JSON.stringify(field));
 }
 const _none = Object.freeze({});
+// _maxDepth is how deeply Go's decoders let arrays and objects nest in a
+// document (encoding/json's limit), counted from the document's top.
+const _maxDepth = 10000;
+// _nesting refuses a document that Go refuses for nesting deeper than
+// _maxDepth anywhere, under a key no decoder reads too. A decoder calls it
+// for the document it is given at $, so a document is walked once, not
+// again for each record in it.
+function _nesting(doc) {
+    _walk(doc, 1);
+}
+// _walk visits the arrays and objects inside v, at depth, by recursion while
+// they are shallow (which is fast and nearly always enough) and with a stack
+// of its own below that, so that no depth runs out of call stack.
+function _walk(v, depth) {
+    if (depth >= 256) {
+        _walkDeep(v, depth);
+        return;
+    }
+    if (Array.isArray(v)) {
+        for (let i = 0; i < v.length; i++) {
+            const e = v[i];
+            if (typeof e === "object" && e !== null)
+                _walk(e, depth + 1);
+        }
+        return;
+    }
+    const o = v;
+    for (const k in o) {
+        const e = o[k];
+        if (typeof e === "object" && e !== null)
+            _walk(e, depth + 1);
+    }
+}
+function _walkDeep(top, at) {
+    const values = [top];
+    const depths = [at];
+    for (let v = values.pop(); v !== undefined; v = values.pop()) {
+        const depth = depths.pop() ?? 0;
+        if (depth > _maxDepth) {
+            throw new DecodeError("invalidValue", "$", "arrays and objects nest deeper than " + _maxDepth + ", which Go refuses");
+        }
+        const children = Array.isArray(v) ? v : Object.values(v);
+        for (const e of children) {
+            if (typeof e === "object" && e !== null) {
+                values.push(e);
+                depths.push(depth + 1);
+            }
+        }
+    }
+}
 // _obj is the object a record, variant or envelope is read from. Go reads
 // null as an object without fields, so it is one here too.
-function _obj(v, path, type) {
-    if (typeof v === "object" && v !== null && !Array.isArray(v))
+// A union's decoder reads the object without the walk (walk false): the
+// variant it hands the object to walks it, and so does the union before it
+// refuses a tag.
+function _obj(v, path, type, walk = true) {
+    if (typeof v === "object" && v !== null && !Array.isArray(v)) {
+        if (walk && path === "$")
+            _nesting(v);
         return v;
+    }
     if (v === null)
         return _none;
     throw new DecodeError("wrongType", path, type + ": want an object, got " + _kind(v));
@@ -81,10 +137,18 @@ function _fold(k) {
     }
     return out;
 }
+const _hasLone = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const _lone = new RegExp(_hasLone.source, "g");
+// _wellFormed replaces each lone surrogate with U+FFFD, as Go reads the
+// escape of one (\ud800 alone): JSON.parse keeps it, and a string Go could
+// not hold would be written back otherwise than Go writes it.
+function _wellFormed(s) {
+    return _hasLone.test(s) ? s.replace(_lone, "\uFFFD") : s;
+}
 function _str(v, path, key) {
     if (typeof v !== "string")
         throw _wrong(path, key, "a string", v);
-    return v;
+    return _wellFormed(v);
 }
 function _bool(v, path, key) {
     if (typeof v !== "boolean")
@@ -193,8 +257,9 @@ function _map(v, path, key, k, el) {
         throw _wrong(path, key, "an object", v);
     const p = _at(path, key);
     const out = [];
-    for (const name of Object.keys(v)) {
-        out.push([k === undefined ? name : k(name, p), el(v[name], p, name)]);
+    for (const raw of Object.keys(v)) {
+        const name = _wellFormed(raw);
+        out.push([k === undefined ? name : k(name, p), el(v[raw], p, name)]);
     }
     return Object.fromEntries(out);
 }
@@ -1015,7 +1080,7 @@ export function encodeStatusFrame(value) {
  * unknown value is a DecodeError of kind unknownVariant.
  */
 export function decodeFollowFrame(json, path = "$") {
-    const o = _obj(json, path, "FollowFrame");
+    const o = _obj(json, path, "FollowFrame", false);
     let tag = undefined;
     for (const k of Object.keys(o)) {
         if (k.length === 5 && k !== "frame" && _fold(k) === "FRAME")
@@ -1026,8 +1091,6 @@ export function decodeFollowFrame(json, path = "$") {
         }
     }
     switch (tag) {
-        case undefined:
-            throw _missing(path, "FollowFrame", "frame");
         case "opened":
             return decodeOpenedFrame(json, path);
         case "output":
@@ -1035,6 +1098,10 @@ export function decodeFollowFrame(json, path = "$") {
         case "status":
             return decodeStatusFrame(json, path);
     }
+    if (path === "$")
+        _nesting(o);
+    if (tag === undefined)
+        throw _missing(path, "FollowFrame", "frame");
     throw new DecodeError("unknownVariant", _at(path, "frame"), `FollowFrame: unknown frame ${JSON.stringify(tag)}`);
 }
 /**
@@ -1253,7 +1320,7 @@ export function encodeRecordingJobStart(value) {
  * unknown value is a DecodeError of kind unknownVariant.
  */
 export function decodeJobStart(json, path = "$") {
-    const o = _obj(json, path, "JobStart");
+    const o = _obj(json, path, "JobStart", false);
     let tag = undefined;
     for (const k of Object.keys(o)) {
         if (k.length === 6 && k !== "record" && _fold(k) === "RECORD")
@@ -1264,13 +1331,15 @@ export function decodeJobStart(json, path = "$") {
         }
     }
     switch (tag) {
-        case undefined:
-            throw _missing(path, "JobStart", "record");
         case false:
             return decodePlainJobStart(json, path);
         case true:
             return decodeRecordingJobStart(json, path);
     }
+    if (path === "$")
+        _nesting(o);
+    if (tag === undefined)
+        throw _missing(path, "JobStart", "record");
     throw new DecodeError("unknownVariant", _at(path, "record"), `JobStart: unknown record ${JSON.stringify(tag)}`);
 }
 /** encodeJobStart writes any JobStart as JSON, with "record" naming its variant. */

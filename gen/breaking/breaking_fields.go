@@ -1,0 +1,209 @@
+package breaking
+
+import (
+	"slices"
+
+	"github.com/jobgen/jobgen/gen"
+)
+
+// A placedField is a field with its path in the spec.
+type placedField struct {
+	*gen.Field
+	path string
+}
+
+// placed gives each field its path under path, as findings name it.
+func placed(fields []*gen.Field, path string) []placedField {
+	var out []placedField
+	for _, f := range fields {
+		out = append(out, placedField{f, path + "." + f.Name})
+	}
+	return out
+}
+
+// fields compares one shape's wire fields, old against new; near is the
+// shape in the new spec, and cats the categories its JSON matters to (none
+// for a record nothing sends, whose Go fields still matter to goapi). For a
+// fact version, isReserved says whether a deleted field's name is reserved;
+// for a variant, moved finds a deleted field in another variant of the union.
+func (c *comparer) fields(old, new []placedField, near gen.Pos, cats []gen.Category, isReserved func(*gen.Field) bool, moved func(*gen.Field) (string, *gen.Field)) {
+	matched := map[*gen.Field]bool{}
+	for _, of := range old {
+		if !of.Wire() {
+			c.goOnlyField(of, new, near)
+			continue
+		}
+		nf, ok := findField(of.Field, new)
+		if !ok {
+			c.deletedField(of, near, cats, isReserved, moved)
+			continue
+		}
+		matched[nf.Field] = true
+		c.changedField(of.Field, nf, cats)
+	}
+	for _, nf := range new {
+		if matched[nf.Field] || !nf.Wire() || nf.Optional || nf.Type.Collection() {
+			continue
+		}
+		fix := "make it optional: true"
+		if isReserved != nil {
+			fix += ", or add a new fact version"
+		}
+		c.add(gen.RuleRequiredFieldAdded, nf.path, nf.Pos, cats, "required field %s was added; JSON written without it no longer decodes (%s)", nf.JSON, fix)
+	}
+}
+
+// findField finds old field of among a shape's new wire fields: by its spec
+// name, or else by its JSON name.
+func findField(of *gen.Field, new []placedField) (placedField, bool) {
+	for _, nf := range new {
+		if nf.Name == of.Name && nf.Wire() {
+			return nf, true
+		}
+	}
+	for _, nf := range new {
+		if nf.JSON == of.JSON && nf.Wire() {
+			return nf, true
+		}
+	}
+	return placedField{}, false
+}
+
+// deletedField reports a wire field the new shape no longer has: a fact
+// field whose name is (or is not) reserved, a variant field that moved to
+// another variant, or a field simply gone.
+func (c *comparer) deletedField(of placedField, near gen.Pos, cats []gen.Category, isReserved func(*gen.Field) bool, moved func(*gen.Field) (string, *gen.Field)) {
+	goapi := append(slices.Clone(cats), gen.GoAPI)
+	switch {
+	case isReserved != nil && isReserved(of.Field):
+		c.addNear(gen.RuleFieldDeleted, of.path, of.Pos, near, []gen.Category{gen.GoAPI}, "field %s was deleted (its name stays reserved); Go code naming %s no longer compiles; keep it, or accept the break in allow_breaking", of.Name, of.GoName)
+	case isReserved != nil:
+		c.addNear(gen.RuleFieldDeletedNotReserved, of.path, of.Pos, near, goapi, "field %s was deleted; list %s under the fact's reserved: so it never comes back with another meaning", of.Name, of.Name)
+	default:
+		if moved != nil {
+			if where, to := moved(of.Field); to != nil {
+				c.add(gen.RuleVariantFieldMoved, of.path, to.Pos, goapi, "field %s moved to %s; readers of this variant no longer get it; move it to the union's common: fields, or keep it here too", of.JSON, where)
+				return
+			}
+		}
+		why := "Go code naming " + of.GoName + " no longer compiles"
+		if len(cats) > 0 {
+			why = "old history and peers carry it, readers that require it break, and " + why
+		}
+		c.addNear(gen.RuleFieldDeleted, of.path, of.Pos, near, goapi, "field %s was deleted; %s; keep it (optional: true, and stop setting it)", of.Name, why)
+	}
+}
+
+// changedField compares a wire field the new shape still has, under its
+// spec or its JSON name: its names, its type, and whether it became
+// required or terminal.
+func (c *comparer) changedField(of *gen.Field, nf placedField, cats []gen.Category) {
+	goapi := append(slices.Clone(cats), gen.GoAPI)
+	path := nf.path
+	if nf.GoName != of.GoName {
+		c.add(gen.RuleFieldRenamed, path, nf.Pos, []gen.Category{gen.GoAPI}, "field %s was renamed %s; Go code naming %s no longer compiles; keep the name %s", of.Name, nf.Name, of.GoName, of.Name)
+	}
+	if nf.JSON != of.JSON {
+		c.add(gen.RuleFieldJSONNameChanged, path, nf.Pos, cats, "JSON name changed from %s to %s; set json: %s to keep the wire name", of.JSON, nf.JSON, of.JSON)
+	}
+	switch {
+	case !c.compatible(of.Type, nf.Type):
+		c.add(gen.RuleFieldTypeChanged, path, nf.Type.Pos, goapi, "type changed from %s to %s; JSON written as %s does not decode into it, and Go code using the field no longer compiles; keep %s and add a field of the new type", of.Type, nf.Type, of.Type, of.Type)
+	case of.Type.String() != nf.Type.String() && !c.renamedIn(of.Type):
+		c.add(gen.RuleFieldTypeChanged, path, nf.Type.Pos, []gen.Category{gen.GoAPI}, "type changed from %s to %s; old JSON still decodes, but Go code using the field as %s no longer compiles; keep %s, or accept the break in allow_breaking", of.Type, nf.Type, of.Type, of.Type)
+	}
+	if of.Optional && !nf.Optional && !nf.Type.Collection() {
+		c.add(gen.RuleFieldMadeRequired, path, nf.Pos, cats, "field %s became required; JSON written without it no longer decodes; keep it optional: true", nf.JSON)
+	}
+	if nf.Terminal && !of.Terminal {
+		c.add(gen.RuleFieldMadeTerminal, path, nf.TerminalPos, cats, "field %s became terminal: true; JSON written with a state that is not terminal no longer decodes; drop terminal: true", nf.JSON)
+	}
+}
+
+// goOnlyField compares a field that never travels (a func, a channel, a
+// face): only Go callers see it, so only goapi findings apply.
+func (c *comparer) goOnlyField(of placedField, new []placedField, near gen.Pos) {
+	goapi := []gen.Category{gen.GoAPI}
+	i := slices.IndexFunc(new, func(nf placedField) bool { return nf.Name == of.Name })
+	if i < 0 {
+		c.addNear(gen.RuleFieldDeleted, of.path, of.Pos, near, goapi, "field %s was deleted; Go code naming %s no longer compiles; keep it", of.Name, of.GoName)
+		return
+	}
+	if nf := new[i]; of.Type.String() != nf.Type.String() && !c.renamedIn(of.Type) {
+		c.add(gen.RuleFieldTypeChanged, nf.path, nf.Type.Pos, goapi, "type changed from %s to %s; Go code using the field no longer compiles; keep %s", of.Type, nf.Type, of.Type)
+	}
+}
+
+// renamedIn reports whether t names a declaration the new spec no longer
+// has: TYPE_DELETED reports that once, not at every field using it.
+func (c *comparer) renamedIn(t *gen.Type) bool {
+	gone := false
+	t.Walk(func(u *gen.Type) {
+		if u.Kind != gen.TypeNamed {
+			return
+		}
+		if d, ok := c.newx.Decls[u.Name]; !ok || d.Kind == gen.DeclMachine {
+			gone = true
+		}
+	})
+	return gone
+}
+
+// compatible reports whether JSON written for type o decodes into type n.
+// Declarations that keep their name are compared on their own.
+func (c *comparer) compatible(o, n *gen.Type) bool {
+	if o.String() == n.String() {
+		return true
+	}
+	if o.Kind == gen.TypePointer {
+		o = o.Elem
+	}
+	if n.Kind == gen.TypePointer {
+		n = n.Elem
+	}
+	switch {
+	case o.Kind == gen.TypeSlice && n.Kind == gen.TypeSlice:
+		return c.compatible(o.Elem, n.Elem)
+	case o.Kind == gen.TypeMap && n.Kind == gen.TypeMap:
+		return c.compatible(o.Key, n.Key) && c.compatible(o.Elem, n.Elem)
+	case o.Kind == gen.TypeBuiltin && n.Kind == gen.TypeBuiltin:
+		return widens(o.Name, n.Name)
+	case o.Kind == gen.TypeNamed && n.Kind == gen.TypeNamed && o.Name == n.Name:
+		return true
+	}
+	// Every string-shaped type reads as a plain string or a string id; an
+	// enum reads as another enum holding all its values; a uuid id as another.
+	if c.oldx.Stringy(o) {
+		switch {
+		case n.Scalar().Kind == gen.ScalarString:
+			return true
+		case n.Kind == gen.TypeNamed && c.newx.IDs[n.Name] != nil:
+			return c.newx.IDs[n.Name].Kind == gen.IDString || c.oldx.IDs[o.Name] != nil && c.oldx.IDs[o.Name].Kind == gen.IDUUID
+		case n.Kind == gen.TypeNamed && c.newx.Enums[n.Name] != nil && c.oldx.Enums[o.Name] != nil:
+			for _, v := range c.oldx.Enums[o.Name].Values {
+				if !slices.ContainsFunc(c.newx.Enums[n.Name].Values, func(w *gen.EnumValue) bool { return w.Value == v.Value }) {
+					return false
+				}
+			}
+			return true
+		}
+	}
+	return o.String() == n.String()
+}
+
+// widens reports whether every JSON value of builtin type o decodes into n.
+func widens(o, n string) bool {
+	if o == n {
+		return true
+	}
+	a, b := gen.ScalarOf(o), gen.ScalarOf(n)
+	switch {
+	case a.Integer() && b.Integer():
+		return (a.Kind == b.Kind && b.Bits >= a.Bits) || (a.Kind == gen.ScalarUint && b.Kind == gen.ScalarInt && b.Bits > a.Bits)
+	case a.Integer() && b.Kind == gen.ScalarFloat && b.Bits == 64:
+		return a.Bits <= 32 // float64 holds every 32-bit integer exactly
+	case a.Kind == gen.ScalarFloat && b.Kind == gen.ScalarFloat:
+		return b.Bits >= a.Bits
+	}
+	return false
+}

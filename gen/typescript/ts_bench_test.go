@@ -1,0 +1,48 @@
+package typescript
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/jobgen/jobgen/gen"
+	"github.com/jobgen/jobgen/gen/gentest"
+)
+
+// BenchmarkGenerateWithTS measures what the TypeScript backend adds to
+// loading the synthetic specs: "load" is Load, the baseline (the Go
+// backend's BenchmarkGenerate adds Emit to the same); "load+ts" adds
+// Emit; "ts" is Emit alone over a loaded spec.
+func BenchmarkGenerateWithTS(b *testing.B) {
+	for _, n := range []int{10, 100, 1000} {
+		data := gentest.SyntheticSpec(n)
+		b.Run(fmt.Sprintf("facts=%d/load", n), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := gen.Load("synth.yaml", data); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("facts=%d/load+ts", n), func(b *testing.B) {
+			for b.Loop() {
+				spec, err := gen.Load("synth.yaml", data)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := Emit(spec); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("facts=%d/ts", n), func(b *testing.B) {
+			spec, err := gen.Load("synth.yaml", data)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				if _, err := Emit(spec); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
