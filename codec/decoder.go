@@ -93,18 +93,6 @@ func (d *Decoder) typeError(want string) error {
 	return fmt.Errorf("cannot unmarshal %s into %s", kind, want)
 }
 
-// Peek returns the first byte of the next value, past white space, without
-// consuming it: '{', '[', '"', 't', 'f', 'n', '-' or a digit for a value
-// that starts well, and 0 at the end of the input. A decoder that knows no
-// Go type (one driven by a spec's model) chooses how to read a value by it.
-func (d *Decoder) Peek() byte {
-	d.space()
-	if d.i >= len(d.data) {
-		return 0
-	}
-	return d.data[d.i]
-}
-
 // Null consumes a null and reports whether there was one.
 func (d *Decoder) Null() bool {
 	d.space()
@@ -372,63 +360,6 @@ func (d *Decoder) Int(bits int) (int64, error) {
 		return 0, fmt.Errorf("cannot unmarshal number %s into an int%d", num, bits)
 	}
 	return n, nil
-}
-
-// Array begins an array and reports whether it has elements; the decoder
-// is then at the first, and More moves to each next one. Any other value,
-// null included, is an error: a caller that reads null as an empty or absent
-// array tests for it first (Null).
-func (d *Decoder) Array() (bool, error) {
-	d.space()
-	if d.i >= len(d.data) {
-		return false, d.syntax("")
-	}
-	if d.data[d.i] != '[' {
-		return false, d.typeError("an array")
-	}
-	if d.depth >= maxDepth {
-		return false, errors.New("exceeded max depth")
-	}
-	d.i++
-	d.space()
-	if d.i < len(d.data) && d.data[d.i] == ']' {
-		d.i++
-		return false, nil
-	}
-	d.depth++
-	return true, nil
-}
-
-// More moves past the end of an element of an array that Array reported
-// has elements: it reports whether another element follows, at which the
-// decoder then is, and at the array's end consumes its bracket.
-func (d *Decoder) More() (bool, error) {
-	d.space()
-	if d.i < len(d.data) && d.data[d.i] == ']' {
-		d.i++
-		d.depth--
-		return false, nil
-	}
-	if d.i >= len(d.data) || d.data[d.i] != ',' {
-		return false, d.syntax("after array element")
-	}
-	d.i++
-	return true, nil
-}
-
-// Number reads a number and returns its literal, for a caller that parses
-// it as encoding/json would for a type of its own (an unsigned integer, a
-// float); any other value is an error.
-func (d *Decoder) Number() ([]byte, error) {
-	d.space()
-	if d.i >= len(d.data) {
-		return nil, d.syntax("")
-	}
-	if c := d.data[d.i]; c != '-' && (c < '0' || c > '9') {
-		return nil, d.typeError("a number")
-	}
-	num, _, err := d.number()
-	return num, err
 }
 
 // Skip moves past one value of any kind, checking its syntax, and returns
