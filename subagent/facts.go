@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/jobgen/jobgen/generated/jobs"
@@ -12,22 +13,39 @@ import (
 	"github.com/jobgen/jobgen/journal"
 )
 
-// A factEntry is one fact to append, with the record id that makes a retry
-// of it append nothing: "accepted/<message>", "claimed/<message>",
-// "discarded/<message>", "started/<run>", "ended/<run>", "created", "seed/<i>".
-type factEntry struct {
-	id   string
-	fact subagents.Fact
+// recordID is the record id of a fact the manager writes, which makes a
+// retried append of it write nothing and gives a stream at most one of it:
+// "created", "seed/<index>", "started/<run>", "ended/<run>",
+// "accepted/<message>", "claimed/<message>", "discarded/<message>".
+func recordID(f subagents.Fact) string {
+	switch f := f.(type) {
+	case *subagents.SubagentCreated:
+		return "created"
+	case *subagents.SubagentSeeded:
+		return "seed/" + strconv.Itoa(f.Index)
+	case *subagents.SubagentResidencyStarted:
+		return "started/" + f.Run.String()
+	case *subagents.SubagentResidencyEnded:
+		return "ended/" + f.Run.String()
+	case *subagents.SubagentMessageAccepted:
+		return "accepted/" + f.Message.String()
+	case *subagents.SubagentMessageClaimed:
+		return "claimed/" + f.Message.String()
+	case *subagents.SubagentMessageDiscarded:
+		return "discarded/" + f.Message.String()
+	}
+	panic(fmt.Sprintf("subagent: no record id for %T", f))
 }
 
-func (s *Service) appendFacts(ctx context.Context, stream journal.Stream, facts ...factEntry) error {
+// appendFacts appends facts to stream in one append, each with its record id.
+func (s *Service) appendFacts(ctx context.Context, stream journal.Stream, facts ...subagents.Fact) error {
 	entries := make([]journal.Entry, len(facts))
 	for i, f := range facts {
-		payload, err := subagents.EncodeFact(f.fact)
+		payload, err := subagents.EncodeFact(f)
 		if err != nil {
 			return err
 		}
-		entries[i] = journal.Entry{ID: f.id, Payload: payload}
+		entries[i] = journal.Entry{ID: recordID(f), Payload: payload}
 	}
 	_, err := s.store.Append(ctx, stream, entries...)
 	return err
@@ -129,7 +147,7 @@ func (s *Service) readHistory(ctx context.Context, id jobs.SessionID) (*history,
 // foldDescriptor returns the child's descriptor when it can be continued.
 func foldDescriptor(id jobs.SessionID, c *subagents.SubagentCreated) (subagents.Descriptor, error) {
 	d := c.Descriptor
-	if d.Version != 2 || d.Mode != subagents.DescriptorModeContinuable {
+	if d.Version != DescriptorVersion || d.Mode != subagents.DescriptorModeContinuable {
 		return d, newError(subagents.ErrorCodeNotResumable, nil,
 			"child %s has no supported continuation state (descriptor version %d, mode %q); do not retry send_message to it", id, d.Version, d.Mode)
 	}

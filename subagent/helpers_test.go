@@ -2,6 +2,9 @@ package subagent_test
 
 import (
 	"context"
+	"log/slog"
+	"strings"
+	"sync"
 	"testing"
 	"testing/synctest"
 
@@ -135,4 +138,75 @@ func ids(msgs []subagents.Message) []subagents.MessageID {
 		out = append(out, m.ID)
 	}
 	return out
+}
+
+// A logRecorder is a slog.Handler that keeps every record, with its
+// attributes flattened to strings, for tests of what is logged.
+type logRecorder struct {
+	mu      sync.Mutex
+	records []loggedRecord
+}
+
+type loggedRecord struct {
+	level slog.Level
+	msg   string
+	attrs map[string]string
+}
+
+func (l *logRecorder) Enabled(context.Context, slog.Level) bool { return true }
+func (l *logRecorder) WithAttrs([]slog.Attr) slog.Handler       { return l }
+func (l *logRecorder) WithGroup(string) slog.Handler            { return l }
+func (l *logRecorder) Handle(_ context.Context, r slog.Record) error {
+	rec := loggedRecord{level: r.Level, msg: r.Message, attrs: map[string]string{}}
+	r.Attrs(func(a slog.Attr) bool {
+		rec.attrs[a.Key] = a.Value.String()
+		return true
+	})
+	l.mu.Lock()
+	l.records = append(l.records, rec)
+	l.mu.Unlock()
+	return nil
+}
+
+// find returns the records whose message contains msg.
+func (l *logRecorder) find(msg string) []loggedRecord {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []loggedRecord
+	for _, r := range l.records {
+		if strings.Contains(r.msg, msg) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// withLog returns an option that logs to a new recorder, and the recorder.
+func withLog() (subagent.Option, *logRecorder) {
+	l := &logRecorder{}
+	return subagent.WithLogger(slog.New(l)), l
+}
+
+// A flushFailing store appends as its MemStore does but fails every Flush
+// while fail is set: a disk that takes writes and loses the sync.
+type flushFailing struct {
+	*subagenttest.MemStore
+	mu   sync.Mutex
+	fail error
+}
+
+func (s *flushFailing) Flush(ctx context.Context) error {
+	s.mu.Lock()
+	err := s.fail
+	s.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	return s.MemStore.Flush(ctx)
+}
+
+func (s *flushFailing) failFlushes(err error) {
+	s.mu.Lock()
+	s.fail = err
+	s.mu.Unlock()
 }

@@ -33,7 +33,7 @@ func (s *Service) ReportFrom(ctx context.Context, child Agent, content []subagen
 		Content: append([]subagents.ContentBlock{text}, content...),
 	}
 	s.mu.Lock()
-	if err := s.admitting(id); err != nil {
+	if err := s.admittingLocked(id); err != nil {
 		s.mu.Unlock()
 		return none, err
 	}
@@ -51,7 +51,7 @@ func (s *Service) ReportFrom(ctx context.Context, child Agent, content []subagen
 			s.mu.Unlock()
 			return none, newError(subagents.ErrorCodeParentUnavailable, nil, "report from %s: direct parent is not live; report was not delivered", id)
 		}
-		err := p.reserve(msg, wake)
+		err := p.reserveLocked(msg, wake)
 		s.mu.Unlock()
 		if err != nil {
 			return none, err
@@ -98,7 +98,7 @@ func (s *Service) Interrupt(target jobs.SessionID, by Interrupter) error {
 			s.mu.Unlock()
 			return newError(subagents.ErrorCodeUnauthorized, nil, "interrupt %s: an agent cannot interrupt itself", target)
 		}
-		if _, ok := s.live(by.ancestor); !ok {
+		if _, ok := s.liveLocked(by.ancestor); !ok {
 			s.mu.Unlock()
 			return newError(subagents.ErrorCodeUnauthorized, nil, "interrupt %s: needs the exact live ancestor agent", target)
 		}

@@ -15,6 +15,10 @@ import (
 	"github.com/jobgen/jobgen/registry"
 )
 
+// DescriptorVersion is the version of the descriptors the manager writes
+// and the only one a cold resume understands.
+const DescriptorVersion = 2
+
 // A Service is the continuation manager: it starts one-shot runs and
 // continuable children, routes follow-ups and reports, resumes children cold
 // from their streams, and tears them down. Its methods are safe for
@@ -26,6 +30,7 @@ type Service struct {
 	sessions *journal.SessionStore[jobs.SessionID]
 	now      func() time.Time
 	log      *slog.Logger
+	obs      Observer
 	bound    time.Duration
 	newChild func() jobs.SessionID
 
@@ -39,7 +44,6 @@ type Service struct {
 	scopes    map[jobs.SessionID]int // parents whose descendants are draining
 	inflight  sync.WaitGroup         // materializations Close waits for
 	watchers  sync.WaitGroup         // residency watchers
-	closed    chan struct{}
 }
 
 // An Option configures a Service.
@@ -91,6 +95,7 @@ func New(opts ...Option) *Service {
 	s := &Service{
 		now:       time.Now,
 		log:       slog.New(slog.DiscardHandler),
+		obs:       NopObserver{},
 		bound:     jobs.DefaultTeardownBound,
 		newChild:  func() jobs.SessionID { return jobs.SessionID(subagents.NewMessageID().String()) },
 		providers: map[string]Provider{},
@@ -98,7 +103,6 @@ func New(opts ...Option) *Service {
 		children:  map[jobs.SessionID]*activation{},
 		locks:     map[jobs.SessionID]*childLock{},
 		scopes:    map[jobs.SessionID]int{},
-		closed:    make(chan struct{}),
 	}
 	for _, o := range opts {
 		o(s)
@@ -231,14 +235,14 @@ func (s *Service) State(child jobs.SessionID) State {
 		return Absent
 	}
 	switch act.state {
-	case stateMaterializing:
+	case stateOpening:
 		s.mu.Unlock()
 		return Materializing
 	case stateDisposing:
 		s.mu.Unlock()
 		return Disposing
 	}
-	agent, waking, owned := act.agent, act.waking(), len(act.owned)
+	agent, waking, owned := act.agent, act.wakingLocked(), len(act.owned)
 	s.mu.Unlock()
 	if waking > 0 {
 		return Running
@@ -268,10 +272,10 @@ func (s *Service) Children(parent jobs.SessionID) []jobs.SessionID {
 	return ids
 }
 
-// live returns the activation of agent when agent is the exact live agent
+// liveLocked returns the activation of agent when agent is the exact live agent
 // of a resident child, or reports whether it is an attached root. Call
 // with s.mu held.
-func (s *Service) live(a Agent) (act *activation, ok bool) {
+func (s *Service) liveLocked(a Agent) (act *activation, ok bool) {
 	if a == nil {
 		return nil, false
 	}
@@ -285,9 +289,9 @@ func (s *Service) live(a Agent) (act *activation, ok bool) {
 	return nil, false
 }
 
-// admitting refuses work while the manager closes or a drain covers the
+// admittingLocked refuses work while the manager closes or a drain covers the
 // session or one of its ancestors. Call with s.mu held.
-func (s *Service) admitting(session jobs.SessionID) error {
+func (s *Service) admittingLocked(session jobs.SessionID) error {
 	if s.closing {
 		return newError(subagents.ErrorCodeDraining, nil, "the manager is draining")
 	}

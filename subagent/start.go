@@ -49,17 +49,17 @@ func (s *Service) Start(ctx context.Context, provider string, req StartRequest) 
 		}
 	}
 	if req.MaxDepth != nil && *req.MaxDepth < 0 {
-		return nil, fmt.Errorf("subagent: maxDepth must be a non-negative integer, not %d", *req.MaxDepth)
+		return nil, newError(subagents.ErrorCodeInvalidRequest, nil, "maxDepth must be a non-negative integer, not %d", *req.MaxDepth)
 	}
 	if req.OutputSchema != nil {
 		var root map[string]json.RawMessage
 		if err := json.Unmarshal(req.OutputSchema, &root); err != nil || string(root["type"]) != `"object"` {
-			return nil, fmt.Errorf("subagent: outputSchema must be a JSON Schema whose root has type object")
+			return nil, newError(subagents.ErrorCodeInvalidRequest, nil, "outputSchema must be a JSON Schema whose root has type object")
 		}
 	}
 	resolved := ResolvedStartRequest{
 		StartRequest: req,
-		Descriptor:   subagents.Descriptor{Version: 2, Mode: subagents.DescriptorModeOneShot, Provider: provider, Label: req.Label},
+		Descriptor:   subagents.Descriptor{Version: DescriptorVersion, Mode: subagents.DescriptorModeOneShot, Provider: provider, Label: req.Label},
 	}
 	run, err := p.Start(ctx, resolved)
 	if err != nil {

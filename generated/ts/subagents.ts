@@ -439,10 +439,15 @@ export type ErrorCode =
   /** Disposing a child or one of its descendants failed. */
   | "activationTeardownFailed"
   /** The caller's context ended first. */
-  | "cancelled";
+  | "cancelled"
+  /**
+   * The request is malformed: a required field is missing or a value is out of
+   * range.
+   */
+  | "invalidRequest";
 
 /** ErrorCodeValues is every ErrorCode, in declaration order. */
-export const ErrorCodeValues: readonly ErrorCode[] = ["continuationUnavailable", "persistenceUnavailable", "noProvider", "duplicateProvider", "unsupportedCapability", "duplicateChild", "draining", "unauthorized", "activationClosing", "parentUnavailable", "notResumable", "activationTeardownFailed", "cancelled"];
+export const ErrorCodeValues: readonly ErrorCode[] = ["continuationUnavailable", "persistenceUnavailable", "noProvider", "duplicateProvider", "unsupportedCapability", "duplicateChild", "draining", "unauthorized", "activationClosing", "parentUnavailable", "notResumable", "activationTeardownFailed", "cancelled", "invalidRequest"];
 
 /** isErrorCode reports whether v is one of the declared ErrorCode values. */
 export function isErrorCode(v: unknown): v is ErrorCode {
@@ -460,6 +465,7 @@ export function isErrorCode(v: unknown): v is ErrorCode {
     case "notResumable":
     case "activationTeardownFailed":
     case "cancelled":
+    case "invalidRequest":
       return true;
   }
   return false;
