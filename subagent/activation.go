@@ -239,24 +239,45 @@ type inbox struct {
 	closed bool // guarded by s.mu: the residency ended
 }
 
-func (in *inbox) Claimed(id subagents.MessageID) {
+func (in *inbox) Claimed(ids ...subagents.MessageID) {
 	s, a := in.s, in.a
 	s.mu.Lock()
 	if in.closed {
 		s.mu.Unlock()
 		return
 	}
-	_, ok := a.dropLocked(id)
+	facts := make([]subagents.Fact, 0, len(ids))
+	at := s.now().UnixMilli()
+	for _, id := range ids {
+		if _, ok := a.dropLocked(id); ok {
+			facts = append(facts, &subagents.SubagentMessageClaimed{Message: id, At: at, Run: a.run})
+		}
+	}
 	s.mu.Unlock()
-	if !ok {
+	if len(facts) == 0 {
 		return
 	}
-	err := s.appendFacts(context.Background(), a.stream, &subagents.SubagentMessageClaimed{Message: id, At: s.now().UnixMilli(), Run: a.run})
-	if err != nil {
-		s.log.Error("subagent: record a claimed message", "child", a.id, "message", id, "err", err)
+	s.recordClaims(a, facts)
+	for _, f := range facts {
+		s.obs.MessageClaimed(a.id, f.(*subagents.SubagentMessageClaimed).Message)
 	}
-	s.obs.MessageClaimed(a.id, id)
 	a.wakeUp()
+}
+
+// recordClaims writes claimed facts in one append and makes them durable
+// before the agent's turn goes on, so a claimed message is never delivered
+// again, not even after a crash; concurrent claims share the store's flush
+// (group commit). A failure is logged: those messages may then be
+// delivered again after a restart.
+func (s *Service) recordClaims(a *activation, facts []subagents.Fact) {
+	ctx := context.Background()
+	err := s.appendFacts(ctx, a.stream, facts...)
+	if err == nil {
+		err = s.store.Flush(ctx)
+	}
+	if err != nil {
+		s.log.Error("subagent: record claimed messages", "child", a.id, "messages", len(facts), "err", err)
+	}
 }
 
 func (in *inbox) Discarded(id subagents.MessageID, why string) {

@@ -74,9 +74,13 @@ type Agent interface {
 // returns; calls about a message the manager does not hold (never delivered,
 // already claimed or discarded) are ignored.
 type Inbox interface {
-	// Claimed says the agent took the message into a turn: it is never
-	// delivered again.
-	Claimed(id subagents.MessageID)
+	// Claimed says the agent took the messages into a turn. Their claimed
+	// facts are durable when it returns (one append and a flush of the
+	// store, shared with concurrent claims), so a claimed message is never
+	// delivered again, not even after a crash. Claim every message a turn
+	// takes in one call; only if the store fails (the failure is logged) may
+	// a claimed message be delivered again after a restart.
+	Claimed(ids ...subagents.MessageID)
 	// Discarded says the agent dropped the message unread, and why.
 	Discarded(id subagents.MessageID, why string)
 	// TurnEnded says a turn ended, how, and with what closing message (empty

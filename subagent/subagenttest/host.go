@@ -196,10 +196,12 @@ func (a *Agent) claimAll() []subagents.Message {
 		a.claimed = append(a.claimed, x.msg.ID)
 	}
 	a.mu.Unlock()
-	for _, m := range msgs {
-		if a.inbox != nil {
-			a.inbox.Claimed(m.ID)
+	if a.inbox != nil && len(msgs) > 0 {
+		ids := make([]subagents.MessageID, len(msgs))
+		for i, m := range msgs {
+			ids[i] = m.ID
 		}
+		a.inbox.Claimed(ids...)
 	}
 	return msgs
 }
