@@ -19,7 +19,8 @@ import (
 // PrepareContinuable (ErrUnsupportedCapability; the provider's Start is
 // never called); no label, or a negative MaxDepth (ErrInvalidRequest); a
 // live child id (ErrDuplicateChild); the depth limit (*DepthError); a
-// parent that is not the exact live agent (ErrUnauthorized). Then the
+// parent being disposed (ErrActivationClosing); a parent that is not the
+// exact live agent (ErrUnauthorized). Then the
 // provider prepares the seed, and, under the child's lock, an id with
 // history is ErrDuplicateChild and the host materializes the child; a
 // parent that began to be disposed meanwhile is ErrActivationClosing. The
@@ -117,7 +118,8 @@ func (s *Service) checkContinuable(ctx context.Context, spec ContinuableSpec) (j
 
 // placeChild picks the child's id (the requested one or a fresh one) and
 // its delegation depth under the parent, refusing an id that is live, a
-// depth over the limit and a parent that is not the exact live agent.
+// depth over the limit, a parent being disposed and a parent that is not
+// the exact live agent.
 func (s *Service) placeChild(spec ContinuableSpec, parentID jobs.SessionID) (jobs.SessionID, int, error) {
 	id := spec.ChildID
 	if id == "" {
@@ -125,9 +127,10 @@ func (s *Service) placeChild(spec ContinuableSpec, parentID jobs.SessionID) (job
 	}
 	s.mu.Lock()
 	_, live := s.liveLocked(spec.Parent)
-	depth := 1
+	depth, closing := 1, false
 	if p := s.children[parentID]; p != nil {
 		depth = p.header.DelegationDepth + 1
+		closing = p.agent == spec.Parent && p.state == stateDisposing
 	}
 	_, dupChild := s.children[id]
 	_, dupRoot := s.roots[id]
@@ -137,6 +140,9 @@ func (s *Service) placeChild(spec ContinuableSpec, parentID jobs.SessionID) (job
 	}
 	if spec.MaxDepth != nil && depth > *spec.MaxDepth {
 		return "", 0, &DepthError{Depth: depth, Max: *spec.MaxDepth}
+	}
+	if closing {
+		return "", 0, newError(subagents.ErrorCodeActivationClosing, nil, "starting child %s: the parent %s is being disposed", id, parentID)
 	}
 	if !live {
 		return "", 0, newError(subagents.ErrorCodeUnauthorized, nil, "starting child %s needs the exact live parent agent %s", id, parentID)

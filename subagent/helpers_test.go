@@ -210,3 +210,16 @@ func (s *flushFailing) failFlushes(err error) {
 	s.fail = err
 	s.mu.Unlock()
 }
+
+// lastEnd returns the last residency-ended fact of the child's stream.
+func (f *fixture) lastEnd(id jobs.SessionID) subagents.SubagentResidencyEnded {
+	f.t.Helper()
+	fs := f.facts(id)
+	for i := len(fs) - 1; i >= 0; i-- {
+		if e, ok := fs[i].(subagents.SubagentResidencyEnded); ok {
+			return e
+		}
+	}
+	f.t.Fatalf("%s has no residency-ended fact: %v", id, f.types(id))
+	return subagents.SubagentResidencyEnded{}
+}

@@ -13,7 +13,8 @@ import (
 // be live. It refuses, in this order: a draining scope (ErrDraining), a
 // caller that is not the exact resident child (ErrUnauthorized), a child
 // being disposed (ErrActivationClosing), a parent that is not live
-// (ErrParentUnavailable: the report was not delivered). With nextStep the
+// (ErrParentUnavailable: the report was not delivered), and a parent that
+// does not take it (ErrParentUnavailable wrapping why). With nextStep the
 // report wakes the parent; quiet waits for its next turn. A parent that is
 // itself a child gets the report as a fact on its stream.
 func (s *Service) ReportFrom(ctx context.Context, child Agent, content []subagents.ContentBlock, opts ReportOptions) (subagents.MessageID, error) {
@@ -57,7 +58,7 @@ func (s *Service) ReportFrom(ctx context.Context, child Agent, content []subagen
 			return none, err
 		}
 		if err := s.deliver(ctx, p, msg, wake); err != nil {
-			return none, err
+			return none, newError(subagents.ErrorCodeParentUnavailable, err, "report from %s: the parent did not take it", id)
 		}
 		return msg.ID, nil
 	}
@@ -73,17 +74,29 @@ func (s *Service) ReportFrom(ctx context.Context, child Agent, content []subagen
 }
 
 // An Interrupter says who interrupts a child: a user acting for the child's
-// parent session (ByUser), or a live ancestor agent (ByAncestor).
+// parent session (ByUser), or a live ancestor agent (ByAncestor). The zero
+// Interrupter is nobody and is refused.
 type Interrupter struct {
+	kind     interrupterKind
 	user     jobs.SessionID
 	ancestor Agent
 }
 
+type interrupterKind int
+
+const (
+	nobody interrupterKind = iota
+	byUser
+	byAncestor
+)
+
 // ByUser is a user interrupting a child of parentSession.
-func ByUser(parentSession jobs.SessionID) Interrupter { return Interrupter{user: parentSession} }
+func ByUser(parentSession jobs.SessionID) Interrupter {
+	return Interrupter{kind: byUser, user: parentSession}
+}
 
 // ByAncestor is the exact live agent of an ancestor of the child.
-func ByAncestor(a Agent) Interrupter { return Interrupter{ancestor: a} }
+func ByAncestor(a Agent) Interrupter { return Interrupter{kind: byAncestor, ancestor: a} }
 
 // Interrupt cancels target's current turn and keeps its inbox, residency and
 // descendants. A target that is absent or being disposed is left alone. An
@@ -91,6 +104,12 @@ func ByAncestor(a Agent) Interrupter { return Interrupter{ancestor: a} }
 // (ErrUnauthorized: "cannot interrupt itself", "not a live descendant");
 // a user's parent session must be the target's direct parent.
 func (s *Service) Interrupt(target jobs.SessionID, by Interrupter) error {
+	switch {
+	case by.kind == nobody:
+		return newError(subagents.ErrorCodeUnauthorized, nil, "interrupt %s: no interrupter given (ByUser or ByAncestor)", target)
+	case by.kind == byAncestor && by.ancestor == nil:
+		return newError(subagents.ErrorCodeUnauthorized, nil, "interrupt %s: no ancestor agent given", target)
+	}
 	s.mu.Lock()
 	a := s.children[target]
 	if by.ancestor != nil {

@@ -50,11 +50,17 @@ func (s *Service) watch(a *activation, agent Agent) {
 }
 
 // teardownFor runs the teardown of marked, which a's own settling or
-// opening started, bounded by the teardown bound.
+// opening started, bounded by the teardown bound. No caller receives its
+// failures, so each is logged with its child, as every contained failure is.
 func (s *Service) teardownFor(a *activation, marked []*activation) {
 	ctx, cancel := context.WithTimeout(context.Background(), s.bound)
 	defer cancel()
 	s.runTeardown(ctx, marked, nil)
+	for _, x := range marked {
+		if x.err != nil {
+			s.log.Error("subagent: a child's teardown failed", "child", x.id, "err", x.err)
+		}
+	}
 }
 
 // markLocked starts the teardown of a and of every live descendant, top
@@ -157,7 +163,8 @@ func (s *Service) waitChildren(a *activation) []error {
 // closeInbox ends the residency's inbox and returns its stop reason and
 // closing message: the last turn's, except that a residency whose agent
 // refused its first message, or whose teardown failed, ended in error, and
-// one that left a waking message unrun was stopped, not finished.
+// one that left a waking message unrun (discarded, or kept by Close for the
+// next residency) was stopped, not finished.
 func (s *Service) closeInbox(a *activation, failed bool) (subagents.StopReason, string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -166,7 +173,7 @@ func (s *Service) closeInbox(a *activation, failed bool) (subagents.StopReason, 
 	if reason == "" {
 		reason = subagents.StopReasonCompleted
 	}
-	if reason == subagents.StopReasonCompleted && a.droppedWake {
+	if reason == subagents.StopReasonCompleted && (a.droppedWake || a.wakingLocked() > 0) {
 		reason = subagents.StopReasonAborted
 	}
 	if failed || a.openFailed {
@@ -228,7 +235,9 @@ type noticeTarget struct {
 // noticeLocked builds the settlement notice for a's parent when an id of a
 // was ever handed out and the parent is live and not closing; a child
 // parent's inbox is reserved for it in the same critical section that
-// releases a, so the parent cannot settle in between. Call with s.mu held.
+// releases a, so the parent cannot settle in between. The notice of a
+// drain of a whole scope or of Close waits for the parent's next turn: a
+// drain or a shutdown never starts one. Call with s.mu held.
 func (s *Service) noticeLocked(a *activation, reason subagents.StopReason, last string) (*subagents.Message, noticeTarget) {
 	if !a.announced {
 		return nil, noticeTarget{}
@@ -239,7 +248,7 @@ func (s *Service) noticeLocked(a *activation, reason subagents.StopReason, last 
 		Source:  subagents.MessageSource{Kind: subagents.SourceKindSubagentSettled, Sender: a.id, Summary: summary},
 		Content: []subagents.ContentBlock{{Kind: subagents.ContentKindText, Text: text}},
 	}
-	wake := true
+	wake := a.mode.noticeWakes()
 	if p := a.parent; p != nil {
 		if p.state != stateResident || p.reserveLocked(msg, wake) != nil {
 			return nil, noticeTarget{}

@@ -86,6 +86,8 @@ type Agent struct {
 	// drops the queue without keepInbox), like a model call that does not
 	// stop at once.
 	IgnoreCancel bool
+	// DeliverErr, when set, is what Deliver returns (taking nothing).
+	DeliverErr error
 
 	inbox subagent.Inbox
 	host  *Host
@@ -95,6 +97,7 @@ type Agent struct {
 	inTurn    bool
 	idle      chan struct{}
 	delivered []subagents.Message
+	woken     []subagents.MessageID
 	claimed   []subagents.MessageID
 	cancels   int
 	disposed  bool
@@ -126,8 +129,15 @@ func (a *Agent) Deliver(msg subagents.Message, wake bool) error {
 		a.mu.Unlock()
 		return ErrDisposed
 	}
+	if a.DeliverErr != nil {
+		a.mu.Unlock()
+		return a.DeliverErr
+	}
 	a.queue = append(a.queue, queued{msg, wake})
 	a.delivered = append(a.delivered, msg)
+	if wake {
+		a.woken = append(a.woken, msg.ID)
+	}
 	auto := wake && a.host != nil && a.host.Auto != nil && !a.inTurn
 	if auto {
 		a.inTurn = true
@@ -294,6 +304,13 @@ func (a *Agent) Delivered() []subagents.Message {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return append([]subagents.Message(nil), a.delivered...)
+}
+
+// Woken returns the ids of the messages delivered with wake, in order.
+func (a *Agent) Woken() []subagents.MessageID {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]subagents.MessageID(nil), a.woken...)
 }
 
 // Claimed returns the ids of every message claimed, in order.
