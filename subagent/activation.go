@@ -55,6 +55,8 @@ type pendingMsg struct {
 	wake bool
 	// delivered: the agent's Deliver returned nil for it.
 	delivered bool
+	// kept: an Interrupt kept it for the next turn, which it waits for.
+	kept bool
 }
 
 // An activation is one residency of one child: its agent, its inbox
@@ -84,7 +86,8 @@ type activation struct {
 	lastReason  subagents.StopReason
 	lastMessage string
 	mode        teardownMode
-	droppedWake bool // a waking message was discarded with no turn for it
+	droppedWake bool // teardown discarded a waking message with no turn for it
+	unrun       bool // the idle agent held waking messages no turn took
 	err         error
 	unregister  func()
 }
@@ -124,16 +127,17 @@ func (a *activation) wakingLocked() int {
 	return n
 }
 
-// unrunLocked lists the waking messages the agent was given and still
-// holds, which no turn took if the agent is idle now.
+// unrunLocked lists the waking messages when every one of them was
+// delivered and none was kept by an Interrupt: if the agent is idle now,
+// no turn took them and none will. It returns nil otherwise.
 func (a *activation) unrunLocked() []subagents.MessageID {
 	var ids []subagents.MessageID
 	for _, p := range a.pending {
 		if !p.wake {
 			continue
 		}
-		if !p.delivered {
-			return nil // a delivery is under way: its turn may be starting
+		if !p.delivered || p.kept {
+			return nil // a turn may be starting for it, or it waits by design
 		}
 		ids = append(ids, p.msg.ID)
 	}
@@ -221,6 +225,13 @@ func (s *Service) discard(a *activation, id subagents.MessageID, why string) boo
 	if !ok {
 		return false
 	}
+	s.recordDiscard(a, id, why)
+	a.wakeUp()
+	return true
+}
+
+// recordDiscard writes the discarded fact of a message that left the inbox.
+func (s *Service) recordDiscard(a *activation, id subagents.MessageID, why string) {
 	err := s.appendFacts(context.Background(), a.stream, &subagents.SubagentMessageDiscarded{
 		Message: id, At: s.now().UnixMilli(), Why: why,
 	})
@@ -228,8 +239,6 @@ func (s *Service) discard(a *activation, id subagents.MessageID, why string) boo
 		s.log.Error("subagent: record a discarded message", "child", a.id, "message", id, "err", err)
 	}
 	s.obs.MessageDiscarded(a.id, id, why)
-	a.wakeUp()
-	return true
 }
 
 // An inbox is the Inbox one residency's agent reports to.
@@ -293,7 +302,10 @@ func (in *inbox) TurnEnded(reason subagents.StopReason, lastMessage string) {
 	s := in.s
 	s.mu.Lock()
 	if !in.closed {
-		in.a.lastReason, in.a.lastMessage = reason, lastMessage
+		in.a.lastReason = reason
+		if lastMessage != "" {
+			in.a.lastMessage = lastMessage
+		}
 	}
 	s.mu.Unlock()
 	in.a.wakeUp()

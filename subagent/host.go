@@ -48,6 +48,15 @@ type Child struct {
 //
 // Its methods may be called from any goroutine. After Dispose returns, the
 // agent calls no Inbox method again and every call it made has returned.
+//
+// A waking delivery obliges the agent to run a turn for it: from the moment
+// Deliver returns until a turn that takes the message ends, Idle returns an
+// open channel. An agent that goes idle still holding waking messages no
+// turn took — its turn failed before taking its input — has them discarded
+// by the manager (with a discarded fact, "no turn took it"), and the
+// residency then settles aborted; messages the agent discarded itself
+// (Inbox.Discarded) are left alone, and so are the waking messages an
+// Interrupt kept, which wait for the next turn a delivery starts.
 type Agent interface {
 	// ID returns the session the agent runs.
 	ID() jobs.SessionID
@@ -57,12 +66,13 @@ type Agent interface {
 	// means the agent did not take it.
 	Deliver(msg subagents.Message, wake bool) error
 	// Cancel stops the running turn, if any, with cause. With keepInbox the
-	// messages not yet taken stay for the next turn; without, the agent drops
-	// them and calls Inbox.Discarded for each.
+	// messages not yet taken stay for the next turn and start none; without,
+	// the agent drops them and calls Inbox.Discarded for each.
 	Cancel(cause error, keepInbox bool)
 	// Idle returns a channel that is closed while the agent has no turn
-	// running; while a turn runs it returns an open channel that is closed
-	// when the turn ends. An agent claims messages only inside a turn.
+	// running or owed; while one runs it returns an open channel that is
+	// closed when the turn ends. An agent claims messages only inside a turn
+	// and starts one only for a waking delivery.
 	Idle() <-chan struct{}
 	// Dispose releases the agent. The manager calls it once, when the child
 	// settles or is torn down, after the agent is idle or ctx ended.

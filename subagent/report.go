@@ -140,6 +140,9 @@ func (s *Service) Interrupt(target jobs.SessionID, by Interrupter) error {
 		s.mu.Unlock()
 		return newError(subagents.ErrorCodeUnauthorized, nil, "interrupt %s: child belongs to another parent session", target)
 	}
+	for i := range a.pending {
+		a.pending[i].kept = a.pending[i].kept || a.pending[i].wake
+	}
 	agent := a.agent
 	s.mu.Unlock()
 	agent.Cancel(errors.New("subagent: interrupted"), true)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/jobgen/jobgen/generated/jobs"
@@ -11,7 +12,9 @@ import (
 )
 
 // watch settles a resident child: once its agent is idle, no waking
-// message waits and it owns no live child, it is disposed at once.
+// message waits and it owns no live child, it is disposed at once. Waking
+// messages the idle agent holds and no turn took (its turn failed before
+// taking them) are discarded first, and the residency is then aborted.
 func (s *Service) watch(a *activation, agent Agent) {
 	defer s.watchers.Done()
 	for {
@@ -33,7 +36,8 @@ func (s *Service) watch(a *activation, agent Agent) {
 			s.mu.Unlock()
 			return
 		}
-		if a.wakingLocked() > 0 || len(a.owned) > 0 {
+		unrun := a.unrunLocked()
+		if len(a.owned) > 0 || (a.wakingLocked() > 0 && unrun == nil) {
 			s.mu.Unlock()
 			select {
 			case <-a.poke:
@@ -42,11 +46,37 @@ func (s *Service) watch(a *activation, agent Agent) {
 			}
 			continue
 		}
-		marked := s.markLocked(a, settle)
 		s.mu.Unlock()
-		s.teardownFor(a, marked)
-		return
+		if marked, dropped := s.trySettle(a, agent, unrun); marked != nil {
+			for _, id := range dropped {
+				s.recordDiscard(a, id, "no turn took it")
+			}
+			s.teardownFor(a, marked)
+			return
+		}
 	}
+}
+
+// trySettle marks a for its settling teardown unless something changed
+// since the watcher looked: the agent is busy again, a message or a child
+// arrived. The unrun waking messages the watcher saw leave the inbox in
+// the same critical section, so nothing is reserved in between.
+func (s *Service) trySettle(a *activation, agent Agent, unrun []subagents.MessageID) ([]*activation, []subagents.MessageID) {
+	select {
+	case <-agent.Idle():
+	default:
+		return nil, nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if a.state != stateResident || len(a.owned) > 0 || !slices.Equal(a.unrunLocked(), unrun) {
+		return nil, nil
+	}
+	for _, id := range unrun {
+		a.dropLocked(id)
+		a.unrun = true
+	}
+	return s.markLocked(a, settle), unrun
 }
 
 // teardownFor runs the teardown of marked, which a's own settling or
@@ -163,8 +193,9 @@ func (s *Service) waitChildren(a *activation) []error {
 // closeInbox ends the residency's inbox and returns its stop reason and
 // closing message: the last turn's, except that a residency whose agent
 // refused its first message, or whose teardown failed, ended in error, and
-// one that left a waking message unrun (discarded, or kept by Close for the
-// next residency) was stopped, not finished.
+// one that left a waking message unrun (discarded by a drain or because no
+// turn took it, or kept by Close for the next residency) was stopped, not
+// finished.
 func (s *Service) closeInbox(a *activation, failed bool) (subagents.StopReason, string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -173,7 +204,7 @@ func (s *Service) closeInbox(a *activation, failed bool) (subagents.StopReason, 
 	if reason == "" {
 		reason = subagents.StopReasonCompleted
 	}
-	if reason == subagents.StopReasonCompleted && (a.droppedWake || a.wakingLocked() > 0) {
+	if reason == subagents.StopReasonCompleted && (a.droppedWake || a.wakingLocked() > 0) || a.unrun {
 		reason = subagents.StopReasonAborted
 	}
 	if failed || a.openFailed {
