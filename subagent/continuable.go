@@ -41,11 +41,11 @@ func (s *Service) startContinuable(ctx context.Context, spec ContinuableSpec) (j
 	if err != nil {
 		return "", none, err
 	}
-	id, depth, err := s.placeChild(spec, parentID)
+	id, depth, route, err := s.placeChild(spec, parentID)
 	if err != nil {
 		return "", none, err
 	}
-	desc := continuableDescriptor(spec)
+	desc := continuableDescriptor(spec, route)
 	cs, err := prep.PrepareContinuable(ctx, ContinuableCreateRequest{SessionID: id, ParentSession: parentID, Descriptor: desc})
 	if err != nil {
 		return "", none, s.failure(ctx, err, "provider %q: prepare child %s", spec.Provider, id)
@@ -116,51 +116,57 @@ func (s *Service) checkContinuable(ctx context.Context, spec ContinuableSpec) (j
 	return parentID, prep, nil
 }
 
-// placeChild picks the child's id (the requested one or a fresh one) and
-// its delegation depth under the parent, refusing an id that is live, a
-// depth over the limit, a parent being disposed and a parent that is not
-// the exact live agent.
-func (s *Service) placeChild(spec ContinuableSpec, parentID jobs.SessionID) (jobs.SessionID, int, error) {
+// placeChild picks the child's id (the requested one or a fresh one), its
+// delegation depth under the parent and the parent's route, refusing an id
+// that is live, a depth over the limit, a parent being disposed and a
+// parent that is not the exact live agent.
+func (s *Service) placeChild(spec ContinuableSpec, parentID jobs.SessionID) (jobs.SessionID, int, AgentOptions, error) {
+	var route AgentOptions
 	id := spec.ChildID
 	if id == "" {
 		id = s.newChild()
 	}
 	s.mu.Lock()
-	_, live := s.liveLocked(spec.Parent)
+	parentAct, live := s.liveLocked(spec.Parent)
 	depth, closing := 1, false
 	if p := s.children[parentID]; p != nil {
 		depth = p.header.DelegationDepth + 1
 		closing = p.agent == spec.Parent && p.state == stateDisposing
 	}
+	if parentAct != nil {
+		route = AgentOptions{Provider: parentAct.desc.AgentProvider, Model: parentAct.desc.AgentModel}
+	}
 	_, dupChild := s.children[id]
 	_, dupRoot := s.roots[id]
 	s.mu.Unlock()
-	if dupChild || dupRoot || id == parentID {
-		return "", 0, newError(subagents.ErrorCodeDuplicateChild, nil, "child %s is live", id)
+	switch {
+	case dupChild || dupRoot || id == parentID:
+		return "", 0, route, newError(subagents.ErrorCodeDuplicateChild, nil, "child %s is live", id)
+	case spec.MaxDepth != nil && depth > *spec.MaxDepth:
+		return "", 0, route, &DepthError{Depth: depth, Max: *spec.MaxDepth}
+	case closing:
+		return "", 0, route, newError(subagents.ErrorCodeActivationClosing, nil, "starting child %s: the parent %s is being disposed", id, parentID)
+	case !live:
+		return "", 0, route, newError(subagents.ErrorCodeUnauthorized, nil, "starting child %s needs the exact live parent agent %s", id, parentID)
 	}
-	if spec.MaxDepth != nil && depth > *spec.MaxDepth {
-		return "", 0, &DepthError{Depth: depth, Max: *spec.MaxDepth}
+	if r, ok := spec.Parent.(RoutedAgent); ok && parentAct == nil {
+		route = r.Route()
 	}
-	if closing {
-		return "", 0, newError(subagents.ErrorCodeActivationClosing, nil, "starting child %s: the parent %s is being disposed", id, parentID)
-	}
-	if !live {
-		return "", 0, newError(subagents.ErrorCodeUnauthorized, nil, "starting child %s needs the exact live parent agent %s", id, parentID)
-	}
-	return id, depth, nil
+	return id, depth, route, nil
 }
 
 // continuableDescriptor is the descriptor a continuable child is created
-// with, and resumed from.
-func continuableDescriptor(spec ContinuableSpec) subagents.Descriptor {
-	desc := subagents.Descriptor{
+// with, and resumed from: its route is the spec's AgentOptions, or else the
+// parent's route, decided here once.
+func continuableDescriptor(spec ContinuableSpec, parentRoute AgentOptions) subagents.Descriptor {
+	route := parentRoute
+	if spec.AgentOptions != nil {
+		route = *spec.AgentOptions
+	}
+	return subagents.Descriptor{
 		Version: DescriptorVersion, Mode: subagents.DescriptorModeContinuable, Provider: spec.Provider, Label: spec.Label,
-		Persona: spec.Persona, ToolFilter: spec.ToolFilter,
+		AgentProvider: route.Provider, AgentModel: route.Model, Persona: spec.Persona, ToolFilter: spec.ToolFilter,
 	}
-	if o := spec.AgentOptions; o != nil {
-		desc.AgentProvider, desc.AgentModel = o.Provider, o.Model
-	}
-	return desc
 }
 
 // refuseHistory refuses a child id whose stream already holds records; the

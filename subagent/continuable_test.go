@@ -398,7 +398,7 @@ func TestReportFromGoesExactlyOneEdgeUp(t *testing.T) {
 			t.Fatal(err)
 		}
 		q := pa.Queued()
-		if len(q) != 1 || q[0].ID != id || q[0].Source.Kind != subagents.SourceKindSubagentReport || q[0].Source.Sender != "c" || q[0].Content[0].Text != "Background subagent c reported:" {
+		if len(q) != 1 || q[0].ID != id || q[0].Source.Kind != subagents.SourceKindSubagentReport || q[0].Source.Sender != "c" || q[0].Content[0].Text != "Background subagent c reported:\nhalfway" {
 			t.Fatalf("parent queue %+v", q)
 		}
 		if len(f.root.Delivered()) != 0 {

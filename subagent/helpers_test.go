@@ -24,9 +24,19 @@ type fixture struct {
 	svc   *subagent.Service
 	prov  *subagenttest.Provider
 	root  *subagenttest.Agent
+	// rootAgent is the attached root as the Service knows it: root, or
+	// the agent newFixtureWithRoot was given.
+	rootAgent subagent.Agent
 }
 
 func newFixture(t *testing.T, store *subagenttest.MemStore, opts ...subagent.Option) *fixture {
+	t.Helper()
+	return newFixtureWithRoot(t, store, nil, opts...)
+}
+
+// newFixtureWithRoot is newFixture with root attached instead of a plain
+// scripted agent, when root is not nil.
+func newFixtureWithRoot(t *testing.T, store *subagenttest.MemStore, root subagent.Agent, opts ...subagent.Option) *fixture {
 	t.Helper()
 	if store == nil {
 		store = subagenttest.NewMemStore()
@@ -42,7 +52,11 @@ func newFixture(t *testing.T, store *subagenttest.MemStore, opts ...subagent.Opt
 		}
 	})
 	f.root = subagenttest.NewAgent("root")
-	if _, err := f.svc.Attach(f.root); err != nil {
+	f.rootAgent = f.root
+	if root != nil {
+		f.rootAgent = root
+	}
+	if _, err := f.svc.Attach(f.rootAgent); err != nil {
 		t.Fatal(err)
 	}
 	return f

@@ -79,6 +79,16 @@ type Agent interface {
 	Dispose(ctx context.Context) error
 }
 
+// A RoutedAgent is an Agent that knows the model route it runs on. A child
+// created without AgentOptions takes its parent's route into its
+// descriptor, once, at creation: a child parent's from its own descriptor,
+// an attached root's from Route when the root is a RoutedAgent (otherwise
+// the child's descriptor names none and the runtime's default applies).
+type RoutedAgent interface {
+	Agent
+	Route() AgentOptions
+}
+
 // An Inbox is the manager's ears: what the agent did with each message it
 // was delivered. Each call writes a fact on the child's stream before it
 // returns; calls about a message the manager does not hold (never delivered,

@@ -37,8 +37,9 @@ type Capabilities struct {
 	Persona      bool
 }
 
-// AgentOptions choose the model a child runs on; empty fields inherit the
-// parent's route.
+// AgentOptions choose the model a run or child runs on. Given, they are the
+// route as they stand (an empty field is the runtime's default); not given
+// (nil), a continuable child takes its parent's route (see RoutedAgent).
 type AgentOptions struct {
 	Provider string
 	Model    string
@@ -107,7 +108,8 @@ type ContinuableSpec struct {
 	Parent Agent
 	// Prompt is the child's first message.
 	Prompt []subagents.ContentBlock
-	// AgentOptions choose the child's model; nil inherits the parent's.
+	// AgentOptions choose the child's model; nil takes the parent's route,
+	// which the descriptor then holds for every residency.
 	AgentOptions *AgentOptions
 	// MaxDepth, when set, caps the child's delegation depth.
 	MaxDepth *int

@@ -27,11 +27,10 @@ func (s *Service) ReportFrom(ctx context.Context, child Agent, content []subagen
 	}
 	wake := opts.Delivery != subagents.DeliveryQuiet
 	id := child.ID()
-	text := subagents.ContentBlock{Kind: subagents.ContentKindText, Text: "Background subagent " + string(id) + " reported:"}
 	msg := subagents.Message{
 		ID:      subagents.NewMessageID(),
 		Source:  subagents.MessageSource{Kind: subagents.SourceKindSubagentReport, Sender: id},
-		Content: append([]subagents.ContentBlock{text}, content...),
+		Content: reportContent(id, content),
 	}
 	s.mu.Lock()
 	if err := s.admittingLocked(id); err != nil {
@@ -71,6 +70,20 @@ func (s *Service) ReportFrom(ctx context.Context, child Agent, content []subagen
 		return none, newError(subagents.ErrorCodeParentUnavailable, err, "report from %s: the parent did not take it", id)
 	}
 	return msg.ID, nil
+}
+
+// reportContent is a report as the parent receives it: the header line
+// "Background subagent <id> reported:" and the report's text, joined by a
+// newline in one text block; blocks after the first text block (an image)
+// follow it.
+func reportContent(id jobs.SessionID, content []subagents.ContentBlock) []subagents.ContentBlock {
+	header := "Background subagent " + string(id) + " reported:"
+	if len(content) > 0 && content[0].Kind == subagents.ContentKindText {
+		first := content[0]
+		first.Text = header + "\n" + first.Text
+		return append([]subagents.ContentBlock{first}, content[1:]...)
+	}
+	return append([]subagents.ContentBlock{{Kind: subagents.ContentKindText, Text: header}}, content...)
 }
 
 // An Interrupter says who interrupts a child: a user acting for the child's

@@ -8,8 +8,10 @@ import (
 	"testing"
 	"testing/synctest"
 
+	"github.com/jobgen/jobgen/generated/jobs"
 	"github.com/jobgen/jobgen/generated/subagents"
 	"github.com/jobgen/jobgen/subagent"
+	"github.com/jobgen/jobgen/subagent/subagenttest"
 )
 
 // The tests of this file hold the manager to what a runtime needs of it
@@ -87,6 +89,67 @@ func TestTheClosingMessageIsTheLastNonEmptyOne(t *testing.T) {
 		}
 		if notes := f.root.Delivered(); len(notes) != 1 || !strings.HasSuffix(notes[0].Content[0].Text, "Its closing message:\nfound it: the timer") {
 			t.Fatalf("notice %+v", notes)
+		}
+	})
+}
+
+func TestAReportIsOneTextBlockHeaderFirst(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFixture(t, nil)
+		pa, ca := f.nest()
+		if _, err := f.svc.ReportFrom(context.Background(), ca, text("halfway: the pump"), subagent.ReportOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		q := pa.Queued()
+		want := []subagents.ContentBlock{{Kind: subagents.ContentKindText, Text: "Background subagent c reported:\nhalfway: the pump"}}
+		if len(q) != 1 || !slices.Equal(q[0].Content, want) {
+			t.Fatalf("parent got %+v, want %+v", q, want)
+		}
+	})
+}
+
+// routedRoot is a root that knows its model route.
+type routedRoot struct {
+	*subagenttest.Agent
+	route subagent.AgentOptions
+}
+
+func (r *routedRoot) Route() subagent.AgentOptions { return r.route }
+
+func TestTheRouteIsDecidedOnceAtCreation(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		store := subagenttest.NewMemStore()
+		f := newFixtureWithRoot(t, store, &routedRoot{Agent: subagenttest.NewAgent("root"), route: subagent.AgentOptions{Provider: "anthropic", Model: "m1"}})
+		f.start("c1", f.rootAgent, "x")
+		ca := f.host.Agent("c1")
+		ca.BeginTurn()
+		if _, _, err := f.svc.StartContinuable(context.Background(), subagent.ContinuableSpec{
+			Provider: "fork", Label: "g", ChildID: "g", Parent: ca, Prompt: text("x"),
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := f.svc.StartContinuable(context.Background(), subagent.ContinuableSpec{
+			Provider: "fork", Label: "own", ChildID: "own", Parent: f.rootAgent, Prompt: text("x"),
+			AgentOptions: &subagent.AgentOptions{Provider: "openai", Model: "o9"},
+		}); err != nil {
+			t.Fatal(err)
+		}
+		for id, want := range map[string][2]string{"c1": {"anthropic", "m1"}, "g": {"anthropic", "m1"}, "own": {"openai", "o9"}} {
+			d := f.facts(jobs.SessionID(id))[0].(subagents.SubagentCreated).Descriptor
+			if d.AgentProvider != want[0] || d.AgentModel != want[1] {
+				t.Errorf("%s was created with route %s/%s, want %s/%s", id, d.AgentProvider, d.AgentModel, want[0], want[1])
+			}
+		}
+		// the root moved to another model: the child keeps the one it was created with
+		ca.EndTurn(subagents.StopReasonCompleted, "")
+		f.turn("g", subagents.StopReasonCompleted, "")
+		f.turn("c1", subagents.StopReasonCompleted, "")
+		f.rootAgent.(*routedRoot).route.Model = "m2"
+		if _, err := f.svc.Followup(context.Background(), f.rootAgent, "c1", text("more"), subagent.FollowupOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if d := f.host.Agent("c1").Child.Descriptor; d.AgentModel != "m1" {
+			t.Fatalf("resumed with model %q, want m1, the creation's", d.AgentModel)
 		}
 	})
 }

@@ -22,7 +22,7 @@ func TestDemo(t *testing.T) {
 	got := out.String()
 	for _, want := range []string{
 		"host: creating researcher-1 (parent lead, depth 1)",
-		"lead got a subagentReport from researcher-1: Background subagent researcher-1 reported: Halfway",
+		"lead got a subagentReport from researcher-1: Background subagent researcher-1 reported: | Halfway",
 		"lead got a subagentSettled from researcher-1: Background subagent researcher-1 finished",
 		"host: resuming researcher-1 cold from 5 records on its stream",
 		"subagent/residency-started  run",

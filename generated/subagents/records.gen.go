@@ -100,10 +100,11 @@ type Descriptor struct {
 	Provider string `json:"provider"`
 	// Label is a short human description.
 	Label string `json:"label,omitzero"`
-	// AgentProvider names the model provider the child runs on; empty inherits the
-	// parent's.
+	// AgentProvider names the model provider the child runs on: the request's, or
+	// its parent's at creation; empty is the runtime's default.
 	AgentProvider string `json:"agentProvider,omitzero"`
-	// AgentModel names the model the child runs on; empty inherits the parent's.
+	// AgentModel names the model the child runs on: the request's, or its parent's
+	// at creation; empty is the runtime's default.
 	AgentModel string `json:"agentModel,omitzero"`
 	// Persona names the persona the child plays.
 	Persona string `json:"persona,omitzero"`

@@ -734,11 +734,14 @@ export interface Descriptor {
   /** Label is a short human description. */
   label?: string;
   /**
-   * AgentProvider names the model provider the child runs on; empty inherits the
-   * parent's.
+   * AgentProvider names the model provider the child runs on: the request's, or
+   * its parent's at creation; empty is the runtime's default.
    */
   agentProvider?: string;
-  /** AgentModel names the model the child runs on; empty inherits the parent's. */
+  /**
+   * AgentModel names the model the child runs on: the request's, or its parent's
+   * at creation; empty is the runtime's default.
+   */
   agentModel?: string;
   /** Persona names the persona the child plays. */
   persona?: string;
