@@ -153,3 +153,49 @@ func TestTheRouteIsDecidedOnceAtCreation(t *testing.T) {
 		}
 	})
 }
+
+// A parentRunFake is a one-shot run with a local agent, ended by the test.
+type parentRunFake struct {
+	agent    *subagenttest.Agent
+	ended    chan struct{}
+	disposed bool
+}
+
+func (r *parentRunFake) ID() jobs.SessionID    { return r.agent.ID() }
+func (r *parentRunFake) Agent() subagent.Agent { return r.agent }
+func (r *parentRunFake) Result(ctx context.Context) (subagent.Result, error) {
+	<-r.ended
+	return subagent.Result{StopReason: subagents.StopReasonCompleted, Output: "done"}, nil
+}
+func (r *parentRunFake) Dispose(context.Context) error { r.disposed = true; return nil }
+
+func TestAOneShotRunsAgentParentsChildrenThatEndWithTheRun(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFixture(t, nil)
+		fake := &parentRunFake{agent: subagenttest.NewAgent("oneshot"), ended: make(chan struct{})}
+		f.prov.StartFunc = func(context.Context, subagent.ResolvedStartRequest) (subagent.Run, error) { return fake, nil }
+		run, err := f.svc.Start(context.Background(), "fork", subagent.StartRequest{Label: "look"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// no Attach: the run's agent is a live parent while it runs
+		f.start("c1", run.Agent(), "help me")
+		if f.svc.State("c1") != subagent.Running {
+			t.Fatalf("child of a one-shot run %v, want running", f.svc.State("c1"))
+		}
+		close(fake.ended)
+		if _, err := run.Result(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if f.svc.State("c1") != subagent.Absent || !slices.Contains(f.types("c1"), discarded) {
+			t.Fatalf("child %v after the run ended, stream %v: want it drained", f.svc.State("c1"), f.types("c1"))
+		}
+		if err := run.Dispose(context.Background()); err != nil || !fake.disposed {
+			t.Fatalf("dispose: %v, disposed %v", err, fake.disposed)
+		}
+		_, _, err = f.svc.StartContinuable(context.Background(), subagent.ContinuableSpec{Provider: "fork", Label: "x", ChildID: "c2", Parent: run.Agent(), Prompt: text("x")})
+		if !errors.Is(err, subagent.ErrUnauthorized) {
+			t.Fatalf("start under an ended run's agent: %v, want ErrUnauthorized", err)
+		}
+	})
+}
