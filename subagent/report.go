@@ -66,7 +66,7 @@ func (s *Service) ReportFrom(ctx context.Context, child Agent, content []subagen
 	if !ok {
 		return none, newError(subagents.ErrorCodeParentUnavailable, nil, "report from %s: direct parent is not live; report was not delivered", id)
 	}
-	if err := root.Deliver(msg, wake); err != nil {
+	if err := root.deliver(ctx, msg, wake); err != nil {
 		return none, newError(subagents.ErrorCodeParentUnavailable, err, "report from %s: the parent did not take it", id)
 	}
 	return msg.ID, nil

@@ -199,3 +199,54 @@ func TestAOneShotRunsAgentParentsChildrenThatEndWithTheRun(t *testing.T) {
 		}
 	})
 }
+
+func TestMessagesToADurableRootAreRedeliveredOnceAfterARestart(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		store := subagenttest.NewMemStore()
+		svc := subagent.New(subagent.WithStore(store), subagent.WithHost(subagenttest.NewHost()))
+		defer svc.Close(context.Background())
+		svc.RegisterProvider(&subagenttest.Provider{ProviderName: "fork"})
+		root := subagenttest.NewAgent("root")
+		durable, err := svc.AttachDurable(context.Background(), root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, id := range []jobs.SessionID{"c1", "c2"} {
+			if _, _, err := svc.StartContinuable(context.Background(), subagent.ContinuableSpec{Provider: "fork", Label: "x", ChildID: id, Parent: root, Prompt: text("x")}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		svc.DrainChildren(context.Background(), root, []jobs.SessionID{"c1", "c2"}) // two notices
+		notices := root.Delivered()
+		if len(notices) != 2 {
+			t.Fatalf("root got %d notices, want 2", len(notices))
+		}
+		durable.Inbox().Claimed(notices[0].ID) // the root's turn took the first
+		// crash: the next process finds the second notice waiting on the root's stream
+		next := store.Crash()
+		svc2 := subagent.New(subagent.WithStore(next), subagent.WithHost(subagenttest.NewHost()))
+		defer svc2.Close(context.Background())
+		root2 := subagenttest.NewAgent("root")
+		durable2, err := svc2.AttachDurable(context.Background(), root2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := durable2.Redeliver(); n != 1 || !slices.Equal(ids(root2.Delivered()), ids(notices[1:])) {
+			t.Fatalf("redelivered %d: %v, want only the unclaimed notice %v", n, ids(root2.Delivered()), ids(notices[1:]))
+		}
+		if durable2.Redeliver() != 0 {
+			t.Fatal("a second Redeliver delivered again")
+		}
+		durable2.Inbox().Claimed(notices[1].ID)
+		durable2.Detach()
+		// and once claimed, never again
+		svc3 := subagent.New(subagent.WithStore(next.Crash()))
+		durable3, err := svc3.AttachDurable(context.Background(), subagenttest.NewAgent("root"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := durable3.Redeliver(); n != 0 {
+			t.Fatalf("redelivered %d claimed notices", n)
+		}
+	})
+}

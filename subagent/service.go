@@ -37,7 +37,7 @@ type Service struct {
 	mu        sync.Mutex
 	providers map[string]Provider
 	order     []string
-	roots     map[jobs.SessionID]Agent
+	roots     map[jobs.SessionID]attachedRoot
 	children  map[jobs.SessionID]*activation
 	locks     map[jobs.SessionID]*childLock
 	closing   bool                   // Close began: nothing is admitted
@@ -99,7 +99,7 @@ func New(opts ...Option) *Service {
 		bound:     jobs.DefaultTeardownBound,
 		newChild:  func() jobs.SessionID { return jobs.SessionID(subagents.NewMessageID().String()) },
 		providers: map[string]Provider{},
-		roots:     map[jobs.SessionID]Agent{},
+		roots:     map[jobs.SessionID]attachedRoot{},
 		children:  map[jobs.SessionID]*activation{},
 		locks:     map[jobs.SessionID]*childLock{},
 		scopes:    map[jobs.SessionID]int{},
@@ -166,11 +166,30 @@ func (s *Service) provider(name string) (Provider, error) {
 // user's top-level session), a live parent: it may start children and
 // receive their reports and notices until detach is called. Only this very
 // value is authorized, never a copy with the same id. Root must be a
-// pointer.
+// pointer. The messages it receives are not recorded; see AttachDurable.
 func (s *Service) Attach(root Agent) (detach func(), err error) {
 	if err := checkPointer(root); err != nil {
 		return nil, err
 	}
+	return s.attach(root, nil)
+}
+
+// An attachedRoot is a live root; inbox is set for a durable one.
+type attachedRoot struct {
+	agent Agent
+	inbox *rootInbox
+}
+
+// deliver hands msg to the root, recording it first on a durable root's
+// stream.
+func (r attachedRoot) deliver(ctx context.Context, msg subagents.Message, wake bool) error {
+	if r.inbox != nil {
+		return r.inbox.deliver(ctx, r.agent, msg, wake)
+	}
+	return r.agent.Deliver(msg, wake)
+}
+
+func (s *Service) attach(root Agent, in *rootInbox) (detach func(), err error) {
 	id := root.ID()
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -183,11 +202,11 @@ func (s *Service) Attach(root Agent) (detach func(), err error) {
 	if _, live := s.children[id]; live {
 		return nil, newError(subagents.ErrorCodeDuplicateChild, nil, "attach %s: a child with this id is live", id)
 	}
-	s.roots[id] = root
+	s.roots[id] = attachedRoot{agent: root, inbox: in}
 	return func() {
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		if s.roots[id] == root {
+		if s.roots[id].agent == root {
 			delete(s.roots, id)
 		}
 	}, nil
@@ -283,7 +302,7 @@ func (s *Service) liveLocked(a Agent) (act *activation, ok bool) {
 	if act := s.children[id]; act != nil {
 		return act, act.state == stateResident && act.agent == a
 	}
-	if r, ok := s.roots[id]; ok && r == a {
+	if r, ok := s.roots[id]; ok && r.agent == a {
 		return nil, true
 	}
 	return nil, false

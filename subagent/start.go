@@ -81,7 +81,7 @@ func (s *Service) lineage(ctx context.Context, run Run) (Run, error) {
 		return run, nil
 	}
 	s.mu.Lock()
-	attached := s.roots[agent.ID()] == agent
+	attached := s.roots[agent.ID()].agent == agent
 	s.mu.Unlock()
 	if attached {
 		return run, nil // the runtime attached it itself and detaches it

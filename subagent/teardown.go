@@ -259,7 +259,7 @@ func (s *Service) finalFlush(ctx context.Context, a *activation) {
 // parent (reserved in its inbox) or an attached root.
 type noticeTarget struct {
 	child *activation
-	root  Agent
+	root  *attachedRoot
 	wake  bool
 }
 
@@ -287,7 +287,7 @@ func (s *Service) noticeLocked(a *activation, reason subagents.StopReason, last 
 		return &msg, noticeTarget{child: p, wake: wake}
 	}
 	if root, ok := s.roots[a.header.ParentSession]; ok {
-		return &msg, noticeTarget{root: root, wake: wake}
+		return &msg, noticeTarget{root: &root, wake: wake}
 	}
 	return nil, noticeTarget{}
 }
@@ -297,7 +297,7 @@ func (s *Service) sendNotice(a *activation, msg subagents.Message, to noticeTarg
 	if to.child != nil {
 		err = s.deliver(context.Background(), to.child, msg, to.wake)
 	} else {
-		err = to.root.Deliver(msg, to.wake)
+		err = to.root.deliver(context.Background(), msg, to.wake)
 	}
 	if err != nil {
 		s.log.Warn("subagent: settlement notice not delivered", "child", a.id, "parent", a.header.ParentSession, "err", err)
