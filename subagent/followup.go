@@ -92,6 +92,7 @@ func (s *Service) authorizeLocked(parent Agent, child, stored jobs.SessionID) er
 // as its first message; the caller holds the child lock.
 func (s *Service) resume(ctx context.Context, parent Agent, child jobs.SessionID, msg subagents.Message) (subagents.MessageID, error) {
 	var none subagents.MessageID
+	began := s.now()
 	h, header, desc, err := s.resumable(ctx, parent, child)
 	if err != nil {
 		return none, err
@@ -108,6 +109,7 @@ func (s *Service) resume(ctx context.Context, parent Agent, child jobs.SessionID
 	if err != nil {
 		return none, err
 	}
+	s.obs.Resumed(child, s.now().Sub(began), len(h.records))
 	return msg.ID, nil
 }
 
