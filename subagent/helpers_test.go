@@ -237,3 +237,20 @@ func (f *fixture) lastEnd(id jobs.SessionID) subagents.SubagentResidencyEnded {
 	f.t.Fatalf("%s has no residency-ended fact: %v", id, f.types(id))
 	return subagents.SubagentResidencyEnded{}
 }
+
+// typesOf lists the fact types of a stream of store.
+func typesOf(store *subagenttest.MemStore, id jobs.SessionID) []string {
+	var out []string
+	for rec, err := range store.ReadStream(context.Background(), journal.Stream(id), 0) {
+		if err != nil {
+			return append(out, "error: "+err.Error())
+		}
+		f, err := subagents.DecodeFact(rec.Payload)
+		if err != nil {
+			out = append(out, "?")
+			continue
+		}
+		out = append(out, f.FactType())
+	}
+	return out
+}

@@ -8,13 +8,19 @@ import (
 	"github.com/jobgen/jobgen/generated/subagents"
 )
 
-// A Provider starts subagent runs of one kind (a fork of the parent, a
-// fresh specialist …). Registered with Service.RegisterProvider under its
-// Name. A provider that also implements ContinuablePreparer can create
-// continuable children; it never takes part in their resume.
+// A Provider makes subagents of one kind (a fork of the parent, a fresh
+// specialist …), registered with Service.RegisterProvider under its Name.
+// What it can make is the methods it has: a OneShotProvider starts one-shot
+// runs, a ContinuablePreparer creates continuable children (and never
+// takes part in their resume); it is at least one of them.
 type Provider interface {
 	// Name is the provider's registered name.
 	Name() string
+}
+
+// A OneShotProvider is a Provider that starts one-shot runs.
+type OneShotProvider interface {
+	Provider
 	// Capabilities says which optional parts of a StartRequest it honours.
 	Capabilities() Capabilities
 	// Start starts a one-shot run. The request was checked against
@@ -26,6 +32,26 @@ type Provider interface {
 // It contributes only detached data for the first creation: the seed.
 type ContinuablePreparer interface {
 	PrepareContinuable(ctx context.Context, req ContinuableCreateRequest) (ContinuableCreateSpec, error)
+}
+
+// Continuable returns a provider of continuable children only, named name,
+// whose seed prepare returns; a nil prepare seeds nothing.
+func Continuable(name string, prepare func(ctx context.Context, req ContinuableCreateRequest) (ContinuableCreateSpec, error)) Provider {
+	return continuableFunc{name, prepare}
+}
+
+type continuableFunc struct {
+	name    string
+	prepare func(context.Context, ContinuableCreateRequest) (ContinuableCreateSpec, error)
+}
+
+func (c continuableFunc) Name() string { return c.name }
+
+func (c continuableFunc) PrepareContinuable(ctx context.Context, req ContinuableCreateRequest) (ContinuableCreateSpec, error) {
+	if c.prepare == nil {
+		return ContinuableCreateSpec{}, nil
+	}
+	return c.prepare(ctx, req)
 }
 
 // Capabilities are the optional request fields a provider honours for

@@ -114,11 +114,17 @@ func New(opts ...Option) *Service {
 }
 
 // RegisterProvider registers p under its name and returns the function that
-// removes it. A second provider of the same name is ErrDuplicateProvider.
-// Removing a provider does not touch children it created: their resume
-// never asks a provider.
+// removes it. A second provider of the same name is ErrDuplicateProvider; a
+// provider that is neither a OneShotProvider nor a ContinuablePreparer is
+// ErrUnsupportedCapability. Removing a provider does not touch children it
+// created: their resume never asks a provider.
 func (s *Service) RegisterProvider(p Provider) (remove func(), err error) {
 	name := p.Name()
+	_, oneShot := p.(OneShotProvider)
+	_, continuable := p.(ContinuablePreparer)
+	if !oneShot && !continuable {
+		return nil, newError(subagents.ErrorCodeUnsupportedCapability, nil, "provider %q can neither start one-shot runs nor prepare continuable children", name)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if _, dup := s.providers[name]; dup {

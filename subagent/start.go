@@ -16,7 +16,8 @@ const JobKind = "subagent"
 
 // Start starts an ordinary one-shot run through the named provider; the run
 // belongs to the caller, who must Dispose it. Checks run in this order: the
-// provider (ErrNoProvider); the capabilities the request uses, in the order
+// provider (ErrNoProvider), a OneShotProvider (ErrUnsupportedCapability);
+// the capabilities the request uses, in the order
 // outputSchema, depthLimit, toolFilter, persona (ErrUnsupportedCapability);
 // MaxDepth (not negative) and the output schema (an object at the root)
 // (ErrInvalidRequest). The provider then gets the request with a one-shot
@@ -36,9 +37,13 @@ func (s *Service) Start(ctx context.Context, provider string, req StartRequest) 
 	if closing {
 		return nil, newError(subagents.ErrorCodeDraining, nil, "the manager is draining")
 	}
-	p, err := s.provider(provider)
+	registered, err := s.provider(provider)
 	if err != nil {
 		return nil, err
+	}
+	p, ok := registered.(OneShotProvider)
+	if !ok {
+		return nil, newError(subagents.ErrorCodeUnsupportedCapability, nil, "provider %q does not support one-shot runs (no Start capability)", provider)
 	}
 	caps := p.Capabilities()
 	for _, c := range []struct {
