@@ -68,6 +68,7 @@ type activation struct {
 	header subagents.ChildHeader
 	desc   subagents.Descriptor
 	run    subagents.RunID
+	cp     checkpointCursor // where the child's checkpoints stand
 	inbox  *inbox
 	poke   chan struct{}
 	done   chan struct{} // closed when the residency is over

@@ -17,13 +17,14 @@ import (
 )
 
 const (
-	created   = subagents.SubagentCreatedType
-	seeded    = subagents.SubagentSeededType
-	started   = subagents.SubagentResidencyStartedType
-	ended     = subagents.SubagentResidencyEndedType
-	accepted  = subagents.SubagentMessageAcceptedType
-	claimed   = subagents.SubagentMessageClaimedType
-	discarded = subagents.SubagentMessageDiscardedType
+	created    = subagents.SubagentCreatedType
+	seeded     = subagents.SubagentSeededType
+	started    = subagents.SubagentResidencyStartedType
+	ended      = subagents.SubagentResidencyEndedType
+	accepted   = subagents.SubagentMessageAcceptedType
+	claimed    = subagents.SubagentMessageClaimedType
+	discarded  = subagents.SubagentMessageDiscardedType
+	checkpoint = subagents.SubagentCheckpointType
 )
 
 func TestStartContinuableReturnsAtAcceptanceWithTheCreationFactsWritten(t *testing.T) {
@@ -73,7 +74,7 @@ func TestAChildThatGoesIdleSettlesAndItsParentIsNoticed(t *testing.T) {
 				if f.svc.State("c1") != subagent.Absent || f.host.Agent("c1") != nil {
 					t.Fatalf("child still resident after going idle: %v", f.svc.State("c1"))
 				}
-				if got, want := f.types("c1"), []string{created, started, accepted, claimed, ended}; !slices.Equal(got, want) {
+				if got, want := f.types("c1"), []string{created, started, accepted, claimed, ended, checkpoint}; !slices.Equal(got, want) {
 					t.Fatalf("stream %v, want %v", got, want)
 				}
 				end := f.facts("c1")[4].(subagents.SubagentResidencyEnded)
@@ -132,13 +133,24 @@ func TestFollowupResumesAnAbsentChildColdFromItsStream(t *testing.T) {
 			t.Fatal(err)
 		}
 		a := f.host.Agent("c1")
-		if a == nil || !a.Child.Resumed || len(a.Child.History) != 5 || a.Child.Descriptor.Label != "child c1" {
+		if a == nil || !a.Child.Resumed || a.Child.Descriptor.Label != "child c1" {
 			t.Fatalf("resumed agent %+v", a)
+		}
+		var history []string
+		for rec, err := range a.Child.History(context.Background()) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			f, _ := subagents.DecodeFact(rec.Payload)
+			history = append(history, f.FactType())
+		}
+		if want := []string{created, started, accepted, claimed, ended, checkpoint}; len(history) < len(want) || !slices.Equal(history[:len(want)], want) {
+			t.Fatalf("the host's History %v, want the whole stream from %v", history, want)
 		}
 		if got := ids(a.Delivered()); !slices.Equal(got, []subagents.MessageID{id}) {
 			t.Fatalf("delivered %v, want only the follow-up (the prompt was claimed)", got)
 		}
-		st := f.facts("c1")[5].(subagents.SubagentResidencyStarted)
+		st := f.facts("c1")[6].(subagents.SubagentResidencyStarted)
 		if !st.Resumed {
 			t.Fatal("residency-started of a cold resume does not say resumed")
 		}
@@ -433,10 +445,10 @@ func TestDrainDescendantsTearsDownChildrenFirstAndDiscardsWaitingMessages(t *tes
 		if got, want := f.host.Disposed(), []jobs.SessionID{"g", "c", "p"}; !slices.Equal(got, want) {
 			t.Fatalf("disposal order %v, want children first %v", got, want)
 		}
-		if got := f.types("g"); !slices.Contains(got, discarded) || got[len(got)-1] != ended {
+		if got := f.types("g"); !slices.Contains(got, discarded) || got[len(got)-2] != ended {
 			t.Fatalf("grandchild's unclaimed prompt was not discarded: %v", got)
 		}
-		end := f.facts("g")[len(f.facts("g"))-1].(subagents.SubagentResidencyEnded)
+		end := f.lastEnd("g")
 		if end.StopReason != subagents.StopReasonAborted {
 			t.Fatalf("a drained child that never ran ended %s, want aborted", end.StopReason)
 		}
@@ -556,7 +568,7 @@ func TestTheFinalFlushGoesThroughTheSessionBarrier(t *testing.T) {
 			t.Fatalf("the runtime's listener ran %d times at teardown, live %v: want one final flush through the barrier and the session ended", runtimeFlushes-before, sessions.Live("c1"))
 		}
 		// the residency's end is durable
-		if got := f.restart().types("c1"); got[len(got)-1] != ended {
+		if got := f.restart().types("c1"); got[len(got)-2] != ended {
 			t.Fatalf("after the final flush the stream ends %v", got)
 		}
 	})
@@ -574,7 +586,7 @@ func TestAFailedFinalFlushIsOnlyLogged(t *testing.T) {
 		if err := f.svc.DrainChildren(context.Background(), f.root, []jobs.SessionID{"c1"}); err != nil {
 			t.Fatalf("drain whose final flush failed: %v, want nil (the failure is only logged)", err)
 		}
-		if got := f.types("c1"); got[len(got)-1] != ended {
+		if got := f.types("c1"); got[len(got)-2] != ended {
 			t.Fatalf("stream ends %v, want the residency's end recorded", got)
 		}
 		logged := log.find("final flush")

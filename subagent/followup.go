@@ -15,7 +15,9 @@ import (
 // folds the created fact's descriptor (not continuable: ErrNotResumable, do
 // not retry), ends residencies a crash left open, redelivers every accepted
 // message nobody claimed or discarded, in acceptance order, then the
-// follow-up. No provider takes part.
+// follow-up. No provider takes part. The resume reads the child's last
+// checkpoint and only what follows it, so it costs the same however long
+// the child's history grew.
 func (s *Service) Followup(ctx context.Context, parent Agent, child jobs.SessionID, content []subagents.ContentBlock, opts FollowupOptions) (subagents.MessageID, error) {
 	var none subagents.MessageID
 	if err := cancelled(ctx, "follow up child "+string(child)); err != nil {
@@ -98,18 +100,19 @@ func (s *Service) resume(ctx context.Context, parent Agent, child jobs.SessionID
 		return none, err
 	}
 	a := s.newActivation(child, header, desc)
+	a.cp = h.cp
 	err = s.openResidency(ctx, a, opening{
 		verb:      "resume",
 		parent:    parent,
-		child:     Child{ID: child, Run: a.run, Header: header, Descriptor: desc, Seed: h.seed, Resumed: true, History: h.records},
+		child:     Child{ID: child, Run: a.run, Header: header, Descriptor: desc, Seed: h.seed, Resumed: true, store: s.store},
 		facts:     resumeFacts(a, h.open, msg, s.now().UnixMilli()),
-		redeliver: h.pending,
+		redeliver: h.pending(),
 		first:     msg,
 	})
 	if err != nil {
 		return none, err
 	}
-	s.obs.Resumed(child, s.now().Sub(began), len(h.records))
+	s.obs.Resumed(child, s.now().Sub(began), h.read)
 	return msg.ID, nil
 }
 
@@ -130,17 +133,17 @@ func (s *Service) resumable(ctx context.Context, parent Agent, child jobs.Sessio
 		return nil, header, desc, err
 	}
 	s.mu.Lock()
-	err = s.authorizeLocked(parent, child, h.created.Header.ParentSession)
+	err = s.authorizeLocked(parent, child, h.header.ParentSession)
 	parentAct, _ := s.liveLocked(parent)
 	s.mu.Unlock()
 	if err != nil {
 		return nil, header, desc, err
 	}
-	desc, err = foldDescriptor(child, h.created)
+	desc, err = foldDescriptor(child, h.desc)
 	if err != nil {
 		return nil, header, desc, err
 	}
-	header = h.created.Header
+	header = h.header
 	if parentAct != nil && parentAct.header.DelegationDepth+1 > header.DelegationDepth {
 		header.DelegationDepth = parentAct.header.DelegationDepth + 1
 	}

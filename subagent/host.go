@@ -3,6 +3,7 @@ package subagent
 import (
 	"context"
 	"encoding/json"
+	"iter"
 
 	"github.com/jobgen/jobgen/generated/jobs"
 	"github.com/jobgen/jobgen/generated/subagents"
@@ -11,8 +12,8 @@ import (
 
 // A Host is the runtime's side of the seam: it makes live agents. The
 // manager calls Materialize once per residency of a child — at creation with
-// the provider's seed, and at each cold resume with everything the child's
-// stream holds — and never runs a model itself.
+// the provider's seed, and at each cold resume with the child's seed and
+// its stream (Child.History) — and never runs a model itself.
 type Host interface {
 	// Materialize returns a live agent for child that reports to inbox. The
 	// agent has no turn running and holds no message yet: the manager delivers
@@ -36,12 +37,22 @@ type Child struct {
 	Descriptor subagents.Descriptor
 	// Seed is the provider's seed (a parent's completed-turn prefix), in order.
 	Seed []json.RawMessage
-	// Resumed reports a cold resume: History then holds the child's stream.
+	// Resumed reports a cold resume from the child's stream.
 	Resumed bool
-	// History is every record on the child's stream at a cold resume, the
-	// manager's facts and whatever the runtime appended, in seq order; nil at
-	// creation. The host folds what it needs (its own turn facts) from it.
-	History []journal.Record
+
+	store journal.Store
+}
+
+// History yields every record on the child's stream — the manager's facts
+// and whatever the runtime appended — in seq order, read from the store as
+// the host iterates: the manager itself reads only what follows the last
+// checkpoint, and a host that folds its own facts from the stream asks for
+// the whole of it here. At creation it yields nothing.
+func (c Child) History(ctx context.Context) iter.Seq2[journal.Record, error] {
+	if c.store == nil || !c.Resumed {
+		return func(func(journal.Record, error) bool) {}
+	}
+	return c.store.ReadStream(ctx, journal.Stream(c.ID), 0)
 }
 
 // An Agent is one residency of one child, as the host runs it.

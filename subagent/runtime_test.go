@@ -27,7 +27,7 @@ func TestAWakingMessageNoTurnTookIsDiscardedAndTheChildStopped(t *testing.T) {
 			t.Fatalf("child %v after a turn that took nothing, want settled", f.svc.State("c1"))
 		}
 		fs := f.facts("c1")
-		d, ok := fs[len(fs)-2].(subagents.SubagentMessageDiscarded)
+		d, ok := fs[len(fs)-3].(subagents.SubagentMessageDiscarded)
 		if !ok || d.Why != "no turn took it" {
 			t.Fatalf("stream %v, want the prompt discarded before the end", f.types("c1"))
 		}

@@ -159,10 +159,10 @@ func (s *Service) finish(ctx context.Context, a *activation) {
 	if err := agent.Dispose(ctx); err != nil {
 		failures = append(failures, fmt.Errorf("dispose the agent: %w", err))
 	}
-	reason, last := s.closeInbox(a, len(failures) > 0)
-	err := s.appendFacts(context.WithoutCancel(ctx), a.stream, &subagents.SubagentResidencyEnded{
+	reason, last, cp := s.closeInbox(a, len(failures) > 0)
+	err := s.recordEnd(context.WithoutCancel(ctx), a, &subagents.SubagentResidencyEnded{
 		Run: a.run, At: s.now().UnixMilli(), StopReason: reason, LastMessage: last,
-	})
+	}, cp)
 	if err != nil {
 		failures = append(failures, fmt.Errorf("record the residency's end: %w", err))
 	}
@@ -190,16 +190,17 @@ func (s *Service) waitChildren(a *activation) []error {
 	return failures
 }
 
-// closeInbox ends the residency's inbox and returns its stop reason and
-// closing message: the last turn's, except that a residency whose agent
+// closeInbox ends the residency's inbox and returns its checkpoint (the
+// messages still waiting), its stop reason and closing message: the last turn's, except that a residency whose agent
 // refused its first message, or whose teardown failed, ended in error, and
 // one that left a waking message unrun (discarded by a drain or because no
 // turn took it, or kept by Close for the next residency) was stopped, not
 // finished.
-func (s *Service) closeInbox(a *activation, failed bool) (subagents.StopReason, string) {
+func (s *Service) closeInbox(a *activation, failed bool) (subagents.StopReason, string, *subagents.SubagentCheckpoint) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	a.inbox.closed = true
+	cp := s.checkpointFactLocked(a)
 	reason, last := a.lastReason, a.lastMessage
 	if reason == "" {
 		reason = subagents.StopReasonCompleted
@@ -210,7 +211,7 @@ func (s *Service) closeInbox(a *activation, failed bool) (subagents.StopReason, 
 	if failed || a.openFailed {
 		reason, last = subagents.StopReasonError, ""
 	}
-	return reason, last
+	return reason, last, cp
 }
 
 // leave takes a finished activation out of the tree and sends its parent

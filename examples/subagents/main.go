@@ -2,7 +2,7 @@
 // agent tree: a lead agent starts a continuable child, the child reports
 // halfway and settles, the process restarts (a new Service over the same
 // journal file, reopened), a follow-up resumes the child cold from its
-// stream, and the child's history is printed.
+// last checkpoint, and the child's history is printed.
 //
 //	go run ./examples/subagents
 package main
@@ -211,6 +211,8 @@ func printHistory(ctx context.Context, store journal.Store, child jobs.SessionID
 			what = fmt.Sprintf("%s: %s", short(f.Message), f.Why)
 		case subagents.SubagentResidencyEnded:
 			what = fmt.Sprintf("run %s %s: %q", short(f.Run), f.StopReason, f.LastMessage)
+		case subagents.SubagentCheckpoint:
+			what = fmt.Sprintf("#%d: %d waiting; a resume reads from here", f.Index, len(f.Waiting))
 		}
 		fmt.Fprintf(out, "%3d %-27s %s\n", rec.Seq, f.FactType(), what)
 	}

@@ -244,3 +244,32 @@ func (t *ToolFilter) UnmarshalJSON(data []byte) error {
 	t.Deny = wire.Deny
 	return nil
 }
+
+// A WaitingMessage is a message a child's inbox accepted that nobody claimed or
+// discarded, as a checkpoint keeps it for the next residency.
+type WaitingMessage struct {
+	// Message is the message as it was accepted.
+	Message Message `json:"message"`
+	// Wake reports whether the message was to wake the child.
+	Wake bool `json:"wake,omitzero"`
+}
+
+// UnmarshalJSON decodes w, refusing a missing required field or an ambiguous key.
+func (w *WaitingMessage) UnmarshalJSON(data []byte) error {
+	var wire struct {
+		Message *Message `json:"message"`
+		Wake    bool     `json:"wake"`
+	}
+	if err := json.Unmarshal(data, &wire); err != nil {
+		return err
+	}
+	if err := codec.CheckKeys("subagents.WaitingMessage", data, "message", "wake"); err != nil {
+		return err
+	}
+	if wire.Message == nil {
+		return codec.MissingField("subagents.WaitingMessage", "message")
+	}
+	w.Message = *wire.Message
+	w.Wake = wire.Wake
+	return nil
+}
