@@ -11,36 +11,41 @@ import (
 	"github.com/jobgen/jobgen/journal"
 )
 
-// DefaultCheckpointBucket is how many checkpoint pointers one pointer
-// stream holds before the next opens (see WithCheckpointBucket).
-const DefaultCheckpointBucket = 256
+// DefaultCheckpointBucket is how many checkpoint pointers a pointer stream
+// of a child holds before the next opens (see WithCheckpointBucket).
+const DefaultCheckpointBucket = 16
+
+// pointerLevels is how deep the tree of a child's pointer streams is: the
+// directory and the bucketed levels below it. With buckets of 16 a resume
+// reads at most 16 pointers a level up to 16⁴ = 65,536 checkpoints, and the
+// directory grows by one pointer every 4,096 checkpoints after that.
+const pointerLevels = 4
 
 // WithCheckpointBucket sets how many checkpoint pointers one pointer stream
-// <child>/checkpoints/<bucket> holds before the next one opens; a resume
-// reads the directory <child>/checkpoints (one record per bucket) and the
-// last bucket. n < 1 turns checkpoints off: every residency's end is then
-// only an ended fact, and a resume reads the whole stream. Tests use small
-// buckets to exercise the directory.
+// of a child holds before the next one opens (default 16); a resume reads
+// the directory and one bucket of each level below it. n < 1 turns
+// checkpoints off: a residency's end is then only an ended fact, and a
+// resume reads the whole stream, as before there were checkpoints
+// (checkpoints that other processes wrote on it still count in the fold).
+// Tests use small buckets to exercise every level.
 func WithCheckpointBucket(n int) Option { return func(s *Service) { s.bucket = n } }
 
 // A checkpointCursor is where a child's checkpoints stand: the last index
-// written, the bucket its pointer is in, and how many pointers that bucket
-// holds.
+// a pointer or a checkpoint showed.
 type checkpointCursor struct {
-	index, bucket, inBucket int
+	index int
 }
 
-// directoryStream is the pointer stream of a child's buckets, and
-// bucketStream the pointer stream of one bucket; ok is false when the
-// child's id is too long for either, and the child is then never
-// checkpointed.
+// directoryStream is the top pointer stream of a child, and levelStream
+// one bucket of a level below it; ok is false when the child's id is too
+// long for them, and the child is then never checkpointed.
 func directoryStream(child jobs.SessionID) (journal.Stream, bool) {
 	name := string(child) + "/checkpoints"
-	return journal.Stream(name), len(name)+1+len(strconv.Itoa(1<<31)) <= journal.MaxStreamBytes
+	return journal.Stream(name), len(name)+len("/0/")+len(strconv.Itoa(1<<31)) <= journal.MaxStreamBytes
 }
 
-func bucketStream(child jobs.SessionID, bucket int) journal.Stream {
-	return journal.Stream(string(child) + "/checkpoints/" + strconv.Itoa(bucket))
+func levelStream(child jobs.SessionID, level, bucket int) journal.Stream {
+	return journal.Stream(string(child) + "/checkpoints/" + strconv.Itoa(level) + "/" + strconv.Itoa(bucket))
 }
 
 // checkpointFactLocked is the checkpoint of an ending residency, or nil when
@@ -79,71 +84,77 @@ func (s *Service) recordEnd(ctx context.Context, a *activation, ended *subagents
 	return nil
 }
 
-// pointAt writes the pointer to checkpoint index at seq on the child's last
-// bucket, opening a new bucket (and its directory record) when that one is
-// full. A failure is logged: a resume then starts from an earlier
-// checkpoint and reads more.
+// pointAt writes the pointers to checkpoint index at seq: on its level-0
+// bucket, and on each level above whose bucket it opens, bottom up, so a
+// pointer never names a bucket that lacks it. A failure is logged: a resume
+// then starts from an earlier checkpoint and reads more.
 func (s *Service) pointAt(ctx context.Context, a *activation, index int, seq uint64) {
-	dir, _ := directoryStream(a.id)
-	c := a.cp
-	opens := c.index == 0 || c.inBucket >= s.bucket
-	if opens && c.index > 0 {
-		c.bucket, c.inBucket = c.bucket+1, 0
-	}
-	ptr := &subagents.SubagentCheckpointed{Child: a.id, Index: index, Seq: int64(seq), Bucket: c.bucket}
-	err := s.appendFacts(ctx, bucketStream(a.id, c.bucket), ptr)
-	if err == nil && opens {
-		err = s.appendFacts(ctx, dir, ptr)
-	}
-	if err != nil {
-		s.log.Warn("subagent: point at a checkpoint", "child", a.id, "checkpoint", index, "err", err)
+	p, f := index-1, s.bucket
+	span := 1 // f^level
+	for level := range pointerLevels {
+		if level > 0 && p%span != 0 {
+			return
+		}
+		stream, bucket := levelStream(a.id, level, p/(span*f)), p/span
+		if level == 0 {
+			bucket = p / f
+		}
+		if level == pointerLevels-1 {
+			stream, _ = directoryStream(a.id)
+		}
+		ptr := &subagents.SubagentCheckpointed{Child: a.id, Index: index, Seq: int64(seq), Level: level, Bucket: bucket}
+		if err := s.appendFacts(ctx, stream, ptr); err != nil {
+			s.log.Warn("subagent: point at a checkpoint", "child", a.id, "checkpoint", index, "level", level, "err", err)
+			return
+		}
+		span *= f
 	}
 }
 
 // lastPointer finds the child's last checkpoint without reading its
-// stream: the last record of its directory names the last bucket, whose
-// last record points at the checkpoint. It also returns where the next
-// pointer goes, and how many records it read.
-func (s *Service) lastPointer(ctx context.Context, child jobs.SessionID) (ptr subagents.SubagentCheckpointed, cur checkpointCursor, found bool, read int, err error) {
+// stream: the last pointer of its directory names a bucket a level down,
+// whose last pointer names one further down, to level 0, whose last pointer
+// is the checkpoint's. Each is also a pointer to an earlier checkpoint,
+// the one that opened its bucket, so a level a crash left short costs
+// reads, not the checkpoint. It returns how many records it read.
+func (s *Service) lastPointer(ctx context.Context, child jobs.SessionID) (ptr subagents.SubagentCheckpointed, found bool, read int, err error) {
 	dir, ok := directoryStream(child)
-	if !ok {
-		return ptr, cur, false, 0, nil
+	if !ok || s.bucket < 1 {
+		return ptr, false, 0, nil
 	}
-	last := func(stream journal.Stream) (p subagents.SubagentCheckpointed, n int, err error) {
+	last := func(stream journal.Stream) (p subagents.SubagentCheckpointed, err error) {
 		for rec, err := range s.store.ReadStream(ctx, stream, 0) {
 			if err != nil {
-				return p, n, s.failure(ctx, err, "read %s", stream)
+				return p, s.failure(ctx, err, "read %s", stream)
 			}
-			n++
+			read++
 			f, err := subagents.DecodeFact(rec.Payload)
 			if err != nil {
-				return p, n, newError(subagents.ErrorCodeNotResumable, err, "%s: record %d", stream, rec.Seq)
+				return p, newError(subagents.ErrorCodeNotResumable, err, "%s: record %d", stream, rec.Seq)
 			}
 			if c, ok := f.(subagents.SubagentCheckpointed); ok && c.Index > p.Index {
 				p = c
 			}
 		}
-		return p, n, nil
+		return p, nil
 	}
-	top, n, err := last(dir)
-	if err != nil || top.Index == 0 {
-		return ptr, cur, false, n, err
+	ptr, err = last(dir)
+	for level := pointerLevels - 2; err == nil && ptr.Index > 0 && level >= 0; level-- {
+		var below subagents.SubagentCheckpointed
+		below, err = last(levelStream(child, level, ptr.Bucket))
+		if below.Index < ptr.Index {
+			break
+		}
+		ptr = below
 	}
-	ptr, m, err := last(bucketStream(child, top.Bucket))
-	if err != nil {
-		return ptr, cur, false, n + m, err
-	}
-	if ptr.Index < top.Index {
-		ptr, m = top, 1
-	}
-	return ptr, checkpointCursor{index: ptr.Index, bucket: top.Bucket, inBucket: m}, true, n + m, nil
+	return ptr, err == nil && ptr.Index > 0, read, err
 }
 
 // readHistory folds the child's stream from its last checkpoint, or from
 // its start when it has none (or its pointer does not lead to it, which is
 // logged). The seed is read from the records after the created fact.
 func (s *Service) readHistory(ctx context.Context, id jobs.SessionID) (*history, error) {
-	ptr, cur, found, read, err := s.lastPointer(ctx, id)
+	ptr, found, read, err := s.lastPointer(ctx, id)
 	if err != nil {
 		return nil, err
 	}
@@ -151,7 +162,6 @@ func (s *Service) readHistory(ctx context.Context, id jobs.SessionID) (*history,
 		h, err := s.foldFrom(ctx, id, ptr)
 		if err == nil {
 			h.read += read
-			h.cp = checkpointCursor{index: max(h.cp.index, cur.index), bucket: cur.bucket, inBucket: cur.inBucket}
 			return h, s.readSeed(ctx, id, h)
 		}
 		s.log.Warn("subagent: a checkpoint pointer leads nowhere; reading the whole stream", "child", id, "checkpoint", ptr.Index, "seq", ptr.Seq, "err", err)

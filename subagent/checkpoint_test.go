@@ -58,8 +58,8 @@ func TestAResumeReadsOnlyWhatFollowsTheLastCheckpoint(t *testing.T) {
 			bucket  int
 			maxRead int
 		}{
-			{"checkpoints in buckets of 4", 4, 30},
-			{"checkpoints in buckets of 256", subagent.DefaultCheckpointBucket, 70},
+			{"checkpoints in buckets of 4", 4, 25},
+			{"checkpoints in buckets of 16", subagent.DefaultCheckpointBucket, 25},
 			{"no checkpoints", 0, 1 << 30},
 		} {
 			reads := &readCounter{}
@@ -170,8 +170,8 @@ func TestAPointerThatLeadsNowhereFallsBackToTheWholeStream(t *testing.T) {
 		logOpt, log := withLog()
 		f := newFixture(t, nil, logOpt)
 		f.residencies(3)
-		bogus, _ := subagents.EncodeFact(subagents.SubagentCheckpointed{Child: "c1", Index: 99, Seq: 2, Bucket: 0})
-		f.store.Append(context.Background(), "c1/checkpoints/0", journal.Entry{Payload: bogus})
+		bogus, _ := subagents.EncodeFact(subagents.SubagentCheckpointed{Child: "c1", Index: 99, Seq: 2, Level: 0, Bucket: 0})
+		f.store.Append(context.Background(), "c1/checkpoints/0/0", journal.Entry{Payload: bogus})
 		if _, err := f.svc.Followup(context.Background(), f.root, "c1", text("x"), subagent.FollowupOptions{}); err != nil {
 			t.Fatal(err)
 		}
