@@ -646,6 +646,19 @@ func TestAgentsMustBePointersSoCopiesAreNeverAuthorized(t *testing.T) {
 	if _, err := svc.Attach(valueAgent{id: "root"}); err == nil || !strings.Contains(err.Error(), "must be a pointer") {
 		t.Fatalf("Attach of a value agent: %v", err)
 	}
+	// nor may a host hand out one: the child is rolled back
+	store := subagenttest.NewMemStore()
+	byValue := subagent.HostFunc(func(_ context.Context, c subagent.Child, _ subagent.Inbox) (subagent.Agent, error) {
+		return valueAgent{id: c.ID}, nil
+	})
+	svc = subagent.New(subagent.WithStore(store), subagent.WithHost(byValue))
+	svc.RegisterProvider(subagent.Continuable("fork", nil))
+	root := subagenttest.NewAgent("root")
+	svc.Attach(root)
+	_, _, err := svc.StartContinuable(context.Background(), subagent.ContinuableSpec{Provider: "fork", Label: "x", ChildID: "c1", Parent: root, Prompt: text("x")})
+	if err == nil || !strings.Contains(err.Error(), "must be a pointer") || store.Len("c1") != 0 {
+		t.Fatalf("a host's value agent: %v, %d facts; want a refusal that leaves nothing", err, store.Len("c1"))
+	}
 }
 
 // TestStartContinuableChecksInTheDocumentedOrder gives StartContinuable

@@ -113,7 +113,8 @@ func (in *rootInbox) deliver(ctx context.Context, root Agent, msg subagents.Mess
 	return nil
 }
 
-func (in *rootInbox) drop(id subagents.MessageID) bool {
+// dropLocked removes message id from the pending list; s.mu held.
+func (in *rootInbox) dropLocked(id subagents.MessageID) bool {
 	for i, p := range in.pending {
 		if p.msg.ID == id {
 			in.pending = append(in.pending[:i:i], in.pending[i+1:]...)
@@ -129,7 +130,7 @@ func (in *rootInbox) Claimed(ids ...subagents.MessageID) {
 	at := s.now().UnixMilli()
 	s.mu.Lock()
 	for _, id := range ids {
-		if in.drop(id) {
+		if in.dropLocked(id) {
 			facts = append(facts, &subagents.SubagentMessageClaimed{Message: id, At: at, Run: in.run})
 		}
 	}
@@ -155,7 +156,7 @@ func (in *rootInbox) Discarded(id subagents.MessageID, why string) { in.discard(
 func (in *rootInbox) discard(id subagents.MessageID, why string) {
 	s := in.s
 	s.mu.Lock()
-	ok := in.drop(id)
+	ok := in.dropLocked(id)
 	s.mu.Unlock()
 	if !ok {
 		return
