@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/jobgen/jobgen/gen"
+	"github.com/jobgen/jobgen/gen/gomod"
 )
 
 // withConfig reads the config file — --config, else, when no --spec is
@@ -73,6 +74,23 @@ type specFlags struct {
 	specs   []string
 	out     string
 	maxSize int64 // bytes; 0 means gen.DefaultMaxSpecSize
+
+	modules map[string]gen.Modules // by the directory of the specs that import through them
+}
+
+// modulesOf finds the modules the spec in file imports specs of: the go
+// command's view of the module holding it, asked once per directory.
+func (sf *specFlags) modulesOf(file string) gen.Modules {
+	dir := filepath.Dir(file)
+	if sf.modules == nil {
+		sf.modules = map[string]gen.Modules{}
+	}
+	if m, ok := sf.modules[dir]; ok {
+		return m
+	}
+	m := gomod.New(dir)
+	sf.modules[dir] = m
+	return m
 }
 
 func newFlagSet(name, summary string, stderr io.Writer) *flag.FlagSet {
@@ -195,7 +213,7 @@ func (sf *specFlags) parseSpecs(r *reporter) ([]*gen.Resolved, bool) {
 			ok = false
 			continue
 		}
-		spec, err := gen.Load(name, data)
+		spec, err := gen.LoadWith(name, data, gen.Options{Modules: sf.modulesOf(name)})
 		if err != nil {
 			r.err(err)
 			ok = false
