@@ -138,7 +138,7 @@ func readImport(im *Import, src importSource, rel string, chain importChain, err
 		errs.Add(im.SpecPos, "%s: %v", what, err)
 		return
 	}
-	next := importChain{specs: append(slices.Clone(chain.specs), src.full), module: src.module, modules: chain.modules}
+	next := importChain{specs: append(slices.Clone(chain.specs), src.full), module: src.module, modules: chain.modules, noSources: chain.noSources}
 	imported, err := loadChain(sub, src.file, data, next)
 	if err != nil {
 		var list ErrorList

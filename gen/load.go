@@ -49,7 +49,7 @@ func LoadFS(dir fs.FS, file string, data []byte) (*Resolved, error) {
 
 // LoadFSWith is LoadFS with opts, as LoadWith is Load with them.
 func LoadFSWith(dir fs.FS, file string, data []byte, opts Options) (*Resolved, error) {
-	return loadChain(dir, file, data, importChain{modules: opts.Modules, specs: []string{path.Base(filepath.ToSlash(file))}})
+	return loadChain(dir, file, data, importChain{modules: opts.Modules, noSources: opts.NoSources, specs: []string{path.Base(filepath.ToSlash(file))}})
 }
 
 // An importChain is how a load reached a spec: the path of each spec that
@@ -58,9 +58,10 @@ func LoadFSWith(dir fs.FS, file string, data []byte, opts Options) (*Resolved, e
 // spec was read from (nil for the first spec's tree), and what finds other
 // modules.
 type importChain struct {
-	specs   []string
-	module  *Module
-	modules Modules
+	specs     []string
+	module    *Module
+	modules   Modules
+	noSources bool
 }
 
 // loadChain is LoadFS for the last spec of an import chain. With a nil dir
@@ -70,8 +71,10 @@ func loadChain(dir fs.FS, file string, data []byte, chain importChain) (*Resolve
 	if spec == nil {
 		return nil, errs.Err()
 	}
-	if dir != nil {
+	if dir != nil && !chain.noSources {
 		errs = append(errs, readSources(spec, dir)...)
+	}
+	if dir != nil {
 		errs = append(errs, readImports(spec, dir, chain)...)
 	}
 	spec.incomplete = len(errs) > 0

@@ -61,4 +61,8 @@ type Options struct {
 	// Modules finds the modules of the other modules' specs a spec imports;
 	// nil refuses such an import with ErrNoModules.
 	Modules Modules
+	// NoSources reads the specs a spec imports but not the Go sources it
+	// names: enough to compare specs (jobgen breaking, whose older spec's
+	// sources may be gone), not to generate from one.
+	NoSources bool
 }
