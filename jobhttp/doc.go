@@ -10,6 +10,14 @@ parameter on its own. Every route is fenced by that session exactly as the
 registry fences reads: a job of another session and a job that does not exist
 answer the same 404, so a remote client cannot probe for ids.
 
+Before the session is asked, the request's Host header must be one of the
+names the server answers for (Options.Hosts; by default the loopback names
+localhost, 127.0.0.1 and [::1]); any other Host is a 403 for every route.
+This is the defence against DNS rebinding: a page on attacker.example whose
+name is re-pointed at this server is same-origin with it as far as the
+browser knows, Origin and Sec-Fetch-Site included, but its requests still
+say Host: attacker.example.
+
 # Routes
 
 Under the handler's root (mount it with http.StripPrefix to serve it below a

@@ -21,7 +21,24 @@ type Options struct {
 	Registry *registry.Registry
 	// Session returns the session of the request's caller, as the runtime
 	// authenticates it. An error answers 401 with the error's text withheld.
+	//
+	// Session runs only for a request whose Host header is one of Hosts:
+	// every other request, page and API, reads and writes alike, is a 403
+	// before anything else is looked at. A browser sends cookies and the
+	// same-origin markers to whatever host name a page was loaded from, so
+	// after a DNS rebinding (attacker.example re-pointed at this server) a
+	// page of the attacker's is "same-origin" with it; only the Host header
+	// still says which name the browser thinks it talks to.
 	Session func(*http.Request) (jobs.SessionID, error)
+	// Hosts lists the Host header values the handler answers for: a name or
+	// address ("jobs.example.com", "10.0.0.7", "[fd00::7]") allows any port,
+	// host:port allows that port alone. Names are compared without case and
+	// without a trailing dot. Empty means the loopback names localhost,
+	// 127.0.0.1 and [::1] on any port, which is right for a server listening
+	// on a loopback address; a server reachable under other names must list
+	// them. A listed name is trusted as this server's own: list no name
+	// another party controls.
+	Hosts []string
 	// History, when set, answers /api/history with the caller's execution
 	// intervals; without it that route is a 404.
 	History HistoryFunc
@@ -46,10 +63,11 @@ type HistoryFunc func(ctx context.Context, session jobs.SessionID) (any, error)
 // A Handler serves one registry over HTTP. Make one with New; it is safe for
 // concurrent use.
 type Handler struct {
-	opts Options
-	reg  *registry.Registry
-	mux  *http.ServeMux
-	log  *slog.Logger
+	opts  Options
+	reg   *registry.Registry
+	mux   *http.ServeMux
+	log   *slog.Logger
+	hosts hostSet
 
 	// done is closed by Close; every stream watches it.
 	done      chan struct{}
@@ -81,6 +99,10 @@ func New(opts Options) (*Handler, error) {
 	if opts.KeepAlive <= 0 {
 		opts.KeepAlive = 15 * time.Second
 	}
+	hosts, err := newHostSet(opts.Hosts)
+	if err != nil {
+		return nil, err
+	}
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -90,6 +112,7 @@ func New(opts Options) (*Handler, error) {
 		reg:     opts.Registry,
 		mux:     http.NewServeMux(),
 		log:     log,
+		hosts:   hosts,
 		done:    make(chan struct{}),
 		perSess: make(map[jobs.SessionID]int),
 	}
@@ -107,8 +130,14 @@ func New(opts Options) (*Handler, error) {
 	return h, nil
 }
 
-// ServeHTTP serves the page and the API.
+// ServeHTTP serves the page and the API to a request for one of
+// Options.Hosts, and refuses every other request with 403.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !h.hosts.allows(r.Host) {
+		h.log.Debug("jobhttp: host refused", "host", r.Host)
+		httpError(w, http.StatusForbidden, fmt.Sprintf("host %q is not a name this server answers for: add it to jobhttp Options.Hosts", r.Host))
+		return
+	}
 	h.mux.ServeHTTP(w, r)
 }
 

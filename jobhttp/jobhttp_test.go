@@ -326,7 +326,7 @@ func TestASlowFollowerNeverBlocksTheProducer(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	fmt.Fprintf(conn, "GET /api/jobs/%s/follow HTTP/1.1\r\nHost: x\r\n%s: alice\r\n\r\n", snap.ID, sessionHeader)
+	fmt.Fprintf(conn, "GET /api/jobs/%s/follow HTTP/1.1\r\nHost: 127.0.0.1\r\n%s: alice\r\n\r\n", snap.ID, sessionHeader)
 	// The client never reads a byte. The producer writes until the server
 	// has dropped the stalled stream, which frees the session's one slot.
 	line := strings.Repeat("y", 1023) + "\n"

@@ -3,9 +3,11 @@
 //
 //	go run ./examples/jobsweb            # http://127.0.0.1:8080/
 //	go run ./examples/jobsweb -addr 127.0.0.1:9000
+//	go run ./examples/jobsweb -addr :8080 -hosts devbox.lan,10.0.0.7
 //
 // Every request is the demo session's: a real runtime authenticates the
-// caller in Options.Session instead.
+// caller in Options.Session instead. The page answers only to the loopback
+// names unless -hosts lists the names it is reached by (jobhttp.Options.Hosts).
 package main
 
 import (
@@ -19,6 +21,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/jobgen/jobgen/generated/jobs"
@@ -34,6 +37,7 @@ const session jobs.SessionID = "demo"
 
 func main() {
 	addr := flag.String("addr", "127.0.0.1:8080", "address to serve the page on")
+	hosts := flag.String("hosts", "", "comma-separated host names the page is reached by (default: localhost, 127.0.0.1, [::1])")
 	flag.Parse()
 	dir, err := os.MkdirTemp("", "jobsweb-")
 	if err != nil {
@@ -46,15 +50,19 @@ func main() {
 		fmt.Fprintln(os.Stderr, "jobsweb:", err)
 		os.Exit(1)
 	}
-	if err := run(context.Background(), ln, dir, os.Stdout); err != nil {
+	var names []string
+	if *hosts != "" {
+		names = strings.Split(*hosts, ",")
+	}
+	if err := run(context.Background(), ln, dir, names, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "jobsweb:", err)
 		os.Exit(1)
 	}
 }
 
-// run serves the demo on ln until the launcher's signals end it, writing the
-// journal to dir.
-func run(ctx context.Context, ln net.Listener, dir string, out io.Writer) error {
+// run serves the demo on ln, to requests for hosts (nil: the loopback names),
+// until the launcher's signals end it, writing the journal to dir.
+func run(ctx context.Context, ln net.Listener, dir string, hosts []string, out io.Writer) error {
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	path := filepath.Join(dir, "jobs.journal")
 	store, err := journal.Open(path, journal.WithLogger(logger))
@@ -66,6 +74,7 @@ func run(ctx context.Context, ln net.Listener, dir string, out io.Writer) error 
 		Registry: reg,
 		Session:  func(*http.Request) (jobs.SessionID, error) { return session, nil },
 		History:  jobhttp.StoreHistory(store),
+		Hosts:    hosts,
 		Logger:   logger,
 	})
 	if err != nil {
