@@ -59,8 +59,20 @@ or whose Sec-Fetch-Site is cross-site, is refused as well (403).
 # Limits and shutdown
 
 A session may hold at most Options.MaxStreamsPerSession event streams at once
-(roster and follow together); one more is a 429. Close ends every open stream
-cleanly (a final "bye" event) and waits for their handlers to return; it is a
-disposer for launcher.Run, to run before the registry and the journal close.
+(roster and follow together); one more is a 429 with Retry-After and a body
+that says which limit it hit and what to do, and the page shows that and
+retries. Close ends every open stream cleanly (a final "bye" event) and
+waits for their handlers to return; it is a disposer for launcher.Run, to
+run before the registry and the journal close.
+
+The http.Server in front of a Handler should set ReadHeaderTimeout (a few
+seconds: clients that trickle headers), IdleTimeout (tens of seconds: idle
+keep-alive connections otherwise hold a descriptor and buffers for good),
+ReadTimeout and WriteTimeout (bounds on plain requests and responses).
+None of them cuts an event stream in use: a stream sets its own write
+deadline before each write, replacing WriteTimeout for it, and writes a
+keep-alive comment every Options.KeepAlive, so a client that stops reading
+or vanishes loses its stream after Options.WriteTimeout and frees its slot.
+examples/jobsweb shows the values.
 */
 package jobhttp

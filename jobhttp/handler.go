@@ -43,7 +43,11 @@ type Options struct {
 	// intervals; without it that route is a 404.
 	History HistoryFunc
 	// MaxStreamsPerSession caps the event streams one session holds open at
-	// once; zero means 8.
+	// once; zero means 8. A page holds one roster stream and one follow per
+	// expanded row, so one person rarely needs more than a few; a session
+	// that several people or many tabs share needs a higher cap. A stream
+	// past the cap is a 429 with Retry-After and a body saying what to do,
+	// and the page retries by itself.
 	MaxStreamsPerSession int
 	// WriteTimeout drops a stream whose client has not taken a write for this
 	// long; zero means 30 s.
@@ -176,16 +180,27 @@ func (h *Handler) withSession(next sessionHandler) http.HandlerFunc {
 	}
 }
 
-// openStream counts a stream against its session's cap. The returned release
-// must be called when the stream ends.
-func (h *Handler) openStream(session jobs.SessionID) (release func(), status int) {
+// streamRetryAfter is the Retry-After of a refused stream, in seconds: about
+// how long a browser takes to notice that a closed tab's stream is gone.
+const streamRetryAfter = "5"
+
+// openStream counts a stream against its session's cap, or answers the
+// request with why it cannot have one: 503 once the handler is closed, 429
+// with Retry-After and what to do when the session is at its cap. The
+// returned release must be called when the stream ends.
+func (h *Handler) openStream(w http.ResponseWriter, session jobs.SessionID) (release func(), ok bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closed {
-		return nil, http.StatusServiceUnavailable
+		httpError(w, http.StatusServiceUnavailable, "the server is shutting down")
+		return nil, false
 	}
-	if h.perSess[session] >= h.opts.MaxStreamsPerSession {
-		return nil, http.StatusTooManyRequests
+	if n := h.perSess[session]; n >= h.opts.MaxStreamsPerSession {
+		w.Header().Set("Retry-After", streamRetryAfter)
+		httpError(w, http.StatusTooManyRequests, fmt.Sprintf("this session is at its cap of open event streams "+
+			"(%d, jobhttp Options.MaxStreamsPerSession): close another page or followed job of the session, "+
+			"or raise the cap; retry in %s s", n, streamRetryAfter))
+		return nil, false
 	}
 	h.perSess[session]++
 	h.streams.Add(1)
@@ -196,7 +211,7 @@ func (h *Handler) openStream(session jobs.SessionID) (release func(), status int
 		}
 		h.mu.Unlock()
 		h.streams.Done()
-	}, 0
+	}, true
 }
 
 // jobID reads the {id} path value; a malformed id is as unknown as a missing one.

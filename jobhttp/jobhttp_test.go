@@ -244,9 +244,19 @@ func TestEventStreamsPerSessionAreCapped(t *testing.T) {
 	a.mustNext()
 	b.mustNext()
 	res := s.request("GET", "/api/jobs/events", "alice", nil, nil)
+	body, _ := io.ReadAll(res.Body)
 	res.Body.Close()
 	if res.StatusCode != http.StatusTooManyRequests {
 		t.Fatalf("third stream: %s, want 429", res.Status)
+	}
+	// The refusal says what to do: which limit, what to close, when to retry.
+	for _, want := range []string{"cap of open event streams (2, jobhttp Options.MaxStreamsPerSession)", "close another page", "retry in 5 s"} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("429 body %s does not say %q", body, want)
+		}
+	}
+	if ra := res.Header.Get("Retry-After"); ra != "5" {
+		t.Errorf("429 Retry-After %q, want 5", ra)
 	}
 	other := s.stream("/api/jobs/events", "bob", nil) // another session has its own cap
 	other.mustNext()

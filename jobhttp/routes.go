@@ -53,9 +53,8 @@ func (h *Handler) job(w http.ResponseWriter, r *http.Request, session jobs.Sessi
 // written are coalesced into the next one, so a burst of changes costs one
 // frame and a slow client costs no memory.
 func (h *Handler) rosterEvents(w http.ResponseWriter, r *http.Request, session jobs.SessionID) {
-	release, status := h.openStream(session)
-	if status != 0 {
-		httpError(w, status, http.StatusText(status))
+	release, ok := h.openStream(w, session)
+	if !ok {
 		return
 	}
 	defer release()
@@ -109,9 +108,8 @@ func (h *Handler) follow(w http.ResponseWriter, r *http.Request, session jobs.Se
 	if !ok {
 		return
 	}
-	release, status := h.openStream(session)
-	if status != 0 {
-		httpError(w, status, http.StatusText(status))
+	release, ok := h.openStream(w, session)
+	if !ok {
 		return
 	}
 	defer release()

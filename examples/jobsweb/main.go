@@ -75,12 +75,15 @@ func run(ctx context.Context, ln net.Listener, dir string, hosts []string, out i
 		Session:  func(*http.Request) (jobs.SessionID, error) { return session, nil },
 		History:  jobhttp.StoreHistory(store),
 		Hosts:    hosts,
-		Logger:   logger,
+		// Every visitor of the demo is the one demo session, and each page
+		// holds a roster stream and a follow per expanded row.
+		MaxStreamsPerSession: 32,
+		Logger:               logger,
 	})
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second}
+	srv := newHTTPServer(h, logger)
 
 	// Shutdown order: the page's streams end, the server stops, the registry
 	// settles every job (recording the facts), then the journal closes.
@@ -107,6 +110,39 @@ func run(ctx context.Context, ln net.Listener, dir string, hosts []string, out i
 			return nil
 		}
 	})
+}
+
+// The demo server's limits. They bound plain requests and idle connections,
+// never an event stream in use: a stream sets its own write deadline before
+// each write (jobhttp Options.WriteTimeout, which replaces WriteTimeout for
+// it) and writes a keep-alive every Options.KeepAlive, and a request without
+// a body stops counting against ReadTimeout once its handler runs.
+const (
+	// readHeaderTimeout bounds a request's headers: a client that trickles
+	// them (slowloris) is dropped.
+	readHeaderTimeout = 5 * time.Second
+	// readTimeout bounds a whole request, body included (a kill's).
+	readTimeout = 10 * time.Second
+	// writeTimeout bounds a plain response: the page, the roster, a kill.
+	writeTimeout = 30 * time.Second
+	// idleTimeout closes a keep-alive connection that carries no request, so
+	// idle connections cannot pile up descriptors and memory.
+	idleTimeout = 30 * time.Second
+	// maxHeaderBytes is far above what the page sends.
+	maxHeaderBytes = 16 << 10
+)
+
+// newHTTPServer returns the demo's server for h, with the limits above.
+func newHTTPServer(h http.Handler, logger *slog.Logger) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: readHeaderTimeout,
+		ReadTimeout:       readTimeout,
+		WriteTimeout:      writeTimeout,
+		IdleTimeout:       idleTimeout,
+		MaxHeaderBytes:    maxHeaderBytes,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}
 }
 
 // startJobs starts the demo's shell jobs: a build that finishes, a server that
