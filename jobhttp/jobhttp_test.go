@@ -174,6 +174,10 @@ func TestFollowRefusesBadOffsetsWith400(t *testing.T) {
 	p.job.Append("abc", jobs.AppendOptions{})
 	for _, tc := range []struct{ query, header string }{
 		{query: "?from=-1"}, {query: "?from=abc"}, {query: "?from=4"}, {header: "x"}, {header: "-5"},
+		// Only canonical decimal, as the server writes ids: no sign, no
+		// leading zeros, nothing around the digits.
+		{query: "?from=%2B3"}, {query: "?from=002"}, {query: "?from=00"}, {query: "?from=%203"}, {query: "?from=0x1"},
+		{header: "+3"}, {header: "01"}, {header: "-0"}, {header: "1e0"},
 	} {
 		h := map[string]string{}
 		if tc.header != "" {

@@ -252,7 +252,7 @@ func followStart(r *http.Request, total int64) (registry.FollowStart, error) {
 	}
 	off, err := strconv.ParseInt(raw, 10, 64)
 	switch {
-	case err != nil:
+	case err != nil || !canonicalDecimal(raw):
 		return registry.FollowStart{}, errors.New(name + ": not a byte offset")
 	case off < 0:
 		return registry.FollowStart{}, errors.New(name + ": negative offset")
@@ -260,6 +260,22 @@ func followStart(r *http.Request, total int64) (registry.FollowStart, error) {
 		return registry.FollowStart{}, errors.New(name + ": offset past the job's output")
 	}
 	return registry.FromOffset(off), nil
+}
+
+// canonicalDecimal reports whether s is a number as the server writes one:
+// decimal digits without a sign, and without leading zeros unless it is 0.
+// An id this server sent is always canonical, so anything else ("+3",
+// "007") is a client's own spelling, refused rather than guessed at.
+func canonicalDecimal(s string) bool {
+	if s == "" || (s[0] == '0' && len(s) > 1) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // kill asks a job to stop. It is refused unless it is a JSON POST from this
