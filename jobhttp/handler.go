@@ -72,6 +72,7 @@ type Handler struct {
 	mux   *http.ServeMux
 	log   *slog.Logger
 	hosts hostSet
+	cop   *http.CrossOriginProtection // guards kill against other sites' pages
 
 	// done is closed by Close; every stream watches it.
 	done      chan struct{}
@@ -117,6 +118,7 @@ func New(opts Options) (*Handler, error) {
 		mux:     http.NewServeMux(),
 		log:     log,
 		hosts:   hosts,
+		cop:     http.NewCrossOriginProtection(),
 		done:    make(chan struct{}),
 		perSess: make(map[jobs.SessionID]int),
 	}

@@ -216,6 +216,10 @@ func TestKillRefusesWhatACrossSiteFormCouldSend(t *testing.T) {
 		{"none", nil, http.StatusUnsupportedMediaType},
 		{"other origin", map[string]string{"Content-Type": "application/json", "Origin": "https://evil.example"}, http.StatusForbidden},
 		{"cross site", map[string]string{"Content-Type": "application/json", "Sec-Fetch-Site": "cross-site"}, http.StatusForbidden},
+		{"same site", map[string]string{"Content-Type": "application/json", "Sec-Fetch-Site": "same-site"}, http.StatusForbidden},
+		{"null origin", map[string]string{"Content-Type": "application/json", "Origin": "null"}, http.StatusForbidden},
+		{"other port", map[string]string{"Content-Type": "application/json", "Origin": "http://127.0.0.1:1"}, http.StatusForbidden},
+		{"form from this origin", map[string]string{"Content-Type": "application/x-www-form-urlencoded", "Origin": s.srv.URL, "Sec-Fetch-Site": "same-origin"}, http.StatusUnsupportedMediaType},
 	} {
 		res := s.request("POST", path, "alice", strings.NewReader(`{"reason":"x"}`), tc.header)
 		res.Body.Close()

@@ -7,7 +7,6 @@ import (
 	"io"
 	"mime"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -281,7 +280,7 @@ func canonicalDecimal(s string) bool {
 // kill asks a job to stop. It is refused unless it is a JSON POST from this
 // site (see the package doc), so no cross-site form can trigger it.
 func (h *Handler) kill(w http.ResponseWriter, r *http.Request, session jobs.SessionID) {
-	if status, msg := crossSite(r); status != 0 {
+	if status, msg := h.crossSite(r); status != 0 {
 		httpError(w, status, msg)
 		return
 	}
@@ -331,21 +330,16 @@ func killResult(k registry.KillResult) string {
 
 // crossSite refuses a state-changing request that a page on another site
 // could have made: a non-JSON body (every simple request is form-encoded,
-// multipart or text/plain), an Origin of another host, or a cross-site
-// Sec-Fetch-Site.
-func crossSite(r *http.Request) (int, string) {
+// multipart or text/plain), or what http.CrossOriginProtection refuses — a
+// cross-site Sec-Fetch-Site, or an Origin of another host. Both trust the
+// Host header, which ServeHTTP has checked already (see Options.Hosts).
+func (h *Handler) crossSite(r *http.Request) (int, string) {
 	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || mt != "application/json" {
 		return http.StatusUnsupportedMediaType, "Content-Type must be application/json"
 	}
-	if site := r.Header.Get("Sec-Fetch-Site"); site != "" && site != "same-origin" && site != "none" {
-		return http.StatusForbidden, "cross-site request refused"
-	}
-	if origin := r.Header.Get("Origin"); origin != "" {
-		u, err := url.Parse(origin)
-		if err != nil || u.Host != r.Host {
-			return http.StatusForbidden, "cross-origin request refused"
-		}
+	if err := h.cop.Check(r); err != nil {
+		return http.StatusForbidden, "cross-origin request refused"
 	}
 	return 0, ""
 }
