@@ -67,7 +67,7 @@ func (h *Handler) rosterEvents(w http.ResponseWriter, r *http.Request, session j
 	})
 	defer unsubscribe()
 
-	sse, err := startSSE(w, h.opts.WriteTimeout)
+	sse, err := h.startSSE(w)
 	if err != nil {
 		return
 	}
@@ -207,7 +207,7 @@ func (h *Handler) writeFollowed(w http.ResponseWriter, sse *sseWriter, id jobs.J
 	}
 	if sse == nil {
 		var err error
-		if sse, err = startSSE(w, h.opts.WriteTimeout); err != nil {
+		if sse, err = h.startSSE(w); err != nil {
 			return nil, err
 		}
 		sse.retry(2 * time.Second)
