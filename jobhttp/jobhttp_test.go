@@ -3,10 +3,10 @@ package jobhttp_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"github.com/jobgen/jobgen/jobhistory"
-	"github.com/jobgen/jobgen/journal"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -18,7 +18,9 @@ import (
 	"time"
 
 	"github.com/jobgen/jobgen/generated/jobs"
+	"github.com/jobgen/jobgen/jobhistory"
 	"github.com/jobgen/jobgen/jobhttp"
+	"github.com/jobgen/jobgen/journal"
 	"github.com/jobgen/jobgen/registry"
 )
 
@@ -422,5 +424,37 @@ func TestThePagesDecodersAreTheCompiledTypeScript(t *testing.T) {
 	out, err := exec.Command("../tools/ts/page.sh", "check").CombinedOutput()
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
+	}
+}
+
+// TestAKillThatFailsIsA502AndLogged: when the producer's Cancel fails, the
+// client gets a 502 without the error's text and the handler's logger gets
+// the error.
+func TestAKillThatFailsIsA502AndLogged(t *testing.T) {
+	var logs syncBuffer
+	s := newServer(t, jobhttp.Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	ended := make(chan struct{})
+	t.Cleanup(func() { close(ended) }) // before the server's cleanup, which closes the registry
+	snap, err := s.reg.Start(context.Background(), jobs.PlainJobStart{
+		JobStartCommon: jobs.JobStartCommon{Kind: "stubborn", Label: "setuid", Owner: "alice"},
+		Run: func(ctx context.Context, job jobs.RunningJob) (jobs.Hooks, error) {
+			return jobs.Hooks{
+				Cancel: func(string) error { return errors.New("signal refused: operation not permitted") },
+				Done:   func() (jobs.JobOutcome, error) { <-ended; return jobs.JobOutcome{Status: jobs.JobStatusCompleted}, nil },
+			}, nil
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := s.request("POST", "/api/jobs/"+snap.ID.String()+"/kill", "alice", strings.NewReader(`{"reason":"stop"}`),
+		map[string]string{"Content-Type": "application/json"})
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != http.StatusBadGateway || strings.Contains(string(body), "not permitted") {
+		t.Fatalf("a failed kill answered %s %s, want 502 without the error's text", res.Status, body)
+	}
+	if l := logs.String(); !strings.Contains(l, "level=ERROR") || !strings.Contains(l, "not permitted") || !strings.Contains(l, snap.ID.String()) {
+		t.Fatalf("a failed kill logged %q, want an error naming the job and the cause", l)
 	}
 }

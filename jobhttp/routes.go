@@ -307,6 +307,9 @@ func (h *Handler) kill(w http.ResponseWriter, r *http.Request, session jobs.Sess
 			lookupError(w, err)
 			return
 		}
+		// The producer's Cancel failed: the job runs on, and the client
+		// learns no more than that; the operator learns why.
+		h.log.Error("jobhttp: kill", "job", id, "session", session, "err", err)
 		httpError(w, http.StatusBadGateway, "the job could not be asked to stop")
 		return
 	}
