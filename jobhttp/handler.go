@@ -81,11 +81,7 @@ type Handler struct {
 
 	mu      sync.Mutex
 	perSess map[jobs.SessionID]int // open streams per session
-	closed  bool
 }
-
-// ErrClosed reports a stream refused because the Handler is closed.
-var ErrClosed = errors.New("jobhttp: handler closed")
 
 // New returns a Handler serving opts.Registry.
 func New(opts Options) (*Handler, error) {
@@ -151,11 +147,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // to return; later streams are refused with 503. Plain requests are not
 // affected: shut the http.Server down for those. Close may be called again.
 func (h *Handler) Close(ctx context.Context) error {
+	// Taking mu orders the close with openStream: a stream counted before
+	// it is waited for, and none is counted after it.
 	h.closeOnce.Do(func() {
 		h.mu.Lock()
-		h.closed = true
-		h.mu.Unlock()
 		close(h.done)
+		h.mu.Unlock()
 	})
 	waited := make(chan struct{})
 	go func() { h.streams.Wait(); close(waited) }()
@@ -193,9 +190,11 @@ const streamRetryAfter = "5"
 func (h *Handler) openStream(w http.ResponseWriter, session jobs.SessionID) (release func(), ok bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.closed {
+	select {
+	case <-h.done:
 		httpError(w, http.StatusServiceUnavailable, "the server is shutting down")
 		return nil, false
+	default:
 	}
 	if n := h.perSess[session]; n >= h.opts.MaxStreamsPerSession {
 		w.Header().Set("Retry-After", streamRetryAfter)
