@@ -44,10 +44,15 @@ does this by itself) or as ?from=OFFSET; an offset that fell out of the
 retained window resumes lossy (the first output frame says lossy). The stream
 ends after the status frame. A negative, malformed or future offset is a 400.
 
-A slow client never blocks the producer and never grows the server's memory:
-the stream reads the job's bounded record at its own cursor, so a client that
-falls behind the record's window resumes lossy. A client that stops reading
-for Options.WriteTimeout is dropped.
+Every follower of one job shares one read of it: the handler follows the
+job in the registry once, encodes each frame once with the generated encoder,
+and writes those same bytes to every follower at that frame's cursor, so the
+producer sees one follower however many there are. A follower elsewhere (a
+resume, or one that joined in the middle of a frame) reads the record itself
+up to the next shared frame. A slow client never blocks the producer and
+never grows the server's memory: the shared frames are bounded by the job's
+record, and a client that falls behind the record's window resumes lossy.
+A client that stops reading for Options.WriteTimeout is dropped.
 
 # Kill
 

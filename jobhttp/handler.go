@@ -81,6 +81,8 @@ type Handler struct {
 
 	mu      sync.Mutex
 	perSess map[jobs.SessionID]int // open streams per session
+	shares  map[jobs.JobID]*share  // the followed jobs' shares (see share)
+	sharing sync.WaitGroup         // the shares' goroutines
 }
 
 // New returns a Handler serving opts.Registry.
@@ -117,6 +119,7 @@ func New(opts Options) (*Handler, error) {
 		cop:     http.NewCrossOriginProtection(),
 		done:    make(chan struct{}),
 		perSess: make(map[jobs.SessionID]int),
+		shares:  make(map[jobs.JobID]*share),
 	}
 	static, err := fs.Sub(staticFiles, "static")
 	if err != nil {
@@ -155,7 +158,7 @@ func (h *Handler) Close(ctx context.Context) error {
 		h.mu.Unlock()
 	})
 	waited := make(chan struct{})
-	go func() { h.streams.Wait(); close(waited) }()
+	go func() { h.streams.Wait(); h.sharing.Wait(); close(waited) }()
 	select {
 	case <-waited:
 		return nil

@@ -43,17 +43,35 @@ func (h *Handler) startSSE(w http.ResponseWriter) (*sseWriter, error) {
 // JSON (the generated encoders never write a newline).
 func (s *sseWriter) event(name, id string, data []byte) error {
 	s.buf.Reset()
-	if id != "" {
-		s.buf.WriteString("id: ")
-		s.buf.WriteString(id)
-		s.buf.WriteByte('\n')
-	}
-	s.buf.WriteString("event: ")
-	s.buf.WriteString(name)
-	s.buf.WriteString("\ndata: ")
-	s.buf.Write(data)
-	s.buf.WriteString("\n\n")
+	s.buf.Write(appendEvent(s.buf.AvailableBuffer(), name, id, data))
 	return s.send()
+}
+
+// write writes events encoded by appendEvent, each under the write deadline,
+// and flushes once after the last.
+func (s *sseWriter) write(events ...[]byte) error {
+	for _, ev := range events {
+		_ = s.rc.SetWriteDeadline(time.Now().Add(s.timeout))
+		if _, err := s.w.Write(ev); err != nil {
+			return err
+		}
+	}
+	return s.flush()
+}
+
+// appendEvent appends one event to b: the id line when id is not empty, the
+// event name, and data on one line.
+func appendEvent(b []byte, name, id string, data []byte) []byte {
+	if id != "" {
+		b = append(b, "id: "...)
+		b = append(b, id...)
+		b = append(b, '\n')
+	}
+	b = append(b, "event: "...)
+	b = append(b, name...)
+	b = append(b, "\ndata: "...)
+	b = append(b, data...)
+	return append(b, "\n\n"...)
 }
 
 // comment writes a comment line, which clients ignore: a keep-alive.

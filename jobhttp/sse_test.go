@@ -18,17 +18,20 @@ import (
 )
 
 // noFlush wraps a ResponseWriter without Flush or Unwrap, as a careless
-// logging middleware does; wrote is closed at its first Write.
+// logging middleware does; wrote is closed once a Write carries mark.
 type noFlush struct {
 	w     http.ResponseWriter
+	mark  string
 	wrote chan struct{}
-	once  sync.Once
+	once  *sync.Once
 }
 
 func (n *noFlush) Header() http.Header  { return n.w.Header() }
 func (n *noFlush) WriteHeader(code int) { n.w.WriteHeader(code) }
 func (n *noFlush) Write(b []byte) (int, error) {
-	n.once.Do(func() { close(n.wrote) })
+	if bytes.Contains(b, []byte(n.mark)) {
+		n.once.Do(func() { close(n.wrote) })
+	}
 	return n.w.Write(b)
 }
 
@@ -64,9 +67,13 @@ func TestStreamsWorkBehindAMiddlewareWithoutFlush(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			wrote := make(chan struct{})
+			mark := "event: roster"
+			if route == "follow" {
+				mark = "compiling"
+			}
+			wrote, once := make(chan struct{}), &sync.Once{}
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				h.ServeHTTP(&noFlush{w: w, wrote: wrote}, r)
+				h.ServeHTTP(&noFlush{w: w, mark: mark, wrote: wrote, once: once}, r)
 			}))
 			defer srv.Close()
 			s := &server{t: t, reg: reg, h: h, srv: srv}
@@ -86,9 +93,9 @@ func TestStreamsWorkBehindAMiddlewareWithoutFlush(t *testing.T) {
 			select {
 			case <-wrote:
 			case b := <-body:
-				t.Fatalf("the %s stream ended before writing an event: %q", route, b)
+				t.Fatalf("the %s stream ended before writing %q: %q", route, mark, b)
 			case <-time.After(5 * time.Second):
-				t.Fatalf("the %s stream never wrote an event", route)
+				t.Fatalf("the %s stream never wrote %q", route, mark)
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			defer cancel()
