@@ -20,7 +20,9 @@ import (
 // a busy job with no follower (the baseline) and with 1,000 SSE followers
 // over loopback HTTP, in the same run (goal: ≤ 1.5× the baseline). It also
 // reports the events per second the followers received and the heap each
-// follower costs.
+// follower costs. peer=raw-tcp-1000 is the same producer while the same
+// windows reach 1,000 raw TCP connections (see benchRawBroadcast): what the
+// machine charges the producer for the bytes alone.
 //
 // It measures the steady state: before the timer starts, the producer
 // appends for warmUp, long enough for every follower to be awake and
@@ -29,6 +31,7 @@ import (
 // -benchtime=Nx, N at least 1,000,000 (make scoreboard does).
 func BenchmarkAppendWithFollowers(b *testing.B) {
 	const warmUp = 5 * jobs.DefaultObserveFlush
+	b.Run("peer=raw-tcp-1000", func(b *testing.B) { benchRawBroadcast(b, 1000) })
 	for _, n := range []int{0, 1000} {
 		b.Run(fmt.Sprintf("followers=%d", n), func(b *testing.B) {
 			s := newServer(b, jobhttp.Options{MaxStreamsPerSession: n + 1}) // its cleanup closes everything
@@ -39,8 +42,8 @@ func BenchmarkAppendWithFollowers(b *testing.B) {
 			runtime.GC()
 			runtime.ReadMemStats(&before)
 			ctx, cancel := context.WithCancel(context.Background())
-			var events atomic.Int64
-			ready, done := startFollowers(ctx, s, snap.ID, n, &events)
+			var events, read atomic.Int64
+			ready, done := startFollowers(ctx, s, snap.ID, n, &events, &read)
 			ready.Wait()
 			var after runtime.MemStats
 			runtime.GC()
@@ -54,14 +57,15 @@ func BenchmarkAppendWithFollowers(b *testing.B) {
 			}
 			b.ReportAllocs()
 			b.ResetTimer()
-			start, before0 := time.Now(), events.Load()
+			start, events0, read0 := time.Now(), events.Load(), read.Load()
 			for range b.N {
 				p.job.Append(line, jobs.AppendOptions{})
 			}
-			elapsed, got := time.Since(start).Seconds(), events.Load()-before0
+			elapsed, got, bytes := time.Since(start).Seconds(), events.Load()-events0, read.Load()-read0
 			b.StopTimer()
 			if n > 0 {
 				b.ReportMetric(float64(got)/elapsed, "frames/s")
+				b.ReportMetric(float64(bytes)/elapsed/1e6, "MB/s")
 				b.ReportMetric(float64(after.HeapInuse-before.HeapInuse)/float64(n), "heapB/follower")
 			}
 			cancel()
@@ -74,9 +78,10 @@ func BenchmarkAppendWithFollowers(b *testing.B) {
 var blankLine = []byte("\n\n")
 
 // startFollowers opens n follow streams of job id, each counting the events
-// it reads into events; ready is done when every stream has read its first
-// event, done when every stream has ended (after ctx is cancelled).
-func startFollowers(ctx context.Context, s *server, id jobs.JobID, n int, events *atomic.Int64) (ready, done *sync.WaitGroup) {
+// and bytes it reads into events and read; ready is done when every stream
+// has read its first event, done when every stream has ended (after ctx is
+// cancelled).
+func startFollowers(ctx context.Context, s *server, id jobs.JobID, n int, events, read *atomic.Int64) (ready, done *sync.WaitGroup) {
 	ready, done = &sync.WaitGroup{}, &sync.WaitGroup{}
 	// Browsers read a stream in large pieces; so do these clients.
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: n + 1, ReadBufferSize: 64 << 10}}
@@ -115,6 +120,7 @@ func startFollowers(ctx context.Context, s *server, id jobs.JobID, n int, events
 						first = false
 					}
 					events.Add(ends)
+					read.Add(int64(k))
 				}
 				if err != nil {
 					return

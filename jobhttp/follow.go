@@ -45,7 +45,7 @@ func (h *Handler) follow(w http.ResponseWriter, r *http.Request, session jobs.Se
 		return
 	}
 	f := &follower{h: h, sh: sh, session: session, id: snap.ID, sse: sse, cursor: cursor}
-	if err := f.run(r.Context()); err != nil && !errors.Is(err, context.Canceled) {
+	if err := f.run(r.Context()); err != nil {
 		h.log.Warn("jobhttp: follow", "job", snap.ID, "err", err)
 	}
 }
@@ -123,7 +123,9 @@ type follower struct {
 }
 
 // run writes the job's frames from the cursor on, with keep-alives, until
-// the status frame (nil), the client goes or the handler closes (a "bye").
+// the status frame, the client goes or the handler closes (a "bye"). Its
+// error is the registry's, never a write's: a client that went away is no
+// failure.
 func (f *follower) run(ctx context.Context) error {
 	keepAlive := time.NewTicker(f.h.opts.KeepAlive)
 	defer keepAlive.Stop()
@@ -131,23 +133,24 @@ func (f *follower) run(ctx context.Context) error {
 		st := f.sh.step(f.cursor, f.lossy, f.events[:0])
 		switch {
 		case st.status != nil:
-			return f.sse.write(st.status)
+			f.sse.write(st.status)
+			return nil
 		case st.err != nil:
 			return st.err
 		case len(st.events) > 0:
 			f.events = st.events
-			if err := f.sse.write(st.events...); err != nil {
-				return err
+			if f.sse.write(st.events...) != nil {
+				return nil
 			}
 			f.cursor, f.lossy = st.next, false
 			continue
 		case st.behind:
-			if err := f.catchUp(); err != nil {
+			if gone, err := f.catchUp(); gone || err != nil {
 				return err
 			}
 			continue
 		case st.readTo > 0:
-			if err := f.readPrivately(st.readTo); err != nil {
+			if gone, err := f.readPrivately(st.readTo); gone || err != nil {
 				return err
 			}
 			continue
@@ -155,14 +158,14 @@ func (f *follower) run(ctx context.Context) error {
 		select {
 		case <-st.wait:
 		case <-keepAlive.C:
-			if err := f.sse.comment("keep-alive"); err != nil {
-				return err
+			if f.sse.comment("keep-alive") != nil {
+				return nil
 			}
 		case <-f.h.done:
 			f.sse.event("bye", "", []byte(`{}`))
 			return nil
 		case <-ctx.Done():
-			return ctx.Err()
+			return nil
 		}
 	}
 }
@@ -170,18 +173,19 @@ func (f *follower) run(ctx context.Context) error {
 // catchUp moves a follower whose cursor lies below the share's first frame
 // up to it. When every byte between them has been evicted from the record,
 // the share's frames are as good as any: it jumps, and its next frame says
-// lossy. Otherwise it reads the retained bytes itself.
-func (f *follower) catchUp() error {
+// lossy. Otherwise it reads the retained bytes itself. gone reports that
+// the client went away meanwhile.
+func (f *follower) catchUp() (gone bool, err error) {
 	_, earliest, _, err := f.h.reg.FollowFrames(f.session, f.id, f.cursor, f.cursor)
 	if err != nil {
-		return err
+		return false, err
 	}
 	// Eviction only moves forward: a first cursor read after earliest that
 	// is still at or below it has nothing retained before it.
 	start := f.sh.firstCursor()
 	if f.cursor < earliest && start <= earliest {
 		f.cursor, f.lossy = start, true
-		return nil
+		return false, nil
 	}
 	return f.readPrivately(start)
 }
@@ -189,23 +193,24 @@ func (f *follower) catchUp() error {
 // readPrivately writes the retained bytes from the cursor up to to, a frame
 // boundary of the share, encoded for this follower alone, and moves the
 // cursor there. Bytes evicted in between make its first frame lossy, or the
-// share's next frame when nothing in between is retained.
-func (f *follower) readPrivately(to int64) error {
+// share's next frame when nothing in between is retained. gone reports that
+// the client went away meanwhile.
+func (f *follower) readPrivately(to int64) (gone bool, err error) {
 	frames, earliest, _, err := f.h.reg.FollowFrames(f.session, f.id, f.cursor, to)
 	if err != nil {
-		return err
+		return false, err
 	}
 	lossy := f.lossy || f.cursor < earliest
 	for i, frame := range frames {
 		frame.Lossy = frame.Lossy || (i == 0 && lossy)
 		ev, err := frameEvent(frame)
 		if err != nil {
-			return err
+			return false, err
 		}
-		if err := f.sse.write(ev); err != nil {
-			return err
+		if f.sse.write(ev) != nil {
+			return true, nil
 		}
 	}
 	f.cursor, f.lossy = to, lossy && len(frames) == 0
-	return nil
+	return false, nil
 }
