@@ -33,7 +33,7 @@ func (h *Handler) follow(w http.ResponseWriter, r *http.Request, session jobs.Se
 	if fromSet {
 		cursor = from
 	}
-	sh := h.joinShare(session, snap.ID)
+	sh := h.joinShare(session, snap)
 	defer h.leaveShare(sh)
 	sse, err := h.startSSE(w)
 	if err != nil {

@@ -32,16 +32,17 @@ type share struct {
 	cancel context.CancelFunc
 
 	mu      sync.Mutex
-	opened  bool     // the registry's stream has begun; start and end are set
-	entries []*entry // each begins where the previous ends
-	events  []byte   // the entries' events back to back, from entries[0].off
-	text    int      // text bytes in entries
-	keep    int      // text bytes to keep: the largest window of the record seen
-	start   int64    // the cursor entries[0] begins at; end when there are none
-	end     int64    // the cursor after the last entry
-	gone    int64    // the record's earliest offset at the last read: below it, nothing is retained
-	status  []byte   // the status event, once the stream ended with it
-	err     error    // why the stream ended without a status
+	opened  bool             // the registry's stream has begun; job, start and end are set
+	job     jobs.JobSnapshot // the job as the stream opened on it
+	entries []*entry         // each begins where the previous ends
+	events  []byte           // the entries' events back to back, from entries[0].off
+	text    int              // text bytes in entries
+	keep    int              // text bytes to keep: the largest window of the record seen
+	start   int64            // the cursor entries[0] begins at; end when there are none
+	end     int64            // the cursor after the last entry
+	gone    int64            // the record's earliest offset at the last read: below it, nothing is retained
+	status  []byte           // the status event, once the stream ended with it
+	err     error            // why the stream ended without a status
 	changed chan struct{}
 }
 
@@ -67,14 +68,16 @@ func (e *entry) lossyEvent() []byte {
 	return e.lossy
 }
 
-// joinShare returns the share of job id, starting one (following as
-// session, which the caller has checked sees the job) when there is none or
-// the one there failed.
-func (h *Handler) joinShare(session jobs.SessionID, id jobs.JobID) *share {
+// joinShare returns the share of the job snap describes, starting one
+// (following as session, which the caller has checked sees the job) when
+// there is none, the one there failed, or it follows an earlier job of the
+// same id, removed since, that a slow follower still holds on to.
+func (h *Handler) joinShare(session jobs.SessionID, snap jobs.JobSnapshot) *share {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	id := snap.ID
 	sh := h.shares[id]
-	if sh == nil || sh.failed() {
+	if sh == nil || !sh.serves(snap) {
 		ctx, cancel := context.WithCancel(context.Background())
 		sh = &share{id: id, cancel: cancel, changed: make(chan struct{})}
 		h.shares[id] = sh
@@ -138,7 +141,7 @@ func (sh *share) publish(read registry.FollowRead) error {
 	for i, f := range read.Frames {
 		switch f := f.(type) {
 		case jobs.OpenedFrame:
-			sh.opened, sh.start, sh.end = true, f.From, f.From
+			sh.opened, sh.job, sh.start, sh.end = true, f.Job, f.From, f.From
 		case jobs.OutputFrame:
 			sh.add(f, events[i])
 		case jobs.StatusFrame:
@@ -194,11 +197,13 @@ func (sh *share) signal() {
 	sh.changed = make(chan struct{})
 }
 
-// failed reports whether the stream ended without a status.
-func (sh *share) failed() bool {
+// serves reports whether sh can serve a new follower of the job snap
+// describes: its stream has not failed, and it follows that job (a job's
+// name and start time tell it from an earlier one with the same id).
+func (sh *share) serves(snap jobs.JobSnapshot) bool {
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
-	return sh.err != nil
+	return sh.err == nil && (!sh.opened || sh.job.Name == snap.Name && sh.job.StartedAt == snap.StartedAt)
 }
 
 // firstCursor is the cursor the share's first retained entry begins at.

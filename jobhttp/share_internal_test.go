@@ -2,8 +2,12 @@ package jobhttp
 
 import (
 	"bytes"
+	"context"
+	"errors"
+	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jobgen/jobgen/generated/jobs"
 	"github.com/jobgen/jobgen/registry"
@@ -145,4 +149,72 @@ func wantEvents(t *testing.T, frames []jobs.OutputFrame, froms []int64, cursor i
 		want = append(want, mustEvent(t, f)...)
 	}
 	return want
+}
+
+// TestAShareServesOnlyTheJobItFollows: a job removed while a slow follower
+// still holds its share, and a new job under the same id, get separate
+// shares; so do a job and a share whose stream failed.
+func TestAShareServesOnlyTheJobItFollows(t *testing.T) {
+	id := jobs.NewJobID()
+	reg := registry.New(registry.WithIDs(func() jobs.JobID { return id }))
+	h, err := New(Options{Registry: reg, Session: func(*http.Request) (jobs.SessionID, error) { return "alice", nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := func(label string) (jobs.JobSnapshot, chan jobs.JobOutcome) {
+		done := make(chan jobs.JobOutcome, 1)
+		snap, err := reg.Start(context.Background(), jobs.RecordingJobStart{
+			JobStartCommon: jobs.JobStartCommon{Kind: "k", Label: label, Owner: "alice"},
+			Run: func(_ context.Context, job jobs.RecordingJob) (jobs.Hooks, error) {
+				job.Append(label+"\n", jobs.AppendOptions{})
+				return jobs.Hooks{Cancel: func(string) error { return nil }, Done: func() (jobs.JobOutcome, error) { return <-done, nil }}, nil
+			},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return snap, done
+	}
+	first, done := start("first")
+	held := h.joinShare("alice", first) // a follower that never reads on
+	waitOpened(t, held)
+	done <- jobs.JobOutcome{Status: jobs.JobStatusCompleted}
+	if _, _, err := reg.Wait(context.Background(), "alice", id, 5*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if err := reg.Remove("alice", id); err != nil {
+		t.Fatal(err)
+	}
+	second, done2 := start("second")
+	defer func() { done2 <- jobs.JobOutcome{Status: jobs.JobStatusCompleted} }()
+	if sh := h.joinShare("alice", second); sh == held {
+		t.Fatal("the new job under the old id joined the old job's share")
+	} else {
+		waitOpened(t, sh)
+		if sh.job.Label != "second" {
+			t.Fatalf("the new share follows %q, want the second job", sh.job.Label)
+		}
+		h.leaveShare(sh)
+	}
+	h.leaveShare(held)
+	held.fail(errors.New("broken"))
+	if sh := h.joinShare("alice", second); sh == held {
+		t.Fatal("a failed share was joined")
+	} else {
+		h.leaveShare(sh)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	h.Close(ctx)
+}
+
+func waitOpened(t *testing.T, sh *share) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !func() bool { sh.mu.Lock(); defer sh.mu.Unlock(); return sh.opened }() {
+		if time.Now().After(deadline) {
+			t.Fatal("the share never opened")
+		}
+		time.Sleep(time.Millisecond)
+	}
 }
