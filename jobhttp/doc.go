@@ -58,8 +58,10 @@ A client that stops reading for Options.WriteTimeout is dropped.
 
 Kill is a POST whose Content-Type must be application/json. No HTML form and
 no other "simple" cross-site request can send that, so a page on another site
-cannot make a browser kill a job; a request whose Origin names another host,
-or whose Sec-Fetch-Site is cross-site, is refused as well (403).
+cannot make a browser kill a job. What http.CrossOriginProtection refuses is
+refused as well (403): a Sec-Fetch-Site other than same-origin or none, or,
+without one, an Origin that names another host than the request's. Both
+rest on the Host check above.
 
 # Limits and shutdown
 
