@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -22,8 +21,9 @@ import (
 // bytes a share publishes when the producer outruns the window); a writer
 // per loopback TCP connection sends the newest publication whenever it is
 // free, skipping those it fell behind on, as a lagging follower jumps. The
-// producer's slowdown here is what moving those bytes through this
-// machine's kernel costs, whoever does it.
+// readers are a child process, as the followers are. The producer's
+// slowdown here is what moving those bytes through this machine costs,
+// whoever does it.
 func benchRawBroadcast(b *testing.B, n int) {
 	s := newServer(b, jobhttp.Options{})
 	_, p := s.startRecording("alice", "busy", 0)
@@ -33,103 +33,85 @@ func benchRawBroadcast(b *testing.B, n int) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer ln.Close()
-	var pub struct {
-		sync.Mutex
-		seq     int
-		changed chan struct{}
-	}
-	pub.changed = make(chan struct{})
+	pub := &publication{changed: make(chan struct{})}
 	done := make(chan struct{})
 	var wg sync.WaitGroup
-	var delivered atomic.Int64
-	for range n {
-		client, err := net.Dial("tcp", ln.Addr().String())
-		if err != nil {
-			b.Fatal(err)
-		}
-		server, err := ln.Accept()
-		if err != nil {
-			b.Fatal(err)
-		}
-		wg.Add(2)
-		go func() { // the reader: counts the windows it receives
-			defer wg.Done()
-			buf := make([]byte, 64<<10)
-			var got int64
-			for {
-				k, err := client.Read(buf)
-				got += int64(k)
-				if got >= int64(len(window)) {
-					delivered.Add(got / int64(len(window)))
-					got %= int64(len(window))
-				}
-				if err != nil {
-					return
-				}
+	wg.Add(1)
+	go func() { // one writer per connection the readers open
+		defer wg.Done()
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
 			}
-		}()
-		go func() { // the writer: the newest window whenever it is free
-			defer wg.Done()
-			defer server.Close()
-			sent := 0
-			for {
-				pub.Lock()
-				seq, changed := pub.seq, pub.changed
-				pub.Unlock()
-				if seq == sent {
-					select {
-					case <-changed:
-						continue
-					case <-done:
-						return
-					}
-				}
-				if _, err := server.Write(window); err != nil {
-					return
-				}
-				sent = seq
-			}
-		}()
-		defer client.Close()
-	}
-	go func() { // the publisher: one window per flush interval
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				defer conn.Close()
+				pub.send(conn, window, done)
+			}()
+		}
+	}()
+	wg.Add(1)
+	go func() { // one window per flush interval
+		defer wg.Done()
 		t := time.NewTicker(jobs.DefaultObserveFlush)
 		defer t.Stop()
 		for {
 			select {
 			case <-t.C:
-				pub.Lock()
-				pub.seq++
-				close(pub.changed)
-				pub.changed = make(chan struct{})
-				pub.Unlock()
+				pub.next()
 			case <-done:
 				return
 			}
 		}
 	}()
-	framesPerWindow := int64(bytes.Count(window, []byte("\n\n")))
-	line := strings.Repeat("z", 63) + "\n"
-	for start := time.Now(); time.Since(start) < 5*jobs.DefaultObserveFlush; {
-		for range 1000 {
-			p.job.Append(line, jobs.AppendOptions{})
-		}
-	}
-	b.ReportAllocs()
-	b.ResetTimer()
-	start, before := time.Now(), delivered.Load()
-	for range b.N {
-		p.job.Append(line, jobs.AppendOptions{})
-	}
-	elapsed, got := time.Since(start).Seconds(), delivered.Load()-before
-	b.StopTimer()
-	b.ReportMetric(float64(got*framesPerWindow)/elapsed, "frames/s")
-	b.ReportMetric(float64(got*int64(len(window)))/elapsed/1e6, "MB/s")
+	readers := startFollowerProcess(b, "raw", ln.Addr().String(), n)
+	measureAppends(b, p.job, readers)
 	close(done)
 	ln.Close()
+	readers.stop()
 	wg.Wait()
 	p.finish(jobs.JobStatusCompleted, "")
+}
+
+// A publication is the newest window's number and the channel its
+// successor closes.
+type publication struct {
+	sync.Mutex
+	seq     int
+	changed chan struct{}
+}
+
+func (pub *publication) next() {
+	pub.Lock()
+	defer pub.Unlock()
+	pub.seq++
+	close(pub.changed)
+	pub.changed = make(chan struct{})
+}
+
+// send writes the newest window to conn whenever it is free, until done or
+// a write fails.
+func (pub *publication) send(conn net.Conn, window []byte, done <-chan struct{}) {
+	sent := 0
+	for {
+		pub.Lock()
+		seq, changed := pub.seq, pub.changed
+		pub.Unlock()
+		if seq == sent {
+			select {
+			case <-changed:
+				continue
+			case <-done:
+				return
+			}
+		}
+		if _, err := conn.Write(window); err != nil {
+			return
+		}
+		sent = seq
+	}
 }
 
 // windowEvents returns the SSE events a follower of the benchmark's busy
