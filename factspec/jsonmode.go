@@ -18,19 +18,20 @@ import (
 // is read, while an error of a method (UnmarshalJSON of a record or variant,
 // UnmarshalText of an id or enum) ends the read at once.
 type jsonReader struct {
+	v    *Vocabulary
 	d    *codec.Decoder
 	soft error // the first value of the wrong kind
 }
 
 // decodeJSON reads raw as json.Unmarshal reads it into the Go type t of
 // spec s.
-func decodeJSON(s *gen.Spec, t *gen.Type, raw []byte) (any, error) {
-	r := &jsonReader{d: codec.NewDecoder(raw)}
-	v, err := r.value(s, t)
+func (v *Vocabulary) decodeJSON(s *gen.Spec, t *gen.Type, raw []byte) (any, error) {
+	r := &jsonReader{v: v, d: codec.NewDecoder(raw)}
+	out, err := r.value(s, t)
 	if err != nil {
 		return nil, err
 	}
-	return v, r.soft
+	return out, r.soft
 }
 
 // mismatch skips the value at the decoder, which is not of the JSON kind a
@@ -107,20 +108,20 @@ func (r *jsonReader) declared(s *gen.Spec, name string, kind gen.DeclKind) (any,
 		}
 		return r.text(s, name, kind)
 	case gen.DeclRecord:
-		st := recordOf(s, name)
+		st := r.v.layout(s, name)
 		if len(st.fields) == 0 {
 			return r.plain(st.typ()) // no UnmarshalJSON: every field is Go's alone
 		}
 		return r.method(st)
 	case gen.DeclVariant:
-		return r.method(variantOf(s, name))
+		return r.method(r.v.layout(s, name))
 	}
 	return r.raw()
 }
 
 // method reads a record or variant through its UnmarshalJSON, whose error
 // ends the read.
-func (r *jsonReader) method(st structOf) (any, error) {
+func (r *jsonReader) method(st *structOf) (any, error) {
 	raw, _ := r.d.Skip()
 	v, err := st.unmarshal(raw)
 	if err != nil {

@@ -12,27 +12,31 @@ import (
 // A structOf is a struct of a spec as generated code decodes it: a fact
 // version, a record or a union variant, with its wire fields.
 type structOf struct {
+	v      *Vocabulary // where the structs its fields name are
 	spec   *gen.Spec
 	name   string       // the Go name errors give it: JobSettled, JobSettledV1
 	fields []*gen.Field // its wire fields, a variant's common ones first
 	fact   bool         // a fact version, read in one pass even with no fields
 	union  *gen.Union   // a variant's union; nil for other structs
 	tag    gen.Tag      // a variant's tag
+
+	keys []string // the JSON names a decoder knows: see names
+	owns []own    // how the one-pass decoder reads each field: see ownOf
 }
 
 // typ is the struct as errors name it: jobs.JobSettled.
-func (st structOf) typ() string { return st.spec.Package.Name + "." + st.name }
+func (st *structOf) typ() string { return st.spec.Package.Name + "." + st.name }
 
 // onePass reports whether generated code reads the struct in one pass
 // (decodeNAME): a fact version or a record of at most 64 wire fields, the
 // width of its key masks; a record needs one field at least.
-func (st structOf) onePass() bool {
+func (st *structOf) onePass() bool {
 	return st.union == nil && len(st.fields) <= 64 && (st.fact || len(st.fields) > 0)
 }
 
 // names are the JSON names a decoder of the struct knows: the union's
 // discriminator first, for a variant, then each wire field's.
-func (st structOf) names() []string {
+func (st *structOf) names() []string {
 	var out []string
 	if st.union != nil {
 		out = append(out, st.union.Discriminator)
@@ -41,17 +45,6 @@ func (st structOf) names() []string {
 		out = append(out, fd.JSON)
 	}
 	return out
-}
-
-// recordOf is the record name of spec s.
-func recordOf(s *gen.Spec, name string) structOf {
-	return structOf{spec: s, name: name, fields: gen.WireFields(s.Index().Records[name].Fields)}
-}
-
-// variantOf is the variant name of spec s.
-func variantOf(s *gen.Spec, name string) structOf {
-	uv := s.Index().Variants[name]
-	return structOf{spec: s, name: name, fields: gen.WireFields(uv.Union.Common, uv.Variant.Fields), union: uv.Union, tag: uv.Variant.Tag}
 }
 
 // An own is how a one-pass decoder reads a field's value itself, rather
@@ -71,7 +64,7 @@ const (
 // ownOf is how the one-pass decoder of st reads a value of type t: the
 // scalars it reads itself, and the ids, enums and one-pass records of its
 // own spec.
-func (st structOf) ownOf(t *gen.Type) own {
+func (st *structOf) ownOf(t *gen.Type) own {
 	switch t.Scalar().Kind {
 	case gen.ScalarString:
 		return ownString
@@ -93,7 +86,7 @@ func (st structOf) ownOf(t *gen.Type) own {
 	case gen.DeclEnum:
 		return ownEnum
 	case gen.DeclRecord:
-		if recordOf(st.spec, t.Name).onePass() {
+		if st.v.layout(st.spec, t.Name).onePass() {
 			return ownRecord
 		}
 	}
@@ -103,12 +96,12 @@ func (st structOf) ownOf(t *gen.Type) own {
 // readOnePass reads the struct at d as its generated decodeNAME does: a
 // loop over the object's keys, refusing a key twice or one that differs
 // from a field's only in case, then the checks of what it read.
-func (st structOf) readOnePass(d *codec.Decoder) (map[string]any, error) {
+func (st *structOf) readOnePass(d *codec.Decoder) (map[string]any, error) {
 	more, err := d.Object()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %s: %w", st.spec.Package.Name, st.name, err)
 	}
-	names := st.names()
+	names := st.keys
 	seen := make([]bool, len(st.fields))
 	present := make([]bool, len(st.fields))
 	out := map[string]any{}
@@ -136,7 +129,7 @@ func (st structOf) readOnePass(d *codec.Decoder) (map[string]any, error) {
 			return nil, codec.DuplicateKey(st.typ(), key)
 		}
 		seen[i] = true
-		if present[i], err = st.readField(st.fields[i], d, out); err != nil {
+		if present[i], err = st.readField(st.fields[i], st.owns[i], d, out); err != nil {
 			return nil, err
 		}
 	}
@@ -152,8 +145,7 @@ func (st structOf) readOnePass(d *codec.Decoder) (map[string]any, error) {
 // generated case does: it leaves a required field missing and an optional
 // one as it is, and reaches a record or a value read by encoding/json, which
 // read null in their own ways. present reports a required field read.
-func (st structOf) readField(fd *gen.Field, d *codec.Decoder, out map[string]any) (present bool, err error) {
-	how := st.ownOf(fd.Type)
+func (st *structOf) readField(fd *gen.Field, how own, d *codec.Decoder, out map[string]any) (present bool, err error) {
 	nullable := gen.WireRequired(fd) || how != notOwn && how != ownRecord
 	if nullable && d.Null() {
 		return false, nil
@@ -169,7 +161,7 @@ func (st structOf) readField(fd *gen.Field, d *codec.Decoder, out map[string]any
 }
 
 // readValue reads a value of fd's type at d, as how says.
-func (st structOf) readValue(fd *gen.Field, how own, d *codec.Decoder) (any, error) {
+func (st *structOf) readValue(fd *gen.Field, how own, d *codec.Decoder) (any, error) {
 	t := fd.Type
 	switch how {
 	case ownString:
@@ -189,18 +181,18 @@ func (st structOf) readValue(fd *gen.Field, how own, d *codec.Decoder) (any, err
 		}
 		return textValue(st.spec, t.Name, t.Decl(), b)
 	case ownRecord:
-		return recordOf(st.spec, t.Name).readOnePass(d)
+		return st.v.layout(st.spec, t.Name).readOnePass(d)
 	}
 	raw, err := d.Skip()
 	if err != nil {
 		return nil, err
 	}
-	return decodeJSON(st.spec, t, raw)
+	return st.v.decodeJSON(st.spec, t, raw)
 }
 
 // readRaw reads the struct at d as d.Unmarshal does: its JSON, then its
 // UnmarshalJSON.
-func (st structOf) readRaw(d *codec.Decoder) (map[string]any, error) {
+func (st *structOf) readRaw(d *codec.Decoder) (map[string]any, error) {
 	raw, err := d.Skip()
 	if err != nil {
 		return nil, err
@@ -210,7 +202,7 @@ func (st structOf) readRaw(d *codec.Decoder) (map[string]any, error) {
 
 // terminal refuses a value of a terminal: true field that is not a terminal
 // state of its machine; an optional field may be absent.
-func (st structOf) terminal(out map[string]any) error {
+func (st *structOf) terminal(out map[string]any) error {
 	for _, fd := range st.fields {
 		m := fd.TerminalOf()
 		if m == nil {

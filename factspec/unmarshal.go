@@ -13,8 +13,8 @@ import (
 // shadow struct (encoding/json matching keys regardless of case, the
 // required fields pointers), then the key check, the discriminator, the
 // required fields and the terminal states, each refusal in that order.
-func (st structOf) unmarshal(raw []byte) (map[string]any, error) {
-	r := &jsonReader{d: codec.NewDecoder(raw)}
+func (st *structOf) unmarshal(raw []byte) (map[string]any, error) {
+	r := &jsonReader{v: st.v, d: codec.NewDecoder(raw)}
 	sh := shadow{st: st, out: map[string]any{}, present: make([]bool, len(st.fields))}
 	switch r.d.Peek() {
 	case 'n':
@@ -29,7 +29,7 @@ func (st structOf) unmarshal(raw []byte) (map[string]any, error) {
 	if r.soft != nil {
 		return nil, r.soft
 	}
-	if err := codec.CheckKeys(st.typ(), raw, st.names()...); err != nil {
+	if err := codec.CheckKeys(st.typ(), raw, st.keys...); err != nil {
 		return nil, err
 	}
 	if st.union != nil {
@@ -53,7 +53,7 @@ func (st structOf) unmarshal(raw []byte) (map[string]any, error) {
 // A shadow is what UnmarshalJSON's shadow struct holds once encoding/json
 // has read an object into it.
 type shadow struct {
-	st      structOf
+	st      *structOf
 	out     map[string]any
 	present []bool // a required field's pointer is set
 	tag     any    // the discriminator, when set: a string or a bool
@@ -63,7 +63,7 @@ type shadow struct {
 // the field whose name it is, or else the first whose name it equals but
 // for case; a later member of a field overwrites an earlier one.
 func (sh *shadow) read(r *jsonReader) error {
-	names := sh.st.names()
+	names := sh.st.keys
 	more, _ := r.d.Object()
 	for first := true; more; first = false {
 		var key []byte
@@ -148,8 +148,8 @@ func sameTag(tag any, t gen.Tag) bool {
 // decodeUnion reads data as the generated Decode<Union> does: it probes the
 // discriminator alone (keys matched regardless of case, the last one
 // winning), then decodes the variant the tag names.
-func decodeUnion(s *gen.Spec, u *gen.Union, data []byte) (any, error) {
-	r := &jsonReader{d: codec.NewDecoder(data)}
+func (v *Vocabulary) decodeUnion(s *gen.Spec, u *gen.Union, data []byte) (any, error) {
+	r := &jsonReader{v: v, d: codec.NewDecoder(data)}
 	var tag any
 	switch r.d.Peek() {
 	case 'n':
@@ -176,9 +176,9 @@ func decodeUnion(s *gen.Spec, u *gen.Union, data []byte) (any, error) {
 	if tag == nil {
 		return nil, codec.MissingField(s.Package.Name+"."+u.Name, u.Discriminator)
 	}
-	for _, v := range u.Variants {
-		if sameTag(tag, v.Tag) {
-			return variantOf(s, v.Name).unmarshal(data)
+	for _, vr := range u.Variants {
+		if sameTag(tag, vr.Tag) {
+			return r.v.layout(s, vr.Name).unmarshal(data)
 		}
 	}
 	return nil, fmt.Errorf("%s: %s: %s %v: %w", s.Package.Name, u.Name, u.Discriminator, tag, codec.ErrUnknownVariant)

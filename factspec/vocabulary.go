@@ -10,8 +10,9 @@ import (
 // A Vocabulary decodes the facts of a set of specs. It is safe for
 // concurrent use once built.
 type Vocabulary struct {
-	specs []*gen.Spec
-	facts map[string]factOf // by wire type
+	specs   []*gen.Spec
+	facts   map[string]factOf                  // by wire type
+	layouts map[*gen.Spec]map[string]*structOf // each spec's structs by Go name
 }
 
 // A factOf is a fact with the spec that declares it.
@@ -37,7 +38,7 @@ type Fact struct {
 // specs declaring one fact type are an error (a gen.ErrorList at the second
 // declaration), since a journal could not tell their facts apart.
 func New(specs ...*gen.Resolved) (*Vocabulary, error) {
-	v := &Vocabulary{facts: map[string]factOf{}}
+	v := &Vocabulary{facts: map[string]factOf{}, layouts: map[*gen.Spec]map[string]*structOf{}}
 	var errs gen.ErrorList
 	for _, r := range specs {
 		s, err := r.Model()
@@ -85,6 +86,7 @@ func (v *Vocabulary) add(s *gen.Spec, errs *gen.ErrorList) {
 		}
 	}
 	v.specs = append(v.specs, s)
+	v.addLayouts(s)
 	for _, f := range s.Facts {
 		if prev, dup := v.facts[f.Name]; dup {
 			errs.Add(f.Pos, "fact %s is declared by %s (%s) too; a journal holding both could not tell their facts apart", f.Name, prev.spec.Package.Path, prev.spec.File)
@@ -129,7 +131,7 @@ func (v *Vocabulary) factData(typ string, ver int, d *codec.Decoder) (Fact, erro
 	case version.Retired:
 		return Fact{}, codec.SkipUnknown(d, pkg, fmt.Errorf("%s: decode %s v%d: version retired from the spec: %w", pkg, typ, ver, codec.ErrUnknownVersion))
 	}
-	st := structOf{spec: of.spec, name: of.fact.StructName(version), fields: gen.WireFields(version.Fields)}
+	st := v.layout(of.spec, of.fact.StructName(version))
 	var fields map[string]any
 	var err error
 	if st.onePass() {
@@ -167,16 +169,16 @@ func (v *Vocabulary) Decode(pkg, name string, data []byte) (any, error) {
 		return nil, err
 	}
 	if u := s.Index().Unions[name]; u != nil {
-		return decodeUnion(s, u, data)
+		return v.decodeUnion(s, u, data)
 	}
-	if st, ok := factStruct(s, name); ok {
+	if st := v.layout(s, name); st != nil && st.fact {
 		return st.unmarshal(data)
 	}
 	d, ok := s.Index().Decls[name]
 	if !ok || d.Kind == gen.DeclFace || d.Kind == gen.DeclMachine {
 		return nil, fmt.Errorf("factspec: %s declares no wire type %s", pkg, name)
 	}
-	return decodeJSON(s, gen.DeclaredType(name, d.Kind), data)
+	return v.decodeJSON(s, gen.DeclaredType(name, d.Kind), data)
 }
 
 // checkSyntax refuses data that is not one JSON value, as json.Unmarshal
@@ -190,15 +192,34 @@ func checkSyntax(data []byte) ([]byte, error) {
 	return raw, err
 }
 
-// factStruct is the struct of the fact version whose Go name is name
-// (JobSettled, JobSettledV1), when s has one.
-func factStruct(s *gen.Spec, name string) (structOf, bool) {
+// layout is the struct of spec s whose Go name is name: a live fact
+// version (JobSettled, JobSettledV1), a record or a variant.
+func (v *Vocabulary) layout(s *gen.Spec, name string) *structOf { return v.layouts[s][name] }
+
+// addLayouts lays out every struct of s once, so decoding a fact computes
+// no field list, key list or reading plan.
+func (v *Vocabulary) addLayouts(s *gen.Spec) {
+	structs := map[string]*structOf{}
 	for _, f := range s.Facts {
 		for _, fv := range f.LiveVersions() {
-			if f.StructName(fv) == name {
-				return structOf{spec: s, name: name, fields: gen.WireFields(fv.Fields), fact: true}, true
-			}
+			structs[f.StructName(fv)] = &structOf{spec: s, name: f.StructName(fv), fields: gen.WireFields(fv.Fields), fact: true}
 		}
 	}
-	return structOf{}, false
+	for _, r := range s.Records {
+		structs[r.Name] = &structOf{spec: s, name: r.Name, fields: gen.WireFields(r.Fields)}
+	}
+	for _, u := range s.Unions {
+		for _, vr := range u.Variants {
+			structs[vr.Name] = &structOf{spec: s, name: vr.Name, fields: gen.WireFields(u.Common, vr.Fields), union: u, tag: vr.Tag}
+		}
+	}
+	v.layouts[s] = structs
+	for _, st := range structs {
+		st.v, st.keys = v, st.names()
+	}
+	for _, st := range structs {
+		for _, fd := range st.fields {
+			st.owns = append(st.owns, st.ownOf(fd.Type))
+		}
+	}
 }

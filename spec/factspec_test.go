@@ -14,6 +14,7 @@ import (
 	"github.com/jobgen/jobgen/codec"
 	"github.com/jobgen/jobgen/factspec"
 	"github.com/jobgen/jobgen/gen"
+	"github.com/jobgen/jobgen/generated/jobs"
 )
 
 // The model-driven decoder (package factspec), which jobgen journal uses for
@@ -267,4 +268,27 @@ func TestModelDecoderAgreesWithGoOnTheRefusalTables(t *testing.T) {
 		}
 		agree(t, v, c, []byte(row.doc))
 	}
+}
+
+// BenchmarkModelDecodeFact is one job/settled fact decoded from the spec
+// model (what jobgen journal check does for every fact) beside the generated
+// one-pass decoder, the baseline in the same run.
+//
+//	go test ./spec -run '^$' -bench ModelDecodeFact -count 5
+func BenchmarkModelDecodeFact(b *testing.B) {
+	v := specVocabulary(b)
+	b.Run("generated", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := jobs.DecodeFact(benchSettled); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("model", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := v.DecodeFact(benchSettled); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
