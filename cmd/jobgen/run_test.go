@@ -785,7 +785,7 @@ unions:
           to: string
 `
 	spec, out := workspace(t, vocabulary)
-	if code, stdout, stderr := jobgen(t, "generate", "--spec", spec, "--out", out, "--docs", filepath.Join(filepath.Dir(out), "docs"), "--schema", filepath.Join(filepath.Dir(out), "schema")); code != exitOK {
+	if code, stdout, stderr := jobgen(t, "generate", "--spec", spec, "--out", out, "--docs", filepath.Join(filepath.Dir(out), "docs"), "--schema", filepath.Join(filepath.Dir(out), "schema"), "--ts", filepath.Join(filepath.Dir(out), "ts")); code != exitOK {
 		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
 	}
 	job := regexp.MustCompile(`(?i)\bjobs?\b`)
