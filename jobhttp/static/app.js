@@ -3,7 +3,7 @@
 // server goes through the decoders generated from spec/jobs.yaml (jobs.js is
 // compiled from generated/ts/jobs.ts), so the page refuses exactly what the Go
 // side refuses.
-import { decodeFollowFrame, decodeJobSnapshot } from "./jobs.js";
+import { decodeFollowFrame, decodeJobSnapshot } from "./jobs.mjs";
 
 const api = new URL("api/", document.baseURI);
 const rosterEl = document.getElementById("roster");

@@ -1,31 +1,34 @@
 #!/usr/bin/env bash
-# page.sh build|check: the live page's decoders, jobhttp/static/jobs.js, are the
-# generated TypeScript of spec/jobs.yaml (generated/ts/jobs.ts) compiled by the
-# pinned tsc. build writes them; check fails when the committed file differs.
+# page.sh build|check: the live page's modules in jobhttp/static/ are the
+# package generated/ts (@jobgen/jobgen) as jobgen writes it: the JavaScript of
+# its runtime and of the jobs vocabulary, copied so that the page runs exactly
+# what a front end importing the package runs. build writes them; check fails
+# when the committed files differ.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-tsc=tools/ts/node_modules/.bin/tsc
-out=jobhttp/static/jobs.js
-if [ ! -x "$tsc" ]; then
-  echo "page.sh: no pinned TypeScript in tools/ts: run make ts-deps (needs Node.js and npm)" >&2
-  exit 2
-fi
+static=jobhttp/static
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-"$tsc" --strict --target es2022 --module es2022 --outDir "$tmp" generated/ts/jobs.ts
-{
-  echo "// Compiled by tools/ts/page.sh (make generate) from generated/ts/jobs.ts with the pinned tsc. DO NOT EDIT."
-  cat "$tmp/jobs.js"
-} > "$tmp/page.js"
+for m in runtime jobs; do
+  cp "generated/ts/$m.mjs" "$tmp/$m.mjs"
+done
 case "${1:-}" in
   build)
-    if ! cmp -s "$tmp/page.js" "$out"; then cp "$tmp/page.js" "$out"; echo "wrote $out"; fi ;;
+    for f in "$tmp"/*; do
+      out="$static/$(basename "$f")"
+      if ! cmp -s "$f" "$out"; then cp "$f" "$out"; echo "wrote $out"; fi
+    done ;;
   check)
-    if ! cmp -s "$tmp/page.js" "$out"; then
-      diff -u "$out" "$tmp/page.js" | head -40 >&2 || true
-      echo "page.sh: $out is not what tsc makes of generated/ts/jobs.ts: run make generate" >&2
-      exit 1
-    fi
-    echo "page.sh: $out is up to date" ;;
+    status=0
+    for f in "$tmp"/*; do
+      out="$static/$(basename "$f")"
+      if ! cmp -s "$f" "$out"; then
+        diff -u "$out" "$f" 2>&1 | head -40 >&2 || true
+        echo "page.sh: $out is not what the package holds: run make generate" >&2
+        status=1
+      fi
+    done
+    [ $status -eq 0 ] && echo "page.sh: $static is up to date"
+    exit $status ;;
   *) echo "usage: page.sh build|check" >&2; exit 2 ;;
 esac
