@@ -51,7 +51,9 @@ func TestTheTypeScriptClientAgainstTheHandler(t *testing.T) {
 		w.Write([]byte(`[{"id":"not-a-uuid","name":"x-1","kind":"x","label":"","ordinal":1,"record":false,"status":"running","startedAt":1}]`))
 	})
 	srv := httptest.NewUnstartedServer(mux)
-	srv.Config.ConnContext = func(ctx context.Context, conn net.Conn) context.Context { return context.WithValue(ctx, connKey{}, conn) }
+	srv.Config.ConnContext = func(ctx context.Context, conn net.Conn) context.Context {
+		return context.WithValue(ctx, connKey{}, conn)
+	}
 	srv.Start()
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -111,7 +113,7 @@ func compileClientTest(t *testing.T) (node, script string) {
 			"exactOptionalPropertyTypes": true, "noUncheckedIndexedAccess": true, "verbatimModuleSyntax": true,
 			"target": "ES2022", "module": "ES2022", "moduleResolution": "bundler", "lib": []string{"ES2022", "DOM"}, "types": []string{},
 			"skipLibCheck": true, // make ts-check checks the declarations; this build is the test's
-			"rootDir": filepath.Join(root, "tools/ts"), "outDir": dir,
+			"rootDir":      filepath.Join(root, "tools/ts"), "outDir": dir,
 		},
 		"files": []string{filepath.Join(root, "tools/ts/client_test.ts"), filepath.Join(root, "tools/ts/node.d.ts")},
 	})
