@@ -137,7 +137,12 @@ export type ErrorCode =
   /** Disposing a child or one of its descendants failed. */
   | "activationTeardownFailed"
   /** The caller's context ended first. */
-  | "cancelled";
+  | "cancelled"
+  /**
+   * The request is malformed: a required field is missing or a value is out of
+   * range.
+   */
+  | "invalidRequest";
 
 /** ErrorCodeValues is every ErrorCode, in declaration order. */
 export declare const ErrorCodeValues: readonly ErrorCode[];
@@ -283,11 +288,14 @@ export interface Descriptor {
   /** Label is a short human description. */
   label?: string;
   /**
-   * AgentProvider names the model provider the child runs on; empty inherits the
-   * parent's.
+   * AgentProvider names the model provider the child runs on: the request's, or
+   * its parent's at creation; empty is the runtime's default.
    */
   agentProvider?: string;
-  /** AgentModel names the model the child runs on; empty inherits the parent's. */
+  /**
+   * AgentModel names the model the child runs on: the request's, or its parent's
+   * at creation; empty is the runtime's default.
+   */
   agentModel?: string;
   /** Persona names the persona the child plays. */
   persona?: string;
@@ -376,6 +384,35 @@ export declare function decodeToolFilter(json: unknown, path?: string): ToolFilt
  */
 export declare function encodeToolFilter(value: ToolFilter): JSONObject;
 
+/**
+ * A WaitingMessage is a message a child's inbox accepted that nobody claimed or
+ * discarded, as a checkpoint keeps it for the next residency.
+ */
+export interface WaitingMessage {
+  /** Message is the message as it was accepted. */
+  message: Message;
+  /** Wake reports whether the message was to wake the child. */
+  wake?: boolean;
+}
+
+/**
+ * decodeWaitingMessage reads a WaitingMessage from JSON as Go's decoder does,
+ * refusing input that lacks a required field.
+ */
+export declare function decodeWaitingMessage(json: unknown, path?: string): WaitingMessage;
+
+/**
+ * encodeWaitingMessage writes a WaitingMessage as JSON that Go's decoder reads,
+ * leaving out optional fields that hold their zero value, as Go does.
+ */
+export declare function encodeWaitingMessage(value: WaitingMessage): JSONObject;
+
+/** SubagentCheckpointType is the wire type of SubagentCheckpoint facts. */
+export declare const SubagentCheckpointType = "subagent/checkpoint";
+
+/** SubagentCheckpointedType is the wire type of SubagentCheckpointed facts. */
+export declare const SubagentCheckpointedType = "subagent/checkpointed";
+
 /** SubagentCreatedType is the wire type of SubagentCreated facts. */
 export declare const SubagentCreatedType = "subagent/created";
 
@@ -405,6 +442,109 @@ export declare const SubagentResidencyStartedType = "subagent/residency-started"
 
 /** SubagentSeededType is the wire type of SubagentSeeded facts. */
 export declare const SubagentSeededType = "subagent/seeded";
+
+/**
+ * A SubagentCheckpoint fact is the state a cold resume needs, as of the
+ * residency's end it follows (in the same append): the header (its delegation
+ * depth raised to where the child last sat), the descriptor, and the messages
+ * still waiting. A resume reads the last checkpoint and only what follows it; a
+ * checkpoint replaces everything before it for the fold.
+ */
+export interface SubagentCheckpoint {
+  /** Run is the residency whose end the checkpoint follows. */
+  run: RunID;
+  /**
+   * Index numbers the child's checkpoints, from 1; a later one has a greater
+   * index.
+   */
+  index: number;
+  /** At is the checkpoint's time in Unix milliseconds. */
+  at: number;
+  /** Header says who the parent is and how deep the child sits. */
+  header: ChildHeader;
+  /** Descriptor is what the child was created with. */
+  descriptor: Descriptor;
+  /**
+   * Waiting are the messages accepted and neither claimed nor discarded, in
+   * acceptance order.
+   */
+  waiting?: WaitingMessage[];
+}
+
+/**
+ * decodeSubagentCheckpoint reads a SubagentCheckpoint from JSON as Go's decoder
+ * does, refusing input that lacks a required field.
+ */
+export declare function decodeSubagentCheckpoint(json: unknown, path?: string): SubagentCheckpoint;
+
+/**
+ * encodeSubagentCheckpoint writes a SubagentCheckpoint as JSON that Go's
+ * decoder reads, leaving out optional fields that hold their zero value, as Go
+ * does.
+ */
+export declare function encodeSubagentCheckpoint(value: SubagentCheckpoint): JSONObject;
+
+/**
+ * A SubagentCheckpointEnvelope is a subagent/checkpoint v1 fact as the journal
+ * stores it.
+ */
+export interface SubagentCheckpointEnvelope {
+  type: "subagent/checkpoint";
+  v: 1;
+  data: SubagentCheckpoint;
+}
+
+/**
+ * A SubagentCheckpointed fact points at a checkpoint on a child's stream. It is
+ * written on the child's pointer streams, not the child's own: a tree of short
+ * streams, `<child>/checkpoints/<level>/<bucket>` for levels 0 to 2 and the
+ * directory `<child>/checkpoints` above them, each holding a bounded number of
+ * pointers (16 by default). Every checkpoint has one on level 0; the first
+ * checkpoint of a bucket also has one on the level above, which names that
+ * bucket. A resume reads the directory, then one bucket a level down to level
+ * 0, and finds the last checkpoint without reading the child's stream.
+ */
+export interface SubagentCheckpointed {
+  /** Child is the child whose stream holds the checkpoint. */
+  child: jobs.SessionID;
+  /** Index is the checkpoint's index. */
+  index: number;
+  /** Seq is the checkpoint's seq on the child's stream. */
+  seq: number;
+  /**
+   * Level is the level of the pointer stream the pointer is on: 0 to 2, or 3 for
+   * the directory.
+   */
+  level: number;
+  /**
+   * Bucket is the bucket a level down that the pointer opens, to be read next; on
+   * level 0, the pointer's own bucket.
+   */
+  bucket: number;
+}
+
+/**
+ * decodeSubagentCheckpointed reads a SubagentCheckpointed from JSON as Go's
+ * decoder does, refusing input that lacks a required field.
+ */
+export declare function decodeSubagentCheckpointed(json: unknown, path?: string): SubagentCheckpointed;
+
+/**
+ * encodeSubagentCheckpointed writes a SubagentCheckpointed as JSON that Go's
+ * decoder reads, leaving out optional fields that hold their zero value, as Go
+ * does.
+ */
+export declare function encodeSubagentCheckpointed(value: SubagentCheckpointed): JSONObject;
+
+/**
+ * A SubagentCheckpointedEnvelope is a subagent/checkpointed v1 fact as the
+ * journal stores it.
+ */
+export interface SubagentCheckpointedEnvelope {
+  type: "subagent/checkpointed";
+  v: 1;
+  data: SubagentCheckpointed;
+}
 
 /**
  * A SubagentCreated fact records the creation of a continuable child; it is the
@@ -668,6 +808,8 @@ export interface SubagentSeededEnvelope {
  * and unknown types are refused.
  */
 export type FactEnvelope =
+  | SubagentCheckpointEnvelope
+  | SubagentCheckpointedEnvelope
   | SubagentCreatedEnvelope
   | SubagentMessageAcceptedEnvelope
   | SubagentMessageClaimedEnvelope

@@ -98,7 +98,7 @@ export function decodeDescriptorMode(json, path = "$") {
 }
 
 /** ErrorCodeValues is every ErrorCode, in declaration order. */
-export const ErrorCodeValues = ["continuationUnavailable", "persistenceUnavailable", "noProvider", "duplicateProvider", "unsupportedCapability", "duplicateChild", "draining", "unauthorized", "activationClosing", "parentUnavailable", "notResumable", "activationTeardownFailed", "cancelled"];
+export const ErrorCodeValues = ["continuationUnavailable", "persistenceUnavailable", "noProvider", "duplicateProvider", "unsupportedCapability", "duplicateChild", "draining", "unauthorized", "activationClosing", "parentUnavailable", "notResumable", "activationTeardownFailed", "cancelled", "invalidRequest"];
 
 /** isErrorCode reports whether v is one of the declared ErrorCode values. */
 export function isErrorCode(v) {
@@ -116,6 +116,7 @@ export function isErrorCode(v) {
     case "notResumable":
     case "activationTeardownFailed":
     case "cancelled":
+    case "invalidRequest":
       return true;
   }
   return false;
@@ -543,6 +544,54 @@ export function encodeToolFilter(value) {
   return o;
 }
 
+/**
+ * decodeWaitingMessage reads a WaitingMessage from JSON as Go's decoder does,
+ * refusing input that lacks a required field.
+ */
+export function decodeWaitingMessage(json, path = "$") {
+  const o = _obj(json, path, "WaitingMessage");
+  let f_message;
+  let f_wake;
+  for (const k of Object.keys(o)) {
+    const v = o[k];
+    switch (k) {
+      case "message":
+        f_message = v === null ? undefined : decodeMessage(v, path + ".message");
+        continue;
+      case "wake":
+        if (v !== null) f_wake = _bool(v, path, "wake");
+        continue;
+    }
+    switch (_fold(k)) {
+      case "MESSAGE":
+        throw _ambiguous(path, "WaitingMessage", k, "message");
+      case "WAKE":
+        throw _ambiguous(path, "WaitingMessage", k, "wake");
+    }
+  }
+  if (f_message === undefined) throw _missing(path, "WaitingMessage", "message");
+  const out = { message: f_message };
+  if (f_wake) out.wake = f_wake;
+  return out;
+}
+
+/**
+ * encodeWaitingMessage writes a WaitingMessage as JSON that Go's decoder reads,
+ * leaving out optional fields that hold their zero value, as Go does.
+ */
+export function encodeWaitingMessage(value) {
+  const o = {};
+  o["message"] = encodeMessage(value.message);
+  if (value.wake) o["wake"] = value.wake;
+  return o;
+}
+
+/** SubagentCheckpointType is the wire type of SubagentCheckpoint facts. */
+export const SubagentCheckpointType = "subagent/checkpoint";
+
+/** SubagentCheckpointedType is the wire type of SubagentCheckpointed facts. */
+export const SubagentCheckpointedType = "subagent/checkpointed";
+
 /** SubagentCreatedType is the wire type of SubagentCreated facts. */
 export const SubagentCreatedType = "subagent/created";
 
@@ -572,6 +621,148 @@ export const SubagentResidencyStartedType = "subagent/residency-started";
 
 /** SubagentSeededType is the wire type of SubagentSeeded facts. */
 export const SubagentSeededType = "subagent/seeded";
+
+/**
+ * decodeSubagentCheckpoint reads a SubagentCheckpoint from JSON as Go's decoder
+ * does, refusing input that lacks a required field.
+ */
+export function decodeSubagentCheckpoint(json, path = "$") {
+  const o = _obj(json, path, "SubagentCheckpoint");
+  let f_run;
+  let f_index;
+  let f_at;
+  let f_header;
+  let f_descriptor;
+  let f_waiting;
+  for (const k of Object.keys(o)) {
+    const v = o[k];
+    switch (k) {
+      case "run":
+        f_run = v === null ? undefined : _uuid(v, path, "run");
+        continue;
+      case "index":
+        f_index = v === null ? undefined : _int(v, path, "index");
+        continue;
+      case "at":
+        f_at = v === null ? undefined : _int(v, path, "at");
+        continue;
+      case "header":
+        f_header = v === null ? undefined : decodeChildHeader(v, path + ".header");
+        continue;
+      case "descriptor":
+        f_descriptor = v === null ? undefined : decodeDescriptor(v, path + ".descriptor");
+        continue;
+      case "waiting":
+        f_waiting = v === null ? undefined : _arr(v, path, "waiting", (e, p, i) => decodeWaitingMessage(e, _at(p, i)));
+        continue;
+    }
+    switch (_fold(k)) {
+      case "RUN":
+        throw _ambiguous(path, "SubagentCheckpoint", k, "run");
+      case "INDEX":
+        throw _ambiguous(path, "SubagentCheckpoint", k, "index");
+      case "AT":
+        throw _ambiguous(path, "SubagentCheckpoint", k, "at");
+      case "HEADER":
+        throw _ambiguous(path, "SubagentCheckpoint", k, "header");
+      case "DESCRIPTOR":
+        throw _ambiguous(path, "SubagentCheckpoint", k, "descriptor");
+      case "WAITING":
+        throw _ambiguous(path, "SubagentCheckpoint", k, "waiting");
+    }
+  }
+  if (f_run === undefined) throw _missing(path, "SubagentCheckpoint", "run");
+  if (f_index === undefined) throw _missing(path, "SubagentCheckpoint", "index");
+  if (f_at === undefined) throw _missing(path, "SubagentCheckpoint", "at");
+  if (f_header === undefined) throw _missing(path, "SubagentCheckpoint", "header");
+  if (f_descriptor === undefined) throw _missing(path, "SubagentCheckpoint", "descriptor");
+  const out = { run: f_run, index: f_index, at: f_at, header: f_header, descriptor: f_descriptor };
+  if (f_waiting !== undefined) out.waiting = f_waiting;
+  return out;
+}
+
+/**
+ * encodeSubagentCheckpoint writes a SubagentCheckpoint as JSON that Go's
+ * decoder reads, leaving out optional fields that hold their zero value, as Go
+ * does.
+ */
+export function encodeSubagentCheckpoint(value) {
+  const o = {};
+  o["run"] = _euuid(value.run, "SubagentCheckpoint.run");
+  o["index"] = _eint(value.index, "SubagentCheckpoint.index");
+  o["at"] = _eint(value.at, "SubagentCheckpoint.at");
+  o["header"] = encodeChildHeader(value.header);
+  o["descriptor"] = encodeDescriptor(value.descriptor);
+  if (value.waiting !== undefined) o["waiting"] = value.waiting.map((e) => encodeWaitingMessage(e));
+  return o;
+}
+
+/**
+ * decodeSubagentCheckpointed reads a SubagentCheckpointed from JSON as Go's
+ * decoder does, refusing input that lacks a required field.
+ */
+export function decodeSubagentCheckpointed(json, path = "$") {
+  const o = _obj(json, path, "SubagentCheckpointed");
+  let f_child;
+  let f_index;
+  let f_seq;
+  let f_level;
+  let f_bucket;
+  for (const k of Object.keys(o)) {
+    const v = o[k];
+    switch (k) {
+      case "child":
+        f_child = v === null ? undefined : _str(v, path, "child");
+        continue;
+      case "index":
+        f_index = v === null ? undefined : _int(v, path, "index");
+        continue;
+      case "seq":
+        f_seq = v === null ? undefined : _int(v, path, "seq");
+        continue;
+      case "level":
+        f_level = v === null ? undefined : _int(v, path, "level");
+        continue;
+      case "bucket":
+        f_bucket = v === null ? undefined : _int(v, path, "bucket");
+        continue;
+    }
+    switch (_fold(k)) {
+      case "CHILD":
+        throw _ambiguous(path, "SubagentCheckpointed", k, "child");
+      case "INDEX":
+        throw _ambiguous(path, "SubagentCheckpointed", k, "index");
+      case "SEQ":
+        throw _ambiguous(path, "SubagentCheckpointed", k, "seq");
+      case "LEVEL":
+        throw _ambiguous(path, "SubagentCheckpointed", k, "level");
+      case "BUCKET":
+        throw _ambiguous(path, "SubagentCheckpointed", k, "bucket");
+    }
+  }
+  if (f_child === undefined) throw _missing(path, "SubagentCheckpointed", "child");
+  if (f_index === undefined) throw _missing(path, "SubagentCheckpointed", "index");
+  if (f_seq === undefined) throw _missing(path, "SubagentCheckpointed", "seq");
+  if (f_level === undefined) throw _missing(path, "SubagentCheckpointed", "level");
+  if (f_bucket === undefined) throw _missing(path, "SubagentCheckpointed", "bucket");
+  const out = { child: f_child, index: f_index, seq: f_seq, level: f_level, bucket: f_bucket };
+  return out;
+}
+
+/**
+ * encodeSubagentCheckpointed writes a SubagentCheckpointed as JSON that Go's
+ * decoder reads, leaving out optional fields that hold their zero value, as Go
+ * does.
+ */
+export function encodeSubagentCheckpointed(value) {
+  const o = {};
+  o["child"] = value.child;
+  o["index"] = _eint(value.index, "SubagentCheckpointed.index");
+  o["seq"] = _eint(value.seq, "SubagentCheckpointed.seq");
+  o["level"] = _eint(value.level, "SubagentCheckpointed.level");
+  o["bucket"] = _eint(value.bucket, "SubagentCheckpointed.bucket");
+  return o;
+}
 
 /**
  * decodeSubagentCreated reads a SubagentCreated from JSON as Go's decoder does,
@@ -986,6 +1177,18 @@ export function decodeFact(json, path = "$") {
   if (data === undefined || data === null) throw _missing(path, "FactEnvelope", "data");
   const at = path + ".data";
   switch (type) {
+    case "subagent/checkpoint":
+      switch (v) {
+        case 1:
+          return { type: "subagent/checkpoint", v: 1, data: decodeSubagentCheckpoint(data, at) };
+      }
+      throw new DecodeError("unknownVersion", path + ".v", `subagent/checkpoint v${v} is not decoded by this build`);
+    case "subagent/checkpointed":
+      switch (v) {
+        case 1:
+          return { type: "subagent/checkpointed", v: 1, data: decodeSubagentCheckpointed(data, at) };
+      }
+      throw new DecodeError("unknownVersion", path + ".v", `subagent/checkpointed v${v} is not decoded by this build`);
     case "subagent/created":
       switch (v) {
         case 1:
@@ -1038,6 +1241,18 @@ export function decodeFact(json, path = "$") {
  */
 export function encodeFact(fact) {
   switch (fact.type) {
+    case "subagent/checkpoint":
+      switch (fact.v) {
+        case 1:
+          return { type: "subagent/checkpoint", v: 1, data: encodeSubagentCheckpoint(fact.data) };
+      }
+      break;
+    case "subagent/checkpointed":
+      switch (fact.v) {
+        case 1:
+          return { type: "subagent/checkpointed", v: 1, data: encodeSubagentCheckpointed(fact.data) };
+      }
+      break;
     case "subagent/created":
       switch (fact.v) {
         case 1:
