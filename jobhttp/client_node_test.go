@@ -46,6 +46,10 @@ func TestTheTypeScriptClientAgainstTheHandler(t *testing.T) {
 	mux := http.NewServeMux()
 	mux.Handle("/", c.trackFollows(h))
 	mux.HandleFunc("POST /test/{action}", c.act)
+	mux.HandleFunc("GET /test/bogus/api/jobs/events", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.Write([]byte("<p>a proxy's page</p>\n"))
+	})
 	mux.HandleFunc("GET /test/bogus/api/jobs", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.Write([]byte(`[{"id":"not-a-uuid","name":"x-1","kind":"x","label":"","ordinal":1,"record":false,"status":"running","startedAt":1}]`))

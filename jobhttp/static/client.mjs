@@ -137,6 +137,12 @@ export class Client {
             }
             if (!res.ok || res.body === null)
                 await body(res); // throws the refusal
+            const type = res.headers.get("Content-Type") ?? "";
+            if (!type.startsWith("text/event-stream")) {
+                // As EventSource fails such a connection: no retry would change it.
+                await res.body?.cancel();
+                throw new WireError(res.status, `not an event stream but ${type === "" ? "no content type" : type}`, undefined);
+            }
             options.onConnect?.();
             try {
                 for await (const ev of readEvents(res.body, stream)) {

@@ -166,7 +166,7 @@ const cases: [string, () => Promise<void>][] = [
     abort.abort();
     await Promise.all(held);
     check(tooMany.status === 429, `third stream: ${tooMany.message}`);
-    check(tooMany.retryAfter === undefined || tooMany.retryAfter > 0, `Retry-After ${tooMany.retryAfter}`);
+    check(tooMany.retryAfter === 5 && tooMany.reason.includes("MaxStreamsPerSession"), `Retry-After ${tooMany.retryAfter}, reason ${tooMany.reason}`);
   }],
   ["history is the session's intervals", async () => {
     const job = await start("gina", "history");
@@ -174,6 +174,13 @@ const cases: [string, () => Promise<void>][] = [
     await control("wait", { job: job.id });
     const intervals = await client("gina").history();
     check(intervals.length === 1 && intervals[0]?.jobId === job.id && intervals[0].complete && intervals[0].status === "completed", `intervals ${JSON.stringify(intervals)}`);
+  }],
+  ["a stream that is not an event stream is refused, not retried", async () => {
+    const bogus = new Client({ base: new URL("test/bogus/", base) });
+    const refused = await refusal(async () => {
+      for await (const _ of bogus.rosterEvents()) void _;
+    });
+    check(refused.status === 200 && refused.reason.startsWith("not an event stream"), `refusal ${refused.message}`);
   }],
   ["a body the decoders refuse is the package's DecodeError", async () => {
     const bogus = new Client({ base: new URL("test/bogus/", base) });
