@@ -124,6 +124,9 @@ func (t *Tree) existing(r *os.Root, absRoot string, f treeFile) (old []byte, kin
 	case !info.Mode().IsRegular():
 		return nil, Conflict, "is not a regular file (jobgen writes only regular files and never follows a link)", nil
 	}
+	if f.spec == "" {
+		return existingPackageFile(r, f)
+	}
 	old, err = r.ReadFile(f.Path)
 	if err != nil {
 		return nil, "", "", err
@@ -192,7 +195,7 @@ func (t *Tree) scan(r *os.Root, root string) ([]found, error) {
 				continue
 			}
 			for i, tg := range t.targets {
-				if tg.Root != root || !strings.HasSuffix(e.Name(), tg.Backend.Marker().Suffix) {
+				if tg.Root != root || !tg.Backend.Marker().ends(e.Name()) {
 					continue
 				}
 				head, err := readHead(r, p)

@@ -29,10 +29,16 @@ path):
 	                           per lifecycle change (never per append)
 	GET  /api/jobs/{id}        one jobs.JobSnapshot
 	GET  /api/jobs/{id}/follow the follow stream as SSE (see below)
-	POST /api/jobs/{id}/kill   kill; body {"reason": "..."}, Content-Type
-	                           application/json
+	POST /api/jobs/{id}/kill   kill: a wire.KillRequest, Content-Type
+	                           application/json; answers a wire.KillResponse
 	GET  /api/history          the session's execution intervals from the
-	                           journal (404 when the handler has none)
+	                           journal, a JSON array of wire.Interval (404
+	                           when the handler has none)
+
+Every refusal answers a wire.ErrorBody with its status. The wire's own
+bodies are the vocabulary of spec/wire.yaml (generated/wire), which the
+TypeScript package's client, @jobgen/jobgen/client, reads with the decoders
+generated from the same spec; the page uses that client.
 
 # Follow
 

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/jobgen/jobgen/generated/jobs"
+	"github.com/jobgen/jobgen/generated/wire"
 	"github.com/jobgen/jobgen/registry"
 )
 
@@ -60,9 +61,10 @@ type Options struct {
 	Logger *slog.Logger
 }
 
-// A HistoryFunc returns what /api/history answers for a session: a value
-// that encodes as JSON, such as the session's execution intervals.
-type HistoryFunc func(ctx context.Context, session jobs.SessionID) (any, error)
+// A HistoryFunc returns what /api/history answers for a session: its
+// execution intervals, oldest first (StoreHistory reads them from a
+// journal).
+type HistoryFunc func(ctx context.Context, session jobs.SessionID) ([]wire.Interval, error)
 
 // A Handler serves one registry over HTTP. Make one with New; it is safe for
 // concurrent use.
@@ -239,14 +241,12 @@ func lookupError(w http.ResponseWriter, err error) {
 	}
 }
 
-// httpError writes a JSON error body {"error": msg}.
+// httpError writes the error body of a refusal, a wire.ErrorBody.
 func httpError(w http.ResponseWriter, status int, msg string) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(status)
-	json.NewEncoder(w).Encode(struct {
-		Error string `json:"error"`
-	}{msg})
+	json.NewEncoder(w).Encode(wire.ErrorBody{Error: msg})
 }
 
 // writeJSON writes v as a 200 JSON body.

@@ -32,7 +32,7 @@ func TestAReboundHostIsRefusedOnEveryRoute(t *testing.T) {
 	rebound := "attacker.example:" + u.Port()
 	id := snap.ID.String()
 	for _, tc := range []struct{ method, path string }{
-		{"GET", "/"}, {"GET", "/app.js"}, {"GET", "/api/jobs"}, {"GET", "/api/jobs/events"},
+		{"GET", "/"}, {"GET", "/app.mjs"}, {"GET", "/api/jobs"}, {"GET", "/api/jobs/events"},
 		{"GET", "/api/jobs/" + id}, {"GET", "/api/jobs/" + id + "/follow"}, {"GET", "/api/history"},
 		{"POST", "/api/jobs/" + id + "/kill"},
 	} {

@@ -412,14 +412,14 @@ func TestHistoryIsA404WithoutAJournal(t *testing.T) {
 }
 
 // TestThePagesDecodersAreTheCompiledTypeScript: the page decodes every
-// document with the generated TypeScript of spec/jobs.yaml, compiled by the
-// pinned tsc; a hand edit or a stale build of static/jobs.js fails here.
+// document with the package's JavaScript of spec/jobs.yaml (tools/ts/page.sh
+// copies it); a hand edit or a stale copy in static/ fails here.
 func TestThePagesDecodersAreTheCompiledTypeScript(t *testing.T) {
 	if _, err := os.Stat("../tools/ts/node_modules/.bin/tsc"); err != nil {
 		if os.Getenv("CI") == "true" {
 			t.Fatal("no pinned TypeScript under CI=true: .ci/run runs make ts-deps")
 		}
-		t.Skip("no pinned TypeScript: run make ts-deps (needs Node.js) to check static/jobs.js")
+		t.Skip("no pinned TypeScript: run make ts-deps (needs Node.js) to check static/")
 	}
 	out, err := exec.Command("../tools/ts/page.sh", "check").CombinedOutput()
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/jobgen/jobgen/generated/jobs"
+	"github.com/jobgen/jobgen/generated/wire"
 	"github.com/jobgen/jobgen/registry"
 )
 
@@ -111,9 +112,7 @@ func (h *Handler) kill(w http.ResponseWriter, r *http.Request, session jobs.Sess
 		httpError(w, http.StatusNotFound, "no such job")
 		return
 	}
-	var body struct {
-		Reason string `json:"reason"`
-	}
+	var body wire.KillRequest
 	dec := json.NewDecoder(io.LimitReader(r.Body, 4<<10))
 	if err := dec.Decode(&body); err != nil && !errors.Is(err, io.EOF) {
 		httpError(w, http.StatusBadRequest, "body: want {\"reason\": \"...\"}")
@@ -140,17 +139,14 @@ func (h *Handler) kill(w http.ResponseWriter, r *http.Request, session jobs.Sess
 		lookupError(w, err)
 		return
 	}
-	writeJSON(w, struct {
-		Result string           `json:"result"`
-		Job    jobs.JobSnapshot `json:"job"`
-	}{killResult(res), snap})
+	writeJSON(w, wire.KillResponse{Result: killResult(res), Job: snap})
 }
 
-func killResult(k registry.KillResult) string {
+func killResult(k registry.KillResult) wire.KillResult {
 	if k == registry.KillAlreadyFinished {
-		return "alreadyFinished"
+		return wire.KillResultAlreadyFinished
 	}
-	return "requested"
+	return wire.KillResultRequested
 }
 
 // crossSite refuses a state-changing request that a page on another site
@@ -175,11 +171,14 @@ func (h *Handler) history(w http.ResponseWriter, r *http.Request, session jobs.S
 		httpError(w, http.StatusNotFound, "no history is kept")
 		return
 	}
-	v, err := h.opts.History(r.Context(), session)
+	ivs, err := h.opts.History(r.Context(), session)
 	if err != nil {
 		h.log.Error("jobhttp: history", "err", err)
 		httpError(w, http.StatusInternalServerError, "history unavailable")
 		return
 	}
-	writeJSON(w, v)
+	if ivs == nil {
+		ivs = []wire.Interval{}
+	}
+	writeJSON(w, ivs)
 }

@@ -30,6 +30,8 @@ type config struct {
 	Specs   []string `yaml:"specs"`
 	// Outputs maps the key of an output (outputKinds) to its root.
 	Outputs map[string]string `yaml:"outputs"`
+	// TypeScript is what the TypeScript package is besides its modules.
+	TypeScript tsSettings `yaml:"typescript"`
 
 	file string // as found, relative to the working directory where it can be
 	dir  string // the file's directory, as paths in it are joined to

@@ -25,8 +25,9 @@ type outputKind struct {
 	what    string // what each spec yields, for help: "Markdown reference"
 	backend gen.Backend
 	// place is the output of this kind at root when the Go packages go to
-	// out; nil gives it a root of its own.
-	place func(out, root string) (output, error)
+	// out, as the config file (nil without one) has it; nil gives it a
+	// root of its own.
+	place func(out, root string, cfg *config) (output, error)
 	note  string // where the output may go, for the flag's help
 	// command names the command that writes only this output, under its
 	// --out with the default root dflt, and about is its help; "" when
@@ -86,17 +87,18 @@ type output struct {
 type outputs []output
 
 // at is the output of kind k at root, with the Go packages at out.
-func (k outputKind) at(out, root string) (output, error) {
+func (k outputKind) at(out, root string, cfg *config) (output, error) {
 	if k.place != nil {
-		return k.place(out, root)
+		return k.place(out, root, cfg)
 	}
 	return output{k.flag(), gen.Target{Backend: k.backend, Root: root}}, nil
 }
 
 // tsOutput is the TypeScript target of --ts dir: beside the Go packages,
 // under --out, when dir is a directory directly inside it (generated/ts), and
-// a root of its own anywhere else.
-func tsOutput(out, dir string) (output, error) {
+// a root of its own anywhere else; the package is as cfg's typescript: key
+// says (see tsBackend).
+func tsOutput(out, dir string, cfg *config) (output, error) {
 	absOut, err := filepath.Abs(out)
 	if err != nil {
 		return output{}, err
@@ -107,12 +109,14 @@ func tsOutput(out, dir string) (output, error) {
 	}
 	rel, err := filepath.Rel(absOut, absDir)
 	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return output{"ts", gen.Target{Backend: typescript.Backend{}, Root: dir}}, nil
+		b, err := tsBackend(cfg, dir, "")
+		return output{"ts", gen.Target{Backend: b, Root: dir}}, err
 	}
 	if rel == "." || strings.ContainsRune(rel, filepath.Separator) {
 		return output{}, fmt.Errorf("--ts %s: inside --out %s, the TypeScript modules go in a directory directly under it, such as %s", dir, out, filepath.Join(out, "ts"))
 	}
-	return output{"out", gen.Target{Backend: typescript.Backend{Dir: filepath.ToSlash(rel)}, Root: out}}, nil
+	b, err := tsBackend(cfg, out, filepath.ToSlash(rel))
+	return output{"out", gen.Target{Backend: b, Root: out}}, err
 }
 
 // targets are the outputs' targets, and the root of each flag.
@@ -177,7 +181,7 @@ func (sf *specFlags) parseOutputs(fs *flag.FlagSet, verb string, args []string, 
 		if roots[i] == "" {
 			continue
 		}
-		o, err := k.at(sf.out, roots[i])
+		o, err := k.at(sf.out, roots[i], sf.cfg)
 		if err != nil {
 			r.failf(exitUsage, "jobgen: %v", err)
 			return nil, r, r.code

@@ -77,7 +77,7 @@ func TestDemoServesTheSessionsJobsAndShutsDown(t *testing.T) {
 	}
 	page, _ := io.ReadAll(res.Body)
 	res.Body.Close()
-	if !strings.Contains(string(page), `<script type="module" src="app.js">`) {
+	if !strings.Contains(string(page), `<script type="module" src="app.mjs">`) {
 		t.Fatalf("GET / did not serve the page: %.200s", page)
 	}
 	res, err = http.Get(d.base + "/api/history")
