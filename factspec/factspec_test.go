@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	"github.com/jobgen/jobgen/codec"
 	"github.com/jobgen/jobgen/factspec"
@@ -184,4 +185,32 @@ facts:
 	// Output:
 	// api approved <nil>
 	// true
+}
+
+// TestImportedRecordsOfASpecLoadedTwice: a spec imported by another is its
+// own copy of a spec already in the vocabulary; the importing spec's facts
+// read its records all the same.
+func TestImportedRecordsOfASpecLoadedTwice(t *testing.T) {
+	files := fstest.MapFS{
+		"base.yaml": {Data: []byte("jobgen: 1\npackage: {name: base, path: example.com/base}\nrecords:\n  Who: {fields: {name: string}}\n")},
+		"app.yaml":  {Data: []byte("jobgen: 1\npackage: {name: app, path: example.com/app}\nimports: {base: {spec: base.yaml}}\nfacts:\n  app/did:\n    versions:\n      v1:\n        fields: {who: base.Who, all: \"[]base.Who\"}\n")},
+	}
+	var specs []*gen.Resolved
+	for _, name := range []string{"base.yaml", "app.yaml"} { // base first: app's import is a second copy
+		r, err := gen.LoadFS(files, name, files[name].Data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		specs = append(specs, r)
+	}
+	v, err := factspec.New(specs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := v.DecodeFact([]byte(`{"type":"app/did","v":1,"data":{"who":{"name":"a"},"all":[{"name":"b"}]}}`)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := v.DecodeFact([]byte(`{"type":"app/did","v":1,"data":{"who":{"name":"a"},"all":[{}]}}`)); !errors.Is(err, codec.ErrMissingField) {
+		t.Fatalf("err = %v, want ErrMissingField from the imported record", err)
+	}
 }

@@ -77,16 +77,21 @@ func (v *Vocabulary) Has(path string) bool {
 func (v *Vocabulary) Specs() []*gen.Spec { return v.specs }
 
 func (v *Vocabulary) add(s *gen.Spec, errs *gen.ErrorList) {
-	if v.Has(identity(s)) {
+	if _, seen := v.layouts[s]; seen {
 		return
 	}
+	// Every copy of a spec is laid out, since the types of the specs that
+	// import it name its declarations; the facts are the first copy's.
+	v.addLayouts(s)
 	for _, im := range s.Imports {
 		if im.Imported != nil {
 			v.add(im.Imported.Spec(), errs)
 		}
 	}
+	if v.Has(identity(s)) {
+		return
+	}
 	v.specs = append(v.specs, s)
-	v.addLayouts(s)
 	for _, f := range s.Facts {
 		if prev, dup := v.facts[f.Name]; dup {
 			errs.Add(f.Pos, "fact %s is declared by %s (%s) too; a journal holding both could not tell their facts apart", f.Name, prev.spec.Package.Path, prev.spec.File)

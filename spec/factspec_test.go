@@ -22,13 +22,14 @@ import (
 // Go decoders refuse, with the same sentinels, and read what they accept as
 // they read it. These tests hold it to that over every wire type of both
 // vocabularies: the documents of the refusal tables of this directory, and
-// random values and random damage to them.
+// random values and random damage to them, for the job, subagent and wire
+// vocabularies.
 
 // specVocabulary is the vocabulary of this directory's specs.
 func specVocabulary(t testing.TB) *factspec.Vocabulary {
 	t.Helper()
 	var specs []*gen.Resolved
-	for _, name := range []string{"jobs.yaml", "subagents.yaml"} {
+	for _, name := range []string{"jobs.yaml", "subagents.yaml", "wire.yaml"} {
 		data, err := os.ReadFile(name)
 		if err != nil {
 			t.Fatal(err)
@@ -85,8 +86,17 @@ func allCodecs() []decodeCase {
 	for _, c := range tsCodecs() {
 		out = append(out, decodeCase{"jobs", c})
 	}
+	// Go-only, so not among TypeScript's codecs; still a wire type in Go.
+	out = append(out,
+		decodeCase{"jobs", union(jobs.DecodeJobStart, jobs.PlainJobStart{}, jobs.RecordingJobStart{})},
+		decodeCase{"jobs", plain[jobs.PlainJobStart]("PlainJobStart")},
+		decodeCase{"jobs", plain[jobs.RecordingJobStart]("RecordingJobStart")},
+	)
 	for _, c := range subagentsCodecs() {
 		out = append(out, decodeCase{"subagents", c})
+	}
+	for _, c := range wireCodecs() {
+		out = append(out, decodeCase{"wire", c})
 	}
 	return out
 }
