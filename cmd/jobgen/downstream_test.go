@@ -6,6 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/fstest"
+
+	"github.com/jobgen/jobgen/gen"
 )
 
 // goIn runs the go command in dir, offline: whatever it needs is in the
@@ -54,10 +57,85 @@ func TestDownstreamModule(t *testing.T) {
 	if code != exitOK || !strings.Contains(stdout, `"verdict":"approved"`) || strings.Count(stdout, "\n") != 1 {
 		t.Errorf("journal cat --type deploy/approved: exit %d:\n%s", code, stdout)
 	}
+	checkDownstreamTypeScript(t, dir, stdout)
 
 	// Elsewhere, without the module's jobgen.yaml, its facts are unknown.
 	t.Chdir(t.TempDir())
 	if code, _, stderr := jobgen(t, "journal", "check", path); code != exitUnknownFacts || !strings.Contains(stderr, "deploy/approved v1 (1), deploy/requested v1 (1)") {
 		t.Errorf("jobgen journal check outside the module: exit %d, want %d: %s", code, exitUnknownFacts, stderr)
+	}
+}
+
+// checkDownstreamTypeScript type-checks the downstream module's TypeScript
+// package, which imports jobgen's (@jobgen/jobgen/jobs), and a front end
+// using both, under every strict flag (its tsconfig.json), then decodes the
+// fact of line, a journal cat line, with the package's JavaScript in Node,
+// the two packages installed as a front end installs them.
+func checkDownstreamTypeScript(t *testing.T, dir, line string) {
+	t.Helper()
+	tsc := filepath.Join(dir, "..", "..", "tools", "ts", "node_modules", ".bin", "tsc")
+	_, nodeErr := exec.LookPath("node")
+	if _, err := os.Stat(tsc); err != nil || nodeErr != nil {
+		msg := "the downstream TypeScript needs node and the pinned TypeScript: install Node.js, then run `make ts-deps`"
+		if os.Getenv("CI") == "true" {
+			t.Fatal(msg)
+		}
+		t.Log(msg)
+		return
+	}
+	cmd := exec.Command(tsc, "-p", "tsconfig.json")
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("tsc in the downstream module: %v\n%s", err, out)
+	}
+	app := t.TempDir()
+	for pkg, target := range map[string]string{
+		"@jobgen/jobgen":    filepath.Join(dir, "..", "..", "generated", "ts"),
+		"@example/deployer": filepath.Join(dir, "generated", "ts"),
+	} {
+		link := filepath.Join(app, "node_modules", filepath.FromSlash(pkg))
+		if err := os.MkdirAll(filepath.Dir(link), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(target, link); err != nil {
+			t.Fatal(err)
+		}
+	}
+	script := `import { decodeFact } from "@example/deployer/deploy";
+import { readFileSync } from "node:fs";
+const line = JSON.parse(readFileSync(0, "utf8"));
+const fact = decodeFact(line.fact);
+console.log(fact.type, fact.data.approval.verdict, fact.data.status);
+`
+	if err := os.WriteFile(filepath.Join(app, "read.mjs"), []byte(script), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd = exec.Command("node", "--preserve-symlinks", "read.mjs")
+	cmd.Dir, cmd.Stdin = app, strings.NewReader(line)
+	out, err := cmd.CombinedOutput()
+	if err != nil || strings.TrimSpace(string(out)) != "deploy/approved approved completed" {
+		t.Fatalf("node decoding the fact with the downstream package: %v\n%s", err, out)
+	}
+}
+
+// TestAnotherModulesTSPackageIsTheOneItsConfigNames: a module imported from
+// is named as jobgen generate names its package in that module: its
+// jobgen.yaml's typescript.package, read even beside keys this jobgen does
+// not know, else the name its path gives.
+func TestAnotherModulesTSPackageIsTheOneItsConfigNames(t *testing.T) {
+	for _, c := range []struct {
+		config, want string
+	}{
+		{"version: 1\nspecs: [spec/*.yaml]\ntypescript: {package: \"@acme/vocab\"}\nfuture: {key: 1}\n", "@acme/vocab"},
+		{"version: 1\nspecs: [spec/*.yaml]\n", "@acme/deploy-tool"},
+		{"", "@acme/deploy-tool"},
+	} {
+		files := fstest.MapFS{}
+		if c.config != "" {
+			files[configName] = &fstest.MapFile{Data: []byte(c.config)}
+		}
+		if got := moduleTSPackage(&gen.Module{Path: "github.com/Acme/Deploy-Tool/v2", Files: files}); got != c.want {
+			t.Errorf("config %q: package %q, want %q", c.config, got, c.want)
+		}
 	}
 }
