@@ -1,12 +1,16 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"testing/fstest"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/jobgen/jobgen/gen"
 )
@@ -58,6 +62,7 @@ func TestDownstreamModule(t *testing.T) {
 		t.Errorf("journal cat --type deploy/approved: exit %d:\n%s", code, stdout)
 	}
 	checkDownstreamTypeScript(t, dir, stdout)
+	checkDownstreamSchema(t, dir, stdout)
 
 	// Elsewhere, without the module's jobgen.yaml, its facts are unknown.
 	t.Chdir(t.TempDir())
@@ -136,6 +141,56 @@ func TestAnotherModulesTSPackageIsTheOneItsConfigNames(t *testing.T) {
 		}
 		if got := moduleTSPackage(&gen.Module{Path: "github.com/Acme/Deploy-Tool/v2", Files: files}); got != c.want {
 			t.Errorf("config %q: package %q, want %q", c.config, got, c.want)
+		}
+	}
+}
+
+// checkDownstreamSchema validates the fact of line, a journal cat line,
+// against the downstream module's JSON Schema, with jobgen's job schema
+// where the downstream schema refers to it: below it, at the job package's
+// import path (decision 0090).
+func checkDownstreamSchema(t *testing.T, dir, line string) {
+	t.Helper()
+	const base = "https://deployer.test/schema/"
+	c := jsonschema.NewCompiler()
+	c.AssertFormat()
+	for url, file := range map[string]string{
+		base + "deploy.schema.json":                                  filepath.Join(dir, "schema", "deploy.schema.json"),
+		base + "github.com/jobgen/jobgen/generated/jobs.schema.json": filepath.Join(dir, "..", "..", "schema", "jobs.schema.json"),
+	} {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.AddResource(url, doc); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err := c.Compile(base + "deploy.schema.json#/$defs/FactEnvelope")
+	if err != nil {
+		t.Fatalf("compile the downstream schema: %v", err)
+	}
+	var cat struct{ Fact json.RawMessage }
+	if err := json.Unmarshal([]byte(line), &cat); err != nil {
+		t.Fatal(err)
+	}
+	for _, doc := range []struct {
+		fact string
+		ok   bool
+	}{
+		{string(cat.Fact), true},
+		{strings.Replace(string(cat.Fact), `"status":"completed"`, `"status":"paused"`, 1), false}, // jobs.JobStatus, from jobgen's schema
+	} {
+		v, err := jsonschema.UnmarshalJSON(strings.NewReader(doc.fact))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Validate(v); (err == nil) != doc.ok {
+			t.Errorf("the downstream schema on %s: %v, want valid %v", doc.fact, err, doc.ok)
 		}
 	}
 }
