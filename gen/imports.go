@@ -190,8 +190,10 @@ func (v *validator) importedTypes() {
 		d, ok := decls[im][t.Name]
 		name := t.Alias + "." + t.Name
 		switch {
-		case !ok && im.Foreign():
+		case !ok && im.Foreign() && im.Found.Version != "":
 			v.add(t.Pos, "%s: %s of %s, the version the module requires, declares no %s%s; a later version may (go get %s@latest)", name, im.Spec, im.Found, t.Name, didYouMean(t.Name, typeNames(decls[im])), im.Found.Path)
+		case !ok && im.Foreign():
+			v.add(t.Pos, "%s: %s of %s, the copy the build uses, declares no %s%s", name, im.Spec, im.Found, t.Name, didYouMean(t.Name, typeNames(decls[im])))
 		case !ok:
 			v.add(t.Pos, "%s: %s declares no %s%s", name, im.Spec, t.Name, didYouMean(t.Name, typeNames(decls[im])))
 		case d.Kind == DeclMachine:

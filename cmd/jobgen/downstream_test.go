@@ -194,3 +194,39 @@ func checkDownstreamSchema(t *testing.T, dir, line string) {
 		}
 	}
 }
+
+// TestModuleImportErrorsThroughTheGoCommand: the errors of a module import,
+// found by the go command, are positioned at the import, and a name the
+// required version lacks at its use.
+func TestModuleImportErrorsThroughTheGoCommand(t *testing.T) {
+	repo, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := func(name string) string {
+		return strings.Replace(scratchSpec, "fields: {job: jobs.JobID, owner: jobs.SessionID}", "fields: {job: jobs."+name+"}", 1)
+	}
+	cases := []struct {
+		why, gomod, spec, want string
+	}{
+		{"a module go.mod does not require", "module example.com/app\n\ngo 1.25\n", spec("JobID"),
+			"spec/ship.yaml:4:18: imports.jobs.module: github.com/jobgen/jobgen is not required by the module in"},
+		{"a name the required version does not declare", "module example.com/app\n\ngo 1.25\n\nrequire github.com/jobgen/jobgen v0.0.0\n\nreplace github.com/jobgen/jobgen => " + repo + "\n", spec("JobIdentity"),
+			"spec/ship.yaml:9:23: jobs.JobIdentity: spec/jobs.yaml of github.com/jobgen/jobgen (" + repo + "), the copy the build uses, declares no JobIdentity"},
+		{"a spec the module does not have", "module example.com/app\n\ngo 1.25\n\nrequire github.com/jobgen/jobgen v0.0.0\n\nreplace github.com/jobgen/jobgen => " + repo + "\n", strings.Replace(spec("JobID"), "spec/jobs.yaml", "spec/job.yaml", 1),
+			"spec/ship.yaml:4:50: imports.jobs.spec: github.com/jobgen/jobgen (" + repo + ") has no spec spec/job.yaml; did you mean spec/jobs.yaml?"},
+	}
+	for _, c := range cases {
+		t.Run(c.why, func(t *testing.T) {
+			dir := t.TempDir()
+			writeTree(t, dir, map[string]string{"go.mod": c.gomod, "jobgen.yaml": "version: 1\nspecs: [spec/*.yaml]\noutputs: {go: internal}\n", "spec/ship.yaml": c.spec})
+			t.Chdir(dir)
+			t.Setenv("GOFLAGS", "")
+			t.Setenv("GOWORK", "off")
+			code, _, stderr := jobgen(t, "check")
+			if code != exitFindings || !strings.Contains(stderr, c.want) {
+				t.Fatalf("exit %d, want %d with\n%s\ngot\n%s", code, exitFindings, c.want, stderr)
+			}
+		})
+	}
+}
