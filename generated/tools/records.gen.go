@@ -222,8 +222,9 @@ func (j *JobListResult) UnmarshalJSON(data []byte) error {
 type JobOutput struct {
 	// The job to read, by its id.
 	JobID jobs.JobID `json:"jobId"`
-	// The most output to return, in bytes; absent or 0 means 16384, and more than
-	// 65536 is read as 65536. What does not fit waits for the next call.
+	// The most output to return, in bytes; absent or 0 means 16384, more than 65536
+	// is read as 65536, and less than 4 as 4. What does not fit waits for the next
+	// call.
 	MaxBytes uint32 `json:"maxBytes,omitzero"`
 }
 

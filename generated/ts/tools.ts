@@ -832,8 +832,9 @@ export interface JobOutput {
   /** The job to read, by its id. */
   jobId: jobs.JobID;
   /**
-   * The most output to return, in bytes; absent or 0 means 16384, and more than
-   * 65536 is read as 65536. What does not fit waits for the next call.
+   * The most output to return, in bytes; absent or 0 means 16384, more than 65536
+   * is read as 65536, and less than 4 as 4. What does not fit waits for the next
+   * call.
    */
   maxBytes?: number;
 }
