@@ -62,16 +62,15 @@ func JobNotice(snap jobs.JobSnapshot, budget int) string {
 // manager's settlement notice (source subagentSettled) or a child's report
 // (subagentReport) — at most budget bytes of valid UTF-8: the message's text
 // as the manager wrote it when it fits, otherwise its first line, which names
-// the child, and as much of the rest as fits, cut with an ellipsis. The
+// the child, and as much of the rest as fits, cut with an ellipsis. A text
+// whose first line does not name the child gets the line "Subagent <id>:"
+// before it. The
 // child's full id goes last: a budget of at least len(child id) carries it.
 // Below that the notice points to job_list, which lists the subagents the
 // caller started, down to 8 bytes; below those it is empty. A message with no
 // sender is cut to the budget like any text.
 func SubagentNotice(msg subagents.Message, budget int) string {
 	text := strings.ToValidUTF8(messageText(msg), "\uFFFD")
-	if len(text) <= budget {
-		return text
-	}
 	child := string(msg.Source.Sender)
 	if child == "" || !utf8.ValidString(child) {
 		return cutUTF8(text, max(budget, 0))
@@ -79,6 +78,10 @@ func SubagentNotice(msg subagents.Message, budget int) string {
 	head, body, _ := strings.Cut(text, "\n")
 	if !strings.Contains(head, child) {
 		head, body = "Subagent "+child+":", text
+		text = head + "\n" + body
+	}
+	if len(text) <= budget {
+		return text
 	}
 	if s, ok := cutTail(head+"\n", body, budget); ok {
 		return s
@@ -150,7 +153,7 @@ func (n notice) fit(budget int) (string, bool) {
 // cutting the label (and with cutDetail the detail) to what budget leaves,
 // and fails when the parts it was given cannot fit.
 func (n notice) render(core, label, detail, hint string, cutDetail bool, budget int) (string, bool) {
-	fixed := len(n.head) + len(core) + len(".")
+	fixed := len(n.head) + len(core)
 	if hint != "" {
 		fixed += len(" ") + len(hint)
 	}
@@ -158,27 +161,27 @@ func (n notice) render(core, label, detail, hint string, cutDetail bool, budget 
 		fixed += len(": ")
 	}
 	room := budget - fixed
-	if room < 0 {
-		return "", false
-	}
 	if label != "" {
-		labelRoom := room - len(` ""`) - len(detail)
-		label = cutTo(label, labelRoom)
-		if label == "" {
+		if label = cutTo(label, room-len(` ""`)-len(detail)-period(detail)); label == "" {
 			return "", false
 		}
 		room -= len(` ""`) + len(label)
 	}
-	if detail != "" {
-		if len(detail) > room && !cutDetail {
+	switch {
+	case detail == "":
+		room -= len(".")
+	case len(detail)+period(detail) <= room:
+		room -= len(detail) + period(detail)
+	case !cutDetail:
+		return "", false
+	default:
+		if detail = cut(detail, room); detail == "" {
 			return "", false
 		}
-		if len(detail) > room && hint == "" {
-			room++ // a cut ends in an ellipsis, not in the "." fixed counted
-		}
-		if detail = cutTo(detail, room); detail == "" {
-			return "", false
-		}
+		room -= len(detail)
+	}
+	if room < 0 {
+		return "", false
 	}
 	var b strings.Builder
 	b.WriteString(n.head)
@@ -189,7 +192,7 @@ func (n notice) render(core, label, detail, hint string, cutDetail bool, budget 
 	if detail != "" {
 		b.WriteString(": " + detail)
 	}
-	if end := b.String(); !strings.HasSuffix(end, ".") && !strings.HasSuffix(end, ellipsis) {
+	if detail == "" || period(detail) == 1 {
 		b.WriteString(".")
 	}
 	if hint != "" {
@@ -198,12 +201,27 @@ func (n notice) render(core, label, detail, hint string, cutDetail bool, budget 
 	return b.String(), b.Len() <= budget
 }
 
+// period is how many bytes the period after a detail takes: none when the
+// detail ends a sentence itself, or ends in a cut's ellipsis.
+func period(detail string) int {
+	if strings.HasSuffix(detail, ".") || strings.HasSuffix(detail, ellipsis) {
+		return 0
+	}
+	return 1
+}
+
 // cutTo returns s when it fits in room bytes, else s cut to a rune boundary
 // with an ellipsis, or "" when fewer than minCut bytes are left for it.
 func cutTo(s string, room int) string {
 	if len(s) <= room {
 		return s
 	}
+	return cut(s, room)
+}
+
+// cut returns s cut to a rune boundary with an ellipsis, in at most room
+// bytes, or "" when fewer than minCut bytes are left for it.
+func cut(s string, room int) string {
 	if room < minCut {
 		return ""
 	}
