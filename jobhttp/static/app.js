@@ -151,10 +151,18 @@ async function killJob(row) {
   }
 }
 
+// watchRoster keeps the roster stream open. EventSource retries a dropped
+// stream by itself but gives up on a refusal (such as a 429 when the session
+// holds too many streams); then the page asks the server why, shows its
+// answer, and tries again after the Retry-After it was given.
 function watchRoster() {
-  const src = new EventSource(new URL("jobs/events", api));
+  const url = new URL("jobs/events", api);
+  const src = new EventSource(url);
   src.addEventListener("open", () => { connEl.textContent = "live"; });
-  src.addEventListener("error", () => { connEl.textContent = "reconnecting…"; });
+  src.addEventListener("error", () => {
+    if (src.readyState !== EventSource.CLOSED) { connEl.textContent = "reconnecting…"; return; }
+    explainRefusal(url).then((retryAfter) => setTimeout(watchRoster, retryAfter * 1000));
+  });
   src.addEventListener("roster", (ev) => {
     try {
       const list = JSON.parse(ev.data);
@@ -166,6 +174,23 @@ function watchRoster() {
     loadTimeline();
   });
   src.addEventListener("bye", () => { connEl.textContent = "server closed"; src.close(); });
+}
+
+// explainRefusal shows why the server refused a stream and resolves to the
+// seconds to wait before trying again. A probe that gets a stream after all
+// is cancelled at once.
+async function explainRefusal(url) {
+  const probe = new AbortController();
+  try {
+    const res = await fetch(url, { signal: probe.signal });
+    if (res.ok) { probe.abort(); return 1; }
+    const body = await res.json().catch(() => ({}));
+    connEl.textContent = `not connected: ${body.error ?? res.statusText}`;
+    return Math.min(60, Math.max(1, Number(res.headers.get("Retry-After")) || 5));
+  } catch (err) {
+    connEl.textContent = "not connected: the server cannot be reached";
+    return 5;
+  }
 }
 
 // The timeline draws each job's interval, registered to settled (or to now
