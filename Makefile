@@ -24,6 +24,9 @@ demo-web: ## serve the live jobs page for a demo session on 127.0.0.1:8080 (ADDR
 	$(GO) run ./examples/jobsweb -addr $(or $(ADDR),127.0.0.1:8080)
 demo-subagents: ## see continuable subagents: a child reports, the process restarts, a follow-up resumes it cold
 	$(GO) run ./examples/subagents
+.PHONY: demo-mcp
+demo-mcp: ## see the model-facing tools over MCP: an MCP client starts, lists, reads, waits for and kills shell jobs as two sessions
+	$(GO) run ./examples/mcpjobs
 
 generate: ## regenerate generated/ (Go and TypeScript), the reference, the schema and the live page's decoders from the specs jobgen.yaml lists
 	$(GO) run ./cmd/jobgen generate
