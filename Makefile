@@ -12,8 +12,8 @@ FUZZTIME ?= 60s
 SCOREBOARD_COUNT ?= 3
 
 # The specs and where their Go, TypeScript, reference and schema go are in jobgen.yaml.
-# The released spec that breaking compares with; see spec/README.md, "Releasing".
-BASELINE ?= spec/baseline/jobs.yaml
+# The released specs that breaking compares every spec with; see spec/README.md, "Releasing".
+BASELINE ?= spec/baseline
 
 .PHONY: demo demo-web demo-subagents demo-pg generate verify check breaking test race vet proptest mutants fuzz bench scoreboard lint ts-deps ts-check ts-bench ci pg-up pg-down pg-test
 
@@ -39,8 +39,8 @@ verify: ## fail when generated/ (Go and TypeScript), the reference, the schema o
 check: ## validate the specs only
 	$(GO) run ./cmd/jobgen check
 
-breaking: ## fail when spec/jobs.yaml breaks the released baseline without an allow_breaking entry
-	$(GO) run ./cmd/jobgen breaking --spec spec/jobs.yaml --against $(BASELINE)
+breaking: ## fail when a spec jobgen.yaml lists breaks its released baseline without an allow_breaking entry
+	$(GO) run ./cmd/jobgen breaking --against $(BASELINE)
 
 test: ## every unit, golden, CLI and bounded property test
 	JOBGEN_PROPTEST_CHECKS=$(CI_RAPID_CHECKS) $(GO) test ./...

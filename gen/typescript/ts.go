@@ -69,7 +69,8 @@ func (Backend) Marker() gen.Marker {
 // Check implements Backend: names the module would declare twice, type
 // names that shadow the JavaScript and TypeScript globals the module relies
 // on, import aliases that are TypeScript reserved words, the JSON name
-// __proto__, and a package name that is one of the package's own modules,
+// __proto__, a package name that is one of the package's own modules, and
+// another module's spec imported from a TypeScript package without a name,
 // each at the declaration that causes it.
 func (b Backend) Check(r *gen.Resolved) gen.ErrorList {
 	s, err := r.Model()
@@ -77,6 +78,7 @@ func (b Backend) Check(r *gen.Resolved) gen.ErrorList {
 		return nil // Files reports it
 	}
 	errs := checkTSNames(s)
+	errs = append(errs, checkForeignPackages(s)...)
 	for _, own := range b.ownModules() {
 		if s.Package.Name == own {
 			errs.Add(s.Package.Pos, "package.name %s is the name of the TypeScript package's own %s module; choose another", own, own)
@@ -272,7 +274,24 @@ func (w *tsWriter) preamble() string {
 
 // specifier is how a module of the package names the module of an
 // imported spec, in a file of the given kind: a sibling file, since the
-// modules of specs that import one another are written side by side.
+// modules of specs that import one another are written side by side; for a
+// spec of another Go module, that module's package and the module it
+// exports for the spec, OTHER/<package.name> (decision 0090).
 func (w *tsWriter) specifier(im *gen.Import, kind tsKind) string {
+	if im.Foreign() {
+		return im.Found.Packages["ts"] + "/" + im.Imported.Spec().Package.Name
+	}
 	return "./" + im.Imported.Spec().Package.Name + kind.importExt()
+}
+
+// checkForeignPackages refuses an import of another module's spec whose
+// TypeScript package has no name: the module would have nothing to import.
+func checkForeignPackages(s *gen.Spec) gen.ErrorList {
+	var errs gen.ErrorList
+	for _, im := range s.Imports {
+		if im.Imported != nil && im.Foreign() && im.Found.Packages["ts"] == "" {
+			errs.Add(im.ModulePos, "imports.%s.module: the TypeScript package of %s has no name, so a module cannot import its %s module; jobgen names it from that module's jobgen.yaml (typescript.package) or its path (with gen.Module.Packages[\"ts\"] in the library)", im.Alias, im.Found, im.Imported.Spec().Package.Name)
+		}
+	}
+	return errs
 }
