@@ -190,6 +190,9 @@ func Render(targets []Target, specs []*Resolved) (*Tree, error) {
 // checkFile enforces the Backend rules a file can be checked against.
 func checkFile(b Backend, o Origin, f File) error {
 	m := b.Marker()
+	if f.Shared {
+		return checkShared(b, f)
+	}
 	switch {
 	case f.Path != path.Clean(f.Path) || path.IsAbs(f.Path) || strings.HasPrefix(f.Path, "../") || strings.Contains(f.Path, `\`):
 		return fmt.Errorf("%s is not a clean path inside the output root", f.Path)
@@ -214,6 +217,9 @@ func (t *Tree) checkClaims(specs []*Resolved) error {
 	dirs := map[string]claim{}
 	var problems ErrorList
 	var pairs []string
+	if err := t.keepOneShared(); err != nil {
+		return err
+	}
 	for _, f := range t.files {
 		root := t.targets[f.target].Root
 		key := root + "\x00" + f.Path
@@ -274,6 +280,10 @@ func (t *Tree) roots() []string {
 type File struct {
 	Path    string
 	Content []byte
+	// Shared marks a file that every spec a backend renders yields alike,
+	// such as the runtime a target's modules import or its package's
+	// marker files: see SharedMark.
+	Shared bool
 }
 
 // Header is the first line of a generated Go file that comes from no spec,
