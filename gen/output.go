@@ -196,8 +196,8 @@ func checkFile(b Backend, o Origin, f File) error {
 	switch {
 	case f.Path != path.Clean(f.Path) || path.IsAbs(f.Path) || strings.HasPrefix(f.Path, "../") || strings.Contains(f.Path, `\`):
 		return fmt.Errorf("%s is not a clean path inside the output root", f.Path)
-	case strings.Count(f.Path, "/") > 1:
-		return fmt.Errorf("%s is more than two elements deep", f.Path)
+	case strings.Count(f.Path, "/") > maxPathDepth-1:
+		return fmt.Errorf("%s is more than %d elements deep", f.Path, maxPathDepth)
 	case !strings.HasSuffix(f.Path, m.Suffix):
 		return fmt.Errorf("%s does not end in %s", f.Path, m.Suffix)
 	case !bytes.HasPrefix(f.Content, []byte(Mark(b, o, f.Path))):

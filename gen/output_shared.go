@@ -16,6 +16,11 @@ import (
 // of jobgen's whose owner is unknown (replaced when stale, never an orphan),
 // and its name need not end in the backend's Suffix (py.typed cannot).
 
+// maxPathDepth is how many elements a generated file's path may have: a
+// package directory inside the directory of one target beside the Go
+// packages, as in python/jobgen_vocab/jobs.py.
+const maxPathDepth = 3
+
 // SharedMark is the opening of a shared file of backend b: its marker, with
 // the backend in place of a spec. ReadMarker reads it as jobgen's, with no
 // origin, since no spec owns the file.
@@ -24,13 +29,13 @@ func SharedMark(b Backend) string {
 }
 
 // checkShared enforces the Backend rules for a shared file: a clean path at
-// most two elements deep, opening with SharedMark.
+// most maxPathDepth elements deep, opening with SharedMark.
 func checkShared(b Backend, f File) error {
 	switch {
 	case f.Path != path.Clean(f.Path) || path.IsAbs(f.Path) || strings.HasPrefix(f.Path, "../") || strings.Contains(f.Path, `\`):
 		return fmt.Errorf("%s is not a clean path inside the output root", f.Path)
-	case strings.Count(f.Path, "/") > 1:
-		return fmt.Errorf("%s is more than two elements deep", f.Path)
+	case strings.Count(f.Path, "/") > maxPathDepth-1:
+		return fmt.Errorf("%s is more than %d elements deep", f.Path, maxPathDepth)
 	case !bytes.HasPrefix(f.Content, []byte(SharedMark(b))):
 		return fmt.Errorf("shared file %s does not start with its marker %q", f.Path, SharedMark(b))
 	}
