@@ -13,6 +13,7 @@ import (
 	"github.com/jobgen/jobgen/gen/golang"
 	"github.com/jobgen/jobgen/gen/jsonschema"
 	"github.com/jobgen/jobgen/gen/markdown"
+	"github.com/jobgen/jobgen/gen/python"
 	"github.com/jobgen/jobgen/gen/typescript"
 )
 
@@ -32,6 +33,9 @@ type outputKind struct {
 	// --out with the default root dflt, and about is its help; "" when
 	// there is none.
 	command, dflt, about string
+	// configure sets a backend up as the config file says, for a backend
+	// with settings of its own in jobgen.yaml; nil leaves it as it is.
+	configure func(gen.Backend, *config) gen.Backend
 }
 
 // outputKinds are the outputs jobgen writes, Go first: the one list that
@@ -46,6 +50,8 @@ var outputKinds = []outputKind{
 		about: "Schema writes a JSON Schema (draft 2020-12) of each spec's wire types, as <out>/<package>.schema.json: every id, enum, record, union and variant, each live fact version, and FactEnvelope for any fact. Verify it with jobgen verify --schema."},
 	{key: "ts", what: "TypeScript module", backend: typescript.Backend{}, place: tsOutput,
 		note: " (beside the Go packages when a directory directly inside --out)"},
+	{key: "python", what: "Python package", backend: python.Backend{}, place: pythonOutput,
+		note: " (beside the Go packages when a directory directly inside --out)", configure: pythonPackage},
 }
 
 // flag is the flag generate and verify set the output's root with.
@@ -115,6 +121,46 @@ func tsOutput(out, dir string) (output, error) {
 	return output{"out", gen.Target{Backend: typescript.Backend{Dir: filepath.ToSlash(rel)}, Root: out}}, nil
 }
 
+// pythonOutput is the Python target of --python dir, placed as tsOutput
+// places TypeScript: beside the Go packages when dir is directly inside
+// --out (generated/python), a root of its own anywhere else.
+func pythonOutput(out, dir string) (output, error) {
+	o, err := besideOut("python", out, dir)
+	if err != nil || o.Root == dir {
+		return output{"python", gen.Target{Backend: python.Backend{}, Root: dir}}, err
+	}
+	return output{"out", gen.Target{Backend: python.Backend{Dir: o.Root}, Root: out}}, nil
+}
+
+// pythonPackage is the Python backend with the package jobgen.yaml names.
+func pythonPackage(b gen.Backend, c *config) gen.Backend {
+	pb, _ := b.(python.Backend)
+	pb.Package = c.Python.Package
+	return pb
+}
+
+// besideOut reports where an output of flag at dir goes when the Go
+// packages go to out: in root dir of its own (Root is dir), or in the
+// directory Root names, directly inside out.
+func besideOut(flag, out, dir string) (gen.Target, error) {
+	absOut, err := filepath.Abs(out)
+	if err != nil {
+		return gen.Target{}, err
+	}
+	absDir, err := filepath.Abs(dir)
+	if err != nil {
+		return gen.Target{}, err
+	}
+	rel, err := filepath.Rel(absOut, absDir)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return gen.Target{Root: dir}, nil
+	}
+	if rel == "." || strings.ContainsRune(rel, filepath.Separator) {
+		return gen.Target{}, fmt.Errorf("--%s %s: inside --out %s, the %s output goes in a directory directly under it, such as %s", flag, dir, out, flag, filepath.Join(out, flag))
+	}
+	return gen.Target{Root: filepath.ToSlash(rel)}, nil
+}
+
 // targets are the outputs' targets, and the root of each flag.
 func (o outputs) targets() (targets []gen.Target, roots []string) {
 	var flags []string
@@ -181,6 +227,9 @@ func (sf *specFlags) parseOutputs(fs *flag.FlagSet, verb string, args []string, 
 		if err != nil {
 			r.failf(exitUsage, "jobgen: %v", err)
 			return nil, r, r.code
+		}
+		if k.configure != nil && sf.cfg != nil {
+			o.Backend = k.configure(o.Backend, sf.cfg)
 		}
 		outs = append(outs, o)
 	}

@@ -223,7 +223,7 @@ func TestTwoSpecsForOnePackageAreRefused(t *testing.T) {
 // spec/ yields.
 func TestRepositoryIsUpToDate(t *testing.T) {
 	code, stdout, stderr := jobgen(t, "verify", "--spec", "../../spec/*.yaml", "--out", "../../generated",
-		"--docs", "../../docs/reference", "--schema", "../../schema", "--ts", "../../generated/ts")
+		"--docs", "../../docs/reference", "--schema", "../../schema", "--ts", "../../generated/ts", "--python", "../../generated/python")
 	if code != exitOK {
 		t.Fatalf("generated/ is stale; run make generate\n%s%s", stdout, stderr)
 	}
@@ -888,7 +888,7 @@ func TestBadConfigFileIsAUsageError(t *testing.T) {
 // lists exactly the outputs TestRepositoryIsUpToDate names by flag, TypeScript included.
 func TestRootConfigDoesWhatMakeGenerateDid(t *testing.T) {
 	_, explicit, _ := jobgen(t, "verify", "--spec", "../../spec/*.yaml", "--out", "../../generated",
-		"--docs", "../../docs/reference", "--schema", "../../schema", "--ts", "../../generated/ts")
+		"--docs", "../../docs/reference", "--schema", "../../schema", "--ts", "../../generated/ts", "--python", "../../generated/python")
 	t.Chdir("../..")
 	code, stdout, stderr := jobgen(t, "verify")
 	if code != exitOK || stdout != explicit {
@@ -920,7 +920,7 @@ func TestEveryOutputIsInEveryList(t *testing.T) {
 	for _, cmd := range []string{"generate", "verify"} {
 		_, stdout, _ := jobgen(t, cmd, "--help")
 		summary, flags, _ := strings.Cut(stdout, "Flags:")
-		for _, flag := range []string{"docs", "schema", "ts"} {
+		for _, flag := range []string{"docs", "schema", "ts", "python"} {
 			if !strings.Contains(flags, "-"+flag+" ") {
 				t.Errorf("%s takes no --%s", cmd, flag)
 			}
@@ -931,12 +931,12 @@ func TestEveryOutputIsInEveryList(t *testing.T) {
 	}
 	root := downstream(t, "example.com/down/internal/gen/demo")
 	t.Chdir(root)
-	os.WriteFile("jobgen.yaml", []byte("version: 1\nspecs: [jobs/*.yaml]\noutputs:\n  go: internal/gen\n  docs: ref\n  schema: sch\n  ts: internal/gen/ts\n"), 0o644)
-	if code, stdout, stderr := jobgen(t, "generate"); code != exitOK || !strings.Contains(stdout, "ref") || !strings.Contains(stdout, "sch") || !strings.Contains(stdout, "demo.ts") {
+	os.WriteFile("jobgen.yaml", []byte("version: 1\nspecs: [jobs/*.yaml]\noutputs:\n  go: internal/gen\n  docs: ref\n  schema: sch\n  ts: internal/gen/ts\n  python: py\npython: {package: down_vocab}\n"), 0o644)
+	if code, stdout, stderr := jobgen(t, "generate"); code != exitOK || !strings.Contains(stdout, "ref") || !strings.Contains(stdout, "sch") || !strings.Contains(stdout, "demo.ts") || !strings.Contains(stdout, filepath.Join("py", "down_vocab", "demo.py")) {
 		t.Errorf("generate from a jobgen.yaml naming every output: exit %d\n%s%s", code, stdout, stderr)
 	}
-	os.WriteFile("jobgen.yaml", []byte("version: 1\nspecs: [jobs/*.yaml]\noutputs:\n  go: internal/gen\n  python: py\n"), 0o644)
-	if code, _, stderr := jobgen(t, "check"); code != exitUsage || !strings.Contains(stderr, "python") || !strings.Contains(stderr, "go, docs, schema, ts") {
+	os.WriteFile("jobgen.yaml", []byte("version: 1\nspecs: [jobs/*.yaml]\noutputs:\n  go: internal/gen\n  rust: rs\n"), 0o644)
+	if code, _, stderr := jobgen(t, "check"); code != exitUsage || !strings.Contains(stderr, "rust") || !strings.Contains(stderr, "go, docs, schema, ts, python") {
 		t.Errorf("an unknown output key: exit %d, %q", code, stderr)
 	}
 }

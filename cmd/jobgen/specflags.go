@@ -46,6 +46,7 @@ func (sf *specFlags) withConfig(flags *flag.FlagSet, r *reporter, outs ...config
 		r.failf(code, "jobgen: %v", err)
 		return false
 	}
+	sf.cfg = cfg
 	if !set["spec"] {
 		for _, p := range cfg.Specs {
 			sf.specs = append(sf.specs, cfg.path(p))
@@ -72,7 +73,8 @@ type specFlags struct {
 	format  errorFormat
 	specs   []string
 	out     string
-	maxSize int64 // bytes; 0 means gen.DefaultMaxSpecSize
+	maxSize int64   // bytes; 0 means gen.DefaultMaxSpecSize
+	cfg     *config // the config file read, if any
 }
 
 func newFlagSet(name, summary string, stderr io.Writer) *flag.FlagSet {
