@@ -8,7 +8,7 @@ steps, each Go's:
 - ``parse`` reads the text as encoding/json does: a key given twice, nesting
   deeper than 10,000, NaN and Infinity are refused; invalid UTF-8 and lone
   surrogate escapes read as U+FFFD; ``-0`` stays apart from ``0``.
-- Each model's ``_from_wire`` validator, run before pydantic's own, reads an
+- Each model's ``_from_wire`` validator, wrapped around pydantic's own, reads an
   object's keys as the generated Go decoders do: a key that is a field's JSON
   name exactly is the field, one that differs from it only in case is refused
   (Go's encoding/json would read it as the field), any other is ignored;
@@ -52,6 +52,8 @@ from pydantic import (
     ConfigDict,
     Field,
     GetCoreSchemaHandler,
+    JsonValue,
+    ModelWrapValidatorHandler,
     PlainSerializer,
     SerializerFunctionWrapHandler,
     ValidationError,
@@ -474,10 +476,13 @@ def fold(key: str) -> str:
 
 
 class _Field:
-    __slots__ = ("name", "json", "tag", "fix", "omit", "zero")
+    __slots__ = ("name", "json", "tag", "fix", "omit", "none_only")
 
     def __init__(self, name: str, json: str, tag: Any, fix: Callable[[Any], Any] | None, omit: bool) -> None:
         self.name, self.json, self.tag, self.fix, self.omit = name, json, tag, fix, omit
+        # A field that may hold None is a Go pointer, list, map or raw value
+        # that Go leaves out only when it is nil: an empty list is written.
+        self.none_only = False
 
 
 class _Wire:
@@ -498,6 +503,7 @@ class _Wire:
             tag = default if _is_tag(tp, default) else _NO_ZERO
             bare = get_origin(tp) in (list, dict)
             f = _Field(name, json_name, tag, _null_fixer(tp), not info.is_required() and not bare and tag is _NO_ZERO)
+            f.none_only = tp is _JSON_VALUE or (get_origin(tp) in (Union, UnionType) and type(None) in get_args(tp))
             self.fields[json_name] = f
             self.folded.setdefault(fold(json_name), json_name)
             if tag is not _NO_ZERO:
@@ -506,6 +512,7 @@ class _Wire:
                 self.omitted.append(f)
 
 
+_JSON_VALUE: Final[object] = JsonValue
 _wire_cache: dict[type[Model], _Wire] = {}
 
 
@@ -593,26 +600,31 @@ class Model(BaseModel):
         protected_namespaces=(),
     )
 
-    @model_validator(mode="before")
+    @model_validator(mode="wrap")
     @classmethod
-    def _from_wire(cls, data: Any, info: ValidationInfo) -> Any:
+    def _from_wire(cls, data: Any, handler: ModelWrapValidatorHandler[Self], info: ValidationInfo) -> Self:
         if info.context is not _WIRE:
-            return data
+            return handler(data)
         if data is None:
             data = {}  # Go reads null as an object without fields
         if not isinstance(data, dict):
-            return data  # pydantic refuses it: wrongType
+            return handler(data)  # pydantic refuses it: wrongType
         w = _wire(cls)
-        if type(data) is _Duplicates:
-            raise PydanticCustomError("ambiguousKey", "{type}: a key appears twice", {"type": w.type_name})
         out: dict[str, Any] = {}
+        # Go decodes every value first (matching keys in any case), then
+        # refuses a repeated or ambiguous key, then checks the tag, then
+        # looks for missing fields: the first refusal is the one reported.
+        keys: PydanticCustomError | None = None
+        if type(data) is _Duplicates:
+            keys = PydanticCustomError("ambiguousKey", "{type}: a key appears twice", {"type": w.type_name})
+        tag: PydanticCustomError | None = None
         tags = 0
         for key, value in data.items():
             f = w.fields.get(key)
             if f is None:
-                if (name := w.folded.get(fold(key))) is not None:
-                    _refuse_earlier(cls, data, key)
-                    raise PydanticCustomError(
+                name = w.folded.get(fold(key))
+                if name is not None and keys is None:
+                    keys = PydanticCustomError(
                         "ambiguousKey",
                         "{type}: key {key} differs from field {field} only in case",
                         {"type": w.type_name, "key": repr(key), "field": repr(name)},
@@ -620,20 +632,34 @@ class Model(BaseModel):
                 continue
             if f.tag is not _NO_ZERO:
                 tags += 1
-                _check_tag(w, f, value)
+                if value is not None and type(value) is not type(f.tag):
+                    raise PydanticCustomError("wrongType", "{type}: {field} is not a {want}", {"type": w.type_name, "field": f.json, "want": type(f.tag).__name__})
+                tag = tag or _tag_problem(w, f, value)
             elif value is not None:
                 out[f.name] = value if f.fix is None else f.fix(value)
         if tags != len(w.tags):
             for f in w.tags:
                 if f.json not in data:
-                    raise PydanticCustomError("missingField", "{type}: missing required field {field}", {"type": w.type_name, "field": repr(f.json)})
-        return out
+                    tag = tag or _tag_problem(w, f, None)
+        if keys is not None:
+            _refuse_values(cls, data)
+            raise keys
+        try:
+            result = handler(out)
+        except ValidationError as e:
+            if tag is not None and all(err["type"] == "missing" and len(err["loc"]) == 1 for err in e.errors()):
+                raise tag from None
+            raise
+        if tag is not None:
+            raise tag
+        return result
 
     @model_serializer(mode="wrap")
     def _to_wire(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         out: dict[str, Any] = handler(self)
         for f in _wire(type(self)).omitted:
-            if _is_zero(getattr(self, f.name)):
+            v = getattr(self, f.name)
+            if v is None or (not f.none_only and _is_zero(v)):
                 out.pop(f.json, None)
         return out
 
@@ -653,18 +679,16 @@ class Model(BaseModel):
             raise EncodeError("invalidValue", f"{type(self).__name__}: {e}") from None
 
 
-def _refuse_earlier(model: type[Model], data: dict[str, Any], key: str) -> None:
-    """Refuse, as Go does, a value refused before key in document order.
+def _refuse_values(model: type[Model], data: dict[str, Any]) -> None:
+    """Refuse, as Go does, the first value of data of the wrong type.
 
-    Go's decoders read an object's keys in order and stop at the first
-    refusal, so a field of the wrong type before an ambiguous key is what Go
-    reports.
+    Go's encoding/json reads a key that differs from a field's name only in
+    case as the field, and reads every value before its decoders look at the
+    keys: a value it refuses is what Go reports, under any spelling of a key.
     """
     w = _wire(model)
     for k, v in data.items():
-        if k == key:
-            return
-        f = w.fields.get(k)
+        f = w.fields.get(k) or w.fields.get(w.folded.get(fold(k), ""))
         if f is None or f.tag is not _NO_ZERO or v is None:
             continue
         try:
@@ -683,15 +707,15 @@ def _field_adapter(model: type[Model], name: str) -> TypeAdapter[Any]:
     return TypeAdapter(tp, config=ConfigDict(strict=True, allow_inf_nan=False))
 
 
-def _check_tag(w: _Wire, f: _Field, value: Any) -> None:
+def _tag_problem(w: _Wire, f: _Field, value: Any) -> PydanticCustomError | None:
+    """What Go says of a variant's tag of the right type: missing, or another's."""
     if value is None:
-        raise PydanticCustomError("missingField", "{type}: missing required field {field}", {"type": w.type_name, "field": repr(f.json)})
-    if type(value) is not type(f.tag):
-        raise PydanticCustomError("wrongType", "{type}: {field} is not a {want}", {"type": w.type_name, "field": f.json, "want": type(f.tag).__name__})
+        return PydanticCustomError("missingField", "{type}: missing required field {field}", {"type": w.type_name, "field": repr(f.json)})
     if value != f.tag:
-        raise PydanticCustomError(
+        return PydanticCustomError(
             "invalidValue", "{type}: {field} is {got}, want {want}", {"type": w.type_name, "field": f.json, "got": json.dumps(value), "want": json.dumps(f.tag)}
         )
+    return None
 
 
 def _is_zero(v: Any) -> bool:
