@@ -97,7 +97,7 @@ scoreboard: ## one line per performance goal of issues 16 and 24, peers included
 peers: ## the peer benchmarks alone (bench/peers, a module of its own: etcd's WAL, River, a bufio + json scan), each paired with jobgen's side
 	cd bench/peers && $(GO) vet ./... && $(GO) test ./... && $(GO) test -run '^$$' -bench . -benchtime 1s
 
-ci: lint staticcheck test verify breaking race ts-check
+ci: lint staticcheck test verify breaking race ts-check py-check
 
 pg-up: ## start a throwaway PostgreSQL (installed when missing); export the JOBGEN_TEST_POSTGRES it prints
 	@.ci/pg.sh start
@@ -118,3 +118,20 @@ STATICCHECK ?= $(shell $(GO) env GOPATH)/bin/staticcheck
 staticcheck: ## staticcheck ./... (installs honnef.co/go/tools/cmd/staticcheck $(STATICCHECK_VERSION) when missing)
 	@test -x "$(STATICCHECK)" || $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
 	$(STATICCHECK) ./...
+
+# The Python side: the project's venv (tools/python/venv.sh) with the pinned packages.
+PYTHON ?= tools/python/.venv/bin/python
+PY_PATH = PYTHONPATH=generated/python:clients/python PYTHONDONTWRITEBYTECODE=1
+
+.PHONY: py-check py-bench
+py-check: ## mypy --strict over generated/python, the client and the Python tests; pytest with Hypothesis; the Go ↔ Python round trip and the client against the Go handler
+	tools/python/venv.sh >/dev/null
+	cd generated/python && PYTHONDONTWRITEBYTECODE=1 ../../$(PYTHON) -m mypy --strict --no-incremental jobgen_vocab
+	$(PY_PATH) $(PYTHON) -m mypy --strict --no-incremental clients/python/jobgen_client tools/python/tests
+	PYTHONPATH=generated/python:clients/python:clients/python/tests PYTHONDONTWRITEBYTECODE=1 $(PYTHON) -m mypy --strict --no-incremental clients/python/tests
+	$(PY_PATH) $(PYTHON) -m pytest -q -p no:cacheprovider tools/python/tests
+	CI=true $(GO) test -count=1 ./spec/ -run 'Python'
+	CI=true $(GO) test -count=1 ./clients/python/ ./gen/python/
+
+py-bench: ## what decoding costs in Python against json.loads alone (medians)
+	$(PY_PATH) $(PYTHON) tools/python/bench.py

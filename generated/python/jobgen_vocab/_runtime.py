@@ -755,6 +755,19 @@ def validate(model: type[M], tree: Any, path: str = "$") -> M:
         raise _decode_error(model, e, path) from None
 
 
+def decode_list(model: type[M], data: str | bytes) -> list[M]:
+    """Decode_list reads a JSON array of model, as Go reads a []T of it.
+
+    Null is an empty list; a null element reads as an object without fields.
+    """
+    tree = parse(data)
+    if tree is None:
+        return []
+    if not isinstance(tree, list):
+        raise DecodeError("wrongType", "$", f"want an array of {model.__name__}, got {_json_kind(tree)}")
+    return [validate(model, e, f"$[{i}]") for i, e in enumerate(tree)]
+
+
 def _decode_error(model: type[Model], e: ValidationError, path: str) -> DecodeError:
     errors = e.errors(include_url=False)
     # Go reads every field before it looks for missing ones.
