@@ -46,6 +46,9 @@ func TestPythonClient(t *testing.T) {
 			if s := r.Header.Get(sessionHeader); s != "" {
 				return jobs.SessionID(s), nil
 			}
+			if s, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok {
+				return jobs.SessionID(s), nil // the README's example
+			}
 			return "", errors.New("no session")
 		},
 		History: jobhttp.StoreHistory(store),
@@ -103,6 +106,39 @@ func TestPythonClient(t *testing.T) {
 	}
 	if !strings.Contains(string(out), " passed") || strings.Contains(string(out), "skipped") {
 		t.Fatalf("pytest ran no test, or skipped some")
+	}
+	readme(t, py, cmd.Env, srv.URL, session)
+}
+
+// readme runs the README's Python example against the server, as the
+// session; it must decode its fact, follow a job to its end and print the
+// intervals.
+func readme(t *testing.T, py string, env []string, url, session string) {
+	data, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, example, ok := strings.Cut(string(data), "```python\n")
+	example, _, ok2 := strings.Cut(example, "```")
+	if !ok || !ok2 {
+		t.Fatal("README.md has no ```python example")
+	}
+	for _, old := range []string{"http://127.0.0.1:8080", "my-session"} {
+		if !strings.Contains(example, old) {
+			t.Fatalf("the README's example no longer holds %q, which this test replaces", old)
+		}
+	}
+	example = strings.NewReplacer("http://127.0.0.1:8080", url, "Bearer my-session", "Bearer "+session).Replace(example)
+	cmd := exec.Command(py, "-c", example)
+	cmd.Env = env
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("the README's example: %v\n%s", err, out)
+	}
+	for _, want := range []string{"job/registered bash 3\n", " ended completed\n", " completed "} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("the README's example printed no %q:\n%s", want, out)
+		}
 	}
 }
 
