@@ -99,6 +99,10 @@ peers: ## the peer benchmarks alone (bench/peers, a module of its own: etcd's WA
 
 ci: lint staticcheck test verify breaking race ts-check py-check
 
+.PHONY: crash-subagent
+crash-subagent: ## SIGKILL a subagent host mid-turn, 300 rounds: no claimed message is delivered again, no flushed one is lost
+	$(GO) test ./subagent -run '^TestClaimedMessagesSurviveSIGKILL$$' -count=1 -v -subagent.crashrounds=300
+
 pg-up: ## start a throwaway PostgreSQL (installed when missing); export the JOBGEN_TEST_POSTGRES it prints
 	@.ci/pg.sh start
 

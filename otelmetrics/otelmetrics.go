@@ -1,5 +1,6 @@
-// Package otelmetrics reports the metrics of a jobgen registry and journal
-// to OpenTelemetry. It adapts [registry.Observer] and [journal.Observer] to
+// Package otelmetrics reports the metrics of a jobgen registry, journal and
+// continuation manager to OpenTelemetry. It adapts [registry.Observer],
+// [journal.Observer] and [subagent.Observer] (see [SubagentObserver]) to
 // instruments of a [metric.Meter], and a registry's [registry.Registry.Load]
 // to observable counts. Only a program that imports this package depends on
 // OpenTelemetry; a registry or journal without an Observer makes no metric

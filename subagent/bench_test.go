@@ -2,18 +2,24 @@ package subagent_test
 
 import (
 	"context"
+	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"sync"
 	"testing"
 
 	"github.com/jobgen/jobgen/generated/jobs"
 	"github.com/jobgen/jobgen/generated/subagents"
 	"github.com/jobgen/jobgen/journal"
+	"github.com/jobgen/jobgen/journal/pgstore"
+	"github.com/jobgen/jobgen/journal/pgstore/pgtest"
 	"github.com/jobgen/jobgen/subagent"
 	"github.com/jobgen/jobgen/subagent/subagenttest"
 )
+
+var resumeFacts = flag.String("subagent.resumefacts", "1000,100000", "history lengths of BenchmarkColdResume, comma-separated (the issue's table adds 1000000)")
 
 // steeredHost makes agents that are always in a turn and claim each
 // message as it is delivered: a busy child being steered.
@@ -39,12 +45,12 @@ func (a *steeredAgent) Idle() <-chan struct{}             { return a.busy }
 func (a *steeredAgent) Dispose(ctx context.Context) error { return nil }
 
 // BenchmarkFollowupResident measures a follow-up to a resident, busy child:
-// the accepted fact, the delivery and the claimed fact. The baseline is
-// what the two facts cost the store alone (encode and append), the floor
-// any durable follow-up pays.
+// the accepted fact, the delivery and the durable claim. The baseline is
+// what the two facts cost the store alone (encode, append, flush), the
+// floor any durable follow-up pays.
 func BenchmarkFollowupResident(b *testing.B) {
 	content := text("steer: look at the pump first")
-	b.Run("baseline=encode+append-two-facts", func(b *testing.B) {
+	b.Run("baseline=encode+append-two-facts+flush", func(b *testing.B) {
 		store := subagenttest.NewMemStore()
 		ctx := context.Background()
 		b.ReportAllocs()
@@ -54,6 +60,7 @@ func BenchmarkFollowupResident(b *testing.B) {
 			store.Append(ctx, "c1", journal.Entry{ID: "accepted/" + id.String(), Payload: acc})
 			cl, _ := subagents.EncodeFact(subagents.SubagentMessageClaimed{Message: id, Run: subagents.RunID(id)})
 			store.Append(ctx, "c1", journal.Entry{ID: "claimed/" + id.String(), Payload: cl})
+			store.Flush(ctx)
 		}
 	})
 	b.Run("followup", func(b *testing.B) {
@@ -76,129 +83,226 @@ func BenchmarkFollowupResident(b *testing.B) {
 	})
 }
 
-// historyStore returns a store holding one settled child "c1" of "root"
-// whose stream has about n facts: the creation, then residencies of ten
-// messages each (accepted and claimed), each started and ended.
-func historyStore(b *testing.B, n int) *subagenttest.MemStore {
-	store := subagenttest.NewMemStore()
-	writeHistory(b, store, n)
-	return store
-}
-
-func writeHistory(b *testing.B, store journal.Store, n int) {
-	ctx := context.Background()
-	add := func(id string, f subagents.Fact) {
-		p, err := subagents.EncodeFact(f)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if _, err := store.Append(ctx, "c1", journal.Entry{ID: id, Payload: p}); err != nil {
-			b.Fatal(err)
-		}
-	}
-	add("created", subagents.SubagentCreated{Child: "c1", Header: subagents.ChildHeader{ParentSession: "root", Origin: subagents.OriginSubagent, DelegationDepth: 1},
-		Descriptor: subagents.Descriptor{Version: 2, Mode: subagents.DescriptorModeContinuable, Provider: "fork", Label: "x"}})
-	content := text("a message of ordinary length, about as long as a short instruction to a model")
-	for facts := 1; facts < n; {
-		run := subagents.NewRunID()
-		add("started/"+run.String(), subagents.SubagentResidencyStarted{Run: run})
-		facts++
-		for i := 0; i < 10 && facts < n-1; i++ {
-			id := subagents.NewMessageID()
-			add("accepted/"+id.String(), subagents.SubagentMessageAccepted{Message: id, Source: subagents.MessageSource{Kind: subagents.SourceKindUser}, Content: content, Wake: true})
-			add("claimed/"+id.String(), subagents.SubagentMessageClaimed{Message: id, Run: run})
-			facts += 2
-		}
-		add("ended/"+run.String(), subagents.SubagentResidencyEnded{Run: run, StopReason: subagents.StopReasonCompleted, LastMessage: "done"})
-		facts++
-	}
-	if err := store.Flush(ctx); err != nil {
-		b.Fatal(err)
-	}
-}
-
 // BenchmarkColdResume measures a follow-up that resumes a child cold from
-// a stream of 10, 1,000 and 100,000 facts: read, fold, authorize,
-// materialize, record the residency, deliver. The baseline reads the same
-// stream from the store without decoding it.
+// a history of 1,000 and 100,000 facts (-subagent.resumefacts for more):
+// find and read the last checkpoint and what follows it, fold, authorize,
+// materialize, record the residency, deliver. The baseline resumes a child
+// of the same history written without checkpoints, which reads and folds
+// the whole stream, in the same run, on the same store. Each store is the
+// file store and PostgreSQL (JOBGEN_TEST_POSTGRES).
 func BenchmarkColdResume(b *testing.B) {
-	for _, n := range []int{10, 1_000, 100_000} {
-		base := historyStore(b, n)
-		b.Run(fmt.Sprintf("facts=%d/baseline=read-stream", n), func(b *testing.B) {
-			ctx := context.Background()
-			b.ReportAllocs()
-			for b.Loop() {
-				k := 0
-				for _, err := range base.ReadStream(ctx, "c1", 0) {
-					if err != nil {
-						b.Fatal(err)
-					}
-					k++
-				}
-				if k < n {
-					b.Fatalf("read %d records, want %d", k, n)
-				}
-			}
-		})
-		b.Run(fmt.Sprintf("facts=%d/resume", n), func(b *testing.B) {
-			ctx := context.Background()
-			b.ReportAllocs()
-			for b.Loop() {
-				b.StopTimer()
-				resumeTimed(b, ctx, base.Crash())
-				b.StartTimer()
-			}
-		})
-		b.Run(fmt.Sprintf("facts=%d/resume-filestore", n), func(b *testing.B) {
-			ctx := context.Background()
-			dir := b.TempDir()
-			basePath := filepath.Join(dir, "base.journal")
-			fs, err := journal.Open(basePath)
+	var sizes []int
+	for _, f := range strings.Split(*resumeFacts, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil {
+			b.Fatalf("-subagent.resumefacts: %v", err)
+		}
+		sizes = append(sizes, n)
+	}
+	for _, st := range []struct {
+		name string
+		open func(b *testing.B) journal.Store
+	}{
+		{"file", func(b *testing.B) journal.Store {
+			s, err := journal.Open(filepath.Join(b.TempDir(), "agents.journal"))
 			if err != nil {
 				b.Fatal(err)
 			}
-			writeHistory(b, fs, n)
-			if err := fs.Close(ctx); err != nil {
-				b.Fatal(err)
-			}
-			raw, err := os.ReadFile(basePath)
+			return s
+		}},
+		{"postgres", func(b *testing.B) journal.Store {
+			s, err := pgstore.Open(context.Background(), pgtest.DSN(b), pgstore.WithSchema(pgtest.Schema(b)))
 			if err != nil {
 				b.Fatal(err)
 			}
-			b.ReportAllocs()
-			i := 0
-			for b.Loop() {
-				b.StopTimer()
-				i++
-				path := filepath.Join(dir, fmt.Sprintf("copy-%d.journal", i))
-				if err := os.WriteFile(path, raw, 0o600); err != nil {
-					b.Fatal(err)
-				}
-				store, err := journal.Open(path)
-				if err != nil {
-					b.Fatal(err)
-				}
-				resumeTimed(b, ctx, store)
-				store.Close(ctx)
-				os.Remove(path)
-				b.StartTimer()
-			}
-		})
+			return s
+		}},
+	} {
+		for _, n := range sizes {
+			b.Run(fmt.Sprintf("store=%s/facts=%d", st.name, n), func(b *testing.B) {
+				store := st.open(b)
+				defer store.Close(context.Background())
+				writeHistory(b, store, "c1", n, true)
+				writeHistory(b, store, "c0", n, false)
+				var fresh1, fresh0 = true, true
+				b.Run("checkpointed", func(b *testing.B) { resumeLoop(b, store, "c1", subagent.DefaultCheckpointBucket, &fresh1) })
+				b.Run("baseline=full-read", func(b *testing.B) { resumeLoop(b, store, "c0", 0, &fresh0) })
+			})
+		}
 	}
 }
 
-// resumeTimed cold-resumes child c1 from store with a follow-up, timing
-// only the follow-up: a new Service and root are set up before the timer
-// starts and closed after it stops. The timer is stopped on entry and on
-// return.
-func resumeTimed(b *testing.B, ctx context.Context, store journal.Store) {
-	svc := subagent.New(subagent.WithStore(store), subagent.WithHost(steeredHost{}))
-	root := subagenttest.NewAgent("root")
-	svc.Attach(root)
-	b.StartTimer()
-	if _, err := svc.Followup(ctx, root, "c1", text("more"), subagent.FollowupOptions{}); err != nil {
+// resumeLoop resumes child from store once an iteration, timing only the
+// follow-up: a new Service and root are set up before the timer starts,
+// and after it stops the agent claims what it was given and the Service
+// closes (writing the residency's end, and its checkpoint unless bucket is
+// 0). The first resume of a fresh history must redeliver the three
+// messages it left waiting.
+func resumeLoop(b *testing.B, store journal.Store, child jobs.SessionID, bucket int, fresh *bool) {
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		b.StopTimer()
+		host := &quietHost{}
+		svc := subagent.New(subagent.WithStore(store), subagent.WithHost(host), subagent.WithCheckpointBucket(bucket))
+		root := subagenttest.NewAgent("root")
+		svc.Attach(root)
+		b.StartTimer()
+		if _, err := svc.Followup(ctx, root, child, text("more"), subagent.FollowupOptions{}); err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		if *fresh && len(host.agent.got) != 4 {
+			b.Fatalf("the first resume delivered %d messages, want the 3 waiting and the follow-up", len(host.agent.got))
+		}
+		*fresh = false
+		host.agent.inbox.Claimed(host.agent.got...)
+		svc.Close(ctx)
+		b.StartTimer()
+	}
+}
+
+// quietHost makes one agent that is always busy and claims nothing itself.
+type quietHost struct{ agent *quietAgent }
+
+type quietAgent struct {
+	steeredAgent
+	got []subagents.MessageID
+}
+
+func (h *quietHost) Materialize(ctx context.Context, c subagent.Child, in subagent.Inbox) (subagent.Agent, error) {
+	h.agent = &quietAgent{steeredAgent: steeredAgent{id: c.ID, inbox: in, busy: make(chan struct{})}}
+	return h.agent, nil
+}
+
+func (a *quietAgent) Deliver(m subagents.Message, wake bool) error {
+	a.got = append(a.got, m.ID)
+	return nil
+}
+
+// writeHistory writes about n facts of a settled child of "root" the way
+// the manager writes them: the creation, then residencies of ten messages
+// each (accepted and claimed), each started and ended, the last leaving
+// three quiet messages waiting; with checkpoints, each end is followed by
+// its checkpoint, pointed at from the pointer directory.
+func writeHistory(b *testing.B, store journal.Store, child jobs.SessionID, n int, checkpoints bool) {
+	w := &historyWriter{b: b, store: store, child: child, checkpoints: checkpoints, pointers: map[journal.Stream][]journal.Entry{}}
+	w.add(&subagents.SubagentCreated{Child: child, Header: subagents.ChildHeader{ParentSession: "root", Origin: subagents.OriginSubagent, DelegationDepth: 1},
+		Descriptor: subagents.Descriptor{Version: subagent.DescriptorVersion, Mode: subagents.DescriptorModeContinuable, Provider: "fork", Label: "x"}})
+	content := text("a message of ordinary length, about as long as a short instruction to a model")
+	for w.seq < uint64(n)-25 {
+		w.residency(content, 10, 0)
+	}
+	w.residency(content, 0, 3)
+	w.flush()
+	if err := store.Flush(context.Background()); err != nil {
 		b.Fatal(err)
 	}
-	b.StopTimer()
-	svc.Close(ctx)
+}
+
+type historyWriter struct {
+	b           *testing.B
+	store       journal.Store
+	child       jobs.SessionID
+	checkpoints bool
+	seq         uint64 // the last seq written to the child's stream
+	pending     []journal.Entry
+	pointers    map[journal.Stream][]journal.Entry
+	index       int
+}
+
+func (w *historyWriter) add(f subagents.Fact) {
+	p, err := subagents.EncodeFact(f)
+	if err != nil {
+		w.b.Fatal(err)
+	}
+	w.seq++
+	w.pending = append(w.pending, journal.Entry{ID: factID(f), Payload: p})
+	if len(w.pending) >= 1000 {
+		w.flush()
+	}
+}
+
+func (w *historyWriter) residency(content []subagents.ContentBlock, claimed, waiting int) {
+	run := subagents.NewRunID()
+	w.add(&subagents.SubagentResidencyStarted{Run: run})
+	var left []subagents.WaitingMessage
+	for i := range claimed + waiting {
+		id := subagents.NewMessageID()
+		w.add(&subagents.SubagentMessageAccepted{Message: id, Source: subagents.MessageSource{Kind: subagents.SourceKindUser}, Content: content, Wake: i < claimed})
+		if i < claimed {
+			w.add(&subagents.SubagentMessageClaimed{Message: id, Run: run})
+		} else {
+			left = append(left, subagents.WaitingMessage{Message: subagents.Message{ID: id, Source: subagents.MessageSource{Kind: subagents.SourceKindUser}, Content: content}})
+		}
+	}
+	w.add(&subagents.SubagentResidencyEnded{Run: run, StopReason: subagents.StopReasonCompleted, LastMessage: "done"})
+	if !w.checkpoints {
+		return
+	}
+	w.index++
+	w.add(&subagents.SubagentCheckpoint{Run: run, Index: w.index, Header: subagents.ChildHeader{ParentSession: "root", Origin: subagents.OriginSubagent, DelegationDepth: 1},
+		Descriptor: subagents.Descriptor{Version: subagent.DescriptorVersion, Mode: subagents.DescriptorModeContinuable, Provider: "fork", Label: "x"}, Waiting: left})
+	w.point(w.index, w.seq)
+}
+
+// point writes the pointers of checkpoint index at seq as the manager
+// does: level 0 always, each level above when the checkpoint opens its
+// bucket there, the directory on top.
+func (w *historyWriter) point(index int, seq uint64) {
+	p, f, span := index-1, subagent.DefaultCheckpointBucket, 1
+	for level := range 4 {
+		if level > 0 && p%span != 0 {
+			return
+		}
+		stream, bucket := journal.Stream(fmt.Sprintf("%s/checkpoints/%d/%d", w.child, level, p/(span*f))), p/span
+		if level == 0 {
+			bucket = p / f
+		}
+		if level == 3 {
+			stream = journal.Stream(string(w.child) + "/checkpoints")
+		}
+		ptr := &subagents.SubagentCheckpointed{Child: w.child, Index: index, Seq: int64(seq), Level: level, Bucket: bucket}
+		pl, _ := subagents.EncodeFact(ptr)
+		w.pointers[stream] = append(w.pointers[stream], journal.Entry{ID: factID(ptr), Payload: pl})
+		span *= f
+	}
+}
+
+// flush appends what waits: the child's facts first, then the pointers.
+func (w *historyWriter) flush() {
+	ctx := context.Background()
+	if len(w.pending) > 0 {
+		if _, err := w.store.Append(ctx, journal.Stream(w.child), w.pending...); err != nil {
+			w.b.Fatal(err)
+		}
+		w.pending = w.pending[:0]
+	}
+	for stream, entries := range w.pointers {
+		if _, err := w.store.Append(ctx, stream, entries...); err != nil {
+			w.b.Fatal(err)
+		}
+		delete(w.pointers, stream)
+	}
+}
+
+// factID is the record id the manager gives a fact.
+func factID(f subagents.Fact) string {
+	switch f := f.(type) {
+	case *subagents.SubagentCreated:
+		return "created"
+	case *subagents.SubagentResidencyStarted:
+		return "started/" + f.Run.String()
+	case *subagents.SubagentResidencyEnded:
+		return "ended/" + f.Run.String()
+	case *subagents.SubagentMessageAccepted:
+		return "accepted/" + f.Message.String()
+	case *subagents.SubagentMessageClaimed:
+		return "claimed/" + f.Message.String()
+	case *subagents.SubagentCheckpoint:
+		return "checkpoint/" + f.Run.String()
+	case *subagents.SubagentCheckpointed:
+		return "checkpoint/" + strconv.Itoa(f.Index)
+	}
+	panic(fmt.Sprintf("no record id for %T", f))
 }

@@ -3,7 +3,6 @@ package subagent
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 
 	"github.com/jobgen/jobgen/generated/jobs"
@@ -13,16 +12,21 @@ import (
 
 // StartContinuable creates a durable child of spec.Parent and returns its id
 // and the id of its accepted initial message as soon as the child's inbox
-// accepted the prompt. Checks run in this order: admission (ErrDraining),
-// persistence (ErrPersistenceUnavailable), a host (ErrContinuationUnavailable),
-// the provider (ErrNoProvider) and its PrepareContinuable
-// (ErrUnsupportedCapability; the provider's Start is never called), the
-// depth limit (*DepthError), a free child id (ErrDuplicateChild: live, or
-// with history), the exact live parent (ErrUnauthorized), then the
-// provider's seed, the host's materialization and the parent's ownership
-// (ErrActivationClosing when the parent is being disposed). The created,
-// seeded, residency-started and accepted facts are appended in one append.
-// Any failure before acceptance rolls back fully and returns no ids.
+// accepted the prompt. It refuses, checking in this order: a cancelled
+// context (ErrCancelled); no parent (ErrUnauthorized); admission under the
+// parent (ErrDraining); no store (ErrPersistenceUnavailable); no host
+// (ErrContinuationUnavailable); the provider (ErrNoProvider) and its
+// PrepareContinuable (ErrUnsupportedCapability; the provider's Start is
+// never called); no label, or a negative MaxDepth (ErrInvalidRequest); a
+// live child id (ErrDuplicateChild); the depth limit (*DepthError); a
+// parent being disposed (ErrActivationClosing); a parent that is not the
+// exact live agent (ErrUnauthorized). Then the
+// provider prepares the seed, and, under the child's lock, an id with
+// history is ErrDuplicateChild and the host materializes the child; a
+// parent that began to be disposed meanwhile is ErrActivationClosing. The
+// created, seeded, residency-started and accepted facts are appended in
+// one append. Any failure before that append leaves nothing behind and
+// returns no ids.
 func (s *Service) StartContinuable(ctx context.Context, spec ContinuableSpec) (jobs.SessionID, subagents.MessageID, error) {
 	id, msg, err := s.startContinuable(ctx, spec)
 	if err != nil {
@@ -37,17 +41,14 @@ func (s *Service) startContinuable(ctx context.Context, spec ContinuableSpec) (j
 	if err != nil {
 		return "", none, err
 	}
-	id, depth, err := s.placeChild(spec, parentID)
+	id, depth, route, err := s.placeChild(spec, parentID)
 	if err != nil {
 		return "", none, err
 	}
-	desc := continuableDescriptor(spec)
+	desc := continuableDescriptor(spec, route)
 	cs, err := prep.PrepareContinuable(ctx, ContinuableCreateRequest{SessionID: id, ParentSession: parentID, Descriptor: desc})
 	if err != nil {
-		if c := cancelled(ctx, "prepare child "+string(id)); c != nil {
-			return "", none, c
-		}
-		return "", none, fmt.Errorf("subagent: provider %q: prepare child %s: %w", spec.Provider, id, err)
+		return "", none, s.failure(ctx, err, "provider %q: prepare child %s", spec.Provider, id)
 	}
 	unlock, err := s.lockChild(ctx, id)
 	if err != nil {
@@ -58,29 +59,19 @@ func (s *Service) startContinuable(ctx context.Context, spec ContinuableSpec) (j
 		return "", none, err
 	}
 	header := subagents.ChildHeader{ParentSession: parentID, Origin: subagents.OriginSubagent, DelegationDepth: depth, SeedLength: len(cs.Seed)}
-	a := s.newResidency(id, header, desc)
-	if err := s.install(ctx, a, spec.Parent); err != nil {
-		return "", none, err
-	}
-	defer s.inflight.Done()
-	agent, err := s.materialize(ctx, a, Child{ID: id, Run: a.run, Header: header, Descriptor: desc, Seed: cs.Seed}, "materialize")
+	a := s.newActivation(id, header, desc)
+	prompt := subagents.Message{ID: subagents.NewMessageID(), Source: subagents.MessageSource{Kind: subagents.SourceKindUser}, Content: spec.Prompt}
+	err = s.openResidency(ctx, a, opening{
+		verb:   "create",
+		parent: spec.Parent,
+		child:  Child{ID: id, Run: a.run, Header: header, Descriptor: desc, Seed: cs.Seed},
+		facts:  creationFacts(a, cs.Seed, prompt, s.now().UnixMilli()),
+		first:  prompt,
+	})
 	if err != nil {
 		return "", none, err
 	}
-	msg := subagents.Message{ID: subagents.NewMessageID(), Source: subagents.MessageSource{Kind: subagents.SourceKindUser}, Content: spec.Prompt}
-	if err := s.admit(ctx, a, agent, spec.Parent, msg); err != nil {
-		s.rollback(a, agent, nil)
-		return "", none, err
-	}
-	facts := creationFacts(a, cs.Seed, msg, s.now().UnixMilli())
-	if err := s.recordResidency(ctx, a, agent, facts, "record child "+string(id), "record child "+string(id)); err != nil {
-		return "", none, err
-	}
-	s.beginSession(a)
-	if err := s.announce(a, agent, msg); err != nil {
-		return "", none, err
-	}
-	return id, msg.ID, nil
+	return id, prompt.ID, nil
 }
 
 // checkContinuable runs the checks that need neither a child id nor the
@@ -96,7 +87,7 @@ func (s *Service) checkContinuable(ctx context.Context, spec ContinuableSpec) (j
 	}
 	parentID := spec.Parent.ID()
 	s.mu.Lock()
-	err := s.admitting(parentID)
+	err := s.admittingLocked(parentID)
 	s.mu.Unlock()
 	if err != nil {
 		return "", nil, err
@@ -117,54 +108,65 @@ func (s *Service) checkContinuable(ctx context.Context, spec ContinuableSpec) (j
 			"provider %q does not support continuable children (no PrepareContinuable capability)", spec.Provider)
 	}
 	if spec.Label == "" {
-		return "", nil, fmt.Errorf("subagent: a continuable child needs a label")
+		return "", nil, newError(subagents.ErrorCodeInvalidRequest, nil, "a continuable child needs a label")
 	}
 	if spec.MaxDepth != nil && *spec.MaxDepth < 0 {
-		return "", nil, fmt.Errorf("subagent: maxDepth must be a non-negative integer, not %d", *spec.MaxDepth)
+		return "", nil, newError(subagents.ErrorCodeInvalidRequest, nil, "maxDepth must be a non-negative integer, not %d", *spec.MaxDepth)
 	}
 	return parentID, prep, nil
 }
 
-// placeChild picks the child's id (the requested one or a fresh one) and
-// its delegation depth under the parent, refusing an id that is live, a
-// parent that is not the exact live agent and a depth over the limit.
-func (s *Service) placeChild(spec ContinuableSpec, parentID jobs.SessionID) (jobs.SessionID, int, error) {
+// placeChild picks the child's id (the requested one or a fresh one), its
+// delegation depth under the parent and the parent's route, refusing an id
+// that is live, a depth over the limit, a parent being disposed and a
+// parent that is not the exact live agent.
+func (s *Service) placeChild(spec ContinuableSpec, parentID jobs.SessionID) (jobs.SessionID, int, AgentOptions, error) {
+	var route AgentOptions
 	id := spec.ChildID
 	if id == "" {
 		id = s.newChild()
 	}
 	s.mu.Lock()
-	parentAct, live := s.live(spec.Parent)
-	depth := 1
+	parentAct, live := s.liveLocked(spec.Parent)
+	depth, closing := 1, false
+	if p := s.children[parentID]; p != nil {
+		depth = p.header.DelegationDepth + 1
+		closing = p.agent == spec.Parent && p.state == stateDisposing
+	}
 	if parentAct != nil {
-		depth = parentAct.header.DelegationDepth + 1
+		route = AgentOptions{Provider: parentAct.desc.AgentProvider, Model: parentAct.desc.AgentModel}
 	}
 	_, dupChild := s.children[id]
 	_, dupRoot := s.roots[id]
 	s.mu.Unlock()
-	if dupChild || dupRoot || id == parentID {
-		return "", 0, newError(subagents.ErrorCodeDuplicateChild, nil, "child %s is live", id)
+	switch {
+	case dupChild || dupRoot || id == parentID:
+		return "", 0, route, newError(subagents.ErrorCodeDuplicateChild, nil, "child %s is live", id)
+	case spec.MaxDepth != nil && depth > *spec.MaxDepth:
+		return "", 0, route, &DepthError{Depth: depth, Max: *spec.MaxDepth}
+	case closing:
+		return "", 0, route, newError(subagents.ErrorCodeActivationClosing, nil, "starting child %s: the parent %s is being disposed", id, parentID)
+	case !live:
+		return "", 0, route, newError(subagents.ErrorCodeUnauthorized, nil, "starting child %s needs the exact live parent agent %s", id, parentID)
 	}
-	if !live {
-		return "", 0, newError(subagents.ErrorCodeUnauthorized, nil, "starting child %s needs the exact live parent agent %s", id, parentID)
+	if r, ok := spec.Parent.(RoutedAgent); ok && parentAct == nil {
+		route = r.Route()
 	}
-	if spec.MaxDepth != nil && depth > *spec.MaxDepth {
-		return "", 0, &DepthError{Depth: depth, Max: *spec.MaxDepth}
-	}
-	return id, depth, nil
+	return id, depth, route, nil
 }
 
 // continuableDescriptor is the descriptor a continuable child is created
-// with, and resumed from.
-func continuableDescriptor(spec ContinuableSpec) subagents.Descriptor {
-	desc := subagents.Descriptor{
-		Version: 2, Mode: subagents.DescriptorModeContinuable, Provider: spec.Provider, Label: spec.Label,
-		Persona: spec.Persona, ToolFilter: spec.ToolFilter,
+// with, and resumed from: its route is the spec's AgentOptions, or else the
+// parent's route, decided here once.
+func continuableDescriptor(spec ContinuableSpec, parentRoute AgentOptions) subagents.Descriptor {
+	route := parentRoute
+	if spec.AgentOptions != nil {
+		route = *spec.AgentOptions
 	}
-	if o := spec.AgentOptions; o != nil {
-		desc.AgentProvider, desc.AgentModel = o.Provider, o.Model
+	return subagents.Descriptor{
+		Version: DescriptorVersion, Mode: subagents.DescriptorModeContinuable, Provider: spec.Provider, Label: spec.Label,
+		AgentProvider: route.Provider, AgentModel: route.Model, Persona: spec.Persona, ToolFilter: spec.ToolFilter,
 	}
-	return desc
 }
 
 // refuseHistory refuses a child id whose stream already holds records; the
@@ -182,185 +184,15 @@ func (s *Service) refuseHistory(ctx context.Context, id jobs.SessionID) error {
 	return nil
 }
 
-// newResidency is a fresh activation of child id with a new run and an
-// open inbox for it.
-func (s *Service) newResidency(id jobs.SessionID, header subagents.ChildHeader, desc subagents.Descriptor) *activation {
-	a := newActivation(id, header, desc)
-	a.run = subagents.NewRunID()
-	a.inbox = &inbox{s: s, a: a, run: a.run}
-	return a
-}
-
-// materialize asks the host for the installed activation's agent. On
-// failure the activation is rolled back and the error names what was being
-// done (verb "materialize" or "resume").
-func (s *Service) materialize(ctx context.Context, a *activation, child Child, verb string) (Agent, error) {
-	agent, err := s.host.Materialize(ctx, child, a.inbox)
-	if err == nil {
-		err = checkPointer(agent)
-	}
-	if err != nil {
-		s.rollback(a, agent, nil)
-		if c := cancelled(ctx, verb+" child "+string(a.id)); c != nil {
-			return nil, c
-		}
-		return nil, fmt.Errorf("subagent: %s child %s: %w", verb, a.id, err)
-	}
-	return agent, nil
-}
-
 // creationFacts are the facts one append writes for a new child: created,
 // one seeded per seed event, residency started and the prompt accepted.
-func creationFacts(a *activation, seed []json.RawMessage, msg subagents.Message, at int64) []factEntry {
-	facts := []factEntry{{"created", &subagents.SubagentCreated{Child: a.id, At: at, Header: a.header, Descriptor: a.desc}}}
+func creationFacts(a *activation, seed []json.RawMessage, msg subagents.Message, at int64) []subagents.Fact {
+	facts := []subagents.Fact{&subagents.SubagentCreated{Child: a.id, At: at, Header: a.header, Descriptor: a.desc}}
 	for i, ev := range seed {
-		facts = append(facts, factEntry{fmt.Sprintf("seed/%d", i), &subagents.SubagentSeeded{Index: i, Event: ev}})
+		facts = append(facts, &subagents.SubagentSeeded{Index: i, Event: ev})
 	}
 	return append(facts,
-		factEntry{"started/" + a.run.String(), &subagents.SubagentResidencyStarted{Run: a.run, At: at}},
-		factEntry{"accepted/" + msg.ID.String(), &subagents.SubagentMessageAccepted{Message: msg.ID, At: at, Source: msg.Source, Content: msg.Content, Wake: true}},
+		&subagents.SubagentResidencyStarted{Run: a.run, At: at},
+		&subagents.SubagentMessageAccepted{Message: msg.ID, At: at, Source: msg.Source, Content: msg.Content, Wake: true},
 	)
-}
-
-// recordResidency appends the facts that open an admitted residency. On
-// failure it releases the admission's accept, rolls the activation back and
-// returns the cancellation (named cancelOp) or the append's error (named
-// what).
-func (s *Service) recordResidency(ctx context.Context, a *activation, agent Agent, facts []factEntry, cancelOp, what string) error {
-	if err := s.appendFacts(ctx, a.stream, facts...); err != nil {
-		a.accepts.Done()
-		s.rollback(a, agent, nil)
-		if c := cancelled(ctx, cancelOp); c != nil {
-			return c
-		}
-		return fmt.Errorf("subagent: %s: %w", what, err)
-	}
-	return nil
-}
-
-// announce delivers a new child's prompt, after which the child is
-// announced and watched. A prompt the agent does not take rolls the child
-// back, closing its recorded residency.
-func (s *Service) announce(a *activation, agent Agent, msg subagents.Message) error {
-	if err := agent.Deliver(msg, true); err != nil {
-		a.accepts.Done()
-		s.rollback(a, agent, &msg)
-		return fmt.Errorf("subagent: deliver the prompt to child %s: %w", a.id, err)
-	}
-	s.mu.Lock()
-	a.announced = true
-	s.mu.Unlock()
-	a.accepts.Done()
-	s.watchers.Add(1)
-	go s.watch(a, agent)
-	return nil
-}
-
-// install enters a materializing activation in the tree, so that its id is
-// taken and Close waits for it. The caller calls s.inflight.Done once the
-// materialization is over.
-func (s *Service) install(ctx context.Context, a *activation, parent Agent) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := s.goingOn(ctx, a, parent); err != nil {
-		return err
-	}
-	if _, dup := s.children[a.id]; dup {
-		return newError(subagents.ErrorCodeDuplicateChild, nil, "child %s is live", a.id)
-	}
-	if _, ok := s.live(parent); !ok {
-		return newError(subagents.ErrorCodeUnauthorized, nil, "child %s needs the exact live parent agent %s", a.id, parent.ID())
-	}
-	s.children[a.id] = a
-	s.inflight.Add(1)
-	return nil
-}
-
-// admit makes a materialized activation resident under the exact live
-// parent and reserves msg in its inbox, in one critical section.
-func (s *Service) admit(ctx context.Context, a *activation, agent Agent, parent Agent, msg subagents.Message) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := s.goingOn(ctx, a, parent); err != nil {
-		return err
-	}
-	parentAct, live := s.live(parent)
-	if !live || a.header.ParentSession != parent.ID() {
-		if parentAct != nil && parentAct.state == stateDisposing {
-			return newError(subagents.ErrorCodeActivationClosing, nil, "the parent %s of child %s is being disposed", parent.ID(), a.id)
-		}
-		return newError(subagents.ErrorCodeUnauthorized, nil, "child %s needs the exact live parent agent %s", a.id, a.header.ParentSession)
-	}
-	a.parent = parentAct
-	a.agent = agent
-	a.state = stateResident
-	if parentAct != nil {
-		parentAct.owned[a.id] = a
-	}
-	return a.reserve(msg, true)
-}
-
-// goingOn refuses to go on with a's start or resume once ctx ended or
-// parent's subtree stopped admitting. s.mu must be held.
-func (s *Service) goingOn(ctx context.Context, a *activation, parent Agent) error {
-	if err := cancelled(ctx, "start child "+string(a.id)); err != nil {
-		return err
-	}
-	return s.admitting(parent.ID())
-}
-
-// rollback undoes a creation or resume that failed before acceptance: the
-// activation leaves the tree and its agent, if any, is disposed. When
-// unaccepted is set its accepted fact was written, so a discarded and an
-// ended fact close the residency on the stream.
-func (s *Service) rollback(a *activation, agent Agent, unaccepted *subagents.Message) {
-	s.mu.Lock()
-	a.state = stateGone
-	if s.children[a.id] == a {
-		delete(s.children, a.id)
-	}
-	if a.parent != nil {
-		delete(a.parent.owned, a.id)
-		a.parent.wakeUp()
-	}
-	a.pending = nil
-	a.inbox.closed = true
-	began := a.unregister != nil
-	s.mu.Unlock()
-	if agent != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), s.bound)
-		agent.Cancel(errors.New("subagent: creation rolled back"), false)
-		if err := agent.Dispose(ctx); err != nil {
-			s.log.Warn("subagent: dispose a rolled-back child", "child", a.id, "err", err)
-		}
-		cancel()
-	}
-	if unaccepted != nil {
-		err := s.appendFacts(context.Background(), a.stream,
-			factEntry{"discarded/" + unaccepted.ID.String(), &subagents.SubagentMessageDiscarded{Message: unaccepted.ID, At: s.now().UnixMilli(), Why: "rolled back: the agent did not take it"}},
-			factEntry{"ended/" + a.run.String(), &subagents.SubagentResidencyEnded{Run: a.run, At: s.now().UnixMilli(), StopReason: subagents.StopReasonError}})
-		if err != nil {
-			s.log.Warn("subagent: record a rolled-back child", "child", a.id, "err", err)
-		}
-	}
-	if began {
-		s.finalFlush(context.Background(), a)
-	}
-	close(a.done)
-}
-
-// beginSession makes the child a live session of the flush barrier with the
-// store's Flush as its listener.
-func (s *Service) beginSession(a *activation) {
-	if err := s.sessions.Begin(a.id); err != nil && !errors.Is(err, journal.ErrSessionLive) {
-		s.log.Warn("subagent: begin a child's session", "child", a.id, "err", err)
-	}
-	unregister, err := s.sessions.OnFlush(a.id, s.store.Flush)
-	if err != nil {
-		s.log.Warn("subagent: register the store with a child's session", "child", a.id, "err", err)
-		unregister = func() {}
-	}
-	s.mu.Lock()
-	a.unregister = unregister
-	s.mu.Unlock()
 }

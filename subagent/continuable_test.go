@@ -17,13 +17,14 @@ import (
 )
 
 const (
-	created   = subagents.SubagentCreatedType
-	seeded    = subagents.SubagentSeededType
-	started   = subagents.SubagentResidencyStartedType
-	ended     = subagents.SubagentResidencyEndedType
-	accepted  = subagents.SubagentMessageAcceptedType
-	claimed   = subagents.SubagentMessageClaimedType
-	discarded = subagents.SubagentMessageDiscardedType
+	created    = subagents.SubagentCreatedType
+	seeded     = subagents.SubagentSeededType
+	started    = subagents.SubagentResidencyStartedType
+	ended      = subagents.SubagentResidencyEndedType
+	accepted   = subagents.SubagentMessageAcceptedType
+	claimed    = subagents.SubagentMessageClaimedType
+	discarded  = subagents.SubagentMessageDiscardedType
+	checkpoint = subagents.SubagentCheckpointType
 )
 
 func TestStartContinuableReturnsAtAcceptanceWithTheCreationFactsWritten(t *testing.T) {
@@ -73,7 +74,7 @@ func TestAChildThatGoesIdleSettlesAndItsParentIsNoticed(t *testing.T) {
 				if f.svc.State("c1") != subagent.Absent || f.host.Agent("c1") != nil {
 					t.Fatalf("child still resident after going idle: %v", f.svc.State("c1"))
 				}
-				if got, want := f.types("c1"), []string{created, started, accepted, claimed, ended}; !slices.Equal(got, want) {
+				if got, want := f.types("c1"), []string{created, started, accepted, claimed, ended, checkpoint}; !slices.Equal(got, want) {
 					t.Fatalf("stream %v, want %v", got, want)
 				}
 				end := f.facts("c1")[4].(subagents.SubagentResidencyEnded)
@@ -127,20 +128,29 @@ func TestFollowupResumesAnAbsentChildColdFromItsStream(t *testing.T) {
 		f := newFixture(t, nil)
 		f.start("c1", f.root, "one")
 		f.turn("c1", subagents.StopReasonCompleted, "first")
-		removed := f.svc.Providers()
-		_ = removed
 		id, err := f.svc.Followup(context.Background(), f.root, "c1", text("two"), subagent.FollowupOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		a := f.host.Agent("c1")
-		if a == nil || !a.Child.Resumed || len(a.Child.History) != 5 || a.Child.Descriptor.Label != "child c1" {
+		if a == nil || !a.Child.Resumed || a.Child.Descriptor.Label != "child c1" {
 			t.Fatalf("resumed agent %+v", a)
+		}
+		var history []string
+		for rec, err := range a.Child.History(context.Background()) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			f, _ := subagents.DecodeFact(rec.Payload)
+			history = append(history, f.FactType())
+		}
+		if want := []string{created, started, accepted, claimed, ended, checkpoint}; len(history) < len(want) || !slices.Equal(history[:len(want)], want) {
+			t.Fatalf("the host's History %v, want the whole stream from %v", history, want)
 		}
 		if got := ids(a.Delivered()); !slices.Equal(got, []subagents.MessageID{id}) {
 			t.Fatalf("delivered %v, want only the follow-up (the prompt was claimed)", got)
 		}
-		st := f.facts("c1")[5].(subagents.SubagentResidencyStarted)
+		st := f.facts("c1")[6].(subagents.SubagentResidencyStarted)
 		if !st.Resumed {
 			t.Fatal("residency-started of a cold resume does not say resumed")
 		}
@@ -400,7 +410,7 @@ func TestReportFromGoesExactlyOneEdgeUp(t *testing.T) {
 			t.Fatal(err)
 		}
 		q := pa.Queued()
-		if len(q) != 1 || q[0].ID != id || q[0].Source.Kind != subagents.SourceKindSubagentReport || q[0].Source.Sender != "c" || q[0].Content[0].Text != "Background subagent c reported:" {
+		if len(q) != 1 || q[0].ID != id || q[0].Source.Kind != subagents.SourceKindSubagentReport || q[0].Source.Sender != "c" || q[0].Content[0].Text != "Background subagent c reported:\nhalfway" {
 			t.Fatalf("parent queue %+v", q)
 		}
 		if len(f.root.Delivered()) != 0 {
@@ -435,10 +445,10 @@ func TestDrainDescendantsTearsDownChildrenFirstAndDiscardsWaitingMessages(t *tes
 		if got, want := f.host.Disposed(), []jobs.SessionID{"g", "c", "p"}; !slices.Equal(got, want) {
 			t.Fatalf("disposal order %v, want children first %v", got, want)
 		}
-		if got := f.types("g"); !slices.Contains(got, discarded) || got[len(got)-1] != ended {
+		if got := f.types("g"); !slices.Contains(got, discarded) || got[len(got)-2] != ended {
 			t.Fatalf("grandchild's unclaimed prompt was not discarded: %v", got)
 		}
-		end := f.facts("g")[len(f.facts("g"))-1].(subagents.SubagentResidencyEnded)
+		end := f.lastEnd("g")
 		if end.StopReason != subagents.StopReasonAborted {
 			t.Fatalf("a drained child that never ran ended %s, want aborted", end.StopReason)
 		}
@@ -541,17 +551,24 @@ func TestTheFinalFlushGoesThroughTheSessionBarrier(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		sessions := journal.NewSessionStore[jobs.SessionID]()
 		f := newFixture(t, nil, subagent.WithSessions(sessions))
-		f.start("c1", f.root, "x")
+		a := f.child("c1")
 		if !sessions.Live("c1") {
 			t.Fatal("a resident child is not a live session")
 		}
-		before := f.store.Flushes()
-		f.turn("c1", subagents.StopReasonCompleted, "")
-		if f.store.Flushes() != before+1 || sessions.Live("c1") {
-			t.Fatalf("flushes %d→%d, live %v: want one final flush and the session ended", before, f.store.Flushes(), sessions.Live("c1"))
+		// the runtime's own data of the child takes part in its flushes
+		runtimeFlushes := 0
+		if _, err := sessions.OnFlush("c1", func(context.Context) error { runtimeFlushes++; return nil }); err != nil {
+			t.Fatal(err)
+		}
+		a.BeginTurn()
+		before := runtimeFlushes
+		a.EndTurn(subagents.StopReasonCompleted, "")
+		synctest.Wait()
+		if runtimeFlushes != before+1 || sessions.Live("c1") {
+			t.Fatalf("the runtime's listener ran %d times at teardown, live %v: want one final flush through the barrier and the session ended", runtimeFlushes-before, sessions.Live("c1"))
 		}
 		// the residency's end is durable
-		if got := f.restart().types("c1"); got[len(got)-1] != ended {
+		if got := f.restart().types("c1"); got[len(got)-2] != ended {
 			t.Fatalf("after the final flush the stream ends %v", got)
 		}
 	})
@@ -559,22 +576,22 @@ func TestTheFinalFlushGoesThroughTheSessionBarrier(t *testing.T) {
 
 func TestAFailedFinalFlushIsOnlyLogged(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		f := newFixture(t, nil)
-		a := f.child("c1")
-		a.BeginTurn()
-		a.EndTurn(subagents.StopReasonCompleted, "")
-		synctest.Wait()
-		if !a.Disposed() {
-			t.Fatal("not disposed")
+		mem := subagenttest.NewMemStore()
+		store := &flushFailing{MemStore: mem}
+		logOpt, log := withLog()
+		f := newFixture(t, mem, subagent.WithStore(store), logOpt)
+		f.child("c1")
+		store.failFlushes(errors.New("fsync: disk gone"))
+		// appends still succeed: only the flush fails
+		if err := f.svc.DrainChildren(context.Background(), f.root, []jobs.SessionID{"c1"}); err != nil {
+			t.Fatalf("drain whose final flush failed: %v, want nil (the failure is only logged)", err)
 		}
-		g := newFixture(t, nil)
-		g.start("c2", g.root, "x")
-		g.store.Fail(errors.New("disk gone"))
-		if err := g.svc.DrainChildren(context.Background(), g.root, []jobs.SessionID{"c2"}); !errors.Is(err, subagent.ErrActivationTeardown) {
-			t.Fatalf("drain with a failing store: %v, want ErrActivationTeardown for the unrecorded end", err)
+		if got := f.types("c1"); got[len(got)-2] != ended {
+			t.Fatalf("stream ends %v, want the residency's end recorded", got)
 		}
-		if !g.host.Agents()[0].Disposed() {
-			t.Fatal("a failing store kept the agent alive")
+		logged := log.find("final flush")
+		if len(logged) != 1 || logged[0].attrs["child"] != "c1" || !strings.Contains(logged[0].attrs["err"], "disk gone") {
+			t.Fatalf("logged %+v, want one final-flush failure naming c1 and the cause", logged)
 		}
 	})
 }
@@ -629,4 +646,73 @@ func TestAgentsMustBePointersSoCopiesAreNeverAuthorized(t *testing.T) {
 	if _, err := svc.Attach(valueAgent{id: "root"}); err == nil || !strings.Contains(err.Error(), "must be a pointer") {
 		t.Fatalf("Attach of a value agent: %v", err)
 	}
+	// nor may a host hand out one: the child is rolled back
+	store := subagenttest.NewMemStore()
+	byValue := subagent.HostFunc(func(_ context.Context, c subagent.Child, _ subagent.Inbox) (subagent.Agent, error) {
+		return valueAgent{id: c.ID}, nil
+	})
+	svc = subagent.New(subagent.WithStore(store), subagent.WithHost(byValue))
+	svc.RegisterProvider(subagent.Continuable("fork", nil))
+	root := subagenttest.NewAgent("root")
+	svc.Attach(root)
+	_, _, err := svc.StartContinuable(context.Background(), subagent.ContinuableSpec{Provider: "fork", Label: "x", ChildID: "c1", Parent: root, Prompt: text("x")})
+	if err == nil || !strings.Contains(err.Error(), "must be a pointer") || store.Len("c1") != 0 {
+		t.Fatalf("a host's value agent: %v, %d facts; want a refusal that leaves nothing", err, store.Len("c1"))
+	}
+}
+
+// TestStartContinuableChecksInTheDocumentedOrder gives StartContinuable
+// requests that fail one check and every check documented after it, and
+// expects the earliest: the order the method's doc lists.
+func TestStartContinuableChecksInTheDocumentedOrder(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFixture(t, nil)
+		f.child("live")
+		plain := &plainProvider{name: "plain"}
+		if _, err := f.svc.RegisterProvider(plain); err != nil {
+			t.Fatal(err)
+		}
+		closed := subagent.New()
+		closed.Close(context.Background())
+		noHost := subagent.New(subagent.WithStore(f.store))
+		zero, negative := 0, -1
+		copyOfRoot := subagenttest.NewAgent("root")
+		cancelledCtx, cancel := context.WithCancel(context.Background())
+		cancel()
+		bad := func(provider, label, id string, maxDepth *int, parent subagent.Agent) subagent.ContinuableSpec {
+			return subagent.ContinuableSpec{Provider: provider, Label: label, ChildID: jobs.SessionID(id), MaxDepth: maxDepth, Parent: parent}
+		}
+		var depthErr *subagent.DepthError
+		for _, c := range []struct {
+			name string
+			svc  *subagent.Service
+			ctx  context.Context
+			spec subagent.ContinuableSpec
+			want error
+		}{
+			{"cancelled before all", f.svc, cancelledCtx, bad("nope", "", "live", &negative, nil), subagent.ErrCancelled},
+			{"no parent before draining", closed, context.Background(), bad("nope", "", "live", &negative, nil), subagent.ErrUnauthorized},
+			{"draining before persistence", closed, context.Background(), bad("nope", "", "live", &negative, copyOfRoot), subagent.ErrDraining},
+			{"persistence before a host", subagent.New(), context.Background(), bad("nope", "", "live", &negative, copyOfRoot), subagent.ErrPersistenceUnavailable},
+			{"a host before the provider", noHost, context.Background(), bad("nope", "", "live", &negative, copyOfRoot), subagent.ErrContinuationUnavailable},
+			{"the provider before the label", f.svc, context.Background(), bad("nope", "", "live", &negative, copyOfRoot), subagent.ErrNoProvider},
+			{"the capability before the label", f.svc, context.Background(), bad("plain", "", "live", &negative, copyOfRoot), subagent.ErrUnsupportedCapability},
+			{"the label before a live id", f.svc, context.Background(), bad("fork", "", "live", &negative, copyOfRoot), subagent.ErrInvalidRequest},
+			{"a negative maxDepth before a live id", f.svc, context.Background(), bad("fork", "x", "live", &negative, copyOfRoot), subagent.ErrInvalidRequest},
+			{"a live id before the depth", f.svc, context.Background(), bad("fork", "x", "live", &zero, copyOfRoot), subagent.ErrDuplicateChild},
+			{"the depth before the exact parent", f.svc, context.Background(), bad("fork", "x", "new", &zero, copyOfRoot), depthErr},
+			{"the exact parent", f.svc, context.Background(), bad("fork", "x", "new", nil, copyOfRoot), subagent.ErrUnauthorized},
+		} {
+			_, _, err := c.svc.StartContinuable(c.ctx, c.spec)
+			if c.want == error(depthErr) {
+				if !errors.As(err, &depthErr) {
+					t.Errorf("%s: %v, want a *DepthError", c.name, err)
+				}
+				continue
+			}
+			if !errors.Is(err, c.want) {
+				t.Errorf("%s: %v, want %v", c.name, err, c.want)
+			}
+		}
+	})
 }

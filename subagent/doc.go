@@ -21,30 +21,40 @@
 //     [Service.Close] tear children down.
 //
 // There is no public resume, kill, steer or cancel: a follow-up resumes, a
-// drain ends. Providers ([Provider]) start one-shot runs; one that also
-// implements [ContinuablePreparer] contributes the seed of a new continuable
-// child and never takes part in its resume, which therefore works after the
+// drain ends. A [Provider] is what its methods make it: a [OneShotProvider]
+// starts one-shot runs (whose local agent is a live parent while it runs);
+// a [ContinuablePreparer] contributes the seed of a new continuable child
+// and never takes part in its resume, which therefore works after the
 // provider was removed.
 //
 // # The seam a runtime implements
 //
 // A runtime supplies a [Host] (WithHost) whose Materialize makes one live
-// [Agent] per residency of a child: at creation from the provider's seed, at
-// a cold resume from the child's whole stream ([Child].History, which also
-// holds whatever the runtime appended there itself). The manager then
+// [Agent] per residency of a child: at creation from the provider's seed,
+// at a cold resume from the child's seed and stream ([Child.History], which
+// also holds whatever the runtime appended there itself). The manager then
 // delivers messages with Agent.Deliver — the prompt; at a resume first
 // every accepted message nobody claimed, in acceptance order, then the
 // follow-up — and the agent reports back through the [Inbox] it was given:
-// Claimed when it takes a message into a turn, Discarded when it drops one
-// unread, TurnEnded when a turn ends. Agent.Idle tells the manager when the
-// agent has nothing to do; Cancel stops a turn; Dispose ends the residency.
-// An agent must be a pointer: authorization compares the very value the host
+// Claimed when it takes messages into a turn (durable when it returns),
+// Discarded when it drops one unread, TurnEnded when a turn ends.
+// Agent.Idle tells the manager when the agent has nothing to do — a waking
+// delivery owes a turn, and waking messages an idle agent never took are
+// discarded —; Cancel stops a turn; Dispose ends the residency. An agent
+// must be a pointer: authorization compares the very value the host
 // returned (or the root passed to [Service.Attach]) with ==, so a copy of a
 // parent with the same id is never authorized.
 //
-// A minimal agent keeps a queue and a turn flag: Deliver appends to the
-// queue and, with wake, starts a turn that calls Claimed for each message it
-// takes, runs the model, calls TurnEnded and closes the channel Idle returns.
+// The kit does the bookkeeping: a [QueueAgent] keeps the inbox and runs
+// turns through the runtime's [TurnFunc], [HostFunc] makes a Host of a
+// function, and [Continuable] is a provider that only prepares continuable
+// children. The agent and provider of a runtime then fit in a few lines:
+//
+//	host := subagent.HostFunc(func(ctx context.Context, c subagent.Child, in subagent.Inbox) (subagent.Agent, error) {
+//		return subagent.NewQueueAgent(c.ID, in, model.Turn), nil
+//	})
+//	svc := subagent.New(subagent.WithStore(store), subagent.WithHost(host))
+//	svc.RegisterProvider(subagent.Continuable("researcher", nil))
 //
 // # States
 //
@@ -53,23 +63,32 @@
 // quiescent but owns live children; settled when quiescent with none, and
 // then disposed at once. Its parent then gets a settlement notice (source
 // subagentSettled, text per stop reason), if the child's id was ever handed
-// out and the parent is live and not closing.
+// out and the parent is live and not closing; the notice of a drain of a
+// whole scope, or of Close, wakes no parent.
 //
 // # Durability
 //
 // Each child is a session whose stream (journal.Stream(id)) holds, in
-// order: subagent/created (header: parent, depth, seed length; descriptor),
-// one subagent/seeded per seed event, then residency-started, and every
-// inbox change: message-accepted before the agent sees the message,
-// message-claimed, message-discarded, and residency-ended once per started
-// residency. A message whose accepted fact was flushed is never lost: after
-// a restart (a new Service over the same store) the next residency
+// order: subagent/created (header: parent, depth, seed length; descriptor
+// with the route decided at creation), one subagent/seeded per seed event,
+// then residency-started, and every inbox change: message-accepted before
+// the agent sees the message, message-claimed, message-discarded, and
+// residency-ended once per started residency, followed in the same append
+// by a subagent/checkpoint of what a resume needs. A message whose accepted
+// fact was flushed is never lost and, once claimed, never delivered again:
+// after a restart (a new Service over the same store) the next residency
 // redelivers it, once, by MessageID, unless it was claimed or discarded. A
-// residency a crash left open is ended (aborted) at the next resume. A
+// residency a crash left open is ended (aborted) at the next resume. A cold
+// resume reads the last checkpoint, found through short pointer streams
+// (<child>/checkpoints and <child>/checkpoints/<level>/<bucket>), and only
+// what follows it, so its cost does not grow with the child's history. A
 // scoped drain discards waiting messages with a discarded fact; Close keeps
 // them for the next residency, as a crash would. Each resident child is a
-// live session of the flush barrier (WithSessions) with the store's Flush as
-// a listener; its teardown flushes it best-effort.
+// live session of the flush barrier (WithSessions) with the store's Flush
+// as a listener; its teardown flushes it best-effort. A root attached with
+// [Service.AttachDurable] gets its reports and notices the same way, on its
+// own stream. An [Observer] (WithObserver) sees residencies, messages,
+// resumes and redeliveries as they happen.
 //
 // # Teardown
 //
@@ -78,9 +97,10 @@
 // — and cancels their turns; then each is torn down after its own children:
 // wait for accepts admitted before the cutoff, wait for the agent to go
 // idle, discard waiting messages (drains only), Dispose, record the
-// residency's end, flush. Failures are collected as
-// ErrActivationTeardown. A follow-up to a child being disposed waits for it,
-// then resumes it cold.
+// residency's end and checkpoint, flush. Failures are collected as
+// ErrActivationTeardown, and logged when nobody waits for them (a child
+// that settled on its own). A follow-up to a child being disposed waits for
+// it, then resumes it cold.
 //
 // # Errors and contexts
 //

@@ -22,7 +22,7 @@ func (s *Service) DrainDescendants(ctx context.Context, parents []Agent) error {
 	var waits []*activation
 	s.mu.Lock()
 	for _, p := range parents {
-		if _, ok := s.live(p); !ok {
+		if _, ok := s.liveLocked(p); !ok {
 			errs = append(errs, newError(subagents.ErrorCodeUnauthorized, nil, "drain: %v is not an exact live agent", agentID(p)))
 			continue
 		}
@@ -34,7 +34,7 @@ func (s *Service) DrainDescendants(ctx context.Context, parents []Agent) error {
 				continue
 			}
 			if a.state == stateResident {
-				marked = append(marked, s.markLocked(a, drain)...)
+				marked = append(marked, s.markLocked(a, drainScope)...)
 			}
 			waits = append(waits, a)
 		}
@@ -57,7 +57,7 @@ func (s *Service) DrainDescendants(ctx context.Context, parents []Agent) error {
 func (s *Service) DrainChildren(ctx context.Context, parent Agent, children []jobs.SessionID) error {
 	var marked, waits []*activation
 	s.mu.Lock()
-	if _, ok := s.live(parent); !ok {
+	if _, ok := s.liveLocked(parent); !ok {
 		s.mu.Unlock()
 		return newError(subagents.ErrorCodeUnauthorized, nil, "drain: %v is not an exact live agent", agentID(parent))
 	}
@@ -67,7 +67,7 @@ func (s *Service) DrainChildren(ctx context.Context, parent Agent, children []jo
 			continue
 		}
 		if a.state == stateResident {
-			marked = append(marked, s.markLocked(a, drain)...)
+			marked = append(marked, s.markLocked(a, drainChosen)...)
 		}
 		waits = append(waits, a)
 	}

@@ -58,6 +58,7 @@ var (
 	ErrNotResumable            = &Error{Code: subagents.ErrorCodeNotResumable}
 	ErrActivationTeardown      = &Error{Code: subagents.ErrorCodeActivationTeardownFailed}
 	ErrCancelled               = &Error{Code: subagents.ErrorCodeCancelled}
+	ErrInvalidRequest          = &Error{Code: subagents.ErrorCodeInvalidRequest}
 )
 
 func newError(code subagents.ErrorCode, cause error, format string, args ...any) *Error {

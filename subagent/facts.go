@@ -5,179 +5,168 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 
+	"github.com/jobgen/jobgen/codec"
 	"github.com/jobgen/jobgen/generated/jobs"
 	"github.com/jobgen/jobgen/generated/subagents"
 	"github.com/jobgen/jobgen/journal"
 )
 
-// A factEntry is one fact to append, with the record id that makes a retry
-// of it append nothing: "accepted/<message>", "claimed/<message>",
-// "discarded/<message>", "started/<run>", "ended/<run>", "created", "seed/<i>".
-type factEntry struct {
-	id   string
-	fact subagents.Fact
+// recordID is the record id of a fact the manager writes, which makes a
+// retried append of it write nothing and gives a stream at most one of it:
+// "created", "seed/<index>", "started/<run>", "ended/<run>",
+// "accepted/<message>", "claimed/<message>", "discarded/<message>",
+// "checkpoint/<run>" on the child's stream and "checkpoint/<index>" on its
+// pointer streams.
+func recordID(f subagents.Fact) string {
+	switch f := f.(type) {
+	case *subagents.SubagentCreated:
+		return "created"
+	case *subagents.SubagentSeeded:
+		return "seed/" + strconv.Itoa(f.Index)
+	case *subagents.SubagentResidencyStarted:
+		return "started/" + f.Run.String()
+	case *subagents.SubagentResidencyEnded:
+		return "ended/" + f.Run.String()
+	case *subagents.SubagentMessageAccepted:
+		return "accepted/" + f.Message.String()
+	case *subagents.SubagentMessageClaimed:
+		return "claimed/" + f.Message.String()
+	case *subagents.SubagentMessageDiscarded:
+		return "discarded/" + f.Message.String()
+	case *subagents.SubagentCheckpoint:
+		return "checkpoint/" + f.Run.String()
+	case *subagents.SubagentCheckpointed:
+		return "checkpoint/" + strconv.Itoa(f.Index)
+	}
+	panic(fmt.Sprintf("subagent: no record id for %T", f))
 }
 
-func (s *Service) appendFacts(ctx context.Context, stream journal.Stream, facts ...factEntry) error {
-	entries := make([]journal.Entry, len(facts))
-	for i, f := range facts {
-		payload, err := subagents.EncodeFact(f.fact)
-		if err != nil {
-			return err
-		}
-		entries[i] = journal.Entry{ID: f.id, Payload: payload}
-	}
-	_, err := s.store.Append(ctx, stream, entries...)
+// appendFacts appends facts to stream in one append, each with its record id.
+func (s *Service) appendFacts(ctx context.Context, stream journal.Stream, facts ...subagents.Fact) error {
+	_, err := s.appendSeqs(ctx, stream, facts...)
 	return err
 }
 
-// A history is a child's stream folded: what a cold resume needs.
-type history struct {
-	created  *subagents.SubagentCreated
-	seed     []json.RawMessage
-	pending  []pendingMsg      // accepted, neither claimed nor discarded, in acceptance order
-	open     []subagents.RunID // residencies started and never ended (a crash)
-	records  []journal.Record
-	messages int // accepted messages, for tests and the example
+// appendSeqs is appendFacts returning the seq of each fact.
+func (s *Service) appendSeqs(ctx context.Context, stream journal.Stream, facts ...subagents.Fact) ([]uint64, error) {
+	entries := make([]journal.Entry, len(facts))
+	for i, f := range facts {
+		payload, err := subagents.EncodeFact(f)
+		if err != nil {
+			return nil, err
+		}
+		entries[i] = journal.Entry{ID: recordID(f), Payload: payload}
+	}
+	return s.store.Append(ctx, stream, entries...)
 }
 
-// readHistory reads and folds the child's stream. A stream with no created
-// fact first, or a subagent fact that does not decode, is not resumable.
-func (s *Service) readHistory(ctx context.Context, id jobs.SessionID) (*history, error) {
-	h := &history{}
-	index := map[subagents.MessageID]int{} // into accepted
-	var accepted []lazyMsg
-	gone := map[subagents.MessageID]bool{}
-	started := map[subagents.RunID]int{}
-	var runs []subagents.RunID
-	for rec, err := range s.store.ReadStream(ctx, journal.Stream(id), 0) {
-		if err != nil {
-			if c := cancelled(ctx, "read child "+string(id)); c != nil {
-				return nil, c
-			}
-			return nil, newError(subagents.ErrorCodeNotResumable, err, "read the history of child %s", id)
+// A history is a child's stream folded from its last checkpoint (or from
+// its creation): what a cold resume needs.
+type history struct {
+	header  subagents.ChildHeader
+	desc    subagents.Descriptor
+	based   bool              // the fold met the created fact or a checkpoint
+	seed    []json.RawMessage // the seeded events, when the fold read them
+	waiting []pendingMsg      // accepted, neither claimed nor discarded, in acceptance order
+	gone    map[subagents.MessageID]bool
+	open    []subagents.RunID // residencies started and never ended (a crash)
+	cp      checkpointCursor
+	read    int // records read
+}
+
+func newHistory() *history { return &history{gone: map[subagents.MessageID]bool{}} }
+
+// fold takes one record of the child's stream into the history. The first
+// record it is given must be the created fact or a checkpoint; a subagent
+// fact that does not decode makes the child not resumable; the runtime's
+// own records are skipped.
+func (h *history) fold(id jobs.SessionID, rec journal.Record) error {
+	h.read++
+	f, err := subagents.DecodeFact(rec.Payload)
+	if err != nil {
+		if errors.Is(err, subagents.ErrUnknownFact) && !isSubagentFact(rec.Payload) {
+			return nil // the runtime's own record
 		}
-		h.records = append(h.records, rec)
-		if h.created != nil {
-			// The fast path: most of a long history is inbox traffic whose
-			// ids are all the fold needs; an accepted message's content is
-			// decoded only if it is still waiting at the end.
-			if k, ok := peek(rec.Payload); ok {
-				switch k.Type {
-				case subagents.SubagentMessageAcceptedType:
-					if _, dup := index[k.Data.Message]; !dup {
-						index[k.Data.Message] = len(accepted)
-						accepted = append(accepted, lazyMsg{id: k.Data.Message, payload: rec.Payload, seq: rec.Seq})
-					}
-				case subagents.SubagentMessageClaimedType, subagents.SubagentMessageDiscardedType:
-					gone[k.Data.Message] = true
-				case subagents.SubagentResidencyStartedType:
-					started[k.Data.Run] = len(runs)
-					runs = append(runs, k.Data.Run)
-				case subagents.SubagentResidencyEndedType:
-					if i, ok := started[k.Data.Run]; ok {
-						runs[i] = subagents.RunID{}
-					}
-				}
-				continue
-			}
-		}
-		f, err := subagents.DecodeFact(rec.Payload)
-		if err != nil {
-			if errors.Is(err, subagents.ErrUnknownFact) && !isSubagentFact(rec.Payload) {
-				continue // the runtime's own record
-			}
-			return nil, newError(subagents.ErrorCodeNotResumable, err, "child %s: record %d", id, rec.Seq)
-		}
-		if h.created == nil {
-			c, ok := f.(subagents.SubagentCreated)
-			if !ok {
-				return nil, newError(subagents.ErrorCodeNotResumable, nil, "child %s has no supported continuation state: its stream does not begin with subagent/created; do not retry", id)
-			}
-			h.created = &c
-			continue
-		}
-		if f, ok := f.(subagents.SubagentSeeded); ok {
-			h.seed = append(h.seed, f.Event)
+		return newError(subagents.ErrorCodeNotResumable, err, "child %s: record %d", id, rec.Seq)
+	}
+	if !h.based {
+		return h.base(id, f)
+	}
+	switch f := f.(type) {
+	case subagents.SubagentSeeded:
+		h.seed = append(h.seed, f.Event)
+	case subagents.SubagentCheckpoint:
+		h.restore(f)
+	case subagents.SubagentMessageAccepted:
+		h.waiting = append(h.waiting, pendingMsg{msg: subagents.Message{ID: f.Message, Source: f.Source, Content: f.Content}, wake: f.Wake})
+	case subagents.SubagentMessageClaimed:
+		h.gone[f.Message] = true
+	case subagents.SubagentMessageDiscarded:
+		h.gone[f.Message] = true
+	case subagents.SubagentResidencyStarted:
+		h.open = append(h.open, f.Run)
+	case subagents.SubagentResidencyEnded:
+		h.open = slices.DeleteFunc(h.open, func(r subagents.RunID) bool { return r == f.Run })
+	}
+	return nil
+}
+
+// base takes the first fact of the fold: the created fact, or a checkpoint.
+func (h *history) base(id jobs.SessionID, f subagents.Fact) error {
+	switch f := f.(type) {
+	case subagents.SubagentCreated:
+		h.header, h.desc, h.based = f.Header, f.Descriptor, true
+		return nil
+	case subagents.SubagentCheckpoint:
+		h.restore(f)
+		return nil
+	}
+	return newError(subagents.ErrorCodeNotResumable, nil, "child %s has no supported continuation state: its stream does not begin with subagent/created; do not retry", id)
+}
+
+// restore makes a checkpoint the state of the fold: it replaces all that
+// came before it.
+func (h *history) restore(c subagents.SubagentCheckpoint) {
+	h.header, h.desc, h.based = c.Header, c.Descriptor, true
+	h.waiting = h.waiting[:0]
+	clear(h.gone)
+	for _, w := range c.Waiting {
+		h.waiting = append(h.waiting, pendingMsg{msg: w.Message, wake: w.Wake})
+	}
+	h.open = nil
+	h.cp.index = max(h.cp.index, c.Index)
+}
+
+// pending returns the waiting messages, in acceptance order.
+func (h *history) pending() []pendingMsg {
+	var out []pendingMsg
+	for _, p := range h.waiting {
+		if !h.gone[p.msg.ID] {
+			out = append(out, p)
 		}
 	}
-	if h.created == nil {
-		return nil, newError(subagents.ErrorCodeNotResumable, nil, "child %s is unavailable: no history", id)
-	}
-	for _, p := range accepted {
-		if gone[p.id] {
-			continue
-		}
-		f, err := subagents.DecodeFact(p.payload)
-		if err != nil {
-			return nil, newError(subagents.ErrorCodeNotResumable, err, "child %s: record %d", id, p.seq)
-		}
-		a := f.(subagents.SubagentMessageAccepted)
-		h.pending = append(h.pending, pendingMsg{msg: subagents.Message{ID: a.Message, Source: a.Source, Content: a.Content}, wake: a.Wake})
-	}
-	for _, r := range runs {
-		if !r.IsZero() {
-			h.open = append(h.open, r)
-		}
-	}
-	h.messages = len(accepted)
-	return h, nil
+	return out
 }
 
 // foldDescriptor returns the child's descriptor when it can be continued.
-func foldDescriptor(id jobs.SessionID, c *subagents.SubagentCreated) (subagents.Descriptor, error) {
-	d := c.Descriptor
-	if d.Version != 2 || d.Mode != subagents.DescriptorModeContinuable {
+func foldDescriptor(id jobs.SessionID, d subagents.Descriptor) (subagents.Descriptor, error) {
+	if d.Version != DescriptorVersion || d.Mode != subagents.DescriptorModeContinuable {
 		return d, newError(subagents.ErrorCodeNotResumable, nil,
 			"child %s has no supported continuation state (descriptor version %d, mode %q); do not retry send_message to it", id, d.Version, d.Mode)
 	}
 	return d, nil
 }
 
+// isSubagentFact reports whether payload is an envelope of this vocabulary.
 func isSubagentFact(payload []byte) bool {
-	var env struct {
-		Type string `json:"type"`
-	}
-	return json.Unmarshal(payload, &env) == nil && strings.HasPrefix(env.Type, "subagent/")
+	env, err := codec.DecodeEnvelope(payload)
+	return err == nil && strings.HasPrefix(env.Type, "subagent/")
 }
 
 func (h *history) String() string {
-	return fmt.Sprintf("history{records:%d pending:%d open:%d}", len(h.records), len(h.pending), len(h.open))
-}
-
-// A lazyMsg is an accepted message whose content is decoded only if the
-// fold finds it still waiting.
-type lazyMsg struct {
-	id      subagents.MessageID
-	payload []byte
-	seq     uint64
-}
-
-// A peeked fact is the envelope of an inbox or residency fact with only
-// the ids the fold needs.
-type peeked struct {
-	Type string `json:"type"`
-	V    int    `json:"v"`
-	Data struct {
-		Message subagents.MessageID `json:"message"`
-		Run     subagents.RunID     `json:"run"`
-	} `json:"data"`
-}
-
-// peek reads the type and ids of a version 1 inbox or residency fact; ok is
-// false for anything else (or anything odd), which takes the full decoder.
-func peek(payload []byte) (peeked, bool) {
-	var k peeked
-	if json.Unmarshal(payload, &k) != nil || k.V != 1 {
-		return k, false
-	}
-	switch k.Type {
-	case subagents.SubagentMessageAcceptedType, subagents.SubagentMessageClaimedType, subagents.SubagentMessageDiscardedType:
-		return k, !k.Data.Message.IsZero()
-	case subagents.SubagentResidencyStartedType, subagents.SubagentResidencyEndedType:
-		return k, !k.Data.Run.IsZero()
-	}
-	return k, false
+	return fmt.Sprintf("history{read:%d waiting:%d open:%d checkpoint:%d}", h.read, len(h.pending()), len(h.open), h.cp.index)
 }

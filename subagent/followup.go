@@ -15,7 +15,9 @@ import (
 // folds the created fact's descriptor (not continuable: ErrNotResumable, do
 // not retry), ends residencies a crash left open, redelivers every accepted
 // message nobody claimed or discarded, in acceptance order, then the
-// follow-up. No provider takes part.
+// follow-up. No provider takes part. The resume reads the child's last
+// checkpoint and only what follows it, so it costs the same however long
+// the child's history grew.
 func (s *Service) Followup(ctx context.Context, parent Agent, child jobs.SessionID, content []subagents.ContentBlock, opts FollowupOptions) (subagents.MessageID, error) {
 	var none subagents.MessageID
 	if err := cancelled(ctx, "follow up child "+string(child)); err != nil {
@@ -28,7 +30,7 @@ func (s *Service) Followup(ctx context.Context, parent Agent, child jobs.Session
 		opts.Source.Kind = subagents.SourceKindUser
 	}
 	s.mu.Lock()
-	err := s.admitting(parent.ID())
+	err := s.admittingLocked(parent.ID())
 	s.mu.Unlock()
 	if err != nil {
 		return none, err
@@ -60,11 +62,11 @@ func (s *Service) Followup(ctx context.Context, parent Agent, child jobs.Session
 			s.mu.Unlock()
 			return none, err
 		}
-		if err := s.admitting(parent.ID()); err != nil {
+		if err := s.admittingLocked(parent.ID()); err != nil {
 			s.mu.Unlock()
 			return none, err
 		}
-		err := a.reserve(msg, true)
+		err := a.reserveLocked(msg, true)
 		s.mu.Unlock()
 		if err != nil {
 			return none, err
@@ -82,50 +84,35 @@ func (s *Service) authorizeLocked(parent Agent, child, stored jobs.SessionID) er
 	if parent.ID() != stored {
 		return newError(subagents.ErrorCodeUnauthorized, nil, "child %s belongs to another parent session", child)
 	}
-	if _, ok := s.live(parent); !ok {
+	if _, ok := s.liveLocked(parent); !ok {
 		return newError(subagents.ErrorCodeUnauthorized, nil, "child %s accepts follow-ups only from the exact live parent agent %s", child, stored)
 	}
 	return nil
 }
 
-// resume materializes an absent child from its stream and delivers msg;
-// the caller holds the child lock.
+// resume opens a residency of an absent child from its stream, with msg
+// as its first message; the caller holds the child lock.
 func (s *Service) resume(ctx context.Context, parent Agent, child jobs.SessionID, msg subagents.Message) (subagents.MessageID, error) {
 	var none subagents.MessageID
+	began := s.now()
 	h, header, desc, err := s.resumable(ctx, parent, child)
 	if err != nil {
 		return none, err
 	}
-	a := s.newResidency(child, header, desc)
-	a.announced = true
-	if err := s.install(ctx, a, parent); err != nil {
-		return none, err
-	}
-	defer s.inflight.Done()
-	agent, err := s.materialize(ctx, a, Child{
-		ID: child, Run: a.run, Header: header, Descriptor: desc, Seed: h.seed, Resumed: true, History: h.records,
-	}, "resume")
+	a := s.newActivation(child, header, desc)
+	a.cp = h.cp
+	err = s.openResidency(ctx, a, opening{
+		verb:      "resume",
+		parent:    parent,
+		child:     Child{ID: child, Run: a.run, Header: header, Descriptor: desc, Seed: h.seed, Resumed: true, store: s.store},
+		facts:     resumeFacts(a, h.open, msg, s.now().UnixMilli()),
+		redeliver: h.pending(),
+		first:     msg,
+	})
 	if err != nil {
 		return none, err
 	}
-	s.mu.Lock()
-	a.pending = append(a.pending, h.pending...)
-	s.mu.Unlock()
-	if err := s.admit(ctx, a, agent, parent, msg); err != nil {
-		s.rollback(a, agent, nil)
-		return none, err
-	}
-	facts := resumeFacts(a, h.open, s.now().UnixMilli())
-	if err := s.recordResidency(ctx, a, agent, facts, "resume child "+string(child), "record the resume of child "+string(child)); err != nil {
-		return none, err
-	}
-	s.beginSession(a)
-	s.watchers.Add(1)
-	go s.watch(a, agent)
-	s.redeliver(a, agent, h.pending)
-	if err := s.deliver(ctx, a, msg, true); err != nil {
-		return none, err
-	}
+	s.obs.Resumed(child, s.now().Sub(began), h.read)
 	return msg.ID, nil
 }
 
@@ -146,17 +133,17 @@ func (s *Service) resumable(ctx context.Context, parent Agent, child jobs.Sessio
 		return nil, header, desc, err
 	}
 	s.mu.Lock()
-	err = s.authorizeLocked(parent, child, h.created.Header.ParentSession)
-	parentAct, _ := s.live(parent)
+	err = s.authorizeLocked(parent, child, h.header.ParentSession)
+	parentAct, _ := s.liveLocked(parent)
 	s.mu.Unlock()
 	if err != nil {
 		return nil, header, desc, err
 	}
-	desc, err = foldDescriptor(child, h.created)
+	desc, err = foldDescriptor(child, h.desc)
 	if err != nil {
 		return nil, header, desc, err
 	}
-	header = h.created.Header
+	header = h.header
 	if parentAct != nil && parentAct.header.DelegationDepth+1 > header.DelegationDepth {
 		header.DelegationDepth = parentAct.header.DelegationDepth + 1
 	}
@@ -164,22 +151,15 @@ func (s *Service) resumable(ctx context.Context, parent Agent, child jobs.Sessio
 }
 
 // resumeFacts are the facts one append writes for a resume: an aborted end
-// for every residency a crash left open, then the new residency's start.
-func resumeFacts(a *activation, open []subagents.RunID, at int64) []factEntry {
-	var facts []factEntry
+// for every residency a crash left open, the new residency's start and the
+// follow-up accepted.
+func resumeFacts(a *activation, open []subagents.RunID, msg subagents.Message, at int64) []subagents.Fact {
+	var facts []subagents.Fact
 	for _, run := range open {
-		facts = append(facts, factEntry{"ended/" + run.String(), &subagents.SubagentResidencyEnded{Run: run, At: at, StopReason: subagents.StopReasonAborted}})
+		facts = append(facts, &subagents.SubagentResidencyEnded{Run: run, At: at, StopReason: subagents.StopReasonAborted})
 	}
-	return append(facts, factEntry{"started/" + a.run.String(), &subagents.SubagentResidencyStarted{Run: a.run, At: at, Resumed: true}})
-}
-
-// redeliver hands a resumed agent the messages accepted before the restart
-// and neither claimed nor discarded, in acceptance order; one the agent
-// does not take is discarded.
-func (s *Service) redeliver(a *activation, agent Agent, pending []pendingMsg) {
-	for _, p := range pending {
-		if err := agent.Deliver(p.msg, p.wake); err != nil {
-			s.discard(a, p.msg.ID, "redelivery failed: "+err.Error())
-		}
-	}
+	return append(facts,
+		&subagents.SubagentResidencyStarted{Run: a.run, At: at, Resumed: true},
+		&subagents.SubagentMessageAccepted{Message: msg.ID, At: at, Source: msg.Source, Content: msg.Content, Wake: true},
+	)
 }

@@ -2,6 +2,9 @@ package subagent_test
 
 import (
 	"context"
+	"log/slog"
+	"strings"
+	"sync"
 	"testing"
 	"testing/synctest"
 
@@ -21,9 +24,19 @@ type fixture struct {
 	svc   *subagent.Service
 	prov  *subagenttest.Provider
 	root  *subagenttest.Agent
+	// rootAgent is the attached root as the Service knows it: root, or
+	// the agent newFixtureWithRoot was given.
+	rootAgent subagent.Agent
 }
 
 func newFixture(t *testing.T, store *subagenttest.MemStore, opts ...subagent.Option) *fixture {
+	t.Helper()
+	return newFixtureWithRoot(t, store, nil, opts...)
+}
+
+// newFixtureWithRoot is newFixture with root attached instead of a plain
+// scripted agent, when root is not nil.
+func newFixtureWithRoot(t *testing.T, store *subagenttest.MemStore, root subagent.Agent, opts ...subagent.Option) *fixture {
 	t.Helper()
 	if store == nil {
 		store = subagenttest.NewMemStore()
@@ -39,7 +52,11 @@ func newFixture(t *testing.T, store *subagenttest.MemStore, opts ...subagent.Opt
 		}
 	})
 	f.root = subagenttest.NewAgent("root")
-	if _, err := f.svc.Attach(f.root); err != nil {
+	f.rootAgent = f.root
+	if root != nil {
+		f.rootAgent = root
+	}
+	if _, err := f.svc.Attach(f.rootAgent); err != nil {
 		t.Fatal(err)
 	}
 	return f
@@ -133,6 +150,107 @@ func ids(msgs []subagents.Message) []subagents.MessageID {
 	var out []subagents.MessageID
 	for _, m := range msgs {
 		out = append(out, m.ID)
+	}
+	return out
+}
+
+// A logRecorder is a slog.Handler that keeps every record, with its
+// attributes flattened to strings, for tests of what is logged.
+type logRecorder struct {
+	mu      sync.Mutex
+	records []loggedRecord
+}
+
+type loggedRecord struct {
+	level slog.Level
+	msg   string
+	attrs map[string]string
+}
+
+func (l *logRecorder) Enabled(context.Context, slog.Level) bool { return true }
+func (l *logRecorder) WithAttrs([]slog.Attr) slog.Handler       { return l }
+func (l *logRecorder) WithGroup(string) slog.Handler            { return l }
+func (l *logRecorder) Handle(_ context.Context, r slog.Record) error {
+	rec := loggedRecord{level: r.Level, msg: r.Message, attrs: map[string]string{}}
+	r.Attrs(func(a slog.Attr) bool {
+		rec.attrs[a.Key] = a.Value.String()
+		return true
+	})
+	l.mu.Lock()
+	l.records = append(l.records, rec)
+	l.mu.Unlock()
+	return nil
+}
+
+// find returns the records whose message contains msg.
+func (l *logRecorder) find(msg string) []loggedRecord {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []loggedRecord
+	for _, r := range l.records {
+		if strings.Contains(r.msg, msg) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// withLog returns an option that logs to a new recorder, and the recorder.
+func withLog() (subagent.Option, *logRecorder) {
+	l := &logRecorder{}
+	return subagent.WithLogger(slog.New(l)), l
+}
+
+// A flushFailing store appends as its MemStore does but fails every Flush
+// while fail is set: a disk that takes writes and loses the sync.
+type flushFailing struct {
+	*subagenttest.MemStore
+	mu   sync.Mutex
+	fail error
+}
+
+func (s *flushFailing) Flush(ctx context.Context) error {
+	s.mu.Lock()
+	err := s.fail
+	s.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	return s.MemStore.Flush(ctx)
+}
+
+func (s *flushFailing) failFlushes(err error) {
+	s.mu.Lock()
+	s.fail = err
+	s.mu.Unlock()
+}
+
+// lastEnd returns the last residency-ended fact of the child's stream.
+func (f *fixture) lastEnd(id jobs.SessionID) subagents.SubagentResidencyEnded {
+	f.t.Helper()
+	fs := f.facts(id)
+	for i := len(fs) - 1; i >= 0; i-- {
+		if e, ok := fs[i].(subagents.SubagentResidencyEnded); ok {
+			return e
+		}
+	}
+	f.t.Fatalf("%s has no residency-ended fact: %v", id, f.types(id))
+	return subagents.SubagentResidencyEnded{}
+}
+
+// typesOf lists the fact types of a stream of store.
+func typesOf(store *subagenttest.MemStore, id jobs.SessionID) []string {
+	var out []string
+	for rec, err := range store.ReadStream(context.Background(), journal.Stream(id), 0) {
+		if err != nil {
+			return append(out, "error: "+err.Error())
+		}
+		f, err := subagents.DecodeFact(rec.Payload)
+		if err != nil {
+			out = append(out, "?")
+			continue
+		}
+		out = append(out, f.FactType())
 	}
 	return out
 }

@@ -8,13 +8,19 @@ import (
 	"github.com/jobgen/jobgen/generated/subagents"
 )
 
-// A Provider starts subagent runs of one kind (a fork of the parent, a
-// fresh specialist …). Registered with Service.RegisterProvider under its
-// Name. A provider that also implements ContinuablePreparer can create
-// continuable children; it never takes part in their resume.
+// A Provider makes subagents of one kind (a fork of the parent, a fresh
+// specialist …), registered with Service.RegisterProvider under its Name.
+// What it can make is the methods it has: a OneShotProvider starts one-shot
+// runs, a ContinuablePreparer creates continuable children (and never
+// takes part in their resume); it is at least one of them.
 type Provider interface {
 	// Name is the provider's registered name.
 	Name() string
+}
+
+// A OneShotProvider is a Provider that starts one-shot runs.
+type OneShotProvider interface {
+	Provider
 	// Capabilities says which optional parts of a StartRequest it honours.
 	Capabilities() Capabilities
 	// Start starts a one-shot run. The request was checked against
@@ -28,6 +34,26 @@ type ContinuablePreparer interface {
 	PrepareContinuable(ctx context.Context, req ContinuableCreateRequest) (ContinuableCreateSpec, error)
 }
 
+// Continuable returns a provider of continuable children only, named name,
+// whose seed prepare returns; a nil prepare seeds nothing.
+func Continuable(name string, prepare func(ctx context.Context, req ContinuableCreateRequest) (ContinuableCreateSpec, error)) Provider {
+	return continuableFunc{name, prepare}
+}
+
+type continuableFunc struct {
+	name    string
+	prepare func(context.Context, ContinuableCreateRequest) (ContinuableCreateSpec, error)
+}
+
+func (c continuableFunc) Name() string { return c.name }
+
+func (c continuableFunc) PrepareContinuable(ctx context.Context, req ContinuableCreateRequest) (ContinuableCreateSpec, error) {
+	if c.prepare == nil {
+		return ContinuableCreateSpec{}, nil
+	}
+	return c.prepare(ctx, req)
+}
+
 // Capabilities are the optional request fields a provider honours for
 // one-shot runs; a request using one it lacks is ErrUnsupportedCapability.
 type Capabilities struct {
@@ -37,8 +63,9 @@ type Capabilities struct {
 	Persona      bool
 }
 
-// AgentOptions choose the model a child runs on; empty fields inherit the
-// parent's route.
+// AgentOptions choose the model a run or child runs on. Given, they are the
+// route as they stand (an empty field is the runtime's default); not given
+// (nil), a continuable child takes its parent's route (see RoutedAgent).
 type AgentOptions struct {
 	Provider string
 	Model    string
@@ -107,7 +134,8 @@ type ContinuableSpec struct {
 	Parent Agent
 	// Prompt is the child's first message.
 	Prompt []subagents.ContentBlock
-	// AgentOptions choose the child's model; nil inherits the parent's.
+	// AgentOptions choose the child's model; nil takes the parent's route,
+	// which the descriptor then holds for every residency.
 	AgentOptions *AgentOptions
 	// MaxDepth, when set, caps the child's delegation depth.
 	MaxDepth *int

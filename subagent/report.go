@@ -13,7 +13,8 @@ import (
 // be live. It refuses, in this order: a draining scope (ErrDraining), a
 // caller that is not the exact resident child (ErrUnauthorized), a child
 // being disposed (ErrActivationClosing), a parent that is not live
-// (ErrParentUnavailable: the report was not delivered). With nextStep the
+// (ErrParentUnavailable: the report was not delivered), and a parent that
+// does not take it (ErrParentUnavailable wrapping why). With nextStep the
 // report wakes the parent; quiet waits for its next turn. A parent that is
 // itself a child gets the report as a fact on its stream.
 func (s *Service) ReportFrom(ctx context.Context, child Agent, content []subagents.ContentBlock, opts ReportOptions) (subagents.MessageID, error) {
@@ -26,14 +27,13 @@ func (s *Service) ReportFrom(ctx context.Context, child Agent, content []subagen
 	}
 	wake := opts.Delivery != subagents.DeliveryQuiet
 	id := child.ID()
-	text := subagents.ContentBlock{Kind: subagents.ContentKindText, Text: "Background subagent " + string(id) + " reported:"}
 	msg := subagents.Message{
 		ID:      subagents.NewMessageID(),
 		Source:  subagents.MessageSource{Kind: subagents.SourceKindSubagentReport, Sender: id},
-		Content: append([]subagents.ContentBlock{text}, content...),
+		Content: reportContent(id, content),
 	}
 	s.mu.Lock()
-	if err := s.admitting(id); err != nil {
+	if err := s.admittingLocked(id); err != nil {
 		s.mu.Unlock()
 		return none, err
 	}
@@ -51,13 +51,13 @@ func (s *Service) ReportFrom(ctx context.Context, child Agent, content []subagen
 			s.mu.Unlock()
 			return none, newError(subagents.ErrorCodeParentUnavailable, nil, "report from %s: direct parent is not live; report was not delivered", id)
 		}
-		err := p.reserve(msg, wake)
+		err := p.reserveLocked(msg, wake)
 		s.mu.Unlock()
 		if err != nil {
 			return none, err
 		}
 		if err := s.deliver(ctx, p, msg, wake); err != nil {
-			return none, err
+			return none, newError(subagents.ErrorCodeParentUnavailable, err, "report from %s: the parent did not take it", id)
 		}
 		return msg.ID, nil
 	}
@@ -66,24 +66,50 @@ func (s *Service) ReportFrom(ctx context.Context, child Agent, content []subagen
 	if !ok {
 		return none, newError(subagents.ErrorCodeParentUnavailable, nil, "report from %s: direct parent is not live; report was not delivered", id)
 	}
-	if err := root.Deliver(msg, wake); err != nil {
+	if err := root.deliver(ctx, msg, wake); err != nil {
 		return none, newError(subagents.ErrorCodeParentUnavailable, err, "report from %s: the parent did not take it", id)
 	}
 	return msg.ID, nil
 }
 
+// reportContent is a report as the parent receives it: the header line
+// "Background subagent <id> reported:" and the report's text, joined by a
+// newline in one text block; blocks after the first text block (an image)
+// follow it.
+func reportContent(id jobs.SessionID, content []subagents.ContentBlock) []subagents.ContentBlock {
+	header := "Background subagent " + string(id) + " reported:"
+	if len(content) > 0 && content[0].Kind == subagents.ContentKindText {
+		first := content[0]
+		first.Text = header + "\n" + first.Text
+		return append([]subagents.ContentBlock{first}, content[1:]...)
+	}
+	return append([]subagents.ContentBlock{{Kind: subagents.ContentKindText, Text: header}}, content...)
+}
+
 // An Interrupter says who interrupts a child: a user acting for the child's
-// parent session (ByUser), or a live ancestor agent (ByAncestor).
+// parent session (ByUser), or a live ancestor agent (ByAncestor). The zero
+// Interrupter is nobody and is refused.
 type Interrupter struct {
+	kind     interrupterKind
 	user     jobs.SessionID
 	ancestor Agent
 }
 
+type interrupterKind int
+
+const (
+	nobody interrupterKind = iota
+	byUser
+	byAncestor
+)
+
 // ByUser is a user interrupting a child of parentSession.
-func ByUser(parentSession jobs.SessionID) Interrupter { return Interrupter{user: parentSession} }
+func ByUser(parentSession jobs.SessionID) Interrupter {
+	return Interrupter{kind: byUser, user: parentSession}
+}
 
 // ByAncestor is the exact live agent of an ancestor of the child.
-func ByAncestor(a Agent) Interrupter { return Interrupter{ancestor: a} }
+func ByAncestor(a Agent) Interrupter { return Interrupter{kind: byAncestor, ancestor: a} }
 
 // Interrupt cancels target's current turn and keeps its inbox, residency and
 // descendants. A target that is absent or being disposed is left alone. An
@@ -91,6 +117,12 @@ func ByAncestor(a Agent) Interrupter { return Interrupter{ancestor: a} }
 // (ErrUnauthorized: "cannot interrupt itself", "not a live descendant");
 // a user's parent session must be the target's direct parent.
 func (s *Service) Interrupt(target jobs.SessionID, by Interrupter) error {
+	switch {
+	case by.kind == nobody:
+		return newError(subagents.ErrorCodeUnauthorized, nil, "interrupt %s: no interrupter given (ByUser or ByAncestor)", target)
+	case by.kind == byAncestor && by.ancestor == nil:
+		return newError(subagents.ErrorCodeUnauthorized, nil, "interrupt %s: no ancestor agent given", target)
+	}
 	s.mu.Lock()
 	a := s.children[target]
 	if by.ancestor != nil {
@@ -98,7 +130,7 @@ func (s *Service) Interrupt(target jobs.SessionID, by Interrupter) error {
 			s.mu.Unlock()
 			return newError(subagents.ErrorCodeUnauthorized, nil, "interrupt %s: an agent cannot interrupt itself", target)
 		}
-		if _, ok := s.live(by.ancestor); !ok {
+		if _, ok := s.liveLocked(by.ancestor); !ok {
 			s.mu.Unlock()
 			return newError(subagents.ErrorCodeUnauthorized, nil, "interrupt %s: needs the exact live ancestor agent", target)
 		}
@@ -120,6 +152,9 @@ func (s *Service) Interrupt(target jobs.SessionID, by Interrupter) error {
 	} else if by.user != a.header.ParentSession {
 		s.mu.Unlock()
 		return newError(subagents.ErrorCodeUnauthorized, nil, "interrupt %s: child belongs to another parent session", target)
+	}
+	for i := range a.pending {
+		a.pending[i].kept = a.pending[i].kept || a.pending[i].wake
 	}
 	agent := a.agent
 	s.mu.Unlock()

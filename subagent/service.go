@@ -15,6 +15,10 @@ import (
 	"github.com/jobgen/jobgen/registry"
 )
 
+// DescriptorVersion is the version of the descriptors the manager writes
+// and the only one a cold resume understands.
+const DescriptorVersion = 2
+
 // A Service is the continuation manager: it starts one-shot runs and
 // continuable children, routes follow-ups and reports, resumes children cold
 // from their streams, and tears them down. Its methods are safe for
@@ -26,20 +30,21 @@ type Service struct {
 	sessions *journal.SessionStore[jobs.SessionID]
 	now      func() time.Time
 	log      *slog.Logger
+	obs      Observer
 	bound    time.Duration
+	bucket   int // checkpoint pointers per pointer stream; < 1: no checkpoints
 	newChild func() jobs.SessionID
 
 	mu        sync.Mutex
 	providers map[string]Provider
 	order     []string
-	roots     map[jobs.SessionID]Agent
+	roots     map[jobs.SessionID]attachedRoot
 	children  map[jobs.SessionID]*activation
 	locks     map[jobs.SessionID]*childLock
 	closing   bool                   // Close began: nothing is admitted
 	scopes    map[jobs.SessionID]int // parents whose descendants are draining
 	inflight  sync.WaitGroup         // materializations Close waits for
 	watchers  sync.WaitGroup         // residency watchers
-	closed    chan struct{}
 }
 
 // An Option configures a Service.
@@ -91,14 +96,15 @@ func New(opts ...Option) *Service {
 	s := &Service{
 		now:       time.Now,
 		log:       slog.New(slog.DiscardHandler),
+		obs:       NopObserver{},
 		bound:     jobs.DefaultTeardownBound,
+		bucket:    DefaultCheckpointBucket,
 		newChild:  func() jobs.SessionID { return jobs.SessionID(subagents.NewMessageID().String()) },
 		providers: map[string]Provider{},
-		roots:     map[jobs.SessionID]Agent{},
+		roots:     map[jobs.SessionID]attachedRoot{},
 		children:  map[jobs.SessionID]*activation{},
 		locks:     map[jobs.SessionID]*childLock{},
 		scopes:    map[jobs.SessionID]int{},
-		closed:    make(chan struct{}),
 	}
 	for _, o := range opts {
 		o(s)
@@ -110,11 +116,17 @@ func New(opts ...Option) *Service {
 }
 
 // RegisterProvider registers p under its name and returns the function that
-// removes it. A second provider of the same name is ErrDuplicateProvider.
-// Removing a provider does not touch children it created: their resume
-// never asks a provider.
+// removes it. A second provider of the same name is ErrDuplicateProvider; a
+// provider that is neither a OneShotProvider nor a ContinuablePreparer is
+// ErrUnsupportedCapability. Removing a provider does not touch children it
+// created: their resume never asks a provider.
 func (s *Service) RegisterProvider(p Provider) (remove func(), err error) {
 	name := p.Name()
+	_, oneShot := p.(OneShotProvider)
+	_, continuable := p.(ContinuablePreparer)
+	if !oneShot && !continuable {
+		return nil, newError(subagents.ErrorCodeUnsupportedCapability, nil, "provider %q can neither start one-shot runs nor prepare continuable children", name)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if _, dup := s.providers[name]; dup {
@@ -162,11 +174,30 @@ func (s *Service) provider(name string) (Provider, error) {
 // user's top-level session), a live parent: it may start children and
 // receive their reports and notices until detach is called. Only this very
 // value is authorized, never a copy with the same id. Root must be a
-// pointer.
+// pointer. The messages it receives are not recorded; see AttachDurable.
 func (s *Service) Attach(root Agent) (detach func(), err error) {
 	if err := checkPointer(root); err != nil {
 		return nil, err
 	}
+	return s.attach(root, nil)
+}
+
+// An attachedRoot is a live root; inbox is set for a durable one.
+type attachedRoot struct {
+	agent Agent
+	inbox *rootInbox
+}
+
+// deliver hands msg to the root, recording it first on a durable root's
+// stream.
+func (r attachedRoot) deliver(ctx context.Context, msg subagents.Message, wake bool) error {
+	if r.inbox != nil {
+		return r.inbox.deliver(ctx, r.agent, msg, wake)
+	}
+	return r.agent.Deliver(msg, wake)
+}
+
+func (s *Service) attach(root Agent, in *rootInbox) (detach func(), err error) {
 	id := root.ID()
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -179,11 +210,11 @@ func (s *Service) Attach(root Agent) (detach func(), err error) {
 	if _, live := s.children[id]; live {
 		return nil, newError(subagents.ErrorCodeDuplicateChild, nil, "attach %s: a child with this id is live", id)
 	}
-	s.roots[id] = root
+	s.roots[id] = attachedRoot{agent: root, inbox: in}
 	return func() {
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		if s.roots[id] == root {
+		if s.roots[id].agent == root {
 			delete(s.roots, id)
 		}
 	}, nil
@@ -231,14 +262,14 @@ func (s *Service) State(child jobs.SessionID) State {
 		return Absent
 	}
 	switch act.state {
-	case stateMaterializing:
+	case stateOpening:
 		s.mu.Unlock()
 		return Materializing
 	case stateDisposing:
 		s.mu.Unlock()
 		return Disposing
 	}
-	agent, waking, owned := act.agent, act.waking(), len(act.owned)
+	agent, waking, owned := act.agent, act.wakingLocked(), len(act.owned)
 	s.mu.Unlock()
 	if waking > 0 {
 		return Running
@@ -268,10 +299,10 @@ func (s *Service) Children(parent jobs.SessionID) []jobs.SessionID {
 	return ids
 }
 
-// live returns the activation of agent when agent is the exact live agent
+// liveLocked returns the activation of agent when agent is the exact live agent
 // of a resident child, or reports whether it is an attached root. Call
 // with s.mu held.
-func (s *Service) live(a Agent) (act *activation, ok bool) {
+func (s *Service) liveLocked(a Agent) (act *activation, ok bool) {
 	if a == nil {
 		return nil, false
 	}
@@ -279,15 +310,15 @@ func (s *Service) live(a Agent) (act *activation, ok bool) {
 	if act := s.children[id]; act != nil {
 		return act, act.state == stateResident && act.agent == a
 	}
-	if r, ok := s.roots[id]; ok && r == a {
+	if r, ok := s.roots[id]; ok && r.agent == a {
 		return nil, true
 	}
 	return nil, false
 }
 
-// admitting refuses work while the manager closes or a drain covers the
+// admittingLocked refuses work while the manager closes or a drain covers the
 // session or one of its ancestors. Call with s.mu held.
-func (s *Service) admitting(session jobs.SessionID) error {
+func (s *Service) admittingLocked(session jobs.SessionID) error {
 	if s.closing {
 		return newError(subagents.ErrorCodeDraining, nil, "the manager is draining")
 	}

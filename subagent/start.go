@@ -16,10 +16,17 @@ const JobKind = "subagent"
 
 // Start starts an ordinary one-shot run through the named provider; the run
 // belongs to the caller, who must Dispose it. Checks run in this order: the
-// provider (ErrNoProvider); the capabilities the request uses, in the order
+// provider (ErrNoProvider), a OneShotProvider (ErrUnsupportedCapability);
+// the capabilities the request uses, in the order
 // outputSchema, depthLimit, toolFilter, persona (ErrUnsupportedCapability);
-// MaxDepth (not negative); the output schema (an object at the root). The
-// provider then gets the request with a one-shot descriptor.
+// MaxDepth (not negative) and the output schema (an object at the root)
+// (ErrInvalidRequest). The provider then gets the request with a one-shot
+// descriptor.
+//
+// A run whose Agent is local is a live parent while it runs, as if
+// attached: it may start continuable children, which are drained
+// (DrainDescendants) when the run ends — when its Result returns the run's
+// end, or at Dispose — before the run itself is disposed.
 func (s *Service) Start(ctx context.Context, provider string, req StartRequest) (Run, error) {
 	if err := cancelled(ctx, "start a run"); err != nil {
 		return nil, err
@@ -30,9 +37,13 @@ func (s *Service) Start(ctx context.Context, provider string, req StartRequest) 
 	if closing {
 		return nil, newError(subagents.ErrorCodeDraining, nil, "the manager is draining")
 	}
-	p, err := s.provider(provider)
+	registered, err := s.provider(provider)
 	if err != nil {
 		return nil, err
+	}
+	p, ok := registered.(OneShotProvider)
+	if !ok {
+		return nil, newError(subagents.ErrorCodeUnsupportedCapability, nil, "provider %q does not support one-shot runs (no Start capability)", provider)
 	}
 	caps := p.Capabilities()
 	for _, c := range []struct {
@@ -49,26 +60,77 @@ func (s *Service) Start(ctx context.Context, provider string, req StartRequest) 
 		}
 	}
 	if req.MaxDepth != nil && *req.MaxDepth < 0 {
-		return nil, fmt.Errorf("subagent: maxDepth must be a non-negative integer, not %d", *req.MaxDepth)
+		return nil, newError(subagents.ErrorCodeInvalidRequest, nil, "maxDepth must be a non-negative integer, not %d", *req.MaxDepth)
 	}
 	if req.OutputSchema != nil {
 		var root map[string]json.RawMessage
 		if err := json.Unmarshal(req.OutputSchema, &root); err != nil || string(root["type"]) != `"object"` {
-			return nil, fmt.Errorf("subagent: outputSchema must be a JSON Schema whose root has type object")
+			return nil, newError(subagents.ErrorCodeInvalidRequest, nil, "outputSchema must be a JSON Schema whose root has type object")
 		}
 	}
 	resolved := ResolvedStartRequest{
 		StartRequest: req,
-		Descriptor:   subagents.Descriptor{Version: 2, Mode: subagents.DescriptorModeOneShot, Provider: provider, Label: req.Label},
+		Descriptor:   subagents.Descriptor{Version: DescriptorVersion, Mode: subagents.DescriptorModeOneShot, Provider: provider, Label: req.Label},
 	}
 	run, err := p.Start(ctx, resolved)
 	if err != nil {
-		if c := cancelled(ctx, "start a run"); c != nil {
-			return nil, c
-		}
-		return nil, fmt.Errorf("subagent: provider %q: start: %w", provider, err)
+		return nil, s.failure(ctx, err, "provider %q: start", provider)
 	}
-	return run, nil
+	return s.lineage(ctx, run)
+}
+
+// lineage makes a run's local agent a live parent until the run ends.
+func (s *Service) lineage(ctx context.Context, run Run) (Run, error) {
+	agent := run.Agent()
+	if agent == nil {
+		return run, nil
+	}
+	s.mu.Lock()
+	attached := s.roots[agent.ID()].agent == agent
+	s.mu.Unlock()
+	if attached {
+		return run, nil // the runtime attached it itself and detaches it
+	}
+	detach, err := s.Attach(agent)
+	if err != nil {
+		run.Dispose(context.WithoutCancel(ctx))
+		return nil, fmt.Errorf("subagent: make the run's agent a parent: %w", err)
+	}
+	return &parentRun{Run: run, s: s, agent: agent, detach: detach}, nil
+}
+
+// A parentRun is a one-shot run whose agent is a live parent: its
+// continuable children are drained, and the agent detached, once the run
+// ends or is disposed.
+type parentRun struct {
+	Run
+	s      *Service
+	agent  Agent
+	detach func()
+	once   sync.Once
+	err    error
+}
+
+// Result returns the run's end, after draining its children.
+func (r *parentRun) Result(ctx context.Context) (Result, error) {
+	res, err := r.Run.Result(ctx)
+	if ctx.Err() == nil {
+		r.end(ctx)
+	}
+	return res, err
+}
+
+// Dispose drains the run's children, then disposes the run.
+func (r *parentRun) Dispose(ctx context.Context) error {
+	return errors.Join(r.end(ctx), r.Run.Dispose(ctx))
+}
+
+func (r *parentRun) end(ctx context.Context) error {
+	r.once.Do(func() {
+		r.err = r.s.DrainDescendants(context.WithoutCancel(ctx), []Agent{r.agent})
+		r.detach()
+	})
+	return r.err
 }
 
 // StartJob starts a one-shot run in the background as a job of kind

@@ -2,7 +2,7 @@
 // agent tree: a lead agent starts a continuable child, the child reports
 // halfway and settles, the process restarts (a new Service over the same
 // journal file, reopened), a follow-up resumes the child cold from its
-// stream, and the child's history is printed.
+// last checkpoint, and the child's history is printed.
 //
 //	go run ./examples/subagents
 package main
@@ -51,7 +51,7 @@ func run(ctx context.Context, dir string, out io.Writer) error {
 	}
 	child, first, err := p1.svc.StartContinuable(ctx, subagent.ContinuableSpec{
 		Provider: "researcher", Label: "find the flaky test's cause", ChildID: "researcher-1",
-		Parent: p1.lead, Prompt: text("Find why TestPump flakes."),
+		Parent: p1.lead.QueueAgent, Prompt: text("Find why TestPump flakes."),
 	})
 	if err != nil {
 		return err
@@ -69,7 +69,7 @@ func run(ctx context.Context, dir string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if _, err := p2.svc.Followup(ctx, p2.lead, child, text("Write the fix."), subagent.FollowupOptions{}); err != nil {
+	if _, err := p2.svc.Followup(ctx, p2.lead.QueueAgent, child, text("Write the fix."), subagent.FollowupOptions{}); err != nil {
 		return err
 	}
 	if err := p2.lead.waitFor(ctx, 1); err != nil {
@@ -82,12 +82,11 @@ func run(ctx context.Context, dir string, out io.Writer) error {
 	return p2.stop(ctx)
 }
 
-// A process is one run of the runtime: the journal, a Service, its host
-// and the lead.
+// A process is one run of the runtime: the journal, a Service and the lead.
 type process struct {
 	svc   *subagent.Service
 	store *journal.FileStore
-	lead  *leadAgent
+	lead  *lead
 }
 
 func startProcess(path string, out io.Writer) (*process, error) {
@@ -95,17 +94,15 @@ func startProcess(path string, out io.Writer) (*process, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := &host{out: out}
-	svc := subagent.New(subagent.WithStore(store), subagent.WithHost(h))
-	h.svc = svc
-	if _, err := svc.RegisterProvider(researcher{}); err != nil {
+	p := &process{store: store, lead: newLead(out)}
+	p.svc = subagent.New(subagent.WithStore(store), subagent.WithHost(host(&p.svc, out)))
+	if _, err := p.svc.RegisterProvider(provider); err != nil {
 		return nil, err
 	}
-	lead := &leadAgent{out: out, got: make(chan struct{}, 16)}
-	if _, err := svc.Attach(lead); err != nil {
+	if _, err := p.svc.Attach(p.lead.QueueAgent); err != nil {
 		return nil, err
 	}
-	return &process{svc: svc, store: store, lead: lead}, nil
+	return p, nil
 }
 
 // stop shuts the process down in order: the manager (every child torn down,
@@ -117,124 +114,66 @@ func (p *process) stop(ctx context.Context) error {
 	return p.store.Close(ctx)
 }
 
-// researcher is the provider: it seeds nothing and runs no one-shot runs.
-type researcher struct{}
+// runtime: the agent and the provider — all a runtime writes before its model.
 
-func (researcher) Name() string                        { return "researcher" }
-func (researcher) Capabilities() subagent.Capabilities { return subagent.Capabilities{} }
-func (researcher) Start(context.Context, subagent.ResolvedStartRequest) (subagent.Run, error) {
-	return nil, fmt.Errorf("researcher runs continuable children only")
-}
-func (researcher) PrepareContinuable(context.Context, subagent.ContinuableCreateRequest) (subagent.ContinuableCreateSpec, error) {
-	return subagent.ContinuableCreateSpec{}, nil
-}
+// provider prepares continuable children and nothing else; it seeds none.
+var provider = subagent.Continuable("researcher", nil)
 
-// host is the runtime's Host: each residency gets a scripted agent.
-type host struct {
-	svc *subagent.Service
-	out io.Writer
-}
-
-func (h *host) Materialize(ctx context.Context, child subagent.Child, inbox subagent.Inbox) (subagent.Agent, error) {
-	if child.Resumed {
-		fmt.Fprintf(h.out, "host: resuming %s cold from %d records on its stream\n", child.ID, len(child.History))
-	} else {
-		fmt.Fprintf(h.out, "host: creating %s (parent %s, depth %d)\n", child.ID, child.Header.ParentSession, child.Header.DelegationDepth)
-	}
-	idle := make(chan struct{})
-	close(idle)
-	return &childAgent{id: child.ID, inbox: inbox, svc: h.svc, out: h.out, idle: idle}, nil
+// host makes each residency of a child a QueueAgent whose turns are the
+// researcher's.
+func host(svc **subagent.Service, out io.Writer) subagent.Host {
+	return subagent.HostFunc(func(ctx context.Context, c subagent.Child, in subagent.Inbox) (subagent.Agent, error) {
+		if c.Resumed {
+			fmt.Fprintf(out, "host: resuming %s cold from its stream\n", c.ID)
+		} else {
+			fmt.Fprintf(out, "host: creating %s (parent %s, depth %d)\n", c.ID, c.Header.ParentSession, c.Header.DelegationDepth)
+		}
+		var self *subagent.QueueAgent
+		self = subagent.NewQueueAgent(c.ID, in, func(ctx context.Context, msgs []subagents.Message) (string, error) {
+			return research(ctx, *svc, self, msgs, out)
+		})
+		return self, nil
+	})
 }
 
-// childAgent is one residency of the researcher: a turn per waking
-// delivery, scripted by what it is asked.
-type childAgent struct {
-	id    jobs.SessionID
-	inbox subagent.Inbox
-	svc   *subagent.Service
-	out   io.Writer
+// end of the runtime.
 
-	mu      sync.Mutex
-	queue   []subagents.Message
-	running bool
-	idle    chan struct{}
-}
-
-func (a *childAgent) ID() jobs.SessionID { return a.id }
-
-func (a *childAgent) Deliver(msg subagents.Message, wake bool) error {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.queue = append(a.queue, msg)
-	if wake && !a.running {
-		a.running = true
-		a.idle = make(chan struct{})
-		go a.turn()
-	}
-	return nil
-}
-
-// turn claims what waits, "thinks", and ends; a task about a cause gets a
-// report to the parent halfway.
-func (a *childAgent) turn() {
-	a.mu.Lock()
-	msgs := a.queue
-	a.queue = nil
-	a.mu.Unlock()
+// research is the "model": it reads what it was asked, and a task about a
+// cause gets a report to the parent halfway.
+func research(ctx context.Context, svc *subagent.Service, self subagent.Agent, msgs []subagents.Message, out io.Writer) (string, error) {
 	var asked []string
 	for _, m := range msgs {
-		a.inbox.Claimed(m.ID)
 		asked = append(asked, m.Content[0].Text)
-		fmt.Fprintf(a.out, "%s: claimed %s %q\n", a.id, short(m.ID), m.Content[0].Text)
+		fmt.Fprintf(out, "%s: took %s %q\n", self.ID(), short(m.ID), m.Content[0].Text)
 	}
-	closing := "The fix: the pump now resets one timer instead of making one per round."
-	if strings.Contains(strings.Join(asked, " "), "Find why") {
-		if _, err := a.svc.ReportFrom(context.Background(), a, text("Halfway: the pump makes a timer every round."), subagent.ReportOptions{}); err != nil {
-			fmt.Fprintf(a.out, "%s: report failed: %v\n", a.id, err)
-		}
-		closing = "Cause: a timer per round starves the scheduler."
+	if !strings.Contains(strings.Join(asked, " "), "Find why") {
+		return "The fix: the pump now resets one timer instead of making one per round.", nil
 	}
-	a.inbox.TurnEnded(subagents.StopReasonCompleted, closing)
-	a.mu.Lock()
-	a.running = false
-	close(a.idle)
-	a.mu.Unlock()
+	if _, err := svc.ReportFrom(ctx, self, text("Halfway: the pump makes a timer every round."), subagent.ReportOptions{}); err != nil {
+		return "", err
+	}
+	return "Cause: a timer per round starves the scheduler.", nil
 }
 
-func (a *childAgent) Cancel(cause error, keepInbox bool) {}
-
-func (a *childAgent) Idle() <-chan struct{} {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.idle
-}
-
-func (a *childAgent) Dispose(ctx context.Context) error {
-	fmt.Fprintf(a.out, "host: %s disposed\n", a.id)
-	return nil
-}
-
-// leadAgent is the attached root: it prints what reaches it.
-type leadAgent struct {
-	out io.Writer
+// A lead is the attached root: a QueueAgent whose turns print what reached it.
+type lead struct {
+	*subagent.QueueAgent
 	got chan struct{}
 }
 
-func (l *leadAgent) ID() jobs.SessionID { return "lead" }
-func (l *leadAgent) Deliver(msg subagents.Message, wake bool) error {
-	body := msg.Content[0].Text
-	if len(msg.Content) > 1 {
-		body += " " + msg.Content[1].Text
-	}
-	fmt.Fprintf(l.out, "lead got a %s from %s: %s\n", msg.Source.Kind, msg.Source.Sender, strings.ReplaceAll(body, "\n", " | "))
-	l.got <- struct{}{}
-	return nil
+func newLead(out io.Writer) *lead {
+	l := &lead{got: make(chan struct{}, 16)}
+	l.QueueAgent = subagent.NewQueueAgent("lead", nil, func(ctx context.Context, msgs []subagents.Message) (string, error) {
+		for _, m := range msgs {
+			fmt.Fprintf(out, "lead got a %s from %s: %s\n", m.Source.Kind, m.Source.Sender, strings.ReplaceAll(m.Content[0].Text, "\n", " | "))
+			l.got <- struct{}{}
+		}
+		return "", nil
+	})
+	return l
 }
-func (l *leadAgent) Cancel(error, bool)                {}
-func (l *leadAgent) Idle() <-chan struct{}             { return nil }
-func (l *leadAgent) Dispose(ctx context.Context) error { return nil }
 
-func (l *leadAgent) waitFor(ctx context.Context, n int) error {
+func (l *lead) waitFor(ctx context.Context, n int) error {
 	for range n {
 		select {
 		case <-l.got:
@@ -272,6 +211,8 @@ func printHistory(ctx context.Context, store journal.Store, child jobs.SessionID
 			what = fmt.Sprintf("%s: %s", short(f.Message), f.Why)
 		case subagents.SubagentResidencyEnded:
 			what = fmt.Sprintf("run %s %s: %q", short(f.Run), f.StopReason, f.LastMessage)
+		case subagents.SubagentCheckpoint:
+			what = fmt.Sprintf("#%d: %d waiting; a resume reads from here", f.Index, len(f.Waiting))
 		}
 		fmt.Fprintf(out, "%3d %-27s %s\n", rec.Seq, f.FactType(), what)
 	}

@@ -167,17 +167,20 @@ const (
 	ErrorCodeActivationTeardownFailed ErrorCode = "activationTeardownFailed"
 	// The caller's context ended first.
 	ErrorCodeCancelled ErrorCode = "cancelled"
+	// The request is malformed: a required field is missing or a value is out of
+	// range.
+	ErrorCodeInvalidRequest ErrorCode = "invalidRequest"
 )
 
 // ErrorCodeValues returns every ErrorCode in declaration order.
 func ErrorCodeValues() []ErrorCode {
-	return []ErrorCode{ErrorCodeContinuationUnavailable, ErrorCodePersistenceUnavailable, ErrorCodeNoProvider, ErrorCodeDuplicateProvider, ErrorCodeUnsupportedCapability, ErrorCodeDuplicateChild, ErrorCodeDraining, ErrorCodeUnauthorized, ErrorCodeActivationClosing, ErrorCodeParentUnavailable, ErrorCodeNotResumable, ErrorCodeActivationTeardownFailed, ErrorCodeCancelled}
+	return []ErrorCode{ErrorCodeContinuationUnavailable, ErrorCodePersistenceUnavailable, ErrorCodeNoProvider, ErrorCodeDuplicateProvider, ErrorCodeUnsupportedCapability, ErrorCodeDuplicateChild, ErrorCodeDraining, ErrorCodeUnauthorized, ErrorCodeActivationClosing, ErrorCodeParentUnavailable, ErrorCodeNotResumable, ErrorCodeActivationTeardownFailed, ErrorCodeCancelled, ErrorCodeInvalidRequest}
 }
 
 // Valid reports whether e is one of the declared ErrorCode values.
 func (e ErrorCode) Valid() bool {
 	switch e {
-	case ErrorCodeContinuationUnavailable, ErrorCodePersistenceUnavailable, ErrorCodeNoProvider, ErrorCodeDuplicateProvider, ErrorCodeUnsupportedCapability, ErrorCodeDuplicateChild, ErrorCodeDraining, ErrorCodeUnauthorized, ErrorCodeActivationClosing, ErrorCodeParentUnavailable, ErrorCodeNotResumable, ErrorCodeActivationTeardownFailed, ErrorCodeCancelled:
+	case ErrorCodeContinuationUnavailable, ErrorCodePersistenceUnavailable, ErrorCodeNoProvider, ErrorCodeDuplicateProvider, ErrorCodeUnsupportedCapability, ErrorCodeDuplicateChild, ErrorCodeDraining, ErrorCodeUnauthorized, ErrorCodeActivationClosing, ErrorCodeParentUnavailable, ErrorCodeNotResumable, ErrorCodeActivationTeardownFailed, ErrorCodeCancelled, ErrorCodeInvalidRequest:
 		return true
 	}
 	return false

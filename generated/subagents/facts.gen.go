@@ -11,12 +11,13 @@ import (
 	"github.com/jobgen/jobgen/generated/jobs"
 )
 
-// Fact is a durable lifecycle fact: one of SubagentCreated,
-// SubagentMessageAccepted, SubagentMessageClaimed, SubagentMessageDiscarded,
-// SubagentResidencyEnded, SubagentResidencyStarted, SubagentSeeded. Only the
-// newest version of each fact is a Fact; DecodeFact reads older versions.
+// Fact is a durable lifecycle fact: one of SubagentCheckpoint,
+// SubagentCheckpointed, SubagentCreated, SubagentMessageAccepted,
+// SubagentMessageClaimed, SubagentMessageDiscarded, SubagentResidencyEnded,
+// SubagentResidencyStarted, SubagentSeeded. Only the newest version of each
+// fact is a Fact; DecodeFact reads older versions.
 type Fact interface {
-	// FactType returns the fact's wire type, such as "subagent/created".
+	// FactType returns the fact's wire type, such as "subagent/checkpoint".
 	FactType() string
 	// FactVersion returns the version the fact is written as.
 	FactVersion() int
@@ -28,6 +29,10 @@ type FactEnvelope = codec.Envelope
 
 // The wire types of the facts.
 const (
+	// SubagentCheckpointType is the wire type of SubagentCheckpoint facts.
+	SubagentCheckpointType = "subagent/checkpoint"
+	// SubagentCheckpointedType is the wire type of SubagentCheckpointed facts.
+	SubagentCheckpointedType = "subagent/checkpointed"
 	// SubagentCreatedType is the wire type of SubagentCreated facts.
 	SubagentCreatedType = "subagent/created"
 	// SubagentMessageAcceptedType is the wire type of SubagentMessageAccepted facts.
@@ -43,6 +48,153 @@ const (
 	// SubagentSeededType is the wire type of SubagentSeeded facts.
 	SubagentSeededType = "subagent/seeded"
 )
+
+// A SubagentCheckpoint fact is the state a cold resume needs, as of the
+// residency's end it follows (in the same append): the header (its delegation
+// depth raised to where the child last sat), the descriptor, and the messages
+// still waiting. A resume reads the last checkpoint and only what follows it; a
+// checkpoint replaces everything before it for the fold.
+type SubagentCheckpoint struct {
+	// Run is the residency whose end the checkpoint follows.
+	Run RunID `json:"run"`
+	// Index numbers the child's checkpoints, from 1; a later one has a greater
+	// index.
+	Index int `json:"index"`
+	// At is the checkpoint's time in Unix milliseconds.
+	At int64 `json:"at"`
+	// Header says who the parent is and how deep the child sits.
+	Header ChildHeader `json:"header"`
+	// Descriptor is what the child was created with.
+	Descriptor Descriptor `json:"descriptor"`
+	// Waiting are the messages accepted and neither claimed nor discarded, in
+	// acceptance order.
+	Waiting []WaitingMessage `json:"waiting,omitzero"`
+}
+
+// UnmarshalJSON decodes s, refusing a missing required field or an ambiguous key.
+func (s *SubagentCheckpoint) UnmarshalJSON(data []byte) error {
+	var wire struct {
+		Run        *RunID           `json:"run"`
+		Index      *int             `json:"index"`
+		At         *int64           `json:"at"`
+		Header     *ChildHeader     `json:"header"`
+		Descriptor *Descriptor      `json:"descriptor"`
+		Waiting    []WaitingMessage `json:"waiting"`
+	}
+	if err := json.Unmarshal(data, &wire); err != nil {
+		return err
+	}
+	if err := codec.CheckKeys("subagents.SubagentCheckpoint", data, "run", "index", "at", "header", "descriptor", "waiting"); err != nil {
+		return err
+	}
+	if wire.Run == nil {
+		return codec.MissingField("subagents.SubagentCheckpoint", "run")
+	}
+	if wire.Index == nil {
+		return codec.MissingField("subagents.SubagentCheckpoint", "index")
+	}
+	if wire.At == nil {
+		return codec.MissingField("subagents.SubagentCheckpoint", "at")
+	}
+	if wire.Header == nil {
+		return codec.MissingField("subagents.SubagentCheckpoint", "header")
+	}
+	if wire.Descriptor == nil {
+		return codec.MissingField("subagents.SubagentCheckpoint", "descriptor")
+	}
+	s.Run = *wire.Run
+	s.Index = *wire.Index
+	s.At = *wire.At
+	s.Header = *wire.Header
+	s.Descriptor = *wire.Descriptor
+	s.Waiting = wire.Waiting
+	return nil
+}
+
+// FactType returns SubagentCheckpointType.
+func (SubagentCheckpoint) FactType() string {
+	return SubagentCheckpointType
+}
+
+// FactVersion returns 1, the version s is written as.
+func (SubagentCheckpoint) FactVersion() int {
+	return 1
+}
+
+func (SubagentCheckpoint) isFact() {}
+
+// A SubagentCheckpointed fact points at a checkpoint on a child's stream. It is
+// written on the child's pointer streams, not the child's own: a tree of short
+// streams, `<child>/checkpoints/<level>/<bucket>` for levels 0 to 2 and the
+// directory `<child>/checkpoints` above them, each holding a bounded number of
+// pointers (16 by default). Every checkpoint has one on level 0; the first
+// checkpoint of a bucket also has one on the level above, which names that
+// bucket. A resume reads the directory, then one bucket a level down to level
+// 0, and finds the last checkpoint without reading the child's stream.
+type SubagentCheckpointed struct {
+	// Child is the child whose stream holds the checkpoint.
+	Child jobs.SessionID `json:"child"`
+	// Index is the checkpoint's index.
+	Index int `json:"index"`
+	// Seq is the checkpoint's seq on the child's stream.
+	Seq int64 `json:"seq"`
+	// Level is the level of the pointer stream the pointer is on: 0 to 2, or 3 for
+	// the directory.
+	Level int `json:"level"`
+	// Bucket is the bucket a level down that the pointer opens, to be read next; on
+	// level 0, the pointer's own bucket.
+	Bucket int `json:"bucket"`
+}
+
+// UnmarshalJSON decodes s, refusing a missing required field or an ambiguous key.
+func (s *SubagentCheckpointed) UnmarshalJSON(data []byte) error {
+	var wire struct {
+		Child  *jobs.SessionID `json:"child"`
+		Index  *int            `json:"index"`
+		Seq    *int64          `json:"seq"`
+		Level  *int            `json:"level"`
+		Bucket *int            `json:"bucket"`
+	}
+	if err := json.Unmarshal(data, &wire); err != nil {
+		return err
+	}
+	if err := codec.CheckKeys("subagents.SubagentCheckpointed", data, "child", "index", "seq", "level", "bucket"); err != nil {
+		return err
+	}
+	if wire.Child == nil {
+		return codec.MissingField("subagents.SubagentCheckpointed", "child")
+	}
+	if wire.Index == nil {
+		return codec.MissingField("subagents.SubagentCheckpointed", "index")
+	}
+	if wire.Seq == nil {
+		return codec.MissingField("subagents.SubagentCheckpointed", "seq")
+	}
+	if wire.Level == nil {
+		return codec.MissingField("subagents.SubagentCheckpointed", "level")
+	}
+	if wire.Bucket == nil {
+		return codec.MissingField("subagents.SubagentCheckpointed", "bucket")
+	}
+	s.Child = *wire.Child
+	s.Index = *wire.Index
+	s.Seq = *wire.Seq
+	s.Level = *wire.Level
+	s.Bucket = *wire.Bucket
+	return nil
+}
+
+// FactType returns SubagentCheckpointedType.
+func (SubagentCheckpointed) FactType() string {
+	return SubagentCheckpointedType
+}
+
+// FactVersion returns 1, the version s is written as.
+func (SubagentCheckpointed) FactVersion() int {
+	return 1
+}
+
+func (SubagentCheckpointed) isFact() {}
 
 // A SubagentCreated fact records the creation of a continuable child; it is the
 // first fact of the child's stream.
@@ -442,6 +594,26 @@ func DecodeFact(data []byte) (Fact, error) {
 // decodeFactData decodes the data at d of a fact of type typ at version v.
 func decodeFactData(typ string, v int, d *codec.Decoder) (Fact, error) {
 	switch typ {
+	case SubagentCheckpointType:
+		switch v {
+		case 1:
+			var out SubagentCheckpoint
+			if err := decodeSubagentCheckpoint(d, &out); err != nil {
+				return nil, fmt.Errorf("subagents: decode %s v%d: %w", typ, v, err)
+			}
+			return out, nil
+		}
+		return nil, codec.SkipUnknown(d, "subagents", fmt.Errorf("subagents: decode %s v%d: %w", typ, v, ErrUnknownVersion))
+	case SubagentCheckpointedType:
+		switch v {
+		case 1:
+			var out SubagentCheckpointed
+			if err := decodeSubagentCheckpointed(d, &out); err != nil {
+				return nil, fmt.Errorf("subagents: decode %s v%d: %w", typ, v, err)
+			}
+			return out, nil
+		}
+		return nil, codec.SkipUnknown(d, "subagents", fmt.Errorf("subagents: decode %s v%d: %w", typ, v, ErrUnknownVersion))
 	case SubagentCreatedType:
 		switch v {
 		case 1:
@@ -514,6 +686,236 @@ func decodeFactData(typ string, v int, d *codec.Decoder) (Fact, error) {
 		return nil, codec.SkipUnknown(d, "subagents", fmt.Errorf("subagents: decode %s v%d: %w", typ, v, ErrUnknownVersion))
 	}
 	return nil, codec.SkipUnknown(d, "subagents", fmt.Errorf("subagents: decode %q v%d: %w", typ, v, ErrUnknownFact))
+}
+
+// fieldsOfSubagentCheckpoint are the wire names of SubagentCheckpoint's fields.
+var fieldsOfSubagentCheckpoint = []string{"run", "index", "at", "header", "descriptor", "waiting"}
+
+// decodeSubagentCheckpoint reads a SubagentCheckpoint from d in one pass, checking the JSON's syntax as it goes, and refuses what SubagentCheckpoint.UnmarshalJSON refuses.
+func decodeSubagentCheckpoint(d *codec.Decoder, out *SubagentCheckpoint) error {
+	more, err := d.Object()
+	if err != nil {
+		return fmt.Errorf("subagents: SubagentCheckpoint: %w", err)
+	}
+	var seen, present uint64
+	var others codec.KeySet
+	for first := true; more; first = false {
+		var key []byte
+		key, more, err = d.Next(first)
+		if err != nil {
+			return err
+		}
+		if !more {
+			break
+		}
+		switch string(key) {
+		case "run":
+			if seen&uint64(0x1) != 0 {
+				return codec.DuplicateKey("subagents.SubagentCheckpoint", key)
+			}
+			seen |= uint64(0x1)
+			if !d.Null() {
+				x, err := d.StringBytes()
+				if err != nil {
+					return codec.FieldError("subagents.SubagentCheckpoint", "run", err)
+				}
+				if err := out.Run.UnmarshalText(x); err != nil {
+					return codec.FieldError("subagents.SubagentCheckpoint", "run", err)
+				}
+				present |= uint64(0x1)
+			}
+		case "index":
+			if seen&uint64(0x2) != 0 {
+				return codec.DuplicateKey("subagents.SubagentCheckpoint", key)
+			}
+			seen |= uint64(0x2)
+			if !d.Null() {
+				x, err := d.Int(strconv.IntSize)
+				if err != nil {
+					return codec.FieldError("subagents.SubagentCheckpoint", "index", err)
+				}
+				out.Index = int(x)
+				present |= uint64(0x2)
+			}
+		case "at":
+			if seen&uint64(0x4) != 0 {
+				return codec.DuplicateKey("subagents.SubagentCheckpoint", key)
+			}
+			seen |= uint64(0x4)
+			if !d.Null() {
+				x, err := d.Int(64)
+				if err != nil {
+					return codec.FieldError("subagents.SubagentCheckpoint", "at", err)
+				}
+				out.At = int64(x)
+				present |= uint64(0x4)
+			}
+		case "header":
+			if seen&uint64(0x8) != 0 {
+				return codec.DuplicateKey("subagents.SubagentCheckpoint", key)
+			}
+			seen |= uint64(0x8)
+			if !d.Null() {
+				if err := decodeChildHeader(d, &out.Header); err != nil {
+					return codec.FieldError("subagents.SubagentCheckpoint", "header", err)
+				}
+				present |= uint64(0x8)
+			}
+		case "descriptor":
+			if seen&uint64(0x10) != 0 {
+				return codec.DuplicateKey("subagents.SubagentCheckpoint", key)
+			}
+			seen |= uint64(0x10)
+			if !d.Null() {
+				if err := decodeDescriptor(d, &out.Descriptor); err != nil {
+					return codec.FieldError("subagents.SubagentCheckpoint", "descriptor", err)
+				}
+				present |= uint64(0x10)
+			}
+		case "waiting":
+			if seen&uint64(0x20) != 0 {
+				return codec.DuplicateKey("subagents.SubagentCheckpoint", key)
+			}
+			seen |= uint64(0x20)
+			if err := d.Unmarshal(&out.Waiting); err != nil {
+				return codec.FieldError("subagents.SubagentCheckpoint", "waiting", err)
+			}
+		default:
+			if err := others.Other("subagents.SubagentCheckpoint", key, fieldsOfSubagentCheckpoint); err != nil {
+				return err
+			}
+			if _, err := d.Skip(); err != nil {
+				return err
+			}
+		}
+	}
+	if present&uint64(0x1) == 0 {
+		return codec.MissingField("subagents.SubagentCheckpoint", "run")
+	}
+	if present&uint64(0x2) == 0 {
+		return codec.MissingField("subagents.SubagentCheckpoint", "index")
+	}
+	if present&uint64(0x4) == 0 {
+		return codec.MissingField("subagents.SubagentCheckpoint", "at")
+	}
+	if present&uint64(0x8) == 0 {
+		return codec.MissingField("subagents.SubagentCheckpoint", "header")
+	}
+	if present&uint64(0x10) == 0 {
+		return codec.MissingField("subagents.SubagentCheckpoint", "descriptor")
+	}
+	return nil
+}
+
+// fieldsOfSubagentCheckpointed are the wire names of SubagentCheckpointed's fields.
+var fieldsOfSubagentCheckpointed = []string{"child", "index", "seq", "level", "bucket"}
+
+// decodeSubagentCheckpointed reads a SubagentCheckpointed from d in one pass, checking the JSON's syntax as it goes, and refuses what SubagentCheckpointed.UnmarshalJSON refuses.
+func decodeSubagentCheckpointed(d *codec.Decoder, out *SubagentCheckpointed) error {
+	more, err := d.Object()
+	if err != nil {
+		return fmt.Errorf("subagents: SubagentCheckpointed: %w", err)
+	}
+	var seen, present uint64
+	var others codec.KeySet
+	for first := true; more; first = false {
+		var key []byte
+		key, more, err = d.Next(first)
+		if err != nil {
+			return err
+		}
+		if !more {
+			break
+		}
+		switch string(key) {
+		case "child":
+			if seen&uint64(0x1) != 0 {
+				return codec.DuplicateKey("subagents.SubagentCheckpointed", key)
+			}
+			seen |= uint64(0x1)
+			if !d.Null() {
+				if err := d.Unmarshal(&out.Child); err != nil {
+					return codec.FieldError("subagents.SubagentCheckpointed", "child", err)
+				}
+				present |= uint64(0x1)
+			}
+		case "index":
+			if seen&uint64(0x2) != 0 {
+				return codec.DuplicateKey("subagents.SubagentCheckpointed", key)
+			}
+			seen |= uint64(0x2)
+			if !d.Null() {
+				x, err := d.Int(strconv.IntSize)
+				if err != nil {
+					return codec.FieldError("subagents.SubagentCheckpointed", "index", err)
+				}
+				out.Index = int(x)
+				present |= uint64(0x2)
+			}
+		case "seq":
+			if seen&uint64(0x4) != 0 {
+				return codec.DuplicateKey("subagents.SubagentCheckpointed", key)
+			}
+			seen |= uint64(0x4)
+			if !d.Null() {
+				x, err := d.Int(64)
+				if err != nil {
+					return codec.FieldError("subagents.SubagentCheckpointed", "seq", err)
+				}
+				out.Seq = int64(x)
+				present |= uint64(0x4)
+			}
+		case "level":
+			if seen&uint64(0x8) != 0 {
+				return codec.DuplicateKey("subagents.SubagentCheckpointed", key)
+			}
+			seen |= uint64(0x8)
+			if !d.Null() {
+				x, err := d.Int(strconv.IntSize)
+				if err != nil {
+					return codec.FieldError("subagents.SubagentCheckpointed", "level", err)
+				}
+				out.Level = int(x)
+				present |= uint64(0x8)
+			}
+		case "bucket":
+			if seen&uint64(0x10) != 0 {
+				return codec.DuplicateKey("subagents.SubagentCheckpointed", key)
+			}
+			seen |= uint64(0x10)
+			if !d.Null() {
+				x, err := d.Int(strconv.IntSize)
+				if err != nil {
+					return codec.FieldError("subagents.SubagentCheckpointed", "bucket", err)
+				}
+				out.Bucket = int(x)
+				present |= uint64(0x10)
+			}
+		default:
+			if err := others.Other("subagents.SubagentCheckpointed", key, fieldsOfSubagentCheckpointed); err != nil {
+				return err
+			}
+			if _, err := d.Skip(); err != nil {
+				return err
+			}
+		}
+	}
+	if present&uint64(0x1) == 0 {
+		return codec.MissingField("subagents.SubagentCheckpointed", "child")
+	}
+	if present&uint64(0x2) == 0 {
+		return codec.MissingField("subagents.SubagentCheckpointed", "index")
+	}
+	if present&uint64(0x4) == 0 {
+		return codec.MissingField("subagents.SubagentCheckpointed", "seq")
+	}
+	if present&uint64(0x8) == 0 {
+		return codec.MissingField("subagents.SubagentCheckpointed", "level")
+	}
+	if present&uint64(0x10) == 0 {
+		return codec.MissingField("subagents.SubagentCheckpointed", "bucket")
+	}
+	return nil
 }
 
 // fieldsOfSubagentCreated are the wire names of SubagentCreated's fields.

@@ -100,10 +100,11 @@ type Descriptor struct {
 	Provider string `json:"provider"`
 	// Label is a short human description.
 	Label string `json:"label,omitzero"`
-	// AgentProvider names the model provider the child runs on; empty inherits the
-	// parent's.
+	// AgentProvider names the model provider the child runs on: the request's, or
+	// its parent's at creation; empty is the runtime's default.
 	AgentProvider string `json:"agentProvider,omitzero"`
-	// AgentModel names the model the child runs on; empty inherits the parent's.
+	// AgentModel names the model the child runs on: the request's, or its parent's
+	// at creation; empty is the runtime's default.
 	AgentModel string `json:"agentModel,omitzero"`
 	// Persona names the persona the child plays.
 	Persona string `json:"persona,omitzero"`
@@ -250,5 +251,34 @@ func (t *ToolFilter) UnmarshalJSON(data []byte) error {
 	}
 	t.Allow = wire.Allow
 	t.Deny = wire.Deny
+	return nil
+}
+
+// A WaitingMessage is a message a child's inbox accepted that nobody claimed or
+// discarded, as a checkpoint keeps it for the next residency.
+type WaitingMessage struct {
+	// Message is the message as it was accepted.
+	Message Message `json:"message"`
+	// Wake reports whether the message was to wake the child.
+	Wake bool `json:"wake,omitzero"`
+}
+
+// UnmarshalJSON decodes w, refusing a missing required field or an ambiguous key.
+func (w *WaitingMessage) UnmarshalJSON(data []byte) error {
+	var wire struct {
+		Message *Message `json:"message"`
+		Wake    bool     `json:"wake"`
+	}
+	if err := json.Unmarshal(data, &wire); err != nil {
+		return err
+	}
+	if err := codec.CheckKeys("subagents.WaitingMessage", data, "message", "wake"); err != nil {
+		return err
+	}
+	if wire.Message == nil {
+		return codec.MissingField("subagents.WaitingMessage", "message")
+	}
+	w.Message = *wire.Message
+	w.Wake = wire.Wake
 	return nil
 }

@@ -508,10 +508,15 @@ export type ErrorCode =
   /** Disposing a child or one of its descendants failed. */
   | "activationTeardownFailed"
   /** The caller's context ended first. */
-  | "cancelled";
+  | "cancelled"
+  /**
+   * The request is malformed: a required field is missing or a value is out of
+   * range.
+   */
+  | "invalidRequest";
 
 /** ErrorCodeValues is every ErrorCode, in declaration order. */
-export const ErrorCodeValues: readonly ErrorCode[] = ["continuationUnavailable", "persistenceUnavailable", "noProvider", "duplicateProvider", "unsupportedCapability", "duplicateChild", "draining", "unauthorized", "activationClosing", "parentUnavailable", "notResumable", "activationTeardownFailed", "cancelled"];
+export const ErrorCodeValues: readonly ErrorCode[] = ["continuationUnavailable", "persistenceUnavailable", "noProvider", "duplicateProvider", "unsupportedCapability", "duplicateChild", "draining", "unauthorized", "activationClosing", "parentUnavailable", "notResumable", "activationTeardownFailed", "cancelled", "invalidRequest"];
 
 /** isErrorCode reports whether v is one of the declared ErrorCode values. */
 export function isErrorCode(v: unknown): v is ErrorCode {
@@ -529,6 +534,7 @@ export function isErrorCode(v: unknown): v is ErrorCode {
     case "notResumable":
     case "activationTeardownFailed":
     case "cancelled":
+    case "invalidRequest":
       return true;
   }
   return false;
@@ -797,11 +803,14 @@ export interface Descriptor {
   /** Label is a short human description. */
   label?: string;
   /**
-   * AgentProvider names the model provider the child runs on; empty inherits the
-   * parent's.
+   * AgentProvider names the model provider the child runs on: the request's, or
+   * its parent's at creation; empty is the runtime's default.
    */
   agentProvider?: string;
-  /** AgentModel names the model the child runs on; empty inherits the parent's. */
+  /**
+   * AgentModel names the model the child runs on: the request's, or its parent's
+   * at creation; empty is the runtime's default.
+   */
   agentModel?: string;
   /** Persona names the persona the child plays. */
   persona?: string;
@@ -1073,6 +1082,63 @@ export function encodeToolFilter(value: ToolFilter): JSONObject {
   return o;
 }
 
+/**
+ * A WaitingMessage is a message a child's inbox accepted that nobody claimed or
+ * discarded, as a checkpoint keeps it for the next residency.
+ */
+export interface WaitingMessage {
+  /** Message is the message as it was accepted. */
+  message: Message;
+  /** Wake reports whether the message was to wake the child. */
+  wake?: boolean;
+}
+
+/**
+ * decodeWaitingMessage reads a WaitingMessage from JSON as Go's decoder does,
+ * refusing input that lacks a required field.
+ */
+export function decodeWaitingMessage(json: unknown, path = "$"): WaitingMessage {
+  const o = _obj(json, path, "WaitingMessage");
+  let f_message: Message | undefined;
+  let f_wake: boolean | undefined;
+  for (const k of Object.keys(o)) {
+    const v = o[k];
+    switch (k) {
+      case "message":
+        f_message = v === null ? undefined : decodeMessage(v, path + ".message");
+        continue;
+      case "wake":
+        if (v !== null) f_wake = _bool(v, path, "wake");
+        continue;
+    }
+    switch (_fold(k)) {
+      case "MESSAGE":
+        throw _ambiguous(path, "WaitingMessage", k, "message");
+      case "WAKE":
+        throw _ambiguous(path, "WaitingMessage", k, "wake");
+    }
+  }
+  if (f_message === undefined) throw _missing(path, "WaitingMessage", "message");
+  const out: WaitingMessage = { message: f_message };
+  if (f_wake) out.wake = f_wake;
+  return out;
+}
+
+/**
+ * encodeWaitingMessage writes a WaitingMessage as JSON that Go's decoder reads,
+ * leaving out optional fields that hold their zero value, as Go does.
+ */
+export function encodeWaitingMessage(value: WaitingMessage): JSONObject {
+  const o: JSONObject = {};
+  o.message = encodeMessage(value.message);
+  if (value.wake) o.wake = value.wake;
+  return o;
+}
+
+/** SubagentCheckpointType is the wire type of SubagentCheckpoint facts. */
+export const SubagentCheckpointType = "subagent/checkpoint";
+/** SubagentCheckpointedType is the wire type of SubagentCheckpointed facts. */
+export const SubagentCheckpointedType = "subagent/checkpointed";
 /** SubagentCreatedType is the wire type of SubagentCreated facts. */
 export const SubagentCreatedType = "subagent/created";
 /**
@@ -1096,6 +1162,225 @@ export const SubagentResidencyEndedType = "subagent/residency-ended";
 export const SubagentResidencyStartedType = "subagent/residency-started";
 /** SubagentSeededType is the wire type of SubagentSeeded facts. */
 export const SubagentSeededType = "subagent/seeded";
+
+/**
+ * A SubagentCheckpoint fact is the state a cold resume needs, as of the
+ * residency's end it follows (in the same append): the header (its delegation
+ * depth raised to where the child last sat), the descriptor, and the messages
+ * still waiting. A resume reads the last checkpoint and only what follows it; a
+ * checkpoint replaces everything before it for the fold.
+ */
+export interface SubagentCheckpoint {
+  /** Run is the residency whose end the checkpoint follows. */
+  run: RunID;
+  /**
+   * Index numbers the child's checkpoints, from 1; a later one has a greater
+   * index.
+   */
+  index: number;
+  /** At is the checkpoint's time in Unix milliseconds. */
+  at: number;
+  /** Header says who the parent is and how deep the child sits. */
+  header: ChildHeader;
+  /** Descriptor is what the child was created with. */
+  descriptor: Descriptor;
+  /**
+   * Waiting are the messages accepted and neither claimed nor discarded, in
+   * acceptance order.
+   */
+  waiting?: WaitingMessage[];
+}
+
+/**
+ * decodeSubagentCheckpoint reads a SubagentCheckpoint from JSON as Go's decoder
+ * does, refusing input that lacks a required field.
+ */
+export function decodeSubagentCheckpoint(json: unknown, path = "$"): SubagentCheckpoint {
+  const o = _obj(json, path, "SubagentCheckpoint");
+  let f_run: RunID | undefined;
+  let f_index: number | undefined;
+  let f_at: number | undefined;
+  let f_header: ChildHeader | undefined;
+  let f_descriptor: Descriptor | undefined;
+  let f_waiting: WaitingMessage[] | undefined;
+  for (const k of Object.keys(o)) {
+    const v = o[k];
+    switch (k) {
+      case "run":
+        f_run = v === null ? undefined : (_uuid(v, path, "run") as RunID);
+        continue;
+      case "index":
+        f_index = v === null ? undefined : _int(v, path, "index");
+        continue;
+      case "at":
+        f_at = v === null ? undefined : _int(v, path, "at");
+        continue;
+      case "header":
+        f_header = v === null ? undefined : decodeChildHeader(v, path + ".header");
+        continue;
+      case "descriptor":
+        f_descriptor = v === null ? undefined : decodeDescriptor(v, path + ".descriptor");
+        continue;
+      case "waiting":
+        f_waiting = v === null ? undefined : _arr(v, path, "waiting", (e, p, i) => decodeWaitingMessage(e, _at(p, i)));
+        continue;
+    }
+    switch (_fold(k)) {
+      case "RUN":
+        throw _ambiguous(path, "SubagentCheckpoint", k, "run");
+      case "INDEX":
+        throw _ambiguous(path, "SubagentCheckpoint", k, "index");
+      case "AT":
+        throw _ambiguous(path, "SubagentCheckpoint", k, "at");
+      case "HEADER":
+        throw _ambiguous(path, "SubagentCheckpoint", k, "header");
+      case "DESCRIPTOR":
+        throw _ambiguous(path, "SubagentCheckpoint", k, "descriptor");
+      case "WAITING":
+        throw _ambiguous(path, "SubagentCheckpoint", k, "waiting");
+    }
+  }
+  if (f_run === undefined) throw _missing(path, "SubagentCheckpoint", "run");
+  if (f_index === undefined) throw _missing(path, "SubagentCheckpoint", "index");
+  if (f_at === undefined) throw _missing(path, "SubagentCheckpoint", "at");
+  if (f_header === undefined) throw _missing(path, "SubagentCheckpoint", "header");
+  if (f_descriptor === undefined) throw _missing(path, "SubagentCheckpoint", "descriptor");
+  const out: SubagentCheckpoint = { run: f_run, index: f_index, at: f_at, header: f_header, descriptor: f_descriptor };
+  if (f_waiting !== undefined) out.waiting = f_waiting;
+  return out;
+}
+
+/**
+ * encodeSubagentCheckpoint writes a SubagentCheckpoint as JSON that Go's
+ * decoder reads, leaving out optional fields that hold their zero value, as Go
+ * does.
+ */
+export function encodeSubagentCheckpoint(value: SubagentCheckpoint): JSONObject {
+  const o: JSONObject = {};
+  o.run = _euuid(value.run, "SubagentCheckpoint.run");
+  o.index = _eint(value.index, "SubagentCheckpoint.index");
+  o.at = _eint(value.at, "SubagentCheckpoint.at");
+  o.header = encodeChildHeader(value.header);
+  o.descriptor = encodeDescriptor(value.descriptor);
+  if (value.waiting !== undefined) o.waiting = value.waiting.map((e) => encodeWaitingMessage(e));
+  return o;
+}
+
+/**
+ * A SubagentCheckpointEnvelope is a subagent/checkpoint v1 fact as the journal
+ * stores it.
+ */
+export interface SubagentCheckpointEnvelope {
+  type: "subagent/checkpoint";
+  v: 1;
+  data: SubagentCheckpoint;
+}
+
+/**
+ * A SubagentCheckpointed fact points at a checkpoint on a child's stream. It is
+ * written on the child's pointer streams, not the child's own: a tree of short
+ * streams, `<child>/checkpoints/<level>/<bucket>` for levels 0 to 2 and the
+ * directory `<child>/checkpoints` above them, each holding a bounded number of
+ * pointers (16 by default). Every checkpoint has one on level 0; the first
+ * checkpoint of a bucket also has one on the level above, which names that
+ * bucket. A resume reads the directory, then one bucket a level down to level
+ * 0, and finds the last checkpoint without reading the child's stream.
+ */
+export interface SubagentCheckpointed {
+  /** Child is the child whose stream holds the checkpoint. */
+  child: jobs.SessionID;
+  /** Index is the checkpoint's index. */
+  index: number;
+  /** Seq is the checkpoint's seq on the child's stream. */
+  seq: number;
+  /**
+   * Level is the level of the pointer stream the pointer is on: 0 to 2, or 3 for
+   * the directory.
+   */
+  level: number;
+  /**
+   * Bucket is the bucket a level down that the pointer opens, to be read next; on
+   * level 0, the pointer's own bucket.
+   */
+  bucket: number;
+}
+
+/**
+ * decodeSubagentCheckpointed reads a SubagentCheckpointed from JSON as Go's
+ * decoder does, refusing input that lacks a required field.
+ */
+export function decodeSubagentCheckpointed(json: unknown, path = "$"): SubagentCheckpointed {
+  const o = _obj(json, path, "SubagentCheckpointed");
+  let f_child: jobs.SessionID | undefined;
+  let f_index: number | undefined;
+  let f_seq: number | undefined;
+  let f_level: number | undefined;
+  let f_bucket: number | undefined;
+  for (const k of Object.keys(o)) {
+    const v = o[k];
+    switch (k) {
+      case "child":
+        f_child = v === null ? undefined : (_str(v, path, "child") as jobs.SessionID);
+        continue;
+      case "index":
+        f_index = v === null ? undefined : _int(v, path, "index");
+        continue;
+      case "seq":
+        f_seq = v === null ? undefined : _int(v, path, "seq");
+        continue;
+      case "level":
+        f_level = v === null ? undefined : _int(v, path, "level");
+        continue;
+      case "bucket":
+        f_bucket = v === null ? undefined : _int(v, path, "bucket");
+        continue;
+    }
+    switch (_fold(k)) {
+      case "CHILD":
+        throw _ambiguous(path, "SubagentCheckpointed", k, "child");
+      case "INDEX":
+        throw _ambiguous(path, "SubagentCheckpointed", k, "index");
+      case "SEQ":
+        throw _ambiguous(path, "SubagentCheckpointed", k, "seq");
+      case "LEVEL":
+        throw _ambiguous(path, "SubagentCheckpointed", k, "level");
+      case "BUCKET":
+        throw _ambiguous(path, "SubagentCheckpointed", k, "bucket");
+    }
+  }
+  if (f_child === undefined) throw _missing(path, "SubagentCheckpointed", "child");
+  if (f_index === undefined) throw _missing(path, "SubagentCheckpointed", "index");
+  if (f_seq === undefined) throw _missing(path, "SubagentCheckpointed", "seq");
+  if (f_level === undefined) throw _missing(path, "SubagentCheckpointed", "level");
+  if (f_bucket === undefined) throw _missing(path, "SubagentCheckpointed", "bucket");
+  const out: SubagentCheckpointed = { child: f_child, index: f_index, seq: f_seq, level: f_level, bucket: f_bucket };
+  return out;
+}
+
+/**
+ * encodeSubagentCheckpointed writes a SubagentCheckpointed as JSON that Go's
+ * decoder reads, leaving out optional fields that hold their zero value, as Go
+ * does.
+ */
+export function encodeSubagentCheckpointed(value: SubagentCheckpointed): JSONObject {
+  const o: JSONObject = {};
+  o.child = value.child;
+  o.index = _eint(value.index, "SubagentCheckpointed.index");
+  o.seq = _eint(value.seq, "SubagentCheckpointed.seq");
+  o.level = _eint(value.level, "SubagentCheckpointed.level");
+  o.bucket = _eint(value.bucket, "SubagentCheckpointed.bucket");
+  return o;
+}
+
+/**
+ * A SubagentCheckpointedEnvelope is a subagent/checkpointed v1 fact as the
+ * journal stores it.
+ */
+export interface SubagentCheckpointedEnvelope {
+  type: "subagent/checkpointed";
+  v: 1;
+  data: SubagentCheckpointed;
+}
 
 /**
  * A SubagentCreated fact records the creation of a continuable child; it is the
@@ -1648,6 +1933,8 @@ export interface SubagentSeededEnvelope {
  * and unknown types are refused.
  */
 export type FactEnvelope =
+  | SubagentCheckpointEnvelope
+  | SubagentCheckpointedEnvelope
   | SubagentCreatedEnvelope
   | SubagentMessageAcceptedEnvelope
   | SubagentMessageClaimedEnvelope
@@ -1691,6 +1978,18 @@ export function decodeFact(json: unknown, path = "$"): FactEnvelope {
   if (data === undefined || data === null) throw _missing(path, "FactEnvelope", "data");
   const at = path + ".data";
   switch (type) {
+    case "subagent/checkpoint":
+      switch (v) {
+        case 1:
+          return { type: "subagent/checkpoint", v: 1, data: decodeSubagentCheckpoint(data, at) };
+      }
+      throw new DecodeError("unknownVersion", path + ".v", `subagent/checkpoint v${v} is not decoded by this build`);
+    case "subagent/checkpointed":
+      switch (v) {
+        case 1:
+          return { type: "subagent/checkpointed", v: 1, data: decodeSubagentCheckpointed(data, at) };
+      }
+      throw new DecodeError("unknownVersion", path + ".v", `subagent/checkpointed v${v} is not decoded by this build`);
     case "subagent/created":
       switch (v) {
         case 1:
@@ -1743,6 +2042,18 @@ export function decodeFact(json: unknown, path = "$"): FactEnvelope {
  */
 export function encodeFact(fact: FactEnvelope): JSONObject {
   switch (fact.type) {
+    case "subagent/checkpoint":
+      switch (fact.v) {
+        case 1:
+          return { type: "subagent/checkpoint", v: 1, data: encodeSubagentCheckpoint(fact.data) };
+      }
+      break;
+    case "subagent/checkpointed":
+      switch (fact.v) {
+        case 1:
+          return { type: "subagent/checkpointed", v: 1, data: encodeSubagentCheckpointed(fact.data) };
+      }
+      break;
     case "subagent/created":
       switch (fact.v) {
         case 1:

@@ -3,6 +3,7 @@ package subagenttest
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
 
 	"github.com/jobgen/jobgen/generated/jobs"
@@ -11,15 +12,11 @@ import (
 )
 
 // A Host is a scripted subagent.Host. Its agents do nothing on their own:
-// the test starts and ends their turns (BeginTurn, EndTurn), unless Auto is
-// set, in which case a waking delivery runs a turn on a goroutine of its
-// own. It records every materialization and disposal in order.
+// the test starts and ends their turns (BeginTurn, EndTurn, FailTurn). It
+// records every materialization and disposal in order.
 type Host struct {
 	// Fail, when set, is asked before each materialization; an error fails it.
 	Fail func(child subagent.Child) error
-	// Auto, when set, runs a turn for every waking delivery: it gets the
-	// agent and the messages claimed and returns how the turn ended.
-	Auto func(a *Agent, claimed []subagents.Message) (subagents.StopReason, string)
 	// OnDispose, when set, is called as an agent is disposed, before it is
 	// marked so.
 	OnDispose func(a *Agent)
@@ -76,6 +73,13 @@ func (h *Host) Disposed() []jobs.SessionID {
 // An Agent is a scripted agent. Its zero value is not usable; NewAgent
 // makes one that can also stand for a root session attached with
 // Service.Attach.
+//
+// It keeps the Agent contract as a real agent would, with the test in the
+// part of the model: a waking delivery makes it busy (Idle open) until a
+// turn takes the message (BeginTurn, then EndTurn) or fails before taking
+// it (FailTurn); a cancelled turn ends at once unless IgnoreCancel is set,
+// and a cancellation that kept the inbox leaves its waking messages held
+// for the next turn without starting one.
 type Agent struct {
 	id jobs.SessionID
 	// Child is what the host was given; zero for a root agent.
@@ -86,6 +90,8 @@ type Agent struct {
 	// drops the queue without keepInbox), like a model call that does not
 	// stop at once.
 	IgnoreCancel bool
+	// DeliverErr, when set, is what Deliver returns (taking nothing).
+	DeliverErr error
 
 	inbox subagent.Inbox
 	host  *Host
@@ -93,8 +99,10 @@ type Agent struct {
 	mu        sync.Mutex
 	queue     []queued
 	inTurn    bool
+	wantTurn  bool // a waking delivery waits for its turn
 	idle      chan struct{}
 	delivered []subagents.Message
+	woken     []subagents.MessageID
 	claimed   []subagents.MessageID
 	cancels   int
 	disposed  bool
@@ -104,6 +112,7 @@ type Agent struct {
 type queued struct {
 	msg  subagents.Message
 	wake bool
+	held bool // kept by a cancellation: waits for a turn, starts none
 }
 
 // NewAgent returns an idle agent for id that reports to nobody.
@@ -119,53 +128,39 @@ func (a *Agent) ID() jobs.SessionID { return a.id }
 // ErrDisposed is what Deliver returns after Dispose.
 var ErrDisposed = errors.New("subagenttest: agent disposed")
 
-// Deliver queues msg; with wake and Auto set, a turn runs.
+// Deliver queues msg; with wake the agent is busy until a turn takes it or
+// fails.
 func (a *Agent) Deliver(msg subagents.Message, wake bool) error {
 	a.mu.Lock()
+	defer a.mu.Unlock()
 	if a.disposed {
-		a.mu.Unlock()
 		return ErrDisposed
 	}
-	a.queue = append(a.queue, queued{msg, wake})
-	a.delivered = append(a.delivered, msg)
-	auto := wake && a.host != nil && a.host.Auto != nil && !a.inTurn
-	if auto {
-		a.inTurn = true
-		a.idle = make(chan struct{})
+	if a.DeliverErr != nil {
+		return a.DeliverErr
 	}
-	a.mu.Unlock()
-	if auto {
-		go a.autoTurn()
+	a.queue = append(a.queue, queued{msg: msg, wake: wake})
+	a.delivered = append(a.delivered, msg)
+	if wake {
+		a.woken = append(a.woken, msg.ID)
+		if !a.inTurn && !a.wantTurn {
+			a.wantTurn = true
+			a.idle = make(chan struct{})
+		}
 	}
 	return nil
 }
 
-func (a *Agent) autoTurn() {
-	for {
-		claimed := a.claimAll()
-		reason, last := a.host.Auto(a, claimed)
-		a.mu.Lock()
-		more := false
-		for _, q := range a.queue {
-			more = more || q.wake
-		}
-		a.mu.Unlock()
-		if !more || reason != subagents.StopReasonCompleted {
-			a.EndTurn(reason, last)
-			return
-		}
-		if a.inbox != nil {
-			a.inbox.TurnEnded(reason, last)
-		}
-	}
-}
-
-// Wanted reports whether a waking message waits for a turn.
+// Wanted reports whether a waking message waits for a turn: one delivered
+// since the last turn, or one a cancellation kept.
 func (a *Agent) Wanted() bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	if a.wantTurn {
+		return true
+	}
 	for _, q := range a.queue {
-		if q.wake {
+		if q.wake && q.held {
 			return true
 		}
 	}
@@ -181,7 +176,10 @@ func (a *Agent) BeginTurn() []subagents.Message {
 		return nil
 	}
 	a.inTurn = true
-	a.idle = make(chan struct{})
+	if !a.wantTurn {
+		a.idle = make(chan struct{})
+	}
+	a.wantTurn = false
 	a.mu.Unlock()
 	return a.claimAll()
 }
@@ -196,16 +194,39 @@ func (a *Agent) claimAll() []subagents.Message {
 		a.claimed = append(a.claimed, x.msg.ID)
 	}
 	a.mu.Unlock()
-	for _, m := range msgs {
-		if a.inbox != nil {
-			a.inbox.Claimed(m.ID)
+	if a.inbox != nil && len(msgs) > 0 {
+		ids := make([]subagents.MessageID, len(msgs))
+		for i, m := range msgs {
+			ids[i] = m.ID
 		}
+		a.inbox.Claimed(ids...)
 	}
 	return msgs
 }
 
-// EndTurn ends the running turn with reason and closing message.
+// EndTurn ends the running turn with reason and closing message. A waking
+// message delivered during the turn keeps the agent busy for the next one.
 func (a *Agent) EndTurn(reason subagents.StopReason, last string) {
+	a.endTurn(reason, last, true)
+}
+
+// FailTurn ends the running or pending turn with reason, without claiming
+// what waits: a turn that failed before taking its input. The agent goes
+// idle holding its queue.
+func (a *Agent) FailTurn(reason subagents.StopReason) {
+	a.mu.Lock()
+	pending := a.wantTurn
+	a.mu.Unlock()
+	if pending {
+		a.mu.Lock()
+		a.inTurn = true
+		a.wantTurn = false
+		a.mu.Unlock()
+	}
+	a.endTurn(reason, "", false)
+}
+
+func (a *Agent) endTurn(reason subagents.StopReason, last string, more bool) {
 	a.mu.Lock()
 	if !a.inTurn {
 		a.mu.Unlock()
@@ -217,7 +238,11 @@ func (a *Agent) EndTurn(reason subagents.StopReason, last string) {
 	}
 	a.mu.Lock()
 	a.inTurn = false
-	close(a.idle)
+	if more && slices.ContainsFunc(a.queue, func(q queued) bool { return q.wake && !q.held }) {
+		a.wantTurn = true
+	} else {
+		close(a.idle)
+	}
 	a.mu.Unlock()
 }
 
@@ -228,26 +253,41 @@ func (a *Agent) InTurn() bool {
 	return a.inTurn
 }
 
-// Cancel aborts the running turn; without keepInbox it discards the queue.
+// Cancel aborts the running turn, or the pending one; without keepInbox it
+// discards the queue, with it the waking messages are held for a later
+// turn and start none.
 func (a *Agent) Cancel(cause error, keepInbox bool) {
 	a.mu.Lock()
 	a.cancels++
 	var dropped []queued
-	if !keepInbox {
+	if keepInbox {
+		for i := range a.queue {
+			a.queue[i].held = a.queue[i].held || a.queue[i].wake
+		}
+	} else {
 		dropped, a.queue = a.queue, nil
 	}
+	pending := a.wantTurn && !a.inTurn
+	a.wantTurn = false
 	a.mu.Unlock()
 	for _, q := range dropped {
 		if a.inbox != nil {
 			a.inbox.Discarded(q.msg.ID, "cancelled")
 		}
 	}
+	if pending {
+		a.mu.Lock()
+		a.inTurn = true // the pending turn ends as cancelled
+		a.mu.Unlock()
+		a.endTurn(subagents.StopReasonAborted, "", false)
+		return
+	}
 	if !a.IgnoreCancel {
-		a.EndTurn(subagents.StopReasonAborted, "")
+		a.endTurn(subagents.StopReasonAborted, "", false)
 	}
 }
 
-// Idle returns a channel closed while no turn runs.
+// Idle returns a channel closed while no turn runs or waits.
 func (a *Agent) Idle() <-chan struct{} {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -292,6 +332,13 @@ func (a *Agent) Delivered() []subagents.Message {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return append([]subagents.Message(nil), a.delivered...)
+}
+
+// Woken returns the ids of the messages delivered with wake, in order.
+func (a *Agent) Woken() []subagents.MessageID {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]subagents.MessageID(nil), a.woken...)
 }
 
 // Claimed returns the ids of every message claimed, in order.
