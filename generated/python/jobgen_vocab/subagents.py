@@ -79,6 +79,7 @@ ErrorCode: TypeAlias = Literal[
     "notResumable",
     "activationTeardownFailed",
     "cancelled",
+    "invalidRequest",
 ]
 """An ErrorCode classifies a failure of the continuation manager; package subagent
 exposes one errors.Is target per code.
@@ -101,6 +102,8 @@ exposes one errors.Is target per code.
   retry.
 - "activationTeardownFailed": Disposing a child or one of its descendants failed.
 - "cancelled": The caller's context ended first.
+- "invalidRequest": The request is malformed: a required field is missing or a value
+  is out of range.
 """
 
 ERROR_CODE_VALUES: Final[tuple[ErrorCode, ...]] = (
@@ -117,6 +120,7 @@ ERROR_CODE_VALUES: Final[tuple[ErrorCode, ...]] = (
     "notResumable",
     "activationTeardownFailed",
     "cancelled",
+    "invalidRequest",
 )
 """ERROR_CODE_VALUES is every ErrorCode, in declaration order."""
 
@@ -218,12 +222,14 @@ class Descriptor(Model):
     """Label is a short human description."""
 
     agent_provider: str = Field(default="", serialization_alias="agentProvider")
-    """AgentProvider names the model provider the child runs on; empty inherits the
-    parent's.
+    """AgentProvider names the model provider the child runs on: the request's, or its
+    parent's at creation; empty is the runtime's default.
     """
 
     agent_model: str = Field(default="", serialization_alias="agentModel")
-    """AgentModel names the model the child runs on; empty inherits the parent's."""
+    """AgentModel names the model the child runs on: the request's, or its parent's at
+    creation; empty is the runtime's default.
+    """
 
     persona: str = ""
     """Persona names the persona the child plays."""
@@ -272,6 +278,99 @@ class ToolFilter(Model):
 
     deny: list[str] | None = None
     """Deny lists tools the child may not call."""
+
+
+class WaitingMessage(Model):
+    """A WaitingMessage is a message a child's inbox accepted that nobody claimed or
+    discarded, as a checkpoint keeps it for the next residency.
+    """
+
+    message: Message
+    """Message is the message as it was accepted."""
+
+    wake: bool = False
+    """Wake reports whether the message was to wake the child."""
+
+
+class SubagentCheckpoint(Model):
+    """A SubagentCheckpoint fact is the state a cold resume needs, as of the residency's
+    end it follows (in the same append): the header (its delegation depth raised to
+    where the child last sat), the descriptor, and the messages still waiting. A
+    resume reads the last checkpoint and only what follows it; a checkpoint replaces
+    everything before it for the fold.
+    """
+
+    run: RunID
+    """Run is the residency whose end the checkpoint follows."""
+
+    index: Int64
+    """Index numbers the child's checkpoints, from 1; a later one has a greater index.
+    """
+
+    at: Int64
+    """At is the checkpoint's time in Unix milliseconds."""
+
+    header: ChildHeader
+    """Header says who the parent is and how deep the child sits."""
+
+    descriptor: Descriptor
+    """Descriptor is what the child was created with."""
+
+    waiting: list[WaitingMessage] | None = None
+    """Waiting are the messages accepted and neither claimed nor discarded, in
+    acceptance order.
+    """
+
+
+class SubagentCheckpointEnvelope(Envelope):
+    """A SubagentCheckpointEnvelope is a subagent/checkpoint v1 fact as the journal
+    stores it.
+    """
+
+    type: Literal["subagent/checkpoint"] = "subagent/checkpoint"
+    v: Literal[1] = 1
+    data: SubagentCheckpoint
+
+
+class SubagentCheckpointed(Model):
+    """A SubagentCheckpointed fact points at a checkpoint on a child's stream. It is
+    written on the child's pointer streams, not the child's own: a tree of short
+    streams, `<child>/checkpoints/<level>/<bucket>` for levels 0 to 2 and the
+    directory `<child>/checkpoints` above them, each holding a bounded number of
+    pointers (16 by default). Every checkpoint has one on level 0; the first
+    checkpoint of a bucket also has one on the level above, which names that bucket.
+    A resume reads the directory, then one bucket a level down to level 0, and finds
+    the last checkpoint without reading the child's stream.
+    """
+
+    child: jobs.SessionID
+    """Child is the child whose stream holds the checkpoint."""
+
+    index: Int64
+    """Index is the checkpoint's index."""
+
+    seq: Int64
+    """Seq is the checkpoint's seq on the child's stream."""
+
+    level: Int64
+    """Level is the level of the pointer stream the pointer is on: 0 to 2, or 3 for the
+    directory.
+    """
+
+    bucket: Int64
+    """Bucket is the bucket a level down that the pointer opens, to be read next; on
+    level 0, the pointer's own bucket.
+    """
+
+
+class SubagentCheckpointedEnvelope(Envelope):
+    """A SubagentCheckpointedEnvelope is a subagent/checkpointed v1 fact as the journal
+    stores it.
+    """
+
+    type: Literal["subagent/checkpointed"] = "subagent/checkpointed"
+    v: Literal[1] = 1
+    data: SubagentCheckpointed
 
 
 class SubagentCreated(Model):
@@ -456,7 +555,9 @@ class SubagentSeededEnvelope(Envelope):
 
 
 FactEnvelope: TypeAlias = Annotated[
-    SubagentCreatedEnvelope
+    SubagentCheckpointEnvelope
+    | SubagentCheckpointedEnvelope
+    | SubagentCreatedEnvelope
     | SubagentMessageAcceptedEnvelope
     | SubagentMessageClaimedEnvelope
     | SubagentMessageDiscardedEnvelope
@@ -479,6 +580,8 @@ def decode_fact(data: str | bytes) -> FactEnvelope:
     version it does not decode (newer, or retired) one of kind unknownVersion.
     """
     facts: dict[str, dict[Any, type[FactEnvelope]]] = {
+        "subagent/checkpoint": {1: SubagentCheckpointEnvelope},
+        "subagent/checkpointed": {1: SubagentCheckpointedEnvelope},
         "subagent/created": {1: SubagentCreatedEnvelope},
         "subagent/message-accepted": {1: SubagentMessageAcceptedEnvelope},
         "subagent/message-claimed": {1: SubagentMessageClaimedEnvelope},
