@@ -48,7 +48,22 @@ func (w *pyWriter) facts() {
 		if one := strings.Join(members, " | "); len(one)+5 <= 88 {
 			w.line("    %s,", one)
 		} else {
-			w.line("    %s,", strings.Join(members, "\n    | "))
+			for i, m := range members {
+				lead, end := "    ", ""
+				if i > 0 {
+					lead = "    | "
+				}
+				if i == len(members)-1 {
+					end = ","
+				}
+				if inner, ok := strings.CutPrefix(m, "Annotated["); ok && len(lead+m+end) > 88 {
+					w.line("%sAnnotated[", lead)
+					w.line("        %s", strings.TrimSuffix(inner, "]"))
+					w.line("    ]%s", end)
+					continue
+				}
+				w.line("%s%s%s", lead, m, end)
+			}
 		}
 		w.line(`    Field(discriminator="type"),`)
 		w.line("]")

@@ -186,18 +186,16 @@ func (w *pyWriter) body() {
 // the standard library, pydantic, then the package's own modules.
 func (w *pyWriter) imports() {
 	w.line("from __future__ import annotations")
-	w.line("")
+	var std, third, own [][2]any
 	if w.timedelta {
-		w.line("from datetime import timedelta")
+		std = append(std, [2]any{"datetime", []string{"timedelta"}})
 	}
 	if len(w.typing) > 0 {
-		w.fromImport("typing", gen.SortedKeys(w.typing))
+		std = append(std, [2]any{"typing", gen.SortedKeys(w.typing)})
 	}
 	if len(w.pydantic) > 0 {
-		w.line("")
-		w.fromImport("pydantic", gen.SortedKeys(w.pydantic))
+		third = append(third, [2]any{"pydantic", gen.SortedKeys(w.pydantic)})
 	}
-	w.line("")
 	var mods []string
 	for _, im := range w.spec.Imports {
 		if im.Imported != nil && w.specs[im.Alias] {
@@ -210,10 +208,19 @@ func (w *pyWriter) imports() {
 		}
 	}
 	if len(mods) > 0 {
-		w.fromImport(".", mods)
+		own = append(own, [2]any{".", mods})
 	}
 	if len(w.runtime) > 0 {
-		w.fromImport("._runtime", gen.SortedKeys(w.runtime))
+		own = append(own, [2]any{"._runtime", gen.SortedKeys(w.runtime)})
+	}
+	for _, group := range [][][2]any{std, third, own} {
+		if len(group) == 0 {
+			continue
+		}
+		w.line("")
+		for _, im := range group {
+			w.fromImport(im[0].(string), im[1].([]string))
+		}
 	}
 }
 
@@ -233,8 +240,9 @@ func (w *pyWriter) fromImport(mod string, names []string) {
 
 // bracketed writes head, which ends in an opening bracket, items joined by
 // commas, close and tail, as black lays it out: on one line when it fits
-// in 88 columns, else the items on one indented line of their own, else one
-// a line with a trailing comma.
+// in 88 columns, else the items on one indented line of their own (for the
+// arguments of a call or a subscript), else one a line with a trailing
+// comma, as black writes a tuple, list or dict display it splits.
 func (w *pyWriter) bracketed(indent, head string, items []string, close, tail string) {
 	joined := strings.Join(items, ", ")
 	if one := indent + head + joined + close + tail; len(one) <= 88 {
@@ -242,7 +250,8 @@ func (w *pyWriter) bracketed(indent, head string, items []string, close, tail st
 		return
 	}
 	w.line("%s%s", indent, head)
-	if inner := indent + "    " + joined; len(inner) <= 88 {
+	display := strings.HasSuffix(head, "= (") || strings.HasSuffix(head, "= {") || strings.HasSuffix(head, "= [")
+	if inner := indent + "    " + joined; len(inner) <= 88 && !display {
 		w.line("%s", inner)
 	} else {
 		for _, it := range items {
@@ -255,13 +264,18 @@ func (w *pyWriter) bracketed(indent, head string, items []string, close, tail st
 // docstring writes a docstring at indent: the doc, or the fallback for an
 // undocumented name, filled to 88 columns, as PEP 257 lays it out.
 func (w *pyWriter) docstring(indent, doc, fallback string) {
+	if one := docLines(doc, fallback, 88-len(indent)-6); len(one) == 1 {
+		w.line(`%s"""%s"""`, indent, one[0])
+		return
+	}
 	lines := docLines(doc, fallback, 88-len(indent)-3)
 	if len(lines) == 0 {
 		return
 	}
-	if len(lines) == 1 && len(indent)+len(lines[0])+6 <= 88 {
-		w.line(`%s"""%s"""`, indent, lines[0])
-		return
+	if len(lines) == 1 {
+		// Too long for one line with its quotes: two lines, as black would
+		// otherwise join one line and its closing quotes.
+		lines = docLines(doc, fallback, len(lines[0])-1)
 	}
 	w.line(`%s"""%s`, indent, lines[0])
 	for _, l := range lines[1:] {

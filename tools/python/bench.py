@@ -27,10 +27,16 @@ def chunk(i: int) -> str:
 
 
 CASES: dict[str, str] = {
-    "opened frame": '{"frame":"opened","job":' + SNAPSHOT + ',"from":0,"earliest":0,"total":120}',
+    "opened frame": '{"frame":"opened","job":'
+    + SNAPSHOT
+    + ',"from":0,"earliest":0,"total":120}',
     "output frame, 1 chunk": '{"frame":"output","chunks":[' + chunk(0) + '],"next":40}',
-    "output frame, 32 chunks": '{"frame":"output","chunks":[' + ",".join(chunk(i) for i in range(32)) + '],"next":1280}',
-    "status frame": '{"frame":"status","job":' + SNAPSHOT.replace('"running"', '"completed"') + "}",
+    "output frame, 32 chunks": '{"frame":"output","chunks":['
+    + ",".join(chunk(i) for i in range(32))
+    + '],"next":1280}',
+    "status frame": '{"frame":"status","job":'
+    + SNAPSHOT.replace('"running"', '"completed"')
+    + "}",
 }
 FACT = (
     '{"type":"job/settled","v":2,"data":{"jobId":"6ba7b810-9dad-11d1-80b4-00c04fd430c8","at":1733000000000,'
@@ -49,7 +55,9 @@ def per_call(fn: Callable[[bytes], object], doc: bytes, n: int) -> float:
 def main() -> None:
     runs = int(os.environ.get("RUNS", "7"))
     n = int(os.environ.get("N", "2000"))
-    print(f"load average {os.getloadavg()[0]:.2f}; {runs} interleaved runs of {n} decodes each; medians")
+    print(
+        f"load average {os.getloadavg()[0]:.2f}; {runs} interleaved runs of {n} decodes each; medians"
+    )
     print(f"{'document':28} {'json.loads':>12} {'generated':>12} {'ratio':>7}")
     cases: list[tuple[str, bytes, Callable[[bytes], object]]] = [
         (name, doc.encode(), jobs.decode_follow_frame) for name, doc in CASES.items()

@@ -16,9 +16,8 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from pydantic import TypeAdapter, ValidationError
-
 from jobgen_vocab._runtime import _KINDS, DecodeError, Model, UUIDIdentifier, parse
+from pydantic import TypeAdapter, ValidationError
 
 
 def decoders(module: Any) -> Callable[[str, str], bytes]:
@@ -37,13 +36,19 @@ def decoders(module: Any) -> Callable[[str, str], bytes]:
         # An id or an enum: Go reads null as its zero value.
         tree = parse(doc)
         if tree is None:
-            zero = "" if not (isinstance(tp, type) and issubclass(tp, UUIDIdentifier)) else "00000000-0000-0000-0000-000000000000"
+            zero = (
+                ""
+                if not (isinstance(tp, type) and issubclass(tp, UUIDIdentifier))
+                else "00000000-0000-0000-0000-000000000000"
+            )
             return json.dumps(zero).encode()
         try:
             value = TypeAdapter(tp).validate_python(tree, strict=True)
         except ValidationError as e:
             err = e.errors(include_url=False)[0]
-            raise DecodeError(_KINDS.get(err["type"], "wrongType"), "$", err["msg"]) from None
+            raise DecodeError(
+                _KINDS.get(err["type"], "wrongType"), "$", err["msg"]
+            ) from None
         return json.dumps(str(value)).encode()
 
     return decode
@@ -58,7 +63,9 @@ def main() -> None:
             answer = b'{"ok":true,"out":' + decode(type_name, doc) + b"}"
             out.write(answer.decode())
         except DecodeError as e:
-            out.write(json.dumps({"ok": False, "kind": e.kind, "path": e.path, "msg": str(e)}))
+            out.write(
+                json.dumps({"ok": False, "kind": e.kind, "path": e.path, "msg": str(e)})
+            )
         out.write("\n")
 
 

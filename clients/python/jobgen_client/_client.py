@@ -8,14 +8,15 @@ import time
 from collections.abc import AsyncIterator, Iterator, Mapping
 from dataclasses import dataclass, field
 from types import TracebackType
-from urllib.parse import quote
 from typing import Self
+from urllib.parse import quote
 
 import httpx
 from jobgen_vocab._runtime import decode_list
 from jobgen_vocab.jobs import FollowFrame, JobSnapshot, StatusFrame, decode_follow_frame
 
 from ._models import Interval, KillResult
+
 
 class WireError(Exception):
     """A WireError is an answer of the server other than success.
@@ -108,7 +109,11 @@ class _Follow:
         self.failures += 1
         if self.failures > self.retries:
             raise err
-        return self.reader.retry if self.reader.retry is not None else min(0.05 * 2**self.failures, 2.0)
+        return (
+            self.reader.retry
+            if self.reader.retry is not None
+            else min(0.05 * 2**self.failures, 2.0)
+        )
 
 
 def _job_path(job_id: str) -> str:
@@ -174,7 +179,9 @@ class Client:
         """History is the session's execution intervals, oldest first."""
         return decode_list(Interval, self._get("api/history"))
 
-    def follow(self, job_id: str, *, start: int | None = None, retries: int = 5) -> Iterator[FollowFrame]:
+    def follow(
+        self, job_id: str, *, start: int | None = None, retries: int = 5
+    ) -> Iterator[FollowFrame]:
         """Follow yields the frames of a recording job's follow stream.
 
         It starts at byte offset start (by default where the server starts:
@@ -187,7 +194,11 @@ class Client:
         f = _Follow(_job_path(job_id) + "/follow", start, retries)
         while True:
             try:
-                with self._http.stream("GET", self._base.join(f.path), headers={**self._headers, **f.headers()}) as r:
+                with self._http.stream(
+                    "GET",
+                    self._base.join(f.path),
+                    headers={**self._headers, **f.headers()},
+                ) as r:
                     if not r.is_success:
                         r.read()
                         _check(r)
@@ -200,7 +211,9 @@ class Client:
                         yield frame
                         if isinstance(frame, StatusFrame):
                             return
-                raise httpx.RemoteProtocolError("the follow stream ended before its status frame")
+                raise httpx.RemoteProtocolError(
+                    "the follow stream ended before its status frame"
+                )
             except httpx.TransportError as e:
                 time.sleep(f.failed(e))
 
@@ -224,7 +237,12 @@ class AsyncClient:
     async def __aenter__(self) -> Self:
         return self
 
-    async def __aexit__(self, typ: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+    async def __aexit__(
+        self,
+        typ: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
         await self.aclose()
 
     async def aclose(self) -> None:
@@ -259,12 +277,18 @@ class AsyncClient:
         """History is the session's execution intervals; see Client.history."""
         return decode_list(Interval, await self._get("api/history"))
 
-    async def follow(self, job_id: str, *, start: int | None = None, retries: int = 5) -> AsyncIterator[FollowFrame]:
+    async def follow(
+        self, job_id: str, *, start: int | None = None, retries: int = 5
+    ) -> AsyncIterator[FollowFrame]:
         """Follow yields the frames of a follow stream; see Client.follow."""
         f = _Follow(_job_path(job_id) + "/follow", start, retries)
         while True:
             try:
-                async with self._http.stream("GET", self._base.join(f.path), headers={**self._headers, **f.headers()}) as r:
+                async with self._http.stream(
+                    "GET",
+                    self._base.join(f.path),
+                    headers={**self._headers, **f.headers()},
+                ) as r:
                     if not r.is_success:
                         await r.aread()
                         _check(r)
@@ -277,8 +301,8 @@ class AsyncClient:
                         yield frame
                         if isinstance(frame, StatusFrame):
                             return
-                raise httpx.RemoteProtocolError("the follow stream ended before its status frame")
+                raise httpx.RemoteProtocolError(
+                    "the follow stream ended before its status frame"
+                )
             except httpx.TransportError as e:
                 await asyncio.sleep(f.failed(e))
-
-

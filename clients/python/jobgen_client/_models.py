@@ -8,10 +8,16 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field
-
 from jobgen_vocab._runtime import Int64, Model
-from jobgen_vocab.jobs import JobID, JobSnapshot, JobStatus, SessionID, SettlementCause, ToolCallID
+from jobgen_vocab.jobs import (
+    JobID,
+    JobSnapshot,
+    JobStatus,
+    SessionID,
+    SettlementCause,
+    ToolCallID,
+)
+from pydantic import Field
 
 
 class KillResult(Model):
@@ -42,7 +48,9 @@ class Interval(Model):
     ordinal: Int64
     """Ordinal is the per-kind display ordinal."""
 
-    tool_call: ToolCallID = Field(default=ToolCallID(""), serialization_alias="toolCall")
+    tool_call: ToolCallID = Field(
+        default=ToolCallID(""), serialization_alias="toolCall"
+    )
     """ToolCall is the tool call that created the job."""
 
     record: bool

@@ -6,14 +6,15 @@ import os
 from collections.abc import Iterator
 
 import pytest
-
 from jobgen_client import Client
 
 
 def env(name: str) -> str:
     value = os.environ.get("JOBGEN_TEST_" + name)
     if value is None:
-        pytest.fail("run these tests with `go test ./clients/python`, which starts the server")
+        pytest.fail(
+            "run these tests with `go test ./clients/python`, which starts the server"
+        )
     return value
 
 

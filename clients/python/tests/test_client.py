@@ -6,7 +6,6 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
-
 from conftest import env
 from jobgen_client import AsyncClient, Client, Interval, WireError
 from jobgen_vocab.jobs import OpenedFrame, OutputFrame, StatusFrame
@@ -28,16 +27,25 @@ def test_follow_reads_a_settled_job_to_its_status(client: Client) -> None:
     frames = list(client.follow(env("DONE")))
     assert isinstance(frames[0], OpenedFrame)
     assert isinstance(frames[-1], StatusFrame) and frames[-1].job.status == "completed"
-    text = "".join(c.text for f in frames if isinstance(f, OutputFrame) for c in f.chunks)
+    text = "".join(
+        c.text for f in frames if isinstance(f, OutputFrame) for c in f.chunks
+    )
     assert text == "".join(f"line {i}\n" for i in range(10))
-    assert all(c.channel == "stdout" for f in frames if isinstance(f, OutputFrame) for c in f.chunks)
+    assert all(
+        c.channel == "stdout"
+        for f in frames
+        if isinstance(f, OutputFrame)
+        for c in f.chunks
+    )
 
 
 def test_follow_starts_at_an_offset(client: Client) -> None:
     frames = list(client.follow(env("DONE"), start=7))
     opened = frames[0]
     assert isinstance(opened, OpenedFrame) and opened.from_ == 7
-    text = "".join(c.text for f in frames if isinstance(f, OutputFrame) for c in f.chunks)
+    text = "".join(
+        c.text for f in frames if isinstance(f, OutputFrame) for c in f.chunks
+    )
     assert text == "".join(f"line {i}\n" for i in range(10))[7:]
 
 
@@ -77,10 +85,17 @@ class CutStream(httpx.HTTPTransport):
                 stream.close()  # type: ignore[union-attr]
 
         nonlocal_events = [events]
-        return httpx.Response(response.status_code, headers=response.headers, stream=Cut(), request=request)
+        return httpx.Response(
+            response.status_code,
+            headers=response.headers,
+            stream=Cut(),
+            request=request,
+        )
 
 
-def test_follow_resumes_with_last_event_id_after_a_drop(url: str, headers: dict[str, str]) -> None:
+def test_follow_resumes_with_last_event_id_after_a_drop(
+    url: str, headers: dict[str, str]
+) -> None:
     transport = CutStream(events=3)
     with Client(url, headers=headers, http=httpx.Client(transport=transport)) as client:
         frames = list(client.follow(env("LIVE")))
@@ -91,7 +106,9 @@ def test_follow_resumes_with_last_event_id_after_a_drop(url: str, headers: dict[
     assert resumed > 0
     opens = [f for f in frames if isinstance(f, OpenedFrame)]
     assert len(opens) == 2 and opens[1].from_ == resumed
-    text = "".join(c.text for f in frames if isinstance(f, OutputFrame) for c in f.chunks)
+    text = "".join(
+        c.text for f in frames if isinstance(f, OutputFrame) for c in f.chunks
+    )
     assert text == "".join(f"tick {i}\n" for i in range(100))
     assert isinstance(frames[-1], StatusFrame)
 
@@ -111,11 +128,15 @@ def test_history_has_an_interval_per_job(client: Client) -> None:
 
 
 @pytest.mark.anyio
-async def test_the_async_client_reads_follows_and_kills(url: str, headers: dict[str, str]) -> None:
+async def test_the_async_client_reads_follows_and_kills(
+    url: str, headers: dict[str, str]
+) -> None:
     async with AsyncClient(url, headers=headers) as client:
         assert env("DONE") in {job.id for job in await client.roster()}
         frames = [f async for f in client.follow(env("DONE"), start=0)]
-        text = "".join(c.text for f in frames if isinstance(f, OutputFrame) for c in f.chunks)
+        text = "".join(
+            c.text for f in frames if isinstance(f, OutputFrame) for c in f.chunks
+        )
         assert text.startswith("line 0\n") and isinstance(frames[-1], StatusFrame)
         killed = await client.kill(env("VICTIM2"))
         assert killed.result == "requested"

@@ -31,10 +31,10 @@ import math
 import re
 import struct
 from collections.abc import Callable, Iterator, Mapping
+from types import UnionType
 from typing import (
     Annotated,
     Any,
-    ClassVar,
     Final,
     Literal,
     Self,
@@ -44,7 +44,6 @@ from typing import (
     get_args,
     get_origin,
 )
-from types import UnionType
 
 from pydantic import (
     AfterValidator,
@@ -57,8 +56,8 @@ from pydantic import (
     ModelWrapValidatorHandler,
     PlainSerializer,
     SerializerFunctionWrapHandler,
-    ValidationError,
     TypeAdapter,
+    ValidationError,
     ValidationInfo,
     model_serializer,
     model_validator,
@@ -137,7 +136,9 @@ _MAX_DIGITS: Final = 4000  # below Python's int_max_str_digits, 4300
 # What may need the slow path: a surrogate escape or a raw surrogate (a lone
 # one, or an invalid byte read with surrogateescape), and a bare -0.
 _SURROGATES: Final = re.compile(r"\\u[dD][89a-fA-F]|[\ud800-\udfff]")
-_NEGATIVE_ZERO_TEXT: Final = re.compile(r"(?:^|[\[:,])[ \t\n\r]*-0[ \t\n\r]*(?:[\],}]|$)")
+_NEGATIVE_ZERO_TEXT: Final = re.compile(
+    r"(?:^|[\[:,])[ \t\n\r]*-0[ \t\n\r]*(?:[\],}]|$)"
+)
 _LONE: Final = re.compile(r"[\ud800-\udfff]")
 
 
@@ -183,7 +184,12 @@ def parse(data: str | bytes | bytearray | memoryview) -> Any:
         fix = fix or _SURROGATES.search(text) is not None
     parse_int = _int if _NEGATIVE_ZERO_TEXT.search(text) else None
     try:
-        tree = json.loads(text, object_pairs_hook=_pairs, parse_constant=_constant, parse_int=parse_int)
+        tree = json.loads(
+            text,
+            object_pairs_hook=_pairs,
+            parse_constant=_constant,
+            parse_int=parse_int,
+        )
     except RecursionError:
         tree = _parse_deep(text)
     except json.JSONDecodeError as e:
@@ -191,7 +197,9 @@ def parse(data: str | bytes | bytearray | memoryview) -> Any:
     except ValueError as e:
         if "integer string conversion" not in str(e):
             raise DecodeError("invalidJSON", "$", str(e)) from None
-        tree = json.loads(text, object_pairs_hook=_pairs, parse_constant=_constant, parse_int=_int)
+        tree = json.loads(
+            text, object_pairs_hook=_pairs, parse_constant=_constant, parse_int=_int
+        )
     return _well_formed(tree) if fix else tree
 
 
@@ -210,7 +218,11 @@ def _parse_deep(text: str) -> Any:
         c = text[i]
         if c == "[" or c == "{":
             if len(stack) >= MAX_DEPTH:
-                raise DecodeError("invalidValue", "$", f"arrays and objects nest deeper than {MAX_DEPTH}, which Go refuses")
+                raise DecodeError(
+                    "invalidValue",
+                    "$",
+                    f"arrays and objects nest deeper than {MAX_DEPTH}, which Go refuses",
+                )
             i = _space(text, i + 1)
             if c == "[":
                 if text.startswith("]", i):
@@ -237,7 +249,9 @@ def _parse_deep(text: str) -> Any:
                     value, i = literal, i + len(word)
                     break
             else:
-                raise DecodeError("invalidJSON", "$", f"invalid character {c!r} at offset {i}")
+                raise DecodeError(
+                    "invalidJSON", "$", f"invalid character {c!r} at offset {i}"
+                )
         # A value is complete: hand it to its container, closing those it ends.
         while True:
             i = _space(text, i)
@@ -258,7 +272,9 @@ def _parse_deep(text: str) -> Any:
                     stack[-1] = (items, key, False)
                 break
             if not text.startswith(closer, i):
-                raise DecodeError("invalidJSON", "$", f"want , or {closer} at offset {i}")
+                raise DecodeError(
+                    "invalidJSON", "$", f"want , or {closer} at offset {i}"
+                )
             stack.pop()
             value = items if is_array else _pairs(items)
             i += 1
@@ -320,7 +336,9 @@ def _mark_duplicates(top: list[Any], node: dict[str, Any]) -> None:
     work: list[Any] = [top]
     while work:
         c = work.pop()
-        items: Iterator[tuple[Any, Any]] = enumerate(c) if isinstance(c, list) else iter(list(c.items()))
+        items: Iterator[tuple[Any, Any]] = (
+            enumerate(c) if isinstance(c, list) else iter(list(c.items()))
+        )
         for k, v in items:
             if v is node:
                 c[k] = marked
@@ -342,7 +360,9 @@ def _float32(v: float) -> float:
     try:
         struct.pack("<f", v)
     except OverflowError:
-        raise PydanticCustomError("invalidValue", "{v} overflows a float32", {"v": v}) from None
+        raise PydanticCustomError(
+            "invalidValue", "{v} overflows a float32", {"v": v}
+        ) from None
     return v
 
 
@@ -354,13 +374,21 @@ Int32 = Annotated[int, Field(ge=-(1 << 31), le=(1 << 31) - 1)]
 """An Int32 is an integer Go holds in an int32."""
 Int64 = Annotated[int, Field(ge=-(1 << 63), le=(1 << 63) - 1)]
 """An Int64 is an integer Go holds in an int64 (or an int, on 64-bit platforms)."""
-Uint8 = Annotated[int, BeforeValidator(_refuse_negative_zero), Field(ge=0, le=(1 << 8) - 1)]
+Uint8 = Annotated[
+    int, BeforeValidator(_refuse_negative_zero), Field(ge=0, le=(1 << 8) - 1)
+]
 """A Uint8 is an integer Go holds in a uint8."""
-Uint16 = Annotated[int, BeforeValidator(_refuse_negative_zero), Field(ge=0, le=(1 << 16) - 1)]
+Uint16 = Annotated[
+    int, BeforeValidator(_refuse_negative_zero), Field(ge=0, le=(1 << 16) - 1)
+]
 """A Uint16 is an integer Go holds in a uint16."""
-Uint32 = Annotated[int, BeforeValidator(_refuse_negative_zero), Field(ge=0, le=(1 << 32) - 1)]
+Uint32 = Annotated[
+    int, BeforeValidator(_refuse_negative_zero), Field(ge=0, le=(1 << 32) - 1)
+]
 """A Uint32 is an integer Go holds in a uint32."""
-Uint64 = Annotated[int, BeforeValidator(_refuse_negative_zero), Field(ge=0, le=(1 << 64) - 1)]
+Uint64 = Annotated[
+    int, BeforeValidator(_refuse_negative_zero), Field(ge=0, le=(1 << 64) - 1)
+]
 """A Uint64 is an integer Go holds in a uint64 (or a uint, on 64-bit platforms)."""
 Float32 = Annotated[float, AfterValidator(_float32)]
 """A Float32 is a finite number Go holds in a float32."""
@@ -378,16 +406,36 @@ def _time(v: str) -> str:
         y, mo, d, h, mi, s = (int(g) for g in m.groups()[:6])
         zh, zm = (int(g or 0) for g in m.groups()[6:])
         leap = y % 4 == 0 and (y % 100 != 0 or y % 400 == 0)
-        days = 29 if mo == 2 and leap else 28 if mo == 2 else 30 if mo in (4, 6, 9, 11) else 31
-        if 1 <= mo <= 12 and 1 <= d <= days and h <= 23 and mi <= 59 and s <= 59 and zh <= 23 and zm <= 59:
+        days = (
+            29
+            if mo == 2 and leap
+            else 28
+            if mo == 2
+            else 30
+            if mo in (4, 6, 9, 11)
+            else 31
+        )
+        if (
+            1 <= mo <= 12
+            and 1 <= d <= days
+            and h <= 23
+            and mi <= 59
+            and s <= 59
+            and zh <= 23
+            and zm <= 59
+        ):
             return v
-    raise PydanticCustomError("invalidValue", "{v} is not an RFC 3339 time", {"v": repr(v)})
+    raise PydanticCustomError(
+        "invalidValue", "{v} is not an RFC 3339 time", {"v": repr(v)}
+    )
 
 
 Timestamp = Annotated[str, AfterValidator(_time)]
 """A Timestamp is a time as Go writes a time.Time: RFC 3339, as written."""
 
-_BASE64: Final = re.compile(r"(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?\Z")
+_BASE64: Final = re.compile(
+    r"(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?\Z"
+)
 
 
 def _from_base64(v: Any) -> Any:
@@ -410,7 +458,9 @@ Bytes = Annotated[
 """Bytes are bytes as Go writes a []byte: standard base64 with padding."""
 
 _NIL_UUID: Final = "00000000-0000-0000-0000-000000000000"
-_CANONICAL_UUID: Final = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\Z")
+_CANONICAL_UUID: Final = re.compile(
+    r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\Z"
+)
 
 
 def _uuid_problem(v: str) -> str | None:
@@ -436,14 +486,18 @@ class UUIDIdentifier(str):
         return super().__new__(cls, value)
 
     @classmethod
-    def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> core_schema.CoreSchema:
+    def __get_pydantic_core_schema__(
+        cls, source: Any, handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
         def check(v: str) -> UUIDIdentifier:
             if (problem := _uuid_problem(v)) is not None:
                 raise PydanticCustomError("invalidID", "{v} " + problem, {"v": repr(v)})
             return str.__new__(cls, v)
 
         return core_schema.no_info_after_validator_function(
-            check, core_schema.str_schema(strict=True), serialization=core_schema.to_string_ser_schema()
+            check,
+            core_schema.str_schema(strict=True),
+            serialization=core_schema.to_string_ser_schema(),
         )
 
 
@@ -453,16 +507,23 @@ class StringIdentifier(str):
     __slots__ = ()
 
     @classmethod
-    def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> core_schema.CoreSchema:
+    def __get_pydantic_core_schema__(
+        cls, source: Any, handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
         return core_schema.no_info_after_validator_function(
-            lambda v: str.__new__(cls, v), core_schema.str_schema(strict=True), serialization=core_schema.to_string_ser_schema()
+            lambda v: str.__new__(cls, v),
+            core_schema.str_schema(strict=True),
+            serialization=core_schema.to_string_ser_schema(),
         )
 
 
 # ---- The models. ----
 
 _WIRE: Final[dict[str, str]] = {"jobgen": "wire"}
-_FOLD: Final = {c: c - 32 for c in range(ord("a"), ord("z") + 1)} | {0x17F: ord("S"), 0x212A: ord("K")}
+_FOLD: Final = {c: c - 32 for c in range(ord("a"), ord("z") + 1)} | {
+    0x17F: ord("S"),
+    0x212A: ord("K"),
+}
 _NO_ZERO: Final = object()
 
 
@@ -479,7 +540,14 @@ def fold(key: str) -> str:
 class _Field:
     __slots__ = ("name", "json", "tag", "fix", "omit", "none_only")
 
-    def __init__(self, name: str, json: str, tag: Any, fix: Callable[[Any], Any] | None, omit: bool) -> None:
+    def __init__(
+        self,
+        name: str,
+        json: str,
+        tag: Any,
+        fix: Callable[[Any], Any] | None,
+        omit: bool,
+    ) -> None:
         self.name, self.json, self.tag, self.fix, self.omit = name, json, tag, fix, omit
         # A field that may hold None is a Go pointer, list, map or raw value
         # that Go leaves out only when it is nil: an empty list is written.
@@ -503,8 +571,16 @@ class _Wire:
             default = info.get_default(call_default_factory=True)
             tag = default if _is_tag(tp, default) else _NO_ZERO
             bare = get_origin(tp) in (list, dict)
-            f = _Field(name, json_name, tag, _null_fixer(tp), not info.is_required() and not bare and tag is _NO_ZERO)
-            f.none_only = tp is _JSON_VALUE or (get_origin(tp) in (Union, UnionType) and type(None) in get_args(tp))
+            f = _Field(
+                name,
+                json_name,
+                tag,
+                _null_fixer(tp),
+                not info.is_required() and not bare and tag is _NO_ZERO,
+            )
+            f.none_only = tp is _JSON_VALUE or (
+                get_origin(tp) in (Union, UnionType) and type(None) in get_args(tp)
+            )
             self.fields[json_name] = f
             self.folded.setdefault(fold(json_name), json_name)
             if tag is not _NO_ZERO:
@@ -529,7 +605,11 @@ def _is_tag(tp: Any, default: Any) -> bool:
     if get_origin(tp) is not Literal or default is None:
         return False
     args = get_args(tp)
-    return len(args) == 1 and args[0] is default or (len(args) == 1 and type(args[0]) is type(default) and args[0] == default)
+    return (
+        len(args) == 1
+        and args[0] is default
+        or (len(args) == 1 and type(args[0]) is type(default) and args[0] == default)
+    )
 
 
 def _strip(tp: Any) -> Any:
@@ -574,7 +654,11 @@ def _null_fixer(tp: Any) -> Callable[[Any], Any] | None:
 
     def element(e: Any) -> Any:
         if e is None:
-            return e if zero is _NO_ZERO else (zero.copy() if isinstance(zero, (list, dict)) else zero)
+            return (
+                e
+                if zero is _NO_ZERO
+                else (zero.copy() if isinstance(zero, (list, dict)) else zero)
+            )
         return inner(e) if inner is not None else e
 
     if origin is list:
@@ -603,7 +687,9 @@ class Model(BaseModel):
 
     @model_validator(mode="wrap")
     @classmethod
-    def _from_wire(cls, data: Any, handler: ModelWrapValidatorHandler[Self], info: ValidationInfo) -> Self:
+    def _from_wire(
+        cls, data: Any, handler: ModelWrapValidatorHandler[Self], info: ValidationInfo
+    ) -> Self:
         if info.context is not _WIRE:
             return handler(data)
         if data is None:
@@ -617,7 +703,9 @@ class Model(BaseModel):
         # looks for missing fields: the first refusal is the one reported.
         keys: PydanticCustomError | None = None
         if type(data) is _Duplicates:
-            keys = PydanticCustomError("ambiguousKey", "{type}: a key appears twice", {"type": w.type_name})
+            keys = PydanticCustomError(
+                "ambiguousKey", "{type}: a key appears twice", {"type": w.type_name}
+            )
         tag: PydanticCustomError | None = None
         tags = 0
         for key, value in data.items():
@@ -634,7 +722,15 @@ class Model(BaseModel):
             if f.tag is not _NO_ZERO:
                 tags += 1
                 if value is not None and type(value) is not type(f.tag):
-                    raise PydanticCustomError("wrongType", "{type}: {field} is not a {want}", {"type": w.type_name, "field": f.json, "want": type(f.tag).__name__})
+                    raise PydanticCustomError(
+                        "wrongType",
+                        "{type}: {field} is not a {want}",
+                        {
+                            "type": w.type_name,
+                            "field": f.json,
+                            "want": type(f.tag).__name__,
+                        },
+                    )
                 tag = tag or _tag_problem(w, f, value)
             elif value is not None:
                 out[f.name] = value if f.fix is None else f.fix(value)
@@ -648,7 +744,9 @@ class Model(BaseModel):
         try:
             result = handler(out)
         except ValidationError as e:
-            if tag is not None and all(err["type"] == "missing" and len(err["loc"]) == 1 for err in e.errors()):
+            if tag is not None and all(
+                err["type"] == "missing" and len(err["loc"]) == 1 for err in e.errors()
+            ):
                 raise tag from None
             raise
         if tag is not None:
@@ -693,16 +791,26 @@ def _refuse_values(model: type[Model], data: dict[str, Any]) -> None:
         if f is None or f.tag is not _NO_ZERO or v is None:
             continue
         try:
-            _field_adapter(model, f.name).validate_python(v if f.fix is None else f.fix(v), context=_WIRE)
+            _field_adapter(model, f.name).validate_python(
+                v if f.fix is None else f.fix(v), context=_WIRE
+            )
         except ValidationError as e:
             err = e.errors(include_url=False)[0]
-            raise PydanticCustomError(_KINDS.get(err["type"], "wrongType"), "{field}: {msg}", {"field": f.json, "msg": err["msg"]}) from None
+            raise PydanticCustomError(
+                _KINDS.get(err["type"], "wrongType"),
+                "{field}: {msg}",
+                {"field": f.json, "msg": err["msg"]},
+            ) from None
 
 
 def _field_adapter(model: type[Model], name: str) -> TypeAdapter[Any]:
     """A validator of one field of model alone, as strict as the model's."""
     info = model.model_fields[name]
-    tp: Any = Annotated[(info.annotation, *info.metadata)] if info.metadata else info.annotation
+    tp: Any = (
+        Annotated[(info.annotation, *info.metadata)]
+        if info.metadata
+        else info.annotation
+    )
     if isinstance(info.annotation, type) and issubclass(info.annotation, BaseModel):
         return TypeAdapter(tp)
     return TypeAdapter(tp, config=ConfigDict(strict=True, allow_inf_nan=False))
@@ -711,10 +819,21 @@ def _field_adapter(model: type[Model], name: str) -> TypeAdapter[Any]:
 def _tag_problem(w: _Wire, f: _Field, value: Any) -> PydanticCustomError | None:
     """What Go says of a variant's tag of the right type: missing, or another's."""
     if value is None:
-        return PydanticCustomError("missingField", "{type}: missing required field {field}", {"type": w.type_name, "field": repr(f.json)})
+        return PydanticCustomError(
+            "missingField",
+            "{type}: missing required field {field}",
+            {"type": w.type_name, "field": repr(f.json)},
+        )
     if value != f.tag:
         return PydanticCustomError(
-            "invalidValue", "{type}: {field} is {got}, want {want}", {"type": w.type_name, "field": f.json, "got": json.dumps(value), "want": json.dumps(f.tag)}
+            "invalidValue",
+            "{type}: {field} is {got}, want {want}",
+            {
+                "type": w.type_name,
+                "field": f.json,
+                "got": json.dumps(value),
+                "want": json.dumps(f.tag),
+            },
         )
     return None
 
@@ -764,7 +883,11 @@ def decode_list(model: type[M], data: str | bytes) -> list[M]:
     if tree is None:
         return []
     if not isinstance(tree, list):
-        raise DecodeError("wrongType", "$", f"want an array of {model.__name__}, got {_json_kind(tree)}")
+        raise DecodeError(
+            "wrongType",
+            "$",
+            f"want an array of {model.__name__}, got {_json_kind(tree)}",
+        )
     return [validate(model, e, f"$[{i}]") for i, e in enumerate(tree)]
 
 
@@ -814,7 +937,9 @@ def _object(tree: Any, type_name: str) -> dict[str, Any]:
     if tree is None:
         return {}
     if not isinstance(tree, dict):
-        raise DecodeError("wrongType", "$", f"{type_name}: want an object, got {_json_kind(tree)}")
+        raise DecodeError(
+            "wrongType", "$", f"{type_name}: want an object, got {_json_kind(tree)}"
+        )
     return tree
 
 
@@ -835,11 +960,17 @@ def _probe(o: dict[str, Any], type_name: str, key: str) -> Any:
     want = fold(key)
     for k in o:
         if k != key and len(k) == len(key) and fold(k) == want:
-            raise DecodeError("ambiguousKey", at("$", k), f"{type_name}: key {k!r} differs from field {key!r} only in case")
+            raise DecodeError(
+                "ambiguousKey",
+                at("$", k),
+                f"{type_name}: key {k!r} differs from field {key!r} only in case",
+            )
     return o.get(key)
 
 
-def decode_union(data: str | bytes, union: str, discriminator: str, variants: Mapping[Any, type[M]]) -> M:
+def decode_union(
+    data: str | bytes, union: str, discriminator: str, variants: Mapping[Any, type[M]]
+) -> M:
     """Decode_union reads any variant of a union, choosing it by its tag.
 
     A missing or null tag is a missingField refusal and an unknown one an
@@ -851,12 +982,24 @@ def decode_union(data: str | bytes, union: str, discriminator: str, variants: Ma
     tag = _probe(o, union, discriminator)
     kinds = {type(t) for t in variants}
     if tag is None:
-        raise DecodeError("missingField", at("$", discriminator), f"{union}: missing required field {discriminator!r}")
+        raise DecodeError(
+            "missingField",
+            at("$", discriminator),
+            f"{union}: missing required field {discriminator!r}",
+        )
     if type(tag) not in kinds:
-        raise DecodeError("wrongType", at("$", discriminator), f"{union}: want {discriminator} to be a {_kind_name(kinds)}, got {_json_kind(tag)}")
+        raise DecodeError(
+            "wrongType",
+            at("$", discriminator),
+            f"{union}: want {discriminator} to be a {_kind_name(kinds)}, got {_json_kind(tag)}",
+        )
     variant = variants.get(tag)
     if variant is None:
-        raise DecodeError("unknownVariant", at("$", discriminator), f"{union}: unknown {discriminator} {json.dumps(tag)}")
+        raise DecodeError(
+            "unknownVariant",
+            at("$", discriminator),
+            f"{union}: unknown {discriminator} {json.dumps(tag)}",
+        )
     if type(o) is _Duplicates:
         raise DecodeError("ambiguousKey", "$", f"{union}: a key appears twice")
     return validate(variant, o)
@@ -875,7 +1018,10 @@ class Envelope(Model):
     @classmethod
     def decode(cls, data: str | bytes) -> Self:
         """Decode reads a fact of this type and version, refusing any other."""
-        fact = decode_envelope(data, {cls.model_fields["type"].default: {cls.model_fields["v"].default: cls}})
+        fact = decode_envelope(
+            data,
+            {cls.model_fields["type"].default: {cls.model_fields["v"].default: cls}},
+        )
         return fact
 
 
@@ -893,25 +1039,47 @@ def decode_envelope(data: str | bytes, facts: Mapping[str, Mapping[int, type[E]]
         raise DecodeError("ambiguousKey", "$", "FactEnvelope: a key appears twice")
     for k in o:
         if k not in ("type", "v", "data") and fold(k) in ("TYPE", "V", "DATA"):
-            raise DecodeError("ambiguousKey", at("$", k), f"FactEnvelope: key {k!r} differs from field {k.lower()!r} only in case")
+            raise DecodeError(
+                "ambiguousKey",
+                at("$", k),
+                f"FactEnvelope: key {k!r} differs from field {k.lower()!r} only in case",
+            )
     fact_type, version, payload = o.get("type"), o.get("v"), o.get("data")
     if fact_type is None:
         fact_type = ""
     if not isinstance(fact_type, str):
-        raise DecodeError("wrongType", "$.type", f"FactEnvelope: want a string, got {_json_kind(fact_type)}")
+        raise DecodeError(
+            "wrongType",
+            "$.type",
+            f"FactEnvelope: want a string, got {_json_kind(fact_type)}",
+        )
     if version is None:
         version = 0
     if type(version) is not int and type(version) is not _NegativeZero:
-        raise DecodeError("wrongType", "$.v", f"FactEnvelope: want an integer, got {_json_kind(version)}")
+        raise DecodeError(
+            "wrongType",
+            "$.v",
+            f"FactEnvelope: want an integer, got {_json_kind(version)}",
+        )
     if not -(1 << 63) <= version < 1 << 63:
-        raise DecodeError("invalidValue", "$.v", f"FactEnvelope: {version} overflows an int")
+        raise DecodeError(
+            "invalidValue", "$.v", f"FactEnvelope: {version} overflows an int"
+        )
     if payload is None:
-        raise DecodeError("missingField", "$.data", "FactEnvelope: missing required field 'data'")
+        raise DecodeError(
+            "missingField", "$.data", "FactEnvelope: missing required field 'data'"
+        )
     versions = facts.get(fact_type)
     if versions is None:
-        raise DecodeError("unknownFact", "$.type", f"unknown fact type {json.dumps(fact_type)}")
+        raise DecodeError(
+            "unknownFact", "$.type", f"unknown fact type {json.dumps(fact_type)}"
+        )
     envelope = versions.get(version)
     if envelope is None:
-        raise DecodeError("unknownVersion", "$.v", f"{fact_type} v{version} is not decoded by this build")
+        raise DecodeError(
+            "unknownVersion",
+            "$.v",
+            f"{fact_type} v{version} is not decoded by this build",
+        )
     data_type: type[Model] = envelope.model_fields["data"].annotation  # type: ignore[assignment]
     return envelope.model_construct(data=validate(data_type, payload, "$.data"))

@@ -32,7 +32,8 @@ class JobID(UUIDIdentifier):
 
 
 class SessionID(StringIdentifier):
-    """A SessionID names the session that owns a job; owned jobs are visible only to it.
+    """A SessionID names the session that owns a job; owned jobs are visible only to
+    it.
     """
 
 
@@ -65,7 +66,11 @@ terminal; see JobLifecycle for the legal moves.
 """
 
 JOB_STATUS_VALUES: Final[tuple[JobStatus, ...]] = (
-    "running", "stopping", "completed", "killed", "failed"
+    "running",
+    "stopping",
+    "completed",
+    "killed",
+    "failed",
 )
 """JOB_STATUS_VALUES is every JobStatus, in declaration order."""
 
@@ -90,7 +95,12 @@ first-wins, and this names the winner.
 """
 
 SETTLEMENT_CAUSE_VALUES: Final[tuple[SettlementCause, ...]] = (
-    "producer", "kill", "teardown", "cancelFailure", "teardownBound", "timeout"
+    "producer",
+    "kill",
+    "teardown",
+    "cancelFailure",
+    "teardownBound",
+    "timeout",
 )
 """SETTLEMENT_CAUSE_VALUES is every SettlementCause, in declaration order."""
 
@@ -154,7 +164,8 @@ class JobSnapshot(Model):
     """ID identifies the job."""
 
     name: str
-    """Name is the display name (the kind and ordinal joined by a dash) such as bash-3.
+    """Name is the display name (the kind and ordinal joined by a dash) such as
+    bash-3.
     """
 
     kind: str
@@ -293,7 +304,9 @@ def decode_follow_frame(data: str | bytes) -> FollowFrame:
     missingField, an unknown one of kind unknownVariant.
     """
     variants: dict[Any, type[FollowFrame]] = {
-        "opened": OpenedFrame, "output": OutputFrame, "status": StatusFrame
+        "opened": OpenedFrame,
+        "output": OutputFrame,
+        "status": StatusFrame,
     }
     return decode_union(data, "FollowFrame", "frame", variants)
 
@@ -445,7 +458,8 @@ DEFAULT_OBSERVE_FLUSH: Final = timedelta(milliseconds=100)
 """DEFAULT_OBSERVE_FLUSH is the shortest interval between follow-stream flushes."""
 
 DEFAULT_OBSERVE_MAX_FRAME_BYTES: Final = 65536
-"""DEFAULT_OBSERVE_MAX_FRAME_BYTES splits follow-stream output frames. It is in bytes.
+"""DEFAULT_OBSERVE_MAX_FRAME_BYTES splits follow-stream output frames. It is in
+bytes.
 """
 
 DEFAULT_PUMP_POLL: Final = timedelta(milliseconds=150)

@@ -148,7 +148,10 @@ SourceKind: TypeAlias = Literal[
 """
 
 SOURCE_KIND_VALUES: Final[tuple[SourceKind, ...]] = (
-    "user", "coordinator", "subagentReport", "subagentSettled"
+    "user",
+    "coordinator",
+    "subagentReport",
+    "subagentSettled",
 )
 """SOURCE_KIND_VALUES is every SourceKind, in declaration order."""
 
@@ -164,7 +167,11 @@ StopReason: TypeAlias = Literal["completed", "aborted", "error", "maxTokens", "r
 """
 
 STOP_REASON_VALUES: Final[tuple[StopReason, ...]] = (
-    "completed", "aborted", "error", "maxTokens", "refusal"
+    "completed",
+    "aborted",
+    "error",
+    "maxTokens",
+    "refusal",
 )
 """STOP_REASON_VALUES is every StopReason, in declaration order."""
 
@@ -304,7 +311,8 @@ class SubagentCheckpoint(Model):
     """Run is the residency whose end the checkpoint follows."""
 
     index: Int64
-    """Index numbers the child's checkpoints, from 1; a later one has a greater index.
+    """Index numbers the child's checkpoints, from 1; a later one has a greater
+    index.
     """
 
     at: Int64
@@ -392,7 +400,8 @@ class SubagentCreated(Model):
 
 
 class SubagentCreatedEnvelope(Envelope):
-    """A SubagentCreatedEnvelope is a subagent/created v1 fact as the journal stores it.
+    """A SubagentCreatedEnvelope is a subagent/created v1 fact as the journal stores
+    it.
     """
 
     type: Literal["subagent/created"] = "subagent/created"
@@ -401,7 +410,8 @@ class SubagentCreatedEnvelope(Envelope):
 
 
 class SubagentMessageAccepted(Model):
-    """A SubagentMessageAccepted fact records that a child's inbox accepted a message.
+    """A SubagentMessageAccepted fact records that a child's inbox accepted a
+    message.
     """
 
     message: MessageID
@@ -546,7 +556,8 @@ class SubagentSeeded(Model):
 
 
 class SubagentSeededEnvelope(Envelope):
-    """A SubagentSeededEnvelope is a subagent/seeded v1 fact as the journal stores it.
+    """A SubagentSeededEnvelope is a subagent/seeded v1 fact as the journal stores
+    it.
     """
 
     type: Literal["subagent/seeded"] = "subagent/seeded"

@@ -14,12 +14,13 @@ import string
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from jobgen_vocab import jobs, subagents
 from jobgen_vocab._runtime import DecodeError, fold
 
 INT64 = st.integers(min_value=-(1 << 63), max_value=(1 << 63) - 1)
-UUIDS = st.uuids().map(str).filter(lambda u: u != "00000000-0000-0000-0000-000000000000")
+UUIDS = (
+    st.uuids().map(str).filter(lambda u: u != "00000000-0000-0000-0000-000000000000")
+)
 TEXT = st.text()
 
 chunks = st.builds(
@@ -45,15 +46,33 @@ snapshots = st.builds(
     output_bytes=INT64,
 )
 frames = st.one_of(
-    st.builds(jobs.OpenedFrame, job=snapshots, from_=INT64, earliest=INT64, total=INT64),
-    st.builds(jobs.OutputFrame, chunks=st.lists(chunks, max_size=4), next=INT64, lossy=st.booleans()),
+    st.builds(
+        jobs.OpenedFrame, job=snapshots, from_=INT64, earliest=INT64, total=INT64
+    ),
+    st.builds(
+        jobs.OutputFrame,
+        chunks=st.lists(chunks, max_size=4),
+        next=INT64,
+        lossy=st.booleans(),
+    ),
     st.builds(jobs.StatusFrame, job=snapshots),
 )
 messages = st.builds(
     subagents.Message,
     id=UUIDS.map(subagents.MessageID),
-    source=st.builds(subagents.MessageSource, kind=st.sampled_from(subagents.SOURCE_KIND_VALUES), sender=TEXT.map(jobs.SessionID)),
-    content=st.lists(st.builds(subagents.ContentBlock, kind=st.sampled_from(subagents.CONTENT_KIND_VALUES), text=TEXT), max_size=3),
+    source=st.builds(
+        subagents.MessageSource,
+        kind=st.sampled_from(subagents.SOURCE_KIND_VALUES),
+        sender=TEXT.map(jobs.SessionID),
+    ),
+    content=st.lists(
+        st.builds(
+            subagents.ContentBlock,
+            kind=st.sampled_from(subagents.CONTENT_KIND_VALUES),
+            text=TEXT,
+        ),
+        max_size=3,
+    ),
 )
 
 
@@ -66,13 +85,17 @@ def test_what_python_writes_it_reads_back(frame: jobs.FollowFrame) -> None:
 
 
 @given(messages)
-def test_a_message_of_the_importing_vocabulary_reads_back(message: subagents.Message) -> None:
+def test_a_message_of_the_importing_vocabulary_reads_back(
+    message: subagents.Message,
+) -> None:
     assert subagents.Message.decode(message.encode()) == message
 
 
 @given(frames, st.data())
 @settings(max_examples=300)
-def test_damage_is_refused_with_a_decode_error_or_read(frame: jobs.FollowFrame, data: st.DataObject) -> None:
+def test_damage_is_refused_with_a_decode_error_or_read(
+    frame: jobs.FollowFrame, data: st.DataObject
+) -> None:
     doc = bytearray(frame.encode())
     for _ in range(data.draw(st.integers(1, 3))):
         i = data.draw(st.integers(0, len(doc) - 1))
@@ -86,7 +109,9 @@ def test_damage_is_refused_with_a_decode_error_or_read(frame: jobs.FollowFrame, 
 
 
 @given(chunks, st.data())
-def test_a_key_in_another_case_is_refused(chunk: jobs.RecordChunk, data: st.DataObject) -> None:
+def test_a_key_in_another_case_is_refused(
+    chunk: jobs.RecordChunk, data: st.DataObject
+) -> None:
     wire = json.loads(chunk.encode())
     key = data.draw(st.sampled_from(sorted(wire)))
     other = "".join(data.draw(st.sampled_from([c, c.swapcase()])) for c in key)
