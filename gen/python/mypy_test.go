@@ -13,7 +13,8 @@ import (
 
 // TestModulesTypeCheckAndImport writes the module of every valid golden
 // case, with the modules of the specs it imports, into a package of its
-// own and runs mypy --strict over it and Python's import of each module,
+// own and runs mypy --strict, ruff's formatter and linter over it and
+// Python's import of each module,
 // which builds every pydantic model: every construct of the spec language
 // yields Python that type-checks and loads, not only jobs.yaml. TestGolden
 // pins the modules themselves. It needs tools/python/venv.sh; under CI=true
@@ -67,6 +68,20 @@ func TestModulesTypeCheckAndImport(t *testing.T) {
 	cmd.Dir = out
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("mypy --strict: %v\n%s", err, b)
+	}
+	// Laid out as black lays it out, and clean of the lints a careful
+	// Python programmer heeds (pycodestyle, pyflakes, isort, naming,
+	// pyupgrade, bugbear).
+	ruff := filepath.Join(filepath.Dir(py), "ruff")
+	for _, args := range [][]string{
+		append([]string{"format", "--check", "--no-cache", "--line-length", "88"}, names...),
+		append([]string{"check", "--no-cache", "--line-length", "88", "--select", "E,F,W,I,N,UP,B", "--exclude", "_runtime.py"}, names...),
+	} {
+		cmd = exec.Command(ruff, args...)
+		cmd.Dir = out
+		if b, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("ruff %s: %v\n%s", args[0], err, b)
+		}
 	}
 	cmd = exec.Command(py, "-c", strings.Join(imports, "\n"))
 	cmd.Dir = out
