@@ -247,6 +247,11 @@ func badThroughPython(t *testing.T, send func([]pyRequest) []tsAnswer) {
 	for _, doc := range repeated {
 		reqs = append(reqs, pyRequest{"OutputFrame", []byte(doc)})
 	}
+	// Beyond an int64, where Go refuses too (with no sentinel error).
+	overflow := []string{`{"frame":"output","next":9223372036854775808}`, `{"frame":"output","next":-9223372036854775809}`}
+	for _, doc := range overflow {
+		reqs = append(reqs, pyRequest{"OutputFrame", []byte(doc)})
+	}
 	answers := send(reqs)
 	i := 0
 	for _, b := range bad {
@@ -268,6 +273,15 @@ func badThroughPython(t *testing.T, send func([]pyRequest) []tsAnswer) {
 	for _, doc := range repeated {
 		if a := answers[i]; a.OK || a.Kind != "ambiguousKey" {
 			t.Errorf("Python answered %+v for %s, which repeats a key; want ambiguousKey, as Go", a, doc)
+		}
+		i++
+	}
+	for _, doc := range overflow {
+		if _, err := codecNamed(t, "OutputFrame").decode([]byte(doc)); err == nil {
+			t.Errorf("Go accepts %s", doc)
+		}
+		if a := answers[i]; a.OK || a.Kind != "invalidValue" || a.Path != "$.next" {
+			t.Errorf("Python answered %+v for %s, beyond an int64; want invalidValue at $.next", a, doc)
 		}
 		i++
 	}
