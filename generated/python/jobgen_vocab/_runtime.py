@@ -136,9 +136,20 @@ _MAX_DIGITS: Final = 4000  # below Python's int_max_str_digits, 4300
 # What may need the slow path: a surrogate escape or a raw surrogate (a lone
 # one, or an invalid byte read with surrogateescape), and a bare -0.
 _SURROGATES: Final = re.compile(r"\\u[dD][89a-fA-F]|[\ud800-\udfff]")
-_NEGATIVE_ZERO_TEXT: Final = re.compile(
-    r"(?:^|[\[:,])[ \t\n\r]*-0[ \t\n\r]*(?:[\],}]|$)"
-)
+_NEGATIVE_ZERO_TEXT: Final = re.compile(r"-0(?![0-9.eE])")
+
+
+def _has_negative_zero(text: str) -> bool:
+    """Whether text may hold the number -0 (a string may hold it too)."""
+    for m in _NEGATIVE_ZERO_TEXT.finditer(text):
+        j = m.start() - 1
+        while j >= 0 and text[j] in " \t\n\r":
+            j -= 1
+        if j < 0 or text[j] in "[:,":
+            return True
+    return False
+
+
 _LONE: Final = re.compile(r"[\ud800-\udfff]")
 
 
@@ -182,7 +193,7 @@ def parse(data: str | bytes | bytearray | memoryview) -> Any:
             fix = True
     if not text.isascii() or "\\u" in text:
         fix = fix or _SURROGATES.search(text) is not None
-    parse_int = _int if _NEGATIVE_ZERO_TEXT.search(text) else None
+    parse_int = _int if _has_negative_zero(text) else None
     try:
         tree = json.loads(
             text,
