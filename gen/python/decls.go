@@ -37,9 +37,7 @@ func (w *pyWriter) enum(d *gen.Enum) {
 			doc += "\n" + fmt.Sprintf("- %q: %s", v.Value, v.Doc)
 		}
 	}
-	if strings.Contains(doc, "\n- ") {
-		doc = strings.Replace(doc, "\n- ", "\n\n- ", 1)
-	}
+	doc = strings.Replace(doc, "\n- ", "\n\n- ", 1) // a blank line before the list
 	w.blank()
 	w.bracketed("", d.Name+": TypeAlias = Literal[", lits, "]", "")
 	w.docstring("", doc, "")
