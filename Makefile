@@ -27,7 +27,7 @@ demo-subagents: ## see continuable subagents: a child reports, the process resta
 
 generate: ## regenerate generated/ (Go and TypeScript), the reference, the schema and the live page's decoders from the specs jobgen.yaml lists
 	$(GO) run ./cmd/jobgen generate
-	@if [ -x $(TSC) ]; then tools/ts/page.sh build; else echo "make generate: skipped jobhttp/static/jobs.js (run make ts-deps to compile the page's decoders)"; fi
+	@if [ -x $(TSC) ]; then tools/ts/page.sh build && $(GO) run ./cmd/jobgen generate; else echo "make generate: skipped jobhttp/static/ (run make ts-deps to compile the page and the client)"; fi
 
 verify: ## fail when generated/ (Go and TypeScript), the reference, the schema or the page's decoders are not what the specs yield
 	$(GO) run ./cmd/jobgen verify
@@ -81,8 +81,9 @@ TSC ?= tools/ts/node_modules/.bin/tsc
 ts-deps: ## install the pinned TypeScript in tools/ts (npm ci from the committed lockfile)
 	cd tools/ts && npm ci --no-audit --no-fund
 
-ts-check: ## type-check generated/ts/ and the tools' harness with tsc --strict --noEmit
-	$(TSC) -p tools/ts/tsconfig.json --strict --noEmit
+ts-check: ## type-check the package generated/ts/ (sources and declarations), the tools and the page with every strictness flag their tsconfig.json sets
+	$(TSC) -p tools/ts/tsconfig.json
+	$(TSC) -p jobhttp/static/tsconfig.json --noEmit
 
 ts-bench: ## what the TypeScript decoders cost per follow frame against JSON.parse alone
 	tools/ts/bench.sh

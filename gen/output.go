@@ -45,7 +45,10 @@ type Tree struct {
 type treeFile struct {
 	File
 	target int
-	spec   string // the absolute path of the spec it came from
+	spec   string // the absolute path of the spec it came from; "" for a package file
+	// opening is a package file's opening (see PackageFile); "" for a
+	// spec's file.
+	opening string
 }
 
 // A Change is one difference between a Tree and the file system.
@@ -130,10 +133,11 @@ func within(dir, p string) bool {
 	return strings.HasPrefix(p, dir+string(filepath.Separator)) || (strings.HasSuffix(dir, string(filepath.Separator)) && strings.HasPrefix(p, dir))
 }
 
-// Render runs every spec through every target. It refuses overlapping
-// roots, specs a backend cannot express (an ErrorList of positioned
-// problems), two specs yielding one file, two targets sharing a directory,
-// and files that break the Backend rules.
+// Render runs every spec through every target, and adds the package files
+// of each target whose backend is a Packager. It refuses overlapping roots,
+// specs a backend cannot express (an ErrorList of positioned problems), two
+// specs yielding one file, a spec yielding a package file, two targets
+// sharing a directory, and files that break the Backend rules.
 func Render(targets []Target, specs []*Resolved) (*Tree, error) {
 	t := &Tree{targets: targets}
 	if err := CheckRoots(t.roots()); err != nil {
@@ -175,6 +179,11 @@ func Render(targets []Target, specs []*Resolved) (*Tree, error) {
 	if err := errs.Err(); err != nil {
 		return nil, err
 	}
+	if len(specs) > 0 {
+		if err := t.packageFiles(); err != nil {
+			return nil, err
+		}
+	}
 	if err := t.checkClaims(specs); err != nil {
 		return nil, err
 	}
@@ -198,8 +207,8 @@ func checkFile(b Backend, o Origin, f File) error {
 		return fmt.Errorf("%s is not a clean path inside the output root", f.Path)
 	case strings.Count(f.Path, "/") > maxPathDepth-1:
 		return fmt.Errorf("%s is more than %d elements deep", f.Path, maxPathDepth)
-	case !strings.HasSuffix(f.Path, m.Suffix):
-		return fmt.Errorf("%s does not end in %s", f.Path, m.Suffix)
+	case !m.ends(f.Path):
+		return fmt.Errorf("%s does not end in %s", f.Path, strings.Join(append([]string{m.Suffix}, m.Also...), " or "))
 	case !bytes.HasPrefix(f.Content, []byte(Mark(b, o, f.Path))):
 		return fmt.Errorf("%s does not start with its marker %q", f.Path, Mark(b, o, f.Path))
 	}
@@ -223,14 +232,22 @@ func (t *Tree) checkClaims(specs []*Resolved) error {
 	for _, f := range t.files {
 		root := t.targets[f.target].Root
 		key := root + "\x00" + f.Path
-		if first, dup := files[key]; dup && first.spec != f.spec && !slices.Contains(pairs, first.spec+"\x00"+f.spec) {
+		if first, dup := files[key]; dup && f.spec != "" && first.spec != f.spec && !slices.Contains(pairs, first.spec+"\x00"+f.spec) {
 			pairs = append(pairs, first.spec+"\x00"+f.spec)
 			problems.Add(t.packagePos(specs, f.spec), "%s and %s both generate %s; give them different package names", t.specFile(specs, first.spec), t.specFile(specs, f.spec), filepath.Join(root, filepath.FromSlash(f.Path)))
+		}
+		if first, dup := files[key]; dup && f.spec == "" && first.spec != "" {
+			problems.Add(t.packagePos(specs, first.spec), "%s generates %s, a file of the %s package itself; rename its package", t.specFile(specs, first.spec), filepath.Join(root, filepath.FromSlash(f.Path)), t.targets[f.target].Backend.Name())
+			continue
 		}
 		files[key] = claim{f.target, f.spec}
 		dir := root + "\x00" + path.Dir(f.Path)
 		if first, dup := dirs[dir]; dup && t.targets[first.target].Backend.Name() != t.targets[f.target].Backend.Name() {
-			problems.Add(t.packagePos(specs, f.spec), "%s (from %s) and %s (from %s) would both write into %s; rename one package",
+			at := f.spec
+			if at == "" {
+				at = first.spec // a package file's directory is reported at the spec that claimed it
+			}
+			problems.Add(t.packagePos(specs, at), "%s (from %s) and %s (from %s) would both write into %s; rename one package",
 				t.targets[first.target].Backend.Name(), t.specFile(specs, first.spec), t.targets[f.target].Backend.Name(), t.specFile(specs, f.spec),
 				filepath.Join(root, filepath.FromSlash(path.Dir(f.Path))))
 		} else if !dup {
@@ -244,12 +261,19 @@ func (t *Tree) checkClaims(specs []*Resolved) error {
 // packagePos is where the spec at abs names its package, where a clash of
 // two specs' outputs is reported.
 func (t *Tree) packagePos(specs []*Resolved, abs string) Pos {
-	return specs[slices.Index(t.specs, abs)].Spec().Package.Pos
+	i := slices.Index(t.specs, abs)
+	if i < 0 {
+		return Pos{} // a package file's: no spec names it
+	}
+	return specs[i].Spec().Package.Pos
 }
 
 // specFile is the spec at abs as the run names it.
 func (t *Tree) specFile(specs []*Resolved, abs string) string {
 	i := slices.Index(t.specs, abs)
+	if i < 0 {
+		return "its package"
+	}
 	return specs[i].Spec().File
 }
 

@@ -124,6 +124,9 @@ func (t *Tree) existing(r *os.Root, absRoot string, f treeFile) (old []byte, kin
 	case !info.Mode().IsRegular():
 		return nil, Conflict, "is not a regular file (jobgen writes only regular files and never follows a link)", nil
 	}
+	if f.spec == "" {
+		return existingPackageFile(r, f)
+	}
 	old, err = r.ReadFile(f.Path)
 	if err != nil {
 		return nil, "", "", err
@@ -162,8 +165,8 @@ func same(a, b string) bool {
 }
 
 // scan lists jobgen's files of the targets writing under root: the files
-// at most maxPathDepth elements deep whose name ends in a target's suffix and whose
-// content starts with its marker. Links are not followed.
+// at most maxPathDepth elements deep whose name ends in a target's suffix
+// and whose content starts with its marker. Links are not followed.
 func (t *Tree) scan(r *os.Root, root string) ([]found, error) {
 	var out []found
 	var visit func(dir string, depth int) error
@@ -192,7 +195,7 @@ func (t *Tree) scan(r *os.Root, root string) ([]found, error) {
 				continue
 			}
 			for i, tg := range t.targets {
-				if tg.Root != root || !strings.HasSuffix(e.Name(), tg.Backend.Marker().Suffix) {
+				if tg.Root != root || !tg.Backend.Marker().ends(e.Name()) {
 					continue
 				}
 				head, err := readHead(r, p)

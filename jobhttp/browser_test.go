@@ -242,3 +242,30 @@ func TestPageDrawsTheTimelineFromTheJournal(t *testing.T) {
 	}
 	screenshot(t, ctx, "timeline")
 }
+
+// TestPageSaysWhyItCannotConnectAndRecovers: a session at its stream cap gets
+// a 429, which EventSource gives up on. The page shows the server's reason,
+// which says what to do, and connects by itself once a stream is freed.
+func TestPageSaysWhyItCannotConnectAndRecovers(t *testing.T) {
+	ctx := browser(t)
+	s := newServer(t, jobhttp.Options{
+		Session:              func(*http.Request) (jobs.SessionID, error) { return "alice", nil },
+		MaxStreamsPerSession: 1,
+	})
+	held := s.stream("/api/jobs/events", "alice", nil)
+	held.mustNext()
+	conn := `document.getElementById("connection").textContent`
+	if err := chromedp.Do(ctx, chromedp.Navigate(s.srv.URL+"/")); err != nil {
+		t.Fatal(err)
+	}
+	said, err := chromedp.Run(ctx, chromedp.Poll[string](
+		conn+`.includes("MaxStreamsPerSession") && `+conn, chromedp.WithPollingTimeout(15*time.Second)))
+	if err != nil {
+		t.Fatalf("the page never said why it could not connect (%v): %q", err, run(t, ctx, chromedp.Evaluate[string](conn)))
+	}
+	t.Logf("the page says: %s", said)
+	held.res.Body.Close()
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](conn+` === "live"`, chromedp.WithPollingTimeout(20*time.Second))); err != nil {
+		t.Fatalf("the page did not connect once the stream was freed (%v): %q", err, run(t, ctx, chromedp.Evaluate[string](conn)))
+	}
+}

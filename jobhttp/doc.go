@@ -10,6 +10,14 @@ parameter on its own. Every route is fenced by that session exactly as the
 registry fences reads: a job of another session and a job that does not exist
 answer the same 404, so a remote client cannot probe for ids.
 
+Before the session is asked, the request's Host header must be one of the
+names the server answers for (Options.Hosts; by default the loopback names
+localhost, 127.0.0.1 and [::1]); any other Host is a 403 for every route.
+This is the defence against DNS rebinding: a page on attacker.example whose
+name is re-pointed at this server is same-origin with it as far as the
+browser knows, Origin and Sec-Fetch-Site included, but its requests still
+say Host: attacker.example.
+
 # Routes
 
 Under the handler's root (mount it with http.StripPrefix to serve it below a
@@ -21,10 +29,16 @@ path):
 	                           per lifecycle change (never per append)
 	GET  /api/jobs/{id}        one jobs.JobSnapshot
 	GET  /api/jobs/{id}/follow the follow stream as SSE (see below)
-	POST /api/jobs/{id}/kill   kill; body {"reason": "..."}, Content-Type
-	                           application/json
+	POST /api/jobs/{id}/kill   kill: a wire.KillRequest, Content-Type
+	                           application/json; answers a wire.KillResponse
 	GET  /api/history          the session's execution intervals from the
-	                           journal (404 when the handler has none)
+	                           journal, a JSON array of wire.Interval (404
+	                           when the handler has none)
+
+Every refusal answers a wire.ErrorBody with its status. The wire's own
+bodies are the vocabulary of spec/wire.yaml (generated/wire), which the
+TypeScript package's client, @jobgen/jobgen/client, reads with the decoders
+generated from the same spec; the page uses that client.
 
 # Follow
 
@@ -36,23 +50,42 @@ does this by itself) or as ?from=OFFSET; an offset that fell out of the
 retained window resumes lossy (the first output frame says lossy). The stream
 ends after the status frame. A negative, malformed or future offset is a 400.
 
-A slow client never blocks the producer and never grows the server's memory:
-the stream reads the job's bounded record at its own cursor, so a client that
-falls behind the record's window resumes lossy. A client that stops reading
-for Options.WriteTimeout is dropped.
+Every follower of one job shares one read of it: the handler follows the
+job in the registry once, encodes each frame once with the generated encoder,
+and writes those same bytes to every follower at that frame's cursor, so the
+producer sees one follower however many there are. A follower elsewhere (a
+resume, or one that joined in the middle of a frame) reads the record itself
+up to the next shared frame. A slow client never blocks the producer and
+never grows the server's memory: the shared frames are bounded by the job's
+record, and a client that falls behind the record's window resumes lossy.
+A client that stops reading for Options.WriteTimeout is dropped.
 
 # Kill
 
 Kill is a POST whose Content-Type must be application/json. No HTML form and
 no other "simple" cross-site request can send that, so a page on another site
-cannot make a browser kill a job; a request whose Origin names another host,
-or whose Sec-Fetch-Site is cross-site, is refused as well (403).
+cannot make a browser kill a job. What http.CrossOriginProtection refuses is
+refused as well (403): a Sec-Fetch-Site other than same-origin or none, or,
+without one, an Origin that names another host than the request's. Both
+rest on the Host check above.
 
 # Limits and shutdown
 
 A session may hold at most Options.MaxStreamsPerSession event streams at once
-(roster and follow together); one more is a 429. Close ends every open stream
-cleanly (a final "bye" event) and waits for their handlers to return; it is a
-disposer for launcher.Run, to run before the registry and the journal close.
+(roster and follow together); one more is a 429 with Retry-After and a body
+that says which limit it hit and what to do, and the page shows that and
+retries. Close ends every open stream cleanly (a final "bye" event) and
+waits for their handlers to return; it is a disposer for launcher.Run, to
+run before the registry and the journal close.
+
+The http.Server in front of a Handler should set ReadHeaderTimeout (a few
+seconds: clients that trickle headers), IdleTimeout (tens of seconds: idle
+keep-alive connections otherwise hold a descriptor and buffers for good),
+ReadTimeout and WriteTimeout (bounds on plain requests and responses).
+None of them cuts an event stream in use: a stream sets its own write
+deadline before each write, replacing WriteTimeout for it, and writes a
+keep-alive comment every Options.KeepAlive, so a client that stops reading
+or vanishes loses its stream after Options.WriteTimeout and frees its slot.
+examples/jobsweb shows the values.
 */
 package jobhttp

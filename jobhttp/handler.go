@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/jobgen/jobgen/generated/jobs"
+	"github.com/jobgen/jobgen/generated/wire"
 	"github.com/jobgen/jobgen/registry"
 )
 
@@ -21,12 +22,33 @@ type Options struct {
 	Registry *registry.Registry
 	// Session returns the session of the request's caller, as the runtime
 	// authenticates it. An error answers 401 with the error's text withheld.
+	//
+	// Session runs only for a request whose Host header is one of Hosts:
+	// every other request, page and API, reads and writes alike, is a 403
+	// before anything else is looked at. A browser sends cookies and the
+	// same-origin markers to whatever host name a page was loaded from, so
+	// after a DNS rebinding (attacker.example re-pointed at this server) a
+	// page of the attacker's is "same-origin" with it; only the Host header
+	// still says which name the browser thinks it talks to.
 	Session func(*http.Request) (jobs.SessionID, error)
+	// Hosts lists the Host header values the handler answers for: a name or
+	// address ("jobs.example.com", "10.0.0.7", "[fd00::7]") allows any port,
+	// host:port allows that port alone. Names are compared without case and
+	// without a trailing dot. Empty means the loopback names localhost,
+	// 127.0.0.1 and [::1] on any port, which is right for a server listening
+	// on a loopback address; a server reachable under other names must list
+	// them. A listed name is trusted as this server's own: list no name
+	// another party controls.
+	Hosts []string
 	// History, when set, answers /api/history with the caller's execution
 	// intervals; without it that route is a 404.
 	History HistoryFunc
 	// MaxStreamsPerSession caps the event streams one session holds open at
-	// once; zero means 8.
+	// once; zero means 8. A page holds one roster stream and one follow per
+	// expanded row, so one person rarely needs more than a few; a session
+	// that several people or many tabs share needs a higher cap. A stream
+	// past the cap is a 429 with Retry-After and a body saying what to do,
+	// and the page retries by itself.
 	MaxStreamsPerSession int
 	// WriteTimeout drops a stream whose client has not taken a write for this
 	// long; zero means 30 s.
@@ -39,17 +61,20 @@ type Options struct {
 	Logger *slog.Logger
 }
 
-// A HistoryFunc returns what /api/history answers for a session: a value
-// that encodes as JSON, such as the session's execution intervals.
-type HistoryFunc func(ctx context.Context, session jobs.SessionID) (any, error)
+// A HistoryFunc returns what /api/history answers for a session: its
+// execution intervals, oldest first (StoreHistory reads them from a
+// journal).
+type HistoryFunc func(ctx context.Context, session jobs.SessionID) ([]wire.Interval, error)
 
 // A Handler serves one registry over HTTP. Make one with New; it is safe for
 // concurrent use.
 type Handler struct {
-	opts Options
-	reg  *registry.Registry
-	mux  *http.ServeMux
-	log  *slog.Logger
+	opts  Options
+	reg   *registry.Registry
+	mux   *http.ServeMux
+	log   *slog.Logger
+	hosts hostSet
+	cop   *http.CrossOriginProtection // guards kill against other sites' pages
 
 	// done is closed by Close; every stream watches it.
 	done      chan struct{}
@@ -58,11 +83,9 @@ type Handler struct {
 
 	mu      sync.Mutex
 	perSess map[jobs.SessionID]int // open streams per session
-	closed  bool
+	shares  map[jobs.JobID]*share  // the followed jobs' shares (see share)
+	sharing sync.WaitGroup         // the shares' goroutines
 }
-
-// ErrClosed reports a stream refused because the Handler is closed.
-var ErrClosed = errors.New("jobhttp: handler closed")
 
 // New returns a Handler serving opts.Registry.
 func New(opts Options) (*Handler, error) {
@@ -81,6 +104,10 @@ func New(opts Options) (*Handler, error) {
 	if opts.KeepAlive <= 0 {
 		opts.KeepAlive = 15 * time.Second
 	}
+	hosts, err := newHostSet(opts.Hosts)
+	if err != nil {
+		return nil, err
+	}
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -90,8 +117,11 @@ func New(opts Options) (*Handler, error) {
 		reg:     opts.Registry,
 		mux:     http.NewServeMux(),
 		log:     log,
+		hosts:   hosts,
+		cop:     http.NewCrossOriginProtection(),
 		done:    make(chan struct{}),
 		perSess: make(map[jobs.SessionID]int),
+		shares:  make(map[jobs.JobID]*share),
 	}
 	static, err := fs.Sub(staticFiles, "static")
 	if err != nil {
@@ -107,8 +137,14 @@ func New(opts Options) (*Handler, error) {
 	return h, nil
 }
 
-// ServeHTTP serves the page and the API.
+// ServeHTTP serves the page and the API to a request for one of
+// Options.Hosts, and refuses every other request with 403.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !h.hosts.allows(r.Host) {
+		h.log.Debug("jobhttp: host refused", "host", r.Host)
+		httpError(w, http.StatusForbidden, fmt.Sprintf("host %q is not a name this server answers for: add it to jobhttp Options.Hosts", r.Host))
+		return
+	}
 	h.mux.ServeHTTP(w, r)
 }
 
@@ -116,14 +152,15 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // to return; later streams are refused with 503. Plain requests are not
 // affected: shut the http.Server down for those. Close may be called again.
 func (h *Handler) Close(ctx context.Context) error {
+	// Taking mu orders the close with openStream: a stream counted before
+	// it is waited for, and none is counted after it.
 	h.closeOnce.Do(func() {
 		h.mu.Lock()
-		h.closed = true
-		h.mu.Unlock()
 		close(h.done)
+		h.mu.Unlock()
 	})
 	waited := make(chan struct{})
-	go func() { h.streams.Wait(); close(waited) }()
+	go func() { h.streams.Wait(); h.sharing.Wait(); close(waited) }()
 	select {
 	case <-waited:
 		return nil
@@ -147,16 +184,29 @@ func (h *Handler) withSession(next sessionHandler) http.HandlerFunc {
 	}
 }
 
-// openStream counts a stream against its session's cap. The returned release
-// must be called when the stream ends.
-func (h *Handler) openStream(session jobs.SessionID) (release func(), status int) {
+// streamRetryAfter is the Retry-After of a refused stream, in seconds: about
+// how long a browser takes to notice that a closed tab's stream is gone.
+const streamRetryAfter = "5"
+
+// openStream counts a stream against its session's cap, or answers the
+// request with why it cannot have one: 503 once the handler is closed, 429
+// with Retry-After and what to do when the session is at its cap. The
+// returned release must be called when the stream ends.
+func (h *Handler) openStream(w http.ResponseWriter, session jobs.SessionID) (release func(), ok bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.closed {
-		return nil, http.StatusServiceUnavailable
+	select {
+	case <-h.done:
+		httpError(w, http.StatusServiceUnavailable, "the server is shutting down")
+		return nil, false
+	default:
 	}
-	if h.perSess[session] >= h.opts.MaxStreamsPerSession {
-		return nil, http.StatusTooManyRequests
+	if n := h.perSess[session]; n >= h.opts.MaxStreamsPerSession {
+		w.Header().Set("Retry-After", streamRetryAfter)
+		httpError(w, http.StatusTooManyRequests, fmt.Sprintf("this session is at its cap of open event streams "+
+			"(%d, jobhttp Options.MaxStreamsPerSession): close another page or followed job of the session, "+
+			"or raise the cap; retry in %s s", n, streamRetryAfter))
+		return nil, false
 	}
 	h.perSess[session]++
 	h.streams.Add(1)
@@ -167,7 +217,7 @@ func (h *Handler) openStream(session jobs.SessionID) (release func(), status int
 		}
 		h.mu.Unlock()
 		h.streams.Done()
-	}, 0
+	}, true
 }
 
 // jobID reads the {id} path value; a malformed id is as unknown as a missing one.
@@ -191,14 +241,12 @@ func lookupError(w http.ResponseWriter, err error) {
 	}
 }
 
-// httpError writes a JSON error body {"error": msg}.
+// httpError writes the error body of a refusal, a wire.ErrorBody.
 func httpError(w http.ResponseWriter, status int, msg string) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(status)
-	json.NewEncoder(w).Encode(struct {
-		Error string `json:"error"`
-	}{msg})
+	json.NewEncoder(w).Encode(wire.ErrorBody{Error: msg})
 }
 
 // writeJSON writes v as a 200 JSON body.

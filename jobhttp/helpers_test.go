@@ -115,7 +115,8 @@ func (s *server) startPlain(session jobs.SessionID, label string) (jobs.JobSnaps
 	return snap, p
 }
 
-// request makes a request as session ("" sends no session).
+// request makes a request as session ("" sends no session). A "Host" in
+// header replaces the Host the request names.
 func (s *server) request(method, path, session string, body io.Reader, header map[string]string) *http.Response {
 	s.t.Helper()
 	req, err := http.NewRequest(method, s.srv.URL+path, body)
@@ -126,6 +127,10 @@ func (s *server) request(method, path, session string, body io.Reader, header ma
 		req.Header.Set(sessionHeader, session)
 	}
 	for k, v := range header {
+		if k == "Host" {
+			req.Host = v
+			continue
+		}
 		req.Header.Set(k, v)
 	}
 	res, err := s.srv.Client().Do(req)

@@ -3,10 +3,10 @@ package jobhttp_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"github.com/jobgen/jobgen/jobhistory"
-	"github.com/jobgen/jobgen/journal"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -18,7 +18,9 @@ import (
 	"time"
 
 	"github.com/jobgen/jobgen/generated/jobs"
+	"github.com/jobgen/jobgen/jobhistory"
 	"github.com/jobgen/jobgen/jobhttp"
+	"github.com/jobgen/jobgen/journal"
 	"github.com/jobgen/jobgen/registry"
 )
 
@@ -174,6 +176,10 @@ func TestFollowRefusesBadOffsetsWith400(t *testing.T) {
 	p.job.Append("abc", jobs.AppendOptions{})
 	for _, tc := range []struct{ query, header string }{
 		{query: "?from=-1"}, {query: "?from=abc"}, {query: "?from=4"}, {header: "x"}, {header: "-5"},
+		// Only canonical decimal, as the server writes ids: no sign, no
+		// leading zeros, nothing around the digits.
+		{query: "?from=%2B3"}, {query: "?from=002"}, {query: "?from=00"}, {query: "?from=%203"}, {query: "?from=0x1"},
+		{header: "+3"}, {header: "01"}, {header: "-0"}, {header: "1e0"},
 	} {
 		h := map[string]string{}
 		if tc.header != "" {
@@ -212,6 +218,10 @@ func TestKillRefusesWhatACrossSiteFormCouldSend(t *testing.T) {
 		{"none", nil, http.StatusUnsupportedMediaType},
 		{"other origin", map[string]string{"Content-Type": "application/json", "Origin": "https://evil.example"}, http.StatusForbidden},
 		{"cross site", map[string]string{"Content-Type": "application/json", "Sec-Fetch-Site": "cross-site"}, http.StatusForbidden},
+		{"same site", map[string]string{"Content-Type": "application/json", "Sec-Fetch-Site": "same-site"}, http.StatusForbidden},
+		{"null origin", map[string]string{"Content-Type": "application/json", "Origin": "null"}, http.StatusForbidden},
+		{"other port", map[string]string{"Content-Type": "application/json", "Origin": "http://127.0.0.1:1"}, http.StatusForbidden},
+		{"form from this origin", map[string]string{"Content-Type": "application/x-www-form-urlencoded", "Origin": s.srv.URL, "Sec-Fetch-Site": "same-origin"}, http.StatusUnsupportedMediaType},
 	} {
 		res := s.request("POST", path, "alice", strings.NewReader(`{"reason":"x"}`), tc.header)
 		res.Body.Close()
@@ -244,9 +254,19 @@ func TestEventStreamsPerSessionAreCapped(t *testing.T) {
 	a.mustNext()
 	b.mustNext()
 	res := s.request("GET", "/api/jobs/events", "alice", nil, nil)
+	body, _ := io.ReadAll(res.Body)
 	res.Body.Close()
 	if res.StatusCode != http.StatusTooManyRequests {
 		t.Fatalf("third stream: %s, want 429", res.Status)
+	}
+	// The refusal says what to do: which limit, what to close, when to retry.
+	for _, want := range []string{"cap of open event streams (2, jobhttp Options.MaxStreamsPerSession)", "close another page", "retry in 5 s"} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("429 body %s does not say %q", body, want)
+		}
+	}
+	if ra := res.Header.Get("Retry-After"); ra != "5" {
+		t.Errorf("429 Retry-After %q, want 5", ra)
 	}
 	other := s.stream("/api/jobs/events", "bob", nil) // another session has its own cap
 	other.mustNext()
@@ -326,7 +346,7 @@ func TestASlowFollowerNeverBlocksTheProducer(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	fmt.Fprintf(conn, "GET /api/jobs/%s/follow HTTP/1.1\r\nHost: x\r\n%s: alice\r\n\r\n", snap.ID, sessionHeader)
+	fmt.Fprintf(conn, "GET /api/jobs/%s/follow HTTP/1.1\r\nHost: 127.0.0.1\r\n%s: alice\r\n\r\n", snap.ID, sessionHeader)
 	// The client never reads a byte. The producer writes until the server
 	// has dropped the stalled stream, which frees the session's one slot.
 	line := strings.Repeat("y", 1023) + "\n"
@@ -392,17 +412,49 @@ func TestHistoryIsA404WithoutAJournal(t *testing.T) {
 }
 
 // TestThePagesDecodersAreTheCompiledTypeScript: the page decodes every
-// document with the generated TypeScript of spec/jobs.yaml, compiled by the
-// pinned tsc; a hand edit or a stale build of static/jobs.js fails here.
+// document with the package's JavaScript of spec/jobs.yaml (tools/ts/page.sh
+// copies it); a hand edit or a stale copy in static/ fails here.
 func TestThePagesDecodersAreTheCompiledTypeScript(t *testing.T) {
 	if _, err := os.Stat("../tools/ts/node_modules/.bin/tsc"); err != nil {
 		if os.Getenv("CI") == "true" {
 			t.Fatal("no pinned TypeScript under CI=true: .ci/run runs make ts-deps")
 		}
-		t.Skip("no pinned TypeScript: run make ts-deps (needs Node.js) to check static/jobs.js")
+		t.Skip("no pinned TypeScript: run make ts-deps (needs Node.js) to check static/")
 	}
 	out, err := exec.Command("../tools/ts/page.sh", "check").CombinedOutput()
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
+	}
+}
+
+// TestAKillThatFailsIsA502AndLogged: when the producer's Cancel fails, the
+// client gets a 502 without the error's text and the handler's logger gets
+// the error.
+func TestAKillThatFailsIsA502AndLogged(t *testing.T) {
+	var logs syncBuffer
+	s := newServer(t, jobhttp.Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	ended := make(chan struct{})
+	t.Cleanup(func() { close(ended) }) // before the server's cleanup, which closes the registry
+	snap, err := s.reg.Start(context.Background(), jobs.PlainJobStart{
+		JobStartCommon: jobs.JobStartCommon{Kind: "stubborn", Label: "setuid", Owner: "alice"},
+		Run: func(ctx context.Context, job jobs.RunningJob) (jobs.Hooks, error) {
+			return jobs.Hooks{
+				Cancel: func(string) error { return errors.New("signal refused: operation not permitted") },
+				Done:   func() (jobs.JobOutcome, error) { <-ended; return jobs.JobOutcome{Status: jobs.JobStatusCompleted}, nil },
+			}, nil
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := s.request("POST", "/api/jobs/"+snap.ID.String()+"/kill", "alice", strings.NewReader(`{"reason":"stop"}`),
+		map[string]string{"Content-Type": "application/json"})
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != http.StatusBadGateway || strings.Contains(string(body), "not permitted") {
+		t.Fatalf("a failed kill answered %s %s, want 502 without the error's text", res.Status, body)
+	}
+	if l := logs.String(); !strings.Contains(l, "level=ERROR") || !strings.Contains(l, "not permitted") || !strings.Contains(l, snap.ID.String()) {
+		t.Fatalf("a failed kill logged %q, want an error naming the job and the cause", l)
 	}
 }

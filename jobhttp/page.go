@@ -6,10 +6,12 @@ import (
 	"net/http"
 )
 
-// staticFiles is the live page: HTML, CSS and the JavaScript compiled from
-// the generated TypeScript decoders and the page's own module.
+// staticFiles is the live page: HTML, CSS, the JavaScript of the package's
+// modules it imports, and the page's own TypeScript compiled (see
+// tools/ts/page.sh). The TypeScript sources and declarations beside them are
+// for the compiler, not served.
 //
-//go:embed static
+//go:embed static/*.html static/*.css static/*.mjs
 var staticFiles embed.FS
 
 // pageHandler serves the embedded page with a strict content security policy:

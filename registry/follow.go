@@ -47,7 +47,39 @@ func FromOffset(offset int64) FollowStart { return FollowStart{offset: offset, s
 // the stream started outlives it.
 func (r *Registry) Follow(ctx context.Context, caller jobs.SessionID, id jobs.JobID, start FollowStart) iter.Seq2[jobs.FollowFrame, error] {
 	return func(yield func(jobs.FollowFrame, error) bool) {
-		fail := func(err error) { yield(nil, fmt.Errorf("registry: follow %s: %w", id, err)) }
+		for read, err := range r.FollowReads(ctx, caller, id, start) {
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			for _, f := range read.Frames {
+				if !yield(f, nil) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// A FollowRead is what one read of a follow stream yields (see FollowReads).
+type FollowRead struct {
+	// Frames are the read's frames in order: the OpenedFrame alone, or the
+	// OutputFrames of one read of the record, then, at the end, the
+	// StatusFrame.
+	Frames []jobs.FollowFrame
+	// Earliest is the record's first retained offset at the read, and Next
+	// its total: every byte below Earliest is gone from the record for good.
+	Earliest, Next int64
+}
+
+// FollowReads is Follow with the frames of each read of the record yielded
+// together, with the record's window at that read: the same frames, in the
+// same order, under the same promises. A consumer that hands each read on as
+// a whole (jobhttp shares one stream among many followers) wakes its own
+// consumers once per read rather than once per frame.
+func (r *Registry) FollowReads(ctx context.Context, caller jobs.SessionID, id jobs.JobID, start FollowStart) iter.Seq2[FollowRead, error] {
+	return func(yield func(FollowRead, error) bool) {
+		fail := func(err error) { yield(FollowRead{}, fmt.Errorf("registry: follow %s: %w", id, err)) }
 		if start.set && start.offset < 0 {
 			fail(fmt.Errorf("offset %d: %w", start.offset, ErrNegativeOffset))
 			return
@@ -62,7 +94,8 @@ func (r *Registry) Follow(ctx context.Context, caller jobs.SessionID, id jobs.Jo
 		if start.set {
 			cursor = start.offset
 		}
-		if !yield(jobs.OpenedFrame{Job: snap, From: cursor, Earliest: rd.Earliest, Total: rd.Next}, nil) {
+		opened := jobs.OpenedFrame{Job: snap, From: cursor, Earliest: rd.Earliest, Total: rd.Next}
+		if !yield(FollowRead{Frames: []jobs.FollowFrame{opened}, Earliest: rd.Earliest, Next: rd.Next}, nil) {
 			return
 		}
 		limits := r.limits
@@ -83,44 +116,57 @@ func (r *Registry) Follow(ctx context.Context, caller jobs.SessionID, id jobs.Jo
 			} else {
 				rd, wait = j.followTail(cursor)
 			}
+			read := FollowRead{Earliest: rd.Earliest, Next: rd.Next}
 			if len(rd.Chunks) > 0 {
-				frames := outputFrames(rd, cursor, limits.ObserveMaxFrameBytes)
-				for _, frame := range frames {
-					if !yield(frame, nil) {
-						return
-					}
-				}
-				if len(frames) > 0 {
-					lastFlush = time.Now()
+				for _, f := range outputFrames(rd, cursor, limits.ObserveMaxFrameBytes) {
+					read.Frames = append(read.Frames, f)
 				}
 			}
 			cursor = max(cursor, rd.Next)
 			if settled {
-				yield(jobs.StatusFrame{Job: snap}, nil)
+				read.Frames = append(read.Frames, jobs.StatusFrame{Job: snap})
+				yield(read, nil)
 				return
+			}
+			if len(read.Frames) > 0 {
+				if !yield(read, nil) {
+					return
+				}
+				lastFlush = time.Now()
 			}
 			select {
 			case <-wait:
 			case <-done:
 			case <-ctx.Done():
-				yield(nil, ctx.Err())
+				yield(FollowRead{}, ctx.Err())
 				return
 			}
 			// Batch: no flush sooner than ObserveFlush after the last one.
-			if wait := time.Until(lastFlush.Add(limits.ObserveFlush)); wait > 0 {
-				if timer == nil {
-					timer = time.NewTimer(wait)
-				} else {
-					timer.Reset(wait)
-				}
-				select {
-				case <-timer.C:
-				case <-ctx.Done():
-					yield(nil, ctx.Err())
-					return
-				}
+			if err := flushWait(ctx, &timer, lastFlush.Add(limits.ObserveFlush)); err != nil {
+				yield(FollowRead{}, err)
+				return
 			}
 		}
+	}
+}
+
+// flushWait waits until the time at on *timer (made at first use), or
+// returns ctx's error if ctx ends first.
+func flushWait(ctx context.Context, timer **time.Timer, at time.Time) error {
+	wait := time.Until(at)
+	if wait <= 0 {
+		return nil
+	}
+	if *timer == nil {
+		*timer = time.NewTimer(wait)
+	} else {
+		(*timer).Reset(wait)
+	}
+	select {
+	case <-(*timer).C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
 	}
 }
 
@@ -209,4 +255,54 @@ func outputFrames(rd jobs.RecordRead, cursor int64, maxBytes int) []jobs.OutputF
 		size += len(c.Text)
 	}
 	return frames
+}
+
+// FollowFrames reads, without waiting, the output frames a follow stream at
+// cursor from would send next, up to the offset to: the record's retained
+// chunks that end after from and no later than to, cut into frames as Follow
+// cuts them (the first lossy when from lies below the retained window). It
+// also returns the window: the earliest retained offset and the total. A to
+// at or below from reads the window alone, without copying a byte.
+//
+// A stream that shares frames among many followers (jobhttp) reads with
+// FollowFrames to bring one follower up to the next frame boundary it shares.
+// It is fenced like every read.
+func (r *Registry) FollowFrames(caller jobs.SessionID, id jobs.JobID, from, to int64) (frames []jobs.OutputFrame, earliest, next int64, err error) {
+	if from < 0 {
+		return nil, 0, 0, fmt.Errorf("registry: follow %s: offset %d: %w", id, from, ErrNegativeOffset)
+	}
+	r.mu.Lock()
+	j, err := r.lookupRecording(caller, id)
+	if err != nil {
+		r.mu.Unlock()
+		return nil, 0, 0, fmt.Errorf("registry: follow %s: %w", id, err)
+	}
+	j.mu.Lock()
+	r.mu.Unlock()
+	earliest, next = j.record.start, j.record.total
+	var rd jobs.RecordRead
+	if to > from {
+		rd = j.record.read(from)
+	}
+	j.mu.Unlock()
+	rd.Chunks = cutAt(rd.Chunks, to)
+	if len(rd.Chunks) == 0 {
+		return nil, earliest, next, nil
+	}
+	return outputFrames(rd, from, r.limits.ObserveMaxFrameBytes), earliest, next, nil
+}
+
+// cutAt drops the chunks that begin at or after the offset to, and the part
+// of a chunk that runs past it.
+func cutAt(chunks []jobs.RecordChunk, to int64) []jobs.RecordChunk {
+	for i, c := range chunks {
+		if c.Offset >= to {
+			return chunks[:i]
+		}
+		if end := c.Offset + int64(len(c.Text)); end > to {
+			chunks[i].Text = c.Text[:to-c.Offset]
+			return chunks[:i+1]
+		}
+	}
+	return chunks
 }

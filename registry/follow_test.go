@@ -267,3 +267,81 @@ func TestFollowSurvivesClose(t *testing.T) {
 		}
 	})
 }
+
+// TestFollowFramesReadsUpToAnOffset: FollowFrames gives the frames a follow
+// stream at from would send, cut at to, with the window; it is lossy below
+// the window, reads nothing for to <= from, and is fenced.
+func TestFollowFramesReadsUpToAnOffset(t *testing.T) {
+	r := registry.New(registry.WithLimits(registry.Limits{RetainBytes: 8, ObserveMaxFrameBytes: 4}))
+	p, face, snap := recordingBash(t, r, "alice")
+	defer p.finish(jobs.JobStatusCompleted, "", "")
+	for _, s := range []string{"aa", "bb", "cc", "dd", "éé"} { // é is two bytes: 0..8 then 8..12
+		face.Append(s, jobs.AppendOptions{})
+	}
+	// Retained: cc@4 dd@6 éé@8 (12 bytes appended, 8 retained).
+	for _, tc := range []struct {
+		from, to int64
+		want     []string
+	}{
+		{4, 8, []string{"cc|dd"}},
+		{5, 8, []string{"c|dd"}},
+		{4, 12, []string{"cc|dd", "éé"}}, // frames of at most 4 bytes of text
+		{4, 10, []string{"cc|dd", "é"}},
+		{9, 12, []string{"é"}}, // a cursor inside a rune starts at the next one
+		{0, 8, []string{"lossy:cc|dd"}},
+		{0, 4, nil}, // evicted: nothing, and the window says so
+		{6, 6, nil},
+		{12, 20, nil},
+	} {
+		frames, earliest, next, err := r.FollowFrames("alice", snap.ID, tc.from, tc.to)
+		if err != nil || earliest != 4 || next != 12 {
+			t.Fatalf("FollowFrames(%d, %d): window %d..%d, %v; want 4..12", tc.from, tc.to, earliest, next, err)
+		}
+		var got []jobs.FollowFrame
+		for _, f := range frames {
+			got = append(got, f)
+		}
+		if g := texts(got); strings.Join(g, " ") != strings.Join(tc.want, " ") {
+			t.Errorf("FollowFrames(%d, %d) = %q, want %q", tc.from, tc.to, g, tc.want)
+		}
+		if len(frames) > 0 && frames[len(frames)-1].Next != min(tc.to, 12) {
+			t.Errorf("FollowFrames(%d, %d) ends at %d, want %d", tc.from, tc.to, frames[len(frames)-1].Next, min(tc.to, 12))
+		}
+	}
+	if _, _, _, err := r.FollowFrames("bob", snap.ID, 4, 8); !errors.Is(err, registry.ErrForeignJob) {
+		t.Errorf("FollowFrames as another session: %v, want ErrForeignJob", err)
+	}
+	if _, _, _, err := r.FollowFrames("alice", snap.ID, -1, 8); !errors.Is(err, registry.ErrNegativeOffset) {
+		t.Errorf("FollowFrames from -1: %v, want ErrNegativeOffset", err)
+	}
+}
+
+// TestFollowReadsYieldsEachReadAsAWhole: the frames of one read of the
+// record come in one FollowRead, with the window at that read; Follow yields
+// the same frames one by one.
+func TestFollowReadsYieldsEachReadAsAWhole(t *testing.T) {
+	r := registry.New(registry.WithLimits(registry.Limits{RetainBytes: 8, ObserveMaxFrameBytes: 4}))
+	p, face, snap := recordingBash(t, r, "alice")
+	defer p.finish(jobs.JobStatusCompleted, "", "")
+	for _, s := range []string{"aa", "bb", "cc", "dd", "ee"} {
+		face.Append(s, jobs.AppendOptions{})
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var reads []registry.FollowRead
+	for read, err := range r.FollowReads(ctx, "alice", snap.ID, registry.FromOffset(0)) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		reads = append(reads, read)
+		if len(reads) == 2 {
+			break
+		}
+	}
+	if o, ok := reads[0].Frames[0].(jobs.OpenedFrame); len(reads[0].Frames) != 1 || !ok || o.From != 0 || reads[0].Earliest != 2 || reads[0].Next != 10 {
+		t.Fatalf("first read %+v, want the opened frame alone from 0, window 2..10", reads[0])
+	}
+	if got := texts(reads[1].Frames); strings.Join(got, " ") != "lossy:bb|cc dd|ee" || reads[1].Earliest != 2 || reads[1].Next != 10 {
+		t.Fatalf("second read %q (window %d..%d), want both frames of the lossy read together, window 2..10", got, reads[1].Earliest, reads[1].Next)
+	}
+}

@@ -105,19 +105,6 @@ func TestSubagentsPythonEqualsGo(t *testing.T) {
 	t.Run("damaged documents are refused alike", func(t *testing.T) { damagedThroughPython(t, send, subagentsCodecs()) })
 }
 
-// pythonCodecs leaves out the Go-only types: Python has no model of them.
-func pythonCodecs(codecs []tsCodec) []tsCodec {
-	var out []tsCodec
-	for _, c := range codecs {
-		switch c.name {
-		case "Hooks", "PlainJobStart", "RecordingJobStart", "JobStart":
-			continue
-		}
-		out = append(out, c)
-	}
-	return out
-}
-
 func roundTripThroughPython(t *testing.T, send func([]pyRequest) []tsAnswer, codecs []tsCodec) {
 	type sent struct {
 		codec tsCodec
@@ -125,7 +112,7 @@ func roundTripThroughPython(t *testing.T, send func([]pyRequest) []tsAnswer, cod
 	}
 	var cases []sent
 	var reqs []pyRequest
-	for _, c := range pythonCodecs(codecs) {
+	for _, c := range codecs {
 		for i := range rtChecks() {
 			v := c.gen.Example(i)
 			doc, err := c.encode(v)
@@ -173,7 +160,7 @@ func damagedThroughPython(t *testing.T, send func([]pyRequest) []tsAnswer, codec
 	}
 	var cases []sent
 	var reqs []pyRequest
-	for _, c := range pythonCodecs(codecs) {
+	for _, c := range codecs {
 		g := rapid.Custom(func(t *rapid.T) []byte {
 			doc, err := c.encode(c.gen.Draw(t, "value"))
 			if err != nil {
@@ -238,9 +225,6 @@ func badThroughPython(t *testing.T, send func([]pyRequest) []tsAnswer) {
 	bad := badDocumentTable()
 	var reqs []pyRequest
 	for _, b := range bad {
-		if codecNamed(t, b.typ); b.typ == "JobStart" {
-			continue // Go-only: no Python model
-		}
 		reqs = append(reqs, pyRequest{b.typ, []byte(b.doc)})
 	}
 	repeated := []string{`{"frame":"output","next":1,"next":2}`, `{"frame":"output","frame":"output","next":1}`}
@@ -255,9 +239,6 @@ func badThroughPython(t *testing.T, send func([]pyRequest) []tsAnswer) {
 	answers := send(reqs)
 	i := 0
 	for _, b := range bad {
-		if b.typ == "JobStart" {
-			continue
-		}
 		a := answers[i]
 		i++
 		_, goErr := codecNamed(t, b.typ).decode([]byte(b.doc))

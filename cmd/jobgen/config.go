@@ -30,10 +30,10 @@ type config struct {
 	Specs   []string `yaml:"specs"`
 	// Outputs maps the key of an output (outputKinds) to its root.
 	Outputs map[string]string `yaml:"outputs"`
-	// Python names the Python package the modules go in.
-	Python struct {
-		Package string `yaml:"package"`
-	} `yaml:"python"`
+	// TypeScript is what the TypeScript package is besides its modules.
+	TypeScript tsSettings `yaml:"typescript"`
+	// Python is the Python package's settings.
+	Python pySettings `yaml:"python"`
 
 	file string // as found, relative to the working directory where it can be
 	dir  string // the file's directory, as paths in it are joined to

@@ -26,16 +26,14 @@ type outputKind struct {
 	what    string // what each spec yields, for help: "Markdown reference"
 	backend gen.Backend
 	// place is the output of this kind at root when the Go packages go to
-	// out; nil gives it a root of its own.
-	place func(out, root string) (output, error)
+	// out, as the config file (nil without one) has it; nil gives it a
+	// root of its own.
+	place func(out, root string, cfg *config) (output, error)
 	note  string // where the output may go, for the flag's help
 	// command names the command that writes only this output, under its
 	// --out with the default root dflt, and about is its help; "" when
 	// there is none.
 	command, dflt, about string
-	// configure sets a backend up as the config file says, for a backend
-	// with settings of its own in jobgen.yaml; nil leaves it as it is.
-	configure func(gen.Backend, *config) gen.Backend
 }
 
 // outputKinds are the outputs jobgen writes, Go first: the one list that
@@ -51,7 +49,7 @@ var outputKinds = []outputKind{
 	{key: "ts", what: "TypeScript module", backend: typescript.Backend{}, place: tsOutput,
 		note: " (beside the Go packages when a directory directly inside --out)"},
 	{key: "python", what: "Python package", backend: python.Backend{}, place: pythonOutput,
-		note: " (beside the Go packages when a directory directly inside --out)", configure: pythonPackage},
+		note: " (beside the Go packages when a directory directly inside --out)"},
 }
 
 // flag is the flag generate and verify set the output's root with.
@@ -92,73 +90,66 @@ type output struct {
 type outputs []output
 
 // at is the output of kind k at root, with the Go packages at out.
-func (k outputKind) at(out, root string) (output, error) {
+func (k outputKind) at(out, root string, cfg *config) (output, error) {
 	if k.place != nil {
-		return k.place(out, root)
+		return k.place(out, root, cfg)
 	}
 	return output{k.flag(), gen.Target{Backend: k.backend, Root: root}}, nil
 }
 
 // tsOutput is the TypeScript target of --ts dir: beside the Go packages,
 // under --out, when dir is a directory directly inside it (generated/ts), and
-// a root of its own anywhere else.
-func tsOutput(out, dir string) (output, error) {
-	absOut, err := filepath.Abs(out)
+// a root of its own anywhere else; the package is as cfg's typescript: key
+// says (see tsBackend).
+func tsOutput(out, dir string, cfg *config) (output, error) {
+	sub, err := besideOut("ts", "TypeScript modules", out, dir)
 	if err != nil {
 		return output{}, err
 	}
-	absDir, err := filepath.Abs(dir)
-	if err != nil {
-		return output{}, err
+	if sub == "" {
+		b, err := tsBackend(cfg, dir, "")
+		return output{"ts", gen.Target{Backend: b, Root: dir}}, err
 	}
-	rel, err := filepath.Rel(absOut, absDir)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return output{"ts", gen.Target{Backend: typescript.Backend{}, Root: dir}}, nil
-	}
-	if rel == "." || strings.ContainsRune(rel, filepath.Separator) {
-		return output{}, fmt.Errorf("--ts %s: inside --out %s, the TypeScript modules go in a directory directly under it, such as %s", dir, out, filepath.Join(out, "ts"))
-	}
-	return output{"out", gen.Target{Backend: typescript.Backend{Dir: filepath.ToSlash(rel)}, Root: out}}, nil
+	b, err := tsBackend(cfg, out, sub)
+	return output{"out", gen.Target{Backend: b, Root: out}}, err
 }
 
 // pythonOutput is the Python target of --python dir, placed as tsOutput
-// places TypeScript: beside the Go packages when dir is directly inside
-// --out (generated/python), a root of its own anywhere else.
-func pythonOutput(out, dir string) (output, error) {
-	o, err := besideOut("python", out, dir)
-	if err != nil || o.Root == dir {
-		return output{"python", gen.Target{Backend: python.Backend{}, Root: dir}}, err
+// places TypeScript (generated/python beside the Go packages); the package
+// is as cfg's python: key says (see pyBackend).
+func pythonOutput(out, dir string, cfg *config) (output, error) {
+	sub, err := besideOut("python", "Python modules", out, dir)
+	if err != nil {
+		return output{}, err
 	}
-	return output{"out", gen.Target{Backend: python.Backend{Dir: o.Root}, Root: out}}, nil
+	b, err := pyBackend(cfg, sub)
+	if sub == "" {
+		return output{"python", gen.Target{Backend: b, Root: dir}}, err
+	}
+	return output{"out", gen.Target{Backend: b, Root: out}}, err
 }
 
-// pythonPackage is the Python backend with the package jobgen.yaml names.
-func pythonPackage(b gen.Backend, c *config) gen.Backend {
-	pb, _ := b.(python.Backend)
-	pb.Package = c.Python.Package
-	return pb
-}
-
-// besideOut reports where an output of flag at dir goes when the Go
-// packages go to out: in root dir of its own (Root is dir), or in the
-// directory Root names, directly inside out.
-func besideOut(flag, out, dir string) (gen.Target, error) {
+// besideOut says where the output of --flag dir goes when the Go packages
+// go to out: "" when dir is outside out, a root of its own, or else the
+// directory directly inside out that dir names, slash-separated; what is
+// the output, for the error when dir is out itself or deeper inside it.
+func besideOut(flag, what, out, dir string) (string, error) {
 	absOut, err := filepath.Abs(out)
 	if err != nil {
-		return gen.Target{}, err
+		return "", err
 	}
 	absDir, err := filepath.Abs(dir)
 	if err != nil {
-		return gen.Target{}, err
+		return "", err
 	}
 	rel, err := filepath.Rel(absOut, absDir)
 	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return gen.Target{Root: dir}, nil
+		return "", nil
 	}
 	if rel == "." || strings.ContainsRune(rel, filepath.Separator) {
-		return gen.Target{}, fmt.Errorf("--%s %s: inside --out %s, the %s output goes in a directory directly under it, such as %s", flag, dir, out, flag, filepath.Join(out, flag))
+		return "", fmt.Errorf("--%s %s: inside --out %s, the %s go in a directory directly under it, such as %s", flag, dir, out, what, filepath.Join(out, flag))
 	}
-	return gen.Target{Root: filepath.ToSlash(rel)}, nil
+	return filepath.ToSlash(rel), nil
 }
 
 // targets are the outputs' targets, and the root of each flag.
@@ -223,13 +214,10 @@ func (sf *specFlags) parseOutputs(fs *flag.FlagSet, verb string, args []string, 
 		if roots[i] == "" {
 			continue
 		}
-		o, err := k.at(sf.out, roots[i])
+		o, err := k.at(sf.out, roots[i], sf.cfg)
 		if err != nil {
 			r.failf(exitUsage, "jobgen: %v", err)
 			return nil, r, r.code
-		}
-		if k.configure != nil && sf.cfg != nil {
-			o.Backend = k.configure(o.Backend, sf.cfg)
 		}
 		outs = append(outs, o)
 	}

@@ -785,7 +785,7 @@ unions:
           to: string
 `
 	spec, out := workspace(t, vocabulary)
-	if code, stdout, stderr := jobgen(t, "generate", "--spec", spec, "--out", out, "--docs", filepath.Join(filepath.Dir(out), "docs"), "--schema", filepath.Join(filepath.Dir(out), "schema")); code != exitOK {
+	if code, stdout, stderr := jobgen(t, "generate", "--spec", spec, "--out", out, "--docs", filepath.Join(filepath.Dir(out), "docs"), "--schema", filepath.Join(filepath.Dir(out), "schema"), "--ts", filepath.Join(filepath.Dir(out), "ts")); code != exitOK {
 		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
 	}
 	job := regexp.MustCompile(`(?i)\bjobs?\b`)
@@ -885,9 +885,10 @@ func TestBadConfigFileIsAUsageError(t *testing.T) {
 }
 
 // TestRootConfigDoesWhatMakeGenerateDid: jobgen.yaml at the repository root
-// lists exactly the outputs TestRepositoryIsUpToDate names by flag, TypeScript included.
+// lists exactly the outputs TestRepositoryIsUpToDate names by flag, TypeScript and
+// Python included (the packages' settings, which no flag sets, come from the file).
 func TestRootConfigDoesWhatMakeGenerateDid(t *testing.T) {
-	_, explicit, _ := jobgen(t, "verify", "--spec", "../../spec/*.yaml", "--out", "../../generated",
+	_, explicit, _ := jobgen(t, "verify", "--config", "../../jobgen.yaml", "--spec", "../../spec/*.yaml", "--out", "../../generated",
 		"--docs", "../../docs/reference", "--schema", "../../schema", "--ts", "../../generated/ts", "--python", "../../generated/python")
 	t.Chdir("../..")
 	code, stdout, stderr := jobgen(t, "verify")

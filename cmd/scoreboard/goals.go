@@ -100,6 +100,33 @@ var goals = []goal{
 		ratio:    &limit{"", atLeast, 1.6, "≥ 1.6× one starter"},
 		inverse:  true,
 	},
+	{
+		// Issue 24. Steady state: the benchmark warms up before it times,
+		// and the run below makes 10,000,000 appends, so that even the
+		// fastest of them spans many flush intervals.
+		name:     "Append 64 B with 1,000 SSE followers, steady state",
+		measured: series{"./jobhttp", "BenchmarkAppendWithFollowers/followers=1000", "ns/op"},
+		baseline: series{"./jobhttp", "BenchmarkAppendWithFollowers/followers=0", "ns/op"},
+		ratio:    &limit{"", atMost, 1.5, "≤ 1.5× no followers"},
+	},
+	{
+		// What the same windows cost the producer when no server at all
+		// sends them, only raw TCP writes: the machine's own limit for the
+		// row above (decision 0061).
+		name:     "Append 64 B while 1,000 raw TCP peers take the same windows",
+		measured: series{"./jobhttp", "BenchmarkAppendWithFollowers/peer=raw-tcp-1000", "ns/op"},
+		baseline: series{"./jobhttp", "BenchmarkAppendWithFollowers/followers=0", "ns/op"},
+		ratio:    &limit{"", atMost, 1.5, "≤ 1.5× no followers"},
+	},
+	{
+		// Today: 951 frames/s, the median of three runs of this benchmark
+		// on main at 8f67886 (decision 0061). The baseline is the raw TCP
+		// peer's rate in the same run.
+		name:     "frames/s delivered to 1,000 SSE followers",
+		measured: series{"./jobhttp", "BenchmarkAppendWithFollowers/followers=1000", "frames/s"},
+		baseline: series{"./jobhttp", "BenchmarkAppendWithFollowers/peer=raw-tcp-1000", "frames/s"},
+		limits:   []limit{{"frames/s", atLeast, 9510, "≥ 10× today (951/s)"}},
+	},
 }
 
 // The goals of issue 24 that the journal and its peers measure: each peer
@@ -194,4 +221,5 @@ var runs = []run{
 	{pkg: "./registry", bench: "^BenchmarkPumpIdle10k$/^(baseline=ticker|pump-with-pacer)$", benchtime: "2x"},
 	{pkg: "./journal", bench: "^BenchmarkAppend$/^payload$", benchtime: "300ms"},
 	{pkg: "./jobhistory", bench: "^BenchmarkWriteIntervals$/^(check|json=false)$", benchtime: "1x"},
+	{pkg: "./jobhttp", bench: "^BenchmarkAppendWithFollowers$", benchtime: "10000000x"},
 }

@@ -3,9 +3,11 @@
 //
 //	go run ./examples/jobsweb            # http://127.0.0.1:8080/
 //	go run ./examples/jobsweb -addr 127.0.0.1:9000
+//	go run ./examples/jobsweb -addr :8080 -hosts devbox.lan,10.0.0.7
 //
 // Every request is the demo session's: a real runtime authenticates the
-// caller in Options.Session instead.
+// caller in Options.Session instead. The page answers only to the loopback
+// names unless -hosts lists the names it is reached by (jobhttp.Options.Hosts).
 package main
 
 import (
@@ -19,6 +21,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/jobgen/jobgen/generated/jobs"
@@ -34,6 +37,7 @@ const session jobs.SessionID = "demo"
 
 func main() {
 	addr := flag.String("addr", "127.0.0.1:8080", "address to serve the page on")
+	hosts := flag.String("hosts", "", "comma-separated host names the page is reached by (default: localhost, 127.0.0.1, [::1])")
 	flag.Parse()
 	dir, err := os.MkdirTemp("", "jobsweb-")
 	if err != nil {
@@ -46,15 +50,19 @@ func main() {
 		fmt.Fprintln(os.Stderr, "jobsweb:", err)
 		os.Exit(1)
 	}
-	if err := run(context.Background(), ln, dir, os.Stdout); err != nil {
+	var names []string
+	if *hosts != "" {
+		names = strings.Split(*hosts, ",")
+	}
+	if err := run(context.Background(), ln, dir, names, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "jobsweb:", err)
 		os.Exit(1)
 	}
 }
 
-// run serves the demo on ln until the launcher's signals end it, writing the
-// journal to dir.
-func run(ctx context.Context, ln net.Listener, dir string, out io.Writer) error {
+// run serves the demo on ln, to requests for hosts (nil: the loopback names),
+// until the launcher's signals end it, writing the journal to dir.
+func run(ctx context.Context, ln net.Listener, dir string, hosts []string, out io.Writer) error {
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	path := filepath.Join(dir, "jobs.journal")
 	store, err := journal.Open(path, journal.WithLogger(logger))
@@ -66,12 +74,16 @@ func run(ctx context.Context, ln net.Listener, dir string, out io.Writer) error 
 		Registry: reg,
 		Session:  func(*http.Request) (jobs.SessionID, error) { return session, nil },
 		History:  jobhttp.StoreHistory(store),
-		Logger:   logger,
+		Hosts:    hosts,
+		// Every visitor of the demo is the one demo session, and each page
+		// holds a roster stream and a follow per expanded row.
+		MaxStreamsPerSession: 32,
+		Logger:               logger,
 	})
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second}
+	srv := newHTTPServer(h, logger)
 
 	// Shutdown order: the page's streams end, the server stops, the registry
 	// settles every job (recording the facts), then the journal closes.
@@ -98,6 +110,39 @@ func run(ctx context.Context, ln net.Listener, dir string, out io.Writer) error 
 			return nil
 		}
 	})
+}
+
+// The demo server's limits. They bound plain requests and idle connections,
+// never an event stream in use: a stream sets its own write deadline before
+// each write (jobhttp Options.WriteTimeout, which replaces WriteTimeout for
+// it) and writes a keep-alive every Options.KeepAlive, and a request without
+// a body stops counting against ReadTimeout once its handler runs.
+const (
+	// readHeaderTimeout bounds a request's headers: a client that trickles
+	// them (slowloris) is dropped.
+	readHeaderTimeout = 5 * time.Second
+	// readTimeout bounds a whole request, body included (a kill's).
+	readTimeout = 10 * time.Second
+	// writeTimeout bounds a plain response: the page, the roster, a kill.
+	writeTimeout = 30 * time.Second
+	// idleTimeout closes a keep-alive connection that carries no request, so
+	// idle connections cannot pile up descriptors and memory.
+	idleTimeout = 30 * time.Second
+	// maxHeaderBytes is far above what the page sends.
+	maxHeaderBytes = 16 << 10
+)
+
+// newHTTPServer returns the demo's server for h, with the limits above.
+func newHTTPServer(h http.Handler, logger *slog.Logger) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: readHeaderTimeout,
+		ReadTimeout:       readTimeout,
+		WriteTimeout:      writeTimeout,
+		IdleTimeout:       idleTimeout,
+		MaxHeaderBytes:    maxHeaderBytes,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}
 }
 
 // startJobs starts the demo's shell jobs: a build that finishes, a server that

@@ -3,45 +3,86 @@ package typescript
 import (
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/jobgen/jobgen/gen"
 	"github.com/jobgen/jobgen/gen/doctext"
 )
 
-// Backend generates a spec's TypeScript module, <package.name>.ts, in Dir
-// under its root: one self-contained ES module holding a branded string type
-// per id, a string-literal union and value list per enum, an interface per
-// record, union variant and live fact version, a discriminated union per
+// Backend generates a spec's module of a TypeScript package, in Dir under
+// its root, as three files: <package.name>.ts, the TypeScript source;
+// <package.name>.mjs, the same module as JavaScript; and
+// <package.name>.d.mts, its declarations. A module holds a branded string
+// type per id, a string-literal union and value list per enum, an interface
+// per record, union variant and live fact version, a discriminated union per
 // union, FactEnvelope (the union of every fact version the spec still
 // decodes), the defaults as constants, and for every type a decoder
 // decodeX(json: unknown): X that refuses what the generated Go decoders
 // refuse, throwing a DecodeError with a JSON path, and an encoder
-// encodeX(x: X) that writes what they accept. spec/README.md, "TypeScript",
-// lists the mapping and where the two sides must differ.
+// encodeX(x: X) that writes what they accept. Only what travels in JSON is
+// declared (gen.Index.OnWire): faces, records of funcs and what holds them
+// are Go's alone. spec/README.md, "TypeScript", lists the mapping and where
+// the two sides must differ.
 //
-// Dir is empty when the module has a root of its own, and one directory
+// The modules of one root make one package (a gen.Packager, decision 0096):
+// package.json names it Package and exports each module as
+// Package/<package.name>; the runtime module (runtime.ts, .mjs, .d.mts),
+// which every module imports, holds DecodeError and the codec helpers, so
+// an error of any vocabulary of the package is one class; Modules are
+// hand-written modules the package carries beside the generated ones.
+//
+// Dir is empty when the package has a root of its own, and one directory
 // (such as "ts") when it lives beside the Go packages under theirs.
-type Backend struct{ Dir string }
+type Backend struct {
+	Dir string
+	// Package is the package's npm name, such as "@jobgen/jobgen". Without
+	// one no package.json is written: the modules and the runtime alone,
+	// for a caller that makes a package of its own.
+	Package string
+	// Version is the package's version in package.json; empty is 0.0.0.
+	Version string
+	// Modules are the hand-written modules the package carries.
+	Modules []Module
+}
+
+// A Module is a hand-written module a package carries beside the generated
+// ones: JavaScript and its declarations, compiled from TypeScript by the
+// module's owner, exported as Package/<Name> like a spec's module.
+type Module struct {
+	Name string
+	// Origin names the compiled module's file in the copies' markers, so
+	// that jobgen removes them when it is gone.
+	Origin gen.Origin
+	// JS and Declarations are the contents of <Name>.mjs and <Name>.d.mts.
+	JS, Declarations []byte
+}
 
 // Name implements Backend.
 func (Backend) Name() string { return "TypeScript" }
 
-// Marker implements Backend: a line comment, as in Go.
+// Marker implements Backend: a line comment, as in Go, in all three files.
 func (Backend) Marker() gen.Marker {
-	return gen.Marker{Suffix: ".ts", Format: "// " + gen.MarkerText + "\n"}
+	return gen.Marker{Suffix: ".ts", Also: []string{".mjs", ".d.mts"}, Format: "// " + gen.MarkerText + "\n"}
 }
 
 // Check implements Backend: names the module would declare twice, type
 // names that shadow the JavaScript and TypeScript globals the module relies
-// on, import aliases that are TypeScript reserved words and the JSON name
-// __proto__, each at the declaration that causes it.
-func (Backend) Check(r *gen.Resolved) gen.ErrorList {
+// on, import aliases that are TypeScript reserved words, the JSON name
+// __proto__, and a package name that is one of the package's own modules,
+// each at the declaration that causes it.
+func (b Backend) Check(r *gen.Resolved) gen.ErrorList {
 	s, err := r.Model()
 	if err != nil {
 		return nil // Files reports it
 	}
-	return checkTSNames(s)
+	errs := checkTSNames(s)
+	for _, own := range b.ownModules() {
+		if s.Package.Name == own {
+			errs.Add(s.Package.Pos, "package.name %s is the name of the TypeScript package's own %s module; choose another", own, own)
+		}
+	}
+	return errs
 }
 
 // Files implements Backend.
@@ -50,29 +91,35 @@ func (b Backend) Files(r *gen.Resolved, o gen.Origin) ([]gen.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := emitTS(s, o, path.Join(b.Dir, s.Package.Name+".ts"))
-	return []gen.File{f}, nil
+	return emitTS(s, o, b.Dir), nil
 }
 
-// Emit renders a valid spec as its TypeScript module, with the marker
-// naming the spec as a file beside it; see Backend.
-func Emit(r *gen.Resolved) (gen.File, error) {
+// Emit renders a valid spec as its module's three files, with the marker
+// naming the spec as a file beside them; see Backend. The module imports
+// ./runtime.js, which RuntimeFiles holds.
+func Emit(r *gen.Resolved) ([]gen.File, error) {
 	s, err := r.Model()
 	if err != nil {
-		return gen.File{}, err
+		return nil, err
 	}
 	if errs := checkTSNames(s); len(errs) > 0 {
-		return gen.File{}, errs
+		return nil, errs
 	}
-	return emitTS(s, gen.BesideSpec(s), s.Package.Name+".ts"), nil
+	return emitTS(s, gen.BesideSpec(s), ""), nil
 }
 
-func emitTS(s *gen.Spec, o gen.Origin, name string) gen.File {
-	w := &tsWriter{spec: s, zero: map[string]bool{}, uses: map[string]bool{}}
+// emitTS renders spec s as the three files of its module in dir.
+func emitTS(s *gen.Spec, o gen.Origin, dir string) []gen.File {
+	w := &tsWriter{spec: s, index: s.Index(), zero: map[string]bool{}, uses: map[string]bool{}}
 	w.b.Grow(32<<10 + 8<<10*(len(s.Records)+len(s.Unions)+2*len(s.Facts)))
-	w.b.WriteString(gen.Mark(Backend{}, o, name))
 	w.module()
-	return gen.File{Path: name, Content: []byte(w.b.String())}
+	base := path.Join(dir, s.Package.Name)
+	mark := func(name string) string { return gen.Mark(Backend{}, o, name) }
+	return []gen.File{
+		{Path: base + ".ts", Content: []byte(mark(base+".ts") + w.render(tsSource))},
+		{Path: base + ".mjs", Content: []byte(mark(base+".mjs") + w.render(tsJS))},
+		{Path: base + ".d.mts", Content: []byte(mark(base+".d.mts") + w.render(tsDeclarations))},
+	}
 }
 
 // capArticle is article(word) opening a sentence.
@@ -82,8 +129,12 @@ func capArticle(word string) string {
 }
 
 type tsWriter struct {
-	spec *gen.Spec
-	b    strings.Builder
+	spec  *gen.Spec
+	index *gen.Index
+	// b holds the module's code: TypeScript, with its types marked (see
+	// ty) so that the JavaScript is b without them; d holds the
+	// declarations.
+	b, d tsBuffer
 	// zero names the records and variants an encoder or decoder needs an
 	// _isZero function for: those used as optional fields.
 	zero map[string]bool
@@ -97,26 +148,34 @@ func (w *tsWriter) line(format string, args ...any) {
 	w.b.WriteByte('\n')
 }
 
-// doc writes a TSDoc comment at the given indent; an empty doc falls back to
-// the sentence given, so that no exported name is left bare.
+// doc writes a TSDoc comment at the given indent to the code, and to the
+// declarations when decl is set; an empty doc falls back to the sentence
+// given, so that no exported name is left bare.
 func (w *tsWriter) doc(indent, doc, fallback string) {
+	w.b.WriteString(docText(indent, doc, fallback))
+}
+
+// docText is a TSDoc comment, marked as a comment (see comment).
+func docText(indent, doc, fallback string) string {
 	lines := tsDocLines(doc, fallback)
 	if len(lines) == 0 {
-		return
+		return ""
 	}
+	var b strings.Builder
 	if len(lines) == 1 && len(indent)+len(lines[0]) < 90 {
-		w.line("%s/** %s */", indent, lines[0])
-		return
+		fmt.Fprintf(&b, "%s/** %s */\n", indent, lines[0])
+		return comment(b.String())
 	}
-	w.line("%s/**", indent)
+	fmt.Fprintf(&b, "%s/**\n", indent)
 	for _, l := range lines {
 		if l == "" {
-			w.line("%s *", indent)
+			fmt.Fprintf(&b, "%s *\n", indent)
 		} else {
-			w.line("%s * %s", indent, l)
+			fmt.Fprintf(&b, "%s * %s\n", indent, l)
 		}
 	}
-	w.line("%s */", indent)
+	fmt.Fprintf(&b, "%s */\n", indent)
+	return comment(b.String())
 }
 
 // tsDocLines fills a doc the way docLines does for Go, escaping the end of
@@ -134,24 +193,10 @@ func tsDocLines(doc, fallback string) []string {
 	return out
 }
 
+// module writes the module's declarations; render adds the imports, which
+// are what the rest of the module names.
 func (w *tsWriter) module() {
 	s := w.spec
-	w.line("// Its decoders refuse what the Go package %s refuses; see jobgen's spec/README.md, \"TypeScript\".", s.Package.Name)
-	w.line("")
-	w.doc("", s.Package.Doc, "Package "+s.Package.Name+" is generated by jobgen from "+path.Base(s.File)+".")
-	w.line("")
-	// The imports are what the rest of the module names, known once it is
-	// written.
-	head := w.b.String()
-	w.b.Reset()
-	defer func() {
-		body := w.b.String()
-		w.b.Reset()
-		w.b.WriteString(head)
-		w.imports()
-		w.b.WriteString(body)
-	}()
-	w.runtime()
 	// The zero checks are found while walking the fields, and written last.
 	for _, d := range gen.SortedBy(s.IDs, func(d *gen.ID) string { return d.Name }) {
 		w.id(d)
@@ -159,11 +204,16 @@ func (w *tsWriter) module() {
 	for _, d := range gen.SortedBy(s.Enums, func(d *gen.Enum) string { return d.Name }) {
 		w.enum(d)
 	}
+	declared := wireDecls(s)
 	for _, d := range gen.SortedBy(s.Records, func(d *gen.Record) string { return d.Name }) {
-		w.record(d)
+		if declared[d.Name] {
+			w.record(d)
+		}
 	}
 	for _, u := range gen.SortedBy(s.Unions, func(d *gen.Union) string { return d.Name }) {
-		w.union(u)
+		if declared[u.Name] {
+			w.union(u)
+		}
 	}
 	if len(s.Facts) > 0 {
 		w.facts()
@@ -174,18 +224,55 @@ func (w *tsWriter) module() {
 	w.zeroChecks()
 }
 
-// imports binds the module of each imported spec the module names under
-// its alias: the modules of specs that import one another are written side
-// by side. A spec imported only for Go (a face's types) is not imported.
-func (w *tsWriter) imports() {
-	n := 0
-	for _, im := range w.spec.Imports {
-		if im.Imported != nil && w.uses[im.Alias] {
-			w.line("import * as %s from %q;", im.Alias, "./"+im.Imported.Spec().Package.Name+".js")
-			n++
+// wireDecls are the records and unions of s the module declares: those on
+// the wire (gen.Index.OnWire), and those a live fact version holds, which
+// travel in the fact's JSON whatever else they hold (their fields that do
+// not travel are left out, as everywhere).
+func wireDecls(s *gen.Spec) map[string]bool {
+	x := s.Index()
+	reached := map[string]bool{}
+	for _, f := range s.Facts {
+		for _, v := range f.LiveVersions() {
+			x.Reach(v.Fields, reached)
 		}
 	}
-	if n > 0 {
-		w.line("")
+	// A union reached is declared with every variant, and so with what the
+	// variants hold.
+	for grown := true; grown; {
+		grown = false
+		for _, u := range s.Unions {
+			if !reached[u.Name] && !slices.ContainsFunc(u.Variants, func(v *gen.Variant) bool { return reached[v.Name] }) {
+				continue
+			}
+			reached[u.Name] = true
+			for _, v := range u.Variants {
+				if !reached[v.Name] {
+					reached[v.Name], grown = true, true
+					x.Reach(append(slices.Clone(u.Common), v.Fields...), reached)
+				}
+			}
+		}
 	}
+	out := map[string]bool{}
+	for _, r := range s.Records {
+		out[r.Name] = x.OnWire(r.Name) || reached[r.Name]
+	}
+	for _, u := range s.Unions {
+		out[u.Name] = x.OnWire(u.Name) || reached[u.Name]
+	}
+	return out
+}
+
+// preamble is how each of the module's files opens after its marker.
+func (w *tsWriter) preamble() string {
+	s := w.spec
+	return fmt.Sprintf("// Its decoders refuse what the Go package %s refuses; see jobgen's spec/README.md, \"TypeScript\".\n\n", s.Package.Name) +
+		docText("", s.Package.Doc, "Package "+s.Package.Name+" is generated by jobgen from "+path.Base(s.File)+".")
+}
+
+// specifier is how a module of the package names the module of an
+// imported spec, in a file of the given kind: a sibling file, since the
+// modules of specs that import one another are written side by side.
+func (w *tsWriter) specifier(im *gen.Import, kind tsKind) string {
+	return "./" + im.Imported.Spec().Package.Name + kind.importExt()
 }

@@ -1,7 +1,6 @@
 package typescript
 
 import (
-	_ "embed"
 	"fmt"
 	"strconv"
 	"strings"
@@ -9,16 +8,6 @@ import (
 	"github.com/jobgen/jobgen/gen"
 	"github.com/jobgen/jobgen/gen/doctext"
 )
-
-// tsRuntime is the codec runtime every module carries: DecodeError and the
-// helpers the generated decoders and encoders call.
-//
-//go:embed tsruntime.ts
-var tsRuntime string
-
-func (w *tsWriter) runtime() {
-	w.b.WriteString(strings.ReplaceAll(tsRuntime, "__PKG__", w.spec.Package.Name))
-}
 
 // tsFold is _fold for an ASCII name: its upper case.
 func tsFold(name string) string { return strings.ToUpper(name) }
@@ -76,52 +65,55 @@ func isBytes(t *gen.Type) bool { return t.IsBytes() }
 // checked and what it is when JSON holds null where Go keeps a zero value.
 type tsScalar struct {
 	check string // a helper call with %[1]s the value, %[2]s the path and %[3]s the key
-	zero  string
+	zero  string // the zero value, cast to the type
+	bare  string // the zero value as a value of its type, such as "" or _zeroUUID
 }
 
 // scalar describes t when it is a scalar: a builtin, an id, an enum, or a
 // time; ok is false for records, variants, lists, maps, pointers and values
 // TypeScript does not check.
 func (w *tsWriter) scalar(t *gen.Type) (tsScalar, bool) {
+	plain := func(check, zero string) (tsScalar, bool) { return tsScalar{check, zero, zero}, true }
 	switch t.Kind {
 	case gen.TypeBuiltin:
 		sc := t.Scalar()
 		if lo, hi, ok := sc.Range(); ok {
-			return tsScalar{fmt.Sprintf("_range(%%[1]s, %%[2]s, %%[3]s, %d, %d)", lo, hi), "0"}, true
+			return plain(fmt.Sprintf("_range(%%[1]s, %%[2]s, %%[3]s, %d, %d)", lo, hi), "0")
 		}
 		switch {
 		case sc.Kind == gen.ScalarString:
-			return tsScalar{"_str(%[1]s, %[2]s, %[3]s)", `""`}, true
+			return plain("_str(%[1]s, %[2]s, %[3]s)", `""`)
 		case sc.Kind == gen.ScalarBool:
-			return tsScalar{"_bool(%[1]s, %[2]s, %[3]s)", "false"}, true
+			return plain("_bool(%[1]s, %[2]s, %[3]s)", "false")
 		case sc.Kind == gen.ScalarInt:
-			return tsScalar{"_int(%[1]s, %[2]s, %[3]s)", "0"}, true
+			return plain("_int(%[1]s, %[2]s, %[3]s)", "0")
 		case sc.Kind == gen.ScalarUint:
-			return tsScalar{"_uint(%[1]s, %[2]s, %[3]s)", "0"}, true
+			return plain("_uint(%[1]s, %[2]s, %[3]s)", "0")
 		case sc.Kind == gen.ScalarFloat && sc.Bits == 64:
-			return tsScalar{"_float(%[1]s, %[2]s, %[3]s)", "0"}, true
+			return plain("_float(%[1]s, %[2]s, %[3]s)", "0")
 		case sc.Kind == gen.ScalarFloat:
-			return tsScalar{"_float32(%[1]s, %[2]s, %[3]s)", "0"}, true
+			return plain("_float32(%[1]s, %[2]s, %[3]s)", "0")
 		}
 	case gen.TypeQualified:
 		switch t.Pkg + "." + t.Name {
 		case "time.Time":
-			return tsScalar{"_time(%[1]s, %[2]s, %[3]s)", "_zeroTime"}, true
+			return plain("_time(%[1]s, %[2]s, %[3]s)", "_zeroTime")
 		case "time.Duration":
-			return tsScalar{"_int(%[1]s, %[2]s, %[3]s)", "0"}, true
+			return plain("_int(%[1]s, %[2]s, %[3]s)", "0")
 		}
 	}
 	if qual, decl, id, ok := w.ref(t); ok {
 		name := qual + t.Name
+		cast := func(x string) string { return ty("(") + x + ty(" as "+name+")") }
 		switch decl {
 		case gen.DeclID:
 			if id == gen.IDUUID {
-				return tsScalar{"(_uuid(%[1]s, %[2]s, %[3]s) as " + name + ")", "(_zeroUUID as " + name + ")"}, true
+				return tsScalar{cast("_uuid(%[1]s, %[2]s, %[3]s)"), cast("_zeroUUID"), "_zeroUUID"}, true
 			}
-			return tsScalar{"(_str(%[1]s, %[2]s, %[3]s) as " + name + ")", `("" as ` + name + ")"}, true
+			return tsScalar{cast("_str(%[1]s, %[2]s, %[3]s)"), cast(`""`), `""`}, true
 		case gen.DeclEnum:
 			// Go keeps an enum's zero value, "", where JSON holds null.
-			return tsScalar{"_enum(%[1]s, %[2]s, %[3]s, " + qual + "is" + t.Name + ", " + strconv.Quote(t.Name) + ")", `("" as ` + name + ")"}, true
+			return tsScalar{"_enum(%[1]s, %[2]s, %[3]s, " + qual + "is" + t.Name + ", " + strconv.Quote(t.Name) + ")", cast(`""`), `""`}, true
 		}
 	}
 	return tsScalar{}, false
@@ -185,14 +177,14 @@ func (w *tsWriter) decode(t *gen.Type, v, path, key string) string {
 	case isBytes(t):
 		return fmt.Sprintf("_bytes(%s, %s, %s)", v, path, key)
 	case t.Kind == gen.TypeSlice:
-		return fmt.Sprintf("_arr(%s, %s, %s, (e, p, i) => %s)", v, path, key, w.element(t.Elem, "e", "p", "i"))
+		return fmt.Sprintf("_arr(%s, %s, %s, %s)", v, path, key, arrow(w.element(t.Elem, "e", "p", "i"), "e", "p", "i"))
 	case t.Kind == gen.TypeMap:
 		keyFn := "undefined"
 		if _, decl, id, ok := w.ref(t.Key); ok && (decl == gen.DeclEnum || id == gen.IDUUID) {
 			sc, _ := w.scalar(t.Key)
-			keyFn = "(n, p) => " + fmt.Sprintf(sc.check, "n", "p", "n")
+			keyFn = arrow(fmt.Sprintf(sc.check, "n", "p", "n"), "n", "p")
 		}
-		return fmt.Sprintf("_map(%s, %s, %s, %s, (e, p, n) => %s)", v, path, key, keyFn, w.element(t.Elem, "e", "p", "n"))
+		return fmt.Sprintf("_map(%s, %s, %s, %s, %s)", v, path, key, keyFn, arrow(w.element(t.Elem, "e", "p", "n"), "e", "p", "n"))
 	case t.Kind == gen.TypePointer:
 		return w.decode(t.Elem, v, path, key)
 	}
@@ -252,14 +244,11 @@ func (w *tsWriter) slot(f *gen.Field) string {
 // is not the zero value Go's omitzero leaves out.
 func (w *tsWriter) nonZero(t *gen.Type, x string) string {
 	if sc, ok := w.scalar(t); ok {
-		switch sc.zero {
+		switch sc.bare {
 		case `""`, "0", "false":
 			return x
 		}
-		if strings.HasPrefix(sc.zero, `(""`) {
-			return x
-		}
-		return fmt.Sprintf("%s !== %s", x, strings.TrimSuffix(strings.TrimPrefix(strings.Fields(sc.zero)[0], "("), ")"))
+		return x + " !== " + sc.bare
 	}
 	switch {
 	case isStruct(t) && t.Kind == gen.TypeQualified:
@@ -333,7 +322,7 @@ func (w *tsWriter) encode(t *gen.Type, x, field string) string {
 		}
 		switch sc.Kind {
 		case gen.ScalarAny:
-			return x + " as JSONValue"
+			return x + ty(" as JSONValue")
 		case gen.ScalarInt:
 			return "_eint(" + x + ", " + q + ")"
 		case gen.ScalarUint:
@@ -361,54 +350,53 @@ func (w *tsWriter) encode(t *gen.Type, x, field string) string {
 		case "time.Duration":
 			return "_eint(" + x + ", " + q + ")"
 		}
-		return x + " as JSONValue"
+		return x + ty(" as JSONValue")
 	case gen.TypeSlice:
 		if isBytes(t) {
 			return x
 		}
 		if el := w.encode(t.Elem, "e", field+"[]"); el != "e" {
-			return x + ".map((e) => " + el + ")"
+			return x + ".map(" + arrow(el, "e") + ")"
 		}
 		return x
 	case gen.TypeMap:
 		keyFn := "undefined"
 		if _, decl, id, ok := w.ref(t.Key); ok && (decl == gen.DeclEnum || id == gen.IDUUID) {
-			keyFn = "(n) => " + w.encode(t.Key, "n as "+w.tsType(t.Key), field+"{}")
+			keyFn = arrow(w.encode(t.Key, "n"+ty(" as "+w.tsType(t.Key)), field+"{}"), "n")
 		}
 		el := w.encode(t.Elem, "e", field+"{}")
 		if keyFn == "undefined" && el == "e" {
-			return x + " as JSONObject"
+			return x + ty(" as JSONObject")
 		}
-		return fmt.Sprintf("_emap(%s, %s, (e) => %s)", x, keyFn, el)
+		return fmt.Sprintf("_emap(%s, %s, %s)", x, keyFn, arrow(el, "e"))
 	case gen.TypePointer:
 		return fmt.Sprintf("%s === null || %s === undefined ? null : %s", x, x, w.encode(t.Elem, x, field))
 	}
-	return x + " as JSONValue"
+	return x + ty(" as JSONValue")
 }
 
 func (w *tsWriter) encoder(name string, disc *tsDisc, fields []*gen.Field) {
-	w.line("")
-	w.doc("", fmt.Sprintf("encode%s writes %s %s as JSON that Go's decoder reads, leaving out optional fields that hold their zero value, as Go does.", name, doctext.Article(name), name), "")
+	doc := fmt.Sprintf("encode%s writes %s %s as JSON that Go's decoder reads, leaving out optional fields that hold their zero value, as Go does.", name, doctext.Article(name), name)
 	param := "value"
 	if len(fields) == 0 {
 		param = "_value"
 	}
-	w.line("export function encode%s(%s: %s): JSONObject {", name, param, name)
-	w.line("  const o: JSONObject = {};")
-	if disc != nil {
-		w.line("  o.%s = %s;", disc.json, disc.lit)
-	}
-	for _, f := range fields {
-		x := "value." + f.JSON
-		enc := w.encode(f.Type, x, name+"."+f.JSON)
-		if f.Optional {
-			w.line("  if (%s) o.%s = %s;", w.present(f.Type, x), f.JSON, enc)
-		} else {
-			w.line("  o.%s = %s;", f.JSON, enc)
+	w.function(doc, true, "encode"+name, []tsParam{{name: param, typ: name}}, "JSONObject", func() {
+		w.line("  const o%s = {};", ty(": JSONObject"))
+		if disc != nil {
+			w.line("  o[%q] = %s;", disc.json, disc.lit)
 		}
-	}
-	w.line("  return o;")
-	w.line("}")
+		for _, f := range fields {
+			x := "value." + f.JSON
+			enc := w.encode(f.Type, x, name+"."+f.JSON)
+			if f.Optional {
+				w.line("  if (%s) o[%q] = %s;", w.present(f.Type, x), f.JSON, enc)
+			} else {
+				w.line("  o[%q] = %s;", f.JSON, enc)
+			}
+		}
+		w.line("  return o;")
+	})
 }
 
 // zeroChecks writes _isZero<X> for each record and variant an optional field
@@ -445,14 +433,29 @@ func (w *tsWriter) zeroChecks() {
 		if len(conds) == 0 {
 			conds = []string{"true"}
 		}
-		w.line("")
-		w.line("// _isZero%s reports whether every field of v is zero, when Go leaves it out.", next)
 		param := "v"
 		if len(w.structFields(next)) == 0 {
 			param = "_v"
 		}
-		w.line("function _isZero%s(%s: %s): boolean {", next, param, next)
-		w.line("  return %s;", strings.Join(conds, " && "))
-		w.line("}")
+		doc := fmt.Sprintf("_isZero%s reports whether every field of v is zero, when Go leaves it out.", next)
+		w.function(doc, false, "_isZero"+next, []tsParam{{name: param, typ: next}}, "boolean", func() {
+			w.line("  return %s;", strings.Join(conds, " && "))
+		})
 	}
+}
+
+// arrow is an arrow function of params returning body, each parameter the
+// body does not use named with a leading _, as noUnusedParameters asks.
+func arrow(body string, params ...string) string {
+	named := make([]string, len(params))
+	for i, p := range params {
+		named[i] = p
+		if !uses(code(body, true), p) {
+			named[i] = "_" + p
+		}
+	}
+	if len(named) == 1 {
+		return "(" + named[0] + ") => " + body
+	}
+	return "(" + strings.Join(named, ", ") + ") => " + body
 }

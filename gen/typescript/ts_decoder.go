@@ -13,25 +13,23 @@ import (
 // keys, the checks Go makes after it, and the value built from the locals.
 // disc is the discriminator a variant's decoder checks, nil for the others.
 func (w *tsWriter) decoder(name string, disc *tsDisc, fields []*gen.Field) {
-	w.line("")
 	what := "refusing input that lacks a required field"
 	if disc != nil {
 		what = fmt.Sprintf("refusing another variant's %s or a missing required field", disc.json)
 	}
-	w.doc("", fmt.Sprintf("decode%s reads %s %s from JSON as Go's decoder does, %s.", name, doctext.Article(name), name, what), "")
-	w.line("export function decode%s(json: unknown, path = \"$\"): %s {", name, name)
-	if len(fields) == 0 && disc == nil {
-		w.line("  _obj(json, path, %q);", name)
-		w.line("  return {};")
-		w.line("}")
-		return
-	}
-	w.line("  const o = _obj(json, path, %q);", name)
-	w.decoderLocals(disc, fields)
-	w.decoderKeys(name, disc, fields)
-	w.decoderChecks(name, disc, fields)
-	w.decoderResult(name, disc, fields)
-	w.line("}")
+	doc := fmt.Sprintf("decode%s reads %s %s from JSON as Go's decoder does, %s.", name, doctext.Article(name), name, what)
+	w.function(doc, true, "decode"+name, jsonParams, name, func() {
+		if len(fields) == 0 && disc == nil {
+			w.line("  _obj(json, path, %q);", name)
+			w.line("  return {};")
+			return
+		}
+		w.line("  const o = _obj(json, path, %q);", name)
+		w.decoderLocals(disc, fields)
+		w.decoderKeys(name, disc, fields)
+		w.decoderChecks(name, disc, fields)
+		w.decoderResult(name, disc, fields)
+	})
 }
 
 // tsDiscTypes are the TypeScript types of a discriminator's values, and
@@ -45,14 +43,14 @@ var (
 // each field; a required field's holds its element, undefined until read.
 func (w *tsWriter) decoderLocals(disc *tsDisc, fields []*gen.Field) {
 	if disc != nil {
-		w.line("  let f_%s: %s | undefined;", disc.json, tsDiscTypes[disc.kind])
+		w.line("  let f_%s%s;", disc.json, ty(": "+tsDiscTypes[disc.kind]+" | undefined"))
 	}
 	for _, f := range fields {
 		t := f.Type
 		if gen.WireRequired(f) && t.Kind == gen.TypePointer {
 			t = t.Elem
 		}
-		w.line("  let %s: %s | undefined;", local(f), w.tsType(t))
+		w.line("  let %s%s;", local(f), ty(": "+w.tsType(t)+" | undefined"))
 	}
 }
 
@@ -139,7 +137,7 @@ func (w *tsWriter) decoderResult(name string, disc *tsDisc, fields []*gen.Field)
 			members = append(members, f.JSON+": "+local(f)+" ?? []")
 		}
 	}
-	w.line("  const out: %s = { %s };", name, strings.Join(members, ", "))
+	w.line("  const out%s = { %s };", ty(": "+name), strings.Join(members, ", "))
 	for _, f := range fields {
 		if f.Optional {
 			w.line("  if (%s) out.%s = %s;", w.present(f.Type, local(f)), f.JSON, local(f))

@@ -2,6 +2,7 @@ package typescript
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/jobgen/jobgen/gen"
 	"github.com/jobgen/jobgen/gen/doctext"
@@ -12,10 +13,8 @@ import (
 // FactEnvelope union, and decodeFact and encodeFact.
 func (w *tsWriter) facts() {
 	facts := gen.SortedBy(w.spec.Facts, func(f *gen.Fact) string { return f.Name })
-	w.line("")
 	for _, f := range facts {
-		w.doc("", fmt.Sprintf("%sType is the wire type of %s facts.", f.GoName, f.GoName), "")
-		w.line("export const %sType = %q;", f.GoName, f.Name)
+		w.constant(fmt.Sprintf("%sType is the wire type of %s facts.", f.GoName, f.GoName), f.GoName+"Type", "", strconv.Quote(f.Name))
 	}
 	var envelopes []string
 	for _, f := range facts {
@@ -40,95 +39,99 @@ func (w *tsWriter) factVersion(f *gen.Fact, v *gen.FactVersion) {
 	if v.Doc != "" {
 		doc += "\n\n" + v.Doc
 	}
-	w.line("")
-	w.doc("", doc, "")
-	w.line("export interface %s {", name)
-	w.fieldsInterface(v.Fields)
-	w.line("}")
+	w.typeOnly(func() {
+		w.line("")
+		w.doc("", doc, "")
+		w.line("export interface %s {", name)
+		w.fieldsInterface(v.Fields)
+		w.line("}")
+	})
 	w.decoder(name, nil, gen.WireFields(v.Fields))
 	w.encoder(name, nil, gen.WireFields(v.Fields))
-	w.line("")
-	w.doc("", fmt.Sprintf("%s %sEnvelope is a %s v%d fact as the journal stores it.", capArticle(name), name, f.Name, v.Number), "")
-	w.line("export interface %sEnvelope {", name)
-	w.line("  type: %q;", f.Name)
-	w.line("  v: %d;", v.Number)
-	w.line("  data: %s;", name)
-	w.line("}")
+	w.typeOnly(func() {
+		w.line("")
+		w.doc("", fmt.Sprintf("%s %sEnvelope is a %s v%d fact as the journal stores it.", capArticle(name), name, f.Name, v.Number), "")
+		w.line("export interface %sEnvelope {", name)
+		w.line("  type: %q;", f.Name)
+		w.line("  v: %d;", v.Number)
+		w.line("  data: %s;", name)
+		w.line("}")
+	})
 }
 
 // factEnvelope writes FactEnvelope, the union of the envelopes.
 func (w *tsWriter) factEnvelope(envelopes []string) {
-	w.line("")
-	w.doc("", "A FactEnvelope is a fact as the journal stores it: its type, its version and its data. It is one of the versions the spec still decodes; retired versions and unknown types are refused.", "")
-	w.line("export type FactEnvelope =")
-	for i, e := range envelopes {
-		end := ""
-		if i == len(envelopes)-1 {
-			end = ";"
+	w.typeOnly(func() {
+		w.line("")
+		w.doc("", "A FactEnvelope is a fact as the journal stores it: its type, its version and its data. It is one of the versions the spec still decodes; retired versions and unknown types are refused.", "")
+		w.line("export type FactEnvelope =")
+		for i, e := range envelopes {
+			end := ""
+			if i == len(envelopes)-1 {
+				end = ";"
+			}
+			w.line("  | %s%s", e, end)
 		}
-		w.line("  | %s%s", e, end)
-	}
-	if len(envelopes) == 0 {
-		w.line("  never;")
-	}
+		if len(envelopes) == 0 {
+			w.line("  never;")
+		}
+	})
 }
 
 // decodeFact writes decodeFact, which reads the envelope's keys as Go's
 // codec does and then picks the version's decoder.
 func (w *tsWriter) decodeFact(facts []*gen.Fact) {
-	w.line("")
-	w.doc("", "decodeFact reads an envelope written by Go's EncodeFact with this or an earlier spec. Data that is absent or null is a DecodeError of kind missingField, a type this spec does not decode one of kind unknownFact, and a known type at a version it does not decode (newer, or retired) one of kind unknownVersion.", "")
-	w.line("export function decodeFact(json: unknown, path = \"$\"): FactEnvelope {")
-	w.line("  const o = _obj(json, path, \"FactEnvelope\");")
-	w.line("  let type = \"\";")
-	w.line("  let v = 0;")
-	w.line("  let data: unknown = undefined;")
-	w.line("  for (const k of Object.keys(o)) {")
-	w.line("    const x = o[k];")
-	w.line("    switch (k) {")
-	w.line("      case \"type\":")
-	w.line("        if (x !== null) type = _str(x, path, \"type\");")
-	w.line("        continue;")
-	w.line("      case \"v\":")
-	w.line("        if (x !== null) v = _int(x, path, \"v\");")
-	w.line("        continue;")
-	w.line("      case \"data\":")
-	w.line("        data = x;")
-	w.line("        continue;")
-	w.line("    }")
-	w.line("    switch (_fold(k)) {")
-	w.line("      case \"TYPE\":")
-	w.line("      case \"V\":")
-	w.line("      case \"DATA\":")
-	w.line("        throw _ambiguous(path, \"FactEnvelope\", k, _fold(k).toLowerCase());")
-	w.line("    }")
-	w.line("  }")
-	w.line("  if (data === undefined || data === null) throw _missing(path, \"FactEnvelope\", \"data\");")
-	w.line("  const at = path + \".data\";")
-	w.line("  switch (type) {")
-	w.factCases(facts, "v",
-		func(f *gen.Fact, v *gen.FactVersion) string { return "decode" + f.StructName(v) + "(data, at)" },
-		func(f *gen.Fact) string {
-			return fmt.Sprintf("throw new DecodeError(\"unknownVersion\", path + \".v\", `%s v${v} is not decoded by this build`);", f.Name)
-		})
-	w.line("  }")
-	w.line("  throw new DecodeError(\"unknownFact\", path + \".type\", `unknown fact type ${JSON.stringify(type)}`);")
-	w.line("}")
+	doc := "decodeFact reads an envelope written by Go's EncodeFact with this or an earlier spec. Data that is absent or null is a DecodeError of kind missingField, a type this spec does not decode one of kind unknownFact, and a known type at a version it does not decode (newer, or retired) one of kind unknownVersion."
+	w.function(doc, true, "decodeFact", jsonParams, "FactEnvelope", func() {
+		w.line("  const o = _obj(json, path, \"FactEnvelope\");")
+		w.line("  let type = \"\";")
+		w.line("  let v = 0;")
+		w.line("  let data%s = undefined;", ty(": unknown"))
+		w.line("  for (const k of Object.keys(o)) {")
+		w.line("    const x = o[k];")
+		w.line("    switch (k) {")
+		w.line("      case \"type\":")
+		w.line("        if (x !== null) type = _str(x, path, \"type\");")
+		w.line("        continue;")
+		w.line("      case \"v\":")
+		w.line("        if (x !== null) v = _int(x, path, \"v\");")
+		w.line("        continue;")
+		w.line("      case \"data\":")
+		w.line("        data = x;")
+		w.line("        continue;")
+		w.line("    }")
+		w.line("    switch (_fold(k)) {")
+		w.line("      case \"TYPE\":")
+		w.line("      case \"V\":")
+		w.line("      case \"DATA\":")
+		w.line("        throw _ambiguous(path, \"FactEnvelope\", k, _fold(k).toLowerCase());")
+		w.line("    }")
+		w.line("  }")
+		w.line("  if (data === undefined || data === null) throw _missing(path, \"FactEnvelope\", \"data\");")
+		w.line("  const at = path + \".data\";")
+		w.line("  switch (type) {")
+		w.factCases(facts, "v",
+			func(f *gen.Fact, v *gen.FactVersion) string { return "decode" + f.StructName(v) + "(data, at)" },
+			func(f *gen.Fact) string {
+				return fmt.Sprintf("throw new DecodeError(\"unknownVersion\", path + \".v\", `%s v${v} is not decoded by this build`);", f.Name)
+			})
+		w.line("  }")
+		w.line("  throw new DecodeError(\"unknownFact\", path + \".type\", `unknown fact type ${JSON.stringify(type)}`);")
+	})
 }
 
 // encodeFact writes encodeFact, which picks the version's encoder.
 func (w *tsWriter) encodeFact(facts []*gen.Fact) {
-	w.line("")
-	w.doc("", "encodeFact writes an envelope as Go's EncodeFact does, {\"type\",\"v\",\"data\"}; Go's DecodeFact reads it.", "")
-	w.line("export function encodeFact(fact: FactEnvelope): JSONObject {")
-	w.line("  switch (fact.type) {")
-	w.factCases(facts, "fact.v",
-		func(f *gen.Fact, v *gen.FactVersion) string { return "encode" + f.StructName(v) + "(fact.data)" },
-		func(*gen.Fact) string { return "break;" })
-	w.line("  }")
-	w.line("  const { type, v } = fact as { type: unknown; v: unknown };")
-	w.line("  throw new EncodeError(\"unknownFact\", \"FactEnvelope\", `unknown fact ${JSON.stringify(type)} v${String(v)}`);")
-	w.line("}")
+	doc := "encodeFact writes an envelope as Go's EncodeFact does, {\"type\",\"v\",\"data\"}; Go's DecodeFact reads it."
+	w.function(doc, true, "encodeFact", []tsParam{{name: "fact", typ: "FactEnvelope"}}, "JSONObject", func() {
+		w.line("  switch (fact.type) {")
+		w.factCases(facts, "fact.v",
+			func(f *gen.Fact, v *gen.FactVersion) string { return "encode" + f.StructName(v) + "(fact.data)" },
+			func(*gen.Fact) string { return "break;" })
+		w.line("  }")
+		w.line("  const { type, v } = fact%s;", ty(" as { type: unknown; v: unknown }"))
+		w.line("  throw new EncodeError(\"unknownFact\", \"FactEnvelope\", `unknown fact ${JSON.stringify(type)} v${String(v)}`);")
+	})
 }
 
 // factCases writes the cases of a switch on the fact type: for each fact

@@ -4,6 +4,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -12,13 +14,16 @@ import (
 )
 
 // TestTSModulesCompile runs the pinned tsc (tools/ts) with the tool
-// directory's strictness flags over the TypeScript module of every valid
-// golden case, each in a directory of its own beside the modules of the
+// directory's strictness flags over the module of every valid golden case,
+// each in a directory of its own beside the runtime and the modules of the
 // specs it imports, so that every construct of the spec language yields
-// TypeScript that type-checks, not only jobs.yaml, and so does the README's
-// TypeScript example against generated/ts/jobs.ts. TestGolden pins the
-// modules themselves (testdata/cases/*/want/). It needs `npm ci` in tools/ts; under
-// CI=true it fails without it.
+// TypeScript that type-checks, not only jobs.yaml; so do the README's
+// TypeScript example against the committed package, and each module's
+// declarations (.d.mts), which must also describe its source: a check file
+// assigns each source module to the type of its declarations. Node then
+// imports each JavaScript module (.mjs), so that it parses and links.
+// TestGolden pins the modules themselves (testdata/cases/*/want/). It needs
+// `npm ci` in tools/ts; under CI=true it fails without it.
 func TestTSModulesCompile(t *testing.T) {
 	tsc := requireTSC(t)
 	dirs, err := filepath.Glob(gentest.FrontEndCases + "/*")
@@ -26,7 +31,7 @@ func TestTSModulesCompile(t *testing.T) {
 		t.Fatalf("no golden cases: %v", err)
 	}
 	out := t.TempDir()
-	n := 0
+	var jsModules []string
 	for _, dir := range dirs {
 		data, err := os.ReadFile(filepath.Join(dir, "spec.yaml"))
 		if err != nil {
@@ -36,13 +41,27 @@ func TestTSModulesCompile(t *testing.T) {
 		if err != nil || len(Backend{}.Check(spec)) > 0 {
 			continue // an error case; TestGolden covers it
 		}
+		caseDir := filepath.Join(out, filepath.Base(dir))
+		for _, f := range RuntimeFiles() {
+			gentest.WriteFile(t, filepath.Join(caseDir, f.Path), f.Content)
+		}
+		var check []string
 		var emit func(r *gen.Resolved)
 		emit = func(r *gen.Resolved) {
-			f, err := Emit(r)
+			files, err := Emit(r)
 			if err != nil {
 				t.Fatalf("%s: %v", dir, err)
 			}
-			gentest.WriteFile(t, filepath.Join(out, filepath.Base(dir), f.Path), f.Content)
+			for _, f := range files {
+				gentest.WriteFile(t, filepath.Join(caseDir, f.Path), f.Content)
+			}
+			name := r.Spec().Package.Name
+			if line := "import * as " + name + "_source from \"./" + name + ".js\";"; !slices.Contains(check, line) {
+				check = append(check, line,
+					"import type * as "+name+"_declared from \"./"+name+".mjs\";",
+					"export const "+name+"_check: typeof "+name+"_declared = "+name+"_source;")
+				jsModules = append(jsModules, filepath.Join(caseDir, name+".mjs"))
+			}
 			for _, im := range r.Spec().Imports {
 				if im.Imported != nil {
 					emit(im.Imported)
@@ -50,12 +69,38 @@ func TestTSModulesCompile(t *testing.T) {
 			}
 		}
 		emit(spec)
-		n++
+		gentest.WriteFile(t, filepath.Join(caseDir, "declarations_check.ts"), []byte(strings.Join(check, "\n")+"\n"))
 	}
-	if n < 2 {
-		t.Fatalf("only %d valid cases", n)
+	if len(jsModules) < 2 {
+		t.Fatalf("only %d valid cases", len(jsModules))
 	}
-	// The README's TypeScript consumer, against the committed module.
+	writeREADMEExample(t, filepath.Join(out, "readme"))
+	tsconfig, err := os.ReadFile("../../tools/ts/tsconfig.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	conf := strings.Replace(string(tsconfig), `"include": ["../../generated/ts/*.ts", "../../generated/ts/*.mts", "*.ts"]`, `"include": ["*/*.ts", "*/*.mts"]`, 1)
+	if conf == string(tsconfig) {
+		t.Fatal("tools/ts/tsconfig.json no longer includes what this test replaces")
+	}
+	gentest.WriteFile(t, filepath.Join(out, "tsconfig.json"), []byte(conf))
+	if out, err := exec.Command(tsc, "-p", filepath.Join(out, "tsconfig.json")).CombinedOutput(); err != nil {
+		t.Fatalf("tsc: %v\n%s", err, out)
+	}
+	var imports strings.Builder
+	for _, m := range jsModules {
+		imports.WriteString("await import(" + strconv.Quote("file://"+filepath.ToSlash(m)) + ");\n")
+	}
+	node := exec.Command("node", "--input-type=module", "-e", imports.String())
+	if out, err := node.CombinedOutput(); err != nil {
+		t.Fatalf("node could not import a module's JavaScript: %v\n%s", err, out)
+	}
+}
+
+// writeREADMEExample writes the README's TypeScript consumer into dir,
+// with the committed package's jobs module and runtime it imports.
+func writeREADMEExample(t *testing.T, dir string) {
+	t.Helper()
 	readme, err := os.ReadFile("../../README.md")
 	if err != nil {
 		t.Fatal(err)
@@ -65,9 +110,16 @@ func TestTSModulesCompile(t *testing.T) {
 	if !ok || !ok2 {
 		t.Fatal("README.md has no ```ts example")
 	}
-	module, err := os.ReadFile("../../generated/ts/jobs.ts")
-	if err != nil {
-		t.Fatal(err)
+	const from = `"@jobgen/jobgen/jobs"`
+	if !strings.Contains(example, from) {
+		t.Fatalf("README.md's example does not import %s", from)
+	}
+	for _, name := range []string{"jobs.ts", "runtime.ts"} {
+		module, err := os.ReadFile("../../generated/ts/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gentest.WriteFile(t, filepath.Join(dir, name), module)
 	}
 	stubs := `import type { Channel, JobSnapshot, JobStatus } from "./jobs.js";
 declare function showJob(job: JobSnapshot): void;
@@ -76,20 +128,9 @@ declare function markGap(): void;
 declare function showResult(status: JobStatus): void;
 declare const console: { error(message: string): void };
 `
-	gentest.WriteFile(t, filepath.Join(out, "readme", "jobs.ts"), module)
-	gentest.WriteFile(t, filepath.Join(out, "readme", "example.ts"), []byte(stubs+strings.ReplaceAll(example, "./generated/jobs.js", "./jobs.js")))
-	tsconfig, err := os.ReadFile("../../tools/ts/tsconfig.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	conf := strings.Replace(string(tsconfig), `"../../generated/ts/*.ts", "*.ts"`, `"*/*.ts"`, 1)
-	if conf == string(tsconfig) {
-		t.Fatal("tools/ts/tsconfig.json no longer includes what this test replaces")
-	}
-	gentest.WriteFile(t, filepath.Join(out, "tsconfig.json"), []byte(conf))
-	if out, err := exec.Command(tsc, "-p", filepath.Join(out, "tsconfig.json")).CombinedOutput(); err != nil {
-		t.Fatalf("tsc: %v\n%s", err, out)
-	}
+	example = strings.ReplaceAll(example, from, `"./jobs.js"`)
+	example = strings.ReplaceAll(example, `"@jobgen/jobgen/runtime"`, `"./runtime.js"`)
+	gentest.WriteFile(t, filepath.Join(dir, "example.ts"), []byte(stubs+example))
 }
 
 // requireTSC returns the path of tools/ts's tsc, skipping locally and

@@ -63,9 +63,10 @@ type tsDecl struct {
 	alias bool // names[0] is an import alias, which must not be a reserved word
 }
 
-// tsDecls lists the spec's declarations in the order the spec's sections
-// are checked: imports, ids, enums, records, unions with their variants,
-// live fact versions and defaults.
+// tsDecls lists the declarations the module makes of the spec's, in the
+// order the spec's sections are checked: imports, ids, enums, records and
+// unions with their variants that travel in JSON, live fact versions and
+// defaults.
 func tsDecls(s *gen.Spec) []tsDecl {
 	var out []tsDecl
 	for _, im := range s.Imports {
@@ -79,10 +80,17 @@ func tsDecls(s *gen.Spec) []tsDecl {
 	for _, d := range s.Enums {
 		out = append(out, tsDecl{what: "enums." + d.Name, pos: d.Pos, names: []string{d.Name, d.Name + "Values", "is" + d.Name, "decode" + d.Name}, typ: true})
 	}
+	declared := wireDecls(s)
 	for _, d := range s.Records {
+		if !declared[d.Name] {
+			continue // Go's alone: the module declares nothing for it
+		}
 		out = append(out, tsDecl{what: "records." + d.Name, pos: d.Pos, names: []string{d.Name, "decode" + d.Name, "encode" + d.Name}, typ: true})
 	}
 	for _, u := range s.Unions {
+		if !declared[u.Name] {
+			continue
+		}
 		names := []string{u.Name, "decode" + u.Name, "encode" + u.Name}
 		if len(u.Common) > 0 {
 			names = append(names, u.CommonName())

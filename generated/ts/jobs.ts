@@ -10,346 +10,7 @@
  * package.
  */
 
-// ---- The codec runtime: the same in every module jobgen writes. ----
-
-/** A JSONValue is a value JSON.parse returns and JSON.stringify writes. */
-export type JSONValue = null | boolean | number | string | JSONValue[] | { [key: string]: JSONValue };
-
-/** A JSONObject is a JSON object, as the encoders return it. */
-export type JSONObject = { [key: string]: JSONValue };
-
-/**
- * A DecodeErrorKind says why a decoder refused its input. missingField,
- * invalidEnum, invalidID, ambiguousKey, unknownVariant, unknownFact and
- * unknownVersion are the refusals Go reports with ErrMissingField,
- * ErrInvalidEnum, ErrInvalidID, ErrAmbiguousKey, ErrUnknownVariant,
- * ErrUnknownFact and ErrUnknownVersion; wrongType is a JSON value of the wrong
- * type, and invalidValue one of the right type that Go refuses too (an integer
- * out of range, another variant's tag) or that a number cannot hold exactly
- * (an integer beyond ±(2^53 − 1)).
- */
-export type DecodeErrorKind =
-  | "missingField"
-  | "wrongType"
-  | "invalidEnum"
-  | "invalidValue"
-  | "invalidID"
-  | "ambiguousKey"
-  | "unknownVariant"
-  | "unknownFact"
-  | "unknownVersion";
-
-/** A DecodeError is a refusal by a decoder, at the JSON path of the refused value, such as $.job.status. */
-export class DecodeError extends Error {
-  /** Kind says why the value was refused. */
-  readonly kind: DecodeErrorKind;
-  /** Path is the JSON path of the refused value: $ is the decoder's input. */
-  readonly path: string;
-
-  constructor(kind: DecodeErrorKind, path: string, message: string) {
-    super("jobs: " + path + ": " + message);
-    this.name = "DecodeError";
-    this.kind = kind;
-    this.path = path;
-  }
-}
-
-/**
- * An EncodeError is a value an encoder refuses to write because Go would not
- * read it back: an integer that is not a safe integer, a value outside an
- * enum, a malformed UUID, an unknown variant or fact.
- */
-export class EncodeError extends Error {
-  /** Kind says why the value was refused. */
-  readonly kind: DecodeErrorKind;
-  /** Field names the refused value, such as RecordChunk.offset. */
-  readonly field: string;
-
-  constructor(kind: DecodeErrorKind, field: string, message: string) {
-    super("jobs: encode " + field + ": " + message);
-    this.name = "EncodeError";
-    this.kind = kind;
-    this.field = field;
-  }
-}
-
-type _Key = string | number;
-type _Obj = { readonly [key: string]: unknown };
-
-const _ident = /^[A-Za-z_][A-Za-z0-9_]*$/;
-
-// _at is the path of a member: key is a field or map key, or an array index.
-function _at(path: string, key: _Key): string {
-  if (key === "") return path;
-  if (typeof key === "number") return path + "[" + key + "]";
-  return _ident.test(key) ? path + "." + key : path + "[" + JSON.stringify(key) + "]";
-}
-
-function _kind(v: unknown): string {
-  if (v === null) return "null";
-  if (Array.isArray(v)) return "an array";
-  return typeof v === "object" ? "an object" : "a " + typeof v;
-}
-
-function _wrong(path: string, key: _Key, want: string, v: unknown): DecodeError {
-  return new DecodeError("wrongType", _at(path, key), "want " + want + ", got " + _kind(v));
-}
-
-function _missing(path: string, type: string, field: string): DecodeError {
-  return new DecodeError("missingField", _at(path, field), type + ": missing required field " + JSON.stringify(field));
-}
-
-const _none: _Obj = Object.freeze({});
-
-// _maxDepth is how deeply Go's decoders let arrays and objects nest in a
-// document (encoding/json's limit), counted from the document's top.
-const _maxDepth = 10000;
-
-// _nesting refuses a document that Go refuses for nesting deeper than
-// _maxDepth anywhere, under a key no decoder reads too. A decoder calls it
-// for the document it is given at $, so a document is walked once, not
-// again for each record in it.
-function _nesting(doc: object): void {
-  _walk(doc, 1);
-}
-
-// _walk visits the arrays and objects inside v, at depth, by recursion while
-// they are shallow (which is fast and nearly always enough) and with a stack
-// of its own below that, so that no depth runs out of call stack.
-function _walk(v: object, depth: number): void {
-  if (depth >= 256) {
-    _walkDeep(v, depth);
-    return;
-  }
-  if (Array.isArray(v)) {
-    for (let i = 0; i < v.length; i++) {
-      const e: unknown = v[i];
-      if (typeof e === "object" && e !== null) _walk(e, depth + 1);
-    }
-    return;
-  }
-  const o = v as _Obj;
-  for (const k in o) {
-    const e = o[k];
-    if (typeof e === "object" && e !== null) _walk(e, depth + 1);
-  }
-}
-
-function _walkDeep(top: object, at: number): void {
-  const values: object[] = [top];
-  const depths: number[] = [at];
-  for (let v = values.pop(); v !== undefined; v = values.pop()) {
-    const depth = depths.pop() ?? 0;
-    if (depth > _maxDepth) {
-      throw new DecodeError("invalidValue", "$", "arrays and objects nest deeper than " + _maxDepth + ", which Go refuses");
-    }
-    const children: unknown[] = Array.isArray(v) ? v : Object.values(v);
-    for (const e of children) {
-      if (typeof e === "object" && e !== null) {
-        values.push(e);
-        depths.push(depth + 1);
-      }
-    }
-  }
-}
-
-// _obj is the object a record, variant or envelope is read from. Go reads
-// null as an object without fields, so it is one here too.
-// A union's decoder reads the object without the walk (walk false): the
-// variant it hands the object to walks it, and so does the union before it
-// refuses a tag.
-function _obj(v: unknown, path: string, type: string, walk = true): _Obj {
-  if (typeof v === "object" && v !== null && !Array.isArray(v)) {
-    if (walk && path === "$") _nesting(v);
-    return v as _Obj;
-  }
-  if (v === null) return _none;
-  throw new DecodeError("wrongType", path, type + ": want an object, got " + _kind(v));
-}
-
-// _fold is Go's case folding for ASCII names (strings.EqualFold): it folds
-// U+017F (long s) to S and U+212A (Kelvin sign) to K, and no other
-// character to ASCII. Go refuses a key that folds to a field's name without
-// being it.
-function _fold(k: string): string {
-  let out = "";
-  for (let i = 0; i < k.length; i++) {
-    let c = k.charCodeAt(i);
-    if (c >= 97 && c <= 122) c -= 32;
-    else if (c === 0x17f) c = 83;
-    else if (c === 0x212a) c = 75;
-    out += String.fromCharCode(c);
-  }
-  return out;
-}
-
-const _hasLone = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-const _lone = new RegExp(_hasLone.source, "g");
-
-// _wellFormed replaces each lone surrogate with U+FFFD, as Go reads the
-// escape of one (\ud800 alone): JSON.parse keeps it, and a string Go could
-// not hold would be written back otherwise than Go writes it.
-function _wellFormed(s: string): string {
-  return _hasLone.test(s) ? s.replace(_lone, "\uFFFD") : s;
-}
-
-function _str(v: unknown, path: string, key: _Key): string {
-  if (typeof v !== "string") throw _wrong(path, key, "a string", v);
-  return _wellFormed(v);
-}
-
-function _bool(v: unknown, path: string, key: _Key): boolean {
-  if (typeof v !== "boolean") throw _wrong(path, key, "a boolean", v);
-  return v;
-}
-
-// _int reads a 64-bit integer. A number holds integers exactly only up to
-// ±(2^53 − 1), so larger ones, which Go reads, are refused rather than
-// rounded.
-function _int(v: unknown, path: string, key: _Key): number {
-  if (typeof v !== "number") throw _wrong(path, key, "an integer", v);
-  if (!Number.isSafeInteger(v)) {
-    if (!Number.isInteger(v)) throw new DecodeError("wrongType", _at(path, key), "want an integer, got " + v);
-    throw new DecodeError("invalidValue", _at(path, key), v + " is beyond ±(2^53 − 1), the integers a number holds exactly");
-  }
-  return v;
-}
-
-// _uint reads an unsigned integer; Go refuses -0 there too.
-function _uint(v: unknown, path: string, key: _Key): number {
-  const n = _int(v, path, key);
-  if (n < 0 || Object.is(n, -0)) throw new DecodeError("invalidValue", _at(path, key), "want an unsigned integer, got " + (Object.is(n, -0) ? "-0" : n));
-  return n;
-}
-
-function _range(v: unknown, path: string, key: _Key, min: number, max: number): number {
-  const n = min === 0 ? _uint(v, path, key) : _int(v, path, key);
-  if (n < min || n > max) throw new DecodeError("invalidValue", _at(path, key), n + " is outside [" + min + ", " + max + "]");
-  return n;
-}
-
-function _float(v: unknown, path: string, key: _Key): number {
-  if (typeof v !== "number" || !Number.isFinite(v)) throw _wrong(path, key, "a finite number", v);
-  return v;
-}
-
-function _float32(v: unknown, path: string, key: _Key): number {
-  const n = _float(v, path, key);
-  if (!Number.isFinite(Math.fround(n))) throw new DecodeError("invalidValue", _at(path, key), n + " overflows a float32");
-  return n;
-}
-
-function _enum<T extends string>(v: unknown, path: string, key: _Key, is: (x: unknown) => x is T, type: string): T {
-  if (typeof v !== "string") throw _wrong(path, key, "a " + type + " string", v);
-  if (!is(v)) throw new DecodeError("invalidEnum", _at(path, key), JSON.stringify(v) + " is not a " + type);
-  return v;
-}
-
-const _zeroUUID = "00000000-0000-0000-0000-000000000000";
-const _canonicalUUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
-// _uuid reads a UUID as Go's codec.ParseUUID does: only the canonical form,
-// 36 lower-case characters in 8-4-4-4-12, and not the nil UUID.
-function _uuid(v: unknown, path: string, key: _Key): string {
-  if (typeof v !== "string") throw _wrong(path, key, "a UUID string", v);
-  if (!_canonicalUUID.test(v)) {
-    throw new DecodeError("invalidID", _at(path, key), JSON.stringify(v) + " is not a UUID in canonical form (8-4-4-4-12 lower-case hex digits)");
-  }
-  if (v === _zeroUUID) throw new DecodeError("invalidID", _at(path, key), "the nil UUID");
-  return v;
-}
-
-// _ambiguous refuses a key that differs from a field's name only in case,
-// which Go's decoders refuse too (codec.ErrAmbiguousKey).
-function _ambiguous(path: string, type: string, key: string, field: string): DecodeError {
-  return new DecodeError("ambiguousKey", _at(path, key), type + ": key " + JSON.stringify(key) + " differs from field " + JSON.stringify(field) + " only in case");
-}
-
-const _base64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
-
-// _bytes reads a []byte: standard base64 with padding, where Go ignores line breaks.
-function _bytes(v: unknown, path: string, key: _Key): string {
-  if (typeof v !== "string") throw _wrong(path, key, "a base64 string", v);
-  if (!_base64.test(v.replace(/[\r\n]/g, ""))) throw new DecodeError("invalidValue", _at(path, key), "not standard base64");
-  return v;
-}
-
-const _zeroTime = "0001-01-01T00:00:00Z";
-const _rfc3339 = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?:Z|[+-](\d{2}):(\d{2}))$/;
-
-// _time reads a time.Time: an RFC 3339 timestamp with a valid date and time.
-function _time(v: unknown, path: string, key: _Key): string {
-  if (typeof v !== "string") throw _wrong(path, key, "an RFC 3339 time string", v);
-  const m = _rfc3339.exec(v);
-  const n = (i: number): number => Number(m?.[i] ?? 0);
-  const y = n(1), mo = n(2), d = n(3);
-  const leap = y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
-  const days = mo === 2 ? (leap ? 29 : 28) : mo === 4 || mo === 6 || mo === 9 || mo === 11 ? 30 : 31;
-  if (m === null || mo < 1 || mo > 12 || d < 1 || d > days || n(4) > 23 || n(5) > 59 || n(6) > 59 || n(7) > 23 || n(8) > 59) {
-    throw new DecodeError("invalidValue", _at(path, key), JSON.stringify(v) + " is not an RFC 3339 time");
-  }
-  return v;
-}
-
-function _arr<T>(v: unknown, path: string, key: _Key, el: (e: unknown, path: string, i: number) => T): T[] {
-  if (!Array.isArray(v)) throw _wrong(path, key, "an array", v);
-  const p = _at(path, key);
-  const out: T[] = new Array<T>(v.length);
-  for (let i = 0; i < v.length; i++) out[i] = el(v[i], p, i);
-  return out;
-}
-
-function _map<T>(
-  v: unknown,
-  path: string,
-  key: _Key,
-  k: ((name: string, path: string) => string) | undefined,
-  el: (e: unknown, path: string, name: string) => T,
-): { [key: string]: T } {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) throw _wrong(path, key, "an object", v);
-  const p = _at(path, key);
-  const out: [string, T][] = [];
-  for (const raw of Object.keys(v)) {
-    const name = _wellFormed(raw);
-    out.push([k === undefined ? name : k(name, p), el((v as _Obj)[raw], p, name)]);
-  }
-  return Object.fromEntries(out);
-}
-
-function _eint(v: number, field: string): number {
-  if (!Number.isSafeInteger(v)) throw new EncodeError("invalidValue", field, v + " is not an integer within ±(2^53 − 1)");
-  return v;
-}
-
-function _erange(v: number, field: string, min: number, max: number): number {
-  if (!Number.isSafeInteger(v) || v < min || v > max || (min === 0 && Object.is(v, -0))) {
-    throw new EncodeError("invalidValue", field, v + " is not an integer in [" + min + ", " + max + "]");
-  }
-  return v;
-}
-
-function _efloat(v: number, field: string, bits: 32 | 64): number {
-  if (!Number.isFinite(bits === 32 ? Math.fround(v) : v)) throw new EncodeError("invalidValue", field, v + " is not a finite float" + bits);
-  return v;
-}
-
-function _eenum<T extends string>(v: T, is: (x: unknown) => x is T, field: string): T {
-  if (!is(v)) throw new EncodeError("invalidEnum", field, JSON.stringify(v) + " is not a declared value");
-  return v;
-}
-
-function _euuid(v: string, field: string): string {
-  if (typeof v !== "string" || !_canonicalUUID.test(v) || v === _zeroUUID) {
-    throw new EncodeError("invalidID", field, JSON.stringify(v) + " is not a UUID Go reads: canonical, lower-case and not nil");
-  }
-  return v;
-}
-
-function _emap<T>(v: { [key: string]: T }, k: ((name: string) => string) | undefined, el: (e: T) => JSONValue): JSONObject {
-  const out: [string, JSONValue][] = [];
-  for (const name of Object.keys(v)) out.push([k === undefined ? name : k(name), el(v[name] as T)]);
-  return Object.fromEntries(out);
-}
+import { DecodeError, EncodeError, _at, _missing, _nesting, _obj, _fold, _str, _bool, _int, _enum, _zeroUUID, _uuid, _ambiguous, _arr, _eint, _eenum, _euuid, type JSONObject } from "./runtime.js";
 
 /**
  * A JobID identifies one job, live or in history, across registry restarts and
@@ -570,34 +231,8 @@ export function decodeAppendOptions(json: unknown, path = "$"): AppendOptions {
  */
 export function encodeAppendOptions(value: AppendOptions): JSONObject {
   const o: JSONObject = {};
-  if (value.channel) o.channel = _eenum(value.channel, isChannel, "AppendOptions.channel");
-  if (value.gapBefore) o.gapBefore = value.gapBefore;
-  return o;
-}
-
-/**
- * Hooks are what a starter returns to the registry: how to stop the producer
- * and how to learn its outcome.
- */
-// No field of Hooks travels in JSON.
-export interface Hooks {
-}
-
-/**
- * decodeHooks reads a Hooks from JSON as Go's decoder does, refusing input that
- * lacks a required field.
- */
-export function decodeHooks(json: unknown, path = "$"): Hooks {
-  _obj(json, path, "Hooks");
-  return {};
-}
-
-/**
- * encodeHooks writes a Hooks as JSON that Go's decoder reads, leaving out
- * optional fields that hold their zero value, as Go does.
- */
-export function encodeHooks(_value: Hooks): JSONObject {
-  const o: JSONObject = {};
+  if (value.channel) o["channel"] = _eenum(value.channel, isChannel, "AppendOptions.channel");
+  if (value.gapBefore) o["gapBefore"] = value.gapBefore;
   return o;
 }
 
@@ -655,9 +290,9 @@ export function decodeJobOutcome(json: unknown, path = "$"): JobOutcome {
  */
 export function encodeJobOutcome(value: JobOutcome): JSONObject {
   const o: JSONObject = {};
-  o.status = _eenum(value.status, isJobStatus, "JobOutcome.status");
-  if (value.detail) o.detail = value.detail;
-  if (value.output) o.output = value.output;
+  o["status"] = _eenum(value.status, isJobStatus, "JobOutcome.status");
+  if (value.detail) o["detail"] = value.detail;
+  if (value.output) o["output"] = value.output;
   return o;
 }
 
@@ -755,13 +390,13 @@ export function decodeJobRegistration(json: unknown, path = "$"): JobRegistratio
  */
 export function encodeJobRegistration(value: JobRegistration): JSONObject {
   const o: JSONObject = {};
-  o.registeredAt = _eint(value.registeredAt, "JobRegistration.registeredAt");
-  o.owner = value.owner;
-  o.kind = value.kind;
-  o.label = value.label;
-  o.ordinal = _eint(value.ordinal, "JobRegistration.ordinal");
-  if (value.toolCall) o.toolCall = value.toolCall;
-  o.record = value.record;
+  o["registeredAt"] = _eint(value.registeredAt, "JobRegistration.registeredAt");
+  o["owner"] = value.owner;
+  o["kind"] = value.kind;
+  o["label"] = value.label;
+  o["ordinal"] = _eint(value.ordinal, "JobRegistration.ordinal");
+  if (value.toolCall) o["toolCall"] = value.toolCall;
+  o["record"] = value.record;
   return o;
 }
 
@@ -930,21 +565,21 @@ export function decodeJobSnapshot(json: unknown, path = "$"): JobSnapshot {
  */
 export function encodeJobSnapshot(value: JobSnapshot): JSONObject {
   const o: JSONObject = {};
-  o.id = _euuid(value.id, "JobSnapshot.id");
-  o.name = value.name;
-  o.kind = value.kind;
-  o.label = value.label;
-  o.ordinal = _eint(value.ordinal, "JobSnapshot.ordinal");
-  if (value.owner) o.owner = value.owner;
-  if (value.toolCall) o.toolCall = value.toolCall;
-  o.record = value.record;
-  o.status = _eenum(value.status, isJobStatus, "JobSnapshot.status");
-  if (value.detail) o.detail = value.detail;
-  o.startedAt = _eint(value.startedAt, "JobSnapshot.startedAt");
-  if (value.finishedAt) o.finishedAt = _eint(value.finishedAt, "JobSnapshot.finishedAt");
-  if (value.reported) o.reported = value.reported;
-  if (value.producerReported) o.producerReported = value.producerReported;
-  if (value.outputBytes) o.outputBytes = _eint(value.outputBytes, "JobSnapshot.outputBytes");
+  o["id"] = _euuid(value.id, "JobSnapshot.id");
+  o["name"] = value.name;
+  o["kind"] = value.kind;
+  o["label"] = value.label;
+  o["ordinal"] = _eint(value.ordinal, "JobSnapshot.ordinal");
+  if (value.owner) o["owner"] = value.owner;
+  if (value.toolCall) o["toolCall"] = value.toolCall;
+  o["record"] = value.record;
+  o["status"] = _eenum(value.status, isJobStatus, "JobSnapshot.status");
+  if (value.detail) o["detail"] = value.detail;
+  o["startedAt"] = _eint(value.startedAt, "JobSnapshot.startedAt");
+  if (value.finishedAt) o["finishedAt"] = _eint(value.finishedAt, "JobSnapshot.finishedAt");
+  if (value.reported) o["reported"] = value.reported;
+  if (value.producerReported) o["producerReported"] = value.producerReported;
+  if (value.outputBytes) o["outputBytes"] = _eint(value.outputBytes, "JobSnapshot.outputBytes");
   return o;
 }
 
@@ -1020,11 +655,11 @@ export function decodeRecordChunk(json: unknown, path = "$"): RecordChunk {
  */
 export function encodeRecordChunk(value: RecordChunk): JSONObject {
   const o: JSONObject = {};
-  o.offset = _eint(value.offset, "RecordChunk.offset");
-  o.at = _eint(value.at, "RecordChunk.at");
-  o.text = value.text;
-  if (value.channel) o.channel = _eenum(value.channel, isChannel, "RecordChunk.channel");
-  if (value.gapBefore) o.gapBefore = value.gapBefore;
+  o["offset"] = _eint(value.offset, "RecordChunk.offset");
+  o["at"] = _eint(value.at, "RecordChunk.at");
+  o["text"] = value.text;
+  if (value.channel) o["channel"] = _eenum(value.channel, isChannel, "RecordChunk.channel");
+  if (value.gapBefore) o["gapBefore"] = value.gapBefore;
   return o;
 }
 
@@ -1090,10 +725,10 @@ export function decodeRecordRead(json: unknown, path = "$"): RecordRead {
  */
 export function encodeRecordRead(value: RecordRead): JSONObject {
   const o: JSONObject = {};
-  o.chunks = value.chunks.map((e) => encodeRecordChunk(e));
-  o.earliest = _eint(value.earliest, "RecordRead.earliest");
-  o.next = _eint(value.next, "RecordRead.next");
-  if (value.lossy) o.lossy = value.lossy;
+  o["chunks"] = value.chunks.map((e) => encodeRecordChunk(e));
+  o["earliest"] = _eint(value.earliest, "RecordRead.earliest");
+  o["next"] = _eint(value.next, "RecordRead.next");
+  if (value.lossy) o["lossy"] = value.lossy;
   return o;
 }
 
@@ -1179,11 +814,11 @@ export function decodeOpenedFrame(json: unknown, path = "$"): OpenedFrame {
  */
 export function encodeOpenedFrame(value: OpenedFrame): JSONObject {
   const o: JSONObject = {};
-  o.frame = "opened";
-  o.job = encodeJobSnapshot(value.job);
-  o.from = _eint(value.from, "OpenedFrame.from");
-  o.earliest = _eint(value.earliest, "OpenedFrame.earliest");
-  o.total = _eint(value.total, "OpenedFrame.total");
+  o["frame"] = "opened";
+  o["job"] = encodeJobSnapshot(value.job);
+  o["from"] = _eint(value.from, "OpenedFrame.from");
+  o["earliest"] = _eint(value.earliest, "OpenedFrame.earliest");
+  o["total"] = _eint(value.total, "OpenedFrame.total");
   return o;
 }
 
@@ -1251,10 +886,10 @@ export function decodeOutputFrame(json: unknown, path = "$"): OutputFrame {
  */
 export function encodeOutputFrame(value: OutputFrame): JSONObject {
   const o: JSONObject = {};
-  o.frame = "output";
-  o.chunks = value.chunks.map((e) => encodeRecordChunk(e));
-  o.next = _eint(value.next, "OutputFrame.next");
-  if (value.lossy) o.lossy = value.lossy;
+  o["frame"] = "output";
+  o["chunks"] = value.chunks.map((e) => encodeRecordChunk(e));
+  o["next"] = _eint(value.next, "OutputFrame.next");
+  if (value.lossy) o["lossy"] = value.lossy;
   return o;
 }
 
@@ -1305,8 +940,8 @@ export function decodeStatusFrame(json: unknown, path = "$"): StatusFrame {
  */
 export function encodeStatusFrame(value: StatusFrame): JSONObject {
   const o: JSONObject = {};
-  o.frame = "status";
-  o.job = encodeJobSnapshot(value.job);
+  o["frame"] = "status";
+  o["job"] = encodeJobSnapshot(value.job);
   return o;
 }
 
@@ -1353,256 +988,9 @@ export function encodeFollowFrame(value: FollowFrame): JSONObject {
   throw new EncodeError("unknownVariant", "FollowFrame.frame", `unknown frame ${JSON.stringify((value as { frame: unknown }).frame)}`);
 }
 
-/**
- * A JobStart asks the registry to start a job. A PlainJobStart's producer gets
- * a RunningJob, which cannot append output; a RecordingJobStart's producer gets
- * a RecordingJob.
- *
- * It is one of PlainJobStart, RecordingJobStart, told apart in JSON by
- * "record".
- */
-export type JobStart = PlainJobStart | RecordingJobStart;
-
-/** JobStartCommon holds the fields every JobStart carries. */
-export interface JobStartCommon {
-  /** Kind names the producer ("bash"); it must not be empty. */
-  kind: string;
-  /** Label is a short human description; it must not be empty. */
-  label: string;
-  /** Owner is the owning session; empty starts an unowned job. */
-  owner?: SessionID;
-  /** OutputLimitBytes caps the retained record; zero means the registry default. */
-  outputLimitBytes?: number;
-  /** ToolCall is the tool call creating the job. */
-  toolCall?: ToolCallID;
-  /**
-   * Timeout, when positive, is the job's deadline, counted from its registration:
-   * once it passes, the registry kills the job as Kill would, with a reason that
-   * names the deadline, and the settled fact's cause is timeout (a Cancel that
-   * fails then force-settles the job failed). Zero means no deadline; a negative
-   * timeout is an invalid start.
-   */
-  timeout?: number;
-}
-
-/** A PlainJobStart starts a job that keeps no record of its output. */
-export interface PlainJobStart extends JobStartCommon {
-  record: false;
-}
-
-/**
- * decodePlainJobStart reads a PlainJobStart from JSON as Go's decoder does,
- * refusing another variant's record or a missing required field.
- */
-export function decodePlainJobStart(json: unknown, path = "$"): PlainJobStart {
-  const o = _obj(json, path, "PlainJobStart");
-  let f_record: boolean | undefined;
-  let f_kind: string | undefined;
-  let f_label: string | undefined;
-  let f_owner: SessionID | undefined;
-  let f_outputLimitBytes: number | undefined;
-  let f_toolCall: ToolCallID | undefined;
-  let f_timeout: number | undefined;
-  for (const k of Object.keys(o)) {
-    const v = o[k];
-    switch (k) {
-      case "record":
-        f_record = v === null ? undefined : _bool(v, path, "record");
-        continue;
-      case "kind":
-        f_kind = v === null ? undefined : _str(v, path, "kind");
-        continue;
-      case "label":
-        f_label = v === null ? undefined : _str(v, path, "label");
-        continue;
-      case "owner":
-        if (v !== null) f_owner = (_str(v, path, "owner") as SessionID);
-        continue;
-      case "outputLimitBytes":
-        if (v !== null) f_outputLimitBytes = _int(v, path, "outputLimitBytes");
-        continue;
-      case "toolCall":
-        if (v !== null) f_toolCall = (_str(v, path, "toolCall") as ToolCallID);
-        continue;
-      case "timeout":
-        if (v !== null) f_timeout = _int(v, path, "timeout");
-        continue;
-    }
-    switch (_fold(k)) {
-      case "RECORD":
-        throw _ambiguous(path, "PlainJobStart", k, "record");
-      case "KIND":
-        throw _ambiguous(path, "PlainJobStart", k, "kind");
-      case "LABEL":
-        throw _ambiguous(path, "PlainJobStart", k, "label");
-      case "OWNER":
-        throw _ambiguous(path, "PlainJobStart", k, "owner");
-      case "OUTPUTLIMITBYTES":
-        throw _ambiguous(path, "PlainJobStart", k, "outputLimitBytes");
-      case "TOOLCALL":
-        throw _ambiguous(path, "PlainJobStart", k, "toolCall");
-      case "TIMEOUT":
-        throw _ambiguous(path, "PlainJobStart", k, "timeout");
-    }
-  }
-  if (f_record === undefined) throw _missing(path, "PlainJobStart", "record");
-  if (f_record !== false) {
-    throw new DecodeError("invalidValue", path + ".record", "PlainJobStart: record is " + JSON.stringify(f_record) + ", want false");
-  }
-  if (f_kind === undefined) throw _missing(path, "PlainJobStart", "kind");
-  if (f_label === undefined) throw _missing(path, "PlainJobStart", "label");
-  const out: PlainJobStart = { record: false, kind: f_kind, label: f_label };
-  if (f_owner) out.owner = f_owner;
-  if (f_outputLimitBytes) out.outputLimitBytes = f_outputLimitBytes;
-  if (f_toolCall) out.toolCall = f_toolCall;
-  if (f_timeout) out.timeout = f_timeout;
-  return out;
-}
-
-/**
- * encodePlainJobStart writes a PlainJobStart as JSON that Go's decoder reads,
- * leaving out optional fields that hold their zero value, as Go does.
- */
-export function encodePlainJobStart(value: PlainJobStart): JSONObject {
-  const o: JSONObject = {};
-  o.record = false;
-  o.kind = value.kind;
-  o.label = value.label;
-  if (value.owner) o.owner = value.owner;
-  if (value.outputLimitBytes) o.outputLimitBytes = _eint(value.outputLimitBytes, "PlainJobStart.outputLimitBytes");
-  if (value.toolCall) o.toolCall = value.toolCall;
-  if (value.timeout) o.timeout = _eint(value.timeout, "PlainJobStart.timeout");
-  return o;
-}
-
-/** A RecordingJobStart starts a job whose producer appends output to a record. */
-export interface RecordingJobStart extends JobStartCommon {
-  record: true;
-}
-
-/**
- * decodeRecordingJobStart reads a RecordingJobStart from JSON as Go's decoder
- * does, refusing another variant's record or a missing required field.
- */
-export function decodeRecordingJobStart(json: unknown, path = "$"): RecordingJobStart {
-  const o = _obj(json, path, "RecordingJobStart");
-  let f_record: boolean | undefined;
-  let f_kind: string | undefined;
-  let f_label: string | undefined;
-  let f_owner: SessionID | undefined;
-  let f_outputLimitBytes: number | undefined;
-  let f_toolCall: ToolCallID | undefined;
-  let f_timeout: number | undefined;
-  for (const k of Object.keys(o)) {
-    const v = o[k];
-    switch (k) {
-      case "record":
-        f_record = v === null ? undefined : _bool(v, path, "record");
-        continue;
-      case "kind":
-        f_kind = v === null ? undefined : _str(v, path, "kind");
-        continue;
-      case "label":
-        f_label = v === null ? undefined : _str(v, path, "label");
-        continue;
-      case "owner":
-        if (v !== null) f_owner = (_str(v, path, "owner") as SessionID);
-        continue;
-      case "outputLimitBytes":
-        if (v !== null) f_outputLimitBytes = _int(v, path, "outputLimitBytes");
-        continue;
-      case "toolCall":
-        if (v !== null) f_toolCall = (_str(v, path, "toolCall") as ToolCallID);
-        continue;
-      case "timeout":
-        if (v !== null) f_timeout = _int(v, path, "timeout");
-        continue;
-    }
-    switch (_fold(k)) {
-      case "RECORD":
-        throw _ambiguous(path, "RecordingJobStart", k, "record");
-      case "KIND":
-        throw _ambiguous(path, "RecordingJobStart", k, "kind");
-      case "LABEL":
-        throw _ambiguous(path, "RecordingJobStart", k, "label");
-      case "OWNER":
-        throw _ambiguous(path, "RecordingJobStart", k, "owner");
-      case "OUTPUTLIMITBYTES":
-        throw _ambiguous(path, "RecordingJobStart", k, "outputLimitBytes");
-      case "TOOLCALL":
-        throw _ambiguous(path, "RecordingJobStart", k, "toolCall");
-      case "TIMEOUT":
-        throw _ambiguous(path, "RecordingJobStart", k, "timeout");
-    }
-  }
-  if (f_record === undefined) throw _missing(path, "RecordingJobStart", "record");
-  if (f_record !== true) {
-    throw new DecodeError("invalidValue", path + ".record", "RecordingJobStart: record is " + JSON.stringify(f_record) + ", want true");
-  }
-  if (f_kind === undefined) throw _missing(path, "RecordingJobStart", "kind");
-  if (f_label === undefined) throw _missing(path, "RecordingJobStart", "label");
-  const out: RecordingJobStart = { record: true, kind: f_kind, label: f_label };
-  if (f_owner) out.owner = f_owner;
-  if (f_outputLimitBytes) out.outputLimitBytes = f_outputLimitBytes;
-  if (f_toolCall) out.toolCall = f_toolCall;
-  if (f_timeout) out.timeout = f_timeout;
-  return out;
-}
-
-/**
- * encodeRecordingJobStart writes a RecordingJobStart as JSON that Go's decoder
- * reads, leaving out optional fields that hold their zero value, as Go does.
- */
-export function encodeRecordingJobStart(value: RecordingJobStart): JSONObject {
-  const o: JSONObject = {};
-  o.record = true;
-  o.kind = value.kind;
-  o.label = value.label;
-  if (value.owner) o.owner = value.owner;
-  if (value.outputLimitBytes) o.outputLimitBytes = _eint(value.outputLimitBytes, "RecordingJobStart.outputLimitBytes");
-  if (value.toolCall) o.toolCall = value.toolCall;
-  if (value.timeout) o.timeout = _eint(value.timeout, "RecordingJobStart.timeout");
-  return o;
-}
-
-/**
- * decodeJobStart reads any JobStart, choosing the variant by "record"; an
- * unknown value is a DecodeError of kind unknownVariant.
- */
-export function decodeJobStart(json: unknown, path = "$"): JobStart {
-  const o = _obj(json, path, "JobStart", false);
-  let tag: unknown = undefined;
-  for (const k of Object.keys(o)) {
-    if (k.length === 6 && k !== "record" && _fold(k) === "RECORD") throw _ambiguous(path, "JobStart", k, "record");
-    if (k === "record") {
-      const v = o[k];
-      tag = v === null ? undefined : _bool(v, path, "record");
-    }
-  }
-  switch (tag) {
-    case false:
-      return decodePlainJobStart(json, path);
-    case true:
-      return decodeRecordingJobStart(json, path);
-  }
-  if (path === "$") _nesting(o);
-  if (tag === undefined) throw _missing(path, "JobStart", "record");
-  throw new DecodeError("unknownVariant", _at(path, "record"), `JobStart: unknown record ${JSON.stringify(tag)}`);
-}
-
-/** encodeJobStart writes any JobStart as JSON, with "record" naming its variant. */
-export function encodeJobStart(value: JobStart): JSONObject {
-  switch (value.record) {
-    case false:
-      return encodePlainJobStart(value);
-    case true:
-      return encodeRecordingJobStart(value);
-  }
-  throw new EncodeError("unknownVariant", "JobStart.record", `unknown record ${JSON.stringify((value as { record: unknown }).record)}`);
-}
-
 /** JobRegisteredType is the wire type of JobRegistered facts. */
 export const JobRegisteredType = "job/registered";
+
 /** JobSettledType is the wire type of JobSettled facts. */
 export const JobSettledType = "job/settled";
 
@@ -1705,14 +1093,14 @@ export function decodeJobRegistered(json: unknown, path = "$"): JobRegistered {
  */
 export function encodeJobRegistered(value: JobRegistered): JSONObject {
   const o: JSONObject = {};
-  o.jobId = _euuid(value.jobId, "JobRegistered.jobId");
-  o.at = _eint(value.at, "JobRegistered.at");
-  o.owner = value.owner;
-  o.kind = value.kind;
-  o.label = value.label;
-  o.ordinal = _eint(value.ordinal, "JobRegistered.ordinal");
-  if (value.toolCall) o.toolCall = value.toolCall;
-  o.record = value.record;
+  o["jobId"] = _euuid(value.jobId, "JobRegistered.jobId");
+  o["at"] = _eint(value.at, "JobRegistered.at");
+  o["owner"] = value.owner;
+  o["kind"] = value.kind;
+  o["label"] = value.label;
+  o["ordinal"] = _eint(value.ordinal, "JobRegistered.ordinal");
+  if (value.toolCall) o["toolCall"] = value.toolCall;
+  o["record"] = value.record;
   return o;
 }
 
@@ -1814,12 +1202,12 @@ export function decodeJobSettledV1(json: unknown, path = "$"): JobSettledV1 {
  */
 export function encodeJobSettledV1(value: JobSettledV1): JSONObject {
   const o: JSONObject = {};
-  o.jobId = _euuid(value.jobId, "JobSettledV1.jobId");
-  o.at = _eint(value.at, "JobSettledV1.at");
-  o.status = _eenum(value.status, isJobStatus, "JobSettledV1.status");
-  if (value.detail) o.detail = value.detail;
-  o.producerReported = value.producerReported;
-  o.registration = encodeJobRegistration(value.registration);
+  o["jobId"] = _euuid(value.jobId, "JobSettledV1.jobId");
+  o["at"] = _eint(value.at, "JobSettledV1.at");
+  o["status"] = _eenum(value.status, isJobStatus, "JobSettledV1.status");
+  if (value.detail) o["detail"] = value.detail;
+  o["producerReported"] = value.producerReported;
+  o["registration"] = encodeJobRegistration(value.registration);
   return o;
 }
 
@@ -1931,13 +1319,13 @@ export function decodeJobSettled(json: unknown, path = "$"): JobSettled {
  */
 export function encodeJobSettled(value: JobSettled): JSONObject {
   const o: JSONObject = {};
-  o.jobId = _euuid(value.jobId, "JobSettled.jobId");
-  o.at = _eint(value.at, "JobSettled.at");
-  o.status = _eenum(value.status, isJobStatus, "JobSettled.status");
-  if (value.detail) o.detail = value.detail;
-  o.producerReported = value.producerReported;
-  o.registration = encodeJobRegistration(value.registration);
-  if (value.cause) o.cause = _eenum(value.cause, isSettlementCause, "JobSettled.cause");
+  o["jobId"] = _euuid(value.jobId, "JobSettled.jobId");
+  o["at"] = _eint(value.at, "JobSettled.at");
+  o["status"] = _eenum(value.status, isJobStatus, "JobSettled.status");
+  if (value.detail) o["detail"] = value.detail;
+  o["producerReported"] = value.producerReported;
+  o["registration"] = encodeJobRegistration(value.registration);
+  if (value.cause) o["cause"] = _eenum(value.cause, isSettlementCause, "JobSettled.cause");
   return o;
 }
 
@@ -2041,19 +1429,25 @@ export function encodeFact(fact: FactEnvelope): JSONObject {
  * unowned jobs share one bucket.
  */
 export const DefaultMaxConcurrentJobsPerOwner = 10;
+
 /**
  * DefaultObserveFlush is the shortest interval between follow-stream flushes.
  * It is in milliseconds.
  */
 export const DefaultObserveFlush = 100;
+
 /** DefaultObserveMaxFrameBytes splits follow-stream output frames. */
 export const DefaultObserveMaxFrameBytes = 65536;
+
 /** DefaultPumpPoll is the output pump's polling cadence. It is in milliseconds. */
 export const DefaultPumpPoll = 150;
+
 /** DefaultRetainBytes caps a live job's retained record. */
 export const DefaultRetainBytes = 262144;
+
 /** DefaultSettledRetainBytes caps a record once its job settles. */
 export const DefaultSettledRetainBytes = 16384;
+
 /**
  * DefaultTeardownBound bounds how long teardown waits for producers to settle.
  * It is in milliseconds.

@@ -2,7 +2,7 @@
 // alone: for each frame shape, the median over runs of the time per frame of
 // JSON.parse(text) and of decodeFollowFrame(JSON.parse(text)), and their
 // ratio. Run it with `make ts-bench` (tools/ts/bench.sh).
-import { decodeFollowFrame, encodeFollowFrame, type FollowFrame, type JobID } from "../../generated/ts/jobs.js";
+import { decodeFollowFrame, encodeFollowFrame, type FollowFrame, type JobID } from "@jobgen/jobgen/jobs";
 
 const snapshot = {
   id: "6ba7b810-9dad-11d1-80b4-00c04fd430c8" as JobID,

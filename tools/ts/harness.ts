@@ -1,15 +1,19 @@
-// The Node side of the cross-language tests (spec/ts_roundtrip_test.go): it
-// reads one request a line from stdin, {"type": "FollowFrame", "doc": <JSON>}, decodes
-// doc with the generated decodeX of the module and, when that succeeds,
+// The Node side of the cross-language tests (spec/ts_test.go): it reads one
+// request a line from stdin, {"type": "FollowFrame", "doc": <JSON>}, decodes
+// doc with the generated decodeX of a module of the package @jobgen/jobgen
+// (its JavaScript, as a front end imports it) and, when that succeeds,
 // encodes the result with encodeX, writing one answer a line:
-// {"ok": true, "out": <JSON>} or {"ok": false, "kind": ..., "path": ...}.
-// FactEnvelope is decodeFact and encodeFact. A request with "encode" instead
-// of "doc" only encodes that value, answering an EncodeError as a refusal.
-// It knows no type by name: any module jobgen writes works.
-// The module is the first argument (a path from this file), jobs.js by default.
+// {"ok": true, "out": <JSON>} or {"ok": false, "kind": ..., "path": ...,
+// "shared": ...}, where shared says the error is an instance of the one
+// DecodeError (or EncodeError) class of the package's runtime, whichever
+// vocabulary threw it. FactEnvelope is decodeFact and encodeFact. A request
+// with "encode" instead of "doc" only encodes that value, answering an
+// EncodeError as a refusal. It knows no type by name: any module jobgen
+// writes works. The module is the first argument (jobs by default).
 import { readFileSync } from "node:fs";
+import { DecodeError, EncodeError } from "@jobgen/jobgen/runtime";
 
-const exports = (await import(process.argv[2] ?? "../../generated/ts/jobs.js")) as Record<string, unknown>;
+const exports = (await import("@jobgen/jobgen/" + (process.argv[2] ?? "jobs"))) as Record<string, unknown>;
 
 type Codec = { decode: (json: unknown) => unknown; encode: (value: never) => unknown };
 
@@ -43,9 +47,9 @@ for (const line of readFileSync(0, "utf8").split("\n")) {
   } catch (e) {
     const err = e as { name?: unknown; kind?: unknown; path?: unknown; field?: unknown; message?: unknown };
     if (err.name === "DecodeError") {
-      answers.push(JSON.stringify({ ok: false, kind: err.kind, path: err.path, msg: err.message }));
+      answers.push(JSON.stringify({ ok: false, kind: err.kind, path: err.path, msg: err.message, shared: e instanceof DecodeError }));
     } else if (err.name === "EncodeError") {
-      answers.push(JSON.stringify({ ok: false, kind: err.kind, path: err.field, msg: err.message }));
+      answers.push(JSON.stringify({ ok: false, kind: err.kind, path: err.field, msg: err.message, shared: e instanceof EncodeError }));
     } else {
       answers.push(JSON.stringify({ ok: false, kind: "crash", msg: String(e) }));
     }

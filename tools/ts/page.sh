@@ -1,31 +1,62 @@
 #!/usr/bin/env bash
-# page.sh build|check: the live page's decoders, jobhttp/static/jobs.js, are the
-# generated TypeScript of spec/jobs.yaml (generated/ts/jobs.ts) compiled by the
-# pinned tsc. build writes them; check fails when the committed file differs.
+# page.sh build|check: the live page's modules in jobhttp/static/. The
+# package's modules the page imports (runtime, jobs, wire) are copied from
+# generated/ts as jobgen writes them, JavaScript and declarations, so the page
+# runs exactly what a front end importing @jobgen/jobgen runs; the page's own
+# TypeScript (client.mts, the package's client, and app.mts) is compiled
+# against them by the pinned tsc, with static/tsconfig.json. build writes
+# them; check fails when the committed files differ. jobgen then copies
+# client.mjs and client.d.mts into the package (jobgen.yaml,
+# typescript.modules), so make generate runs jobgen again after build.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 tsc=tools/ts/node_modules/.bin/tsc
-out=jobhttp/static/jobs.js
+static=jobhttp/static
 if [ ! -x "$tsc" ]; then
   echo "page.sh: no pinned TypeScript in tools/ts: run make ts-deps (needs Node.js and npm)" >&2
   exit 2
 fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-"$tsc" --strict --target es2022 --module es2022 --outDir "$tmp" generated/ts/jobs.ts
-{
-  echo "// Compiled by tools/ts/page.sh (make generate) from generated/ts/jobs.ts with the pinned tsc. DO NOT EDIT."
-  cat "$tmp/jobs.js"
-} > "$tmp/page.js"
+mkdir "$tmp/src" "$tmp/out"
+for m in runtime jobs wire; do
+  for ext in mjs d.mts; do cp "generated/ts/$m.$ext" "$tmp/src/"; done
+done
+sources=()
+for f in "$static"/*.mts; do
+  case "$f" in *.d.mts) continue ;; esac
+  cp "$f" "$tmp/src/"
+  sources+=("$(basename "$f" .mts)")
+done
+cp "$static/tsconfig.json" "$tmp/src/"
+"$tsc" -p "$tmp/src/tsconfig.json" --outDir "$tmp/compiled"
+for m in runtime jobs wire; do
+  for ext in mjs d.mts; do cp "$tmp/src/$m.$ext" "$tmp/out/"; done
+done
+for m in "${sources[@]}"; do
+  for ext in mjs d.mts; do
+    [ "$m" = app ] && [ "$ext" = d.mts ] && continue # the page's entry point declares nothing
+    { echo "// Compiled by tools/ts/page.sh from $static/$m.mts with the pinned tsc. DO NOT EDIT."
+      cat "$tmp/compiled/$m.$ext"; } > "$tmp/out/$m.$ext"
+  done
+done
 case "${1:-}" in
   build)
-    if ! cmp -s "$tmp/page.js" "$out"; then cp "$tmp/page.js" "$out"; echo "wrote $out"; fi ;;
+    for f in "$tmp"/out/*; do
+      out="$static/$(basename "$f")"
+      if ! cmp -s "$f" "$out"; then cp "$f" "$out"; echo "wrote $out"; fi
+    done ;;
   check)
-    if ! cmp -s "$tmp/page.js" "$out"; then
-      diff -u "$out" "$tmp/page.js" | head -40 >&2 || true
-      echo "page.sh: $out is not what tsc makes of generated/ts/jobs.ts: run make generate" >&2
-      exit 1
-    fi
-    echo "page.sh: $out is up to date" ;;
+    status=0
+    for f in "$tmp"/out/*; do
+      out="$static/$(basename "$f")"
+      if ! cmp -s "$f" "$out"; then
+        diff -u "$out" "$f" 2>&1 | head -40 >&2 || true
+        echo "page.sh: $out is not what the package and tsc make: run make generate" >&2
+        status=1
+      fi
+    done
+    [ $status -eq 0 ] && echo "page.sh: $static is up to date"
+    exit $status ;;
   *) echo "usage: page.sh build|check" >&2; exit 2 ;;
 esac

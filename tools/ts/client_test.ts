@@ -1,0 +1,217 @@
+// The Node side of jobhttp's client test (jobhttp/client_node_test.go): it
+// drives the package's client, @jobgen/jobgen/client, against a real
+// jobhttp handler, whose URL is its first argument. The Go test serves, under
+// test/, what the script asks of the server: start, append to and finish a
+// job, drop every follow connection. It prints "ok - NAME" or
+// "not ok - NAME: WHY" per case and exits 1 when any failed.
+import { Client, WireError } from "@jobgen/jobgen/client";
+import type { FollowFrame, JobID, JobSnapshot } from "@jobgen/jobgen/jobs";
+import { DecodeError } from "@jobgen/jobgen/runtime";
+
+const base = process.argv[2] ?? "";
+
+function client(session: string, headers: Record<string, string> = {}): Client {
+  return new Client({ base, headers: { "X-Test-Session": session, ...headers }, reconnectDelay: 20 });
+}
+
+/** control asks the Go test to act on the server and returns its JSON answer. */
+async function control(action: string, params: Record<string, string>): Promise<unknown> {
+  const res = await fetch(new URL(`test/${action}?` + new URLSearchParams(params).toString(), base), { method: "POST" });
+  if (!res.ok) throw new Error(`test/${action}: ${res.status} ${await res.text()}`);
+  return res.json();
+}
+
+async function start(session: string, label: string, record = true): Promise<JobSnapshot> {
+  return (await control("start", { session, label, record: String(record) })) as JobSnapshot;
+}
+
+async function append(id: JobID, text: string): Promise<void> {
+  await control("append", { job: id, text });
+}
+
+async function finish(id: JobID): Promise<void> {
+  await control("finish", { job: id });
+}
+
+function check(ok: boolean, what: string): void {
+  if (!ok) throw new Error(what);
+}
+
+/** refusal runs fn and returns the WireError it throws. */
+async function refusal(fn: () => Promise<unknown>): Promise<WireError> {
+  try {
+    await fn();
+  } catch (err) {
+    if (err instanceof WireError) return err;
+    throw err;
+  }
+  throw new Error("no WireError was thrown");
+}
+
+/** text is the output of the frames, in order. */
+function text(frames: FollowFrame[]): string {
+  return frames.map((f) => (f.frame === "output" ? f.chunks.map((c) => c.text).join("") : "")).join("");
+}
+
+const cases: [string, () => Promise<void>][] = [
+  ["the roster and one job are the caller's alone", async () => {
+    const a = await start("alice", "one");
+    const b = await start("alice", "two");
+    const theirs = await start("bob", "theirs");
+    const roster = await client("alice").roster();
+    check(roster.map((j) => j.id).join() === [a.id, b.id].join(), `roster ${JSON.stringify(roster)}`);
+    check((await client("alice").job(a.id)).label === "one", "job(a)");
+    const foreign = await refusal(() => client("alice").job(theirs.id));
+    check(foreign.status === 404 && foreign.reason === "no such job", `foreign job: ${foreign.message}`);
+    const unknown = await refusal(() => client("alice").job("6ba7b810-9dad-11d1-80b4-00c04fd430c8" as JobID));
+    check(unknown.status === 404 && unknown.reason === foreign.reason, "an unknown job answers as a foreign one does");
+    const none = await refusal(() => client("").roster());
+    check(none.status === 401, `no session: ${none.message}`);
+  }],
+  ["a follow yields opened, output as it comes and status, then ends", async () => {
+    const job = await start("alice", "follow");
+    await append(job.id, "a");
+    const frames: FollowFrame[] = [];
+    for await (const frame of client("alice").follow(job.id)) {
+      frames.push(frame);
+      if (frame.frame === "output" && text(frames) === "a") await append(job.id, "b");
+      if (frame.frame === "output" && text(frames) === "ab") await finish(job.id);
+    }
+    check(frames[0]?.frame === "opened" && frames.at(-1)?.frame === "status", `frames ${frames.map((f) => f.frame).join()}`);
+    check(text(frames) === "ab", `output ${JSON.stringify(text(frames))}`);
+  }],
+  ["a follow resumes after a dropped connection, without loss or repeat", async () => {
+    const job = await start("alice", "drop");
+    await append(job.id, "one\n");
+    let connects = 0;
+    let drops = 0;
+    const frames: FollowFrame[] = [];
+    const follow = client("alice").follow(job.id, { onConnect: () => connects++, onDrop: () => drops++ });
+    for await (const frame of follow) {
+      frames.push(frame);
+      if (text(frames) === "one\n" && drops === 0) {
+        await control("drop", {});
+        await append(job.id, "two\n");
+      }
+      if (text(frames) === "one\ntwo\n" && frame.frame === "output") await finish(job.id);
+    }
+    check(text(frames) === "one\ntwo\n", `output ${JSON.stringify(text(frames))}`);
+    check(drops >= 1 && connects === drops + 1, `connects ${connects}, drops ${drops}`);
+    const reopened = frames.filter((f) => f.frame === "opened");
+    check(reopened.length === connects && reopened[1]?.frame === "opened" && reopened[1].from === 4, `opened frames ${JSON.stringify(reopened.map((f) => f.frame === "opened" && f.from))}`);
+    check(!frames.some((f) => f.frame === "output" && f.lossy === true), "the resume was lossy");
+  }],
+  ["a follow from an offset starts there", async () => {
+    const job = await start("alice", "offset");
+    await append(job.id, "0123456789");
+    const frames: FollowFrame[] = [];
+    for await (const frame of client("alice").follow(job.id, { from: 6 })) {
+      frames.push(frame);
+      if (frame.frame === "output") await finish(job.id);
+    }
+    check(text(frames) === "6789", `output ${JSON.stringify(text(frames))}`);
+  }],
+  ["a follow of a plain job is a 409, of another's a 404", async () => {
+    const plain = await start("alice", "plain", false);
+    const conflict = await refusal(async () => {
+      for await (const _ of client("alice").follow(plain.id)) void _;
+    });
+    check(conflict.status === 409, `plain: ${conflict.message}`);
+    const theirs = await start("bob", "theirs");
+    const notFound = await refusal(async () => {
+      for await (const _ of client("alice").follow(theirs.id)) void _;
+    });
+    check(notFound.status === 404, `foreign: ${notFound.message}`);
+  }],
+  ["roster events yield the roster, again after a change, until aborted", async () => {
+    const abort = new AbortController();
+    const seen: number[] = [];
+    let added: JobSnapshot | undefined;
+    for await (const roster of client("dave").rosterEvents({ signal: abort.signal })) {
+      seen.push(roster.length);
+      if (seen.length === 1) added = await start("dave", "new");
+      if (roster.some((j) => j.id === added?.id)) abort.abort();
+    }
+    check(seen[0] === 0 && seen.at(-1) === 1, `roster sizes ${seen.join()}`);
+  }],
+  ["kill asks a job to stop; a finished one was already finished; another's is a 404", async () => {
+    const job = await start("erin", "victim");
+    const res = await client("erin").kill(job.id, "from the client test");
+    check(res.result === "requested" && res.job.id === job.id && res.job.status !== "running", `kill: ${JSON.stringify(res)}`);
+    const again = await client("erin").kill(job.id);
+    check(again.result === "alreadyFinished", `second kill: ${again.result}`);
+    const theirs = await start("bob", "theirs");
+    check((await refusal(() => client("erin").kill(theirs.id))).status === 404, "kill of another's job");
+  }],
+  ["a kill from another origin is a 403", async () => {
+    const job = await start("erin", "guarded");
+    const forbidden = await refusal(() => client("erin", { Origin: "http://evil.example" }).kill(job.id));
+    check(forbidden.status === 403, `cross-origin kill: ${forbidden.message}`);
+    check((await client("erin").job(job.id)).status === "running", "the job was killed anyway");
+  }],
+  ["a stream past the session's cap is a 429 that says when to retry", async () => {
+    const abort = new AbortController();
+    const held: Promise<unknown>[] = [];
+    for (let i = 0; i < 2; i++) {
+      const opened = new Promise<void>((resolve) => {
+        held.push((async () => {
+          for await (const _ of client("frank").rosterEvents({ signal: abort.signal, onConnect: resolve })) void _;
+        })());
+      });
+      await opened;
+    }
+    const tooMany = await refusal(async () => {
+      for await (const _ of client("frank").rosterEvents()) void _;
+    });
+    abort.abort();
+    await Promise.all(held);
+    check(tooMany.status === 429, `third stream: ${tooMany.message}`);
+    check(tooMany.retryAfter === 5 && tooMany.reason.includes("MaxStreamsPerSession"), `Retry-After ${tooMany.retryAfter}, reason ${tooMany.reason}`);
+  }],
+  ["history is the session's intervals", async () => {
+    const job = await start("gina", "history");
+    await finish(job.id);
+    await control("wait", { job: job.id });
+    const intervals = await client("gina").history();
+    check(intervals.length === 1 && intervals[0]?.jobId === job.id && intervals[0].complete && intervals[0].status === "completed", `intervals ${JSON.stringify(intervals)}`);
+  }],
+  ["a stream that is not an event stream is refused, not retried", async () => {
+    const bogus = new Client({ base: new URL("test/bogus/", base) });
+    const refused = await refusal(async () => {
+      for await (const _ of bogus.rosterEvents()) void _;
+    });
+    check(refused.status === 200 && refused.reason.startsWith("not an event stream"), `refusal ${refused.message}`);
+  }],
+  ["a body the decoders refuse is the package's DecodeError", async () => {
+    const bogus = new Client({ base: new URL("test/bogus/", base) });
+    try {
+      await bogus.roster();
+      throw new Error("a malformed roster was accepted");
+    } catch (err) {
+      check(err instanceof DecodeError && err.kind === "invalidID" && err.path === "$[0].id", `refusal ${String(err)}`);
+    }
+  }],
+];
+
+/** within fails a case that has not ended after ms milliseconds. */
+function within(ms: number, run: () => Promise<void>): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<void>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`did not end within ${ms} ms`)), ms);
+  });
+  return Promise.race([run(), late]).finally(() => clearTimeout(timer));
+}
+
+let failed = 0;
+for (const [name, run] of cases) {
+  const began = Date.now();
+  try {
+    await within(10_000, run);
+    process.stdout.write(`ok - ${name} (${Date.now() - began} ms)\n`);
+  } catch (err) {
+    failed++;
+    process.stdout.write(`not ok - ${name}: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
+  }
+}
+// A case that timed out may leave a stream open: exit without waiting on it.
+process.exit(failed === 0 ? 0 : 1);
