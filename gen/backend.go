@@ -30,10 +30,6 @@ import (
 //     fmt.Sprintf(b.Marker().Format, origin.Of(path)). That opening is how
 //     jobgen knows, later, that the file is its own and which spec it came
 //     from; a file without it is never replaced or removed.
-//   - A file every spec yields alike, such as a runtime the target's
-//     modules import or a package's marker file, sets File.Shared and opens
-//     with SharedMark(b) instead; its name need not end in Suffix, and
-//     Render keeps one copy of it (see output_shared.go).
 //   - Check reports, at the spec position that causes it (Pos of the name
 //     in the model), every valid spec the target cannot express: its
 //     reserved words, its name collisions. Files is called only for a spec

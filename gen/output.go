@@ -199,18 +199,32 @@ func Render(targets []Target, specs []*Resolved) (*Tree, error) {
 // checkFile enforces the Backend rules a file can be checked against.
 func checkFile(b Backend, o Origin, f File) error {
 	m := b.Marker()
-	if f.Shared {
-		return checkShared(b, f)
+	if err := checkPath(f.Path); err != nil {
+		return err
 	}
 	switch {
-	case f.Path != path.Clean(f.Path) || path.IsAbs(f.Path) || strings.HasPrefix(f.Path, "../") || strings.Contains(f.Path, `\`):
-		return fmt.Errorf("%s is not a clean path inside the output root", f.Path)
-	case strings.Count(f.Path, "/") > maxPathDepth-1:
-		return fmt.Errorf("%s is more than %d elements deep", f.Path, maxPathDepth)
 	case !m.ends(f.Path):
 		return fmt.Errorf("%s does not end in %s", f.Path, strings.Join(append([]string{m.Suffix}, m.Also...), " or "))
 	case !bytes.HasPrefix(f.Content, []byte(Mark(b, o, f.Path))):
 		return fmt.Errorf("%s does not start with its marker %q", f.Path, Mark(b, o, f.Path))
+	}
+	return nil
+}
+
+// maxPathDepth is how many elements a generated file's path may have: a
+// package directory in the directory of a target beside the Go packages,
+// as in python/jobgen_vocab/jobs.py.
+const maxPathDepth = 3
+
+// checkPath enforces the rules of every generated file's path, a spec's or
+// a package's: clean, slash-separated, inside the output root and at most
+// maxPathDepth elements deep.
+func checkPath(p string) error {
+	switch {
+	case p != path.Clean(p) || path.IsAbs(p) || strings.HasPrefix(p, "../") || strings.Contains(p, `\`):
+		return fmt.Errorf("%s is not a clean path inside the output root", p)
+	case strings.Count(p, "/") > maxPathDepth-1:
+		return fmt.Errorf("%s is more than %d elements deep", p, maxPathDepth)
 	}
 	return nil
 }
@@ -226,9 +240,6 @@ func (t *Tree) checkClaims(specs []*Resolved) error {
 	dirs := map[string]claim{}
 	var problems ErrorList
 	var pairs []string
-	if err := t.keepOneShared(); err != nil {
-		return err
-	}
 	for _, f := range t.files {
 		root := t.targets[f.target].Root
 		key := root + "\x00" + f.Path
@@ -304,10 +315,6 @@ func (t *Tree) roots() []string {
 type File struct {
 	Path    string
 	Content []byte
-	// Shared marks a file that every spec a backend renders yields alike,
-	// such as the runtime a target's modules import or its package's
-	// marker files: see SharedMark.
-	Shared bool
 }
 
 // Header is the first line of a generated Go file that comes from no spec,

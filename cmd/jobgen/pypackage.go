@@ -1,6 +1,10 @@
 package main
 
-import "github.com/jobgen/jobgen/gen/python"
+import (
+	"fmt"
+
+	"github.com/jobgen/jobgen/gen/python"
+)
 
 // pySettings are jobgen.yaml's python: key, what the Python package
 // (outputs.python) is besides its modules.
@@ -18,5 +22,11 @@ func pyBackend(cfg *config, dir string) (python.Backend, error) {
 		return b, nil
 	}
 	b.Package = cfg.Python.Package
+	if b.Package == "" {
+		return b, nil
+	}
+	if err := python.CheckPackage(b.Package); err != nil {
+		return b, fmt.Errorf("%s: python.package: %w", cfg.file, err)
+	}
 	return b, nil
 }

@@ -941,3 +941,28 @@ func TestEveryOutputIsInEveryList(t *testing.T) {
 		t.Errorf("an unknown output key: exit %d, %q", code, stderr)
 	}
 }
+
+// TestPythonPackageBesideTheGoPackages: --python directly inside --out puts
+// the package in that directory, three elements deep (py/down_vocab/demo.py),
+// with the package's own files, which verify then finds up to date; a
+// python.package Python cannot import is a usage error.
+func TestPythonPackageBesideTheGoPackages(t *testing.T) {
+	root := downstream(t, "example.com/down/internal/gen/demo")
+	t.Chdir(root)
+	os.WriteFile("jobgen.yaml", []byte("version: 1\nspecs: [jobs/*.yaml]\noutputs:\n  go: internal/gen\n  python: internal/gen/py\npython: {package: down_vocab}\n"), 0o644)
+	if code, stdout, stderr := jobgen(t, "generate"); code != exitOK {
+		t.Fatalf("generate: exit %d\n%s%s", code, stdout, stderr)
+	}
+	for _, name := range []string{"py/pyproject.toml", "py/down_vocab/__init__.py", "py/down_vocab/_runtime.py", "py/down_vocab/py.typed", "py/down_vocab/demo.py"} {
+		if _, err := os.Stat(filepath.Join("internal", "gen", filepath.FromSlash(name))); err != nil {
+			t.Errorf("the package lacks %s: %v", name, err)
+		}
+	}
+	if code, stdout, stderr := jobgen(t, "verify"); code != exitOK {
+		t.Errorf("verify after generate: exit %d\n%s%s", code, stdout, stderr)
+	}
+	os.WriteFile("jobgen.yaml", []byte("version: 1\nspecs: [jobs/*.yaml]\noutputs:\n  go: internal/gen\n  python: py\npython: {package: down-vocab}\n"), 0o644)
+	if code, _, stderr := jobgen(t, "verify"); code != exitUsage || !strings.Contains(stderr, `python.package: "down-vocab" is not a Python package name`) {
+		t.Errorf("verify with a bad name: exit %d\n%s", code, stderr)
+	}
+}

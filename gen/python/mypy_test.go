@@ -13,9 +13,9 @@ import (
 
 // TestModulesTypeCheckAndImport writes the module of every valid golden
 // case, with the modules of the specs it imports, into a package of its
-// own and runs mypy --strict, ruff's formatter and linter over it and
-// Python's import of each module,
-// which builds every pydantic model: every construct of the spec language
+// own with the package's files and runs mypy --strict, ruff's formatter and
+// linter over it and Python's import of each module, which builds every
+// pydantic model: every construct of the spec language
 // yields Python that type-checks and loads, not only jobs.yaml. TestGolden
 // pins the modules themselves. It needs tools/python/venv.sh; under CI=true
 // it fails without it.
@@ -53,12 +53,20 @@ func TestModulesTypeCheckAndImport(t *testing.T) {
 			}
 		}
 		emit(spec)
+		own, err := Backend{Package: pkg}.PackageFiles()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range own {
+			if f.Path != "pyproject.toml" {
+				gentest.WriteFile(t, filepath.Join(out, f.Path), f.Content)
+			}
+		}
 		imports = append(imports, "import "+pkg+"."+spec.Spec().Package.Name)
 	}
 	if len(imports) < 2 {
 		t.Fatalf("only %d valid cases", len(imports))
 	}
-	os.Remove(filepath.Join(out, "pyproject.toml"))
 	pkgs, _ := filepath.Glob(filepath.Join(out, "case_*"))
 	var names []string
 	for _, p := range pkgs {

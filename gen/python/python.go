@@ -4,6 +4,8 @@ import (
 	_ "embed"
 	"fmt"
 	"path"
+	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/jobgen/jobgen/gen"
@@ -15,7 +17,7 @@ import (
 const DefaultPackage = "jobgen_vocab"
 
 // Backend generates a spec's Python module, <Package>/<package.name>.py,
-// under its root, and the files every module of the package shares. The
+// under its root, and, as a gen.Packager, the package's own files. The
 // module holds a str subclass per id (a UUID one checks the canonical form),
 // a Literal type and a tuple of values per enum, a pydantic model per
 // record, union variant, live fact version and envelope, a discriminated
@@ -50,6 +52,21 @@ func (b Backend) Check(r *gen.Resolved) gen.ErrorList {
 	return checkNames(s)
 }
 
+// CheckPackage refuses a name that cannot be the package's: one that is not
+// an ASCII Python identifier, or is a keyword.
+func CheckPackage(name string) error {
+	switch {
+	case !pyPackageName.MatchString(name):
+		return fmt.Errorf("%q is not a Python package name (ASCII letters, digits and _, not starting with a digit)", name)
+	case slices.Contains(pyKeywords, name):
+		return fmt.Errorf("%q is a Python keyword, which cannot be imported", name)
+	}
+	return nil
+}
+
+// pyPackageName is what an import name of a package may be.
+var pyPackageName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
 func (b Backend) pkg() string {
 	if b.Package == "" {
 		return DefaultPackage
@@ -64,7 +81,7 @@ func (b Backend) Files(r *gen.Resolved, o gen.Origin) ([]gen.File, error) {
 		return nil, err
 	}
 	name := path.Join(b.Dir, b.pkg(), s.Package.Name+".py")
-	return append([]gen.File{emitModule(s, o, name)}, b.shared()...), nil
+	return []gen.File{emitModule(s, o, name)}, nil
 }
 
 // Emit renders a valid spec as its Python module alone, with the marker
@@ -88,15 +105,24 @@ var pyRuntime string
 // Runtime is the text of the runtime module, _runtime.py, without its marker.
 func Runtime() string { return pyRuntime }
 
-// shared are the files of the package that no spec owns: the runtime,
-// __init__.py, py.typed and the pyproject.toml that installs the package.
-func (b Backend) shared() []gen.File {
-	mark := gen.SharedMark(b)
+// opening opens the package's own files, in the comment syntax of Python
+// and of TOML alike.
+const opening = "# " + gen.PackageText + "\n"
+
+// PackageFiles implements gen.Packager: the files of the package that no
+// spec owns, the runtime every module imports, __init__.py, py.typed and,
+// beside the package's directory, the pyproject.toml that installs it.
+func (b Backend) PackageFiles() ([]gen.PackageFile, error) {
 	pkg := b.pkg()
+	if err := CheckPackage(pkg); err != nil {
+		return nil, err
+	}
 	dist := strings.ReplaceAll(pkg, "_", "-")
-	dir := path.Join(b.Dir, pkg)
-	return []gen.File{
-		{Path: path.Join(b.Dir, "pyproject.toml"), Shared: true, Content: []byte(mark + fmt.Sprintf(`# The vocabularies jobgen generates from this module's specs, as one package.
+	var files []gen.PackageFile
+	add := func(name, content string) {
+		files = append(files, gen.PackageFile{File: gen.File{Path: path.Join(b.Dir, name), Content: []byte(opening + content)}, Opening: opening})
+	}
+	add("pyproject.toml", fmt.Sprintf(`# The vocabularies jobgen generates from this module's specs, as one package.
 [build-system]
 requires = ["hatchling"]
 build-backend = "hatchling.build"
@@ -110,12 +136,12 @@ dependencies = ["pydantic>=2.11,<3"]
 
 [tool.hatch.build.targets.wheel]
 packages = [%q]
-`, dist, pkg))},
-		{Path: dir + "/__init__.py", Shared: true, Content: []byte(mark + fmt.Sprintf("\"\"\"Package %s holds the modules jobgen generates, one per spec.\n\n"+
-			"Import a vocabulary by its spec's package name: from %s import jobs.\n\"\"\"\n", pkg, pkg))},
-		{Path: dir + "/_runtime.py", Shared: true, Content: []byte(mark + pyRuntime)},
-		{Path: dir + "/py.typed", Shared: true, Content: []byte(mark)},
-	}
+`, dist, pkg))
+	add(pkg+"/__init__.py", fmt.Sprintf("\"\"\"Package %s holds the modules jobgen generates, one per spec.\n\n"+
+		"Import a vocabulary by its spec's package name: from %s import jobs.\n\"\"\"\n", pkg, pkg))
+	add(pkg+"/_runtime.py", pyRuntime)
+	add(pkg+"/py.typed", "")
+	return files, nil
 }
 
 // A pyWriter writes one module.
