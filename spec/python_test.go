@@ -105,6 +105,14 @@ func TestSubagentsPythonEqualsGo(t *testing.T) {
 	t.Run("damaged documents are refused alike", func(t *testing.T) { damagedThroughPython(t, send, subagentsCodecs()) })
 }
 
+// TestWirePythonEqualsGo runs the round trip and the damaged documents over
+// the wire module, what jobhttp answers and clients/python reads.
+func TestWirePythonEqualsGo(t *testing.T) {
+	send := pyHarness(t, "wire")
+	t.Run("random values round-trip", func(t *testing.T) { roundTripThroughPython(t, send, wireCodecs()) })
+	t.Run("damaged documents are refused alike", func(t *testing.T) { damagedThroughPython(t, send, wireCodecs()) })
+}
+
 func roundTripThroughPython(t *testing.T, send func([]pyRequest) []tsAnswer, codecs []tsCodec) {
 	type sent struct {
 		codec tsCodec

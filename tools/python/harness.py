@@ -4,7 +4,7 @@ Each line of standard input is a type name, a tab and a JSON document, as
 Go wrote it; each line of standard output is the answer, a JSON object:
 {"ok": true, "out": <what Python writes for what it read>} or
 {"ok": false, "kind": ..., "path": ..., "msg": ...}. The argument names the
-module of the generated package to use (jobs, subagents).
+module of the generated package to use (jobs, subagents, wire).
 """
 
 from __future__ import annotations

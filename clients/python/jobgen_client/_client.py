@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 from collections.abc import AsyncIterator, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -12,37 +11,44 @@ from typing import Self
 from urllib.parse import quote
 
 import httpx
-from jobgen_vocab._runtime import decode_list
+from jobgen_vocab._runtime import DecodeError, decode_list
 from jobgen_vocab.jobs import FollowFrame, JobSnapshot, StatusFrame, decode_follow_frame
-
-from ._models import Interval, KillResult
+from jobgen_vocab.wire import ErrorBody, Interval, KillRequest, KillResponse
 
 
 class WireError(Exception):
-    """A WireError is an answer of the server other than success.
+    """A WireError is a request the server refused.
 
     A job of another session answers as one that does not exist: 404.
     """
 
     status: int
     """Status is the HTTP status code."""
-    message: str
-    """Message is what the server said, its error body's text."""
+    reason: str
+    """Reason is what the server's error body (wire.ErrorBody) says, or the
+    body's text when it is not one, or the status's phrase when it is empty."""
+    retry_after: float | None
+    """Retry_after is the seconds the server asks to wait before trying
+    again (a 429 or 503 says); None when it does not say."""
 
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(f"{status}: {message}")
+    def __init__(
+        self, status: int, reason: str, retry_after: float | None = None
+    ) -> None:
+        super().__init__(f"jobhttp: {status}: {reason}")
         self.status = status
-        self.message = message
+        self.reason = reason
+        self.retry_after = retry_after
 
 
 def _check(r: httpx.Response) -> None:
     if r.is_success:
         return
     try:
-        message = str(json.loads(r.content)["error"])
-    except (ValueError, KeyError, TypeError):
-        message = r.text.strip() or r.reason_phrase
-    raise WireError(r.status_code, message)
+        reason = ErrorBody.decode(r.content).error
+    except DecodeError:
+        reason = r.text.strip() or r.reason_phrase
+    wait = r.headers.get("Retry-After", "")
+    raise WireError(r.status_code, reason, float(wait) if wait.isdigit() else None)
 
 
 @dataclass
@@ -165,15 +171,15 @@ class Client:
         """Job is one job of the session; a WireError of 404 when there is none."""
         return JobSnapshot.decode(self._get(_job_path(job_id)))
 
-    def kill(self, job_id: str, reason: str = "") -> KillResult:
+    def kill(self, job_id: str, reason: str = "") -> KillResponse:
         """Kill asks the job's producer to stop, as POST /api/jobs/{id}/kill."""
         r = self._http.post(
             self._base.join(_job_path(job_id) + "/kill"),
             headers={**self._headers, "Content-Type": "application/json"},
-            content=json.dumps({"reason": reason}),
+            content=KillRequest(reason=reason).encode(),
         )
         _check(r)
-        return KillResult.decode(r.content)
+        return KillResponse.decode(r.content)
 
     def history(self) -> list[Interval]:
         """History is the session's execution intervals, oldest first."""
@@ -263,15 +269,15 @@ class AsyncClient:
         """Job is one job of the session; see Client.job."""
         return JobSnapshot.decode(await self._get(_job_path(job_id)))
 
-    async def kill(self, job_id: str, reason: str = "") -> KillResult:
+    async def kill(self, job_id: str, reason: str = "") -> KillResponse:
         """Kill asks the job's producer to stop; see Client.kill."""
         r = await self._http.post(
             self._base.join(_job_path(job_id) + "/kill"),
             headers={**self._headers, "Content-Type": "application/json"},
-            content=json.dumps({"reason": reason}),
+            content=KillRequest(reason=reason).encode(),
         )
         _check(r)
-        return KillResult.decode(r.content)
+        return KillResponse.decode(r.content)
 
     async def history(self) -> list[Interval]:
         """History is the session's execution intervals; see Client.history."""

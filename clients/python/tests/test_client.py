@@ -7,8 +7,9 @@ from collections.abc import Iterator
 import httpx
 import pytest
 from conftest import env
-from jobgen_client import AsyncClient, Client, Interval, WireError
+from jobgen_client import AsyncClient, Client, WireError
 from jobgen_vocab.jobs import OpenedFrame, OutputFrame, StatusFrame
+from jobgen_vocab.wire import Interval
 
 
 def test_roster_lists_the_sessions_jobs_and_no_other(client: Client) -> None:
@@ -20,7 +21,52 @@ def test_roster_lists_the_sessions_jobs_and_no_other(client: Client) -> None:
 def test_a_job_of_another_session_is_not_found(client: Client) -> None:
     with pytest.raises(WireError) as e:
         client.job(env("FOREIGN"))
-    assert e.value.status == 404
+    assert e.value.status == 404 and e.value.reason == "no such job"
+    assert "no such job" in str(e.value)
+
+
+def test_a_refusal_raises_the_reason_its_error_body_gives(
+    url: str, headers: dict[str, str]
+) -> None:
+    with Client(url, headers=headers) as client:
+        with pytest.raises(WireError) as e:
+            next(client.follow(env("VICTIM")))
+    assert e.value.status == 409 and e.value.reason == "job keeps no record"
+    # A name the server does not answer for, as a DNS-rebound page sends.
+    with Client(url, headers={**headers, "Host": "rebound.example"}) as client:
+        with pytest.raises(WireError) as e:
+            client.roster()
+    assert e.value.status == 403
+    assert '"rebound.example" is not a name this server answers for' in e.value.reason
+
+
+def test_a_refusal_that_is_no_error_body_raises_its_text() -> None:
+    answers = {
+        "/api/jobs": httpx.Response(502, text="bad gateway\n"),
+        "/api/history": httpx.Response(
+            429, json={"error": "too many streams"}, headers={"Retry-After": "3"}
+        ),
+        "/api/jobs/x": httpx.Response(500),
+    }
+    transport = httpx.MockTransport(lambda r: answers[r.url.path])
+    with Client("http://127.0.0.1:1", http=httpx.Client(transport=transport)) as c:
+        with pytest.raises(WireError) as e:
+            c.roster()
+        assert (e.value.status, e.value.reason, e.value.retry_after) == (
+            502,
+            "bad gateway",
+            None,
+        )
+        with pytest.raises(WireError) as e:
+            c.history()
+        assert (e.value.status, e.value.reason, e.value.retry_after) == (
+            429,
+            "too many streams",
+            3.0,
+        )
+        with pytest.raises(WireError) as e:
+            c.job("x")
+        assert (e.value.status, e.value.reason) == (500, "Internal Server Error")
 
 
 def test_follow_reads_a_settled_job_to_its_status(client: Client) -> None:
@@ -123,7 +169,7 @@ def test_history_has_an_interval_per_job(client: Client) -> None:
     intervals: dict[str, Interval] = {iv.job_id: iv for iv in client.history()}
     done = intervals[env("DONE")]
     assert done.complete and done.status == "completed" and done.detail == "ten lines"
-    assert done.name.startswith("py-") and done.settled_at >= done.registered_at
+    assert done.kind == "py" and done.settled_at >= done.registered_at
     assert env("FOREIGN") not in intervals
 
 
