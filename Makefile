@@ -25,11 +25,11 @@ demo-web: ## serve the live jobs page for a demo session on 127.0.0.1:8080 (ADDR
 demo-subagents: ## see continuable subagents: a child reports, the process restarts, a follow-up resumes it cold
 	$(GO) run ./examples/subagents
 
-generate: ## regenerate generated/ (Go and TypeScript), the reference, the schema and the live page's decoders from the specs jobgen.yaml lists
+generate: ## regenerate generated/ (Go, TypeScript and Python), the reference, the schema and the live page's decoders from the specs jobgen.yaml lists
 	$(GO) run ./cmd/jobgen generate
 	@if [ -x $(TSC) ]; then tools/ts/page.sh build && $(GO) run ./cmd/jobgen generate; else echo "make generate: skipped jobhttp/static/ (run make ts-deps to compile the page and the client)"; fi
 
-verify: ## fail when generated/ (Go and TypeScript), the reference, the schema or the page's decoders are not what the specs yield
+verify: ## fail when generated/ (Go, TypeScript and Python), the reference, the schema or the page's decoders are not what the specs yield
 	$(GO) run ./cmd/jobgen verify
 	tools/ts/page.sh check
 
