@@ -3,7 +3,6 @@ package typescript
 import (
 	"fmt"
 	"path"
-	"slices"
 	"strings"
 
 	"github.com/jobgen/jobgen/gen"
@@ -206,14 +205,14 @@ func (w *tsWriter) module() {
 	for _, d := range gen.SortedBy(s.Enums, func(d *gen.Enum) string { return d.Name }) {
 		w.enum(d)
 	}
-	declared := wireDecls(s)
+	x := s.Index()
 	for _, d := range gen.SortedBy(s.Records, func(d *gen.Record) string { return d.Name }) {
-		if declared[d.Name] {
+		if x.OnWire(d.Name) {
 			w.record(d)
 		}
 	}
 	for _, u := range gen.SortedBy(s.Unions, func(d *gen.Union) string { return d.Name }) {
-		if declared[u.Name] {
+		if x.OnWire(u.Name) {
 			w.union(u)
 		}
 	}
@@ -224,45 +223,6 @@ func (w *tsWriter) module() {
 		w.defaults()
 	}
 	w.zeroChecks()
-}
-
-// wireDecls are the records and unions of s the module declares: those on
-// the wire (gen.Index.OnWire), and those a live fact version holds, which
-// travel in the fact's JSON whatever else they hold (their fields that do
-// not travel are left out, as everywhere).
-func wireDecls(s *gen.Spec) map[string]bool {
-	x := s.Index()
-	reached := map[string]bool{}
-	for _, f := range s.Facts {
-		for _, v := range f.LiveVersions() {
-			x.Reach(v.Fields, reached)
-		}
-	}
-	// A union reached is declared with every variant, and so with what the
-	// variants hold.
-	for grown := true; grown; {
-		grown = false
-		for _, u := range s.Unions {
-			if !reached[u.Name] && !slices.ContainsFunc(u.Variants, func(v *gen.Variant) bool { return reached[v.Name] }) {
-				continue
-			}
-			reached[u.Name] = true
-			for _, v := range u.Variants {
-				if !reached[v.Name] {
-					reached[v.Name], grown = true, true
-					x.Reach(append(slices.Clone(u.Common), v.Fields...), reached)
-				}
-			}
-		}
-	}
-	out := map[string]bool{}
-	for _, r := range s.Records {
-		out[r.Name] = x.OnWire(r.Name) || reached[r.Name]
-	}
-	for _, u := range s.Unions {
-		out[u.Name] = x.OnWire(u.Name) || reached[u.Name]
-	}
-	return out
 }
 
 // preamble is how each of the module's files opens after its marker.
