@@ -30,11 +30,12 @@ const (
 // A job is one job's state. Fields above the line are set before the job is
 // shared and never change. Of the rest, those below mu are guarded by it,
 // the job's own lock, so that appends and detail updates of different jobs
-// never meet on one lock; state is written holding both locks and may be
-// read holding either; everything else is guarded by the registry's mutex.
-// The registry's mutex is always taken first.
+// never meet on one lock; state and removed are written holding both locks
+// and may be read holding either; everything else is guarded by the mutex
+// of the owner's shard, sh. The shard's mutex is always taken first.
 type job struct {
 	r        *Registry
+	sh       *shard // the owner's shard
 	id       jobs.JobID
 	name     string
 	kind     string
@@ -48,7 +49,8 @@ type job struct {
 	// is made only when something waits (see Registry.doneOf): most jobs
 	// settle with nobody blocked on them.
 	done             chan struct{}
-	seq              uint64
+	seq              uint64 // registration order within the shard
+	after            uint64 // the unowned shard's seq at registration, for List
 	status           jobs.JobStatus
 	output           string // the final output of the producer's outcome
 	startedAt        int64
@@ -67,10 +69,11 @@ type job struct {
 	hooks            jobs.Hooks
 	deadline         *time.Timer // armed at registration when timeout > 0, stopped at settlement
 
-	mu     sync.Mutex
-	state  jobState
-	record *ring // nil for a plain job; set before the job is shared
-	detail string
+	mu      sync.Mutex
+	state   jobState
+	removed bool  // Remove or DisposeOwner took the job out of the registry
+	record  *ring // nil for a plain job; set before the job is shared
+	detail  string
 	// outputWait is closed, and cleared, by the next committed append: one
 	// close wakes every follow stream waiting on it, so an append costs the
 	// same with a thousand followers as with none. nil while nobody waits.
@@ -78,7 +81,7 @@ type job struct {
 	droppedLogged bool
 }
 
-// setState moves the job to state. r.mu must be held (and j.mu not).
+// setState moves the job to state. j.sh.mu must be held (and j.mu not).
 func (j *job) setState(state jobState) {
 	j.mu.Lock()
 	j.state = state
@@ -89,7 +92,13 @@ func (j *job) visibleTo(caller jobs.SessionID) bool {
 	return j.owner == "" || j.owner == caller
 }
 
-// snapshot copies the job's state. r.mu must be held (and j.mu not).
+// listed reports whether readers see the job: registered and not removed.
+// j.sh.mu or j.mu must be held.
+func (j *job) listed() bool {
+	return !j.removed && (j.state == stateLive || j.state == stateSettling || j.state == stateSettled)
+}
+
+// snapshot copies the job's state. j.sh.mu must be held (and j.mu not).
 func (j *job) snapshot() jobs.JobSnapshot {
 	var s jobs.JobSnapshot
 	j.mu.Lock()
@@ -98,7 +107,8 @@ func (j *job) snapshot() jobs.JobSnapshot {
 	return s
 }
 
-// snapshotInto copies the job's state into s. r.mu and j.mu must be held.
+// snapshotInto copies the job's state into s. j.sh.mu and j.mu must be
+// held.
 func (j *job) snapshotInto(s *jobs.JobSnapshot) {
 	*s = jobs.JobSnapshot{
 		ID:               j.id,
