@@ -8,7 +8,6 @@ import (
 	"github.com/jobgen/jobgen/generated/jobs"
 )
 
-
 // An index finds values by a key each value carries, without a lock: a read
 // is two atomic loads and a probe of an open-addressed table. Writes take
 // the lock of the key's stripe and publish every change with an atomic
