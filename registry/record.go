@@ -137,33 +137,49 @@ func (r *ring) end(i int) int64 {
 // retained bytes would exceed the limit and another chunk remains; a write
 // larger than the limit on its own keeps only its UTF-8-safe tail, marked
 // gapBefore.
+//
+// The common cases — room to spare, or room made by dropping the head chunk
+// alone — run here without a call but the copy, so nothing is spilled;
+// appendSlow does the rest.
 func (r *ring) append(text string, at int64, code uint8, gap bool) {
 	n := len(text)
-	if n > r.limit {
-		r.appendOversized(text, at, code)
+	used := int(r.total - r.start)
+	first, count := r.first, r.count
+	if used+n > r.limit {
+		if count < 2 || n > r.limit {
+			r.appendSlow(text, at, code, gap)
+			return
+		}
+		s := int(r.sizes[first])
+		if used-s+n > r.limit {
+			r.appendSlow(text, at, code, gap)
+			return
+		}
+		used -= s
+		if first++; first == len(r.sizes) {
+			first = 0
+		}
+		count--
+		r.start += int64(s)
+		r.first, r.count = first, count
+	}
+	meta := r.meta
+	if used+n > len(r.buf) || count == len(meta) {
+		r.appendSlow(text, at, code, gap)
 		return
 	}
-	for r.count > 0 && r.used()+n > r.limit {
-		r.dropHead()
+	k := first + count
+	if k >= len(meta) {
+		k -= len(meta)
 	}
-	if r.used()+n > len(r.buf) {
-		r.grow(r.used() + n)
-	}
-	if r.count == len(r.meta) {
-		r.growMeta()
-	}
-	// Bookkeeping first and the copy last, so nothing is reloaded after it.
-	k := r.first + r.count
-	if k >= len(r.meta) {
-		k -= len(r.meta)
-	}
+	total := r.total
 	// Field by field: a composite literal is built on the stack with narrow
 	// stores and copied with wide loads, which stalls store forwarding.
-	m := &r.meta[k]
-	m.off, m.at, m.n, m.flags = r.total, at, uint32(n), chunkFlags(code, gap)
+	m := &meta[k]
+	m.off, m.at, m.n, m.flags = total, at, uint32(n), chunkFlags(code, gap)
 	r.sizes[k] = uint32(n)
-	r.count++
-	r.total += int64(n)
+	r.count = count + 1
+	r.total = total + int64(n)
 	buf, tail := r.buf, r.tail
 	next := tail + n
 	if next >= len(buf) {
@@ -173,6 +189,43 @@ func (r *ring) append(text string, at int64, code uint8, gap bool) {
 	if c := copy(buf[tail:], text); c < n {
 		copy(buf, text[c:])
 	}
+}
+
+// appendSlow is append when the write is larger than the limit, when it
+// must drop more than the head chunk, or when the storage must grow.
+func (r *ring) appendSlow(text string, at int64, code uint8, gap bool) {
+	n := len(text)
+	if n > r.limit {
+		r.appendOversized(text, at, code)
+		return
+	}
+	used := int(r.total - r.start)
+	if used+n > r.limit {
+		used -= r.dropHeads(used + n - r.limit)
+	}
+	if used+n > len(r.buf) {
+		r.grow(used + n)
+	}
+	if r.count == len(r.meta) {
+		r.growMeta()
+	}
+	r.append(text, at, code, gap) // there is room now: no drop, no growth
+}
+
+// dropHeads drops whole head chunks until they free at least over bytes or
+// none is left, and returns the bytes freed.
+func (r *ring) dropHeads(over int) int {
+	sizes := r.sizes
+	first, count, freed := r.first, r.count, 0
+	for count > 0 && freed < over {
+		freed += int(sizes[first])
+		if first++; first == len(sizes) {
+			first = 0
+		}
+		count--
+	}
+	r.first, r.count, r.start = first, count, r.start+int64(freed)
+	return freed
 }
 
 func (r *ring) appendOversized(text string, at int64, code uint8) {
