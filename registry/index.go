@@ -1,7 +1,9 @@
 package registry
 
 import (
+	"encoding/binary"
 	"hash/maphash"
+	"math/bits"
 	"sync"
 	"sync/atomic"
 
@@ -226,14 +228,13 @@ func (x *index[K, V]) appendAll(out []*V, locked bool) []*V {
 }
 
 // hashJobID spreads a JobID over 64 bits. Default ids are random, but ids
-// from WithIDs may differ in one byte only, so every byte is mixed in.
+// from WithIDs may differ in one byte only: the high half is rotated so that
+// none of its bytes lines up with the low half's, and the finaliser moves
+// every input bit to every output bit.
 func hashJobID(id jobs.JobID) uint64 {
-	var lo, hi uint64
-	for i := range 8 {
-		lo |= uint64(id[i]) << (8 * i)
-		hi |= uint64(id[8+i]) << (8 * i)
-	}
-	return mix64(lo ^ mix64(hi))
+	lo := binary.LittleEndian.Uint64(id[:8])
+	hi := binary.LittleEndian.Uint64(id[8:])
+	return mix64(lo ^ bits.RotateLeft64(hi, 29))
 }
 
 // mix64 is the finaliser of SplitMix64: every input bit moves every output

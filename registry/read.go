@@ -58,7 +58,7 @@ func (r *Registry) ReadRecord(caller jobs.SessionID, id jobs.JobID, from int64) 
 	if from < 0 {
 		return jobs.RecordRead{}, fmt.Errorf("registry: read record %s: offset %d: %w", id, from, ErrNegativeOffset)
 	}
-	j, err := r.lockRecord(caller, id)
+	j, err := r.lockRecord(caller, id, nil)
 	if err != nil {
 		return jobs.RecordRead{}, fmt.Errorf("registry: read record %s: %w", id, err)
 	}
@@ -76,10 +76,12 @@ func (r *Registry) ReadRecordInto(caller jobs.SessionID, id jobs.JobID, from int
 	if from < 0 {
 		return fmt.Errorf("registry: read record %s: offset %d: %w", id, from, ErrNegativeOffset)
 	}
-	j, err := r.lockRecord(caller, id)
+	j, err := r.lockRecord(caller, id, buf.job)
 	if err != nil {
+		buf.job = nil
 		return fmt.Errorf("registry: read record %s: %w", id, err)
 	}
+	buf.job = j
 	j.record.readInto(from, buf)
 	j.mu.Unlock()
 	return nil
@@ -98,13 +100,22 @@ func (r *Registry) lookupRecording(caller jobs.SessionID, id jobs.JobID) (*job, 
 
 // lockRecord is lookupRecording holding the job's own lock instead of its
 // shard's: a record read, fenced, then takes no lock another job's or
-// owner's paths take, and reads the table without one.
-func (r *Registry) lockRecord(caller jobs.SessionID, id jobs.JobID) (*job, error) {
-	j := r.ids.get(id)
-	if j == nil {
-		return nil, ErrUnknownJob
+// owner's paths take, and reads the table without one. last is the job a
+// buffer read before, if any: when it is id's, it is used without looking
+// id up, and if it has been removed since, it is looked up after all (the
+// id may have been taken again).
+func (r *Registry) lockRecord(caller jobs.SessionID, id jobs.JobID, last *job) (*job, error) {
+	j := last
+	if j == nil || j.id != id || j.r != r {
+		if j = r.ids.get(id); j == nil {
+			return nil, ErrUnknownJob
+		}
 	}
 	j.mu.Lock()
+	if j.removed && j == last {
+		j.mu.Unlock()
+		return r.lockRecord(caller, id, nil)
+	}
 	var err error
 	switch {
 	case !j.listed():
