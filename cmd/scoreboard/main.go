@@ -231,7 +231,7 @@ func (g goal) goalText() string {
 // format renders a figure in its unit.
 func format(v float64, metric string) string {
 	switch metric {
-	case "ns/op", "journal-ns/record", "baseline-ns/record":
+	case "ns/op", "journal-ns/record", "baseline-ns/record", "measured-ns/op", "baseline-ns/op", "one-ns/job", "eight-ns/job":
 		switch {
 		case v >= 1e9:
 			return fmt.Sprintf("%.2f s", v/1e9)
