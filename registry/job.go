@@ -32,7 +32,9 @@ const (
 // the job's own lock, so that appends and detail updates of different jobs
 // never meet on one lock; state and removed are written holding both locks
 // and may be read holding either; everything else is guarded by the mutex
-// of the owner's shard, sh. The shard's mutex is always taken first.
+// of the owner's shard, sh. The shard's mutex is always taken first. The
+// flags sit together so that a job, allocated once per start, fits 320
+// bytes; its owner is its shard's.
 type job struct {
 	r        *Registry
 	sh       *shard // the owner's shard
@@ -41,45 +43,48 @@ type job struct {
 	kind     string
 	label    string
 	ordinal  int
-	owner    jobs.SessionID
 	toolCall jobs.ToolCallID
 	timeout  time.Duration // the JobStart's Timeout; zero for no deadline
 	// ------------------------------------------------------------------
 	// done is closed when the settlement is visible, releasing waiters. It
 	// is made only when something waits (see Registry.doneOf): most jobs
 	// settle with nobody blocked on them.
-	done             chan struct{}
-	seq              uint64 // registration order within the shard
-	after            uint64 // the unowned shard's seq at registration, for List
-	status           jobs.JobStatus
-	output           string // the final output of the producer's outcome
-	startedAt        int64
-	finishedAt       int64
+	done       chan struct{}
+	seq        uint64 // registration order within the shard
+	after      uint64 // the unowned shard's seq at registration, for List
+	status     jobs.JobStatus
+	output     string // the final output of the producer's outcome
+	startedAt  int64
+	finishedAt int64
+	stopReason string               // set by the first kill or teardown
+	stopCause  jobs.SettlementCause // kill or teardown: whichever asked first
+	pending    *settlement          // a Settle made inside the starter, applied at the registration commit
+	hooks      jobs.Hooks
+	deadline   *time.Timer // armed at registration when timeout > 0, stopped at settlement
+
+	killsCancelling  int32 // kills whose Cancel is running
+	waiters          int32
 	reported         bool
 	producerReported bool
-	stopReason       string // set by the first kill or teardown
 	stopRequested    bool
-	stopCause        jobs.SettlementCause // kill or teardown: whichever asked first
-	stopTentative    bool                 // the stop was asked by kills whose Cancels have not succeeded yet
-	killsCancelling  int                  // kills whose Cancel is running
-	teardownCancel   bool                 // a teardown has called (or is calling) Cancel
-	waiters          int
-	outcomeSeen      bool        // the producer reported (Done returned or Settle was called)
-	pending          *settlement // a Settle made inside the starter, applied at the registration commit
-	hooks            jobs.Hooks
-	deadline         *time.Timer // armed at registration when timeout > 0, stopped at settlement
+	stopTentative    bool // the stop was asked by kills whose Cancels have not succeeded yet
+	teardownCancel   bool // a teardown has called (or is calling) Cancel
+	outcomeSeen      bool // the producer reported (Done returned or Settle was called)
 
-	mu      sync.Mutex
-	state   jobState
-	removed bool  // Remove or DisposeOwner took the job out of the registry
-	record  *ring // nil for a plain job; set before the job is shared
-	detail  string
+	mu            sync.Mutex
+	state         jobState
+	removed       bool // Remove or DisposeOwner took the job out of the registry
+	droppedLogged bool
+	record        *ring // nil for a plain job; set before the job is shared
+	detail        string
 	// outputWait is closed, and cleared, by the next committed append: one
 	// close wakes every follow stream waiting on it, so an append costs the
 	// same with a thousand followers as with none. nil while nobody waits.
-	outputWait    chan struct{}
-	droppedLogged bool
+	outputWait chan struct{}
 }
+
+// owner is the session that owns the job, "" for an unowned one.
+func (j *job) owner() jobs.SessionID { return j.sh.owner }
 
 // setState moves the job to state. j.sh.mu must be held (and j.mu not).
 func (j *job) setState(state jobState) {
@@ -89,7 +94,8 @@ func (j *job) setState(state jobState) {
 }
 
 func (j *job) visibleTo(caller jobs.SessionID) bool {
-	return j.owner == "" || j.owner == caller
+	owner := j.sh.owner
+	return owner == "" || owner == caller
 }
 
 // listed reports whether readers see the job: registered and not removed.
@@ -116,7 +122,7 @@ func (j *job) snapshotInto(s *jobs.JobSnapshot) {
 		Kind:             j.kind,
 		Label:            j.label,
 		Ordinal:          j.ordinal,
-		Owner:            j.owner,
+		Owner:            j.owner(),
 		ToolCall:         j.toolCall,
 		Record:           j.record != nil,
 		Status:           j.status,
@@ -134,7 +140,7 @@ func (j *job) snapshotInto(s *jobs.JobSnapshot) {
 func (j *job) registration() jobs.JobRegistration {
 	return jobs.JobRegistration{
 		RegisteredAt: j.startedAt,
-		Owner:        j.owner,
+		Owner:        j.owner(),
 		Kind:         j.kind,
 		Label:        j.label,
 		Ordinal:      j.ordinal,

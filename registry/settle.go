@@ -139,7 +139,7 @@ func (r *Registry) claim(j *job, s *settlement) (jobs.Fact, bool) {
 	if s.status == jobs.JobStatusKilled && j.stopReason != "" {
 		s.detail = joinDetail(s.detail, j.stopReason)
 	}
-	if j.owner == "" {
+	if j.owner() == "" {
 		return nil, true
 	}
 	return jobs.JobSettled{

@@ -90,7 +90,6 @@ func (r *Registry) start(ctx context.Context, start jobs.JobStart, waitSlot bool
 		kind:     common.Kind,
 		label:    common.Label,
 		ordinal:  ordinal,
-		owner:    common.Owner,
 		toolCall: common.ToolCall,
 		timeout:  common.Timeout,
 		status:   lifecycle.Initial(),
@@ -182,11 +181,11 @@ func (r *Registry) register(j *job, hooks jobs.Hooks) (jobs.JobSnapshot, error) 
 	sh.registering++
 	sh.mu.Unlock()
 
-	if j.owner != "" {
+	if j.owner() != "" {
 		r.record(jobs.JobRegistered{
 			JobID:    j.id,
 			At:       j.startedAt,
-			Owner:    j.owner,
+			Owner:    j.owner(),
 			Kind:     j.kind,
 			Label:    j.label,
 			Ordinal:  j.ordinal,
