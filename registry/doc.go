@@ -14,7 +14,9 @@
 // skips its ordinal. Writes and detail updates made before the registration
 // commit are staged: they become visible at the commit, with no signal of
 // their own; the commit fires exactly one jobs-changed signal. Validation
-// also refuses a negative Timeout.
+// also refuses a negative Timeout. The commit takes the job's id before it
+// records the registered fact: a start whose id another job holds, or is
+// registering with, is refused (ErrInvalidStart) and its producer cancelled.
 //
 // StartWait is the opt-in start that waits, bounded by its context, for an
 // admission slot instead of failing with ErrTooManyJobs. Waiters queue per
