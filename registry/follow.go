@@ -270,14 +270,10 @@ func (r *Registry) FollowFrames(caller jobs.SessionID, id jobs.JobID, from, to i
 	if from < 0 {
 		return nil, 0, 0, fmt.Errorf("registry: follow %s: offset %d: %w", id, from, ErrNegativeOffset)
 	}
-	r.mu.Lock()
-	j, err := r.lookupRecording(caller, id)
+	j, err := r.lockRecord(caller, id, nil)
 	if err != nil {
-		r.mu.Unlock()
 		return nil, 0, 0, fmt.Errorf("registry: follow %s: %w", id, err)
 	}
-	j.mu.Lock()
-	r.mu.Unlock()
 	earliest, next = j.record.start, j.record.total
 	var rd jobs.RecordRead
 	if to > from {
