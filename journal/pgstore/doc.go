@@ -92,10 +92,11 @@ cluster-wide lock from a notifying transaction's pre-commit to its end, which
 would serialize every writer's commit flush. A notification lost in between
 costs a tail one poll interval, never a record.
 
-# Intervals
+# Vocabularies
 
-The execution intervals of job facts as SQL, for tools reading the database
-directly, are in journal/pgstore/jobsql (a query over the generated job
-vocabulary's envelopes), next to the Go projection jobhistory.Intervals.
+The store knows no vocabulary. SQL over the job facts it holds (the
+execution intervals, for tools reading the database directly) lives with the
+job history, in jobhistory/pgsql, next to the Go projection
+jobhistory.Intervals.
 */
 package pgstore
