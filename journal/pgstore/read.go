@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"iter"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -191,8 +192,9 @@ func (s *Store) awaitCommitted(ctx context.Context) error {
 // Tail yields what ReadAll would and then waits for more: woken by a
 // notification on the store's channel (LISTEN on a dedicated connection,
 // reconnected when lost) or every poll interval. It ends without an error
-// when ctx ends, and with ErrClosed when the store closes. Connection errors
-// are retried with backoff (the pool reconnects); an error the server
+// when ctx ends, and with ErrClosed when the store closes. A lost connection
+// and a server going down or starting up (see transient) are retried with
+// backoff, so a tail outlives a server restart; another error the server
 // reports for the query ends the tail with it.
 func (s *Store) Tail(ctx context.Context, after journal.Position) iter.Seq2[journal.Record, error] {
 	return func(yield func(journal.Record, error) bool) {
@@ -217,8 +219,7 @@ func (s *Store) Tail(ctx context.Context, after journal.Position) iter.Seq2[jour
 				if ctx.Err() != nil {
 					return
 				}
-				var pgErr *pgconn.PgError
-				if errors.As(err, &pgErr) {
+				if !transient(err) {
 					yield(journal.Record{}, fmt.Errorf("%s: tail after %s: %w", s.name, cursor, err))
 					return
 				}
@@ -334,4 +335,25 @@ func sleep(ctx context.Context, d time.Duration) error {
 	case <-t.C:
 		return nil
 	}
+}
+
+// transient reports whether err is one a retry on another connection may not
+// meet: no answer from the server (a refused, reset or timed-out
+// connection), or the server saying it is going down or not up yet —
+// 57P01 admin_shutdown (a fast shutdown, pg_terminate_backend, or a backend
+// whose postmaster died), 57P02 crash_shutdown (another backend crashed),
+// 57P03 cannot_connect_now (starting up, in recovery, shutting down),
+// class 08 (connection exceptions) and 53300 too_many_connections. Any
+// other error the server reports is about the query, and repeating it
+// gets the same answer.
+func transient(err error) bool {
+	var pgErr *pgconn.PgError
+	if !errors.As(err, &pgErr) {
+		return true
+	}
+	switch pgErr.Code {
+	case "57P01", "57P02", "57P03", "53300":
+		return true
+	}
+	return strings.HasPrefix(pgErr.Code, "08")
 }
