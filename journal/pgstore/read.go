@@ -64,7 +64,7 @@ func (s *Store) ReadStream(ctx context.Context, stream journal.Stream, after uin
 }
 
 func (s *Store) readStreamPage(ctx context.Context, stream journal.Stream, after int64) ([]journal.Record, error) {
-	rows, err := s.pool.Query(ctx, s.sql.readStream, string(stream), after, pageRows)
+	rows, err := s.pool.Query(ctx, s.sql.of(readStreamSQL), string(stream), after, pageRows)
 	if err != nil {
 		return nil, err
 	}
@@ -137,7 +137,7 @@ func (s *Store) ReadAll(ctx context.Context, after journal.Position) iter.Seq2[j
 }
 
 func (s *Store) readAllPage(ctx context.Context, after journal.Position) ([]journal.Record, error) {
-	rows, err := s.pool.Query(ctx, s.sql.readAll, after.Major, int64(after.Minor), pageRows)
+	rows, err := s.pool.Query(ctx, s.sql.of(readAllSQL), after.Major, int64(after.Minor), pageRows)
 	if err != nil {
 		return nil, err
 	}
@@ -160,7 +160,7 @@ func (s *Store) readAllPage(ctx context.Context, after journal.Position) ([]jour
 // WithReadYourWritesWait passed.
 func (s *Store) awaitCommitted(ctx context.Context) error {
 	var newest uint64
-	if err := s.pool.QueryRow(ctx, s.sql.newestXid).Scan(&newest); err != nil {
+	if err := s.pool.QueryRow(ctx, s.sql.of(newestXidSQL)).Scan(&newest); err != nil {
 		return err
 	}
 	target := max(newest, s.lastXid.Load())
@@ -171,7 +171,7 @@ func (s *Store) awaitCommitted(ctx context.Context) error {
 	delay := time.Millisecond
 	for {
 		var xmin uint64
-		if err := s.pool.QueryRow(ctx, s.sql.horizon).Scan(&xmin); err != nil {
+		if err := s.pool.QueryRow(ctx, s.sql.of(horizonSQL)).Scan(&xmin); err != nil {
 			return err
 		}
 		if xmin > target {
@@ -213,7 +213,7 @@ func (s *Store) Tail(ctx context.Context, after journal.Position) iter.Seq2[jour
 				yield(journal.Record{}, s.errClosed())
 				return
 			}
-			wake := s.wakeChan() // before the read: a wake during it is not lost
+			wake := s.tails.wait() // before the read: a wake during it is not lost
 			page, err := s.readAllPage(ctx, cursor)
 			if err != nil {
 				if ctx.Err() != nil {
@@ -253,21 +253,6 @@ func (s *Store) Tail(ctx context.Context, after journal.Position) iter.Seq2[jour
 	}
 }
 
-// wakeChan returns the channel the next wake closes.
-func (s *Store) wakeChan() <-chan struct{} {
-	s.wakeMu.Lock()
-	defer s.wakeMu.Unlock()
-	return s.wakeCh
-}
-
-// wake tells every waiting tail to read again.
-func (s *Store) wake() {
-	s.wakeMu.Lock()
-	close(s.wakeCh)
-	s.wakeCh = make(chan struct{})
-	s.wakeMu.Unlock()
-}
-
 // startListener starts the store's LISTEN connection once, on the first Tail.
 func (s *Store) startListener() {
 	s.listenOn.Do(func() {
@@ -297,7 +282,7 @@ func (s *Store) listen() {
 			delay = 50 * time.Millisecond
 		}
 		s.log.Warn("pgstore: LISTEN connection lost; reconnecting, tails poll meanwhile", "schema", s.schema, "in", delay, "err", err)
-		s.wake()
+		s.tails.raise()
 		if sleep(s.bg, delay) != nil {
 			return
 		}
@@ -316,12 +301,12 @@ func (s *Store) listenOnce(cfg *pgx.ConnConfig) (connected bool, err error) {
 	}
 	// What committed before LISTEN took effect sent no notification here:
 	// the tails read again now, and hear of everything after.
-	s.wake()
+	s.tails.raise()
 	for {
 		if _, err := conn.WaitForNotification(s.bg); err != nil {
 			return true, err
 		}
-		s.wake()
+		s.tails.raise()
 	}
 }
 
