@@ -181,7 +181,10 @@ func runHost(ctx context.Context, dsn, schema, host string) error {
 	if err != nil {
 		return err
 	}
-	reg := registry.New(registry.WithRecorder(journal.NewRecorder(store, jobs.EncodeFact, jobhistory.StreamOf)), registry.WithLogger(logger))
+	// The job facts' record ids let the recorder retry an append across a
+	// server restart without storing a fact twice.
+	rec := jobhistory.NewRecorder(store, journal.RetryLogger(logger))
+	reg := registry.New(registry.WithRecorder(rec), registry.WithLogger(logger))
 	owner := jobs.SessionID(host)
 	var ids []jobs.JobID
 	for _, job := range []struct{ label, script string }{
@@ -201,8 +204,13 @@ func runHost(ctx context.Context, dsn, schema, host string) error {
 			return err
 		}
 	}
-	// Registry first (it records the last settlements), then the journal.
+	// Registry first (it records the last settlements), then the journal;
+	// the recorder's Flush fails if a fact was lost on the way.
 	if err := reg.Close(ctx); err != nil {
+		return err
+	}
+	if err := rec.Flush(ctx); err != nil {
+		store.Close(ctx)
 		return err
 	}
 	return store.Close(ctx)
