@@ -6,6 +6,7 @@ GO ?= go
 # proptest/README.md, "Check counts"). MUTANT_CHECKS is per property and mutant.
 CI_RAPID_CHECKS ?= 200
 PROPTEST_CHECKS ?= 10000
+PROPTEST_PG_CHECKS ?= 1000
 MUTANT_CHECKS ?= 200
 FUZZTIME ?= 60s
 # Runs per benchmark behind each scoreboard figure (the median is printed).
@@ -60,8 +61,8 @@ ci: cross
 lint: vet
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
 
-proptest: ## long property runs
-	$(GO) test ./proptest/... -run . -rapid.checks=$(PROPTEST_CHECKS) -timeout 60m -v
+proptest: ## long property runs (TestPgstoreMachine, against JOBGEN_TEST_POSTGRES, runs PROPTEST_PG_CHECKS)
+	JOBGEN_PGSTORE_CHECKS=$(PROPTEST_PG_CHECKS) $(GO) test ./proptest/... -run . -rapid.checks=$(PROPTEST_CHECKS) -timeout 60m -v
 
 mutants: ## apply each deliberate bug in proptest/mutants/ to a scratch copy; fail unless the properties catch all
 	GO=$(GO) MUTANT_CHECKS=$(MUTANT_CHECKS) proptest/mutants/run.sh

@@ -1,11 +1,14 @@
 package pgtest
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"io"
 	"net"
 	"net/url"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -23,10 +26,53 @@ type Proxy struct {
 	target string
 	dsn    string
 
+	running sync.WaitGroup // the proxy's goroutines
+
 	mu       sync.Mutex
 	links    map[*link]struct{}
 	starting bool
 	accepted int
+	holds    []*Hold // armed by HoldNextCommit, taken by the COMMITs that follow, in order
+	made     []*Hold // every hold, released when the test ends
+}
+
+// A Hold is a transaction stopped just before its COMMIT: the server has run
+// its statements (it holds its locks and its xid, its rows are written and
+// not visible), and it commits when the hold is released.
+type Hold struct {
+	p        *Proxy
+	engaged  chan struct{}
+	released chan struct{}
+	once     sync.Once
+}
+
+// Engaged is closed once a transaction is held.
+func (h *Hold) Engaged() <-chan struct{} { return h.engaged }
+
+// Release lets the held transaction send its COMMIT, or disarms the hold
+// if no transaction was held yet; a second call does nothing.
+func (h *Hold) Release() {
+	h.once.Do(func() {
+		h.p.mu.Lock()
+		if i := slices.Index(h.p.holds, h); i >= 0 {
+			h.p.holds = slices.Delete(h.p.holds, i, i+1)
+		}
+		h.p.mu.Unlock()
+		close(h.released)
+	})
+}
+
+// HoldNextCommit holds the next transaction that sends COMMIT through the
+// proxy (after those that earlier holds took) until the returned Hold is
+// released: what its client sends on that connection waits, and the server
+// keeps the transaction open.
+func (p *Proxy) HoldNextCommit() *Hold {
+	h := &Hold{p: p, engaged: make(chan struct{}), released: make(chan struct{})}
+	p.mu.Lock()
+	p.holds = append(p.holds, h)
+	p.made = append(p.made, h)
+	p.mu.Unlock()
+	return h
 }
 
 // A link is one proxied connection.
@@ -50,10 +96,17 @@ func NewProxy(t testing.TB, dsn string) *Proxy {
 	p := &Proxy{ln: ln, target: u.Host, links: map[*link]struct{}{}}
 	u.Host = ln.Addr().String()
 	p.dsn = u.String()
-	go p.serve()
+	p.running.Go(p.serve)
 	t.Cleanup(func() {
 		ln.Close()
+		p.mu.Lock()
+		made := p.made
+		p.mu.Unlock()
+		for _, h := range made {
+			h.Release()
+		}
 		p.Cut()
+		p.running.Wait()
 	})
 	return p
 }
@@ -132,10 +185,10 @@ func (p *Proxy) serve() {
 		starting := p.starting
 		p.mu.Unlock()
 		if starting {
-			go refuseStartup(c)
+			p.running.Go(func() { refuseStartup(c) })
 			continue
 		}
-		go p.forward(c)
+		p.running.Go(func() { p.forward(c) })
 	}
 }
 
@@ -163,10 +216,10 @@ func (p *Proxy) forward(c net.Conn) {
 	p.mu.Lock()
 	p.links[l] = struct{}{}
 	p.mu.Unlock()
-	go func() {
-		io.Copy(s, c)
+	p.running.Go(func() {
+		p.copyClientMessages(l)
 		s.Close()
-	}()
+	})
 	p.copyMessages(l)
 	c.Close()
 	p.mu.Lock()
@@ -198,6 +251,76 @@ func (p *Proxy) copyMessages(l *link) {
 			return
 		}
 	}
+}
+
+// copyClientMessages copies the client's side of l to the server a message at
+// a time, noting the statements it prepares, so that a Hold can stop the
+// connection at the message that would run COMMIT.
+func (p *Proxy) copyClientMessages(l *link) {
+	prepared := map[string]string{} // statement name: its text
+	var msg []byte
+	for {
+		var head [5]byte
+		if _, err := io.ReadFull(l.client, head[:]); err != nil {
+			return
+		}
+		n := int(binary.BigEndian.Uint32(head[1:])) - 4
+		if n < 0 {
+			return
+		}
+		if cap(msg) < 5+n {
+			msg = make([]byte, 5+n)
+		}
+		msg = msg[:5+n]
+		copy(msg, head[:])
+		if _, err := io.ReadFull(l.client, msg[5:]); err != nil {
+			return
+		}
+		body := msg[5:]
+		switch head[0] {
+		case 'P': // Parse: name, query, …
+			name, rest := cstring(body)
+			query, _ := cstring(rest)
+			prepared[name] = query
+		case 'B': // Bind: portal, statement, …
+			_, rest := cstring(body)
+			stmt, _ := cstring(rest)
+			p.holdAt(l, prepared[stmt])
+		case 'Q': // a simple query
+			query, _ := cstring(body)
+			p.holdAt(l, query)
+		}
+		if _, err := l.server.Write(msg); err != nil {
+			return
+		}
+	}
+}
+
+// holdAt waits, if a Hold is armed and query is COMMIT, until it is
+// released.
+func (p *Proxy) holdAt(l *link, query string) {
+	if !strings.EqualFold(strings.TrimSpace(query), "COMMIT") {
+		return
+	}
+	p.mu.Lock()
+	if len(p.holds) == 0 {
+		p.mu.Unlock()
+		return
+	}
+	h := p.holds[0]
+	p.holds = p.holds[1:]
+	p.mu.Unlock()
+	close(h.engaged)
+	<-h.released
+}
+
+// cstring splits b at its first NUL.
+func cstring(b []byte) (string, []byte) {
+	i := bytes.IndexByte(b, 0)
+	if i < 0 {
+		return string(b), nil
+	}
+	return string(b[:i]), b[i+1:]
 }
 
 // write sends b to l's client whole, or reports that it could not.
