@@ -118,6 +118,7 @@ func (l *crashLog) ack(stream journal.Stream, tags ...string) {
 // tail, which went on through every restart, delivered every record once,
 // in ReadAll's order, which agrees with every stream's.
 func TestServerKillsLoseNothingAcknowledgedAndDoubleNothing(t *testing.T) {
+	t.Parallel() // with the other crash loop: each waits on a server of its own
 	srv := startPrivateServer(t)
 	rounds := crashRounds(t)
 	ctx, cancel := context.WithCancel(context.Background())

@@ -65,6 +65,7 @@ func quickJob(owner jobs.SessionID, label string) jobs.PlainJobStart {
 // then its settled fact, each exactly once; the recorder never gave up, and
 // every interval is complete.
 func TestRegistryFactsOutliveServerKills(t *testing.T) {
+	t.Parallel() // with the other crash loop: each waits on a server of its own
 	srv := startPrivateServer(t)
 	rounds := crashRounds(t)
 	ctx := context.Background()
