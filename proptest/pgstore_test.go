@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	"pgregory.net/rapid"
 
 	"github.com/jobgen/jobgen/journal"
@@ -61,10 +62,17 @@ func TestPgstoreMachine(t *testing.T) {
 	t.Cleanup(func() { time.Sleep(600 * time.Millisecond) })
 	schema := pgtest.Schema(t)
 	proxy := pgtest.NewProxy(t, dsn)
+	// The machine watches the server on connections of its own, past the
+	// proxy, which its cuts do not reach.
+	watch, err := pgxpool.New(context.Background(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(watch.Close)
 	checkNo := 0
 	rapid.Check(t, func(rt *rapid.T) {
 		checkNo++
-		m := newPgMachine(rt, proxy, schema, fmt.Sprintf("c%d-", checkNo))
+		m := newPgMachine(rt, proxy, watch, schema, fmt.Sprintf("c%d-", checkNo))
 		defer m.close()
 		rt.Repeat(m.actions())
 		m.finish()
@@ -114,6 +122,7 @@ type pgMachine struct {
 	rt     *rapid.T
 	ctx    context.Context
 	proxy  *pgtest.Proxy
+	watch  *pgxpool.Pool // to the server directly
 	schema string
 	prefix string // of the check's stream names
 	stores [2]*pgstore.Store
@@ -127,8 +136,8 @@ type pgMachine struct {
 	tail   *pgTail
 }
 
-func newPgMachine(rt *rapid.T, proxy *pgtest.Proxy, schema, prefix string) *pgMachine {
-	m := &pgMachine{rt: rt, ctx: context.Background(), proxy: proxy, schema: schema, prefix: prefix, model: newPgModel()}
+func newPgMachine(rt *rapid.T, proxy *pgtest.Proxy, watch *pgxpool.Pool, schema, prefix string) *pgMachine {
+	m := &pgMachine{rt: rt, ctx: context.Background(), proxy: proxy, watch: watch, schema: schema, prefix: prefix, model: newPgModel()}
 	m.reader = m.open(pgstore.WithPollInterval(20*time.Millisecond), pgstore.WithReadYourWritesWait(10*time.Second))
 	if all := m.collect(func() iter.Seq2[journal.Record, error] { return m.reader.ReadAll(m.ctx, journal.Position{}) }, ""); len(all) > 0 {
 		m.start = all[len(all)-1].Pos
@@ -508,7 +517,7 @@ func (m *pgMachine) waitLock(app string) {
 // waiting reports whether a session named app waits for a lock.
 func (m *pgMachine) waiting(app string) bool {
 	var n int
-	if err := m.reader.Pool().QueryRow(m.ctx, `SELECT count(*) FROM pg_stat_activity
+	if err := m.watch.QueryRow(m.ctx, `SELECT count(*) FROM pg_stat_activity
 		WHERE wait_event_type = 'Lock' AND application_name = $1`, app).Scan(&n); err != nil {
 		m.rt.Fatalf("pg_stat_activity: %v", err)
 	}
