@@ -28,9 +28,9 @@ import (
 // it has a budget of its own, apart from -rapid.checks.
 const pgChecksEnv = "JOBGEN_PGSTORE_CHECKS"
 
-// pgDefaultChecks is a quarter of the other properties' default: 50, or 25
-// under the race detector.
-const pgDefaultChecks = defaultChecks / 4
+// pgDefaultChecks is an eighth of the other properties' default: 25, or
+// 12 under the race detector, about 10 s on 2 cores.
+const pgDefaultChecks = defaultChecks / 8
 
 // TestPgstoreMachine is the model-based state machine of journal/pgstore
 // (issue 29, item 1), against the test server (JOBGEN_TEST_POSTGRES). Each
