@@ -101,7 +101,10 @@ sent by a goroutine of its own after commits (coalescing those that land
 while it sends), not inside the append transaction: PostgreSQL holds a
 cluster-wide lock from a notifying transaction's pre-commit to its end, which
 would serialize every writer's commit flush. A notification lost in between
-costs a tail one poll interval, never a record. A tail outlives a server
+costs a tail one poll interval, never a record. Records committed past a
+tail's cursor that an older transaction still holds back, whose end sends
+no notification, make the tail look again after 5ms, doubling up to the
+poll interval. A tail outlives a server
 restart: a lost connection, and the errors of a server going down (57P01,
 57P02) or starting up (57P03), are retried with backoff; another error the
 server reports for its query ends the tail.

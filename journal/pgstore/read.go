@@ -204,7 +204,7 @@ func (s *Store) Tail(ctx context.Context, after journal.Position) iter.Seq2[jour
 		}
 		s.startListener()
 		cursor := after
-		backoff := 10 * time.Millisecond
+		backoff, held := 10*time.Millisecond, time.Duration(0)
 		for {
 			if ctx.Err() != nil {
 				return // a tail ended by its context ends without an error
@@ -240,7 +240,7 @@ func (s *Store) Tail(ctx context.Context, after journal.Position) iter.Seq2[jour
 			if len(page) == pageRows {
 				continue
 			}
-			t := time.NewTimer(s.cfg.poll)
+			t := time.NewTimer(s.pause(ctx, cursor, &held))
 			select {
 			case <-ctx.Done():
 				t.Stop()
@@ -251,6 +251,22 @@ func (s *Store) Tail(ctx context.Context, after journal.Position) iter.Seq2[jour
 			t.Stop()
 		}
 	}
+}
+
+// pause returns how long a tail that read everything it may hand out after
+// cursor waits for a wake before it reads again: the poll interval, unless
+// committed records past the cursor are held back by an older transaction
+// still open in the cluster (or the question failed). That transaction's
+// end sends no notification, so the tail then looks again after held,
+// which doubles from 5ms up to the poll interval while they stay held.
+func (s *Store) pause(ctx context.Context, cursor journal.Position, held *time.Duration) time.Duration {
+	var behind bool
+	if err := s.pool.QueryRow(ctx, s.sql.of(heldBackSQL), cursor.Major, int64(cursor.Minor)).Scan(&behind); err == nil && !behind {
+		*held = 0
+		return s.cfg.poll
+	}
+	*held = min(max(2**held, 5*time.Millisecond), s.cfg.poll)
+	return *held
 }
 
 // startListener starts the store's LISTEN connection once, on the first Tail.

@@ -37,6 +37,9 @@ const (
 	// ended, so no row can later appear before the last one returned.
 	readAllSQL
 	horizonSQL
+	// heldBackSQL answers whether committed facts follow the cursor,
+	// whether or not the horizon lets them out yet.
+	heldBackSQL
 	// newestXidSQL answers the newest transaction whose facts this statement's
 	// snapshot sees: the last commit a ReadAll beginning now must wait for.
 	newestXidSQL
@@ -102,6 +105,7 @@ var statementTexts = [statementCount]string{
 			WHERE (xid, pos) > ($1::xid8, $2::int8) AND xid < pg_snapshot_xmin(pg_current_snapshot())
 			ORDER BY xid, pos LIMIT $3`,
 	horizonSQL:   `SELECT pg_snapshot_xmin(pg_current_snapshot())`,
+	heldBackSQL:  `SELECT EXISTS (SELECT 1 FROM S.fact WHERE (xid, pos) > ($1::xid8, $2::int8))`,
 	newestXidSQL: `SELECT coalesce((SELECT xid FROM S.fact ORDER BY xid DESC LIMIT 1), '0'::xid8)`,
 }
 

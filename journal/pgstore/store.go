@@ -65,8 +65,9 @@ const DefaultMaxBatchBytes = 8 << 20
 func WithMaxBatchBytes(n int) Option { return func(c *config) { c.maxBatchBytes = n } }
 
 // WithPollInterval sets how often a tail re-reads when no notification came
-// (default 500ms): the fallback for a lost LISTEN connection, a notification
-// the server dropped, or a commit that held the horizon back without a notify.
+// (default 500ms): the fallback for a lost LISTEN connection or a
+// notification the server dropped. A tail that found committed records held
+// back by an older transaction looks again sooner (see Tail).
 func WithPollInterval(d time.Duration) Option { return func(c *config) { c.poll = d } }
 
 // WithReadYourWritesWait bounds how long ReadAll waits for the snapshot

@@ -356,3 +356,28 @@ func TestTransientErrorsAreTheOnesARestartGives(t *testing.T) {
 		}
 	}
 }
+
+// A commit that an older transaction elsewhere in the cluster holds back
+// reaches a tail once that transaction ends, although its end sends no
+// notification and the next poll is an hour away: a tail that found
+// committed records it may not hand out yet looks again soon.
+func TestTailDeliversACommitHeldBackByAnOlderTransactionWhenItEnds(t *testing.T) {
+	s := openTest(t, WithPollInterval(time.Hour))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	tail := collect(ctx, t, s, journal.Position{})
+	waitListeners(ctx, t, s, "jobgen-pgstore-listen "+s.Schema(), 1)
+	commitOlder := pgtest.OlderTransaction(t)
+	if _, err := s.Append(ctx, "s", journal.Entry{Payload: fact("held back")}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case rec := <-tail:
+		t.Fatalf("the tail handed out %s past an open older transaction", rec.Payload)
+	case <-time.After(200 * time.Millisecond): // the notification came and went
+	}
+	commitOlder()
+	if rec := next(t, tail, 10*time.Second); string(rec.Payload) != string(fact("held back")) {
+		t.Fatalf("the tail delivered %s", rec.Payload)
+	}
+}
