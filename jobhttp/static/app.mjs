@@ -172,7 +172,7 @@ function fillSelect(sel, values, chosen, all) {
     if (chosen !== "" && !values.has(chosen))
         want.push(chosen);
     const have = [...sel.options].map((o) => o.value);
-    if (have.join("\n") !== want.join("\n")) {
+    if (have.length !== want.length || have.join("\n") !== want.join("\n")) {
         sel.replaceChildren(...want.map((v) => h("option", { value: v }, v === "" ? all : v)));
     }
     sel.value = chosen;
@@ -215,7 +215,7 @@ function makeRow(job) {
     const li = h("li", { class: "job", "data-job": job.id }, head, detail);
     const row = { li, head, label, status, dur, kill, detail, job, toggle: null, log: null, follow: null };
     if (job.record) {
-        const toggle = h("button", { type: "button", class: "toggle", "aria-expanded": "false", "aria-label": `Show output of ${job.name}` }, "Output");
+        const toggle = h("button", { type: "button", class: "toggle", "aria-expanded": "false", "aria-label": `Output of ${job.name}` }, "Output");
         head.insertBefore(toggle, kill);
         row.toggle = toggle;
         toggle.addEventListener("click", () => {
@@ -295,9 +295,13 @@ function setOpen(row, open) {
     }
     if (row.log === null)
         return;
-    row.log.root.hidden = !open;
+    if (open)
+        row.log.show();
+    else
+        row.log.hide();
     row.toggle.setAttribute("aria-expanded", String(open));
     row.toggle.textContent = open ? "Hide output" : "Output";
+    row.toggle.setAttribute("aria-label", `${open ? "Hide output" : "Output"} of ${row.job.name}`);
     if (open && row.follow === null)
         void follow(row, row.log);
 }

@@ -65,6 +65,7 @@ export declare class LogView {
     private current;
     private target;
     private due;
+    private savedTop;
     /** The slowest render so far, and the last, in milliseconds from the frame's arrival. */
     maxRenderMs: number;
     lastRenderMs: number;
@@ -75,6 +76,10 @@ export declare class LogView {
     note(text: string): void;
     /** Flush renders what was appended, now, and notes how long it took since arrived (performance.now()). */
     flush(arrived?: number): void;
+    /** Hide hides the view, keeping its scroll position: a hidden pane loses it. */
+    hide(): void;
+    /** Show shows the view where it was, or at the end when following. */
+    show(): void;
     /** ScrollToLine brings line number n (1-based, as the rows number it) into view and marks it. */
     scrollToLine(n: number): boolean;
     private setFollowing;

@@ -116,6 +116,7 @@ export class LogView {
     current = -1; // index into matches
     target = -1; // line number to mark, from a link
     due = 0;
+    savedTop = 0;
     /** The slowest render so far, and the last, in milliseconds from the frame's arrival. */
     maxRenderMs = 0;
     lastRenderMs = 0;
@@ -187,6 +188,18 @@ export class LogView {
         this.pane.dataset["renderMs"] = this.lastRenderMs.toFixed(1);
         this.pane.dataset["maxRenderMs"] = this.maxRenderMs.toFixed(1);
         this.pane.dataset["lines"] = String(this.model.lines.length);
+    }
+    /** Hide hides the view, keeping its scroll position: a hidden pane loses it. */
+    hide() {
+        if (!this.root.hidden)
+            this.savedTop = this.pane.scrollTop;
+        this.root.hidden = true;
+    }
+    /** Show shows the view where it was, or at the end when following. */
+    show() {
+        this.root.hidden = false;
+        this.pane.scrollTop = this.following ? this.pane.scrollHeight : this.savedTop;
+        this.render();
     }
     /** ScrollToLine brings line number n (1-based, as the rows number it) into view and marks it. */
     scrollToLine(n) {

@@ -143,6 +143,7 @@ export class LogView {
   private current = -1; // index into matches
   private target = -1; // line number to mark, from a link
   private due = 0;
+  private savedTop = 0;
   /** The slowest render so far, and the last, in milliseconds from the frame's arrival. */
   maxRenderMs = 0;
   lastRenderMs = 0;
@@ -217,6 +218,19 @@ export class LogView {
     this.pane.dataset["renderMs"] = this.lastRenderMs.toFixed(1);
     this.pane.dataset["maxRenderMs"] = this.maxRenderMs.toFixed(1);
     this.pane.dataset["lines"] = String(this.model.lines.length);
+  }
+
+  /** Hide hides the view, keeping its scroll position: a hidden pane loses it. */
+  hide(): void {
+    if (!this.root.hidden) this.savedTop = this.pane.scrollTop;
+    this.root.hidden = true;
+  }
+
+  /** Show shows the view where it was, or at the end when following. */
+  show(): void {
+    this.root.hidden = false;
+    this.pane.scrollTop = this.following ? this.pane.scrollHeight : this.savedTop;
+    this.render();
   }
 
   /** ScrollToLine brings line number n (1-based, as the rows number it) into view and marks it. */

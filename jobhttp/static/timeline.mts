@@ -192,10 +192,18 @@ export class Timeline {
     const dl = h("dl", {});
     for (const [k, v] of rows) dl.append(h("dt", {}, k), h("dd", {}, v));
     this.tip.replaceChildren(h("strong", {}, `${iv.kind}-${iv.ordinal} ${iv.label}`), dl);
+    // beside the bar's end when there is room, else under it: never over it
     const box = this.root.getBoundingClientRect(), b = bar.getBoundingClientRect();
-    this.tip.style.left = `${Math.max(0, Math.min(b.left - box.left, box.width - 220))}px`;
-    this.tip.style.top = `${b.bottom - box.top + 4}px`;
     this.tip.hidden = false;
+    const w = this.tip.offsetWidth;
+    const right = b.right - box.left + 12;
+    if (right + w <= box.width) {
+      this.tip.style.left = `${right}px`;
+      this.tip.style.top = `${b.top - box.top - 4}px`;
+    } else {
+      this.tip.style.left = `${Math.max(0, Math.min(b.left - box.left, box.width - w))}px`;
+      this.tip.style.top = `${b.bottom - box.top + 4}px`;
+    }
   }
 
   /** dragZoom lets a drag across the plot choose the range to zoom to. */
