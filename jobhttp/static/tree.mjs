@@ -92,7 +92,7 @@ export class SubagentTree {
             this.select(sel.id);
     }
     nodeButton(n) {
-        const b = h("button", { type: "button", class: "node", "data-child": n.id }, h("span", { class: "node-label" }, n.label ?? n.id), h("span", { class: `state state-${n.state}` }, n.state), h("span", { class: "node-meta" }, `${n.provider} · depth ${n.depth} · ${n.messages} msgs · ${ago(n.lastActivity)}`));
+        const b = h("button", { type: "button", class: "node", "data-child": n.id }, h("span", { class: "node-label" }, n.label ?? n.id), h("span", { class: `state state-${n.state}` }, n.state), h("span", { class: "node-meta" }, `${n.provider} · depth ${n.depth} · ${n.messages} ${n.messages === 1 ? "msg" : "msgs"} · ${ago(n.lastActivity)}`));
         b.title = `${n.id}: created ${clock(new Date(n.createdAt))}, last activity ${clock(new Date(n.lastActivity))}${n.stopReason !== undefined ? `, last stop ${n.stopReason}` : ""}`;
         if (n.id === this.selected)
             b.setAttribute("aria-current", "true");
