@@ -96,7 +96,7 @@ func runAt(ctx context.Context, ln net.Listener, dir string, hosts []string, out
 		Session:   func(*http.Request) (jobs.SessionID, error) { return session, nil },
 		History:   jobhttp.StoreHistory(store),
 		Subagents: jobhttp.NewJournalSubagents(store, agents),
-		Hosts:    hosts,
+		Hosts:     hosts,
 		// Every visitor of the demo is the one demo session, and each page
 		// holds a roster stream and a follow per expanded row.
 		MaxStreamsPerSession: 32,
