@@ -178,7 +178,7 @@ func TestPageFollowsTheColourSchemeAndKeepsTheChosenTheme(t *testing.T) {
 	}
 	emulateScheme(t, ctx, "dark")
 	openOutput(t, ctx, s.srv.URL, snap.ID)
-	waitJS(t, ctx, "the output", `document.querySelectorAll(".ln").length > 5`, 5*time.Second)
+	waitJS(t, ctx, "the output and the timeline", `document.querySelectorAll(".ln").length > 5 && document.querySelector("#timeline svg") !== null`, 5*time.Second)
 	if bg := js[string](t, ctx, pageBackground); bg != "rgb(13, 17, 23)" {
 		t.Errorf("with a dark system scheme the page is %s", bg)
 	}
@@ -193,7 +193,7 @@ func TestPageFollowsTheColourSchemeAndKeepsTheChosenTheme(t *testing.T) {
 	if bg := js[string](t, ctx, pageBackground); bg != "rgb(255, 255, 255)" {
 		t.Errorf("after a reload the chosen light theme is lost: %s", bg)
 	}
-	waitJS(t, ctx, "the output again", `document.querySelectorAll(".ln").length > 5`, 5*time.Second)
+	waitJS(t, ctx, "the output and the timeline again", `document.querySelectorAll(".ln").length > 5 && document.querySelector("#timeline svg") !== null`, 5*time.Second)
 	screenshot(t, ctx, "light")
 }
 

@@ -488,9 +488,13 @@ async function watchRoster() {
 }
 const timeline = new Timeline(byId("timeline"));
 let timelineDue = null;
+let timelineLoaded = false;
+/** loadTimeline reads the history again: at once the first time, then at most once per quarter second. */
 function loadTimeline() {
     if (timelineDue !== null)
         return;
+    const delay = timelineLoaded ? 250 : 0;
+    timelineLoaded = true;
     timelineDue = setTimeout(async () => {
         timelineDue = null;
         const note = byId("timeline-note");
@@ -503,7 +507,7 @@ function loadTimeline() {
             timeline.root.hidden = none;
             note.textContent = none ? "This server keeps no history." : `history unavailable: ${message(err)}`;
         }
-    }, 250);
+    }, delay);
 }
 // incomplete intervals grow with the clock
 setInterval(() => { if (timeline.range === null)

@@ -503,8 +503,12 @@ async function watchRoster(): Promise<void> {
 
 const timeline = new Timeline(byId("timeline"));
 let timelineDue: ReturnType<typeof setTimeout> | null = null;
+let timelineLoaded = false;
+/** loadTimeline reads the history again: at once the first time, then at most once per quarter second. */
 function loadTimeline(): void {
   if (timelineDue !== null) return;
+  const delay = timelineLoaded ? 250 : 0;
+  timelineLoaded = true;
   timelineDue = setTimeout(async () => {
     timelineDue = null;
     const note = byId("timeline-note");
@@ -516,7 +520,7 @@ function loadTimeline(): void {
       timeline.root.hidden = none;
       note.textContent = none ? "This server keeps no history." : `history unavailable: ${message(err)}`;
     }
-  }, 250);
+  }, delay);
 }
 // incomplete intervals grow with the clock
 setInterval(() => { if (timeline.range === null) loadTimeline(); }, 5000);

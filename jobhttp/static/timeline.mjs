@@ -58,7 +58,7 @@ export class Timeline {
         this.reset = h("button", { type: "button", class: "zoom-reset" }, "Reset zoom");
         this.reset.disabled = true;
         const tools = h("div", { class: "timeline-tools" }, legend, h("span", { class: "zoom-hint" }, "Drag across the plot to zoom."), zoomIn, zoomOut, this.reset);
-        this.plot = h("div", { class: "timeline-plot" });
+        this.plot = h("div", { class: "timeline-plot" }, h("p", {}, "Loading the history…"));
         this.tip = h("div", { class: "tip", role: "tooltip", id: "timeline-tip" });
         this.tip.hidden = true;
         root.replaceChildren(tools, this.plot, this.tip);
