@@ -12,8 +12,8 @@ FUZZTIME ?= 60s
 SCOREBOARD_COUNT ?= 3
 
 # The specs and where their Go, TypeScript, reference and schema go are in jobgen.yaml.
-# The released spec that breaking compares with; see spec/README.md, "Releasing".
-BASELINE ?= spec/baseline/jobs.yaml
+# The released specs that breaking compares every spec with; see spec/README.md, "Releasing".
+BASELINE ?= spec/baseline
 
 .PHONY: demo demo-web demo-subagents demo-pg generate verify check breaking test race vet proptest mutants fuzz bench scoreboard lint ts-deps ts-check ts-bench ci pg-up pg-down pg-test
 
@@ -24,20 +24,23 @@ demo-web: ## serve the jobs console for a demo session on 127.0.0.1:8080: colour
 	$(GO) run ./examples/jobsweb -addr $(or $(ADDR),127.0.0.1:8080)
 demo-subagents: ## see continuable subagents: a child reports, the process restarts, a follow-up resumes it cold
 	$(GO) run ./examples/subagents
+.PHONY: demo-mcp
+demo-mcp: ## see the model-facing tools over MCP: an MCP client starts, lists, reads, waits for and kills shell jobs as two sessions
+	$(GO) run ./examples/mcpjobs
 
-generate: ## regenerate generated/ (Go and TypeScript), the reference, the schema and the live page's decoders from the specs jobgen.yaml lists
+generate: ## regenerate generated/ (Go, TypeScript and Python), the reference, the schema and the live page's decoders from the specs jobgen.yaml lists
 	$(GO) run ./cmd/jobgen generate
 	@if [ -x $(TSC) ]; then tools/ts/page.sh build && $(GO) run ./cmd/jobgen generate; else echo "make generate: skipped jobhttp/static/ (run make ts-deps to compile the page and the client)"; fi
 
-verify: ## fail when generated/ (Go and TypeScript), the reference, the schema or the page's decoders are not what the specs yield
+verify: ## fail when generated/ (Go, TypeScript and Python), the reference, the schema or the page's decoders are not what the specs yield
 	$(GO) run ./cmd/jobgen verify
 	tools/ts/page.sh check
 
 check: ## validate the specs only
 	$(GO) run ./cmd/jobgen check
 
-breaking: ## fail when spec/jobs.yaml breaks the released baseline without an allow_breaking entry
-	$(GO) run ./cmd/jobgen breaking --spec spec/jobs.yaml --against $(BASELINE)
+breaking: ## fail when a spec jobgen.yaml lists breaks its released baseline without an allow_breaking entry
+	$(GO) run ./cmd/jobgen breaking --against $(BASELINE)
 
 test: ## every unit, golden, CLI and bounded property test
 	JOBGEN_PROPTEST_CHECKS=$(CI_RAPID_CHECKS) $(GO) test ./...
@@ -98,7 +101,7 @@ scoreboard: ## one line per performance goal of issues 16 and 24, peers included
 peers: ## the peer benchmarks alone (bench/peers, a module of its own: etcd's WAL, River, a bufio + json scan), each paired with jobgen's side
 	cd bench/peers && $(GO) vet ./... && $(GO) test ./... && $(GO) test -run '^$$' -bench . -benchtime 1s
 
-ci: lint staticcheck test verify breaking race ts-check
+ci: lint staticcheck test verify breaking race ts-check py-check
 
 .PHONY: crash-subagent
 crash-subagent: ## SIGKILL a subagent host mid-turn, 300 rounds: no claimed message is delivered again, no flushed one is lost
@@ -123,3 +126,22 @@ STATICCHECK ?= $(shell $(GO) env GOPATH)/bin/staticcheck
 staticcheck: ## staticcheck ./... (installs honnef.co/go/tools/cmd/staticcheck $(STATICCHECK_VERSION) when missing)
 	@test -x "$(STATICCHECK)" || $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
 	$(STATICCHECK) ./...
+
+# The Python side: the project's venv (tools/python/venv.sh) with the pinned packages.
+PYTHON ?= tools/python/.venv/bin/python
+PY_PATH = PYTHONPATH=generated/python:clients/python PYTHONDONTWRITEBYTECODE=1
+
+.PHONY: py-check py-bench
+py-check: ## ruff's layout and lints and mypy --strict over generated/python, the client and the Python tests; pytest with Hypothesis; the Go ↔ Python round trip and the client against the Go handler
+	tools/python/venv.sh >/dev/null
+	tools/python/.venv/bin/ruff format --check --no-cache --line-length 88 generated/python clients/python tools/python/*.py tools/python/tests gen/python/pyruntime.py
+	tools/python/.venv/bin/ruff check --no-cache --line-length 88 --select E,F,W,I,N,UP,B --ignore E501 generated/python clients/python tools/python/*.py tools/python/tests gen/python/pyruntime.py
+	cd generated/python && PYTHONDONTWRITEBYTECODE=1 ../../$(PYTHON) -m mypy --strict --no-incremental jobgen_vocab
+	$(PY_PATH) $(PYTHON) -m mypy --strict --no-incremental clients/python/jobgen_client tools/python/tests
+	PYTHONPATH=generated/python:clients/python:clients/python/tests PYTHONDONTWRITEBYTECODE=1 $(PYTHON) -m mypy --strict --no-incremental clients/python/tests
+	$(PY_PATH) $(PYTHON) -m pytest -q -p no:cacheprovider tools/python/tests
+	CI=true $(GO) test -count=1 ./spec/ -run 'Python'
+	CI=true $(GO) test -count=1 ./clients/python/ ./gen/python/
+
+py-bench: ## what decoding costs in Python against json.loads alone (medians)
+	$(PY_PATH) $(PYTHON) tools/python/bench.py

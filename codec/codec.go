@@ -27,7 +27,7 @@ import (
 // MaxVersion.
 const (
 	MinVersion = 1
-	MaxVersion = 1
+	MaxVersion = 2
 )
 
 // EnforceVersion breaks the build of generated code that this runtime does not
@@ -58,6 +58,10 @@ var (
 	ErrInvalidEnum = errors.New("invalid enum value")
 	// ErrUnknownVariant reports a union discriminator value this build does not know.
 	ErrUnknownVariant = errors.New("unknown union variant")
+	// ErrWrongVariant reports JSON decoded as one variant of a union whose
+	// discriminator names another, known variant: a decoder of OutputFrame
+	// given an opened frame. It was added in runtime version 2.
+	ErrWrongVariant = errors.New("another union variant")
 	// ErrAmbiguousKey reports a JSON object with a key twice, or with a key
 	// that differs only in case from a field's name, which encoding/json
 	// would silently read as that field.

@@ -127,3 +127,54 @@ func TestDecoderNestsAsDeepAsEncodingJSON(t *testing.T) {
 		}
 	}
 }
+
+// TestDecoderReadsArraysAndNumbersForModelDrivenDecoders: Peek, Array, More
+// and Number, which a decoder without Go types (package factspec) walks a
+// value with, read what they say and refuse what they do not.
+func TestDecoderReadsArraysAndNumbersForModelDrivenDecoders(t *testing.T) {
+	d := NewDecoder([]byte(` [ 1.5e3 , -2 ,[]] `))
+	if c := d.Peek(); c != '[' {
+		t.Fatalf("Peek = %q, want '['", c)
+	}
+	more, err := d.Array()
+	if !more || err != nil {
+		t.Fatalf("Array = %v, %v", more, err)
+	}
+	var nums []string
+	for more && d.Peek() != '[' {
+		n, err := d.Number()
+		if err != nil {
+			t.Fatal(err)
+		}
+		nums = append(nums, string(n))
+		if more, err = d.More(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if strings.Join(nums, " ") != "1.5e3 -2" {
+		t.Errorf("numbers = %q", nums)
+	}
+	if more, err := d.Array(); more || err != nil {
+		t.Errorf("an empty array: %v, %v", more, err)
+	}
+	if more, err := d.More(); more || err != nil {
+		t.Errorf("the end of the outer array: %v, %v", more, err)
+	}
+	if err := d.End(); err != nil || d.Peek() != 0 {
+		t.Errorf("End = %v, Peek = %q", err, d.Peek())
+	}
+	for _, bad := range []string{`"1"`, `{}`, `null`} {
+		if _, err := NewDecoder([]byte(bad)).Number(); err == nil {
+			t.Errorf("Number(%s) read it", bad)
+		}
+		if _, err := NewDecoder([]byte(bad)).Array(); err == nil {
+			t.Errorf("Array(%s) read it", bad)
+		}
+	}
+	d = NewDecoder([]byte(`[1 2]`))
+	d.Array()
+	d.Number()
+	if _, err := d.More(); err == nil {
+		t.Error("More read an array without a comma between its elements")
+	}
+}

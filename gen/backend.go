@@ -23,8 +23,9 @@ import (
 //     byte for byte, in the same order. Walk declarations sorted by name and
 //     members in spec order; never range over a map.
 //   - Every path is slash-separated, clean, relative to the output root, at
-//     most two elements deep ("jobs.md", "jobs/ids.gen.go", "ts/jobs.ts"),
-//     and ends in the marker's Suffix or one of its Also.
+//     most three elements deep ("jobs.md", "jobs/ids.gen.go", "ts/jobs.ts",
+//     "python/jobgen_vocab/jobs.py"), and ends in the marker's Suffix or one
+//     of its Also.
 //   - Every file starts with Mark(b, origin, path), that is
 //     fmt.Sprintf(b.Marker().Format, origin.Of(path)). That opening is how
 //     jobgen knows, later, that the file is its own and which spec it came

@@ -7,6 +7,7 @@
 //   - gen/golang, the Go package; gen/typescript, the TypeScript module;
 //     gen/jsonschema, the JSON Schema; gen/markdown, the Markdown reference;
 //   - gen/breaking, the compatibility checker behind jobgen breaking;
+//   - gen/gomod, which finds the modules whose specs a spec imports;
 //   - gen/doctext, the doc sentences two backends share, and gen/gentest,
 //     the golden runner and helpers of the backends' tests.
 //
@@ -30,6 +31,8 @@
 // Validate checks them; gen/breaking reports by them.
 //
 // The package keeps no global state and reads no files but those it is
-// given: specs are read by the caller (ReadSpec bounds their size) and
-// sources through an fs.FS rooted at the spec's directory.
+// given: specs are read by the caller (ReadSpec bounds their size), sources
+// and the specs a spec imports through an fs.FS rooted at the spec's
+// directory, and another module's specs through the Modules the caller
+// passes in Options (gen/gomod asks the go command; decision 0090).
 package gen

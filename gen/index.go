@@ -1,6 +1,9 @@
 package gen
 
-import "slices"
+import (
+	"slices"
+	"sync"
+)
 
 // An Index finds a spec's declarations by name. Validate builds it once
 // (see Spec.Index) and the validator, the docs, the backends and Breaking
@@ -18,6 +21,10 @@ type Index struct {
 	Facts    map[string]*Fact
 	// Machines maps a states enum to the first machine it drives.
 	Machines map[string]*Machine
+
+	spec     *Spec
+	heldOnce sync.Once
+	held     map[string]bool // see factHeld
 }
 
 // A UnionVariant is a variant with the union that declares it.
@@ -38,6 +45,7 @@ func indexSpec(s *Spec) *Index {
 		Faces:    firstByName(s.Faces, func(d *Face) string { return d.Name }),
 		Facts:    firstByName(s.Facts, func(d *Fact) string { return d.Name }),
 		Machines: map[string]*Machine{},
+		spec:     s,
 	}
 	for _, d := range s.Declarations() {
 		if d.Name != "" {

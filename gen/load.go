@@ -22,14 +22,21 @@ const Language = 1
 
 // Load reads and validates a spec, reading the sources it names from the
 // directory of file. It returns the model only when the whole spec is valid;
-// otherwise the error is an ErrorList of every problem found.
+// otherwise the error is an ErrorList of every problem found. It reads no
+// other module's spec; LoadWith does.
 func Load(file string, data []byte) (*Resolved, error) {
+	return LoadWith(file, data, Options{})
+}
+
+// LoadWith is Load with opts: the specs of other modules a spec imports are
+// found through opts.Modules.
+func LoadWith(file string, data []byte, opts Options) (*Resolved, error) {
 	dir, err := os.OpenRoot(filepath.Dir(file))
 	if err != nil {
 		return nil, err
 	}
 	defer dir.Close()
-	return LoadFS(sourcesFS(dir), file, data)
+	return LoadFSWith(sourcesFS(dir), file, data, opts)
 }
 
 // LoadFS is Load reading the spec's sources from dir, a file system rooted
@@ -37,20 +44,37 @@ func Load(file string, data []byte) (*Resolved, error) {
 // upcasters are not checked against them: enough to compare two specs, not
 // to generate from one.
 func LoadFS(dir fs.FS, file string, data []byte) (*Resolved, error) {
-	return loadChain(dir, file, data, []string{path.Base(filepath.ToSlash(file))})
+	return LoadFSWith(dir, file, data, Options{})
 }
 
-// loadChain is LoadFS for the last spec of an import chain: chain holds the
-// path of each spec that imports the next, relative to the first one's
-// directory, ending with this spec's own. With a nil dir imports, like
-// sources, are not read.
-func loadChain(dir fs.FS, file string, data []byte, chain []string) (*Resolved, error) {
+// LoadFSWith is LoadFS with opts, as LoadWith is Load with them.
+func LoadFSWith(dir fs.FS, file string, data []byte, opts Options) (*Resolved, error) {
+	return loadChain(dir, file, data, importChain{modules: opts.Modules, noSources: opts.NoSources, specs: []string{path.Base(filepath.ToSlash(file))}})
+}
+
+// An importChain is how a load reached a spec: the path of each spec that
+// imports the next, ending with this spec's own (relative to the first one's
+// directory, or a module path and the spec's path in it), the module the
+// spec was read from (nil for the first spec's tree), and what finds other
+// modules.
+type importChain struct {
+	specs     []string
+	module    *Module
+	modules   Modules
+	noSources bool
+}
+
+// loadChain is LoadFS for the last spec of an import chain. With a nil dir
+// imports, like sources, are not read.
+func loadChain(dir fs.FS, file string, data []byte, chain importChain) (*Resolved, error) {
 	spec, errs := Parse(file, data)
 	if spec == nil {
 		return nil, errs.Err()
 	}
-	if dir != nil {
+	if dir != nil && !chain.noSources {
 		errs = append(errs, readSources(spec, dir)...)
+	}
+	if dir != nil {
 		errs = append(errs, readImports(spec, dir, chain)...)
 	}
 	spec.incomplete = len(errs) > 0

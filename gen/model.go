@@ -60,13 +60,27 @@ type Import struct {
 	Pos   Pos
 
 	// Spec is the imported spec's path, relative to the importing spec's
-	// directory; empty for a plain Go import.
+	// directory, or to the root of Module; empty for a plain Go import.
 	Spec    string
 	SpecPos Pos
+	// Module is the Go module whose spec Spec names, for an import of
+	// another module's spec ({module: PATH, spec: FILE}); empty for a spec
+	// beside the importing one.
+	Module    string
+	ModulePos Pos
 	// Imported is the imported spec, read and validated; nil until
 	// LoadFS reads it, and when it could not be read.
 	Imported *Resolved
+	// Found is the module the imported spec was read from: Module's, or,
+	// for a spec beside an importing spec that came from a module, that
+	// module. It is nil for a spec of the importing spec's own tree.
+	Found *Module
 }
+
+// Foreign reports whether the imported spec is another module's, whose
+// generated code a backend reaches through that module's own packages
+// (another TypeScript package, another schema) rather than beside its own.
+func (im *Import) Foreign() bool { return im.Found != nil && !im.Found.Main }
 
 // A Ref is a name used somewhere in the spec, with where it was used.
 type Ref struct {

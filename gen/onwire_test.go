@@ -89,3 +89,57 @@ func TestOnWireOfTheJobVocabulary(t *testing.T) {
 		}
 	}
 }
+
+// TestOnWireCountsWhatFactsHold: a record a live fact version holds is on
+// the wire though a field of it cannot travel (that field is left out), and
+// so is what it holds, and a union one of whose variants a fact holds, with
+// every variant; what holds such a record outside a fact stays Go-only, in
+// the spec and across an import.
+func TestOnWireCountsWhatFactsHold(t *testing.T) {
+	base := []byte(`jobgen: 1
+package: {name: base, path: example.com/base}
+records:
+  Dish: {fields: {name: {type: string}, cook: {type: "func() error"}}}
+facts:
+  order/placed:
+    versions:
+      v1: {fields: {dishes: {type: "[]Dish"}}}
+`)
+	spec := []byte(`jobgen: 1
+package: {name: p, path: example.com/p}
+imports:
+  base: {spec: base.yaml}
+records:
+  Dish: {fields: {name: {type: string}, side: {type: "*Side"}, cook: {type: "func() error"}}}
+  Side: {fields: {done: {type: "chan string"}}}
+  Menu: {fields: {dishes: {type: "[]Dish"}}}
+  Table: {fields: {dishes: {type: "[]Dish"}}}
+  Imported: {fields: {dish: {type: base.Dish}}}
+unions:
+  Step:
+    discriminator: kind
+    variants:
+      Prep: {tag: prep, fields: {run: {type: "func()"}}}
+      Plate: {tag: plate, fields: {menu: {type: Menu}}}
+facts:
+  order/placed:
+    versions:
+      v1: {fields: {dishes: {type: "[]Dish"}, step: {type: Prep}}}
+`)
+	r, err := LoadFS(fstest.MapFS{"base.yaml": {Data: base}}, "p.yaml", spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := r.Spec().Index()
+	for name, want := range map[string]bool{
+		"Dish": true, "Side": true, "Step": true, "Prep": true, "Plate": true, "Menu": true,
+		"Table": false, "Imported": false,
+	} {
+		if got := x.OnWire(name); got != want {
+			t.Errorf("OnWire(%s) = %v, want %v", name, got, want)
+		}
+	}
+	if !r.Spec().Imports[0].Imported.Spec().Index().OnWire("Dish") {
+		t.Error("base's Dish, which its own fact holds, is not on the wire")
+	}
+}

@@ -199,15 +199,32 @@ func Render(targets []Target, specs []*Resolved) (*Tree, error) {
 // checkFile enforces the Backend rules a file can be checked against.
 func checkFile(b Backend, o Origin, f File) error {
 	m := b.Marker()
+	if err := checkPath(f.Path); err != nil {
+		return err
+	}
 	switch {
-	case f.Path != path.Clean(f.Path) || path.IsAbs(f.Path) || strings.HasPrefix(f.Path, "../") || strings.Contains(f.Path, `\`):
-		return fmt.Errorf("%s is not a clean path inside the output root", f.Path)
-	case strings.Count(f.Path, "/") > 1:
-		return fmt.Errorf("%s is more than two elements deep", f.Path)
 	case !m.ends(f.Path):
 		return fmt.Errorf("%s does not end in %s", f.Path, strings.Join(append([]string{m.Suffix}, m.Also...), " or "))
 	case !bytes.HasPrefix(f.Content, []byte(Mark(b, o, f.Path))):
 		return fmt.Errorf("%s does not start with its marker %q", f.Path, Mark(b, o, f.Path))
+	}
+	return nil
+}
+
+// maxPathDepth is how many elements a generated file's path may have: a
+// package directory in the directory of a target beside the Go packages,
+// as in python/jobgen_vocab/jobs.py.
+const maxPathDepth = 3
+
+// checkPath enforces the rules of every generated file's path, a spec's or
+// a package's: clean, slash-separated, inside the output root and at most
+// maxPathDepth elements deep.
+func checkPath(p string) error {
+	switch {
+	case p != path.Clean(p) || path.IsAbs(p) || strings.HasPrefix(p, "../") || strings.Contains(p, `\`):
+		return fmt.Errorf("%s is not a clean path inside the output root", p)
+	case strings.Count(p, "/") > maxPathDepth-1:
+		return fmt.Errorf("%s is more than %d elements deep", p, maxPathDepth)
 	}
 	return nil
 }

@@ -165,8 +165,8 @@ func same(a, b string) bool {
 }
 
 // scan lists jobgen's files of the targets writing under root: the files
-// at most two elements deep whose name ends in a target's suffix and whose
-// content starts with its marker. Links are not followed.
+// at most maxPathDepth elements deep whose name ends in a target's suffix
+// and whose content starts with its marker. Links are not followed.
 func (t *Tree) scan(r *os.Root, root string) ([]found, error) {
 	var out []found
 	var visit func(dir string, depth int) error
@@ -186,8 +186,8 @@ func (t *Tree) scan(r *os.Root, root string) ([]found, error) {
 			switch {
 			case strings.HasPrefix(e.Name(), "."):
 				continue
-			case e.IsDir() && depth == 1:
-				if err := visit(p, 2); err != nil {
+			case e.IsDir() && depth < maxPathDepth:
+				if err := visit(p, depth+1); err != nil {
 					return err
 				}
 				continue

@@ -3,6 +3,7 @@ package gen_test
 import (
 	"errors"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -118,5 +119,65 @@ func TestPackageFilesMustSayTheyAreGenerated(t *testing.T) {
 	_, err := gen.Render([]gen.Target{{Backend: badPackage{}, Root: filepath.Join(dir, "docs")}}, []*gen.Resolved{s})
 	if err == nil || !strings.Contains(err.Error(), "does not say") {
 		t.Fatalf("err = %v, want the opening refused", err)
+	}
+}
+
+// nested writes each spec's module in the package directory dir and the
+// package's runtime at runtime, as the Python backend beside the Go
+// packages writes python/jobgen_vocab/jobs.py and its _runtime.py.
+type nested struct{ dir, runtime string }
+
+const nestedOpening = "# " + gen.PackageText + "\n"
+
+func (nested) Name() string { return "Nested" }
+
+func (nested) Marker() gen.Marker {
+	return gen.Marker{Suffix: ".sh", Format: "# " + gen.MarkerText + "\n"}
+}
+
+func (nested) Check(*gen.Resolved) gen.ErrorList { return nil }
+
+func (b nested) Files(r *gen.Resolved, o gen.Origin) ([]gen.File, error) {
+	name := path.Join(b.dir, r.Spec().Package.Name+".sh")
+	return []gen.File{{Path: name, Content: []byte(gen.Mark(b, o, name) + "module\n")}}, nil
+}
+
+func (b nested) PackageFiles() ([]gen.PackageFile, error) {
+	return []gen.PackageFile{{File: gen.File{Path: b.runtime, Content: []byte(nestedOpening + "runtime\n")}, Opening: nestedOpening}}, nil
+}
+
+// TestPathsThreeElementsDeep: a backend beside the Go packages may write a
+// package directory inside its own directory (py/vocab/alpha.sh): its
+// files are written and verified, a spec's file there names its spec, and
+// once that spec is gone the file is found as an orphan, the package's own
+// file never; a path four elements deep is refused, a spec's or a
+// package's.
+func TestPathsThreeElementsDeep(t *testing.T) {
+	dir := t.TempDir()
+	root := filepath.Join(dir, "generated")
+	a := specAt(t, filepath.Join(dir, "spec"), "a.yaml", "alpha")
+	b := specAt(t, filepath.Join(dir, "spec"), "b.yaml", "beta")
+	targets := []gen.Target{{Backend: nested{"py/vocab", "py/vocab/_runtime.sh"}, Root: root}}
+	at := filepath.ToSlash(root) + "/py/vocab/"
+	got := kinds(write(t, render(t, targets, a, b)))
+	if want := []string{at + "_runtime.sh missing", at + "alpha.sh missing", at + "beta.sh missing"}; !slices.Equal(got, want) {
+		t.Fatalf("first write: %v, want %v", got, want)
+	}
+	if changes := compare(t, render(t, targets, a, b)); len(changes) != 0 {
+		t.Fatalf("a fresh tree differs: %v", kinds(changes))
+	}
+	data, _ := os.ReadFile(filepath.Join(root, "py", "vocab", "beta.sh"))
+	if origin, ok := gen.ReadMarker(nested{}, data); !ok || origin != "../../../spec/b.yaml" {
+		t.Errorf("beta.sh names %q (%v), want ../../../spec/b.yaml", origin, ok)
+	}
+	os.Remove(b.Spec().File)
+	if got := kinds(compare(t, render(t, targets, a))); !slices.Equal(got, []string{at + "beta.sh orphan"}) {
+		t.Errorf("after deleting b.yaml: %v, want beta.sh alone an orphan", got)
+	}
+	for _, deep := range []nested{{"py/vocab/x", "py/vocab/_runtime.sh"}, {"py/vocab", "py/vocab/x/_runtime.sh"}} {
+		_, err := gen.Render([]gen.Target{{Backend: deep, Root: root}}, []*gen.Resolved{a})
+		if err == nil || !strings.Contains(err.Error(), "more than 3 elements deep") {
+			t.Errorf("%+v: err = %v, want the path refused", deep, err)
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 )
 
 // TruncateAt cuts the journal at path at offset, the operator's repair for
@@ -18,6 +19,11 @@ import (
 func TruncateAt(path string, offset int64) (Summary, int64, error) {
 	if err := checkRegular(path); err != nil {
 		return Summary{}, 0, err
+	}
+	// Repairing a file that is not there creates nothing: openFile would
+	// create an empty journal before the offset check refused it.
+	if _, err := os.Stat(path); err != nil {
+		return Summary{}, 0, fmt.Errorf("journal: %w", err)
 	}
 	f, err := openFile(path)
 	if err != nil {

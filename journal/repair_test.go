@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -268,5 +269,17 @@ func TestRepairOverlongLine(t *testing.T) {
 		if got := records(t, path); len(got) != tc.recordsLeft {
 			t.Errorf("%s: %d records, want %d", name, len(got), tc.recordsLeft)
 		}
+	}
+}
+
+// TestTruncateAtAMissingFileCreatesNothing: repairing a journal that is not
+// there is an error that says so, and leaves no empty journal behind.
+func TestTruncateAtAMissingFileCreatesNothing(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "absent.journal")
+	if _, _, err := TruncateAt(path, 0); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("TruncateAt of a missing file: err = %v, want fs.ErrNotExist", err)
+	}
+	if _, err := os.Stat(path); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("TruncateAt created %s (stat err = %v)", path, err)
 	}
 }

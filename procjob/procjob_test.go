@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/jobgen/jobgen/generated/jobs"
+	"github.com/jobgen/jobgen/registry"
 	"github.com/jobgen/jobgen/registry/registrytest"
 )
 
@@ -186,6 +187,43 @@ func TestStreamNeverSplitsACharacterUntilClosed(t *testing.T) {
 	s.close()
 	if text, _, _ := s.ReadFrom(4); text != "\xe5" {
 		t.Errorf("after close, a trailing partial rune must be handed out, got %q", text)
+	}
+}
+
+// A stream tells a pump on a pacer that it was written to, once the text can
+// be read, and a stopped notify is not called again.
+func TestStreamNotifiesWrites(t *testing.T) {
+	s := &stream{window: 1 << 10, sink: &consumer{limit: 1 << 10}}
+	var seen []string
+	stop := s.NotifyWrites(func() {
+		text, _, _ := s.ReadFrom(0)
+		seen = append(seen, text)
+	})
+	s.Write([]byte("ab"))
+	s.Write([]byte("c"))
+	stop()
+	s.Write([]byte("d"))
+	if strings.Join(seen, "|") != "ab|abc" {
+		t.Errorf("notices saw %q; want one after each write, with its text readable, and none after stop", seen)
+	}
+}
+
+// A running process on a shared pacer whose output comes after an idle
+// stretch has it recorded while it still runs: with nothing to read the pacer
+// sleeps, and the streams' notices wake it.
+func TestOutputAfterIdleReachesAPacedRecord(t *testing.T) {
+	var _ registry.NotifyingReader = (*stream)(nil)
+	pacer, err := registry.NewPacer(50*time.Millisecond, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, hooks := start(t, Options{Command: []string{"sh", "-c", "sleep 0.3; echo late; sleep 60"}, Pacer: pacer})
+	waitFor(t, func() bool { return rec.Text(jobs.ChannelStdout) == "late\n" })
+	if err := hooks.Cancel("done"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := hooks.Done(); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -11,8 +11,12 @@ import (
 // writes to and the registry.OffsetReader the pump reads from, keeping at least
 // the last window bytes (at most twice that) addressable by absolute offset. It also feeds the consuming
 // cursor (shared by all streams of a job) so that reader sees every byte.
+// It is a registry.NotifyingReader: a pump on a shared pacer reads it only
+// after it was written to.
 type stream struct {
 	mu     sync.Mutex
+	notify func() // from NotifyWrites; called after each write
+	notes  int    // NotifyWrites calls, so a stale stop leaves a newer notify
 	buf    []byte
 	start  int64 // absolute offset of buf[0]
 	window int
@@ -22,7 +26,34 @@ type stream struct {
 
 func (s *stream) Write(p []byte) (int, error) {
 	s.mu.Lock()
+	s.write(p)
+	notify := s.notify
+	s.mu.Unlock()
+	if notify != nil {
+		notify()
+	}
+	return len(p), nil
+}
+
+// NotifyWrites makes Write call notify after each write, until stop is
+// called.
+func (s *stream) NotifyWrites(notify func()) (stop func()) {
+	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.notify = notify
+	s.notes++
+	note := s.notes
+	return func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if s.notes == note {
+			s.notify = nil
+		}
+	}
+}
+
+// write keeps p. s.mu must be held.
+func (s *stream) write(p []byte) {
 	s.buf = append(s.buf, p...)
 	if len(s.buf) > 2*s.window {
 		// Keep the last window bytes. Compacting only past twice the window
@@ -33,7 +64,6 @@ func (s *stream) Write(p []byte) (int, error) {
 		s.start += int64(over)
 	}
 	s.sink.write(p)
-	return len(p), nil
 }
 
 // close marks the stream complete, so ReadFrom hands out a trailing partial

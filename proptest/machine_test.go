@@ -653,6 +653,14 @@ func (h *machine) readRecord(rt *rapid.T) {
 	if into := fromBuffer(&h.readBuf); err == nil && !sameRead(into, want) {
 		rt.Fatalf("ReadRecordInto(%q, %s, %d) =\n%+v\nwant\n%+v", caller, h.idName(id), from, into, want)
 	}
+	// The buffer remembers the job it read; every other caller's read of the
+	// same id with it is fenced all the same.
+	for _, other := range callers {
+		_, wantErr := h.m.readRecord(other, id, from)
+		if k := classify(h.reg.ReadRecordInto(other, id, from, &h.readBuf)); k != wantErr {
+			rt.Fatalf("ReadRecordInto(%q, %s, %d) after %q's, with the same buffer: %s, want %s", other, h.idName(id), from, caller, k, wantErr)
+		}
+	}
 }
 
 // fromBuffer turns a RecordBuffer into the RecordRead it stands for.
@@ -863,6 +871,15 @@ func (h *machine) checkRecords(rt *rapid.T) {
 		}
 		if at != rd.Next {
 			rt.Fatalf("%s: chunks end at %d, Next is %d", j.name, at, rd.Next)
+		}
+		// The window's edge, the offset a read goes wrong at most easily: a
+		// read from just below it is lossy, one from it is not.
+		if rd.Earliest > 0 {
+			for from, lossy := range map[int64]bool{rd.Earliest - 1: true, rd.Earliest: false} {
+				if edge, err := h.reg.ReadRecord(j.plan.owner, j.id, from); err != nil || edge.Lossy != lossy {
+					rt.Fatalf("ReadRecord of %s from %d (window from %d) is lossy %v, %v; want lossy %v", j.name, from, rd.Earliest, edge.Lossy, err, lossy)
+				}
+			}
 		}
 		if last, ok := h.window[j.name]; ok && (rd.Earliest < last[0] || rd.Next < last[1]) {
 			rt.Fatalf("%s: record window went back from %v to [%d %d]", j.name, last, rd.Earliest, rd.Next)

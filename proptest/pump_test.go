@@ -18,13 +18,16 @@ import (
 
 // TestPumpResources is issue 6, item 3. For random cadences, on the pump's
 // own timer or a shared pacer, random sources (unbounded, or keeping a small
-// window so reads turn lossy), random bursts of output and idle stretches of
-// thousands of rounds — up to simulated days — the pump's resources do not
-// grow with the rounds: no goroutine is created and nothing is allocated
-// while it idles, it subscribes to done once and uses one timer, stopped
-// when it returns. And whatever the pattern, every append is a source's
-// read in order, a lossy read becomes a gap, and the final drain lands
-// every byte written before done.
+// window so reads turn lossy; notifying their writes, or polled), random
+// bursts of output and idle stretches of thousands of rounds — up to
+// simulated days — the pump's resources do not grow with the rounds: no
+// goroutine is created and nothing is allocated while it idles, it
+// subscribes to done once and uses one timer, stopped when it returns. On a
+// pacer, an idle source that notifies is not read at all (issue 24). Output
+// written after the idle stretch reaches the record within one Poll. And
+// whatever the pattern, every append is a source's read in order, a lossy
+// read becomes a gap, and the final drain lands every byte written before
+// done.
 func TestPumpResources(t *testing.T) {
 	readMetric("/sched/goroutines-created:goroutines")
 	readMetric("/gc/heap/allocs:objects")
@@ -42,6 +45,7 @@ const idleAllocs = 64
 type pumpUnderTest struct {
 	job     *registrytest.Job
 	sources []*registrytest.Source
+	polled  bool // some source hides its notices
 	done    *registrytest.CountingSignal
 	result  chan error
 }
@@ -66,7 +70,11 @@ func pumpResources(rt *rapid.T) {
 		for c := range rapid.IntRange(1, 3).Draw(rt, "sources") {
 			s := &registrytest.Source{LogReads: true, Window: rapid.SampledFrom([]int{0, 0, 4, 16}).Draw(rt, "window")}
 			p.sources = append(p.sources, s)
-			srcs = append(srcs, registry.PumpSource{Reader: s, Channel: channels[c]})
+			var reader registry.OffsetReader = s
+			if rapid.Bool().Draw(rt, "polled") {
+				reader, p.polled = registrytest.Polled{Reader: s}, true
+			}
+			srcs = append(srcs, registry.PumpSource{Reader: reader, Channel: channels[c]})
 		}
 		opts := registry.PumpOptions{Poll: poll, Done: p.done, NewTimer: newTimer, Pacer: pacer}
 		go func() { p.result <- registry.PumpJobOutput(context.Background(), p.job, srcs, opts) }()
@@ -103,6 +111,7 @@ func pumpResources(rt *rapid.T) {
 	// collect now, so that the idle pump, which allocates nothing, gives it
 	// no reason to start one.
 	runtime.GC()
+	calls := readCalls(pumps)
 	goroutines, allocs := readMetric("/sched/goroutines-created:goroutines"), readMetric("/gc/heap/allocs:objects")
 	time.Sleep(idle)
 	synctest.Wait()
@@ -112,6 +121,21 @@ func pumpResources(rt *rapid.T) {
 	}
 	if allocated > idleAllocs {
 		rt.Fatalf("%d heap allocations during %d idle rounds, want none per round", allocated, rounds)
+	}
+	for i, p := range pumps {
+		if n := readCalls(pumps)[i] - calls[i]; paced && !p.polled && n != 0 {
+			rt.Fatalf("pump %d, whose sources all notify, was read %d times on its pacer during %d idle rounds, want none", i, n, rounds)
+		}
+	}
+
+	// The first output after the stretch is in the record one Poll later.
+	p := pumps[rapid.IntRange(0, len(pumps)-1).Draw(rt, "wakePump")]
+	before := len(p.job.Appends())
+	p.sources[rapid.IntRange(0, len(p.sources)-1).Draw(rt, "wakeSource")].Write("awake\n")
+	time.Sleep(poll)
+	synctest.Wait()
+	if got := p.job.Appends(); len(got) == before {
+		rt.Fatalf("output written after %d idle rounds was not in the record one Poll (%s) later", rounds, poll)
 	}
 
 	burst("late")
@@ -180,6 +204,17 @@ func checkPumped(rt *rapid.T, i int, p *pumpUnderTest) {
 		}
 		note("pump: source window %d, %d appends", s.Window, min(len(texts), 5))
 	}
+}
+
+// readCalls returns the ReadFrom calls each pump's sources have had.
+func readCalls(pumps []*pumpUnderTest) []int {
+	out := make([]int, len(pumps))
+	for i, p := range pumps {
+		for _, s := range p.sources {
+			out[i] += s.ReadCalls()
+		}
+	}
+	return out
 }
 
 func indexes(n int) []int {

@@ -9,7 +9,7 @@ import (
 
 // armDeadline starts the timer of a job whose JobStart set a Timeout, at its
 // registration commit. A time.AfterFunc timer costs no goroutine until it
-// fires. r.mu must be held.
+// fires. j.sh.mu must be held.
 func (r *Registry) armDeadline(j *job) {
 	if j.timeout <= 0 {
 		return
@@ -17,7 +17,7 @@ func (r *Registry) armDeadline(j *job) {
 	j.deadline = time.AfterFunc(j.timeout, func() { r.expire(j) })
 }
 
-// stopDeadline stops a settling job's timer. r.mu must be held.
+// stopDeadline stops a settling job's timer. j.sh.mu must be held.
 func (r *Registry) stopDeadline(j *job) {
 	if j.deadline != nil {
 		j.deadline.Stop()
@@ -40,10 +40,10 @@ func timeoutReason(d time.Duration) string {
 // its deadline running. A job that another kill or a teardown is already
 // stopping is left to that stop.
 func (r *Registry) expire(j *job) {
-	r.mu.Lock()
+	j.sh.mu.Lock()
 	j.deadline = nil
 	if j.state != stateLive || (j.stopRequested && !j.stopTentative) {
-		r.mu.Unlock()
+		j.sh.mu.Unlock()
 		return
 	}
 	reason := timeoutReason(j.timeout)

@@ -23,9 +23,10 @@ func TestDeadlineTimerStoppedAtSettlement(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.mu.Lock()
-	timer := r.jobs[snap.ID].deadline
-	r.mu.Unlock()
+	j := r.ids.get(snap.ID)
+	j.sh.mu.Lock()
+	timer := j.deadline
+	j.sh.mu.Unlock()
 	if timer == nil {
 		t.Fatal("a start with a Timeout armed no timer")
 	}
@@ -33,9 +34,9 @@ func TestDeadlineTimerStoppedAtSettlement(t *testing.T) {
 	if timer.Stop() {
 		t.Fatal("the timer was still armed after the settlement")
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.jobs[snap.ID].deadline != nil {
+	j.sh.mu.Lock()
+	defer j.sh.mu.Unlock()
+	if j.deadline != nil {
 		t.Fatal("the settled job still holds its timer")
 	}
 }

@@ -14,7 +14,9 @@
 // skips its ordinal. Writes and detail updates made before the registration
 // commit are staged: they become visible at the commit, with no signal of
 // their own; the commit fires exactly one jobs-changed signal. Validation
-// also refuses a negative Timeout.
+// also refuses a negative Timeout. The commit takes the job's id before it
+// records the registered fact: a start whose id another job holds, or is
+// registering with, is refused (ErrInvalidStart) and its producer cancelled.
 //
 // StartWait is the opt-in start that waits, bounded by its context, for an
 // admission slot instead of failing with ErrTooManyJobs. Waiters queue per
@@ -80,24 +82,31 @@
 // An [Observer] (WithObserver) hears of a start once the registration is
 // visible, before its jobs-changed signal, and of a settlement once it is
 // applied, before waiters are released; so whoever sees a job settle sees
-// it counted. [Registry.Load] reads the running, stopping and waiting counts
-// the registry keeps under its mutex as jobs move. Without an Observer no
+// it counted. [Registry.Load] adds up the running, stopping and waiting
+// counts each owner's shard keeps as its jobs move. Without an Observer no
 // call is made.
 //
 // # Locking
 //
-// The registry's mutex guards the job table, admission counts, ordinals,
-// listener lists and each job's lifecycle bookkeeping (status, reported,
-// stop requests, waiters). Each job's own lock guards what its producer
-// writes: its record, its detail and the signal its follow streams wait on; a job's state is
-// written holding both and read holding either. So a producer's Append or
+// The registry is sharded by owner: each owner's shard (the unowned jobs
+// have one too) has a mutex guarding that owner's admission count, StartWait
+// queue, registration list and live counts, and the lifecycle bookkeeping
+// (status, reported, stop requests, waiters) of the owner's jobs. Each job's
+// own lock guards what its producer writes: its record, its detail and the
+// signal its follow streams wait on; a job's state is written holding both
+// and read holding either. The job table is read without a lock (writes take
+// one of a few stripe locks), per-kind ordinals are atomic counters and the
+// listener lists are published copy-on-write, so starts and settlements of
+// different owners take no lock in common, and a producer's Append or
 // UpdateDetail takes only its job's lock: appends of different jobs never
-// meet on one lock, and a record read takes the registry's mutex only for
-// the fence. The registry's mutex is always taken before a job's lock.
-// Critical sections are short and do no I/O: bookkeeping, a snapshot copy,
-// or copying one append's bytes into the record. Invariants that span jobs
-// (admission, first-wins settlement, consistent snapshots) stay under the
-// one registry mutex, simple to state and to check under the race detector.
+// meet on one lock, and a record read, fenced, takes only the job's lock. A
+// shard's mutex is always taken before a job's lock. Every invariant that
+// spans jobs is an owner's (admission, the StartWait queue) or a job's
+// (first-wins settlement), so it stays under one shard mutex, simple to state
+// and to check under the race detector. List holds the unowned shard's mutex
+// and then the caller's, so its snapshot is consistent; Load holds every
+// owner's at once. Critical sections are short and do no I/O: bookkeeping, a
+// snapshot copy, or copying one append's bytes into the record.
 //
 // No user code runs with either lock held: starters, Cancel, Done, ReadOutput,
 // the Clock, the ID generator, listeners, the logger and the Recorder are all

@@ -173,12 +173,11 @@ func flushWait(ctx context.Context, timer **time.Timer, at time.Time) error {
 // openFollow finds a recording job visible to caller and returns it with its
 // snapshot, its record's window, and the channel closed at its settlement.
 func (r *Registry) openFollow(caller jobs.SessionID, id jobs.JobID, start FollowStart) (*job, jobs.JobSnapshot, jobs.RecordRead, <-chan struct{}, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
 	j, err := r.lookupRecording(caller, id)
 	if err != nil {
 		return nil, jobs.JobSnapshot{}, jobs.RecordRead{}, nil, err
 	}
+	defer j.sh.mu.Unlock()
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	from := j.record.start
@@ -217,8 +216,8 @@ func closed(ch <-chan struct{}) bool {
 // followRead reads a followed job's snapshot and record from cursor. The job
 // may have been removed from the registry since; its state is still readable.
 func (r *Registry) followRead(j *job, cursor int64) (jobs.JobSnapshot, jobs.RecordRead, <-chan struct{}) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
+	j.sh.mu.Lock()
+	defer j.sh.mu.Unlock()
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	var snap jobs.JobSnapshot
@@ -271,14 +270,10 @@ func (r *Registry) FollowFrames(caller jobs.SessionID, id jobs.JobID, from, to i
 	if from < 0 {
 		return nil, 0, 0, fmt.Errorf("registry: follow %s: offset %d: %w", id, from, ErrNegativeOffset)
 	}
-	r.mu.Lock()
-	j, err := r.lookupRecording(caller, id)
+	j, err := r.lockRecord(caller, id, nil)
 	if err != nil {
-		r.mu.Unlock()
 		return nil, 0, 0, fmt.Errorf("registry: follow %s: %w", id, err)
 	}
-	j.mu.Lock()
-	r.mu.Unlock()
 	earliest, next = j.record.start, j.record.total
 	var rd jobs.RecordRead
 	if to > from {

@@ -30,55 +30,63 @@ const (
 // A job is one job's state. Fields above the line are set before the job is
 // shared and never change. Of the rest, those below mu are guarded by it,
 // the job's own lock, so that appends and detail updates of different jobs
-// never meet on one lock; state is written holding both locks and may be
-// read holding either; everything else is guarded by the registry's mutex.
-// The registry's mutex is always taken first.
+// never meet on one lock; state and removed are written holding both locks
+// and may be read holding either; everything else is guarded by the mutex
+// of the owner's shard, sh. The shard's mutex is always taken first. The
+// flags sit together so that a job, allocated once per start, fits 320
+// bytes; its owner is its shard's.
 type job struct {
 	r        *Registry
+	sh       *shard // the owner's shard
 	id       jobs.JobID
 	name     string
 	kind     string
 	label    string
 	ordinal  int
-	owner    jobs.SessionID
 	toolCall jobs.ToolCallID
 	timeout  time.Duration // the JobStart's Timeout; zero for no deadline
 	// ------------------------------------------------------------------
 	// done is closed when the settlement is visible, releasing waiters. It
 	// is made only when something waits (see Registry.doneOf): most jobs
 	// settle with nobody blocked on them.
-	done             chan struct{}
-	seq              uint64
-	status           jobs.JobStatus
-	output           string // the final output of the producer's outcome
-	startedAt        int64
-	finishedAt       int64
+	done       chan struct{}
+	seq        uint64 // registration order within the shard
+	after      uint64 // the unowned shard's seq at registration, for List
+	status     jobs.JobStatus
+	output     string // the final output of the producer's outcome
+	startedAt  int64
+	finishedAt int64
+	stopReason string               // set by the first kill or teardown
+	stopCause  jobs.SettlementCause // kill or teardown: whichever asked first
+	pending    *settlement          // a Settle made inside the starter, applied at the registration commit
+	hooks      jobs.Hooks
+	deadline   *time.Timer // armed at registration when timeout > 0, stopped at settlement
+
+	killsCancelling  int32 // kills whose Cancel is running
+	waiters          int32
 	reported         bool
 	producerReported bool
-	stopReason       string // set by the first kill or teardown
 	stopRequested    bool
-	stopCause        jobs.SettlementCause // kill or teardown: whichever asked first
-	stopTentative    bool                 // the stop was asked by kills whose Cancels have not succeeded yet
-	killsCancelling  int                  // kills whose Cancel is running
-	teardownCancel   bool                 // a teardown has called (or is calling) Cancel
-	waiters          int
-	outcomeSeen      bool        // the producer reported (Done returned or Settle was called)
-	pending          *settlement // a Settle made inside the starter, applied at the registration commit
-	hooks            jobs.Hooks
-	deadline         *time.Timer // armed at registration when timeout > 0, stopped at settlement
+	stopTentative    bool // the stop was asked by kills whose Cancels have not succeeded yet
+	teardownCancel   bool // a teardown has called (or is calling) Cancel
+	outcomeSeen      bool // the producer reported (Done returned or Settle was called)
 
-	mu     sync.Mutex
-	state  jobState
-	record *ring // nil for a plain job; set before the job is shared
-	detail string
+	mu            sync.Mutex
+	state         jobState
+	removed       bool // Remove or DisposeOwner took the job out of the registry
+	droppedLogged bool
+	record        *ring // nil for a plain job; set before the job is shared
+	detail        string
 	// outputWait is closed, and cleared, by the next committed append: one
 	// close wakes every follow stream waiting on it, so an append costs the
 	// same with a thousand followers as with none. nil while nobody waits.
-	outputWait    chan struct{}
-	droppedLogged bool
+	outputWait chan struct{}
 }
 
-// setState moves the job to state. r.mu must be held (and j.mu not).
+// owner is the session that owns the job, "" for an unowned one.
+func (j *job) owner() jobs.SessionID { return j.sh.owner }
+
+// setState moves the job to state. j.sh.mu must be held (and j.mu not).
 func (j *job) setState(state jobState) {
 	j.mu.Lock()
 	j.state = state
@@ -86,10 +94,17 @@ func (j *job) setState(state jobState) {
 }
 
 func (j *job) visibleTo(caller jobs.SessionID) bool {
-	return j.owner == "" || j.owner == caller
+	owner := j.sh.owner
+	return owner == "" || owner == caller
 }
 
-// snapshot copies the job's state. r.mu must be held (and j.mu not).
+// listed reports whether readers see the job: registered and not removed.
+// j.sh.mu or j.mu must be held.
+func (j *job) listed() bool {
+	return !j.removed && (j.state == stateLive || j.state == stateSettling || j.state == stateSettled)
+}
+
+// snapshot copies the job's state. j.sh.mu must be held (and j.mu not).
 func (j *job) snapshot() jobs.JobSnapshot {
 	var s jobs.JobSnapshot
 	j.mu.Lock()
@@ -98,7 +113,8 @@ func (j *job) snapshot() jobs.JobSnapshot {
 	return s
 }
 
-// snapshotInto copies the job's state into s. r.mu and j.mu must be held.
+// snapshotInto copies the job's state into s. j.sh.mu and j.mu must be
+// held.
 func (j *job) snapshotInto(s *jobs.JobSnapshot) {
 	*s = jobs.JobSnapshot{
 		ID:               j.id,
@@ -106,7 +122,7 @@ func (j *job) snapshotInto(s *jobs.JobSnapshot) {
 		Kind:             j.kind,
 		Label:            j.label,
 		Ordinal:          j.ordinal,
-		Owner:            j.owner,
+		Owner:            j.owner(),
 		ToolCall:         j.toolCall,
 		Record:           j.record != nil,
 		Status:           j.status,
@@ -124,7 +140,7 @@ func (j *job) snapshotInto(s *jobs.JobSnapshot) {
 func (j *job) registration() jobs.JobRegistration {
 	return jobs.JobRegistration{
 		RegisteredAt: j.startedAt,
-		Owner:        j.owner,
+		Owner:        j.owner(),
 		Kind:         j.kind,
 		Label:        j.label,
 		Ordinal:      j.ordinal,
@@ -167,7 +183,7 @@ func (f recordingFace) Append(text string, opts jobs.AppendOptions) {
 // loop read it. The record's byte offsets count the text as stored, so they
 // mean the same in Go and in JSON on the wire. Valid text is returned as is.
 func validUTF8(text string) string {
-	if utf8.ValidString(text) {
+	if isASCII(text) || utf8.ValidString(text) {
 		return text
 	}
 	var b strings.Builder
@@ -187,6 +203,37 @@ func validUTF8(text string) string {
 		i += size
 	}
 	return b.String()
+}
+
+// isASCII reports whether text is all ASCII, reading 64 bytes a step in
+// eight words: most output is, and utf8.ValidString reads 8 bytes a step
+// before it gets to its answer for it.
+func isASCII(text string) bool {
+	const high = 0x8080808080808080
+	i := 0
+	for ; i+64 <= len(text); i += 64 {
+		s := text[i : i+64]
+		if (load64(s[0:8])|load64(s[8:16])|load64(s[16:24])|load64(s[24:32])|
+			load64(s[32:40])|load64(s[40:48])|load64(s[48:56])|load64(s[56:64]))&high != 0 {
+			return false
+		}
+	}
+	var acc uint64
+	for ; i+8 <= len(text); i += 8 {
+		acc |= load64(text[i : i+8])
+	}
+	for ; i < len(text); i++ {
+		acc |= uint64(text[i])
+	}
+	return acc&high == 0
+}
+
+// load64 reads the first 8 bytes of s as one little-endian word, which the
+// compiler makes a single load.
+func load64(s string) uint64 {
+	_ = s[7]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
 }
 
 var (

@@ -40,19 +40,17 @@ func (k KillResult) String() string {
 // the same rule. A Cancel that fails withdraws the request, unless another
 // kill's Cancel is still running or has succeeded.
 func (r *Registry) Kill(caller jobs.SessionID, id jobs.JobID, reason string) (KillResult, error) {
-	r.mu.Lock()
 	j, err := r.lookup(caller, id)
 	if err != nil {
-		r.mu.Unlock()
 		return 0, fmt.Errorf("registry: kill %s: %w", id, err)
 	}
 	switch j.state {
 	case stateSettled:
-		r.mu.Unlock()
+		j.sh.mu.Unlock()
 		return KillAlreadyFinished, nil
 	case stateSettling:
 		done := r.doneOf(j)
-		r.mu.Unlock()
+		j.sh.mu.Unlock()
 		<-done // the settlement is decided; let it become visible first
 		return KillAlreadyFinished, nil
 	}
@@ -80,8 +78,8 @@ type stopAsk struct {
 // as requested (tentatively) from before Cancel is called, so a producer
 // that reports while its Cancel runs settles by the stop's rule; once
 // Cancel succeeded the request is for good and a job still live moves to
-// stopping, firing jobs-changed. It returns Cancel's error. r.mu must be
-// held; askStop releases it.
+// stopping, firing jobs-changed. It returns Cancel's error. j.sh.mu must
+// be held; askStop releases it.
 func (r *Registry) askStop(j *job, ask stopAsk) error {
 	if !j.stopRequested {
 		j.stopRequested, j.stopReason, j.stopCause = true, ask.reason, ask.cause
@@ -89,17 +87,18 @@ func (r *Registry) askStop(j *job, ask stopAsk) error {
 	}
 	j.killsCancelling++
 	cancel := j.hooks.Cancel
-	r.mu.Unlock()
+	sh := j.sh
+	sh.mu.Unlock()
 
 	err := r.callCancel(cancel, ask.reason)
 
-	r.mu.Lock()
+	sh.mu.Lock()
 	j.killsCancelling--
 	if err != nil {
 		if ask.withdraw && j.stopTentative && j.killsCancelling == 0 {
 			j.stopRequested, j.stopReason, j.stopCause, j.stopTentative = false, "", "", false
 		}
-		r.mu.Unlock()
+		sh.mu.Unlock()
 		return err
 	}
 	j.stopTentative = false
@@ -107,14 +106,13 @@ func (r *Registry) askStop(j *job, ask stopAsk) error {
 		j.reported = true
 	}
 	if j.state != stateLive {
-		r.mu.Unlock()
+		sh.mu.Unlock()
 		return nil
 	}
-	moved := r.stop(j)
-	ls := r.changed.list
-	r.mu.Unlock()
+	moved := sh.stop(j)
+	sh.mu.Unlock()
 	if moved {
-		r.fireChanged(ls)
+		r.fireChanged(r.changed.load())
 	}
 	return nil
 }

@@ -42,21 +42,22 @@ type Load struct {
 }
 
 // Load returns how many jobs are running and stopping and how many starts
-// wait for a slot, at one moment. It costs a lock and three reads: the
-// registry keeps the counts as jobs move.
+// wait for a slot, at one moment. The registry keeps the counts per owner as
+// jobs move; Load adds them up holding every owner's lock at once, so it
+// costs a lock per owner with jobs, and briefly holds up their starts.
 func (r *Registry) Load() Load {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return Load{Running: r.running, Stopping: r.stopping, Waiting: r.queued}
-}
-
-// unload takes a settling job out of the live counts by the status it
-// leaves. r.mu must be held.
-func (r *Registry) unload(from jobs.JobStatus) {
-	switch from {
-	case jobs.JobStatusRunning:
-		r.running--
-	case jobs.JobStatusStopping:
-		r.stopping--
+	r.shards.lockAll() // no owner's first start until the counts are read
+	shards := r.allShards(true)
+	var l Load
+	for _, sh := range shards {
+		sh.mu.Lock()
 	}
+	for _, sh := range shards {
+		l.Running += sh.running
+		l.Stopping += sh.stopping
+		l.Waiting += len(sh.queue)
+		sh.mu.Unlock()
+	}
+	r.shards.unlockAll()
+	return l
 }

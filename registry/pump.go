@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jobgen/jobgen/generated/jobs"
@@ -16,6 +17,20 @@ import (
 // (the source keeps a bounded window and offset fell out of it).
 type OffsetReader interface {
 	ReadFrom(offset int64) (text string, next int64, lossy bool)
+}
+
+// A NotifyingReader is an OffsetReader that tells when it has been written
+// to. A pump on a [Pacer] whose sources all notify reads them only in the
+// round after a notice, instead of in every round, so an idle pump costs
+// nothing at all; the rounds keep their cadence, so output written after an
+// idle stretch is read within one Poll of the notice.
+type NotifyingReader interface {
+	OffsetReader
+	// NotifyWrites makes the reader call notify after each write, once the
+	// written text can be read, until stop is called; it replaces a notify
+	// given before. notify returns at once and may be called from any
+	// goroutine.
+	NotifyWrites(notify func()) (stop func())
 }
 
 // A PumpSource is an OffsetReader and the channel its text is labelled with.
@@ -51,7 +66,8 @@ type PumpOptions struct {
 	// Pacer, when set, runs the pump's rounds on the pacer's goroutine and
 	// timer, shared with every other pump on it, instead of the pump's own
 	// timer; Poll is then ignored. Use one for many concurrent jobs: idle
-	// rounds cost a few reads each rather than a goroutine wake-up.
+	// rounds cost a few reads each rather than a goroutine wake-up, and
+	// nothing when every source is a NotifyingReader.
 	Pacer *Pacer
 }
 
@@ -132,6 +148,14 @@ type pump struct {
 	job     jobs.RecordingJob
 	sources []pumpSource // inline[:n] when they fit
 	inline  [2]pumpSource
+
+	// On a pacer: notified says every source notifies, so rounds read the
+	// pump only after a notice; noticed marks a notice since its last
+	// round. gone (guarded by the pacer's mu) marks a pump that left.
+	notified bool
+	noticed  atomic.Bool
+	gone     bool
+	stops    []func() // end the sources' notices
 }
 
 // A pumpSource is a source with the pump's cursor in it.
@@ -154,6 +178,20 @@ func newPump(job jobs.RecordingJob, sources []PumpSource) *pump {
 	return p
 }
 
+// notifying returns the pump's sources as NotifyingReaders, or nil when one
+// of them cannot notify (or there are none).
+func (p *pump) notifying() []NotifyingReader {
+	var out []NotifyingReader
+	for _, s := range p.sources {
+		n, ok := s.reader.(NotifyingReader)
+		if !ok {
+			return nil
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
 // drain reads every source once, in order.
 func (p *pump) drain() {
 	p.mu.Lock()
@@ -174,14 +212,20 @@ func (p *pump) drain() {
 }
 
 // A Pacer runs the rounds of many pumps on one goroutine and one timer. Its
-// goroutine runs only while some pump uses it. The zero value is not usable;
-// make one with NewPacer.
+// goroutine runs only while some pump uses it, and sleeps, its timer
+// unarmed, while no pump needs a round: every pump's sources notify and none
+// has noticed a write. The zero value is not usable; make one with NewPacer.
 type Pacer struct {
 	poll     time.Duration
 	newTimer func(d time.Duration) Timer
+	wake     chan struct{} // ends the goroutine's sleep; buffered
+
 	mu       sync.Mutex
-	pumps    []*pump
+	polled   []*pump // read every round: some source cannot notify
+	notified int     // pumps read only after a notice
+	noticed  []*pump // notified pumps with a notice since their last round
 	running  bool
+	asleep   bool
 	batch    []*pump // the pumps of the round under way; only the pacer's goroutine uses it
 }
 
@@ -193,62 +237,153 @@ func NewPacer(poll time.Duration, newTimer func(d time.Duration) Timer) (*Pacer,
 	if newTimer == nil {
 		newTimer = newRealTimer
 	}
-	return &Pacer{poll: poll, newTimer: newTimer}, nil
+	return &Pacer{poll: poll, newTimer: newTimer, wake: make(chan struct{}, 1)}, nil
 }
 
+// add puts p on the pacer: polled, or read after its sources' notices. A
+// notice may come at once; the pump's own first drain reads what came
+// before.
 func (pc *Pacer) add(p *pump) {
+	readers := p.notifying()
 	pc.mu.Lock()
-	defer pc.mu.Unlock()
-	pc.pumps = append(pc.pumps, p)
+	if readers != nil {
+		p.notified = true
+		pc.notified++
+	} else {
+		pc.polled = append(pc.polled, p)
+	}
 	if !pc.running {
 		pc.running = true
 		go pc.run()
 	}
-}
-
-func (pc *Pacer) remove(p *pump) {
-	pc.mu.Lock()
-	defer pc.mu.Unlock()
-	for i, q := range pc.pumps {
-		if q == p {
-			last := len(pc.pumps) - 1
-			pc.pumps[i] = pc.pumps[last]
-			pc.pumps[last] = nil
-			pc.pumps = pc.pumps[:last]
-			return
-		}
+	pc.mu.Unlock()
+	for _, r := range readers {
+		p.stops = append(p.stops, r.NotifyWrites(func() { pc.notice(p) }))
 	}
 }
 
-// run drains every pump each round until no pump is left.
+// notice queues a notified pump for the next round, waking the pacer if it
+// sleeps. A pump already queued costs one atomic load.
+func (pc *Pacer) notice(p *pump) {
+	if p.noticed.Load() || !p.noticed.CompareAndSwap(false, true) {
+		return
+	}
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	if p.gone {
+		return
+	}
+	pc.noticed = append(pc.noticed, p)
+	pc.rouse()
+}
+
+// rouse ends the goroutine's sleep. pc.mu must be held.
+func (pc *Pacer) rouse() {
+	if pc.asleep {
+		pc.asleep = false
+		pc.wake <- struct{}{}
+	}
+}
+
+func (pc *Pacer) remove(p *pump) {
+	for _, stop := range p.stops {
+		stop()
+	}
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	p.gone = true
+	if p.notified {
+		pc.notified--
+		pc.noticed = deletePump(pc.noticed, p)
+	} else {
+		pc.polled = deletePump(pc.polled, p)
+	}
+	if len(pc.polled) == 0 && pc.notified == 0 {
+		pc.rouse() // to end
+	}
+}
+
+// deletePump removes p from list, not keeping order.
+func deletePump(list []*pump, p *pump) []*pump {
+	for i, q := range list {
+		if q == p {
+			last := len(list) - 1
+			list[i] = list[last]
+			list[last] = nil
+			return list[:last]
+		}
+	}
+	return list
+}
+
+// A pacerStep is what the pacer's goroutine does after a round.
+type pacerStep int
+
+const (
+	pacerTick  pacerStep = iota // another round after poll
+	pacerSleep                  // wait for a notice, then a round after poll
+	pacerStop                   // no pump is left
+)
+
+// run drains the pumps each round until no pump is left, sleeping while
+// none needs a round.
 func (pc *Pacer) run() {
 	timer := pc.newTimer(pc.poll)
 	defer timer.Stop()
 	for range timer.C() {
-		if !pc.round() {
+		switch pc.round() {
+		case pacerStop:
 			return
+		case pacerSleep:
+			<-pc.wake
+			if !pc.stillNeeded() {
+				return
+			}
 		}
 		timer.Reset(pc.poll)
 	}
 }
 
-// round drains every pump once; it reports false, and stops the pacer, when
-// no pump is left.
-func (pc *Pacer) round() bool {
+// stillNeeded reports whether some pump is left, and stops the pacer when
+// none is.
+func (pc *Pacer) stillNeeded() bool {
 	pc.mu.Lock()
-	if len(pc.pumps) == 0 {
+	defer pc.mu.Unlock()
+	if len(pc.polled) == 0 && pc.notified == 0 {
 		pc.running = false
-		pc.mu.Unlock()
 		return false
 	}
-	batch := append(pc.batch[:0], pc.pumps...)
+	return true
+}
+
+// round drains every polled pump and every noticed one once. It returns
+// pacerStop, and stops the pacer, when no pump is left, and pacerSleep when
+// no pump needed the round.
+func (pc *Pacer) round() pacerStep {
+	pc.mu.Lock()
+	if len(pc.polled) == 0 && pc.notified == 0 {
+		pc.running = false
+		pc.mu.Unlock()
+		return pacerStop
+	}
+	batch := append(pc.batch[:0], pc.polled...)
+	for _, p := range pc.noticed {
+		p.noticed.Store(false) // before the read: a write after it notices again
+		batch = append(batch, p)
+	}
+	clear(pc.noticed)
+	pc.noticed = pc.noticed[:0]
+	step := pacerTick
+	if len(batch) == 0 {
+		step, pc.asleep = pacerSleep, true
+	}
 	pc.mu.Unlock()
 	for _, p := range batch {
 		p.drain()
 	}
 	clear(batch)
 	pc.batch = batch
-	return true
+	return step
 }
 
 type realTimer struct{ t *time.Timer }

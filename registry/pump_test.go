@@ -143,6 +143,55 @@ func TestPacerDrivesManyPumpsAndStopsWhenIdle(t *testing.T) {
 	})
 }
 
+// On a pacer, a pump whose sources all notify is read only in the round
+// after a notice (issue 24): through an idle stretch its sources are not
+// read at all, while a polled pump's are read every round; a write after
+// the stretch reaches the record one Poll after it was made; and a pump
+// that returns ends its sources' notices.
+func TestPacerReadsNotifyingSourcesOnlyAfterANotice(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		pacer, err := NewPacer(time.Second, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		quiet, busy := &registrytest.Source{LogOffsets: true}, &registrytest.Source{LogOffsets: true}
+		quietJob, busyJob := &registrytest.Job{}, &registrytest.Job{}
+		quietDone, busyDone := &OnceSignal{}, &OnceSignal{}
+		var wg sync.WaitGroup
+		wg.Go(func() {
+			PumpJobOutput(context.Background(), quietJob, []PumpSource{{Reader: quiet}}, PumpOptions{Pacer: pacer, Done: quietDone})
+		})
+		wg.Go(func() {
+			PumpJobOutput(context.Background(), busyJob, []PumpSource{{Reader: registrytest.Polled{Reader: busy}}}, PumpOptions{Pacer: pacer, Done: busyDone})
+		})
+		synctest.Wait()
+		time.Sleep(100 * time.Second)
+		synctest.Wait()
+		if got := len(quiet.Offsets()); got != 1 {
+			t.Errorf("the notifying source was read %d times in 100 idle rounds; want once, by the pump's first drain", got)
+		}
+		if got := len(busy.Offsets()); got < 100 {
+			t.Errorf("the polled source was read %d times in 100 rounds; want every round", got)
+		}
+		busyDone.Fire() // now no pump needs a round: the pacer sleeps
+		time.Sleep(10*time.Second + 300*time.Millisecond)
+		wrote := time.Now()
+		quiet.Write("after the idle stretch")
+		time.Sleep(time.Second)
+		synctest.Wait()
+		got := quietJob.Appends()
+		if len(got) != 1 || got[0].Text != "after the idle stretch" || got[0].At.Sub(wrote) != time.Second {
+			t.Errorf("appends %+v; want the text one Poll (1s) after the write at %v", got, wrote)
+		}
+		quietDone.Fire()
+		wg.Wait()
+		if quiet.Notified() {
+			t.Error("the returned pump left its notify in the source")
+		}
+		time.Sleep(time.Second) // the pacer's goroutine ends with its last pump
+	})
+}
+
 func TestPumpReadsEachSourceFromItsOwnCursorAtTheCadence(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		job := &registrytest.Job{}

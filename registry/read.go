@@ -21,10 +21,8 @@ type ReadResult struct {
 // the producer's ReadOutput if the producer has one, else the final output
 // once the job is terminal, and marks a terminal job reported.
 func (r *Registry) Read(caller jobs.SessionID, id jobs.JobID) (ReadResult, error) {
-	r.mu.Lock()
 	j, err := r.lookup(caller, id)
 	if err != nil {
-		r.mu.Unlock()
 		return ReadResult{}, fmt.Errorf("registry: read %s: %w", id, err)
 	}
 	if j.state == stateSettled {
@@ -35,7 +33,7 @@ func (r *Registry) Read(caller jobs.SessionID, id jobs.JobID) (ReadResult, error
 	if readOutput == nil && j.state == stateSettled {
 		res.Output = j.output
 	}
-	r.mu.Unlock()
+	j.sh.mu.Unlock()
 	if readOutput != nil {
 		res.Output = r.callReadOutput(j, readOutput)
 	}
@@ -60,14 +58,10 @@ func (r *Registry) ReadRecord(caller jobs.SessionID, id jobs.JobID, from int64) 
 	if from < 0 {
 		return jobs.RecordRead{}, fmt.Errorf("registry: read record %s: offset %d: %w", id, from, ErrNegativeOffset)
 	}
-	r.mu.Lock()
-	j, err := r.lookupRecording(caller, id)
+	j, err := r.lockRecord(caller, id, nil)
 	if err != nil {
-		r.mu.Unlock()
 		return jobs.RecordRead{}, fmt.Errorf("registry: read record %s: %w", id, err)
 	}
-	j.mu.Lock() // fenced: the read itself holds only the job's lock
-	r.mu.Unlock()
 	defer j.mu.Unlock()
 	return j.record.read(from), nil
 }
@@ -82,27 +76,59 @@ func (r *Registry) ReadRecordInto(caller jobs.SessionID, id jobs.JobID, from int
 	if from < 0 {
 		return fmt.Errorf("registry: read record %s: offset %d: %w", id, from, ErrNegativeOffset)
 	}
-	r.mu.Lock()
-	j, err := r.lookupRecording(caller, id)
+	j, err := r.lockRecord(caller, id, buf.job)
 	if err != nil {
-		r.mu.Unlock()
+		buf.job = nil
 		return fmt.Errorf("registry: read record %s: %w", id, err)
 	}
-	j.mu.Lock()
-	r.mu.Unlock()
+	buf.job = j
 	j.record.readInto(from, buf)
 	j.mu.Unlock()
 	return nil
 }
 
-// lookupRecording is lookup for reads of a record: a plain job has none.
-// r.mu must be held.
+// lookupRecording is lookup for reads of a record: a plain job has none. On
+// success it returns with the job's shard's mutex held.
 func (r *Registry) lookupRecording(caller jobs.SessionID, id jobs.JobID) (*job, error) {
 	j, err := r.lookup(caller, id)
 	if err == nil && j.record == nil {
-		err = ErrNoRecord
+		j.sh.mu.Unlock()
+		return nil, ErrNoRecord
 	}
 	return j, err
+}
+
+// lockRecord is lookupRecording holding the job's own lock instead of its
+// shard's: a record read, fenced, then takes no lock another job's or
+// owner's paths take, and reads the table without one. last is the job a
+// buffer read before, if any: when it is id's, it is used without looking
+// id up, and if it has been removed since, it is looked up after all (the
+// id may have been taken again).
+func (r *Registry) lockRecord(caller jobs.SessionID, id jobs.JobID, last *job) (*job, error) {
+	j := last
+	if j == nil || j.id != id || j.r != r {
+		if j = r.ids.get(id); j == nil {
+			return nil, ErrUnknownJob
+		}
+	}
+	j.mu.Lock()
+	if j.removed && j == last {
+		j.mu.Unlock()
+		return r.lockRecord(caller, id, nil)
+	}
+	var err error
+	switch {
+	case !j.listed():
+		err = ErrUnknownJob
+	case !j.visibleTo(caller):
+		err = ErrForeignJob
+	case j.record == nil:
+		err = ErrNoRecord
+	default:
+		return j, nil
+	}
+	j.mu.Unlock()
+	return nil, err
 }
 
 // Wait waits for a job visible to caller to settle, for at most timeout (no
@@ -115,21 +141,20 @@ func (r *Registry) lookupRecording(caller jobs.SessionID, id jobs.JobID) (*job, 
 // result: if the settlement counted this waiter (and so marked the job
 // reported), Wait returns it.
 func (r *Registry) Wait(ctx context.Context, caller jobs.SessionID, id jobs.JobID, timeout time.Duration) (jobs.JobSnapshot, bool, error) {
-	r.mu.Lock()
 	j, err := r.lookup(caller, id)
 	if err != nil {
-		r.mu.Unlock()
 		return jobs.JobSnapshot{}, false, fmt.Errorf("registry: wait %s: %w", id, err)
 	}
+	sh := j.sh
 	if j.state == stateSettled {
 		j.reported = true
 		snap := j.snapshot()
-		r.mu.Unlock()
+		sh.mu.Unlock()
 		return snap, true, nil
 	}
 	j.waiters++
 	done := r.doneOf(j)
-	r.mu.Unlock()
+	sh.mu.Unlock()
 
 	var expire <-chan time.Time
 	if timeout > 0 {
@@ -145,8 +170,8 @@ func (r *Registry) Wait(ctx context.Context, caller jobs.SessionID, id jobs.JobI
 		abort = ctx.Err()
 	}
 
-	r.mu.Lock()
-	defer r.mu.Unlock()
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
 	if j.state == stateSettled {
 		// Counted as a waiter by the settlement (it marked reported), or settled
 		// between the wake-up and here: either way the result is delivered.

@@ -444,3 +444,50 @@ func TestReadRecordIntoReadsWhatReadRecordReads(t *testing.T) {
 		t.Fatalf("negative offset = %v", err)
 	}
 }
+
+// A reused RecordBuffer remembers the job it read, but every read is fenced
+// and looked up again when that job is gone: another caller is refused, a
+// removed job's id taken by a new job reads the new job's record, and a
+// buffer moved to another registry reads that registry's job.
+func TestReadRecordIntoWithAReusedBufferIsFencedEachTime(t *testing.T) {
+	same := func() jobs.JobID { return jobs.JobID{9} }
+	r := registry.New(registry.WithIDs(same))
+	var buf registry.RecordBuffer
+	p, face, snap := recordingBash(t, r, "a")
+	face.Append("first job", jobs.AppendOptions{})
+	if err := r.ReadRecordInto("a", snap.ID, 0, &buf); err != nil || string(buf.Bytes()) != "first job" {
+		t.Fatalf("ReadRecordInto = %q, %v", buf.Bytes(), err)
+	}
+	if err := r.ReadRecordInto("b", snap.ID, 0, &buf); !errors.Is(err, registry.ErrForeignJob) {
+		t.Fatalf("another session's read with the same buffer = %v; want ErrForeignJob", err)
+	}
+	if err := r.ReadRecordInto("a", snap.ID, 0, &buf); err != nil || string(buf.Bytes()) != "first job" {
+		t.Fatalf("ReadRecordInto after a refused read = %q, %v", buf.Bytes(), err)
+	}
+	p.finish(jobs.JobStatusCompleted, "", "")
+	waitSettled(t, r, "a", snap.ID)
+	if err := r.Remove("a", snap.ID); err != nil {
+		t.Fatal(err)
+	}
+	p2, face2, snap2 := recordingBash(t, r, "a") // the buffer still remembers the removed job
+	face2.Append("second job", jobs.AppendOptions{})
+	if err := r.ReadRecordInto("a", snap2.ID, 0, &buf); err != nil || string(buf.Bytes()) != "second job" {
+		t.Fatalf("read of the id's new job = %q, %v; want the new job's record", buf.Bytes(), err)
+	}
+	p2.finish(jobs.JobStatusCompleted, "", "")
+	waitSettled(t, r, "a", snap2.ID)
+	if err := r.Remove("a", snap2.ID); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if err := r.ReadRecordInto("a", snap.ID, 0, &buf); !errors.Is(err, registry.ErrUnknownJob) {
+			t.Fatalf("read of the removed job = %v; want ErrUnknownJob", err)
+		}
+	}
+	other := registry.New(registry.WithIDs(same))
+	_, face3, snap3 := recordingBash(t, other, "a")
+	face3.Append("other registry", jobs.AppendOptions{})
+	if err := other.ReadRecordInto("a", snap3.ID, 0, &buf); err != nil || string(buf.Bytes()) != "other registry" {
+		t.Fatalf("read on another registry = %q, %v; want that registry's job", buf.Bytes(), err)
+	}
+}

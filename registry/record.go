@@ -137,33 +137,49 @@ func (r *ring) end(i int) int64 {
 // retained bytes would exceed the limit and another chunk remains; a write
 // larger than the limit on its own keeps only its UTF-8-safe tail, marked
 // gapBefore.
+//
+// The common cases — room to spare, or room made by dropping the head chunk
+// alone — run here without a call but the copy, so nothing is spilled;
+// appendSlow does the rest.
 func (r *ring) append(text string, at int64, code uint8, gap bool) {
 	n := len(text)
-	if n > r.limit {
-		r.appendOversized(text, at, code)
+	used := int(r.total - r.start)
+	first, count := r.first, r.count
+	if used+n > r.limit {
+		if count < 2 || n > r.limit {
+			r.appendSlow(text, at, code, gap)
+			return
+		}
+		s := int(r.sizes[first])
+		if used-s+n > r.limit {
+			r.appendSlow(text, at, code, gap)
+			return
+		}
+		used -= s
+		if first++; first == len(r.sizes) {
+			first = 0
+		}
+		count--
+		r.start += int64(s)
+		r.first, r.count = first, count
+	}
+	meta := r.meta
+	if used+n > len(r.buf) || count == len(meta) {
+		r.appendSlow(text, at, code, gap)
 		return
 	}
-	for r.count > 0 && r.used()+n > r.limit {
-		r.dropHead()
+	k := first + count
+	if k >= len(meta) {
+		k -= len(meta)
 	}
-	if r.used()+n > len(r.buf) {
-		r.grow(r.used() + n)
-	}
-	if r.count == len(r.meta) {
-		r.growMeta()
-	}
-	// Bookkeeping first and the copy last, so nothing is reloaded after it.
-	k := r.first + r.count
-	if k >= len(r.meta) {
-		k -= len(r.meta)
-	}
+	total := r.total
 	// Field by field: a composite literal is built on the stack with narrow
 	// stores and copied with wide loads, which stalls store forwarding.
-	m := &r.meta[k]
-	m.off, m.at, m.n, m.flags = r.total, at, uint32(n), chunkFlags(code, gap)
+	m := &meta[k]
+	m.off, m.at, m.n, m.flags = total, at, uint32(n), chunkFlags(code, gap)
 	r.sizes[k] = uint32(n)
-	r.count++
-	r.total += int64(n)
+	r.count = count + 1
+	r.total = total + int64(n)
 	buf, tail := r.buf, r.tail
 	next := tail + n
 	if next >= len(buf) {
@@ -173,6 +189,43 @@ func (r *ring) append(text string, at int64, code uint8, gap bool) {
 	if c := copy(buf[tail:], text); c < n {
 		copy(buf, text[c:])
 	}
+}
+
+// appendSlow is append when the write is larger than the limit, when it
+// must drop more than the head chunk, or when the storage must grow.
+func (r *ring) appendSlow(text string, at int64, code uint8, gap bool) {
+	n := len(text)
+	if n > r.limit {
+		r.appendOversized(text, at, code)
+		return
+	}
+	used := int(r.total - r.start)
+	if used+n > r.limit {
+		used -= r.dropHeads(used + n - r.limit)
+	}
+	if used+n > len(r.buf) {
+		r.grow(used + n)
+	}
+	if r.count == len(r.meta) {
+		r.growMeta()
+	}
+	r.append(text, at, code, gap) // there is room now: no drop, no growth
+}
+
+// dropHeads drops whole head chunks until they free at least over bytes or
+// none is left, and returns the bytes freed.
+func (r *ring) dropHeads(over int) int {
+	sizes := r.sizes
+	first, count, freed := r.first, r.count, 0
+	for count > 0 && freed < over {
+		freed += int(sizes[first])
+		if first++; first == len(sizes) {
+			first = 0
+		}
+		count--
+	}
+	r.first, r.count, r.start = first, count, r.start+int64(freed)
+	return freed
 }
 
 func (r *ring) appendOversized(text string, at int64, code uint8) {
@@ -314,9 +367,27 @@ func (r *ring) settle(limit int) {
 }
 
 // firstEndingAfter returns the index of the first chunk whose end is after
-// from (count if none); ends never decrease.
+// from (count if none); ends never decrease. Chunks are contiguous, so the
+// chunk holding from is guessed from the average chunk size, which finds it
+// at once when appends are alike; the guess only narrows a binary search.
 func (r *ring) firstEndingAfter(from int64) int {
 	lo, hi := 0, r.count
+	switch {
+	case hi == 0 || from < r.start:
+		return 0
+	case from >= r.total:
+		return hi
+	}
+	// start <= from < total, so 0 <= g < count; the product is below 2^62.
+	g := int((from - r.start) * int64(r.count) / (r.total - r.start))
+	if r.end(g) > from {
+		if g == 0 || r.end(g-1) <= from {
+			return g
+		}
+		hi = g
+	} else {
+		lo = g + 1
+	}
 	for lo < hi {
 		mid := int(uint(lo+hi) >> 1)
 		if r.end(mid) > from {
@@ -359,7 +430,8 @@ func (r *ring) read(from int64) jobs.RecordRead {
 // A RecordBuffer receives a record read made by [Registry.ReadRecordInto]
 // into storage it keeps: reused, it reads without allocating once it has
 // grown to the size of the reads. Its chunks and text are valid until the
-// next read into it.
+// next read into it. It remembers the job it last read, so the next read of
+// that job need not look it up (the fence is checked all the same).
 type RecordBuffer struct {
 	// Earliest is the offset of the first retained byte.
 	Earliest int64
@@ -370,6 +442,7 @@ type RecordBuffer struct {
 	// Chunks are the retained chunks that end after the requested offset.
 	Chunks []Chunk
 	text   []byte // the chunks' bytes, contiguous
+	job    *job   // the job of the last successful read
 }
 
 // Text returns chunk i's bytes. They alias the buffer: copy them to keep them.

@@ -242,9 +242,7 @@ func TestFollowReadIsAtomic(t *testing.T) {
 		}
 	}()
 	defer close(stop)
-	r.mu.Lock()
-	j := r.jobs[snap.ID]
-	r.mu.Unlock()
+	j := r.ids.get(snap.ID)
 	for range 1000 {
 		s, rec, _ := r.followRead(j, 0)
 		if s.OutputBytes != rec.Next {

@@ -1,13 +1,12 @@
 package registry
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"log/slog"
 	"math"
-	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jobgen/jobgen/generated/jobs"
@@ -181,29 +180,25 @@ type Registry struct {
 	limits       Limits
 	newID        func() jobs.JobID
 
-	mu   sync.Mutex
-	jobs map[jobs.JobID]*job
-	// owned lists the registered jobs of each owner ("" for the unowned
-	// ones) in registration order, so List costs what the caller sees.
-	owned    map[jobs.SessionID][]*job
-	seq      uint64                 // registration order, for List
-	ordinals map[string]int         // last ordinal issued per kind
-	active   map[jobs.SessionID]int // running + stopping + starting, per owner
-	// slotQueue holds each owner's StartWait callers in arrival order; queued
-	// counts them all, so a release with nobody waiting skips the map.
-	slotQueue map[jobs.SessionID][]*slotWaiter
-	queued    int
-	// running and stopping count live jobs by status, for Load.
-	running, stopping int
-	closed            bool
-	// registering counts jobs whose registered fact is being recorded; a
-	// teardown that must wait for them sets regIdle, closed when the count
-	// drops back to zero.
-	registering int
-	regIdle     chan struct{}
+	// ids finds every job from the registration commit until it is removed
+	// (while its registered fact is recorded it is there but unknown to
+	// readers), without a lock; each job's bookkeeping is guarded by its
+	// owner's shard's mutex (see shard).
+	ids *index[jobs.JobID, job]
+	// shards holds each owner's shard ("" for the unowned jobs, whose shard
+	// is also unowned).
+	shards     *index[jobs.SessionID, shard]
+	unowned    *shard
+	shardOrder atomic.Uint64
+	kinds      *index[string, kindCounter] // the ordinals issued, per kind
+	// closed is set once by Close, before it lists the shards to close them;
+	// a shard made later starts closed.
+	closed atomic.Bool
 
 	settledDone chan struct{} // closed: what doneOf returns for a settled job
 
+	// lmu guards the listener sets' lists; firings load them without it.
+	lmu     sync.Mutex
 	changed listenerSet[func()]
 	output  listenerSet[func(jobs.JobID)]
 	done    listenerSet[func(jobs.JobSnapshot)]
@@ -211,18 +206,20 @@ type Registry struct {
 
 // New returns an empty registry.
 func New(opts ...Option) *Registry {
+	hashString := stringHasher()
 	r := &Registry{
-		clock:       systemClock{},
-		log:         slog.New(slog.DiscardHandler),
-		limits:      Limits{}.withDefaults(),
-		newID:       newIDSource().next,
-		jobs:        make(map[jobs.JobID]*job),
-		owned:       make(map[jobs.SessionID][]*job),
-		ordinals:    make(map[string]int),
-		active:      make(map[jobs.SessionID]int),
+		clock:  systemClock{},
+		log:    slog.New(slog.DiscardHandler),
+		limits: Limits{}.withDefaults(),
+		newID:  newIDSource().next,
+		ids:    newIndex(6, func(j *job) jobs.JobID { return j.id }, hashJobID),
+		shards: newIndex(4, func(sh *shard) jobs.SessionID { return sh.owner },
+			func(s jobs.SessionID) uint64 { return hashString(string(s)) }),
+		kinds:       newIndex(2, func(c *kindCounter) string { return c.kind }, hashString),
 		settledDone: make(chan struct{}),
 	}
 	close(r.settledDone)
+	r.unowned = r.shards.getOrInsert("", func() *shard { return r.newShard("") })
 	for _, opt := range opts {
 		opt(r)
 	}
@@ -237,12 +234,11 @@ func New(opts ...Option) *Registry {
 
 // Get returns a snapshot of one job visible to caller.
 func (r *Registry) Get(caller jobs.SessionID, id jobs.JobID) (jobs.JobSnapshot, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
 	j, err := r.lookup(caller, id)
 	if err != nil {
 		return jobs.JobSnapshot{}, fmt.Errorf("registry: get %s: %w", id, err)
 	}
+	defer j.sh.mu.Unlock()
 	return j.snapshot(), nil
 }
 
@@ -250,16 +246,23 @@ func (r *Registry) Get(caller jobs.SessionID, id jobs.JobID) (jobs.JobSnapshot, 
 // unowned ones), in registration order. It costs what the caller sees, not
 // what the registry holds.
 func (r *Registry) List(caller jobs.SessionID) []jobs.JobSnapshot {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	own, shared := r.owned[caller], []*job(nil)
+	// The unowned shard's lock first, as Load takes them.
+	r.unowned.mu.Lock()
+	defer r.unowned.mu.Unlock()
+	shared, own := r.unowned.list, []*job(nil)
 	if caller != "" {
-		shared = r.owned[""]
+		if sh := r.shards.get(caller); sh != nil {
+			sh.mu.Lock()
+			defer sh.mu.Unlock()
+			own = sh.list
+		}
 	}
 	out := make([]jobs.JobSnapshot, len(own)+len(shared))
 	for i := range out { // merge the two lists by registration order
 		var j *job
-		if len(shared) == 0 || (len(own) > 0 && own[0].seq < shared[0].seq) {
+		// An owned job registered before the unowned jobs whose seq is
+		// above the unowned seq it saw at its registration.
+		if len(shared) == 0 || (len(own) > 0 && own[0].after < shared[0].seq) {
 			j, own = own[0], own[1:]
 		} else {
 			j, shared = shared[0], shared[1:]
@@ -271,67 +274,49 @@ func (r *Registry) List(caller jobs.SessionID) []jobs.JobSnapshot {
 	return out
 }
 
-// unlist takes a removed job out of its owner's list. r.mu must be held.
-func (r *Registry) unlist(j *job) {
-	list := r.owned[j.owner]
-	i, found := slices.BinarySearchFunc(list, j.seq, func(e *job, seq uint64) int { return cmp.Compare(e.seq, seq) })
-	if !found {
-		return
-	}
-	if list = slices.Delete(list, i, i+1); len(list) == 0 {
-		delete(r.owned, j.owner)
-	} else {
-		r.owned[j.owner] = list
-	}
-}
-
 // Remove forgets a settled job visible to caller and fires jobs-changed. A
 // live job cannot be removed: kill it and wait first.
 func (r *Registry) Remove(caller jobs.SessionID, id jobs.JobID) error {
-	r.mu.Lock()
 	j, err := r.lookup(caller, id)
 	if err != nil {
-		r.mu.Unlock()
 		return fmt.Errorf("registry: remove %s: %w", id, err)
 	}
+	sh := j.sh
 	if j.state != stateSettled {
-		r.mu.Unlock()
+		sh.mu.Unlock()
 		return fmt.Errorf("registry: remove %s: job is %s, not settled", id, j.status)
 	}
-	delete(r.jobs, id)
-	r.unlist(j)
-	ls := r.changed.list
-	r.mu.Unlock()
-	r.fireChanged(ls)
+	r.ids.delete(j)
+	sh.unlist(j)
+	j.mu.Lock()
+	j.removed = true
+	j.mu.Unlock()
+	sh.mu.Unlock()
+	r.fireChanged(r.changed.load())
 	return nil
 }
 
-// lookup finds id and applies the fence. r.mu must be held.
+// lookup finds id and applies the fence. On success it returns with the
+// job's shard's mutex held.
 func (r *Registry) lookup(caller jobs.SessionID, id jobs.JobID) (*job, error) {
-	j, ok := r.jobs[id]
-	if !ok {
+	j := r.ids.get(id)
+	if j == nil {
+		return nil, ErrUnknownJob
+	}
+	j.sh.mu.Lock()
+	if !j.listed() {
+		j.sh.mu.Unlock()
 		return nil, ErrUnknownJob
 	}
 	if !j.visibleTo(caller) {
+		j.sh.mu.Unlock()
 		return nil, ErrForeignJob
 	}
 	return j, nil
 }
 
-// releaseSlot gives back one admission slot of owner. r.mu must be held.
-func (r *Registry) releaseSlot(owner jobs.SessionID) {
-	if r.handOff(owner) {
-		return
-	}
-	if n := r.active[owner] - 1; n > 0 {
-		r.active[owner] = n
-	} else {
-		delete(r.active, owner)
-	}
-}
-
 // now returns the clock's time in Unix milliseconds. It calls user code, so
-// it is never called with r.mu held.
+// it is never called with a lock held.
 func (r *Registry) now() int64 {
 	if r.millis != nil {
 		return r.millis.nowMilli()
@@ -340,7 +325,7 @@ func (r *Registry) now() int64 {
 }
 
 // chunkNow returns the time for a chunk's timestamp, in Unix milliseconds.
-// It is never called with r.mu held.
+// It is never called with a shard's lock held.
 func (r *Registry) chunkNow() int64 {
 	if r.coarse != nil {
 		return r.coarse.nowMilli()
@@ -349,7 +334,7 @@ func (r *Registry) chunkNow() int64 {
 }
 
 // record hands f to the Recorder, containing an error or a panic. It is never
-// called with r.mu held.
+// called with a lock held.
 func (r *Registry) record(f jobs.Fact, id jobs.JobID) {
 	if r.rec == nil {
 		return

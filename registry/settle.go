@@ -35,9 +35,9 @@ func (r *Registry) awaitProducer(j *job) {
 // starter (and while the registered fact is recorded) the outcome is kept
 // for the registration commit, which applies it.
 func (r *Registry) producerOutcome(j *job, s *settlement) {
-	r.mu.Lock()
+	j.sh.mu.Lock()
 	if j.outcomeSeen {
-		r.mu.Unlock()
+		j.sh.mu.Unlock()
 		r.logLateOutcome(j)
 		return
 	}
@@ -45,10 +45,10 @@ func (r *Registry) producerOutcome(j *job, s *settlement) {
 	if j.state == stateStaged {
 		pending := *s
 		j.pending = &pending
-		r.mu.Unlock()
+		j.sh.mu.Unlock()
 		return
 	}
-	r.mu.Unlock()
+	j.sh.mu.Unlock()
 	if !r.settle(j, s) {
 		r.logLateOutcome(j)
 	}
@@ -111,8 +111,8 @@ func (r *Registry) settle(j *job, s *settlement) bool {
 // settled fact to record (nil for an unowned job). It reports false when
 // another settlement came first.
 func (r *Registry) claim(j *job, s *settlement) (jobs.Fact, bool) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
+	j.sh.mu.Lock()
+	defer j.sh.mu.Unlock()
 	if j.state != stateLive {
 		return nil, false
 	}
@@ -139,7 +139,7 @@ func (r *Registry) claim(j *job, s *settlement) (jobs.Fact, bool) {
 	if s.status == jobs.JobStatusKilled && j.stopReason != "" {
 		s.detail = joinDetail(s.detail, j.stopReason)
 	}
-	if j.owner == "" {
+	if j.owner() == "" {
 		return nil, true
 	}
 	return jobs.JobSettled{
@@ -175,11 +175,12 @@ func (r *Registry) commit(j *job, s *settlement) {
 // nothing waited). (Pointers, not values: the snapshot is large and this
 // runs on the producer's small goroutine stack.)
 func (r *Registry) apply(j *job, s *settlement, snap *jobs.JobSnapshot) ([]listener[func()], []listener[func(jobs.JobID)], []listener[func(jobs.JobSnapshot)], chan struct{}) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
+	sh := j.sh
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	r.unload(j.status)
+	sh.unload(j.status)
 	j.status = s.status
 	j.detail = s.detail
 	j.output = s.output
@@ -190,17 +191,17 @@ func (r *Registry) apply(j *job, s *settlement, snap *jobs.JobSnapshot) ([]liste
 	}
 	j.state = stateSettled
 	r.stopDeadline(j)
-	r.releaseSlot(j.owner)
+	sh.releaseSlot()
 	if j.record != nil {
 		j.record.settle(r.limits.SettledRetainBytes)
 	}
 	j.snapshotInto(snap)
-	return r.changed.list, r.output.list, r.done.list, j.done
+	return r.changed.load(), r.output.load(), r.done.load(), j.done
 }
 
 // doneOf returns the channel that closes when j's settlement is visible,
-// making it if need be; for a settled job, one that is closed. r.mu must be
-// held.
+// making it if need be; for a settled job, one that is closed. j.sh.mu
+// must be held.
 func (r *Registry) doneOf(j *job) <-chan struct{} {
 	if j.state == stateSettled {
 		return r.settledDone
@@ -219,16 +220,4 @@ func joinDetail(detail, reason string) string {
 		return detail
 	}
 	return detail + "; " + reason
-}
-
-// stop moves a running job to stopping and reports whether it moved. r.mu
-// must be held.
-func (r *Registry) stop(j *job) bool {
-	if !lifecycle.CanTransition(j.status, jobs.JobStatusStopping) {
-		return false
-	}
-	j.status = jobs.JobStatusStopping
-	r.running--
-	r.stopping++
-	return true
 }

@@ -7,18 +7,17 @@ import (
 	"github.com/jobgen/jobgen/generated/jobs"
 )
 
-// A listenerSet holds subscribed callbacks. list is copy-on-write: a firing
-// takes the slice under the registry's mutex and calls it after unlocking,
-// while subscriptions made meanwhile build a new slice. shared publishes each
-// new slice for firings that do not hold the registry's mutex (appends and
-// detail updates, which hold only their job's lock).
+// A listenerSet holds subscribed callbacks. list is copy-on-write, guarded
+// by the registry's lmu: subscriptions build a new slice, and shared
+// publishes each new slice, so a firing loads the current one without a
+// lock and calls it while subscriptions made meanwhile build the next.
 type listenerSet[F any] struct {
 	next   uint64
 	list   []listener[F]
 	shared atomic.Pointer[[]listener[F]]
 }
 
-// load returns the current list without the registry's mutex.
+// load returns the current list without a lock.
 func (s *listenerSet[F]) load() []listener[F] {
 	if p := s.shared.Load(); p != nil {
 		return *p
@@ -65,18 +64,18 @@ func (s *listenerSet[F]) clear() {
 // subscribe adds fn to the set chosen by pick and returns its idempotent
 // unsubscribe. On a closed registry it subscribes nothing.
 func subscribe[F any](r *Registry, pick func(*Registry) *listenerSet[F], fn F) func() {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.closed {
+	r.lmu.Lock()
+	defer r.lmu.Unlock()
+	if r.closed.Load() {
 		return func() {}
 	}
 	id := pick(r).add(fn)
 	var once sync.Once
 	return func() {
 		once.Do(func() {
-			r.mu.Lock()
+			r.lmu.Lock()
 			pick(r).remove(id)
-			r.mu.Unlock()
+			r.lmu.Unlock()
 		})
 	}
 }

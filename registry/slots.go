@@ -11,7 +11,8 @@ import (
 // A slotWaiter is one StartWait queued for its owner's admission slot.
 type slotWaiter struct {
 	// ready is closed when the waiter is granted a slot or the registry
-	// closes; granted tells the two apart. Both are guarded by r.mu.
+	// closes; granted tells the two apart. Both are guarded by the owner's
+	// shard's mutex.
 	ready   chan struct{}
 	granted bool
 }
@@ -30,58 +31,53 @@ func (r *Registry) StartWait(ctx context.Context, start jobs.JobStart) (jobs.Job
 }
 
 // admit takes one of the owner's admission slots and issues the kind's next
-// ordinal; with wait it queues for a slot when none is free.
-func (r *Registry) admit(ctx context.Context, c *jobs.JobStartCommon, wait bool) (int, error) {
-	r.mu.Lock()
-	if r.closed {
-		r.mu.Unlock()
-		return 0, fmt.Errorf("registry: start %q: %w", c.Kind, ErrClosed)
+// ordinal; with wait it queues for a slot when none is free. It returns the
+// owner's shard, which the job keeps.
+func (r *Registry) admit(ctx context.Context, c *jobs.JobStartCommon, wait bool) (*shard, int, error) {
+	sh := r.lockShard(c.Owner)
+	if sh.closed {
+		sh.mu.Unlock()
+		return nil, 0, fmt.Errorf("registry: start %q: %w", c.Kind, ErrClosed)
 	}
-	if n := r.active[c.Owner]; n < r.limits.MaxPerOwner {
-		r.active[c.Owner]++
+	if n := sh.active; n < r.limits.MaxPerOwner {
+		sh.active++
 	} else if !wait {
-		r.mu.Unlock()
-		return 0, fmt.Errorf("registry: start %q for owner %q: %d of %d slots taken: %w",
+		sh.mu.Unlock()
+		return nil, 0, fmt.Errorf("registry: start %q for owner %q: %d of %d slots taken: %w",
 			c.Kind, c.Owner, n, r.limits.MaxPerOwner, ErrTooManyJobs)
-	} else if err := r.awaitSlot(ctx, c); err != nil {
-		r.mu.Unlock()
-		return 0, err
+	} else if err := r.awaitSlot(ctx, sh, c); err != nil {
+		sh.mu.Unlock()
+		return nil, 0, err
 	}
-	r.ordinals[c.Kind]++
-	ordinal := r.ordinals[c.Kind]
-	r.mu.Unlock()
-	return ordinal, nil
+	sh.mu.Unlock()
+	return sh, r.ordinal(c.Kind), nil
 }
 
-// awaitSlot queues for a slot of c.Owner and waits until one is handed over
-// (nil: the slot is counted in r.active), ctx ends or the registry closes.
-// r.mu must be held; it is released while waiting and held again on return.
-func (r *Registry) awaitSlot(ctx context.Context, c *jobs.JobStartCommon) error {
+// awaitSlot queues for a slot of sh and waits until one is handed over
+// (nil: the slot is counted in sh.active), ctx ends or the registry closes.
+// sh.mu must be held; it is released while waiting and held again on return.
+func (r *Registry) awaitSlot(ctx context.Context, sh *shard, c *jobs.JobStartCommon) error {
 	w := &slotWaiter{ready: make(chan struct{})}
-	if r.slotQueue == nil {
-		r.slotQueue = make(map[jobs.SessionID][]*slotWaiter)
-	}
-	r.slotQueue[c.Owner] = append(r.slotQueue[c.Owner], w)
-	r.queued++
-	r.mu.Unlock()
+	sh.queue = append(sh.queue, w)
+	sh.mu.Unlock()
 	select {
 	case <-w.ready:
 	case <-ctx.Done():
 	}
-	r.mu.Lock()
+	sh.mu.Lock()
 	switch {
-	case r.closed:
+	case sh.closed:
 		if w.granted {
-			r.releaseSlot(c.Owner)
+			sh.releaseSlot()
 		} else {
-			r.dequeue(c.Owner, w)
+			sh.dequeue(w)
 		}
 		return fmt.Errorf("registry: start %q: %w", c.Kind, ErrClosed)
 	case ctx.Err() != nil:
 		if w.granted { // handed a slot as ctx ended: pass it on
-			r.releaseSlot(c.Owner)
+			sh.releaseSlot()
 		} else {
-			r.dequeue(c.Owner, w)
+			sh.dequeue(w)
 		}
 		return fmt.Errorf("registry: start %q for owner %q: waiting for one of %d slots: %w: %w",
 			c.Kind, c.Owner, r.limits.MaxPerOwner, ErrTooManyJobs, ctx.Err())
@@ -89,52 +85,32 @@ func (r *Registry) awaitSlot(ctx context.Context, c *jobs.JobStartCommon) error 
 	return nil
 }
 
-// dequeue takes a waiter that gave up out of its owner's queue. r.mu must be
-// held.
-func (r *Registry) dequeue(owner jobs.SessionID, w *slotWaiter) {
-	q := r.slotQueue[owner]
-	i := slices.Index(q, w)
-	if i < 0 {
-		return // Close emptied the queue
-	}
-	r.queued--
-	if q = slices.Delete(q, i, i+1); len(q) == 0 {
-		delete(r.slotQueue, owner)
-	} else {
-		r.slotQueue[owner] = q
+// dequeue takes a waiter that gave up out of the queue. sh.mu must be held.
+func (sh *shard) dequeue(w *slotWaiter) {
+	if i := slices.Index(sh.queue, w); i >= 0 { // else Close emptied the queue
+		sh.queue = slices.Delete(sh.queue, i, i+1)
 	}
 }
 
-// handOff gives a slot owner is releasing to the owner's longest waiting
-// StartWait, if any, and reports whether it did: the slot then stays counted
-// in r.active, now for the waiter. r.mu must be held.
-func (r *Registry) handOff(owner jobs.SessionID) bool {
-	if r.queued == 0 {
+// handOff gives a slot being released to the longest waiting StartWait, if
+// any, and reports whether it did: the slot then stays counted in
+// sh.active, now for the waiter. sh.mu must be held.
+func (sh *shard) handOff() bool {
+	if len(sh.queue) == 0 {
 		return false
 	}
-	q := r.slotQueue[owner]
-	if len(q) == 0 {
-		return false
-	}
-	w := q[0]
-	r.queued--
-	if q = slices.Delete(q, 0, 1); len(q) == 0 {
-		delete(r.slotQueue, owner)
-	} else {
-		r.slotQueue[owner] = q
-	}
+	w := sh.queue[0]
+	sh.queue = slices.Delete(sh.queue, 0, 1)
 	w.granted = true
 	close(w.ready)
 	return true
 }
 
 // wakeSlotWaiters wakes every queued StartWait of a closing registry; each
-// returns ErrClosed. r.mu must be held.
-func (r *Registry) wakeSlotWaiters() {
-	for _, q := range r.slotQueue {
-		for _, w := range q {
-			close(w.ready)
-		}
+// returns ErrClosed. sh.mu must be held.
+func (sh *shard) wakeSlotWaiters() {
+	for _, w := range sh.queue {
+		close(w.ready)
 	}
-	r.slotQueue, r.queued = nil, 0
+	sh.queue = nil
 }

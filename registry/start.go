@@ -78,18 +78,18 @@ func (r *Registry) start(ctx context.Context, start jobs.JobStart, waitSlot bool
 		return jobs.JobSnapshot{}, fmt.Errorf("registry: start %q: %w", common.Kind, err)
 	}
 
-	ordinal, err := r.admit(ctx, &common, waitSlot)
+	sh, ordinal, err := r.admit(ctx, &common, waitSlot)
 	if err != nil {
 		return jobs.JobSnapshot{}, err
 	}
 
 	j := &job{
 		r:        r,
+		sh:       sh,
 		name:     displayName(common.Kind, ordinal),
 		kind:     common.Kind,
 		label:    common.Label,
 		ordinal:  ordinal,
-		owner:    common.Owner,
 		toolCall: common.ToolCall,
 		timeout:  common.Timeout,
 		status:   lifecycle.Initial(),
@@ -138,10 +138,10 @@ func (r *Registry) runStarter(ctx context.Context, spec startSpec, j *job) (hook
 
 // discard gives back the slot of a job that never registered.
 func (r *Registry) discard(j *job) {
-	r.mu.Lock()
+	j.sh.mu.Lock()
 	j.setState(stateDiscarded)
-	r.releaseSlot(j.owner)
-	r.mu.Unlock()
+	j.sh.releaseSlot()
+	j.sh.mu.Unlock()
 }
 
 // cancelOrphan cancels a producer the registry will not track.
@@ -152,37 +152,40 @@ func (r *Registry) cancelOrphan(j *job, cancel func(string) error, reason string
 	}
 }
 
-// register is the registration commit: record the registered fact, then make
-// the job visible, fire jobs-changed, and then apply the outcome the producer
-// gave inside its starter or start the goroutine that waits in its Done.
+// register is the registration commit: take the job's id in the registry's
+// table (a reader still sees it unknown), record the registered fact, then
+// make the job visible, fire jobs-changed, and then apply the outcome the
+// producer gave inside its starter or start the goroutine that waits in its
+// Done.
 func (r *Registry) register(j *job, hooks jobs.Hooks) (jobs.JobSnapshot, error) {
 	at := r.now()
-	r.mu.Lock()
+	sh := j.sh
+	sh.mu.Lock()
 	var refusal error
 	reason := closeReason
-	if r.closed {
+	if sh.closed {
 		refusal = ErrClosed
-	} else if _, dup := r.jobs[j.id]; dup {
+	} else if r.ids.insert(j) != j {
 		refusal = fmt.Errorf("id %s is already taken: %w", j.id, ErrInvalidStart)
 		reason = "registry: duplicate job id"
 	}
 	if refusal != nil {
 		j.setState(stateDiscarded)
-		r.releaseSlot(j.owner)
-		r.mu.Unlock()
+		sh.releaseSlot()
+		sh.mu.Unlock()
 		r.cancelOrphan(j, hooks.Cancel, reason)
 		return jobs.JobSnapshot{}, fmt.Errorf("registry: start %s: %w", j.name, refusal)
 	}
 	j.hooks = hooks
 	j.startedAt = at
-	r.registering++
-	r.mu.Unlock()
+	sh.registering++
+	sh.mu.Unlock()
 
-	if j.owner != "" {
+	if j.owner() != "" {
 		r.record(jobs.JobRegistered{
 			JobID:    j.id,
 			At:       j.startedAt,
-			Owner:    j.owner,
+			Owner:    j.owner(),
 			Kind:     j.kind,
 			Label:    j.label,
 			Ordinal:  j.ordinal,
@@ -191,17 +194,14 @@ func (r *Registry) register(j *job, hooks jobs.Hooks) (jobs.JobSnapshot, error) 
 		}, j.id)
 	}
 
-	r.mu.Lock()
-	r.seq++
-	j.seq = r.seq
+	sh.mu.Lock()
 	j.setState(stateLive)
-	r.jobs[j.id] = j
-	r.owned[j.owner] = append(r.owned[j.owner], j)
-	if r.registering--; r.registering == 0 && r.regIdle != nil {
-		close(r.regIdle)
-		r.regIdle = nil
+	sh.register(j, r.unowned)
+	if sh.registering--; sh.registering == 0 && sh.regIdle != nil {
+		close(sh.regIdle)
+		sh.regIdle = nil
 	}
-	r.running++ // live from here on, for Load
+	sh.running++ // live from here on, for Load
 	// A producer that settled inside its starter (or while the fact was
 	// recorded) settles now, right after the registration is visible.
 	pending := j.pending
@@ -211,13 +211,12 @@ func (r *Registry) register(j *job, hooks jobs.Hooks) (jobs.JobSnapshot, error) 
 		r.armDeadline(j)
 	}
 	snap := j.snapshot()
-	ls := r.changed.list
-	r.mu.Unlock()
+	sh.mu.Unlock()
 
 	if r.obs != nil {
 		r.obs.JobStarted(j.kind)
 	}
-	r.fireChanged(ls)
+	r.fireChanged(r.changed.load())
 	switch {
 	case pending != nil:
 		r.settle(j, pending)

@@ -373,6 +373,35 @@ func TestStartRefusesDuplicateID(t *testing.T) {
 	}
 }
 
+// An id is taken from the moment its registration commit begins: a second
+// start with the same id, of another owner, whose commit comes while the
+// first job's registered fact is still being recorded is refused, rather than
+// both registering and one replacing the other in the table.
+func TestStartRefusesDuplicateIDWhileTheFirstRecordsItsFact(t *testing.T) {
+	same := func() jobs.JobID { return jobs.JobID{7} }
+	rec := &memRecorder{}
+	r := registry.New(registry.WithIDs(same), registry.WithRecorder(rec))
+	second := newProducer()
+	var secondErr error
+	nested := false
+	rec.hook = func(f jobs.Fact) {
+		if reg, ok := f.(jobs.JobRegistered); ok && reg.Owner == "a" && !nested {
+			nested = true
+			_, secondErr = r.Start(t.Context(), plainStart("b", "bash", second))
+		}
+	}
+	first := mustStart(t, r, plainStart("a", "bash", newProducer()))
+	if !errors.Is(secondErr, registry.ErrInvalidStart) || len(second.cancelReasons()) != 1 {
+		t.Fatalf("second Start = %v (cancels %v); want ErrInvalidStart and its producer cancelled", secondErr, second.cancelReasons())
+	}
+	if got, err := r.Get("a", first.ID); err != nil || got.Name != first.Name {
+		t.Fatalf("Get(a) = %+v, %v; want the first job", got, err)
+	}
+	if got := r.List("b"); len(got) != 0 {
+		t.Fatalf("List(b) = %d jobs; want none", len(got))
+	}
+}
+
 // TestRegisteredFactIsRecordedBeforeTheJobIsVisible: while the registry
 // records a job's registered fact, no reader can see the job yet, so nothing
 // can observe a registration that history does not hold.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"sync"
 	"time"
 
@@ -29,30 +28,35 @@ func (r *Registry) DisposeOwner(ctx context.Context, session jobs.SessionID) err
 	if session == "" {
 		return errors.New("registry: dispose: empty session (unowned jobs end with Close)")
 	}
-	match := func(j *job) bool { return j.owner == session }
-	err := r.teardown(ctx, match, disposeReason)
+	sh := r.shards.get(session)
+	if sh == nil {
+		return nil // the session never started a job, or was disposed
+	}
+	err := r.teardown(ctx, []*shard{sh}, disposeReason)
 
-	r.mu.Lock()
+	sh.mu.Lock()
 	removed := false
-	kept := r.owned[session][:0]
-	for _, j := range r.owned[session] {
+	kept := sh.list[:0]
+	for _, j := range sh.list {
 		if j.state == stateSettled {
-			delete(r.jobs, j.id)
+			r.ids.delete(j)
+			j.mu.Lock()
+			j.removed = true
+			j.mu.Unlock()
 			removed = true
 		} else {
 			kept = append(kept, j)
 		}
 	}
-	if len(kept) == 0 {
-		delete(r.owned, session)
-	} else {
-		clear(r.owned[session][len(kept):])
-		r.owned[session] = kept
+	clear(sh.list[len(kept):])
+	sh.list = kept
+	drop := sh.dropIfEmpty()
+	sh.mu.Unlock()
+	if drop {
+		r.shards.delete(sh)
 	}
-	ls := r.changed.list
-	r.mu.Unlock()
 	if removed {
-		r.fireChanged(ls)
+		r.fireChanged(r.changed.load())
 	}
 	if err != nil {
 		return fmt.Errorf("registry: dispose %q: %w", session, err)
@@ -71,14 +75,20 @@ func (r *Registry) DisposeOwner(ctx context.Context, session jobs.SessionID) err
 // and wraps ctx's error when ctx ended the wait. Close may be called again; it
 // then tears down whatever registered since.
 func (r *Registry) Close(ctx context.Context) error {
-	r.mu.Lock()
-	r.closed = true
-	r.wakeSlotWaiters()
+	r.lmu.Lock()
+	r.closed.Store(true) // before listing the shards: one made later is closed from the start
 	r.changed.clear()
 	r.output.clear()
 	r.done.clear()
-	r.mu.Unlock()
-	if err := r.teardown(ctx, func(*job) bool { return true }, closeReason); err != nil {
+	r.lmu.Unlock()
+	shards := r.allShards(false)
+	for _, sh := range shards {
+		sh.mu.Lock()
+		sh.closed = true
+		sh.wakeSlotWaiters()
+		sh.mu.Unlock()
+	}
+	if err := r.teardown(ctx, shards, closeReason); err != nil {
 		return fmt.Errorf("registry: close: %w", err)
 	}
 	return nil
@@ -122,16 +132,25 @@ func (t *teardownRun) wait(ch <-chan struct{}) {
 	}
 }
 
-// teardown tears down every job match selects, in three phases: targets
-// marks them and moves live ones to stopping, cancelTargets calls their
-// Cancel hooks, awaitTargets waits for them within the bound and
-// force-settles the rest. See Close for what the caller sees.
-func (r *Registry) teardown(ctx context.Context, match func(*job) bool, reason string) error {
+// teardown tears down every job of shards, in three phases: targets marks
+// them and moves live ones to stopping, cancelTargets calls their Cancel
+// hooks, awaitTargets waits for them within the bound and force-settles the
+// rest. See Close for what the caller sees.
+func (r *Registry) teardown(ctx context.Context, shards []*shard, reason string) error {
 	run := &teardownRun{ctx: ctx, bound: r.limits.TeardownBound}
 	run.timer = time.NewTimer(run.bound)
 	defer run.timer.Stop()
 
-	targets := r.targets(run, match, reason)
+	var targets []target
+	moved := false
+	for _, sh := range shards {
+		var m bool
+		targets, m = r.targets(run, sh, reason, targets)
+		moved = moved || m
+	}
+	if moved {
+		r.fireChanged(r.changed.load())
+	}
 	r.cancelTargets(run, targets, reason)
 	r.awaitTargets(run, targets)
 
@@ -143,54 +162,45 @@ func (r *Registry) teardown(ctx context.Context, match func(*job) bool, reason s
 	return errors.Join(run.errs...)
 }
 
-// targets marks every job match selects reported and moves live ones to
-// stopping, returning them (and those already settling) in start order. It
-// first waits, within the bound, for registrations recording their fact: they
-// are about to become visible and are torn down too.
-func (r *Registry) targets(run *teardownRun, match func(*job) bool, reason string) []target {
-	var targets []target
-	moved := false
+// targets marks every job of sh reported and moves live ones to stopping,
+// appending them (and those already settling) to targets in start order,
+// and reports whether any moved. It first waits, within the bound, for
+// registrations recording their fact: they are about to become visible and
+// are torn down too.
+func (r *Registry) targets(run *teardownRun, sh *shard, reason string, targets []target) ([]target, bool) {
 	for {
-		r.mu.Lock()
-		if r.registering > 0 && !run.expired {
-			if r.regIdle == nil {
-				r.regIdle = make(chan struct{})
-			}
-			idle := r.regIdle
-			r.mu.Unlock()
-			run.wait(idle)
-			continue
+		sh.mu.Lock()
+		if sh.registering == 0 || run.expired {
+			break
 		}
-		for _, j := range r.jobs {
-			if !match(j) {
-				continue
-			}
-			j.reported = true
-			switch j.state {
-			case stateLive:
-				if !j.stopRequested {
-					j.stopRequested, j.stopReason, j.stopCause = true, reason, jobs.SettlementCauseTeardown
-				}
-				j.stopTentative = false // teardown asks for good, whatever a kill's Cancel answers
-				moved = r.stop(j) || moved
-				t := target{j: j, done: r.doneOf(j)}
-				if !j.teardownCancel {
-					j.teardownCancel, t.cancel = true, j.hooks.Cancel
-				}
-				targets = append(targets, t)
-			case stateSettling:
-				targets = append(targets, target{j: j, done: r.doneOf(j)})
-			}
+		if sh.regIdle == nil {
+			sh.regIdle = make(chan struct{})
 		}
-		break
+		idle := sh.regIdle
+		sh.mu.Unlock()
+		run.wait(idle)
 	}
-	ls := r.changed.list
-	r.mu.Unlock()
-	slices.SortFunc(targets, func(a, b target) int { return compareSeq(a.j, b.j) })
-	if moved {
-		r.fireChanged(ls)
+	defer sh.mu.Unlock()
+	moved := false
+	for _, j := range sh.list {
+		j.reported = true
+		switch j.state {
+		case stateLive:
+			if !j.stopRequested {
+				j.stopRequested, j.stopReason, j.stopCause = true, reason, jobs.SettlementCauseTeardown
+			}
+			j.stopTentative = false // teardown asks for good, whatever a kill's Cancel answers
+			moved = sh.stop(j) || moved
+			t := target{j: j, done: r.doneOf(j)}
+			if !j.teardownCancel {
+				j.teardownCancel, t.cancel = true, j.hooks.Cancel
+			}
+			targets = append(targets, t)
+		case stateSettling:
+			targets = append(targets, target{j: j, done: r.doneOf(j)})
+		}
 	}
-	return targets
+	return targets, moved
 }
 
 // cancelTargets calls the Cancel hook of each target this teardown cancels,
@@ -248,33 +258,23 @@ func (r *Registry) awaitTargets(run *teardownRun, targets []target) {
 // then tears the job down with the others, unless its bound ran out first;
 // so the job is marked and stopped here, cancelled by cancelClosedLate once
 // it is visible, and Close does not cancel it again. A producer that has
-// reported (settled) is not asked to stop. r.mu must be held.
+// reported (settled) is not asked to stop. j.sh.mu must be held.
 func (r *Registry) stopClosedLate(j *job, settled bool) bool {
-	if !r.closed {
+	if !j.sh.closed {
 		return false
 	}
 	j.reported, j.teardownCancel = true, true
 	if !settled {
 		j.stopRequested, j.stopReason, j.stopCause = true, closeReason, jobs.SettlementCauseTeardown
-		r.stop(j)
+		j.sh.stop(j)
 	}
 	return true
 }
 
 // cancelClosedLate calls the Cancel of a job stopClosedLate stopped, outside
-// r.mu, and force-settles the job when Cancel fails, as teardown does.
+// any lock, and force-settles the job when Cancel fails, as teardown does.
 func (r *Registry) cancelClosedLate(j *job, cancel func(string) error) {
 	if err := r.callCancel(cancel, closeReason); err != nil {
 		r.forceSettle(j, jobs.SettlementCauseCancelFailure, cancelFailedDetail(err))
 	}
-}
-
-func compareSeq(a, b *job) int {
-	switch {
-	case a.seq < b.seq:
-		return -1
-	case a.seq > b.seq:
-		return 1
-	}
-	return 0
 }

@@ -341,11 +341,19 @@ func decodeFrame(b []byte) error { _, err := jobs.DecodeFollowFrame(b); return e
 func decodeStart(b []byte) error { _, err := jobs.DecodeJobStart(b); return err }
 func decodeFact(b []byte) error  { _, err := jobs.DecodeFact(b); return err }
 
+// TestVariantRefusesAnotherVariantsTag: a variant's decoder given a
+// sibling's JSON says so, with a sentinel a caller can branch on, for a
+// string discriminator as for a boolean one.
 func TestVariantRefusesAnotherVariantsTag(t *testing.T) {
 	var plain jobs.PlainJobStart
 	err := json.Unmarshal([]byte(`{"record":true,"kind":"bash","label":"x"}`), &plain)
-	if err == nil || !strings.Contains(err.Error(), "record is true, want false") {
-		t.Errorf("err = %v", err)
+	if err == nil || !strings.Contains(err.Error(), "record is true, want false") || !errors.Is(err, jobs.ErrWrongVariant) {
+		t.Errorf("PlainJobStart given a recording start: err = %v, want one wrapping ErrWrongVariant", err)
+	}
+	var output jobs.OutputFrame
+	err = json.Unmarshal([]byte(`{"frame":"opened","next":1}`), &output)
+	if !errors.Is(err, codec.ErrWrongVariant) || errors.Is(err, codec.ErrUnknownVariant) {
+		t.Errorf("OutputFrame given an opened frame: err = %v, want ErrWrongVariant and not ErrUnknownVariant (the tag is known)", err)
 	}
 }
 

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -13,24 +12,31 @@ import (
 	"github.com/jobgen/jobgen/gen/breaking"
 )
 
-// cmdBreaking runs jobgen breaking: it compares the spec with the one
-// --against names and prints what breaks.
+// cmdBreaking runs jobgen breaking: it compares the specs with the older
+// ones --against names and prints what breaks.
 func cmdBreaking(args []string, stdout, stderr io.Writer) int {
 	var sf specFlags
 	var against string
 	var only []gen.Category
-	fs := newFlagSet("breaking", `Breaking compares the spec with an older one and prints each change that
+	fs := newFlagSet("breaking", `Breaking compares the specs with older ones and prints each change that
 breaks history (durable), the wire (wire) or the generated Go API (goapi), one
 per line as file:line:col: RULE_ID: path: message [categories]. A deletion
 points into the old spec when OLD is a file; against git:REF, whose old spec
 no editor can open, it points at the declaration in the new spec that held
-what was deleted, and names the old line. It exits 1 when any finding remains after the
-spec's allow_breaking entries, 0 otherwise, and 3 when OLD cannot be read.
+what was deleted, and names the old line. It exits 1 when any finding remains
+after the specs' allow_breaking entries, 0 otherwise, and 3 when OLD cannot be
+read.
 
-OLD is a spec file, or git:REF[:path] to read it with git show; the path
-defaults to the --spec file's path in its repository.`, stderr)
+OLD is a directory, git:REF, a spec file or git:REF:path. Against a directory
+or git:REF, every spec --spec or jobgen.yaml names is compared in one run: with
+the file of the same name in the directory (spec/baseline/jobs.yaml for
+spec/jobs.yaml), or at the same path in REF. A spec OLD lacks is new, and
+breaks nothing; one OLD has that no spec matches was deleted, and its facts and
+types are findings. The specs they import are read on both sides, so a change
+to an imported type is durable (or wire) where an importing spec's facts (or
+unions) reach it. A file or git:REF:path is one older spec, for one --spec.`, stderr)
 	sf.register(fs, false)
-	fs.StringVar(&against, "against", "", "the older spec: a file or git:REF[:path] (required)")
+	fs.StringVar(&against, "against", "", "the older specs: a directory, git:REF, or, for one spec, a file or git:REF:path (required)")
 	fs.Func("category", "report only this category: durable, wire or goapi; repeat for several (default all)", func(s string) error {
 		c := gen.Category(s)
 		if !slices.Contains(gen.Categories(), c) {
@@ -55,111 +61,53 @@ defaults to the --spec file's path in its repository.`, stderr)
 	if !ok {
 		return r.code
 	}
-	if len(names) != 1 {
-		fmt.Fprintf(stderr, "jobgen breaking: compares one spec at a time, and %s matches %d; name one with --spec\n", strings.Join(sf.specsOrDefault(), " "), len(names))
-		return exitUsage
-	}
-	oldName, oldSpec, newSpec, ok := loadBreakingPair(&sf, r, against, names[0])
+	pairs, ok := sf.breakingPairs(r, against, names)
 	if !ok {
 		return r.code
 	}
-	report := breaking.Compare(oldSpec, newSpec, only...)
-	return printBreaking(report, r, against, oldName, stdout, stderr)
+	specs := make([]breaking.Pair, len(pairs))
+	for i, p := range pairs {
+		specs[i] = breaking.Pair{Old: p.old, New: p.new}
+	}
+	reports := breaking.CompareAll(specs, only...)
+	return printBreaking(pairs, reports, r, against, stdout, stderr)
 }
 
-// loadBreakingPair reads and loads the spec newName and the older one
-// against names. It reports what fails through r and returns false then;
-// the old spec's name is the one its positions are reported under.
-func loadBreakingPair(sf *specFlags, r *reporter, against, newName string) (oldName string, old, new *gen.Spec, ok bool) {
-	newData, err := sf.readSpec(newName)
-	if err != nil {
-		r.err(err)
-		return "", nil, nil, false
-	}
-	oldName, oldData, err := readAgainst(against, newName, sf.readSpec)
-	if err != nil {
-		// The older spec could not be read at all: not a finding, since
-		// nothing was compared.
-		r.failf(exitFailure, "jobgen breaking: %v", err)
-		return "", nil, nil, false
-	}
-	// Both specs are compared as models; their sources (upcaster bodies)
-	// play no part, and the old spec's may not even be at hand.
-	oldSpec, oldErr := gen.LoadFS(nil, oldName, oldData)
-	newSpec, newErr := gen.LoadFS(nil, newName, newData)
-	if oldErr != nil || newErr != nil {
-		for _, err := range []error{oldErr, newErr} {
-			if err != nil {
-				r.err(err)
+// printBreaking prints the findings of each report, one a line, and a
+// summary, and returns jobgen breaking's exit code: exitFindings when any
+// remain.
+func printBreaking(pairs []breakingPair, reports []breaking.Report, r *reporter, against string, stdout, stderr io.Writer) int {
+	found, allowed, compared := 0, 0, 0
+	for i, report := range reports {
+		p := pairs[i]
+		if p.old == nil {
+			fmt.Fprintf(r.info(), "jobgen: %s is new against %s: nothing to compare\n", p.newName, against)
+			continue
+		}
+		compared++
+		for _, f := range report.Findings {
+			if strings.HasPrefix(against, "git:") {
+				f = openable(f, p.oldName)
 			}
+			r.finding(diagnostic{Pos: f.Pos, Type: string(f.Rule), Msg: f.Msg, Element: f.Path, Categories: f.Categories, text: f.String()}, stdout)
 		}
-		return "", nil, nil, false
+		found += len(report.Findings)
+		allowed += len(report.Allowed)
 	}
-	return oldName, oldSpec.Spec(), newSpec.Spec(), true
-}
-
-// printBreaking prints the findings of report, one a line, and a summary,
-// and returns jobgen breaking's exit code: exitFindings when any remain.
-func printBreaking(report breaking.Report, r *reporter, against, oldName string, stdout, stderr io.Writer) int {
-	for _, f := range report.Findings {
-		if strings.HasPrefix(against, "git:") {
-			f = openable(f, oldName)
-		}
-		r.finding(diagnostic{Pos: f.Pos, Type: string(f.Rule), Msg: f.Msg, Element: f.Path, Categories: f.Categories, text: f.String()}, stdout)
+	where := "against " + against
+	if len(pairs) > 1 {
+		where = "in " + plural(compared, "spec") + " against " + against
 	}
-	allowed := ""
-	if n := len(report.Allowed); n > 0 {
-		allowed = fmt.Sprintf(" (%s accepted by allow_breaking)", plural(n, "change"))
+	accepted := ""
+	if allowed > 0 {
+		accepted = fmt.Sprintf(" (%s accepted by allow_breaking)", plural(allowed, "change"))
 	}
-	if len(report.Findings) > 0 {
-		fmt.Fprintf(stderr, "jobgen: %s against %s%s\n", plural(len(report.Findings), "breaking finding"), against, allowed)
+	if found > 0 {
+		fmt.Fprintf(stderr, "jobgen: %s %s%s\n", plural(found, "breaking finding"), where, accepted)
 		return exitFindings
 	}
-	fmt.Fprintf(r.info(), "jobgen: no breaking changes against %s%s\n", against, allowed)
+	fmt.Fprintf(r.info(), "jobgen: no breaking changes %s%s\n", where, accepted)
 	return exitOK
-}
-
-// readAgainst reads the older spec named by --against (a file with read,
-// which keeps the size limit) and returns the name its positions are
-// reported under.
-func readAgainst(against, newName string, read func(string) ([]byte, error)) (string, []byte, error) {
-	rest, isGit := strings.CutPrefix(against, "git:")
-	if !isGit {
-		data, err := read(against)
-		return against, data, err
-	}
-	ref, path, hasPath := strings.Cut(rest, ":")
-	if ref == "" {
-		return "", nil, fmt.Errorf("%s: name a git revision, as in git:main or git:v1.2.0:spec/jobs.yaml", against)
-	}
-	dir := filepath.Dir(newName)
-	top, err := git(dir, "rev-parse", "--show-toplevel")
-	if err != nil {
-		return "", nil, err
-	}
-	top = strings.TrimSpace(top)
-	if !hasPath || path == "" {
-		abs, err := filepath.Abs(newName)
-		if err != nil {
-			return "", nil, err
-		}
-		if real, err := filepath.EvalSymlinks(abs); err == nil {
-			abs = real
-		}
-		if real, err := filepath.EvalSymlinks(top); err == nil {
-			top = real
-		}
-		rel, err := filepath.Rel(top, abs)
-		if err != nil || strings.HasPrefix(rel, "..") {
-			return "", nil, fmt.Errorf("%s is outside the git repository at %s; give the path as git:REF:path", newName, top)
-		}
-		path = filepath.ToSlash(rel)
-	}
-	data, err := git(top, "show", ref+":"+path)
-	if err != nil {
-		return "", nil, err
-	}
-	return ref + ":" + path, []byte(data), nil
 }
 
 // git runs git in dir and returns its standard output.

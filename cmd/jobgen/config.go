@@ -32,6 +32,8 @@ type config struct {
 	Outputs map[string]string `yaml:"outputs"`
 	// TypeScript is what the TypeScript package is besides its modules.
 	TypeScript tsSettings `yaml:"typescript"`
+	// Python is the Python package's settings.
+	Python pySettings `yaml:"python"`
 
 	file string // as found, relative to the working directory where it can be
 	dir  string // the file's directory, as paths in it are joined to

@@ -9,31 +9,41 @@ import (
 	"iter"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/jobgen/jobgen/codec"
-	"github.com/jobgen/jobgen/generated/jobs"
+	"github.com/jobgen/jobgen/factspec"
 	"github.com/jobgen/jobgen/jobhistory"
 	"github.com/jobgen/jobgen/journal"
 )
 
 const journalUsage = `Usage: jobgen journal <command> [flags] FILE|postgres://DSN[?schema=NAME]
 
-Read a journal of job lifecycle facts: a file, or a PostgreSQL journal
-(journal/pgstore; schema jobgen_journal unless the DSN names another).
+Read a journal of lifecycle facts: a file, or a PostgreSQL journal
+(journal/pgstore; schema jobgen_journal unless the DSN names another). The
+facts are those of jobgen's own job and subagent specs and of every spec
+--spec names, or else jobgen.yaml lists (and the specs those import): each is
+decoded from its spec, as strictly as generated code decodes it.
 
 Commands:
 
-	cat        print every record as a JSON line, {"pos":P,"stream":"S","seq":N,"fact":{…}}
+	cat        print the records as JSON lines,
+	           {"pos":"MAJOR.MINOR","stream":"S","seq":N,"fact":{…}};
+	           --follow, --stream, --type and --after select them
 	intervals  print each job's execution interval (--json for JSON lines);
-	           facts this build cannot read are skipped and counted on stderr
+	           facts no spec declares are skipped and counted on stderr
 	check      verify every record and decode its fact; exit 0 when intact,
-	           1 with the offset of the first bad record, 3 when there is no
-	           journal to read (no such file, a schema without a journal) or
-	           it cannot be read, 4 when every record is intact but some facts
-	           are of a type or version this build cannot read
+	           1 with the offset of the first bad record or fact, 3 when
+	           there is no journal to read (no such file, a schema without a
+	           journal) or it cannot be read, 4 when every record is intact
+	           but some facts are of a type or version no spec declares
 	           (--allow-unknown accepts them)
 	repair     --truncate-at OFFSET: cut the file at OFFSET, the offset check
 	           named, once you decided the records from there on may go
+
+A position is always the string "MAJOR.MINOR", whatever the backend: a file
+counts its records in MINOR ("0.17"); PostgreSQL orders transactions in
+MAJOR ("752.1"). cat --after takes it back.
 `
 
 // A journalCommand is one of jobgen journal's commands: the summary its
@@ -53,19 +63,36 @@ type journalRun struct {
 	truncateAt     int64 // repair --truncate-at, -1 when not given
 	usage          func()
 	stdout, stderr io.Writer
+
+	sf    specFlags     // --spec and --config: the specs whose facts the journal holds
+	flags *flag.FlagSet // the command's flags, which withConfig reads
+
+	// cat's selection: --follow, --stream, --type, --after.
+	follow  bool
+	streams []journal.Stream
+	types   []string
+	after   journal.Position
+	ctx     context.Context // what ends --follow; nil is context.Background
+	poll    time.Duration   // how often --follow reads a file again; 0 is the default
 }
 
 // journalCommands are the journal commands by name.
 var journalCommands = map[string]journalCommand{
 	"cat": {
-		summary: "Cat prints every record of the journal as a JSON line,\n{\"pos\":P,\"stream\":\"S\",\"seq\":N,\"fact\":{…}},\nfor jq. Damage ends the output with an error naming its offset.",
-		run:     func(j *journalRun) int { return j.open(journalCat) },
+		summary: "Cat prints the records of the journal as JSON lines,\n" +
+			"{\"pos\":\"MAJOR.MINOR\",\"stream\":\"S\",\"seq\":N,\"fact\":{…}}, their facts as\n" +
+			"they are, for jq. A position is the same string for every backend, and\n" +
+			"--after takes it back. Damage ends the output with an error naming its\n" +
+			"offset; --follow waits for more records until interrupted.",
+		flags: catFlags,
+		run:   func(j *journalRun) int { return j.open(journalCat) },
 	},
 	"intervals": {
 		summary: "Intervals prints each job's execution interval: registered to settled, or\n" +
 			"incomplete when no settled fact exists. Facts of a type or version this build\n" +
 			"cannot read are skipped; how many of each is reported on stderr.",
 		flags: func(fs *flag.FlagSet, j *journalRun) {
+			j.registerVocabulary(fs)
 			fs.BoolVar(&j.asJSON, "json", false, "print JSON lines instead of a table")
 		},
 		run: func(j *journalRun) int { return j.open(journalIntervals) },
@@ -75,10 +102,12 @@ var journalCommands = map[string]journalCommand{
 			"its fact. Exit status: 0 when intact; 1 when a record is damaged or its fact\n" +
 			"does not decode, with its offset; 3 when there is no journal to read (no such\n" +
 			"file, a schema without a journal) or it cannot be read; 4 when every record is\n" +
-			"intact but some facts are of a type or version this build cannot read (written\n" +
-			"by a newer jobgen or another vocabulary), unless --allow-unknown accepts them.",
+			"intact but some facts are of a type or version no known spec declares (written\n" +
+			"by a newer jobgen, or of a vocabulary not named), unless --allow-unknown\n" +
+			"accepts them.",
 		flags: func(fs *flag.FlagSet, j *journalRun) {
-			fs.BoolVar(&j.allowUnknown, "allow-unknown", false, "accept facts this build cannot read: exit 0 and report them on stderr")
+			j.registerVocabulary(fs)
+			fs.BoolVar(&j.allowUnknown, "allow-unknown", false, "accept facts no known spec declares: exit 0 and report them on stderr")
 		},
 		run: func(j *journalRun) int { return j.open(journalCheck) },
 	},
@@ -174,31 +203,34 @@ func (j *journalRun) open(do func(j *journalRun, store journalStore) (int, error
 	return code
 }
 
-// journalCat prints every payload as it is, without decoding: it skips nothing.
-func journalCat(j *journalRun, store journalStore) (int, error) {
-	return exitOK, journal.Cat(j.stdout, store.records())
-}
-
 // journalIntervals prints the intervals of the jobs, counting on stderr the
 // facts it could not read.
 func journalIntervals(j *journalRun, store journalStore) (int, error) {
+	v, code := j.vocabulary()
+	if v == nil {
+		return code, nil
+	}
 	var unknown codec.UnknownFacts
-	err := jobhistory.WriteIntervals(j.stdout, journal.Facts(store.records(), codec.CountUnknown(jobs.DecodeFact, &unknown)), j.asJSON)
+	err := jobhistory.WriteIntervals(j.stdout, journal.Facts(store.records(), projectable(v, &unknown)), j.asJSON)
 	if unknown.Total() > 0 {
 		fmt.Fprintf(j.stderr, "jobgen journal intervals: %s: skipped %s\n", store.name(), &unknown)
 	}
 	return exitOK, err
 }
 
-// journalCheck verifies the records, then decodes their facts: facts this
-// build cannot read fail it with exitUnknownFacts unless --allow-unknown.
+// journalCheck verifies the records, then decodes their facts: facts no
+// known spec declares fail it with exitUnknownFacts unless --allow-unknown.
 func journalCheck(j *journalRun, store journalStore) (int, error) {
+	v, code := j.vocabulary()
+	if v == nil {
+		return code, nil
+	}
 	intact, err := store.check()
 	if err != nil {
 		return 0, err
 	}
 	var unknown codec.UnknownFacts
-	if err := decodeFacts(store.records(), &unknown); err != nil {
+	if err := decodeFacts(store.records(), v, &unknown); err != nil {
 		return 0, err
 	}
 	if unknown.Total() > 0 && !j.allowUnknown {
@@ -226,12 +258,12 @@ func journalRepair(j *journalRun, store journalStore) (int, error) {
 // records are intact but hold facts this build cannot read.
 const exitUnknownFacts = 4
 
-// decodeFacts decodes the fact of every record, counting in unknown those of a
-// type or version this build cannot read. A damaged record, or a fact that
-// does not decode for another reason, ends it with an error naming the
-// record.
-func decodeFacts(records iter.Seq2[journal.Record, error], unknown *codec.UnknownFacts) error {
-	for _, err := range journal.Facts(records, codec.CountUnknown(jobs.DecodeFact, unknown)) {
+// decodeFacts decodes the fact of every record with v, counting in unknown
+// those of a type or version no spec of v declares. A damaged record, or a
+// fact that does not decode for another reason, ends it with an error naming
+// the record.
+func decodeFacts(records iter.Seq2[journal.Record, error], v *factspec.Vocabulary, unknown *codec.UnknownFacts) error {
+	for _, err := range journal.Facts(records, codec.CountUnknown(v.DecodeFact, unknown)) {
 		if err != nil && !errors.Is(err, codec.ErrUnknownFact) {
 			return err
 		}

@@ -8,6 +8,7 @@ import (
 	"iter"
 	"log/slog"
 	"net/url"
+	"time"
 
 	"github.com/jobgen/jobgen/journal"
 	"github.com/jobgen/jobgen/journal/pgstore"
@@ -53,6 +54,13 @@ func (p *pgJournal) name() string { return "postgres journal " + p.schema }
 
 func (p *pgJournal) records() iter.Seq2[journal.Record, error] {
 	return p.store.ReadAll(p.ctx, journal.Position{})
+}
+
+func (p *pgJournal) read(ctx context.Context, after journal.Position, follow bool, _ time.Duration) iter.Seq2[journal.Record, error] {
+	if follow {
+		return p.store.Tail(ctx, after)
+	}
+	return p.store.ReadAll(ctx, after)
 }
 
 func (p *pgJournal) check() (string, error) {

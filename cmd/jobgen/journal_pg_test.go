@@ -120,3 +120,34 @@ func TestJournalCatOfPostgresSaysWhenAnOpenTransactionHoldsCommitsBack(t *testin
 			strings.Count(stdout, "\n"), stderr)
 	}
 }
+
+// journal cat prints a PostgreSQL position as the string it prints a file's
+// as, takes it back with --after, and --follow tails the journal.
+func TestJournalCatOfPostgresPrintsPositionsAsStringsAndFollows(t *testing.T) {
+	schema := writePGJournal(t)
+	dsn := schemaDSN(t, schema)
+	code, stdout, stderr := jobgen(t, "journal", "cat", dsn)
+	if code != exitOK {
+		t.Fatalf("cat: exit %d: %s", code, stderr)
+	}
+	lines := parseCat(t, stdout)
+	if len(lines) != 3 {
+		t.Fatalf("cat printed %d lines, want 3:\n%s", len(lines), stdout)
+	}
+	code, stdout, stderr = jobgen(t, "journal", "cat", "--after", lines[0].Pos.(string), dsn)
+	if after := parseCat(t, stdout); code != exitOK || len(after) != 2 || after[0].Pos != lines[1].Pos {
+		t.Fatalf("cat --after %s: exit %d, %v: %s", lines[0].Pos, code, after, stderr)
+	}
+
+	out := follow(t, dsn)
+	waitLines(t, out, 3)
+	store, err := pgstore.Open(context.Background(), pgtest.DSN(t), pgstore.WithSchema(schema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	appendPayloads(t, store, ownPayloads...)
+	got := waitLines(t, out, 6)
+	if got[3].Fact.Type != "deploy/approved" || got[5].Fact.Type != "deploy/approved" {
+		t.Errorf("the records appended while following: %+v", got[3:])
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"iter"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/jobgen/jobgen/journal"
 )
@@ -20,6 +21,9 @@ type journalStore interface {
 	name() string
 	// records are every record, in journal order.
 	records() iter.Seq2[journal.Record, error]
+	// read yields the records after the position after, in journal order,
+	// and, following, those appended later, until ctx ends.
+	read(ctx context.Context, after journal.Position, follow bool, poll time.Duration) iter.Seq2[journal.Record, error]
 	// check verifies the records and returns the line saying they are intact.
 	check() (string, error)
 	// truncateAt cuts the journal at offset and returns the line saying
@@ -60,6 +64,10 @@ func (f fileJournal) name() string { return string(f) }
 
 func (f fileJournal) records() iter.Seq2[journal.Record, error] { return journal.ReadFile(string(f)) }
 
+func (f fileJournal) read(ctx context.Context, after journal.Position, follow bool, poll time.Duration) iter.Seq2[journal.Record, error] {
+	return readFile(ctx, string(f), after, follow, poll)
+}
+
 func (f fileJournal) check() (string, error) {
 	sum, err := journal.Check(string(f))
 	if err != nil {
@@ -68,7 +76,7 @@ func (f fileJournal) check() (string, error) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: intact: %s", f, plural(sum.Records, "record"))
 	if sum.Records > 0 {
-		fmt.Fprintf(&b, " in %s, positions %d to %d", plural(sum.Streams, "stream"), sum.FirstPos, sum.LastPos)
+		fmt.Fprintf(&b, " in %s, positions %s to %s", plural(sum.Streams, "stream"), journal.Position{Minor: sum.FirstPos}, journal.Position{Minor: sum.LastPos})
 	}
 	if sum.Version == 1 {
 		fmt.Fprint(&b, " (version 1: opening it for writing rewrites it as version 2)")

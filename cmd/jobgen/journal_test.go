@@ -119,7 +119,7 @@ func TestJournalIntervals(t *testing.T) {
 func TestJournalCheck(t *testing.T) {
 	path := writeJournal(t)
 	code, stdout, _ := jobgen(t, "journal", "check", path)
-	if code != exitOK || !strings.Contains(stdout, "intact: 3 records in 1 stream, positions 1 to 3") {
+	if code != exitOK || !strings.Contains(stdout, "intact: 3 records in 1 stream, positions 0.1 to 0.3") {
 		t.Fatalf("check of an intact journal: exit %d, %q", code, stdout)
 	}
 	// Flip one byte inside the second record: check names its offset.

@@ -13,6 +13,7 @@ import (
 	"github.com/jobgen/jobgen/gen/golang"
 	"github.com/jobgen/jobgen/gen/jsonschema"
 	"github.com/jobgen/jobgen/gen/markdown"
+	"github.com/jobgen/jobgen/gen/python"
 	"github.com/jobgen/jobgen/gen/typescript"
 )
 
@@ -46,6 +47,8 @@ var outputKinds = []outputKind{
 		command: "schema", dflt: "schema",
 		about: "Schema writes a JSON Schema (draft 2020-12) of each spec's wire types, as <out>/<package>.schema.json: every id, enum, record, union and variant, each live fact version, and FactEnvelope for any fact. Verify it with jobgen verify --schema."},
 	{key: "ts", what: "TypeScript module", backend: typescript.Backend{}, place: tsOutput,
+		note: " (beside the Go packages when a directory directly inside --out)"},
+	{key: "python", what: "Python package", backend: python.Backend{}, place: pythonOutput,
 		note: " (beside the Go packages when a directory directly inside --out)"},
 }
 
@@ -99,24 +102,54 @@ func (k outputKind) at(out, root string, cfg *config) (output, error) {
 // a root of its own anywhere else; the package is as cfg's typescript: key
 // says (see tsBackend).
 func tsOutput(out, dir string, cfg *config) (output, error) {
-	absOut, err := filepath.Abs(out)
+	sub, err := besideOut("ts", "TypeScript modules", out, dir)
 	if err != nil {
 		return output{}, err
 	}
-	absDir, err := filepath.Abs(dir)
-	if err != nil {
-		return output{}, err
-	}
-	rel, err := filepath.Rel(absOut, absDir)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+	if sub == "" {
 		b, err := tsBackend(cfg, dir, "")
 		return output{"ts", gen.Target{Backend: b, Root: dir}}, err
 	}
-	if rel == "." || strings.ContainsRune(rel, filepath.Separator) {
-		return output{}, fmt.Errorf("--ts %s: inside --out %s, the TypeScript modules go in a directory directly under it, such as %s", dir, out, filepath.Join(out, "ts"))
-	}
-	b, err := tsBackend(cfg, out, filepath.ToSlash(rel))
+	b, err := tsBackend(cfg, out, sub)
 	return output{"out", gen.Target{Backend: b, Root: out}}, err
+}
+
+// pythonOutput is the Python target of --python dir, placed as tsOutput
+// places TypeScript (generated/python beside the Go packages); the package
+// is as cfg's python: key says (see pyBackend).
+func pythonOutput(out, dir string, cfg *config) (output, error) {
+	sub, err := besideOut("python", "Python modules", out, dir)
+	if err != nil {
+		return output{}, err
+	}
+	b, err := pyBackend(cfg, sub)
+	if sub == "" {
+		return output{"python", gen.Target{Backend: b, Root: dir}}, err
+	}
+	return output{"out", gen.Target{Backend: b, Root: out}}, err
+}
+
+// besideOut says where the output of --flag dir goes when the Go packages
+// go to out: "" when dir is outside out, a root of its own, or else the
+// directory directly inside out that dir names, slash-separated; what is
+// the output, for the error when dir is out itself or deeper inside it.
+func besideOut(flag, what, out, dir string) (string, error) {
+	absOut, err := filepath.Abs(out)
+	if err != nil {
+		return "", err
+	}
+	absDir, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	rel, err := filepath.Rel(absOut, absDir)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", nil
+	}
+	if rel == "." || strings.ContainsRune(rel, filepath.Separator) {
+		return "", fmt.Errorf("--%s %s: inside --out %s, the %s go in a directory directly under it, such as %s", flag, dir, out, what, filepath.Join(out, flag))
+	}
+	return filepath.ToSlash(rel), nil
 }
 
 // targets are the outputs' targets, and the root of each flag.

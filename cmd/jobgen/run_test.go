@@ -223,7 +223,7 @@ func TestTwoSpecsForOnePackageAreRefused(t *testing.T) {
 // spec/ yields.
 func TestRepositoryIsUpToDate(t *testing.T) {
 	code, stdout, stderr := jobgen(t, "verify", "--spec", "../../spec/*.yaml", "--out", "../../generated",
-		"--docs", "../../docs/reference", "--schema", "../../schema", "--ts", "../../generated/ts")
+		"--docs", "../../docs/reference", "--schema", "../../schema", "--ts", "../../generated/ts", "--python", "../../generated/python")
 	if code != exitOK {
 		t.Fatalf("generated/ is stale; run make generate\n%s%s", stdout, stderr)
 	}
@@ -885,11 +885,11 @@ func TestBadConfigFileIsAUsageError(t *testing.T) {
 }
 
 // TestRootConfigDoesWhatMakeGenerateDid: jobgen.yaml at the repository root
-// lists exactly the outputs TestRepositoryIsUpToDate names by flag, TypeScript included
-// (the TypeScript package's settings, which no flag sets, come from the file).
+// lists exactly the outputs TestRepositoryIsUpToDate names by flag, TypeScript and
+// Python included (the packages' settings, which no flag sets, come from the file).
 func TestRootConfigDoesWhatMakeGenerateDid(t *testing.T) {
 	_, explicit, _ := jobgen(t, "verify", "--config", "../../jobgen.yaml", "--spec", "../../spec/*.yaml", "--out", "../../generated",
-		"--docs", "../../docs/reference", "--schema", "../../schema", "--ts", "../../generated/ts")
+		"--docs", "../../docs/reference", "--schema", "../../schema", "--ts", "../../generated/ts", "--python", "../../generated/python")
 	t.Chdir("../..")
 	code, stdout, stderr := jobgen(t, "verify")
 	if code != exitOK || stdout != explicit {
@@ -921,7 +921,7 @@ func TestEveryOutputIsInEveryList(t *testing.T) {
 	for _, cmd := range []string{"generate", "verify"} {
 		_, stdout, _ := jobgen(t, cmd, "--help")
 		summary, flags, _ := strings.Cut(stdout, "Flags:")
-		for _, flag := range []string{"docs", "schema", "ts"} {
+		for _, flag := range []string{"docs", "schema", "ts", "python"} {
 			if !strings.Contains(flags, "-"+flag+" ") {
 				t.Errorf("%s takes no --%s", cmd, flag)
 			}
@@ -932,12 +932,37 @@ func TestEveryOutputIsInEveryList(t *testing.T) {
 	}
 	root := downstream(t, "example.com/down/internal/gen/demo")
 	t.Chdir(root)
-	os.WriteFile("jobgen.yaml", []byte("version: 1\nspecs: [jobs/*.yaml]\noutputs:\n  go: internal/gen\n  docs: ref\n  schema: sch\n  ts: internal/gen/ts\n"), 0o644)
-	if code, stdout, stderr := jobgen(t, "generate"); code != exitOK || !strings.Contains(stdout, "ref") || !strings.Contains(stdout, "sch") || !strings.Contains(stdout, "demo.ts") {
+	os.WriteFile("jobgen.yaml", []byte("version: 1\nspecs: [jobs/*.yaml]\noutputs:\n  go: internal/gen\n  docs: ref\n  schema: sch\n  ts: internal/gen/ts\n  python: py\npython: {package: down_vocab}\n"), 0o644)
+	if code, stdout, stderr := jobgen(t, "generate"); code != exitOK || !strings.Contains(stdout, "ref") || !strings.Contains(stdout, "sch") || !strings.Contains(stdout, "demo.ts") || !strings.Contains(stdout, filepath.Join("py", "down_vocab", "demo.py")) {
 		t.Errorf("generate from a jobgen.yaml naming every output: exit %d\n%s%s", code, stdout, stderr)
 	}
-	os.WriteFile("jobgen.yaml", []byte("version: 1\nspecs: [jobs/*.yaml]\noutputs:\n  go: internal/gen\n  python: py\n"), 0o644)
-	if code, _, stderr := jobgen(t, "check"); code != exitUsage || !strings.Contains(stderr, "python") || !strings.Contains(stderr, "go, docs, schema, ts") {
+	os.WriteFile("jobgen.yaml", []byte("version: 1\nspecs: [jobs/*.yaml]\noutputs:\n  go: internal/gen\n  rust: rs\n"), 0o644)
+	if code, _, stderr := jobgen(t, "check"); code != exitUsage || !strings.Contains(stderr, "rust") || !strings.Contains(stderr, "go, docs, schema, ts, python") {
 		t.Errorf("an unknown output key: exit %d, %q", code, stderr)
+	}
+}
+
+// TestPythonPackageBesideTheGoPackages: --python directly inside --out puts
+// the package in that directory, three elements deep (py/down_vocab/demo.py),
+// with the package's own files, which verify then finds up to date; a
+// python.package Python cannot import is a usage error.
+func TestPythonPackageBesideTheGoPackages(t *testing.T) {
+	root := downstream(t, "example.com/down/internal/gen/demo")
+	t.Chdir(root)
+	os.WriteFile("jobgen.yaml", []byte("version: 1\nspecs: [jobs/*.yaml]\noutputs:\n  go: internal/gen\n  python: internal/gen/py\npython: {package: down_vocab}\n"), 0o644)
+	if code, stdout, stderr := jobgen(t, "generate"); code != exitOK {
+		t.Fatalf("generate: exit %d\n%s%s", code, stdout, stderr)
+	}
+	for _, name := range []string{"py/pyproject.toml", "py/down_vocab/__init__.py", "py/down_vocab/_runtime.py", "py/down_vocab/py.typed", "py/down_vocab/demo.py"} {
+		if _, err := os.Stat(filepath.Join("internal", "gen", filepath.FromSlash(name))); err != nil {
+			t.Errorf("the package lacks %s: %v", name, err)
+		}
+	}
+	if code, stdout, stderr := jobgen(t, "verify"); code != exitOK {
+		t.Errorf("verify after generate: exit %d\n%s%s", code, stdout, stderr)
+	}
+	os.WriteFile("jobgen.yaml", []byte("version: 1\nspecs: [jobs/*.yaml]\noutputs:\n  go: internal/gen\n  python: py\npython: {package: down-vocab}\n"), 0o644)
+	if code, _, stderr := jobgen(t, "verify"); code != exitUsage || !strings.Contains(stderr, `python.package: "down-vocab" is not a Python package name`) {
+		t.Errorf("verify with a bad name: exit %d\n%s", code, stderr)
 	}
 }

@@ -11,7 +11,10 @@ import (
 	"strconv"
 	"strings"
 
+	"gopkg.in/yaml.v3"
+
 	"github.com/jobgen/jobgen/gen"
+	"github.com/jobgen/jobgen/gen/gomod"
 )
 
 // withConfig reads the config file — --config, else, when no --spec is
@@ -75,6 +78,55 @@ type specFlags struct {
 	out     string
 	maxSize int64   // bytes; 0 means gen.DefaultMaxSpecSize
 	cfg     *config // the config file read, if any
+
+	modules map[string]gen.Modules // by the directory of the specs that import through them
+}
+
+// modulesOf finds the modules the spec in file imports specs of: the go
+// command's view of the module holding it, asked once per directory.
+func (sf *specFlags) modulesOf(file string) gen.Modules {
+	dir := filepath.Dir(file)
+	if sf.modules == nil {
+		sf.modules = map[string]gen.Modules{}
+	}
+	if m, ok := sf.modules[dir]; ok {
+		return m
+	}
+	m := namedPackages{gomod.New(dir)}
+	sf.modules[dir] = m
+	return m
+}
+
+// namedPackages are modules with the names their jobgen.yaml gives their
+// outputs' packages, so a backend can import another module's package.
+type namedPackages struct{ gen.Modules }
+
+// Module implements gen.Modules.
+func (n namedPackages) Module(path string) (*gen.Module, error) {
+	m, err := n.Modules.Module(path)
+	if err != nil {
+		return nil, err
+	}
+	if m.Packages == nil {
+		m.Packages = map[string]string{"ts": moduleTSPackage(m)}
+	}
+	return m, nil
+}
+
+// moduleTSPackage is the npm name of module m's TypeScript package: its
+// jobgen.yaml's typescript.package, read leniently (a newer jobgen's
+// config may hold keys this one does not know), else tsPackageName of its
+// path, as jobgen generate in that module names it.
+func moduleTSPackage(m *gen.Module) string {
+	var cfg struct {
+		TypeScript struct {
+			Package string `yaml:"package"`
+		} `yaml:"typescript"`
+	}
+	if data, err := fs.ReadFile(m.Files, configName); err == nil && yaml.Unmarshal(data, &cfg) == nil && cfg.TypeScript.Package != "" {
+		return cfg.TypeScript.Package
+	}
+	return tsPackageName(m.Path)
 }
 
 func newFlagSet(name, summary string, stderr io.Writer) *flag.FlagSet {
@@ -197,7 +249,7 @@ func (sf *specFlags) parseSpecs(r *reporter) ([]*gen.Resolved, bool) {
 			ok = false
 			continue
 		}
-		spec, err := gen.Load(name, data)
+		spec, err := gen.LoadWith(name, data, gen.Options{Modules: sf.modulesOf(name)})
 		if err != nil {
 			r.err(err)
 			ok = false

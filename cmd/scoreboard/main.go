@@ -309,6 +309,8 @@ func format(v float64, metric string) string {
 		return fmt.Sprintf("%.0f B/job", v)
 	case metric == "%core":
 		return fmt.Sprintf("%.2f%% core", v)
+	case metric == "ms-to-output":
+		return fmt.Sprintf("%.0f ms to output", v)
 	}
 	return fmt.Sprintf("%g %s", v, metric)
 }

@@ -13,6 +13,7 @@ BenchmarkStartSettlePlain/baseline=mutex-map-2 	 2000000	       850 ns/op	     1
 BenchmarkIdleJobMemory/plain-2                 	       3	   5000000 ns/op	      1200 B/job
 BenchmarkStartSettleParallel/starters=1        	 1000000	      2000 ns/op
 BenchmarkStartSettleParallel/starters=8-2      	 1000000	      1000 ns/op
+BenchmarkStartSettleScaling/registry-2         	     100	      1000 eight-ns/job	      2000 one-ns/job
 PASS
 `
 

@@ -43,7 +43,12 @@ type Report struct {
 // allow_breaking are set apart; an allowance matching no finding of any
 // category is itself a finding.
 func Compare(old, new *gen.Spec, only ...gen.Category) Report {
-	c := newComparer(old, new)
+	return compare(newComparer(old, new), only)
+}
+
+// compare runs every rule of c and sorts out what its findings are.
+func compare(c *comparer, only []gen.Category) Report {
+	new := c.new
 	c.facts()
 	c.types()
 	c.records()

@@ -2,12 +2,14 @@ package golang
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/jobgen/jobgen/codec"
 	"github.com/jobgen/jobgen/gen"
 	"github.com/jobgen/jobgen/gen/gentest"
 )
@@ -80,8 +82,8 @@ func TestGeneratedCodeRefusesARuntimeThatDropsItsVersion(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range []struct{ name, from, to string }{
-		{"newer runtime", "MinVersion = 1", "MinVersion = 2"},
-		{"older runtime", "MaxVersion = 1", "MaxVersion = 0"},
+		{"newer runtime", "MinVersion = 1", fmt.Sprintf("MinVersion = %d", codec.MaxVersion+1)},
+		{"older runtime", fmt.Sprintf("MaxVersion = %d", codec.MaxVersion), fmt.Sprintf("MaxVersion = %d", codec.MaxVersion-1)},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if !strings.Contains(string(runtime), c.from) {
@@ -149,6 +151,7 @@ func TestEmitTakesOnlyAValidatedSpec(t *testing.T) {
 	gentest.WriteFile(t, filepath.Join(scratch, "main.go"), []byte(`package main
 
 import (
+	"github.com/jobgen/jobgen/codec"
 	"github.com/jobgen/jobgen/gen"
 	"github.com/jobgen/jobgen/gen/golang"
 )

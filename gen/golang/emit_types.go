@@ -17,6 +17,7 @@ func (e *emitter) codec(f *jen.File) {
 		{"ErrInvalidEnum", "ErrInvalidEnum reports a value outside an enum, when encoding or decoding."},
 		{"ErrMissingField", "ErrMissingField reports JSON that lacks a required field."},
 		{"ErrUnknownVariant", "ErrUnknownVariant reports a union discriminator value this build does not know."},
+		{"ErrWrongVariant", "ErrWrongVariant reports JSON decoded as one variant of a union whose discriminator names another."},
 		{"ErrAmbiguousKey", "ErrAmbiguousKey reports a JSON object with a key twice, or with a key that differs from a field's name only in case."},
 		{"ErrInvalidID", "ErrInvalidID reports an identifier that is not in its canonical form."},
 	}
@@ -309,7 +310,7 @@ func (e *emitter) shadowChecks(typeName string, disc *discCheck, wire []*gen.Fie
 				jen.Return(e.missingField(typeName, disc.json)),
 			),
 			jen.If(disc.mismatch()).Block(
-				jen.Return(e.errorf(typeName+": "+disc.json+" is %v, want %v", jen.Op("*").Id("wire").Dot(disc.goName), jen.Id(disc.tagVal))),
+				jen.Return(e.errorf(typeName+": "+disc.json+" is %v, want %v: %w", jen.Op("*").Id("wire").Dot(disc.goName), jen.Id(disc.tagVal), jen.Id("ErrWrongVariant"))),
 			),
 		)
 	}

@@ -247,8 +247,10 @@ func typeSchema(t *gen.Type) jsonObject {
 		}
 		return append(o, jsonMember{"additionalProperties", typeSchema(t.Elem)})
 	case gen.TypeQualified:
-		if t.Import() != nil {
-			return jsonObject{{"$ref", t.Import().Imported.Spec().Package.Name + ".schema.json#/$defs/" + t.Name}}
+		if im := t.Import(); im != nil && im.Foreign() {
+			return jsonObject{{"$ref", foreignSchema(im) + "#/$defs/" + t.Name}}
+		} else if im != nil {
+			return jsonObject{{"$ref", im.Imported.Spec().Package.Name + ".schema.json#/$defs/" + t.Name}}
 		}
 		switch t.Pkg + "." + t.Name {
 		case "time.Time":
@@ -360,3 +362,12 @@ func writeScalar(b *bytes.Buffer, v any) error {
 	b.Write(bytes.TrimRight(buf.Bytes(), "\n"))
 	return nil
 }
+
+// foreignSchema is the reference to the schema of another module's spec:
+// the relative path <package.path>.schema.json, the Go import path of the
+// spec's package with the extension. A schema of this module lies beside
+// the schema that refers to it; another module's is expected below it at
+// that path, where a consumer copies (or registers, for a validator that
+// resolves references itself) that module's <package>.schema.json
+// (decision 0090).
+func foreignSchema(im *gen.Import) string { return im.Path + ".schema.json" }

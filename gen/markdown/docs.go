@@ -148,7 +148,8 @@ func cell(text string) string {
 var identToken = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?`)
 
 // mdType renders a type as code, with each declared name a link to its
-// section, and each name from an imported spec a link into that spec's page.
+// section, and each name from an imported spec a link into that spec's page
+// (for another module's spec, into its Go package's documentation).
 func (d *docWriter) mdType(t *gen.Type) string {
 	text := t.String()
 	var b strings.Builder
@@ -167,6 +168,11 @@ func (d *docWriter) mdType(t *gen.Type) string {
 				continue
 			}
 			target = im.Imported.Spec().Package.Name + ".md" + anchor(sel)
+			if im.Foreign() {
+				// Another module's reference is not beside this one; its Go
+				// package's documentation is at a known place.
+				target = "https://pkg.go.dev/" + im.Path + "#" + sel
+			}
 		} else if dc, ok := d.spec.Index().Decls[name]; ok && dc.Kind != gen.DeclMachine {
 			target = anchor(name)
 		} else {

@@ -3,7 +3,6 @@ package typescript
 import (
 	"fmt"
 	"path"
-	"slices"
 	"strings"
 
 	"github.com/jobgen/jobgen/gen"
@@ -69,7 +68,8 @@ func (Backend) Marker() gen.Marker {
 // Check implements Backend: names the module would declare twice, type
 // names that shadow the JavaScript and TypeScript globals the module relies
 // on, import aliases that are TypeScript reserved words, the JSON name
-// __proto__, and a package name that is one of the package's own modules,
+// __proto__, a package name that is one of the package's own modules, and
+// another module's spec imported from a TypeScript package without a name,
 // each at the declaration that causes it.
 func (b Backend) Check(r *gen.Resolved) gen.ErrorList {
 	s, err := r.Model()
@@ -77,6 +77,7 @@ func (b Backend) Check(r *gen.Resolved) gen.ErrorList {
 		return nil // Files reports it
 	}
 	errs := checkTSNames(s)
+	errs = append(errs, checkForeignPackages(s)...)
 	for _, own := range b.ownModules() {
 		if s.Package.Name == own {
 			errs.Add(s.Package.Pos, "package.name %s is the name of the TypeScript package's own %s module; choose another", own, own)
@@ -204,14 +205,14 @@ func (w *tsWriter) module() {
 	for _, d := range gen.SortedBy(s.Enums, func(d *gen.Enum) string { return d.Name }) {
 		w.enum(d)
 	}
-	declared := wireDecls(s)
+	x := s.Index()
 	for _, d := range gen.SortedBy(s.Records, func(d *gen.Record) string { return d.Name }) {
-		if declared[d.Name] {
+		if x.OnWire(d.Name) {
 			w.record(d)
 		}
 	}
 	for _, u := range gen.SortedBy(s.Unions, func(d *gen.Union) string { return d.Name }) {
-		if declared[u.Name] {
+		if x.OnWire(u.Name) {
 			w.union(u)
 		}
 	}
@@ -224,45 +225,6 @@ func (w *tsWriter) module() {
 	w.zeroChecks()
 }
 
-// wireDecls are the records and unions of s the module declares: those on
-// the wire (gen.Index.OnWire), and those a live fact version holds, which
-// travel in the fact's JSON whatever else they hold (their fields that do
-// not travel are left out, as everywhere).
-func wireDecls(s *gen.Spec) map[string]bool {
-	x := s.Index()
-	reached := map[string]bool{}
-	for _, f := range s.Facts {
-		for _, v := range f.LiveVersions() {
-			x.Reach(v.Fields, reached)
-		}
-	}
-	// A union reached is declared with every variant, and so with what the
-	// variants hold.
-	for grown := true; grown; {
-		grown = false
-		for _, u := range s.Unions {
-			if !reached[u.Name] && !slices.ContainsFunc(u.Variants, func(v *gen.Variant) bool { return reached[v.Name] }) {
-				continue
-			}
-			reached[u.Name] = true
-			for _, v := range u.Variants {
-				if !reached[v.Name] {
-					reached[v.Name], grown = true, true
-					x.Reach(append(slices.Clone(u.Common), v.Fields...), reached)
-				}
-			}
-		}
-	}
-	out := map[string]bool{}
-	for _, r := range s.Records {
-		out[r.Name] = x.OnWire(r.Name) || reached[r.Name]
-	}
-	for _, u := range s.Unions {
-		out[u.Name] = x.OnWire(u.Name) || reached[u.Name]
-	}
-	return out
-}
-
 // preamble is how each of the module's files opens after its marker.
 func (w *tsWriter) preamble() string {
 	s := w.spec
@@ -272,7 +234,24 @@ func (w *tsWriter) preamble() string {
 
 // specifier is how a module of the package names the module of an
 // imported spec, in a file of the given kind: a sibling file, since the
-// modules of specs that import one another are written side by side.
+// modules of specs that import one another are written side by side; for a
+// spec of another Go module, that module's package and the module it
+// exports for the spec, OTHER/<package.name> (decision 0090).
 func (w *tsWriter) specifier(im *gen.Import, kind tsKind) string {
+	if im.Foreign() {
+		return im.Found.Packages["ts"] + "/" + im.Imported.Spec().Package.Name
+	}
 	return "./" + im.Imported.Spec().Package.Name + kind.importExt()
+}
+
+// checkForeignPackages refuses an import of another module's spec whose
+// TypeScript package has no name: the module would have nothing to import.
+func checkForeignPackages(s *gen.Spec) gen.ErrorList {
+	var errs gen.ErrorList
+	for _, im := range s.Imports {
+		if im.Imported != nil && im.Foreign() && im.Found.Packages["ts"] == "" {
+			errs.Add(im.ModulePos, "imports.%s.module: the TypeScript package of %s has no name, so a module cannot import its %s module; jobgen names it from that module's jobgen.yaml (typescript.package) or its path (with gen.Module.Packages[\"ts\"] in the library)", im.Alias, im.Found, im.Imported.Spec().Package.Name)
+		}
+	}
+	return errs
 }

@@ -80,15 +80,15 @@ func tsDecls(s *gen.Spec) []tsDecl {
 	for _, d := range s.Enums {
 		out = append(out, tsDecl{what: "enums." + d.Name, pos: d.Pos, names: []string{d.Name, d.Name + "Values", "is" + d.Name, "decode" + d.Name}, typ: true})
 	}
-	declared := wireDecls(s)
+	x := s.Index()
 	for _, d := range s.Records {
-		if !declared[d.Name] {
+		if !x.OnWire(d.Name) {
 			continue // Go's alone: the module declares nothing for it
 		}
 		out = append(out, tsDecl{what: "records." + d.Name, pos: d.Pos, names: []string{d.Name, "decode" + d.Name, "encode" + d.Name}, typ: true})
 	}
 	for _, u := range s.Unions {
-		if !declared[u.Name] {
+		if !x.OnWire(u.Name) {
 			continue
 		}
 		names := []string{u.Name, "decode" + u.Name, "encode" + u.Name}

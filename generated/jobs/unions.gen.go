@@ -78,7 +78,7 @@ func (o *OpenedFrame) UnmarshalJSON(data []byte) error {
 		return codec.MissingField("jobs.OpenedFrame", "frame")
 	}
 	if *wire.Frame != OpenedFrameTag {
-		return fmt.Errorf("jobs: OpenedFrame: frame is %v, want %v", *wire.Frame, OpenedFrameTag)
+		return fmt.Errorf("jobs: OpenedFrame: frame is %v, want %v: %w", *wire.Frame, OpenedFrameTag, ErrWrongVariant)
 	}
 	if wire.Job == nil {
 		return codec.MissingField("jobs.OpenedFrame", "job")
@@ -147,7 +147,7 @@ func (o *OutputFrame) UnmarshalJSON(data []byte) error {
 		return codec.MissingField("jobs.OutputFrame", "frame")
 	}
 	if *wire.Frame != OutputFrameTag {
-		return fmt.Errorf("jobs: OutputFrame: frame is %v, want %v", *wire.Frame, OutputFrameTag)
+		return fmt.Errorf("jobs: OutputFrame: frame is %v, want %v: %w", *wire.Frame, OutputFrameTag, ErrWrongVariant)
 	}
 	if wire.Next == nil {
 		return codec.MissingField("jobs.OutputFrame", "next")
@@ -193,7 +193,7 @@ func (s *StatusFrame) UnmarshalJSON(data []byte) error {
 		return codec.MissingField("jobs.StatusFrame", "frame")
 	}
 	if *wire.Frame != StatusFrameTag {
-		return fmt.Errorf("jobs: StatusFrame: frame is %v, want %v", *wire.Frame, StatusFrameTag)
+		return fmt.Errorf("jobs: StatusFrame: frame is %v, want %v: %w", *wire.Frame, StatusFrameTag, ErrWrongVariant)
 	}
 	if wire.Job == nil {
 		return codec.MissingField("jobs.StatusFrame", "job")
@@ -326,7 +326,7 @@ func (p *PlainJobStart) UnmarshalJSON(data []byte) error {
 		return codec.MissingField("jobs.PlainJobStart", "record")
 	}
 	if *wire.Record {
-		return fmt.Errorf("jobs: PlainJobStart: record is %v, want %v", *wire.Record, PlainJobStartTag)
+		return fmt.Errorf("jobs: PlainJobStart: record is %v, want %v: %w", *wire.Record, PlainJobStartTag, ErrWrongVariant)
 	}
 	if wire.Kind == nil {
 		return codec.MissingField("jobs.PlainJobStart", "kind")
@@ -394,7 +394,7 @@ func (r *RecordingJobStart) UnmarshalJSON(data []byte) error {
 		return codec.MissingField("jobs.RecordingJobStart", "record")
 	}
 	if !*wire.Record {
-		return fmt.Errorf("jobs: RecordingJobStart: record is %v, want %v", *wire.Record, RecordingJobStartTag)
+		return fmt.Errorf("jobs: RecordingJobStart: record is %v, want %v: %w", *wire.Record, RecordingJobStartTag, ErrWrongVariant)
 	}
 	if wire.Kind == nil {
 		return codec.MissingField("jobs.RecordingJobStart", "kind")

@@ -4,12 +4,12 @@ package wire
 
 import "github.com/jobgen/jobgen/codec"
 
-// This package was generated for version 1 of the jobgen runtime, package
+// This package was generated for version 2 of the jobgen runtime, package
 // codec; it does not compile against a runtime that does not support that
 // version. Regenerate it with the jobgen of the codec it is built with.
 const (
-	_ = codec.EnforceVersion(1 - codec.MinVersion)
-	_ = codec.EnforceVersion(codec.MaxVersion - 1)
+	_ = codec.EnforceVersion(2 - codec.MinVersion)
+	_ = codec.EnforceVersion(codec.MaxVersion - 2)
 )
 
 // Errors callers can test for with errors.Is. They are the values of package
@@ -22,6 +22,9 @@ var (
 	// ErrUnknownVariant reports a union discriminator value this build does not
 	// know.
 	ErrUnknownVariant = codec.ErrUnknownVariant
+	// ErrWrongVariant reports JSON decoded as one variant of a union whose
+	// discriminator names another.
+	ErrWrongVariant = codec.ErrWrongVariant
 	// ErrAmbiguousKey reports a JSON object with a key twice, or with a key that
 	// differs from a field's name only in case.
 	ErrAmbiguousKey = codec.ErrAmbiguousKey

@@ -6,9 +6,10 @@ import (
 )
 
 // A Source is a producer's output read by absolute offset (a
-// registry.OffsetReader) that keeps only its last Window bytes, as a
-// bounded pipe buffer does; all of them when Window is 0. The zero value
-// is ready to use; it is safe for concurrent use.
+// registry.OffsetReader, and a registry.NotifyingReader) that keeps only its
+// last Window bytes, as a bounded pipe buffer does; all of them when Window
+// is 0. The zero value is ready to use; it is safe for concurrent use. Wrap
+// it in a [Polled] to hide its notices.
 //
 // A Source logs nothing unless asked: with LogOffsets it keeps the offset
 // of every read, with LogReads everything written and every read that
@@ -20,10 +21,13 @@ type Source struct {
 	LogReads   bool
 
 	mu       sync.Mutex
+	notify   func() // from NotifyWrites; called after each Write
+	notices  int    // NotifyWrites calls
 	buf      string // the retained window
 	start    int64  // offset of buf[0]
 	written  strings.Builder
 	offsets  []int64
+	calls    int // ReadFrom calls
 	reads    []Read
 	lastNext int64
 }
@@ -35,10 +39,43 @@ type Read struct {
 	Lossy bool
 }
 
-// Write adds text to the output, dropping what falls out of the window.
+// Write adds text to the output, dropping what falls out of the window,
+// and then calls the function NotifyWrites was given, if any.
 func (s *Source) Write(text string) {
 	s.mu.Lock()
+	s.write(text)
+	notify := s.notify
+	s.mu.Unlock()
+	if notify != nil {
+		notify()
+	}
+}
+
+// NotifyWrites makes Write call notify after each write, until stop is
+// called.
+func (s *Source) NotifyWrites(notify func()) (stop func()) {
+	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.notify = notify
+	s.notices++
+	gen := s.notices
+	return func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if s.notices == gen {
+			s.notify = nil
+		}
+	}
+}
+
+// Notified reports whether a notify from NotifyWrites is in place.
+func (s *Source) Notified() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.notify != nil
+}
+
+func (s *Source) write(text string) {
 	if s.LogReads {
 		s.written.WriteString(text)
 	}
@@ -55,6 +92,7 @@ func (s *Source) Write(text string) {
 func (s *Source) ReadFrom(offset int64) (string, int64, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.calls++
 	if s.LogOffsets {
 		s.offsets = append(s.offsets, offset)
 	}
@@ -69,6 +107,13 @@ func (s *Source) ReadFrom(offset int64) (string, int64, bool) {
 	}
 	s.lastNext = end
 	return text, end, lossy
+}
+
+// ReadCalls returns how many times ReadFrom was called.
+func (s *Source) ReadCalls() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.calls
 }
 
 // Offsets returns the offsets read from so far (with LogOffsets).
@@ -102,3 +147,14 @@ func (s *Source) Written() string {
 	defer s.mu.Unlock()
 	return s.written.String()
 }
+
+// A Polled is an OffsetReader that hides whether the one it holds can
+// notify, so a pump polls it.
+type Polled struct {
+	Reader interface {
+		ReadFrom(offset int64) (string, int64, bool)
+	}
+}
+
+// ReadFrom reads the held reader.
+func (p Polled) ReadFrom(offset int64) (string, int64, bool) { return p.Reader.ReadFrom(offset) }

@@ -1,0 +1,102 @@
+package agenttools
+
+import (
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/jobgen/jobgen/generated/jobs"
+)
+
+// cursors holds the output cursor of every job job_output has read, by id.
+// The registry's Read consumes: what a read returns is the producer's to
+// give once. job_output returns at most a budget per call, so the rest of a
+// read waits here for the next call, whichever Toolset of the job's session
+// makes it. Every use is fenced first by a registry call with the caller's
+// session, so what waits here for one session is never shown to another.
+type cursors struct {
+	mu sync.Mutex
+	m  map[jobs.JobID]*cursor
+}
+
+// A cursor is the state of job_output on one job.
+type cursor struct {
+	mu      sync.Mutex // held across a whole job_output call on the job
+	owner   jobs.SessionID
+	carry   string // read from the registry, valid UTF-8, not yet shown
+	partial string // the start of a rune the last read cut, held for the next
+	done    bool   // a read of the settled job was taken: nothing more will come
+}
+
+// get returns the cursor of id, making it when there is none.
+func (cs *cursors) get(id jobs.JobID) *cursor {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	if cs.m == nil {
+		cs.m = map[jobs.JobID]*cursor{}
+	}
+	c := cs.m[id]
+	if c == nil {
+		c = &cursor{}
+		cs.m[id] = c
+	}
+	return c
+}
+
+// forget drops the cursor of a job the registry no longer holds.
+func (cs *cursors) forget(id jobs.JobID) {
+	cs.mu.Lock()
+	delete(cs.m, id)
+	cs.mu.Unlock()
+}
+
+// prune drops the cursors of owner's jobs that are not in live, the ids a
+// List for owner returned: jobs removed or disposed since they were read.
+func (cs *cursors) prune(owner jobs.SessionID, live map[jobs.JobID]bool) {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	for id, c := range cs.m {
+		if c.owner == owner && !live[id] {
+			delete(cs.m, id)
+		}
+	}
+}
+
+// take adds what a read returned to the carry. A live job's producer may
+// hand out half a rune at the end of a read; it is held until the rest
+// comes. The last read (final) lets nothing wait: a rune still incomplete
+// then is invalid, and every invalid byte becomes U+FFFD, so the carry is
+// valid UTF-8 and its byte counts are the ones the model sees in JSON.
+func (c *cursor) take(text string, final bool) {
+	text = c.partial + text
+	c.partial = ""
+	if !final {
+		if i := incompleteTail(text); i < len(text) {
+			text, c.partial = text[:i], text[i:]
+		}
+	}
+	c.carry += strings.ToValidUTF8(text, "\uFFFD")
+}
+
+// incompleteTail returns where a rune that text ends before finishing
+// starts, or len(text) when it ends on a whole rune (or on bytes no rune
+// can complete).
+func incompleteTail(s string) int {
+	for i := len(s) - 1; i >= 0 && i >= len(s)-utf8.UTFMax; i-- {
+		if utf8.RuneStart(s[i]) {
+			if !utf8.FullRuneInString(s[i:]) {
+				return i
+			}
+			break
+		}
+	}
+	return len(s)
+}
+
+// next removes and returns up to n bytes of the carry, cut on a rune
+// boundary, and how many bytes stay.
+func (c *cursor) next(n int) (out string, left int) {
+	out = cutUTF8(c.carry, n)
+	c.carry = c.carry[len(out):]
+	return out, len(c.carry)
+}

@@ -1,0 +1,56 @@
+// Package agenttools gives agents — the users of a job runtime — the tools
+// to watch and steer their jobs and subagents: job_list, job_output,
+// job_wait, job_kill, and for an agent of a subagent.Service,
+// subagent_start, send_message and report. Each tool's name, description
+// and input and result JSON Schemas come from spec/tools.yaml (through
+// package schema: none is written by hand), and each call decodes its
+// arguments with the generated decoders of generated/tools.
+//
+// # Toolsets
+//
+// New binds the tools to a registry (and, with WithSubagents, a subagent
+// service); For and ForAgent make the Toolset of one caller. Every call
+// is fenced by the caller's session exactly as the registry fences reads:
+// another session's job and a job that does not exist get the same answer,
+// unknownJob, so a model cannot probe for ids. send_message and report are
+// authorized by the manager against the very agent value the Toolset was
+// made for, as the manager authorizes everything.
+//
+// Call never returns a Go error of the layers below: a failure is an
+// *Error, a stable tools.ErrorCode and a sentence saying what to do, whose
+// JSON (a tools.ToolError) is what the model is handed; the error behind
+// it goes to the logger. A panicking tool is contained the same way.
+//
+// # job_output, the consuming cursor
+//
+// job_output reads with Registry.Read, the model's consuming cursor, which
+// is separate from the record (Registry.ReadRecord never consumes). A call
+// returns at most a byte budget (tools.DefaultOutputBytes unless the model
+// asks for less, tools.DefaultMaxOutputBytes at most), cut on a rune
+// boundary; the rest of what the read took waits in the Tools, by job, and
+// the result says how many bytes wait and that another call reads on.
+// Nothing is read from the registry while something waits, so the wait is
+// bounded by one read. Once a read saw the job settled, no further read is
+// made: a producer without ReadOutput hands its final output out once, not
+// at every call.
+//
+// # Notices
+//
+// JobNotice and SubagentNotice turn a settlement into the one line a model
+// is told, bounded to a byte budget (tools.DefaultNoticeBytes by default):
+// the full JobID (or child id) whenever the budget can hold it, and a
+// pointer to job_list, which lists both, when it cannot.
+//
+// # Start tools
+//
+// Which jobs an agent may start is the runtime's decision: a runtime offers
+// its own start tools (WithStartTool), such as a shell tool that starts a
+// procjob owned by the caller's session, and the Toolset lists and calls
+// them beside its own, with the same error contract.
+//
+// # Model APIs
+//
+// InputSchemaTools and FunctionTools render a Toolset's tools in the two
+// shapes the common model APIs take; package agenttools/mcp serves them
+// over the Model Context Protocol.
+package agenttools

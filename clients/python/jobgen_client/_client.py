@@ -1,0 +1,314 @@
+"""The synchronous and asynchronous clients of the job wire."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Iterator, Mapping
+from dataclasses import dataclass, field
+from types import TracebackType
+from typing import Self
+from urllib.parse import quote
+
+import httpx
+from jobgen_vocab._runtime import DecodeError, decode_list
+from jobgen_vocab.jobs import FollowFrame, JobSnapshot, StatusFrame, decode_follow_frame
+from jobgen_vocab.wire import ErrorBody, Interval, KillRequest, KillResponse
+
+
+class WireError(Exception):
+    """A WireError is a request the server refused.
+
+    A job of another session answers as one that does not exist: 404.
+    """
+
+    status: int
+    """Status is the HTTP status code."""
+    reason: str
+    """Reason is what the server's error body (wire.ErrorBody) says, or the
+    body's text when it is not one, or the status's phrase when it is empty."""
+    retry_after: float | None
+    """Retry_after is the seconds the server asks to wait before trying
+    again (a 429 or 503 says); None when it does not say."""
+
+    def __init__(
+        self, status: int, reason: str, retry_after: float | None = None
+    ) -> None:
+        super().__init__(f"jobhttp: {status}: {reason}")
+        self.status = status
+        self.reason = reason
+        self.retry_after = retry_after
+
+
+def _check(r: httpx.Response) -> None:
+    if r.is_success:
+        return
+    try:
+        reason = ErrorBody.decode(r.content).error
+    except DecodeError:
+        reason = r.text.strip() or r.reason_phrase
+    wait = r.headers.get("Retry-After", "")
+    raise WireError(r.status_code, reason, float(wait) if wait.isdigit() else None)
+
+
+@dataclass
+class _Event:
+    event: str = "message"
+    data: list[str] = field(default_factory=list)
+    id: str | None = None
+
+
+class _EventReader:
+    """An _EventReader turns the lines of an event stream into events."""
+
+    def __init__(self) -> None:
+        self.current = _Event()
+        self.retry: float | None = None  # seconds, as the server last asked
+
+    def line(self, text: str) -> _Event | None:
+        """Line reads one line; it returns the event a blank line completes."""
+        if text == "":
+            ev, self.current = self.current, _Event()
+            return ev if ev.data else None
+        if text.startswith(":"):
+            return None  # a comment: the server's keep-alive
+        name, _, value = text.partition(":")
+        value = value.removeprefix(" ")
+        if name == "event":
+            self.current.event = value
+        elif name == "data":
+            self.current.data.append(value)
+        elif name == "id":
+            self.current.id = value
+        elif name == "retry" and value.isdigit():
+            self.retry = int(value) / 1000
+        return None
+
+
+class _Follow:
+    """What a follow knows across its connections: where to resume from."""
+
+    def __init__(self, path: str, start: int | None, retries: int) -> None:
+        self.path = path
+        self.last = start
+        self.retries = retries
+        self.failures = 0
+        self.reader = _EventReader()
+
+    def headers(self) -> dict[str, str]:
+        h = {"Accept": "text/event-stream"}
+        if self.last is not None:
+            h["Last-Event-ID"] = str(self.last)
+        return h
+
+    def frame(self, ev: _Event) -> FollowFrame | None:
+        """The frame an event carries; None for the server's goodbye."""
+        if ev.event == "bye":
+            return None
+        if ev.id is not None and ev.id.isdigit():
+            self.last = int(ev.id)
+        self.failures = 0
+        return decode_follow_frame("\n".join(ev.data))
+
+    def failed(self, err: Exception) -> float:
+        """How long to wait before reconnecting after err; raises when done."""
+        self.failures += 1
+        if self.failures > self.retries:
+            raise err
+        return (
+            self.reader.retry
+            if self.reader.retry is not None
+            else min(0.05 * 2**self.failures, 2.0)
+        )
+
+
+def _job_path(job_id: str) -> str:
+    return "api/jobs/" + quote(job_id, safe="")
+
+
+class Client:
+    """A Client calls the job wire of one server as one session.
+
+    The session is whatever the server's Options.Session makes of the
+    request: pass the credentials it reads as headers (or an httpx.Client set
+    up with them, auth included).
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        headers: Mapping[str, str] | None = None,
+        http: httpx.Client | None = None,
+        timeout: float = 30.0,
+    ) -> None:
+        self._own = http is None
+        self._http = http if http is not None else httpx.Client(timeout=timeout)
+        self._base = httpx.URL(base_url.rstrip("/") + "/")
+        self._headers = dict(headers or {})
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close closes the httpx client the Client made, if it made one."""
+        if self._own:
+            self._http.close()
+
+    def _get(self, path: str) -> bytes:
+        r = self._http.get(self._base.join(path), headers=self._headers)
+        _check(r)
+        return r.content
+
+    def roster(self) -> list[JobSnapshot]:
+        """Roster is the session's jobs, as GET /api/jobs lists them."""
+        return decode_list(JobSnapshot, self._get("api/jobs"))
+
+    def job(self, job_id: str) -> JobSnapshot:
+        """Job is one job of the session; a WireError of 404 when there is none."""
+        return JobSnapshot.decode(self._get(_job_path(job_id)))
+
+    def kill(self, job_id: str, reason: str = "") -> KillResponse:
+        """Kill asks the job's producer to stop, as POST /api/jobs/{id}/kill."""
+        r = self._http.post(
+            self._base.join(_job_path(job_id) + "/kill"),
+            headers={**self._headers, "Content-Type": "application/json"},
+            content=KillRequest(reason=reason).encode(),
+        )
+        _check(r)
+        return KillResponse.decode(r.content)
+
+    def history(self) -> list[Interval]:
+        """History is the session's execution intervals, oldest first."""
+        return decode_list(Interval, self._get("api/history"))
+
+    def follow(
+        self, job_id: str, *, start: int | None = None, retries: int = 5
+    ) -> Iterator[FollowFrame]:
+        """Follow yields the frames of a recording job's follow stream.
+
+        It starts at byte offset start (by default where the server starts:
+        the retained window) and ends after the status frame. When the
+        connection drops it reconnects, sending the offset of the last output
+        frame as Last-Event-ID, up to retries times in a row; the stream then
+        opens again with an opened frame, and an output frame says lossy when
+        bytes fell out of the retained window meanwhile.
+        """
+        f = _Follow(_job_path(job_id) + "/follow", start, retries)
+        while True:
+            try:
+                with self._http.stream(
+                    "GET",
+                    self._base.join(f.path),
+                    headers={**self._headers, **f.headers()},
+                ) as r:
+                    if not r.is_success:
+                        r.read()
+                        _check(r)
+                    for line in r.iter_lines():
+                        if (ev := f.reader.line(line)) is None:
+                            continue
+                        frame = f.frame(ev)
+                        if frame is None:
+                            break
+                        yield frame
+                        if isinstance(frame, StatusFrame):
+                            return
+                raise httpx.RemoteProtocolError(
+                    "the follow stream ended before its status frame"
+                )
+            except httpx.TransportError as e:
+                time.sleep(f.failed(e))
+
+
+class AsyncClient:
+    """An AsyncClient is a Client whose calls are coroutines."""
+
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        headers: Mapping[str, str] | None = None,
+        http: httpx.AsyncClient | None = None,
+        timeout: float = 30.0,
+    ) -> None:
+        self._own = http is None
+        self._http = http if http is not None else httpx.AsyncClient(timeout=timeout)
+        self._base = httpx.URL(base_url.rstrip("/") + "/")
+        self._headers = dict(headers or {})
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        typ: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        """Aclose closes the httpx client the AsyncClient made, if it made one."""
+        if self._own:
+            await self._http.aclose()
+
+    async def _get(self, path: str) -> bytes:
+        r = await self._http.get(self._base.join(path), headers=self._headers)
+        _check(r)
+        return r.content
+
+    async def roster(self) -> list[JobSnapshot]:
+        """Roster is the session's jobs; see Client.roster."""
+        return decode_list(JobSnapshot, await self._get("api/jobs"))
+
+    async def job(self, job_id: str) -> JobSnapshot:
+        """Job is one job of the session; see Client.job."""
+        return JobSnapshot.decode(await self._get(_job_path(job_id)))
+
+    async def kill(self, job_id: str, reason: str = "") -> KillResponse:
+        """Kill asks the job's producer to stop; see Client.kill."""
+        r = await self._http.post(
+            self._base.join(_job_path(job_id) + "/kill"),
+            headers={**self._headers, "Content-Type": "application/json"},
+            content=KillRequest(reason=reason).encode(),
+        )
+        _check(r)
+        return KillResponse.decode(r.content)
+
+    async def history(self) -> list[Interval]:
+        """History is the session's execution intervals; see Client.history."""
+        return decode_list(Interval, await self._get("api/history"))
+
+    async def follow(
+        self, job_id: str, *, start: int | None = None, retries: int = 5
+    ) -> AsyncIterator[FollowFrame]:
+        """Follow yields the frames of a follow stream; see Client.follow."""
+        f = _Follow(_job_path(job_id) + "/follow", start, retries)
+        while True:
+            try:
+                async with self._http.stream(
+                    "GET",
+                    self._base.join(f.path),
+                    headers={**self._headers, **f.headers()},
+                ) as r:
+                    if not r.is_success:
+                        await r.aread()
+                        _check(r)
+                    async for line in r.aiter_lines():
+                        if (ev := f.reader.line(line)) is None:
+                            continue
+                        frame = f.frame(ev)
+                        if frame is None:
+                            break
+                        yield frame
+                        if isinstance(frame, StatusFrame):
+                            return
+                raise httpx.RemoteProtocolError(
+                    "the follow stream ended before its status frame"
+                )
+            except httpx.TransportError as e:
+                await asyncio.sleep(f.failed(e))

@@ -1,0 +1,105 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io/fs"
+
+	"github.com/jobgen/jobgen/codec"
+	"github.com/jobgen/jobgen/factspec"
+	"github.com/jobgen/jobgen/gen"
+	"github.com/jobgen/jobgen/generated/jobs"
+	"github.com/jobgen/jobgen/spec"
+)
+
+// The journal commands read facts of any vocabulary: the specs --spec names,
+// or those jobgen.yaml lists (found upward from the working directory, as for
+// every command), and the specs they import, plus jobgen's own job and
+// subagent vocabularies, built in. Each fact is decoded from the spec model
+// (package factspec), as strictly as generated code would, so a runtime's own
+// facts need no Go code of theirs in jobgen. See decision 0091.
+
+// registerVocabulary adds the flags that name the specs whose facts the
+// command reads.
+func (j *journalRun) registerVocabulary(fs *flag.FlagSet) {
+	j.flags = fs
+	fs.Func("spec", "a spec whose facts the journal holds (file or glob; repeat for several); default: the specs "+configName+" lists, if there is one. jobgen's own job and subagent specs are always known", func(s string) error {
+		j.sf.specs = append(j.sf.specs, s)
+		return nil
+	})
+	fs.StringVar(&j.sf.config, "config", "", "read the specs from this file (default without --spec: "+configName+" in the working directory or a parent, up to the module root)")
+}
+
+// vocabulary loads the specs the command reads facts of. It reports a
+// problem through j and returns nil then; code is the exit status to stop
+// with.
+func (j *journalRun) vocabulary() (v *factspec.Vocabulary, code int) {
+	r := newReporter(formatText, j.stdout, j.stderr)
+	if j.flags != nil && !j.sf.withConfig(j.flags, r) {
+		return nil, r.code
+	}
+	var specs []*gen.Resolved
+	if len(j.sf.specs) > 0 {
+		var ok bool
+		if specs, ok = j.sf.parseSpecs(r); !ok {
+			return nil, r.code
+		}
+	}
+	own, err := ownSpecs()
+	if err != nil {
+		r.failf(exitFailure, "jobgen: jobgen's own specs: %v", err)
+		return nil, r.code
+	}
+	v, err = factspec.New(append(specs, own...)...)
+	if err != nil {
+		r.err(err)
+		return nil, r.code
+	}
+	return v, exitOK
+}
+
+// ownSpecs are jobgen's own vocabularies, as built into this program.
+func ownSpecs() ([]*gen.Resolved, error) {
+	var out []*gen.Resolved
+	for _, name := range spec.Names() {
+		data, err := fs.ReadFile(spec.Files(), name)
+		if err != nil {
+			return nil, err
+		}
+		r, err := gen.LoadFS(spec.Files(), "jobgen:spec/"+name, data)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// errOtherVocabulary is what intervals' decoder returns for a fact of a
+// vocabulary it knows that is not a job fact: skipped, like an unknown fact,
+// but not counted as one.
+var errOtherVocabulary = fmt.Errorf("a fact of another vocabulary: %w", codec.ErrUnknownFact)
+
+// projectable decodes a fact for the intervals projection: a job fact with
+// this build's job vocabulary, which the projection reads; any other with
+// v. Facts none of them reads are counted in unknown, and so is a job fact
+// at a version this build cannot project; a damaged fact of any vocabulary
+// is an error.
+func projectable(v *factspec.Vocabulary, unknown *codec.UnknownFacts) func([]byte) (jobs.Fact, error) {
+	return func(data []byte) (jobs.Fact, error) {
+		f, err := jobs.DecodeFact(data)
+		switch {
+		case !errors.Is(err, codec.ErrUnknownFact):
+			return f, err
+		case errors.Is(err, codec.ErrUnknownVersion):
+			unknown.Add(data, err)
+			return nil, err
+		}
+		if _, err := v.DecodeFact(data); err != nil {
+			unknown.Add(data, err)
+			return nil, err
+		}
+		return nil, errOtherVocabulary
+	}
+}

@@ -1,0 +1,32 @@
+// Package factspec decodes the facts of any vocabulary from its spec alone,
+// with no generated code: a tool built without a vocabulary's Go package
+// (jobgen journal check, cat and intervals reading a downstream module's
+// journal) still reads each fact as strictly as the package jobgen
+// generates from the same spec, and refuses the same input with errors that
+// wrap the same sentinels of package codec (codec.ErrMissingField,
+// codec.ErrInvalidEnum, codec.ErrInvalidID, codec.ErrAmbiguousKey,
+// codec.ErrUnknownVariant, codec.ErrWrongVariant, codec.ErrUnknownFact,
+// codec.ErrUnknownVersion), so a caller tells unknown from damaged by
+// errors.Is alone, as it does with generated code.
+//
+// A Vocabulary is built from validated specs (gen.Load) and the specs they
+// import. It follows the generated decoders' two paths, since their
+// refusals differ in order: a fact version and the records its fields name
+// are read in one pass (the generated decodeX functions), and every other
+// value as encoding/json reads it into the Go type the spec declares (the
+// generated UnmarshalJSON and UnmarshalText methods): a value of the wrong
+// JSON type is reported once the value is read, after the errors of the
+// methods inside it.
+//
+// What it cannot do without Go code: it does not run upcasters (each
+// version is read as its own shape, so a fact an upcaster would refuse is
+// accepted), and a field whose type comes from a Go package rather than a
+// spec (netip.Addr, a runtime's own type) is read as any JSON value;
+// time.Time, time.Duration and json.RawMessage are read as Go reads them.
+//
+// A decoded fact's data is a map from each wire field's JSON name to its
+// value: a string (ids, enums, UUIDs in canonical form), bool, int64, uint64,
+// float64, []byte, []any, map[string]any, nil (an absent pointer), or the
+// field's JSON as json.RawMessage where the spec says any JSON. Fields absent
+// from the input are absent from the map.
+package factspec

@@ -1,0 +1,1095 @@
+"""The runtime every module of this package imports.
+
+The modules jobgen generates declare pydantic models; this module makes them
+read and write JSON exactly as the Go packages generated from the same specs
+do (see jobgen's spec/README.md, "Python"). Decoding a document is three
+steps, each Go's:
+
+- ``parse`` reads the text as encoding/json does: a key given twice, nesting
+  deeper than 10,000, NaN and Infinity are refused; invalid UTF-8 and lone
+  surrogate escapes read as U+FFFD; ``-0`` stays apart from ``0``.
+- Each model's ``_from_wire`` validator, wrapped around pydantic's own, reads an
+  object's keys as the generated Go decoders do: a key that is a field's JSON
+  name exactly is the field, one that differs from it only in case is refused
+  (Go's encoding/json would read it as the field), any other is ignored;
+  null is a missing field where one is required and leaves the default
+  elsewhere; a variant's tag is checked.
+- Pydantic then validates the values in strict mode: no coercion, integers
+  within their Go type's range, canonical UUIDs.
+
+Every refusal is a DecodeError whose kind matches Go's sentinel error, and
+encoding leaves out what Go's ``omitzero`` leaves out.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import math
+import re
+import struct
+from collections.abc import Callable, Iterator, Mapping
+from types import UnionType
+from typing import (
+    Annotated,
+    Any,
+    Final,
+    Literal,
+    Self,
+    TypeAlias,
+    TypeVar,
+    Union,
+    get_args,
+    get_origin,
+)
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    GetCoreSchemaHandler,
+    JsonValue,
+    ModelWrapValidatorHandler,
+    PlainSerializer,
+    SerializerFunctionWrapHandler,
+    TypeAdapter,
+    ValidationError,
+    ValidationInfo,
+    model_serializer,
+    model_validator,
+)
+from pydantic_core import PydanticCustomError, PydanticSerializationError, core_schema
+
+DecodeErrorKind: TypeAlias = Literal[
+    "missingField",
+    "wrongType",
+    "invalidEnum",
+    "invalidValue",
+    "invalidID",
+    "ambiguousKey",
+    "unknownVariant",
+    "unknownFact",
+    "unknownVersion",
+    "invalidJSON",
+]
+"""A DecodeErrorKind says why a decoder refused its input.
+
+missingField, invalidEnum, invalidID, ambiguousKey, unknownVariant, unknownFact
+and unknownVersion are the refusals Go reports with ErrMissingField,
+ErrInvalidEnum, ErrInvalidID, ErrAmbiguousKey, ErrUnknownVariant, ErrUnknownFact
+and ErrUnknownVersion; wrongType is a JSON value of the wrong type, invalidValue
+one of the right type that Go refuses too (an integer out of range, another
+variant's tag), and invalidJSON text that is no JSON document.
+"""
+
+
+class DecodeError(ValueError):
+    """A DecodeError is a refusal by a decoder, at the JSON path of the value."""
+
+    kind: DecodeErrorKind
+    """Kind says why the value was refused."""
+    path: str
+    """Path is the JSON path of the refused value: $ is the document."""
+
+    def __init__(self, kind: DecodeErrorKind, path: str, message: str) -> None:
+        super().__init__(f"{path}: {message}")
+        self.kind = kind
+        self.path = path
+
+
+class EncodeError(ValueError):
+    """An EncodeError is a value an encoder refuses: Go would not read it back."""
+
+    kind: DecodeErrorKind
+    """Kind says why the value was refused."""
+
+    def __init__(self, kind: DecodeErrorKind, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+MAX_DEPTH: Final = 10_000
+"""MAX_DEPTH is how deeply Go lets arrays and objects nest in a document."""
+
+# ---- Reading JSON text as encoding/json does. ----
+
+
+class _Duplicates(dict[str, Any]):
+    """An object that gave a key twice: Go's decoders refuse it as a record."""
+
+    __slots__ = ()
+
+
+class _NegativeZero(int):
+    """The integer -0, which Go refuses where it wants an unsigned integer."""
+
+    __slots__ = ()
+
+
+_NEGATIVE_ZERO: Final = _NegativeZero(0)
+_MAX_DIGITS: Final = 4000  # below Python's int_max_str_digits, 4300
+
+# What may need the slow path: a surrogate escape or a raw surrogate (a lone
+# one, or an invalid byte read with surrogateescape), and a bare -0.
+_SURROGATES: Final = re.compile(r"\\u[dD][89a-fA-F]|[\ud800-\udfff]")
+_NEGATIVE_ZERO_TEXT: Final = re.compile(r"-0(?![0-9.eE])")
+
+
+def _has_negative_zero(text: str) -> bool:
+    """Whether text may hold the number -0 (a string may hold it too)."""
+    for m in _NEGATIVE_ZERO_TEXT.finditer(text):
+        j = m.start() - 1
+        while j >= 0 and text[j] in " \t\n\r":
+            j -= 1
+        if j < 0 or text[j] in "[:,":
+            return True
+    return False
+
+
+_LONE: Final = re.compile(r"[\ud800-\udfff]")
+
+
+def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    d = dict(pairs)
+    return d if len(d) == len(pairs) else _Duplicates(d)
+
+
+def _constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _int(text: str) -> int:
+    if text == "-0":
+        return _NEGATIVE_ZERO
+    if len(text) > _MAX_DIGITS:
+        # Go reads it under a key no decoder reads, and refuses it as an
+        # integer of any width; a float it overflows is refused too.
+        return math.inf if text[0] != "-" else -math.inf  # type: ignore[return-value]
+    return int(text)
+
+
+def parse(data: str | bytes | bytearray | memoryview) -> Any:
+    """Parse reads one JSON document as Go's encoding/json does.
+
+    It returns what json.loads returns, with every string well-formed (a lone
+    surrogate, escaped or given as an invalid UTF-8 byte, is U+FFFD), and
+    refuses what Go refuses: a document nested deeper than MAX_DEPTH, NaN and
+    Infinity, trailing data. An object that gives a key twice is marked, so
+    that the decoder of a record refuses it.
+    """
+    fix = False
+    if isinstance(data, str):
+        text = data
+    else:
+        raw = bytes(data)
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            text = raw.decode("utf-8", "surrogateescape")
+            fix = True
+    if not text.isascii() or "\\u" in text:
+        fix = fix or _SURROGATES.search(text) is not None
+    parse_int = _int if _has_negative_zero(text) else None
+    try:
+        tree = json.loads(
+            text,
+            object_pairs_hook=_pairs,
+            parse_constant=_constant,
+            parse_int=parse_int,
+        )
+    except RecursionError:
+        tree = _parse_deep(text)
+    except json.JSONDecodeError as e:
+        raise DecodeError("invalidJSON", "$", e.msg + f" at offset {e.pos}") from None
+    except ValueError as e:
+        if "integer string conversion" not in str(e):
+            raise DecodeError("invalidJSON", "$", str(e)) from None
+        tree = json.loads(
+            text, object_pairs_hook=_pairs, parse_constant=_constant, parse_int=_int
+        )
+    return _well_formed(tree) if fix else tree
+
+
+_WHITESPACE: Final = re.compile(r"[ \t\n\r]*")
+_NUMBER: Final = re.compile(r"(-?(?:0|[1-9]\d*))(\.\d+)?([eE][-+]?\d+)?")
+
+
+def _parse_deep(text: str) -> Any:
+    """Read a document too deep for json.loads, without recursion."""
+    stack: list[tuple[list[Any], str, bool]] = []
+    i = _space(text, 0)
+    value: Any = None
+    while True:
+        if i >= len(text):
+            raise DecodeError("invalidJSON", "$", "unexpected end of JSON input")
+        c = text[i]
+        if c == "[" or c == "{":
+            if len(stack) >= MAX_DEPTH:
+                raise DecodeError(
+                    "invalidValue",
+                    "$",
+                    f"arrays and objects nest deeper than {MAX_DEPTH}, which Go refuses",
+                )
+            i = _space(text, i + 1)
+            if c == "[":
+                if text.startswith("]", i):
+                    value, i = [], i + 1
+                else:
+                    stack.append(([], "", True))
+                    continue
+            else:
+                if text.startswith("}", i):
+                    value, i = {}, i + 1
+                else:
+                    key, i = _deep_key(text, i)
+                    stack.append(([], key, False))
+                    continue
+        elif c == '"':
+            value, i = json.decoder.scanstring(text, i + 1)  # type: ignore[attr-defined]
+        elif (m := _NUMBER.match(text, i)) is not None:
+            whole, frac, exp = m.groups()
+            value = float(m.group()) if frac or exp else _int(whole)
+            i = m.end()
+        else:
+            for word, literal in (("true", True), ("false", False), ("null", None)):
+                if text.startswith(word, i):
+                    value, i = literal, i + len(word)
+                    break
+            else:
+                raise DecodeError(
+                    "invalidJSON", "$", f"invalid character {c!r} at offset {i}"
+                )
+        # A value is complete: hand it to its container, closing those it ends.
+        while True:
+            i = _space(text, i)
+            if not stack:
+                if i != len(text):
+                    raise DecodeError("invalidJSON", "$", f"extra data at offset {i}")
+                return value
+            items, key, is_array = stack[-1]
+            if is_array:
+                items.append(value)
+            else:
+                items.append((key, value))
+            closer = "]" if is_array else "}"
+            if text.startswith(",", i):
+                i = _space(text, i + 1)
+                if not is_array:
+                    key, i = _deep_key(text, i)
+                    stack[-1] = (items, key, False)
+                break
+            if not text.startswith(closer, i):
+                raise DecodeError(
+                    "invalidJSON", "$", f"want , or {closer} at offset {i}"
+                )
+            stack.pop()
+            value = items if is_array else _pairs(items)
+            i += 1
+
+
+def _deep_key(text: str, i: int) -> tuple[str, int]:
+    if not text.startswith('"', i):
+        raise DecodeError("invalidJSON", "$", f"want an object key at offset {i}")
+    key, i = json.decoder.scanstring(text, i + 1)  # type: ignore[attr-defined]
+    i = _space(text, i)
+    if not text.startswith(":", i):
+        raise DecodeError("invalidJSON", "$", f"want : at offset {i}")
+    return key, _space(text, i + 1)
+
+
+def _space(text: str, i: int) -> int:
+    m = _WHITESPACE.match(text, i)
+    return m.end() if m is not None else i
+
+
+def _well_formed_str(s: str) -> str:
+    return _LONE.sub("\ufffd", s)
+
+
+def _well_formed(tree: Any) -> Any:
+    """Replace every lone surrogate in tree's strings and keys with U+FFFD."""
+    if isinstance(tree, str):
+        return _well_formed_str(tree)
+    if not isinstance(tree, (list, dict)):
+        return tree
+    top: list[Any] = [tree]
+    work: list[list[Any] | dict[str, Any]] = [tree]
+    while work:
+        node = work.pop()
+        if isinstance(node, list):
+            for i, v in enumerate(node):
+                if isinstance(v, str):
+                    node[i] = _well_formed_str(v)
+                elif isinstance(v, (list, dict)):
+                    work.append(v)
+            continue
+        pairs = [(_well_formed_str(k), v) for k, v in node.items()]
+        dup = type(node) is _Duplicates or len({k for k, _ in pairs}) != len(pairs)
+        node.clear()
+        for k, v in pairs:
+            if isinstance(v, str):
+                v = _well_formed_str(v)
+            elif isinstance(v, (list, dict)):
+                work.append(v)
+            node[k] = v
+        if dup and type(node) is not _Duplicates:
+            _mark_duplicates(top, node)
+    return top[0]
+
+
+def _mark_duplicates(top: list[Any], node: dict[str, Any]) -> None:
+    """Replace node, wherever it is in top's tree, by a _Duplicates copy."""
+    marked = _Duplicates(node)
+    work: list[Any] = [top]
+    while work:
+        c = work.pop()
+        items: Iterator[tuple[Any, Any]] = (
+            enumerate(c) if isinstance(c, list) else iter(list(c.items()))
+        )
+        for k, v in items:
+            if v is node:
+                c[k] = marked
+                return
+            if isinstance(v, (list, dict)):
+                work.append(v)
+
+
+# ---- Scalars as Go holds them. ----
+
+
+def _refuse_negative_zero(v: Any) -> Any:
+    if type(v) is _NegativeZero:
+        raise PydanticCustomError("invalidValue", "want an unsigned integer, got -0")
+    return v
+
+
+def _float32(v: float) -> float:
+    try:
+        struct.pack("<f", v)
+    except OverflowError:
+        raise PydanticCustomError(
+            "invalidValue", "{v} overflows a float32", {"v": v}
+        ) from None
+    return v
+
+
+Int8 = Annotated[int, Field(ge=-(1 << 7), le=(1 << 7) - 1)]
+"""An Int8 is an integer Go holds in an int8."""
+Int16 = Annotated[int, Field(ge=-(1 << 15), le=(1 << 15) - 1)]
+"""An Int16 is an integer Go holds in an int16."""
+Int32 = Annotated[int, Field(ge=-(1 << 31), le=(1 << 31) - 1)]
+"""An Int32 is an integer Go holds in an int32."""
+Int64 = Annotated[int, Field(ge=-(1 << 63), le=(1 << 63) - 1)]
+"""An Int64 is an integer Go holds in an int64 (or an int, on 64-bit platforms)."""
+Uint8 = Annotated[
+    int, BeforeValidator(_refuse_negative_zero), Field(ge=0, le=(1 << 8) - 1)
+]
+"""A Uint8 is an integer Go holds in a uint8."""
+Uint16 = Annotated[
+    int, BeforeValidator(_refuse_negative_zero), Field(ge=0, le=(1 << 16) - 1)
+]
+"""A Uint16 is an integer Go holds in a uint16."""
+Uint32 = Annotated[
+    int, BeforeValidator(_refuse_negative_zero), Field(ge=0, le=(1 << 32) - 1)
+]
+"""A Uint32 is an integer Go holds in a uint32."""
+Uint64 = Annotated[
+    int, BeforeValidator(_refuse_negative_zero), Field(ge=0, le=(1 << 64) - 1)
+]
+"""A Uint64 is an integer Go holds in a uint64 (or a uint, on 64-bit platforms)."""
+Float32 = Annotated[float, AfterValidator(_float32)]
+"""A Float32 is a finite number Go holds in a float32."""
+Float64 = float
+"""A Float64 is a finite number Go holds in a float64."""
+
+_RFC3339: Final = re.compile(
+    r"(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?:Z|[+-](\d{2}):(\d{2}))\Z"
+)
+
+
+def _time(v: str) -> str:
+    m = _RFC3339.match(v)
+    if m is not None:
+        y, mo, d, h, mi, s = (int(g) for g in m.groups()[:6])
+        zh, zm = (int(g or 0) for g in m.groups()[6:])
+        leap = y % 4 == 0 and (y % 100 != 0 or y % 400 == 0)
+        days = (
+            29
+            if mo == 2 and leap
+            else 28
+            if mo == 2
+            else 30
+            if mo in (4, 6, 9, 11)
+            else 31
+        )
+        if (
+            1 <= mo <= 12
+            and 1 <= d <= days
+            and h <= 23
+            and mi <= 59
+            and s <= 59
+            and zh <= 23
+            and zm <= 59
+        ):
+            return v
+    raise PydanticCustomError(
+        "invalidValue", "{v} is not an RFC 3339 time", {"v": repr(v)}
+    )
+
+
+Timestamp = Annotated[str, AfterValidator(_time)]
+"""A Timestamp is a time as Go writes a time.Time: RFC 3339, as written."""
+
+_BASE64: Final = re.compile(
+    r"(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?\Z"
+)
+
+
+def _from_base64(v: Any) -> Any:
+    if not isinstance(v, str):
+        return v
+    text = v.replace("\r", "").replace("\n", "")
+    if not _BASE64.match(text):
+        raise PydanticCustomError("invalidValue", "not standard base64")
+    try:
+        return base64.b64decode(text, validate=True)
+    except binascii.Error:
+        raise PydanticCustomError("invalidValue", "not standard base64") from None
+
+
+Bytes = Annotated[
+    bytes,
+    BeforeValidator(_from_base64),
+    PlainSerializer(lambda b: base64.b64encode(b).decode("ascii"), return_type=str),
+]
+"""Bytes are bytes as Go writes a []byte: standard base64 with padding."""
+
+_NIL_UUID: Final = "00000000-0000-0000-0000-000000000000"
+_CANONICAL_UUID: Final = re.compile(
+    r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\Z"
+)
+
+
+def _uuid_problem(v: str) -> str | None:
+    if not _CANONICAL_UUID.match(v):
+        return "is not a UUID in canonical form (8-4-4-4-12 lower-case hex digits)"
+    if v == _NIL_UUID:
+        return "is the nil UUID"
+    return None
+
+
+class UUIDIdentifier(str):
+    """A UUIDIdentifier is a UUID in canonical form: what every UUID id is.
+
+    Go reads and writes only the canonical form, 36 lower-case characters in
+    8-4-4-4-12, and never the nil UUID; constructing one checks that.
+    """
+
+    __slots__ = ()
+
+    def __new__(cls, value: str) -> Self:
+        if (problem := _uuid_problem(value)) is not None:
+            raise ValueError(f"{value!r} {problem}")
+        return super().__new__(cls, value)
+
+    @classmethod
+    def __get_pydantic_core_schema__(
+        cls, source: Any, handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        def check(v: str) -> UUIDIdentifier:
+            if (problem := _uuid_problem(v)) is not None:
+                raise PydanticCustomError("invalidID", "{v} " + problem, {"v": repr(v)})
+            return str.__new__(cls, v)
+
+        return core_schema.no_info_after_validator_function(
+            check,
+            core_schema.str_schema(strict=True),
+            serialization=core_schema.to_string_ser_schema(),
+        )
+
+
+class StringIdentifier(str):
+    """A StringIdentifier is an id that may be any string."""
+
+    __slots__ = ()
+
+    @classmethod
+    def __get_pydantic_core_schema__(
+        cls, source: Any, handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        return core_schema.no_info_after_validator_function(
+            lambda v: str.__new__(cls, v),
+            core_schema.str_schema(strict=True),
+            serialization=core_schema.to_string_ser_schema(),
+        )
+
+
+# ---- The models. ----
+
+_WIRE: Final[dict[str, str]] = {"jobgen": "wire"}
+_FOLD: Final = {c: c - 32 for c in range(ord("a"), ord("z") + 1)} | {
+    0x17F: ord("S"),
+    0x212A: ord("K"),
+}
+_NO_ZERO: Final = object()
+
+
+def fold(key: str) -> str:
+    """Fold is Go's case folding for ASCII names (strings.EqualFold).
+
+    It folds U+017F (long s) to S and U+212A (Kelvin sign) to K, and no other
+    character to ASCII: Go refuses a key that folds to a field's name without
+    being it.
+    """
+    return key.translate(_FOLD)
+
+
+class _Field:
+    __slots__ = ("name", "json", "tag", "fix", "omit", "none_only")
+
+    def __init__(
+        self,
+        name: str,
+        json: str,
+        tag: Any,
+        fix: Callable[[Any], Any] | None,
+        omit: bool,
+    ) -> None:
+        self.name, self.json, self.tag, self.fix, self.omit = name, json, tag, fix, omit
+        # A field that may hold None is a Go pointer, list, map or raw value
+        # that Go leaves out only when it is nil: an empty list is written.
+        self.none_only = False
+
+
+class _Wire:
+    """What a model's JSON looks like, read once from its pydantic fields."""
+
+    __slots__ = ("fields", "folded", "tags", "omitted", "type_name")
+
+    def __init__(self, model: type[Model]) -> None:
+        self.fields: dict[str, _Field] = {}
+        self.folded: dict[str, str] = {}
+        self.tags: list[_Field] = []
+        self.omitted: list[_Field] = []
+        self.type_name = model.__name__
+        for name, info in model.model_fields.items():
+            json_name = info.serialization_alias or name
+            tp = info.annotation
+            default = info.get_default(call_default_factory=True)
+            tag = default if _is_tag(tp, default) else _NO_ZERO
+            bare = get_origin(tp) in (list, dict)
+            f = _Field(
+                name,
+                json_name,
+                tag,
+                _null_fixer(tp),
+                not info.is_required() and not bare and tag is _NO_ZERO,
+            )
+            f.none_only = tp is _JSON_VALUE or (
+                get_origin(tp) in (Union, UnionType) and type(None) in get_args(tp)
+            )
+            self.fields[json_name] = f
+            self.folded.setdefault(fold(json_name), json_name)
+            if tag is not _NO_ZERO:
+                self.tags.append(f)
+            if f.omit:
+                self.omitted.append(f)
+
+
+_JSON_VALUE: Final[object] = JsonValue
+_wire_cache: dict[type[Model], _Wire] = {}
+
+
+def _wire(model: type[Model]) -> _Wire:
+    w = _wire_cache.get(model)
+    if w is None:
+        w = _wire_cache[model] = _Wire(model)
+    return w
+
+
+def _is_tag(tp: Any, default: Any) -> bool:
+    """Whether a field is a variant's tag: a one-value Literal defaulting to it."""
+    if get_origin(tp) is not Literal or default is None:
+        return False
+    args = get_args(tp)
+    return (
+        len(args) == 1
+        and args[0] is default
+        or (len(args) == 1 and type(args[0]) is type(default) and args[0] == default)
+    )
+
+
+def _strip(tp: Any) -> Any:
+    while get_origin(tp) is Annotated:
+        tp = get_args(tp)[0]
+    return tp
+
+
+def _zero_of(tp: Any) -> Any:
+    """The value Go leaves where JSON holds null in a list or map."""
+    tp = _strip(tp)
+    if tp in (str, bool, int, float, bytes):
+        return tp()
+    if isinstance(tp, type) and issubclass(tp, StringIdentifier):
+        return tp("")
+    origin = get_origin(tp)
+    if origin is list:
+        return []
+    if origin is dict:
+        return {}
+    return _NO_ZERO
+
+
+def _null_fixer(tp: Any) -> Callable[[Any], Any] | None:
+    """A function giving null elements of a list or map Go's zero value.
+
+    Go decodes null into a list element or map value in place, leaving the
+    zero value; a record there reads null as an object without fields, which
+    its own validator does. None when nothing in tp needs it.
+    """
+    tp = _strip(tp)
+    origin = get_origin(tp)
+    if origin is Union or origin is UnionType:
+        fixers = [f for a in get_args(tp) if (f := _null_fixer(a)) is not None]
+        return fixers[0] if len(fixers) == 1 else None
+    if origin not in (list, dict):
+        return None
+    el = get_args(tp)[-1]
+    zero, inner = _zero_of(el), _null_fixer(el)
+    if zero is _NO_ZERO and inner is None:
+        return None
+
+    def element(e: Any) -> Any:
+        if e is None:
+            return (
+                e
+                if zero is _NO_ZERO
+                else (zero.copy() if isinstance(zero, (list, dict)) else zero)
+            )
+        return inner(e) if inner is not None else e
+
+    if origin is list:
+        return lambda v: [element(e) for e in v] if isinstance(v, list) else v
+    return lambda v: {k: element(e) for k, e in v.items()} if isinstance(v, dict) else v
+
+
+class Model(BaseModel):
+    """A Model is a record, union variant, fact or envelope of a vocabulary.
+
+    Fields are named as Python names them; JSON names them as the spec does
+    (serialization_alias). Model.decode reads JSON as the Go package does,
+    and model_dump_json (and encode) writes what Go writes: an optional field
+    is left out when it holds its zero value, as Go's omitzero leaves it out.
+    """
+
+    model_config = ConfigDict(
+        strict=True,
+        extra="forbid",
+        allow_inf_nan=False,
+        validate_assignment=True,
+        serialize_by_alias=True,
+        use_attribute_docstrings=True,
+        protected_namespaces=(),
+    )
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _from_wire(
+        cls, data: Any, handler: ModelWrapValidatorHandler[Self], info: ValidationInfo
+    ) -> Self:
+        if info.context is not _WIRE:
+            return handler(data)
+        if data is None:
+            data = {}  # Go reads null as an object without fields
+        if not isinstance(data, dict):
+            return handler(data)  # pydantic refuses it: wrongType
+        w = _wire(cls)
+        out: dict[str, Any] = {}
+        # Go decodes every value first (matching keys in any case), then
+        # refuses a repeated or ambiguous key, then checks the tag, then
+        # looks for missing fields: the first refusal is the one reported.
+        keys: PydanticCustomError | None = None
+        if type(data) is _Duplicates:
+            keys = PydanticCustomError(
+                "ambiguousKey", "{type}: a key appears twice", {"type": w.type_name}
+            )
+        tag: PydanticCustomError | None = None
+        tags = 0
+        for key, value in data.items():
+            f = w.fields.get(key)
+            if f is None:
+                name = w.folded.get(fold(key))
+                if name is not None and keys is None:
+                    keys = PydanticCustomError(
+                        "ambiguousKey",
+                        "{type}: key {key} differs from field {field} only in case",
+                        {"type": w.type_name, "key": repr(key), "field": repr(name)},
+                    )
+                continue
+            if f.tag is not _NO_ZERO:
+                tags += 1
+                if value is not None and type(value) is not type(f.tag):
+                    raise PydanticCustomError(
+                        "wrongType",
+                        "{type}: {field} is not a {want}",
+                        {
+                            "type": w.type_name,
+                            "field": f.json,
+                            "want": type(f.tag).__name__,
+                        },
+                    )
+                tag = tag or _tag_problem(w, f, value)
+            elif value is not None:
+                out[f.name] = value if f.fix is None else f.fix(value)
+        if tags != len(w.tags):
+            for f in w.tags:
+                if f.json not in data:
+                    tag = tag or _tag_problem(w, f, None)
+        if keys is not None:
+            _refuse_values(cls, data)
+            raise keys
+        try:
+            result = handler(out)
+        except ValidationError as e:
+            if tag is not None and all(
+                err["type"] == "missing" and len(err["loc"]) == 1 for err in e.errors()
+            ):
+                raise tag from None
+            raise
+        if tag is not None:
+            raise tag
+        return result
+
+    @model_serializer(mode="wrap")
+    def _to_wire(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        out: dict[str, Any] = handler(self)
+        for f in _wire(type(self)).omitted:
+            v = getattr(self, f.name)
+            if v is None or (not f.none_only and _is_zero(v)):
+                out.pop(f.json, None)
+        return out
+
+    @classmethod
+    def decode(cls, data: str | bytes) -> Self:
+        """Decode reads JSON as the Go package's decoder of this type does.
+
+        It raises DecodeError for what Go refuses, with the kind of Go's error.
+        """
+        return validate(cls, parse(data))
+
+    def encode(self) -> bytes:
+        """Encode writes the JSON Go writes for the same value, which Go reads back."""
+        try:
+            return self.__pydantic_serializer__.to_json(self)
+        except PydanticSerializationError as e:
+            raise EncodeError("invalidValue", f"{type(self).__name__}: {e}") from None
+
+
+def _refuse_values(model: type[Model], data: dict[str, Any]) -> None:
+    """Refuse, as Go does, the first value of data of the wrong type.
+
+    Go's encoding/json reads a key that differs from a field's name only in
+    case as the field, and reads every value before its decoders look at the
+    keys: a value it refuses is what Go reports, under any spelling of a key.
+    """
+    w = _wire(model)
+    for k, v in data.items():
+        f = w.fields.get(k) or w.fields.get(w.folded.get(fold(k), ""))
+        if f is None or f.tag is not _NO_ZERO or v is None:
+            continue
+        try:
+            _field_adapter(model, f.name).validate_python(
+                v if f.fix is None else f.fix(v), context=_WIRE
+            )
+        except ValidationError as e:
+            err = e.errors(include_url=False)[0]
+            raise PydanticCustomError(
+                _KINDS.get(err["type"], "wrongType"),
+                "{field}: {msg}",
+                {"field": f.json, "msg": err["msg"]},
+            ) from None
+
+
+def _field_adapter(model: type[Model], name: str) -> TypeAdapter[Any]:
+    """A validator of one field of model alone, as strict as the model's."""
+    info = model.model_fields[name]
+    tp: Any = (
+        Annotated[(info.annotation, *info.metadata)]
+        if info.metadata
+        else info.annotation
+    )
+    if isinstance(info.annotation, type) and issubclass(info.annotation, BaseModel):
+        return TypeAdapter(tp)
+    return TypeAdapter(tp, config=ConfigDict(strict=True, allow_inf_nan=False))
+
+
+def _tag_problem(w: _Wire, f: _Field, value: Any) -> PydanticCustomError | None:
+    """What Go says of a variant's tag of the right type: missing, or another's."""
+    if value is None:
+        return PydanticCustomError(
+            "missingField",
+            "{type}: missing required field {field}",
+            {"type": w.type_name, "field": repr(f.json)},
+        )
+    if value != f.tag:
+        return PydanticCustomError(
+            "invalidValue",
+            "{type}: {field} is {got}, want {want}",
+            {
+                "type": w.type_name,
+                "field": f.json,
+                "got": json.dumps(value),
+                "want": json.dumps(f.tag),
+            },
+        )
+    return None
+
+
+def _is_zero(v: Any) -> bool:
+    if v is None or v is False:
+        return True
+    if isinstance(v, (str, bytes, list, dict)):
+        return not v
+    if isinstance(v, int):
+        return v == 0
+    if isinstance(v, float):
+        return v == 0 and math.copysign(1.0, v) > 0  # Go writes -0
+    return False
+
+
+M = TypeVar("M", bound=Model)
+
+_KINDS: Final[Mapping[str, DecodeErrorKind]] = {
+    "missing": "missingField",
+    "literal_error": "invalidEnum",
+    "greater_than_equal": "invalidValue",
+    "less_than_equal": "invalidValue",
+    "invalidID": "invalidID",
+    "invalidValue": "invalidValue",
+    "invalidEnum": "invalidEnum",
+    "ambiguousKey": "ambiguousKey",
+    "missingField": "missingField",
+    "wrongType": "wrongType",
+}
+
+
+def validate(model: type[M], tree: Any, path: str = "$") -> M:
+    """Validate reads a parsed document as model, as Go's decoder of it does."""
+    try:
+        return model.model_validate(tree, context=_WIRE)
+    except ValidationError as e:
+        raise _decode_error(model, e, path) from None
+
+
+def decode_list(model: type[M], data: str | bytes) -> list[M]:
+    """Decode_list reads a JSON array of model, as Go reads a []T of it.
+
+    Null is an empty list; a null element reads as an object without fields.
+    """
+    tree = parse(data)
+    if tree is None:
+        return []
+    if not isinstance(tree, list):
+        raise DecodeError(
+            "wrongType",
+            "$",
+            f"want an array of {model.__name__}, got {_json_kind(tree)}",
+        )
+    return [validate(model, e, f"$[{i}]") for i, e in enumerate(tree)]
+
+
+def _decode_error(model: type[Model], e: ValidationError, path: str) -> DecodeError:
+    errors = e.errors(include_url=False)
+    # Go reads every field before it looks for missing ones.
+    err = next((x for x in errors if x["type"] != "missing"), errors[0])
+    kind = _KINDS.get(err["type"], "wrongType")
+    return DecodeError(kind, _json_path(model, err["loc"], path), err["msg"])
+
+
+def _json_path(model: Any, loc: tuple[int | str, ...], path: str) -> str:
+    """The JSON path of a pydantic error location in a value of type model."""
+    tp: Any = model
+    for part in loc:
+        tp = _strip(tp)
+        origin = get_origin(tp)
+        if origin is Union or origin is UnionType:
+            tp = next((a for a in get_args(tp) if a is not type(None)), tp)
+            tp, origin = _strip(tp), get_origin(_strip(tp))
+        if isinstance(tp, type) and issubclass(tp, Model) and isinstance(part, str):
+            info = tp.model_fields.get(part)
+            if info is None:
+                break
+            path = at(path, info.serialization_alias or part)
+            tp = info.annotation
+        elif origin is list and isinstance(part, int):
+            path, tp = at(path, part), get_args(tp)[0]
+        elif origin is dict:
+            path, tp = at(path, part), get_args(tp)[1]
+        else:
+            path = at(path, part)
+    return path
+
+
+_IDENT: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+
+def at(path: str, key: str | int) -> str:
+    """At is the path of a member: key is a field or map key, or an index."""
+    if isinstance(key, int):
+        return f"{path}[{key}]"
+    return f"{path}.{key}" if _IDENT.match(key) else f"{path}[{json.dumps(key)}]"
+
+
+def _object(tree: Any, type_name: str) -> dict[str, Any]:
+    if tree is None:
+        return {}
+    if not isinstance(tree, dict):
+        raise DecodeError(
+            "wrongType", "$", f"{type_name}: want an object, got {_json_kind(tree)}"
+        )
+    return tree
+
+
+def _json_kind(v: Any) -> str:
+    if v is None:
+        return "null"
+    if isinstance(v, bool):
+        return "a boolean"
+    if isinstance(v, (int, float)):
+        return "a number"
+    if isinstance(v, str):
+        return "a string"
+    return "an array" if isinstance(v, list) else "an object"
+
+
+def _probe(o: dict[str, Any], type_name: str, key: str) -> Any:
+    """The value of key in o, refusing a key that folds to it without being it."""
+    want = fold(key)
+    for k in o:
+        if k != key and len(k) == len(key) and fold(k) == want:
+            raise DecodeError(
+                "ambiguousKey",
+                at("$", k),
+                f"{type_name}: key {k!r} differs from field {key!r} only in case",
+            )
+    return o.get(key)
+
+
+def decode_union(
+    data: str | bytes, union: str, discriminator: str, variants: Mapping[Any, type[M]]
+) -> M:
+    """Decode_union reads any variant of a union, choosing it by its tag.
+
+    A missing or null tag is a missingField refusal and an unknown one an
+    unknownVariant, as Go's DecodeX has them; the variant chosen reads the
+    document as Go's decoder of the variant does.
+    """
+    tree = parse(data)
+    o = _object(tree, union)
+    tag = _probe(o, union, discriminator)
+    kinds = {type(t) for t in variants}
+    if tag is None:
+        raise DecodeError(
+            "missingField",
+            at("$", discriminator),
+            f"{union}: missing required field {discriminator!r}",
+        )
+    if type(tag) not in kinds:
+        raise DecodeError(
+            "wrongType",
+            at("$", discriminator),
+            f"{union}: want {discriminator} to be a {_kind_name(kinds)}, got {_json_kind(tag)}",
+        )
+    variant = variants.get(tag)
+    if variant is None:
+        raise DecodeError(
+            "unknownVariant",
+            at("$", discriminator),
+            f"{union}: unknown {discriminator} {json.dumps(tag)}",
+        )
+    if type(o) is _Duplicates:
+        raise DecodeError("ambiguousKey", "$", f"{union}: a key appears twice")
+    return validate(variant, o)
+
+
+def _kind_name(kinds: set[type]) -> str:
+    return "boolean" if bool in kinds else "string"
+
+
+E = TypeVar("E", bound="Envelope")
+
+
+class Envelope(Model):
+    """An Envelope is a fact as the journal stores it: its type, version and data."""
+
+    @classmethod
+    def decode(cls, data: str | bytes) -> Self:
+        """Decode reads a fact of this type and version, refusing any other."""
+        fact = decode_envelope(
+            data,
+            {cls.model_fields["type"].default: {cls.model_fields["v"].default: cls}},
+        )
+        return fact
+
+
+def decode_envelope(data: str | bytes, facts: Mapping[str, Mapping[int, type[E]]]) -> E:
+    """Decode_envelope reads a fact as Go's DecodeFact reads it.
+
+    facts holds the envelope type of each fact type and version the spec
+    still decodes. Data that is absent or null is a missingField refusal, a
+    type not in facts an unknownFact, and a known type at a version not in
+    facts (newer, or retired) an unknownVersion.
+    """
+    tree = parse(data)
+    o = _object(tree, "FactEnvelope")
+    if type(o) is _Duplicates:
+        raise DecodeError("ambiguousKey", "$", "FactEnvelope: a key appears twice")
+    for k in o:
+        if k not in ("type", "v", "data") and fold(k) in ("TYPE", "V", "DATA"):
+            raise DecodeError(
+                "ambiguousKey",
+                at("$", k),
+                f"FactEnvelope: key {k!r} differs from field {k.lower()!r} only in case",
+            )
+    fact_type, version, payload = o.get("type"), o.get("v"), o.get("data")
+    if fact_type is None:
+        fact_type = ""
+    if not isinstance(fact_type, str):
+        raise DecodeError(
+            "wrongType",
+            "$.type",
+            f"FactEnvelope: want a string, got {_json_kind(fact_type)}",
+        )
+    if version is None:
+        version = 0
+    if type(version) is not int and type(version) is not _NegativeZero:
+        raise DecodeError(
+            "wrongType",
+            "$.v",
+            f"FactEnvelope: want an integer, got {_json_kind(version)}",
+        )
+    if not -(1 << 63) <= version < 1 << 63:
+        raise DecodeError(
+            "invalidValue", "$.v", f"FactEnvelope: {version} overflows an int"
+        )
+    if payload is None:
+        raise DecodeError(
+            "missingField", "$.data", "FactEnvelope: missing required field 'data'"
+        )
+    versions = facts.get(fact_type)
+    if versions is None:
+        raise DecodeError(
+            "unknownFact", "$.type", f"unknown fact type {json.dumps(fact_type)}"
+        )
+    envelope = versions.get(version)
+    if envelope is None:
+        raise DecodeError(
+            "unknownVersion",
+            "$.v",
+            f"{fact_type} v{version} is not decoded by this build",
+        )
+    data_type: type[Model] = envelope.model_fields["data"].annotation  # type: ignore[assignment]
+    return envelope.model_construct(data=validate(data_type, payload, "$.data"))

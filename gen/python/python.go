@@ -1,0 +1,366 @@
+package python
+
+import (
+	_ "embed"
+	"fmt"
+	"path"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/jobgen/jobgen/gen"
+	"github.com/jobgen/jobgen/gen/doctext"
+)
+
+// DefaultPackage is the Python package the modules go in when the
+// configuration names none.
+const DefaultPackage = "jobgen_vocab"
+
+// Backend generates a spec's Python module, <Package>/<package.name>.py,
+// under its root, and, as a gen.Packager, the package's own files. The
+// module holds a str subclass per id (a UUID one checks the canonical form),
+// a Literal type and a tuple of values per enum, a pydantic model per
+// record, union variant, live fact version and envelope, a discriminated
+// union per union and FactEnvelope, discriminated on type and v, the
+// defaults as constants, and decode functions for unions and facts.
+// spec/README.md, "Python", lists the mapping and where Python must differ
+// from Go.
+//
+// Dir is empty when the package has a root of its own, and one directory
+// (such as "python") when it lives beside the Go packages under theirs.
+type Backend struct {
+	// Package is the Python package, a directory under the root; empty
+	// means DefaultPackage.
+	Package string
+	Dir     string
+}
+
+// Name implements Backend.
+func (Backend) Name() string { return "Python" }
+
+// Marker implements Backend: a line comment.
+func (Backend) Marker() gen.Marker {
+	return gen.Marker{Suffix: ".py", Format: "# " + gen.MarkerText + "\n"}
+}
+
+// Check implements Backend: see checkNames.
+func (b Backend) Check(r *gen.Resolved) gen.ErrorList {
+	s, err := r.Model()
+	if err != nil {
+		return nil // Files reports it
+	}
+	return checkNames(s)
+}
+
+// CheckPackage refuses a name that cannot be the package's: one that is not
+// an ASCII Python identifier, or is a keyword.
+func CheckPackage(name string) error {
+	switch {
+	case !pyPackageName.MatchString(name):
+		return fmt.Errorf("%q is not a Python package name (ASCII letters, digits and _, not starting with a digit)", name)
+	case slices.Contains(pyKeywords, name):
+		return fmt.Errorf("%q is a Python keyword, which cannot be imported", name)
+	}
+	return nil
+}
+
+// pyPackageName is what an import name of a package may be.
+var pyPackageName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+func (b Backend) pkg() string {
+	if b.Package == "" {
+		return DefaultPackage
+	}
+	return b.Package
+}
+
+// Files implements Backend.
+func (b Backend) Files(r *gen.Resolved, o gen.Origin) ([]gen.File, error) {
+	s, err := r.Model()
+	if err != nil {
+		return nil, err
+	}
+	name := path.Join(b.Dir, b.pkg(), s.Package.Name+".py")
+	return []gen.File{emitModule(s, o, name)}, nil
+}
+
+// Emit renders a valid spec as its Python module alone, with the marker
+// naming the spec as a file beside it; see Backend.
+func Emit(r *gen.Resolved) (gen.File, error) {
+	s, err := r.Model()
+	if err != nil {
+		return gen.File{}, err
+	}
+	if errs := checkNames(s); len(errs) > 0 {
+		return gen.File{}, errs
+	}
+	return emitModule(s, gen.BesideSpec(s), s.Package.Name+".py"), nil
+}
+
+// pyRuntime is the runtime every module imports, the package's _runtime.py.
+//
+//go:embed pyruntime.py
+var pyRuntime string
+
+// Runtime is the text of the runtime module, _runtime.py, without its marker.
+func Runtime() string { return pyRuntime }
+
+// opening opens the package's own files, in the comment syntax of Python
+// and of TOML alike.
+const opening = "# " + gen.PackageText + "\n"
+
+// PackageFiles implements gen.Packager: the files of the package that no
+// spec owns, the runtime every module imports, __init__.py, py.typed and,
+// beside the package's directory, the pyproject.toml that installs it.
+func (b Backend) PackageFiles() ([]gen.PackageFile, error) {
+	pkg := b.pkg()
+	if err := CheckPackage(pkg); err != nil {
+		return nil, err
+	}
+	dist := strings.ReplaceAll(pkg, "_", "-")
+	var files []gen.PackageFile
+	add := func(name, content string) {
+		files = append(files, gen.PackageFile{File: gen.File{Path: path.Join(b.Dir, name), Content: []byte(opening + content)}, Opening: opening})
+	}
+	add("pyproject.toml", fmt.Sprintf(`# The vocabularies jobgen generates from this module's specs, as one package.
+[build-system]
+requires = ["hatchling"]
+build-backend = "hatchling.build"
+
+[project]
+name = %q
+version = "0"
+description = "Pydantic models of the jobgen vocabularies, generated from their specs"
+requires-python = ">=3.11"
+dependencies = ["pydantic>=2.11,<3"]
+
+[tool.hatch.build.targets.wheel]
+packages = [%q]
+`, dist, pkg))
+	add(pkg+"/__init__.py", fmt.Sprintf("\"\"\"Package %s holds the modules jobgen generates, one per spec.\n\n"+
+		"Import a vocabulary by its spec's package name: from %s import jobs.\n\"\"\"\n", pkg, pkg))
+	add(pkg+"/_runtime.py", pyRuntime)
+	add(pkg+"/py.typed", "")
+	return files, nil
+}
+
+// A pyWriter writes one module.
+type pyWriter struct {
+	spec *gen.Spec
+	b    strings.Builder
+	// runtime holds the names the module imports from _runtime, typing the
+	// names from typing, and specs the aliases of the imported specs it
+	// names: the imports, known once the module is written.
+	runtime, typing, pydantic map[string]bool
+	specs                     map[string]bool
+	timedelta                 bool
+}
+
+func emitModule(s *gen.Spec, o gen.Origin, name string) gen.File {
+	w := &pyWriter{spec: s, runtime: map[string]bool{}, typing: map[string]bool{}, pydantic: map[string]bool{}, specs: map[string]bool{}}
+	w.b.Grow(16<<10 + 4<<10*(len(s.Records)+len(s.Unions)+2*len(s.Facts)))
+	w.body()
+	body := w.b.String()
+	w.b.Reset()
+	w.b.WriteString(gen.Mark(Backend{}, o, name))
+	w.docstring("", doctext.Named(s.Package.Doc, s.Package.Name, s.Package.Name), "Module "+s.Package.Name+" is generated by jobgen from "+path.Base(s.File)+".")
+	w.line("")
+	w.imports()
+	if !strings.HasPrefix(body, "\n\nclass ") && !strings.HasPrefix(body, "\n\ndef ") {
+		body = strings.TrimPrefix(body, "\n") // isort: one blank line before a statement
+	}
+	w.b.WriteString(body)
+	return gen.File{Path: name, Content: []byte(w.b.String())}
+}
+
+func (w *pyWriter) line(format string, args ...any) {
+	fmt.Fprintf(&w.b, format, args...)
+	w.b.WriteByte('\n')
+}
+
+// blank writes the two blank lines that separate top-level statements.
+func (w *pyWriter) blank() { w.b.WriteString("\n\n") }
+
+// body writes everything after the imports, in the order Python needs:
+// ids and enums, then records, unions and facts (whose annotations are read
+// lazily), then what names them at run time.
+func (w *pyWriter) body() {
+	s := w.spec
+	for _, d := range gen.SortedBy(s.IDs, func(d *gen.ID) string { return d.Name }) {
+		w.id(d)
+	}
+	for _, d := range gen.SortedBy(s.Enums, func(d *gen.Enum) string { return d.Name }) {
+		w.enum(d)
+	}
+	x := s.Index()
+	for _, d := range gen.SortedBy(s.Records, func(d *gen.Record) string { return d.Name }) {
+		if x.OnWire(d.Name) {
+			w.record(d)
+		}
+	}
+	for _, u := range gen.SortedBy(s.Unions, func(d *gen.Union) string { return d.Name }) {
+		if x.OnWire(u.Name) {
+			w.union(u)
+		}
+	}
+	if len(s.Facts) > 0 {
+		w.facts()
+	}
+	if len(s.Defaults) > 0 {
+		w.defaults()
+	}
+}
+
+// imports writes the module's imports, grouped and sorted as isort does:
+// the standard library, pydantic, then the package's own modules.
+func (w *pyWriter) imports() {
+	w.line("from __future__ import annotations")
+	var std, third, own [][2]any
+	if w.timedelta {
+		std = append(std, [2]any{"datetime", []string{"timedelta"}})
+	}
+	if len(w.typing) > 0 {
+		std = append(std, [2]any{"typing", gen.SortedKeys(w.typing)})
+	}
+	if len(w.pydantic) > 0 {
+		third = append(third, [2]any{"pydantic", gen.SortedKeys(w.pydantic)})
+	}
+	var mods []string
+	for _, im := range w.spec.Imports {
+		if im.Imported != nil && w.specs[im.Alias] {
+			mod := im.Imported.Spec().Package.Name
+			if mod == im.Alias {
+				mods = append(mods, mod)
+			} else {
+				mods = append(mods, mod+" as "+im.Alias)
+			}
+		}
+	}
+	if len(mods) > 0 {
+		own = append(own, [2]any{".", mods})
+	}
+	if len(w.runtime) > 0 {
+		own = append(own, [2]any{"._runtime", gen.SortedKeys(w.runtime)})
+	}
+	for _, group := range [][][2]any{std, third, own} {
+		if len(group) == 0 {
+			continue
+		}
+		w.line("")
+		for _, im := range group {
+			w.fromImport(im[0].(string), im[1].([]string))
+		}
+	}
+}
+
+// fromImport writes from mod import names, wrapped as black wraps it: one
+// name a line, with a trailing comma, when they do not fit on one.
+func (w *pyWriter) fromImport(mod string, names []string) {
+	if one := "from " + mod + " import " + strings.Join(names, ", "); len(one) <= 88 {
+		w.line("%s", one)
+		return
+	}
+	w.line("from %s import (", mod)
+	for _, n := range names {
+		w.line("    %s,", n)
+	}
+	w.line(")")
+}
+
+// bracketed writes head, which ends in an opening bracket, items joined by
+// commas, close and tail, as black lays it out: on one line when it fits
+// in 88 columns, else the items on one indented line of their own (for the
+// arguments of a call or a subscript), else one a line with a trailing
+// comma, as black writes a tuple, list or dict display it splits.
+func (w *pyWriter) bracketed(indent, head string, items []string, close, tail string) {
+	joined := strings.Join(items, ", ")
+	if one := indent + head + joined + close + tail; len(one) <= 88 {
+		w.line("%s", one)
+		return
+	}
+	w.line("%s%s", indent, head)
+	display := strings.HasSuffix(head, "= (") || strings.HasSuffix(head, "= {") || strings.HasSuffix(head, "= [")
+	if inner := indent + "    " + joined; len(inner) <= 88 && !display {
+		w.line("%s", inner)
+	} else {
+		for _, it := range items {
+			w.line("%s    %s,", indent, it)
+		}
+	}
+	w.line("%s%s%s", indent, close, tail)
+}
+
+// docstring writes a docstring at indent: the doc, or the fallback for an
+// undocumented name, filled to 88 columns, as PEP 257 lays it out.
+func (w *pyWriter) docstring(indent, doc, fallback string) {
+	if one := docLines(doc, fallback, 88-len(indent)-6); len(one) == 1 {
+		w.line(`%s"""%s"""`, indent, one[0])
+		return
+	}
+	lines := docLines(doc, fallback, 88-len(indent)-3)
+	if len(lines) == 0 {
+		return
+	}
+	if len(lines) == 1 {
+		// Too long for one line with its quotes: two lines, as black would
+		// otherwise join one line and its closing quotes.
+		lines = docLines(doc, fallback, len(lines[0])-1)
+	}
+	w.line(`%s"""%s`, indent, lines[0])
+	for _, l := range lines[1:] {
+		if l == "" {
+			w.line("")
+		} else {
+			w.line("%s%s", indent, l)
+		}
+	}
+	w.line(`%s"""`, indent)
+}
+
+// docLines fills a doc as doctext does for Go, in lines of at most width
+// columns, escaping what would end the docstring.
+func docLines(doc, fallback string, width int) []string {
+	if strings.TrimSpace(doc) == "" {
+		doc = fallback
+	}
+	var out, para []string
+	flush := func() {
+		if len(para) > 0 {
+			out = append(out, doctext.Wrap(strings.Join(para, " "), width)...)
+			para = nil
+		}
+	}
+	for _, l := range strings.Split(strings.TrimSpace(doc), "\n") {
+		l = strings.TrimRight(l, " \t")
+		switch {
+		case l == "":
+			flush()
+			out = append(out, "")
+		case strings.HasPrefix(l, "- "):
+			flush()
+			for i, part := range doctext.Wrap(l[2:], width-2) {
+				out = append(out, map[bool]string{true: "- ", false: "  "}[i == 0]+part)
+			}
+		case strings.HasPrefix(l, " ") || strings.HasPrefix(l, "\t"):
+			flush()
+			out = append(out, strings.ReplaceAll(l, "\t", "    "))
+		default:
+			para = append(para, l)
+		}
+	}
+	flush()
+	for i, l := range out {
+		l = strings.ReplaceAll(l, `\`, `\\`)
+		out[i] = strings.ReplaceAll(l, `"""`, `\"\"\"`)
+	}
+	if len(out) > 0 && strings.HasSuffix(out[len(out)-1], `"`) {
+		out[len(out)-1] += " "
+	}
+	return out
+}
+
+// capArticle is doctext.Article(word) opening a sentence.
+func capArticle(word string) string {
+	a := doctext.Article(word)
+	return strings.ToUpper(a[:1]) + a[1:]
+}

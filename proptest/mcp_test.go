@@ -1,0 +1,255 @@
+package proptest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"pgregory.net/rapid"
+
+	"github.com/jobgen/jobgen/agenttools"
+	"github.com/jobgen/jobgen/agenttools/mcp"
+	"github.com/jobgen/jobgen/generated/jobs"
+	"github.com/jobgen/jobgen/generated/tools"
+	"github.com/jobgen/jobgen/registry"
+)
+
+// TestMCPSessionFence is the fence of the MCP server over real streamable
+// HTTP (issue 26, issue 29 item 3). Each check has its own sessions, each
+// with one or two MCP client sessions; random calls start jobs, list, read
+// and kill them, from their owners and from the others, and a session
+// replays another's Mcp-Session-Id with its own credentials, asking to
+// kill or read the other's job. The model says: a session's job_list shows
+// its jobs only; a call about another session's job answers unknownJob
+// and changes nothing; a replayed MCP session id answers 404 and changes
+// nothing; an owner's kill stops its running job.
+func TestMCPSessionFence(t *testing.T) {
+	reg := registry.New()
+	defer reg.Close(context.Background())
+	start := agenttools.StartTool{
+		Tool: agenttools.Tool{Name: "start", Description: "start starts a job.", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		Call: func(ctx context.Context, c agenttools.Caller, _ json.RawMessage) (json.RawMessage, error) {
+			snap, err := reg.Start(ctx, jobs.PlainJobStart{
+				JobStartCommon: jobs.JobStartCommon{Kind: "t", Label: "t", Owner: c.Session},
+				Run: func(_ context.Context, job jobs.RunningJob) (jobs.Hooks, error) {
+					return jobs.Hooks{Cancel: func(string) error {
+						job.Settle(jobs.JobOutcome{Status: jobs.JobStatusKilled}, nil)
+						return nil
+					}}, nil
+				},
+			})
+			if err != nil {
+				return nil, err
+			}
+			return json.Marshal(map[string]any{"jobId": snap.ID})
+		},
+	}
+	all, err := agenttools.New(reg, agenttools.WithStartTool(start))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := mcp.NewHandler(mcp.HandlerOptions{
+		// The fixture's authentication: the token names the session.
+		Session: func(r *http.Request) (jobs.SessionID, error) {
+			s, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer token-")
+			if !ok {
+				return "", fmt.Errorf("no token")
+			}
+			return jobs.SessionID(s), nil
+		},
+		Toolset: func(_ context.Context, s jobs.SessionID) (*agenttools.Toolset, error) { return all.For(s), nil },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	// The checks leave their MCP sessions open, which saves a round trip
+	// each; Close ends them all.
+	defer h.Close(context.Background())
+
+	var round atomic.Int64
+	rapid.Check(t, func(rt *rapid.T) {
+		m := &mcpMachine{srv: srv, reg: reg, owner: map[jobs.JobID]jobs.SessionID{}, killed: map[jobs.JobID]bool{}}
+		n := round.Add(1)
+		for i := range rapid.IntRange(2, 3).Draw(rt, "sessions") {
+			s := jobs.SessionID(fmt.Sprintf("s%d-%d", n, i))
+			m.sessions = append(m.sessions, s)
+			for range rapid.IntRange(1, 2-i/2).Draw(rt, "clients") {
+				m.clients = append(m.clients, mcpClient{session: s, cs: m.connect(rt, s)})
+			}
+		}
+		// A few steps per check, not rapid's Repeat: each step is a round
+		// trip or more over HTTP, and many short checks find more than a
+		// few long ones at the same cost.
+		actions := map[string]func(*rapid.T){"start": m.start, "list": m.list, "call": m.call, "replay": m.replay}
+		names := []string{"start", "list", "call", "replay"}
+		for range rapid.IntRange(1, 12).Draw(rt, "steps") {
+			actions[rapid.SampledFrom(names).Draw(rt, "action")](rt)
+			m.check(rt)
+		}
+	})
+}
+
+type mcpClient struct {
+	session jobs.SessionID
+	cs      *sdk.ClientSession
+}
+
+type mcpMachine struct {
+	srv      *httptest.Server
+	reg      *registry.Registry
+	sessions []jobs.SessionID
+	clients  []mcpClient
+	jobs     []jobs.JobID
+	owner    map[jobs.JobID]jobs.SessionID
+	killed   map[jobs.JobID]bool
+}
+
+func tokenClient(s jobs.SessionID) *http.Client {
+	return &http.Client{Transport: tokenTransport(s)}
+}
+
+type tokenTransport jobs.SessionID
+
+func (s tokenTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer token-"+string(s))
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+func (m *mcpMachine) connect(rt *rapid.T, s jobs.SessionID) *sdk.ClientSession {
+	transport := &sdk.StreamableClientTransport{Endpoint: m.srv.URL, HTTPClient: tokenClient(s), MaxRetries: -1, DisableStandaloneSSE: true}
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "proptest", Version: "v0"}, nil).Connect(context.Background(), transport, nil)
+	if err != nil {
+		rt.Fatalf("connect %s: %v", s, err)
+	}
+	return cs
+}
+
+// callAs calls a tool through c and returns its text and whether it failed.
+func (m *mcpMachine) callAs(rt *rapid.T, c mcpClient, name string, args map[string]any) (string, bool) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	res, err := c.cs.CallTool(ctx, &sdk.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		rt.Fatalf("%s by %s: %v", name, c.session, err)
+	}
+	tc, _ := res.Content[0].(*sdk.TextContent)
+	return tc.Text, res.IsError
+}
+
+func (m *mcpMachine) start(rt *rapid.T) {
+	if len(m.jobs) >= 6 {
+		return
+	}
+	c := rapid.SampledFrom(m.clients).Draw(rt, "client")
+	out, failed := m.callAs(rt, c, "start", map[string]any{})
+	var res struct{ JobID jobs.JobID }
+	if failed || json.Unmarshal([]byte(out), &res) != nil {
+		rt.Fatalf("start by %s: %s", c.session, out)
+	}
+	m.jobs = append(m.jobs, res.JobID)
+	m.owner[res.JobID] = c.session
+}
+
+func (m *mcpMachine) list(rt *rapid.T) {
+	c := rapid.SampledFrom(m.clients).Draw(rt, "client")
+	m.checkList(rt, c)
+}
+
+func (m *mcpMachine) checkList(rt *rapid.T, c mcpClient) {
+	out, failed := m.callAs(rt, c, "job_list", map[string]any{})
+	var res tools.JobListResult
+	if failed || json.Unmarshal([]byte(out), &res) != nil {
+		rt.Fatalf("job_list by %s: %s", c.session, out)
+	}
+	var got, want []jobs.JobID
+	for _, e := range res.Jobs {
+		got = append(got, e.ID)
+	}
+	for _, id := range m.jobs {
+		if m.owner[id] == c.session {
+			want = append(want, id)
+		}
+	}
+	if !slices.Equal(got, want) {
+		rt.Fatalf("job_list by %s = %v, want %v", c.session, got, want)
+	}
+}
+
+func (m *mcpMachine) call(rt *rapid.T) {
+	if len(m.jobs) == 0 {
+		return
+	}
+	c := rapid.SampledFrom(m.clients).Draw(rt, "client")
+	id := rapid.SampledFrom(m.jobs).Draw(rt, "job")
+	tool := rapid.SampledFrom([]string{"job_output", "job_kill"}).Draw(rt, "tool")
+	out, failed := m.callAs(rt, c, tool, map[string]any{"jobId": id})
+	if m.owner[id] != c.session {
+		var e tools.ToolError
+		if !failed || json.Unmarshal([]byte(out), &e) != nil || e.Code != tools.ErrorCodeUnknownJob {
+			rt.Fatalf("%s by %s of %s's job: %s, want unknownJob", tool, c.session, m.owner[id], out)
+		}
+		return
+	}
+	if failed {
+		rt.Fatalf("%s by the owner: %s", tool, out)
+	}
+	if tool == "job_kill" {
+		m.killed[id] = true
+	}
+}
+
+// replay sends a call on another session's MCP session id with the
+// sender's own credentials, as a raw request.
+func (m *mcpMachine) replay(rt *rapid.T) {
+	if len(m.jobs) == 0 {
+		return
+	}
+	victim := rapid.SampledFrom(m.clients).Draw(rt, "victim")
+	var others []jobs.SessionID
+	for _, s := range m.sessions {
+		if s != victim.session {
+			others = append(others, s)
+		}
+	}
+	sender := rapid.SampledFrom(others).Draw(rt, "sender")
+	id := rapid.SampledFrom(m.jobs).Draw(rt, "job")
+	tool := rapid.SampledFrom([]string{"job_kill", "job_output", "job_list"}).Draw(rt, "tool")
+	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":%q,"arguments":{"jobId":%q}}}`, tool, id)
+	req, _ := http.NewRequest(http.MethodPost, m.srv.URL, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Session-Id", victim.cs.ID())
+	req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+	resp, err := tokenClient(sender).Do(req)
+	if err != nil {
+		rt.Fatal(err)
+	}
+	data, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNotFound {
+		rt.Fatalf("%s replayed %s's MCP session for %s: %d %s, want 404", sender, victim.session, tool, resp.StatusCode, data)
+	}
+}
+
+// check compares every job's status with the model, read from the
+// registry (the lists are checked over the wire by list).
+func (m *mcpMachine) check(rt *rapid.T) {
+	for _, id := range m.jobs {
+		snap, err := m.reg.Get(m.owner[id], id)
+		if err != nil || (snap.Status == jobs.JobStatusKilled) != m.killed[id] {
+			rt.Fatalf("job %s of %s is %s (%v), the model says killed=%v", id, m.owner[id], snap.Status, err, m.killed[id])
+		}
+	}
+}
