@@ -122,7 +122,11 @@ func pythonOutput(out, dir string, cfg *config) (output, error) {
 	if err != nil {
 		return output{}, err
 	}
-	b, err := pyBackend(cfg, sub)
+	root := out
+	if sub == "" {
+		root = dir
+	}
+	b, err := pyBackend(cfg, root, sub)
 	if sub == "" {
 		return output{"python", gen.Target{Backend: b, Root: dir}}, err
 	}
