@@ -48,8 +48,10 @@ func TestDownstreamModule(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Chdir(dir)
-	if code, stdout, stderr := jobgen(t, "verify"); code != exitOK {
-		t.Fatalf("jobgen verify in the downstream module: exit %d\n%s%s", code, stdout, stderr)
+	for _, cmd := range []string{"check", "verify"} {
+		if code, stdout, stderr := jobgen(t, cmd); code != exitOK {
+			t.Fatalf("jobgen %s in the downstream module: exit %d\n%s%s", cmd, code, stdout, stderr)
+		}
 	}
 	goIn(t, dir, "vet", "./...")
 	path := filepath.Join(t.TempDir(), "deploy.journal")

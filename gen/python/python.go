@@ -66,7 +66,8 @@ func (Backend) Marker() gen.Marker {
 
 // Check implements Backend: see checkNames; and a spec named like the
 // runtime module, or importing another module's spec whose Python package
-// has no name or this package's.
+// has no name or this package's Package (unset, as jobgen check has it,
+// nothing names this package yet).
 func (b Backend) Check(r *gen.Resolved) gen.ErrorList {
 	s, err := r.Model()
 	if err != nil {
@@ -80,10 +81,10 @@ func (b Backend) Check(r *gen.Resolved) gen.ErrorList {
 		if im.Imported == nil || !im.Foreign() {
 			continue
 		}
-		switch other := im.Found.Packages["python"]; other {
-		case "":
+		switch other := im.Found.Packages["python"]; {
+		case other == "":
 			errs.Add(im.ModulePos, "imports.%s.module: the Python package of %s has no name, so a module cannot import its %s module; jobgen names it from that module's jobgen.yaml (python.package) or its path (with gen.Module.Packages[\"python\"] in the library)", im.Alias, im.Found, im.Imported.Spec().Package.Name)
-		case b.pkg():
+		case other == b.Package:
 			errs.Add(im.ModulePos, "imports.%s.module: the Python package of %s is %s, as this one is; name this one in jobgen.yaml (python.package)", im.Alias, im.Found, other)
 		}
 	}
