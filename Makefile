@@ -6,6 +6,7 @@ GO ?= go
 # proptest/README.md, "Check counts"). MUTANT_CHECKS is per property and mutant.
 CI_RAPID_CHECKS ?= 200
 PROPTEST_CHECKS ?= 10000
+PROPTEST_PG_CHECKS ?= 1000
 MUTANT_CHECKS ?= 200
 FUZZTIME ?= 60s
 # Runs per benchmark behind each scoreboard figure (the median is printed).
@@ -15,12 +16,12 @@ SCOREBOARD_COUNT ?= 3
 # The released specs that breaking compares every spec with; see spec/README.md, "Releasing".
 BASELINE ?= spec/baseline
 
-.PHONY: demo demo-web demo-subagents demo-pg generate verify check breaking test race vet proptest mutants fuzz bench scoreboard lint ts-deps ts-check ts-bench ci pg-up pg-down pg-test
+.PHONY: demo demo-web demo-subagents demo-pg generate verify check breaking test race vet proptest mutants fuzz bench scoreboard lint ts-deps ts-check ts-bench ci pg-up pg-down pg-test crash
 
 demo: ## see the runtime work: three shell jobs, a live follow, a kill, a fourth under a pseudo-terminal (colours, a prompt answered), intervals from the journal
 	$(GO) run ./examples/shelljobs
 
-demo-web: ## serve the live jobs page for a demo session on 127.0.0.1:8080 (ADDR=host:port to change)
+demo-web: ## serve the jobs console for a demo session on 127.0.0.1:8080: coloured logs, a failure, a timeout, a subagent tree (ADDR=host:port to change)
 	$(GO) run ./examples/jobsweb -addr $(or $(ADDR),127.0.0.1:8080)
 demo-subagents: ## see continuable subagents: a child reports, the process restarts, a follow-up resumes it cold
 	$(GO) run ./examples/subagents
@@ -63,8 +64,8 @@ ci: cross
 lint: vet
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
 
-proptest: ## long property runs
-	$(GO) test ./proptest/... -run . -rapid.checks=$(PROPTEST_CHECKS) -timeout 60m -v
+proptest: ## long property runs (TestPgstoreMachine, against JOBGEN_TEST_POSTGRES, runs PROPTEST_PG_CHECKS)
+	JOBGEN_PGSTORE_CHECKS=$(PROPTEST_PG_CHECKS) $(GO) test ./proptest/... -run . -rapid.checks=$(PROPTEST_CHECKS) -timeout 60m -v
 
 mutants: ## apply each deliberate bug in proptest/mutants/ to a scratch copy; fail unless the properties catch all
 	GO=$(GO) MUTANT_CHECKS=$(MUTANT_CHECKS) proptest/mutants/run.sh
@@ -115,6 +116,18 @@ pg-down: ## stop the throwaway PostgreSQL and delete its directory
 
 demo-pg: ## two processes sharing one job history in PostgreSQL (starts the throwaway server)
 	@eval "$$(.ci/pg.sh start)"; $(GO) run ./examples/pghistory "$$JOBGEN_TEST_POSTGRES"
+
+# Crash loops longer than CI's two rounds: each crash test SIGKILLs a PostgreSQL
+# cluster of its own CRASH_ROUNDS times; the large appends run against a throwaway
+# server this target starts on CRASH_PG_PORT and stops, never the shared one.
+CRASH_ROUNDS ?= 50
+CRASH_LARGE_APPENDS ?= 1100
+CRASH_PG_PORT ?= 55440
+crash: ## crash loops: PostgreSQL SIGKILLed CRASH_ROUNDS times under appends, a tail and a registry; CRASH_LARGE_APPENDS concurrent appends of 1 MiB
+	@export JOBGEN_PG_DIR="$${TMPDIR:-/tmp}/jobgen-crash-pg" JOBGEN_PG_PORT=$(CRASH_PG_PORT); trap '.ci/pg.sh stop' EXIT; \
+	eval "$$(.ci/pg.sh start)"; \
+	JOBGEN_CRASH_ROUNDS=$(CRASH_ROUNDS) JOBGEN_PG_LARGE_APPENDS=$(CRASH_LARGE_APPENDS) \
+	$(GO) test ./journal/pgstore -run 'ServerKills|ManyLargeAppends' -count 1 -v -timeout 180m
 
 pg-test: ## journal/pgstore's tests against the server pg-up started
 	@eval "$$(.ci/pg.sh env)"; JOBGEN_TEST_POSTGRES="$$JOBGEN_TEST_POSTGRES" $(GO) test ./journal/pgstore/... -v -count 1

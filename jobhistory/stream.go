@@ -1,7 +1,8 @@
-// Package jobhistory reads the job vocabulary's history back from a journal:
-// which stream a job fact belongs to, and the execution intervals projected
-// from job facts. The journal itself knows no vocabulary; this package is
-// where jobs meet it.
+// Package jobhistory writes the job vocabulary's history to a journal and
+// reads it back: which stream a job fact belongs to and under which record
+// id (NewRecorder, the registry's Recorder), and the execution intervals
+// projected from job facts (pgsql: the same as SQL). The journal itself
+// knows no vocabulary; this package is where jobs meet it.
 package jobhistory
 
 import (
@@ -14,7 +15,7 @@ import (
 // never empty for the facts it records; a fact of an unowned job has no
 // stream, and a store refuses it (journal.ErrInvalid).
 //
-//	rec := journal.NewRecorder(store, jobs.EncodeFact, jobhistory.StreamOf)
+//	rec := journal.NewRecorder(store, jobs.EncodeFact, jobhistory.StreamOf) // or NewRecorder(store), which retries
 func StreamOf(f jobs.Fact) journal.Stream {
 	switch f := f.(type) {
 	case jobs.JobRegistered:

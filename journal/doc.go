@@ -10,7 +10,7 @@ records; the typed layers take the union's codec and say which stream a fact
 goes to:
 
 	store, err := journal.Open("jobs.journal", journal.WithLogger(log))
-	rec := journal.NewRecorder(store, jobs.EncodeFact, jobhistory.StreamOf) // the registry's Recorder
+	rec := journal.NewRecorder(store, jobs.EncodeFact, jobhistory.StreamOf) // a Recorder; jobhistory.NewRecorder retries with ids
 	...
 	err = store.Flush(ctx) // the durability barrier
 	...

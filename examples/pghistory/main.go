@@ -2,7 +2,7 @@
 // PostgreSQL: each runs a registry whose Recorder appends to the same
 // journal/pgstore schema, while the parent tails the history live and then
 // prints the execution intervals of both hosts' jobs, read back from the
-// database by the Go projection and by the SQL of journal/pgstore/jobsql.
+// database by the Go projection and by the SQL of jobhistory/pgsql.
 //
 //	make demo-pg                      # starts a throwaway server, runs this
 //	go run ./examples/pghistory DSN   # against a server of your own
@@ -26,9 +26,9 @@ import (
 
 	"github.com/jobgen/jobgen/generated/jobs"
 	"github.com/jobgen/jobgen/jobhistory"
+	"github.com/jobgen/jobgen/jobhistory/pgsql"
 	"github.com/jobgen/jobgen/journal"
 	"github.com/jobgen/jobgen/journal/pgstore"
-	"github.com/jobgen/jobgen/journal/pgstore/jobsql"
 	"github.com/jobgen/jobgen/procjob"
 	"github.com/jobgen/jobgen/registry"
 )
@@ -159,17 +159,17 @@ func countRecords(ctx context.Context, store *pgstore.Store) (int64, error) {
 }
 
 // printIntervals prints the execution intervals of both hosts' jobs, by the
-// Go projection, and how many the SQL of jobsql finds.
+// Go projection, and how many the SQL of jobhistory/pgsql finds.
 func printIntervals(ctx context.Context, store *pgstore.Store, schema string, out io.Writer) error {
 	fmt.Fprintln(out, "\n== execution intervals of both hosts, from the shared history")
 	if err := jobhistory.WriteIntervals(out, journal.Facts(store.ReadAll(ctx, journal.Position{}), jobs.DecodeFact), false); err != nil {
 		return err
 	}
-	ivs, err := jobsql.Intervals(ctx, store.Pool(), schema)
+	ivs, err := pgsql.Intervals(ctx, store.Pool(), schema)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "\n== the same in SQL (journal/pgstore/jobsql): %d intervals\n", len(ivs))
+	fmt.Fprintf(out, "\n== the same in SQL (jobhistory/pgsql): %d intervals\n", len(ivs))
 	return nil
 }
 
@@ -181,7 +181,10 @@ func runHost(ctx context.Context, dsn, schema, host string) error {
 	if err != nil {
 		return err
 	}
-	reg := registry.New(registry.WithRecorder(journal.NewRecorder(store, jobs.EncodeFact, jobhistory.StreamOf)), registry.WithLogger(logger))
+	// The job facts' record ids let the recorder retry an append across a
+	// server restart without storing a fact twice.
+	rec := jobhistory.NewRecorder(store, journal.RetryLogger(logger))
+	reg := registry.New(registry.WithRecorder(rec), registry.WithLogger(logger))
 	owner := jobs.SessionID(host)
 	var ids []jobs.JobID
 	for _, job := range []struct{ label, script string }{
@@ -201,8 +204,13 @@ func runHost(ctx context.Context, dsn, schema, host string) error {
 			return err
 		}
 	}
-	// Registry first (it records the last settlements), then the journal.
+	// Registry first (it records the last settlements), then the journal;
+	// the recorder's Flush fails if a fact was lost on the way.
 	if err := reg.Close(ctx); err != nil {
+		return err
+	}
+	if err := rec.Flush(ctx); err != nil {
+		store.Close(ctx)
 		return err
 	}
 	return store.Close(ctx)

@@ -37,7 +37,7 @@ func TestTwoProcessesShareOneHistory(t *testing.T) {
 			}
 		}
 	}
-	if strings.Count(got, "completed  producer") != 4 || !strings.Contains(got, "(journal/pgstore/jobsql): 4 intervals") {
+	if strings.Count(got, "completed  producer") != 4 || !strings.Contains(got, "(jobhistory/pgsql): 4 intervals") {
 		t.Errorf("want four completed intervals, in Go and in SQL:\n%s", got)
 	}
 }

@@ -11,7 +11,9 @@ import (
 )
 
 // pgstore keeps every promise of journal.Store: the conformance suite, each
-// subtest in a schema of its own, reopened on the same schema.
+// subtest in a schema of its own, reopened on the same schema. Four
+// committers, so that the suite's concurrent appends run in transactions at
+// once, which wait for each other's locks.
 func TestConformance(t *testing.T) {
 	pgtest.DSN(t)
 	var mu sync.Mutex
@@ -24,7 +26,7 @@ func TestConformance(t *testing.T) {
 			schemas[t] = schema
 		}
 		mu.Unlock()
-		s, err := Open(context.Background(), pgtest.DSN(t), WithSchema(schema))
+		s, err := Open(context.Background(), pgtest.DSN(t), WithSchema(schema), WithCommitters(4))
 		if err != nil {
 			t.Fatal(err)
 		}

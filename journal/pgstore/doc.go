@@ -27,35 +27,42 @@ its head back: the journal is append-only even for a hand-typed statement.
 
 Append queues its entries and waits for the committer (WithCommitters,
 default 1) to carry them in a transaction with whatever else is queued (up to
-WithMaxBatch entries): client-side group commit, many facts per commit flush.
-After a commit the committer waits briefly (at most half a commit, 10ms) for
-the appenders it released to queue again, so that a steady set of appenders
-shares every transaction instead of alternating between two. One
-transaction is one pipelined round trip, committed at its Sync:
+WithMaxBatch entries and WithMaxBatchBytes bytes): client-side group commit,
+many facts per commit flush. After a commit the committer waits briefly (at
+most half a commit, 10ms) for the appenders it released to queue again, so
+that a steady set of appenders shares every transaction instead of
+alternating between two. One transaction is one pipelined round trip:
 
- 1. the counter rows of streams new to the store (INSERT … ON CONFLICT DO
-    NOTHING);
- 2. the batch's counter rows locked with SELECT … FOR UPDATE in name order
-    (so concurrent transactions never deadlock);
+ 1. BEGIN ISOLATION LEVEL READ COMMITTED;
+ 2. the batch's stream locks: pg_advisory_xact_lock on a 64-bit hash of
+    each stream's name (keyed by the schema), in key order, so concurrent
+    transactions never deadlock;
  3. one statement that, with a snapshot taken after the locks, answers the
     entries whose id the stream holds with that seq (one index probe each),
-    inserts the first of the entries sharing an id and every entry without
-    one with seqs head+1, head+2, … in batch order, raises the heads and
-    returns the seqs and the transaction's xid.
+    numbers the first of the entries sharing an id and every entry without
+    one head+1, head+2, … in batch order, inserts them, creates or raises
+    the counter rows and returns the seqs and the transaction's xid;
+ 4. COMMIT.
 
-A batch without ids (the registry's Recorder appends none) has nothing to
-look up, and takes its locks inside that one statement.
+The locks are held to commit, so appends to one stream serialize on them:
+seqs are gap-free (a rolled-back transaction inserts nothing and raises no
+head) and commit order is seq order; UNIQUE (stream, seq) is the backstop.
+An entry whose id the stream holds, or that an earlier entry of the batch
+took, is not inserted and answers the first seq; ids are looked up before
+numbering, so a duplicate leaves no gap.
 
-If a stream would pass the largest seq, that statement fails before commit;
-the batch is rerun stepwise (locks, then seqs assigned client-side), which
-fails only the appends that do not fit (ErrFull).
+If a stream would pass the largest seq, the statement inserts none of that
+stream's entries and its appends fail with ErrFull; the rest of the
+transaction commits. A single Append larger than WithMaxBatchBytes is cut
+into statements of at most that size, one round trip each, inside one
+transaction, so that no message outgrows what the protocol carries and the
+client encodes one piece at a time; it rolls back whole if its stream is
+full.
 
-The row lock is held to commit, so appends to one stream serialize on it:
-seqs are gap-free (a rolled-back transaction undoes its bump) and commit order
-is seq order; UNIQUE (stream, seq) is the backstop. An entry whose id the
-stream holds, or that an earlier entry of the batch took, is not inserted and
-answers the first seq; ids are looked up before the bump, so a duplicate
-leaves no gap. A batch of only duplicates rolls back.
+The payloads are not copied: the committer reads them where the caller has
+them, and Append does not return before they are sent, so the client holds
+the payloads in flight once, plus the batches being encoded (at most
+WithMaxBatchBytes each, one per committer).
 
 Durability: Append returns once the transaction holding its entries
 committed (with the server's synchronous_commit; keep it on), so every Append
@@ -73,7 +80,11 @@ docs/decisions/0030-pgstore-durable-appends.md.
 A Record's Pos is (xid, pos): Major is the appending transaction's id (xid8),
 Minor the row's insertion counter, so the entries of one Append are
 consecutive and a later Append (one that began after another returned) is
-after it. Transactions commit out of xid order, so ReadAll and Tail hand out
+after it. The global order agrees with every stream's order: a transaction
+gets its xid only after it holds every stream lock it appends under (an
+advisory lock assigns no xid, where a row lock would), so of two
+transactions appending to one stream, the one that committed there first
+has the lower xid. Transactions commit out of xid order, so ReadAll and Tail hand out
 only rows of transactions below the snapshot's xmin, the oldest transaction
 still running in the cluster: every such transaction has ended, so no row can
 appear later before a position already handed out. The cost is lag: any long
@@ -90,12 +101,19 @@ sent by a goroutine of its own after commits (coalescing those that land
 while it sends), not inside the append transaction: PostgreSQL holds a
 cluster-wide lock from a notifying transaction's pre-commit to its end, which
 would serialize every writer's commit flush. A notification lost in between
-costs a tail one poll interval, never a record.
+costs a tail one poll interval, never a record. Records committed past a
+tail's cursor that an older transaction still holds back, whose end sends
+no notification, make the tail look again after 5ms, doubling up to the
+poll interval. A tail outlives a server
+restart: a lost connection, and the errors of a server going down (57P01,
+57P02) or starting up (57P03), are retried with backoff; another error the
+server reports for its query ends the tail.
 
-# Intervals
+# Vocabularies
 
-The execution intervals of job facts as SQL, for tools reading the database
-directly, are in journal/pgstore/jobsql (a query over the generated job
-vocabulary's envelopes), next to the Go projection jobhistory.Intervals.
+The store knows no vocabulary. SQL over the job facts it holds (the
+execution intervals, for tools reading the database directly) lives with the
+job history, in jobhistory/pgsql, next to the Go projection
+jobhistory.Intervals.
 */
 package pgstore

@@ -1,13 +1,5 @@
 package pgstore
 
-// hint asks the notifier to send the tails' wake-up hint.
-func (s *Store) hint() {
-	select {
-	case s.notifyKick <- struct{}{}:
-	default:
-	}
-}
-
 // notifier sends NOTIFY on the store's channel after commits, on a pooled
 // connection and in a transaction of its own, coalescing the commits that
 // land while one is sent. It is not in the append transaction because
@@ -19,11 +11,11 @@ func (s *Store) notifier() {
 	defer s.notified.Done()
 	for {
 		select {
-		case <-s.notifyKick:
+		case <-s.notifyDue:
 		case <-s.bg.Done():
 			return
 		}
-		if _, err := s.pool.Exec(s.bg, s.sql.notify, s.channel); err != nil && s.bg.Err() == nil {
+		if _, err := s.pool.Exec(s.bg, s.sql.of(notifySQL), s.channel); err != nil && s.bg.Err() == nil {
 			s.log.Warn("pgstore: notify failed; tails fall back to polling", "schema", s.schema, "err", err)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"iter"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -63,7 +64,7 @@ func (s *Store) ReadStream(ctx context.Context, stream journal.Stream, after uin
 }
 
 func (s *Store) readStreamPage(ctx context.Context, stream journal.Stream, after int64) ([]journal.Record, error) {
-	rows, err := s.pool.Query(ctx, s.sql.readStream, string(stream), after, pageRows)
+	rows, err := s.pool.Query(ctx, s.sql.of(readStreamSQL), string(stream), after, pageRows)
 	if err != nil {
 		return nil, err
 	}
@@ -136,7 +137,7 @@ func (s *Store) ReadAll(ctx context.Context, after journal.Position) iter.Seq2[j
 }
 
 func (s *Store) readAllPage(ctx context.Context, after journal.Position) ([]journal.Record, error) {
-	rows, err := s.pool.Query(ctx, s.sql.readAll, after.Major, int64(after.Minor), pageRows)
+	rows, err := s.pool.Query(ctx, s.sql.of(readAllSQL), after.Major, int64(after.Minor), pageRows)
 	if err != nil {
 		return nil, err
 	}
@@ -159,7 +160,7 @@ func (s *Store) readAllPage(ctx context.Context, after journal.Position) ([]jour
 // WithReadYourWritesWait passed.
 func (s *Store) awaitCommitted(ctx context.Context) error {
 	var newest uint64
-	if err := s.pool.QueryRow(ctx, s.sql.newestXid).Scan(&newest); err != nil {
+	if err := s.pool.QueryRow(ctx, s.sql.of(newestXidSQL)).Scan(&newest); err != nil {
 		return err
 	}
 	target := max(newest, s.lastXid.Load())
@@ -170,7 +171,7 @@ func (s *Store) awaitCommitted(ctx context.Context) error {
 	delay := time.Millisecond
 	for {
 		var xmin uint64
-		if err := s.pool.QueryRow(ctx, s.sql.horizon).Scan(&xmin); err != nil {
+		if err := s.pool.QueryRow(ctx, s.sql.of(horizonSQL)).Scan(&xmin); err != nil {
 			return err
 		}
 		if xmin > target {
@@ -191,8 +192,9 @@ func (s *Store) awaitCommitted(ctx context.Context) error {
 // Tail yields what ReadAll would and then waits for more: woken by a
 // notification on the store's channel (LISTEN on a dedicated connection,
 // reconnected when lost) or every poll interval. It ends without an error
-// when ctx ends, and with ErrClosed when the store closes. Connection errors
-// are retried with backoff (the pool reconnects); an error the server
+// when ctx ends, and with ErrClosed when the store closes. A lost connection
+// and a server going down or starting up (see transient) are retried with
+// backoff, so a tail outlives a server restart; another error the server
 // reports for the query ends the tail with it.
 func (s *Store) Tail(ctx context.Context, after journal.Position) iter.Seq2[journal.Record, error] {
 	return func(yield func(journal.Record, error) bool) {
@@ -202,7 +204,7 @@ func (s *Store) Tail(ctx context.Context, after journal.Position) iter.Seq2[jour
 		}
 		s.startListener()
 		cursor := after
-		backoff := 10 * time.Millisecond
+		backoff, held := 10*time.Millisecond, time.Duration(0)
 		for {
 			if ctx.Err() != nil {
 				return // a tail ended by its context ends without an error
@@ -211,14 +213,13 @@ func (s *Store) Tail(ctx context.Context, after journal.Position) iter.Seq2[jour
 				yield(journal.Record{}, s.errClosed())
 				return
 			}
-			wake := s.wakeChan() // before the read: a wake during it is not lost
+			wake := s.tails.wait() // before the read: a wake during it is not lost
 			page, err := s.readAllPage(ctx, cursor)
 			if err != nil {
 				if ctx.Err() != nil {
 					return
 				}
-				var pgErr *pgconn.PgError
-				if errors.As(err, &pgErr) {
+				if !transient(err) {
 					yield(journal.Record{}, fmt.Errorf("%s: tail after %s: %w", s.name, cursor, err))
 					return
 				}
@@ -239,7 +240,7 @@ func (s *Store) Tail(ctx context.Context, after journal.Position) iter.Seq2[jour
 			if len(page) == pageRows {
 				continue
 			}
-			t := time.NewTimer(s.cfg.poll)
+			t := time.NewTimer(s.pause(ctx, cursor, &held))
 			select {
 			case <-ctx.Done():
 				t.Stop()
@@ -252,19 +253,20 @@ func (s *Store) Tail(ctx context.Context, after journal.Position) iter.Seq2[jour
 	}
 }
 
-// wakeChan returns the channel the next wake closes.
-func (s *Store) wakeChan() <-chan struct{} {
-	s.wakeMu.Lock()
-	defer s.wakeMu.Unlock()
-	return s.wakeCh
-}
-
-// wake tells every waiting tail to read again.
-func (s *Store) wake() {
-	s.wakeMu.Lock()
-	close(s.wakeCh)
-	s.wakeCh = make(chan struct{})
-	s.wakeMu.Unlock()
+// pause returns how long a tail that read everything it may hand out after
+// cursor waits for a wake before it reads again: the poll interval, unless
+// committed records past the cursor are held back by an older transaction
+// still open in the cluster (or the question failed). That transaction's
+// end sends no notification, so the tail then looks again after held,
+// which doubles from 5ms up to the poll interval while they stay held.
+func (s *Store) pause(ctx context.Context, cursor journal.Position, held *time.Duration) time.Duration {
+	var behind bool
+	if err := s.pool.QueryRow(ctx, s.sql.of(heldBackSQL), cursor.Major, int64(cursor.Minor)).Scan(&behind); err == nil && !behind {
+		*held = 0
+		return s.cfg.poll
+	}
+	*held = min(max(2**held, 5*time.Millisecond), s.cfg.poll)
+	return *held
 }
 
 // startListener starts the store's LISTEN connection once, on the first Tail.
@@ -296,7 +298,7 @@ func (s *Store) listen() {
 			delay = 50 * time.Millisecond
 		}
 		s.log.Warn("pgstore: LISTEN connection lost; reconnecting, tails poll meanwhile", "schema", s.schema, "in", delay, "err", err)
-		s.wake()
+		s.tails.raise()
 		if sleep(s.bg, delay) != nil {
 			return
 		}
@@ -315,12 +317,12 @@ func (s *Store) listenOnce(cfg *pgx.ConnConfig) (connected bool, err error) {
 	}
 	// What committed before LISTEN took effect sent no notification here:
 	// the tails read again now, and hear of everything after.
-	s.wake()
+	s.tails.raise()
 	for {
 		if _, err := conn.WaitForNotification(s.bg); err != nil {
 			return true, err
 		}
-		s.wake()
+		s.tails.raise()
 	}
 }
 
@@ -334,4 +336,25 @@ func sleep(ctx context.Context, d time.Duration) error {
 	case <-t.C:
 		return nil
 	}
+}
+
+// transient reports whether err is one a retry on another connection may not
+// meet: no answer from the server (a refused, reset or timed-out
+// connection), or the server saying it is going down or not up yet —
+// 57P01 admin_shutdown (a fast shutdown, pg_terminate_backend, or a backend
+// whose postmaster died), 57P02 crash_shutdown (another backend crashed),
+// 57P03 cannot_connect_now (starting up, in recovery, shutting down),
+// class 08 (connection exceptions) and 53300 too_many_connections. Any
+// other error the server reports is about the query, and repeating it
+// gets the same answer.
+func transient(err error) bool {
+	var pgErr *pgconn.PgError
+	if !errors.As(err, &pgErr) {
+		return true
+	}
+	switch pgErr.Code {
+	case "57P01", "57P02", "57P03", "53300":
+		return true
+	}
+	return strings.HasPrefix(pgErr.Code, "08")
 }

@@ -153,10 +153,8 @@ func TestAppendStatementsNeverScanTheFactTable(t *testing.T) {
 		streams[i], ids[i], payloads[i] = fmt.Sprintf("s%d", i%4), fmt.Sprintf("id-%d", i), `{}`
 	}
 	for name, q := range map[string][]any{
-		"appendAll without ids": {s.sql.appendAll, streams, noIDs, payloads},
-		"appendAll with ids":    {s.sql.appendAll, streams, ids, payloads},
-		"findIDs":               {s.sql.findIDs, streams, ids},
-		"appendNoIDs":           {s.sql.appendNoIDs, streams, payloads, []string{"s0", "s1", "s2", "s3"}},
+		"appendEntries without ids": {s.sql.of(appendEntriesSQL), streams, noIDs, payloads},
+		"appendEntries with ids":    {s.sql.of(appendEntriesSQL), streams, ids, payloads},
 	} {
 		tx, err := s.Pool().Begin(ctx)
 		if err != nil {
@@ -177,5 +175,19 @@ func TestAppendStatementsNeverScanTheFactTable(t *testing.T) {
 		if p := strings.Join(plan, "\n"); strings.Contains(p, "Seq Scan on fact") {
 			t.Errorf("%s scans the fact table:\n%s", name, p)
 		}
+	}
+}
+
+// Every statement of the store has its text: a statement declared without
+// one would fail only when first run.
+func TestEveryStatementHasItsText(t *testing.T) {
+	for st, text := range statementTexts {
+		if strings.TrimSpace(text) == "" {
+			t.Errorf("statement %d has no text", st)
+		}
+	}
+	st := newStatements("a schema")
+	if q := st.of(appendEntriesSQL); !strings.Contains(q, `"a schema".fact`) || strings.Contains(q, " S.") {
+		t.Errorf("the schema is not filled in:\n%s", q)
 	}
 }

@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"hash/fnv"
 	"log/slog"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -22,14 +24,15 @@ const DefaultSchema = "jobgen_journal"
 type Option func(*config)
 
 type config struct {
-	schema     string
-	log        *slog.Logger
-	committers int
-	maxBatch   int
-	poll       time.Duration
-	ryw        time.Duration
-	hooks      *hooks
-	readOnly   bool
+	schema        string
+	log           *slog.Logger
+	committers    int
+	maxBatch      int
+	maxBatchBytes int
+	poll          time.Duration
+	ryw           time.Duration
+	hooks         *hooks
+	readOnly      bool
 }
 
 // WithSchema puts the store's tables in schema (created when missing).
@@ -50,9 +53,21 @@ func WithCommitters(n int) Option { return func(c *config) { c.committers = n } 
 // An Append with more entries still commits whole, in a transaction of its own.
 func WithMaxBatch(n int) Option { return func(c *config) { c.maxBatch = n } }
 
+// DefaultMaxBatchBytes is how many bytes of entries (stream names, ids and
+// payloads) one append transaction carries unless WithMaxBatchBytes says
+// otherwise.
+const DefaultMaxBatchBytes = 8 << 20
+
+// WithMaxBatchBytes caps the bytes of entries one append transaction
+// carries, and so what the client encodes and sends at once (default
+// DefaultMaxBatchBytes). An Append larger than that still commits whole, in
+// a transaction of its own sent in pieces of at most n bytes.
+func WithMaxBatchBytes(n int) Option { return func(c *config) { c.maxBatchBytes = n } }
+
 // WithPollInterval sets how often a tail re-reads when no notification came
-// (default 500ms): the fallback for a lost LISTEN connection, a notification
-// the server dropped, or a commit that held the horizon back without a notify.
+// (default 500ms): the fallback for a lost LISTEN connection or a
+// notification the server dropped. A tail that found committed records held
+// back by an older transaction looks again sooner (see Tail).
 func WithPollInterval(d time.Duration) Option { return func(c *config) { c.poll = d } }
 
 // WithReadYourWritesWait bounds how long ReadAll waits for the snapshot
@@ -78,26 +93,27 @@ type Store struct {
 	log     *slog.Logger
 	sql     statements
 
-	mu      sync.Mutex
-	pending []*request // appends not yet taken by a committer
-	queued  int        // entries in pending
+	lockSeed int64 // keys the streams' advisory locks to this schema; see lockStreams
+
+	mu          sync.Mutex
+	pending     []*request // appends not yet taken by a committer
+	queued      int        // entries in pending
+	queuedBytes int        // their entryBytes
 
 	gatherTarget int           // requests the next transaction may wait for; see gather
 	lastCommit   time.Duration // how long the last append transaction took
 	closed       bool
-	known        map[journal.Stream]bool // streams whose counter row exists
 
-	kick      chan struct{} // wakes a committer; capacity 1
+	work      signal        // wakes a committer: appends are pending
 	stop      chan struct{} // closed by Close once pending is drained
 	committed sync.WaitGroup
 
 	lastXid atomic.Uint64 // the xid of the store's latest committed append
 
-	notifyKick chan struct{} // wakes the notifier; capacity 1
-	notified   sync.WaitGroup
+	notifyDue signal // wakes the notifier: a commit inserted facts
+	notified  sync.WaitGroup
 
-	wakeMu   sync.Mutex
-	wakeCh   chan struct{} // closed and replaced on every notification
+	tails    *broadcast // wakes the tails: a notification or a reconnect
 	listenOn sync.Once
 	listenWG sync.WaitGroup
 	cancel   context.CancelFunc // ends the listener
@@ -146,6 +162,9 @@ func open(ctx context.Context, pool *pgxpool.Pool, own bool, opts []Option) (*St
 	if cfg.maxBatch < 1 {
 		cfg.maxBatch = 1
 	}
+	if cfg.maxBatchBytes < 1 {
+		cfg.maxBatchBytes = DefaultMaxBatchBytes
+	}
 	if cfg.log == nil {
 		cfg.log = slog.New(slog.DiscardHandler)
 	}
@@ -164,21 +183,21 @@ func open(ctx context.Context, pool *pgxpool.Pool, own bool, opts []Option) (*St
 	}
 	bg, cancel := context.WithCancel(context.Background())
 	s := &Store{
-		pool:       pool,
-		ownPool:    own,
-		schema:     cfg.schema,
-		name:       "pgstore " + cfg.schema,
-		channel:    cfg.schema,
-		cfg:        cfg,
-		log:        cfg.log,
-		sql:        newStatements(cfg.schema),
-		known:      map[journal.Stream]bool{},
-		kick:       make(chan struct{}, 1),
-		notifyKick: make(chan struct{}, 1),
-		stop:       make(chan struct{}),
-		wakeCh:     make(chan struct{}),
-		bg:         bg,
-		cancel:     cancel,
+		pool:      pool,
+		ownPool:   own,
+		schema:    cfg.schema,
+		name:      "pgstore " + cfg.schema,
+		channel:   cfg.schema,
+		cfg:       cfg,
+		log:       cfg.log,
+		sql:       newStatements(cfg.schema),
+		lockSeed:  lockSeed(cfg.schema),
+		work:      newSignal(),
+		notifyDue: newSignal(),
+		tails:     newBroadcast(),
+		stop:      make(chan struct{}),
+		bg:        bg,
+		cancel:    cancel,
 	}
 	s.notified.Add(1)
 	go s.notifier()
@@ -204,42 +223,41 @@ func (s *Store) Pool() *pgxpool.Pool { return s.pool }
 // first seqs. An Append whose ctx ends while queued appends nothing; once its
 // transaction is in flight it returns ctx's error and the transaction
 // commits or not, whole.
+//
+// The store reads the payloads where they are, without copying them, until
+// they are sent; Append does not return before then.
 func (s *Store) Append(ctx context.Context, stream journal.Stream, entries ...journal.Entry) ([]uint64, error) {
 	if err := checkStream(stream); err != nil {
 		return nil, fmt.Errorf("%s: append to %q: %w", s.name, stream, err)
 	}
-	size := 0
+	bytes := 0
 	for i, e := range entries {
 		if err := checkEntry(e); err != nil {
 			return nil, fmt.Errorf("%s: append to %q: entry %d: %w", s.name, stream, i, err)
 		}
-		size += len(e.Payload)
+		bytes += entryBytes(string(stream), e)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("%s: append to %q: %w", s.name, stream, err)
 	}
 	if len(entries) == 0 {
-		s.mu.Lock()
-		closed := s.closed
-		s.mu.Unlock()
-		if closed {
-			return nil, fmt.Errorf("%s: %w", s.name, journal.ErrClosed)
+		if s.isClosed() {
+			return nil, s.errClosed()
 		}
 		return []uint64{}, nil
 	}
-	r := &request{stream: stream, entries: make([]journal.Entry, len(entries)), size: size, done: make(chan struct{})}
-	for i, e := range entries {
-		r.entries[i] = journal.Entry{ID: e.ID, Payload: append([]byte(nil), e.Payload...)}
-	}
+	r := &request{stream: string(stream), entries: slices.Clone(entries), bytes: bytes,
+		released: make(chan struct{}), done: make(chan struct{})}
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
-		return nil, fmt.Errorf("%s: %w", s.name, journal.ErrClosed)
+		return nil, s.errClosed()
 	}
 	s.pending = append(s.pending, r)
 	s.queued += len(entries)
+	s.queuedBytes += bytes
 	s.mu.Unlock()
-	s.poke()
+	s.work.raise()
 	select {
 	case <-r.done:
 		return r.seqs, r.err
@@ -247,24 +265,25 @@ func (s *Store) Append(ctx context.Context, stream journal.Stream, entries ...jo
 	}
 	// Withdraw the request if no committer took it yet.
 	s.mu.Lock()
-	for i, p := range s.pending {
-		if p == r {
-			s.pending = append(s.pending[:i:i], s.pending[i+1:]...)
-			s.queued -= len(r.entries)
-			s.mu.Unlock()
-			return nil, fmt.Errorf("%s: append to %q: %w", s.name, stream, ctx.Err())
-		}
+	if i := slices.Index(s.pending, r); i >= 0 {
+		s.pending = slices.Delete(s.pending, i, i+1)
+		s.queued -= len(r.entries)
+		s.queuedBytes -= r.bytes
+		s.mu.Unlock()
+		return nil, fmt.Errorf("%s: append to %q: %w", s.name, stream, ctx.Err())
 	}
 	s.mu.Unlock()
+	<-r.released // the payloads are the caller's again
 	return nil, fmt.Errorf("%s: append to %q: its transaction is in flight and commits or not, whole: %w", s.name, stream, ctx.Err())
 }
 
-// poke wakes a committer.
-func (s *Store) poke() {
-	select {
-	case s.kick <- struct{}{}:
-	default:
-	}
+// lockSeed returns the seed that keys the advisory locks of the streams of
+// the store in schema, so that stores in different schemas do not share
+// locks (a collision would only make two appends wait for each other).
+func lockSeed(schema string) int64 {
+	h := fnv.New64a()
+	h.Write([]byte("jobgen.pgstore/" + schema))
+	return int64(h.Sum64())
 }
 
 // Flush returns nil at once on an open store: every Append that returned nil
@@ -301,7 +320,7 @@ func (s *Store) Close(ctx context.Context) error {
 	s.cancel()
 	s.listenWG.Wait()
 	s.notified.Wait()
-	s.wake()
+	s.tails.raise()
 	if s.ownPool {
 		s.pool.Close()
 	}

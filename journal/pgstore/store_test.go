@@ -210,9 +210,14 @@ func TestConcurrentAppendsShareTransactionsAndStayGapFree(t *testing.T) {
 	if err := s.Pool().QueryRow(ctx, `SELECT count(DISTINCT xid) FROM `+s.sql.table("fact")).Scan(&txs); err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("%d appends in %d transactions", writers*each, txs)
-	if txs >= writers*each {
-		t.Errorf("every append had a transaction of its own (%d): no group commit", txs)
+	// 32 writers that each wait for their commit keep about 32 appends
+	// queued for the one committer, so a transaction carries nearly all of
+	// them (about 28 here under load). A quarter of that on average is the
+	// least group commit may give: fewer means it does not group.
+	t.Logf("%d appends in %d transactions (%.1f each)", writers*each, txs, float64(writers*each)/float64(txs))
+	if most := writers * each / (writers / 4); txs > most {
+		t.Errorf("%d appends took %d transactions, %.1f each: group commit should carry at least %d appends a transaction with %d writers waiting",
+			writers*each, txs, float64(writers*each)/float64(txs), writers/4, writers)
 	}
 }
 

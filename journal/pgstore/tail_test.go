@@ -2,12 +2,14 @@ package pgstore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/jobgen/jobgen/journal"
 	"github.com/jobgen/jobgen/journal/pgstore/pgtest"
@@ -278,5 +280,104 @@ func TestReadAllOfAnotherReaderWaitsForWhatWasCommittedBeforeIt(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("ReadAll did not return after the older transaction ended")
+	}
+}
+
+// A tail outlives a server restart. The FATAL error a server sends each
+// connection as it goes down (57P01 for a fast shutdown or a lost
+// postmaster, 57P02 for a crash) and its refusal while it recovers (57P03)
+// are retried like a lost connection, and the tail delivers what was
+// appended meanwhile. Between the tail and the server is a proxy that
+// plays the restart; the writer reaches the server directly.
+func TestTailGoesOnThroughAServerRestart(t *testing.T) {
+	proxy := pgtest.NewProxy(t, pgtest.DSN(t))
+	schema := pgtest.Schema(t)
+	writer := openSchema(t, schema)
+	reader, err := Open(context.Background(), proxy.DSN(), WithSchema(schema), WithPollInterval(20*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { reader.Close(context.Background()) })
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	tail := collect(ctx, t, reader, journal.Position{})
+	for i, down := range []struct{ code, message string }{
+		{"57P01", "terminating connection due to unexpected postmaster exit"},
+		{"57P02", "terminating connection because of crash of another server process"},
+		{"57P01", "terminating connection due to administrator command"},
+	} {
+		before := fact("before restart %d", i)
+		if _, err := writer.Append(ctx, "s", journal.Entry{Payload: before}); err != nil {
+			t.Fatal(err)
+		}
+		if rec := next(t, tail, 10*time.Second); string(rec.Payload) != string(before) {
+			t.Fatalf("restart %d: the tail delivered %s, want %s", i, rec.Payload, before)
+		}
+		proxy.StartingUp(true)
+		if n := proxy.Terminate(down.code, down.message); n == 0 {
+			t.Fatalf("restart %d: the reader had no connection to terminate", i)
+		}
+		// The tail meets the recovering server at least twice.
+		refused := proxy.Accepted()
+		for proxy.Accepted() < refused+2 {
+			time.Sleep(5 * time.Millisecond)
+		}
+		after := fact("after restart %d", i)
+		if _, err := writer.Append(ctx, "s", journal.Entry{Payload: after}); err != nil {
+			t.Fatal(err)
+		}
+		proxy.StartingUp(false)
+		if rec := next(t, tail, 10*time.Second); string(rec.Payload) != string(after) {
+			t.Fatalf("restart %d (%s %s): the tail delivered %s, want %s", i, down.code, down.message, rec.Payload, after)
+		}
+	}
+}
+
+// The errors a tail retries are the ones a restart or a lost connection
+// gives; any other the server reports ends it.
+func TestTransientErrorsAreTheOnesARestartGives(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		want bool
+	}{
+		{errors.New("dial tcp 127.0.0.1:5432: connect: connection refused"), true},
+		{&pgconn.ConnectError{Config: &pgconn.Config{}}, true},
+		{fmt.Errorf("read: %w", &pgconn.PgError{Code: "57P01"}), true},
+		{&pgconn.PgError{Code: "57P02"}, true},
+		{&pgconn.PgError{Code: "57P03"}, true},
+		{&pgconn.PgError{Code: "08006"}, true},
+		{&pgconn.PgError{Code: "53300"}, true},
+		{&pgconn.PgError{Code: "42P01"}, false}, // undefined_table: the schema is gone
+		{&pgconn.PgError{Code: "42501"}, false}, // insufficient_privilege
+		{&pgconn.PgError{Code: "57014"}, false}, // query_canceled
+	} {
+		if got := transient(c.err); got != c.want {
+			t.Errorf("transient(%v) = %v, want %v", c.err, got, c.want)
+		}
+	}
+}
+
+// A commit that an older transaction elsewhere in the cluster holds back
+// reaches a tail once that transaction ends, although its end sends no
+// notification and the next poll is an hour away: a tail that found
+// committed records it may not hand out yet looks again soon.
+func TestTailDeliversACommitHeldBackByAnOlderTransactionWhenItEnds(t *testing.T) {
+	s := openTest(t, WithPollInterval(time.Hour))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	tail := collect(ctx, t, s, journal.Position{})
+	waitListeners(ctx, t, s, "jobgen-pgstore-listen "+s.Schema(), 1)
+	commitOlder := pgtest.OlderTransaction(t)
+	if _, err := s.Append(ctx, "s", journal.Entry{Payload: fact("held back")}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case rec := <-tail:
+		t.Fatalf("the tail handed out %s past an open older transaction", rec.Payload)
+	case <-time.After(200 * time.Millisecond): // the notification came and went
+	}
+	commitOlder()
+	if rec := next(t, tail, 10*time.Second); string(rec.Payload) != string(fact("held back")) {
+		t.Fatalf("the tail delivered %s", rec.Payload)
 	}
 }

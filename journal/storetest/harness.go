@@ -89,13 +89,21 @@ func wantStream(t *testing.T, recs []journal.Record, stream journal.Stream, firs
 	}
 }
 
-// wantOrdered checks that the positions of recs strictly increase.
+// wantOrdered checks records read in the global order: their positions
+// strictly increase, and the global order agrees with every stream's, each
+// stream's records coming in seq order.
 func wantOrdered(t *testing.T, recs []journal.Record) {
 	t.Helper()
-	for i := 1; i < len(recs); i++ {
-		if recs[i-1].Pos.Compare(recs[i].Pos) >= 0 {
-			t.Fatalf("position %s of record %d does not follow %s", recs[i].Pos, i, recs[i-1].Pos)
+	last := map[journal.Stream]journal.Record{}
+	for i, rec := range recs {
+		if i > 0 && recs[i-1].Pos.Compare(rec.Pos) >= 0 {
+			t.Fatalf("position %s of record %d does not follow %s", rec.Pos, i, recs[i-1].Pos)
 		}
+		if prev, ok := last[rec.Stream]; ok && prev.Seq >= rec.Seq {
+			t.Fatalf("the global order disagrees with stream %q's: seq %d at %s comes after seq %d at %s",
+				rec.Stream, rec.Seq, rec.Pos, prev.Seq, prev.Pos)
+		}
+		last[rec.Stream] = rec
 	}
 }
 

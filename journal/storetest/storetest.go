@@ -61,6 +61,7 @@ func Run(t *testing.T, open func(t *testing.T) journal.Store, opts ...Option) {
 		{"FlushThenReopenKeepsEverything", flushThenReopen},
 		{"CloseFlushes", closeFlushes},
 		{"ConcurrentAppendersOfManyStreams", concurrentAppenders},
+		{"GlobalOrderAgreesWithEveryStream", globalOrderAgreesWithStreams},
 		{"ReadsSeeWhatAppendReturnedDuringWrites", readsDuringWrites},
 		{"ContextEndStopsEveryMethod", contextEnd},
 		{"CloseSemantics", closeSemantics},

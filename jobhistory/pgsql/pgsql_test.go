@@ -1,4 +1,4 @@
-package jobsql
+package pgsql
 
 import (
 	"context"
@@ -48,7 +48,7 @@ func TestIntervalsQueryAgreesWithTheGoProjection(t *testing.T) {
 	s := openStore(t)
 	ctx := context.Background()
 	// v1 history, byte for byte as an older build wrote it.
-	for rec, err := range journal.ReadFile("../../testdata/jobs-v1.journal") {
+	for rec, err := range journal.ReadFile("../../journal/testdata/jobs-v1.journal") {
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,9 +1,9 @@
-// Package jobsql holds SQL over the job vocabulary's facts in a pgstore
+// Package pgsql holds SQL over the job vocabulary's facts in a pgstore
 // journal: the execution intervals of jobs as a query (intervals.sql), for
-// tools that read the database directly. The journal knows no vocabulary;
-// this package sits beside the Go projection, jobhistory.Intervals, and its tests
-// hold the two to the same answers.
-package jobsql
+// tools that read the database directly. The journal knows no vocabulary, so
+// this lives with the job history, beside the Go projection
+// jobhistory.Intervals; its tests hold the two to the same answers.
+package pgsql
 
 import (
 	"context"
@@ -37,7 +37,7 @@ func Query(schema string) string {
 func Intervals(ctx context.Context, pool *pgxpool.Pool, schema string) ([]jobhistory.Interval, error) {
 	rows, err := pool.Query(ctx, Query(schema))
 	if err != nil {
-		return nil, fmt.Errorf("jobsql: intervals in %s: %w", schema, err)
+		return nil, fmt.Errorf("pgsql: intervals in %s: %w", schema, err)
 	}
 	defer rows.Close()
 	var out []jobhistory.Interval
@@ -46,17 +46,17 @@ func Intervals(ctx context.Context, pool *pgxpool.Pool, schema string) ([]jobhis
 		var id, owner, toolCall, status, cause string
 		if err := rows.Scan(&id, &owner, &iv.Kind, &iv.Label, &iv.Ordinal, &toolCall, &iv.Record,
 			&iv.RegisteredAt, &iv.SettledAt, &status, &iv.Detail, &iv.ProducerReported, &cause, &iv.Complete); err != nil {
-			return out, fmt.Errorf("jobsql: intervals in %s: %w", schema, err)
+			return out, fmt.Errorf("pgsql: intervals in %s: %w", schema, err)
 		}
 		if iv.JobID, err = jobs.ParseJobID(id); err != nil {
-			return out, fmt.Errorf("jobsql: intervals in %s: job id %q: %w", schema, id, err)
+			return out, fmt.Errorf("pgsql: intervals in %s: job id %q: %w", schema, id, err)
 		}
 		iv.Owner, iv.ToolCall = jobs.SessionID(owner), jobs.ToolCallID(toolCall)
 		iv.Status, iv.Cause = jobs.JobStatus(status), jobs.SettlementCause(cause)
 		out = append(out, iv)
 	}
 	if err := rows.Err(); err != nil {
-		return out, fmt.Errorf("jobsql: intervals in %s: %w", schema, err)
+		return out, fmt.Errorf("pgsql: intervals in %s: %w", schema, err)
 	}
 	return out, nil
 }

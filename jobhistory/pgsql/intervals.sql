@@ -8,8 +8,8 @@
 -- projection refuses (a job registered or settled twice: the first fact
 -- wins here).
 --
--- Written for the default schema, jobgen_journal; jobsql.Intervals runs it on
--- any schema. By hand: psql "$DSN" -f journal/pgstore/jobsql/intervals.sql
+-- Written for the default schema, jobgen_journal; pgsql.Intervals runs it on
+-- any schema. By hand: psql "$DSN" -f jobhistory/pgsql/intervals.sql
 WITH f AS (
 	SELECT xid, pos, payload::jsonb AS p
 	FROM jobgen_journal.fact
