@@ -220,10 +220,10 @@ func (w *pyWriter) imports() {
 		std = append(std, [2]any{"datetime", []string{"timedelta"}})
 	}
 	if len(w.typing) > 0 {
-		std = append(std, [2]any{"typing", gen.SortedKeys(w.typing)})
+		std = append(std, [2]any{"typing", isortMembers(w.typing)})
 	}
 	if len(w.pydantic) > 0 {
-		third = append(third, [2]any{"pydantic", gen.SortedKeys(w.pydantic)})
+		third = append(third, [2]any{"pydantic", isortMembers(w.pydantic)})
 	}
 	var mods []string
 	for _, im := range w.spec.Imports {
@@ -240,7 +240,7 @@ func (w *pyWriter) imports() {
 		own = append(own, [2]any{".", mods})
 	}
 	if len(w.runtime) > 0 {
-		own = append(own, [2]any{"._runtime", gen.SortedKeys(w.runtime)})
+		own = append(own, [2]any{"._runtime", isortMembers(w.runtime)})
 	}
 	for _, group := range [][][2]any{std, third, own} {
 		if len(group) == 0 {

@@ -18,8 +18,8 @@ from ._runtime import (
     Int64,
     Model,
     StringIdentifier,
-    UUIDIdentifier,
     Uint16,
+    UUIDIdentifier,
     decode_envelope,
     decode_union,
 )
