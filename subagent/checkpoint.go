@@ -14,7 +14,7 @@ import (
 // residency's end is only an ended fact, and a resume reads the whole
 // stream, as before there were checkpoints (checkpoints that other
 // processes wrote on it still count in the fold).
-func WithCheckpoints(on bool) Option { return func(s *Service) { s.checkpoints = on } }
+func WithCheckpoints(on bool) Option { return func(s *Service) { s.cpOff = !on } }
 
 // A checkpointCursor is where a child's checkpoints stand: the last index
 // a pointer or a checkpoint showed.
@@ -34,7 +34,7 @@ func pointerStream(child jobs.SessionID) (journal.Stream, bool) {
 // checkpoints are off or it would be too large a record. Call with s.mu
 // held, after the inbox closed.
 func (s *Service) checkpointFactLocked(a *activation) *subagents.SubagentCheckpoint {
-	if _, ok := pointerStream(a.id); !ok || !s.checkpoints {
+	if _, ok := pointerStream(a.id); !ok || s.cpOff {
 		return nil
 	}
 	cp := &subagents.SubagentCheckpoint{Run: a.run, Index: a.cp.index + 1, At: s.now().UnixMilli(), Header: a.header, Descriptor: a.desc}
@@ -81,7 +81,7 @@ func (s *Service) recordEnd(ctx context.Context, a *activation, ended *subagents
 // read.
 func (s *Service) lastPointer(ctx context.Context, child jobs.SessionID) (ptr subagents.SubagentCheckpointed, found bool, read int, err error) {
 	stream, ok := pointerStream(child)
-	if !ok || !s.checkpoints {
+	if !ok || s.cpOff {
 		return ptr, false, 0, nil
 	}
 	last, err := s.store.LastSeq(ctx, stream)

@@ -24,16 +24,16 @@ const DescriptorVersion = 2
 // from their streams, and tears them down. Its methods are safe for
 // concurrent use.
 type Service struct {
-	store       journal.Store
-	host        Host
-	jobs        *registry.Registry
-	sessions    *journal.SessionStore[jobs.SessionID]
-	now         func() time.Time
-	log         *slog.Logger
-	obs         Observer
-	bound       time.Duration
-	checkpoints bool // a checkpoint at every residency's end, and resumes from the last
-	newChild    func() jobs.SessionID
+	store    journal.Store
+	host     Host
+	jobs     *registry.Registry
+	sessions *journal.SessionStore[jobs.SessionID]
+	now      func() time.Time
+	log      *slog.Logger
+	obs      Observer
+	bound    time.Duration
+	cpOff    bool // no checkpoints: a resume reads the whole stream
+	newChild func() jobs.SessionID
 
 	mu        sync.Mutex
 	providers map[string]Provider
@@ -94,17 +94,16 @@ func WithChildIDs(next func() jobs.SessionID) Option {
 // New returns a Service.
 func New(opts ...Option) *Service {
 	s := &Service{
-		now:         time.Now,
-		log:         slog.New(slog.DiscardHandler),
-		obs:         NopObserver{},
-		bound:       jobs.DefaultTeardownBound,
-		checkpoints: true,
-		newChild:    func() jobs.SessionID { return jobs.SessionID(subagents.NewMessageID().String()) },
-		providers:   map[string]Provider{},
-		roots:       map[jobs.SessionID]attachedRoot{},
-		children:    map[jobs.SessionID]*activation{},
-		locks:       map[jobs.SessionID]*childLock{},
-		scopes:      map[jobs.SessionID]int{},
+		now:       time.Now,
+		log:       slog.New(slog.DiscardHandler),
+		obs:       NopObserver{},
+		bound:     jobs.DefaultTeardownBound,
+		newChild:  func() jobs.SessionID { return jobs.SessionID(subagents.NewMessageID().String()) },
+		providers: map[string]Provider{},
+		roots:     map[jobs.SessionID]attachedRoot{},
+		children:  map[jobs.SessionID]*activation{},
+		locks:     map[jobs.SessionID]*childLock{},
+		scopes:    map[jobs.SessionID]int{},
 	}
 	for _, o := range opts {
 		o(s)
