@@ -63,6 +63,27 @@ func (s *Store) ReadStream(ctx context.Context, stream journal.Stream, after uin
 	}
 }
 
+// LastSeq returns the seq of the last committed record of stream, 0 when
+// there is none: the largest seq of the stream's facts, one probe of the
+// primary key. Every Append that returned has committed, so it counts them
+// all.
+func (s *Store) LastSeq(ctx context.Context, stream journal.Stream) (uint64, error) {
+	if err := checkStream(stream); err != nil {
+		return 0, fmt.Errorf("%s: last seq of %q: %w", s.name, stream, err)
+	}
+	if s.isClosed() {
+		return 0, s.errClosed()
+	}
+	if err := ctx.Err(); err != nil {
+		return 0, fmt.Errorf("%s: last seq of %q: %w", s.name, stream, err)
+	}
+	var last int64
+	if err := s.pool.QueryRow(ctx, s.sql.of(lastSeqSQL), string(stream)).Scan(&last); err != nil {
+		return 0, fmt.Errorf("%s: last seq of %q: %w", s.name, stream, err)
+	}
+	return uint64(last), nil
+}
+
 func (s *Store) readStreamPage(ctx context.Context, stream journal.Stream, after int64) ([]journal.Record, error) {
 	rows, err := s.pool.Query(ctx, s.sql.of(readStreamSQL), string(stream), after, pageRows)
 	if err != nil {

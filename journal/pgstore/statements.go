@@ -32,6 +32,7 @@ const (
 	appendEntriesSQL
 	notifySQL
 	readStreamSQL
+	lastSeqSQL // the stream's last seq, one probe of the primary key
 	// readAllSQL answers everything after the cursor that is safe to hand
 	// out: rows of transactions below the snapshot's xmin, all of which have
 	// ended, so no row can later appear before the last one returned.
@@ -101,6 +102,7 @@ var statementTexts = [statementCount]string{
 	notifySQL: `SELECT pg_notify($1, '')`,
 	readStreamSQL: `SELECT seq, coalesce(id, ''), xid, pos, payload::text FROM S.fact
 			WHERE stream = $1 AND seq > $2 ORDER BY seq LIMIT $3`,
+	lastSeqSQL: `SELECT coalesce(max(seq), 0) FROM S.fact WHERE stream = $1`,
 	readAllSQL: `SELECT stream, seq, coalesce(id, ''), xid, pos, payload::text FROM S.fact
 			WHERE (xid, pos) > ($1::xid8, $2::int8) AND xid < pg_snapshot_xmin(pg_current_snapshot())
 			ORDER BY xid, pos LIMIT $3`,
