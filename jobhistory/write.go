@@ -23,6 +23,12 @@ import (
 // returned after the intervals projected before it (the incomplete ones
 // included) were written.
 //
+// Reading and decoding the facts, projecting them and formatting the
+// intervals each take a goroutine, so a long journal is projected on more
+// than one core: facts is ranged over in a goroutine of its own, a few
+// batches ahead, and WriteIntervals returns once that goroutine is done
+// with it.
+//
 // To read a file: WriteIntervals(w, journal.Facts(journal.ReadFile(path), jobs.DecodeFact), asJSON);
 // a store: journal.Facts(store.ReadAll(ctx, journal.Position{}), jobs.DecodeFact).
 func WriteIntervals(w io.Writer, facts iter.Seq2[jobs.Fact, error], asJSON bool) error {
@@ -34,7 +40,7 @@ func WriteIntervals(w io.Writer, facts iter.Seq2[jobs.Fact, error], asJSON bool)
 	f := startFormatter(out)
 	var perr error
 	batch := f.batch()
-	for iv, err := range StreamIntervals(facts) {
+	for iv, err := range StreamIntervals(ahead(facts)) {
 		if err != nil {
 			perr = err
 			break
