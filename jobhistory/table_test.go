@@ -155,3 +155,28 @@ func TestTableRowAllocatesNothing(t *testing.T) {
 		t.Fatalf("a row costs %v allocations, want 0", n)
 	}
 }
+
+// appendStamp writes what time.Time.Format writes, for times across the
+// years its fast path covers, its edges, and times outside it.
+func TestAppendStampMatchesTimeFormat(t *testing.T) {
+	r := rand.New(rand.NewPCG(24, 142))
+	check := func(ms int64) {
+		want := time.UnixMilli(ms).UTC().Format(stampLayout)
+		if got := string(appendStamp(nil, ms)); got != want {
+			t.Fatalf("appendStamp(%d) = %s, want %s", ms, got, want)
+		}
+	}
+	for _, ms := range []int64{0, 1, 999, 1000, 86_399_999, 86_400_000, 951_782_400_000, 951_868_799_999, 4_107_542_400_000,
+		year10000 - 1, year10000, -1, -86_400_001, 1 << 62, -1 << 62} {
+		check(ms)
+	}
+	for day := range int64(84_000) { // every day from 1970 to 2199, 2000's and 2100's Februaries among them
+		check(day*86_400_000 + r.Int64N(86_400_000))
+	}
+	for range 100_000 {
+		check(r.Int64N(year10000))
+	}
+	for range 1000 {
+		check(r.Int64() - r.Int64())
+	}
+}
