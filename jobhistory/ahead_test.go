@@ -1,11 +1,13 @@
 package jobhistory
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"iter"
 	"runtime"
 	"testing"
+	"testing/synctest"
 
 	"github.com/jobgen/jobgen/generated/jobs"
 	"github.com/jobgen/jobgen/internal/testjobs"
@@ -47,22 +49,27 @@ func TestAheadYieldsTheSequenceInOrder(t *testing.T) {
 }
 
 // A caller that stops early stops the sequence, and ahead returns only once
-// the sequence has returned: nothing of it runs behind the caller's back.
+// the sequence has returned: nothing of it runs behind the caller's back,
+// and its goroutine ends (synctest.Wait lets a goroutine that has closed its
+// channels run to its end before the stacks are read).
 func TestAheadStopsTheSequence(t *testing.T) {
-	before := runtime.NumGoroutine()
-	var done bool
-	k := 0
-	for range ahead(numbered(1_000_000, &done)) {
-		if k++; k == 300 {
-			break
+	synctest.Test(t, func(t *testing.T) {
+		var done bool
+		k := 0
+		for range ahead(numbered(1_000_000, &done)) {
+			if k++; k == 300 {
+				break
+			}
 		}
-	}
-	if !done {
-		t.Fatal("ahead returned before its sequence did")
-	}
-	if after := runtime.NumGoroutine(); after > before {
-		t.Fatalf("%d goroutines after ahead, %d before", after, before)
-	}
+		if !done {
+			t.Fatal("ahead returned before its sequence did")
+		}
+		synctest.Wait()
+		buf := make([]byte, 1<<20)
+		if stacks := buf[:runtime.Stack(buf, true)]; bytes.Contains(stacks, []byte("aheadReader")) {
+			t.Fatalf("ahead's goroutine outlived it:\n%s", stacks)
+		}
+	})
 }
 
 // A panic in the sequence is the caller's, after the items before it.

@@ -23,6 +23,7 @@ type idSet struct {
 	segments []*idSegment // each once
 	depth    uint
 	zero     bool // the zero id, which marks a free slot, is in the set
+	splitAt  int  // slots at which a segment splits; maxSegmentSlots when 0, smaller in tests
 }
 
 // An idSegment holds the ids whose hash starts with the same depth bits.
@@ -127,13 +128,29 @@ func (g *idSegment) find(id [16]byte, h uint64) (slot int, found bool) {
 	}
 }
 
-// grow makes room in g, the segment of the hash h: a quarter more slots,
-// or two segments in its place once it is as large as a segment grows.
+// grow makes room in g, the segment of the hash h: two segments in its
+// place once it is as large as a segment grows and its ids divide between
+// them, else a quarter more slots. Ids whose hashes share their leading
+// bits do not divide; splitting them would only deepen the directory.
 func (s *idSet) grow(g *idSegment, h uint64) {
-	if n := g.len(); n < maxSegmentSlots || g.depth == maxDepth {
-		s.replace(g, []*idSegment{{slots: allocSlots(roundSlots(n + n/4)), depth: g.depth}}, h)
-		return
+	n := g.len()
+	if n >= s.maxSlots() && g.depth < maxDepth {
+		// Count the ids of each half first, to size each for 70% full.
+		var half [2]int
+		for id := range g.ids() {
+			half[s.bit(id, g.depth)]++
+		}
+		if max(half[0], half[1])*4 <= g.n*3 {
+			s.split(g, h, half)
+			return
+		}
 	}
+	s.replace(g, []*idSegment{{slots: allocSlots(roundSlots(n + n/4)), depth: g.depth}}, h)
+}
+
+// split replaces g, the segment of the hash h, by two segments a bit
+// deeper, sized for the half counts of g's ids that go to each.
+func (s *idSet) split(g *idSegment, h uint64, half [2]int) {
 	if g.depth == s.depth {
 		dir := make([]*idSegment, 2*len(s.dir))
 		for j := range dir {
@@ -141,16 +158,20 @@ func (s *idSet) grow(g *idSegment, h uint64) {
 		}
 		s.dir, s.depth = dir, s.depth+1
 	}
-	// Count the ids of each half first, to size each for 70% full.
-	var half [2]int
-	for id := range g.ids() {
-		half[s.bit(id, g.depth)]++
-	}
 	parts := make([]*idSegment, 2)
 	for k := range parts {
 		parts[k] = &idSegment{slots: allocSlots(roundSlots(half[k]*10/7 + 1)), depth: g.depth + 1}
 	}
 	s.replace(g, parts, h)
+}
+
+// maxSlots returns the size at which a full segment splits rather than
+// grows.
+func (s *idSet) maxSlots() int {
+	if s.splitAt > 0 {
+		return s.splitAt
+	}
+	return maxSegmentSlots
 }
 
 // bit returns the bit of id's hash after its first depth bits.
