@@ -265,26 +265,20 @@ func (s *scanner) skipValue() {
 // reads upper case, braces, a urn:uuid: prefix and 32 digits without hyphens,
 // so one identifier could be written several ways.
 func ParseUUID(text []byte) (uuid.UUID, error) {
-	if len(text) != 36 {
+	if len(text) != 36 || text[8] != '-' || text[13] != '-' || text[18] != '-' || text[23] != '-' {
 		return uuid.UUID{}, fmt.Errorf("not a UUID in canonical form (8-4-4-4-12 lower-case hex digits): %w", ErrInvalidID)
 	}
-	for i, c := range text {
-		hyphen := i == 8 || i == 13 || i == 18 || i == 23
-		if hyphen != (c == '-') || (!hyphen && !('0' <= c && c <= '9' || 'a' <= c && c <= 'f')) {
-			return uuid.UUID{}, fmt.Errorf("not a UUID in canonical form (8-4-4-4-12 lower-case hex digits): %w", ErrInvalidID)
-		}
-	}
-	// The form is checked: decode the hex digits in place, without
-	// uuid.ParseBytes checking it all again.
+	// Read the digits and check them at once: a byte that is not a
+	// lower-case hex digit has the high bits set in hexDigit.
 	var u uuid.UUID
-	j := 0
-	for i := 0; i < 36; i += 2 {
-		if i == 8 || i == 13 || i == 18 || i == 23 {
-			i--
-			continue
-		}
-		u[j] = hexVal(text[i])<<4 | hexVal(text[i+1])
-		j++
+	var bad byte
+	for j, i := range uuidDigits {
+		hi, lo := hexDigit[text[i]], hexDigit[text[i+1]]
+		bad |= hi | lo
+		u[j] = hi<<4 | lo
+	}
+	if bad > 0xf {
+		return uuid.UUID{}, fmt.Errorf("not a UUID in canonical form (8-4-4-4-12 lower-case hex digits): %w", ErrInvalidID)
 	}
 	if u == uuid.Nil {
 		return uuid.UUID{}, fmt.Errorf("the nil UUID: %w", ErrInvalidID)
@@ -292,9 +286,22 @@ func ParseUUID(text []byte) (uuid.UUID, error) {
 	return u, nil
 }
 
-func hexVal(c byte) byte {
-	if c <= '9' {
-		return c - '0'
+// uuidDigits are where the two hex digits of each byte of a UUID start in
+// its canonical form.
+var uuidDigits = [16]int{0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34}
+
+// hexDigit is the value of each lower-case hex digit, 0xff for any other
+// byte.
+var hexDigit = func() (t [256]byte) {
+	for c := range t {
+		switch {
+		case '0' <= c && c <= '9':
+			t[c] = byte(c - '0')
+		case 'a' <= c && c <= 'f':
+			t[c] = byte(c - 'a' + 10)
+		default:
+			t[c] = 0xff
+		}
 	}
-	return c - 'a' + 10
-}
+	return t
+}()

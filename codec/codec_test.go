@@ -129,3 +129,44 @@ func TestParseUUIDReadsWhatUUIDParseReads(t *testing.T) {
 		}
 	}
 }
+
+// referenceParseUUID is ParseUUID as it was before it read digits through
+// a table: each byte checked, then decoded.
+func referenceParseUUID(text []byte) (uuid.UUID, bool) {
+	if len(text) != 36 {
+		return uuid.UUID{}, false
+	}
+	for i, c := range text {
+		hyphen := i == 8 || i == 13 || i == 18 || i == 23
+		if hyphen != (c == '-') || (!hyphen && !('0' <= c && c <= '9' || 'a' <= c && c <= 'f')) {
+			return uuid.UUID{}, false
+		}
+	}
+	u, err := uuid.ParseBytes(text)
+	return u, err == nil && u != uuid.Nil
+}
+
+// ParseUUID refuses exactly what the check it replaced refused, for every
+// byte at every position of a UUID, and for every length around 36.
+func TestParseUUIDRefusesWhatItRefused(t *testing.T) {
+	base := []byte(uuid.MustParse("6ba7b810-9dad-11d1-80b4-00c04fd430c8").String())
+	check := func(text []byte) {
+		want, ok := referenceParseUUID(text)
+		got, err := ParseUUID(text)
+		if ok != (err == nil) || got != want || err != nil && !errors.Is(err, ErrInvalidID) {
+			t.Fatalf("ParseUUID(%q) = %s, %v; want %s, ok %v", text, got, err, want, ok)
+		}
+	}
+	for i := range base {
+		for c := range 256 {
+			text := bytes.Clone(base)
+			text[i] = byte(c)
+			check(text)
+		}
+	}
+	for n := range 40 {
+		check(bytes.Repeat([]byte("a"), n))
+		check(base[:min(n, len(base))])
+	}
+	check([]byte("00000000-0000-0000-0000-000000000000"))
+}

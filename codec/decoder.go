@@ -1,9 +1,11 @@
 package codec
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/bits"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -175,7 +177,16 @@ func (d *Decoder) StringBytes() ([]byte, error) {
 		return nil, d.typeError("a string")
 	}
 	start := d.i
-	for j := start + 1; j < len(d.data); j++ {
+	j := start + 1
+	for j+8 <= len(d.data) {
+		m := stringStops(binary.LittleEndian.Uint64(d.data[j:]))
+		if m != 0 {
+			j += bits.TrailingZeros64(m) / 8
+			break
+		}
+		j += 8
+	}
+	for ; j < len(d.data); j++ {
 		switch c := d.data[j]; {
 		case c == '"':
 			d.i = j + 1
@@ -189,6 +200,17 @@ func (d *Decoder) StringBytes() ([]byte, error) {
 	}
 	d.i = len(d.data)
 	return nil, d.syntax("")
+}
+
+// stringStops has the high bit set in the lowest byte of w (read little
+// endian) where StringBytes must stop and look: a quote, a backslash, a
+// control character or a byte of a multi-byte rune. Bits above the lowest
+// set one may be false alarms (borrows), so only the lowest counts.
+func stringStops(w uint64) uint64 {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	q := w ^ (ones * '"')
+	bs := w ^ (ones * '\\')
+	return ((q-ones)&^q | (bs-ones)&^bs | (w - ones*0x20) | w) & highs
 }
 
 // slowString reads a string with escapes or non-ASCII bytes: it checks the

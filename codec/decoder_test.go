@@ -178,3 +178,29 @@ func TestDecoderReadsArraysAndNumbersForModelDrivenDecoders(t *testing.T) {
 		t.Error("More read an array without a comma between its elements")
 	}
 }
+
+// StringBytes reads what encoding/json reads and refuses what it refuses
+// with a quote, a backslash, a control character, a multi-byte rune or a
+// byte that is not UTF-8 at any offset of the eight bytes it looks at
+// once, and with the string cut short at any length.
+func TestStringBytesStopsAtEveryByteThatMatters(t *testing.T) {
+	for _, special := range []string{`"`, `\\`, `\"`, `\u00e9`, "\x00", "\x1f", "\t", "\x7f", "é", "日", "\xff", "\xc3", "\x80", "\x9f", `\`, `\x`} {
+		for at := range 20 {
+			for tail := range 10 {
+				doc := `"` + strings.Repeat("a", at) + special + strings.Repeat("b", tail) + `"`
+				for _, in := range []string{doc, doc[:len(doc)-1], doc + ` `, doc[:len(doc)/2]} {
+					var want string
+					werr := json.Unmarshal([]byte(in), &want)
+					d := NewDecoder([]byte(in))
+					got, err := d.StringBytes()
+					if err == nil {
+						err = d.End()
+					}
+					if (werr == nil) != (err == nil) || werr == nil && string(got) != want {
+						t.Fatalf("StringBytes(%q) = %q, %v; encoding/json: %q, %v", in, got, err, want, werr)
+					}
+				}
+			}
+		}
+	}
+}

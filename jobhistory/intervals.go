@@ -140,10 +140,8 @@ func settledAgain(id jobs.JobID) error {
 // incomplete intervals projected until then.
 func StreamIntervals(facts iter.Seq2[jobs.Fact, error]) iter.Seq2[Interval, error] {
 	return func(yield func(Interval, error) bool) {
-		p := intervalStream{
-			open:    make(map[jobs.JobID]*openInterval),
-			settled: make(map[jobs.JobID]struct{}),
-		}
+		p := intervalStream{open: make(map[jobs.JobID]openInterval)}
+		defer p.settled.free()
 		for f, err := range facts {
 			if errors.Is(err, jobs.ErrUnknownFact) {
 				continue
@@ -168,17 +166,18 @@ func StreamIntervals(facts iter.Seq2[jobs.Fact, error]) iter.Seq2[Interval, erro
 }
 
 // An intervalStream is what StreamIntervals holds while the facts stream
-// through: the intervals still open and the jobs already settled.
+// through: the intervals still open and the jobs already settled, the one
+// part that grows with the journal, at 16 bytes a slot.
 type intervalStream struct {
-	open       map[jobs.JobID]*openInterval
-	settled    map[jobs.JobID]struct{}
+	open       map[jobs.JobID]openInterval
+	settled    idSet
 	registered int // how many intervals were opened
 }
 
-// An openInterval is an interval not yet settled, with its place in
-// registration order.
+// An openInterval is a job registered and not yet settled, with its place
+// in registration order: small enough for a map to hold in place.
 type openInterval struct {
-	iv  Interval
+	reg jobs.JobRegistered
 	ord int
 }
 
@@ -189,19 +188,18 @@ func (p *intervalStream) add(f jobs.Fact) (iv Interval, complete bool, err error
 	switch f := f.(type) {
 	case jobs.JobRegistered:
 		_, isOpen := p.open[f.JobID]
-		_, isSettled := p.settled[f.JobID]
+		isSettled := p.settled.has(f.JobID)
 		if isOpen || isSettled {
 			return Interval{}, false, registeredAgain(f.JobID, isSettled)
 		}
 		p.registered++
-		p.open[f.JobID] = &openInterval{ord: p.registered, iv: registration(f)}
+		p.open[f.JobID] = openInterval{reg: f, ord: p.registered}
 	case jobs.JobSettled:
-		if _, ok := p.settled[f.JobID]; ok {
+		if !p.settled.add(f.JobID) {
 			return Interval{}, false, settledAgain(f.JobID)
 		}
-		p.settled[f.JobID] = struct{}{}
 		if o, ok := p.open[f.JobID]; ok {
-			iv = o.iv
+			iv = registration(o.reg)
 			delete(p.open, f.JobID)
 		} else {
 			iv = carriedRegistration(f)
@@ -215,13 +213,13 @@ func (p *intervalStream) add(f jobs.Fact) (iv Interval, complete bool, err error
 // yieldOpen yields the open intervals in registration order and reports
 // whether yield asked for more.
 func (p *intervalStream) yieldOpen(yield func(Interval, error) bool) bool {
-	rest := make([]*openInterval, 0, len(p.open))
+	rest := make([]openInterval, 0, len(p.open))
 	for _, o := range p.open {
 		rest = append(rest, o)
 	}
-	slices.SortFunc(rest, func(a, b *openInterval) int { return a.ord - b.ord })
+	slices.SortFunc(rest, func(a, b openInterval) int { return a.ord - b.ord })
 	for _, o := range rest {
-		if !yield(o.iv, nil) {
+		if !yield(registration(o.reg), nil) {
 			return false
 		}
 	}

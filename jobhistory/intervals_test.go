@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"math/rand/v2"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -226,3 +228,51 @@ func TestWriteIntervalsStopsWhenTheWriterFails(t *testing.T) {
 type failingWriter struct{ err error }
 
 func (w failingWriter) Write([]byte) (int, error) { return 0, w.err }
+
+// StreamIntervals projects what Intervals projects, interval for interval,
+// on histories long enough for its set of settled jobs to grow and split,
+// and refuses an impossible history at the same fact with the same error.
+func TestStreamIntervalsAgreeWithIntervals(t *testing.T) {
+	r := rand.New(rand.NewPCG(24, 141))
+	for round := range 4 {
+		var facts []jobs.Fact
+		open := []int{}
+		for n := range 50_000 {
+			switch k := r.IntN(10); {
+			case k < 6:
+				facts = append(facts, testjobs.Registered(n))
+				open = append(open, n)
+			case k < 9 && len(open) > 0:
+				i := r.IntN(len(open))
+				facts = append(facts, testjobs.Settled(open[i], jobs.JobStatusCompleted, true))
+				open = append(open[:i], open[i+1:]...)
+			default:
+				facts = append(facts, testjobs.Settled(n, jobs.JobStatusFailed, false)) // registered in an earlier file
+			}
+		}
+		if round > 0 { // an impossible fact somewhere
+			at := r.IntN(len(facts))
+			bad := []jobs.Fact{facts[r.IntN(at+1)], testjobs.Registered(r.IntN(50_000)), testjobs.Settled(r.IntN(50_000), jobs.JobStatusKilled, true)}
+			facts = slices.Insert(facts, at, bad[round%3])
+		}
+		want, werr := Intervals(seqOf(nil, facts...))
+		var got []Interval
+		var gerr error
+		for iv, err := range StreamIntervals(seqOf(nil, facts...)) {
+			if err != nil {
+				gerr = err
+				continue
+			}
+			got = append(got, iv)
+		}
+		if fmt.Sprint(werr) != fmt.Sprint(gerr) {
+			t.Fatalf("round %d: Intervals ends with %v, StreamIntervals with %v", round, werr, gerr)
+		}
+		byID := func(a, b Interval) int { return bytes.Compare(a.JobID[:], b.JobID[:]) }
+		slices.SortFunc(want, byID)
+		slices.SortFunc(got, byID)
+		if !slices.Equal(want, got) {
+			t.Fatalf("round %d: Intervals projects %d intervals, StreamIntervals %d, not the same", round, len(want), len(got))
+		}
+	}
+}

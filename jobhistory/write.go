@@ -6,7 +6,6 @@ import (
 	"io"
 	"iter"
 	"strconv"
-	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -24,6 +23,12 @@ import (
 // returned after the intervals projected before it (the incomplete ones
 // included) were written.
 //
+// Reading and decoding the facts, projecting them and formatting the
+// intervals each take a goroutine, so a long journal is projected on more
+// than one core: facts is ranged over in a goroutine of its own, a few
+// batches ahead, and WriteIntervals returns once that goroutine is done
+// with it.
+//
 // To read a file: WriteIntervals(w, journal.Facts(journal.ReadFile(path), jobs.DecodeFact), asJSON);
 // a store: journal.Facts(store.ReadAll(ctx, journal.Position{}), jobs.DecodeFact).
 func WriteIntervals(w io.Writer, facts iter.Seq2[jobs.Fact, error], asJSON bool) error {
@@ -34,8 +39,8 @@ func WriteIntervals(w io.Writer, facts iter.Seq2[jobs.Fact, error], asJSON bool)
 	}
 	f := startFormatter(out)
 	var perr error
-	batch := make([]Interval, 0, formatBatch)
-	for iv, err := range StreamIntervals(facts) {
+	batch := f.batch()
+	for iv, err := range StreamIntervals(ahead(facts)) {
 		if err != nil {
 			perr = err
 			break
@@ -44,7 +49,7 @@ func WriteIntervals(w io.Writer, facts iter.Seq2[jobs.Fact, error], asJSON bool)
 			if !f.send(batch) {
 				break
 			}
-			batch = make([]Interval, 0, formatBatch)
+			batch = f.batch()
 		}
 	}
 	if len(batch) > 0 {
@@ -67,12 +72,13 @@ const formatBatch = 256
 // formatting them takes another core than projecting them.
 type formatter struct {
 	batches chan []Interval
-	failed  chan struct{} // closed when writing failed
+	free    chan []Interval // batches written, for the projection to fill again
+	failed  chan struct{}   // closed when writing failed
 	done    chan error
 }
 
 func startFormatter(out intervalWriter) *formatter {
-	f := &formatter{batches: make(chan []Interval, 4), failed: make(chan struct{}), done: make(chan error, 1)}
+	f := &formatter{batches: make(chan []Interval, 4), free: make(chan []Interval, 6), failed: make(chan struct{}), done: make(chan error, 1)}
 	go func() {
 		var err error
 		for batch := range f.batches {
@@ -83,6 +89,10 @@ func startFormatter(out intervalWriter) *formatter {
 			}
 			if err != nil {
 				break
+			}
+			select {
+			case f.free <- batch:
+			default:
 			}
 		}
 		if err == nil {
@@ -95,6 +105,17 @@ func startFormatter(out intervalWriter) *formatter {
 		f.done <- err
 	}()
 	return f
+}
+
+// batch returns an empty batch to fill: one the formatter is done with, or
+// a new one.
+func (f *formatter) batch() []Interval {
+	select {
+	case b := <-f.free:
+		return b[:0]
+	default:
+		return make([]Interval, 0, formatBatch)
+	}
 }
 
 // send hands a batch to the formatter and reports whether it still writes.
@@ -138,87 +159,210 @@ const tableRows = 4096
 
 // A tableWriter writes intervals as an aligned table, a block of rows at a
 // time: each cell padded to its column's width so far plus two spaces, as
-// text/tabwriter would align the whole table, without holding it.
+// text/tabwriter would align the whole table, without holding it. A block's
+// cells are appended to one buffer, reused from block to block, so a row
+// costs no allocation.
 type tableWriter struct {
 	w      *bufio.Writer
-	rows   [][]string
+	text   []byte     // the block's cells, one after another
+	cells  []cellSpan // the block's cells, row after row
+	mark   int        // where in text the cell being appended starts
 	widths []int
 	header bool
 }
 
+// A cellSpan is how many bytes of a block's text a cell takes and how many
+// runes it has: its width. A cell is at most a record long.
+type cellSpan struct {
+	bytes, runes int32
+}
+
 var tableHeader = []string{"JOB", "NAME", "OWNER", "LABEL", "TOOL CALL", "REGISTERED", "SETTLED", "DURATION", "STATUS", "CAUSE", "REPORTED"}
 
+// tableColumns is how many cells a row has.
+const tableColumns = 11
+
 func (t *tableWriter) write(iv Interval) error {
-	if !t.header {
-		t.rows, t.header = append(t.rows, tableHeader), true
-	}
-	t.rows = append(t.rows, tableRow(iv))
-	if len(t.rows) >= tableRows {
+	t.startBlock()
+	t.row(iv)
+	if len(t.cells) >= tableRows*tableColumns {
 		return t.flush()
 	}
 	return nil
 }
 
+// startBlock puts the header in the first block.
+func (t *tableWriter) startBlock() {
+	if t.header {
+		return
+	}
+	t.header = true
+	for _, h := range tableHeader {
+		t.text = append(t.text, h...)
+		t.end()
+	}
+}
+
+// end ends the cell appended to text since the last one ended.
+func (t *tableWriter) end() {
+	cell := t.text[t.mark:]
+	runes := len(cell)
+	for _, c := range cell {
+		if c >= utf8.RuneSelf {
+			runes = utf8.RuneCount(cell)
+			break
+		}
+	}
+	t.cells = append(t.cells, cellSpan{bytes: int32(len(cell)), runes: int32(runes)})
+	t.mark = len(t.text)
+}
+
 func (t *tableWriter) flush() error {
-	if !t.header {
-		t.rows, t.header = append(t.rows, tableHeader), true
-	}
+	t.startBlock()
 	if t.widths == nil {
-		t.widths = make([]int, len(tableHeader))
+		t.widths = make([]int, tableColumns)
 	}
-	for _, row := range t.rows {
-		for i, c := range row[:len(row)-1] {
-			t.widths[i] = max(t.widths[i], utf8.RuneCountInString(c))
+	for i, c := range t.cells {
+		if col := i % tableColumns; col < tableColumns-1 {
+			t.widths[col] = max(t.widths[col], int(c.runes))
 		}
 	}
-	for _, row := range t.rows {
-		for i, c := range row {
-			t.w.WriteString(c)
-			if i == len(row)-1 {
-				break
+	text := t.text
+	for i, c := range t.cells {
+		t.w.Write(text[:c.bytes])
+		text = text[c.bytes:]
+		col := i % tableColumns
+		if col == tableColumns-1 {
+			if err := t.w.WriteByte('\n'); err != nil {
+				return err
 			}
-			for range t.widths[i] - utf8.RuneCountInString(c) + 2 {
-				t.w.WriteByte(' ')
-			}
+			continue
 		}
-		if err := t.w.WriteByte('\n'); err != nil {
-			return err
+		for pad := t.widths[col] - int(c.runes) + 2; pad > 0; pad -= len(spaces) {
+			t.w.WriteString(spaces[:min(pad, len(spaces))])
 		}
 	}
-	t.rows = t.rows[:0]
+	t.text, t.cells, t.mark = t.text[:0], t.cells[:0], 0
 	return nil
 }
 
-func tableRow(iv Interval) []string {
-	settled, duration, status, cause, reported := "-", "-", "incomplete", "-", "-"
-	if iv.Complete {
-		settled = stamp(iv.SettledAt)
-		duration = (time.Duration(iv.SettledAt-iv.RegisteredAt) * time.Millisecond).String()
-		status = string(iv.Status)
-		cause = cell(string(iv.Cause))
-		reported = strconv.FormatBool(iv.ProducerReported)
-	}
-	return []string{
-		iv.JobID.String(), cell(iv.Name()), cell(string(iv.Owner)), cell(iv.Label),
-		cell(string(iv.ToolCall)), stamp(iv.RegisteredAt), settled, duration, status, cause, reported,
-	}
-}
+const spaces = "                                                                "
 
-// stamp formats Unix milliseconds as a UTC time.
-func stamp(ms int64) string {
-	return time.UnixMilli(ms).UTC().Format("2006-01-02T15:04:05.000Z")
-}
-
-// cell makes s fit in one table cell: "-" when empty, control characters
-// shown as spaces.
-func cell(s string) string {
-	if s == "" {
-		return "-"
+// row appends the cells of iv's row.
+func (t *tableWriter) row(iv Interval) {
+	t.text = appendUUID(t.text, [16]byte(iv.JobID))
+	t.end()
+	t.text = strconv.AppendInt(append(appendCell(t.text, iv.Kind), '-'), int64(iv.Ordinal), 10)
+	t.end()
+	for _, s := range []string{string(iv.Owner), iv.Label, string(iv.ToolCall)} {
+		t.text = appendCellOrDash(t.text, s)
+		t.end()
 	}
-	return strings.Map(func(r rune) rune {
-		if r < ' ' || r == 0x7f {
-			return ' '
+	t.text = appendStamp(t.text, iv.RegisteredAt)
+	t.end()
+	if !iv.Complete {
+		for _, s := range []string{"-", "-", "incomplete", "-", "-"} {
+			t.text = append(t.text, s...)
+			t.end()
 		}
-		return r
-	}, s)
+		return
+	}
+	t.text = appendStamp(t.text, iv.SettledAt)
+	t.end()
+	t.text = append(t.text, (time.Duration(iv.SettledAt-iv.RegisteredAt) * time.Millisecond).String()...)
+	t.end()
+	t.text = append(t.text, iv.Status...)
+	t.end()
+	t.text = appendCellOrDash(t.text, string(iv.Cause))
+	t.end()
+	t.text = strconv.AppendBool(t.text, iv.ProducerReported)
+	t.end()
+}
+
+// stampLayout is how the table writes a time: UTC, to the millisecond.
+const stampLayout = "2006-01-02T15:04:05.000Z"
+
+// appendStamp appends Unix milliseconds as a UTC time in stampLayout, as
+// time.Time.AppendFormat writes it. Times from 1970 to 9999, which a
+// registry's clock gives, are written from the civil date directly, a
+// fifth of the cost; the rest through AppendFormat.
+func appendStamp(b []byte, ms int64) []byte {
+	if ms < 0 || ms >= year10000 {
+		return time.UnixMilli(ms).UTC().AppendFormat(b, stampLayout)
+	}
+	days, rest := ms/86_400_000, ms%86_400_000
+	y, m, d := civil(days)
+	b = append(b, byte('0'+y/1000), byte('0'+y/100%10), byte('0'+y/10%10), byte('0'+y%10), '-')
+	b = append(b, byte('0'+m/10), byte('0'+m%10), '-', byte('0'+d/10), byte('0'+d%10), 'T')
+	h, mi, sec, milli := rest/3_600_000, rest/60_000%60, rest/1000%60, rest%1000
+	b = append(b, byte('0'+h/10), byte('0'+h%10), ':', byte('0'+mi/10), byte('0'+mi%10), ':')
+	b = append(b, byte('0'+sec/10), byte('0'+sec%10), '.')
+	return append(b, byte('0'+milli/100), byte('0'+milli/10%10), byte('0'+milli%10), 'Z')
+}
+
+// year10000 is the first Unix millisecond of the year 10000.
+const year10000 = 253_402_300_800_000
+
+// civil returns the proleptic Gregorian date of the day days after
+// 1970-01-01, for days ≥ 0 (Howard Hinnant's civil_from_days).
+func civil(days int64) (year, month, day int64) {
+	z := days + 719_468
+	era := z / 146_097
+	doe := z - era*146_097
+	yoe := (doe - doe/1460 + doe/36_524 - doe/146_096) / 365
+	doy := doe - (365*yoe + yoe/4 - yoe/100)
+	mp := (5*doy + 2) / 153
+	day = doy - (153*mp+2)/5 + 1
+	month = mp + 3
+	if month > 12 {
+		month -= 12
+	}
+	year = yoe + era*400
+	if month <= 2 {
+		year++
+	}
+	return year, month, day
+}
+
+// appendUUID appends id in the canonical text form of a UUID, as
+// uuid.UUID.String writes it.
+func appendUUID(b []byte, id [16]byte) []byte {
+	const hex = "0123456789abcdef"
+	for i, c := range id {
+		if i == 4 || i == 6 || i == 8 || i == 10 {
+			b = append(b, '-')
+		}
+		b = append(b, hex[c>>4], hex[c&0xf])
+	}
+	return b
+}
+
+// appendCellOrDash appends s as one table cell: "-" when empty, else as
+// appendCell does.
+func appendCellOrDash(b []byte, s string) []byte {
+	if s == "" {
+		return append(b, '-')
+	}
+	return appendCell(b, s)
+}
+
+// appendCell appends s made to fit in one table cell: control characters
+// shown as spaces and bytes that are not UTF-8 as U+FFFD, as strings.Map
+// writes them.
+func appendCell(b []byte, s string) []byte {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c < ' ' || c == 0x7f {
+				c = ' '
+			}
+			b = append(b, c)
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		b = utf8.AppendRune(b, r)
+		i += n
+	}
+	return b
 }
