@@ -10,7 +10,9 @@
 # build.
 #
 # A patch may begin with header lines, before its diff:
-#   Properties: PKG [go test flags]   the properties that must catch it
+#   Properties: PKG [go test flags]   the properties that must catch it (each
+#                                     patch names its own, so a mutant runs
+#                                     only those; no quoting: one word a flag)
 #                                     (default: ./proptest, every property but
 #                                     TestPgstoreMachine, which needs a server)
 #   Needs: postgres                   they run against JOBGEN_TEST_POSTGRES
@@ -51,10 +53,14 @@ properties() {
 # needspg PATCH succeeds when PATCH's properties need PostgreSQL.
 needspg() { sed -n '/^--- /q; /^Needs: *postgres/p' "$1" | grep -q .; }
 
-# copy DIR copies the working tree into DIR.
+# copy DIR copies the working tree into DIR, leaving out what no Go test
+# reads: the Python environment and the checkers' caches are four fifths of
+# the tree, and every mutant copies it twice.
 copy() {
 	mkdir -p "$1"
-	tar -C "$root" --exclude=./.git --exclude='testdata/rapid' -cf - . | tar -C "$1" -xf -
+	tar -C "$root" --exclude=./.git --exclude='testdata/rapid' --exclude=./tools/python/.venv \
+		--exclude=.mypy_cache --exclude=.pytest_cache --exclude=.hypothesis --exclude=__pycache__ \
+		--exclude=./test-output -cf - . | tar -C "$1" -xf -
 }
 
 # proptests DIR LOG PG ARGS... runs the properties ARGS in DIR, output to
