@@ -41,6 +41,14 @@ Commands:
 	repair     --truncate-at OFFSET: cut the file at OFFSET, the offset check
 	           named, once you decided the records from there on may go
 
+The operator's commands take a PostgreSQL journal's DSN only:
+
+	migrate    bring the schema to this build's version (--dry-run prints
+	           the SQL and changes nothing); hosts that open the journal
+	           WithoutMigrate refuse a schema behind them until it ran
+	status     print the schema version, streams, records, the oldest and
+	           newest positions and the size on disk (--json)
+
 A position is always the string "MAJOR.MINOR", whatever the backend: a file
 counts its records in MINOR ("0.17"); PostgreSQL orders transactions in
 MAJOR ("752.1"). cat --after takes it back.
@@ -58,9 +66,10 @@ type journalCommand struct {
 // its flags, its usage and where it writes.
 type journalRun struct {
 	path           string
-	asJSON         bool  // intervals --json
-	allowUnknown   bool  // check --allow-unknown
-	truncateAt     int64 // repair --truncate-at, -1 when not given
+	asJSON         bool       // intervals --json
+	allowUnknown   bool       // check --allow-unknown
+	truncateAt     int64      // repair --truncate-at, -1 when not given
+	ops            journalOps // migrate, status and archive's flags
 	usage          func()
 	stdout, stderr io.Writer
 
@@ -110,6 +119,22 @@ var journalCommands = map[string]journalCommand{
 			fs.BoolVar(&j.allowUnknown, "allow-unknown", false, "accept facts no known spec declares: exit 0 and report them on stderr")
 		},
 		run: func(j *journalRun) int { return j.open(journalCheck) },
+	},
+	"migrate": {
+		summary: "Migrate brings the PostgreSQL journal's schema to this build's version,\n" +
+			"creating it when missing, every step in one transaction under the migration\n" +
+			"lock. A host that opens the journal WithoutMigrate refuses a schema behind\n" +
+			"its build until this ran. --dry-run prints the SQL it would run, as one\n" +
+			"script, and changes nothing.",
+		flags: migrateFlags,
+		run:   journalMigrate,
+	},
+	"status": {
+		summary: "Status prints what the PostgreSQL journal holds: its schema version (and\n" +
+			"whether this build writes a newer one), streams, records, the oldest and\n" +
+			"newest positions with their times, and its size on disk. It changes nothing.",
+		flags: statusFlags,
+		run:   journalStatus,
 	},
 	"repair": {
 		summary: "Repair cuts the journal at --truncate-at OFFSET: what recovery will not do\n" +

@@ -12,7 +12,7 @@ newer (xid8), reached directly: a transaction-pooling proxy loses LISTEN.
 
 Open applies the embedded migrations (migrations/NNNN_name.sql) in one
 transaction under an advisory lock keyed by the schema, records each in
-schema_version, and refuses a schema newer than the build (ErrSchemaTooNew).
+schema_version, and refuses a schema newer than the build (ErrSchemaTooNew); WithoutMigrate makes it refuse a schema behind the build (ErrSchemaBehind) instead of migrating it.
 A store's tables live in its schema (WithSchema; default jobgen_journal):
 
 	stream(name PK, head)                       one counter row per stream

@@ -32,7 +32,7 @@ type config struct {
 	poll          time.Duration
 	ryw           time.Duration
 	hooks         *hooks
-	readOnly      bool
+	noMigrate     bool
 }
 
 // WithSchema puts the store's tables in schema (created when missing).
@@ -75,11 +75,13 @@ func WithPollInterval(d time.Duration) Option { return func(c *config) { c.poll 
 // writer's (default 5s); see ReadAll.
 func WithReadYourWritesWait(d time.Duration) Option { return func(c *config) { c.ryw = d } }
 
-// WithoutMigrating opens an existing journal as it is, for tools that only
-// read: Open neither creates nor changes the schema, and refuses a schema
-// that is missing (journal.ErrNotJournal) or at another version than this
-// build's (ErrSchemaTooNew when newer).
-func WithoutMigrating() Option { return func(c *config) { c.readOnly = true } }
+// WithoutMigrate opens an existing journal as it is: Open neither creates
+// nor changes the schema. A production host whose schema an operator
+// migrates (`jobgen journal migrate`, or Migrate) opens with it, and so do
+// tools that only read. Open refuses a schema that is missing
+// (ErrSchemaBehind and journal.ErrNotJournal), older than this build
+// (ErrSchemaBehind) or newer (ErrSchemaTooNew).
+func WithoutMigrate() Option { return func(c *config) { c.noMigrate = true } }
 
 // A Store is a journal.Tailer on PostgreSQL. Create one with Open or
 // OpenPool; it is safe for concurrent use.
@@ -168,18 +170,8 @@ func open(ctx context.Context, pool *pgxpool.Pool, own bool, opts []Option) (*St
 	if cfg.log == nil {
 		cfg.log = slog.New(slog.DiscardHandler)
 	}
-	var applied []int
-	var err error
-	if cfg.readOnly {
-		err = checkVersion(ctx, pool, cfg.schema)
-	} else {
-		applied, err = migrate(ctx, pool, cfg.schema)
-	}
-	if err != nil {
+	if err := prepareSchema(ctx, pool, cfg); err != nil {
 		return nil, err
-	}
-	if len(applied) > 0 {
-		cfg.log.Info("pgstore: migrated", "schema", cfg.schema, "versions", applied)
 	}
 	bg, cancel := context.WithCancel(context.Background())
 	s := &Store{
@@ -206,6 +198,25 @@ func open(ctx context.Context, pool *pgxpool.Pool, own bool, opts []Option) (*St
 		go s.committer()
 	}
 	return s, nil
+}
+
+// prepareSchema checks the schema's version (WithoutMigrate) or migrates it.
+func prepareSchema(ctx context.Context, pool *pgxpool.Pool, cfg config) error {
+	if cfg.noMigrate {
+		return checkVersion(ctx, pool, cfg.schema)
+	}
+	applied, err := Migrate(ctx, pool, cfg.schema)
+	if err != nil {
+		return err
+	}
+	if len(applied) > 0 {
+		versions := make([]int, len(applied))
+		for i, m := range applied {
+			versions[i] = m.Version
+		}
+		cfg.log.Info("pgstore: migrated", "schema", cfg.schema, "versions", versions)
+	}
+	return nil
 }
 
 // Schema returns the schema the store's tables are in.
