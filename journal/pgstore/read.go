@@ -224,6 +224,7 @@ func (s *Store) Tail(ctx context.Context, after journal.Position) iter.Seq2[jour
 					return
 				}
 				s.log.Warn("pgstore: tail read failed; retrying", "schema", s.schema, "after", cursor.String(), "in", backoff, "err", err)
+				s.observeReconnect("tail", err)
 				if sleep(ctx, backoff) != nil {
 					return
 				}
@@ -236,6 +237,9 @@ func (s *Store) Tail(ctx context.Context, after journal.Position) iter.Seq2[jour
 					return
 				}
 				cursor = rec.Pos
+			}
+			if len(page) > 0 {
+				s.observeTail(page[len(page)-1])
 			}
 			if len(page) == pageRows {
 				continue
@@ -298,6 +302,7 @@ func (s *Store) listen() {
 			delay = 50 * time.Millisecond
 		}
 		s.log.Warn("pgstore: LISTEN connection lost; reconnecting, tails poll meanwhile", "schema", s.schema, "in", delay, "err", err)
+		s.observeReconnect("listen", err)
 		s.tails.raise()
 		if sleep(s.bg, delay) != nil {
 			return

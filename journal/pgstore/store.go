@@ -33,6 +33,7 @@ type config struct {
 	ryw           time.Duration
 	hooks         *hooks
 	noMigrate     bool
+	obs           journal.Observer
 }
 
 // WithSchema puts the store's tables in schema (created when missing).
@@ -238,35 +239,56 @@ func (s *Store) Pool() *pgxpool.Pool { return s.pool }
 // The store reads the payloads where they are, without copying them, until
 // they are sent; Append does not return before then.
 func (s *Store) Append(ctx context.Context, stream journal.Stream, entries ...journal.Entry) ([]uint64, error) {
+	if s.cfg.obs == nil {
+		_, seqs, err := s.append(ctx, stream, entries)
+		return seqs, err
+	}
+	began := time.Now()
+	r, seqs, err := s.append(ctx, stream, entries)
+	s.observeAppend(r, began, err)
+	return seqs, err
+}
+
+// append is Append; it also returns the request it queued, nil when it
+// queued none.
+func (s *Store) append(ctx context.Context, stream journal.Stream, entries []journal.Entry) (*request, []uint64, error) {
 	if err := checkStream(stream); err != nil {
-		return nil, fmt.Errorf("%s: append to %q: %w", s.name, stream, err)
+		return nil, nil, fmt.Errorf("%s: append to %q: %w", s.name, stream, err)
 	}
 	bytes := 0
 	for i, e := range entries {
 		if err := checkEntry(e); err != nil {
-			return nil, fmt.Errorf("%s: append to %q: entry %d: %w", s.name, stream, i, err)
+			return nil, nil, fmt.Errorf("%s: append to %q: entry %d: %w", s.name, stream, i, err)
 		}
 		bytes += entryBytes(string(stream), e)
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("%s: append to %q: %w", s.name, stream, err)
+		return nil, nil, fmt.Errorf("%s: append to %q: %w", s.name, stream, err)
 	}
 	if len(entries) == 0 {
 		if s.isClosed() {
-			return nil, s.errClosed()
+			return nil, nil, s.errClosed()
 		}
-		return []uint64{}, nil
+		return nil, []uint64{}, nil
 	}
 	r := &request{stream: string(stream), entries: slices.Clone(entries), bytes: bytes,
 		released: make(chan struct{}), done: make(chan struct{})}
+	seqs, err := s.await(ctx, r)
+	return r, seqs, err
+}
+
+// await queues r and waits for its transaction, or withdraws it when ctx
+// ends first.
+func (s *Store) await(ctx context.Context, r *request) ([]uint64, error) {
+	stream := r.stream
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
 		return nil, s.errClosed()
 	}
 	s.pending = append(s.pending, r)
-	s.queued += len(entries)
-	s.queuedBytes += bytes
+	s.queued += len(r.entries)
+	s.queuedBytes += r.bytes
 	s.mu.Unlock()
 	s.work.raise()
 	select {
@@ -302,6 +324,16 @@ func lockSeed(schema string) int64 {
 // commit is not sticky here: it failed the appends it held, which reported it,
 // and acknowledged nothing that could be lost.
 func (s *Store) Flush(ctx context.Context) error {
+	if s.cfg.obs == nil {
+		return s.flush(ctx)
+	}
+	began := time.Now()
+	err := s.flush(ctx)
+	s.cfg.obs.Flushed(time.Since(began), err)
+	return err
+}
+
+func (s *Store) flush(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("%s: flush: %w", s.name, err)
 	}
