@@ -44,7 +44,9 @@ func (o *recordingObserver) AppendFailed(err error) {
 	o.record(func(s *observed) { s.failed = append(s.failed, err) })
 }
 
-func (o *recordingObserver) Flushed(time.Duration, error) { o.record(func(s *observed) { s.flushes++ }) }
+func (o *recordingObserver) Flushed(time.Duration, error) {
+	o.record(func(s *observed) { s.flushes++ })
+}
 
 func (o *recordingObserver) Committed(d time.Duration, appends, entries int, bytes int64, err error) {
 	o.record(func(s *observed) {
