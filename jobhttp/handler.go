@@ -43,6 +43,11 @@ type Options struct {
 	// History, when set, answers /api/history with the caller's execution
 	// intervals; without it that route is a 404.
 	History HistoryFunc
+	// Subagents, when set, answers /api/subagents with the continuable
+	// children under the caller's roots and their histories
+	// (NewJournalSubagents reads them from the manager's journal); without
+	// it those routes are a 404.
+	Subagents Subagents
 	// MaxStreamsPerSession caps the event streams one session holds open at
 	// once; zero means 8. A page holds one roster stream and one follow per
 	// expanded row, so one person rarely needs more than a few; a session
@@ -134,6 +139,10 @@ func New(opts Options) (*Handler, error) {
 	h.mux.HandleFunc("GET /api/jobs/{id}/follow", h.withSession(h.follow))
 	h.mux.HandleFunc("POST /api/jobs/{id}/kill", h.withSession(h.kill))
 	h.mux.HandleFunc("GET /api/history", h.withSession(h.history))
+	h.mux.HandleFunc("GET /api/jobs/{id}/raw", h.withSession(h.raw))
+	h.mux.HandleFunc("GET /api/subagents", h.withSession(h.subagentTree))
+	h.mux.HandleFunc("GET /api/subagents/events", h.withSession(h.subagentEvents))
+	h.mux.HandleFunc("GET /api/subagents/{id}/history", h.withSession(h.subagentHistory))
 	return h, nil
 }
 
