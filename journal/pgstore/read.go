@@ -42,6 +42,9 @@ func (s *Store) ReadStream(ctx context.Context, stream journal.Stream, after uin
 				return
 			}
 			page, err := s.readStreamPage(ctx, stream, cursor)
+			if err == nil && cursor == int64(after) && (len(page) == 0 || page[0].Seq != after+1) {
+				err = s.checkArchived(ctx, stream, after)
+			}
 			if err != nil {
 				yield(journal.Record{}, fmt.Errorf("%s: read %q after seq %d: %w", s.name, stream, cursor, err))
 				return

@@ -24,6 +24,10 @@ type Status struct {
 	// records the store holds, by the streams' counters (Check verifies
 	// that they agree with the rows).
 	Streams, Records int64
+	// ArchivedStreams counts the streams retention archived some records
+	// of, and ArchivedRecords those records, which the store no longer
+	// holds (see Archive).
+	ArchivedStreams, ArchivedRecords int64
 	// Oldest and Newest are the first and last positions in the global
 	// order, and OldestAt and NewestAt the times their transactions
 	// appended them (the server's clock); zero when the store is empty.
@@ -48,7 +52,11 @@ func Inspect(ctx context.Context, pool *pgxpool.Pool, schema string) (Status, er
 	}
 	q := newStatements(schema)
 	fail := func(err error) (Status, error) { return st, fmt.Errorf("pgstore %s: status: %w", schema, err) }
-	if err := pool.QueryRow(ctx, `SELECT count(*), coalesce(sum(head), 0)::int8 FROM `+q.table("stream")).Scan(&st.Streams, &st.Records); err != nil {
+	counts := `SELECT count(*), coalesce(sum(head), 0)::int8, 0::int8, 0::int8 FROM ` + q.table("stream")
+	if v >= archiveVersion {
+		counts = `SELECT count(*), coalesce(sum(head - archived), 0)::int8, count(*) FILTER (WHERE archived > 0), coalesce(sum(archived), 0)::int8 FROM ` + q.table("stream")
+	}
+	if err := pool.QueryRow(ctx, counts).Scan(&st.Streams, &st.Records, &st.ArchivedStreams, &st.ArchivedRecords); err != nil {
 		return fail(err)
 	}
 	for _, end := range []struct {
@@ -73,6 +81,9 @@ func Inspect(ctx context.Context, pool *pgxpool.Pool, schema string) (Status, er
 	}
 	return st, nil
 }
+
+// archiveVersion is the schema version that added retention (0003_archive).
+const archiveVersion = 3
 
 // Status reads the store's status; see Inspect.
 func (s *Store) Status(ctx context.Context) (Status, error) {
