@@ -157,7 +157,9 @@ func (s *Store) Archive(ctx context.Context, streams []journal.Stream, to *journ
 
 // archiveBatch moves the streams of one batch, in one transaction.
 func (s *Store) archiveBatch(ctx context.Context, names []string, to *journal.FileStore) ([]Archived, error) {
-	fail := func(err error) ([]Archived, error) { return nil, fmt.Errorf("%s: archive into %s: %w", s.name, to.Path(), err) }
+	fail := func(err error) ([]Archived, error) {
+		return nil, fmt.Errorf("%s: archive into %s: %w", s.name, to.Path(), err)
+	}
 	tx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted})
 	if err != nil {
 		return fail(err)
