@@ -3,14 +3,19 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
+	"log/slog"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/jobgen/jobgen/journal"
 	"github.com/jobgen/jobgen/journal/pgstore"
+	"github.com/jobgen/jobgen/retention"
 )
 
 // The operator's commands of a PostgreSQL journal: migrate, status and
@@ -19,7 +24,10 @@ import (
 
 // journalOps holds the flags of the operator's commands.
 type journalOps struct {
-	dryRun bool // migrate --dry-run, archive --dry-run
+	dryRun       bool      // migrate --dry-run, archive --dry-run
+	before       time.Time // archive --before
+	to           string    // archive --to
+	allowUnknown bool      // archive --allow-unknown
 }
 
 // migrateFlags registers migrate's flags.
@@ -94,11 +102,14 @@ type statusLine struct {
 	BuildVersion int    `json:"buildVersion"`
 	Streams      int64  `json:"streams"`
 	Records      int64  `json:"records"`
-	Oldest       string `json:"oldest,omitempty"`
-	Newest       string `json:"newest,omitempty"`
-	OldestAt     string `json:"oldestAt,omitempty"`
-	NewestAt     string `json:"newestAt,omitempty"`
-	Bytes        int64  `json:"bytes"`
+	// ArchivedStreams and ArchivedRecords count what retention moved out.
+	ArchivedStreams int64  `json:"archivedStreams"`
+	ArchivedRecords int64  `json:"archivedRecords"`
+	Oldest          string `json:"oldest,omitempty"`
+	Newest          string `json:"newest,omitempty"`
+	OldestAt        string `json:"oldestAt,omitempty"`
+	NewestAt        string `json:"newestAt,omitempty"`
+	Bytes           int64  `json:"bytes"`
 }
 
 // journalStatus prints what pgstore.Inspect reads of the schema.
@@ -112,7 +123,8 @@ func journalStatus(j *journalRun) int {
 			return 0, noJournalError{fmt.Errorf("postgres journal %s: no journal in this schema (jobgen journal migrate creates it)", schema)}
 		}
 		line := statusLine{Schema: st.Schema, Version: st.Version, BuildVersion: st.BuildVersion,
-			Streams: st.Streams, Records: st.Records, Bytes: st.Bytes}
+			Streams: st.Streams, Records: st.Records, Bytes: st.Bytes,
+			ArchivedStreams: st.ArchivedStreams, ArchivedRecords: st.ArchivedRecords}
 		if st.Records > 0 {
 			line.Oldest, line.Newest = st.Oldest.String(), st.Newest.String()
 			line.OldestAt, line.NewestAt = st.OldestAt.UTC().Format(time.RFC3339Nano), st.NewestAt.UTC().Format(time.RFC3339Nano)
@@ -140,12 +152,15 @@ func printStatus(j *journalRun, st statusLine) {
 		{"streams", fmt.Sprint(st.Streams)},
 		{"records", fmt.Sprint(st.Records)},
 	}
+	if st.ArchivedStreams > 0 {
+		rows = append(rows, [2]string{"archived", fmt.Sprintf("%s of %s (jobgen journal archive)", plural(int(st.ArchivedRecords), "record"), plural(int(st.ArchivedStreams), "stream"))})
+	}
 	if st.Oldest != "" {
 		rows = append(rows, [2]string{"oldest", st.Oldest + " at " + st.OldestAt}, [2]string{"newest", st.Newest + " at " + st.NewestAt})
 	}
 	rows = append(rows, [2]string{"size", byteSize(st.Bytes)})
 	for _, r := range rows {
-		fmt.Fprintf(j.stdout, "%-8s %s\n", r[0]+":", r[1])
+		fmt.Fprintf(j.stdout, "%-9s %s\n", r[0]+":", r[1])
 	}
 }
 
@@ -162,4 +177,89 @@ func byteSize(n int64) string {
 		i++
 	}
 	return fmt.Sprintf("%.1f %ciB (%d bytes)", f, units[i], n)
+}
+
+// archiveFlags registers archive's flags.
+func archiveFlags(fs *flag.FlagSet, j *journalRun) {
+	fs.Func("before", "archive streams whose last record is older than this: a time (2026-01-02 or RFC 3339) or an age (720h, 30d)", func(v string) error {
+		t, err := parseCutoff(v, time.Now())
+		j.ops.before = t
+		return err
+	})
+	fs.StringVar(&j.ops.to, "to", "", "the journal file to archive into (created when missing; an existing one is appended to)")
+	fs.BoolVar(&j.ops.dryRun, "dry-run", false, "print which streams would be archived and which kept, and why; change nothing")
+	fs.BoolVar(&j.ops.allowUnknown, "allow-unknown", false, "archive streams holding facts of a vocabulary jobgen cannot judge, as if those said nothing")
+}
+
+// parseCutoff reads --before: a date, an RFC 3339 time, or an age before
+// now (a Go duration, or a number of days with d).
+func parseCutoff(v string, now time.Time) (time.Time, error) {
+	if days, ok := strings.CutSuffix(v, "d"); ok {
+		if n, err := strconv.Atoi(days); err == nil && n >= 0 {
+			return now.Add(-time.Duration(n) * 24 * time.Hour), nil
+		}
+	}
+	if d, err := time.ParseDuration(v); err == nil && d >= 0 {
+		return now.Add(-d), nil
+	}
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02"} {
+		if t, err := time.Parse(layout, v); err == nil {
+			return t, nil
+		}
+	}
+	return time.Time{}, errors.New("want a time (2026-01-02, 2026-01-02T15:04:05Z) or an age (720h, 30d)")
+}
+
+// journalArchive moves the streams whose history is over, last appended
+// before --before, into --to.
+func journalArchive(j *journalRun) int {
+	if j.ops.before.IsZero() || j.ops.to == "" {
+		fmt.Fprintln(j.stderr, "jobgen journal archive: --before and --to are required")
+		j.usage()
+		return exitUsage
+	}
+	return j.withPool("archive", func(ctx context.Context, pool *pgxpool.Pool, schema string) (int, error) {
+		store, err := pgstore.OpenPool(ctx, pool, pgstore.WithSchema(schema), pgstore.WithoutMigrate(),
+			pgstore.WithLogger(slog.New(slog.NewTextHandler(j.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))))
+		if err != nil {
+			return 0, err
+		}
+		defer store.Close(ctx)
+		plan, err := retention.Choose(ctx, store, retention.Options{Before: j.ops.before, AllowUnknown: j.ops.allowUnknown})
+		if err != nil {
+			return 0, err
+		}
+		name := "postgres journal " + schema
+		fmt.Fprintf(j.stdout, "%s: %s last appended before %s: %s to archive (%s), %s kept\n", name, plural(len(plan.Archive)+len(plan.Kept), "stream"),
+			j.ops.before.UTC().Format(time.RFC3339), plural(len(plan.Archive), "stream"), plural(int(plan.Records), "record"), plural(len(plan.Kept), "stream"))
+		for _, st := range plan.Archive {
+			fmt.Fprintf(j.stdout, "  archive %s\n", st)
+		}
+		for _, k := range plan.Kept {
+			fmt.Fprintf(j.stdout, "  keep    %s: %s\n", k.Stream, k.Why)
+		}
+		if j.ops.dryRun || len(plan.Archive) == 0 {
+			if j.ops.dryRun {
+				fmt.Fprintln(j.stdout, "dry run: nothing archived")
+			}
+			return exitOK, nil
+		}
+		file, err := journal.Open(j.ops.to)
+		if err != nil {
+			return 0, err
+		}
+		moved, err := store.Archive(ctx, plan.Archive, file)
+		if cerr := file.Close(ctx); err == nil {
+			err = cerr
+		}
+		records := uint64(0)
+		for _, a := range moved {
+			records += a.Through - a.First + 1
+		}
+		fmt.Fprintf(j.stdout, "archived %s (%s) into %s\n", plural(len(moved), "stream"), plural(int(records), "record"), j.ops.to)
+		if errors.Is(err, pgstore.ErrArchiveMismatch) {
+			return exitFindings, err
+		}
+		return exitOK, err
+	})
 }
