@@ -238,7 +238,10 @@ func TestFleetShowsADeadHostsJobsLost(t *testing.T) {
 	done, pd := b.startRecording("s1", "settles first", 0)
 	alive, _ := a.startRecording("s1", "lives on a", 0)
 	pd.finish(jobs.JobStatusCompleted, "ok")
-	fleet.waitRoster("s1", "the jobs", func(r []fleetJob) bool { j, _ := find(r, done.ID); return len(r) == 3 && j.Status == jobs.JobStatusCompleted })
+	fleet.waitRoster("s1", "the jobs", func(r []fleetJob) bool {
+		j, _ := find(r, done.ID)
+		return len(r) == 3 && j.Status == jobs.JobStatusCompleted
+	})
 	if r := fleet.roster("s1"); func() bool { j, _ := find(r, running.ID); return j.Lost }() {
 		t.Fatalf("a live host's job shown lost: %+v", r)
 	}
