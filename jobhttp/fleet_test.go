@@ -81,11 +81,17 @@ type testFleet struct {
 
 func newTestFleet(t *testing.T, schema string, lease time.Duration) *testFleet {
 	t.Helper()
+	return newTestFleetFor(t, schema, lease, testSession)
+}
+
+// newTestFleetFor is newTestFleet whose callers' session is what session says.
+func newTestFleetFor(t *testing.T, schema string, lease time.Duration, session func(*http.Request) (jobs.SessionID, error)) *testFleet {
+	t.Helper()
 	store, err := pgstore.Open(context.Background(), pgtest.DSN(t), pgstore.WithSchema(schema), pgstore.WithPollInterval(50*time.Millisecond))
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := jobhttp.NewFleet(jobhttp.FleetOptions{History: store, Session: testSession, Key: testFleetKey, Lease: lease})
+	f, err := jobhttp.NewFleet(jobhttp.FleetOptions{History: store, Session: session, Key: testFleetKey, Lease: lease})
 	if err != nil {
 		t.Fatal(err)
 	}
