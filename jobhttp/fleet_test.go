@@ -32,7 +32,7 @@ type fleetHost struct {
 	beat     context.CancelFunc
 }
 
-func newFleetHost(t *testing.T, schema, name string, lease time.Duration) *fleetHost {
+func newFleetHost(t testing.TB, schema, name string, lease time.Duration) *fleetHost {
 	t.Helper()
 	ctx := context.Background()
 	store, err := pgstore.Open(ctx, pgtest.DSN(t), pgstore.WithSchema(schema))
@@ -79,13 +79,13 @@ type testFleet struct {
 	fleet *jobhttp.Fleet
 }
 
-func newTestFleet(t *testing.T, schema string, lease time.Duration) *testFleet {
+func newTestFleet(t testing.TB, schema string, lease time.Duration) *testFleet {
 	t.Helper()
 	return newTestFleetFor(t, schema, lease, testSession)
 }
 
 // newTestFleetFor is newTestFleet whose callers' session is what session says.
-func newTestFleetFor(t *testing.T, schema string, lease time.Duration, session func(*http.Request) (jobs.SessionID, error)) *testFleet {
+func newTestFleetFor(t testing.TB, schema string, lease time.Duration, session func(*http.Request) (jobs.SessionID, error)) *testFleet {
 	t.Helper()
 	store, err := pgstore.Open(context.Background(), pgtest.DSN(t), pgstore.WithSchema(schema), pgstore.WithPollInterval(50*time.Millisecond))
 	if err != nil {
