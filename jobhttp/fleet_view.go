@@ -224,7 +224,11 @@ func (v *fleetView) entry(session jobs.SessionID, id jobs.JobID) (fleetEntry, er
 	if !ok || j.iv.Owner != session {
 		return fleetEntry{}, errNoFleetJob
 	}
-	return v.entryLocked(j), nil
+	e := v.entryLocked(j)
+	// judged now, not at the last change: a lease may have ended since,
+	// before the timer that rejudges the roster fired
+	e.place.Lost = v.lostLocked(j, v.now())
+	return e, nil
 }
 
 // entryLocked is j as the fleet serves it. A host's address stays inside
