@@ -130,8 +130,10 @@ func newFleetFixture(t *testing.T, dsn, schema string) *fleetFixture {
 	}
 	f, err := jobhttp.NewFleet(jobhttp.FleetOptions{
 		History: store, Key: fleetPropKey, Lease: fleetLease,
-		Session: func(r *http.Request) (jobs.SessionID, error) { return jobs.SessionID(r.Header.Get("X-Prop-Session")), nil },
-		Now:     func() time.Time { return time.Now().Add(time.Duration(fx.offset.Load())) },
+		Session: func(r *http.Request) (jobs.SessionID, error) {
+			return jobs.SessionID(r.Header.Get("X-Prop-Session")), nil
+		},
+		Now: func() time.Time { return time.Now().Add(time.Duration(fx.offset.Load())) },
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -175,8 +177,11 @@ func (m *fleetMachine) start(rt *rapid.T) {
 			done := make(chan jobs.JobOutcome, 1)
 			job.Append("out\n", jobs.AppendOptions{})
 			return jobs.Hooks{
-				Cancel: func(reason string) error { done <- jobs.JobOutcome{Status: jobs.JobStatusKilled, Detail: reason}; return nil },
-				Done:   func() (jobs.JobOutcome, error) { return <-done, nil },
+				Cancel: func(reason string) error {
+					done <- jobs.JobOutcome{Status: jobs.JobStatusKilled, Detail: reason}
+					return nil
+				},
+				Done: func() (jobs.JobOutcome, error) { return <-done, nil },
 			}, nil
 		},
 	})
