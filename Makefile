@@ -119,8 +119,8 @@ demo-pg: ## two processes sharing one job history in PostgreSQL (starts the thro
 
 .PHONY: demo-fleet
 demo-fleet: ## a fleet on one history: PostgreSQL (its own, on FLEET_PG_PORT), three host processes and the fleet page on 127.0.0.1:8090 (ADDR=host:port to change)
-	@export JOBGEN_PG_DIR="$${TMPDIR:-/tmp}/jobgen-fleet-pg" JOBGEN_PG_PORT=$(or $(FLEET_PG_PORT),55460); \
-	eval "$$(.ci/pg.sh start)"; $(GO) run ./examples/fleet demo -dsn "$$JOBGEN_TEST_POSTGRES" -addr $(or $(ADDR),127.0.0.1:8090)
+	@export JOBGEN_PG_DIR="$${TMPDIR:-/tmp}/jobgen-fleet-pg" JOBGEN_PG_PORT=$(or $(FLEET_PG_PORT),55478); \
+	pgenv=$$(.ci/pg.sh start) || exit 1; eval "$$pgenv"; $(GO) run ./examples/fleet demo -dsn "$$JOBGEN_TEST_POSTGRES" -addr $(or $(ADDR),127.0.0.1:8090)
 
 # Crash loops longer than CI's two rounds: each crash test SIGKILLs a PostgreSQL
 # cluster of its own CRASH_ROUNDS times; the large appends run against a throwaway
