@@ -13,7 +13,8 @@ import (
 
 // Served by a fleet, the page shows the session's jobs of every host with
 // their host, filters by host, follows a job's output through the fleet,
-// and shows a dead host's unsettled job as lost, with no kill offered.
+// and shows a dead host's unsettled job as lost, with no kill offered; axe
+// finds no serious or critical violation on it.
 func TestFleetPageShowsEveryHostAndADeadHostsJobsLost(t *testing.T) {
 	schema := pgtest.Schema(t)
 	lease := 1500 * time.Millisecond
@@ -55,6 +56,11 @@ func TestFleetPageShowsEveryHostAndADeadHostsJobsLost(t *testing.T) {
 	}
 	if n := js[string](t, ctx, `document.querySelector('[data-status="lost"]').textContent`); n == "" {
 		t.Fatal("no lost tab")
+	}
+	bad, passes := axeViolations(t, ctx)
+	t.Logf("axe-core on the fleet page: %d rules passed, %d serious or critical violations", passes, len(bad))
+	for _, b := range bad {
+		t.Errorf("axe (fleet page): %s", b)
 	}
 	screenshot(t, ctx, "fleet")
 }
