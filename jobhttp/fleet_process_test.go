@@ -97,7 +97,7 @@ func byLabel(t *testing.T, r []fleetJob, label string) fleetJob {
 func TestFleetOfThreeHostProcessesSurvivesAHostKilled(t *testing.T) {
 	dsn, schema := pgtest.DSN(t), pgtest.Schema(t)
 	bin := buildFleetExample(t)
-	beat := 200 * time.Millisecond
+	beat := 300 * time.Millisecond // a lease of 900 ms: a stalled host beats late before it looks lost
 	hosts := map[string]*hostProcess{}
 	for _, name := range []string{"host-a", "host-b", "host-c"} {
 		hosts[name] = startHostProcess(t, bin, dsn, schema, name, beat)
