@@ -117,6 +117,11 @@ pg-down: ## stop the throwaway PostgreSQL and delete its directory
 demo-pg: ## two processes sharing one job history in PostgreSQL (starts the throwaway server)
 	@eval "$$(.ci/pg.sh start)"; $(GO) run ./examples/pghistory "$$JOBGEN_TEST_POSTGRES"
 
+.PHONY: demo-fleet
+demo-fleet: ## a fleet on one history: PostgreSQL (its own, on FLEET_PG_PORT), three host processes and the fleet page on 127.0.0.1:8090 (ADDR=host:port to change)
+	@export JOBGEN_PG_DIR="$${TMPDIR:-/tmp}/jobgen-fleet-pg" JOBGEN_PG_PORT=$(or $(FLEET_PG_PORT),55478); \
+	pgenv=$$(.ci/pg.sh start) || exit 1; eval "$$pgenv"; $(GO) run ./examples/fleet demo -dsn "$$JOBGEN_TEST_POSTGRES" -addr $(or $(ADDR),127.0.0.1:8090)
+
 # Crash loops longer than CI's two rounds: each crash test SIGKILLs a PostgreSQL
 # cluster of its own CRASH_ROUNDS times; the large appends run against a throwaway
 # server this target starts on CRASH_PG_PORT and stops, never the shared one.

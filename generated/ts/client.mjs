@@ -8,7 +8,7 @@
 // browsers and in Node 20, which has no EventSource. It is the package's
 // module @jobgen/jobgen/client, and the live page's.
 import { decodeFollowFrame, decodeJobSnapshot } from "./jobs.mjs";
-import { decodeErrorBody, decodeInputResponse, decodeInterval, decodeKillResponse, decodeSubagentEvent, decodeSubagentNode, encodeInputRequest, encodeKillRequest } from "./wire.mjs";
+import { decodeErrorBody, decodeFleetHost, decodeFleetPlacement, decodeInputResponse, decodeInterval, decodeKillResponse, decodeSubagentEvent, decodeSubagentNode, encodeInputRequest, encodeKillRequest } from "./wire.mjs";
 import { DecodeError } from "./runtime.mjs";
 /**
  * A WireError is a request the server refused: its HTTP status, the error
@@ -59,6 +59,14 @@ export class Client {
     /** History returns the caller's execution intervals, oldest first; a WireError of status 404 when the server keeps none. */
     async history(signal) {
         return decodeList(await this.json("history", signal), decodeInterval);
+    }
+    /** Fleet returns the runs of the hosts of a fleet view; a WireError of status 404 from a handler that serves one host. */
+    async fleet(signal) {
+        return decodeList(await this.json("fleet", signal), decodeFleetHost);
+    }
+    /** FleetHistory is History from a fleet view: each interval with its placement. */
+    async fleetHistory(signal) {
+        return decodePlaced(await this.json("history", signal), decodeInterval);
     }
     /** RawURL is where a recording job's retained record downloads from, as text/plain. */
     rawURL(id) {
@@ -116,6 +124,13 @@ export class Client {
         for await (const ev of this.events("jobs/events", options, () => false)) {
             if (ev.name === "roster")
                 yield decodeList(JSON.parse(ev.data), decodeJobSnapshot);
+        }
+    }
+    /** FleetRosterEvents is RosterEvents from a fleet view: each job with its placement. */
+    async *fleetRosterEvents(options = {}) {
+        for await (const ev of this.events("jobs/events", options, () => false)) {
+            if (ev.name === "roster")
+                yield decodePlaced(JSON.parse(ev.data), decodeJobSnapshot);
         }
     }
     /**
@@ -209,6 +224,10 @@ function decodeList(json, decode) {
     if (!Array.isArray(json))
         throw new DecodeError("wrongType", "$", "want an array, got " + (json === null ? "null" : typeof json));
     return json.map((e, i) => decode(e, `$[${i}]`));
+}
+/** decodePlaced decodes a fleet view's JSON array: each element once as the item, once as its placement. */
+function decodePlaced(json, decode) {
+    return decodeList(json, (e, path) => ({ item: decode(e, path), placement: decodeFleetPlacement(e, path) }));
 }
 /** body reads a response: its JSON when it is a success, else a WireError thrown. */
 async function body(res) {

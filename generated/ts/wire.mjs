@@ -124,6 +124,106 @@ export function encodeErrorBody(value) {
 }
 
 /**
+ * decodeFleetHost reads a FleetHost from JSON as Go's decoder does, refusing
+ * input that lacks a required field.
+ */
+export function decodeFleetHost(json, path = "$") {
+  const o = _obj(json, path, "FleetHost");
+  let f_host;
+  let f_heartbeatAt;
+  let f_leaseEndsAt;
+  let f_lost;
+  for (const k of Object.keys(o)) {
+    const v = o[k];
+    switch (k) {
+      case "host":
+        f_host = v === null ? undefined : jobs.decodeJobHost(v, path + ".host");
+        continue;
+      case "heartbeatAt":
+        if (v !== null) f_heartbeatAt = _int(v, path, "heartbeatAt");
+        continue;
+      case "leaseEndsAt":
+        if (v !== null) f_leaseEndsAt = _int(v, path, "leaseEndsAt");
+        continue;
+      case "lost":
+        if (v !== null) f_lost = _bool(v, path, "lost");
+        continue;
+    }
+    switch (_fold(k)) {
+      case "HOST":
+        throw _ambiguous(path, "FleetHost", k, "host");
+      case "HEARTBEATAT":
+        throw _ambiguous(path, "FleetHost", k, "heartbeatAt");
+      case "LEASEENDSAT":
+        throw _ambiguous(path, "FleetHost", k, "leaseEndsAt");
+      case "LOST":
+        throw _ambiguous(path, "FleetHost", k, "lost");
+    }
+  }
+  if (f_host === undefined) throw _missing(path, "FleetHost", "host");
+  const out = { host: f_host };
+  if (f_heartbeatAt) out.heartbeatAt = f_heartbeatAt;
+  if (f_leaseEndsAt) out.leaseEndsAt = f_leaseEndsAt;
+  if (f_lost) out.lost = f_lost;
+  return out;
+}
+
+/**
+ * encodeFleetHost writes a FleetHost as JSON that Go's decoder reads, leaving
+ * out optional fields that hold their zero value, as Go does.
+ */
+export function encodeFleetHost(value) {
+  const o = {};
+  o["host"] = jobs.encodeJobHost(value.host);
+  if (value.heartbeatAt) o["heartbeatAt"] = _eint(value.heartbeatAt, "FleetHost.heartbeatAt");
+  if (value.leaseEndsAt) o["leaseEndsAt"] = _eint(value.leaseEndsAt, "FleetHost.leaseEndsAt");
+  if (value.lost) o["lost"] = value.lost;
+  return o;
+}
+
+/**
+ * decodeFleetPlacement reads a FleetPlacement from JSON as Go's decoder does,
+ * refusing input that lacks a required field.
+ */
+export function decodeFleetPlacement(json, path = "$") {
+  const o = _obj(json, path, "FleetPlacement");
+  let f_host;
+  let f_lost;
+  for (const k of Object.keys(o)) {
+    const v = o[k];
+    switch (k) {
+      case "host":
+        f_host = jobs.decodeJobHost(v, path + ".host");
+        continue;
+      case "lost":
+        if (v !== null) f_lost = _bool(v, path, "lost");
+        continue;
+    }
+    switch (_fold(k)) {
+      case "HOST":
+        throw _ambiguous(path, "FleetPlacement", k, "host");
+      case "LOST":
+        throw _ambiguous(path, "FleetPlacement", k, "lost");
+    }
+  }
+  const out = {  };
+  if (f_host !== undefined) out.host = f_host;
+  if (f_lost) out.lost = f_lost;
+  return out;
+}
+
+/**
+ * encodeFleetPlacement writes a FleetPlacement as JSON that Go's decoder reads,
+ * leaving out optional fields that hold their zero value, as Go does.
+ */
+export function encodeFleetPlacement(value) {
+  const o = {};
+  if (value.host !== undefined) o["host"] = jobs.encodeJobHost(value.host);
+  if (value.lost) o["lost"] = value.lost;
+  return o;
+}
+
+/**
  * decodeInputRequest reads an InputRequest from JSON as Go's decoder does,
  * refusing input that lacks a required field.
  */

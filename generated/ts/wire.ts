@@ -180,6 +180,142 @@ export function encodeErrorBody(value: ErrorBody): JSONObject {
   return o;
 }
 
+/** A FleetHost is one run of a host of the fleet, as its heartbeats say. */
+export interface FleetHost {
+  /** Host names the host and its run, without its address. */
+  host: jobs.JobHost;
+  /**
+   * HeartbeatAt is the time of its last heartbeat in Unix milliseconds; zero when
+   * none was read.
+   */
+  heartbeatAt?: number;
+  /** LeaseEndsAt is when its last heartbeat's lease ends, in Unix milliseconds. */
+  leaseEndsAt?: number;
+  /** Lost reports that the lease has ended. */
+  lost?: boolean;
+}
+
+/**
+ * decodeFleetHost reads a FleetHost from JSON as Go's decoder does, refusing
+ * input that lacks a required field.
+ */
+export function decodeFleetHost(json: unknown, path = "$"): FleetHost {
+  const o = _obj(json, path, "FleetHost");
+  let f_host: jobs.JobHost | undefined;
+  let f_heartbeatAt: number | undefined;
+  let f_leaseEndsAt: number | undefined;
+  let f_lost: boolean | undefined;
+  for (const k of Object.keys(o)) {
+    const v = o[k];
+    switch (k) {
+      case "host":
+        f_host = v === null ? undefined : jobs.decodeJobHost(v, path + ".host");
+        continue;
+      case "heartbeatAt":
+        if (v !== null) f_heartbeatAt = _int(v, path, "heartbeatAt");
+        continue;
+      case "leaseEndsAt":
+        if (v !== null) f_leaseEndsAt = _int(v, path, "leaseEndsAt");
+        continue;
+      case "lost":
+        if (v !== null) f_lost = _bool(v, path, "lost");
+        continue;
+    }
+    switch (_fold(k)) {
+      case "HOST":
+        throw _ambiguous(path, "FleetHost", k, "host");
+      case "HEARTBEATAT":
+        throw _ambiguous(path, "FleetHost", k, "heartbeatAt");
+      case "LEASEENDSAT":
+        throw _ambiguous(path, "FleetHost", k, "leaseEndsAt");
+      case "LOST":
+        throw _ambiguous(path, "FleetHost", k, "lost");
+    }
+  }
+  if (f_host === undefined) throw _missing(path, "FleetHost", "host");
+  const out: FleetHost = { host: f_host };
+  if (f_heartbeatAt) out.heartbeatAt = f_heartbeatAt;
+  if (f_leaseEndsAt) out.leaseEndsAt = f_leaseEndsAt;
+  if (f_lost) out.lost = f_lost;
+  return out;
+}
+
+/**
+ * encodeFleetHost writes a FleetHost as JSON that Go's decoder reads, leaving
+ * out optional fields that hold their zero value, as Go does.
+ */
+export function encodeFleetHost(value: FleetHost): JSONObject {
+  const o: JSONObject = {};
+  o["host"] = jobs.encodeJobHost(value.host);
+  if (value.heartbeatAt) o["heartbeatAt"] = _eint(value.heartbeatAt, "FleetHost.heartbeatAt");
+  if (value.leaseEndsAt) o["leaseEndsAt"] = _eint(value.leaseEndsAt, "FleetHost.leaseEndsAt");
+  if (value.lost) o["lost"] = value.lost;
+  return o;
+}
+
+/**
+ * A FleetPlacement is what a fleet view (one page over the shared history of
+ * many hosts) adds to each job of its roster and each interval of its history:
+ * which run of which host registered the job, and whether that host is lost.
+ * Its keys ride in the same JSON object as the job's jobs.JobSnapshot or the
+ * interval's Interval, whose readers ignore them.
+ */
+export interface FleetPlacement {
+  /**
+   * Host is the run of the host that registered the job, without its address;
+   * empty for a job whose registration names no host.
+   */
+  host?: jobs.JobHost;
+  /**
+   * Lost reports that the job had not settled when its host's last heartbeat's
+   * lease ran out: the host is gone, the job's status is the last one known, and
+   * no settlement will follow unless the host comes back.
+   */
+  lost?: boolean;
+}
+
+/**
+ * decodeFleetPlacement reads a FleetPlacement from JSON as Go's decoder does,
+ * refusing input that lacks a required field.
+ */
+export function decodeFleetPlacement(json: unknown, path = "$"): FleetPlacement {
+  const o = _obj(json, path, "FleetPlacement");
+  let f_host: jobs.JobHost | undefined;
+  let f_lost: boolean | undefined;
+  for (const k of Object.keys(o)) {
+    const v = o[k];
+    switch (k) {
+      case "host":
+        f_host = jobs.decodeJobHost(v, path + ".host");
+        continue;
+      case "lost":
+        if (v !== null) f_lost = _bool(v, path, "lost");
+        continue;
+    }
+    switch (_fold(k)) {
+      case "HOST":
+        throw _ambiguous(path, "FleetPlacement", k, "host");
+      case "LOST":
+        throw _ambiguous(path, "FleetPlacement", k, "lost");
+    }
+  }
+  const out: FleetPlacement = {  };
+  if (f_host !== undefined) out.host = f_host;
+  if (f_lost) out.lost = f_lost;
+  return out;
+}
+
+/**
+ * encodeFleetPlacement writes a FleetPlacement as JSON that Go's decoder reads,
+ * leaving out optional fields that hold their zero value, as Go does.
+ */
+export function encodeFleetPlacement(value: FleetPlacement): JSONObject {
+  const o: JSONObject = {};
+  if (value.host !== undefined) o["host"] = jobs.encodeJobHost(value.host);
+  if (value.lost) o["lost"] = value.lost;
+  return o;
+}
+
 /**
  * An InputRequest is the body of input to a terminal job, sent as
  * application/json: text typed into the job's terminal.

@@ -39,6 +39,75 @@ func (e *ErrorBody) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
+// A FleetHost is one run of a host of the fleet, as its heartbeats say.
+type FleetHost struct {
+	// Host names the host and its run, without its address.
+	Host jobs.JobHost `json:"host"`
+	// HeartbeatAt is the time of its last heartbeat in Unix milliseconds; zero when
+	// none was read.
+	HeartbeatAt int64 `json:"heartbeatAt,omitzero"`
+	// LeaseEndsAt is when its last heartbeat's lease ends, in Unix milliseconds.
+	LeaseEndsAt int64 `json:"leaseEndsAt,omitzero"`
+	// Lost reports that the lease has ended.
+	Lost bool `json:"lost,omitzero"`
+}
+
+// UnmarshalJSON decodes f, refusing a missing required field or an ambiguous key.
+func (f *FleetHost) UnmarshalJSON(data []byte) error {
+	var wire struct {
+		Host        *jobs.JobHost `json:"host"`
+		HeartbeatAt int64         `json:"heartbeatAt"`
+		LeaseEndsAt int64         `json:"leaseEndsAt"`
+		Lost        bool          `json:"lost"`
+	}
+	if err := json.Unmarshal(data, &wire); err != nil {
+		return err
+	}
+	if err := codec.CheckKeys("wire.FleetHost", data, "host", "heartbeatAt", "leaseEndsAt", "lost"); err != nil {
+		return err
+	}
+	if wire.Host == nil {
+		return codec.MissingField("wire.FleetHost", "host")
+	}
+	f.Host = *wire.Host
+	f.HeartbeatAt = wire.HeartbeatAt
+	f.LeaseEndsAt = wire.LeaseEndsAt
+	f.Lost = wire.Lost
+	return nil
+}
+
+// A FleetPlacement is what a fleet view (one page over the shared history of
+// many hosts) adds to each job of its roster and each interval of its history:
+// which run of which host registered the job, and whether that host is lost.
+// Its keys ride in the same JSON object as the job's jobs.JobSnapshot or the
+// interval's Interval, whose readers ignore them.
+type FleetPlacement struct {
+	// Host is the run of the host that registered the job, without its address;
+	// empty for a job whose registration names no host.
+	Host jobs.JobHost `json:"host,omitzero"`
+	// Lost reports that the job had not settled when its host's last heartbeat's
+	// lease ran out: the host is gone, the job's status is the last one known, and
+	// no settlement will follow unless the host comes back.
+	Lost bool `json:"lost,omitzero"`
+}
+
+// UnmarshalJSON decodes f, refusing a missing required field or an ambiguous key.
+func (f *FleetPlacement) UnmarshalJSON(data []byte) error {
+	var wire struct {
+		Host jobs.JobHost `json:"host"`
+		Lost bool         `json:"lost"`
+	}
+	if err := json.Unmarshal(data, &wire); err != nil {
+		return err
+	}
+	if err := codec.CheckKeys("wire.FleetPlacement", data, "host", "lost"); err != nil {
+		return err
+	}
+	f.Host = wire.Host
+	f.Lost = wire.Lost
+	return nil
+}
+
 // An InputRequest is the body of input to a terminal job, sent as
 // application/json: text typed into the job's terminal.
 type InputRequest struct {

@@ -6,8 +6,12 @@
 // through the package's client (client.mts), which decodes every body with
 // the decoders generated from the specs, so the page refuses exactly what
 // the Go side refuses. Output reaches the document as text, never as markup.
+// Served by a fleet view (jobhttp.Fleet), it shows every host's jobs of the
+// session with a host column and a lost status for the jobs of a host whose
+// lease ended, and no subagents.
 import { Client, WireError } from "./client.mjs";
 import type { JobSnapshot, JobStatus } from "./jobs.mjs";
+import type { FleetPlacement } from "./wire.mjs";
 import { LogView, duration, h } from "./logview.mjs";
 import { Timeline } from "./timeline.mjs";
 import { SubagentTree } from "./tree.mjs";
@@ -28,6 +32,7 @@ const announceEl = byId("announce");
 const tabsEl = byId("status-tabs");
 const kindSel = byId<HTMLSelectElement>("filter-kind");
 const ownerSel = byId<HTMLSelectElement>("filter-owner");
+const hostSel = byId<HTMLSelectElement>("filter-host");
 const textFilter = byId<HTMLInputElement>("filter-text");
 const shownEl = byId("roster-shown");
 
@@ -81,7 +86,9 @@ interface Row {
   dur: HTMLElement;
   kill: HTMLButtonElement;
   detail: HTMLElement;
+  host: HTMLElement;
   job: JobSnapshot;
+  place: FleetPlacement;
   toggle: HTMLButtonElement | null;
   log: LogView | null;
   follow: AbortController | null;
@@ -98,15 +105,30 @@ function message(err: unknown): string {
 
 /** The roster's filters; the URL's fragment holds them with the open job and line. */
 interface View {
-  status: string; // "" for every status
+  status: string; // "" for every status; "lost" in a fleet view
   kind: string;
   owner: string;
+  host: string;
   q: string;
   job: string;
   line: number;
 }
 
-let view: View = { status: "", kind: "", owner: "", q: "", job: "", line: 0 };
+let view: View = { status: "", kind: "", owner: "", host: "", q: "", job: "", line: 0 };
+
+/** fleet is set when the server is a fleet view of many hosts (it answers api/fleet). */
+let fleet = false;
+
+/** An Entry is one job of the roster with where it runs (empty but in a fleet view). */
+interface Entry {
+  job: JobSnapshot;
+  place: FleetPlacement;
+}
+
+/** shownStatus is the status the page shows for a job: lost, in a fleet view, when its host's lease ended before it settled. */
+function shownStatus(job: JobSnapshot, place: FleetPlacement): string {
+  return place.lost === true ? "lost" : job.status;
+}
 
 function readHash(): View {
   const p = new URLSearchParams(location.hash.slice(1));
@@ -114,6 +136,7 @@ function readHash(): View {
     status: p.get("status") ?? "",
     kind: p.get("kind") ?? "",
     owner: p.get("owner") ?? "",
+    host: p.get("host") ?? "",
     q: p.get("q") ?? "",
     job: p.get("job") ?? "",
     line: Number(p.get("line") ?? "0") || 0,
@@ -122,7 +145,7 @@ function readHash(): View {
 
 function writeHash(v: View, push: boolean): void {
   const p = new URLSearchParams();
-  for (const k of ["status", "kind", "owner", "q", "job"] as const) if (v[k] !== "") p.set(k, v[k]);
+  for (const k of ["status", "kind", "owner", "host", "q", "job"] as const) if (v[k] !== "") p.set(k, v[k]);
   if (v.line > 0) p.set("line", String(v.line));
   const hash = p.toString();
   if (hash === location.hash.slice(1)) return;
@@ -133,14 +156,17 @@ function writeHash(v: View, push: boolean): void {
 
 const statuses: JobStatus[] = ["running", "stopping", "completed", "failed", "killed"];
 const tabs = new Map<string, HTMLButtonElement>();
-for (const s of ["", ...statuses]) {
+/** addTab adds the filter tab of status s. */
+function addTab(s: string): void {
   const b = h("button", { type: "button", class: "tab", "data-status": s, "aria-pressed": "false" });
   b.addEventListener("click", () => setView({ ...view, status: s }, false));
   tabs.set(s, b);
   tabsEl.append(b);
 }
+for (const s of ["", ...statuses]) addTab(s);
 kindSel.addEventListener("change", () => setView({ ...view, kind: kindSel.value }, false));
 ownerSel.addEventListener("change", () => setView({ ...view, owner: ownerSel.value }, false));
+hostSel.addEventListener("change", () => setView({ ...view, host: hostSel.value }, false));
 textFilter.addEventListener("input", () => setView({ ...view, q: textFilter.value }, false));
 
 /** setView applies v to the page and records it in the URL (a new history entry when push). */
@@ -152,10 +178,11 @@ function setView(v: View, push: boolean): void {
   if (v.job !== old.job || v.line !== old.line) openFromView();
 }
 
-function matches(job: JobSnapshot, v: View): boolean {
-  if (v.status !== "" && job.status !== v.status) return false;
+function matches(job: JobSnapshot, place: FleetPlacement, v: View): boolean {
+  if (v.status !== "" && shownStatus(job, place) !== v.status) return false;
   if (v.kind !== "" && job.kind !== v.kind) return false;
   if (v.owner !== "" && (job.owner ?? "") !== v.owner) return false;
+  if (v.host !== "" && (place.host?.name ?? "") !== v.host) return false;
   if (v.q !== "") {
     const q = v.q.toLowerCase();
     if (!job.name.toLowerCase().includes(q) && !job.label.toLowerCase().includes(q)) return false;
@@ -166,19 +193,21 @@ function matches(job: JobSnapshot, v: View): boolean {
 /** applyFilters shows the rows the filters let through and counts each status. */
 function applyFilters(): void {
   const counts = new Map<string, number>([["", 0]]);
-  const kinds = new Set<string>(), owners = new Set<string>();
+  const kinds = new Set<string>(), owners = new Set<string>(), hosts = new Set<string>();
   let shown = 0;
   for (const row of rows.values()) {
     const j = row.job;
     kinds.add(j.kind);
     owners.add(j.owner ?? "");
-    const vis = matches(j, view);
+    hosts.add(row.place.host?.name ?? "");
+    const vis = matches(j, row.place, view);
     if (row.li.hidden === vis) row.li.hidden = !vis;
     if (vis) shown++;
     // counts follow the other filters, so a tab says what choosing it shows
-    if (matches(j, { ...view, status: "" })) {
+    if (matches(j, row.place, { ...view, status: "" })) {
+      const st = shownStatus(j, row.place);
       counts.set("", (counts.get("") ?? 0) + 1);
-      counts.set(j.status, (counts.get(j.status) ?? 0) + 1);
+      counts.set(st, (counts.get(st) ?? 0) + 1);
     }
   }
   for (const [s, b] of tabs) {
@@ -188,6 +217,7 @@ function applyFilters(): void {
   }
   fillSelect(kindSel, kinds, view.kind, "every kind");
   fillSelect(ownerSel, owners, view.owner, "every owner");
+  if (fleet) fillSelect(hostSel, hosts, view.host, "every host");
   if (textFilter.value !== view.q) textFilter.value = view.q;
   shownEl.textContent = `${shown} of ${rows.size} jobs shown`;
   emptyEl.hidden = rows.size > 0;
@@ -203,18 +233,18 @@ function fillSelect(sel: HTMLSelectElement, values: Set<string>, chosen: string,
   sel.value = chosen;
 }
 
-function renderRoster(jobs: JobSnapshot[]): void {
+function renderRoster(entries: Entry[]): void {
   const seen = new Set<string>();
   const frag = document.createDocumentFragment();
-  for (const job of jobs) {
+  for (const { job, place } of entries) {
     seen.add(job.id);
     let row = rows.get(job.id);
     if (row === undefined) {
-      row = makeRow(job);
+      row = makeRow(job, place);
       rows.set(job.id, row);
       frag.append(row.li);
-      updateRow(row, job, false);
-    } else updateRow(row, job, true);
+      updateRow(row, job, false, place);
+    } else updateRow(row, job, true, place);
   }
   rosterEl.append(frag);
   for (const [id, row] of rows) {
@@ -228,16 +258,18 @@ function renderRoster(jobs: JobSnapshot[]): void {
   if (rosterEl.querySelector('[tabindex="0"]') === null) rosterEl.querySelector<HTMLElement>(".job-head")?.setAttribute("tabindex", "0");
 }
 
-function makeRow(job: JobSnapshot): Row {
+function makeRow(job: JobSnapshot, place: FleetPlacement): Row {
   const name = h("span", { class: "name" }, job.name);
+  const host = h("span", { class: "host", title: "Host" }, place.host?.name ?? "");
+  host.hidden = !fleet;
   const label = h("span", { class: "label" });
   const status = h("span", { class: "status" });
   const dur = h("span", { class: "dur", title: "Duration" });
   const kill = h("button", { type: "button", class: "kill", "aria-label": `Kill ${job.name}` }, "Kill");
-  const head = h("div", { class: "job-head", tabindex: "-1", "data-job": job.id }, name, label, status, dur, kill);
+  const head = h("div", { class: "job-head", tabindex: "-1", "data-job": job.id }, name, host, label, status, dur, kill);
   const detail = h("p", { class: "detail" });
   const li = h("li", { class: "job", "data-job": job.id }, head, detail);
-  const row: Row = { li, head, label, status, dur, kill, detail, job, toggle: null, log: null, follow: null, input: null };
+  const row: Row = { li, head, label, status, dur, kill, detail, host, job, place, toggle: null, log: null, follow: null, input: null };
   if (job.record) {
     const toggle = h("button", { type: "button", class: "toggle", "aria-expanded": "false", "aria-label": `Output of ${job.name}` }, "Output");
     head.insertBefore(toggle, kill);
@@ -256,23 +288,27 @@ function makeRow(job: JobSnapshot): Row {
 // older one never overwrites a newer one.
 const statusRank: Record<JobStatus, number> = { running: 0, stopping: 1, completed: 2, killed: 2, failed: 2 };
 
-function updateRow(row: Row, job: JobSnapshot, speak: boolean): void {
+function updateRow(row: Row, job: JobSnapshot, speak: boolean, place: FleetPlacement = row.place): void {
   if (statusRank[job.status] < statusRank[row.job.status]) return;
-  const changed = job.status !== row.job.status;
+  const changed = shownStatus(job, place) !== shownStatus(row.job, row.place);
   row.job = job;
+  row.place = place;
+  const shown = shownStatus(job, place);
   if (row.label.textContent !== job.label) row.label.textContent = job.label;
-  if (row.status.textContent !== job.status) {
-    row.status.textContent = job.status;
-    row.status.className = `status status-${job.status}`;
+  if (row.status.textContent !== shown) {
+    row.status.textContent = shown;
+    row.status.className = `status status-${shown}`;
+    if (shown === "lost") row.status.title = `${place.host?.name ?? "its host"} stopped: its lease ended before the job settled`;
+    else row.status.removeAttribute("title");
   }
   const detail = job.detail ?? "";
   if (row.detail.textContent !== detail) row.detail.textContent = detail;
   row.detail.hidden = detail === "";
-  row.kill.disabled = job.status !== "running";
-  if (row.input !== null) setInputOpen(row.input, statusRank[job.status] < 2);
-  row.li.dataset["status"] = job.status;
+  row.kill.disabled = shown !== "running";
+  if (row.input !== null) setInputOpen(row.input, statusRank[job.status] < 2 && shown !== "lost");
+  row.li.dataset["status"] = shown;
   updateDuration(row);
-  if (changed && speak) announce(`${job.name} ${job.label}: ${job.status}`);
+  if (changed && speak) announce(`${job.name} ${job.label}: ${shown}`);
 }
 
 function updateDuration(row: Row): void {
@@ -283,7 +319,7 @@ function updateDuration(row: Row): void {
 
 // Running jobs' durations tick once a second.
 setInterval(() => {
-  for (const row of rows.values()) if (row.job.status === "running" || row.job.status === "stopping") updateDuration(row);
+  for (const row of rows.values()) if ((row.job.status === "running" || row.job.status === "stopping") && row.place.lost !== true) updateDuration(row);
 }, 1000);
 
 /** openFromView opens the job the URL names (and shows its line), and closes any other. */
@@ -312,7 +348,7 @@ function setOpen(row: Row, open: boolean): void {
     row.log.root.id = `out-${row.job.id}`;
     row.toggle.setAttribute("aria-controls", row.log.root.id);
     row.li.append(row.log.root);
-    if (row.job.terminal === true) {
+    if (row.job.terminal === true && !fleet) {
       row.input = makeInput(row);
       row.li.append(row.input.form);
     }
@@ -532,13 +568,16 @@ async function watchRoster(): Promise<void> {
   let first = true;
   for (;;) {
     try {
-      const stream = client.rosterEvents({
+      const handlers = {
         onConnect: () => { connEl.textContent = "live"; },
         onDrop: () => { connEl.textContent = "reconnecting…"; },
-      });
-      for await (const jobs of stream) {
+      };
+      const stream = fleet
+        ? mapStream(client.fleetRosterEvents(handlers), (list) => list.map((p) => ({ job: p.item, place: p.placement })))
+        : mapStream(client.rosterEvents(handlers), (list) => list.map((job) => ({ job, place: {} })));
+      for await (const entries of stream) {
         const t0 = performance.now();
-        renderRoster(jobs);
+        renderRoster(entries);
         const ms = performance.now() - t0;
         rosterEl.dataset["renderMs"] = ms.toFixed(1);
         rosterEl.dataset["maxRenderMs"] = Math.max(ms, Number(rosterEl.dataset["maxRenderMs"] ?? "0")).toFixed(1);
@@ -558,6 +597,11 @@ async function watchRoster(): Promise<void> {
   }
 }
 
+/** mapStream yields f of each value of a stream. */
+async function* mapStream<T, U>(stream: AsyncIterable<T>, f: (v: T) => U): AsyncGenerator<U, void, undefined> {
+  for await (const v of stream) yield f(v);
+}
+
 const timeline = new Timeline(byId("timeline"));
 let timelineDue: ReturnType<typeof setTimeout> | null = null;
 let timelineLoaded = false;
@@ -570,7 +614,7 @@ function loadTimeline(): void {
     timelineDue = null;
     const note = byId("timeline-note");
     try {
-      timeline.draw(await client.history());
+      timeline.draw(fleet ? (await client.fleetHistory()).map((p) => p.item) : await client.history());
       timeline.root.hidden = false;
     } catch (err) {
       const none = err instanceof WireError && err.status === 404;
@@ -587,7 +631,25 @@ window.addEventListener("hashchange", () => setView(readHash(), false));
 view = readHash();
 applyFilters();
 
-const tree = new SubagentTree(byId("subagents"), client);
-tree.onStatus = announce;
-void tree.watch();
+// A fleet view answers api/fleet; one host's handler answers 404.
+try {
+  await client.fleet();
+  fleet = true;
+} catch {
+  fleet = false;
+}
+if (fleet) {
+  document.body.dataset["fleet"] = "true";
+  document.title = "Fleet jobs";
+  byId("title").textContent = "Fleet jobs";
+  byId("subagents").hidden = true;
+  hostSel.closest("label")?.removeAttribute("hidden");
+  addTab("lost");
+  byId("empty").textContent = "No jobs of this session on any host yet.";
+} else {
+  const tree = new SubagentTree(byId("subagents"), client);
+  tree.onStatus = announce;
+  void tree.watch();
+}
+applyFilters();
 void watchRoster();

@@ -1,6 +1,6 @@
 // Compiled by tools/ts/page.sh from jobhttp/static/client.mts with the pinned tsc. DO NOT EDIT.
 import { type FollowFrame, type JobID, type JobSnapshot } from "./jobs.mjs";
-import { type InputResponse, type Interval, type KillResponse, type SubagentEvent, type SubagentNode } from "./wire.mjs";
+import { type FleetHost, type FleetPlacement, type InputResponse, type Interval, type KillResponse, type SubagentEvent, type SubagentNode } from "./wire.mjs";
 /**
  * A WireError is a request the server refused: its HTTP status, the error
  * its body says (the server's ErrorBody) and, for a 429 or 503, how many
@@ -48,6 +48,15 @@ export interface FollowOptions extends StreamOptions {
     from?: number;
 }
 /**
+ * A Placed is one job or interval of a fleet view (jobhttp.Fleet) with its
+ * placement: which run of which host registered the job, and whether that
+ * host is lost. The server sends both in one JSON object.
+ */
+export interface Placed<T> {
+    item: T;
+    placement: FleetPlacement;
+}
+/**
  * A Client talks to one jobhttp handler as one caller. Its streams reconnect
  * by themselves when a connection drops, as EventSource does, and a follow
  * resumes where it was (sending the last event id as Last-Event-ID), lossy
@@ -66,6 +75,10 @@ export declare class Client {
     job(id: JobID, signal?: AbortSignal): Promise<JobSnapshot>;
     /** History returns the caller's execution intervals, oldest first; a WireError of status 404 when the server keeps none. */
     history(signal?: AbortSignal): Promise<Interval[]>;
+    /** Fleet returns the runs of the hosts of a fleet view; a WireError of status 404 from a handler that serves one host. */
+    fleet(signal?: AbortSignal): Promise<FleetHost[]>;
+    /** FleetHistory is History from a fleet view: each interval with its placement. */
+    fleetHistory(signal?: AbortSignal): Promise<Placed<Interval>[]>;
     /** RawURL is where a recording job's retained record downloads from, as text/plain. */
     rawURL(id: JobID): URL;
     /** Subagents returns the continuable children under the caller's roots, parents first; a WireError of status 404 when the server serves none. */
@@ -88,6 +101,8 @@ export declare class Client {
      * stream or the signal ends it.
      */
     rosterEvents(options?: StreamOptions): AsyncGenerator<JobSnapshot[], void, undefined>;
+    /** FleetRosterEvents is RosterEvents from a fleet view: each job with its placement. */
+    fleetRosterEvents(options?: StreamOptions): AsyncGenerator<Placed<JobSnapshot>[], void, undefined>;
     /**
      * Follow yields a recording job's frames: opened, then output as it is
      * appended, then status, after which it returns. After a dropped

@@ -6,7 +6,7 @@
 // browsers and in Node 20, which has no EventSource. It is the package's
 // module @jobgen/jobgen/client, and the live page's.
 import { decodeFollowFrame, decodeJobSnapshot, type FollowFrame, type JobID, type JobSnapshot } from "./jobs.mjs";
-import { decodeErrorBody, decodeInputResponse, decodeInterval, decodeKillResponse, decodeSubagentEvent, decodeSubagentNode, encodeInputRequest, encodeKillRequest, type InputResponse, type Interval, type KillResponse, type SubagentEvent, type SubagentNode } from "./wire.mjs";
+import { decodeErrorBody, decodeFleetHost, decodeFleetPlacement, decodeInputResponse, decodeInterval, decodeKillResponse, decodeSubagentEvent, decodeSubagentNode, encodeInputRequest, encodeKillRequest, type FleetHost, type FleetPlacement, type InputResponse, type Interval, type KillResponse, type SubagentEvent, type SubagentNode } from "./wire.mjs";
 import { DecodeError } from "./runtime.mjs";
 
 /**
@@ -66,6 +66,16 @@ export interface FollowOptions extends StreamOptions {
   from?: number;
 }
 
+/**
+ * A Placed is one job or interval of a fleet view (jobhttp.Fleet) with its
+ * placement: which run of which host registered the job, and whether that
+ * host is lost. The server sends both in one JSON object.
+ */
+export interface Placed<T> {
+  item: T;
+  placement: FleetPlacement;
+}
+
 /** A ServerEvent is one event of a stream, as Server-Sent Events frame it. */
 interface ServerEvent {
   name: string;
@@ -105,6 +115,16 @@ export class Client {
   /** History returns the caller's execution intervals, oldest first; a WireError of status 404 when the server keeps none. */
   async history(signal?: AbortSignal): Promise<Interval[]> {
     return decodeList(await this.json("history", signal), decodeInterval);
+  }
+
+  /** Fleet returns the runs of the hosts of a fleet view; a WireError of status 404 from a handler that serves one host. */
+  async fleet(signal?: AbortSignal): Promise<FleetHost[]> {
+    return decodeList(await this.json("fleet", signal), decodeFleetHost);
+  }
+
+  /** FleetHistory is History from a fleet view: each interval with its placement. */
+  async fleetHistory(signal?: AbortSignal): Promise<Placed<Interval>[]> {
+    return decodePlaced(await this.json("history", signal), decodeInterval);
   }
 
   /** RawURL is where a recording job's retained record downloads from, as text/plain. */
@@ -165,6 +185,13 @@ export class Client {
   async *rosterEvents(options: StreamOptions = {}): AsyncGenerator<JobSnapshot[], void, undefined> {
     for await (const ev of this.events("jobs/events", options, () => false)) {
       if (ev.name === "roster") yield decodeList(JSON.parse(ev.data), decodeJobSnapshot);
+    }
+  }
+
+  /** FleetRosterEvents is RosterEvents from a fleet view: each job with its placement. */
+  async *fleetRosterEvents(options: StreamOptions = {}): AsyncGenerator<Placed<JobSnapshot>[], void, undefined> {
+    for await (const ev of this.events("jobs/events", options, () => false)) {
+      if (ev.name === "roster") yield decodePlaced(JSON.parse(ev.data), decodeJobSnapshot);
     }
   }
 
@@ -247,6 +274,11 @@ export class Client {
 function decodeList<T>(json: unknown, decode: (json: unknown, path?: string) => T): T[] {
   if (!Array.isArray(json)) throw new DecodeError("wrongType", "$", "want an array, got " + (json === null ? "null" : typeof json));
   return json.map((e: unknown, i) => decode(e, `$[${i}]`));
+}
+
+/** decodePlaced decodes a fleet view's JSON array: each element once as the item, once as its placement. */
+function decodePlaced<T>(json: unknown, decode: (json: unknown, path?: string) => T): Placed<T>[] {
+  return decodeList(json, (e, path) => ({ item: decode(e, path), placement: decodeFleetPlacement(e, path) }));
 }
 
 /** body reads a response: its JSON when it is a success, else a WireError thrown. */

@@ -126,6 +126,66 @@ export declare function decodeErrorBody(json: unknown, path?: string): ErrorBody
  */
 export declare function encodeErrorBody(value: ErrorBody): JSONObject;
 
+/** A FleetHost is one run of a host of the fleet, as its heartbeats say. */
+export interface FleetHost {
+  /** Host names the host and its run, without its address. */
+  host: jobs.JobHost;
+  /**
+   * HeartbeatAt is the time of its last heartbeat in Unix milliseconds; zero when
+   * none was read.
+   */
+  heartbeatAt?: number;
+  /** LeaseEndsAt is when its last heartbeat's lease ends, in Unix milliseconds. */
+  leaseEndsAt?: number;
+  /** Lost reports that the lease has ended. */
+  lost?: boolean;
+}
+
+/**
+ * decodeFleetHost reads a FleetHost from JSON as Go's decoder does, refusing
+ * input that lacks a required field.
+ */
+export declare function decodeFleetHost(json: unknown, path?: string): FleetHost;
+
+/**
+ * encodeFleetHost writes a FleetHost as JSON that Go's decoder reads, leaving
+ * out optional fields that hold their zero value, as Go does.
+ */
+export declare function encodeFleetHost(value: FleetHost): JSONObject;
+
+/**
+ * A FleetPlacement is what a fleet view (one page over the shared history of
+ * many hosts) adds to each job of its roster and each interval of its history:
+ * which run of which host registered the job, and whether that host is lost.
+ * Its keys ride in the same JSON object as the job's jobs.JobSnapshot or the
+ * interval's Interval, whose readers ignore them.
+ */
+export interface FleetPlacement {
+  /**
+   * Host is the run of the host that registered the job, without its address;
+   * empty for a job whose registration names no host.
+   */
+  host?: jobs.JobHost;
+  /**
+   * Lost reports that the job had not settled when its host's last heartbeat's
+   * lease ran out: the host is gone, the job's status is the last one known, and
+   * no settlement will follow unless the host comes back.
+   */
+  lost?: boolean;
+}
+
+/**
+ * decodeFleetPlacement reads a FleetPlacement from JSON as Go's decoder does,
+ * refusing input that lacks a required field.
+ */
+export declare function decodeFleetPlacement(json: unknown, path?: string): FleetPlacement;
+
+/**
+ * encodeFleetPlacement writes a FleetPlacement as JSON that Go's decoder reads,
+ * leaving out optional fields that hold their zero value, as Go does.
+ */
+export declare function encodeFleetPlacement(value: FleetPlacement): JSONObject;
+
 /**
  * An InputRequest is the body of input to a terminal job, sent as
  * application/json: text typed into the job's terminal.

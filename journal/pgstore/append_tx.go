@@ -53,6 +53,7 @@ type chunk struct {
 type outcome struct {
 	seq      []uint64
 	full     []bool
+	held     []bool // the entry's id was held: its seq is the record's that has it
 	xid      uint64
 	inserted bool
 }
@@ -96,7 +97,7 @@ func (t *appendTx) run(ctx context.Context, conn *pgxpool.Conn) (outcome, error)
 	// COMMIT rides in the first round trip unless something must run
 	// between the statements and it: the hook, or the later chunks.
 	commitFirst := !hook && len(t.chunks) == 1
-	out := outcome{seq: make([]uint64, t.entries), full: make([]bool, t.entries)}
+	out := outcome{seq: make([]uint64, t.entries), full: make([]bool, t.entries), held: make([]bool, t.entries)}
 	for i := range t.chunks {
 		b := &pgx.Batch{}
 		if i == 0 {
@@ -160,7 +161,7 @@ func (t *appendTx) readRound(br pgx.BatchResults, i int, out *outcome, commitSen
 		case kind == "full":
 			out.full[at], c.fullStreams = true, true
 		case seq != nil:
-			out.seq[at] = uint64(*seq)
+			out.seq[at], out.held[at] = uint64(*seq), kind == "held"
 		}
 		if kind == "new" && xid != nil {
 			out.xid, out.inserted = *xid, true
@@ -221,6 +222,9 @@ func (t *appendTx) answer(out outcome) error {
 		for i, e := range r.entries {
 			seq := out.seq[at]
 			full = full || out.full[at]
+			if seq != 0 && !out.held[at] {
+				r.fresh, r.freshBytes = r.fresh+1, r.freshBytes+entryBytes(r.stream, e)
+			}
 			at++
 			key := [2]string{r.stream, e.ID}
 			if e.ID != "" {

@@ -42,6 +42,9 @@ func (s *Store) ReadStream(ctx context.Context, stream journal.Stream, after uin
 				return
 			}
 			page, err := s.readStreamPage(ctx, stream, cursor)
+			if err == nil && cursor == int64(after) && (len(page) == 0 || page[0].Seq != after+1) {
+				err = s.checkArchived(ctx, stream, after)
+			}
 			if err != nil {
 				yield(journal.Record{}, fmt.Errorf("%s: read %q after seq %d: %w", s.name, stream, cursor, err))
 				return
@@ -245,6 +248,7 @@ func (s *Store) Tail(ctx context.Context, after journal.Position) iter.Seq2[jour
 					return
 				}
 				s.log.Warn("pgstore: tail read failed; retrying", "schema", s.schema, "after", cursor.String(), "in", backoff, "err", err)
+				s.observeReconnect("tail", err)
 				if sleep(ctx, backoff) != nil {
 					return
 				}
@@ -257,6 +261,9 @@ func (s *Store) Tail(ctx context.Context, after journal.Position) iter.Seq2[jour
 					return
 				}
 				cursor = rec.Pos
+			}
+			if len(page) > 0 {
+				s.observeTail(page[len(page)-1])
 			}
 			if len(page) == pageRows {
 				continue
@@ -319,6 +326,7 @@ func (s *Store) listen() {
 			delay = 50 * time.Millisecond
 		}
 		s.log.Warn("pgstore: LISTEN connection lost; reconnecting, tails poll meanwhile", "schema", s.schema, "in", delay, "err", err)
+		s.observeReconnect("listen", err)
 		s.tails.raise()
 		if sleep(s.bg, delay) != nil {
 			return

@@ -85,6 +85,44 @@ class ErrorBody(Model):
     """Error says what was refused and, where the client can act, what to do."""
 
 
+class FleetHost(Model):
+    """A FleetHost is one run of a host of the fleet, as its heartbeats say."""
+
+    host: jobs.JobHost
+    """Host names the host and its run, without its address."""
+
+    heartbeat_at: Int64 = Field(default=0, serialization_alias="heartbeatAt")
+    """HeartbeatAt is the time of its last heartbeat in Unix milliseconds; zero when
+    none was read.
+    """
+
+    lease_ends_at: Int64 = Field(default=0, serialization_alias="leaseEndsAt")
+    """LeaseEndsAt is when its last heartbeat's lease ends, in Unix milliseconds."""
+
+    lost: bool = False
+    """Lost reports that the lease has ended."""
+
+
+class FleetPlacement(Model):
+    """A FleetPlacement is what a fleet view (one page over the shared history of many
+    hosts) adds to each job of its roster and each interval of its history: which run
+    of which host registered the job, and whether that host is lost. Its keys ride in
+    the same JSON object as the job's jobs.JobSnapshot or the interval's Interval,
+    whose readers ignore them.
+    """
+
+    host: jobs.JobHost | None = None
+    """Host is the run of the host that registered the job, without its address; empty
+    for a job whose registration names no host.
+    """
+
+    lost: bool = False
+    """Lost reports that the job had not settled when its host's last heartbeat's lease
+    ran out: the host is gone, the job's status is the last one known, and no
+    settlement will follow unless the host comes back.
+    """
+
+
 class InputRequest(Model):
     """An InputRequest is the body of input to a terminal job, sent as application/json:
     text typed into the job's terminal.
