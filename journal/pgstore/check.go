@@ -14,9 +14,10 @@ type Summary struct {
 }
 
 // Check verifies what the schema's constraints cannot: that every stream's
-// facts are seqs 1 to head without a gap, and that every fact's stream has a
-// counter row. Damage is reported with the streams it touches, wrapping
-// journal.ErrCorrupt.
+// facts are seqs 1 to the last without a gap, that no stream's head (the
+// floor its appends number after) is past its last fact, which would leave
+// a gap at the next append, and that every fact's stream has a row. Damage
+// is reported with the streams it touches, wrapping journal.ErrCorrupt.
 func (s *Store) Check(ctx context.Context) (Summary, error) {
 	if s.isClosed() {
 		return Summary{}, s.errClosed()
@@ -39,7 +40,7 @@ func (s *Store) Check(ctx context.Context) (Summary, error) {
 		}
 		sum.Streams++
 		sum.Records += int(n)
-		if n != head || (n > 0 && (lo != 1 || hi != head)) {
+		if n != hi || (n > 0 && lo != 1) || head > hi {
 			problems = append(problems, fmt.Sprintf("stream %q: head %d, %d records with seqs %d to %d", name, head, n, lo, hi))
 		}
 	}
