@@ -21,7 +21,7 @@ BASELINE ?= spec/baseline
 demo: ## see the runtime work: three shell jobs, a live follow, a kill, intervals from the journal
 	$(GO) run ./examples/shelljobs
 
-demo-web: ## serve the live jobs page for a demo session on 127.0.0.1:8080 (ADDR=host:port to change)
+demo-web: ## serve the jobs console for a demo session on 127.0.0.1:8080: coloured logs, a failure, a timeout, a subagent tree (ADDR=host:port to change)
 	$(GO) run ./examples/jobsweb -addr $(or $(ADDR),127.0.0.1:8080)
 demo-subagents: ## see continuable subagents: a child reports, the process restarts, a follow-up resumes it cold
 	$(GO) run ./examples/subagents

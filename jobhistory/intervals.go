@@ -73,24 +73,25 @@ func Intervals(facts iter.Seq2[jobs.Fact, error]) ([]Interval, error) {
 				return out, registeredAgain(f.JobID, out[i].Complete)
 			}
 			index[f.JobID] = len(out)
-			out = append(out, registration(f))
+			out = append(out, OpenInterval(f))
 		case jobs.JobSettled:
 			i, ok := index[f.JobID]
 			if !ok {
 				i = len(out)
 				index[f.JobID] = i
-				out = append(out, carriedRegistration(f))
+				out = append(out, CarriedInterval(f))
 			} else if out[i].Complete {
 				return out, settledAgain(f.JobID)
 			}
-			out[i].settle(f)
+			out[i].Settle(f)
 		}
 	}
 	return out, nil
 }
 
-// registration returns the open interval a job/registered fact begins.
-func registration(f jobs.JobRegistered) Interval {
+// OpenInterval returns the open interval a job/registered fact begins: for
+// a reader that projects facts one at a time, as they arrive.
+func OpenInterval(f jobs.JobRegistered) Interval {
 	return Interval{
 		JobID: f.JobID, Owner: f.Owner, Kind: f.Kind, Label: f.Label,
 		Ordinal: f.Ordinal, ToolCall: f.ToolCall, Record: f.Record,
@@ -98,9 +99,10 @@ func registration(f jobs.JobRegistered) Interval {
 	}
 }
 
-// carriedRegistration returns the open interval of a job/settled fact whose
-// registration was not read, from the registration fields the fact carries.
-func carriedRegistration(f jobs.JobSettled) Interval {
+// CarriedInterval returns the open interval of a job/settled fact whose
+// registration was not read, from the registration fields the fact carries;
+// Settle completes it with the fact.
+func CarriedInterval(f jobs.JobSettled) Interval {
 	r := f.Registration
 	return Interval{
 		JobID: f.JobID, Owner: r.Owner, Kind: r.Kind, Label: r.Label,
@@ -109,8 +111,8 @@ func carriedRegistration(f jobs.JobSettled) Interval {
 	}
 }
 
-// settle completes iv with the settlement f.
-func (iv *Interval) settle(f jobs.JobSettled) {
+// Settle completes iv with the settlement f.
+func (iv *Interval) Settle(f jobs.JobSettled) {
 	iv.SettledAt, iv.Status, iv.Detail = f.At, f.Status, f.Detail
 	iv.ProducerReported, iv.Cause, iv.Complete = f.ProducerReported, f.Cause, true
 }
@@ -194,7 +196,7 @@ func (p *intervalStream) add(f jobs.Fact) (iv Interval, complete bool, err error
 			return Interval{}, false, registeredAgain(f.JobID, isSettled)
 		}
 		p.registered++
-		p.open[f.JobID] = &openInterval{ord: p.registered, iv: registration(f)}
+		p.open[f.JobID] = &openInterval{ord: p.registered, iv: OpenInterval(f)}
 	case jobs.JobSettled:
 		if _, ok := p.settled[f.JobID]; ok {
 			return Interval{}, false, settledAgain(f.JobID)
@@ -204,9 +206,9 @@ func (p *intervalStream) add(f jobs.Fact) (iv Interval, complete bool, err error
 			iv = o.iv
 			delete(p.open, f.JobID)
 		} else {
-			iv = carriedRegistration(f)
+			iv = CarriedInterval(f)
 		}
-		iv.settle(f)
+		iv.Settle(f)
 		return iv, true, nil
 	}
 	return Interval{}, false, nil

@@ -22,13 +22,16 @@ func NewRecorder(store journal.Store, opts ...journal.RetryOption) *journal.Reco
 // type, so recording a fact again — a retry after an append whose outcome
 // was unknown — appends nothing, and a retried registration and settlement
 // of one job each land once. The version is not part of it: a fact is the
-// same fact whichever version wrote it.
+// same fact whichever version wrote it. A heartbeat's id is its type and
+// time on its host's stream.
 func RecordID(f jobs.Fact) string {
 	switch f := f.(type) {
 	case jobs.JobRegistered:
 		return f.FactType() + "/" + f.JobID.String()
 	case jobs.JobSettled:
 		return f.FactType() + "/" + f.JobID.String()
+	case jobs.HostHeartbeat:
+		return heartbeatID(f)
 	}
 	return ""
 }

@@ -11,9 +11,10 @@ import (
 )
 
 // StreamOf returns the stream a job fact is recorded in: its job owner's
-// session. The registry records facts of owned jobs only, so the stream is
-// never empty for the facts it records; a fact of an unowned job has no
-// stream, and a store refuses it (journal.ErrInvalid).
+// session, and for a heartbeat its host's run (HostStream). The registry
+// records facts of owned jobs only, so the stream is never empty for the
+// facts it records; a fact of an unowned job has no stream, and a store
+// refuses it (journal.ErrInvalid).
 //
 //	rec := journal.NewRecorder(store, jobs.EncodeFact, jobhistory.StreamOf) // or NewRecorder(store), which retries
 func StreamOf(f jobs.Fact) journal.Stream {
@@ -22,6 +23,8 @@ func StreamOf(f jobs.Fact) journal.Stream {
 		return journal.Stream(f.Owner)
 	case jobs.JobSettled:
 		return journal.Stream(f.Registration.Owner)
+	case jobs.HostHeartbeat:
+		return HostStream(f.Host)
 	}
 	return ""
 }

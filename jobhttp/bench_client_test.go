@@ -25,7 +25,9 @@ func TestMain(m *testing.M) {
 	if spec := os.Getenv(followersEnv); spec != "" {
 		os.Exit(runFollowers(spec, os.Stdin, os.Stdout))
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	closeBrowser()
+	os.Exit(code)
 }
 
 // A followerProcess is a child process holding n streams to the server, as

@@ -6,17 +6,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
 
 	"github.com/jobgen/jobgen/generated/jobs"
-	"github.com/jobgen/jobgen/jobhistory"
 	"github.com/jobgen/jobgen/jobhttp"
-	"github.com/jobgen/jobgen/journal"
-	"github.com/jobgen/jobgen/registry"
 )
 
 // The browser tests drive the embedded page in headless Chromium (Debian's
@@ -24,8 +21,28 @@ import (
 // test needs alive is held open by its producer until the test finishes it,
 // so no stall of the machine can settle it early.
 
-// browser returns a chromedp context on a fresh headless Chromium, or skips
-// when there is none (and fails under CI=true, where .ci/run installs it).
+// The scenarios share one Chromium process, started by the first of them
+// and ended by TestMain; each runs in a tab of its own with a profile of its
+// own (a browser context), so no storage or cookie crosses from one to the
+// next. A browser start costs about a second on the 2-core machine, a tab
+// a few milliseconds.
+var shared struct {
+	once   sync.Once
+	ctx    context.Context // the browser's
+	cancel func()
+	err    error
+}
+
+// closeBrowser ends the shared browser, if one was started.
+func closeBrowser() {
+	if shared.cancel != nil {
+		shared.cancel()
+	}
+}
+
+// browser returns a chromedp context on a new tab of the shared headless
+// Chromium, at 1024×768, or skips when there is none (and fails under
+// CI=true, where .ci/run installs it).
 func browser(t *testing.T) context.Context {
 	t.Helper()
 	path := chromiumPath()
@@ -35,23 +52,37 @@ func browser(t *testing.T) context.Context {
 		}
 		t.Skip("no Chromium found: install it with `apt-get install -y chromium` to run the browser tests")
 	}
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(path),
-		chromedp.NoSandbox, // the tests run as root in CI
-		chromedp.DisableGPU,
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1024, 768),
-	)
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancelCtx := chromedp.NewContext(allocCtx)
+	shared.once.Do(func() {
+		dir, err := os.MkdirTemp("", "jobhttp-chromium-")
+		if err != nil {
+			shared.err = err
+			return
+		}
+		opts := append(chromedp.DefaultExecAllocatorOptions[:],
+			chromedp.ExecPath(path),
+			chromedp.NoSandbox, // the tests run as root in CI
+			chromedp.DisableGPU,
+			chromedp.Flag("disable-quic", true),
+			chromedp.Flag("disable-background-networking", true),
+			chromedp.Flag("disable-component-update", true),
+			chromedp.Flag("disable-sync", true),
+			chromedp.UserDataDir(dir),
+			chromedp.WindowSize(1024, 768),
+		)
+		allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+		ctx, cancelCtx := chromedp.NewContext(allocCtx)
+		shared.ctx = ctx
+		shared.cancel = func() { cancelCtx(); cancelAlloc(); os.RemoveAll(dir) }
+		shared.err = chromedp.Do(ctx) // start the browser now, so a failure names it
+	})
+	if shared.err != nil {
+		t.Fatalf("starting Chromium at %s: %v", path, shared.err)
+	}
+	ctx, cancelTab := chromedp.NewContext(shared.ctx, chromedp.WithNewBrowserContext())
 	ctx, cancelTimeout := context.WithTimeout(ctx, 60*time.Second)
-	t.Cleanup(func() { cancelTimeout(); cancelCtx(); cancelAlloc() })
-	if err := chromedp.Do(ctx); err != nil { // start the browser now, so a failure names it
-		t.Fatalf("starting Chromium at %s: %v", path, err)
+	t.Cleanup(func() { cancelTimeout(); cancelTab() })
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1024, 768)); err != nil {
+		t.Fatalf("opening a tab: %v", err)
 	}
 	return ctx
 }
@@ -94,6 +125,37 @@ func pageServer(t *testing.T) *server {
 	})
 }
 
+// waitJS polls expr, a JavaScript expression, until it is truthy, failing
+// the test with what the page shows after within.
+func waitJS(t *testing.T, ctx context.Context, what, expr string, within time.Duration) {
+	t.Helper()
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](expr, chromedp.WithPollingTimeout(within))); err != nil {
+		body := run(t, ctx, chromedp.Evaluate[string](`document.body.innerText.slice(0, 2000)`))
+		t.Fatalf("%s: never happened (%v); the page says:\n%s", what, err, body)
+	}
+}
+
+// js evaluates expr and returns its value.
+func js[T any](t *testing.T, ctx context.Context, expr string) T {
+	t.Helper()
+	return run(t, ctx, chromedp.Evaluate[T](expr))
+}
+
+// openOutput navigates to the page and expands the output of the job.
+func openOutput(t *testing.T, ctx context.Context, base string, id jobs.JobID) string {
+	t.Helper()
+	row := rowSelector(id)
+	if err := chromedp.Do(ctx,
+		chromedp.Navigate(base+"/"),
+		chromedp.WaitVisible(row+" button.toggle"),
+		chromedp.Click(row+" button.toggle"),
+		chromedp.WaitVisible(row+" .output"),
+	); err != nil {
+		t.Fatalf("expanding the output of %s: %v", id, err)
+	}
+	return row
+}
+
 // run runs one action that yields a value, failing the test on an error.
 func run[T any](t *testing.T, ctx context.Context, a chromedp.Action[T]) T {
 	t.Helper()
@@ -132,120 +194,6 @@ func TestPageShowsTheSessionsJobsAsTheyStart(t *testing.T) {
 	screenshot(t, ctx, "roster")
 }
 
-func TestPageStreamsLiveOutputOfAnExpandedRow(t *testing.T) {
-	ctx := browser(t)
-	s := pageServer(t)
-	snap, p := s.startRecording("alice", "compile", 0)
-	p.job.Append("compiling main.go\n", jobs.AppendOptions{Channel: jobs.ChannelStdout})
-	row := rowSelector(snap.ID)
-	if err := chromedp.Do(ctx,
-		chromedp.Navigate(s.srv.URL+"/"),
-		chromedp.WaitVisible(row+" button.toggle"),
-		chromedp.Click(row+" button.toggle"),
-		chromedp.WaitVisible(row+" pre.output"),
-		chromedp.WaitVisible(row+` pre.output span[data-channel="stdout"]`),
-	); err != nil {
-		t.Fatalf("expanding the row did not show its output: %v", err)
-	}
-	expanded := run(t, ctx, chromedp.Evaluate[string](`document.querySelector('`+row+` button.toggle').getAttribute("aria-expanded")`))
-	if expanded != "true" {
-		t.Errorf("aria-expanded = %q after expanding", expanded)
-	}
-	// Output written after the page opened arrives live, stderr apart.
-	p.job.Append("main.go:3: unused import\n", jobs.AppendOptions{Channel: jobs.ChannelStderr})
-	if err := chromedp.Do(ctx, chromedp.WaitVisible(row+` pre.output span.stderr`)); err != nil {
-		t.Fatalf("live stderr output never arrived: %v", err)
-	}
-	stderrText := run(t, ctx, chromedp.Text(row+` pre.output span.stderr`))
-	allText := run(t, ctx, chromedp.Text(row+` pre.output`))
-	if !strings.Contains(stderrText, "unused import") || !strings.Contains(allText, "compiling main.go") {
-		t.Errorf("output pane: stderr %q, all %q", stderrText, allText)
-	}
-	screenshot(t, ctx, "output")
-}
-
-func TestPageKillButtonStopsTheJob(t *testing.T) {
-	ctx := browser(t)
-	s := pageServer(t)
-	snap, _ := s.startRecording("alice", "serve forever", 0)
-	row := rowSelector(snap.ID)
-	if err := chromedp.Do(ctx,
-		chromedp.Navigate(s.srv.URL+"/"),
-		chromedp.WaitVisible(row+" button.kill"),
-		chromedp.Click(row+" button.kill"),
-	); err != nil {
-		t.Fatal(err)
-	}
-	wait, cancel := context.WithTimeout(ctx, 15*time.Second)
-	defer cancel()
-	if err := chromedp.Do(wait, chromedp.WaitVisible(row+" .status.status-killed")); err != nil {
-		html := run(t, ctx, chromedp.Evaluate[string](`document.querySelector('`+row+`').outerHTML`))
-		t.Fatalf("the kill button did not end the job (%v); the row is %s", err, html)
-	}
-	got, err := s.reg.Get("alice", snap.ID)
-	if err != nil || got.Status != jobs.JobStatusKilled {
-		t.Fatalf("after the kill button the registry says %s (%v), want killed", got.Status, err)
-	}
-	screenshot(t, ctx, "killed")
-}
-
-func TestPageFitsANarrowScreen(t *testing.T) {
-	ctx := browser(t)
-	s := pageServer(t)
-	snap, p := s.startRecording("alice", "a job with a rather long label that must wrap on a phone", 0)
-	p.job.Append(strings.Repeat("a long line of output without spaces ", 8)+"\n", jobs.AppendOptions{Channel: jobs.ChannelStdout})
-	row := rowSelector(snap.ID)
-	if err := chromedp.Do(ctx,
-		chromedp.EmulateViewport(360, 740),
-		chromedp.Navigate(s.srv.URL+"/"),
-		chromedp.WaitVisible(row+" button.toggle"),
-		chromedp.Click(row+" button.toggle"),
-		chromedp.WaitVisible(row+` pre.output span[data-channel="stdout"]`),
-	); err != nil {
-		t.Fatal(err)
-	}
-	scrollWidth := run(t, ctx, chromedp.Evaluate[int](`document.documentElement.scrollWidth`))
-	clientWidth := run(t, ctx, chromedp.Evaluate[int](`document.documentElement.clientWidth`))
-	if scrollWidth > clientWidth {
-		t.Errorf("at 360 px the page scrolls sideways: scrollWidth %d > clientWidth %d", scrollWidth, clientWidth)
-	}
-	screenshot(t, ctx, "narrow")
-}
-
-func TestPageDrawsTheTimelineFromTheJournal(t *testing.T) {
-	ctx := browser(t)
-	store, err := journal.Open(filepath.Join(t.TempDir(), "jobs.journal"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close(context.Background()) })
-	s := newServer(t, jobhttp.Options{
-		Session: func(*http.Request) (jobs.SessionID, error) { return "alice", nil },
-		History: jobhttp.StoreHistory(store),
-	}, registry.WithRecorder(journal.NewRecorder(store, jobs.EncodeFact, jobhistory.StreamOf)))
-	done, p := s.startRecording("alice", "finished", 0)
-	p.finish(jobs.JobStatusCompleted, "ok")
-	if _, _, err := s.reg.Wait(context.Background(), "alice", done.ID, 5*time.Second); err != nil {
-		t.Fatal(err)
-	}
-	s.startRecording("alice", "still running", 0)
-	if err := chromedp.Do(ctx,
-		chromedp.Navigate(s.srv.URL+"/"),
-		chromedp.WaitVisible(`#timeline svg rect.bar-completed`),
-		chromedp.WaitVisible(`#timeline svg rect.bar-incomplete`),
-	); err != nil {
-		t.Fatalf("the timeline never drew a settled and a running job: %v", err)
-	}
-	bars := run(t, ctx, chromedp.Evaluate[int](`document.querySelectorAll("#timeline svg rect").length`))
-	if bars != 2 {
-		t.Errorf("timeline has %d bars, want 2", bars)
-	}
-	screenshot(t, ctx, "timeline")
-}
-
-// TestPageSaysWhyItCannotConnectAndRecovers: a session at its stream cap gets
-// a 429, which EventSource gives up on. The page shows the server's reason,
-// which says what to do, and connects by itself once a stream is freed.
 func TestPageSaysWhyItCannotConnectAndRecovers(t *testing.T) {
 	ctx := browser(t)
 	s := newServer(t, jobhttp.Options{

@@ -1,7 +1,8 @@
 /*
 Package jobhttp serves a job registry over HTTP: the roster of the caller's
 session, a roster event stream, the follow stream of a recording job as
-Server-Sent Events, kill, the history of the session from a journal, and a live
+Server-Sent Events, its raw record, kill, the history of the session from a
+journal, the continuable subagents under the session's roots, and a console
 page that renders all of it.
 
 The caller's session comes from a function the runtime supplies
@@ -31,14 +32,43 @@ path):
 	GET  /api/jobs/{id}/follow the follow stream as SSE (see below)
 	POST /api/jobs/{id}/kill   kill: a wire.KillRequest, Content-Type
 	                           application/json; answers a wire.KillResponse
+	GET  /api/jobs/{id}/raw    the retained record as text/plain, for a
+	                           download (409 for a job that keeps none)
 	GET  /api/history          the session's execution intervals from the
 	                           journal, a JSON array of wire.Interval (404
 	                           when the handler has none)
+	GET  /api/subagents        the continuable children under the session's
+	                           roots, a JSON array of wire.SubagentNode,
+	                           parents first (404 without Options.Subagents)
+	GET  /api/subagents/events the same as SSE: event "tree", at once and
+	                           each time the tree changes
+	GET  /api/subagents/{id}/history
+	                           one child's history, a JSON array of
+	                           wire.SubagentEvent (404 for a child under
+	                           another session's roots, as for none)
 
 Every refusal answers a wire.ErrorBody with its status. The wire's own
 bodies are the vocabulary of spec/wire.yaml (generated/wire), which the
 TypeScript package's client, @jobgen/jobgen/client, reads with the decoders
 generated from the same spec; the page uses that client.
+
+# The console
+
+The page is a log viewer and a console: terminal colours rendered as styled
+text (never as markup: output cannot inject HTML), numbered and timestamped
+lines of which only those in view are in the document, search, auto-scroll,
+filters and counts, permalinks in the URL fragment, a kill that asks first,
+a timeline with an axis, and the subagent tree. Its TypeScript is compiled
+into static/ (tools/ts/page.sh) and embedded: users need no build step.
+
+# Subagents
+
+Options.Subagents serves a runtime's continuable children (package
+subagent). NewJournalSubagents reads them from the journal the manager
+writes, so settled children stay listed and a restart loses none; it folds
+only what was appended since its last call. A session sees the children
+whose lineage starts at it: a child of a child of its root is its, a child
+under another session's root answers 404 like one that does not exist.
 
 # Follow
 

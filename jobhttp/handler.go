@@ -43,6 +43,11 @@ type Options struct {
 	// History, when set, answers /api/history with the caller's execution
 	// intervals; without it that route is a 404.
 	History HistoryFunc
+	// Subagents, when set, answers /api/subagents with the continuable
+	// children under the caller's roots and their histories
+	// (NewJournalSubagents reads them from the manager's journal); without
+	// it those routes are a 404.
+	Subagents Subagents
 	// MaxStreamsPerSession caps the event streams one session holds open at
 	// once; zero means 8. A page holds one roster stream and one follow per
 	// expanded row, so one person rarely needs more than a few; a session
@@ -77,14 +82,12 @@ type Handler struct {
 	cop   *http.CrossOriginProtection // guards kill against other sites' pages
 
 	// done is closed by Close; every stream watches it.
-	done      chan struct{}
-	closeOnce sync.Once
-	streams   sync.WaitGroup
+	done    <-chan struct{}
+	streams *sessionStreams
 
 	mu      sync.Mutex
-	perSess map[jobs.SessionID]int // open streams per session
-	shares  map[jobs.JobID]*share  // the followed jobs' shares (see share)
-	sharing sync.WaitGroup         // the shares' goroutines
+	shares  map[jobs.JobID]*share // the followed jobs' shares (see share)
+	sharing sync.WaitGroup        // the shares' goroutines
 }
 
 // New returns a Handler serving opts.Registry.
@@ -119,10 +122,10 @@ func New(opts Options) (*Handler, error) {
 		log:     log,
 		hosts:   hosts,
 		cop:     http.NewCrossOriginProtection(),
-		done:    make(chan struct{}),
-		perSess: make(map[jobs.SessionID]int),
+		streams: newSessionStreams(opts.MaxStreamsPerSession),
 		shares:  make(map[jobs.JobID]*share),
 	}
+	h.done = h.streams.done
 	static, err := fs.Sub(staticFiles, "static")
 	if err != nil {
 		return nil, fmt.Errorf("jobhttp: embedded page: %w", err)
@@ -134,6 +137,10 @@ func New(opts Options) (*Handler, error) {
 	h.mux.HandleFunc("GET /api/jobs/{id}/follow", h.withSession(h.follow))
 	h.mux.HandleFunc("POST /api/jobs/{id}/kill", h.withSession(h.kill))
 	h.mux.HandleFunc("GET /api/history", h.withSession(h.history))
+	h.mux.HandleFunc("GET /api/jobs/{id}/raw", h.withSession(h.raw))
+	h.mux.HandleFunc("GET /api/subagents", h.withSession(h.subagentTree))
+	h.mux.HandleFunc("GET /api/subagents/events", h.withSession(h.subagentEvents))
+	h.mux.HandleFunc("GET /api/subagents/{id}/history", h.withSession(h.subagentHistory))
 	return h, nil
 }
 
@@ -152,15 +159,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // to return; later streams are refused with 503. Plain requests are not
 // affected: shut the http.Server down for those. Close may be called again.
 func (h *Handler) Close(ctx context.Context) error {
-	// Taking mu orders the close with openStream: a stream counted before
-	// it is waited for, and none is counted after it.
-	h.closeOnce.Do(func() {
-		h.mu.Lock()
-		close(h.done)
-		h.mu.Unlock()
-	})
+	h.streams.close()
 	waited := make(chan struct{})
-	go func() { h.streams.Wait(); h.sharing.Wait(); close(waited) }()
+	go func() { h.streams.wait(); h.sharing.Wait(); close(waited) }()
 	select {
 	case <-waited:
 		return nil
@@ -184,40 +185,10 @@ func (h *Handler) withSession(next sessionHandler) http.HandlerFunc {
 	}
 }
 
-// streamRetryAfter is the Retry-After of a refused stream, in seconds: about
-// how long a browser takes to notice that a closed tab's stream is gone.
-const streamRetryAfter = "5"
-
-// openStream counts a stream against its session's cap, or answers the
-// request with why it cannot have one: 503 once the handler is closed, 429
-// with Retry-After and what to do when the session is at its cap. The
-// returned release must be called when the stream ends.
+// openStream counts a stream against its session's cap; see
+// sessionStreams.open.
 func (h *Handler) openStream(w http.ResponseWriter, session jobs.SessionID) (release func(), ok bool) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	select {
-	case <-h.done:
-		httpError(w, http.StatusServiceUnavailable, "the server is shutting down")
-		return nil, false
-	default:
-	}
-	if n := h.perSess[session]; n >= h.opts.MaxStreamsPerSession {
-		w.Header().Set("Retry-After", streamRetryAfter)
-		httpError(w, http.StatusTooManyRequests, fmt.Sprintf("this session is at its cap of open event streams "+
-			"(%d, jobhttp Options.MaxStreamsPerSession): close another page or followed job of the session, "+
-			"or raise the cap; retry in %s s", n, streamRetryAfter))
-		return nil, false
-	}
-	h.perSess[session]++
-	h.streams.Add(1)
-	return func() {
-		h.mu.Lock()
-		if h.perSess[session]--; h.perSess[session] == 0 {
-			delete(h.perSess, session)
-		}
-		h.mu.Unlock()
-		h.streams.Done()
-	}, true
+	return h.streams.open(w, session)
 }
 
 // jobID reads the {id} path value; a malformed id is as unknown as a missing one.

@@ -154,12 +154,16 @@ func killResult(k registry.KillResult) wire.KillResult {
 // multipart or text/plain), or what http.CrossOriginProtection refuses — a
 // cross-site Sec-Fetch-Site, or an Origin of another host. Both trust the
 // Host header, which ServeHTTP has checked already (see Options.Hosts).
-func (h *Handler) crossSite(r *http.Request) (int, string) {
+func (h *Handler) crossSite(r *http.Request) (int, string) { return crossSite(h.cop, r) }
+
+// crossSite is the guard of a state-changing request: JSON, and what cop
+// lets through.
+func crossSite(cop *http.CrossOriginProtection, r *http.Request) (int, string) {
 	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || mt != "application/json" {
 		return http.StatusUnsupportedMediaType, "Content-Type must be application/json"
 	}
-	if err := h.cop.Check(r); err != nil {
+	if err := cop.Check(r); err != nil {
 		return http.StatusForbidden, "cross-origin request refused"
 	}
 	return 0, ""

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"strconv"
 	"time"
@@ -24,14 +25,20 @@ type sseWriter struct {
 // Flush or Unwrap) still gets the stream, but its events wait in buffers
 // until they fill: that is logged, once per stream, as the middleware's bug.
 func (h *Handler) startSSE(w http.ResponseWriter) (*sseWriter, error) {
+	return startSSE(w, h.opts.WriteTimeout, h.log)
+}
+
+// startSSE starts an event stream on w whose writes are each bounded by
+// timeout; log hears of a writer that cannot flush.
+func startSSE(w http.ResponseWriter, timeout time.Duration, log *slog.Logger) (*sseWriter, error) {
 	hdr := w.Header()
 	hdr.Set("Content-Type", "text/event-stream")
 	hdr.Set("Cache-Control", "no-store")
 	hdr.Set("X-Accel-Buffering", "no") // ask reverse proxies not to buffer the stream
 	w.WriteHeader(http.StatusOK)
-	s := &sseWriter{w: w, rc: http.NewResponseController(w), timeout: h.opts.WriteTimeout}
+	s := &sseWriter{w: w, rc: http.NewResponseController(w), timeout: timeout}
 	if err := s.rc.Flush(); errors.Is(err, http.ErrNotSupported) {
-		h.log.Warn("jobhttp: the ResponseWriter cannot flush, so events are delayed: "+
+		log.Warn("jobhttp: the ResponseWriter cannot flush, so events are delayed: "+
 			"a middleware wrapping it should implement http.Flusher or Unwrap", "writer", typeName(w))
 	} else if err != nil {
 		return nil, err

@@ -25,6 +25,15 @@
 //	jobgen.journal.append.errors    counter      {error}   error.type
 //	jobgen.journal.flush.duration   histogram    s         error.type (failed flushes only)
 //
+// A journal on PostgreSQL (journal/pgstore) reports more through the same
+// JournalObserver, which implements pgstore.Observer:
+//
+//	jobgen.journal.commit.duration  histogram    s         error.type (failed transactions only)
+//	jobgen.journal.commit.entries   histogram    {entry}   (the batch size of a transaction)
+//	jobgen.journal.append.duration  histogram    s         (queue and transaction, appends that committed)
+//	jobgen.journal.tail.lag         histogram    s         (a delivered record's age)
+//	jobgen.journal.reconnects       counter      {reconnect} jobgen.journal.connection (listen, tail)
+//
 // Live counts are observable up-down counters rather than gauges, as
 // OpenTelemetry's conventions have it for counts that add up across
 // instances (http.server.active_requests): the running jobs of two
@@ -54,7 +63,9 @@ const (
 	StatusKey   = attribute.Key("jobgen.job.status")
 	CauseKey    = attribute.Key("jobgen.job.cause")
 	FactTypeKey = attribute.Key("jobgen.fact.type")
-	ErrorType   = attribute.Key("error.type")
+	// ConnectionKey names the connection a journal lost: listen or tail.
+	ConnectionKey = attribute.Key("jobgen.journal.connection")
+	ErrorType     = attribute.Key("error.type")
 )
 
 // A RegistryObserver records a registry's events; it implements
@@ -138,12 +149,20 @@ func (o *RegistryObserver) FactRecordFailed(factType string) {
 }
 
 // A JournalObserver records a journal's events; it implements
-// [journal.Observer]. It is safe for concurrent use.
+// [journal.Observer], and pgstore.Observer for a journal on PostgreSQL. It
+// is safe for concurrent use.
 type JournalObserver struct {
 	records metric.Int64Counter
 	bytes   metric.Int64Counter
 	errors  metric.Int64Counter
 	flush   metric.Float64Histogram
+
+	commit     metric.Float64Histogram
+	batch      metric.Int64Histogram
+	appendWait metric.Float64Histogram
+	tailLag    metric.Float64Histogram
+	reconnects metric.Int64Counter
+	connOpts   sync.Map // connection name → metric.MeasurementOption
 }
 
 var _ journal.Observer = (*JournalObserver)(nil)
@@ -161,6 +180,12 @@ func NewJournalObserver(meter metric.Meter) (*JournalObserver, error) {
 		bytes:   in.counter("jobgen.journal.append.bytes", "By", "Bytes the appended records take in the journal, framing included."),
 		errors:  in.counter("jobgen.journal.append.errors", "{error}", "Appends that returned an error, by the sentinel it wraps."),
 		flush:   in.histogram("jobgen.journal.flush.duration", "s", "How long a Flush waited for durability.", flushBuckets),
+
+		commit:     in.histogram("jobgen.journal.commit.duration", "s", "How long an append transaction took, from taking a connection to the end of COMMIT.", flushBuckets),
+		batch:      in.intHistogram("jobgen.journal.commit.entries", "{entry}", "Entries an append transaction carried: the batch size of group commit.", batchBuckets),
+		appendWait: in.histogram("jobgen.journal.append.duration", "s", "How long an Append that committed waited: its time queued and its transaction's.", flushBuckets),
+		tailLag:    in.histogram("jobgen.journal.tail.lag", "s", "How old a record was when a tail delivered it, from its transaction's start.", lagBuckets),
+		reconnects: in.counter("jobgen.journal.reconnects", "{reconnect}", "Connections lost and tried again, by connection: the listener's or a tail's."),
 	}
 	if err := errors.Join(in.errs...); err != nil {
 		return nil, fmt.Errorf("otelmetrics: journal instruments: %w", err)
@@ -187,6 +212,46 @@ func (o *JournalObserver) Flushed(d time.Duration, err error) {
 		return
 	}
 	o.flush.Record(context.Background(), d.Seconds(), errorTypeOption(err))
+}
+
+// batchBuckets bound the batch size histogram: powers of two up to
+// pgstore's default cap of 4096 entries.
+var batchBuckets = []float64{1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096}
+
+// lagBuckets bound the tail lag histogram, in seconds: a notified tail
+// delivers in milliseconds, a polling one within its interval, and one held
+// back by a long transaction for as long as that runs.
+var lagBuckets = []float64{0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60}
+
+// Committed records an append transaction's duration and batch size; a
+// failed one carries its error's type.
+func (o *JournalObserver) Committed(d time.Duration, appends, entries int, bytes int64, err error) {
+	ctx := context.Background()
+	if err != nil {
+		o.commit.Record(ctx, d.Seconds(), errorTypeOption(err))
+	} else {
+		o.commit.Record(ctx, d.Seconds())
+	}
+	o.batch.Record(ctx, int64(entries))
+}
+
+// AppendWaited records how long a committed Append waited.
+func (o *JournalObserver) AppendWaited(d time.Duration) {
+	o.appendWait.Record(context.Background(), d.Seconds())
+}
+
+// TailLagged records how old a record was when a tail delivered it.
+func (o *JournalObserver) TailLagged(d time.Duration) {
+	o.tailLag.Record(context.Background(), d.Seconds())
+}
+
+// Reconnected counts a lost connection by its name.
+func (o *JournalObserver) Reconnected(what string, err error) {
+	opt, ok := o.connOpts.Load(what)
+	if !ok {
+		opt, _ = o.connOpts.LoadOrStore(what, metric.WithAttributeSet(attribute.NewSet(ConnectionKey.String(what))))
+	}
+	o.reconnects.Add(context.Background(), 1, opt.(metric.MeasurementOption))
 }
 
 // errorTypes are the error.type values, made once: each is a fixed set.
@@ -240,6 +305,14 @@ func (in *instruments) upDown(name, unit, desc string) metric.Int64ObservableUpD
 	c, err := in.meter.Int64ObservableUpDownCounter(name, metric.WithUnit(unit), metric.WithDescription(desc))
 	in.errs = append(in.errs, err)
 	return c
+}
+
+// intHistogram creates an int64 histogram with explicit bucket boundaries.
+func (in *instruments) intHistogram(name, unit, desc string, buckets []float64) metric.Int64Histogram {
+	h, err := in.meter.Int64Histogram(name, metric.WithUnit(unit), metric.WithDescription(desc),
+		metric.WithExplicitBucketBoundaries(buckets...))
+	in.errs = append(in.errs, err)
+	return h
 }
 
 // histogram creates a float64 histogram with explicit bucket boundaries.

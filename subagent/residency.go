@@ -86,11 +86,15 @@ func (s *Service) openResidency(ctx context.Context, a *activation, op opening) 
 }
 
 // failure names a failed step of an opening: the context's cancellation
-// when it ended, else err with what was being done.
+// when it ended, ErrNotResumable when retention archived the history it
+// read (a retry reads the same), else err with what was being done.
 func (s *Service) failure(ctx context.Context, err error, format string, args ...any) error {
 	what := fmt.Sprintf(format, args...)
 	if c := cancelled(ctx, what); c != nil {
 		return c
+	}
+	if errors.Is(err, journal.ErrArchived) {
+		return newError(subagents.ErrorCodeNotResumable, err, "%s: the child's history was archived", what)
 	}
 	return fmt.Errorf("subagent: %s: %w", what, err)
 }

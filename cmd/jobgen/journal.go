@@ -41,6 +41,18 @@ Commands:
 	repair     --truncate-at OFFSET: cut the file at OFFSET, the offset check
 	           named, once you decided the records from there on may go
 
+The operator's commands take a PostgreSQL journal's DSN only:
+
+	migrate    bring the schema to this build's version (--dry-run prints
+	           the SQL and changes nothing); hosts that open the journal
+	           WithoutMigrate refuse a schema behind them until it ran
+	status     print the schema version, streams, records, the oldest and
+	           newest positions and the size on disk (--json)
+	archive    --before TIME|AGE --to FILE: move the streams whose history is
+	           over (their jobs settled, their children disposed, last
+	           appended before TIME) into the journal FILE, verify the copy,
+	           then remove them (--dry-run lists them and why others stay)
+
 A position is always the string "MAJOR.MINOR", whatever the backend: a file
 counts its records in MINOR ("0.17"); PostgreSQL orders transactions in
 MAJOR ("752.1"). cat --after takes it back.
@@ -50,6 +62,7 @@ MAJOR ("752.1"). cat --after takes it back.
 // usage prints, the flags it takes and what it does with its one FILE.
 type journalCommand struct {
 	summary string
+	dsn     bool                                  // it takes a PostgreSQL journal's DSN only, never a file
 	flags   func(fs *flag.FlagSet, j *journalRun) // registers its flags; nil when it has none
 	run     func(j *journalRun) int
 }
@@ -58,9 +71,10 @@ type journalCommand struct {
 // its flags, its usage and where it writes.
 type journalRun struct {
 	path           string
-	asJSON         bool  // intervals --json
-	allowUnknown   bool  // check --allow-unknown
-	truncateAt     int64 // repair --truncate-at, -1 when not given
+	asJSON         bool       // intervals --json
+	allowUnknown   bool       // check --allow-unknown
+	truncateAt     int64      // repair --truncate-at, -1 when not given
+	ops            journalOps // migrate, status and archive's flags
 	usage          func()
 	stdout, stderr io.Writer
 
@@ -111,6 +125,38 @@ var journalCommands = map[string]journalCommand{
 		},
 		run: func(j *journalRun) int { return j.open(journalCheck) },
 	},
+	"migrate": {
+		dsn: true,
+		summary: "Migrate brings the PostgreSQL journal's schema to this build's version,\n" +
+			"creating it when missing, every step in one transaction under the migration\n" +
+			"lock. A host that opens the journal WithoutMigrate refuses a schema behind\n" +
+			"its build until this ran. --dry-run prints the SQL it would run, as one\n" +
+			"script, and changes nothing.",
+		flags: migrateFlags,
+		run:   journalMigrate,
+	},
+	"status": {
+		dsn: true,
+		summary: "Status prints what the PostgreSQL journal holds: its schema version (and\n" +
+			"whether this build writes a newer one), streams, records, the oldest and\n" +
+			"newest positions with their times, and its size on disk. It changes nothing.",
+		flags: statusFlags,
+		run:   journalStatus,
+	},
+	"archive": {
+		dsn: true,
+		summary: "Archive moves the streams whose history is over out of the PostgreSQL journal\n" +
+			"into the journal file --to: a session's stream once every job it registered\n" +
+			"settled, a subagent child's once its residencies ended and nothing waits, a\n" +
+			"host's heartbeats once its lease ran out, each tree of parent, children and\n" +
+			"their pointer streams whole, and only those last appended before --before.\n" +
+			"It copies them with their seqs and ids, syncs the file, reads every copy\n" +
+			"back and compares it, and only then removes them. A later read of such a\n" +
+			"stream from its start says where its records went; appends go on after\n" +
+			"them. --dry-run prints the plan and changes nothing.",
+		flags: archiveFlags,
+		run:   journalArchive,
+	},
 	"repair": {
 		summary: "Repair cuts the journal at --truncate-at OFFSET: what recovery will not do\n" +
 			"for you, since a whole record with a bad checksum may have been flushed. It\n" +
@@ -157,7 +203,11 @@ func cmdJournal(args []string, stdout, stderr io.Writer) int {
 	j := &journalRun{truncateAt: -1, stdout: stdout, stderr: stderr}
 	fs := newFlagSet("journal "+name, cmd.summary, stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: jobgen journal %s [flags] FILE\n\n%s\n", name, cmd.summary)
+		arg := "FILE|postgres://DSN"
+		if cmd.dsn {
+			arg = "postgres://DSN[?schema=NAME]"
+		}
+		fmt.Fprintf(fs.Output(), "Usage: jobgen journal %s [flags] %s\n\n%s\n", name, arg, cmd.summary)
 		if cmd.flags != nil {
 			fmt.Fprint(fs.Output(), "\nFlags:\n")
 			fs.PrintDefaults()

@@ -8,6 +8,7 @@ import (
 	"iter"
 	"log/slog"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/jobgen/jobgen/journal"
@@ -28,18 +29,11 @@ type pgJournal struct {
 // read that could not wait for an older transaction to end, so it lacks the
 // newest commits) go to stderr.
 func openPGJournal(ctx context.Context, dsn string, stderr io.Writer) (journalStore, error) {
-	u, err := url.Parse(dsn)
+	dsn, schema, err := splitDSN(dsn)
 	if err != nil {
-		return nil, fmt.Errorf("journal DSN: %w", err)
+		return nil, err
 	}
-	q := u.Query()
-	schema := q.Get("schema")
-	if schema == "" {
-		schema = pgstore.DefaultSchema
-	}
-	q.Del("schema")
-	u.RawQuery = q.Encode()
-	store, err := pgstore.Open(ctx, u.String(), pgstore.WithSchema(schema), pgstore.WithoutMigrating(),
+	store, err := pgstore.Open(ctx, dsn, pgstore.WithSchema(schema), pgstore.WithoutMigrate(),
 		pgstore.WithLogger(slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))))
 	if errors.Is(err, journal.ErrNotJournal) {
 		return nil, noJournalError{err}
@@ -48,6 +42,28 @@ func openPGJournal(ctx context.Context, dsn string, stderr io.Writer) (journalSt
 		return nil, err
 	}
 	return &pgJournal{ctx, schema, store}, nil
+}
+
+// splitDSN takes the schema parameter out of a journal DSN: the DSN to
+// connect with, and the journal's schema (default jobgen_journal).
+func splitDSN(dsn string) (conn, schema string, err error) {
+	u, err := url.Parse(dsn)
+	if err != nil {
+		return "", "", fmt.Errorf("journal DSN: %w", err)
+	}
+	q := u.Query()
+	schema = q.Get("schema")
+	if schema == "" {
+		schema = pgstore.DefaultSchema
+	}
+	q.Del("schema")
+	u.RawQuery = q.Encode()
+	return u.String(), schema, nil
+}
+
+// isDSN reports whether a journal argument names a PostgreSQL journal.
+func isDSN(arg string) bool {
+	return strings.HasPrefix(arg, "postgres://") || strings.HasPrefix(arg, "postgresql://")
 }
 
 func (p *pgJournal) name() string { return "postgres journal " + p.schema }

@@ -36,7 +36,7 @@ type journalStore interface {
 // postgres:// DSN, a file otherwise. It is the one place that tells them
 // apart.
 func openJournal(ctx context.Context, arg string, stderr io.Writer) (journalStore, error) {
-	if strings.HasPrefix(arg, "postgres://") || strings.HasPrefix(arg, "postgresql://") {
+	if isDSN(arg) {
 		return openPGJournal(ctx, arg, stderr)
 	}
 	return fileJournal(arg), nil

@@ -1,5 +1,7 @@
-// Command jobsweb serves the live jobs page over a registry running a few
-// shell jobs for one demo session, with a file journal for the timeline.
+// Command jobsweb serves the jobs console over a registry running a few
+// shell jobs for one demo session (coloured output, a failure, a deadline
+// that passes), a scripted tree of continuable subagents, and a file
+// journal for the timeline and the subagents' histories.
 //
 //	go run ./examples/jobsweb            # http://127.0.0.1:8080/
 //	go run ./examples/jobsweb -addr 127.0.0.1:9000
@@ -60,9 +62,24 @@ func main() {
 	}
 }
 
+// A pace says how long the demo's slow parts take: the scripted subagents'
+// turns and the deploy's deadline.
+type pace struct {
+	agents agentPace
+	deploy time.Duration
+}
+
+// demoPace is the pace of `make demo-web`: slow enough to watch.
+var demoPace = pace{agents: agentPace{research: 6 * time.Second, code: 25 * time.Second}, deploy: 8 * time.Second}
+
 // run serves the demo on ln, to requests for hosts (nil: the loopback names),
 // until the launcher's signals end it, writing the journal to dir.
 func run(ctx context.Context, ln net.Listener, dir string, hosts []string, out io.Writer) error {
+	return runAt(ctx, ln, dir, hosts, out, demoPace)
+}
+
+// runAt is run at a pace of the caller's.
+func runAt(ctx context.Context, ln net.Listener, dir string, hosts []string, out io.Writer, p pace) error {
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	path := filepath.Join(dir, "jobs.journal")
 	store, err := journal.Open(path, journal.WithLogger(logger))
@@ -70,11 +87,16 @@ func run(ctx context.Context, ln net.Listener, dir string, hosts []string, out i
 		return err
 	}
 	reg := registry.New(registry.WithRecorder(journal.NewRecorder(store, jobs.EncodeFact, jobhistory.StreamOf)), registry.WithLogger(logger))
+	agents, err := startAgents(ctx, store, session, p.agents)
+	if err != nil {
+		return err
+	}
 	h, err := jobhttp.New(jobhttp.Options{
-		Registry: reg,
-		Session:  func(*http.Request) (jobs.SessionID, error) { return session, nil },
-		History:  jobhttp.StoreHistory(store),
-		Hosts:    hosts,
+		Registry:  reg,
+		Session:   func(*http.Request) (jobs.SessionID, error) { return session, nil },
+		History:   jobhttp.StoreHistory(store),
+		Subagents: jobhttp.NewJournalSubagents(store, agents),
+		Hosts:     hosts,
 		// Every visitor of the demo is the one demo session, and each page
 		// holds a roster stream and a follow per expanded row.
 		MaxStreamsPerSession: 32,
@@ -86,15 +108,17 @@ func run(ctx context.Context, ln net.Listener, dir string, hosts []string, out i
 	srv := newHTTPServer(h, logger)
 
 	// Shutdown order: the page's streams end, the server stops, the registry
-	// settles every job (recording the facts), then the journal closes.
+	// settles every job and the subagents end (recording the facts), then
+	// the journal closes.
 	shutdown := launcher.New(launcher.WithBound(jobs.DefaultTeardownBound), launcher.WithLogger(logger))
 	shutdown.AddDisposer("streams", h.Close)
 	shutdown.AddDisposer("server", srv.Shutdown)
 	shutdown.AddDisposer("registry", reg.Close)
+	shutdown.AddDisposer("subagents", agents.Close)
 	shutdown.AddProvider("journal", store.Close)
 
 	return shutdown.Run(ctx, func(ctx context.Context) error {
-		if err := startJobs(ctx, reg); err != nil {
+		if err := startJobs(ctx, reg, p.deploy); err != nil {
 			return err
 		}
 		fmt.Fprintf(out, "serving the jobs page on http://%s/ (Ctrl-C to stop)\n", ln.Addr())
@@ -145,21 +169,39 @@ func newHTTPServer(h http.Handler, logger *slog.Logger) *http.Server {
 	}
 }
 
-// startJobs starts the demo's shell jobs: a build that finishes, a server that
-// runs until killed, a ticker that writes to both channels, and a failing test.
-func startJobs(ctx context.Context, reg *registry.Registry) error {
-	for _, j := range []struct{ label, script string }{
-		{"build", `for step in fetch compile link; do echo "$step"; sleep 1; done; echo "warning: 1 deprecated call" >&2; echo "built ./app"`},
-		{"serve", `echo "listening on :9090"; exec sleep 3600`},
-		{"tick", `i=0; while [ $i -lt 600 ]; do i=$((i+1)); echo "tick $i"; [ $((i % 5)) -eq 0 ] && echo "tock $i" >&2; sleep 1; done`},
-		{"test", `echo "running 3 tests"; sleep 2; echo "--- FAIL: TestCheckout" >&2; exit 1`},
-	} {
-		if _, err := reg.Start(ctx, procjob.Start(procjob.Options{
+// demoJobs are the demo's shell jobs: a build with coloured output and a
+// progress line redrawn in place, a server that runs until killed, a ticker
+// on both channels, a failing test run, and a deploy whose deadline passes.
+var demoJobs = []struct {
+	label, script string
+	timeout       bool // the deploy's deadline passes
+}{
+	{"build", `b='\033[1m' g='\033[32m' y='\033[33m' c='\033[38;5;81m' o='\033[38;2;255;175;0m' z='\033[0m'
+for step in fetch compile link; do printf "${b}==>${z} %s\n" "$step"
+  for p in 0 25 50 75 100; do printf "\r    [%-20s] %3d%%" "$(printf '%*s' $((p/5)) '' | tr ' ' '#')" $p; sleep 0.2; done; printf "\n"; done
+printf "${y}warning:${z} 1 deprecated call in \033[4mmain.go:12${z}\n" >&2
+printf "${c}256-colour${z} and ${o}true colour${z} output, \033[3mitalic\033[0m too\n"
+printf "${g}built ./app${z} in 3.1s\n"`, false},
+	{"serve", `echo "listening on :9090"; exec sleep 3600`, false},
+	{"tick", `i=0; while [ $i -lt 600 ]; do i=$((i+1)); echo "tick $i"; [ $((i % 5)) -eq 0 ] && echo "tock $i" >&2; sleep 1; done`, false},
+	{"test", `printf "=== RUN   TestLogin\n\033[32m--- PASS\033[0m: TestLogin (0.01s)\n=== RUN   TestCheckout\n"; sleep 2
+printf "    checkout_test.go:41: got 502, want 200\n\033[31m--- FAIL\033[0m: TestCheckout (2.00s)\n\033[1;31mFAIL\033[0m\n" >&2; exit 1`, false},
+	{"deploy", `echo "deploying to staging (waits for a lock that never frees)"; exec sleep 3600`, true},
+}
+
+// startJobs starts the demo's shell jobs; a job with a deadline gets deadline.
+func startJobs(ctx context.Context, reg *registry.Registry, deadline time.Duration) error {
+	for _, j := range demoJobs {
+		start := procjob.Start(procjob.Options{
 			Command: []string{"sh", "-c", j.script},
 			Kind:    "sh",
 			Label:   j.label,
 			Owner:   session,
-		})); err != nil {
+		})
+		if j.timeout {
+			start.Timeout = deadline
+		}
+		if _, err := reg.Start(ctx, start); err != nil {
 			return err
 		}
 	}

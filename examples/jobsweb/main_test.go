@@ -22,7 +22,7 @@ type demo struct {
 }
 
 // startDemo runs the demo, answering for hosts, and waits until its roster
-// holds the four demo jobs.
+// holds every demo job.
 func startDemo(t *testing.T, hosts []string) *demo {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -52,9 +52,9 @@ func startDemo(t *testing.T, hosts []string) *demo {
 
 	var list []jobs.JobSnapshot
 	deadline := time.Now().Add(10 * time.Second)
-	for len(list) < 4 {
+	for len(list) < len(demoJobs) {
 		if time.Now().After(deadline) {
-			t.Fatalf("roster never held the four demo jobs: %+v", list)
+			t.Fatalf("roster never held every demo job: %+v", list)
 		}
 		time.Sleep(20 * time.Millisecond)
 		res, err := http.Get(d.base + "/api/jobs")
@@ -116,8 +116,8 @@ func TestDemoRefusesAReboundHost(t *testing.T) {
 	if code := get("attacker.example:" + port); code != http.StatusForbidden {
 		t.Errorf("roster for a rebound Host: %d, want 403", code)
 	}
-	if code := get("devbox.lan:" + port); code != http.StatusOK || len(list) != 4 {
-		t.Fatalf("roster for a listed Host: %d %+v, want 200 and the four jobs", code, list)
+	if code := get("devbox.lan:" + port); code != http.StatusOK || len(list) != len(demoJobs) {
+		t.Fatalf("roster for a listed Host: %d %+v, want 200 and every demo job", code, list)
 	}
 	rebound := "attacker.example:" + port
 	req, _ := http.NewRequest("POST", d.base+"/api/jobs/"+list[0].ID.String()+"/kill", strings.NewReader(`{"reason":"rebound"}`))

@@ -10,10 +10,11 @@ import (
 	"github.com/jobgen/jobgen/codec"
 )
 
-// Fact is a durable lifecycle fact: one of JobRegistered, JobSettled. Only the
-// newest version of each fact is a Fact; DecodeFact reads older versions.
+// Fact is a durable lifecycle fact: one of HostHeartbeat, JobRegistered,
+// JobSettled. Only the newest version of each fact is a Fact; DecodeFact reads
+// older versions.
 type Fact interface {
-	// FactType returns the fact's wire type, such as "job/registered".
+	// FactType returns the fact's wire type, such as "host/heartbeat".
 	FactType() string
 	// FactVersion returns the version the fact is written as.
 	FactVersion() int
@@ -25,14 +26,75 @@ type FactEnvelope = codec.Envelope
 
 // The wire types of the facts.
 const (
+	// HostHeartbeatType is the wire type of HostHeartbeat facts.
+	HostHeartbeatType = "host/heartbeat"
 	// JobRegisteredType is the wire type of JobRegistered facts.
 	JobRegisteredType = "job/registered"
 	// JobSettledType is the wire type of JobSettled facts.
 	JobSettledType = "job/settled"
 )
 
-// A JobRegistered fact records that an owned job was registered.
-type JobRegistered struct {
+// A HostHeartbeat fact records that a run of a host was alive: each run appends
+// one every so often to a stream of its own, and a job whose host's last
+// heartbeat is older than the lease it promised is lost with its host, not
+// running.
+type HostHeartbeat struct {
+	// Host is the run of the host that is alive, and where its wire serves.
+	Host JobHost `json:"host"`
+	// At is the heartbeat's time in Unix milliseconds, from the host's clock.
+	At int64 `json:"at"`
+	// LeaseMs is how long after At the host counts as alive without a newer
+	// heartbeat, in milliseconds.
+	LeaseMs int64 `json:"leaseMs"`
+}
+
+// UnmarshalJSON decodes h, refusing a missing required field or an ambiguous key.
+func (h *HostHeartbeat) UnmarshalJSON(data []byte) error {
+	var wire struct {
+		Host    *JobHost `json:"host"`
+		At      *int64   `json:"at"`
+		LeaseMs *int64   `json:"leaseMs"`
+	}
+	if err := json.Unmarshal(data, &wire); err != nil {
+		return err
+	}
+	if err := codec.CheckKeys("jobs.HostHeartbeat", data, "host", "at", "leaseMs"); err != nil {
+		return err
+	}
+	if wire.Host == nil {
+		return codec.MissingField("jobs.HostHeartbeat", "host")
+	}
+	if wire.At == nil {
+		return codec.MissingField("jobs.HostHeartbeat", "at")
+	}
+	if wire.LeaseMs == nil {
+		return codec.MissingField("jobs.HostHeartbeat", "leaseMs")
+	}
+	h.Host = *wire.Host
+	h.At = *wire.At
+	h.LeaseMs = *wire.LeaseMs
+	return nil
+}
+
+// FactType returns HostHeartbeatType.
+func (HostHeartbeat) FactType() string {
+	return HostHeartbeatType
+}
+
+// FactVersion returns 1, the version h is written as.
+func (HostHeartbeat) FactVersion() int {
+	return 1
+}
+
+func (HostHeartbeat) isFact() {}
+
+// JobRegisteredV1 is version 1 of job/registered, kept so that history written
+// with it still decodes: DecodeFact reads it and upcasts it to JobRegistered
+// with upcastJobRegisteredV1.
+//
+// Version 1 does not say which host registered the job; its upcaster leaves
+// Host empty.
+type JobRegisteredV1 struct {
 	// JobID identifies the job.
 	JobID JobID `json:"jobId"`
 	// At is the registration time in Unix milliseconds, from the registry's clock.
@@ -52,7 +114,7 @@ type JobRegistered struct {
 }
 
 // UnmarshalJSON decodes j, refusing a missing required field or an ambiguous key.
-func (j *JobRegistered) UnmarshalJSON(data []byte) error {
+func (j *JobRegisteredV1) UnmarshalJSON(data []byte) error {
 	var wire struct {
 		JobID    *JobID     `json:"jobId"`
 		At       *int64     `json:"at"`
@@ -66,7 +128,85 @@ func (j *JobRegistered) UnmarshalJSON(data []byte) error {
 	if err := json.Unmarshal(data, &wire); err != nil {
 		return err
 	}
-	if err := codec.CheckKeys("jobs.JobRegistered", data, "jobId", "at", "owner", "kind", "label", "ordinal", "toolCall", "record"); err != nil {
+	if err := codec.CheckKeys("jobs.JobRegisteredV1", data, "jobId", "at", "owner", "kind", "label", "ordinal", "toolCall", "record"); err != nil {
+		return err
+	}
+	if wire.JobID == nil {
+		return codec.MissingField("jobs.JobRegisteredV1", "jobId")
+	}
+	if wire.At == nil {
+		return codec.MissingField("jobs.JobRegisteredV1", "at")
+	}
+	if wire.Owner == nil {
+		return codec.MissingField("jobs.JobRegisteredV1", "owner")
+	}
+	if wire.Kind == nil {
+		return codec.MissingField("jobs.JobRegisteredV1", "kind")
+	}
+	if wire.Label == nil {
+		return codec.MissingField("jobs.JobRegisteredV1", "label")
+	}
+	if wire.Ordinal == nil {
+		return codec.MissingField("jobs.JobRegisteredV1", "ordinal")
+	}
+	if wire.Record == nil {
+		return codec.MissingField("jobs.JobRegisteredV1", "record")
+	}
+	j.JobID = *wire.JobID
+	j.At = *wire.At
+	j.Owner = *wire.Owner
+	j.Kind = *wire.Kind
+	j.Label = *wire.Label
+	j.Ordinal = *wire.Ordinal
+	j.ToolCall = wire.ToolCall
+	j.Record = *wire.Record
+	return nil
+}
+
+// A JobRegistered fact records that an owned job was registered.
+//
+// Version 2 records the host that registered the job, for a fleet sharing one
+// history.
+type JobRegistered struct {
+	// JobID identifies the job.
+	JobID JobID `json:"jobId"`
+	// At is the registration time in Unix milliseconds, from the registry's clock.
+	At int64 `json:"at"`
+	// Owner is the owning session.
+	Owner SessionID `json:"owner"`
+	// Kind is the producer's kind.
+	Kind string `json:"kind"`
+	// Label is the job's label.
+	Label string `json:"label"`
+	// Ordinal is the per-kind display ordinal.
+	Ordinal int `json:"ordinal"`
+	// ToolCall is the tool call that created the job.
+	ToolCall ToolCallID `json:"toolCall,omitzero"`
+	// Record reports whether the job keeps a record.
+	Record bool `json:"record"`
+	// Host is the run of the host that registered the job and the address its wire
+	// serves on; empty when the runtime names no host (one process, or history
+	// written as version 1).
+	Host JobHost `json:"host,omitzero"`
+}
+
+// UnmarshalJSON decodes j, refusing a missing required field or an ambiguous key.
+func (j *JobRegistered) UnmarshalJSON(data []byte) error {
+	var wire struct {
+		JobID    *JobID     `json:"jobId"`
+		At       *int64     `json:"at"`
+		Owner    *SessionID `json:"owner"`
+		Kind     *string    `json:"kind"`
+		Label    *string    `json:"label"`
+		Ordinal  *int       `json:"ordinal"`
+		ToolCall ToolCallID `json:"toolCall"`
+		Record   *bool      `json:"record"`
+		Host     JobHost    `json:"host"`
+	}
+	if err := json.Unmarshal(data, &wire); err != nil {
+		return err
+	}
+	if err := codec.CheckKeys("jobs.JobRegistered", data, "jobId", "at", "owner", "kind", "label", "ordinal", "toolCall", "record", "host"); err != nil {
 		return err
 	}
 	if wire.JobID == nil {
@@ -98,6 +238,7 @@ func (j *JobRegistered) UnmarshalJSON(data []byte) error {
 	j.Ordinal = *wire.Ordinal
 	j.ToolCall = wire.ToolCall
 	j.Record = *wire.Record
+	j.Host = wire.Host
 	return nil
 }
 
@@ -106,9 +247,9 @@ func (JobRegistered) FactType() string {
 	return JobRegisteredType
 }
 
-// FactVersion returns 1, the version j is written as.
+// FactVersion returns 2, the version j is written as.
 func (JobRegistered) FactVersion() int {
-	return 1
+	return 2
 }
 
 func (JobRegistered) isFact() {}
@@ -279,9 +420,29 @@ func DecodeFact(data []byte) (Fact, error) {
 // decodeFactData decodes the data at d of a fact of type typ at version v.
 func decodeFactData(typ string, v int, d *codec.Decoder) (Fact, error) {
 	switch typ {
+	case HostHeartbeatType:
+		switch v {
+		case 1:
+			var out HostHeartbeat
+			if err := decodeHostHeartbeat(d, &out); err != nil {
+				return nil, fmt.Errorf("jobs: decode %s v%d: %w", typ, v, err)
+			}
+			return out, nil
+		}
+		return nil, codec.SkipUnknown(d, "jobs", fmt.Errorf("jobs: decode %s v%d: %w", typ, v, ErrUnknownVersion))
 	case JobRegisteredType:
 		switch v {
 		case 1:
+			var out JobRegisteredV1
+			if err := decodeJobRegisteredV1(d, &out); err != nil {
+				return nil, fmt.Errorf("jobs: decode %s v%d: %w", typ, v, err)
+			}
+			up, err := upcastJobRegisteredV1(out)
+			if err != nil {
+				return nil, fmt.Errorf("jobs: upcast %s v%d to v%d: %w", typ, v, 2, err)
+			}
+			return up, nil
+		case 2:
 			var out JobRegistered
 			if err := decodeJobRegistered(d, &out); err != nil {
 				return nil, fmt.Errorf("jobs: decode %s v%d: %w", typ, v, err)
@@ -313,8 +474,246 @@ func decodeFactData(typ string, v int, d *codec.Decoder) (Fact, error) {
 	return nil, codec.SkipUnknown(d, "jobs", fmt.Errorf("jobs: decode %q v%d: %w", typ, v, ErrUnknownFact))
 }
 
+// fieldsOfHostHeartbeat are the wire names of HostHeartbeat's fields.
+var fieldsOfHostHeartbeat = []string{"host", "at", "leaseMs"}
+
+// decodeHostHeartbeat reads a HostHeartbeat from d in one pass, checking the JSON's syntax as it goes, and refuses what HostHeartbeat.UnmarshalJSON refuses.
+func decodeHostHeartbeat(d *codec.Decoder, out *HostHeartbeat) error {
+	more, err := d.Object()
+	if err != nil {
+		return fmt.Errorf("jobs: HostHeartbeat: %w", err)
+	}
+	var seen, present uint64
+	var others codec.KeySet
+	for first := true; more; first = false {
+		var key []byte
+		key, more, err = d.Next(first)
+		if err != nil {
+			return err
+		}
+		if !more {
+			break
+		}
+		switch string(key) {
+		case "host":
+			if seen&uint64(0x1) != 0 {
+				return codec.DuplicateKey("jobs.HostHeartbeat", key)
+			}
+			seen |= uint64(0x1)
+			if !d.Null() {
+				if err := decodeJobHost(d, &out.Host); err != nil {
+					return codec.FieldError("jobs.HostHeartbeat", "host", err)
+				}
+				present |= uint64(0x1)
+			}
+		case "at":
+			if seen&uint64(0x2) != 0 {
+				return codec.DuplicateKey("jobs.HostHeartbeat", key)
+			}
+			seen |= uint64(0x2)
+			if !d.Null() {
+				x, err := d.Int(64)
+				if err != nil {
+					return codec.FieldError("jobs.HostHeartbeat", "at", err)
+				}
+				out.At = int64(x)
+				present |= uint64(0x2)
+			}
+		case "leaseMs":
+			if seen&uint64(0x4) != 0 {
+				return codec.DuplicateKey("jobs.HostHeartbeat", key)
+			}
+			seen |= uint64(0x4)
+			if !d.Null() {
+				x, err := d.Int(64)
+				if err != nil {
+					return codec.FieldError("jobs.HostHeartbeat", "leaseMs", err)
+				}
+				out.LeaseMs = int64(x)
+				present |= uint64(0x4)
+			}
+		default:
+			if err := others.Other("jobs.HostHeartbeat", key, fieldsOfHostHeartbeat); err != nil {
+				return err
+			}
+			if _, err := d.Skip(); err != nil {
+				return err
+			}
+		}
+	}
+	if present&uint64(0x1) == 0 {
+		return codec.MissingField("jobs.HostHeartbeat", "host")
+	}
+	if present&uint64(0x2) == 0 {
+		return codec.MissingField("jobs.HostHeartbeat", "at")
+	}
+	if present&uint64(0x4) == 0 {
+		return codec.MissingField("jobs.HostHeartbeat", "leaseMs")
+	}
+	return nil
+}
+
+// fieldsOfJobRegisteredV1 are the wire names of JobRegisteredV1's fields.
+var fieldsOfJobRegisteredV1 = []string{"jobId", "at", "owner", "kind", "label", "ordinal", "toolCall", "record"}
+
+// decodeJobRegisteredV1 reads a JobRegisteredV1 from d in one pass, checking the JSON's syntax as it goes, and refuses what JobRegisteredV1.UnmarshalJSON refuses.
+func decodeJobRegisteredV1(d *codec.Decoder, out *JobRegisteredV1) error {
+	more, err := d.Object()
+	if err != nil {
+		return fmt.Errorf("jobs: JobRegisteredV1: %w", err)
+	}
+	var seen, present uint64
+	var others codec.KeySet
+	for first := true; more; first = false {
+		var key []byte
+		key, more, err = d.Next(first)
+		if err != nil {
+			return err
+		}
+		if !more {
+			break
+		}
+		switch string(key) {
+		case "jobId":
+			if seen&uint64(0x1) != 0 {
+				return codec.DuplicateKey("jobs.JobRegisteredV1", key)
+			}
+			seen |= uint64(0x1)
+			if !d.Null() {
+				x, err := d.StringBytes()
+				if err != nil {
+					return codec.FieldError("jobs.JobRegisteredV1", "jobId", err)
+				}
+				if err := out.JobID.UnmarshalText(x); err != nil {
+					return codec.FieldError("jobs.JobRegisteredV1", "jobId", err)
+				}
+				present |= uint64(0x1)
+			}
+		case "at":
+			if seen&uint64(0x2) != 0 {
+				return codec.DuplicateKey("jobs.JobRegisteredV1", key)
+			}
+			seen |= uint64(0x2)
+			if !d.Null() {
+				x, err := d.Int(64)
+				if err != nil {
+					return codec.FieldError("jobs.JobRegisteredV1", "at", err)
+				}
+				out.At = int64(x)
+				present |= uint64(0x2)
+			}
+		case "owner":
+			if seen&uint64(0x4) != 0 {
+				return codec.DuplicateKey("jobs.JobRegisteredV1", key)
+			}
+			seen |= uint64(0x4)
+			if !d.Null() {
+				x, err := d.String()
+				if err != nil {
+					return codec.FieldError("jobs.JobRegisteredV1", "owner", err)
+				}
+				out.Owner = SessionID(x)
+				present |= uint64(0x4)
+			}
+		case "kind":
+			if seen&uint64(0x8) != 0 {
+				return codec.DuplicateKey("jobs.JobRegisteredV1", key)
+			}
+			seen |= uint64(0x8)
+			if !d.Null() {
+				x, err := d.String()
+				if err != nil {
+					return codec.FieldError("jobs.JobRegisteredV1", "kind", err)
+				}
+				out.Kind = x
+				present |= uint64(0x8)
+			}
+		case "label":
+			if seen&uint64(0x10) != 0 {
+				return codec.DuplicateKey("jobs.JobRegisteredV1", key)
+			}
+			seen |= uint64(0x10)
+			if !d.Null() {
+				x, err := d.String()
+				if err != nil {
+					return codec.FieldError("jobs.JobRegisteredV1", "label", err)
+				}
+				out.Label = x
+				present |= uint64(0x10)
+			}
+		case "ordinal":
+			if seen&uint64(0x20) != 0 {
+				return codec.DuplicateKey("jobs.JobRegisteredV1", key)
+			}
+			seen |= uint64(0x20)
+			if !d.Null() {
+				x, err := d.Int(strconv.IntSize)
+				if err != nil {
+					return codec.FieldError("jobs.JobRegisteredV1", "ordinal", err)
+				}
+				out.Ordinal = int(x)
+				present |= uint64(0x20)
+			}
+		case "toolCall":
+			if seen&uint64(0x40) != 0 {
+				return codec.DuplicateKey("jobs.JobRegisteredV1", key)
+			}
+			seen |= uint64(0x40)
+			if !d.Null() {
+				x, err := d.String()
+				if err != nil {
+					return codec.FieldError("jobs.JobRegisteredV1", "toolCall", err)
+				}
+				out.ToolCall = ToolCallID(x)
+			}
+		case "record":
+			if seen&uint64(0x80) != 0 {
+				return codec.DuplicateKey("jobs.JobRegisteredV1", key)
+			}
+			seen |= uint64(0x80)
+			if !d.Null() {
+				x, err := d.Bool()
+				if err != nil {
+					return codec.FieldError("jobs.JobRegisteredV1", "record", err)
+				}
+				out.Record = x
+				present |= uint64(0x80)
+			}
+		default:
+			if err := others.Other("jobs.JobRegisteredV1", key, fieldsOfJobRegisteredV1); err != nil {
+				return err
+			}
+			if _, err := d.Skip(); err != nil {
+				return err
+			}
+		}
+	}
+	if present&uint64(0x1) == 0 {
+		return codec.MissingField("jobs.JobRegisteredV1", "jobId")
+	}
+	if present&uint64(0x2) == 0 {
+		return codec.MissingField("jobs.JobRegisteredV1", "at")
+	}
+	if present&uint64(0x4) == 0 {
+		return codec.MissingField("jobs.JobRegisteredV1", "owner")
+	}
+	if present&uint64(0x8) == 0 {
+		return codec.MissingField("jobs.JobRegisteredV1", "kind")
+	}
+	if present&uint64(0x10) == 0 {
+		return codec.MissingField("jobs.JobRegisteredV1", "label")
+	}
+	if present&uint64(0x20) == 0 {
+		return codec.MissingField("jobs.JobRegisteredV1", "ordinal")
+	}
+	if present&uint64(0x80) == 0 {
+		return codec.MissingField("jobs.JobRegisteredV1", "record")
+	}
+	return nil
+}
+
 // fieldsOfJobRegistered are the wire names of JobRegistered's fields.
-var fieldsOfJobRegistered = []string{"jobId", "at", "owner", "kind", "label", "ordinal", "toolCall", "record"}
+var fieldsOfJobRegistered = []string{"jobId", "at", "owner", "kind", "label", "ordinal", "toolCall", "record", "host"}
 
 // decodeJobRegistered reads a JobRegistered from d in one pass, checking the JSON's syntax as it goes, and refuses what JobRegistered.UnmarshalJSON refuses.
 func decodeJobRegistered(d *codec.Decoder, out *JobRegistered) error {
@@ -438,6 +837,14 @@ func decodeJobRegistered(d *codec.Decoder, out *JobRegistered) error {
 				}
 				out.Record = x
 				present |= uint64(0x80)
+			}
+		case "host":
+			if seen&uint64(0x100) != 0 {
+				return codec.DuplicateKey("jobs.JobRegistered", key)
+			}
+			seen |= uint64(0x100)
+			if err := decodeJobHost(d, &out.Host); err != nil {
+				return codec.FieldError("jobs.JobRegistered", "host", err)
 			}
 		default:
 			if err := others.Other("jobs.JobRegistered", key, fieldsOfJobRegistered); err != nil {
@@ -742,6 +1149,85 @@ func decodeJobSettled(d *codec.Decoder, out *JobSettled) error {
 	}
 	if !out.Status.Terminal() {
 		return fmt.Errorf("jobs: JobSettled: status %q is not a terminal state of JobLifecycle: %w", out.Status, ErrInvalidEnum)
+	}
+	return nil
+}
+
+// fieldsOfJobHost are the wire names of JobHost's fields.
+var fieldsOfJobHost = []string{"name", "incarnation", "address"}
+
+// decodeJobHost reads a JobHost from d in one pass, checking the JSON's syntax as it goes, and refuses what JobHost.UnmarshalJSON refuses.
+func decodeJobHost(d *codec.Decoder, out *JobHost) error {
+	more, err := d.Object()
+	if err != nil {
+		return fmt.Errorf("jobs: JobHost: %w", err)
+	}
+	var seen, present uint64
+	var others codec.KeySet
+	for first := true; more; first = false {
+		var key []byte
+		key, more, err = d.Next(first)
+		if err != nil {
+			return err
+		}
+		if !more {
+			break
+		}
+		switch string(key) {
+		case "name":
+			if seen&uint64(0x1) != 0 {
+				return codec.DuplicateKey("jobs.JobHost", key)
+			}
+			seen |= uint64(0x1)
+			if !d.Null() {
+				x, err := d.String()
+				if err != nil {
+					return codec.FieldError("jobs.JobHost", "name", err)
+				}
+				out.Name = HostID(x)
+				present |= uint64(0x1)
+			}
+		case "incarnation":
+			if seen&uint64(0x2) != 0 {
+				return codec.DuplicateKey("jobs.JobHost", key)
+			}
+			seen |= uint64(0x2)
+			if !d.Null() {
+				x, err := d.StringBytes()
+				if err != nil {
+					return codec.FieldError("jobs.JobHost", "incarnation", err)
+				}
+				if err := out.Incarnation.UnmarshalText(x); err != nil {
+					return codec.FieldError("jobs.JobHost", "incarnation", err)
+				}
+				present |= uint64(0x2)
+			}
+		case "address":
+			if seen&uint64(0x4) != 0 {
+				return codec.DuplicateKey("jobs.JobHost", key)
+			}
+			seen |= uint64(0x4)
+			if !d.Null() {
+				x, err := d.String()
+				if err != nil {
+					return codec.FieldError("jobs.JobHost", "address", err)
+				}
+				out.Address = x
+			}
+		default:
+			if err := others.Other("jobs.JobHost", key, fieldsOfJobHost); err != nil {
+				return err
+			}
+			if _, err := d.Skip(); err != nil {
+				return err
+			}
+		}
+	}
+	if present&uint64(0x1) == 0 {
+		return codec.MissingField("jobs.JobHost", "name")
+	}
+	if present&uint64(0x2) == 0 {
+		return codec.MissingField("jobs.JobHost", "incarnation")
 	}
 	return nil
 }

@@ -9,6 +9,56 @@ import (
 	"github.com/jobgen/jobgen/codec"
 )
 
+// A HostID names one runtime host of a fleet that shares a history, as its
+// operator configures it (web-1).
+type HostID string
+
+// An IncarnationID names one run of a host, from its start to its end: a host
+// that restarts under the same HostID has a new one, so the jobs a dead run
+// left behind are told apart from the jobs of the run that replaced it.
+type IncarnationID uuid.UUID
+
+// NewIncarnationID returns a new random IncarnationID.
+func NewIncarnationID() IncarnationID {
+	return IncarnationID(uuid.New())
+}
+
+// ParseIncarnationID parses the text form of a IncarnationID, exactly as String
+// writes it; other spellings of a UUID and the nil UUID are errors wrapping
+// ErrInvalidID.
+func ParseIncarnationID(s string) (IncarnationID, error) {
+	u, err := codec.ParseUUID([]byte(s))
+	if err != nil {
+		return IncarnationID{}, fmt.Errorf("jobs: IncarnationID %q: %w", s, err)
+	}
+	return IncarnationID(u), nil
+}
+
+// String returns the canonical text form of i.
+func (i IncarnationID) String() string {
+	return uuid.UUID(i).String()
+}
+
+// IsZero reports whether i is the zero IncarnationID, which NewIncarnationID never returns and decoding refuses.
+func (i IncarnationID) IsZero() bool {
+	return i == IncarnationID{}
+}
+
+// MarshalText encodes i in its canonical text form.
+func (i IncarnationID) MarshalText() ([]byte, error) {
+	return uuid.UUID(i).MarshalText()
+}
+
+// UnmarshalText decodes i from its text form, as ParseIncarnationID does.
+func (i *IncarnationID) UnmarshalText(text []byte) error {
+	u, err := codec.ParseUUID(text)
+	if err != nil {
+		return fmt.Errorf("jobs: IncarnationID %q: %w", text, err)
+	}
+	*i = IncarnationID(u)
+	return nil
+}
+
 // A JobID identifies one job, live or in history, across registry restarts and
 // copied journals. It is issued with the job's display ordinal, before the
 // starter runs.

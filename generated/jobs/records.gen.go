@@ -50,6 +50,44 @@ type Hooks struct {
 	ReadOutput func() string `json:"-"`
 }
 
+// A JobHost says which run of which host registered a job, and where that
+// host's wire (jobhttp) serves, so that a view of the whole fleet can find the
+// host that owns a live job.
+type JobHost struct {
+	// Name is the host's name.
+	Name HostID `json:"name"`
+	// Incarnation is the run of the host that registered the job.
+	Incarnation IncarnationID `json:"incarnation"`
+	// Address is the base URL of the host's jobhttp (http://10.0.0.7:8080); empty
+	// when it serves none.
+	Address string `json:"address,omitzero"`
+}
+
+// UnmarshalJSON decodes j, refusing a missing required field or an ambiguous key.
+func (j *JobHost) UnmarshalJSON(data []byte) error {
+	var wire struct {
+		Name        *HostID        `json:"name"`
+		Incarnation *IncarnationID `json:"incarnation"`
+		Address     string         `json:"address"`
+	}
+	if err := json.Unmarshal(data, &wire); err != nil {
+		return err
+	}
+	if err := codec.CheckKeys("jobs.JobHost", data, "name", "incarnation", "address"); err != nil {
+		return err
+	}
+	if wire.Name == nil {
+		return codec.MissingField("jobs.JobHost", "name")
+	}
+	if wire.Incarnation == nil {
+		return codec.MissingField("jobs.JobHost", "incarnation")
+	}
+	j.Name = *wire.Name
+	j.Incarnation = *wire.Incarnation
+	j.Address = wire.Address
+	return nil
+}
+
 // A JobOutcome is what a producer reports when its work ends.
 type JobOutcome struct {
 	// Status is the terminal status the producer reports.

@@ -7,7 +7,7 @@
 // browsers and in Node 20, which has no EventSource. It is the package's
 // module @jobgen/jobgen/client, and the live page's.
 import { decodeFollowFrame, decodeJobSnapshot } from "./jobs.mjs";
-import { decodeErrorBody, decodeInterval, decodeKillResponse, encodeKillRequest } from "./wire.mjs";
+import { decodeErrorBody, decodeInterval, decodeKillResponse, decodeSubagentEvent, decodeSubagentNode, encodeKillRequest } from "./wire.mjs";
 import { DecodeError } from "./runtime.mjs";
 /**
  * A WireError is a request the server refused: its HTTP status, the error
@@ -58,6 +58,25 @@ export class Client {
     /** History returns the caller's execution intervals, oldest first; a WireError of status 404 when the server keeps none. */
     async history(signal) {
         return decodeList(await this.json("history", signal), decodeInterval);
+    }
+    /** RawURL is where a recording job's retained record downloads from, as text/plain. */
+    rawURL(id) {
+        return new URL(`jobs/${encodeURIComponent(id)}/raw`, this.api);
+    }
+    /** Subagents returns the continuable children under the caller's roots, parents first; a WireError of status 404 when the server serves none. */
+    async subagents(signal) {
+        return decodeList(await this.json("subagents", signal), decodeSubagentNode);
+    }
+    /** SubagentHistory returns one child's history from its stream, oldest first; a child not under the caller's roots is a WireError of status 404. */
+    async subagentHistory(child, signal) {
+        return decodeList(await this.json(`subagents/${encodeURIComponent(child)}/history`, signal), decodeSubagentEvent);
+    }
+    /** SubagentEvents yields the tree of continuable children at once and again each time it changes. */
+    async *subagentEvents(options = {}) {
+        for await (const ev of this.events("subagents/events", options, () => false)) {
+            if (ev.name === "tree")
+                yield decodeList(JSON.parse(ev.data), decodeSubagentNode);
+        }
     }
     /** Kill asks the job to stop, with a reason recorded beside the kill. */
     async kill(id, reason, signal) {

@@ -13,6 +13,36 @@
 import { DecodeError, EncodeError, _at, _missing, _nesting, _obj, _fold, _str, _bool, _int, _enum, _zeroUUID, _uuid, _ambiguous, _arr, _eint, _eenum, _euuid, type JSONObject } from "./runtime.js";
 
 /**
+ * A HostID names one runtime host of a fleet that shares a history, as its
+ * operator configures it (web-1).
+ */
+export type HostID = string & { readonly __brand: "HostID" };
+
+/**
+ * decodeHostID reads a HostID from JSON: any string. Null is the zero HostID,
+ * as in Go.
+ */
+export function decodeHostID(json: unknown, path = "$"): HostID {
+  return json === null ? ("" as HostID) : (_str(json, path, "") as HostID);
+}
+
+/**
+ * An IncarnationID names one run of a host, from its start to its end: a host
+ * that restarts under the same HostID has a new one, so the jobs a dead run
+ * left behind are told apart from the jobs of the run that replaced it.
+ */
+export type IncarnationID = string & { readonly __brand: "IncarnationID" };
+
+/**
+ * decodeIncarnationID reads an IncarnationID from JSON: a UUID in canonical
+ * form (8-4-4-4-12 lower-case hex digits), not the nil UUID. Null is the zero
+ * IncarnationID, as in Go.
+ */
+export function decodeIncarnationID(json: unknown, path = "$"): IncarnationID {
+  return json === null ? (_zeroUUID as IncarnationID) : (_uuid(json, path, "") as IncarnationID);
+}
+
+/**
  * A JobID identifies one job, live or in history, across registry restarts and
  * copied journals. It is issued with the job's display ordinal, before the
  * starter runs.
@@ -233,6 +263,73 @@ export function encodeAppendOptions(value: AppendOptions): JSONObject {
   const o: JSONObject = {};
   if (value.channel) o["channel"] = _eenum(value.channel, isChannel, "AppendOptions.channel");
   if (value.gapBefore) o["gapBefore"] = value.gapBefore;
+  return o;
+}
+
+/**
+ * A JobHost says which run of which host registered a job, and where that
+ * host's wire (jobhttp) serves, so that a view of the whole fleet can find the
+ * host that owns a live job.
+ */
+export interface JobHost {
+  /** Name is the host's name. */
+  name: HostID;
+  /** Incarnation is the run of the host that registered the job. */
+  incarnation: IncarnationID;
+  /**
+   * Address is the base URL of the host's jobhttp (http://10.0.0.7:8080); empty
+   * when it serves none.
+   */
+  address?: string;
+}
+
+/**
+ * decodeJobHost reads a JobHost from JSON as Go's decoder does, refusing input
+ * that lacks a required field.
+ */
+export function decodeJobHost(json: unknown, path = "$"): JobHost {
+  const o = _obj(json, path, "JobHost");
+  let f_name: HostID | undefined;
+  let f_incarnation: IncarnationID | undefined;
+  let f_address: string | undefined;
+  for (const k of Object.keys(o)) {
+    const v = o[k];
+    switch (k) {
+      case "name":
+        f_name = v === null ? undefined : (_str(v, path, "name") as HostID);
+        continue;
+      case "incarnation":
+        f_incarnation = v === null ? undefined : (_uuid(v, path, "incarnation") as IncarnationID);
+        continue;
+      case "address":
+        if (v !== null) f_address = _str(v, path, "address");
+        continue;
+    }
+    switch (_fold(k)) {
+      case "NAME":
+        throw _ambiguous(path, "JobHost", k, "name");
+      case "INCARNATION":
+        throw _ambiguous(path, "JobHost", k, "incarnation");
+      case "ADDRESS":
+        throw _ambiguous(path, "JobHost", k, "address");
+    }
+  }
+  if (f_name === undefined) throw _missing(path, "JobHost", "name");
+  if (f_incarnation === undefined) throw _missing(path, "JobHost", "incarnation");
+  const out: JobHost = { name: f_name, incarnation: f_incarnation };
+  if (f_address) out.address = f_address;
+  return out;
+}
+
+/**
+ * encodeJobHost writes a JobHost as JSON that Go's decoder reads, leaving out
+ * optional fields that hold their zero value, as Go does.
+ */
+export function encodeJobHost(value: JobHost): JSONObject {
+  const o: JSONObject = {};
+  o["name"] = value.name;
+  o["incarnation"] = _euuid(value.incarnation, "JobHost.incarnation");
+  if (value.address) o["address"] = value.address;
   return o;
 }
 
@@ -988,14 +1085,99 @@ export function encodeFollowFrame(value: FollowFrame): JSONObject {
   throw new EncodeError("unknownVariant", "FollowFrame.frame", `unknown frame ${JSON.stringify((value as { frame: unknown }).frame)}`);
 }
 
+/** HostHeartbeatType is the wire type of HostHeartbeat facts. */
+export const HostHeartbeatType = "host/heartbeat";
+
 /** JobRegisteredType is the wire type of JobRegistered facts. */
 export const JobRegisteredType = "job/registered";
 
 /** JobSettledType is the wire type of JobSettled facts. */
 export const JobSettledType = "job/settled";
 
-/** A JobRegistered fact records that an owned job was registered. */
-export interface JobRegistered {
+/**
+ * A HostHeartbeat fact records that a run of a host was alive: each run appends
+ * one every so often to a stream of its own, and a job whose host's last
+ * heartbeat is older than the lease it promised is lost with its host, not
+ * running.
+ */
+export interface HostHeartbeat {
+  /** Host is the run of the host that is alive, and where its wire serves. */
+  host: JobHost;
+  /** At is the heartbeat's time in Unix milliseconds, from the host's clock. */
+  at: number;
+  /**
+   * LeaseMs is how long after At the host counts as alive without a newer
+   * heartbeat, in milliseconds.
+   */
+  leaseMs: number;
+}
+
+/**
+ * decodeHostHeartbeat reads a HostHeartbeat from JSON as Go's decoder does,
+ * refusing input that lacks a required field.
+ */
+export function decodeHostHeartbeat(json: unknown, path = "$"): HostHeartbeat {
+  const o = _obj(json, path, "HostHeartbeat");
+  let f_host: JobHost | undefined;
+  let f_at: number | undefined;
+  let f_leaseMs: number | undefined;
+  for (const k of Object.keys(o)) {
+    const v = o[k];
+    switch (k) {
+      case "host":
+        f_host = v === null ? undefined : decodeJobHost(v, path + ".host");
+        continue;
+      case "at":
+        f_at = v === null ? undefined : _int(v, path, "at");
+        continue;
+      case "leaseMs":
+        f_leaseMs = v === null ? undefined : _int(v, path, "leaseMs");
+        continue;
+    }
+    switch (_fold(k)) {
+      case "HOST":
+        throw _ambiguous(path, "HostHeartbeat", k, "host");
+      case "AT":
+        throw _ambiguous(path, "HostHeartbeat", k, "at");
+      case "LEASEMS":
+        throw _ambiguous(path, "HostHeartbeat", k, "leaseMs");
+    }
+  }
+  if (f_host === undefined) throw _missing(path, "HostHeartbeat", "host");
+  if (f_at === undefined) throw _missing(path, "HostHeartbeat", "at");
+  if (f_leaseMs === undefined) throw _missing(path, "HostHeartbeat", "leaseMs");
+  const out: HostHeartbeat = { host: f_host, at: f_at, leaseMs: f_leaseMs };
+  return out;
+}
+
+/**
+ * encodeHostHeartbeat writes a HostHeartbeat as JSON that Go's decoder reads,
+ * leaving out optional fields that hold their zero value, as Go does.
+ */
+export function encodeHostHeartbeat(value: HostHeartbeat): JSONObject {
+  const o: JSONObject = {};
+  o["host"] = encodeJobHost(value.host);
+  o["at"] = _eint(value.at, "HostHeartbeat.at");
+  o["leaseMs"] = _eint(value.leaseMs, "HostHeartbeat.leaseMs");
+  return o;
+}
+
+/** A HostHeartbeatEnvelope is a host/heartbeat v1 fact as the journal stores it. */
+export interface HostHeartbeatEnvelope {
+  type: "host/heartbeat";
+  v: 1;
+  data: HostHeartbeat;
+}
+
+/**
+ * JobRegisteredV1 is version 1 of job/registered, still decoded. Go's
+ * DecodeFact upcasts it to JobRegistered with upcastJobRegisteredV1; decodeFact
+ * returns it as it is, and a TypeScript reader converts it itself.
+ *
+ * Version 1 does not say which host registered the job; its upcaster leaves
+ * Host empty.
+ */
+export interface JobRegisteredV1 {
   /** JobID identifies the job. */
   jobId: JobID;
   /** At is the registration time in Unix milliseconds, from the registry's clock. */
@@ -1015,11 +1197,11 @@ export interface JobRegistered {
 }
 
 /**
- * decodeJobRegistered reads a JobRegistered from JSON as Go's decoder does,
+ * decodeJobRegisteredV1 reads a JobRegisteredV1 from JSON as Go's decoder does,
  * refusing input that lacks a required field.
  */
-export function decodeJobRegistered(json: unknown, path = "$"): JobRegistered {
-  const o = _obj(json, path, "JobRegistered");
+export function decodeJobRegisteredV1(json: unknown, path = "$"): JobRegisteredV1 {
+  const o = _obj(json, path, "JobRegisteredV1");
   let f_jobId: JobID | undefined;
   let f_at: number | undefined;
   let f_owner: SessionID | undefined;
@@ -1058,6 +1240,141 @@ export function decodeJobRegistered(json: unknown, path = "$"): JobRegistered {
     }
     switch (_fold(k)) {
       case "JOBID":
+        throw _ambiguous(path, "JobRegisteredV1", k, "jobId");
+      case "AT":
+        throw _ambiguous(path, "JobRegisteredV1", k, "at");
+      case "OWNER":
+        throw _ambiguous(path, "JobRegisteredV1", k, "owner");
+      case "KIND":
+        throw _ambiguous(path, "JobRegisteredV1", k, "kind");
+      case "LABEL":
+        throw _ambiguous(path, "JobRegisteredV1", k, "label");
+      case "ORDINAL":
+        throw _ambiguous(path, "JobRegisteredV1", k, "ordinal");
+      case "TOOLCALL":
+        throw _ambiguous(path, "JobRegisteredV1", k, "toolCall");
+      case "RECORD":
+        throw _ambiguous(path, "JobRegisteredV1", k, "record");
+    }
+  }
+  if (f_jobId === undefined) throw _missing(path, "JobRegisteredV1", "jobId");
+  if (f_at === undefined) throw _missing(path, "JobRegisteredV1", "at");
+  if (f_owner === undefined) throw _missing(path, "JobRegisteredV1", "owner");
+  if (f_kind === undefined) throw _missing(path, "JobRegisteredV1", "kind");
+  if (f_label === undefined) throw _missing(path, "JobRegisteredV1", "label");
+  if (f_ordinal === undefined) throw _missing(path, "JobRegisteredV1", "ordinal");
+  if (f_record === undefined) throw _missing(path, "JobRegisteredV1", "record");
+  const out: JobRegisteredV1 = { jobId: f_jobId, at: f_at, owner: f_owner, kind: f_kind, label: f_label, ordinal: f_ordinal, record: f_record };
+  if (f_toolCall) out.toolCall = f_toolCall;
+  return out;
+}
+
+/**
+ * encodeJobRegisteredV1 writes a JobRegisteredV1 as JSON that Go's decoder
+ * reads, leaving out optional fields that hold their zero value, as Go does.
+ */
+export function encodeJobRegisteredV1(value: JobRegisteredV1): JSONObject {
+  const o: JSONObject = {};
+  o["jobId"] = _euuid(value.jobId, "JobRegisteredV1.jobId");
+  o["at"] = _eint(value.at, "JobRegisteredV1.at");
+  o["owner"] = value.owner;
+  o["kind"] = value.kind;
+  o["label"] = value.label;
+  o["ordinal"] = _eint(value.ordinal, "JobRegisteredV1.ordinal");
+  if (value.toolCall) o["toolCall"] = value.toolCall;
+  o["record"] = value.record;
+  return o;
+}
+
+/**
+ * A JobRegisteredV1Envelope is a job/registered v1 fact as the journal stores
+ * it.
+ */
+export interface JobRegisteredV1Envelope {
+  type: "job/registered";
+  v: 1;
+  data: JobRegisteredV1;
+}
+
+/**
+ * A JobRegistered fact records that an owned job was registered.
+ *
+ * Version 2 records the host that registered the job, for a fleet sharing one
+ * history.
+ */
+export interface JobRegistered {
+  /** JobID identifies the job. */
+  jobId: JobID;
+  /** At is the registration time in Unix milliseconds, from the registry's clock. */
+  at: number;
+  /** Owner is the owning session. */
+  owner: SessionID;
+  /** Kind is the producer's kind. */
+  kind: string;
+  /** Label is the job's label. */
+  label: string;
+  /** Ordinal is the per-kind display ordinal. */
+  ordinal: number;
+  /** ToolCall is the tool call that created the job. */
+  toolCall?: ToolCallID;
+  /** Record reports whether the job keeps a record. */
+  record: boolean;
+  /**
+   * Host is the run of the host that registered the job and the address its wire
+   * serves on; empty when the runtime names no host (one process, or history
+   * written as version 1).
+   */
+  host?: JobHost;
+}
+
+/**
+ * decodeJobRegistered reads a JobRegistered from JSON as Go's decoder does,
+ * refusing input that lacks a required field.
+ */
+export function decodeJobRegistered(json: unknown, path = "$"): JobRegistered {
+  const o = _obj(json, path, "JobRegistered");
+  let f_jobId: JobID | undefined;
+  let f_at: number | undefined;
+  let f_owner: SessionID | undefined;
+  let f_kind: string | undefined;
+  let f_label: string | undefined;
+  let f_ordinal: number | undefined;
+  let f_toolCall: ToolCallID | undefined;
+  let f_record: boolean | undefined;
+  let f_host: JobHost | undefined;
+  for (const k of Object.keys(o)) {
+    const v = o[k];
+    switch (k) {
+      case "jobId":
+        f_jobId = v === null ? undefined : (_uuid(v, path, "jobId") as JobID);
+        continue;
+      case "at":
+        f_at = v === null ? undefined : _int(v, path, "at");
+        continue;
+      case "owner":
+        f_owner = v === null ? undefined : (_str(v, path, "owner") as SessionID);
+        continue;
+      case "kind":
+        f_kind = v === null ? undefined : _str(v, path, "kind");
+        continue;
+      case "label":
+        f_label = v === null ? undefined : _str(v, path, "label");
+        continue;
+      case "ordinal":
+        f_ordinal = v === null ? undefined : _int(v, path, "ordinal");
+        continue;
+      case "toolCall":
+        if (v !== null) f_toolCall = (_str(v, path, "toolCall") as ToolCallID);
+        continue;
+      case "record":
+        f_record = v === null ? undefined : _bool(v, path, "record");
+        continue;
+      case "host":
+        f_host = decodeJobHost(v, path + ".host");
+        continue;
+    }
+    switch (_fold(k)) {
+      case "JOBID":
         throw _ambiguous(path, "JobRegistered", k, "jobId");
       case "AT":
         throw _ambiguous(path, "JobRegistered", k, "at");
@@ -1073,6 +1390,8 @@ export function decodeJobRegistered(json: unknown, path = "$"): JobRegistered {
         throw _ambiguous(path, "JobRegistered", k, "toolCall");
       case "RECORD":
         throw _ambiguous(path, "JobRegistered", k, "record");
+      case "HOST":
+        throw _ambiguous(path, "JobRegistered", k, "host");
     }
   }
   if (f_jobId === undefined) throw _missing(path, "JobRegistered", "jobId");
@@ -1084,6 +1403,7 @@ export function decodeJobRegistered(json: unknown, path = "$"): JobRegistered {
   if (f_record === undefined) throw _missing(path, "JobRegistered", "record");
   const out: JobRegistered = { jobId: f_jobId, at: f_at, owner: f_owner, kind: f_kind, label: f_label, ordinal: f_ordinal, record: f_record };
   if (f_toolCall) out.toolCall = f_toolCall;
+  if (f_host !== undefined && !_isZeroJobHost(f_host)) out.host = f_host;
   return out;
 }
 
@@ -1101,13 +1421,14 @@ export function encodeJobRegistered(value: JobRegistered): JSONObject {
   o["ordinal"] = _eint(value.ordinal, "JobRegistered.ordinal");
   if (value.toolCall) o["toolCall"] = value.toolCall;
   o["record"] = value.record;
+  if (value.host !== undefined && !_isZeroJobHost(value.host)) o["host"] = encodeJobHost(value.host);
   return o;
 }
 
-/** A JobRegisteredEnvelope is a job/registered v1 fact as the journal stores it. */
+/** A JobRegisteredEnvelope is a job/registered v2 fact as the journal stores it. */
 export interface JobRegisteredEnvelope {
   type: "job/registered";
-  v: 1;
+  v: 2;
   data: JobRegistered;
 }
 
@@ -1342,6 +1663,8 @@ export interface JobSettledEnvelope {
  * and unknown types are refused.
  */
 export type FactEnvelope =
+  | HostHeartbeatEnvelope
+  | JobRegisteredV1Envelope
   | JobRegisteredEnvelope
   | JobSettledV1Envelope
   | JobSettledEnvelope;
@@ -1381,10 +1704,18 @@ export function decodeFact(json: unknown, path = "$"): FactEnvelope {
   if (data === undefined || data === null) throw _missing(path, "FactEnvelope", "data");
   const at = path + ".data";
   switch (type) {
+    case "host/heartbeat":
+      switch (v) {
+        case 1:
+          return { type: "host/heartbeat", v: 1, data: decodeHostHeartbeat(data, at) };
+      }
+      throw new DecodeError("unknownVersion", path + ".v", `host/heartbeat v${v} is not decoded by this build`);
     case "job/registered":
       switch (v) {
         case 1:
-          return { type: "job/registered", v: 1, data: decodeJobRegistered(data, at) };
+          return { type: "job/registered", v: 1, data: decodeJobRegisteredV1(data, at) };
+        case 2:
+          return { type: "job/registered", v: 2, data: decodeJobRegistered(data, at) };
       }
       throw new DecodeError("unknownVersion", path + ".v", `job/registered v${v} is not decoded by this build`);
     case "job/settled":
@@ -1405,10 +1736,18 @@ export function decodeFact(json: unknown, path = "$"): FactEnvelope {
  */
 export function encodeFact(fact: FactEnvelope): JSONObject {
   switch (fact.type) {
+    case "host/heartbeat":
+      switch (fact.v) {
+        case 1:
+          return { type: "host/heartbeat", v: 1, data: encodeHostHeartbeat(fact.data) };
+      }
+      break;
     case "job/registered":
       switch (fact.v) {
         case 1:
-          return { type: "job/registered", v: 1, data: encodeJobRegistered(fact.data) };
+          return { type: "job/registered", v: 1, data: encodeJobRegisteredV1(fact.data) };
+        case 2:
+          return { type: "job/registered", v: 2, data: encodeJobRegistered(fact.data) };
       }
       break;
     case "job/settled":
@@ -1453,3 +1792,11 @@ export const DefaultSettledRetainBytes = 16384;
  * It is in milliseconds.
  */
 export const DefaultTeardownBound = 5000;
+
+/**
+ * _isZeroJobHost reports whether every field of v is zero, when Go leaves it
+ * out.
+ */
+function _isZeroJobHost(v: JobHost): boolean {
+  return !(v.name) && !(v.incarnation !== _zeroUUID) && (v.address === undefined || !(v.address));
+}

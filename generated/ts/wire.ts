@@ -45,6 +45,93 @@ export function decodeKillResult(json: unknown, path = "$"): KillResult {
   return json === null ? ("" as KillResult) : _enum(json, path, "", isKillResult, "KillResult");
 }
 
+/** A SubagentEventKind says what one entry of a child's history records. */
+export type SubagentEventKind =
+  /** The child was created: Text is its label. */
+  | "created"
+  /** A residency began: at creation, or a cold resume (Resumed). */
+  | "residencyStarted"
+  /** A residency ended: StopReason says how, Text is the agent's closing message. */
+  | "residencyEnded"
+  /**
+   * The child's inbox accepted a message: Message, Source, Sender, Summary, Text,
+   * Wake.
+   */
+  | "accepted"
+  /** The agent took the message into a turn. */
+  | "claimed"
+  /** The message will never be delivered: Why says why. */
+  | "discarded";
+
+/** SubagentEventKindValues is every SubagentEventKind, in declaration order. */
+export const SubagentEventKindValues: readonly SubagentEventKind[] = ["created", "residencyStarted", "residencyEnded", "accepted", "claimed", "discarded"];
+
+/**
+ * isSubagentEventKind reports whether v is one of the declared
+ * SubagentEventKind values.
+ */
+export function isSubagentEventKind(v: unknown): v is SubagentEventKind {
+  switch (v) {
+    case "created":
+    case "residencyStarted":
+    case "residencyEnded":
+    case "accepted":
+    case "claimed":
+    case "discarded":
+      return true;
+  }
+  return false;
+}
+
+/**
+ * decodeSubagentEventKind reads a SubagentEventKind from JSON, refusing a value
+ * outside it. Null is the empty string, as in Go, although it is no
+ * SubagentEventKind.
+ */
+export function decodeSubagentEventKind(json: unknown, path = "$"): SubagentEventKind {
+  return json === null ? ("" as SubagentEventKind) : _enum(json, path, "", isSubagentEventKind, "SubagentEventKind");
+}
+
+/**
+ * A SubagentState is a continuable child's state as its stream and the manager
+ * show it.
+ */
+export type SubagentState =
+  /**
+   * A residency is open and the child runs a turn, or a waking message waits for
+   * one.
+   */
+  | "running"
+  /** A residency is open and the child is quiescent but owns live children. */
+  | "waiting"
+  /** No residency is open; a follow-up resumes the child cold. */
+  | "settled";
+
+/** SubagentStateValues is every SubagentState, in declaration order. */
+export const SubagentStateValues: readonly SubagentState[] = ["running", "waiting", "settled"];
+
+/**
+ * isSubagentState reports whether v is one of the declared SubagentState
+ * values.
+ */
+export function isSubagentState(v: unknown): v is SubagentState {
+  switch (v) {
+    case "running":
+    case "waiting":
+    case "settled":
+      return true;
+  }
+  return false;
+}
+
+/**
+ * decodeSubagentState reads a SubagentState from JSON, refusing a value outside
+ * it. Null is the empty string, as in Go, although it is no SubagentState.
+ */
+export function decodeSubagentState(json: unknown, path = "$"): SubagentState {
+  return json === null ? ("" as SubagentState) : _enum(json, path, "", isSubagentState, "SubagentState");
+}
+
 /**
  * An ErrorBody is what every refusal answers, with an HTTP status that says
  * which: 400 a malformed request, 401 no session, 403 a cross-site request, 404
@@ -89,6 +176,142 @@ export function decodeErrorBody(json: unknown, path = "$"): ErrorBody {
 export function encodeErrorBody(value: ErrorBody): JSONObject {
   const o: JSONObject = {};
   o["error"] = value.error;
+  return o;
+}
+
+/** A FleetHost is one run of a host of the fleet, as its heartbeats say. */
+export interface FleetHost {
+  /** Host names the host and its run, without its address. */
+  host: jobs.JobHost;
+  /**
+   * HeartbeatAt is the time of its last heartbeat in Unix milliseconds; zero when
+   * none was read.
+   */
+  heartbeatAt?: number;
+  /** LeaseEndsAt is when its last heartbeat's lease ends, in Unix milliseconds. */
+  leaseEndsAt?: number;
+  /** Lost reports that the lease has ended. */
+  lost?: boolean;
+}
+
+/**
+ * decodeFleetHost reads a FleetHost from JSON as Go's decoder does, refusing
+ * input that lacks a required field.
+ */
+export function decodeFleetHost(json: unknown, path = "$"): FleetHost {
+  const o = _obj(json, path, "FleetHost");
+  let f_host: jobs.JobHost | undefined;
+  let f_heartbeatAt: number | undefined;
+  let f_leaseEndsAt: number | undefined;
+  let f_lost: boolean | undefined;
+  for (const k of Object.keys(o)) {
+    const v = o[k];
+    switch (k) {
+      case "host":
+        f_host = v === null ? undefined : jobs.decodeJobHost(v, path + ".host");
+        continue;
+      case "heartbeatAt":
+        if (v !== null) f_heartbeatAt = _int(v, path, "heartbeatAt");
+        continue;
+      case "leaseEndsAt":
+        if (v !== null) f_leaseEndsAt = _int(v, path, "leaseEndsAt");
+        continue;
+      case "lost":
+        if (v !== null) f_lost = _bool(v, path, "lost");
+        continue;
+    }
+    switch (_fold(k)) {
+      case "HOST":
+        throw _ambiguous(path, "FleetHost", k, "host");
+      case "HEARTBEATAT":
+        throw _ambiguous(path, "FleetHost", k, "heartbeatAt");
+      case "LEASEENDSAT":
+        throw _ambiguous(path, "FleetHost", k, "leaseEndsAt");
+      case "LOST":
+        throw _ambiguous(path, "FleetHost", k, "lost");
+    }
+  }
+  if (f_host === undefined) throw _missing(path, "FleetHost", "host");
+  const out: FleetHost = { host: f_host };
+  if (f_heartbeatAt) out.heartbeatAt = f_heartbeatAt;
+  if (f_leaseEndsAt) out.leaseEndsAt = f_leaseEndsAt;
+  if (f_lost) out.lost = f_lost;
+  return out;
+}
+
+/**
+ * encodeFleetHost writes a FleetHost as JSON that Go's decoder reads, leaving
+ * out optional fields that hold their zero value, as Go does.
+ */
+export function encodeFleetHost(value: FleetHost): JSONObject {
+  const o: JSONObject = {};
+  o["host"] = jobs.encodeJobHost(value.host);
+  if (value.heartbeatAt) o["heartbeatAt"] = _eint(value.heartbeatAt, "FleetHost.heartbeatAt");
+  if (value.leaseEndsAt) o["leaseEndsAt"] = _eint(value.leaseEndsAt, "FleetHost.leaseEndsAt");
+  if (value.lost) o["lost"] = value.lost;
+  return o;
+}
+
+/**
+ * A FleetPlacement is what a fleet view (one page over the shared history of
+ * many hosts) adds to each job of its roster and each interval of its history:
+ * which run of which host registered the job, and whether that host is lost.
+ * Its keys ride in the same JSON object as the job's jobs.JobSnapshot or the
+ * interval's Interval, whose readers ignore them.
+ */
+export interface FleetPlacement {
+  /**
+   * Host is the run of the host that registered the job, without its address;
+   * empty for a job whose registration names no host.
+   */
+  host?: jobs.JobHost;
+  /**
+   * Lost reports that the job had not settled when its host's last heartbeat's
+   * lease ran out: the host is gone, the job's status is the last one known, and
+   * no settlement will follow unless the host comes back.
+   */
+  lost?: boolean;
+}
+
+/**
+ * decodeFleetPlacement reads a FleetPlacement from JSON as Go's decoder does,
+ * refusing input that lacks a required field.
+ */
+export function decodeFleetPlacement(json: unknown, path = "$"): FleetPlacement {
+  const o = _obj(json, path, "FleetPlacement");
+  let f_host: jobs.JobHost | undefined;
+  let f_lost: boolean | undefined;
+  for (const k of Object.keys(o)) {
+    const v = o[k];
+    switch (k) {
+      case "host":
+        f_host = jobs.decodeJobHost(v, path + ".host");
+        continue;
+      case "lost":
+        if (v !== null) f_lost = _bool(v, path, "lost");
+        continue;
+    }
+    switch (_fold(k)) {
+      case "HOST":
+        throw _ambiguous(path, "FleetPlacement", k, "host");
+      case "LOST":
+        throw _ambiguous(path, "FleetPlacement", k, "lost");
+    }
+  }
+  const out: FleetPlacement = {  };
+  if (f_host !== undefined) out.host = f_host;
+  if (f_lost) out.lost = f_lost;
+  return out;
+}
+
+/**
+ * encodeFleetPlacement writes a FleetPlacement as JSON that Go's decoder reads,
+ * leaving out optional fields that hold their zero value, as Go does.
+ */
+export function encodeFleetPlacement(value: FleetPlacement): JSONObject {
+  const o: JSONObject = {};
+  if (value.host !== undefined) o["host"] = jobs.encodeJobHost(value.host);
+  if (value.lost) o["lost"] = value.lost;
   return o;
 }
 
@@ -364,5 +587,320 @@ export function encodeKillResponse(value: KillResponse): JSONObject {
   const o: JSONObject = {};
   o["result"] = _eenum(value.result, isKillResult, "KillResponse.result");
   o["job"] = jobs.encodeJobSnapshot(value.job);
+  return o;
+}
+
+/**
+ * A SubagentEvent is one entry of a continuable child's history, read from its
+ * stream, oldest first.
+ */
+export interface SubagentEvent {
+  /** At is the fact's time in Unix milliseconds. */
+  at: number;
+  /** Kind says what happened. */
+  kind: SubagentEventKind;
+  /** Message is the id of the message accepted, claimed or discarded. */
+  message?: string;
+  /**
+   * Source is who sent an accepted message (a subagents.SourceKind: user,
+   * coordinator, subagentReport, subagentSettled).
+   */
+  source?: string;
+  /** Sender is the sending session of an accepted message; empty for a user. */
+  sender?: jobs.SessionID;
+  /** Summary is a notice's one-line summary. */
+  summary?: string;
+  /**
+   * Text is an accepted message's text blocks joined, a closing message, or the
+   * created child's label.
+   */
+  text?: string;
+  /** Wake reports whether an accepted message was to wake the child. */
+  wake?: boolean;
+  /** Why says why a message was discarded. */
+  why?: string;
+  /** StopReason is how a residency ended (a subagents.StopReason). */
+  stopReason?: string;
+  /** Resumed reports a residency begun by a cold resume. */
+  resumed?: boolean;
+}
+
+/**
+ * decodeSubagentEvent reads a SubagentEvent from JSON as Go's decoder does,
+ * refusing input that lacks a required field.
+ */
+export function decodeSubagentEvent(json: unknown, path = "$"): SubagentEvent {
+  const o = _obj(json, path, "SubagentEvent");
+  let f_at: number | undefined;
+  let f_kind: SubagentEventKind | undefined;
+  let f_message: string | undefined;
+  let f_source: string | undefined;
+  let f_sender: jobs.SessionID | undefined;
+  let f_summary: string | undefined;
+  let f_text: string | undefined;
+  let f_wake: boolean | undefined;
+  let f_why: string | undefined;
+  let f_stopReason: string | undefined;
+  let f_resumed: boolean | undefined;
+  for (const k of Object.keys(o)) {
+    const v = o[k];
+    switch (k) {
+      case "at":
+        f_at = v === null ? undefined : _int(v, path, "at");
+        continue;
+      case "kind":
+        f_kind = v === null ? undefined : _enum(v, path, "kind", isSubagentEventKind, "SubagentEventKind");
+        continue;
+      case "message":
+        if (v !== null) f_message = _str(v, path, "message");
+        continue;
+      case "source":
+        if (v !== null) f_source = _str(v, path, "source");
+        continue;
+      case "sender":
+        if (v !== null) f_sender = (_str(v, path, "sender") as jobs.SessionID);
+        continue;
+      case "summary":
+        if (v !== null) f_summary = _str(v, path, "summary");
+        continue;
+      case "text":
+        if (v !== null) f_text = _str(v, path, "text");
+        continue;
+      case "wake":
+        if (v !== null) f_wake = _bool(v, path, "wake");
+        continue;
+      case "why":
+        if (v !== null) f_why = _str(v, path, "why");
+        continue;
+      case "stopReason":
+        if (v !== null) f_stopReason = _str(v, path, "stopReason");
+        continue;
+      case "resumed":
+        if (v !== null) f_resumed = _bool(v, path, "resumed");
+        continue;
+    }
+    switch (_fold(k)) {
+      case "AT":
+        throw _ambiguous(path, "SubagentEvent", k, "at");
+      case "KIND":
+        throw _ambiguous(path, "SubagentEvent", k, "kind");
+      case "MESSAGE":
+        throw _ambiguous(path, "SubagentEvent", k, "message");
+      case "SOURCE":
+        throw _ambiguous(path, "SubagentEvent", k, "source");
+      case "SENDER":
+        throw _ambiguous(path, "SubagentEvent", k, "sender");
+      case "SUMMARY":
+        throw _ambiguous(path, "SubagentEvent", k, "summary");
+      case "TEXT":
+        throw _ambiguous(path, "SubagentEvent", k, "text");
+      case "WAKE":
+        throw _ambiguous(path, "SubagentEvent", k, "wake");
+      case "WHY":
+        throw _ambiguous(path, "SubagentEvent", k, "why");
+      case "STOPREASON":
+        throw _ambiguous(path, "SubagentEvent", k, "stopReason");
+      case "RESUMED":
+        throw _ambiguous(path, "SubagentEvent", k, "resumed");
+    }
+  }
+  if (f_at === undefined) throw _missing(path, "SubagentEvent", "at");
+  if (f_kind === undefined) throw _missing(path, "SubagentEvent", "kind");
+  const out: SubagentEvent = { at: f_at, kind: f_kind };
+  if (f_message) out.message = f_message;
+  if (f_source) out.source = f_source;
+  if (f_sender) out.sender = f_sender;
+  if (f_summary) out.summary = f_summary;
+  if (f_text) out.text = f_text;
+  if (f_wake) out.wake = f_wake;
+  if (f_why) out.why = f_why;
+  if (f_stopReason) out.stopReason = f_stopReason;
+  if (f_resumed) out.resumed = f_resumed;
+  return out;
+}
+
+/**
+ * encodeSubagentEvent writes a SubagentEvent as JSON that Go's decoder reads,
+ * leaving out optional fields that hold their zero value, as Go does.
+ */
+export function encodeSubagentEvent(value: SubagentEvent): JSONObject {
+  const o: JSONObject = {};
+  o["at"] = _eint(value.at, "SubagentEvent.at");
+  o["kind"] = _eenum(value.kind, isSubagentEventKind, "SubagentEvent.kind");
+  if (value.message) o["message"] = value.message;
+  if (value.source) o["source"] = value.source;
+  if (value.sender) o["sender"] = value.sender;
+  if (value.summary) o["summary"] = value.summary;
+  if (value.text) o["text"] = value.text;
+  if (value.wake) o["wake"] = value.wake;
+  if (value.why) o["why"] = value.why;
+  if (value.stopReason) o["stopReason"] = value.stopReason;
+  if (value.resumed) o["resumed"] = value.resumed;
+  return o;
+}
+
+/**
+ * A SubagentNode is one continuable child under one of the caller's root
+ * sessions, as /api/subagents lists it (parents before their children).
+ */
+export interface SubagentNode {
+  /** ID is the child's session. */
+  id: jobs.SessionID;
+  /** Parent is the child's direct parent, a root or another child. */
+  parent: jobs.SessionID;
+  /** Root is the session at the top of the child's lineage (the caller's). */
+  root: jobs.SessionID;
+  /** Depth is the delegation depth; a root's children have depth 1. */
+  depth: number;
+  /** State is the child's state. */
+  state: SubagentState;
+  /** Provider names the provider that created the child. */
+  provider: string;
+  /** Label is the child's short human description. */
+  label?: string;
+  /** AgentProvider names the model provider the child runs on. */
+  agentProvider?: string;
+  /** AgentModel names the model the child runs on. */
+  agentModel?: string;
+  /** CreatedAt is the creation time in Unix milliseconds. */
+  createdAt: number;
+  /** LastActivity is the time of the child's latest fact in Unix milliseconds. */
+  lastActivity: number;
+  /** Messages counts the messages the child's inbox accepted. */
+  messages: number;
+  /**
+   * StopReason is how the last residency ended (a subagents.StopReason); empty
+   * while one is open.
+   */
+  stopReason?: string;
+}
+
+/**
+ * decodeSubagentNode reads a SubagentNode from JSON as Go's decoder does,
+ * refusing input that lacks a required field.
+ */
+export function decodeSubagentNode(json: unknown, path = "$"): SubagentNode {
+  const o = _obj(json, path, "SubagentNode");
+  let f_id: jobs.SessionID | undefined;
+  let f_parent: jobs.SessionID | undefined;
+  let f_root: jobs.SessionID | undefined;
+  let f_depth: number | undefined;
+  let f_state: SubagentState | undefined;
+  let f_provider: string | undefined;
+  let f_label: string | undefined;
+  let f_agentProvider: string | undefined;
+  let f_agentModel: string | undefined;
+  let f_createdAt: number | undefined;
+  let f_lastActivity: number | undefined;
+  let f_messages: number | undefined;
+  let f_stopReason: string | undefined;
+  for (const k of Object.keys(o)) {
+    const v = o[k];
+    switch (k) {
+      case "id":
+        f_id = v === null ? undefined : (_str(v, path, "id") as jobs.SessionID);
+        continue;
+      case "parent":
+        f_parent = v === null ? undefined : (_str(v, path, "parent") as jobs.SessionID);
+        continue;
+      case "root":
+        f_root = v === null ? undefined : (_str(v, path, "root") as jobs.SessionID);
+        continue;
+      case "depth":
+        f_depth = v === null ? undefined : _int(v, path, "depth");
+        continue;
+      case "state":
+        f_state = v === null ? undefined : _enum(v, path, "state", isSubagentState, "SubagentState");
+        continue;
+      case "provider":
+        f_provider = v === null ? undefined : _str(v, path, "provider");
+        continue;
+      case "label":
+        if (v !== null) f_label = _str(v, path, "label");
+        continue;
+      case "agentProvider":
+        if (v !== null) f_agentProvider = _str(v, path, "agentProvider");
+        continue;
+      case "agentModel":
+        if (v !== null) f_agentModel = _str(v, path, "agentModel");
+        continue;
+      case "createdAt":
+        f_createdAt = v === null ? undefined : _int(v, path, "createdAt");
+        continue;
+      case "lastActivity":
+        f_lastActivity = v === null ? undefined : _int(v, path, "lastActivity");
+        continue;
+      case "messages":
+        f_messages = v === null ? undefined : _int(v, path, "messages");
+        continue;
+      case "stopReason":
+        if (v !== null) f_stopReason = _str(v, path, "stopReason");
+        continue;
+    }
+    switch (_fold(k)) {
+      case "ID":
+        throw _ambiguous(path, "SubagentNode", k, "id");
+      case "PARENT":
+        throw _ambiguous(path, "SubagentNode", k, "parent");
+      case "ROOT":
+        throw _ambiguous(path, "SubagentNode", k, "root");
+      case "DEPTH":
+        throw _ambiguous(path, "SubagentNode", k, "depth");
+      case "STATE":
+        throw _ambiguous(path, "SubagentNode", k, "state");
+      case "PROVIDER":
+        throw _ambiguous(path, "SubagentNode", k, "provider");
+      case "LABEL":
+        throw _ambiguous(path, "SubagentNode", k, "label");
+      case "AGENTPROVIDER":
+        throw _ambiguous(path, "SubagentNode", k, "agentProvider");
+      case "AGENTMODEL":
+        throw _ambiguous(path, "SubagentNode", k, "agentModel");
+      case "CREATEDAT":
+        throw _ambiguous(path, "SubagentNode", k, "createdAt");
+      case "LASTACTIVITY":
+        throw _ambiguous(path, "SubagentNode", k, "lastActivity");
+      case "MESSAGES":
+        throw _ambiguous(path, "SubagentNode", k, "messages");
+      case "STOPREASON":
+        throw _ambiguous(path, "SubagentNode", k, "stopReason");
+    }
+  }
+  if (f_id === undefined) throw _missing(path, "SubagentNode", "id");
+  if (f_parent === undefined) throw _missing(path, "SubagentNode", "parent");
+  if (f_root === undefined) throw _missing(path, "SubagentNode", "root");
+  if (f_depth === undefined) throw _missing(path, "SubagentNode", "depth");
+  if (f_state === undefined) throw _missing(path, "SubagentNode", "state");
+  if (f_provider === undefined) throw _missing(path, "SubagentNode", "provider");
+  if (f_createdAt === undefined) throw _missing(path, "SubagentNode", "createdAt");
+  if (f_lastActivity === undefined) throw _missing(path, "SubagentNode", "lastActivity");
+  if (f_messages === undefined) throw _missing(path, "SubagentNode", "messages");
+  const out: SubagentNode = { id: f_id, parent: f_parent, root: f_root, depth: f_depth, state: f_state, provider: f_provider, createdAt: f_createdAt, lastActivity: f_lastActivity, messages: f_messages };
+  if (f_label) out.label = f_label;
+  if (f_agentProvider) out.agentProvider = f_agentProvider;
+  if (f_agentModel) out.agentModel = f_agentModel;
+  if (f_stopReason) out.stopReason = f_stopReason;
+  return out;
+}
+
+/**
+ * encodeSubagentNode writes a SubagentNode as JSON that Go's decoder reads,
+ * leaving out optional fields that hold their zero value, as Go does.
+ */
+export function encodeSubagentNode(value: SubagentNode): JSONObject {
+  const o: JSONObject = {};
+  o["id"] = value.id;
+  o["parent"] = value.parent;
+  o["root"] = value.root;
+  o["depth"] = _eint(value.depth, "SubagentNode.depth");
+  o["state"] = _eenum(value.state, isSubagentState, "SubagentNode.state");
+  o["provider"] = value.provider;
+  if (value.label) o["label"] = value.label;
+  if (value.agentProvider) o["agentProvider"] = value.agentProvider;
+  if (value.agentModel) o["agentModel"] = value.agentModel;
+  o["createdAt"] = _eint(value.createdAt, "SubagentNode.createdAt");
+  o["lastActivity"] = _eint(value.lastActivity, "SubagentNode.lastActivity");
+  o["messages"] = _eint(value.messages, "SubagentNode.messages");
+  if (value.stopReason) o["stopReason"] = value.stopReason;
   return o;
 }

@@ -47,3 +47,102 @@ func (k *KillResult) UnmarshalText(text []byte) error {
 	*k = value
 	return nil
 }
+
+// A SubagentEventKind says what one entry of a child's history records.
+type SubagentEventKind string
+
+// The SubagentEventKind values.
+const (
+	// The child was created: Text is its label.
+	SubagentEventKindCreated SubagentEventKind = "created"
+	// A residency began: at creation, or a cold resume (Resumed).
+	SubagentEventKindResidencyStarted SubagentEventKind = "residencyStarted"
+	// A residency ended: StopReason says how, Text is the agent's closing message.
+	SubagentEventKindResidencyEnded SubagentEventKind = "residencyEnded"
+	// The child's inbox accepted a message: Message, Source, Sender, Summary, Text,
+	// Wake.
+	SubagentEventKindAccepted SubagentEventKind = "accepted"
+	// The agent took the message into a turn.
+	SubagentEventKindClaimed SubagentEventKind = "claimed"
+	// The message will never be delivered: Why says why.
+	SubagentEventKindDiscarded SubagentEventKind = "discarded"
+)
+
+// SubagentEventKindValues returns every SubagentEventKind in declaration order.
+func SubagentEventKindValues() []SubagentEventKind {
+	return []SubagentEventKind{SubagentEventKindCreated, SubagentEventKindResidencyStarted, SubagentEventKindResidencyEnded, SubagentEventKindAccepted, SubagentEventKindClaimed, SubagentEventKindDiscarded}
+}
+
+// Valid reports whether s is one of the declared SubagentEventKind values.
+func (s SubagentEventKind) Valid() bool {
+	switch s {
+	case SubagentEventKindCreated, SubagentEventKindResidencyStarted, SubagentEventKindResidencyEnded, SubagentEventKindAccepted, SubagentEventKindClaimed, SubagentEventKindDiscarded:
+		return true
+	}
+	return false
+}
+
+// MarshalText encodes s, refusing a value outside SubagentEventKind.
+func (s SubagentEventKind) MarshalText() ([]byte, error) {
+	if !s.Valid() {
+		return nil, fmt.Errorf("wire: SubagentEventKind %q: %w", string(s), ErrInvalidEnum)
+	}
+	return []byte(s), nil
+}
+
+// UnmarshalText decodes s, refusing a value outside SubagentEventKind.
+func (s *SubagentEventKind) UnmarshalText(text []byte) error {
+	value := SubagentEventKind(text)
+	if !value.Valid() {
+		return fmt.Errorf("wire: SubagentEventKind %q: %w", text, ErrInvalidEnum)
+	}
+	*s = value
+	return nil
+}
+
+// A SubagentState is a continuable child's state as its stream and the manager
+// show it.
+type SubagentState string
+
+// The SubagentState values.
+const (
+	// A residency is open and the child runs a turn, or a waking message waits for
+	// one.
+	SubagentStateRunning SubagentState = "running"
+	// A residency is open and the child is quiescent but owns live children.
+	SubagentStateWaiting SubagentState = "waiting"
+	// No residency is open; a follow-up resumes the child cold.
+	SubagentStateSettled SubagentState = "settled"
+)
+
+// SubagentStateValues returns every SubagentState in declaration order.
+func SubagentStateValues() []SubagentState {
+	return []SubagentState{SubagentStateRunning, SubagentStateWaiting, SubagentStateSettled}
+}
+
+// Valid reports whether s is one of the declared SubagentState values.
+func (s SubagentState) Valid() bool {
+	switch s {
+	case SubagentStateRunning, SubagentStateWaiting, SubagentStateSettled:
+		return true
+	}
+	return false
+}
+
+// MarshalText encodes s, refusing a value outside SubagentState.
+func (s SubagentState) MarshalText() ([]byte, error) {
+	if !s.Valid() {
+		return nil, fmt.Errorf("wire: SubagentState %q: %w", string(s), ErrInvalidEnum)
+	}
+	return []byte(s), nil
+}
+
+// UnmarshalText decodes s, refusing a value outside SubagentState.
+func (s *SubagentState) UnmarshalText(text []byte) error {
+	value := SubagentState(text)
+	if !value.Valid() {
+		return fmt.Errorf("wire: SubagentState %q: %w", text, ErrInvalidEnum)
+	}
+	*s = value
+	return nil
+}

@@ -38,6 +38,75 @@ func (e *ErrorBody) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
+// A FleetHost is one run of a host of the fleet, as its heartbeats say.
+type FleetHost struct {
+	// Host names the host and its run, without its address.
+	Host jobs.JobHost `json:"host"`
+	// HeartbeatAt is the time of its last heartbeat in Unix milliseconds; zero when
+	// none was read.
+	HeartbeatAt int64 `json:"heartbeatAt,omitzero"`
+	// LeaseEndsAt is when its last heartbeat's lease ends, in Unix milliseconds.
+	LeaseEndsAt int64 `json:"leaseEndsAt,omitzero"`
+	// Lost reports that the lease has ended.
+	Lost bool `json:"lost,omitzero"`
+}
+
+// UnmarshalJSON decodes f, refusing a missing required field or an ambiguous key.
+func (f *FleetHost) UnmarshalJSON(data []byte) error {
+	var wire struct {
+		Host        *jobs.JobHost `json:"host"`
+		HeartbeatAt int64         `json:"heartbeatAt"`
+		LeaseEndsAt int64         `json:"leaseEndsAt"`
+		Lost        bool          `json:"lost"`
+	}
+	if err := json.Unmarshal(data, &wire); err != nil {
+		return err
+	}
+	if err := codec.CheckKeys("wire.FleetHost", data, "host", "heartbeatAt", "leaseEndsAt", "lost"); err != nil {
+		return err
+	}
+	if wire.Host == nil {
+		return codec.MissingField("wire.FleetHost", "host")
+	}
+	f.Host = *wire.Host
+	f.HeartbeatAt = wire.HeartbeatAt
+	f.LeaseEndsAt = wire.LeaseEndsAt
+	f.Lost = wire.Lost
+	return nil
+}
+
+// A FleetPlacement is what a fleet view (one page over the shared history of
+// many hosts) adds to each job of its roster and each interval of its history:
+// which run of which host registered the job, and whether that host is lost.
+// Its keys ride in the same JSON object as the job's jobs.JobSnapshot or the
+// interval's Interval, whose readers ignore them.
+type FleetPlacement struct {
+	// Host is the run of the host that registered the job, without its address;
+	// empty for a job whose registration names no host.
+	Host jobs.JobHost `json:"host,omitzero"`
+	// Lost reports that the job had not settled when its host's last heartbeat's
+	// lease ran out: the host is gone, the job's status is the last one known, and
+	// no settlement will follow unless the host comes back.
+	Lost bool `json:"lost,omitzero"`
+}
+
+// UnmarshalJSON decodes f, refusing a missing required field or an ambiguous key.
+func (f *FleetPlacement) UnmarshalJSON(data []byte) error {
+	var wire struct {
+		Host jobs.JobHost `json:"host"`
+		Lost bool         `json:"lost"`
+	}
+	if err := json.Unmarshal(data, &wire); err != nil {
+		return err
+	}
+	if err := codec.CheckKeys("wire.FleetPlacement", data, "host", "lost"); err != nil {
+		return err
+	}
+	f.Host = wire.Host
+	f.Lost = wire.Lost
+	return nil
+}
+
 // An Interval is one job's execution interval, from its registered fact to its
 // settled fact, as a session's history holds it (oldest first).
 type Interval struct {
@@ -192,5 +261,173 @@ func (k *KillResponse) UnmarshalJSON(data []byte) error {
 	}
 	k.Result = *wire.Result
 	k.Job = *wire.Job
+	return nil
+}
+
+// A SubagentEvent is one entry of a continuable child's history, read from its
+// stream, oldest first.
+type SubagentEvent struct {
+	// At is the fact's time in Unix milliseconds.
+	At int64 `json:"at"`
+	// Kind says what happened.
+	Kind SubagentEventKind `json:"kind"`
+	// Message is the id of the message accepted, claimed or discarded.
+	Message string `json:"message,omitzero"`
+	// Source is who sent an accepted message (a subagents.SourceKind: user,
+	// coordinator, subagentReport, subagentSettled).
+	Source string `json:"source,omitzero"`
+	// Sender is the sending session of an accepted message; empty for a user.
+	Sender jobs.SessionID `json:"sender,omitzero"`
+	// Summary is a notice's one-line summary.
+	Summary string `json:"summary,omitzero"`
+	// Text is an accepted message's text blocks joined, a closing message, or the
+	// created child's label.
+	Text string `json:"text,omitzero"`
+	// Wake reports whether an accepted message was to wake the child.
+	Wake bool `json:"wake,omitzero"`
+	// Why says why a message was discarded.
+	Why string `json:"why,omitzero"`
+	// StopReason is how a residency ended (a subagents.StopReason).
+	StopReason string `json:"stopReason,omitzero"`
+	// Resumed reports a residency begun by a cold resume.
+	Resumed bool `json:"resumed,omitzero"`
+}
+
+// UnmarshalJSON decodes s, refusing a missing required field or an ambiguous key.
+func (s *SubagentEvent) UnmarshalJSON(data []byte) error {
+	var wire struct {
+		At         *int64             `json:"at"`
+		Kind       *SubagentEventKind `json:"kind"`
+		Message    string             `json:"message"`
+		Source     string             `json:"source"`
+		Sender     jobs.SessionID     `json:"sender"`
+		Summary    string             `json:"summary"`
+		Text       string             `json:"text"`
+		Wake       bool               `json:"wake"`
+		Why        string             `json:"why"`
+		StopReason string             `json:"stopReason"`
+		Resumed    bool               `json:"resumed"`
+	}
+	if err := json.Unmarshal(data, &wire); err != nil {
+		return err
+	}
+	if err := codec.CheckKeys("wire.SubagentEvent", data, "at", "kind", "message", "source", "sender", "summary", "text", "wake", "why", "stopReason", "resumed"); err != nil {
+		return err
+	}
+	if wire.At == nil {
+		return codec.MissingField("wire.SubagentEvent", "at")
+	}
+	if wire.Kind == nil {
+		return codec.MissingField("wire.SubagentEvent", "kind")
+	}
+	s.At = *wire.At
+	s.Kind = *wire.Kind
+	s.Message = wire.Message
+	s.Source = wire.Source
+	s.Sender = wire.Sender
+	s.Summary = wire.Summary
+	s.Text = wire.Text
+	s.Wake = wire.Wake
+	s.Why = wire.Why
+	s.StopReason = wire.StopReason
+	s.Resumed = wire.Resumed
+	return nil
+}
+
+// A SubagentNode is one continuable child under one of the caller's root
+// sessions, as /api/subagents lists it (parents before their children).
+type SubagentNode struct {
+	// ID is the child's session.
+	ID jobs.SessionID `json:"id"`
+	// Parent is the child's direct parent, a root or another child.
+	Parent jobs.SessionID `json:"parent"`
+	// Root is the session at the top of the child's lineage (the caller's).
+	Root jobs.SessionID `json:"root"`
+	// Depth is the delegation depth; a root's children have depth 1.
+	Depth int `json:"depth"`
+	// State is the child's state.
+	State SubagentState `json:"state"`
+	// Provider names the provider that created the child.
+	Provider string `json:"provider"`
+	// Label is the child's short human description.
+	Label string `json:"label,omitzero"`
+	// AgentProvider names the model provider the child runs on.
+	AgentProvider string `json:"agentProvider,omitzero"`
+	// AgentModel names the model the child runs on.
+	AgentModel string `json:"agentModel,omitzero"`
+	// CreatedAt is the creation time in Unix milliseconds.
+	CreatedAt int64 `json:"createdAt"`
+	// LastActivity is the time of the child's latest fact in Unix milliseconds.
+	LastActivity int64 `json:"lastActivity"`
+	// Messages counts the messages the child's inbox accepted.
+	Messages int `json:"messages"`
+	// StopReason is how the last residency ended (a subagents.StopReason); empty
+	// while one is open.
+	StopReason string `json:"stopReason,omitzero"`
+}
+
+// UnmarshalJSON decodes s, refusing a missing required field or an ambiguous key.
+func (s *SubagentNode) UnmarshalJSON(data []byte) error {
+	var wire struct {
+		ID            *jobs.SessionID `json:"id"`
+		Parent        *jobs.SessionID `json:"parent"`
+		Root          *jobs.SessionID `json:"root"`
+		Depth         *int            `json:"depth"`
+		State         *SubagentState  `json:"state"`
+		Provider      *string         `json:"provider"`
+		Label         string          `json:"label"`
+		AgentProvider string          `json:"agentProvider"`
+		AgentModel    string          `json:"agentModel"`
+		CreatedAt     *int64          `json:"createdAt"`
+		LastActivity  *int64          `json:"lastActivity"`
+		Messages      *int            `json:"messages"`
+		StopReason    string          `json:"stopReason"`
+	}
+	if err := json.Unmarshal(data, &wire); err != nil {
+		return err
+	}
+	if err := codec.CheckKeys("wire.SubagentNode", data, "id", "parent", "root", "depth", "state", "provider", "label", "agentProvider", "agentModel", "createdAt", "lastActivity", "messages", "stopReason"); err != nil {
+		return err
+	}
+	if wire.ID == nil {
+		return codec.MissingField("wire.SubagentNode", "id")
+	}
+	if wire.Parent == nil {
+		return codec.MissingField("wire.SubagentNode", "parent")
+	}
+	if wire.Root == nil {
+		return codec.MissingField("wire.SubagentNode", "root")
+	}
+	if wire.Depth == nil {
+		return codec.MissingField("wire.SubagentNode", "depth")
+	}
+	if wire.State == nil {
+		return codec.MissingField("wire.SubagentNode", "state")
+	}
+	if wire.Provider == nil {
+		return codec.MissingField("wire.SubagentNode", "provider")
+	}
+	if wire.CreatedAt == nil {
+		return codec.MissingField("wire.SubagentNode", "createdAt")
+	}
+	if wire.LastActivity == nil {
+		return codec.MissingField("wire.SubagentNode", "lastActivity")
+	}
+	if wire.Messages == nil {
+		return codec.MissingField("wire.SubagentNode", "messages")
+	}
+	s.ID = *wire.ID
+	s.Parent = *wire.Parent
+	s.Root = *wire.Root
+	s.Depth = *wire.Depth
+	s.State = *wire.State
+	s.Provider = *wire.Provider
+	s.Label = wire.Label
+	s.AgentProvider = wire.AgentProvider
+	s.AgentModel = wire.AgentModel
+	s.CreatedAt = *wire.CreatedAt
+	s.LastActivity = *wire.LastActivity
+	s.Messages = *wire.Messages
+	s.StopReason = wire.StopReason
 	return nil
 }

@@ -1,10 +1,15 @@
 // Compiled by tools/ts/page.sh from jobhttp/static/app.mts with the pinned tsc. DO NOT EDIT.
-// The live jobs page: the roster of the caller's session, live output of
-// recording jobs, kill, and the intervals timeline. It talks to the server
-// only through the package's client (client.mts), which decodes every body
-// with the decoders generated from spec/jobs.yaml and spec/wire.yaml, so the
-// page refuses exactly what the Go side refuses.
+// The jobs console: the roster of the caller's session with filters, counts
+// and live durations; each recording job's output in a log viewer; kill
+// with a confirmation and a reason; the intervals timeline; and the
+// continuable subagents beside the jobs. It talks to the server only
+// through the package's client (client.mts), which decodes every body with
+// the decoders generated from the specs, so the page refuses exactly what
+// the Go side refuses. Output reaches the document as text, never as markup.
 import { Client, WireError } from "./client.mjs";
+import { LogView, duration, h } from "./logview.mjs";
+import { Timeline } from "./timeline.mjs";
+import { SubagentTree } from "./tree.mjs";
 const client = new Client({ base: document.baseURI });
 /** byId is the page's element with that id, which index.html always has. */
 function byId(id) {
@@ -16,36 +21,178 @@ function byId(id) {
 const rosterEl = byId("roster");
 const emptyEl = byId("empty");
 const connEl = byId("connection");
-const rows = new Map(); // by job id
-function el(tag, attrs = {}, ...children) {
-    const e = document.createElement(tag);
-    for (const [k, v] of Object.entries(attrs)) {
-        if (k === "class")
-            e.className = v;
-        else
-            e.setAttribute(k, v);
-    }
-    e.append(...children);
-    return e;
+const announceEl = byId("announce");
+const tabsEl = byId("status-tabs");
+const kindSel = byId("filter-kind");
+const ownerSel = byId("filter-owner");
+const textFilter = byId("filter-text");
+const shownEl = byId("roster-shown");
+/** announce says a status change in the page's one live region. */
+function announce(text) {
+    announceEl.textContent = text;
 }
+// ---- theme ---------------------------------------------------------------
+const themes = ["auto", "dark", "light"];
+const themeBtn = byId("theme");
+function applyTheme(t) {
+    if (t === "auto")
+        delete document.documentElement.dataset["theme"];
+    else
+        document.documentElement.dataset["theme"] = t;
+    themeBtn.textContent = `Theme: ${t}`;
+    themeBtn.setAttribute("aria-label", `Colour theme: ${t} (change)`);
+}
+function storedTheme() {
+    try {
+        const t = localStorage.getItem("jobs-theme");
+        return t === "dark" || t === "light" ? t : "auto";
+    }
+    catch {
+        return "auto";
+    }
+}
+applyTheme(storedTheme());
+themeBtn.addEventListener("click", () => {
+    const next = themes[(themes.indexOf(storedTheme()) + 1) % themes.length];
+    try {
+        if (next === "auto")
+            localStorage.removeItem("jobs-theme");
+        else
+            localStorage.setItem("jobs-theme", next);
+    }
+    catch {
+        // storage refused: the choice lasts for this page only
+    }
+    applyTheme(next);
+});
+const rows = new Map(); // by job id, in roster order
 /** message is what an error says, for the page. */
 function message(err) {
     if (err instanceof WireError)
         return err.reason;
     return err instanceof Error ? err.message : String(err);
 }
+let view = { status: "", kind: "", owner: "", q: "", job: "", line: 0 };
+function readHash() {
+    const p = new URLSearchParams(location.hash.slice(1));
+    return {
+        status: p.get("status") ?? "",
+        kind: p.get("kind") ?? "",
+        owner: p.get("owner") ?? "",
+        q: p.get("q") ?? "",
+        job: p.get("job") ?? "",
+        line: Number(p.get("line") ?? "0") || 0,
+    };
+}
+function writeHash(v, push) {
+    const p = new URLSearchParams();
+    for (const k of ["status", "kind", "owner", "q", "job"])
+        if (v[k] !== "")
+            p.set(k, v[k]);
+    if (v.line > 0)
+        p.set("line", String(v.line));
+    const hash = p.toString();
+    if (hash === location.hash.slice(1))
+        return;
+    const url = hash === "" ? location.pathname + location.search : "#" + hash;
+    if (push)
+        history.pushState(null, "", url);
+    else
+        history.replaceState(null, "", url);
+}
+const statuses = ["running", "stopping", "completed", "failed", "killed"];
+const tabs = new Map();
+for (const s of ["", ...statuses]) {
+    const b = h("button", { type: "button", class: "tab", "data-status": s, "aria-pressed": "false" });
+    b.addEventListener("click", () => setView({ ...view, status: s }, false));
+    tabs.set(s, b);
+    tabsEl.append(b);
+}
+kindSel.addEventListener("change", () => setView({ ...view, kind: kindSel.value }, false));
+ownerSel.addEventListener("change", () => setView({ ...view, owner: ownerSel.value }, false));
+textFilter.addEventListener("input", () => setView({ ...view, q: textFilter.value }, false));
+/** setView applies v to the page and records it in the URL (a new history entry when push). */
+function setView(v, push) {
+    const old = view;
+    view = v;
+    writeHash(v, push);
+    applyFilters();
+    if (v.job !== old.job || v.line !== old.line)
+        openFromView();
+}
+function matches(job, v) {
+    if (v.status !== "" && job.status !== v.status)
+        return false;
+    if (v.kind !== "" && job.kind !== v.kind)
+        return false;
+    if (v.owner !== "" && (job.owner ?? "") !== v.owner)
+        return false;
+    if (v.q !== "") {
+        const q = v.q.toLowerCase();
+        if (!job.name.toLowerCase().includes(q) && !job.label.toLowerCase().includes(q))
+            return false;
+    }
+    return true;
+}
+/** applyFilters shows the rows the filters let through and counts each status. */
+function applyFilters() {
+    const counts = new Map([["", 0]]);
+    const kinds = new Set(), owners = new Set();
+    let shown = 0;
+    for (const row of rows.values()) {
+        const j = row.job;
+        kinds.add(j.kind);
+        owners.add(j.owner ?? "");
+        const vis = matches(j, view);
+        if (row.li.hidden === vis)
+            row.li.hidden = !vis;
+        if (vis)
+            shown++;
+        // counts follow the other filters, so a tab says what choosing it shows
+        if (matches(j, { ...view, status: "" })) {
+            counts.set("", (counts.get("") ?? 0) + 1);
+            counts.set(j.status, (counts.get(j.status) ?? 0) + 1);
+        }
+    }
+    for (const [s, b] of tabs) {
+        const label = `${s === "" ? "All" : s} ${counts.get(s) ?? 0}`;
+        if (b.textContent !== label)
+            b.textContent = label;
+        b.setAttribute("aria-pressed", String(view.status === s));
+    }
+    fillSelect(kindSel, kinds, view.kind, "every kind");
+    fillSelect(ownerSel, owners, view.owner, "every owner");
+    if (textFilter.value !== view.q)
+        textFilter.value = view.q;
+    shownEl.textContent = `${shown} of ${rows.size} jobs shown`;
+    emptyEl.hidden = rows.size > 0;
+}
+function fillSelect(sel, values, chosen, all) {
+    const want = ["", ...[...values].sort()];
+    if (chosen !== "" && !values.has(chosen))
+        want.push(chosen);
+    const have = [...sel.options].map((o) => o.value);
+    if (have.length !== want.length || have.join("\n") !== want.join("\n")) {
+        sel.replaceChildren(...want.map((v) => h("option", { value: v }, v === "" ? all : v)));
+    }
+    sel.value = chosen;
+}
 function renderRoster(jobs) {
     const seen = new Set();
+    const frag = document.createDocumentFragment();
     for (const job of jobs) {
         seen.add(job.id);
         let row = rows.get(job.id);
         if (row === undefined) {
             row = makeRow(job);
             rows.set(job.id, row);
-            rosterEl.append(row.li);
+            frag.append(row.li);
+            updateRow(row, job, false);
         }
-        updateRow(row, job);
+        else
+            updateRow(row, job, true);
     }
+    rosterEl.append(frag);
     for (const [id, row] of rows) {
         if (!seen.has(id)) {
             closeFollow(row);
@@ -53,89 +200,145 @@ function renderRoster(jobs) {
             rows.delete(id);
         }
     }
-    emptyEl.hidden = rows.size > 0;
+    applyFilters();
+    if (rosterEl.querySelector('[tabindex="0"]') === null)
+        rosterEl.querySelector(".job-head")?.setAttribute("tabindex", "0");
 }
 function makeRow(job) {
-    const name = el("span", { class: "name" }, job.name);
-    const label = el("span", { class: "label" });
-    const status = el("span", { class: "status", role: "status" });
-    const kill = el("button", { type: "button", class: "kill" }, "Kill");
-    kill.setAttribute("aria-label", `Kill ${job.name}`);
-    const head = el("div", { class: "job-head" }, name, label, status, kill);
-    const detail = el("p", { class: "detail" });
-    const li = el("li", { class: "job", "data-job": job.id }, head, detail);
-    const row = { li, label, status, kill, detail, job, toggle: null, output: null, follow: null };
+    const name = h("span", { class: "name" }, job.name);
+    const label = h("span", { class: "label" });
+    const status = h("span", { class: "status" });
+    const dur = h("span", { class: "dur", title: "Duration" });
+    const kill = h("button", { type: "button", class: "kill", "aria-label": `Kill ${job.name}` }, "Kill");
+    const head = h("div", { class: "job-head", tabindex: "-1", "data-job": job.id }, name, label, status, dur, kill);
+    const detail = h("p", { class: "detail" });
+    const li = h("li", { class: "job", "data-job": job.id }, head, detail);
+    const row = { li, head, label, status, dur, kill, detail, job, toggle: null, log: null, follow: null };
     if (job.record) {
-        const outId = `out-${job.id}`;
-        const toggle = el("button", { type: "button", class: "toggle", "aria-expanded": "false", "aria-controls": outId }, "Output");
-        toggle.setAttribute("aria-label", `Show output of ${job.name}`);
+        const toggle = h("button", { type: "button", class: "toggle", "aria-expanded": "false", "aria-label": `Output of ${job.name}` }, "Output");
         head.insertBefore(toggle, kill);
-        const output = el("pre", { class: "output", id: outId, tabindex: "0", "aria-live": "polite" });
-        output.hidden = true;
-        li.append(output);
         row.toggle = toggle;
-        row.output = output;
-        toggle.addEventListener("click", () => toggleOutput(row));
+        toggle.addEventListener("click", () => {
+            const open = row.log === null || row.log.root.hidden;
+            setView({ ...view, job: open ? job.id : "", line: 0 }, true);
+        });
     }
-    kill.addEventListener("click", () => void killJob(row));
+    kill.addEventListener("click", () => confirmKill(row));
     return row;
 }
 // A job's status only moves forward; snapshots can arrive out of order (a
 // kill's answer after the roster event of the settlement it caused), so an
 // older one never overwrites a newer one.
 const statusRank = { running: 0, stopping: 1, completed: 2, killed: 2, failed: 2 };
-function updateRow(row, job) {
+function updateRow(row, job, speak) {
     if (statusRank[job.status] < statusRank[row.job.status])
         return;
+    const changed = job.status !== row.job.status;
     row.job = job;
-    row.label.textContent = job.label;
-    row.status.textContent = job.status;
-    row.status.className = `status status-${job.status}`;
-    row.detail.textContent = job.detail ?? "";
-    row.detail.hidden = job.detail === undefined;
+    if (row.label.textContent !== job.label)
+        row.label.textContent = job.label;
+    if (row.status.textContent !== job.status) {
+        row.status.textContent = job.status;
+        row.status.className = `status status-${job.status}`;
+    }
+    const detail = job.detail ?? "";
+    if (row.detail.textContent !== detail)
+        row.detail.textContent = detail;
+    row.detail.hidden = detail === "";
     row.kill.disabled = job.status !== "running";
+    row.li.dataset["status"] = job.status;
+    updateDuration(row);
+    if (changed && speak)
+        announce(`${job.name} ${job.label}: ${job.status}`);
 }
-function toggleOutput(row) {
-    if (row.output === null || row.toggle === null)
+function updateDuration(row) {
+    const j = row.job;
+    const end = j.finishedAt !== undefined && j.finishedAt > 0 ? j.finishedAt : Date.now();
+    row.dur.textContent = duration(end - j.startedAt);
+}
+// Running jobs' durations tick once a second.
+setInterval(() => {
+    for (const row of rows.values())
+        if (row.job.status === "running" || row.job.status === "stopping")
+            updateDuration(row);
+}, 1000);
+/** openFromView opens the job the URL names (and shows its line), and closes any other. */
+function openFromView() {
+    for (const row of rows.values()) {
+        if (row.job.id !== view.job && row.log !== null && !row.log.root.hidden)
+            setOpen(row, false);
+    }
+    const row = rows.get(view.job);
+    if (row === undefined || row.toggle === null)
         return;
-    const open = row.output.hidden;
-    row.output.hidden = !open;
+    if (row.li.hidden)
+        row.li.hidden = false; // a link shows its job whatever the filters
+    setOpen(row, true);
+    row.li.scrollIntoView({ block: "nearest" });
+    if (view.line > 0)
+        pendingLine = view.line;
+    showPendingLine(row);
+}
+let pendingLine = 0;
+function showPendingLine(row) {
+    if (pendingLine > 0 && row.log !== null && row.log.scrollToLine(pendingLine))
+        pendingLine = 0;
+}
+function setOpen(row, open) {
+    if (row.toggle === null)
+        return;
+    if (open && row.log === null) {
+        row.log = new LogView({ job: row.job.id, name: row.job.name, startedAt: row.job.startedAt, rawHref: client.rawURL(row.job.id).href });
+        row.log.root.id = `out-${row.job.id}`;
+        row.toggle.setAttribute("aria-controls", row.log.root.id);
+        row.li.append(row.log.root);
+    }
+    if (row.log === null)
+        return;
+    if (open)
+        row.log.show();
+    else
+        row.log.hide();
     row.toggle.setAttribute("aria-expanded", String(open));
+    row.toggle.textContent = open ? "Hide output" : "Output";
+    row.toggle.setAttribute("aria-label", `${open ? "Hide output" : "Output"} of ${row.job.name}`);
     if (open && row.follow === null)
-        void follow(row);
+        void follow(row, row.log);
 }
 // follow reads the job's follow stream until its status frame. The client
 // resumes by itself after a drop, from the byte offset the last output frame
 // ended at; the server resumes there, lossy if the bytes were evicted.
-async function follow(row) {
+async function follow(row, log) {
     const abort = new AbortController();
     row.follow = abort;
     try {
         for await (const frame of client.follow(row.job.id, { signal: abort.signal })) {
+            const arrived = performance.now();
             switch (frame.frame) {
                 case "opened":
-                    if (frame.from > frame.earliest && frame.from > 0 && row.output?.childElementCount === 0) {
-                        appendLine(row, "gap", `[resumed at byte ${frame.from}]`);
-                    }
-                    updateRow(row, frame.job);
+                    if (frame.from > 0 && log.model.lines.length === 0)
+                        log.note(`[output before byte ${frame.from} is no longer kept]`);
+                    updateRow(row, frame.job, true);
                     break;
                 case "output":
                     if (frame.lossy === true)
-                        appendLine(row, "gap", "[output was dropped here]");
+                        log.model.note("[output was dropped here]", Date.now());
                     for (const chunk of frame.chunks) {
                         if (chunk.gapBefore === true && frame.lossy !== true)
-                            appendLine(row, "gap", "[output was dropped here]");
-                        appendChunk(row, chunk);
+                            log.model.note("[output was dropped here]", chunk.at);
+                        log.append(chunk.text, chunk.at, chunk.channel ?? "");
                     }
+                    log.flush(arrived);
+                    showPendingLine(row);
                     break;
                 case "status":
-                    updateRow(row, frame.job);
+                    updateRow(row, frame.job, true);
                     break;
             }
         }
     }
     catch (err) {
-        appendLine(row, "gap", `[follow failed: ${message(err)}]`);
+        log.note(`[follow failed: ${message(err)}]`);
     }
     finally {
         if (row.follow === abort)
@@ -146,37 +349,115 @@ function closeFollow(row) {
     row.follow?.abort();
     row.follow = null;
 }
-function appendChunk(row, chunk) {
-    if (row.output === null)
+// ---- kill ----------------------------------------------------------------
+const killDialog = byId("kill-dialog");
+const killReason = byId("kill-reason");
+const killWhat = byId("kill-what");
+let killing = null;
+function confirmKill(row) {
+    killing = row;
+    killWhat.textContent = `${row.job.name} (${row.job.label})`;
+    killReason.value = "killed from the jobs page";
+    killDialog.showModal();
+    killReason.select();
+}
+byId("kill-cancel").addEventListener("click", () => killDialog.close("cancel"));
+killDialog.addEventListener("close", () => {
+    const row = killing;
+    killing = null;
+    if (row === null || killDialog.returnValue !== "kill") {
+        row?.kill.focus();
         return;
-    const chan = chunk.channel ?? "";
-    const span = el("span", { class: chan === "stderr" ? "stderr" : "text", "data-channel": chan });
-    if (chan !== "")
-        span.append(el("span", { class: "chan", "aria-hidden": "true" }, `[${chan}] `));
-    span.append(chunk.text);
-    row.output.append(span);
-    row.output.scrollTop = row.output.scrollHeight;
-}
-function appendLine(row, cls, text) {
-    row.output?.append(el("span", { class: cls }, text + "\n"));
-}
-async function killJob(row) {
+    }
+    void killJob(row, killReason.value.trim());
+});
+async function killJob(row, reason) {
     row.kill.disabled = true;
     try {
-        const res = await client.kill(row.job.id, "killed from the jobs page");
-        updateRow(row, res.job);
+        const res = await client.kill(row.job.id, reason === "" ? undefined : reason);
+        updateRow(row, res.job, true);
     }
     catch (err) {
         row.detail.hidden = false;
         row.detail.textContent = `kill failed: ${message(err)}`;
         row.kill.disabled = row.job.status !== "running";
     }
+    row.head.focus();
 }
+// ---- keyboard ------------------------------------------------------------
+/** visibleHeads are the heads of the rows the filters show, in order. */
+function visibleHeads() {
+    return [...rosterEl.querySelectorAll("li.job:not([hidden]) > .job-head")];
+}
+function focusHead(head) {
+    if (head === undefined)
+        return;
+    for (const e of rosterEl.querySelectorAll('.job-head[tabindex="0"]'))
+        e.setAttribute("tabindex", "-1");
+    head.setAttribute("tabindex", "0");
+    head.focus();
+}
+rosterEl.addEventListener("keydown", (e) => {
+    const head = e.target.closest(".job-head");
+    if (head === null || e.target !== head)
+        return;
+    const heads = visibleHeads();
+    const i = heads.indexOf(head);
+    const row = rows.get(head.dataset["job"] ?? "");
+    switch (e.key) {
+        case "ArrowDown":
+        case "j":
+            focusHead(heads[i + 1]);
+            break;
+        case "ArrowUp":
+        case "k":
+            focusHead(heads[i - 1]);
+            break;
+        case "Home":
+            focusHead(heads[0]);
+            break;
+        case "End":
+            focusHead(heads[heads.length - 1]);
+            break;
+        case "Enter":
+        case " ":
+        case "o":
+            row?.toggle?.click();
+            if (row?.log !== null && row?.log.root.hidden === false)
+                row.log.pane.focus();
+            break;
+        default:
+            return;
+    }
+    e.preventDefault();
+});
+rosterEl.addEventListener("focusin", (e) => {
+    const head = e.target.closest(".job-head");
+    if (head !== null && head.getAttribute("tabindex") !== "0") {
+        for (const x of rosterEl.querySelectorAll('.job-head[tabindex="0"]'))
+            x.setAttribute("tabindex", "-1");
+        head.setAttribute("tabindex", "0");
+    }
+});
+document.addEventListener("keydown", (e) => {
+    const t = e.target;
+    const typing = t.tagName === "INPUT" || t.tagName === "SELECT" || t.tagName === "TEXTAREA";
+    if (e.key === "/" && !typing) {
+        e.preventDefault();
+        const pane = t.closest(".log");
+        (pane?.querySelector(".log-search") ?? textFilter).focus();
+    }
+    else if (e.key === "Escape" && t.closest(".output") !== null) {
+        rows.get(t.closest("li.job")?.getAttribute("data-job") ?? "")?.head.focus();
+    }
+});
+// ---- streams -------------------------------------------------------------
 // watchRoster keeps the roster stream open. The client reconnects a dropped
 // stream by itself; a refusal (such as a 429 when the session holds too many
 // streams) ends it, and then the page shows the server's reason and tries
 // again after the Retry-After it was given.
 async function watchRoster() {
+    let first = true;
     for (;;) {
         try {
             const stream = client.rosterEvents({
@@ -184,7 +465,15 @@ async function watchRoster() {
                 onDrop: () => { connEl.textContent = "reconnecting…"; },
             });
             for await (const jobs of stream) {
+                const t0 = performance.now();
                 renderRoster(jobs);
+                const ms = performance.now() - t0;
+                rosterEl.dataset["renderMs"] = ms.toFixed(1);
+                rosterEl.dataset["maxRenderMs"] = Math.max(ms, Number(rosterEl.dataset["maxRenderMs"] ?? "0")).toFixed(1);
+                if (first) {
+                    first = false;
+                    openFromView();
+                }
                 loadTimeline();
             }
             connEl.textContent = "server closed";
@@ -197,59 +486,37 @@ async function watchRoster() {
         }
     }
 }
-// The timeline draws each job's interval, registered to settled (or to now
-// while incomplete), from the journal's history of the session.
+const timeline = new Timeline(byId("timeline"));
 let timelineDue = null;
+let timelineLoaded = false;
+/** loadTimeline reads the history again: at once the first time, then at most once per quarter second. */
 function loadTimeline() {
     if (timelineDue !== null)
         return;
+    const delay = timelineLoaded ? 250 : 0;
+    timelineLoaded = true;
     timelineDue = setTimeout(async () => {
         timelineDue = null;
         const note = byId("timeline-note");
         try {
-            drawTimeline(byId("timeline"), await client.history());
+            timeline.draw(await client.history());
+            timeline.root.hidden = false;
         }
         catch (err) {
-            note.textContent = err instanceof WireError && err.status === 404 ? "This server keeps no history." : `history unavailable: ${message(err)}`;
+            const none = err instanceof WireError && err.status === 404;
+            timeline.root.hidden = none;
+            note.textContent = none ? "This server keeps no history." : `history unavailable: ${message(err)}`;
         }
-    }, 250);
+    }, delay);
 }
-function drawTimeline(box, intervals) {
-    const ns = "http://www.w3.org/2000/svg";
-    const now = Date.now();
-    const items = intervals.filter((iv) => iv.registeredAt > 0);
-    box.replaceChildren();
-    if (items.length === 0) {
-        box.append(el("p", {}, "No intervals yet."));
-        return;
-    }
-    const t0 = Math.min(...items.map((iv) => iv.registeredAt));
-    const t1 = Math.max(...items.map((iv) => iv.settledAt ?? now), t0 + 1);
-    const rowH = 22, labelW = 110, width = 600;
-    const svg = document.createElementNS(ns, "svg");
-    svg.setAttribute("viewBox", `0 0 ${width} ${items.length * rowH + 4}`);
-    svg.setAttribute("role", "img");
-    svg.setAttribute("aria-label", `Timeline of ${items.length} jobs`);
-    items.forEach((iv, i) => {
-        const end = iv.settledAt ?? now;
-        const x = labelW + ((iv.registeredAt - t0) / (t1 - t0)) * (width - labelW - 4);
-        const w = Math.max(2, ((end - iv.registeredAt) / (t1 - t0)) * (width - labelW - 4));
-        const status = iv.complete ? iv.status ?? "" : "incomplete";
-        const label = document.createElementNS(ns, "text");
-        label.setAttribute("x", "2");
-        label.setAttribute("y", String(i * rowH + 15));
-        label.textContent = `${iv.kind}-${iv.ordinal}`;
-        const bar = document.createElementNS(ns, "rect");
-        bar.setAttribute("x", String(x));
-        bar.setAttribute("y", String(i * rowH + 4));
-        bar.setAttribute("width", String(w));
-        bar.setAttribute("height", String(rowH - 8));
-        bar.setAttribute("class", `bar-${status}`);
-        const title = document.createElementNS(ns, "title");
-        title.textContent = `${iv.kind}-${iv.ordinal} ${iv.label}: ${status}, ${end - iv.registeredAt} ms`;
-        bar.append(title);
-        svg.append(label, bar);
-    });
-    box.append(svg);
-}
+// incomplete intervals grow with the clock
+setInterval(() => { if (timeline.range === null)
+    loadTimeline(); }, 5000);
+window.addEventListener("popstate", () => setView(readHash(), false));
+window.addEventListener("hashchange", () => setView(readHash(), false));
+view = readHash();
+applyFilters();
+const tree = new SubagentTree(byId("subagents"), client);
+tree.onStatus = announce;
+void tree.watch();
 void watchRoster();

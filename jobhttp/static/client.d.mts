@@ -1,6 +1,6 @@
 // Compiled by tools/ts/page.sh from jobhttp/static/client.mts with the pinned tsc. DO NOT EDIT.
 import { type FollowFrame, type JobID, type JobSnapshot } from "./jobs.mjs";
-import { type Interval, type KillResponse } from "./wire.mjs";
+import { type Interval, type KillResponse, type SubagentEvent, type SubagentNode } from "./wire.mjs";
 /**
  * A WireError is a request the server refused: its HTTP status, the error
  * its body says (the server's ErrorBody) and, for a 429 or 503, how many
@@ -66,6 +66,14 @@ export declare class Client {
     job(id: JobID, signal?: AbortSignal): Promise<JobSnapshot>;
     /** History returns the caller's execution intervals, oldest first; a WireError of status 404 when the server keeps none. */
     history(signal?: AbortSignal): Promise<Interval[]>;
+    /** RawURL is where a recording job's retained record downloads from, as text/plain. */
+    rawURL(id: JobID): URL;
+    /** Subagents returns the continuable children under the caller's roots, parents first; a WireError of status 404 when the server serves none. */
+    subagents(signal?: AbortSignal): Promise<SubagentNode[]>;
+    /** SubagentHistory returns one child's history from its stream, oldest first; a child not under the caller's roots is a WireError of status 404. */
+    subagentHistory(child: string, signal?: AbortSignal): Promise<SubagentEvent[]>;
+    /** SubagentEvents yields the tree of continuable children at once and again each time it changes. */
+    subagentEvents(options?: StreamOptions): AsyncGenerator<SubagentNode[], void, undefined>;
     /** Kill asks the job to stop, with a reason recorded beside the kill. */
     kill(id: JobID, reason?: string, signal?: AbortSignal): Promise<KillResponse>;
     /**

@@ -5,7 +5,7 @@
 // browsers and in Node 20, which has no EventSource. It is the package's
 // module @jobgen/jobgen/client, and the live page's.
 import { decodeFollowFrame, decodeJobSnapshot, type FollowFrame, type JobID, type JobSnapshot } from "./jobs.mjs";
-import { decodeErrorBody, decodeInterval, decodeKillResponse, encodeKillRequest, type Interval, type KillResponse } from "./wire.mjs";
+import { decodeErrorBody, decodeInterval, decodeKillResponse, decodeSubagentEvent, decodeSubagentNode, encodeKillRequest, type Interval, type KillResponse, type SubagentEvent, type SubagentNode } from "./wire.mjs";
 import { DecodeError } from "./runtime.mjs";
 
 /**
@@ -104,6 +104,28 @@ export class Client {
   /** History returns the caller's execution intervals, oldest first; a WireError of status 404 when the server keeps none. */
   async history(signal?: AbortSignal): Promise<Interval[]> {
     return decodeList(await this.json("history", signal), decodeInterval);
+  }
+
+  /** RawURL is where a recording job's retained record downloads from, as text/plain. */
+  rawURL(id: JobID): URL {
+    return new URL(`jobs/${encodeURIComponent(id)}/raw`, this.api);
+  }
+
+  /** Subagents returns the continuable children under the caller's roots, parents first; a WireError of status 404 when the server serves none. */
+  async subagents(signal?: AbortSignal): Promise<SubagentNode[]> {
+    return decodeList(await this.json("subagents", signal), decodeSubagentNode);
+  }
+
+  /** SubagentHistory returns one child's history from its stream, oldest first; a child not under the caller's roots is a WireError of status 404. */
+  async subagentHistory(child: string, signal?: AbortSignal): Promise<SubagentEvent[]> {
+    return decodeList(await this.json(`subagents/${encodeURIComponent(child)}/history`, signal), decodeSubagentEvent);
+  }
+
+  /** SubagentEvents yields the tree of continuable children at once and again each time it changes. */
+  async *subagentEvents(options: StreamOptions = {}): AsyncGenerator<SubagentNode[], void, undefined> {
+    for await (const ev of this.events("subagents/events", options, () => false)) {
+      if (ev.name === "tree") yield decodeList(JSON.parse(ev.data), decodeSubagentNode);
+    }
   }
 
   /** Kill asks the job to stop, with a reason recorded beside the kill. */

@@ -13,6 +13,32 @@
 import type { JSONObject } from "./runtime.mjs";
 
 /**
+ * A HostID names one runtime host of a fleet that shares a history, as its
+ * operator configures it (web-1).
+ */
+export type HostID = string & { readonly __brand: "HostID" };
+
+/**
+ * decodeHostID reads a HostID from JSON: any string. Null is the zero HostID,
+ * as in Go.
+ */
+export declare function decodeHostID(json: unknown, path?: string): HostID;
+
+/**
+ * An IncarnationID names one run of a host, from its start to its end: a host
+ * that restarts under the same HostID has a new one, so the jobs a dead run
+ * left behind are told apart from the jobs of the run that replaced it.
+ */
+export type IncarnationID = string & { readonly __brand: "IncarnationID" };
+
+/**
+ * decodeIncarnationID reads an IncarnationID from JSON: a UUID in canonical
+ * form (8-4-4-4-12 lower-case hex digits), not the nil UUID. Null is the zero
+ * IncarnationID, as in Go.
+ */
+export declare function decodeIncarnationID(json: unknown, path?: string): IncarnationID;
+
+/**
  * A JobID identifies one job, live or in history, across registry restarts and
  * copied journals. It is issued with the job's display ordinal, before the
  * starter runs.
@@ -164,6 +190,35 @@ export declare function decodeAppendOptions(json: unknown, path?: string): Appen
  * leaving out optional fields that hold their zero value, as Go does.
  */
 export declare function encodeAppendOptions(value: AppendOptions): JSONObject;
+
+/**
+ * A JobHost says which run of which host registered a job, and where that
+ * host's wire (jobhttp) serves, so that a view of the whole fleet can find the
+ * host that owns a live job.
+ */
+export interface JobHost {
+  /** Name is the host's name. */
+  name: HostID;
+  /** Incarnation is the run of the host that registered the job. */
+  incarnation: IncarnationID;
+  /**
+   * Address is the base URL of the host's jobhttp (http://10.0.0.7:8080); empty
+   * when it serves none.
+   */
+  address?: string;
+}
+
+/**
+ * decodeJobHost reads a JobHost from JSON as Go's decoder does, refusing input
+ * that lacks a required field.
+ */
+export declare function decodeJobHost(json: unknown, path?: string): JobHost;
+
+/**
+ * encodeJobHost writes a JobHost as JSON that Go's decoder reads, leaving out
+ * optional fields that hold their zero value, as Go does.
+ */
+export declare function encodeJobHost(value: JobHost): JSONObject;
 
 /** A JobOutcome is what a producer reports when its work ends. */
 export interface JobOutcome {
@@ -407,14 +462,61 @@ export declare function decodeFollowFrame(json: unknown, path?: string): FollowF
  */
 export declare function encodeFollowFrame(value: FollowFrame): JSONObject;
 
+/** HostHeartbeatType is the wire type of HostHeartbeat facts. */
+export declare const HostHeartbeatType = "host/heartbeat";
+
 /** JobRegisteredType is the wire type of JobRegistered facts. */
 export declare const JobRegisteredType = "job/registered";
 
 /** JobSettledType is the wire type of JobSettled facts. */
 export declare const JobSettledType = "job/settled";
 
-/** A JobRegistered fact records that an owned job was registered. */
-export interface JobRegistered {
+/**
+ * A HostHeartbeat fact records that a run of a host was alive: each run appends
+ * one every so often to a stream of its own, and a job whose host's last
+ * heartbeat is older than the lease it promised is lost with its host, not
+ * running.
+ */
+export interface HostHeartbeat {
+  /** Host is the run of the host that is alive, and where its wire serves. */
+  host: JobHost;
+  /** At is the heartbeat's time in Unix milliseconds, from the host's clock. */
+  at: number;
+  /**
+   * LeaseMs is how long after At the host counts as alive without a newer
+   * heartbeat, in milliseconds.
+   */
+  leaseMs: number;
+}
+
+/**
+ * decodeHostHeartbeat reads a HostHeartbeat from JSON as Go's decoder does,
+ * refusing input that lacks a required field.
+ */
+export declare function decodeHostHeartbeat(json: unknown, path?: string): HostHeartbeat;
+
+/**
+ * encodeHostHeartbeat writes a HostHeartbeat as JSON that Go's decoder reads,
+ * leaving out optional fields that hold their zero value, as Go does.
+ */
+export declare function encodeHostHeartbeat(value: HostHeartbeat): JSONObject;
+
+/** A HostHeartbeatEnvelope is a host/heartbeat v1 fact as the journal stores it. */
+export interface HostHeartbeatEnvelope {
+  type: "host/heartbeat";
+  v: 1;
+  data: HostHeartbeat;
+}
+
+/**
+ * JobRegisteredV1 is version 1 of job/registered, still decoded. Go's
+ * DecodeFact upcasts it to JobRegistered with upcastJobRegisteredV1; decodeFact
+ * returns it as it is, and a TypeScript reader converts it itself.
+ *
+ * Version 1 does not say which host registered the job; its upcaster leaves
+ * Host empty.
+ */
+export interface JobRegisteredV1 {
   /** JobID identifies the job. */
   jobId: JobID;
   /** At is the registration time in Unix milliseconds, from the registry's clock. */
@@ -434,6 +536,59 @@ export interface JobRegistered {
 }
 
 /**
+ * decodeJobRegisteredV1 reads a JobRegisteredV1 from JSON as Go's decoder does,
+ * refusing input that lacks a required field.
+ */
+export declare function decodeJobRegisteredV1(json: unknown, path?: string): JobRegisteredV1;
+
+/**
+ * encodeJobRegisteredV1 writes a JobRegisteredV1 as JSON that Go's decoder
+ * reads, leaving out optional fields that hold their zero value, as Go does.
+ */
+export declare function encodeJobRegisteredV1(value: JobRegisteredV1): JSONObject;
+
+/**
+ * A JobRegisteredV1Envelope is a job/registered v1 fact as the journal stores
+ * it.
+ */
+export interface JobRegisteredV1Envelope {
+  type: "job/registered";
+  v: 1;
+  data: JobRegisteredV1;
+}
+
+/**
+ * A JobRegistered fact records that an owned job was registered.
+ *
+ * Version 2 records the host that registered the job, for a fleet sharing one
+ * history.
+ */
+export interface JobRegistered {
+  /** JobID identifies the job. */
+  jobId: JobID;
+  /** At is the registration time in Unix milliseconds, from the registry's clock. */
+  at: number;
+  /** Owner is the owning session. */
+  owner: SessionID;
+  /** Kind is the producer's kind. */
+  kind: string;
+  /** Label is the job's label. */
+  label: string;
+  /** Ordinal is the per-kind display ordinal. */
+  ordinal: number;
+  /** ToolCall is the tool call that created the job. */
+  toolCall?: ToolCallID;
+  /** Record reports whether the job keeps a record. */
+  record: boolean;
+  /**
+   * Host is the run of the host that registered the job and the address its wire
+   * serves on; empty when the runtime names no host (one process, or history
+   * written as version 1).
+   */
+  host?: JobHost;
+}
+
+/**
  * decodeJobRegistered reads a JobRegistered from JSON as Go's decoder does,
  * refusing input that lacks a required field.
  */
@@ -445,10 +600,10 @@ export declare function decodeJobRegistered(json: unknown, path?: string): JobRe
  */
 export declare function encodeJobRegistered(value: JobRegistered): JSONObject;
 
-/** A JobRegisteredEnvelope is a job/registered v1 fact as the journal stores it. */
+/** A JobRegisteredEnvelope is a job/registered v2 fact as the journal stores it. */
 export interface JobRegisteredEnvelope {
   type: "job/registered";
-  v: 1;
+  v: 2;
   data: JobRegistered;
 }
 
@@ -545,6 +700,8 @@ export interface JobSettledEnvelope {
  * and unknown types are refused.
  */
 export type FactEnvelope =
+  | HostHeartbeatEnvelope
+  | JobRegisteredV1Envelope
   | JobRegisteredEnvelope
   | JobSettledV1Envelope
   | JobSettledEnvelope;

@@ -13,6 +13,23 @@
 import { DecodeError, EncodeError, _at, _missing, _nesting, _obj, _fold, _str, _bool, _int, _enum, _zeroUUID, _uuid, _ambiguous, _arr, _eint, _eenum, _euuid } from "./runtime.mjs";
 
 /**
+ * decodeHostID reads a HostID from JSON: any string. Null is the zero HostID,
+ * as in Go.
+ */
+export function decodeHostID(json, path = "$") {
+  return json === null ? "" : _str(json, path, "");
+}
+
+/**
+ * decodeIncarnationID reads an IncarnationID from JSON: a UUID in canonical
+ * form (8-4-4-4-12 lower-case hex digits), not the nil UUID. Null is the zero
+ * IncarnationID, as in Go.
+ */
+export function decodeIncarnationID(json, path = "$") {
+  return json === null ? _zeroUUID : _uuid(json, path, "");
+}
+
+/**
  * decodeJobID reads a JobID from JSON: a UUID in canonical form (8-4-4-4-12
  * lower-case hex digits), not the nil UUID. Null is the zero JobID, as in Go.
  */
@@ -150,6 +167,56 @@ export function encodeAppendOptions(value) {
   const o = {};
   if (value.channel) o["channel"] = _eenum(value.channel, isChannel, "AppendOptions.channel");
   if (value.gapBefore) o["gapBefore"] = value.gapBefore;
+  return o;
+}
+
+/**
+ * decodeJobHost reads a JobHost from JSON as Go's decoder does, refusing input
+ * that lacks a required field.
+ */
+export function decodeJobHost(json, path = "$") {
+  const o = _obj(json, path, "JobHost");
+  let f_name;
+  let f_incarnation;
+  let f_address;
+  for (const k of Object.keys(o)) {
+    const v = o[k];
+    switch (k) {
+      case "name":
+        f_name = v === null ? undefined : _str(v, path, "name");
+        continue;
+      case "incarnation":
+        f_incarnation = v === null ? undefined : _uuid(v, path, "incarnation");
+        continue;
+      case "address":
+        if (v !== null) f_address = _str(v, path, "address");
+        continue;
+    }
+    switch (_fold(k)) {
+      case "NAME":
+        throw _ambiguous(path, "JobHost", k, "name");
+      case "INCARNATION":
+        throw _ambiguous(path, "JobHost", k, "incarnation");
+      case "ADDRESS":
+        throw _ambiguous(path, "JobHost", k, "address");
+    }
+  }
+  if (f_name === undefined) throw _missing(path, "JobHost", "name");
+  if (f_incarnation === undefined) throw _missing(path, "JobHost", "incarnation");
+  const out = { name: f_name, incarnation: f_incarnation };
+  if (f_address) out.address = f_address;
+  return out;
+}
+
+/**
+ * encodeJobHost writes a JobHost as JSON that Go's decoder reads, leaving out
+ * optional fields that hold their zero value, as Go does.
+ */
+export function encodeJobHost(value) {
+  const o = {};
+  o["name"] = value.name;
+  o["incarnation"] = _euuid(value.incarnation, "JobHost.incarnation");
+  if (value.address) o["address"] = value.address;
   return o;
 }
 
@@ -771,6 +838,9 @@ export function encodeFollowFrame(value) {
   throw new EncodeError("unknownVariant", "FollowFrame.frame", `unknown frame ${JSON.stringify((value).frame)}`);
 }
 
+/** HostHeartbeatType is the wire type of HostHeartbeat facts. */
+export const HostHeartbeatType = "host/heartbeat";
+
 /** JobRegisteredType is the wire type of JobRegistered facts. */
 export const JobRegisteredType = "job/registered";
 
@@ -778,11 +848,61 @@ export const JobRegisteredType = "job/registered";
 export const JobSettledType = "job/settled";
 
 /**
- * decodeJobRegistered reads a JobRegistered from JSON as Go's decoder does,
+ * decodeHostHeartbeat reads a HostHeartbeat from JSON as Go's decoder does,
  * refusing input that lacks a required field.
  */
-export function decodeJobRegistered(json, path = "$") {
-  const o = _obj(json, path, "JobRegistered");
+export function decodeHostHeartbeat(json, path = "$") {
+  const o = _obj(json, path, "HostHeartbeat");
+  let f_host;
+  let f_at;
+  let f_leaseMs;
+  for (const k of Object.keys(o)) {
+    const v = o[k];
+    switch (k) {
+      case "host":
+        f_host = v === null ? undefined : decodeJobHost(v, path + ".host");
+        continue;
+      case "at":
+        f_at = v === null ? undefined : _int(v, path, "at");
+        continue;
+      case "leaseMs":
+        f_leaseMs = v === null ? undefined : _int(v, path, "leaseMs");
+        continue;
+    }
+    switch (_fold(k)) {
+      case "HOST":
+        throw _ambiguous(path, "HostHeartbeat", k, "host");
+      case "AT":
+        throw _ambiguous(path, "HostHeartbeat", k, "at");
+      case "LEASEMS":
+        throw _ambiguous(path, "HostHeartbeat", k, "leaseMs");
+    }
+  }
+  if (f_host === undefined) throw _missing(path, "HostHeartbeat", "host");
+  if (f_at === undefined) throw _missing(path, "HostHeartbeat", "at");
+  if (f_leaseMs === undefined) throw _missing(path, "HostHeartbeat", "leaseMs");
+  const out = { host: f_host, at: f_at, leaseMs: f_leaseMs };
+  return out;
+}
+
+/**
+ * encodeHostHeartbeat writes a HostHeartbeat as JSON that Go's decoder reads,
+ * leaving out optional fields that hold their zero value, as Go does.
+ */
+export function encodeHostHeartbeat(value) {
+  const o = {};
+  o["host"] = encodeJobHost(value.host);
+  o["at"] = _eint(value.at, "HostHeartbeat.at");
+  o["leaseMs"] = _eint(value.leaseMs, "HostHeartbeat.leaseMs");
+  return o;
+}
+
+/**
+ * decodeJobRegisteredV1 reads a JobRegisteredV1 from JSON as Go's decoder does,
+ * refusing input that lacks a required field.
+ */
+export function decodeJobRegisteredV1(json, path = "$") {
+  const o = _obj(json, path, "JobRegisteredV1");
   let f_jobId;
   let f_at;
   let f_owner;
@@ -821,6 +941,100 @@ export function decodeJobRegistered(json, path = "$") {
     }
     switch (_fold(k)) {
       case "JOBID":
+        throw _ambiguous(path, "JobRegisteredV1", k, "jobId");
+      case "AT":
+        throw _ambiguous(path, "JobRegisteredV1", k, "at");
+      case "OWNER":
+        throw _ambiguous(path, "JobRegisteredV1", k, "owner");
+      case "KIND":
+        throw _ambiguous(path, "JobRegisteredV1", k, "kind");
+      case "LABEL":
+        throw _ambiguous(path, "JobRegisteredV1", k, "label");
+      case "ORDINAL":
+        throw _ambiguous(path, "JobRegisteredV1", k, "ordinal");
+      case "TOOLCALL":
+        throw _ambiguous(path, "JobRegisteredV1", k, "toolCall");
+      case "RECORD":
+        throw _ambiguous(path, "JobRegisteredV1", k, "record");
+    }
+  }
+  if (f_jobId === undefined) throw _missing(path, "JobRegisteredV1", "jobId");
+  if (f_at === undefined) throw _missing(path, "JobRegisteredV1", "at");
+  if (f_owner === undefined) throw _missing(path, "JobRegisteredV1", "owner");
+  if (f_kind === undefined) throw _missing(path, "JobRegisteredV1", "kind");
+  if (f_label === undefined) throw _missing(path, "JobRegisteredV1", "label");
+  if (f_ordinal === undefined) throw _missing(path, "JobRegisteredV1", "ordinal");
+  if (f_record === undefined) throw _missing(path, "JobRegisteredV1", "record");
+  const out = { jobId: f_jobId, at: f_at, owner: f_owner, kind: f_kind, label: f_label, ordinal: f_ordinal, record: f_record };
+  if (f_toolCall) out.toolCall = f_toolCall;
+  return out;
+}
+
+/**
+ * encodeJobRegisteredV1 writes a JobRegisteredV1 as JSON that Go's decoder
+ * reads, leaving out optional fields that hold their zero value, as Go does.
+ */
+export function encodeJobRegisteredV1(value) {
+  const o = {};
+  o["jobId"] = _euuid(value.jobId, "JobRegisteredV1.jobId");
+  o["at"] = _eint(value.at, "JobRegisteredV1.at");
+  o["owner"] = value.owner;
+  o["kind"] = value.kind;
+  o["label"] = value.label;
+  o["ordinal"] = _eint(value.ordinal, "JobRegisteredV1.ordinal");
+  if (value.toolCall) o["toolCall"] = value.toolCall;
+  o["record"] = value.record;
+  return o;
+}
+
+/**
+ * decodeJobRegistered reads a JobRegistered from JSON as Go's decoder does,
+ * refusing input that lacks a required field.
+ */
+export function decodeJobRegistered(json, path = "$") {
+  const o = _obj(json, path, "JobRegistered");
+  let f_jobId;
+  let f_at;
+  let f_owner;
+  let f_kind;
+  let f_label;
+  let f_ordinal;
+  let f_toolCall;
+  let f_record;
+  let f_host;
+  for (const k of Object.keys(o)) {
+    const v = o[k];
+    switch (k) {
+      case "jobId":
+        f_jobId = v === null ? undefined : _uuid(v, path, "jobId");
+        continue;
+      case "at":
+        f_at = v === null ? undefined : _int(v, path, "at");
+        continue;
+      case "owner":
+        f_owner = v === null ? undefined : _str(v, path, "owner");
+        continue;
+      case "kind":
+        f_kind = v === null ? undefined : _str(v, path, "kind");
+        continue;
+      case "label":
+        f_label = v === null ? undefined : _str(v, path, "label");
+        continue;
+      case "ordinal":
+        f_ordinal = v === null ? undefined : _int(v, path, "ordinal");
+        continue;
+      case "toolCall":
+        if (v !== null) f_toolCall = _str(v, path, "toolCall");
+        continue;
+      case "record":
+        f_record = v === null ? undefined : _bool(v, path, "record");
+        continue;
+      case "host":
+        f_host = decodeJobHost(v, path + ".host");
+        continue;
+    }
+    switch (_fold(k)) {
+      case "JOBID":
         throw _ambiguous(path, "JobRegistered", k, "jobId");
       case "AT":
         throw _ambiguous(path, "JobRegistered", k, "at");
@@ -836,6 +1050,8 @@ export function decodeJobRegistered(json, path = "$") {
         throw _ambiguous(path, "JobRegistered", k, "toolCall");
       case "RECORD":
         throw _ambiguous(path, "JobRegistered", k, "record");
+      case "HOST":
+        throw _ambiguous(path, "JobRegistered", k, "host");
     }
   }
   if (f_jobId === undefined) throw _missing(path, "JobRegistered", "jobId");
@@ -847,6 +1063,7 @@ export function decodeJobRegistered(json, path = "$") {
   if (f_record === undefined) throw _missing(path, "JobRegistered", "record");
   const out = { jobId: f_jobId, at: f_at, owner: f_owner, kind: f_kind, label: f_label, ordinal: f_ordinal, record: f_record };
   if (f_toolCall) out.toolCall = f_toolCall;
+  if (f_host !== undefined && !_isZeroJobHost(f_host)) out.host = f_host;
   return out;
 }
 
@@ -864,6 +1081,7 @@ export function encodeJobRegistered(value) {
   o["ordinal"] = _eint(value.ordinal, "JobRegistered.ordinal");
   if (value.toolCall) o["toolCall"] = value.toolCall;
   o["record"] = value.record;
+  if (value.host !== undefined && !_isZeroJobHost(value.host)) o["host"] = encodeJobHost(value.host);
   return o;
 }
 
@@ -1064,10 +1282,18 @@ export function decodeFact(json, path = "$") {
   if (data === undefined || data === null) throw _missing(path, "FactEnvelope", "data");
   const at = path + ".data";
   switch (type) {
+    case "host/heartbeat":
+      switch (v) {
+        case 1:
+          return { type: "host/heartbeat", v: 1, data: decodeHostHeartbeat(data, at) };
+      }
+      throw new DecodeError("unknownVersion", path + ".v", `host/heartbeat v${v} is not decoded by this build`);
     case "job/registered":
       switch (v) {
         case 1:
-          return { type: "job/registered", v: 1, data: decodeJobRegistered(data, at) };
+          return { type: "job/registered", v: 1, data: decodeJobRegisteredV1(data, at) };
+        case 2:
+          return { type: "job/registered", v: 2, data: decodeJobRegistered(data, at) };
       }
       throw new DecodeError("unknownVersion", path + ".v", `job/registered v${v} is not decoded by this build`);
     case "job/settled":
@@ -1088,10 +1314,18 @@ export function decodeFact(json, path = "$") {
  */
 export function encodeFact(fact) {
   switch (fact.type) {
+    case "host/heartbeat":
+      switch (fact.v) {
+        case 1:
+          return { type: "host/heartbeat", v: 1, data: encodeHostHeartbeat(fact.data) };
+      }
+      break;
     case "job/registered":
       switch (fact.v) {
         case 1:
-          return { type: "job/registered", v: 1, data: encodeJobRegistered(fact.data) };
+          return { type: "job/registered", v: 1, data: encodeJobRegisteredV1(fact.data) };
+        case 2:
+          return { type: "job/registered", v: 2, data: encodeJobRegistered(fact.data) };
       }
       break;
     case "job/settled":
@@ -1136,3 +1370,11 @@ export const DefaultSettledRetainBytes = 16384;
  * It is in milliseconds.
  */
 export const DefaultTeardownBound = 5000;
+
+/**
+ * _isZeroJobHost reports whether every field of v is zero, when Go leaves it
+ * out.
+ */
+function _isZeroJobHost(v) {
+  return !(v.name) && !(v.incarnation !== _zeroUUID) && (v.address === undefined || !(v.address));
+}

@@ -36,6 +36,70 @@ export declare function isKillResult(v: unknown): v is KillResult;
  */
 export declare function decodeKillResult(json: unknown, path?: string): KillResult;
 
+/** A SubagentEventKind says what one entry of a child's history records. */
+export type SubagentEventKind =
+  /** The child was created: Text is its label. */
+  | "created"
+  /** A residency began: at creation, or a cold resume (Resumed). */
+  | "residencyStarted"
+  /** A residency ended: StopReason says how, Text is the agent's closing message. */
+  | "residencyEnded"
+  /**
+   * The child's inbox accepted a message: Message, Source, Sender, Summary, Text,
+   * Wake.
+   */
+  | "accepted"
+  /** The agent took the message into a turn. */
+  | "claimed"
+  /** The message will never be delivered: Why says why. */
+  | "discarded";
+
+/** SubagentEventKindValues is every SubagentEventKind, in declaration order. */
+export declare const SubagentEventKindValues: readonly SubagentEventKind[];
+
+/**
+ * isSubagentEventKind reports whether v is one of the declared
+ * SubagentEventKind values.
+ */
+export declare function isSubagentEventKind(v: unknown): v is SubagentEventKind;
+
+/**
+ * decodeSubagentEventKind reads a SubagentEventKind from JSON, refusing a value
+ * outside it. Null is the empty string, as in Go, although it is no
+ * SubagentEventKind.
+ */
+export declare function decodeSubagentEventKind(json: unknown, path?: string): SubagentEventKind;
+
+/**
+ * A SubagentState is a continuable child's state as its stream and the manager
+ * show it.
+ */
+export type SubagentState =
+  /**
+   * A residency is open and the child runs a turn, or a waking message waits for
+   * one.
+   */
+  | "running"
+  /** A residency is open and the child is quiescent but owns live children. */
+  | "waiting"
+  /** No residency is open; a follow-up resumes the child cold. */
+  | "settled";
+
+/** SubagentStateValues is every SubagentState, in declaration order. */
+export declare const SubagentStateValues: readonly SubagentState[];
+
+/**
+ * isSubagentState reports whether v is one of the declared SubagentState
+ * values.
+ */
+export declare function isSubagentState(v: unknown): v is SubagentState;
+
+/**
+ * decodeSubagentState reads a SubagentState from JSON, refusing a value outside
+ * it. Null is the empty string, as in Go, although it is no SubagentState.
+ */
+export declare function decodeSubagentState(json: unknown, path?: string): SubagentState;
+
 /**
  * An ErrorBody is what every refusal answers, with an HTTP status that says
  * which: 400 a malformed request, 401 no session, 403 a cross-site request, 404
@@ -60,6 +124,66 @@ export declare function decodeErrorBody(json: unknown, path?: string): ErrorBody
  * out optional fields that hold their zero value, as Go does.
  */
 export declare function encodeErrorBody(value: ErrorBody): JSONObject;
+
+/** A FleetHost is one run of a host of the fleet, as its heartbeats say. */
+export interface FleetHost {
+  /** Host names the host and its run, without its address. */
+  host: jobs.JobHost;
+  /**
+   * HeartbeatAt is the time of its last heartbeat in Unix milliseconds; zero when
+   * none was read.
+   */
+  heartbeatAt?: number;
+  /** LeaseEndsAt is when its last heartbeat's lease ends, in Unix milliseconds. */
+  leaseEndsAt?: number;
+  /** Lost reports that the lease has ended. */
+  lost?: boolean;
+}
+
+/**
+ * decodeFleetHost reads a FleetHost from JSON as Go's decoder does, refusing
+ * input that lacks a required field.
+ */
+export declare function decodeFleetHost(json: unknown, path?: string): FleetHost;
+
+/**
+ * encodeFleetHost writes a FleetHost as JSON that Go's decoder reads, leaving
+ * out optional fields that hold their zero value, as Go does.
+ */
+export declare function encodeFleetHost(value: FleetHost): JSONObject;
+
+/**
+ * A FleetPlacement is what a fleet view (one page over the shared history of
+ * many hosts) adds to each job of its roster and each interval of its history:
+ * which run of which host registered the job, and whether that host is lost.
+ * Its keys ride in the same JSON object as the job's jobs.JobSnapshot or the
+ * interval's Interval, whose readers ignore them.
+ */
+export interface FleetPlacement {
+  /**
+   * Host is the run of the host that registered the job, without its address;
+   * empty for a job whose registration names no host.
+   */
+  host?: jobs.JobHost;
+  /**
+   * Lost reports that the job had not settled when its host's last heartbeat's
+   * lease ran out: the host is gone, the job's status is the last one known, and
+   * no settlement will follow unless the host comes back.
+   */
+  lost?: boolean;
+}
+
+/**
+ * decodeFleetPlacement reads a FleetPlacement from JSON as Go's decoder does,
+ * refusing input that lacks a required field.
+ */
+export declare function decodeFleetPlacement(json: unknown, path?: string): FleetPlacement;
+
+/**
+ * encodeFleetPlacement writes a FleetPlacement as JSON that Go's decoder reads,
+ * leaving out optional fields that hold their zero value, as Go does.
+ */
+export declare function encodeFleetPlacement(value: FleetPlacement): JSONObject;
 
 /**
  * An Interval is one job's execution interval, from its registered fact to its
@@ -157,3 +281,98 @@ export declare function decodeKillResponse(json: unknown, path?: string): KillRe
  * leaving out optional fields that hold their zero value, as Go does.
  */
 export declare function encodeKillResponse(value: KillResponse): JSONObject;
+
+/**
+ * A SubagentEvent is one entry of a continuable child's history, read from its
+ * stream, oldest first.
+ */
+export interface SubagentEvent {
+  /** At is the fact's time in Unix milliseconds. */
+  at: number;
+  /** Kind says what happened. */
+  kind: SubagentEventKind;
+  /** Message is the id of the message accepted, claimed or discarded. */
+  message?: string;
+  /**
+   * Source is who sent an accepted message (a subagents.SourceKind: user,
+   * coordinator, subagentReport, subagentSettled).
+   */
+  source?: string;
+  /** Sender is the sending session of an accepted message; empty for a user. */
+  sender?: jobs.SessionID;
+  /** Summary is a notice's one-line summary. */
+  summary?: string;
+  /**
+   * Text is an accepted message's text blocks joined, a closing message, or the
+   * created child's label.
+   */
+  text?: string;
+  /** Wake reports whether an accepted message was to wake the child. */
+  wake?: boolean;
+  /** Why says why a message was discarded. */
+  why?: string;
+  /** StopReason is how a residency ended (a subagents.StopReason). */
+  stopReason?: string;
+  /** Resumed reports a residency begun by a cold resume. */
+  resumed?: boolean;
+}
+
+/**
+ * decodeSubagentEvent reads a SubagentEvent from JSON as Go's decoder does,
+ * refusing input that lacks a required field.
+ */
+export declare function decodeSubagentEvent(json: unknown, path?: string): SubagentEvent;
+
+/**
+ * encodeSubagentEvent writes a SubagentEvent as JSON that Go's decoder reads,
+ * leaving out optional fields that hold their zero value, as Go does.
+ */
+export declare function encodeSubagentEvent(value: SubagentEvent): JSONObject;
+
+/**
+ * A SubagentNode is one continuable child under one of the caller's root
+ * sessions, as /api/subagents lists it (parents before their children).
+ */
+export interface SubagentNode {
+  /** ID is the child's session. */
+  id: jobs.SessionID;
+  /** Parent is the child's direct parent, a root or another child. */
+  parent: jobs.SessionID;
+  /** Root is the session at the top of the child's lineage (the caller's). */
+  root: jobs.SessionID;
+  /** Depth is the delegation depth; a root's children have depth 1. */
+  depth: number;
+  /** State is the child's state. */
+  state: SubagentState;
+  /** Provider names the provider that created the child. */
+  provider: string;
+  /** Label is the child's short human description. */
+  label?: string;
+  /** AgentProvider names the model provider the child runs on. */
+  agentProvider?: string;
+  /** AgentModel names the model the child runs on. */
+  agentModel?: string;
+  /** CreatedAt is the creation time in Unix milliseconds. */
+  createdAt: number;
+  /** LastActivity is the time of the child's latest fact in Unix milliseconds. */
+  lastActivity: number;
+  /** Messages counts the messages the child's inbox accepted. */
+  messages: number;
+  /**
+   * StopReason is how the last residency ended (a subagents.StopReason); empty
+   * while one is open.
+   */
+  stopReason?: string;
+}
+
+/**
+ * decodeSubagentNode reads a SubagentNode from JSON as Go's decoder does,
+ * refusing input that lacks a required field.
+ */
+export declare function decodeSubagentNode(json: unknown, path?: string): SubagentNode;
+
+/**
+ * encodeSubagentNode writes a SubagentNode as JSON that Go's decoder reads,
+ * leaving out optional fields that hold their zero value, as Go does.
+ */
+export declare function encodeSubagentNode(value: SubagentNode): JSONObject;

@@ -35,6 +35,60 @@ export function decodeKillResult(json, path = "$") {
   return json === null ? "" : _enum(json, path, "", isKillResult, "KillResult");
 }
 
+/** SubagentEventKindValues is every SubagentEventKind, in declaration order. */
+export const SubagentEventKindValues = ["created", "residencyStarted", "residencyEnded", "accepted", "claimed", "discarded"];
+
+/**
+ * isSubagentEventKind reports whether v is one of the declared
+ * SubagentEventKind values.
+ */
+export function isSubagentEventKind(v) {
+  switch (v) {
+    case "created":
+    case "residencyStarted":
+    case "residencyEnded":
+    case "accepted":
+    case "claimed":
+    case "discarded":
+      return true;
+  }
+  return false;
+}
+
+/**
+ * decodeSubagentEventKind reads a SubagentEventKind from JSON, refusing a value
+ * outside it. Null is the empty string, as in Go, although it is no
+ * SubagentEventKind.
+ */
+export function decodeSubagentEventKind(json, path = "$") {
+  return json === null ? "" : _enum(json, path, "", isSubagentEventKind, "SubagentEventKind");
+}
+
+/** SubagentStateValues is every SubagentState, in declaration order. */
+export const SubagentStateValues = ["running", "waiting", "settled"];
+
+/**
+ * isSubagentState reports whether v is one of the declared SubagentState
+ * values.
+ */
+export function isSubagentState(v) {
+  switch (v) {
+    case "running":
+    case "waiting":
+    case "settled":
+      return true;
+  }
+  return false;
+}
+
+/**
+ * decodeSubagentState reads a SubagentState from JSON, refusing a value outside
+ * it. Null is the empty string, as in Go, although it is no SubagentState.
+ */
+export function decodeSubagentState(json, path = "$") {
+  return json === null ? "" : _enum(json, path, "", isSubagentState, "SubagentState");
+}
+
 /**
  * decodeErrorBody reads an ErrorBody from JSON as Go's decoder does, refusing
  * input that lacks a required field.
@@ -66,6 +120,106 @@ export function decodeErrorBody(json, path = "$") {
 export function encodeErrorBody(value) {
   const o = {};
   o["error"] = value.error;
+  return o;
+}
+
+/**
+ * decodeFleetHost reads a FleetHost from JSON as Go's decoder does, refusing
+ * input that lacks a required field.
+ */
+export function decodeFleetHost(json, path = "$") {
+  const o = _obj(json, path, "FleetHost");
+  let f_host;
+  let f_heartbeatAt;
+  let f_leaseEndsAt;
+  let f_lost;
+  for (const k of Object.keys(o)) {
+    const v = o[k];
+    switch (k) {
+      case "host":
+        f_host = v === null ? undefined : jobs.decodeJobHost(v, path + ".host");
+        continue;
+      case "heartbeatAt":
+        if (v !== null) f_heartbeatAt = _int(v, path, "heartbeatAt");
+        continue;
+      case "leaseEndsAt":
+        if (v !== null) f_leaseEndsAt = _int(v, path, "leaseEndsAt");
+        continue;
+      case "lost":
+        if (v !== null) f_lost = _bool(v, path, "lost");
+        continue;
+    }
+    switch (_fold(k)) {
+      case "HOST":
+        throw _ambiguous(path, "FleetHost", k, "host");
+      case "HEARTBEATAT":
+        throw _ambiguous(path, "FleetHost", k, "heartbeatAt");
+      case "LEASEENDSAT":
+        throw _ambiguous(path, "FleetHost", k, "leaseEndsAt");
+      case "LOST":
+        throw _ambiguous(path, "FleetHost", k, "lost");
+    }
+  }
+  if (f_host === undefined) throw _missing(path, "FleetHost", "host");
+  const out = { host: f_host };
+  if (f_heartbeatAt) out.heartbeatAt = f_heartbeatAt;
+  if (f_leaseEndsAt) out.leaseEndsAt = f_leaseEndsAt;
+  if (f_lost) out.lost = f_lost;
+  return out;
+}
+
+/**
+ * encodeFleetHost writes a FleetHost as JSON that Go's decoder reads, leaving
+ * out optional fields that hold their zero value, as Go does.
+ */
+export function encodeFleetHost(value) {
+  const o = {};
+  o["host"] = jobs.encodeJobHost(value.host);
+  if (value.heartbeatAt) o["heartbeatAt"] = _eint(value.heartbeatAt, "FleetHost.heartbeatAt");
+  if (value.leaseEndsAt) o["leaseEndsAt"] = _eint(value.leaseEndsAt, "FleetHost.leaseEndsAt");
+  if (value.lost) o["lost"] = value.lost;
+  return o;
+}
+
+/**
+ * decodeFleetPlacement reads a FleetPlacement from JSON as Go's decoder does,
+ * refusing input that lacks a required field.
+ */
+export function decodeFleetPlacement(json, path = "$") {
+  const o = _obj(json, path, "FleetPlacement");
+  let f_host;
+  let f_lost;
+  for (const k of Object.keys(o)) {
+    const v = o[k];
+    switch (k) {
+      case "host":
+        f_host = jobs.decodeJobHost(v, path + ".host");
+        continue;
+      case "lost":
+        if (v !== null) f_lost = _bool(v, path, "lost");
+        continue;
+    }
+    switch (_fold(k)) {
+      case "HOST":
+        throw _ambiguous(path, "FleetPlacement", k, "host");
+      case "LOST":
+        throw _ambiguous(path, "FleetPlacement", k, "lost");
+    }
+  }
+  const out = {  };
+  if (f_host !== undefined) out.host = f_host;
+  if (f_lost) out.lost = f_lost;
+  return out;
+}
+
+/**
+ * encodeFleetPlacement writes a FleetPlacement as JSON that Go's decoder reads,
+ * leaving out optional fields that hold their zero value, as Go does.
+ */
+export function encodeFleetPlacement(value) {
+  const o = {};
+  if (value.host !== undefined) o["host"] = jobs.encodeJobHost(value.host);
+  if (value.lost) o["lost"] = value.lost;
   return o;
 }
 
@@ -280,5 +434,249 @@ export function encodeKillResponse(value) {
   const o = {};
   o["result"] = _eenum(value.result, isKillResult, "KillResponse.result");
   o["job"] = jobs.encodeJobSnapshot(value.job);
+  return o;
+}
+
+/**
+ * decodeSubagentEvent reads a SubagentEvent from JSON as Go's decoder does,
+ * refusing input that lacks a required field.
+ */
+export function decodeSubagentEvent(json, path = "$") {
+  const o = _obj(json, path, "SubagentEvent");
+  let f_at;
+  let f_kind;
+  let f_message;
+  let f_source;
+  let f_sender;
+  let f_summary;
+  let f_text;
+  let f_wake;
+  let f_why;
+  let f_stopReason;
+  let f_resumed;
+  for (const k of Object.keys(o)) {
+    const v = o[k];
+    switch (k) {
+      case "at":
+        f_at = v === null ? undefined : _int(v, path, "at");
+        continue;
+      case "kind":
+        f_kind = v === null ? undefined : _enum(v, path, "kind", isSubagentEventKind, "SubagentEventKind");
+        continue;
+      case "message":
+        if (v !== null) f_message = _str(v, path, "message");
+        continue;
+      case "source":
+        if (v !== null) f_source = _str(v, path, "source");
+        continue;
+      case "sender":
+        if (v !== null) f_sender = _str(v, path, "sender");
+        continue;
+      case "summary":
+        if (v !== null) f_summary = _str(v, path, "summary");
+        continue;
+      case "text":
+        if (v !== null) f_text = _str(v, path, "text");
+        continue;
+      case "wake":
+        if (v !== null) f_wake = _bool(v, path, "wake");
+        continue;
+      case "why":
+        if (v !== null) f_why = _str(v, path, "why");
+        continue;
+      case "stopReason":
+        if (v !== null) f_stopReason = _str(v, path, "stopReason");
+        continue;
+      case "resumed":
+        if (v !== null) f_resumed = _bool(v, path, "resumed");
+        continue;
+    }
+    switch (_fold(k)) {
+      case "AT":
+        throw _ambiguous(path, "SubagentEvent", k, "at");
+      case "KIND":
+        throw _ambiguous(path, "SubagentEvent", k, "kind");
+      case "MESSAGE":
+        throw _ambiguous(path, "SubagentEvent", k, "message");
+      case "SOURCE":
+        throw _ambiguous(path, "SubagentEvent", k, "source");
+      case "SENDER":
+        throw _ambiguous(path, "SubagentEvent", k, "sender");
+      case "SUMMARY":
+        throw _ambiguous(path, "SubagentEvent", k, "summary");
+      case "TEXT":
+        throw _ambiguous(path, "SubagentEvent", k, "text");
+      case "WAKE":
+        throw _ambiguous(path, "SubagentEvent", k, "wake");
+      case "WHY":
+        throw _ambiguous(path, "SubagentEvent", k, "why");
+      case "STOPREASON":
+        throw _ambiguous(path, "SubagentEvent", k, "stopReason");
+      case "RESUMED":
+        throw _ambiguous(path, "SubagentEvent", k, "resumed");
+    }
+  }
+  if (f_at === undefined) throw _missing(path, "SubagentEvent", "at");
+  if (f_kind === undefined) throw _missing(path, "SubagentEvent", "kind");
+  const out = { at: f_at, kind: f_kind };
+  if (f_message) out.message = f_message;
+  if (f_source) out.source = f_source;
+  if (f_sender) out.sender = f_sender;
+  if (f_summary) out.summary = f_summary;
+  if (f_text) out.text = f_text;
+  if (f_wake) out.wake = f_wake;
+  if (f_why) out.why = f_why;
+  if (f_stopReason) out.stopReason = f_stopReason;
+  if (f_resumed) out.resumed = f_resumed;
+  return out;
+}
+
+/**
+ * encodeSubagentEvent writes a SubagentEvent as JSON that Go's decoder reads,
+ * leaving out optional fields that hold their zero value, as Go does.
+ */
+export function encodeSubagentEvent(value) {
+  const o = {};
+  o["at"] = _eint(value.at, "SubagentEvent.at");
+  o["kind"] = _eenum(value.kind, isSubagentEventKind, "SubagentEvent.kind");
+  if (value.message) o["message"] = value.message;
+  if (value.source) o["source"] = value.source;
+  if (value.sender) o["sender"] = value.sender;
+  if (value.summary) o["summary"] = value.summary;
+  if (value.text) o["text"] = value.text;
+  if (value.wake) o["wake"] = value.wake;
+  if (value.why) o["why"] = value.why;
+  if (value.stopReason) o["stopReason"] = value.stopReason;
+  if (value.resumed) o["resumed"] = value.resumed;
+  return o;
+}
+
+/**
+ * decodeSubagentNode reads a SubagentNode from JSON as Go's decoder does,
+ * refusing input that lacks a required field.
+ */
+export function decodeSubagentNode(json, path = "$") {
+  const o = _obj(json, path, "SubagentNode");
+  let f_id;
+  let f_parent;
+  let f_root;
+  let f_depth;
+  let f_state;
+  let f_provider;
+  let f_label;
+  let f_agentProvider;
+  let f_agentModel;
+  let f_createdAt;
+  let f_lastActivity;
+  let f_messages;
+  let f_stopReason;
+  for (const k of Object.keys(o)) {
+    const v = o[k];
+    switch (k) {
+      case "id":
+        f_id = v === null ? undefined : _str(v, path, "id");
+        continue;
+      case "parent":
+        f_parent = v === null ? undefined : _str(v, path, "parent");
+        continue;
+      case "root":
+        f_root = v === null ? undefined : _str(v, path, "root");
+        continue;
+      case "depth":
+        f_depth = v === null ? undefined : _int(v, path, "depth");
+        continue;
+      case "state":
+        f_state = v === null ? undefined : _enum(v, path, "state", isSubagentState, "SubagentState");
+        continue;
+      case "provider":
+        f_provider = v === null ? undefined : _str(v, path, "provider");
+        continue;
+      case "label":
+        if (v !== null) f_label = _str(v, path, "label");
+        continue;
+      case "agentProvider":
+        if (v !== null) f_agentProvider = _str(v, path, "agentProvider");
+        continue;
+      case "agentModel":
+        if (v !== null) f_agentModel = _str(v, path, "agentModel");
+        continue;
+      case "createdAt":
+        f_createdAt = v === null ? undefined : _int(v, path, "createdAt");
+        continue;
+      case "lastActivity":
+        f_lastActivity = v === null ? undefined : _int(v, path, "lastActivity");
+        continue;
+      case "messages":
+        f_messages = v === null ? undefined : _int(v, path, "messages");
+        continue;
+      case "stopReason":
+        if (v !== null) f_stopReason = _str(v, path, "stopReason");
+        continue;
+    }
+    switch (_fold(k)) {
+      case "ID":
+        throw _ambiguous(path, "SubagentNode", k, "id");
+      case "PARENT":
+        throw _ambiguous(path, "SubagentNode", k, "parent");
+      case "ROOT":
+        throw _ambiguous(path, "SubagentNode", k, "root");
+      case "DEPTH":
+        throw _ambiguous(path, "SubagentNode", k, "depth");
+      case "STATE":
+        throw _ambiguous(path, "SubagentNode", k, "state");
+      case "PROVIDER":
+        throw _ambiguous(path, "SubagentNode", k, "provider");
+      case "LABEL":
+        throw _ambiguous(path, "SubagentNode", k, "label");
+      case "AGENTPROVIDER":
+        throw _ambiguous(path, "SubagentNode", k, "agentProvider");
+      case "AGENTMODEL":
+        throw _ambiguous(path, "SubagentNode", k, "agentModel");
+      case "CREATEDAT":
+        throw _ambiguous(path, "SubagentNode", k, "createdAt");
+      case "LASTACTIVITY":
+        throw _ambiguous(path, "SubagentNode", k, "lastActivity");
+      case "MESSAGES":
+        throw _ambiguous(path, "SubagentNode", k, "messages");
+      case "STOPREASON":
+        throw _ambiguous(path, "SubagentNode", k, "stopReason");
+    }
+  }
+  if (f_id === undefined) throw _missing(path, "SubagentNode", "id");
+  if (f_parent === undefined) throw _missing(path, "SubagentNode", "parent");
+  if (f_root === undefined) throw _missing(path, "SubagentNode", "root");
+  if (f_depth === undefined) throw _missing(path, "SubagentNode", "depth");
+  if (f_state === undefined) throw _missing(path, "SubagentNode", "state");
+  if (f_provider === undefined) throw _missing(path, "SubagentNode", "provider");
+  if (f_createdAt === undefined) throw _missing(path, "SubagentNode", "createdAt");
+  if (f_lastActivity === undefined) throw _missing(path, "SubagentNode", "lastActivity");
+  if (f_messages === undefined) throw _missing(path, "SubagentNode", "messages");
+  const out = { id: f_id, parent: f_parent, root: f_root, depth: f_depth, state: f_state, provider: f_provider, createdAt: f_createdAt, lastActivity: f_lastActivity, messages: f_messages };
+  if (f_label) out.label = f_label;
+  if (f_agentProvider) out.agentProvider = f_agentProvider;
+  if (f_agentModel) out.agentModel = f_agentModel;
+  if (f_stopReason) out.stopReason = f_stopReason;
+  return out;
+}
+
+/**
+ * encodeSubagentNode writes a SubagentNode as JSON that Go's decoder reads,
+ * leaving out optional fields that hold their zero value, as Go does.
+ */
+export function encodeSubagentNode(value) {
+  const o = {};
+  o["id"] = value.id;
+  o["parent"] = value.parent;
+  o["root"] = value.root;
+  o["depth"] = _eint(value.depth, "SubagentNode.depth");
+  o["state"] = _eenum(value.state, isSubagentState, "SubagentNode.state");
+  o["provider"] = value.provider;
+  if (value.label) o["label"] = value.label;
+  if (value.agentProvider) o["agentProvider"] = value.agentProvider;
+  if (value.agentModel) o["agentModel"] = value.agentModel;
+  o["createdAt"] = _eint(value.createdAt, "SubagentNode.createdAt");
+  o["lastActivity"] = _eint(value.lastActivity, "SubagentNode.lastActivity");
+  o["messages"] = _eint(value.messages, "SubagentNode.messages");
+  if (value.stopReason) o["stopReason"] = value.stopReason;
   return o;
 }

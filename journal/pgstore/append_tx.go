@@ -289,6 +289,9 @@ func (t *appendTx) finish(ctx context.Context, conn *pgxpool.Conn, chunks int, o
 		if _, err := conn.Exec(ctx, "ROLLBACK"); err != nil {
 			return t.fail("rollback", err, false)
 		}
+		for _, name := range t.names {
+			t.full[name] = true // a request is all or nothing, and this one rolled back
+		}
 		out.inserted = false
 		return nil
 	}
@@ -336,10 +339,12 @@ func (t *appendTx) answer() error {
 	at := 0
 	for _, r := range t.batch {
 		seqs := make([]uint64, len(r.entries))
-		for i := range r.entries {
+		for i, e := range r.entries {
 			from := at
 			if t.first[at] >= 0 {
 				from = t.first[at]
+			} else if !t.held[at] && !t.full[r.stream] {
+				r.fresh, r.freshBytes = r.fresh+1, r.freshBytes+entryBytes(r.stream, e)
 			}
 			seqs[i] = t.seq[from]
 			at++

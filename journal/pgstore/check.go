@@ -14,17 +14,19 @@ type Summary struct {
 }
 
 // Check verifies what the schema's constraints cannot: that every stream's
-// facts are seqs 1 to the last without a gap, that no stream's head (the
-// floor its appends number after) is past its last fact, which would leave
-// a gap at the next append, and that every fact's stream has a row. Damage
-// is reported with the streams it touches, wrapping journal.ErrCorrupt.
+// facts are seqs 1 to its last seq without a gap (from its archived seq
+// plus one, for a stream retention archived), where the last seq is the
+// larger of head (the floor its appends number after) and its last fact's,
+// so that a head past the facts, which would leave a gap at the next
+// append, is damage; and that every fact's stream has a row. Damage is
+// reported with the streams it touches, wrapping journal.ErrCorrupt.
 func (s *Store) Check(ctx context.Context) (Summary, error) {
 	if s.isClosed() {
 		return Summary{}, s.errClosed()
 	}
 	var sum Summary
 	var problems []string
-	rows, err := s.pool.Query(ctx, `SELECT st.name, st.head, coalesce(f.n, 0), coalesce(f.lo, 0), coalesce(f.hi, 0)
+	rows, err := s.pool.Query(ctx, `SELECT st.name, st.head, st.archived, coalesce(f.n, 0), coalesce(f.lo, 0), coalesce(f.hi, 0)
 		FROM `+s.sql.table("stream")+` st
 		LEFT JOIN (SELECT stream, count(*) AS n, min(seq) AS lo, max(seq) AS hi FROM `+s.sql.table("fact")+` GROUP BY stream) f
 		ON f.stream = st.name ORDER BY st.name`)
@@ -33,15 +35,20 @@ func (s *Store) Check(ctx context.Context) (Summary, error) {
 	}
 	for rows.Next() {
 		var name string
-		var head, n, lo, hi int64
-		if err := rows.Scan(&name, &head, &n, &lo, &hi); err != nil {
+		var head, archived, n, lo, hi int64
+		if err := rows.Scan(&name, &head, &archived, &n, &lo, &hi); err != nil {
 			rows.Close()
 			return sum, fmt.Errorf("%s: check: %w", s.name, err)
 		}
 		sum.Streams++
 		sum.Records += int(n)
-		if n != hi || (n > 0 && lo != 1) || head > hi {
-			problems = append(problems, fmt.Sprintf("stream %q: head %d, %d records with seqs %d to %d", name, head, n, lo, hi))
+		last := max(head, hi)
+		if n != last-archived || (n > 0 && (lo != archived+1 || hi != last)) {
+			problem := fmt.Sprintf("stream %q: head %d, %d records with seqs %d to %d", name, head, n, lo, hi)
+			if archived > 0 {
+				problem += fmt.Sprintf(", archived through %d", archived)
+			}
+			problems = append(problems, problem)
 		}
 	}
 	if err := rows.Err(); err != nil {

@@ -22,6 +22,9 @@ type request struct {
 	bytes   int // what the entries weigh in a batch; see entryBytes
 	seqs    []uint64
 	err     error
+	// fresh counts the entries the transaction inserted (not held ids),
+	// and freshBytes their entryBytes, for the observer.
+	fresh, freshBytes int
 	// released is closed once the committer reads the entries no more:
 	// they are sent, or their transaction failed before it sent them.
 	released chan struct{}
@@ -158,8 +161,10 @@ func (s *Store) run(batch []*request) {
 	began := time.Now()
 	err = s.commitBatch(ctx, conn, batch)
 	conn.Release()
+	took := time.Since(began)
+	s.observeCommit(took, batch, err)
 	s.mu.Lock()
-	s.lastCommit = time.Since(began)
+	s.lastCommit = took
 	s.gatherTarget = len(s.pending) + len(batch)
 	s.mu.Unlock()
 	s.deliver(batch, err)

@@ -12,7 +12,7 @@ newer (xid8), reached directly: a transaction-pooling proxy loses LISTEN.
 
 Open applies the embedded migrations (migrations/NNNN_name.sql) in one
 transaction under an advisory lock keyed by the schema, records each in
-schema_version, and refuses a schema newer than the build (ErrSchemaTooNew).
+schema_version, and refuses a schema newer than the build (ErrSchemaTooNew); WithoutMigrate makes it refuse a schema behind the build (ErrSchemaBehind) instead of migrating it.
 A store's tables live in its schema (WithSchema; default jobgen_journal):
 
 	stream(name PK, head)                       one counter row per stream
@@ -108,6 +108,18 @@ poll interval. A tail outlives a server
 restart: a lost connection, and the errors of a server going down (57P01,
 57P02) or starting up (57P03), are retried with backoff; another error the
 server reports for its query ends the tail.
+
+# Observing
+
+WithObserver takes the file store's journal.Observer (otelmetrics'
+JournalObserver is one): Appended counts the new entries of each Append
+that committed, AppendFailed its refusals and failures, Flushed each Flush.
+An observer that is also a pgstore.Observer hears what only this store has:
+each append transaction's duration and batch size (Committed), how long an
+Append waited for its commit (AppendWaited), how old the records a tail
+delivers are (TailLagged, one question to the server per page delivered),
+and lost connections tried again (Reconnected). Without an observer the
+store makes none of these calls and reads no clock for them.
 
 # Vocabularies
 

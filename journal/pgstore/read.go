@@ -42,6 +42,9 @@ func (s *Store) ReadStream(ctx context.Context, stream journal.Stream, after uin
 				return
 			}
 			page, err := s.readStreamPage(ctx, stream, cursor)
+			if err == nil && cursor == int64(after) && (len(page) == 0 || page[0].Seq != after+1) {
+				err = s.checkArchived(ctx, stream, after)
+			}
 			if err != nil {
 				yield(journal.Record{}, fmt.Errorf("%s: read %q after seq %d: %w", s.name, stream, cursor, err))
 				return
@@ -61,6 +64,29 @@ func (s *Store) ReadStream(ctx context.Context, stream journal.Stream, after uin
 			}
 		}
 	}
+}
+
+// LastSeq returns the seq of the last committed record of stream, 0 when
+// there is none: the larger of its last fact's seq (one backward probe of
+// the primary key) and its head, which Archive raises to the last seq it
+// moves, so that a stream whose records were all archived still answers
+// the seq its next append follows. Every Append that returned has
+// committed, so it counts them all.
+func (s *Store) LastSeq(ctx context.Context, stream journal.Stream) (uint64, error) {
+	if err := checkStream(stream); err != nil {
+		return 0, fmt.Errorf("%s: last seq of %q: %w", s.name, stream, err)
+	}
+	if s.isClosed() {
+		return 0, s.errClosed()
+	}
+	if err := ctx.Err(); err != nil {
+		return 0, fmt.Errorf("%s: last seq of %q: %w", s.name, stream, err)
+	}
+	var last int64
+	if err := s.pool.QueryRow(ctx, s.sql.of(lastSeqSQL), string(stream)).Scan(&last); err != nil {
+		return 0, fmt.Errorf("%s: last seq of %q: %w", s.name, stream, err)
+	}
+	return uint64(last), nil
 }
 
 func (s *Store) readStreamPage(ctx context.Context, stream journal.Stream, after int64) ([]journal.Record, error) {
@@ -224,6 +250,7 @@ func (s *Store) Tail(ctx context.Context, after journal.Position) iter.Seq2[jour
 					return
 				}
 				s.log.Warn("pgstore: tail read failed; retrying", "schema", s.schema, "after", cursor.String(), "in", backoff, "err", err)
+				s.observeReconnect("tail", err)
 				if sleep(ctx, backoff) != nil {
 					return
 				}
@@ -236,6 +263,9 @@ func (s *Store) Tail(ctx context.Context, after journal.Position) iter.Seq2[jour
 					return
 				}
 				cursor = rec.Pos
+			}
+			if len(page) > 0 {
+				s.observeTail(page[len(page)-1])
 			}
 			if len(page) == pageRows {
 				continue
@@ -298,6 +328,7 @@ func (s *Store) listen() {
 			delay = 50 * time.Millisecond
 		}
 		s.log.Warn("pgstore: LISTEN connection lost; reconnecting, tails poll meanwhile", "schema", s.schema, "in", delay, "err", err)
+		s.observeReconnect("listen", err)
 		s.tails.raise()
 		if sleep(s.bg, delay) != nil {
 			return

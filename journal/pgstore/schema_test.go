@@ -85,7 +85,7 @@ func TestConcurrentOpensMigrateOnce(t *testing.T) {
 }
 
 func TestMigrationsAreNumberedWithoutGaps(t *testing.T) {
-	ms, err := migrations()
+	ms, err := Migrations()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,10 +115,10 @@ func TestCheckFindsGapsTheTriggersWouldNotStop(t *testing.T) {
 	}
 }
 
-func TestWithoutMigratingChangesNothingAndRefusesWhatIsNotAJournal(t *testing.T) {
+func TestWithoutMigrateChangesNothingAndRefusesWhatIsNotAJournal(t *testing.T) {
 	schema := pgtest.Schema(t)
 	ctx := context.Background()
-	if _, err := Open(ctx, pgtest.DSN(t), WithSchema(schema), WithoutMigrating()); !errors.Is(err, journal.ErrNotJournal) {
+	if _, err := Open(ctx, pgtest.DSN(t), WithSchema(schema), WithoutMigrate()); !errors.Is(err, journal.ErrNotJournal) {
 		t.Fatalf("read-only Open of a missing schema: %v, want ErrNotJournal", err)
 	}
 	var n int
@@ -129,7 +129,7 @@ func TestWithoutMigratingChangesNothingAndRefusesWhatIsNotAJournal(t *testing.T)
 	if _, err := w.Append(ctx, "s", journal.Entry{Payload: fact("x")}); err != nil {
 		t.Fatal(err)
 	}
-	r := openSchema(t, schema, WithoutMigrating())
+	r := openSchema(t, schema, WithoutMigrate())
 	if recs := readStream(t, r, "s", 0); len(recs) != 1 {
 		t.Fatalf("read-only store reads %d records", len(recs))
 	}

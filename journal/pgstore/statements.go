@@ -32,7 +32,7 @@ const (
 	// client leaves out an entry whose id an earlier entry of the
 	// transaction has. For each stream it finds the base, the larger of the
 	// last fact's seq (one probe of the primary key, backwards) and the
-	// stream's head (a floor moved only by hand), and whether base + count
+	// stream's head (a floor archive_streams raises), and whether base + count
 	// fits in a seq; for each entry with an id, the seq of the fact that
 	// holds that id already (one probe). When no id is held it inserts every
 	// entry of a stream that fits as seq base + rank, in entry order, and
@@ -50,6 +50,11 @@ const (
 	// span the commit's WAL flush and serialize every writer's commits.
 	notifySQL
 	readStreamSQL
+	// lastSeqSQL answers the last seq of the stream ($1), 0 for none: the
+	// larger of its last fact's seq (one backward probe of the primary key)
+	// and its head, which archive_streams raises to the last seq it removes.
+	// An append numbers after it, and Archive, Streams and Check read it.
+	lastSeqSQL
 	// readAllSQL answers everything after the cursor that is safe to hand
 	// out: rows of transactions below the snapshot's xmin, all of which have
 	// ended, so no row can later appear before the last one returned.
@@ -113,6 +118,9 @@ var statementTexts = [statementCount]string{
 			)
 			SELECT a.base, a.fits, h.ord, h.seq, (SELECT xid FROM ins LIMIT 1) FROM a, h`,
 	notifySQL: `SELECT pg_notify($1, '')`,
+	lastSeqSQL: `SELECT coalesce(greatest(
+				(SELECT st.head FROM S.stream st WHERE st.name = $1),
+				(SELECT f.seq FROM S.fact f WHERE f.stream = $1 ORDER BY f.seq DESC LIMIT 1)), 0)`,
 	readStreamSQL: `SELECT seq, coalesce(id, ''), xid, pos, payload::text FROM S.fact
 			WHERE stream = $1 AND seq > $2 ORDER BY seq LIMIT $3`,
 	readAllSQL: `SELECT stream, seq, coalesce(id, ''), xid, pos, payload::text FROM S.fact

@@ -32,7 +32,8 @@ type config struct {
 	poll          time.Duration
 	ryw           time.Duration
 	hooks         *hooks
-	readOnly      bool
+	noMigrate     bool
+	obs           journal.Observer
 }
 
 // WithSchema puts the store's tables in schema (created when missing).
@@ -75,11 +76,13 @@ func WithPollInterval(d time.Duration) Option { return func(c *config) { c.poll 
 // writer's (default 5s); see ReadAll.
 func WithReadYourWritesWait(d time.Duration) Option { return func(c *config) { c.ryw = d } }
 
-// WithoutMigrating opens an existing journal as it is, for tools that only
-// read: Open neither creates nor changes the schema, and refuses a schema
-// that is missing (journal.ErrNotJournal) or at another version than this
-// build's (ErrSchemaTooNew when newer).
-func WithoutMigrating() Option { return func(c *config) { c.readOnly = true } }
+// WithoutMigrate opens an existing journal as it is: Open neither creates
+// nor changes the schema. A production host whose schema an operator
+// migrates (`jobgen journal migrate`, or Migrate) opens with it, and so do
+// tools that only read. Open refuses a schema that is missing
+// (ErrSchemaBehind and journal.ErrNotJournal), older than this build
+// (ErrSchemaBehind) or newer (ErrSchemaTooNew).
+func WithoutMigrate() Option { return func(c *config) { c.noMigrate = true } }
 
 // A Store is a journal.Tailer on PostgreSQL. Create one with Open or
 // OpenPool; it is safe for concurrent use.
@@ -165,18 +168,8 @@ func open(ctx context.Context, pool *pgxpool.Pool, own bool, opts []Option) (*St
 	if cfg.log == nil {
 		cfg.log = slog.New(slog.DiscardHandler)
 	}
-	var applied []int
-	var err error
-	if cfg.readOnly {
-		err = checkVersion(ctx, pool, cfg.schema)
-	} else {
-		applied, err = migrate(ctx, pool, cfg.schema)
-	}
-	if err != nil {
+	if err := prepareSchema(ctx, pool, cfg); err != nil {
 		return nil, err
-	}
-	if len(applied) > 0 {
-		cfg.log.Info("pgstore: migrated", "schema", cfg.schema, "versions", applied)
 	}
 	bg, cancel := context.WithCancel(context.Background())
 	s := &Store{
@@ -202,6 +195,25 @@ func open(ctx context.Context, pool *pgxpool.Pool, own bool, opts []Option) (*St
 	return s, nil
 }
 
+// prepareSchema checks the schema's version (WithoutMigrate) or migrates it.
+func prepareSchema(ctx context.Context, pool *pgxpool.Pool, cfg config) error {
+	if cfg.noMigrate {
+		return checkVersion(ctx, pool, cfg.schema)
+	}
+	applied, err := Migrate(ctx, pool, cfg.schema)
+	if err != nil {
+		return err
+	}
+	if len(applied) > 0 {
+		versions := make([]int, len(applied))
+		for i, m := range applied {
+			versions[i] = m.Version
+		}
+		cfg.log.Info("pgstore: migrated", "schema", cfg.schema, "versions", versions)
+	}
+	return nil
+}
+
 // Schema returns the schema the store's tables are in.
 func (s *Store) Schema() string { return s.schema }
 
@@ -221,35 +233,56 @@ func (s *Store) Pool() *pgxpool.Pool { return s.pool }
 // The store reads the payloads where they are, without copying them, until
 // they are sent; Append does not return before then.
 func (s *Store) Append(ctx context.Context, stream journal.Stream, entries ...journal.Entry) ([]uint64, error) {
+	if s.cfg.obs == nil {
+		_, seqs, err := s.append(ctx, stream, entries)
+		return seqs, err
+	}
+	began := time.Now()
+	r, seqs, err := s.append(ctx, stream, entries)
+	s.observeAppend(r, began, err)
+	return seqs, err
+}
+
+// append is Append; it also returns the request it queued, nil when it
+// queued none.
+func (s *Store) append(ctx context.Context, stream journal.Stream, entries []journal.Entry) (*request, []uint64, error) {
 	if err := checkStream(stream); err != nil {
-		return nil, fmt.Errorf("%s: append to %q: %w", s.name, stream, err)
+		return nil, nil, fmt.Errorf("%s: append to %q: %w", s.name, stream, err)
 	}
 	bytes := 0
 	for i, e := range entries {
 		if err := checkEntry(e); err != nil {
-			return nil, fmt.Errorf("%s: append to %q: entry %d: %w", s.name, stream, i, err)
+			return nil, nil, fmt.Errorf("%s: append to %q: entry %d: %w", s.name, stream, i, err)
 		}
 		bytes += entryBytes(string(stream), e)
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("%s: append to %q: %w", s.name, stream, err)
+		return nil, nil, fmt.Errorf("%s: append to %q: %w", s.name, stream, err)
 	}
 	if len(entries) == 0 {
 		if s.isClosed() {
-			return nil, s.errClosed()
+			return nil, nil, s.errClosed()
 		}
-		return []uint64{}, nil
+		return nil, []uint64{}, nil
 	}
 	r := &request{stream: string(stream), entries: slices.Clone(entries), bytes: bytes,
 		released: make(chan struct{}), done: make(chan struct{})}
+	seqs, err := s.await(ctx, r)
+	return r, seqs, err
+}
+
+// await queues r and waits for its transaction, or withdraws it when ctx
+// ends first.
+func (s *Store) await(ctx context.Context, r *request) ([]uint64, error) {
+	stream := r.stream
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
 		return nil, s.errClosed()
 	}
 	s.pending = append(s.pending, r)
-	s.queued += len(entries)
-	s.queuedBytes += bytes
+	s.queued += len(r.entries)
+	s.queuedBytes += r.bytes
 	s.mu.Unlock()
 	s.work.raise()
 	select {
@@ -285,6 +318,16 @@ func lockSeed(schema string) int64 {
 // commit is not sticky here: it failed the appends it held, which reported it,
 // and acknowledged nothing that could be lost.
 func (s *Store) Flush(ctx context.Context) error {
+	if s.cfg.obs == nil {
+		return s.flush(ctx)
+	}
+	began := time.Now()
+	err := s.flush(ctx)
+	s.cfg.obs.Flushed(time.Since(began), err)
+	return err
+}
+
+func (s *Store) flush(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("%s: flush: %w", s.name, err)
 	}

@@ -60,6 +60,7 @@ func Run(t *testing.T, open func(t *testing.T) journal.Store, opts ...Option) {
 		{"IDsAreIdempotentPerStream", idempotentIDs},
 		{"FlushThenReopenKeepsEverything", flushThenReopen},
 		{"CloseFlushes", closeFlushes},
+		{"NothingIsLostWithoutRetention", nothingIsLost},
 		{"ConcurrentAppendersOfManyStreams", concurrentAppenders},
 		{"GlobalOrderAgreesWithEveryStream", globalOrderAgreesWithStreams},
 		{"ReadsSeeWhatAppendReturnedDuringWrites", readsDuringWrites},

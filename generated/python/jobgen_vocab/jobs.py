@@ -24,6 +24,19 @@ from ._runtime import (
 )
 
 
+class HostID(StringIdentifier):
+    """A HostID names one runtime host of a fleet that shares a history, as its operator
+    configures it (web-1).
+    """
+
+
+class IncarnationID(UUIDIdentifier):
+    """An IncarnationID names one run of a host, from its start to its end: a host that
+    restarts under the same HostID has a new one, so the jobs a dead run left behind
+    are told apart from the jobs of the run that replaced it.
+    """
+
+
 class JobID(UUIDIdentifier):
     """A JobID identifies one job, live or in history, across registry restarts and
     copied journals. It is issued with the job's display ordinal, before the starter
@@ -113,6 +126,24 @@ class AppendOptions(Model):
 
     gap_before: bool = Field(default=False, serialization_alias="gapBefore")
     """GapBefore marks output lost immediately before this text."""
+
+
+class JobHost(Model):
+    """A JobHost says which run of which host registered a job, and where that host's
+    wire (jobhttp) serves, so that a view of the whole fleet can find the host that
+    owns a live job.
+    """
+
+    name: HostID
+    """Name is the host's name."""
+
+    incarnation: IncarnationID
+    """Incarnation is the run of the host that registered the job."""
+
+    address: str = ""
+    """Address is the base URL of the host's jobhttp (http://10.0.0.7:8080); empty when
+    it serves none.
+    """
 
 
 class JobOutcome(Model):
@@ -311,8 +342,40 @@ def decode_follow_frame(data: str | bytes) -> FollowFrame:
     return decode_union(data, "FollowFrame", "frame", variants)
 
 
-class JobRegistered(Model):
-    """A JobRegistered fact records that an owned job was registered."""
+class HostHeartbeat(Model):
+    """A HostHeartbeat fact records that a run of a host was alive: each run appends one
+    every so often to a stream of its own, and a job whose host's last heartbeat is
+    older than the lease it promised is lost with its host, not running.
+    """
+
+    host: JobHost
+    """Host is the run of the host that is alive, and where its wire serves."""
+
+    at: Int64
+    """At is the heartbeat's time in Unix milliseconds, from the host's clock."""
+
+    lease_ms: Int64 = Field(serialization_alias="leaseMs")
+    """LeaseMs is how long after At the host counts as alive without a newer heartbeat,
+    in milliseconds.
+    """
+
+
+class HostHeartbeatEnvelope(Envelope):
+    """A HostHeartbeatEnvelope is a host/heartbeat v1 fact as the journal stores it."""
+
+    type: Literal["host/heartbeat"] = "host/heartbeat"
+    v: Literal[1] = 1
+    data: HostHeartbeat
+
+
+class JobRegisteredV1(Model):
+    """JobRegisteredV1 is version 1 of job/registered, still decoded. Go's DecodeFact
+    upcasts it to JobRegistered with upcastJobRegisteredV1; decode_fact returns it as
+    it is, and a Python reader converts it itself.
+
+    Version 1 does not say which host registered the job; its upcaster leaves Host
+    empty.
+    """
 
     job_id: JobID = Field(serialization_alias="jobId")
     """JobID identifies the job."""
@@ -341,11 +404,61 @@ class JobRegistered(Model):
     """Record reports whether the job keeps a record."""
 
 
-class JobRegisteredEnvelope(Envelope):
-    """A JobRegisteredEnvelope is a job/registered v1 fact as the journal stores it."""
+class JobRegisteredV1Envelope(Envelope):
+    """A JobRegisteredV1Envelope is a job/registered v1 fact as the journal stores
+    it.
+    """
 
     type: Literal["job/registered"] = "job/registered"
     v: Literal[1] = 1
+    data: JobRegisteredV1
+
+
+class JobRegistered(Model):
+    """A JobRegistered fact records that an owned job was registered.
+
+    Version 2 records the host that registered the job, for a fleet sharing one
+    history.
+    """
+
+    job_id: JobID = Field(serialization_alias="jobId")
+    """JobID identifies the job."""
+
+    at: Int64
+    """At is the registration time in Unix milliseconds, from the registry's clock."""
+
+    owner: SessionID
+    """Owner is the owning session."""
+
+    kind: str
+    """Kind is the producer's kind."""
+
+    label: str
+    """Label is the job's label."""
+
+    ordinal: Int64
+    """Ordinal is the per-kind display ordinal."""
+
+    tool_call: ToolCallID = Field(
+        default=ToolCallID(""), serialization_alias="toolCall"
+    )
+    """ToolCall is the tool call that created the job."""
+
+    record: bool
+    """Record reports whether the job keeps a record."""
+
+    host: JobHost | None = None
+    """Host is the run of the host that registered the job and the address its wire
+    serves on; empty when the runtime names no host (one process, or history written
+    as version 1).
+    """
+
+
+class JobRegisteredEnvelope(Envelope):
+    """A JobRegisteredEnvelope is a job/registered v2 fact as the journal stores it."""
+
+    type: Literal["job/registered"] = "job/registered"
+    v: Literal[2] = 2
     data: JobRegistered
 
 
@@ -425,7 +538,10 @@ class JobSettledEnvelope(Envelope):
 
 
 FactEnvelope: TypeAlias = Annotated[
-    JobRegisteredEnvelope
+    HostHeartbeatEnvelope
+    | Annotated[
+        JobRegisteredV1Envelope | JobRegisteredEnvelope, Field(discriminator="v")
+    ]
     | Annotated[JobSettledV1Envelope | JobSettledEnvelope, Field(discriminator="v")],
     Field(discriminator="type"),
 ]
@@ -443,7 +559,8 @@ def decode_fact(data: str | bytes) -> FactEnvelope:
     version it does not decode (newer, or retired) one of kind unknownVersion.
     """
     facts: dict[str, dict[Any, type[FactEnvelope]]] = {
-        "job/registered": {1: JobRegisteredEnvelope},
+        "host/heartbeat": {1: HostHeartbeatEnvelope},
+        "job/registered": {1: JobRegisteredV1Envelope, 2: JobRegisteredEnvelope},
         "job/settled": {1: JobSettledV1Envelope, 2: JobSettledEnvelope},
     }
     return decode_envelope(data, facts)

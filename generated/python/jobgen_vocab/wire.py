@@ -28,6 +28,49 @@ KILL_RESULT_VALUES: Final[tuple[KillResult, ...]] = ("requested", "alreadyFinish
 """KILL_RESULT_VALUES is every KillResult, in declaration order."""
 
 
+SubagentEventKind: TypeAlias = Literal[
+    "created", "residencyStarted", "residencyEnded", "accepted", "claimed", "discarded"
+]
+"""A SubagentEventKind says what one entry of a child's history records.
+
+- "created": The child was created: Text is its label.
+- "residencyStarted": A residency began: at creation, or a cold resume (Resumed).
+- "residencyEnded": A residency ended: StopReason says how, Text is the agent's
+  closing message.
+- "accepted": The child's inbox accepted a message: Message, Source, Sender, Summary,
+  Text, Wake.
+- "claimed": The agent took the message into a turn.
+- "discarded": The message will never be delivered: Why says why.
+"""
+
+SUBAGENT_EVENT_KIND_VALUES: Final[tuple[SubagentEventKind, ...]] = (
+    "created",
+    "residencyStarted",
+    "residencyEnded",
+    "accepted",
+    "claimed",
+    "discarded",
+)
+"""SUBAGENT_EVENT_KIND_VALUES is every SubagentEventKind, in declaration order."""
+
+
+SubagentState: TypeAlias = Literal["running", "waiting", "settled"]
+"""A SubagentState is a continuable child's state as its stream and the manager show it.
+
+- "running": A residency is open and the child runs a turn, or a waking message waits
+  for one.
+- "waiting": A residency is open and the child is quiescent but owns live children.
+- "settled": No residency is open; a follow-up resumes the child cold.
+"""
+
+SUBAGENT_STATE_VALUES: Final[tuple[SubagentState, ...]] = (
+    "running",
+    "waiting",
+    "settled",
+)
+"""SUBAGENT_STATE_VALUES is every SubagentState, in declaration order."""
+
+
 class ErrorBody(Model):
     """An ErrorBody is what every refusal answers, with an HTTP status that says which:
     400 a malformed request, 401 no session, 403 a cross-site request, 404 a job that
@@ -38,6 +81,44 @@ class ErrorBody(Model):
 
     error: str
     """Error says what was refused and, where the client can act, what to do."""
+
+
+class FleetHost(Model):
+    """A FleetHost is one run of a host of the fleet, as its heartbeats say."""
+
+    host: jobs.JobHost
+    """Host names the host and its run, without its address."""
+
+    heartbeat_at: Int64 = Field(default=0, serialization_alias="heartbeatAt")
+    """HeartbeatAt is the time of its last heartbeat in Unix milliseconds; zero when
+    none was read.
+    """
+
+    lease_ends_at: Int64 = Field(default=0, serialization_alias="leaseEndsAt")
+    """LeaseEndsAt is when its last heartbeat's lease ends, in Unix milliseconds."""
+
+    lost: bool = False
+    """Lost reports that the lease has ended."""
+
+
+class FleetPlacement(Model):
+    """A FleetPlacement is what a fleet view (one page over the shared history of many
+    hosts) adds to each job of its roster and each interval of its history: which run
+    of which host registered the job, and whether that host is lost. Its keys ride in
+    the same JSON object as the job's jobs.JobSnapshot or the interval's Interval,
+    whose readers ignore them.
+    """
+
+    host: jobs.JobHost | None = None
+    """Host is the run of the host that registered the job, without its address; empty
+    for a job whose registration names no host.
+    """
+
+    lost: bool = False
+    """Lost reports that the job had not settled when its host's last heartbeat's lease
+    ran out: the host is gone, the job's status is the last one known, and no
+    settlement will follow unless the host comes back.
+    """
 
 
 class Interval(Model):
@@ -113,3 +194,93 @@ class KillResponse(Model):
 
     job: jobs.JobSnapshot
     """Job is the job as the kill left it."""
+
+
+class SubagentEvent(Model):
+    """A SubagentEvent is one entry of a continuable child's history, read from its
+    stream, oldest first.
+    """
+
+    at: Int64
+    """At is the fact's time in Unix milliseconds."""
+
+    kind: SubagentEventKind
+    """Kind says what happened."""
+
+    message: str = ""
+    """Message is the id of the message accepted, claimed or discarded."""
+
+    source: str = ""
+    """Source is who sent an accepted message (a subagents.SourceKind: user,
+    coordinator, subagentReport, subagentSettled).
+    """
+
+    sender: jobs.SessionID = jobs.SessionID("")
+    """Sender is the sending session of an accepted message; empty for a user."""
+
+    summary: str = ""
+    """Summary is a notice's one-line summary."""
+
+    text: str = ""
+    """Text is an accepted message's text blocks joined, a closing message, or the
+    created child's label.
+    """
+
+    wake: bool = False
+    """Wake reports whether an accepted message was to wake the child."""
+
+    why: str = ""
+    """Why says why a message was discarded."""
+
+    stop_reason: str = Field(default="", serialization_alias="stopReason")
+    """StopReason is how a residency ended (a subagents.StopReason)."""
+
+    resumed: bool = False
+    """Resumed reports a residency begun by a cold resume."""
+
+
+class SubagentNode(Model):
+    """A SubagentNode is one continuable child under one of the caller's root sessions,
+    as /api/subagents lists it (parents before their children).
+    """
+
+    id: jobs.SessionID
+    """ID is the child's session."""
+
+    parent: jobs.SessionID
+    """Parent is the child's direct parent, a root or another child."""
+
+    root: jobs.SessionID
+    """Root is the session at the top of the child's lineage (the caller's)."""
+
+    depth: Int64
+    """Depth is the delegation depth; a root's children have depth 1."""
+
+    state: SubagentState
+    """State is the child's state."""
+
+    provider: str
+    """Provider names the provider that created the child."""
+
+    label: str = ""
+    """Label is the child's short human description."""
+
+    agent_provider: str = Field(default="", serialization_alias="agentProvider")
+    """AgentProvider names the model provider the child runs on."""
+
+    agent_model: str = Field(default="", serialization_alias="agentModel")
+    """AgentModel names the model the child runs on."""
+
+    created_at: Int64 = Field(serialization_alias="createdAt")
+    """CreatedAt is the creation time in Unix milliseconds."""
+
+    last_activity: Int64 = Field(serialization_alias="lastActivity")
+    """LastActivity is the time of the child's latest fact in Unix milliseconds."""
+
+    messages: Int64
+    """Messages counts the messages the child's inbox accepted."""
+
+    stop_reason: str = Field(default="", serialization_alias="stopReason")
+    """StopReason is how the last residency ended (a subagents.StopReason); empty while
+    one is open.
+    """

@@ -1,0 +1,169 @@
+package jobhttp_test
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/jobgen/jobgen/generated/jobs"
+)
+
+// The log viewer (issue 27 item 1): colours, carriage returns, line numbers,
+// timestamps, search, auto-scroll and the raw download.
+
+const esc = "\x1b"
+
+// colouredOutput is a build log as terminals colour it: 16, 256 and true
+// colours, bold, italic and underline, a progress line redrawn with
+// carriage returns, one escape split across two appends, and markup that
+// must stay text.
+var colouredOutput = []struct{ text string }{
+	{esc + "[1mStep 1/3\x1b[0m fetching modules\n"},
+	{"progress  10%\r"}, {"progress  55%\r"}, {"progress 100%\n"},
+	{esc + "[32mok\x1b[0m   github.com/acme/app   0.412s\n"},
+	{esc + "[33mwarn\x1b[0m deprecated call in " + esc + "[4mmain.go:12\x1b[0m\n"},
+	{esc + "[38;5;81m256-colour\x1b[0m and " + esc + "[38;2;255;175;0mtrue colour\x1b[0m and " + esc + "[3mitalic\x1b[0m\n"},
+	{esc + "[3"}, {"1mFAIL\x1b[0m TestCheckout (split escape)\n"},
+	{"<img src=x onerror=alert(1)> stays text\n"},
+}
+
+func TestPageRendersColouredOutputAsALog(t *testing.T) {
+	ctx := browser(t)
+	s := pageServer(t)
+	snap, p := s.startRecording("alice", "build the app", 0)
+	for _, c := range colouredOutput {
+		p.job.Append(c.text, jobs.AppendOptions{Channel: jobs.ChannelStdout})
+	}
+	p.job.Append("main.go:3: unused import\n", jobs.AppendOptions{Channel: jobs.ChannelStderr})
+	row := openOutput(t, ctx, s.srv.URL, snap.ID)
+	waitJS(t, ctx, "the stderr line", `document.querySelector('`+row+` .ln[data-channel="stderr"]') !== null`, 10*time.Second)
+
+	text := js[string](t, ctx, `[...document.querySelectorAll('`+row+` .ln .txt')].map(e => e.textContent).join("\n")`)
+	want := strings.Join([]string{
+		"Step 1/3 fetching modules", "progress 100%", "ok   github.com/acme/app   0.412s",
+		"warn deprecated call in main.go:12", "256-colour and true colour and italic",
+		"FAIL TestCheckout (split escape)", "<img src=x onerror=alert(1)> stays text", "main.go:3: unused import",
+	}, "\n")
+	if text != want {
+		t.Errorf("the log reads\n%s\nwant\n%s", text, want)
+	}
+	if n := js[int](t, ctx, `document.querySelectorAll('`+row+` .output img').length`); n != 0 {
+		t.Errorf("output became markup: %d img elements", n)
+	}
+	for _, c := range []struct{ what, expr string }{
+		{"bold", `.bold`}, {"green (16 colours)", `.f2`}, {"yellow", `.f3`}, {"red across a split escape", `.f1`},
+		{"underline", `.underline`}, {"italic", `.italic`},
+	} {
+		if js[int](t, ctx, `document.querySelectorAll('`+row+` .ln .txt `+c.expr+`').length`) == 0 {
+			t.Errorf("no %s span (%s)", c.what, c.expr)
+		}
+	}
+	colours := js[string](t, ctx, `[...document.querySelectorAll('`+row+` .ln .txt span')].map(e => e.style.color).filter(Boolean).join(",")`)
+	if !strings.Contains(colours, "rgb(95, 215, 255)") || !strings.Contains(colours, "rgb(255, 175, 0)") {
+		t.Errorf("256 and true colours: inline colours %q", colours)
+	}
+	nums := js[string](t, ctx, `[...document.querySelectorAll('`+row+` .ln .num')].map(e => e.textContent).join(",")`)
+	if nums != "1,2,3,4,5,6,7,8" {
+		t.Errorf("line numbers %q", nums)
+	}
+	rel := js[string](t, ctx, `document.querySelector('`+row+` .ln .ts').textContent`)
+	title := js[string](t, ctx, `document.querySelector('`+row+` .ln .ts').title`)
+	if !strings.HasPrefix(rel, "+") || !strings.Contains(title, "T") {
+		t.Errorf("timestamp %q (title %q): want relative to the start, absolute on hover", rel, title)
+	}
+	chromedp.Do(ctx, chromedp.Click(row+" .log-time"))
+	abs := js[string](t, ctx, `document.querySelector('`+row+` .ln .ts').textContent`)
+	if strings.HasPrefix(abs, "+") || strings.Count(abs, ":") != 2 {
+		t.Errorf("after the time toggle the timestamp is %q, want a time of day", abs)
+	}
+	chromedp.Do(ctx, chromedp.Click(row+" .log-time"))
+	screenshot(t, ctx, "log-colours")
+}
+
+func TestPageSearchesAJobsOutput(t *testing.T) {
+	ctx := browser(t)
+	s := pageServer(t)
+	snap, p := s.startRecording("alice", "test the app", 0)
+	for i := range 300 {
+		line := "=== RUN   TestStep\n"
+		if i%100 == 42 {
+			line = "--- FAIL: TestCheckout (0.01s)\n"
+		}
+		p.job.Append(line, jobs.AppendOptions{Channel: jobs.ChannelStdout})
+	}
+	row := openOutput(t, ctx, s.srv.URL, snap.ID)
+	waitJS(t, ctx, "300 lines", `document.querySelector('`+row+` .output').dataset.lines === "300"`, 10*time.Second)
+	if err := chromedp.Do(ctx, chromedp.SendKeys(row+" .log-search", "fail: testcheckout")); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "three matches", `document.querySelector('`+row+` .log-count').textContent === "1 of 3"`, 5*time.Second)
+	line := func() string {
+		return js[string](t, ctx, `document.querySelector('`+row+` mark.current').closest('.ln').dataset.line`)
+	}
+	if got := line(); got != "43" {
+		t.Errorf("the first match is on line %s, want 43", got)
+	}
+	chromedp.Do(ctx, chromedp.Click(row+" .log-next"))
+	if got := line(); got != "143" {
+		t.Errorf("next: line %s, want 143", got)
+	}
+	chromedp.Do(ctx, chromedp.Click(row+" .log-prev"), chromedp.Click(row+" .log-prev"))
+	if got := line(); got != "243" {
+		t.Errorf("previous twice wraps to line %s, want 243", got)
+	}
+	if marks := js[int](t, ctx, `document.querySelectorAll('`+row+` mark').length`); marks < 1 {
+		t.Errorf("no highlighted match in view")
+	}
+	screenshot(t, ctx, "search")
+}
+
+func TestPageAutoScrollPausesWhenScrolledUpAndResumesAtTheEnd(t *testing.T) {
+	ctx := browser(t)
+	s := pageServer(t)
+	snap, p := s.startRecording("alice", "a chatty job", 0)
+	appendLines := func(from, n int) {
+		var b strings.Builder
+		for i := from; i < from+n; i++ {
+			b.WriteString("line " + itoa(i) + "\n")
+		}
+		p.job.Append(b.String(), jobs.AppendOptions{Channel: jobs.ChannelStdout})
+	}
+	appendLines(1, 200)
+	row := openOutput(t, ctx, s.srv.URL, snap.ID)
+	pane := `document.querySelector('` + row + ` .output')`
+	atEnd := pane + `.scrollTop + ` + pane + `.clientHeight >= ` + pane + `.scrollHeight - 9`
+	waitJS(t, ctx, "following the end", pane+`.dataset.lines === "200" && `+atEnd, 10*time.Second)
+	js[bool](t, ctx, pane+`.scrollTop = 100; true`)
+	waitJS(t, ctx, "the follow toggle says paused", `document.querySelector('`+row+` .log-follow').getAttribute("aria-pressed") === "false"`, 5*time.Second)
+	appendLines(201, 50)
+	waitJS(t, ctx, "250 lines", pane+`.dataset.lines === "250"`, 10*time.Second)
+	if top := js[float64](t, ctx, pane+`.scrollTop`); top < 90 || top > 110 {
+		t.Errorf("new output moved a paused pane to %v", top)
+	}
+	js[bool](t, ctx, pane+`.scrollTop = `+pane+`.scrollHeight; true`)
+	waitJS(t, ctx, "following again at the end", `document.querySelector('`+row+` .log-follow').getAttribute("aria-pressed") === "true"`, 5*time.Second)
+	appendLines(251, 50)
+	waitJS(t, ctx, "the pane followed the new output", pane+`.dataset.lines === "300" && `+atEnd, 10*time.Second)
+}
+
+func TestPageOffersTheRawRecordForDownload(t *testing.T) {
+	ctx := browser(t)
+	s := pageServer(t)
+	snap, p := s.startRecording("alice", "build", 0)
+	p.job.Append(esc+"[32mok"+esc+"[0m\n", jobs.AppendOptions{Channel: jobs.ChannelStdout})
+	row := openOutput(t, ctx, s.srv.URL, snap.ID)
+	href := js[string](t, ctx, `document.querySelector('`+row+` a.log-raw').href`)
+	if !strings.HasSuffix(href, "/api/jobs/"+snap.ID.String()+"/raw") {
+		t.Errorf("raw link %q", href)
+	}
+	got, err := chromedp.Run(ctx, chromedp.Evaluate[string](`fetch(document.querySelector('`+row+` a.log-raw').href).then(r => r.text())`,
+		chromedp.EvalAwaitPromise))
+	if err != nil || got != esc+"[32mok"+esc+"[0m\n" {
+		t.Errorf("the raw download is %q (%v)", got, err)
+	}
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }

@@ -1,0 +1,27 @@
+// Compiled by tools/ts/page.sh from jobhttp/static/tree.mts with the pinned tsc. DO NOT EDIT.
+import { type Client } from "./client.mjs";
+import type { SubagentNode } from "./wire.mjs";
+/** A SubagentTree shows the tree in its section and one child's history beside it. */
+export declare class SubagentTree {
+    private readonly section;
+    private readonly list;
+    private readonly detail;
+    private readonly note;
+    private readonly client;
+    private nodes;
+    private selected;
+    private shownActivity;
+    /** OnStatus hears a child's state change, for the page's one live region. */
+    onStatus: (text: string) => void;
+    constructor(section: HTMLElement, client: Client);
+    /** Watch follows the tree stream until the server says it serves no subagents. */
+    watch(): Promise<void>;
+    /** Select shows the history of child id. */
+    select(id: string): void;
+    render(nodes: SubagentNode[]): void;
+    private nodeButton;
+    private loadHistory;
+    private showHistory;
+}
+/** ago writes how long ago t was: 3s ago, 2m ago. */
+export declare function ago(t: number): string;
