@@ -40,6 +40,7 @@ type Tree struct {
 	targets []Target
 	specs   []string // the absolute path of each spec of the run
 	files   []treeFile
+	retired []treeFile // package files no longer carried (PackageFile.Retired)
 }
 
 type treeFile struct {

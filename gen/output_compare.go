@@ -82,6 +82,11 @@ func (t *Tree) compareRoot(root string) ([]Change, error) {
 	if r == nil {
 		return changes, nil
 	}
+	retired, err := t.retiredFiles(r, root, yielded)
+	if err != nil {
+		return nil, err
+	}
+	changes = append(changes, retired...)
 	mine, err := t.scan(r, root)
 	if err != nil {
 		return nil, err

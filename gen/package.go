@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"path"
+	"path/filepath"
 	"strings"
 )
 
@@ -33,6 +35,12 @@ type PackageFile struct {
 	// file's syntax, holding the words of PackageText. A file already at
 	// Path is the package's, and replaced, only when it starts with Opening.
 	Opening string
+	// Retired marks a file the package carries only when configured
+	// otherwise, such as the runtime of a package that imports another's:
+	// it is not written, and a file at Path that starts with Opening is an
+	// orphan, which generate removes and verify reports. Its Content is
+	// not read.
+	Retired bool
 }
 
 // PackageText is the phrase every package file's opening holds. It matches
@@ -51,10 +59,18 @@ func (t *Tree) packageFiles() error {
 			return fmt.Errorf("%s package: %w", tg.Backend.Name(), err)
 		}
 		for _, f := range files {
+			if f.Retired {
+				f.Content = []byte(f.Opening)
+			}
 			if err := checkPackageFile(f); err != nil {
 				return fmt.Errorf("%s package: %w", tg.Backend.Name(), err)
 			}
-			t.files = append(t.files, treeFile{File: f.File, target: i, opening: f.Opening})
+			tf := treeFile{File: f.File, target: i, opening: f.Opening}
+			if f.Retired {
+				t.retired = append(t.retired, tf)
+			} else {
+				t.files = append(t.files, tf)
+			}
 		}
 	}
 	return nil
@@ -87,4 +103,29 @@ func existingPackageFile(r *os.Root, f treeFile) (old []byte, kind ChangeKind, n
 		return nil, Conflict, fmt.Sprintf("was not written by jobgen: it does not start with %q; move it away, then run generate again", strings.TrimSpace(f.opening)), nil
 	}
 	return old, Stale, "", nil
+}
+
+// retiredFiles are the orphans among the files under root, opened as r,
+// that a package of the tree no longer carries: each file at a retired
+// path that starts with its opening, unless the tree yields that path.
+func (t *Tree) retiredFiles(r *os.Root, root string, yielded map[string]bool) ([]Change, error) {
+	var changes []Change
+	for _, f := range t.retired {
+		if t.targets[f.target].Root != root || yielded[f.Path] {
+			continue
+		}
+		if info, err := r.Lstat(f.Path); err != nil || !info.Mode().IsRegular() {
+			continue // nothing there, or nothing jobgen wrote
+		}
+		old, kind, _, err := existingPackageFile(r, f)
+		if err != nil {
+			return nil, err
+		}
+		if kind == Conflict {
+			continue // a hand-written file of that name is the user's
+		}
+		shown := path.Join(filepath.ToSlash(root), f.Path)
+		changes = append(changes, Change{Root: root, Path: f.Path, Kind: Orphan, Note: "its package no longer carries it", Diff: UnifiedDiff(shown, "/dev/null", old, nil)})
+	}
+	return changes, nil
 }

@@ -68,6 +68,44 @@ func TestPackageFilesBelongToThePackage(t *testing.T) {
 	}
 }
 
+// shedding is packaged without its runtime.md, which it lists as retired.
+type shedding struct{ packaged }
+
+func (s shedding) PackageFiles() ([]gen.PackageFile, error) {
+	files, _ := s.packaged.PackageFiles()
+	files[0].Retired = true
+	return files, nil
+}
+
+// TestARetiredPackageFileIsAnOrphan: a file the package no longer carries
+// (a runtime, once the package imports another's) is reported by verify
+// and removed by generate when it opens as the package's, and never
+// written; a hand-written file of that name is left alone.
+func TestARetiredPackageFileIsAnOrphan(t *testing.T) {
+	dir := t.TempDir()
+	root := filepath.Join(dir, "docs")
+	s := specAt(t, filepath.Join(dir, "spec"), "a.yaml", "alpha")
+	write(t, render(t, []gen.Target{{Backend: packaged{version: "1"}, Root: root}}, s))
+	shed := []gen.Target{{Backend: shedding{packaged{version: "1"}}, Root: root}}
+	runtime := filepath.ToSlash(root) + "/runtime.md"
+	if got := kinds(compare(t, render(t, shed, s))); !slices.Equal(got, []string{runtime + " orphan"}) {
+		t.Fatalf("verify once the package sheds runtime.md: %v, want it an orphan", got)
+	}
+	if got := kinds(write(t, render(t, shed, s))); !slices.Equal(got, []string{runtime + " orphan"}) {
+		t.Fatalf("generate once the package sheds runtime.md: %v, want it removed", got)
+	}
+	if _, err := os.Stat(filepath.Join(root, "runtime.md")); !os.IsNotExist(err) {
+		t.Fatalf("runtime.md is still there: %v", err)
+	}
+	if changes := compare(t, render(t, shed, s)); len(changes) != 0 {
+		t.Errorf("verify after generate: %v", kinds(changes))
+	}
+	gentest.WriteFile(t, filepath.Join(root, "runtime.md"), []byte("# my own runtime notes\n"))
+	if changes := compare(t, render(t, shed, s)); len(changes) != 0 {
+		t.Errorf("a hand-written runtime.md: %v, want it left alone", kinds(changes))
+	}
+}
+
 // TestPackageFilesNeverReplaceAHandWrittenFile: a file at a package file's
 // path that does not open as the package's is a conflict, and nothing is
 // written; a copy with CRLF line endings is still the package's.

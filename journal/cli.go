@@ -7,15 +7,10 @@ import (
 	"strconv"
 )
 
-// Cat writes records to w as JSON lines,
-//
-//	{"pos":POS,"stream":"STREAM","seq":SEQ,"id":"ID","fact":FACT}
-//
-// FACT being the payload byte for byte and the id's field there only when the
-// record has one; POS is a number when the position's Major is zero (always,
-// for a file) and the string "MAJOR.MINOR" otherwise. It prints facts of any
-// vocabulary. An error ends the output, after the records before it were
-// written; for a file, damage names its offset. The records are a file's,
+// Cat writes records to w as JSON lines, each as AppendCatLine writes it,
+// the body of `jobgen journal cat`. It prints facts of any vocabulary. An
+// error ends the output, after the records before it were written; for a
+// file, damage names its offset. The records are a file's,
 // Cat(w, ReadFile(path)), or a store's, Cat(w, store.ReadAll(ctx, journal.Position{})).
 func Cat(w io.Writer, records iter.Seq2[Record, error]) error {
 	bw := bufio.NewWriter(w)
@@ -27,27 +22,39 @@ func Cat(w io.Writer, records iter.Seq2[Record, error]) error {
 			}
 			return err
 		}
-		line = append(line[:0], `{"pos":`...)
-		if rec.Pos.Major == 0 {
-			line = strconv.AppendUint(line, rec.Pos.Minor, 10)
-		} else {
-			line = strconv.AppendQuote(line, rec.Pos.String())
-		}
-		line = append(line, `,"stream":"`...)
-		line = appendEscaped(line, string(rec.Stream))
-		line = append(line, `","seq":`...)
-		line = strconv.AppendUint(line, rec.Seq, 10)
-		if rec.ID != "" {
-			line = append(line, `,"id":"`...)
-			line = appendEscaped(line, rec.ID)
-			line = append(line, '"')
-		}
-		line = append(line, `,"fact":`...)
-		line = append(line, rec.Payload...)
-		line = append(line, "}\n"...)
+		line = AppendCatLine(line[:0], rec)
 		if _, err := bw.Write(line); err != nil {
 			return err
 		}
 	}
 	return bw.Flush()
+}
+
+// AppendCatLine appends rec to dst as one line of Cat's output,
+//
+//	{"pos":"MAJOR.MINOR","stream":"STREAM","seq":SEQ,"id":"ID","fact":FACT}
+//
+// FACT being the payload byte for byte and the id's field there only when
+// the record has one. The position is the string Position.String writes
+// and ParsePosition reads back, whatever the store: a file's record 17 is
+// "0.17", a PostgreSQL position "752.1". One JSON type for every backend,
+// so a script reads one, and hands it back to cat's --after as printed
+// (decision 0092).
+func AppendCatLine(dst []byte, rec Record) []byte {
+	dst = append(dst, `{"pos":"`...)
+	dst = strconv.AppendUint(dst, rec.Pos.Major, 10)
+	dst = append(dst, '.')
+	dst = strconv.AppendUint(dst, rec.Pos.Minor, 10)
+	dst = append(dst, `","stream":"`...)
+	dst = appendEscaped(dst, string(rec.Stream))
+	dst = append(dst, `","seq":`...)
+	dst = strconv.AppendUint(dst, rec.Seq, 10)
+	if rec.ID != "" {
+		dst = append(dst, `,"id":"`...)
+		dst = appendEscaped(dst, rec.ID)
+		dst = append(dst, '"')
+	}
+	dst = append(dst, `,"fact":`...)
+	dst = append(dst, rec.Payload...)
+	return append(dst, "}\n"...)
 }

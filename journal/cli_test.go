@@ -11,15 +11,16 @@ import (
 )
 
 // Cat prints each record as {"pos","stream","seq","fact"} JSON lines, the
-// fact verbatim, then reports damage after the records before it.
+// position as the string "MAJOR.MINOR" and the fact verbatim, then reports
+// damage after the records before it.
 func TestCat(t *testing.T) {
 	path, off := makeJournal(t, 2)
 	var out bytes.Buffer
 	if err := Cat(&out, ReadFile(path)); err != nil {
 		t.Fatal(err)
 	}
-	want := `{"pos":1,"stream":"test","seq":1,"fact":` + string(payload(t, 1)) + "}\n" +
-		`{"pos":2,"stream":"test","seq":2,"fact":` + string(payload(t, 2)) + "}\n"
+	want := `{"pos":"0.1","stream":"test","seq":1,"fact":` + string(payload(t, 1)) + "}\n" +
+		`{"pos":"0.2","stream":"test","seq":2,"fact":` + string(payload(t, 2)) + "}\n"
 	if out.String() != want {
 		t.Fatalf("Cat printed\n%s\nwant\n%s", out.String(), want)
 	}
@@ -81,9 +82,47 @@ func TestCatOverStore(t *testing.T) {
 	if err := Cat(&fromFile, ReadFile(path)); err != nil {
 		t.Fatal(err)
 	}
-	want := `{"pos":1,"stream":"a","seq":1,"id":"k\"1","fact":` + string(payload(t, 1)) + "}\n" +
-		`{"pos":2,"stream":"b","seq":1,"fact":` + string(payload(t, 2)) + "}\n"
+	want := `{"pos":"0.1","stream":"a","seq":1,"id":"k\"1","fact":` + string(payload(t, 1)) + "}\n" +
+		`{"pos":"0.2","stream":"b","seq":1,"fact":` + string(payload(t, 2)) + "}\n"
 	if fromStore.String() != want || fromFile.String() != want {
 		t.Fatalf("Cat of the store:\n%s\nof the file:\n%s\nwant:\n%s", fromStore.String(), fromFile.String(), want)
+	}
+}
+
+// TestCatPrintsOnePositionType (decision 0092): whatever the store, a
+// position is the JSON string Position.String writes, which ParsePosition
+// reads back: a file's (major 0) as a PostgreSQL store's (major and minor).
+func TestCatPrintsOnePositionType(t *testing.T) {
+	positions := []Position{{Minor: 17}, {Major: 752, Minor: 1}, {Major: 1 << 40, Minor: 1<<64 - 1}}
+	records := func(yield func(Record, error) bool) {
+		for i, p := range positions {
+			if !yield(Record{Pos: p, Stream: "s", Seq: uint64(i + 1), Payload: []byte(`{"type":"t","v":1,"data":{}}`)}, nil) {
+				return
+			}
+		}
+	}
+	var out bytes.Buffer
+	if err := Cat(&out, records); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	if len(lines) != len(positions) {
+		t.Fatalf("Cat printed %d lines, want %d:\n%s", len(lines), len(positions), out.String())
+	}
+	for i, line := range lines {
+		var got struct {
+			Pos any `json:"pos"`
+		}
+		if err := json.Unmarshal([]byte(line), &got); err != nil {
+			t.Fatalf("line %q: %v", line, err)
+		}
+		s, ok := got.Pos.(string)
+		if !ok {
+			t.Errorf("line %q: pos is a %T, want the string %q", line, got.Pos, positions[i].String())
+			continue
+		}
+		if p, err := ParsePosition(s); err != nil || p != positions[i] || s != positions[i].String() {
+			t.Errorf("line %q: pos %q reads back as %v, %v; want %v", line, s, p, err, positions[i])
+		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/jobgen/jobgen/gen"
+	"github.com/jobgen/jobgen/gen/typescript"
 )
 
 // goIn runs the go command in dir, offline: whatever it needs is in the
@@ -35,7 +36,9 @@ func goIn(t *testing.T, dir string, args ...string) string {
 // path and declares its own job kind and facts. What it generates is what is
 // committed there; it vets; its runtime records a deploy job and its own
 // facts into a journal, which jobgen journal check, run in the module,
-// passes: jobgen.yaml names the vocabulary, the import brings jobgen's.
+// passes: jobgen.yaml names the vocabulary, the import brings jobgen's. Its
+// TypeScript and Python packages read the journal's facts beside jobgen's
+// packages, with jobgen's one runtime.
 func TestDownstreamModule(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs a module of its own")
@@ -45,8 +48,10 @@ func TestDownstreamModule(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Chdir(dir)
-	if code, stdout, stderr := jobgen(t, "verify"); code != exitOK {
-		t.Fatalf("jobgen verify in the downstream module: exit %d\n%s%s", code, stdout, stderr)
+	for _, cmd := range []string{"check", "verify"} {
+		if code, stdout, stderr := jobgen(t, cmd); code != exitOK {
+			t.Fatalf("jobgen %s in the downstream module: exit %d\n%s%s", cmd, code, stdout, stderr)
+		}
 	}
 	goIn(t, dir, "vet", "./...")
 	path := filepath.Join(t.TempDir(), "deploy.journal")
@@ -61,8 +66,14 @@ func TestDownstreamModule(t *testing.T) {
 	if code != exitOK || !strings.Contains(stdout, `"verdict":"approved"`) || strings.Count(stdout, "\n") != 1 {
 		t.Errorf("journal cat --type deploy/approved: exit %d:\n%s", code, stdout)
 	}
-	checkDownstreamTypeScript(t, dir, stdout)
-	checkDownstreamSchema(t, dir, stdout)
+	approved := stdout
+	code, all, _ := jobgen(t, "journal", "cat", path)
+	if code != exitOK || strings.Count(all, "\n") != 4 {
+		t.Fatalf("journal cat: exit %d:\n%s", code, all)
+	}
+	checkDownstreamTypeScript(t, dir, all)
+	checkDownstreamPython(t, dir, all)
+	checkDownstreamSchema(t, dir, approved)
 
 	// Elsewhere, without the module's jobgen.yaml, its facts are unknown.
 	t.Chdir(t.TempDir())
@@ -71,76 +82,26 @@ func TestDownstreamModule(t *testing.T) {
 	}
 }
 
-// checkDownstreamTypeScript type-checks the downstream module's TypeScript
-// package, which imports jobgen's (@jobgen/jobgen/jobs), and a front end
-// using both, under every strict flag (its tsconfig.json), then decodes the
-// fact of line, a journal cat line, with the package's JavaScript in Node,
-// the two packages installed as a front end installs them.
-func checkDownstreamTypeScript(t *testing.T, dir, line string) {
-	t.Helper()
-	tsc := filepath.Join(dir, "..", "..", "tools", "ts", "node_modules", ".bin", "tsc")
-	_, nodeErr := exec.LookPath("node")
-	if _, err := os.Stat(tsc); err != nil || nodeErr != nil {
-		msg := "the downstream TypeScript needs node and the pinned TypeScript: install Node.js, then run `make ts-deps`"
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
-		}
-		t.Log(msg)
-		return
-	}
-	cmd := exec.Command(tsc, "-p", "tsconfig.json")
-	cmd.Dir = dir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("tsc in the downstream module: %v\n%s", err, out)
-	}
-	app := t.TempDir()
-	for pkg, target := range map[string]string{
-		"@jobgen/jobgen":    filepath.Join(dir, "..", "..", "generated", "ts"),
-		"@example/deployer": filepath.Join(dir, "generated", "ts"),
-	} {
-		link := filepath.Join(app, "node_modules", filepath.FromSlash(pkg))
-		if err := os.MkdirAll(filepath.Dir(link), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Symlink(target, link); err != nil {
-			t.Fatal(err)
-		}
-	}
-	script := `import { decodeFact } from "@example/deployer/deploy";
-import { readFileSync } from "node:fs";
-const line = JSON.parse(readFileSync(0, "utf8"));
-const fact = decodeFact(line.fact);
-console.log(fact.type, fact.data.approval.verdict, fact.data.status);
-`
-	if err := os.WriteFile(filepath.Join(app, "read.mjs"), []byte(script), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cmd = exec.Command("node", "--preserve-symlinks", "read.mjs")
-	cmd.Dir, cmd.Stdin = app, strings.NewReader(line)
-	out, err := cmd.CombinedOutput()
-	if err != nil || strings.TrimSpace(string(out)) != "deploy/approved approved completed" {
-		t.Fatalf("node decoding the fact with the downstream package: %v\n%s", err, out)
-	}
-}
-
-// TestAnotherModulesTSPackageIsTheOneItsConfigNames: a module imported from
-// is named as jobgen generate names its package in that module: its
-// jobgen.yaml's typescript.package, read even beside keys this jobgen does
-// not know, else the name its path gives.
-func TestAnotherModulesTSPackageIsTheOneItsConfigNames(t *testing.T) {
+// TestAnotherModulesPackagesAreTheOnesItsConfigNames: a module imported
+// from is named as jobgen generate names its packages in that module: its
+// jobgen.yaml's typescript.package and typescript.version and its
+// python.package, read even beside keys this jobgen does not know, else the
+// names its path gives and version 0.0.0.
+func TestAnotherModulesPackagesAreTheOnesItsConfigNames(t *testing.T) {
 	for _, c := range []struct {
-		config, want string
+		config string
+		want   modulePackages
 	}{
-		{"version: 1\nspecs: [spec/*.yaml]\ntypescript: {package: \"@acme/vocab\"}\nfuture: {key: 1}\n", "@acme/vocab"},
-		{"version: 1\nspecs: [spec/*.yaml]\n", "@acme/deploy-tool"},
-		{"", "@acme/deploy-tool"},
+		{"version: 1\nspecs: [spec/*.yaml]\ntypescript: {package: \"@acme/vocab\", version: 1.4.0}\npython: {package: acme}\nfuture: {key: 1}\n", modulePackages{typescript.Peer{Name: "@acme/vocab", Version: "1.4.0"}, "acme"}},
+		{"version: 1\nspecs: [spec/*.yaml]\n", modulePackages{typescript.Peer{Name: "@acme/deploy-tool", Version: "0.0.0"}, "deploy_tool_vocab"}},
+		{"", modulePackages{typescript.Peer{Name: "@acme/deploy-tool", Version: "0.0.0"}, "deploy_tool_vocab"}},
 	} {
 		files := fstest.MapFS{}
 		if c.config != "" {
 			files[configName] = &fstest.MapFile{Data: []byte(c.config)}
 		}
-		if got := moduleTSPackage(&gen.Module{Path: "github.com/Acme/Deploy-Tool/v2", Files: files}); got != c.want {
-			t.Errorf("config %q: package %q, want %q", c.config, got, c.want)
+		if got := packagesOf(&gen.Module{Path: "github.com/Acme/Deploy-Tool/v2", Files: files}); got != c.want {
+			t.Errorf("config %q: packages %+v, want %+v", c.config, got, c.want)
 		}
 	}
 }

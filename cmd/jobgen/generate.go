@@ -12,7 +12,7 @@ import (
 // render reads the specs and runs them through the targets. Problems are
 // printed to stderr; the tree is nil when anything failed.
 func (sf *specFlags) render(r *reporter, outs outputs) (tree *gen.Tree, nspecs int) {
-	targets, roots := outs.targets()
+	_, roots := outs.targets()
 	if err := gen.CheckRoots(roots); err != nil {
 		r.failf(exitUsage, "jobgen: %v", err)
 		return nil, 0
@@ -21,6 +21,8 @@ func (sf *specFlags) render(r *reporter, outs outputs) (tree *gen.Tree, nspecs i
 	if !ok {
 		return nil, 0
 	}
+	// The packages declare the other modules' packages their specs import.
+	targets, _ := withImportedPackages(outs, specs).targets()
 	for _, o := range outs {
 		if _, isGo := o.Backend.(golang.Backend); isGo {
 			if err := checkPackagePaths(specs, o.Root); err != nil {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -11,7 +10,6 @@ import (
 	"iter"
 	"os"
 	"slices"
-	"strconv"
 	"time"
 
 	"github.com/jobgen/jobgen/codec"
@@ -99,46 +97,25 @@ func (j *journalRun) keeps(rec journal.Record) bool {
 	return err == nil && slices.Contains(j.types, env.Type)
 }
 
-// writeCat writes records as JSON lines,
-//
-//	{"pos":"MAJOR.MINOR","stream":"STREAM","seq":SEQ,"id":"ID","fact":FACT}
-//
-// FACT being the payload byte for byte and the id's field there only when
-// the record has one. An error ends the output, after the records before it
-// were written. Following, each line is written as it comes.
+// writeCat writes records as journal.Cat does, each line as
+// journal.AppendCatLine writes it, so the library and the command print
+// one format. An error ends the output, after the records before it were
+// written. Following, each line is written as it comes.
 func writeCat(w io.Writer, records iter.Seq2[journal.Record, error], live bool) error {
-	bw := bufio.NewWriter(w)
+	if !live {
+		return journal.Cat(w, records)
+	}
 	var line []byte
 	for rec, err := range records {
 		if err != nil {
-			if ferr := bw.Flush(); ferr != nil {
-				return ferr
-			}
 			return err
 		}
-		line = append(line[:0], `{"pos":"`...)
-		line = append(line, rec.Pos.String()...)
-		line = append(line, `","stream":`...)
-		line = strconv.AppendQuote(line, string(rec.Stream))
-		line = append(line, `,"seq":`...)
-		line = strconv.AppendUint(line, rec.Seq, 10)
-		if rec.ID != "" {
-			line = append(line, `,"id":`...)
-			line = strconv.AppendQuote(line, rec.ID)
-		}
-		line = append(line, `,"fact":`...)
-		line = append(line, rec.Payload...)
-		line = append(line, "}\n"...)
-		if _, err := bw.Write(line); err != nil {
+		line = journal.AppendCatLine(line[:0], rec)
+		if _, err := w.Write(line); err != nil {
 			return err
-		}
-		if live {
-			if err := bw.Flush(); err != nil {
-				return err
-			}
 		}
 	}
-	return bw.Flush()
+	return nil
 }
 
 // readFile yields the records of the journal file at path after the

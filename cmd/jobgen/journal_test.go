@@ -57,6 +57,14 @@ func TestJournalCatPrintsJSONLines(t *testing.T) {
 			t.Fatalf("line %d has seq %d, want %d", i, rec.Seq, i+1)
 		}
 	}
+	// The command and the library print one format (decision 0092).
+	var lib strings.Builder
+	if err := journal.Cat(&lib, journal.ReadFile(path)); err != nil {
+		t.Fatal(err)
+	}
+	if stdout != lib.String() {
+		t.Errorf("jobgen journal cat printed\n%s\njournal.Cat\n%s", stdout, lib.String())
+	}
 }
 
 // A catLine is one line of journal cat's output.

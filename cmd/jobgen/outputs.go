@@ -45,7 +45,7 @@ var outputKinds = []outputKind{
 		about: "Docs writes a Markdown reference of each spec as <out>/<package>.md: facts and their versions, unions, records, enums, ids, faces, machines (a transition table and a Mermaid diagram) and defaults. Verify it with jobgen verify --docs."},
 	{key: "schema", what: "JSON Schema", backend: jsonschema.Backend{},
 		command: "schema", dflt: "schema",
-		about: "Schema writes a JSON Schema (draft 2020-12) of each spec's wire types, as <out>/<package>.schema.json: every id, enum, record, union and variant, each live fact version, and FactEnvelope for any fact. Verify it with jobgen verify --schema."},
+		about: "Schema writes a JSON Schema (draft 2020-12) of each spec's wire types, as <out>/<package>.schema.json: every id, enum, record, union and variant that travels in JSON, each live fact version, and FactEnvelope for any fact. Verify it with jobgen verify --schema."},
 	{key: "ts", what: "TypeScript module", backend: typescript.Backend{}, place: tsOutput,
 		note: " (beside the Go packages when a directory directly inside --out)"},
 	{key: "python", what: "Python package", backend: python.Backend{}, place: pythonOutput,
@@ -122,7 +122,11 @@ func pythonOutput(out, dir string, cfg *config) (output, error) {
 	if err != nil {
 		return output{}, err
 	}
-	b, err := pyBackend(cfg, sub)
+	root := out
+	if sub == "" {
+		root = dir
+	}
+	b, err := pyBackend(cfg, root, sub)
 	if sub == "" {
 		return output{"python", gen.Target{Backend: b, Root: dir}}, err
 	}

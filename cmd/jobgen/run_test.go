@@ -810,7 +810,7 @@ func downstream(t *testing.T, pkgPath string) (root string) {
 	t.Helper()
 	root = t.TempDir()
 	files := map[string]string{
-		"go.mod":           "module example.com/down\n\ngo 1.25\n",
+		"go.mod":           downstreamGoMod(t),
 		"jobgen.yaml":      "version: 1\nspecs: [jobs/*.yaml]\noutputs:\n  go: internal/gen\n  schema: schema\n",
 		"jobs/demo.yaml":   strings.Replace(validSpec, "  name: demo\n", "  name: demo\n  path: "+pkgPath+"\n", 1),
 		"cmd/tool/main.go": "package main\n\nfunc main() {}\n",
@@ -823,6 +823,18 @@ func downstream(t *testing.T, pkgPath string) (root string) {
 		}
 	}
 	return root
+}
+
+// downstreamGoMod is the go.mod of module example.com/down, which
+// requires jobgen as this repository (whose packages carry the runtime its
+// TypeScript and Python packages import).
+func downstreamGoMod(t *testing.T) string {
+	t.Helper()
+	repo, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return "module example.com/down\n\ngo 1.25\n\nrequire github.com/jobgen/jobgen v0.0.0\n\nreplace github.com/jobgen/jobgen => " + repo + "\n"
 }
 
 // TestConfigFileIsFoundUpward (issue 17, item 4): in a module with a
@@ -944,8 +956,9 @@ func TestEveryOutputIsInEveryList(t *testing.T) {
 
 // TestPythonPackageBesideTheGoPackages: --python directly inside --out puts
 // the package in that directory, three elements deep (py/down_vocab/demo.py),
-// with the package's own files, which verify then finds up to date; a
-// python.package Python cannot import is a usage error.
+// with the package's own files but the runtime, which it imports from
+// jobgen's package, and verify then finds them up to date; a python.package
+// Python cannot import is a usage error.
 func TestPythonPackageBesideTheGoPackages(t *testing.T) {
 	root := downstream(t, "example.com/down/internal/gen/demo")
 	t.Chdir(root)
@@ -953,10 +966,17 @@ func TestPythonPackageBesideTheGoPackages(t *testing.T) {
 	if code, stdout, stderr := jobgen(t, "generate"); code != exitOK {
 		t.Fatalf("generate: exit %d\n%s%s", code, stdout, stderr)
 	}
-	for _, name := range []string{"py/pyproject.toml", "py/down_vocab/__init__.py", "py/down_vocab/_runtime.py", "py/down_vocab/py.typed", "py/down_vocab/demo.py"} {
+	for _, name := range []string{"py/pyproject.toml", "py/down_vocab/__init__.py", "py/down_vocab/py.typed", "py/down_vocab/demo.py"} {
 		if _, err := os.Stat(filepath.Join("internal", "gen", filepath.FromSlash(name))); err != nil {
 			t.Errorf("the package lacks %s: %v", name, err)
 		}
+	}
+	// Its runtime is jobgen's package's, which it requires.
+	if _, err := os.Stat(filepath.Join("internal", "gen", "py", "down_vocab", "runtime.py")); !os.IsNotExist(err) {
+		t.Errorf("the package carries a runtime of its own: %v", err)
+	}
+	if toml, _ := os.ReadFile(filepath.Join("internal", "gen", "py", "pyproject.toml")); !strings.Contains(string(toml), `"jobgen-vocab==0"`) {
+		t.Errorf("pyproject.toml does not require jobgen-vocab:\n%s", toml)
 	}
 	if code, stdout, stderr := jobgen(t, "verify"); code != exitOK {
 		t.Errorf("verify after generate: exit %d\n%s%s", code, stdout, stderr)

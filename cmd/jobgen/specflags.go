@@ -11,8 +11,6 @@ import (
 	"strconv"
 	"strings"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/jobgen/jobgen/gen"
 	"github.com/jobgen/jobgen/gen/gomod"
 )
@@ -95,38 +93,6 @@ func (sf *specFlags) modulesOf(file string) gen.Modules {
 	m := namedPackages{gomod.New(dir)}
 	sf.modules[dir] = m
 	return m
-}
-
-// namedPackages are modules with the names their jobgen.yaml gives their
-// outputs' packages, so a backend can import another module's package.
-type namedPackages struct{ gen.Modules }
-
-// Module implements gen.Modules.
-func (n namedPackages) Module(path string) (*gen.Module, error) {
-	m, err := n.Modules.Module(path)
-	if err != nil {
-		return nil, err
-	}
-	if m.Packages == nil {
-		m.Packages = map[string]string{"ts": moduleTSPackage(m)}
-	}
-	return m, nil
-}
-
-// moduleTSPackage is the npm name of module m's TypeScript package: its
-// jobgen.yaml's typescript.package, read leniently (a newer jobgen's
-// config may hold keys this one does not know), else tsPackageName of its
-// path, as jobgen generate in that module names it.
-func moduleTSPackage(m *gen.Module) string {
-	var cfg struct {
-		TypeScript struct {
-			Package string `yaml:"package"`
-		} `yaml:"typescript"`
-	}
-	if data, err := fs.ReadFile(m.Files, configName); err == nil && yaml.Unmarshal(data, &cfg) == nil && cfg.TypeScript.Package != "" {
-		return cfg.TypeScript.Package
-	}
-	return tsPackageName(m.Path)
 }
 
 func newFlagSet(name, summary string, stderr io.Writer) *flag.FlagSet {

@@ -68,13 +68,15 @@ func TestTSNamingErrorsArePositionedAndWriteNothing(t *testing.T) {
 
 // TestTSPackageIsWhatTheConfigSays (issue 25, item 4): jobgen.yaml's
 // typescript: key names the package, its version and the hand-written
-// modules it carries; generate writes package.json and copies each module
-// (JavaScript and declarations) under a marker naming its file, verify
-// finds a stale copy, and a module whose file is gone is removed.
+// modules it carries; generate writes package.json, which declares
+// jobgen's package as a peer (its runtime is the package's), and copies
+// each module (JavaScript and declarations) under a marker naming its
+// file, verify finds a stale copy, and a module whose file is gone is
+// removed.
 func TestTSPackageIsWhatTheConfigSays(t *testing.T) {
 	root := t.TempDir()
 	files := map[string]string{
-		"go.mod":              "module example.com/down\n\ngo 1.25\n",
+		"go.mod":              downstreamGoMod(t),
 		"jobgen.yaml":         "version: 1\nspecs: [spec/*.yaml]\noutputs:\n  go: gen\n  ts: web/vocab\ntypescript:\n  package: \"@down/vocab\"\n  version: 1.2.0\n  modules: [web/src/extra.mjs]\n",
 		"spec/demo.yaml":      factSpec,
 		"web/src/extra.mjs":   "export const extra = 1;\n",
@@ -90,12 +92,18 @@ func TestTSPackageIsWhatTheConfigSays(t *testing.T) {
 		t.Fatalf("generate: exit %d\n%s%s", code, stdout, stderr)
 	}
 	manifest, _ := os.ReadFile("web/vocab/package.json")
-	if !strings.Contains(string(manifest), `"name": "@down/vocab"`) || !strings.Contains(string(manifest), `"version": "1.2.0"`) {
+	if !strings.Contains(string(manifest), `"name": "@down/vocab"`) || !strings.Contains(string(manifest), `"version": "1.2.0"`) ||
+		!strings.Contains(string(manifest), "\"peerDependencies\": {\n    \"@jobgen/jobgen\": \"^0.0.0\"\n  }") {
 		t.Errorf("package.json:\n%s", manifest)
 	}
-	for _, name := range []string{"demo.ts", "demo.mjs", "demo.d.mts", "runtime.ts", "runtime.mjs", "runtime.d.mts"} {
+	for _, name := range []string{"demo.ts", "demo.mjs", "demo.d.mts"} {
 		if _, err := os.Stat(filepath.Join("web/vocab", name)); err != nil {
 			t.Errorf("the package lacks %s: %v", name, err)
+		}
+	}
+	for _, name := range []string{"runtime.ts", "runtime.mjs", "runtime.d.mts"} {
+		if _, err := os.Stat(filepath.Join("web/vocab", name)); !os.IsNotExist(err) {
+			t.Errorf("the package carries a runtime of its own, %s: it imports jobgen's", name)
 		}
 	}
 	copied, _ := os.ReadFile("web/vocab/extra.mjs")

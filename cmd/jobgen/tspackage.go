@@ -44,6 +44,15 @@ func tsBackend(cfg *config, root, dir string) (typescript.Backend, error) {
 	case !npmName.MatchString(b.Package):
 		return b, fmt.Errorf("%s: typescript.package %q is not an npm package name (lower case, as @scope/name or name)", cfg.file, b.Package)
 	}
+	rt, ok, err := runtimePackages(filepath.Join(root, dir))
+	switch {
+	case err != nil:
+		return b, fmt.Errorf("the TypeScript package: %w", err)
+	case ok && rt.ts.Name == b.Package:
+		return b, fmt.Errorf("the TypeScript package is named %s, as jobgen's, whose runtime it imports; name it in jobgen.yaml (typescript.package)", b.Package)
+	case ok:
+		b.Runtime = rt.ts
+	}
 	for _, m := range set.Modules {
 		mod, err := tsModule(cfg.path(m), root)
 		if err != nil {

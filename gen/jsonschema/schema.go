@@ -15,7 +15,8 @@ const SchemaDialect = "https://json-schema.org/draft/2020-12/schema"
 
 // Emit renders a valid spec as one JSON Schema document,
 // <package>.schema.json, whose $defs describe every id, enum, record, union,
-// union variant and live fact version by its Go name, and FactEnvelope, the
+// union variant and live fact version that travels in JSON
+// (gen.Index.OnWire) by its Go name, and FactEnvelope, the
 // {"type","v","data"} envelope of any fact. The schemas describe what the
 // generated encoders write and the generated decoders accept: Go-only fields
 // are absent, optional fields and lists are not required, lists may be null,
@@ -91,7 +92,8 @@ func emitSchema(s *gen.Spec, o gen.Origin) (gen.File, error) {
 }
 
 // typeSchemas returns a definition per id, enum, record, union and union
-// variant of s, by name.
+// variant of s that travels in JSON (gen.Index.OnWire), by name: faces,
+// records of funcs and what holds them are Go's alone.
 func typeSchemas(s *gen.Spec) map[string]jsonObject {
 	defs := map[string]jsonObject{}
 	for _, id := range s.IDs {
@@ -104,10 +106,16 @@ func typeSchemas(s *gen.Spec) map[string]jsonObject {
 		}
 		defs[en.Name] = described(en.Doc, jsonObject{{"type", "string"}, {"enum", values}})
 	}
+	x := s.Index()
 	for _, r := range s.Records {
-		defs[r.Name] = objectSchema(r.Doc, nil, r.Fields)
+		if x.OnWire(r.Name) {
+			defs[r.Name] = objectSchema(r.Doc, nil, r.Fields)
+		}
 	}
 	for _, u := range s.Unions {
+		if !x.OnWire(u.Name) {
+			continue
+		}
 		var refs []any
 		for _, v := range u.Variants {
 			refs = append(refs, ref(v.Name))

@@ -2,8 +2,10 @@
 // generates one module of a Python package, pydantic v2 models in strict
 // mode whose decoders refuse what the Go decoders refuse and whose encoders
 // write what Go writes, and, as a gen.Packager, the package's own files: the
-// runtime every module imports (pyruntime.py), __init__.py, py.typed and
-// pyproject.toml. Check reports what Python cannot hold: keywords, names the
+// runtime every module imports (pyruntime.py, as runtime.py), __init__.py,
+// py.typed and pyproject.toml; a package other than jobgen's imports
+// jobgen's runtime instead, and another module's spec from that module's
+// package. Check reports what Python cannot hold: keywords, names the
 // module would bind twice, field names pydantic reserves. See decisions
-// 0102, 0103 and 0104.
+// 0102, 0103, 0104 and 0144.
 package python

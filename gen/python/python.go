@@ -28,12 +28,33 @@ const DefaultPackage = "jobgen_vocab"
 //
 // Dir is empty when the package has a root of its own, and one directory
 // (such as "python") when it lives beside the Go packages under theirs.
+//
+// There is one runtime for every package jobgen generates, the runtime
+// module of jobgen's own package (jobgen_vocab.runtime), so a DecodeError
+// of any vocabulary is one class: a package with a Runtime imports it from
+// there, writes none of its own, and declares that package, with the ones
+// it Requires, in pyproject.toml (decision 0144).
 type Backend struct {
 	// Package is the Python package, a directory under the root; empty
 	// means DefaultPackage.
 	Package string
 	Dir     string
+	// Runtime is the package whose runtime module the modules import,
+	// Runtime.runtime, when it is not this package's own: jobgen's package,
+	// for every package but jobgen's. Empty, the package writes runtime.py
+	// and its modules import it as .runtime.
+	Runtime string
+	// Requires are the other packages the modules import: the packages of
+	// the other Go modules whose specs the package's specs import.
+	Requires []string
 }
+
+// runtimeModule is the runtime module's name in the package.
+const runtimeModule = "runtime"
+
+// packageVersion is the version of every package the backend writes, in
+// its pyproject.toml and in the dependencies other packages declare on it.
+const packageVersion = "0"
 
 // Name implements Backend.
 func (Backend) Name() string { return "Python" }
@@ -43,13 +64,31 @@ func (Backend) Marker() gen.Marker {
 	return gen.Marker{Suffix: ".py", Format: "# " + gen.MarkerText + "\n"}
 }
 
-// Check implements Backend: see checkNames.
+// Check implements Backend: see checkNames; and a spec named like the
+// runtime module, or importing another module's spec whose Python package
+// has no name or this package's Package (unset, as jobgen check has it,
+// nothing names this package yet).
 func (b Backend) Check(r *gen.Resolved) gen.ErrorList {
 	s, err := r.Model()
 	if err != nil {
 		return nil // Files reports it
 	}
-	return checkNames(s)
+	errs := checkNames(s)
+	if s.Package.Name == runtimeModule {
+		errs.Add(s.Package.Pos, "package.name %s is the name of the Python package's runtime module; choose another", runtimeModule)
+	}
+	for _, im := range s.Imports {
+		if im.Imported == nil || !im.Foreign() {
+			continue
+		}
+		switch other := im.Found.Packages["python"]; {
+		case other == "":
+			errs.Add(im.ModulePos, "imports.%s.module: the Python package of %s has no name, so a module cannot import its %s module; jobgen names it from that module's jobgen.yaml (python.package) or its path (with gen.Module.Packages[\"python\"] in the library)", im.Alias, im.Found, im.Imported.Spec().Package.Name)
+		case other == b.Package:
+			errs.Add(im.ModulePos, "imports.%s.module: the Python package of %s is %s, as this one is; name this one in jobgen.yaml (python.package)", im.Alias, im.Found, other)
+		}
+	}
+	return errs
 }
 
 // CheckPackage refuses a name that cannot be the package's: one that is not
@@ -81,7 +120,7 @@ func (b Backend) Files(r *gen.Resolved, o gen.Origin) ([]gen.File, error) {
 		return nil, err
 	}
 	name := path.Join(b.Dir, b.pkg(), s.Package.Name+".py")
-	return []gen.File{emitModule(s, o, name)}, nil
+	return []gen.File{emitModule(s, o, name, b.Runtime)}, nil
 }
 
 // Emit renders a valid spec as its Python module alone, with the marker
@@ -94,15 +133,15 @@ func Emit(r *gen.Resolved) (gen.File, error) {
 	if errs := checkNames(s); len(errs) > 0 {
 		return gen.File{}, errs
 	}
-	return emitModule(s, gen.BesideSpec(s), s.Package.Name+".py"), nil
+	return emitModule(s, gen.BesideSpec(s), s.Package.Name+".py", ""), nil
 }
 
-// pyRuntime is the runtime every module imports, the package's _runtime.py.
+// pyRuntime is the runtime every module imports, the package's runtime.py.
 //
 //go:embed pyruntime.py
 var pyRuntime string
 
-// Runtime is the text of the runtime module, _runtime.py, without its marker.
+// Runtime is the text of the runtime module, runtime.py, without its marker.
 func Runtime() string { return pyRuntime }
 
 // opening opens the package's own files, in the comment syntax of Python
@@ -110,14 +149,29 @@ func Runtime() string { return pyRuntime }
 const opening = "# " + gen.PackageText + "\n"
 
 // PackageFiles implements gen.Packager: the files of the package that no
-// spec owns, the runtime every module imports, __init__.py, py.typed and,
+// spec owns, the runtime every module imports unless the package imports
+// another's (Runtime: then it is retired), __init__.py, py.typed and,
 // beside the package's directory, the pyproject.toml that installs it.
 func (b Backend) PackageFiles() ([]gen.PackageFile, error) {
 	pkg := b.pkg()
 	if err := CheckPackage(pkg); err != nil {
 		return nil, err
 	}
-	dist := strings.ReplaceAll(pkg, "_", "-")
+	deps := []string{`"pydantic>=2.11,<3"`}
+	seen := map[string]bool{}
+	for _, other := range append(slices.Clone(b.Requires), b.Runtime) {
+		switch {
+		case other == "" || seen[other]:
+			continue
+		case other == pkg:
+			return nil, fmt.Errorf("package %s cannot require itself", pkg)
+		}
+		if err := CheckPackage(other); err != nil {
+			return nil, fmt.Errorf("a package required: %w", err)
+		}
+		seen[other] = true
+		deps = append(deps, fmt.Sprintf("%q", dist(other)+"=="+packageVersion))
+	}
 	var files []gen.PackageFile
 	add := func(name, content string) {
 		files = append(files, gen.PackageFile{File: gen.File{Path: path.Join(b.Dir, name), Content: []byte(opening + content)}, Opening: opening})
@@ -129,35 +183,48 @@ build-backend = "hatchling.build"
 
 [project]
 name = %q
-version = "0"
+version = %q
 description = "Pydantic models of the jobgen vocabularies, generated from their specs"
 requires-python = ">=3.11"
-dependencies = ["pydantic>=2.11,<3"]
+dependencies = [%s]
 
 [tool.hatch.build.targets.wheel]
 packages = [%q]
-`, dist, pkg))
+`, dist(pkg), packageVersion, strings.Join(deps, ", "), pkg))
 	add(pkg+"/__init__.py", fmt.Sprintf("\"\"\"Package %s holds the modules jobgen generates, one per spec.\n\n"+
 		"Import a vocabulary by its spec's package name: from %s import jobs.\n\"\"\"\n", pkg, pkg))
-	add(pkg+"/_runtime.py", pyRuntime)
+	if b.Runtime == "" {
+		add(pkg+"/"+runtimeModule+".py", pyRuntime)
+	} else {
+		// A copy written before the package imported Runtime's.
+		files = append(files, gen.PackageFile{File: gen.File{Path: path.Join(b.Dir, pkg, runtimeModule+".py")}, Opening: opening, Retired: true})
+	}
 	add(pkg+"/py.typed", "")
 	return files, nil
 }
+
+// dist is the distribution name pyproject.toml gives package pkg.
+func dist(pkg string) string { return strings.ReplaceAll(pkg, "_", "-") }
 
 // A pyWriter writes one module.
 type pyWriter struct {
 	spec *gen.Spec
 	b    strings.Builder
-	// runtime holds the names the module imports from _runtime, typing the
-	// names from typing, and specs the aliases of the imported specs it
+	// runtime holds the names the module imports from the runtime, typing
+	// the names from typing, and specs the aliases of the imported specs it
 	// names: the imports, known once the module is written.
 	runtime, typing, pydantic map[string]bool
 	specs                     map[string]bool
 	timedelta                 bool
+	// runtimePackage is the package whose runtime the module imports; ""
+	// for its own.
+	runtimePackage string
 }
 
-func emitModule(s *gen.Spec, o gen.Origin, name string) gen.File {
-	w := &pyWriter{spec: s, runtime: map[string]bool{}, typing: map[string]bool{}, pydantic: map[string]bool{}, specs: map[string]bool{}}
+// emitModule writes spec s as the module at name, importing the runtime of
+// package runtime, or its own package's when that is "".
+func emitModule(s *gen.Spec, o gen.Origin, name, runtime string) gen.File {
+	w := &pyWriter{spec: s, runtimePackage: runtime, runtime: map[string]bool{}, typing: map[string]bool{}, pydantic: map[string]bool{}, specs: map[string]bool{}}
 	w.b.Grow(16<<10 + 4<<10*(len(s.Records)+len(s.Unions)+2*len(s.Facts)))
 	w.body()
 	body := w.b.String()
@@ -212,10 +279,12 @@ func (w *pyWriter) body() {
 }
 
 // imports writes the module's imports, grouped and sorted as isort does:
-// the standard library, pydantic, then the package's own modules.
+// the standard library; the other packages, pydantic, jobgen's runtime and
+// the packages of other Go modules' specs; then the package's own modules.
 func (w *pyWriter) imports() {
 	w.line("from __future__ import annotations")
-	var std, third, own [][2]any
+	var std, own [][2]any
+	third := map[string][]string{}
 	if w.timedelta {
 		std = append(std, [2]any{"datetime", []string{"timedelta"}})
 	}
@@ -223,26 +292,37 @@ func (w *pyWriter) imports() {
 		std = append(std, [2]any{"typing", gen.SortedKeys(w.typing)})
 	}
 	if len(w.pydantic) > 0 {
-		third = append(third, [2]any{"pydantic", gen.SortedKeys(w.pydantic)})
+		third["pydantic"] = gen.SortedKeys(w.pydantic)
 	}
 	var mods []string
 	for _, im := range w.spec.Imports {
-		if im.Imported != nil && w.specs[im.Alias] {
-			mod := im.Imported.Spec().Package.Name
-			if mod == im.Alias {
-				mods = append(mods, mod)
-			} else {
-				mods = append(mods, mod+" as "+im.Alias)
-			}
+		if im.Imported == nil || !w.specs[im.Alias] {
+			continue
+		}
+		mod := im.Imported.Spec().Package.Name
+		if mod != im.Alias {
+			mod += " as " + im.Alias
+		}
+		if im.Foreign() {
+			other := im.Found.Packages["python"]
+			third[other] = append(third[other], mod)
+		} else {
+			mods = append(mods, mod)
 		}
 	}
 	if len(mods) > 0 {
 		own = append(own, [2]any{".", mods})
 	}
-	if len(w.runtime) > 0 {
-		own = append(own, [2]any{"._runtime", gen.SortedKeys(w.runtime)})
+	if len(w.runtime) > 0 && w.runtimePackage == "" {
+		own = append(own, [2]any{"." + runtimeModule, gen.SortedKeys(w.runtime)})
+	} else if len(w.runtime) > 0 {
+		third[w.runtimePackage+"."+runtimeModule] = gen.SortedKeys(w.runtime)
 	}
-	for _, group := range [][][2]any{std, third, own} {
+	var others [][2]any
+	for _, mod := range gen.SortedKeys(third) {
+		others = append(others, [2]any{mod, slices.Sorted(slices.Values(third[mod]))})
+	}
+	for _, group := range [][][2]any{std, others, own} {
 		if len(group) == 0 {
 			continue
 		}

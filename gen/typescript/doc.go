@@ -5,7 +5,9 @@
 // from one text (decision 0096). As a gen.Packager it also writes what the
 // modules of one output share: package.json and the runtime module
 // (runtime.ts, with its JavaScript and declarations compiled by the pinned
-// tsc), whose one DecodeError class every module throws. Check reports what
-// TypeScript cannot hold: reserved words, globals, names the module would
-// declare twice, a package named like one of the package's own modules.
+// tsc), whose one DecodeError class every module throws; a package other
+// than jobgen's imports jobgen's runtime instead and declares it a peer
+// (decision 0143). Check reports what TypeScript cannot hold: reserved
+// words, globals, names the module would declare twice, a package named
+// like one of the package's own modules.
 package typescript

@@ -28,8 +28,11 @@ import (
 // package.json names it Package and exports each module as
 // Package/<package.name>; the runtime module (runtime.ts, .mjs, .d.mts),
 // which every module imports, holds DecodeError and the codec helpers, so
-// an error of any vocabulary of the package is one class; Modules are
-// hand-written modules the package carries beside the generated ones.
+// an error of any vocabulary is one class; Modules are hand-written modules
+// the package carries beside the generated ones. There is one runtime for
+// every package jobgen generates, the one jobgen's own package carries: a
+// package with a Runtime imports it from there, writes none of its own, and
+// declares that package, with its Peers, in package.json (decision 0143).
 //
 // Dir is empty when the package has a root of its own, and one directory
 // (such as "ts") when it lives beside the Go packages under theirs.
@@ -43,6 +46,25 @@ type Backend struct {
 	Version string
 	// Modules are the hand-written modules the package carries.
 	Modules []Module
+	// Runtime is the package whose runtime module the modules import,
+	// Runtime.Name + "/runtime", when it is not this package's own: jobgen's
+	// package, for every package but jobgen's. Zero, the package writes the
+	// runtime and its modules import it as ./runtime.js.
+	Runtime Peer
+	// Peers are the other packages the modules import: the packages of
+	// the other Go modules whose specs the package's specs import.
+	Peers []Peer
+}
+
+// A Peer is a package that a package's modules import and that a front end
+// installs beside it: package.json declares it in peerDependencies, so that
+// the front end holds one copy of it, whose DecodeError is the one every
+// package throws, and npm refuses a version that does not match.
+type Peer struct {
+	Name string // its npm name, "@jobgen/jobgen"
+	// Version is the version its package.json declares; the range
+	// declared is ^Version, the releases that keep its API.
+	Version string
 }
 
 // A Module is a hand-written module a package carries beside the generated
@@ -92,7 +114,7 @@ func (b Backend) Files(r *gen.Resolved, o gen.Origin) ([]gen.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	return emitTS(s, o, b.Dir), nil
+	return emitTS(s, o, b.Dir, b.Runtime.Name), nil
 }
 
 // Emit renders a valid spec as its module's three files, with the marker
@@ -106,12 +128,13 @@ func Emit(r *gen.Resolved) ([]gen.File, error) {
 	if errs := checkTSNames(s); len(errs) > 0 {
 		return nil, errs
 	}
-	return emitTS(s, gen.BesideSpec(s), ""), nil
+	return emitTS(s, gen.BesideSpec(s), "", ""), nil
 }
 
-// emitTS renders spec s as the three files of its module in dir.
-func emitTS(s *gen.Spec, o gen.Origin, dir string) []gen.File {
-	w := &tsWriter{spec: s, index: s.Index(), zero: map[string]bool{}, uses: map[string]bool{}}
+// emitTS renders spec s as the three files of its module in dir, importing
+// the runtime of package runtime, or its own package's when that is "".
+func emitTS(s *gen.Spec, o gen.Origin, dir, runtime string) []gen.File {
+	w := &tsWriter{spec: s, index: s.Index(), runtime: runtime, zero: map[string]bool{}, uses: map[string]bool{}}
 	w.b.Grow(32<<10 + 8<<10*(len(s.Records)+len(s.Unions)+2*len(s.Facts)))
 	w.module()
 	base := path.Join(dir, s.Package.Name)
@@ -132,6 +155,9 @@ func capArticle(word string) string {
 type tsWriter struct {
 	spec  *gen.Spec
 	index *gen.Index
+	// runtime is the package whose runtime module the module imports; ""
+	// for the module's own package.
+	runtime string
 	// b holds the module's code: TypeScript, with its types marked (see
 	// ty) so that the JavaScript is b without them; d holds the
 	// declarations.
@@ -242,6 +268,15 @@ func (w *tsWriter) specifier(im *gen.Import, kind tsKind) string {
 		return im.Found.Packages["ts"] + "/" + im.Imported.Spec().Package.Name
 	}
 	return "./" + im.Imported.Spec().Package.Name + kind.importExt()
+}
+
+// runtimeSpecifier is how a file of the given kind names the runtime
+// module: Runtime/runtime, or the sibling file in the runtime's own package.
+func (w *tsWriter) runtimeSpecifier(kind tsKind) string {
+	if w.runtime != "" {
+		return w.runtime + "/" + runtimeName
+	}
+	return "./" + runtimeName + kind.importExt()
 }
 
 // checkForeignPackages refuses an import of another module's spec whose

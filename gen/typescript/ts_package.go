@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/jobgen/jobgen/gen"
@@ -41,12 +42,16 @@ const runtimeName = "runtime"
 var moduleName = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
 
 // PackageFiles implements gen.Packager: package.json when the package has a
-// name, the runtime module, and the hand-written modules.
+// name, the runtime module unless the package imports another's (Runtime:
+// then the runtime's files are retired), and the hand-written modules.
 func (b Backend) PackageFiles() ([]gen.PackageFile, error) {
 	var files []gen.PackageFile
 	add := func(name, opening, content string) {
 		p := path.Join(b.Dir, name)
 		files = append(files, gen.PackageFile{File: gen.File{Path: p, Content: []byte(opening + content)}, Opening: opening})
+	}
+	retire := func(name, opening string) {
+		files = append(files, gen.PackageFile{File: gen.File{Path: path.Join(b.Dir, name)}, Opening: opening, Retired: true})
 	}
 	if b.Package != "" {
 		manifest, err := b.manifest()
@@ -56,7 +61,11 @@ func (b Backend) PackageFiles() ([]gen.PackageFile, error) {
 		add("package.json", manifestOpening, manifest)
 	}
 	for _, f := range RuntimeFiles() {
-		add(f.Path, sourceOpening, string(f.Content))
+		if b.Runtime.Name == "" {
+			add(f.Path, sourceOpening, string(f.Content))
+		} else {
+			retire(f.Path, sourceOpening) // a copy written before it imported Runtime's
+		}
 	}
 	seen := map[string]bool{runtimeName: true}
 	for _, m := range b.Modules {
@@ -98,12 +107,16 @@ func (b Backend) ownModules() []string {
 // manifest is package.json after its opening: an ES module package whose
 // every module is a subpath, Package/<module>, with its declarations for
 // TypeScript (exports for node16, nodenext and bundler resolution,
-// typesVersions for the older node10), and no side effects, so a bundler
-// keeps only what is imported.
+// typesVersions for the older node10), no side effects, so a bundler keeps
+// only what is imported, and the packages it imports as peers.
 func (b Backend) manifest() (string, error) {
 	version := b.Version
 	if version == "" {
 		version = "0.0.0"
+	}
+	peers, err := b.peerDependencies()
+	if err != nil {
+		return "", err
 	}
 	type conditions struct {
 		Types   string `json:"types"`
@@ -117,6 +130,7 @@ func (b Backend) manifest() (string, error) {
 		SideEffects   bool                           `json:"sideEffects"`
 		Exports       map[string]conditions          `json:"exports"`
 		TypesVersions map[string]map[string][]string `json:"typesVersions"`
+		Peers         map[string]string              `json:"peerDependencies,omitempty"`
 	}{
 		Name:          b.Package,
 		Version:       version,
@@ -124,6 +138,7 @@ func (b Backend) manifest() (string, error) {
 		Type:          "module",
 		Exports:       map[string]conditions{"./*": {Types: "./*.d.mts", Default: "./*.mjs"}},
 		TypesVersions: map[string]map[string][]string{"*": {"*": {"./*.d.mts"}}},
+		Peers:         peers,
 	}
 	var out bytes.Buffer
 	enc := json.NewEncoder(&out)
@@ -134,4 +149,31 @@ func (b Backend) manifest() (string, error) {
 	}
 	// The opening holds the object's first line and the comment member.
 	return strings.TrimPrefix(out.String(), "{\n"), nil
+}
+
+// peerDependencies are the package's peers, Runtime's package among them,
+// by name, each with the range ^Version; nil when it has none. A peer named
+// twice must have one version, and none is the package itself.
+func (b Backend) peerDependencies() (map[string]string, error) {
+	peers := slices.Clone(b.Peers)
+	if b.Runtime.Name != "" {
+		peers = append(peers, b.Runtime)
+	}
+	if len(peers) == 0 {
+		return nil, nil
+	}
+	ranges := map[string]string{}
+	for _, p := range peers {
+		r := "^" + p.Version
+		switch {
+		case p.Name == "" || p.Version == "":
+			return nil, fmt.Errorf("peer %q: a peer needs a name and a version", p.Name+"@"+p.Version)
+		case p.Name == b.Package:
+			return nil, fmt.Errorf("peer %s: the package cannot be its own peer", p.Name)
+		case ranges[p.Name] != "" && ranges[p.Name] != r:
+			return nil, fmt.Errorf("peer %s: versions %s and %s", p.Name, strings.TrimPrefix(ranges[p.Name], "^"), p.Version)
+		}
+		ranges[p.Name] = r
+	}
+	return ranges, nil
 }

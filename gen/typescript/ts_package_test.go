@@ -80,3 +80,67 @@ func TestPackageModulesAreChecked(t *testing.T) {
 		}
 	}
 }
+
+// TestAPackageImportsJobgensRuntime (decision 0143): a package with a
+// Runtime writes no runtime of its own (its three files are retired, so a
+// copy from before is removed), imports Runtime/runtime from the source,
+// the JavaScript (and the declarations, when they name it), and declares Runtime and its
+// Peers in peerDependencies, each once, at ^Version; a peer named with two
+// versions, or the package itself, is refused.
+func TestAPackageImportsJobgensRuntime(t *testing.T) {
+	jobgen := Peer{Name: "@jobgen/jobgen", Version: "1.2.0"}
+	b := Backend{Package: "@example/deployer", Runtime: jobgen, Peers: []Peer{{Name: "@acme/vocab", Version: "0.3.0"}, jobgen}}
+	files, err := b.PackageFiles()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var written, retired []string
+	var manifest []byte
+	for _, f := range files {
+		if f.Retired {
+			retired = append(retired, f.Path)
+			continue
+		}
+		written = append(written, f.Path)
+		if f.Path == "package.json" {
+			manifest = f.Content
+		}
+	}
+	if got := strings.Join(written, " "); got != "package.json" {
+		t.Errorf("files written = %s, want package.json alone", got)
+	}
+	if got := strings.Join(retired, " "); got != "runtime.ts runtime.mjs runtime.d.mts" {
+		t.Errorf("files retired = %s, want the runtime's three", got)
+	}
+	var m struct {
+		Peers map[string]string `json:"peerDependencies"`
+	}
+	if err := json.Unmarshal(manifest, &m); err != nil || len(m.Peers) != 2 || m.Peers["@jobgen/jobgen"] != "^1.2.0" || m.Peers["@acme/vocab"] != "^0.3.0" {
+		t.Errorf("peerDependencies = %v (%v):\n%s", m.Peers, err, manifest)
+	}
+	spec, err := gen.Load("x.yaml", []byte("jobgen: 1\npackage: {name: deploy}\nids: {ReleaseID: {kind: uuid}}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, _ := gen.NewOrigin(".", "x.yaml")
+	modules, err := b.Files(spec, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range modules {
+		// An id's declarations name nothing of the runtime's.
+		imports := strings.HasSuffix(f.Path, ".d.mts") || strings.Contains(string(f.Content), `} from "@jobgen/jobgen/runtime";`)
+		if got := string(f.Content); !imports || strings.Contains(got, "./runtime") {
+			t.Errorf("%s does not import the runtime from @jobgen/jobgen/runtime:\n%s", f.Path, got)
+		}
+	}
+	for _, bad := range []Backend{
+		{Package: "@example/deployer", Runtime: jobgen, Peers: []Peer{{Name: "@jobgen/jobgen", Version: "1.3.0"}}},
+		{Package: "@jobgen/jobgen", Runtime: jobgen},
+		{Package: "@example/deployer", Peers: []Peer{{Name: "@acme/vocab"}}},
+	} {
+		if _, err := bad.PackageFiles(); err == nil {
+			t.Errorf("%+v: accepted", bad)
+		}
+	}
+}

@@ -217,9 +217,9 @@ func (w *tsWriter) imports(kind tsKind, body string) string {
 			for i, n := range names {
 				names[i] = strings.TrimPrefix(n, "type ")
 			}
-			b.WriteString("import type { " + strings.Join(names, ", ") + " } from \"./runtime" + kind.importExt() + "\";\n")
+			b.WriteString("import type { " + strings.Join(names, ", ") + " } from \"" + w.runtimeSpecifier(kind) + "\";\n")
 		} else {
-			b.WriteString("import { " + strings.Join(names, ", ") + " } from \"./runtime" + kind.importExt() + "\";\n")
+			b.WriteString("import { " + strings.Join(names, ", ") + " } from \"" + w.runtimeSpecifier(kind) + "\";\n")
 		}
 	}
 	for _, im := range w.spec.Imports {

@@ -16,7 +16,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from jobgen_vocab._runtime import _KINDS, DecodeError, Model, UUIDIdentifier, parse
+from jobgen_vocab.runtime import _KINDS, DecodeError, Model, UUIDIdentifier, parse
 from pydantic import TypeAdapter, ValidationError
 
 

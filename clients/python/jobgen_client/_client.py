@@ -11,8 +11,8 @@ from typing import Self
 from urllib.parse import quote
 
 import httpx
-from jobgen_vocab._runtime import DecodeError, decode_list
 from jobgen_vocab.jobs import FollowFrame, JobSnapshot, StatusFrame, decode_follow_frame
+from jobgen_vocab.runtime import DecodeError, decode_list
 from jobgen_vocab.wire import ErrorBody, Interval, KillRequest, KillResponse
 
 

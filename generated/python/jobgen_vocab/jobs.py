@@ -13,7 +13,7 @@ from typing import Annotated, Any, Final, Literal, TypeAlias
 
 from pydantic import Field
 
-from ._runtime import (
+from .runtime import (
     Envelope,
     Int64,
     Model,

@@ -14,7 +14,7 @@ from typing import Annotated, Any, Final, Literal, TypeAlias
 from pydantic import Field, JsonValue
 
 from . import jobs
-from ._runtime import Envelope, Int64, Model, UUIDIdentifier, decode_envelope
+from .runtime import Envelope, Int64, Model, UUIDIdentifier, decode_envelope
 
 
 class MessageID(UUIDIdentifier):

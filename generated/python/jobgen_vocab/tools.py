@@ -16,7 +16,7 @@ from typing import Final, Literal, TypeAlias
 from pydantic import Field
 
 from . import jobs, subagents
-from ._runtime import Int64, Model, Timestamp, Uint32
+from .runtime import Int64, Model, Timestamp, Uint32
 
 ErrorCode: TypeAlias = Literal[
     "invalidArguments",

@@ -14,7 +14,7 @@ from typing import Final, Literal, TypeAlias
 from pydantic import Field
 
 from . import jobs
-from ._runtime import Int64, Model
+from .runtime import Int64, Model
 
 KillResult: TypeAlias = Literal["requested", "alreadyFinished"]
 """A KillResult says what a kill did.

@@ -15,7 +15,7 @@ import string
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from jobgen_vocab import jobs, subagents
-from jobgen_vocab._runtime import DecodeError, fold
+from jobgen_vocab.runtime import DecodeError, fold
 
 INT64 = st.integers(min_value=-(1 << 63), max_value=(1 << 63) - 1)
 UUIDS = (

@@ -10,7 +10,7 @@
  * package.
  */
 
-import type { JSONObject } from "./runtime.mjs";
+import type { JSONObject } from "@jobgen/jobgen/runtime";
 import type * as jobs from "@jobgen/jobgen/jobs";
 
 /**

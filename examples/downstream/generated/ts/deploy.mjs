@@ -10,7 +10,7 @@
  * package.
  */
 
-import { DecodeError, EncodeError, _missing, _obj, _fold, _str, _int, _enum, _zeroUUID, _uuid, _ambiguous, _eint, _eenum, _euuid } from "./runtime.mjs";
+import { DecodeError, EncodeError, _missing, _obj, _fold, _str, _int, _enum, _zeroUUID, _uuid, _ambiguous, _eint, _eenum, _euuid } from "@jobgen/jobgen/runtime";
 import * as jobs from "@jobgen/jobgen/jobs";
 
 /**
