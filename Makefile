@@ -18,7 +18,7 @@ BASELINE ?= spec/baseline
 
 .PHONY: demo demo-web demo-subagents demo-pg generate verify check breaking test race vet proptest mutants fuzz bench scoreboard lint ts-deps ts-check ts-bench ci pg-up pg-down pg-test crash
 
-demo: ## see the runtime work: three shell jobs, a live follow, a kill, intervals from the journal
+demo: ## see the runtime work: three shell jobs, a live follow, a kill, a fourth under a pseudo-terminal (colours, a prompt answered), intervals from the journal
 	$(GO) run ./examples/shelljobs
 
 demo-web: ## serve the jobs console for a demo session on 127.0.0.1:8080: coloured logs, a failure, a timeout, a subagent tree (ADDR=host:port to change)

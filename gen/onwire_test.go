@@ -62,7 +62,8 @@ faces:
 }
 
 // TestOnWireOfTheJobVocabulary: of spec/jobs.yaml, the Go-only declarations
-// are the faces, Hooks and the JobStart union with its variants.
+// are the faces, Hooks and TerminalInput (records of funcs alone) and the
+// JobStart union with its variants.
 func TestOnWireOfTheJobVocabulary(t *testing.T) {
 	data, err := os.ReadFile("../spec/jobs.yaml")
 	if err != nil {
@@ -79,7 +80,7 @@ func TestOnWireOfTheJobVocabulary(t *testing.T) {
 			goOnly = append(goOnly, d.Name)
 		}
 	}
-	want := []string{"Hooks", "JobStart", "PlainJobStart", "RecordingJobStart", "RunningJob", "RecordingJob"}
+	want := []string{"Hooks", "TerminalInput", "JobStart", "PlainJobStart", "RecordingJobStart", "RunningJob", "RecordingJob", "TerminalJob"}
 	if len(goOnly) != len(want) {
 		t.Fatalf("Go-only declarations = %v, want %v", goOnly, want)
 	}

@@ -32,6 +32,9 @@ path):
 	GET  /api/jobs/{id}/follow the follow stream as SSE (see below)
 	POST /api/jobs/{id}/kill   kill: a wire.KillRequest, Content-Type
 	                           application/json; answers a wire.KillResponse
+	POST /api/jobs/{id}/input  input to a terminal job: a wire.InputRequest,
+	                           fenced as kill is (409 for a job without a
+	                           terminal); answers a wire.InputResponse
 	GET  /api/jobs/{id}/raw    the retained record as text/plain, for a
 	                           download (409 for a job that keeps none)
 	GET  /api/history          the session's execution intervals from the
@@ -97,7 +100,8 @@ no other "simple" cross-site request can send that, so a page on another site
 cannot make a browser kill a job. What http.CrossOriginProtection refuses is
 refused as well (403): a Sec-Fetch-Site other than same-origin or none, or,
 without one, an Origin that names another host than the request's. Both
-rest on the Host check above.
+rest on the Host check above. Input to a terminal job is fenced the same
+way: it types into a shell as its owner.
 
 # Limits and shutdown
 

@@ -136,6 +136,7 @@ func New(opts Options) (*Handler, error) {
 	h.mux.HandleFunc("GET /api/jobs/{id}", h.withSession(h.job))
 	h.mux.HandleFunc("GET /api/jobs/{id}/follow", h.withSession(h.follow))
 	h.mux.HandleFunc("POST /api/jobs/{id}/kill", h.withSession(h.kill))
+	h.mux.HandleFunc("POST /api/jobs/{id}/input", h.withSession(h.input))
 	h.mux.HandleFunc("GET /api/history", h.withSession(h.history))
 	h.mux.HandleFunc("GET /api/jobs/{id}/raw", h.withSession(h.raw))
 	h.mux.HandleFunc("GET /api/subagents", h.withSession(h.subagentTree))

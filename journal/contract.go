@@ -146,6 +146,19 @@ type Store interface {
 	// and stops; each Payload is the caller's to keep.
 	ReadStream(ctx context.Context, stream Stream, after uint64) iter.Seq2[Record, error]
 
+	// LastSeq returns the seq of the last record of stream, 0 when the stream
+	// holds none (or was never appended to), without reading the stream's
+	// records: the file store keeps it in its index, PostgreSQL finds it in
+	// one index probe. It sees what ReadStream would: every record whose
+	// Append returned before the call, durable or not — on the file store
+	// records still buffered, on PostgreSQL the committed ones, which are all
+	// an Append returned — so ReadStream(ctx, stream, last-1) then yields that
+	// record. Appends that return during the call may or may not count; it
+	// never goes back. A stream name that no Append accepts is refused with
+	// ErrInvalid; after Close it fails with ErrClosed, and with an ended ctx
+	// with an error wrapping ctx.Err().
+	LastSeq(ctx context.Context, stream Stream) (uint64, error)
+
 	// ReadAll yields every record whose position is after the given one, in
 	// global order, and ends when it has yielded the last one it can see. It
 	// never skips a record that becomes visible later at an earlier position: a

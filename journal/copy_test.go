@@ -40,7 +40,7 @@ func TestAppendCopyKeepsSeqs(t *testing.T) {
 			t.Errorf("a copy with %s: %v, want ErrInvalid", c.name, err)
 		}
 	}
-	if seq := s.LastSeq("a"); seq != 9 {
+	if seq, err := s.LastSeq(ctx, "a"); err != nil || seq != 9 {
 		t.Fatalf("LastSeq after the copies = %d, want 9", seq)
 	}
 	if err := s.Close(ctx); err != nil {

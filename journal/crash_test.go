@@ -62,7 +62,7 @@ func TestCrashLoop(t *testing.T) {
 		if bytes.Contains([]byte(logged.String()), []byte("torn tail")) {
 			repairs++
 		}
-		last := s.LastSeq(testStream)
+		last := lastSeq(t, s, testStream)
 		if err := s.close(); err != nil {
 			t.Fatal(err)
 		}

@@ -28,9 +28,11 @@ a control character; a payload that is not one JSON value or holds a
 newline) is ErrInvalid, a record too long ErrTooLarge, a stream or store
 without seqs or positions left ErrFull; none of them changes anything.
 Flush is the durability barrier; ReadStream and ReadAll are iterators that
-see everything Append has returned, even while others append; Close flushes,
-and after it every method fails with ErrClosed. journal/storetest checks all
-of it against any backend. A FileStore is also an EncodedAppender: its
+see everything Append has returned, even while others append, and LastSeq
+answers a stream's last seq as ReadStream sees it, without reading the
+stream, so that ReadStream(ctx, stream, last-1) reads its last record alone;
+Close flushes, and after it every method fails with ErrClosed.
+journal/storetest checks all of it against any backend. A FileStore is also an EncodedAppender: its
 AppendEncoded is Append for payloads a generated encoder wrote, which it
 checks only for their shape (a JSON object without newlines), not by
 parsing them.
@@ -215,7 +217,8 @@ backend stored the data.
 # Reading back
 
 A FileStore keeps, per stream, the offset of each record, so ReadStream reads
-a stream by offset and costs what the stream costs; ReadAll reads the file in
+a stream by offset and costs what the stream costs, and LastSeq answers from
+the index without reading the file; ReadAll reads the file in
 order from the nearest of the offsets it keeps for every 256th position.
 Records still in the write buffer are written to the file (not synced)
 before they are read, so readers see every record Append returned.

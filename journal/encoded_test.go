@@ -30,7 +30,7 @@ func TestAppendEncoded(t *testing.T) {
 			t.Errorf("%s: AppendEncoded = %v, want %v", tc.name, err, tc.want)
 		}
 	}
-	if s.LastSeq(testStream) != 0 {
+	if lastSeq(t, s, testStream) != 0 {
 		t.Fatal("a refused entry was appended")
 	}
 	for i := 1; i <= 3; i++ {

@@ -134,6 +134,16 @@ func (s *FileStore) append1(p []byte) (uint64, error) {
 // close closes s without a deadline.
 func (s *FileStore) close() error { return s.Close(context.Background()) }
 
+// lastSeq is s.LastSeq of stream, failing t on an error.
+func lastSeq(t testing.TB, s *FileStore, stream Stream) uint64 {
+	t.Helper()
+	seq, err := s.LastSeq(context.Background(), stream)
+	if err != nil {
+		t.Fatalf("LastSeq(%q): %v", stream, err)
+	}
+	return seq
+}
+
 // recLine returns the record line of payload at seq (and position seq) in
 // testStream, as the store writes it.
 func recLine(seq uint64, p []byte) []byte {

@@ -22,8 +22,15 @@ import (
 // [Store.Flush]. The Recorder stores what it is given: deciding which facts
 // to record (the registry records owned jobs only) and stamping their times
 // are the caller's.
+//
+// The encoder is the union's generated one (jobs.EncodeFact), which writes
+// each fact as one JSON object without newlines; over a store that is an
+// EncodedAppender (the file store) the Recorder appends through
+// AppendEncoded, which checks that shape and does not parse the payload
+// again.
 type Recorder[F any] struct {
 	store    Store
+	encoded  EncodedAppender // store, when it takes encoded payloads; else nil
 	encode   func(F) ([]byte, error)
 	streamOf func(F) Stream
 	idOf     func(F) string // nil: no ids, no retries
@@ -33,20 +40,21 @@ type Recorder[F any] struct {
 	failed error // sticky: a fact was lost
 }
 
-// NewRecorder returns a Recorder that encodes facts with encode and appends
-// each to the stream streamOf names in store, without a record id: a failed
-// append is returned to the caller and not retried. For a store whose
-// appends can fail and succeed again (a database across a restart), use
-// NewRetryingRecorder.
+// NewRecorder returns a Recorder that encodes facts with encode, a union's
+// generated encoder, and appends each to the stream streamOf names in
+// store, without a record id: a failed append is returned to the caller and
+// not retried. For a store whose appends can fail and succeed again (a
+// database across a restart), use NewRetryingRecorder.
 func NewRecorder[F any](store Store, encode func(F) ([]byte, error), streamOf func(F) Stream) *Recorder[F] {
-	return &Recorder[F]{store: store, encode: encode, streamOf: streamOf}
+	ea, _ := store.(EncodedAppender)
+	return &Recorder[F]{store: store, encoded: ea, encode: encode, streamOf: streamOf}
 }
 
-// NewRetryingRecorder returns a Recorder that appends each fact under the
-// record id idOf gives it, and retries an append that failed in a way a
-// retry may mend — the store could not be reached, or its outcome is
-// unknown — with the same id, so that a retry of an append that did land
-// appends nothing. idOf must give every fact an id of its own within its
+// NewRetryingRecorder returns a Recorder that encodes facts with encode, a
+// union's generated encoder, appends each under the record id idOf gives
+// it, and retries an append that failed in a way a retry may mend — the
+// store could not be reached, or its outcome is unknown — with the same
+// id, so that a retry of an append that did land appends nothing. idOf must give every fact an id of its own within its
 // stream, derived from the fact alone (the vocabulary knows how, say from
 // the fact's type and the id of what it is about), so that the same fact
 // always gets the same id.
@@ -67,7 +75,8 @@ func NewRetryingRecorder[F any](store Store, encode func(F) ([]byte, error), str
 	for _, o := range opts {
 		o(&cfg)
 	}
-	return &Recorder[F]{store: store, encode: encode, streamOf: streamOf, idOf: idOf, retry: cfg}
+	ea, _ := store.(EncodedAppender)
+	return &Recorder[F]{store: store, encoded: ea, encode: encode, streamOf: streamOf, idOf: idOf, retry: cfg}
 }
 
 // DefaultRetryFor is how long a retrying Recorder retries one fact: long
@@ -104,7 +113,7 @@ func (r *Recorder[F]) Record(f F) error {
 		if err != nil {
 			return fmt.Errorf("journal: encode fact: %w", err)
 		}
-		_, err = r.store.Append(context.Background(), r.streamOf(f), Entry{Payload: payload})
+		_, err = r.append(context.Background(), r.streamOf(f), Entry{Payload: payload})
 		return err
 	}
 	if err := r.Err(); err != nil {
@@ -129,7 +138,7 @@ func (r *Recorder[F]) appendRetrying(stream Stream, e Entry) error {
 	delay := 10 * time.Millisecond
 	for attempt := 1; ; attempt++ {
 		ctx, cancel := context.WithDeadline(context.Background(), deadline)
-		_, err := r.store.Append(ctx, stream, e)
+		_, err := r.append(ctx, stream, e)
 		cancel()
 		if err == nil {
 			if attempt > 1 {
@@ -145,6 +154,14 @@ func (r *Recorder[F]) appendRetrying(stream Stream, e Entry) error {
 		time.Sleep(min(delay, left))
 		delay = min(2*delay, time.Second)
 	}
+}
+
+// append appends e to stream through AppendEncoded when the store has it.
+func (r *Recorder[F]) append(ctx context.Context, stream Stream, e Entry) ([]uint64, error) {
+	if r.encoded != nil {
+		return r.encoded.AppendEncoded(ctx, stream, e)
+	}
+	return r.store.Append(ctx, stream, e)
 }
 
 // mendable reports whether a retry of an append that failed with err may

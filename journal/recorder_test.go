@@ -1,7 +1,9 @@
 package journal
 
 import (
+	"context"
 	"errors"
+	"iter"
 	"reflect"
 	"testing"
 
@@ -80,4 +82,77 @@ func TestFactsSkippable(t *testing.T) {
 		!errors.As(decodeErrs[0], &derr) || derr.Seq != 2 {
 		t.Fatalf("got %d facts and errors %v; want 2 facts and an unknown-fact error at seq 2", len(got), decodeErrs)
 	}
+}
+
+// A pathCounter is a FileStore that counts which of its append paths a
+// caller took.
+type pathCounter struct {
+	*FileStore
+	appends, encoded int
+}
+
+func (p *pathCounter) Append(ctx context.Context, stream Stream, entries ...Entry) ([]uint64, error) {
+	p.appends++
+	return p.FileStore.Append(ctx, stream, entries...)
+}
+
+func (p *pathCounter) AppendEncoded(ctx context.Context, stream Stream, entries ...Entry) ([]uint64, error) {
+	p.encoded++
+	return p.FileStore.AppendEncoded(ctx, stream, entries...)
+}
+
+// An appendOnly store hides every method of its FileStore but the Store's.
+type appendOnly struct{ Store }
+
+// Both Recorders append the generated encoder's payloads through
+// AppendEncoded when the store has it, skipping a second parse of what the
+// encoder just wrote, and through Append when it does not; the facts read
+// back the same either way.
+func TestRecordersTakeTheEncodedPathWhenTheStoreHasIt(t *testing.T) {
+	facts := []jobs.Fact{testjobs.Registered(1), testjobs.Settled(1, jobs.JobStatusCompleted, true)}
+	idOf := func(f jobs.Fact) string { return f.FactType() + "/" + string(toTestStream(f)) }
+	for _, c := range []struct {
+		name string
+		make func(Store) *Recorder[jobs.Fact]
+	}{
+		{"plain", func(s Store) *Recorder[jobs.Fact] { return NewRecorder(s, jobs.EncodeFact, toTestStream) }},
+		{"retrying", func(s Store) *Recorder[jobs.Fact] {
+			return NewRetryingRecorder(s, jobs.EncodeFact, toTestStream, idOf)
+		}},
+	} {
+		counted := &pathCounter{FileStore: open(t, t.TempDir()+"/encoded.journal")}
+		plain := &pathCounter{FileStore: open(t, t.TempDir()+"/plain.journal")}
+		for _, f := range facts {
+			if err := c.make(counted).Record(f); err != nil {
+				t.Fatalf("%s: %v", c.name, err)
+			}
+			if err := c.make(appendOnly{plain}).Record(f); err != nil {
+				t.Fatalf("%s over a Store without AppendEncoded: %v", c.name, err)
+			}
+		}
+		if counted.encoded != len(facts) || counted.appends != 0 {
+			t.Errorf("%s: %d AppendEncoded and %d Append calls over a FileStore, want %d and none", c.name, counted.encoded, counted.appends, len(facts))
+		}
+		if plain.appends != len(facts) || plain.encoded != 0 {
+			t.Errorf("%s: %d Append and %d AppendEncoded calls over a plain Store, want %d and none", c.name, plain.appends, plain.encoded, len(facts))
+		}
+		for _, s := range []*pathCounter{counted, plain} {
+			got := collectFacts(t, s.ReadStream(context.Background(), testStream, 0))
+			if !reflect.DeepEqual(got, facts) {
+				t.Errorf("%s: read back %+v, want %+v", c.name, got, facts)
+			}
+		}
+	}
+}
+
+func collectFacts(t *testing.T, records iter.Seq2[Record, error]) []jobs.Fact {
+	t.Helper()
+	var out []jobs.Fact
+	for f, err := range Facts(records, jobs.DecodeFact) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, f)
+	}
+	return out
 }

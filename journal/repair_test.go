@@ -36,7 +36,7 @@ func TestOpenCreates(t *testing.T) {
 func TestSeqContinuesAfterReopen(t *testing.T) {
 	path, _ := makeJournal(t, 3)
 	s := open(t, path)
-	if got := s.LastSeq(testStream); got != 3 {
+	if got := lastSeq(t, s, testStream); got != 3 {
 		t.Fatalf("LastSeq after reopen = %d, want 3", got)
 	}
 	if seq, err := s.append1(payload(t, 4)); seq != 4 || err != nil {

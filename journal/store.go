@@ -106,15 +106,22 @@ func (s *FileStore) LastPos() Position {
 	return Position{Minor: s.ix.lastPos}
 }
 
-// LastSeq returns the seq of the last record appended to stream, zero when
-// there is none.
-func (s *FileStore) LastSeq(stream Stream) uint64 {
+// LastSeq returns the seq of the last record of stream, 0 when there is
+// none; see [Store.LastSeq]. It reads the store's index, not the file, and
+// counts records still in the write buffer, as ReadStream does.
+func (s *FileStore) LastSeq(ctx context.Context, stream Stream) (uint64, error) {
+	if err := checkName("stream name", string(stream), MaxStreamBytes); err != nil {
+		return 0, s.fail("last seq", err)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if st := s.ix.streams[stream]; st != nil {
-		return st.last
+	if err := s.readable(ctx, "last seq"); err != nil {
+		return 0, err
 	}
-	return 0
+	if st := s.ix.streams[stream]; st != nil {
+		return st.last, nil
+	}
+	return 0, nil
 }
 
 // Close flushes the store and closes its file. It returns the flush's error,

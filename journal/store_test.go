@@ -111,8 +111,8 @@ func TestSyncFailureSticky(t *testing.T) {
 		}
 		// What reached the file is still a journal.
 		s = open(t, path)
-		if s.LastSeq(testStream) > 2 {
-			t.Fatalf("reopened journal ends at seq %d, want at most 2", s.LastSeq(testStream))
+		if lastSeq(t, s, testStream) > 2 {
+			t.Fatalf("reopened journal ends at seq %d, want at most 2", lastSeq(t, s, testStream))
 		}
 		s.close()
 	})

@@ -60,3 +60,53 @@ func Example() {
 	// [stdout] 2 problems
 	// failed: exit status 3
 }
+
+// A command under a pseudo-terminal is a terminal job: the registry's
+// StartTerminal returns the handle that types into it, and its output is one
+// stream on the terminal channel, with the terminal's echo and CR LF.
+func ExampleOptions_terminal() {
+	ctx := context.Background()
+	reg := registry.New()
+	defer reg.Close(ctx)
+
+	const session jobs.SessionID = "example-session"
+	snap, term, err := reg.StartTerminal(ctx, procjob.Start(procjob.Options{
+		Command:  []string{"sh", "-c", `printf 'name? '; read name; echo "hello, $name"`},
+		Owner:    session,
+		Terminal: &jobs.TerminalSize{Rows: 24, Cols: 80},
+		Poll:     10 * time.Millisecond,
+	}))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	// The answer is typed once the prompt is on the screen: typed earlier,
+	// the terminal would echo it before the prompt, as a terminal does.
+	var screen strings.Builder
+	answered := false
+	for frame, err := range reg.Follow(ctx, session, snap.ID, registry.FromEarliest()) {
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		switch f := frame.(type) {
+		case jobs.OutputFrame:
+			for _, c := range f.Chunks {
+				screen.WriteString(c.Text)
+			}
+			if !answered && strings.HasSuffix(screen.String(), "name? ") {
+				answered = true
+				if err := term.Send("Ada\n"); err != nil {
+					fmt.Println(err)
+					return
+				}
+			}
+		case jobs.StatusFrame:
+			fmt.Printf("%q\n", screen.String())
+			fmt.Println(f.Job.Status+":", f.Job.Detail)
+		}
+	}
+	// Output:
+	// "name? Ada\r\nhello, Ada\r\n"
+	// completed: exit status 0
+}

@@ -21,9 +21,12 @@ type jobGroup struct {
 // prepareGroup makes the command the leader of a process group of its own,
 // whose id is its pid, and with a cgroup parent, starts it in a new cgroup
 // under it. Everything it starts joins the process group unless it leaves it
-// (setsid, setpgid), and the cgroup, which it cannot leave.
-func prepareGroup(cmd *exec.Cmd, cgroupParent string) (*jobGroup, error) {
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+// (setsid, setpgid), and the cgroup, which it cannot leave. Under a
+// terminal the command leads a session of its own instead, whose
+// controlling terminal is its stdin: a session leader leads a process group
+// of the same id, so the group is the same, and setpgid would fail on it.
+func prepareGroup(cmd *exec.Cmd, cgroupParent string, terminal bool) (*jobGroup, error) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: !terminal, Setsid: terminal, Setctty: terminal}
 	g := &jobGroup{}
 	if cgroupParent != "" {
 		cg, err := newCgroup(cgroupParent)

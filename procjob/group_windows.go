@@ -16,8 +16,8 @@ type jobGroup struct {
 
 // prepareGroup starts the command in a new console process group, so a
 // console interrupt aimed at the caller does not reach it. Cgroups are
-// Linux's, and refused.
-func prepareGroup(cmd *exec.Cmd, cgroupParent string) (*jobGroup, error) {
+// Linux's, and refused; a terminal never gets here (openTerminal refuses it).
+func prepareGroup(cmd *exec.Cmd, cgroupParent string, _ bool) (*jobGroup, error) {
 	if cgroupParent != "" {
 		return nil, fmt.Errorf("procjob: cgroup %s: cgroups exist only on Linux, not windows", cgroupParent)
 	}

@@ -40,6 +40,32 @@
 // assume such a directory exists, so without the option it uses the process
 // group alone; see docs/decisions/0027.
 //
+// # Terminal
+//
+// With Options.Terminal the command runs under a pseudo-terminal instead of
+// pipes: the terminal is its stdin, stdout, stderr and controlling terminal,
+// and its window has the size given. What it writes is one stream, in the
+// order it was written, recorded on the terminal channel; on pipes a pump
+// round reads all of stdout and then all of stderr, so writes to both
+// within one round land stdout first, and only a terminal (or 2>&1) keeps
+// their true order. Programs see a terminal, so they colour their output,
+// draw progress and flush per line as they do for a person: TERM is
+// xterm-256color unless the environment sets it. The terminal does what a
+// terminal does: it echoes input and ends lines with CR LF.
+//
+// The job is a terminal job (jobs.RecordingJobStart.RunTerminal), so its
+// jobs.TerminalJob, or the registry by id, sends it input as if typed and
+// resizes its window (the program gets SIGWINCH). A Send waits at most 2s
+// for a program that has stopped reading its input. The command leads a
+// session of its own, whose process group is the job's group as above: the
+// teardown, its grace and its cgroup are the same, and so are the bounded
+// buffers and the pump. When the session's leader exits, the kernel hangs
+// the terminal up, which sends the rest of its group SIGHUP.
+//
+// Terminals are Unix's: procjob opens them on Linux, macOS and the BSDs
+// (tested on Linux), and refuses Options.Terminal elsewhere, Windows
+// included, with an error that says so; see docs/decisions/0120.
+//
 // # Platforms
 //
 // On Unix systems the above holds as written; the group is the one setpgid
@@ -102,10 +128,17 @@ type Options struct {
 	// 64 MiB. Their buffer grows with the unread output up to the limit, never
 	// past it, and each ReadOutput lets it go.
 	ReadOutputLimit int
+	// Terminal, when set, runs the command under a pseudo-terminal whose
+	// window has this size (a zero dimension means 24 rows or 80 columns),
+	// and makes the job a terminal job that takes input; see the package
+	// doc. Nil runs it on pipes.
+	Terminal *jobs.TerminalSize
 }
 
 // Start returns a start for the registry that runs the command as a
-// recording job.
+// recording job: with Options.Terminal, a terminal job, whose start sets
+// RunTerminal (registry.StartTerminal returns its jobs.TerminalJob);
+// otherwise one on pipes, whose start sets Run.
 func Start(opts Options) jobs.RecordingJobStart {
 	kind, label := opts.Kind, opts.Label
 	if len(opts.Command) > 0 {
@@ -116,16 +149,27 @@ func Start(opts Options) jobs.RecordingJobStart {
 			label = commandLine(opts.Command)
 		}
 	}
-	return jobs.RecordingJobStart{
+	start := jobs.RecordingJobStart{
 		JobStartCommon: jobs.JobStartCommon{Kind: kind, Label: label, Owner: opts.Owner, ToolCall: opts.ToolCall},
-		Run: func(ctx context.Context, job jobs.RecordingJob) (jobs.Hooks, error) {
+	}
+	if opts.Terminal != nil {
+		start.RunTerminal = func(ctx context.Context, job jobs.RecordingJob) (jobs.Hooks, jobs.TerminalInput, error) {
 			p, err := run(job, opts)
 			if err != nil {
-				return jobs.Hooks{}, err
+				return jobs.Hooks{}, jobs.TerminalInput{}, err
 			}
-			return p.hooks(), nil
-		},
+			return p.hooks(), p.term.input(), nil
+		}
+		return start
 	}
+	start.Run = func(ctx context.Context, job jobs.RecordingJob) (jobs.Hooks, error) {
+		p, err := run(job, opts)
+		if err != nil {
+			return jobs.Hooks{}, err
+		}
+		return p.hooks(), nil
+	}
+	return start
 }
 
 // A process is one running command, the process group it leads, and what
@@ -136,9 +180,9 @@ type process struct {
 	grace    time.Duration
 	exited   registry.OnceSignal // the group has ended and the output is drained
 	pumpDone chan error          // the pump's result, after its final drain
-	out, err *stream
+	outputs  []output            // stdout and stderr, or the terminal
 	consumer *consumer
-	pipes    []*os.File // the read ends of stdout and stderr
+	term     *terminal // the pseudo-terminal; nil on pipes
 	copied   sync.WaitGroup
 
 	// Set by supervise before exited fires.
@@ -161,10 +205,65 @@ type process struct {
 	doneErr  error
 }
 
+// An output is one output of the process: the stream that keeps it, the
+// read end procjob holds, and the channel the record labels it with.
+type output struct {
+	s       *stream
+	r       *os.File
+	channel jobs.Channel
+}
+
 func run(job jobs.RecordingJob, opts Options) (*process, error) {
 	if len(opts.Command) == 0 {
 		return nil, errors.New("procjob: no command")
 	}
+	p := newProcess(opts)
+	cmd := exec.Command(opts.Command[0], opts.Command[1:]...)
+	cmd.Dir, cmd.Env = opts.Dir, opts.Env
+	// The read ends are ours rather than exec's, so that cmd.Wait returns
+	// when the leader exits, not when the last process holding the output
+	// lets go.
+	writeEnds, err := p.openOutputs(cmd, opts.Terminal)
+	if err != nil {
+		return nil, err
+	}
+	group, err := prepareGroup(cmd, opts.Cgroup, p.term != nil)
+	if err != nil {
+		p.closeOutputs(writeEnds)
+		return nil, err
+	}
+	p.group = group
+	p.cmd = cmd
+	err = cmd.Start()
+	closeAll(writeEnds) // the process holds its own copies now
+	if err != nil {
+		p.closeOutputs(nil)
+		group.release()
+		return nil, fmt.Errorf("procjob: start %s: %w", commandLine(opts.Command), err)
+	}
+	group.started(cmd.Process)
+	sources := make([]registry.PumpSource, len(p.outputs))
+	for i, o := range p.outputs {
+		sources[i] = registry.PumpSource{Reader: o.s, Channel: o.channel}
+		p.copied.Add(1)
+		go func() {
+			defer p.copied.Done()
+			copyOutput(o.s, o.r)
+		}()
+	}
+	go p.supervise()
+	poll := opts.Poll
+	if poll <= 0 {
+		poll = jobs.DefaultPumpPoll
+	}
+	go func() {
+		p.pumpDone <- registry.PumpJobOutput(context.Background(), job, sources,
+			registry.PumpOptions{Poll: poll, Pacer: opts.Pacer, Done: &p.exited})
+	}()
+	return p, nil
+}
+
+func newProcess(opts Options) *process {
 	window := opts.Window
 	if window <= 0 {
 		window = jobs.DefaultRetainBytes
@@ -177,56 +276,51 @@ func run(job jobs.RecordingJob, opts Options) (*process, error) {
 	if p.grace <= 0 {
 		p.grace = 2 * time.Second
 	}
-	p.out = &stream{window: window, sink: p.consumer}
-	p.err = &stream{window: window, sink: p.consumer}
-
-	cmd := exec.Command(opts.Command[0], opts.Command[1:]...)
-	cmd.Dir, cmd.Env = opts.Dir, opts.Env
-	group, err := prepareGroup(cmd, opts.Cgroup)
-	if err != nil {
-		return nil, err
+	newStream := func() *stream { return &stream{window: window, sink: p.consumer} }
+	if opts.Terminal != nil {
+		p.outputs = []output{{s: newStream(), channel: jobs.ChannelTerminal}}
+	} else {
+		p.outputs = []output{{s: newStream(), channel: jobs.ChannelStdout}, {s: newStream(), channel: jobs.ChannelStderr}}
 	}
-	p.group = group
-	// The pipes are ours rather than exec's, so that cmd.Wait returns when the
-	// leader exits, not when the last process holding the output lets go.
+	return p
+}
+
+// openOutputs gives the command its outputs: a pipe each for stdout and
+// stderr, or with size a pseudo-terminal for stdin, stdout and stderr. It
+// returns the ends the command gets, which the caller closes once the
+// command has started.
+func (p *process) openOutputs(cmd *exec.Cmd, size *jobs.TerminalSize) ([]*os.File, error) {
+	if size != nil {
+		term, tty, err := openTerminal(*size)
+		if err != nil {
+			return nil, err
+		}
+		p.term, p.outputs[0].r = term, term.master
+		cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty
+		cmd.Env = withTerm(cmd.Env)
+		return []*os.File{tty}, nil
+	}
 	var writeEnds []*os.File
-	for range 2 {
+	for i := range p.outputs {
 		r, w, err := os.Pipe()
 		if err != nil {
-			closeAll(p.pipes, writeEnds)
-			group.release()
+			p.closeOutputs(writeEnds)
 			return nil, fmt.Errorf("procjob: output pipe: %w", err)
 		}
-		p.pipes, writeEnds = append(p.pipes, r), append(writeEnds, w)
+		p.outputs[i].r, writeEnds = r, append(writeEnds, w)
 	}
 	cmd.Stdout, cmd.Stderr = writeEnds[0], writeEnds[1]
-	p.cmd = cmd
-	err = cmd.Start()
-	closeAll(writeEnds) // the process holds its own copies now
-	if err != nil {
-		closeAll(p.pipes)
-		group.release()
-		return nil, fmt.Errorf("procjob: start %s: %w", commandLine(opts.Command), err)
+	return writeEnds, nil
+}
+
+// closeOutputs closes the read ends procjob holds, and others.
+func (p *process) closeOutputs(others []*os.File) {
+	for _, o := range p.outputs {
+		if o.r != nil {
+			o.r.Close()
+		}
 	}
-	group.started(cmd.Process)
-	for i, s := range []*stream{p.out, p.err} {
-		p.copied.Add(1)
-		go func() {
-			defer p.copied.Done()
-			copyOutput(s, p.pipes[i])
-		}()
-	}
-	go p.supervise()
-	poll := opts.Poll
-	if poll <= 0 {
-		poll = jobs.DefaultPumpPoll
-	}
-	sources := []registry.PumpSource{{Reader: p.out, Channel: jobs.ChannelStdout}, {Reader: p.err, Channel: jobs.ChannelStderr}}
-	go func() {
-		p.pumpDone <- registry.PumpJobOutput(context.Background(), job, sources,
-			registry.PumpOptions{Poll: poll, Pacer: opts.Pacer, Done: &p.exited})
-	}()
-	return p, nil
+	closeAll(others)
 }
 
 func (p *process) hooks() jobs.Hooks {
@@ -287,10 +381,11 @@ func (p *process) supervise() {
 	case <-time.After(p.grace):
 		p.cutOff = true
 	}
-	closeAll(p.pipes) // ends a copy still blocked in Read
+	p.closeOutputs(nil) // ends a copy still blocked in Read, and the terminal's input
 	<-drained
-	p.out.close()
-	p.err.close()
+	for _, o := range p.outputs {
+		o.s.close()
+	}
 	p.exited.Fire()
 }
 

@@ -60,6 +60,7 @@ type producer struct {
 	hang      chan struct{} // when set, Cancel blocks until it is closed
 	finished  bool
 	results   chan result
+	typed     []string // what its terminal was sent, for a terminal job
 }
 
 func newProducer() *producer {

@@ -114,8 +114,8 @@ func openExpecting(rt *rapid.T, path string, f *crashFile, durable []refRecord, 
 	if got := readRecords(rt, path); !slices.Equal(got, want.records) {
 		rt.Fatalf("cycle %d: the journal reads %v, want %v", cycle, seqs(got), seqs(want.records))
 	}
-	if got, wantSeq := s.LastSeq(refStream), lastSeq(want.records); got != wantSeq {
-		rt.Fatalf("cycle %d: LastSeq = %d, want %d", cycle, got, wantSeq)
+	if got, err := s.LastSeq(context.Background(), refStream); err != nil || got != lastSeq(want.records) {
+		rt.Fatalf("cycle %d: LastSeq = %d, %v; want %d", cycle, got, err, lastSeq(want.records))
 	}
 	return s, want.records
 }

@@ -245,6 +245,7 @@ func (h *machine) actions() map[string]func(*rapid.T) {
 		"wait":        h.wait,
 		"fault":       h.fault,
 		"advance":     h.advance,
+		"send":        h.send,
 	}
 }
 
@@ -383,6 +384,9 @@ func (h *machine) start(rt *rapid.T) {
 		watched:     rapid.IntRange(0, 3).Draw(rt, "watched") == 0,
 		viaFace:     rapid.Bool().Draw(rt, "viaFace"),
 	}
+	if p.record && rapid.Bool().Draw(rt, "terminal") {
+		p.terminal, p.handle = true, rapid.Bool().Draw(rt, "handle")
+	}
 	if p.viaFace && rapid.IntRange(0, 3).Draw(rt, "settleInStarter") == 0 {
 		r := drawResult(rt, "inStarterResult")
 		p.inStarter = &r
@@ -421,7 +425,13 @@ func (h *machine) startJob(rt *rapid.T, p startPlan) *modelJob {
 	want := h.m.start(j)
 
 	h.next = p.id
-	snap, err := h.reg.Start(context.Background(), h.jobStart(j))
+	var snap jobs.JobSnapshot
+	var err error
+	if p.handle {
+		snap, j.term, err = h.reg.StartTerminal(context.Background(), h.jobStart(j).(jobs.RecordingJobStart))
+	} else {
+		snap, err = h.reg.Start(context.Background(), h.jobStart(j))
+	}
 	note("start: %s", want)
 	if got := classify(err); got != want {
 		rt.Fatalf("Start = %v (%s), want %s", err, got, want)
@@ -485,7 +495,13 @@ func (h *machine) jobStart(j *modelJob) jobs.JobStart {
 		}
 		return j.prod.hooks(), nil
 	}
-	if p.record {
+	switch {
+	case p.terminal:
+		return jobs.RecordingJobStart{JobStartCommon: common, RunTerminal: func(_ context.Context, f jobs.RecordingJob) (jobs.Hooks, jobs.TerminalInput, error) {
+			hooks, err := run(f, f)
+			return hooks, j.prod.terminalInput(), err
+		}}
+	case p.record:
 		return jobs.RecordingJobStart{JobStartCommon: common, Run: func(_ context.Context, f jobs.RecordingJob) (jobs.Hooks, error) {
 			return run(f, f)
 		}}

@@ -30,11 +30,13 @@ const (
 	errTooMany
 	errInvalid
 	errCancelFailed
+	errNoTerminal
+	errSettled
 	errOther // a starter's own error or panic
 )
 
 var errKindNames = [...]string{"nil", "unknown job", "foreign job", "no record", "negative offset",
-	"closed", "too many jobs", "invalid start", "cancel failed", "other error"}
+	"closed", "too many jobs", "invalid start", "cancel failed", "no terminal", "settled", "other error"}
 
 func (k errKind) String() string { return errKindNames[k] }
 
@@ -58,6 +60,10 @@ func classify(err error) errKind {
 		return errInvalid
 	case errors.Is(err, errCancel):
 		return errCancelFailed
+	case errors.Is(err, registry.ErrNoTerminal):
+		return errNoTerminal
+	case errors.Is(err, registry.ErrSettled):
+		return errSettled
 	}
 	return errOther
 }
@@ -92,6 +98,8 @@ type startPlan struct {
 	kind        string
 	owner       jobs.SessionID
 	record      bool
+	terminal    bool // a recording job started with RunTerminal (record is set too)
+	handle      bool // started with StartTerminal, which returns its TerminalJob
 	limit       int64
 	mode        starterMode
 	staged      []stagedWrite
@@ -148,6 +156,10 @@ type modelJob struct {
 	prod    *producer
 	face    jobs.RunningJob
 	recFace jobs.RecordingJob
+	term    jobs.TerminalJob // the handle StartTerminal returned; nil otherwise
+
+	// typed is the input the model says reached the producer's terminal.
+	typed []string
 }
 
 func (j *modelJob) visibleTo(caller jobs.SessionID) bool {
@@ -157,7 +169,7 @@ func (j *modelJob) visibleTo(caller jobs.SessionID) bool {
 func (j *modelJob) snapshot() jobs.JobSnapshot {
 	s := jobs.JobSnapshot{
 		ID: j.id, Name: j.name, Kind: j.plan.kind, Label: label(j.plan), Ordinal: j.ordinal,
-		Owner: j.plan.owner, Record: j.plan.record, Status: j.status, Detail: j.detail,
+		Owner: j.plan.owner, Record: j.plan.record, Terminal: j.plan.terminal, Status: j.status, Detail: j.detail,
 		StartedAt: j.startedAt, FinishedAt: j.finishedAt, Reported: j.reported,
 		ProducerReported: j.producerReported,
 	}

@@ -183,7 +183,7 @@ func (h *rtHistory) drawChild(t *rapid.T, child, parent string) {
 	}
 	h.add(child, over, parent, facts...)
 	if rapid.Bool().Draw(t, child+".pointers") {
-		h.add(child+"/checkpoints/0/0", true, child, subagents.SubagentCheckpointed{Child: id, Index: 1, Seq: 1, Level: 0, Bucket: 0})
+		h.add(child+"/checkpoints/0/0", true, child, subagents.SubagentCheckpointed{Child: id, Index: 1, Seq: 1})
 	}
 }
 

@@ -25,10 +25,10 @@ import (
 // while a turn ignores its cancellation), flushes, provider removal,
 // crashes and graceful restarts run inside a synctest bubble against a
 // Service over an in-memory store that can crash, and a scripted host.
-// Each process draws its checkpoint buckets, so cold resumes start from
-// checkpoints and pointer directories that earlier processes wrote (or
-// read whole streams), while the model folds every stream from its start
-// and trusts no checkpoint. After every action check verifies:
+// Each process draws whether it checkpoints, so cold resumes start from
+// checkpoints and pointers that earlier processes wrote (or read whole
+// streams), and misdirected pointers lead anywhere, while the model folds
+// every stream from its start and trusts no checkpoint. After every action check verifies:
 //
 //   - no message lost: every id handed out before a flush is on the stream
 //     after any later crash; a cold resume delivers exactly the accepted
@@ -81,6 +81,7 @@ type subMachine struct {
 	// reports maps each delivered report to the parent it was for.
 	reports     map[subagents.MessageID]jobs.SessionID
 	providerOff bool
+	misdirected int // pointers appended by misdirect
 }
 
 // A subProc is one process: a Service, its host and its attached root.
@@ -119,11 +120,10 @@ func (m *subMachine) newProc() *subProc {
 			runtime.Gosched()
 		}
 	}
-	// Each process draws its checkpoint buckets: off (every resume reads
-	// the whole stream, checkpoints of other processes included) or small,
-	// so that resumes cross bucket boundaries of the pointer directory.
-	bucket := rapid.IntRange(0, 3).Draw(m.rt, "checkpointBucket")
-	p.svc = subagent.New(subagent.WithStore(m.store), subagent.WithHost(p.host), subagent.WithCheckpointBucket(bucket))
+	// Each process draws whether it checkpoints: off, every resume reads
+	// the whole stream, checkpoints of other processes included.
+	checkpoints := rapid.IntRange(0, 3).Draw(m.rt, "checkpoints") > 0
+	p.svc = subagent.New(subagent.WithStore(m.store), subagent.WithHost(p.host), subagent.WithCheckpoints(checkpoints))
 	if _, err := p.svc.Attach(p.root); err != nil {
 		m.rt.Fatal(err)
 	}
@@ -158,6 +158,7 @@ func (m *subMachine) actions() map[string]func(*rapid.T) {
 		"crash":          m.crash,
 		"restart":        m.restart,
 		"toggleProvider": m.toggleProvider,
+		"misdirect":      m.misdirect,
 		"":               m.check,
 	}
 }
@@ -619,6 +620,34 @@ func (m *subMachine) afterRestart(t *rapid.T) {
 		m.handed[child] = kept
 	}
 	m.proc = m.newProc()
+}
+
+// misdirect appends a pointer that may lead anywhere — a seq of the
+// child's stream, or past it, under any index — to a child's pointer
+// stream, as damage or a hand-edited journal would: the pointer is a hint,
+// and what a resume delivers is still what the model folds from the
+// stream.
+func (m *subMachine) misdirect(t *rapid.T) {
+	var created []jobs.SessionID
+	for _, id := range childPool {
+		if m.hasHistory(id) {
+			created = append(created, id)
+		}
+	}
+	if len(created) == 0 {
+		t.Skip("no child yet")
+	}
+	id := rapid.SampledFrom(created).Draw(t, "child")
+	seq := rapid.IntRange(1, m.store.Len(journal.Stream(id))+2).Draw(t, "seq")
+	ptr := subagents.SubagentCheckpointed{Child: id, Index: rapid.IntRange(1, 8).Draw(t, "index"), Seq: int64(seq)}
+	payload, err := subagents.EncodeFact(ptr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.misdirected++
+	if _, err := m.store.Append(context.Background(), journal.Stream(id+"/checkpoint"), journal.Entry{ID: fmt.Sprint("misdirect/", m.misdirected), Payload: payload}); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func (m *subMachine) toggleProvider(t *rapid.T) {

@@ -281,6 +281,22 @@ var killHows = []killHow{
 	{"json, null Origin", "application/json", "null", ""},
 }
 
+// header is the request's headers, sent to host.
+func (k killHow) header(host string) map[string]string {
+	header := map[string]string{"Content-Type": k.contentType}
+	switch k.origin {
+	case "":
+	case "same":
+		header["Origin"] = "http://" + host
+	default:
+		header["Origin"] = k.origin
+	}
+	if k.site != "" {
+		header["Sec-Fetch-Site"] = k.site
+	}
+	return header
+}
+
 // allowed says whether a browser would have let another site's page make
 // the request (false) or not, by what jobhttp documents.
 func (k killHow) allowed() bool {
@@ -295,18 +311,7 @@ func (m *wireMachine) kill(rt *rapid.T) {
 	}
 	host := rapid.SampledFrom(wireHosts).Draw(rt, "host")
 	how := killHows[rapid.IntRange(0, len(killHows)-1).Draw(rt, "how")]
-	header := map[string]string{"Content-Type": how.contentType}
-	switch how.origin {
-	case "":
-	case "same":
-		header["Origin"] = "http://" + host
-	default:
-		header["Origin"] = how.origin
-	}
-	if how.site != "" {
-		header["Sec-Fetch-Site"] = how.site
-	}
-	code, body := m.plain(rt, "POST", "/api/jobs/"+j.id.String()+"/kill", session, host, header, `{"reason":"property"}`)
+	code, body := m.plain(rt, "POST", "/api/jobs/"+j.id.String()+"/kill", session, host, how.header(host), `{"reason":"property"}`)
 	want := http.StatusOK
 	switch {
 	case !m.served(host):

@@ -48,7 +48,9 @@ import (
 //     exactly when it skips evicted bytes; a drained follower of a live job
 //     reaches the job's total, one of a settled job ends with its status;
 //   - a kill is honoured only for a served Host, a JSON body and an origin
-//     the browser calls this server's, from the job's own session.
+//     the browser calls this server's, from the job's own session; and so
+//     is input, which only a live terminal job takes (409 for the others),
+//     and which reaches its terminal exactly when it is answered 200.
 func TestWireMachine(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
 		rapid.SyncTest(rt, func(rt *rapid.T) {
@@ -88,6 +90,7 @@ type wireJob struct {
 	id      jobs.JobID
 	owner   jobs.SessionID
 	record  bool
+	keys    *wireKeys // a terminal job's terminal; nil for every other job
 	face    jobs.RecordingJob
 	result  chan jobs.JobOutcome
 	once    sync.Once
@@ -173,6 +176,7 @@ func (m *wireMachine) actions() map[string]func(*rapid.T) {
 		"drainFollow": m.drainFollow,
 		"closeFollow": m.closeFollow,
 		"kill":        m.kill,
+		"input":       m.input,
 		"history":     m.history,
 	}
 }
@@ -200,7 +204,15 @@ func (m *wireMachine) start(rt *rapid.T) {
 	common := jobs.JobStartCommon{Kind: "wire", Label: "job", Owner: j.owner}
 	var start jobs.JobStart = jobs.PlainJobStart{JobStartCommon: common,
 		Run: func(context.Context, jobs.RunningJob) (jobs.Hooks, error) { return hooks, nil }}
-	if j.record {
+	switch {
+	case j.record && rapid.Bool().Draw(rt, "terminal"):
+		j.keys = &wireKeys{}
+		start = jobs.RecordingJobStart{JobStartCommon: common,
+			RunTerminal: func(_ context.Context, face jobs.RecordingJob) (jobs.Hooks, jobs.TerminalInput, error) {
+				j.face = face
+				return hooks, j.keys.input(), nil
+			}}
+	case j.record:
 		start = jobs.RecordingJobStart{JobStartCommon: common,
 			Run: func(_ context.Context, face jobs.RecordingJob) (jobs.Hooks, error) { j.face = face; return hooks, nil }}
 	}

@@ -122,7 +122,8 @@
 //
 // # Fence
 //
-// Every read and every kill names the caller's [jobs.SessionID]. An owned job
+// Every read, every kill and all input by id names the caller's
+// [jobs.SessionID]. An owned job
 // is visible only to a caller of the same session, an unowned job to every
 // caller; a caller with no session ("") sees only unowned jobs. An id the
 // registry does not hold is [ErrUnknownJob]; a job of another session is
@@ -147,6 +148,24 @@
 // At settlement the record is trimmed to SettledRetainBytes by the same rules
 // and its storage shrunk to fit. ReadRecord is non-consuming and never marks
 // a job reported.
+//
+// # Terminal
+//
+// A terminal job is a recording job whose start sets RunTerminal instead of
+// Run: its producer runs under a pseudo-terminal and takes input. Its
+// starter returns a [jobs.TerminalInput] (Send and Resize) beside its Hooks;
+// one without either is cancelled and the start refused. StartTerminal
+// returns the job's [jobs.TerminalJob], the runtime's handle that writes to
+// the terminal; a start without RunTerminal is refused before admission, so
+// a job without a terminal has no such handle, and neither the producer's
+// faces nor the snapshot Start returns have a Send: writing input to a job
+// without a terminal does not compile (registry/testdata/sendrule). Input
+// that arrives by id (the wire, a tool) goes through Send and Resize, fenced
+// by session as reads are: a job that is not a terminal job is
+// [ErrNoTerminal], one that has settled (or is settling) [ErrSettled], for
+// the handle as well. Input takes only the job's own lock, released before
+// the producer's Send runs; a Send racing the settlement may still reach
+// the producer, which refuses it once its terminal has closed.
 //
 // # Teardown
 //

@@ -125,6 +125,7 @@ func (j *job) snapshotInto(s *jobs.JobSnapshot) {
 		Owner:            j.owner(),
 		ToolCall:         j.toolCall,
 		Record:           j.record != nil,
+		Terminal:         j.terminal() != nil,
 		Status:           j.status,
 		Detail:           j.detail,
 		StartedAt:        j.startedAt,
@@ -135,6 +136,14 @@ func (j *job) snapshotInto(s *jobs.JobSnapshot) {
 	if j.record != nil {
 		s.OutputBytes = j.record.total
 	}
+}
+
+// terminal is the job's terminal input, nil unless it is a terminal job.
+func (j *job) terminal() *jobs.TerminalInput {
+	if j.record == nil {
+		return nil
+	}
+	return j.record.input
 }
 
 func (j *job) registration() jobs.JobRegistration {

@@ -100,6 +100,11 @@ type ring struct {
 	sizes []uint32
 	first int // index in meta of the first chunk
 	count int // retained chunks
+	// input is how a terminal job's terminal is written to, nil for every
+	// other job. It is set before the job is shared and never changes; it
+	// sits with the record, which every terminal job keeps, so that a job
+	// stays 320 bytes.
+	input *jobs.TerminalInput
 }
 
 func newRing(limit int) *ring {

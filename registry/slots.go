@@ -27,7 +27,12 @@ type slotWaiter struct {
 // the same moment, it passes the slot on to the next waiter. Close wakes every
 // waiter with ErrClosed. Waiting costs no goroutine beyond the caller's.
 func (r *Registry) StartWait(ctx context.Context, start jobs.JobStart) (jobs.JobSnapshot, error) {
-	return r.start(ctx, start, true)
+	spec, err := parseStart(start)
+	if err != nil {
+		return jobs.JobSnapshot{}, err
+	}
+	_, snap, err := r.start(ctx, spec, true)
+	return snap, err
 }
 
 // admit takes one of the owner's admission slots and issues the kind's next

@@ -13,6 +13,7 @@ type startSpec struct {
 	common    jobs.JobStartCommon
 	plain     func(context.Context, jobs.RunningJob) (jobs.Hooks, error)
 	recording func(context.Context, jobs.RecordingJob) (jobs.Hooks, error)
+	terminal  func(context.Context, jobs.RecordingJob) (jobs.Hooks, jobs.TerminalInput, error)
 }
 
 // parseStart validates start.
@@ -26,18 +27,20 @@ func parseStart(start jobs.JobStart) (startSpec, error) {
 			spec = startSpec{common: s.JobStartCommon, plain: s.Run}
 		}
 	case jobs.RecordingJobStart:
-		spec = startSpec{common: s.JobStartCommon, recording: s.Run}
+		spec = startSpec{common: s.JobStartCommon, recording: s.Run, terminal: s.RunTerminal}
 	case *jobs.RecordingJobStart:
 		if s != nil {
-			spec = startSpec{common: s.JobStartCommon, recording: s.Run}
+			spec = startSpec{common: s.JobStartCommon, recording: s.Run, terminal: s.RunTerminal}
 		}
 	default:
 		return spec, fmt.Errorf("registry: start: %T is not a PlainJobStart or RecordingJobStart: %w", start, ErrInvalidStart)
 	}
 	var problem string
 	switch c := spec.common; {
-	case spec.plain == nil && spec.recording == nil:
+	case spec.plain == nil && spec.recording == nil && spec.terminal == nil:
 		problem = "no Run function"
+	case spec.recording != nil && spec.terminal != nil:
+		problem = "both Run and RunTerminal"
 	case c.Kind == "":
 		problem = "empty kind"
 	case c.Label == "":
@@ -64,23 +67,25 @@ func parseStart(start jobs.JobStart) (startSpec, error) {
 // commit, which records the registered fact (owned jobs) and then fires
 // exactly one jobs-changed signal.
 func (r *Registry) Start(ctx context.Context, start jobs.JobStart) (jobs.JobSnapshot, error) {
-	return r.start(ctx, start, false)
-}
-
-// start is Start, and with waitSlot StartWait.
-func (r *Registry) start(ctx context.Context, start jobs.JobStart, waitSlot bool) (jobs.JobSnapshot, error) {
 	spec, err := parseStart(start)
 	if err != nil {
 		return jobs.JobSnapshot{}, err
 	}
+	_, snap, err := r.start(ctx, spec, false)
+	return snap, err
+}
+
+// start is Start of a parsed start, and with waitSlot StartWait. It
+// returns the registered job too.
+func (r *Registry) start(ctx context.Context, spec startSpec, waitSlot bool) (*job, jobs.JobSnapshot, error) {
 	common := spec.common
 	if err := ctx.Err(); err != nil {
-		return jobs.JobSnapshot{}, fmt.Errorf("registry: start %q: %w", common.Kind, err)
+		return nil, jobs.JobSnapshot{}, fmt.Errorf("registry: start %q: %w", common.Kind, err)
 	}
 
 	sh, ordinal, err := r.admit(ctx, &common, waitSlot)
 	if err != nil {
-		return jobs.JobSnapshot{}, err
+		return nil, jobs.JobSnapshot{}, err
 	}
 
 	j := &job{
@@ -94,15 +99,16 @@ func (r *Registry) start(ctx context.Context, start jobs.JobStart, waitSlot bool
 		timeout:  common.Timeout,
 		status:   lifecycle.Initial(),
 	}
-	if spec.recording != nil {
+	if spec.plain == nil {
 		j.record = newRing(r.retainFor(common.OutputLimitBytes))
 	}
 	hooks, err := r.runStarter(ctx, spec, j)
 	if err != nil {
 		r.discard(j)
-		return jobs.JobSnapshot{}, fmt.Errorf("registry: start %s: %w", j.name, err)
+		return nil, jobs.JobSnapshot{}, fmt.Errorf("registry: start %s: %w", j.name, err)
 	}
-	return r.register(j, hooks)
+	snap, err := r.register(j, hooks)
+	return j, snap, err
 }
 
 // displayName joins kind and ordinal ("bash-3") in one allocation.
@@ -122,9 +128,14 @@ func (r *Registry) runStarter(ctx context.Context, spec startSpec, j *job) (hook
 		}
 	}()
 	j.id = r.newID()
-	if spec.plain != nil {
+	switch {
+	case spec.plain != nil:
 		hooks, err = spec.plain(ctx, plainFace{j})
-	} else {
+	case spec.terminal != nil:
+		var in jobs.TerminalInput
+		hooks, in, err = spec.terminal(ctx, recordingFace{plainFace{j}})
+		j.record.input = &in
+	default:
 		hooks, err = spec.recording(ctx, recordingFace{plainFace{j}})
 	}
 	if err != nil {
@@ -132,6 +143,10 @@ func (r *Registry) runStarter(ctx context.Context, spec startSpec, j *job) (hook
 	}
 	if hooks.Cancel == nil {
 		return hooks, fmt.Errorf("starter returned Hooks without Cancel: %w", ErrInvalidStart)
+	}
+	if in := j.terminal(); in != nil && (in.Send == nil || in.Resize == nil) {
+		r.cancelOrphan(j, hooks.Cancel, "registry: the terminal starter returned no Send or Resize")
+		return hooks, fmt.Errorf("starter returned a TerminalInput without Send or Resize: %w", ErrInvalidStart)
 	}
 	return hooks, nil
 }

@@ -90,7 +90,7 @@ func TestChooseArchivesWholeTreesWhoseStreamsAreOver(t *testing.T) {
 	record(t, s, "s-open", open)
 	record(t, s, "c-done", created("c-done", "s-done"))
 	record(t, s, "c-done", residency(true)...)
-	record(t, s, "c-done/checkpoints/0/0", subagents.SubagentCheckpointed{Child: "c-done", Index: 1, Seq: 3, Level: 0, Bucket: 0})
+	record(t, s, "c-done/checkpoints/0/0", subagents.SubagentCheckpointed{Child: "c-done", Index: 1, Seq: 3})
 	busy := registered("s-tree", 1)
 	record(t, s, "s-tree", busy, settled(busy))
 	record(t, s, "c-busy", created("c-busy", "s-tree"))

@@ -125,8 +125,8 @@ func BenchmarkColdResume(b *testing.B) {
 				writeHistory(b, store, "c1", n, true)
 				writeHistory(b, store, "c0", n, false)
 				var fresh1, fresh0 = true, true
-				b.Run("checkpointed", func(b *testing.B) { resumeLoop(b, store, "c1", subagent.DefaultCheckpointBucket, &fresh1) })
-				b.Run("baseline=full-read", func(b *testing.B) { resumeLoop(b, store, "c0", 0, &fresh0) })
+				b.Run("checkpointed", func(b *testing.B) { resumeLoop(b, store, "c1", true, &fresh1) })
+				b.Run("baseline=full-read", func(b *testing.B) { resumeLoop(b, store, "c0", false, &fresh0) })
 			})
 		}
 	}
@@ -135,16 +135,16 @@ func BenchmarkColdResume(b *testing.B) {
 // resumeLoop resumes child from store once an iteration, timing only the
 // follow-up: a new Service and root are set up before the timer starts,
 // and after it stops the agent claims what it was given and the Service
-// closes (writing the residency's end, and its checkpoint unless bucket is
-// 0). The first resume of a fresh history must redeliver the three
+// closes (writing the residency's end, and its checkpoint when checkpoints
+// are on). The first resume of a fresh history must redeliver the three
 // messages it left waiting.
-func resumeLoop(b *testing.B, store journal.Store, child jobs.SessionID, bucket int, fresh *bool) {
+func resumeLoop(b *testing.B, store journal.Store, child jobs.SessionID, checkpoints bool, fresh *bool) {
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
 		b.StopTimer()
 		host := &quietHost{}
-		svc := subagent.New(subagent.WithStore(store), subagent.WithHost(host), subagent.WithCheckpointBucket(bucket))
+		svc := subagent.New(subagent.WithStore(store), subagent.WithHost(host), subagent.WithCheckpoints(checkpoints))
 		root := subagenttest.NewAgent("root")
 		svc.Attach(root)
 		b.StartTimer()
@@ -184,9 +184,9 @@ func (a *quietAgent) Deliver(m subagents.Message, wake bool) error {
 // the manager writes them: the creation, then residencies of ten messages
 // each (accepted and claimed), each started and ended, the last leaving
 // three quiet messages waiting; with checkpoints, each end is followed by
-// its checkpoint, pointed at from the pointer directory.
+// its checkpoint, pointed at from the child's pointer stream.
 func writeHistory(b *testing.B, store journal.Store, child jobs.SessionID, n int, checkpoints bool) {
-	w := &historyWriter{b: b, store: store, child: child, checkpoints: checkpoints, pointers: map[journal.Stream][]journal.Entry{}}
+	w := &historyWriter{b: b, store: store, child: child, checkpoints: checkpoints}
 	w.add(&subagents.SubagentCreated{Child: child, Header: subagents.ChildHeader{ParentSession: "root", Origin: subagents.OriginSubagent, DelegationDepth: 1},
 		Descriptor: subagents.Descriptor{Version: subagent.DescriptorVersion, Mode: subagents.DescriptorModeContinuable, Provider: "fork", Label: "x"}})
 	content := text("a message of ordinary length, about as long as a short instruction to a model")
@@ -207,7 +207,7 @@ type historyWriter struct {
 	checkpoints bool
 	seq         uint64 // the last seq written to the child's stream
 	pending     []journal.Entry
-	pointers    map[journal.Stream][]journal.Entry
+	pointers    []journal.Entry // for the child's pointer stream
 	index       int
 }
 
@@ -246,27 +246,14 @@ func (w *historyWriter) residency(content []subagents.ContentBlock, claimed, wai
 	w.point(w.index, w.seq)
 }
 
-// point writes the pointers of checkpoint index at seq as the manager
-// does: level 0 always, each level above when the checkpoint opens its
-// bucket there, the directory on top.
+// point writes the pointer to checkpoint index at seq, as the manager does.
 func (w *historyWriter) point(index int, seq uint64) {
-	p, f, span := index-1, subagent.DefaultCheckpointBucket, 1
-	for level := range 4 {
-		if level > 0 && p%span != 0 {
-			return
-		}
-		stream, bucket := journal.Stream(fmt.Sprintf("%s/checkpoints/%d/%d", w.child, level, p/(span*f))), p/span
-		if level == 0 {
-			bucket = p / f
-		}
-		if level == 3 {
-			stream = journal.Stream(string(w.child) + "/checkpoints")
-		}
-		ptr := &subagents.SubagentCheckpointed{Child: w.child, Index: index, Seq: int64(seq), Level: level, Bucket: bucket}
-		pl, _ := subagents.EncodeFact(ptr)
-		w.pointers[stream] = append(w.pointers[stream], journal.Entry{ID: factID(ptr), Payload: pl})
-		span *= f
+	ptr := &subagents.SubagentCheckpointed{Child: w.child, Index: index, Seq: int64(seq)}
+	pl, err := subagents.EncodeFact(ptr)
+	if err != nil {
+		w.b.Fatal(err)
 	}
+	w.pointers = append(w.pointers, journal.Entry{ID: factID(ptr), Payload: pl})
 }
 
 // flush appends what waits: the child's facts first, then the pointers.
@@ -278,11 +265,11 @@ func (w *historyWriter) flush() {
 		}
 		w.pending = w.pending[:0]
 	}
-	for stream, entries := range w.pointers {
-		if _, err := w.store.Append(ctx, stream, entries...); err != nil {
+	if len(w.pointers) > 0 {
+		if _, err := w.store.Append(ctx, journal.Stream(string(w.child)+"/checkpoint"), w.pointers...); err != nil {
 			w.b.Fatal(err)
 		}
-		delete(w.pointers, stream)
+		w.pointers = w.pointers[:0]
 	}
 }
 

@@ -4,31 +4,17 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strconv"
 
 	"github.com/jobgen/jobgen/generated/jobs"
 	"github.com/jobgen/jobgen/generated/subagents"
 	"github.com/jobgen/jobgen/journal"
 )
 
-// DefaultCheckpointBucket is how many checkpoint pointers a pointer stream
-// of a child holds before the next opens (see WithCheckpointBucket).
-const DefaultCheckpointBucket = 16
-
-// pointerLevels is how deep the tree of a child's pointer streams is: the
-// directory and the bucketed levels below it. With buckets of 16 a resume
-// reads at most 16 pointers a level up to 16⁴ = 65,536 checkpoints, and the
-// directory grows by one pointer every 4,096 checkpoints after that.
-const pointerLevels = 4
-
-// WithCheckpointBucket sets how many checkpoint pointers one pointer stream
-// of a child holds before the next one opens (default 16); a resume reads
-// the directory and one bucket of each level below it. n < 1 turns
-// checkpoints off: a residency's end is then only an ended fact, and a
-// resume reads the whole stream, as before there were checkpoints
-// (checkpoints that other processes wrote on it still count in the fold).
-// Tests use small buckets to exercise every level.
-func WithCheckpointBucket(n int) Option { return func(s *Service) { s.bucket = n } }
+// WithCheckpoints turns checkpoints on (the default) or off. Off, a
+// residency's end is only an ended fact, and a resume reads the whole
+// stream, as before there were checkpoints (checkpoints that other
+// processes wrote on it still count in the fold).
+func WithCheckpoints(on bool) Option { return func(s *Service) { s.cpOff = !on } }
 
 // A checkpointCursor is where a child's checkpoints stand: the last index
 // a pointer or a checkpoint showed.
@@ -36,23 +22,19 @@ type checkpointCursor struct {
 	index int
 }
 
-// directoryStream is the top pointer stream of a child, and levelStream
-// one bucket of a level below it; ok is false when the child's id is too
-// long for them, and the child is then never checkpointed.
-func directoryStream(child jobs.SessionID) (journal.Stream, bool) {
-	name := string(child) + "/checkpoints"
-	return journal.Stream(name), len(name)+len("/0/")+len(strconv.Itoa(1<<31)) <= journal.MaxStreamBytes
-}
-
-func levelStream(child jobs.SessionID, level, bucket int) journal.Stream {
-	return journal.Stream(string(child) + "/checkpoints/" + strconv.Itoa(level) + "/" + strconv.Itoa(bucket))
+// pointerStream is the stream that points at a child's checkpoints; ok is
+// false when the child's id is too long for it, and the child is then
+// never checkpointed.
+func pointerStream(child jobs.SessionID) (journal.Stream, bool) {
+	name := string(child) + "/checkpoint"
+	return journal.Stream(name), len(name) <= journal.MaxStreamBytes
 }
 
 // checkpointFactLocked is the checkpoint of an ending residency, or nil when
 // checkpoints are off or it would be too large a record. Call with s.mu
 // held, after the inbox closed.
 func (s *Service) checkpointFactLocked(a *activation) *subagents.SubagentCheckpoint {
-	if _, ok := directoryStream(a.id); !ok || s.bucket < 1 {
+	if _, ok := pointerStream(a.id); !ok || s.cpOff {
 		return nil
 	}
 	cp := &subagents.SubagentCheckpoint{Run: a.run, Index: a.cp.index + 1, At: s.now().UnixMilli(), Header: a.header, Descriptor: a.desc}
@@ -63,7 +45,7 @@ func (s *Service) checkpointFactLocked(a *activation) *subagents.SubagentCheckpo
 }
 
 // recordEnd appends the residency's ended fact and, in the same append,
-// its checkpoint, then points at the checkpoint from the pointer streams.
+// its checkpoint, then points at the checkpoint from the pointer stream.
 // A checkpoint too large for one record is left out (logged): the next
 // resume then starts from the one before.
 func (s *Service) recordEnd(ctx context.Context, a *activation, ended *subagents.SubagentResidencyEnded, cp *subagents.SubagentCheckpoint) error {
@@ -80,74 +62,48 @@ func (s *Service) recordEnd(ctx context.Context, a *activation, ended *subagents
 	if err != nil {
 		return err
 	}
-	s.pointAt(ctx, a, cp.Index, seqs[1])
+	// After the checkpoint, so that a pointer never outlives its checkpoint
+	// in a crash. A failure is logged: a resume then starts from an earlier
+	// checkpoint and reads more.
+	stream, _ := pointerStream(a.id)
+	ptr := &subagents.SubagentCheckpointed{Child: a.id, Index: cp.Index, Seq: int64(seqs[1])}
+	if err := s.appendFacts(ctx, stream, ptr); err != nil {
+		s.log.Warn("subagent: point at a checkpoint", "child", a.id, "checkpoint", cp.Index, "err", err)
+	}
 	return nil
 }
 
-// pointAt writes the pointers to checkpoint index at seq: on its level-0
-// bucket, and on each level above whose bucket it opens, bottom up, so a
-// pointer never names a bucket that lacks it. A failure is logged: a resume
-// then starts from an earlier checkpoint and reads more.
-func (s *Service) pointAt(ctx context.Context, a *activation, index int, seq uint64) {
-	p, f := index-1, s.bucket
-	span := 1 // f^level
-	for level := range pointerLevels {
-		if level > 0 && p%span != 0 {
-			return
-		}
-		stream, bucket := levelStream(a.id, level, p/(span*f)), p/span
-		if level == 0 {
-			bucket = p / f
-		}
-		if level == pointerLevels-1 {
-			stream, _ = directoryStream(a.id)
-		}
-		ptr := &subagents.SubagentCheckpointed{Child: a.id, Index: index, Seq: int64(seq), Level: level, Bucket: bucket}
-		if err := s.appendFacts(ctx, stream, ptr); err != nil {
-			s.log.Warn("subagent: point at a checkpoint", "child", a.id, "checkpoint", index, "level", level, "err", err)
-			return
-		}
-		span *= f
-	}
-}
-
-// lastPointer finds the child's last checkpoint without reading its
-// stream: the last pointer of its directory names a bucket a level down,
-// whose last pointer names one further down, to level 0, whose last pointer
-// is the checkpoint's. Each is also a pointer to an earlier checkpoint,
-// the one that opened its bucket, so a level a crash left short costs
-// reads, not the checkpoint. It returns how many records it read.
+// lastPointer reads the last record of the child's pointer stream, found
+// with LastSeq, without reading the child's stream: the pointer to its last
+// checkpoint, or to an earlier one when a crash lost the last pointer. A
+// last record that is not a pointer of this child is logged and ignored
+// (the resume then reads the whole stream). It returns how many records it
+// read.
 func (s *Service) lastPointer(ctx context.Context, child jobs.SessionID) (ptr subagents.SubagentCheckpointed, found bool, read int, err error) {
-	dir, ok := directoryStream(child)
-	if !ok || s.bucket < 1 {
+	stream, ok := pointerStream(child)
+	if !ok || s.cpOff {
 		return ptr, false, 0, nil
 	}
-	last := func(stream journal.Stream) (p subagents.SubagentCheckpointed, err error) {
-		for rec, err := range s.store.ReadStream(ctx, stream, 0) {
-			if err != nil {
-				return p, s.failure(ctx, err, "read %s", stream)
-			}
-			read++
-			f, err := subagents.DecodeFact(rec.Payload)
-			if err != nil {
-				return p, newError(subagents.ErrorCodeNotResumable, err, "%s: record %d", stream, rec.Seq)
-			}
-			if c, ok := f.(subagents.SubagentCheckpointed); ok && c.Index > p.Index {
-				p = c
-			}
-		}
-		return p, nil
+	last, err := s.store.LastSeq(ctx, stream)
+	if err != nil {
+		return ptr, false, 0, s.failure(ctx, err, "read %s", stream)
 	}
-	ptr, err = last(dir)
-	for level := pointerLevels - 2; err == nil && ptr.Index > 0 && level >= 0; level-- {
-		var below subagents.SubagentCheckpointed
-		below, err = last(levelStream(child, level, ptr.Bucket))
-		if below.Index < ptr.Index {
-			break
-		}
-		ptr = below
+	if last == 0 {
+		return ptr, false, 0, nil
 	}
-	return ptr, err == nil && ptr.Index > 0, read, err
+	for rec, err := range s.store.ReadStream(ctx, stream, last-1) {
+		if err != nil {
+			return ptr, false, read, s.failure(ctx, err, "read %s", stream)
+		}
+		read++
+		f, err := subagents.DecodeFact(rec.Payload)
+		if p, ok := f.(subagents.SubagentCheckpointed); err == nil && ok && p.Child == child && p.Index > 0 {
+			return p, true, read, nil
+		}
+		s.log.Warn("subagent: the last record of a pointer stream is no pointer of its child; reading the whole stream", "child", child, "stream", stream, "seq", rec.Seq, "err", err)
+		break
+	}
+	return ptr, false, read, nil
 }
 
 // readHistory folds the child's stream from its last checkpoint, or from
@@ -191,9 +147,13 @@ func (s *Service) foldFrom(ctx context.Context, id jobs.SessionID, ptr subagents
 			return nil, newError(subagents.ErrorCodeNotResumable, err, "read the history of child %s", id)
 		}
 		if ptr.Index > 0 && h.read == 0 {
-			if err := checkPointed(id, rec, ptr); err != nil {
+			c, err := pointedCheckpoint(id, rec, ptr)
+			if err != nil {
 				return nil, err
 			}
+			h.read++
+			h.restore(c)
+			continue
 		}
 		if err := h.fold(id, rec); err != nil {
 			return nil, err
@@ -205,13 +165,16 @@ func (s *Service) foldFrom(ctx context.Context, id jobs.SessionID, ptr subagents
 	return h, nil
 }
 
-// checkPointed refuses a record that is not the checkpoint ptr points at.
-func checkPointed(id jobs.SessionID, rec journal.Record, ptr subagents.SubagentCheckpointed) error {
+// pointedCheckpoint returns the checkpoint ptr points at from rec, the
+// record read at its seq, and refuses a record that is not that checkpoint:
+// the pointer is a hint, the child's stream the truth.
+func pointedCheckpoint(id jobs.SessionID, rec journal.Record, ptr subagents.SubagentCheckpointed) (subagents.SubagentCheckpoint, error) {
 	f, err := subagents.DecodeFact(rec.Payload)
-	if c, ok := f.(subagents.SubagentCheckpoint); err == nil && ok && rec.Seq == uint64(ptr.Seq) && c.Index == ptr.Index {
-		return nil
+	c, ok := f.(subagents.SubagentCheckpoint)
+	if err != nil || !ok || rec.Seq != uint64(ptr.Seq) || c.Index != ptr.Index {
+		return c, fmt.Errorf("subagent: child %s: seq %d is not checkpoint %d", id, rec.Seq, ptr.Index)
 	}
-	return fmt.Errorf("subagent: child %s: seq %d is not checkpoint %d", id, rec.Seq, ptr.Index)
+	return c, nil
 }
 
 // readSeed reads the seeded events that follow the created fact, when the

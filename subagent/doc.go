@@ -79,8 +79,8 @@
 // after a restart (a new Service over the same store) the next residency
 // redelivers it, once, by MessageID, unless it was claimed or discarded. A
 // residency a crash left open is ended (aborted) at the next resume. A cold
-// resume reads the last checkpoint, found through short pointer streams
-// (<child>/checkpoints and <child>/checkpoints/<level>/<bucket>), and only
+// resume reads the last checkpoint, found through the last record of the
+// child's pointer stream (<child>/checkpoint, read by its LastSeq), and only
 // what follows it, so its cost does not grow with the child's history. A
 // scoped drain discards waiting messages with a discarded fact; Close keeps
 // them for the next residency, as a crash would. Each resident child is a

@@ -20,7 +20,7 @@ import (
 // "created", "seed/<index>", "started/<run>", "ended/<run>",
 // "accepted/<message>", "claimed/<message>", "discarded/<message>",
 // "checkpoint/<run>" on the child's stream and "checkpoint/<index>" on its
-// pointer streams.
+// pointer stream.
 func recordID(f subagents.Fact) string {
 	switch f := f.(type) {
 	case *subagents.SubagentCreated:

@@ -32,7 +32,7 @@ type Service struct {
 	log      *slog.Logger
 	obs      Observer
 	bound    time.Duration
-	bucket   int // checkpoint pointers per pointer stream; < 1: no checkpoints
+	cpOff    bool // no checkpoints: a resume reads the whole stream
 	newChild func() jobs.SessionID
 
 	mu        sync.Mutex
@@ -98,7 +98,6 @@ func New(opts ...Option) *Service {
 		log:       slog.New(slog.DiscardHandler),
 		obs:       NopObserver{},
 		bound:     jobs.DefaultTeardownBound,
-		bucket:    DefaultCheckpointBucket,
 		newChild:  func() jobs.SessionID { return jobs.SessionID(subagents.NewMessageID().String()) },
 		providers: map[string]Provider{},
 		roots:     map[jobs.SessionID]attachedRoot{},

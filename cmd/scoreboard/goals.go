@@ -148,6 +148,14 @@ var goals = []goal{
 		baseline: series{"./jobhttp", "BenchmarkAppendWithFollowers/peer=raw-tcp-1000", "frames/s"},
 		limits:   []limit{{"frames/s", atLeast, 9510, "≥ 10× today (951/s)"}},
 	},
+	{
+		// Issue 31: what a pseudo-terminal's line discipline adds to each
+		// 64-byte line a program writes, from its write to the job's record.
+		name:     "procjob: a 64 B line written under a terminal vs on pipes",
+		measured: series{"./procjob", "BenchmarkOutputWrite64B/terminal", "ns/op"},
+		baseline: series{"./procjob", "BenchmarkOutputWrite64B/pipes", "ns/op"},
+		ratio:    &limit{"", atMost, 4, "≤ 4× pipes"},
+	},
 }
 
 // The goals of issue 24 that the journal and its peers measure: each peer
@@ -243,4 +251,5 @@ var runs = []run{
 	{pkg: "./journal", bench: "^BenchmarkAppend$/^payload$", benchtime: "300ms"},
 	{pkg: "./jobhistory", bench: "^BenchmarkWriteIntervals$/^(check|json=false)$", benchtime: "1x"},
 	{pkg: "./jobhttp", bench: "^BenchmarkAppendWithFollowers$", benchtime: "10000000x"},
+	{pkg: "./procjob", bench: "^BenchmarkOutputWrite64B$", benchtime: "300000x"},
 }

@@ -1,8 +1,10 @@
 // Command shelljobs shows the runtime at work: it starts three shell commands
 // as owned recording jobs with a file journal in a temporary directory,
 // follows one live to the end with its output labelled by channel, kills
-// another, waits for the rest, shuts down in order, and prints the execution
-// intervals read back from the journal.
+// another, waits for the rest, runs a fourth under a pseudo-terminal (a
+// coloured progress bar, after a prompt the demo answers through the job's
+// TerminalJob), shuts down in order, and prints the execution intervals read
+// back from the journal.
 //
 //	go run ./examples/shelljobs
 //
@@ -136,5 +138,5 @@ func demo(ctx context.Context, reg *registry.Registry, out io.Writer) error {
 		}
 		fmt.Fprintf(out, "%s %s: %s\n", snap.Name, snap.Status, snap.Detail)
 	}
-	return nil
+	return terminalDemo(ctx, reg, out)
 }

@@ -213,3 +213,75 @@ func checkFieldNames(s *gen.Spec) gen.ErrorList {
 	}
 	return errs
 }
+
+// isortMembers returns the names a from-import binds in the order isort
+// (ruff's I001, with its defaults) wants them: constants (names in upper
+// case), then classes (a capital first), then the rest, each group in
+// natural order without regard to case ("Uint16" before "UUIDIdentifier",
+// "Int8" before "Int16"), the names as written breaking ties.
+func isortMembers(names map[string]bool) []string {
+	out := make([]string, 0, len(names))
+	for n := range names {
+		out = append(out, n)
+	}
+	return isortOrder(out)
+}
+
+// isortOrder sorts names in place in isortMembers' order and returns them.
+func isortOrder(out []string) []string {
+	slices.SortFunc(out, func(a, b string) int {
+		if d := memberType(a) - memberType(b); d != 0 {
+			return d
+		}
+		if d := naturalCompare(strings.ToLower(a), strings.ToLower(b)); d != 0 {
+			return d
+		}
+		return naturalCompare(a, b)
+	})
+	return out
+}
+
+// memberType is isort's kind of an imported name: 0 a constant, 1 a class,
+// 2 anything else.
+func memberType(name string) int {
+	switch {
+	case len(name) > 1 && strings.ToUpper(name) == name && strings.ToLower(name) != name:
+		return 0
+	case name != "" && unicode.IsUpper([]rune(name)[0]):
+		return 1
+	}
+	return 2
+}
+
+// naturalCompare compares a and b as natural order does: runs of digits by
+// their value, everything else byte by byte.
+func naturalCompare(a, b string) int {
+	for a != "" && b != "" {
+		da, db := digitRun(a), digitRun(b)
+		if da > 0 && db > 0 {
+			na, nb := strings.TrimLeft(a[:da], "0"), strings.TrimLeft(b[:db], "0")
+			if d := len(na) - len(nb); d != 0 {
+				return d
+			}
+			if d := strings.Compare(na, nb); d != 0 {
+				return d
+			}
+			a, b = a[da:], b[db:]
+			continue
+		}
+		if a[0] != b[0] {
+			return int(a[0]) - int(b[0])
+		}
+		a, b = a[1:], b[1:]
+	}
+	return len(a) - len(b)
+}
+
+// digitRun is the length of the run of ASCII digits s starts with.
+func digitRun(s string) int {
+	n := 0
+	for n < len(s) && s[n] >= '0' && s[n] <= '9' {
+		n++
+	}
+	return n
+}

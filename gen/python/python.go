@@ -289,10 +289,10 @@ func (w *pyWriter) imports() {
 		std = append(std, [2]any{"datetime", []string{"timedelta"}})
 	}
 	if len(w.typing) > 0 {
-		std = append(std, [2]any{"typing", gen.SortedKeys(w.typing)})
+		std = append(std, [2]any{"typing", isortMembers(w.typing)})
 	}
 	if len(w.pydantic) > 0 {
-		third["pydantic"] = gen.SortedKeys(w.pydantic)
+		third["pydantic"] = isortMembers(w.pydantic)
 	}
 	var mods []string
 	for _, im := range w.spec.Imports {
@@ -314,13 +314,13 @@ func (w *pyWriter) imports() {
 		own = append(own, [2]any{".", mods})
 	}
 	if len(w.runtime) > 0 && w.runtimePackage == "" {
-		own = append(own, [2]any{"." + runtimeModule, gen.SortedKeys(w.runtime)})
+		own = append(own, [2]any{"." + runtimeModule, isortMembers(w.runtime)})
 	} else if len(w.runtime) > 0 {
-		third[w.runtimePackage+"."+runtimeModule] = gen.SortedKeys(w.runtime)
+		third[w.runtimePackage+"."+runtimeModule] = isortMembers(w.runtime)
 	}
 	var others [][2]any
 	for _, mod := range gen.SortedKeys(third) {
-		others = append(others, [2]any{mod, slices.Sorted(slices.Values(third[mod]))})
+		others = append(others, [2]any{mod, isortOrder(third[mod])})
 	}
 	for _, group := range [][][2]any{std, others, own} {
 		if len(group) == 0 {

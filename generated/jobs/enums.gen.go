@@ -15,17 +15,20 @@ const (
 	ChannelStderr Channel = "stderr"
 	// Messages the producer or runtime writes about the job itself.
 	ChannelLog Channel = "log"
+	// The producer's pseudo-terminal: its standard output and standard error are
+	// one stream there, in the order they were written.
+	ChannelTerminal Channel = "terminal"
 )
 
 // ChannelValues returns every Channel in declaration order.
 func ChannelValues() []Channel {
-	return []Channel{ChannelStdout, ChannelStderr, ChannelLog}
+	return []Channel{ChannelStdout, ChannelStderr, ChannelLog, ChannelTerminal}
 }
 
 // Valid reports whether c is one of the declared Channel values.
 func (c Channel) Valid() bool {
 	switch c {
-	case ChannelStdout, ChannelStderr, ChannelLog:
+	case ChannelStdout, ChannelStderr, ChannelLog, ChannelTerminal:
 		return true
 	}
 	return false

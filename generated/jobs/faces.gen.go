@@ -27,3 +27,18 @@ type RunningJob interface {
 	// or teardown settled the job, changes nothing.
 	Settle(outcome JobOutcome, err error)
 }
+
+// A TerminalJob is what the runtime holds of a terminal job: the way to type
+// into its terminal and resize it. Only the start of a terminal job returns
+// one, so input to a job without a terminal cannot be written. It is not the
+// producer's: the producer holds the job's RecordingJob.
+type TerminalJob interface {
+	// ID returns the job's identifier.
+	ID() JobID
+	// Send writes text to the job's terminal, as if typed: "ls\n" runs ls in a
+	// shell, "\x03" is Ctrl-C and, at the start of a line, "\x04" ends its input.
+	// Empty text writes nothing. A job that has settled takes no input.
+	Send(text string) error
+	// Resize changes the size of the job's terminal window.
+	Resize(size TerminalSize) error
+}

@@ -204,6 +204,9 @@ type JobSnapshot struct {
 	ToolCall ToolCallID `json:"toolCall,omitzero"`
 	// Record reports whether the job keeps a record of its output.
 	Record bool `json:"record"`
+	// Terminal reports whether the job runs under a pseudo-terminal, and so takes
+	// input.
+	Terminal bool `json:"terminal,omitzero"`
 	// Status is the lifecycle status.
 	Status JobStatus `json:"status"`
 	// Detail is the last progress line or the settlement detail.
@@ -231,6 +234,7 @@ func (j *JobSnapshot) UnmarshalJSON(data []byte) error {
 		Owner            SessionID  `json:"owner"`
 		ToolCall         ToolCallID `json:"toolCall"`
 		Record           *bool      `json:"record"`
+		Terminal         bool       `json:"terminal"`
 		Status           *JobStatus `json:"status"`
 		Detail           string     `json:"detail"`
 		StartedAt        *int64     `json:"startedAt"`
@@ -242,7 +246,7 @@ func (j *JobSnapshot) UnmarshalJSON(data []byte) error {
 	if err := json.Unmarshal(data, &wire); err != nil {
 		return err
 	}
-	if err := codec.CheckKeys("jobs.JobSnapshot", data, "id", "name", "kind", "label", "ordinal", "owner", "toolCall", "record", "status", "detail", "startedAt", "finishedAt", "reported", "producerReported", "outputBytes"); err != nil {
+	if err := codec.CheckKeys("jobs.JobSnapshot", data, "id", "name", "kind", "label", "ordinal", "owner", "toolCall", "record", "terminal", "status", "detail", "startedAt", "finishedAt", "reported", "producerReported", "outputBytes"); err != nil {
 		return err
 	}
 	if wire.ID == nil {
@@ -277,6 +281,7 @@ func (j *JobSnapshot) UnmarshalJSON(data []byte) error {
 	j.Owner = wire.Owner
 	j.ToolCall = wire.ToolCall
 	j.Record = *wire.Record
+	j.Terminal = wire.Terminal
 	j.Status = *wire.Status
 	j.Detail = wire.Detail
 	j.StartedAt = *wire.StartedAt
@@ -378,5 +383,49 @@ func (r *RecordRead) UnmarshalJSON(data []byte) error {
 	r.Earliest = *wire.Earliest
 	r.Next = *wire.Next
 	r.Lossy = wire.Lossy
+	return nil
+}
+
+// A TerminalInput is how the registry writes to a terminal job: the starter of
+// a terminal job returns it beside its Hooks. The registry calls Send and
+// Resize on the goroutines of whoever holds the job's TerminalJob or routes
+// input to it by id, possibly at once, never with a lock held, and not once the
+// job has settled.
+type TerminalInput struct {
+	// Send writes text to the terminal's input, as if typed. An error means the
+	// text was not written.
+	Send func(text string) error `json:"-"`
+	// Resize changes the terminal's window size; the program sees SIGWINCH.
+	Resize func(size TerminalSize) error `json:"-"`
+}
+
+// A TerminalSize is the size of a terminal's window in character cells.
+type TerminalSize struct {
+	// Rows is the number of lines.
+	Rows uint16 `json:"rows"`
+	// Cols is the number of columns.
+	Cols uint16 `json:"cols"`
+}
+
+// UnmarshalJSON decodes t, refusing a missing required field or an ambiguous key.
+func (t *TerminalSize) UnmarshalJSON(data []byte) error {
+	var wire struct {
+		Rows *uint16 `json:"rows"`
+		Cols *uint16 `json:"cols"`
+	}
+	if err := json.Unmarshal(data, &wire); err != nil {
+		return err
+	}
+	if err := codec.CheckKeys("jobs.TerminalSize", data, "rows", "cols"); err != nil {
+		return err
+	}
+	if wire.Rows == nil {
+		return codec.MissingField("jobs.TerminalSize", "rows")
+	}
+	if wire.Cols == nil {
+		return codec.MissingField("jobs.TerminalSize", "cols")
+	}
+	t.Rows = *wire.Rows
+	t.Cols = *wire.Cols
 	return nil
 }

@@ -233,7 +233,8 @@ func DecodeFollowFrame(data []byte) (FollowFrame, error) {
 
 // A JobStart asks the registry to start a job. A PlainJobStart's producer gets
 // a RunningJob, which cannot append output; a RecordingJobStart's producer gets
-// a RecordingJob.
+// a RecordingJob. A RecordingJobStart with RunTerminal starts a terminal job,
+// the one kind of job that takes input.
 //
 // It is one of PlainJobStart or RecordingJobStart, told apart in JSON by "record".
 type JobStart interface {
@@ -346,8 +347,14 @@ func (p *PlainJobStart) UnmarshalJSON(data []byte) error {
 // A RecordingJobStart starts a job whose producer appends output to a record.
 type RecordingJobStart struct {
 	JobStartCommon
-	// Run starts the producer. An error or panic registers nothing.
+	// Run starts the producer; a terminal start sets RunTerminal instead. An error
+	// or panic registers nothing.
 	Run func(ctx context.Context, job RecordingJob) (Hooks, error) `json:"-"`
+	// RunTerminal, set instead of Run, starts a producer that runs under a
+	// pseudo-terminal and takes input: the job is a terminal job, and the
+	// registry's StartTerminal returns the TerminalJob that writes to it. An error
+	// or panic registers nothing.
+	RunTerminal func(ctx context.Context, job RecordingJob) (Hooks, TerminalInput, error) `json:"-"`
 }
 
 func (RecordingJobStart) isJobStart() {}

@@ -124,13 +124,10 @@ func (SubagentCheckpoint) FactVersion() int {
 func (SubagentCheckpoint) isFact() {}
 
 // A SubagentCheckpointed fact points at a checkpoint on a child's stream. It is
-// written on the child's pointer streams, not the child's own: a tree of short
-// streams, `<child>/checkpoints/<level>/<bucket>` for levels 0 to 2 and the
-// directory `<child>/checkpoints` above them, each holding a bounded number of
-// pointers (16 by default). Every checkpoint has one on level 0; the first
-// checkpoint of a bucket also has one on the level above, which names that
-// bucket. A resume reads the directory, then one bucket a level down to level
-// 0, and finds the last checkpoint without reading the child's stream.
+// written on the child's pointer stream `<child>/checkpoint`, not the child's
+// own, after the checkpoint it points at, one for each checkpoint. A resume
+// reads the pointer stream's last record alone (its last seq is the store's
+// LastSeq) and finds the last checkpoint without reading the child's stream.
 type SubagentCheckpointed struct {
 	// Child is the child whose stream holds the checkpoint.
 	Child jobs.SessionID `json:"child"`
@@ -138,27 +135,19 @@ type SubagentCheckpointed struct {
 	Index int `json:"index"`
 	// Seq is the checkpoint's seq on the child's stream.
 	Seq int64 `json:"seq"`
-	// Level is the level of the pointer stream the pointer is on: 0 to 2, or 3 for
-	// the directory.
-	Level int `json:"level"`
-	// Bucket is the bucket a level down that the pointer opens, to be read next; on
-	// level 0, the pointer's own bucket.
-	Bucket int `json:"bucket"`
 }
 
 // UnmarshalJSON decodes s, refusing a missing required field or an ambiguous key.
 func (s *SubagentCheckpointed) UnmarshalJSON(data []byte) error {
 	var wire struct {
-		Child  *jobs.SessionID `json:"child"`
-		Index  *int            `json:"index"`
-		Seq    *int64          `json:"seq"`
-		Level  *int            `json:"level"`
-		Bucket *int            `json:"bucket"`
+		Child *jobs.SessionID `json:"child"`
+		Index *int            `json:"index"`
+		Seq   *int64          `json:"seq"`
 	}
 	if err := json.Unmarshal(data, &wire); err != nil {
 		return err
 	}
-	if err := codec.CheckKeys("subagents.SubagentCheckpointed", data, "child", "index", "seq", "level", "bucket"); err != nil {
+	if err := codec.CheckKeys("subagents.SubagentCheckpointed", data, "child", "index", "seq"); err != nil {
 		return err
 	}
 	if wire.Child == nil {
@@ -170,17 +159,9 @@ func (s *SubagentCheckpointed) UnmarshalJSON(data []byte) error {
 	if wire.Seq == nil {
 		return codec.MissingField("subagents.SubagentCheckpointed", "seq")
 	}
-	if wire.Level == nil {
-		return codec.MissingField("subagents.SubagentCheckpointed", "level")
-	}
-	if wire.Bucket == nil {
-		return codec.MissingField("subagents.SubagentCheckpointed", "bucket")
-	}
 	s.Child = *wire.Child
 	s.Index = *wire.Index
 	s.Seq = *wire.Seq
-	s.Level = *wire.Level
-	s.Bucket = *wire.Bucket
 	return nil
 }
 
@@ -808,7 +789,7 @@ func decodeSubagentCheckpoint(d *codec.Decoder, out *SubagentCheckpoint) error {
 }
 
 // fieldsOfSubagentCheckpointed are the wire names of SubagentCheckpointed's fields.
-var fieldsOfSubagentCheckpointed = []string{"child", "index", "seq", "level", "bucket"}
+var fieldsOfSubagentCheckpointed = []string{"child", "index", "seq"}
 
 // decodeSubagentCheckpointed reads a SubagentCheckpointed from d in one pass, checking the JSON's syntax as it goes, and refuses what SubagentCheckpointed.UnmarshalJSON refuses.
 func decodeSubagentCheckpointed(d *codec.Decoder, out *SubagentCheckpointed) error {
@@ -865,32 +846,6 @@ func decodeSubagentCheckpointed(d *codec.Decoder, out *SubagentCheckpointed) err
 				out.Seq = int64(x)
 				present |= uint64(0x4)
 			}
-		case "level":
-			if seen&uint64(0x8) != 0 {
-				return codec.DuplicateKey("subagents.SubagentCheckpointed", key)
-			}
-			seen |= uint64(0x8)
-			if !d.Null() {
-				x, err := d.Int(strconv.IntSize)
-				if err != nil {
-					return codec.FieldError("subagents.SubagentCheckpointed", "level", err)
-				}
-				out.Level = int(x)
-				present |= uint64(0x8)
-			}
-		case "bucket":
-			if seen&uint64(0x10) != 0 {
-				return codec.DuplicateKey("subagents.SubagentCheckpointed", key)
-			}
-			seen |= uint64(0x10)
-			if !d.Null() {
-				x, err := d.Int(strconv.IntSize)
-				if err != nil {
-					return codec.FieldError("subagents.SubagentCheckpointed", "bucket", err)
-				}
-				out.Bucket = int(x)
-				present |= uint64(0x10)
-			}
 		default:
 			if err := others.Other("subagents.SubagentCheckpointed", key, fieldsOfSubagentCheckpointed); err != nil {
 				return err
@@ -908,12 +863,6 @@ func decodeSubagentCheckpointed(d *codec.Decoder, out *SubagentCheckpointed) err
 	}
 	if present&uint64(0x4) == 0 {
 		return codec.MissingField("subagents.SubagentCheckpointed", "seq")
-	}
-	if present&uint64(0x8) == 0 {
-		return codec.MissingField("subagents.SubagentCheckpointed", "level")
-	}
-	if present&uint64(0x10) == 0 {
-		return codec.MissingField("subagents.SubagentCheckpointed", "bucket")
 	}
 	return nil
 }

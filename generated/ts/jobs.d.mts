@@ -79,7 +79,12 @@ export type Channel =
   /** The producer's standard error. */
   | "stderr"
   /** Messages the producer or runtime writes about the job itself. */
-  | "log";
+  | "log"
+  /**
+   * The producer's pseudo-terminal: its standard output and standard error are
+   * one stream there, in the order they were written.
+   */
+  | "terminal";
 
 /** ChannelValues is every Channel, in declaration order. */
 export declare const ChannelValues: readonly Channel[];
@@ -297,6 +302,11 @@ export interface JobSnapshot {
   toolCall?: ToolCallID;
   /** Record reports whether the job keeps a record of its output. */
   record: boolean;
+  /**
+   * Terminal reports whether the job runs under a pseudo-terminal, and so takes
+   * input.
+   */
+  terminal?: boolean;
   /** Status is the lifecycle status. */
   status: JobStatus;
   /** Detail is the last progress line or the settlement detail. */
@@ -374,6 +384,26 @@ export declare function decodeRecordRead(json: unknown, path?: string): RecordRe
  * out optional fields that hold their zero value, as Go does.
  */
 export declare function encodeRecordRead(value: RecordRead): JSONObject;
+
+/** A TerminalSize is the size of a terminal's window in character cells. */
+export interface TerminalSize {
+  /** Rows is the number of lines. */
+  rows: number;
+  /** Cols is the number of columns. */
+  cols: number;
+}
+
+/**
+ * decodeTerminalSize reads a TerminalSize from JSON as Go's decoder does,
+ * refusing input that lacks a required field.
+ */
+export declare function decodeTerminalSize(json: unknown, path?: string): TerminalSize;
+
+/**
+ * encodeTerminalSize writes a TerminalSize as JSON that Go's decoder reads,
+ * leaving out optional fields that hold their zero value, as Go does.
+ */
+export declare function encodeTerminalSize(value: TerminalSize): JSONObject;
 
 /**
  * A FollowFrame is one frame of a follow stream over a recording job.

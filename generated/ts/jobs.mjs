@@ -10,7 +10,7 @@
  * package.
  */
 
-import { DecodeError, EncodeError, _at, _missing, _nesting, _obj, _fold, _str, _bool, _int, _enum, _zeroUUID, _uuid, _ambiguous, _arr, _eint, _eenum, _euuid } from "./runtime.mjs";
+import { DecodeError, EncodeError, _at, _missing, _nesting, _obj, _fold, _str, _bool, _int, _range, _enum, _zeroUUID, _uuid, _ambiguous, _arr, _eint, _erange, _eenum, _euuid } from "./runtime.mjs";
 
 /**
  * decodeHostID reads a HostID from JSON: any string. Null is the zero HostID,
@@ -54,7 +54,7 @@ export function decodeToolCallID(json, path = "$") {
 }
 
 /** ChannelValues is every Channel, in declaration order. */
-export const ChannelValues = ["stdout", "stderr", "log"];
+export const ChannelValues = ["stdout", "stderr", "log", "terminal"];
 
 /** isChannel reports whether v is one of the declared Channel values. */
 export function isChannel(v) {
@@ -62,6 +62,7 @@ export function isChannel(v) {
     case "stdout":
     case "stderr":
     case "log":
+    case "terminal":
       return true;
   }
   return false;
@@ -366,6 +367,7 @@ export function decodeJobSnapshot(json, path = "$") {
   let f_owner;
   let f_toolCall;
   let f_record;
+  let f_terminal;
   let f_status;
   let f_detail;
   let f_startedAt;
@@ -399,6 +401,9 @@ export function decodeJobSnapshot(json, path = "$") {
         continue;
       case "record":
         f_record = v === null ? undefined : _bool(v, path, "record");
+        continue;
+      case "terminal":
+        if (v !== null) f_terminal = _bool(v, path, "terminal");
         continue;
       case "status":
         f_status = v === null ? undefined : _enum(v, path, "status", isJobStatus, "JobStatus");
@@ -439,6 +444,8 @@ export function decodeJobSnapshot(json, path = "$") {
         throw _ambiguous(path, "JobSnapshot", k, "toolCall");
       case "RECORD":
         throw _ambiguous(path, "JobSnapshot", k, "record");
+      case "TERMINAL":
+        throw _ambiguous(path, "JobSnapshot", k, "terminal");
       case "STATUS":
         throw _ambiguous(path, "JobSnapshot", k, "status");
       case "DETAIL":
@@ -466,6 +473,7 @@ export function decodeJobSnapshot(json, path = "$") {
   const out = { id: f_id, name: f_name, kind: f_kind, label: f_label, ordinal: f_ordinal, record: f_record, status: f_status, startedAt: f_startedAt };
   if (f_owner) out.owner = f_owner;
   if (f_toolCall) out.toolCall = f_toolCall;
+  if (f_terminal) out.terminal = f_terminal;
   if (f_detail) out.detail = f_detail;
   if (f_finishedAt) out.finishedAt = f_finishedAt;
   if (f_reported) out.reported = f_reported;
@@ -488,6 +496,7 @@ export function encodeJobSnapshot(value) {
   if (value.owner) o["owner"] = value.owner;
   if (value.toolCall) o["toolCall"] = value.toolCall;
   o["record"] = value.record;
+  if (value.terminal) o["terminal"] = value.terminal;
   o["status"] = _eenum(value.status, isJobStatus, "JobSnapshot.status");
   if (value.detail) o["detail"] = value.detail;
   o["startedAt"] = _eint(value.startedAt, "JobSnapshot.startedAt");
@@ -618,6 +627,48 @@ export function encodeRecordRead(value) {
   o["earliest"] = _eint(value.earliest, "RecordRead.earliest");
   o["next"] = _eint(value.next, "RecordRead.next");
   if (value.lossy) o["lossy"] = value.lossy;
+  return o;
+}
+
+/**
+ * decodeTerminalSize reads a TerminalSize from JSON as Go's decoder does,
+ * refusing input that lacks a required field.
+ */
+export function decodeTerminalSize(json, path = "$") {
+  const o = _obj(json, path, "TerminalSize");
+  let f_rows;
+  let f_cols;
+  for (const k of Object.keys(o)) {
+    const v = o[k];
+    switch (k) {
+      case "rows":
+        f_rows = v === null ? undefined : _range(v, path, "rows", 0, 65535);
+        continue;
+      case "cols":
+        f_cols = v === null ? undefined : _range(v, path, "cols", 0, 65535);
+        continue;
+    }
+    switch (_fold(k)) {
+      case "ROWS":
+        throw _ambiguous(path, "TerminalSize", k, "rows");
+      case "COLS":
+        throw _ambiguous(path, "TerminalSize", k, "cols");
+    }
+  }
+  if (f_rows === undefined) throw _missing(path, "TerminalSize", "rows");
+  if (f_cols === undefined) throw _missing(path, "TerminalSize", "cols");
+  const out = { rows: f_rows, cols: f_cols };
+  return out;
+}
+
+/**
+ * encodeTerminalSize writes a TerminalSize as JSON that Go's decoder reads,
+ * leaving out optional fields that hold their zero value, as Go does.
+ */
+export function encodeTerminalSize(value) {
+  const o = {};
+  o["rows"] = _erange(value.rows, "TerminalSize.rows", 0, 65535);
+  o["cols"] = _erange(value.cols, "TerminalSize.cols", 0, 65535);
   return o;
 }
 

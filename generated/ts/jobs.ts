@@ -10,7 +10,7 @@
  * package.
  */
 
-import { DecodeError, EncodeError, _at, _missing, _nesting, _obj, _fold, _str, _bool, _int, _enum, _zeroUUID, _uuid, _ambiguous, _arr, _eint, _eenum, _euuid, type JSONObject } from "./runtime.js";
+import { DecodeError, EncodeError, _at, _missing, _nesting, _obj, _fold, _str, _bool, _int, _range, _enum, _zeroUUID, _uuid, _ambiguous, _arr, _eint, _erange, _eenum, _euuid, type JSONObject } from "./runtime.js";
 
 /**
  * A HostID names one runtime host of a fleet that shares a history, as its
@@ -89,10 +89,15 @@ export type Channel =
   /** The producer's standard error. */
   | "stderr"
   /** Messages the producer or runtime writes about the job itself. */
-  | "log";
+  | "log"
+  /**
+   * The producer's pseudo-terminal: its standard output and standard error are
+   * one stream there, in the order they were written.
+   */
+  | "terminal";
 
 /** ChannelValues is every Channel, in declaration order. */
-export const ChannelValues: readonly Channel[] = ["stdout", "stderr", "log"];
+export const ChannelValues: readonly Channel[] = ["stdout", "stderr", "log", "terminal"];
 
 /** isChannel reports whether v is one of the declared Channel values. */
 export function isChannel(v: unknown): v is Channel {
@@ -100,6 +105,7 @@ export function isChannel(v: unknown): v is Channel {
     case "stdout":
     case "stderr":
     case "log":
+    case "terminal":
       return true;
   }
   return false;
@@ -518,6 +524,11 @@ export interface JobSnapshot {
   toolCall?: ToolCallID;
   /** Record reports whether the job keeps a record of its output. */
   record: boolean;
+  /**
+   * Terminal reports whether the job runs under a pseudo-terminal, and so takes
+   * input.
+   */
+  terminal?: boolean;
   /** Status is the lifecycle status. */
   status: JobStatus;
   /** Detail is the last progress line or the settlement detail. */
@@ -548,6 +559,7 @@ export function decodeJobSnapshot(json: unknown, path = "$"): JobSnapshot {
   let f_owner: SessionID | undefined;
   let f_toolCall: ToolCallID | undefined;
   let f_record: boolean | undefined;
+  let f_terminal: boolean | undefined;
   let f_status: JobStatus | undefined;
   let f_detail: string | undefined;
   let f_startedAt: number | undefined;
@@ -581,6 +593,9 @@ export function decodeJobSnapshot(json: unknown, path = "$"): JobSnapshot {
         continue;
       case "record":
         f_record = v === null ? undefined : _bool(v, path, "record");
+        continue;
+      case "terminal":
+        if (v !== null) f_terminal = _bool(v, path, "terminal");
         continue;
       case "status":
         f_status = v === null ? undefined : _enum(v, path, "status", isJobStatus, "JobStatus");
@@ -621,6 +636,8 @@ export function decodeJobSnapshot(json: unknown, path = "$"): JobSnapshot {
         throw _ambiguous(path, "JobSnapshot", k, "toolCall");
       case "RECORD":
         throw _ambiguous(path, "JobSnapshot", k, "record");
+      case "TERMINAL":
+        throw _ambiguous(path, "JobSnapshot", k, "terminal");
       case "STATUS":
         throw _ambiguous(path, "JobSnapshot", k, "status");
       case "DETAIL":
@@ -648,6 +665,7 @@ export function decodeJobSnapshot(json: unknown, path = "$"): JobSnapshot {
   const out: JobSnapshot = { id: f_id, name: f_name, kind: f_kind, label: f_label, ordinal: f_ordinal, record: f_record, status: f_status, startedAt: f_startedAt };
   if (f_owner) out.owner = f_owner;
   if (f_toolCall) out.toolCall = f_toolCall;
+  if (f_terminal) out.terminal = f_terminal;
   if (f_detail) out.detail = f_detail;
   if (f_finishedAt) out.finishedAt = f_finishedAt;
   if (f_reported) out.reported = f_reported;
@@ -670,6 +688,7 @@ export function encodeJobSnapshot(value: JobSnapshot): JSONObject {
   if (value.owner) o["owner"] = value.owner;
   if (value.toolCall) o["toolCall"] = value.toolCall;
   o["record"] = value.record;
+  if (value.terminal) o["terminal"] = value.terminal;
   o["status"] = _eenum(value.status, isJobStatus, "JobSnapshot.status");
   if (value.detail) o["detail"] = value.detail;
   o["startedAt"] = _eint(value.startedAt, "JobSnapshot.startedAt");
@@ -826,6 +845,56 @@ export function encodeRecordRead(value: RecordRead): JSONObject {
   o["earliest"] = _eint(value.earliest, "RecordRead.earliest");
   o["next"] = _eint(value.next, "RecordRead.next");
   if (value.lossy) o["lossy"] = value.lossy;
+  return o;
+}
+
+/** A TerminalSize is the size of a terminal's window in character cells. */
+export interface TerminalSize {
+  /** Rows is the number of lines. */
+  rows: number;
+  /** Cols is the number of columns. */
+  cols: number;
+}
+
+/**
+ * decodeTerminalSize reads a TerminalSize from JSON as Go's decoder does,
+ * refusing input that lacks a required field.
+ */
+export function decodeTerminalSize(json: unknown, path = "$"): TerminalSize {
+  const o = _obj(json, path, "TerminalSize");
+  let f_rows: number | undefined;
+  let f_cols: number | undefined;
+  for (const k of Object.keys(o)) {
+    const v = o[k];
+    switch (k) {
+      case "rows":
+        f_rows = v === null ? undefined : _range(v, path, "rows", 0, 65535);
+        continue;
+      case "cols":
+        f_cols = v === null ? undefined : _range(v, path, "cols", 0, 65535);
+        continue;
+    }
+    switch (_fold(k)) {
+      case "ROWS":
+        throw _ambiguous(path, "TerminalSize", k, "rows");
+      case "COLS":
+        throw _ambiguous(path, "TerminalSize", k, "cols");
+    }
+  }
+  if (f_rows === undefined) throw _missing(path, "TerminalSize", "rows");
+  if (f_cols === undefined) throw _missing(path, "TerminalSize", "cols");
+  const out: TerminalSize = { rows: f_rows, cols: f_cols };
+  return out;
+}
+
+/**
+ * encodeTerminalSize writes a TerminalSize as JSON that Go's decoder reads,
+ * leaving out optional fields that hold their zero value, as Go does.
+ */
+export function encodeTerminalSize(value: TerminalSize): JSONObject {
+  const o: JSONObject = {};
+  o["rows"] = _erange(value.rows, "TerminalSize.rows", 0, 65535);
+  o["cols"] = _erange(value.cols, "TerminalSize.cols", 0, 65535);
   return o;
 }
 

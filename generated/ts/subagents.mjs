@@ -706,8 +706,6 @@ export function decodeSubagentCheckpointed(json, path = "$") {
   let f_child;
   let f_index;
   let f_seq;
-  let f_level;
-  let f_bucket;
   for (const k of Object.keys(o)) {
     const v = o[k];
     switch (k) {
@@ -720,12 +718,6 @@ export function decodeSubagentCheckpointed(json, path = "$") {
       case "seq":
         f_seq = v === null ? undefined : _int(v, path, "seq");
         continue;
-      case "level":
-        f_level = v === null ? undefined : _int(v, path, "level");
-        continue;
-      case "bucket":
-        f_bucket = v === null ? undefined : _int(v, path, "bucket");
-        continue;
     }
     switch (_fold(k)) {
       case "CHILD":
@@ -734,18 +726,12 @@ export function decodeSubagentCheckpointed(json, path = "$") {
         throw _ambiguous(path, "SubagentCheckpointed", k, "index");
       case "SEQ":
         throw _ambiguous(path, "SubagentCheckpointed", k, "seq");
-      case "LEVEL":
-        throw _ambiguous(path, "SubagentCheckpointed", k, "level");
-      case "BUCKET":
-        throw _ambiguous(path, "SubagentCheckpointed", k, "bucket");
     }
   }
   if (f_child === undefined) throw _missing(path, "SubagentCheckpointed", "child");
   if (f_index === undefined) throw _missing(path, "SubagentCheckpointed", "index");
   if (f_seq === undefined) throw _missing(path, "SubagentCheckpointed", "seq");
-  if (f_level === undefined) throw _missing(path, "SubagentCheckpointed", "level");
-  if (f_bucket === undefined) throw _missing(path, "SubagentCheckpointed", "bucket");
-  const out = { child: f_child, index: f_index, seq: f_seq, level: f_level, bucket: f_bucket };
+  const out = { child: f_child, index: f_index, seq: f_seq };
   return out;
 }
 
@@ -759,8 +745,6 @@ export function encodeSubagentCheckpointed(value) {
   o["child"] = value.child;
   o["index"] = _eint(value.index, "SubagentCheckpointed.index");
   o["seq"] = _eint(value.seq, "SubagentCheckpointed.seq");
-  o["level"] = _eint(value.level, "SubagentCheckpointed.level");
-  o["bucket"] = _eint(value.bucket, "SubagentCheckpointed.bucket");
   return o;
 }
 

@@ -946,13 +946,10 @@ export interface SubagentCheckpointEnvelope {
 
 /**
  * A SubagentCheckpointed fact points at a checkpoint on a child's stream. It is
- * written on the child's pointer streams, not the child's own: a tree of short
- * streams, `<child>/checkpoints/<level>/<bucket>` for levels 0 to 2 and the
- * directory `<child>/checkpoints` above them, each holding a bounded number of
- * pointers (16 by default). Every checkpoint has one on level 0; the first
- * checkpoint of a bucket also has one on the level above, which names that
- * bucket. A resume reads the directory, then one bucket a level down to level
- * 0, and finds the last checkpoint without reading the child's stream.
+ * written on the child's pointer stream `<child>/checkpoint`, not the child's
+ * own, after the checkpoint it points at, one for each checkpoint. A resume
+ * reads the pointer stream's last record alone (its last seq is the store's
+ * LastSeq) and finds the last checkpoint without reading the child's stream.
  */
 export interface SubagentCheckpointed {
   /** Child is the child whose stream holds the checkpoint. */
@@ -961,16 +958,6 @@ export interface SubagentCheckpointed {
   index: number;
   /** Seq is the checkpoint's seq on the child's stream. */
   seq: number;
-  /**
-   * Level is the level of the pointer stream the pointer is on: 0 to 2, or 3 for
-   * the directory.
-   */
-  level: number;
-  /**
-   * Bucket is the bucket a level down that the pointer opens, to be read next; on
-   * level 0, the pointer's own bucket.
-   */
-  bucket: number;
 }
 
 /**
@@ -982,8 +969,6 @@ export function decodeSubagentCheckpointed(json: unknown, path = "$"): SubagentC
   let f_child: jobs.SessionID | undefined;
   let f_index: number | undefined;
   let f_seq: number | undefined;
-  let f_level: number | undefined;
-  let f_bucket: number | undefined;
   for (const k of Object.keys(o)) {
     const v = o[k];
     switch (k) {
@@ -996,12 +981,6 @@ export function decodeSubagentCheckpointed(json: unknown, path = "$"): SubagentC
       case "seq":
         f_seq = v === null ? undefined : _int(v, path, "seq");
         continue;
-      case "level":
-        f_level = v === null ? undefined : _int(v, path, "level");
-        continue;
-      case "bucket":
-        f_bucket = v === null ? undefined : _int(v, path, "bucket");
-        continue;
     }
     switch (_fold(k)) {
       case "CHILD":
@@ -1010,18 +989,12 @@ export function decodeSubagentCheckpointed(json: unknown, path = "$"): SubagentC
         throw _ambiguous(path, "SubagentCheckpointed", k, "index");
       case "SEQ":
         throw _ambiguous(path, "SubagentCheckpointed", k, "seq");
-      case "LEVEL":
-        throw _ambiguous(path, "SubagentCheckpointed", k, "level");
-      case "BUCKET":
-        throw _ambiguous(path, "SubagentCheckpointed", k, "bucket");
     }
   }
   if (f_child === undefined) throw _missing(path, "SubagentCheckpointed", "child");
   if (f_index === undefined) throw _missing(path, "SubagentCheckpointed", "index");
   if (f_seq === undefined) throw _missing(path, "SubagentCheckpointed", "seq");
-  if (f_level === undefined) throw _missing(path, "SubagentCheckpointed", "level");
-  if (f_bucket === undefined) throw _missing(path, "SubagentCheckpointed", "bucket");
-  const out: SubagentCheckpointed = { child: f_child, index: f_index, seq: f_seq, level: f_level, bucket: f_bucket };
+  const out: SubagentCheckpointed = { child: f_child, index: f_index, seq: f_seq };
   return out;
 }
 
@@ -1035,8 +1008,6 @@ export function encodeSubagentCheckpointed(value: SubagentCheckpointed): JSONObj
   o["child"] = value.child;
   o["index"] = _eint(value.index, "SubagentCheckpointed.index");
   o["seq"] = _eint(value.seq, "SubagentCheckpointed.seq");
-  o["level"] = _eint(value.level, "SubagentCheckpointed.level");
-  o["bucket"] = _eint(value.bucket, "SubagentCheckpointed.bucket");
   return o;
 }
 

@@ -12,9 +12,10 @@ import (
 // An ErrorBody is what every refusal answers, with an HTTP status that says
 // which: 400 a malformed request, 401 no session, 403 a cross-site request, 404
 // a job that is not the caller's (unknown and foreign alike), 409 a job that
-// keeps no record, 415 a kill that is not JSON, 429 too many streams (with
-// Retry-After), 502 a job that could not be asked to stop, 503 a handler
-// shutting down.
+// keeps no record, or input to a job without a terminal or one that has
+// settled, 413 input too large, 415 a kill or input that is not JSON, 429 too
+// many streams (with Retry-After), 502 a job that could not be asked to stop or
+// could not take its input, 503 a handler shutting down.
 type ErrorBody struct {
 	// Error says what was refused and, where the client can act, what to do.
 	Error string `json:"error"`
@@ -104,6 +105,56 @@ func (f *FleetPlacement) UnmarshalJSON(data []byte) error {
 	}
 	f.Host = wire.Host
 	f.Lost = wire.Lost
+	return nil
+}
+
+// An InputRequest is the body of input to a terminal job, sent as
+// application/json: text typed into the job's terminal.
+type InputRequest struct {
+	// Text is written to the terminal as if typed: end a line with "\n" to submit
+	// it; "\u0003" is Ctrl-C. It must not be empty.
+	Text string `json:"text"`
+}
+
+// UnmarshalJSON decodes i, refusing a missing required field or an ambiguous key.
+func (i *InputRequest) UnmarshalJSON(data []byte) error {
+	var wire struct {
+		Text *string `json:"text"`
+	}
+	if err := json.Unmarshal(data, &wire); err != nil {
+		return err
+	}
+	if err := codec.CheckKeys("wire.InputRequest", data, "text"); err != nil {
+		return err
+	}
+	if wire.Text == nil {
+		return codec.MissingField("wire.InputRequest", "text")
+	}
+	i.Text = *wire.Text
+	return nil
+}
+
+// An InputResponse is what input answers once the job's terminal took the text.
+type InputResponse struct {
+	// Job is the job as the input found it.
+	Job jobs.JobSnapshot `json:"job"`
+}
+
+// UnmarshalJSON decodes i, refusing a missing required field or an ambiguous key.
+func (i *InputResponse) UnmarshalJSON(data []byte) error {
+	var wire struct {
+		Job *jobs.JobSnapshot `json:"job"`
+	}
+	if err := json.Unmarshal(data, &wire); err != nil {
+		return err
+	}
+	if err := codec.CheckKeys("wire.InputResponse", data, "job"); err != nil {
+		return err
+	}
+	if wire.Job == nil {
+		return codec.MissingField("wire.InputResponse", "job")
+	}
+	i.Job = *wire.Job
 	return nil
 }
 

@@ -1,7 +1,8 @@
 // Compiled by tools/ts/page.sh from jobhttp/static/app.mts with the pinned tsc. DO NOT EDIT.
 // The jobs console: the roster of the caller's session with filters, counts
-// and live durations; each recording job's output in a log viewer; kill
-// with a confirmation and a reason; the intervals timeline; and the
+// and live durations; each recording job's output in a log viewer, with a
+// one-line input box under a terminal job's; kill with a confirmation and a
+// reason; the intervals timeline; and the
 // continuable subagents beside the jobs. It talks to the server only
 // through the package's client (client.mts), which decodes every body with
 // the decoders generated from the specs, so the page refuses exactly what
@@ -213,7 +214,7 @@ function makeRow(job) {
     const head = h("div", { class: "job-head", tabindex: "-1", "data-job": job.id }, name, label, status, dur, kill);
     const detail = h("p", { class: "detail" });
     const li = h("li", { class: "job", "data-job": job.id }, head, detail);
-    const row = { li, head, label, status, dur, kill, detail, job, toggle: null, log: null, follow: null };
+    const row = { li, head, label, status, dur, kill, detail, job, toggle: null, log: null, follow: null, input: null };
     if (job.record) {
         const toggle = h("button", { type: "button", class: "toggle", "aria-expanded": "false", "aria-label": `Output of ${job.name}` }, "Output");
         head.insertBefore(toggle, kill);
@@ -246,6 +247,8 @@ function updateRow(row, job, speak) {
         row.detail.textContent = detail;
     row.detail.hidden = detail === "";
     row.kill.disabled = job.status !== "running";
+    if (row.input !== null)
+        setInputOpen(row.input, statusRank[job.status] < 2);
     row.li.dataset["status"] = job.status;
     updateDuration(row);
     if (changed && speak)
@@ -292,6 +295,10 @@ function setOpen(row, open) {
         row.log.root.id = `out-${row.job.id}`;
         row.toggle.setAttribute("aria-controls", row.log.root.id);
         row.li.append(row.log.root);
+        if (row.job.terminal === true) {
+            row.input = makeInput(row);
+            row.li.append(row.input.form);
+        }
     }
     if (row.log === null)
         return;
@@ -299,6 +306,8 @@ function setOpen(row, open) {
         row.log.show();
     else
         row.log.hide();
+    if (row.input !== null)
+        row.input.form.hidden = !open;
     row.toggle.setAttribute("aria-expanded", String(open));
     row.toggle.textContent = open ? "Hide output" : "Output";
     row.toggle.setAttribute("aria-label", `${open ? "Hide output" : "Output"} of ${row.job.name}`);
@@ -348,6 +357,44 @@ async function follow(row, log) {
 function closeFollow(row) {
     row.follow?.abort();
     row.follow = null;
+}
+/** setInputOpen enables the box while the job runs, and disables it for good once it has settled. */
+function setInputOpen(input, open) {
+    input.field.disabled = !open;
+    input.send.disabled = !open;
+}
+/**
+ * makeInput makes a terminal job's input box: a line entered there is typed
+ * into the job's terminal with its newline, as at a terminal's prompt. The
+ * terminal echoes it into the output, as a terminal does.
+ */
+function makeInput(row) {
+    const field = h("input", { type: "text", class: "term-line", autocomplete: "off", spellcheck: "false",
+        "aria-label": `Input to ${row.job.name}`, placeholder: "type a line, Enter sends it" });
+    const send = h("button", { type: "submit" }, "Send");
+    const note = h("span", { class: "term-note muted", role: "status" });
+    const form = h("form", { class: "term-input", "aria-label": `Input to ${row.job.name}'s terminal` }, field, send, note);
+    const input = { form, field, send, note };
+    setInputOpen(input, statusRank[row.job.status] < 2);
+    form.addEventListener("submit", (e) => {
+        e.preventDefault();
+        if (!field.disabled)
+            void sendLine(row, input);
+    });
+    return input;
+}
+async function sendLine(row, input) {
+    const line = input.field.value;
+    input.field.value = "";
+    try {
+        const res = await client.input(row.job.id, line + "\n");
+        input.note.textContent = "";
+        updateRow(row, res.job, true);
+    }
+    catch (err) {
+        input.field.value = line; // nothing was typed: give the line back
+        input.note.textContent = `input refused: ${message(err)}`;
+    }
 }
 // ---- kill ----------------------------------------------------------------
 const killDialog = byId("kill-dialog");

@@ -1,6 +1,6 @@
 // Compiled by tools/ts/page.sh from jobhttp/static/client.mts with the pinned tsc. DO NOT EDIT.
 import { type FollowFrame, type JobID, type JobSnapshot } from "./jobs.mjs";
-import { type Interval, type KillResponse, type SubagentEvent, type SubagentNode } from "./wire.mjs";
+import { type InputResponse, type Interval, type KillResponse, type SubagentEvent, type SubagentNode } from "./wire.mjs";
 /**
  * A WireError is a request the server refused: its HTTP status, the error
  * its body says (the server's ErrorBody) and, for a 429 or 503, how many
@@ -76,6 +76,12 @@ export declare class Client {
     subagentEvents(options?: StreamOptions): AsyncGenerator<SubagentNode[], void, undefined>;
     /** Kill asks the job to stop, with a reason recorded beside the kill. */
     kill(id: JobID, reason?: string, signal?: AbortSignal): Promise<KillResponse>;
+    /**
+     * Input types text into a terminal job's terminal, as if typed: end a line
+     * with "\n" to submit it. A job without a terminal, or one that has
+     * settled, is a WireError of status 409.
+     */
+    input(id: JobID, text: string, signal?: AbortSignal): Promise<InputResponse>;
     /**
      * RosterEvents yields the caller's whole roster at once and again after
      * each lifecycle change (never per append), until the server closes the

@@ -1,11 +1,12 @@
 // The typed client of jobhttp's wire: the roster (as JSON and as a stream),
-// one job, the follow stream with resume, kill and history. It reads every
+// one job, the follow stream with resume, kill, input to a terminal job and
+// history. It reads every
 // body with the package's generated decoders, so it refuses what the Go
 // side refuses, and it reads event streams over fetch, so it runs alike in
 // browsers and in Node 20, which has no EventSource. It is the package's
 // module @jobgen/jobgen/client, and the live page's.
 import { decodeFollowFrame, decodeJobSnapshot, type FollowFrame, type JobID, type JobSnapshot } from "./jobs.mjs";
-import { decodeErrorBody, decodeInterval, decodeKillResponse, decodeSubagentEvent, decodeSubagentNode, encodeKillRequest, type Interval, type KillResponse, type SubagentEvent, type SubagentNode } from "./wire.mjs";
+import { decodeErrorBody, decodeInputResponse, decodeInterval, decodeKillResponse, decodeSubagentEvent, decodeSubagentNode, encodeInputRequest, encodeKillRequest, type InputResponse, type Interval, type KillResponse, type SubagentEvent, type SubagentNode } from "./wire.mjs";
 import { DecodeError } from "./runtime.mjs";
 
 /**
@@ -138,6 +139,22 @@ export class Client {
     if (signal !== undefined) init.signal = signal;
     const res = await this.fetch(new URL(`jobs/${encodeURIComponent(id)}/kill`, this.api), init);
     return decodeKillResponse(await body(res));
+  }
+
+  /**
+   * Input types text into a terminal job's terminal, as if typed: end a line
+   * with "\n" to submit it. A job without a terminal, or one that has
+   * settled, is a WireError of status 409.
+   */
+  async input(id: JobID, text: string, signal?: AbortSignal): Promise<InputResponse> {
+    const init: RequestInit = {
+      method: "POST",
+      headers: { ...this.headers, "Content-Type": "application/json" },
+      body: JSON.stringify(encodeInputRequest({ text })),
+    };
+    if (signal !== undefined) init.signal = signal;
+    const res = await this.fetch(new URL(`jobs/${encodeURIComponent(id)}/input`, this.api), init);
+    return decodeInputResponse(await body(res));
   }
 
   /**

@@ -277,7 +277,10 @@ func (s *Store) records(ctx context.Context, tx pgx.Tx, a *Archived, from uint64
 // copyStream appends to the archive the records of a that it does not hold
 // yet: all of them, or those after the part a stopped run copied.
 func (s *Store) copyStream(ctx context.Context, tx pgx.Tx, a *Archived, to *journal.FileStore) error {
-	held := to.LastSeq(a.Stream)
+	held, err := to.LastSeq(ctx, a.Stream)
+	if err != nil {
+		return err
+	}
 	switch {
 	case held >= a.Through:
 		return nil // copied by a run that stopped before removing; verified next

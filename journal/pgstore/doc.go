@@ -19,6 +19,10 @@ A store's tables live in its schema (WithSchema; default jobgen_journal):
 	fact(stream, seq, id, xid, pos, at, payload) PRIMARY KEY (stream, seq),
 	                                            UNIQUE (stream, id) where id is set
 
+ReadStream pages through a stream by its primary key and LastSeq is one
+backward probe of it (max(seq) of the stream's facts): reading a stream's
+last record costs the same however long the stream or large the store.
+
 payload is json (validated, kept byte for byte; jsonb would reorder it). Triggers
 refuse UPDATE, DELETE and TRUNCATE of facts, and deleting a stream or moving
 its head back: the journal is append-only even for a hand-typed statement.

@@ -128,6 +128,7 @@ func fullStream(t *testing.T, full func(t *testing.T, stream journal.Stream) jou
 	if len(before) != 1 || before[0].Seq != journal.MaxSeq {
 		t.Fatalf("the full stream holds %d records (last %+v); want one at seq MaxSeq", len(before), before)
 	}
+	lastSeqOfFull(t, s, "full")
 	if seqs, err := s.Append(context.Background(), "full", entries("full", 1)...); !errors.Is(err, journal.ErrFull) {
 		t.Fatalf("Append to a full stream = %v, %v; want ErrFull", seqs, err)
 	}
@@ -137,6 +138,7 @@ func fullStream(t *testing.T, full func(t *testing.T, stream journal.Stream) jou
 	if after := readStream(t, s, "full", 0); len(after) != 1 {
 		t.Fatalf("after the refused append the stream holds %d records", len(after))
 	}
+	lastSeqOfFull(t, s, "full")
 	if seq := appendOK(t, s, "other", entries("other", 0)...)[0]; seq != 1 {
 		t.Fatalf("another stream of a store with a full stream: seq %d, want 1", seq)
 	}

@@ -68,6 +68,9 @@ func Run(t *testing.T, open func(t *testing.T) journal.Store, opts ...Option) {
 		{"CloseSemantics", closeSemantics},
 		{"BadInputChangesNothing", badInput},
 		{"PayloadsAreCopies", payloadsAreCopies},
+		{"LastSeqFollowsAppends", lastSeqFollowsAppends},
+		{"LastSeqDuringAppends", lastSeqDuringAppends},
+		{"LastSeqRefusals", lastSeqRefusals},
 		{"FullStreamRefusesAppends", func(t *testing.T, h *harness) { fullStream(t, c.full) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, h) })

@@ -194,6 +194,26 @@ func (m *MemStore) ReadStream(ctx context.Context, stream journal.Stream, after 
 	}
 }
 
+// LastSeq returns the seq of the last record of stream, 0 when there is
+// none: every record Append returned, flushed or not.
+func (m *MemStore) LastSeq(ctx context.Context, stream journal.Stream) (uint64, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, fmt.Errorf("memstore: last seq of %s: %w", stream, err)
+	}
+	if err := checkName("stream", string(stream), journal.MaxStreamBytes); err != nil {
+		return 0, fmt.Errorf("memstore: last seq: %w", err)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return 0, fmt.Errorf("memstore: last seq of %s: %w", stream, journal.ErrClosed)
+	}
+	if n := len(m.streams[stream]); n > 0 {
+		return m.base[stream] + uint64(n), nil
+	}
+	return 0, nil
+}
+
 // ReadAll yields every record after position after, in global order.
 func (m *MemStore) ReadAll(ctx context.Context, after journal.Position) iter.Seq2[journal.Record, error] {
 	return func(yield func(journal.Record, error) bool) {

@@ -18,6 +18,7 @@ from .runtime import (
     Int64,
     Model,
     StringIdentifier,
+    Uint16,
     UUIDIdentifier,
     decode_envelope,
     decode_union,
@@ -54,15 +55,17 @@ class ToolCallID(StringIdentifier):
     """A ToolCallID names the tool call that created a job."""
 
 
-Channel: TypeAlias = Literal["stdout", "stderr", "log"]
+Channel: TypeAlias = Literal["stdout", "stderr", "log", "terminal"]
 """A Channel labels where a piece of recorded output came from.
 
 - "stdout": The producer's standard output.
 - "stderr": The producer's standard error.
 - "log": Messages the producer or runtime writes about the job itself.
+- "terminal": The producer's pseudo-terminal: its standard output and standard error
+are one stream there, in the order they were written.
 """
 
-CHANNEL_VALUES: Final[tuple[Channel, ...]] = ("stdout", "stderr", "log")
+CHANNEL_VALUES: Final[tuple[Channel, ...]] = ("stdout", "stderr", "log", "terminal")
 """CHANNEL_VALUES is every Channel, in declaration order."""
 
 
@@ -219,6 +222,11 @@ class JobSnapshot(Model):
     record: bool
     """Record reports whether the job keeps a record of its output."""
 
+    terminal: bool = False
+    """Terminal reports whether the job runs under a pseudo-terminal, and so takes
+    input.
+    """
+
     status: JobStatus
     """Status is the lifecycle status."""
 
@@ -276,6 +284,16 @@ class RecordRead(Model):
 
     lossy: bool = False
     """Lossy reports that the requested offset lies below the retained window."""
+
+
+class TerminalSize(Model):
+    """A TerminalSize is the size of a terminal's window in character cells."""
+
+    rows: Uint16
+    """Rows is the number of lines."""
+
+    cols: Uint16
+    """Cols is the number of columns."""
 
 
 class OpenedFrame(Model):

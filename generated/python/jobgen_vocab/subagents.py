@@ -342,13 +342,10 @@ class SubagentCheckpointEnvelope(Envelope):
 
 class SubagentCheckpointed(Model):
     """A SubagentCheckpointed fact points at a checkpoint on a child's stream. It is
-    written on the child's pointer streams, not the child's own: a tree of short
-    streams, `<child>/checkpoints/<level>/<bucket>` for levels 0 to 2 and the
-    directory `<child>/checkpoints` above them, each holding a bounded number of
-    pointers (16 by default). Every checkpoint has one on level 0; the first
-    checkpoint of a bucket also has one on the level above, which names that bucket.
-    A resume reads the directory, then one bucket a level down to level 0, and finds
-    the last checkpoint without reading the child's stream.
+    written on the child's pointer stream `<child>/checkpoint`, not the child's own,
+    after the checkpoint it points at, one for each checkpoint. A resume reads the
+    pointer stream's last record alone (its last seq is the store's LastSeq) and
+    finds the last checkpoint without reading the child's stream.
     """
 
     child: jobs.SessionID
@@ -359,16 +356,6 @@ class SubagentCheckpointed(Model):
 
     seq: Int64
     """Seq is the checkpoint's seq on the child's stream."""
-
-    level: Int64
-    """Level is the level of the pointer stream the pointer is on: 0 to 2, or 3 for the
-    directory.
-    """
-
-    bucket: Int64
-    """Bucket is the bucket a level down that the pointer opens, to be read next; on
-    level 0, the pointer's own bucket.
-    """
 
 
 class SubagentCheckpointedEnvelope(Envelope):
