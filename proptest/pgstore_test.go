@@ -233,7 +233,9 @@ type pgDraw struct {
 
 // drawAppend draws an append: its store, stream and one to three entries,
 // small or larger than A's cap, with ids none, fresh, held or repeated, as
-// the mode drawn says. Bursts pass fresh=true: ids another call of the
+// the mode drawn says; held draws a held id for the first entry and held or
+// fresh ones after it, so that one transaction both answers held ids and
+// inserts. Bursts pass fresh=true: ids another call of the
 // burst could take first would make the answers depend on the race.
 func (m *pgMachine) drawAppend(rt *rapid.T, label string, freshOnly bool) pgDraw {
 	d := pgDraw{
@@ -256,7 +258,7 @@ func (m *pgMachine) drawAppend(rt *rapid.T, label string, freshOnly bool) pgDraw
 			e.ID = "id-" + tag
 		case mode == "twice":
 			e.ID = d.entries[0].ID
-		case mode == "held" && len(held) > 0:
+		case mode == "held" && len(held) > 0 && (i == 0 || rapid.Bool().Draw(rt, label+"heldAgain")):
 			e.ID = rapid.SampledFrom(slices.Sorted(maps.Keys(held))).Draw(rt, label+"heldID")
 		case mode == "held":
 			e.ID = "id-" + tag

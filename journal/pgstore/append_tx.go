@@ -20,14 +20,21 @@ import (
 //	lockStreams      the batch's streams
 //	appendEntries    the entries, in one statement per chunk
 //	COMMIT
+//	notify           a transaction of its own, after the commit
 //
 // A batch within maxBatchBytes is one chunk, and the whole transaction is
 // one pipelined round trip. A single append larger than that is cut into
 // chunks, one round trip each, so that no message outgrows what the
 // protocol carries (1 GiB) and the client holds one chunk's encoding at a
-// time; each chunk numbers from the heads the one before it raised, and
+// time; each chunk numbers from the seqs the one before it inserted, and
 // finds the ids it inserted. COMMIT then follows the last chunk, or
 // ROLLBACK when a chunk found the stream full: a request is all or nothing.
+//
+// An entry whose id its stream holds already answers that fact's seq. A
+// chunk that finds one inserts nothing; the transaction ends, and the
+// batch is appended again without the held entries (a round of its own):
+// a retry, with ids, of an append whose outcome was unknown costs a second
+// round, an append without ids never.
 //
 // READ COMMITTED is named, not left to the server's default, because the
 // append statement must take its snapshot after the locks.
@@ -35,25 +42,31 @@ type appendTx struct {
 	s       *Store
 	batch   []*request
 	names   []string // the batch's streams, sorted
-	chunks  []chunk
 	entries int
+	withIDs bool // some entry has an id, so a round may find it held
+
+	// By entry of the batch, in batch order:
+	stream []string
+	entry  []journal.Entry
+	first  []int    // the earlier entry of the batch with the same stream and id, or -1
+	seq    []uint64 // the answer, once known
+	held   []bool   // seq is the stored fact's that holds the entry's id
+
+	full map[string]bool // the streams found full in the last round
 }
 
-// A chunk is a run of the batch's entries as appendEntries' columns.
+// A chunk is a run of the entries to append as appendEntries' arguments.
 type chunk struct {
-	first       int // the index of its first entry in the batch
-	stream, id  []string
-	payload     [][]byte
-	fullStreams bool // set when the append answered a full stream
+	at      []int // each sent entry's index in the batch
+	streams []string
+	n       []int64 // entries by stream
+	si, k   []int64 // by entry: its stream's index in streams and its rank there, from 1
+	id      []string
+	payload [][]byte
 }
 
-// An outcome is what a transaction's append statements answered: each
-// entry's seq (0 for one that repeats an id of an earlier entry), whether
-// its stream was full, and the transaction's xid when it inserted.
+// An outcome is what a transaction answered: its xid, when it inserted.
 type outcome struct {
-	seq      []uint64
-	full     []bool
-	held     []bool // the entry's id was held: its seq is the record's that has it
 	xid      uint64
 	inserted bool
 }
@@ -65,124 +78,219 @@ var errOutcomeUnknown = errors.New("its outcome is unknown: retry with ids")
 // newAppendTx returns the append transaction of batch.
 func (s *Store) newAppendTx(batch []*request) *appendTx {
 	t := &appendTx{s: s, batch: batch}
-	var c *chunk
-	bytes := 0
 	seen := map[string]bool{}
+	firsts := map[[2]string]int{}
 	for _, r := range batch {
 		if !seen[r.stream] {
 			seen[r.stream] = true
 			t.names = append(t.names, r.stream)
 		}
 		for _, e := range r.entries {
-			n := entryBytes(r.stream, e)
-			if c == nil || (len(c.stream) > 0 && bytes+n > s.cfg.maxBatchBytes) {
-				t.chunks = append(t.chunks, chunk{first: t.entries})
-				c, bytes = &t.chunks[len(t.chunks)-1], 0
+			first := -1
+			if e.ID != "" {
+				t.withIDs = true
+				key := [2]string{r.stream, e.ID}
+				if at, ok := firsts[key]; ok {
+					first = at
+				} else {
+					firsts[key] = t.entries
+				}
 			}
-			c.stream = append(c.stream, r.stream)
-			c.id = append(c.id, e.ID)
-			c.payload = append(c.payload, e.Payload)
-			bytes += n
+			t.stream = append(t.stream, r.stream)
+			t.entry = append(t.entry, e)
+			t.first = append(t.first, first)
 			t.entries++
 		}
 	}
 	slices.Sort(t.names)
+	t.seq = make([]uint64, t.entries)
+	t.held = make([]bool, t.entries)
 	return t
 }
 
-// run runs the transaction on conn and returns what it answered.
+// chunks cuts the entries still to append (neither held nor repeating an
+// earlier entry) into chunks of at most maxBatchBytes, each holding at
+// least one entry.
+func (t *appendTx) chunks() []chunk {
+	var cs []chunk
+	var c *chunk
+	var index map[string]int
+	bytes := 0
+	for at := range t.entries {
+		if t.first[at] >= 0 || t.held[at] {
+			continue
+		}
+		stream, e := t.stream[at], t.entry[at]
+		n := entryBytes(stream, e)
+		if c == nil || bytes+n > t.s.cfg.maxBatchBytes {
+			cs = append(cs, chunk{})
+			c, bytes, index = &cs[len(cs)-1], 0, map[string]int{}
+		}
+		i, ok := index[stream]
+		if !ok {
+			i = len(c.streams)
+			index[stream] = i
+			c.streams = append(c.streams, stream)
+			c.n = append(c.n, 0)
+		}
+		c.n[i]++
+		c.at = append(c.at, at)
+		c.si = append(c.si, int64(i+1))
+		c.k = append(c.k, c.n[i])
+		c.id = append(c.id, e.ID)
+		c.payload = append(c.payload, e.Payload)
+		bytes += n
+	}
+	return cs
+}
+
+// run runs the transaction on conn, in rounds until one finds no entry
+// held, and returns what it answered.
 func (t *appendTx) run(ctx context.Context, conn *pgxpool.Conn) (outcome, error) {
+	for {
+		chunks := t.chunks()
+		if len(chunks) == 0 {
+			return outcome{}, nil // every entry is held: nothing to write
+		}
+		out, again, err := t.round(ctx, conn, chunks)
+		if err != nil || !again {
+			return out, err
+		}
+	}
+}
+
+// round runs one transaction of chunks. It reports again when a chunk
+// found held entries, which it then answered, and inserted nothing.
+func (t *appendTx) round(ctx context.Context, conn *pgxpool.Conn, chunks []chunk) (out outcome, again bool, err error) {
 	h := t.s.cfg.hooks
 	hook := h != nil && h.beforeCommit != nil
 	// COMMIT rides in the first round trip unless something must run
 	// between the statements and it: the hook, or the later chunks.
-	commitFirst := !hook && len(t.chunks) == 1
-	out := outcome{seq: make([]uint64, t.entries), full: make([]bool, t.entries), held: make([]bool, t.entries)}
-	for i := range t.chunks {
+	commitFirst := !hook && len(chunks) == 1
+	t.full = map[string]bool{}
+	for i := range chunks {
 		b := &pgx.Batch{}
 		if i == 0 {
 			b.Queue(`BEGIN ISOLATION LEVEL READ COMMITTED`)
 			b.Queue(t.s.sql.of(lockStreamsSQL), t.names, t.s.lockSeed)
 		}
-		b.Queue(t.s.sql.of(appendEntriesSQL), t.chunks[i].stream, t.chunks[i].id, t.chunks[i].payload)
+		c := &chunks[i]
+		b.Queue(t.s.sql.of(appendEntriesSQL), c.streams, c.n, c.si, c.k, c.id, c.payload)
 		if commitFirst {
 			b.Queue("COMMIT")
+			b.Queue(t.s.sql.of(notifySQL), t.s.channel)
 		}
 		br := conn.SendBatch(ctx, b)
-		if i == len(t.chunks)-1 {
-			release(t.batch) // the entries are encoded and sent
+		if i == len(chunks)-1 && !t.withIDs {
+			release(t.batch) // the entries are encoded and sent, for the last time
 		}
-		err := t.readRound(br, i, &out, commitFirst)
-		if cerr := br.Close(); err == nil && cerr != nil {
-			err = t.fail("commit", cerr, commitFirst)
-		}
+		held, err := t.readRound(br, i, c, &out, commitFirst)
 		if err != nil {
-			return outcome{}, err
+			return outcome{}, false, err
+		}
+		if held {
+			if !commitFirst {
+				if _, err := conn.Exec(ctx, "ROLLBACK"); err != nil {
+					return outcome{}, false, t.fail("rollback", err, false)
+				}
+			}
+			return outcome{}, true, nil
 		}
 	}
+	release(t.batch)
 	if !commitFirst {
-		if err := t.finish(ctx, conn, &out); err != nil {
-			return outcome{}, err
+		if err := t.finish(ctx, conn, len(chunks), &out); err != nil {
+			return outcome{}, false, err
 		}
 	}
 	if h != nil && h.afterCommit != nil {
 		if err := h.afterCommit(); err != nil {
-			return outcome{}, t.fail("commit", err, true)
+			return outcome{}, false, t.fail("commit", err, true)
 		}
 	}
-	return out, nil
+	return out, false, nil
 }
 
-// readRound reads the answers of chunk i's round trip into out: BEGIN and
-// the locks with the first chunk, then the append.
-func (t *appendTx) readRound(br pgx.BatchResults, i int, out *outcome, commitSent bool) error {
-	if i == 0 {
-		if _, err := br.Exec(); err != nil {
-			return t.fail("begin", err, commitSent)
+// readRound reads the answers of chunk i's round trip, and closes br:
+// BEGIN and the locks with the first chunk, then the append, then COMMIT
+// and the notification when commitSent. It reports whether the chunk
+// found held entries.
+func (t *appendTx) readRound(br pgx.BatchResults, i int, c *chunk, out *outcome, commitSent bool) (held bool, err error) {
+	var notifyErr error
+	err = func() error {
+		if i == 0 {
+			if _, err := br.Exec(); err != nil {
+				return t.fail("begin", err, commitSent)
+			}
+			if _, err := br.Exec(); err != nil {
+				return t.fail("lock streams", err, commitSent)
+			}
 		}
-		if _, err := br.Exec(); err != nil {
-			return t.fail("lock streams", err, commitSent)
-		}
-	}
-	c := &t.chunks[i]
-	if err := scanRows(br, func(rows pgx.Rows) error {
-		var ord int64
-		var seq *int64
-		var kind string
+		var base, heldOrd, heldSeq []int64
+		var fits []bool
 		var xid *uint64
-		if err := rows.Scan(&ord, &seq, &kind, &xid); err != nil {
-			return err
+		if err := br.QueryRow().Scan(&base, &fits, &heldOrd, &heldSeq, &xid); err != nil {
+			return t.fail("append", err, commitSent)
 		}
-		if ord < 1 || int(ord) > len(c.stream) {
-			return fmt.Errorf("append answered entry %d of %d", ord, len(c.stream))
+		if held, err = t.note(c, base, fits, heldOrd, heldSeq); err != nil {
+			return t.fail("append", err, commitSent)
 		}
-		at := c.first + int(ord) - 1
-		switch {
-		case kind == "full":
-			out.full[at], c.fullStreams = true, true
-		case seq != nil:
-			out.seq[at], out.held[at] = uint64(*seq), kind == "held"
-		}
-		if kind == "new" && xid != nil {
+		if xid != nil {
 			out.xid, out.inserted = *xid, true
 		}
+		if commitSent {
+			if _, err := br.Exec(); err != nil {
+				return t.fail("commit", err, true)
+			}
+			if _, notifyErr = br.Exec(); notifyErr != nil {
+				t.s.log.Warn("pgstore: notify failed; tails fall back to polling", "schema", t.s.schema, "err", notifyErr)
+			}
+		}
 		return nil
-	}); err != nil {
-		return t.fail("append", err, commitSent)
+	}()
+	if cerr := br.Close(); err == nil && cerr != nil && cerr != notifyErr {
+		err = t.fail("commit", cerr, commitSent)
 	}
-	return nil
+	return held, err
+}
+
+// note records what the append of c answered: the held entries' seqs, or
+// every entry's seq from its stream's base, and the full streams.
+func (t *appendTx) note(c *chunk, base []int64, fits []bool, heldOrd, heldSeq []int64) (held bool, err error) {
+	if len(base) != len(c.streams) || len(fits) != len(c.streams) || len(heldOrd) != len(heldSeq) {
+		return false, fmt.Errorf("append answered %d bases, %d fits for %d streams", len(base), len(fits), len(c.streams))
+	}
+	for j, ord := range heldOrd {
+		if ord < 1 || int(ord) > len(c.at) {
+			return false, fmt.Errorf("append answered entry %d of %d as held", ord, len(c.at))
+		}
+		at := c.at[ord-1]
+		t.seq[at], t.held[at] = uint64(heldSeq[j]), true
+	}
+	if len(heldOrd) > 0 {
+		return true, nil
+	}
+	for j, at := range c.at {
+		i := c.si[j] - 1
+		if !fits[i] {
+			t.full[c.streams[i]] = true
+			continue
+		}
+		t.seq[at] = uint64(base[i] + c.k[j])
+	}
+	return false, nil
 }
 
 // finish ends a transaction whose COMMIT did not ride in its first round
 // trip: it rolls back one cut into chunks that found its stream full,
-// runs the beforeCommit hook, and commits.
-func (t *appendTx) finish(ctx context.Context, conn *pgxpool.Conn, out *outcome) error {
-	if len(t.chunks) > 1 && slices.ContainsFunc(t.chunks, func(c chunk) bool { return c.fullStreams }) {
+// runs the beforeCommit hook, and commits and notifies.
+func (t *appendTx) finish(ctx context.Context, conn *pgxpool.Conn, chunks int, out *outcome) error {
+	if chunks > 1 && len(t.full) > 0 {
 		if _, err := conn.Exec(ctx, "ROLLBACK"); err != nil {
 			return t.fail("rollback", err, false)
 		}
-		for i := range out.full {
-			out.full[i] = true
+		for _, name := range t.names {
+			t.full[name] = true // a request is all or nothing, and this one rolled back
 		}
 		out.inserted = false
 		return nil
@@ -192,7 +300,21 @@ func (t *appendTx) finish(ctx context.Context, conn *pgxpool.Conn, out *outcome)
 			return t.fail("before commit", err, false)
 		}
 	}
-	if _, err := conn.Exec(ctx, "COMMIT"); err != nil {
+	b := &pgx.Batch{}
+	b.Queue("COMMIT")
+	b.Queue(t.s.sql.of(notifySQL), t.s.channel)
+	br := conn.SendBatch(ctx, b)
+	var notifyErr error
+	_, err := br.Exec()
+	if err == nil {
+		if _, notifyErr = br.Exec(); notifyErr != nil {
+			t.s.log.Warn("pgstore: notify failed; tails fall back to polling", "schema", t.s.schema, "err", notifyErr)
+		}
+	}
+	if cerr := br.Close(); err == nil && cerr != notifyErr {
+		err = cerr
+	}
+	if err != nil {
 		return t.fail("commit", err, true)
 	}
 	return nil
@@ -210,33 +332,24 @@ func (t *appendTx) fail(step string, err error, commitSent bool) error {
 	return fmt.Errorf("%s: append of %d records: %s: %w", t.s.name, t.entries, step, err)
 }
 
-// answer gives each request of the batch its seqs from out, or ErrFull
-// when its stream was full. An entry without a seq of its own repeats an id
-// of an earlier entry of the batch and gets that one's seq.
-func (t *appendTx) answer(out outcome) error {
-	first := map[[2]string]uint64{}
+// answer gives each request of the batch its seqs, or ErrFull when its
+// stream was full. An entry that repeats an id of an earlier entry of the
+// batch gets that one's seq.
+func (t *appendTx) answer() error {
 	at := 0
 	for _, r := range t.batch {
 		seqs := make([]uint64, len(r.entries))
-		full := false
 		for i, e := range r.entries {
-			seq := out.seq[at]
-			full = full || out.full[at]
-			if seq != 0 && !out.held[at] {
+			from := at
+			if t.first[at] >= 0 {
+				from = t.first[at]
+			} else if !t.held[at] && !t.full[r.stream] {
 				r.fresh, r.freshBytes = r.fresh+1, r.freshBytes+entryBytes(r.stream, e)
 			}
+			seqs[i] = t.seq[from]
 			at++
-			key := [2]string{r.stream, e.ID}
-			if e.ID != "" {
-				if seq == 0 {
-					seq = first[key]
-				} else if _, ok := first[key]; !ok {
-					first[key] = seq
-				}
-			}
-			seqs[i] = seq
 		}
-		if full {
+		if t.full[r.stream] {
 			r.err = fmt.Errorf("%s: append to %q: seq would pass %d: %w", t.s.name, r.stream, int64(math.MaxInt64), journal.ErrFull)
 			continue
 		}
@@ -246,19 +359,4 @@ func (t *appendTx) answer(out outcome) error {
 		r.seqs = seqs
 	}
 	return nil
-}
-
-// scanRows reads the next result of br as rows and calls each for every row.
-func scanRows(br pgx.BatchResults, each func(pgx.Rows) error) error {
-	rows, err := br.Query()
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		if err := each(rows); err != nil {
-			return err
-		}
-	}
-	return rows.Err()
 }

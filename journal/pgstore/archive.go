@@ -32,7 +32,8 @@ var ErrArchiveMismatch = errors.New("archive does not match the store")
 // A StreamInfo is what Streams says of one stream.
 type StreamInfo struct {
 	Stream journal.Stream
-	// Head is the seq of its last record; Archived the seq through which
+	// Head is the seq of its last record (not the stream row's head
+	// column, which appends leave behind); Archived the seq through which
 	// its records were archived (0 when none was): the store holds seqs
 	// Archived+1 to Head.
 	Head, Archived uint64
@@ -53,11 +54,15 @@ func (s *Store) Streams(ctx context.Context) iter.Seq2[StreamInfo, error] {
 			yield(StreamInfo{}, s.errClosed())
 			return
 		}
-		q := `SELECT st.name, st.head, st.archived, l.at, f.payload::text
+		// The last record is one backward probe of the primary key: appends
+		// leave head behind (see lastSeqSQL), and a stream that holds records
+		// has its last seq among them.
+		q := `SELECT st.name, l.seq, st.archived, l.at, f.payload::text
 			FROM ` + s.sql.table("stream") + ` st
-			JOIN ` + s.sql.table("fact") + ` l ON l.stream = st.name AND l.seq = st.head
+			CROSS JOIN LATERAL (SELECT seq, at FROM ` + s.sql.table("fact") + ` l
+				WHERE l.stream = st.name ORDER BY l.seq DESC LIMIT 1) l
 			JOIN ` + s.sql.table("fact") + ` f ON f.stream = st.name AND f.seq = st.archived + 1
-			WHERE st.head > st.archived AND st.name > $1 ORDER BY st.name LIMIT $2`
+			WHERE l.seq > st.archived AND st.name > $1 ORDER BY st.name LIMIT $2`
 		after := ""
 		for {
 			var page []StreamInfo
@@ -197,11 +202,15 @@ func (s *Store) archiveBatch(ctx context.Context, names []string, to *journal.Fi
 	return plan, nil
 }
 
-// archivePlan reads the heads of the locked streams and returns the
-// ranges to move: seqs Archived+1 to Head of each stream that holds any.
+// archivePlan reads the last seqs of the locked streams and returns the
+// ranges to move: seqs Archived+1 to the last of each stream that holds
+// any. The last seq is the larger of head and the last fact's (lastSeqSQL).
 func (s *Store) archivePlan(ctx context.Context, tx pgx.Tx, names []string) ([]Archived, error) {
-	rows, err := tx.Query(ctx, `SELECT name, head, archived FROM `+s.sql.table("stream")+
-		` WHERE name = ANY($1) AND head > archived ORDER BY name`, names)
+	rows, err := tx.Query(ctx, `SELECT name, last, archived FROM (
+			SELECT st.name, st.archived, greatest(st.head, (SELECT f.seq FROM `+s.sql.table("fact")+` f
+				WHERE f.stream = st.name ORDER BY f.seq DESC LIMIT 1)) AS last
+			FROM `+s.sql.table("stream")+` st WHERE st.name = ANY($1)) p
+		WHERE last > archived ORDER BY name`, names)
 	if err != nil {
 		return nil, fmt.Errorf("read heads: %w", err)
 	}

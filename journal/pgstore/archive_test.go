@@ -159,7 +159,7 @@ func TestOnlyArchiveStreamsDeletes(t *testing.T) {
 	fact, stream := s.sql.table("fact"), s.sql.table("stream")
 	for _, stmt := range []string{
 		`DELETE FROM ` + fact,
-		`UPDATE ` + stream + ` SET archived = head`,
+		`UPDATE ` + stream + ` SET archived = archived + 1`,
 		`SELECT set_config('jobgen.archiving', 'on', false); DELETE FROM ` + fact,
 		`DELETE FROM ` + s.sql.table("archive"),
 	} {

@@ -14,10 +14,12 @@ type Summary struct {
 }
 
 // Check verifies what the schema's constraints cannot: that every stream's
-// facts are seqs 1 to head without a gap (from its archived seq plus one,
-// for a stream retention archived), and that every fact's stream has a
-// counter row. Damage is reported with the streams it touches, wrapping
-// journal.ErrCorrupt.
+// facts are seqs 1 to its last seq without a gap (from its archived seq
+// plus one, for a stream retention archived), where the last seq is the
+// larger of head (the floor its appends number after) and its last fact's,
+// so that a head past the facts, which would leave a gap at the next
+// append, is damage; and that every fact's stream has a row. Damage is
+// reported with the streams it touches, wrapping journal.ErrCorrupt.
 func (s *Store) Check(ctx context.Context) (Summary, error) {
 	if s.isClosed() {
 		return Summary{}, s.errClosed()
@@ -40,7 +42,8 @@ func (s *Store) Check(ctx context.Context) (Summary, error) {
 		}
 		sum.Streams++
 		sum.Records += int(n)
-		if n != head-archived || (n > 0 && (lo != archived+1 || hi != head)) {
+		last := max(head, hi)
+		if n != last-archived || (n > 0 && (lo != archived+1 || hi != last)) {
 			problem := fmt.Sprintf("stream %q: head %d, %d records with seqs %d to %d", name, head, n, lo, hi)
 			if archived > 0 {
 				problem += fmt.Sprintf(", archived through %d", archived)

@@ -214,7 +214,6 @@ func (s *Store) commitBatch(ctx context.Context, conn *pgxpool.Conn, batch []*re
 	}
 	if res.inserted {
 		s.noteCommit(res.xid)
-		s.notifyDue.raise()
 	}
-	return t.answer(res)
+	return t.answer()
 }

@@ -15,13 +15,15 @@ transaction under an advisory lock keyed by the schema, records each in
 schema_version, and refuses a schema newer than the build (ErrSchemaTooNew); WithoutMigrate makes it refuse a schema behind the build (ErrSchemaBehind) instead of migrating it.
 A store's tables live in its schema (WithSchema; default jobgen_journal):
 
-	stream(name PK, head)                       one counter row per stream
+	stream(name PK, head, archived)             one row per stream; head a floor
 	fact(stream, seq, id, xid, pos, at, payload) PRIMARY KEY (stream, seq),
 	                                            UNIQUE (stream, id) where id is set
 
 ReadStream pages through a stream by its primary key and LastSeq is one
-backward probe of it (max(seq) of the stream's facts): reading a stream's
-last record costs the same however long the stream or large the store.
+backward probe of it: a stream's last seq is greatest(head, its last fact's
+seq), head being a floor that only Archive raises, to the last seq it moves
+(decision 0134). Reading a stream's last record costs the same however long
+the stream or large the store.
 
 payload is json (validated, kept byte for byte; jsonb would reorder it). Triggers
 refuse UPDATE, DELETE and TRUNCATE of facts, and deleting a stream or moving
@@ -41,16 +43,19 @@ alternating between two. One transaction is one pipelined round trip:
  2. the batch's stream locks: pg_advisory_xact_lock on a 64-bit hash of
     each stream's name (keyed by the schema), in key order, so concurrent
     transactions never deadlock;
- 3. one statement that, with a snapshot taken after the locks, answers the
-    entries whose id the stream holds with that seq (one index probe each),
-    numbers the first of the entries sharing an id and every entry without
-    one head+1, head+2, … in batch order, inserts them, creates or raises
-    the counter rows and returns the seqs and the transaction's xid;
- 4. COMMIT.
+ 3. one statement that, with a snapshot taken after the locks, finds each
+    stream's last seq (one backward probe of the primary key, and head),
+    looks up the entries' ids (one index probe each), and, when none is
+    held, inserts the entries as last+1, last+2, … in batch order, creates
+    the rows of new streams and returns the bases and the transaction's
+    xid; no row is updated (decision 0132). When an id is held it inserts
+    nothing and answers the held seqs, and the rest is appended again;
+ 4. COMMIT;
+ 5. pg_notify, a transaction of its own, waking the tails (decision 0133).
 
 The locks are held to commit, so appends to one stream serialize on them:
-seqs are gap-free (a rolled-back transaction inserts nothing and raises no
-head) and commit order is seq order; UNIQUE (stream, seq) is the backstop.
+seqs are gap-free (a rolled-back transaction inserts nothing) and commit
+order is seq order; UNIQUE (stream, seq) is the backstop.
 An entry whose id the stream holds, or that an earlier entry of the batch
 took, is not inserted and answers the first seq; ids are looked up before
 numbering, so a duplicate leaves no gap.

@@ -67,9 +67,11 @@ func (s *Store) ReadStream(ctx context.Context, stream journal.Stream, after uin
 }
 
 // LastSeq returns the seq of the last committed record of stream, 0 when
-// there is none: the largest seq of the stream's facts, one probe of the
-// primary key. Every Append that returned has committed, so it counts them
-// all.
+// there is none: the larger of its last fact's seq (one backward probe of
+// the primary key) and its head, which Archive raises to the last seq it
+// moves, so that a stream whose records were all archived still answers
+// the seq its next append follows. Every Append that returned has
+// committed, so it counts them all.
 func (s *Store) LastSeq(ctx context.Context, stream journal.Stream) (uint64, error) {
 	if err := checkStream(stream); err != nil {
 		return 0, fmt.Errorf("%s: last seq of %q: %w", s.name, stream, err)

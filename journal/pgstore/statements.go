@@ -12,27 +12,49 @@ type statement int
 const (
 	// lockStreamsSQL takes the lock every append to a stream holds to its
 	// transaction's end: an advisory transaction lock keyed by a hash of the
-	// stream's name ($1) under the store's seed ($2), taken in key order so
-	// that concurrent transactions never deadlock. An advisory lock gives
-	// the transaction no xid, and nothing before it does: a transaction's
-	// xid is assigned after it holds every lock it appends under, so two
-	// transactions appending to one stream have xids in the order they
-	// commit there. Ordering the global order by xid then agrees with every
-	// stream's order.
+	// stream's name ($1, the batch's streams) under the store's seed ($2),
+	// taken in key order so that concurrent transactions never deadlock. An
+	// advisory lock gives the transaction no xid, and nothing before it does:
+	// a transaction's xid is assigned after it holds every lock it appends
+	// under, so two transactions appending to one stream have xids in the
+	// order they commit there. Ordering the global order by xid then agrees
+	// with every stream's order. It also sets plan_cache_mode for the rest
+	// of the transaction, so that appendEntriesSQL, bound after it, runs its
+	// cached generic plan instead of planning itself anew for every batch
+	// (its arrays make each custom plan look cheaper than the generic one).
 	lockStreamsSQL statement = iota
-	// appendEntriesSQL is the append: run after lockStreamsSQL (READ COMMITTED
-	// takes a snapshot per statement, so it sees every fact committed to the
-	// locked streams), it answers the entries whose id the stream holds with
-	// that seq; of the entries sharing an id it numbers only the first;
-	// it numbers the rest from the heads in batch order, inserts them,
-	// creates or raises the counter rows, and answers (ord, seq, kind, xid)
-	// with kind 'new' or 'held'. A stream whose seqs would pass the largest
-	// is refused whole: its entries are answered 'full' and none inserted.
-	// The seq arithmetic is numeric, so that refusing cannot overflow.
+	// appendEntriesSQL is the append, run after lockStreamsSQL: READ
+	// COMMITTED takes a snapshot per statement, so it sees every fact
+	// committed to the locked streams. Its arguments are a chunk's streams
+	// ($1) with how many entries each has in it ($2), and for each entry its
+	// stream's index in $1 ($3, from 1), its rank among that stream's
+	// entries ($4, from 1), its id ($5, '' for none) and payload ($6); the
+	// client leaves out an entry whose id an earlier entry of the
+	// transaction has. For each stream it finds the base, the larger of the
+	// last fact's seq (one probe of the primary key, backwards) and the
+	// stream's head (a floor archive_streams raises), and whether base + count
+	// fits in a seq; for each entry with an id, the seq of the fact that
+	// holds that id already (one probe). When no id is held it inserts every
+	// entry of a stream that fits as seq base + rank, in entry order, and
+	// creates the rows of new streams; when one is, it inserts nothing (the
+	// client drops the held entries and appends the rest again), so that a
+	// held entry never takes a seq. It writes no row it does not insert: no
+	// counter is raised. It answers one row: the bases and fits by stream,
+	// the held entries' positions (from 1) and seqs, or NULL, and the
+	// transaction's xid if it inserted.
 	appendEntriesSQL
+	// notifySQL wakes the tails of every store on the channel ($1). It runs
+	// right after the append's COMMIT, in the same round trip, as a
+	// transaction of its own: a notifying transaction holds a cluster-wide
+	// lock from its pre-commit to its end, which inside the append would
+	// span the commit's WAL flush and serialize every writer's commits.
 	notifySQL
 	readStreamSQL
-	lastSeqSQL // the stream's last seq, one probe of the primary key
+	// lastSeqSQL answers the last seq of the stream ($1), 0 for none: the
+	// larger of its last fact's seq (one backward probe of the primary key)
+	// and its head, which archive_streams raises to the last seq it removes.
+	// An append numbers after it, and Archive, Streams and Check read it.
+	lastSeqSQL
 	// readAllSQL answers everything after the cursor that is safe to hand
 	// out: rows of transactions below the snapshot's xmin, all of which have
 	// ended, so no row can later appear before the last one returned.
@@ -59,50 +81,48 @@ func (q *statements) of(st statement) string { return q.text[st] }
 // statementTexts are the store's SQL statements, with S. standing for the
 // schema (newStatements fills it in).
 var statementTexts = [statementCount]string{
-	lockStreamsSQL: `SELECT pg_advisory_xact_lock(k) FROM (
-				SELECT DISTINCT hashtextextended(n, $2) AS k FROM unnest($1::text[]) AS u(n)
+	lockStreamsSQL: `SELECT pg_advisory_xact_lock(k), set_config('plan_cache_mode', 'force_generic_plan', true) FROM (
+				SELECT hashtextextended(n, $2) AS k FROM unnest($1::text[]) AS u(n)
 			) AS keys ORDER BY k`,
-	appendEntriesSQL: `WITH u AS (
-				SELECT u.stream, u.id, u.payload, u.ord,
-					row_number() OVER (PARTITION BY u.stream, u.id ORDER BY u.ord) AS nth
-				FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY AS u(stream, id, payload, ord)
+	appendEntriesSQL: `WITH a AS MATERIALIZED (
+				SELECT array_agg(greatest(head, last, 0) ORDER BY i) AS base,
+					array_agg(greatest(head, last, 0) <= 9223372036854775807 - n ORDER BY i) AS fits,
+					array_agg(head IS NULL ORDER BY i) AS fresh
+				FROM (SELECT d.i, d.n,
+						(SELECT st.head FROM S.stream st WHERE st.name = d.stream) AS head,
+						(SELECT f.seq FROM S.fact f WHERE f.stream = d.stream ORDER BY f.seq DESC LIMIT 1) AS last
+					FROM unnest($1::text[], $2::int8[]) WITH ORDINALITY AS d(stream, n, i)
+					OFFSET 0) AS p
 			),
-			probe AS MATERIALIZED (
-				-- One index probe per entry with an id, as a subquery: a join
-				-- may be planned as a scan of the whole fact table.
-				SELECT u.ord, (SELECT f.seq FROM S.fact f
-					WHERE f.stream = u.stream AND f.id = u.id AND f.id IS NOT NULL) AS seq
-				FROM u WHERE u.id <> '' AND u.nth = 1
+			u AS MATERIALIZED (
+				SELECT u.ord, u.si, u.k, u.id, u.payload,
+					CASE WHEN u.id <> '' THEN (SELECT f.seq FROM S.fact f
+						WHERE f.stream = ($1::text[])[u.si] AND f.id = u.id AND f.id IS NOT NULL) END AS held
+				FROM unnest($3::int8[], $4::int8[], $5::text[], $6::text[]) WITH ORDINALITY AS u(si, k, id, payload, ord)
 			),
-			numbered AS (
-				SELECT u.stream, u.id, u.payload, u.ord,
-					coalesce(st.head, 0)::numeric + row_number() OVER (PARTITION BY u.stream ORDER BY u.ord) AS seq
-				FROM u LEFT JOIN S.stream st ON st.name = u.stream
-				WHERE u.id = '' OR (u.nth = 1 AND NOT EXISTS (SELECT 1 FROM probe p WHERE p.ord = u.ord AND p.seq IS NOT NULL))
-			),
-			full_streams AS (
-				SELECT stream FROM numbered GROUP BY stream HAVING max(seq) > 9223372036854775807
-			),
-			kept AS (
-				SELECT stream, id, payload, ord, seq::int8 AS seq FROM numbered
-				WHERE stream NOT IN (SELECT stream FROM full_streams)
+			h AS MATERIALIZED (
+				SELECT array_agg(ord ORDER BY ord) AS ord, array_agg(held ORDER BY ord) AS seq FROM u WHERE held IS NOT NULL
 			),
 			ins AS (
 				INSERT INTO S.fact (stream, seq, id, payload)
-				SELECT stream, seq, nullif(id, ''), payload::json FROM kept ORDER BY ord
+				SELECT ($1::text[])[u.si], a.base[u.si] + u.k, nullif(u.id, ''), u.payload::json
+				FROM u, a, h WHERE a.fits[u.si] AND h.ord IS NULL
+				ORDER BY u.ord
+				RETURNING xid
 			),
-			heads AS (
-				INSERT INTO S.stream AS st (name, head)
-				SELECT stream, max(seq) FROM kept GROUP BY stream ORDER BY stream
-				ON CONFLICT (name) DO UPDATE SET head = excluded.head
+			new_streams AS (
+				INSERT INTO S.stream (name)
+				SELECT x.name FROM a, h, unnest($1::text[], a.fresh, a.fits) AS x(name, fresh, fits)
+				WHERE x.fresh AND x.fits AND h.ord IS NULL
+				ON CONFLICT (name) DO NOTHING
 			)
-			SELECT ord, seq, 'new', pg_current_xact_id() FROM kept
-			UNION ALL SELECT p.ord, p.seq, 'held', NULL FROM probe p WHERE p.seq IS NOT NULL
-			UNION ALL SELECT u.ord, NULL, 'full', NULL FROM u WHERE u.stream IN (SELECT stream FROM full_streams)`,
+			SELECT a.base, a.fits, h.ord, h.seq, (SELECT xid FROM ins LIMIT 1) FROM a, h`,
 	notifySQL: `SELECT pg_notify($1, '')`,
+	lastSeqSQL: `SELECT coalesce(greatest(
+				(SELECT st.head FROM S.stream st WHERE st.name = $1),
+				(SELECT f.seq FROM S.fact f WHERE f.stream = $1 ORDER BY f.seq DESC LIMIT 1)), 0)`,
 	readStreamSQL: `SELECT seq, coalesce(id, ''), xid, pos, payload::text FROM S.fact
 			WHERE stream = $1 AND seq > $2 ORDER BY seq LIMIT $3`,
-	lastSeqSQL: `SELECT coalesce(max(seq), 0) FROM S.fact WHERE stream = $1`,
 	readAllSQL: `SELECT stream, seq, coalesce(id, ''), xid, pos, payload::text FROM S.fact
 			WHERE (xid, pos) > ($1::xid8, $2::int8) AND xid < pg_snapshot_xmin(pg_current_snapshot())
 			ORDER BY xid, pos LIMIT $3`,

@@ -54,7 +54,11 @@ func Inspect(ctx context.Context, pool *pgxpool.Pool, schema string) (Status, er
 	fail := func(err error) (Status, error) { return st, fmt.Errorf("pgstore %s: status: %w", schema, err) }
 	counts := `SELECT count(*), coalesce(sum(head), 0)::int8, 0::int8, 0::int8 FROM ` + q.table("stream")
 	if v >= archiveVersion {
-		counts = `SELECT count(*), coalesce(sum(head - archived), 0)::int8, count(*) FILTER (WHERE archived > 0), coalesce(sum(archived), 0)::int8 FROM ` + q.table("stream")
+		// A stream's last seq is the larger of head and its last fact's
+		// (lastSeqSQL): from version 4 appends leave head behind.
+		counts = `SELECT count(*), coalesce(sum(last - archived), 0)::int8, count(*) FILTER (WHERE archived > 0), coalesce(sum(archived), 0)::int8
+			FROM (SELECT st.archived, greatest(st.head, (SELECT f.seq FROM ` + q.table("fact") + ` f
+				WHERE f.stream = st.name ORDER BY f.seq DESC LIMIT 1)) AS last FROM ` + q.table("stream") + ` st) p`
 	}
 	if err := pool.QueryRow(ctx, counts).Scan(&st.Streams, &st.Records, &st.ArchivedStreams, &st.ArchivedRecords); err != nil {
 		return fail(err)

@@ -113,9 +113,6 @@ type Store struct {
 
 	lastXid atomic.Uint64 // the xid of the store's latest committed append
 
-	notifyDue signal // wakes the notifier: a commit inserted facts
-	notified  sync.WaitGroup
-
 	tails    *broadcast // wakes the tails: a notification or a reconnect
 	listenOn sync.Once
 	listenWG sync.WaitGroup
@@ -176,24 +173,21 @@ func open(ctx context.Context, pool *pgxpool.Pool, own bool, opts []Option) (*St
 	}
 	bg, cancel := context.WithCancel(context.Background())
 	s := &Store{
-		pool:      pool,
-		ownPool:   own,
-		schema:    cfg.schema,
-		name:      "pgstore " + cfg.schema,
-		channel:   cfg.schema,
-		cfg:       cfg,
-		log:       cfg.log,
-		sql:       newStatements(cfg.schema),
-		lockSeed:  lockSeed(cfg.schema),
-		work:      newSignal(),
-		notifyDue: newSignal(),
-		tails:     newBroadcast(),
-		stop:      make(chan struct{}),
-		bg:        bg,
-		cancel:    cancel,
+		pool:     pool,
+		ownPool:  own,
+		schema:   cfg.schema,
+		name:     "pgstore " + cfg.schema,
+		channel:  cfg.schema,
+		cfg:      cfg,
+		log:      cfg.log,
+		sql:      newStatements(cfg.schema),
+		lockSeed: lockSeed(cfg.schema),
+		work:     newSignal(),
+		tails:    newBroadcast(),
+		stop:     make(chan struct{}),
+		bg:       bg,
+		cancel:   cancel,
 	}
-	s.notified.Add(1)
-	go s.notifier()
 	for range cfg.committers {
 		s.committed.Add(1)
 		go s.committer()
@@ -362,7 +356,6 @@ func (s *Store) Close(ctx context.Context) error {
 	s.committed.Wait()
 	s.cancel()
 	s.listenWG.Wait()
-	s.notified.Wait()
 	s.tails.raise()
 	if s.ownPool {
 		s.pool.Close()

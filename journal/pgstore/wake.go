@@ -2,10 +2,10 @@ package pgstore
 
 import "sync"
 
-// A signal wakes one goroutine that waits for work (a committer, the
-// notifier) by receiving from it: raise never blocks, and raises that come
-// while nobody waits collapse into one, so a waiter that wakes looks at all
-// the work there is.
+// A signal wakes one goroutine that waits for work (a committer) by
+// receiving from it: raise never blocks, and raises that come while nobody
+// waits collapse into one, so a waiter that wakes looks at all the work
+// there is.
 type signal chan struct{}
 
 func newSignal() signal { return make(signal, 1) }
