@@ -505,9 +505,12 @@ func (m *pgMachine) engaged(h *pgtest.Hold) {
 	}
 }
 
-// waitLock waits until a session named app waits for a lock.
+// waitLock waits until a session named app waits for a lock. Its deadline
+// is long because a loaded 2-core machine once took over 10 s to get the
+// queued appends into their transaction; a lock that is never waited for
+// still fails the check.
 func (m *pgMachine) waitLock(app string) {
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for !m.waiting(app) {
 		if time.Now().After(deadline) {
 			m.rt.Fatalf("no session of %s waits for a lock", app)
