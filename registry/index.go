@@ -48,21 +48,7 @@ func (x *index[K, V]) stripe(h uint64) *indexStripe[V] {
 // get returns the value whose key is k, or nil.
 func (x *index[K, V]) get(k K) *V {
 	h := x.hash(k)
-	t := x.stripe(h).table.Load()
-	if t == nil {
-		return nil
-	}
-	slots := *t
-	mask := uint64(len(slots) - 1)
-	for i := h & mask; ; i = (i + 1) & mask {
-		v := slots[i].Load()
-		if v == nil {
-			return nil
-		}
-		if v != x.tomb && x.key(v) == k {
-			return v
-		}
-	}
+	return x.find(x.stripe(h), k, h)
 }
 
 // insert adds v unless a value with its key is held, and returns the value
@@ -143,7 +129,9 @@ func (x *index[K, V]) delete(v *V) {
 	}
 }
 
-// find returns the value held under k in s, or nil. s.mu must be held.
+// find returns the value held under k in s, or nil. It reads the table
+// and its slots through atomic loads, so get calls it without s.mu; a
+// writer calls it holding s.mu, so that what it finds stays true.
 func (x *index[K, V]) find(s *indexStripe[V], k K, h uint64) *V {
 	t := s.table.Load()
 	if t == nil {
