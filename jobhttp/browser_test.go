@@ -42,9 +42,14 @@ func closeBrowser() {
 
 // browser returns a chromedp context on a new tab of the shared headless
 // Chromium, at 1024×768, or skips when there is none (and fails under
-// CI=true, where .ci/run installs it).
+// CI=true, where .ci/run installs it). Outside CI, -short skips the browser
+// tests, a minute of the package's run: make mutants compares its mutants
+// with the quick unit tests so.
 func browser(t *testing.T) context.Context {
 	t.Helper()
+	if testing.Short() && os.Getenv("CI") != "true" {
+		t.Skip("-short skips the browser tests: run without -short to include them")
+	}
 	path := chromiumPath()
 	if path == "" {
 		if os.Getenv("CI") == "true" {

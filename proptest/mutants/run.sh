@@ -4,10 +4,10 @@
 # changes included, .git excluded) to a scratch directory, applies the
 # patch with patch -p1, runs the property tests that must catch it with a
 # fixed number of checks, and also the unit tests of the packages the patch
-# touches, for comparison. Mutants run MUTANT_JOBS at a time, each in a
-# copy of its own. It prints one table and exits non-zero when a mutant
-# survives the properties, a patch no longer applies, or a mutant does not
-# build.
+# touches, with -short (no browser, no long loops), for comparison.
+# Mutants run MUTANT_JOBS at a time, each in a copy of its own. It prints
+# one table and exits non-zero when a mutant survives the properties, a
+# patch no longer applies, or a mutant does not build.
 #
 # A patch may begin with header lines, before its diff:
 #   Properties: PKG [go test flags]   the properties that must catch it (each
@@ -139,7 +139,7 @@ mutant() {
 	pkgs=$(grep -E '^\+\+\+ b/' "$patch" | sed -E 's|^\+\+\+ b/||; s|/[^/]*$||' | sort -u)
 	units=""
 	for pkg in $pkgs; do
-		if (cd "$dir" && "$go" test -count=1 -timeout 5m "./$pkg") >"$scratch/$name.${pkg//\//_}.log" 2>&1; then
+		if (cd "$dir" && "$go" test -short -count=1 -timeout 5m "./$pkg") >"$scratch/$name.${pkg//\//_}.log" 2>&1; then
 			units="$units $pkg: missed"
 		else
 			units="$units $pkg: caught"
@@ -164,7 +164,7 @@ done
 wait
 
 status=0
-printf '\n%-52s %-7s %-48s %s\n' "mutant" "caught" "by property test" "unit tests of the patched packages"
+printf '\n%-52s %-7s %-48s %s\n' "mutant" "caught" "by property test" "unit tests (-short) of the patched packages"
 for patch in "${patches[@]}"; do
 	name=$(basename "$patch" .patch)
 	cat "$scratch/$name.row"
