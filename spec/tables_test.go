@@ -61,6 +61,7 @@ func badDocumentTable() []badDocument {
 		{"a fact version as a string", "FactEnvelope", `{"type":"job/settled","v":"2","data":{}}`, "wrongType"},
 		{"a fact version with a fraction", "FactEnvelope", `{"type":"job/settled","v":2.5,"data":{}}`, "wrongType"},
 		{"null for a fact", "FactEnvelope", `null`, "missingField"},
+		{"null for an optional record Go holds by value", "FactEnvelope", `{"type":"job/registered","v":2,"data":{"jobId":"6ba7b810-9dad-11d1-80b4-00c04fd430c8","at":1,"owner":"s","kind":"k","label":"l","ordinal":1,"record":true,"host":null}}`, "missingField"},
 		{"a lone surrogate in an enum value", "JobOutcome", `{"status":"running\ud800"}`, "invalidEnum"},
 		{"an unknown key nested deeper than Go reads (arrays)", "OutputFrame", `{"frame":"output","next":1,"x":` + nested("[", "]", maxDepth) + `}`, "invalidValue"},
 		{"an unknown key nested deeper than Go reads (objects)", "RecordChunk", `{"offset":0,"at":0,"text":"","x":` + nested(`{"a":`, "}", maxDepth) + `}`, "invalidValue"},

@@ -90,6 +90,11 @@ func (w *pyWriter) field(f *gen.Field) {
 			def = z
 		} else if typ == "JsonValue" {
 			def = "None"
+		} else if t.Declared() && t.Decl() == gen.DeclRecord {
+			// Go holds the record by value: its decoder reads null there
+			// as an object without fields, not as the field left out.
+			w.typing["Annotated"] = true
+			typ, def = "Annotated["+typ+" | None, "+w.runtimeName("NULL_IS_EMPTY")+"]", "None"
 		} else {
 			typ, def = typ+" | None", "None"
 		}

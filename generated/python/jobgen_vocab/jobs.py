@@ -14,6 +14,7 @@ from typing import Annotated, Any, Final, Literal, TypeAlias
 from pydantic import Field
 
 from .runtime import (
+    NULL_IS_EMPTY,
     Envelope,
     Int64,
     Model,
@@ -465,7 +466,7 @@ class JobRegistered(Model):
     record: bool
     """Record reports whether the job keeps a record."""
 
-    host: JobHost | None = None
+    host: Annotated[JobHost | None, NULL_IS_EMPTY] = None
     """Host is the run of the host that registered the job and the address its wire
     serves on; empty when the runtime names no host (one process, or history written
     as version 1).

@@ -548,8 +548,24 @@ def fold(key: str) -> str:
     return key.translate(_FOLD)
 
 
+class _NullIsEmpty:
+    """The mark of an optional record field that Go holds by value."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "NULL_IS_EMPTY"
+
+
+NULL_IS_EMPTY: Final = _NullIsEmpty()
+"""NULL_IS_EMPTY marks an optional field of a record type that Go holds by
+value (Annotated metadata): Go's decoder reads null there as an object
+without fields, refused when the record has required fields, where a
+pointer or an enum reads null as the field left out."""
+
+
 class _Field:
-    __slots__ = ("name", "json", "tag", "fix", "omit", "none_only")
+    __slots__ = ("name", "json", "tag", "fix", "omit", "none_only", "null_is_empty")
 
     def __init__(
         self,
@@ -563,6 +579,7 @@ class _Field:
         # A field that may hold None is a Go pointer, list, map or raw value
         # that Go leaves out only when it is nil: an empty list is written.
         self.none_only = False
+        self.null_is_empty = False
 
 
 class _Wire:
@@ -589,6 +606,7 @@ class _Wire:
                 _null_fixer(tp),
                 not info.is_required() and not bare and tag is _NO_ZERO,
             )
+            f.null_is_empty = any(m is NULL_IS_EMPTY for m in info.metadata)
             f.none_only = tp is _JSON_VALUE or (
                 get_origin(tp) in (Union, UnionType) and type(None) in get_args(tp)
             )
@@ -745,6 +763,8 @@ class Model(BaseModel):
                 tag = tag or _tag_problem(w, f, value)
             elif value is not None:
                 out[f.name] = value if f.fix is None else f.fix(value)
+            elif f.null_is_empty:
+                out[f.name] = {}  # Go reads null into the record as {}
         if tags != len(w.tags):
             for f in w.tags:
                 if f.json not in data:
