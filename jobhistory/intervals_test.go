@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"testing/synctest"
 
 	"github.com/jobgen/jobgen/generated/jobs"
 	"github.com/jobgen/jobgen/internal/testjobs"
@@ -212,17 +213,25 @@ func TestWriteIntervalsStopsWhenTheWriterFails(t *testing.T) {
 			}
 		}
 	}
-	before := runtime.NumGoroutine()
-	err := WriteIntervals(failingWriter{errDisk}, facts, true)
-	if !errors.Is(err, errDisk) {
-		t.Fatalf("WriteIntervals = %v, want %v", err, errDisk)
-	}
-	if read == 1_000_000 {
-		t.Fatal("read every fact after the writer failed")
-	}
-	if after := runtime.NumGoroutine(); after > before {
-		t.Fatalf("%d goroutines after WriteIntervals, %d before", after, before)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		err := WriteIntervals(failingWriter{errDisk}, facts, true)
+		if !errors.Is(err, errDisk) {
+			t.Fatalf("WriteIntervals = %v, want %v", err, errDisk)
+		}
+		if read == 1_000_000 {
+			t.Fatal("read every fact after the writer failed")
+		}
+		// A goroutine left blocked deadlocks the bubble here; one still
+		// running shows in the stacks once the bubble has settled.
+		synctest.Wait()
+		buf := make([]byte, 1<<20)
+		stacks := buf[:runtime.Stack(buf, true)]
+		for _, left := range []string{"jobhistory.startFormatter", "jobhistory.(*aheadReader).read"} {
+			if bytes.Contains(stacks, []byte(left)) {
+				t.Fatalf("%s outlived WriteIntervals:\n%s", left, stacks)
+			}
+		}
+	})
 }
 
 type failingWriter struct{ err error }

@@ -39,8 +39,10 @@ func TestCommittersShareEachSync(t *testing.T) {
 			})
 		}
 		wg.Wait()
-		// One sync per round, plus the first, which covers whoever came first.
-		if n := ff.syncs.Load() - base; n > rounds+2 {
+		// One sync per round, plus the first, which covers whoever came
+		// first; a loaded machine lets a committer or two miss a round now
+		// and then (23 seen in CI), while two groups taking turns make 40.
+		if n := ff.syncs.Load() - base; n > rounds+rounds/2 {
 			t.Fatalf("%d syncs for %d committers × %d rounds: %.1f records a sync, want about %d", n, committers, rounds, float64(committers*rounds)/float64(n), committers)
 		}
 	}
