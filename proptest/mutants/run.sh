@@ -23,7 +23,8 @@
 # Usage: proptest/mutants/run.sh [NNN-name.patch ...]
 # Environment: GO (default go), MUTANT_CHECKS (checks per property,
 # default 200), MUTANT_PG_CHECKS (checks of TestPgstoreMachine, default
-# 100), MUTANT_JOBS (mutants at once, default 2).
+# 100), MUTANT_JOBS (mutants at once, default 4: most of a mutant's time
+# waits on PostgreSQL, the disk or a timer, not a core).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -31,7 +32,7 @@ root=$(cd "$here/../.." && pwd)
 go=${GO:-go}
 checks=${MUTANT_CHECKS:-200}
 pgchecks=${MUTANT_PG_CHECKS:-100}
-jobs=${MUTANT_JOBS:-2}
+jobs=${MUTANT_JOBS:-4}
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/jobgen-mutants.XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
 
@@ -139,7 +140,7 @@ mutant() {
 	pkgs=$(grep -E '^\+\+\+ b/' "$patch" | sed -E 's|^\+\+\+ b/||; s|/[^/]*$||' | sort -u)
 	units=""
 	for pkg in $pkgs; do
-		if (cd "$dir" && "$go" test -short -count=1 -timeout 5m "./$pkg") >"$scratch/$name.${pkg//\//_}.log" 2>&1; then
+		if (cd "$dir" && "$go" test -short -count=1 -timeout 2m "./$pkg") >"$scratch/$name.${pkg//\//_}.log" 2>&1; then
 			units="$units $pkg: missed"
 		else
 			units="$units $pkg: caught"
