@@ -89,11 +89,11 @@ func (HostHeartbeat) FactVersion() int {
 func (HostHeartbeat) isFact() {}
 
 // JobRegisteredV1 is version 1 of job/registered, kept so that history written
-// with it still decodes: DecodeFact reads it and upcasts it to JobRegistered
-// with upcastJobRegisteredV1.
+// with it still decodes: DecodeFact reads it and upcasts it to JobRegistered as
+// the spec derives each version from the one before.
 //
-// Version 1 does not say which host registered the job; its upcaster leaves
-// Host empty.
+// Version 1 does not say which host registered the job; read as version 2, its
+// Host is empty.
 type JobRegisteredV1 struct {
 	// JobID identifies the job.
 	JobID JobID `json:"jobId"`
@@ -255,11 +255,11 @@ func (JobRegistered) FactVersion() int {
 func (JobRegistered) isFact() {}
 
 // JobSettledV1 is version 1 of job/settled, kept so that history written with
-// it still decodes: DecodeFact reads it and upcasts it to JobSettled with
-// upcastJobSettledV1.
+// it still decodes: DecodeFact reads it and upcasts it to JobSettled as the
+// spec derives each version from the one before.
 //
-// Version 1 cannot tell a kill from a teardown; its upcaster sets Cause only
-// when the producer reported.
+// Version 1 cannot tell a kill from a teardown: read as version 2, its Cause is
+// producer when the producer reported, and empty otherwise.
 type JobSettledV1 struct {
 	// JobID identifies the job.
 	JobID JobID `json:"jobId"`
@@ -437,11 +437,7 @@ func decodeFactData(typ string, v int, d *codec.Decoder) (Fact, error) {
 			if err := decodeJobRegisteredV1(d, &out); err != nil {
 				return nil, fmt.Errorf("jobs: decode %s v%d: %w", typ, v, err)
 			}
-			up, err := upcastJobRegisteredV1(out)
-			if err != nil {
-				return nil, fmt.Errorf("jobs: upcast %s v%d to v%d: %w", typ, v, 2, err)
-			}
-			return up, nil
+			return upcastJobRegisteredV1ToJobRegistered(out), nil
 		case 2:
 			var out JobRegistered
 			if err := decodeJobRegistered(d, &out); err != nil {
@@ -457,11 +453,7 @@ func decodeFactData(typ string, v int, d *codec.Decoder) (Fact, error) {
 			if err := decodeJobSettledV1(d, &out); err != nil {
 				return nil, fmt.Errorf("jobs: decode %s v%d: %w", typ, v, err)
 			}
-			up, err := upcastJobSettledV1(out)
-			if err != nil {
-				return nil, fmt.Errorf("jobs: upcast %s v%d to v%d: %w", typ, v, 2, err)
-			}
-			return up, nil
+			return upcastJobSettledV1ToJobSettled(out), nil
 		case 2:
 			var out JobSettled
 			if err := decodeJobSettled(d, &out); err != nil {

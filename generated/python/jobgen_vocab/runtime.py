@@ -1114,3 +1114,32 @@ def decode_envelope(data: str | bytes, facts: Mapping[str, Mapping[int, type[E]]
         )
     data_type: type[Model] = envelope.model_fields["data"].annotation  # type: ignore[assignment]
     return envelope.model_construct(data=validate(data_type, payload, "$.data"))
+
+
+class GoUpcast:
+    """A GoUpcast envelope holds a fact version that only a hand-written Go
+    upcaster reads as the newest version, which Python cannot run:
+    ``decode_fact`` returns it as it is (its class is an instance of
+    GoUpcast), and a Python reader converts it itself. Every other older
+    version is upcast as the spec derives each version from the one before.
+    """
+
+
+def json_tree(old: Model) -> JsonObject:
+    """Return the JSON Go writes for old, as json.loads reads it: what the first
+    upcast step of an older fact version takes."""
+    tree: JsonObject = json.loads(old.encode())
+    return tree
+
+
+def upcast(envelope: type[E], tree: JsonObject) -> E:
+    """Upcast reads tree, the JSON the last upcast step wrote, as the data of
+    envelope, so the result is what Go's DecodeFact returns, zero fields left
+    out and all.
+    """
+    data_type: type[Model] = envelope.model_fields["data"].annotation  # type: ignore[assignment]
+    return envelope.model_construct(data=validate(data_type, tree, "$.data"))
+
+
+JsonObject: TypeAlias = dict[str, Any]
+"""A JsonObject is a JSON object as json.loads reads it: what an upcast step takes and returns."""

@@ -572,10 +572,12 @@ by v; retired versions and unknown types are refused.
 
 def decode_fact(data: str | bytes) -> FactEnvelope:
     """decode_fact reads an envelope written by Go's EncodeFact with this or an earlier
-    spec, as Go's DecodeFact reads it, but keeps the version it read: Go upcasts an
-    older one. Data that is absent or null is a DecodeError of kind missingField, a
-    type this spec does not decode one of kind unknownFact, and a known type at a
-    version it does not decode (newer, or retired) one of kind unknownVersion.
+    spec, as Go's DecodeFact reads it: an older version is upcast to the newest as
+    the spec derives each version from the one before (one only a hand-written Go
+    upcaster reads is returned as it is, a runtime.GoUpcast). Data that is absent or
+    null is a DecodeError of kind missingField, a type this spec does not decode one
+    of kind unknownFact, and a known type at a version it does not decode (newer, or
+    retired) one of kind unknownVersion.
     """
     facts: dict[str, dict[Any, type[FactEnvelope]]] = {
         "subagent/checkpoint": {1: SubagentCheckpointEnvelope},

@@ -296,10 +296,12 @@ export type FactEnvelope =
 
 /**
  * decodeFact reads an envelope written by Go's EncodeFact with this or an
- * earlier spec. Data that is absent or null is a DecodeError of kind
- * missingField, a type this spec does not decode one of kind unknownFact, and a
- * known type at a version it does not decode (newer, or retired) one of kind
- * unknownVersion.
+ * earlier spec, as Go's DecodeFact reads it: an older version is upcast to the
+ * newest as the spec derives each version from the one before (one only a
+ * hand-written Go upcaster reads is returned as it is, marked goUpcast). Data
+ * that is absent or null is a DecodeError of kind missingField, a type this
+ * spec does not decode one of kind unknownFact, and a known type at a version
+ * it does not decode (newer, or retired) one of kind unknownVersion.
  */
 export function decodeFact(json: unknown, path = "$"): FactEnvelope {
   const o = _obj(json, path, "FactEnvelope");
