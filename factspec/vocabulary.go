@@ -21,10 +21,18 @@ type factOf struct {
 	fact *gen.Fact
 }
 
-// A Fact is a fact as DecodeFact read it.
+// A Fact is a fact as DecodeFact read it: an older version upcast as the
+// spec derives each version from the one before, so V is the newest
+// version, or the one a hand-written Go upcaster goes on from (Upcast).
 type Fact struct {
 	Type string
 	V    int
+	// From is the version the fact was written as; V when it was not upcast.
+	From int
+	// Upcast names the hand-written Go upcaster that reads version V as the
+	// newest, which no spec can run: the data is version V's. Empty when V
+	// is the newest version.
+	Upcast string
 	// Spec is the spec that declares the fact.
 	Spec *gen.Spec
 	// Data holds the fact's fields by JSON name; see the package doc.
@@ -147,7 +155,8 @@ func (v *Vocabulary) factData(typ string, ver int, d *codec.Decoder) (Fact, erro
 	if err != nil {
 		return Fact{}, fmt.Errorf("%s: decode %s v%d: %w", pkg, typ, ver, err)
 	}
-	return Fact{Type: typ, V: ver, Spec: of.spec, Data: fields}, nil
+	path := of.fact.UpcastPath(version)
+	return Fact{Type: typ, V: path.Reached.Number, From: ver, Upcast: path.Upcast.Name, Spec: of.spec, Data: upcast(path, fields)}, nil
 }
 
 // Decode decodes data as the declaration name of the spec whose package is

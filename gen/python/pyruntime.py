@@ -788,7 +788,9 @@ class Model(BaseModel):
         out: dict[str, Any] = handler(self)
         for f in _wire(type(self)).omitted:
             v = getattr(self, f.name)
-            if v is None or (not f.none_only and _is_zero(v)):
+            # A record held by value (null_is_empty) is left out when zero, as
+            # Go's omitzero leaves out the struct; one behind a pointer is not.
+            if v is None or ((not f.none_only or f.null_is_empty) and _is_zero(v)):
                 out.pop(f.json, None)
         return out
 
@@ -871,6 +873,13 @@ def _tag_problem(w: _Wire, f: _Field, value: Any) -> PydanticCustomError | None:
 def _is_zero(v: Any) -> bool:
     if v is None or v is False:
         return True
+    if isinstance(v, Model):
+        # A record or variant is zero when every field but a variant's tag
+        # is, as Go's omitzero judges the struct (which holds no tag).
+        w = _wire(type(v))
+        return all(
+            _is_zero(getattr(v, f.name)) for f in w.fields.values() if f.tag is _NO_ZERO
+        )
     if isinstance(v, (str, bytes, list, dict)):
         return not v
     if isinstance(v, int):
