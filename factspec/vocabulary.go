@@ -37,6 +37,9 @@ type Fact struct {
 	Spec *gen.Spec
 	// Data holds the fact's fields by JSON name; see the package doc.
 	Data map[string]any
+	// Unknown is set when ReadFact kept a fact the vocabulary does not know
+	// (decision 0174): Type and V are its envelope's, Data is nil.
+	Unknown *codec.Unknown
 }
 
 // New builds the vocabulary of specs and of every spec they import. A spec
@@ -123,6 +126,18 @@ func (v *Vocabulary) Knows(typ string) bool {
 // wrapping codec.ErrUnknownVersion.
 func (v *Vocabulary) DecodeFact(data []byte) (Fact, error) {
 	return codec.DecodeFact("factspec", data, v.factData)
+}
+
+// ReadFact is DecodeFact's tolerant reading mode: a fact the vocabulary
+// does not know (a type or version no spec declares, a union variant or an
+// enum value it does not know) is returned with Unknown set and a nil error,
+// to be kept, counted and read around; any other error is damage.
+func (v *Vocabulary) ReadFact(data []byte) (Fact, error) {
+	f, err := v.DecodeFact(data)
+	if u, ok := codec.Tolerate(data, err); ok {
+		return Fact{Type: u.Type, V: u.V, From: u.V, Unknown: &u}, nil
+	}
+	return f, err
 }
 
 // factData decodes the data at d of a fact of type typ at version ver.

@@ -32,6 +32,7 @@ func (e *emitter) facts(f *jen.File) {
 		}
 	}
 	e.decodeFact(f, facts, onePassSet)
+	e.tolerant(f, facts)
 	for _, p := range passes {
 		e.onePassDecoder(f, p, records)
 	}
@@ -105,8 +106,11 @@ func (e *emitter) factStruct(f *jen.File, fact *gen.Fact, v *gen.FactVersion) {
 // encodeFact emits EncodeFact, which wraps a fact's JSON in its envelope.
 func (e *emitter) encodeFact(f *jen.File) {
 	f.Line()
-	f.Comment("EncodeFact encodes f in its envelope, {\"type\",\"v\",\"data\"}.")
+	f.Comment("EncodeFact encodes f in its envelope, {\"type\",\"v\",\"data\"}; an UnknownFact is its envelope as it was read.")
 	f.Func().Id("EncodeFact").Params(jen.Id("f").Id("Fact")).Params(jen.Index().Byte(), jen.Error()).Block(
+		jen.If(jen.List(jen.Id("u"), jen.Id("ok")).Op(":=").Id("f").Assert(jen.Id("UnknownFact")), jen.Id("ok")).Block(
+			jen.Return(jen.Qual("bytes", "Clone").Call(jen.Id("u").Dot("Raw")), jen.Nil()),
+		),
 		jen.List(jen.Id("data"), jen.Err()).Op(":=").Qual(jsonPkg, "Marshal").Call(jen.Id("f")),
 		jen.If(jen.Err().Op("!=").Nil()).Block(
 			jen.Return(jen.Nil(), e.errorf("encode %s: %w", jen.Id("f").Dot("FactType").Call(), jen.Err())),

@@ -97,10 +97,27 @@ func (w *pyWriter) facts() {
 	w.line("    }")
 	if !upcast {
 		w.line("    return %s(data, facts)", w.runtimeName("decode_envelope"))
-		return
+	} else {
+		w.line("    return _newest(%s(data, facts))", w.runtimeName("decode_envelope"))
+		w.newest(facts)
 	}
-	w.line("    return _newest(%s(data, facts))", w.runtimeName("decode_envelope"))
-	w.newest(facts)
+	w.readFact()
+}
+
+// readFact writes read_fact, decode_fact's tolerant reading mode (decision
+// 0174).
+func (w *pyWriter) readFact() {
+	unknown := w.runtimeName("UnknownFact")
+	w.blank()
+	w.line("def read_fact(data: str | bytes) -> FactEnvelope | %s:", unknown)
+	w.docstring("    ", "read_fact is decode_fact's tolerant reading mode: a fact this build does not know (an unknown type or version, a union variant or an enum value it does not know) is returned as a runtime.UnknownFact holding its bytes as read, to be kept, counted and read around; any other refusal is damage and raised as decode_fact raises it. A build writes only what it decodes strictly.", "")
+	w.line("    try:")
+	w.line("        return decode_fact(data)")
+	w.line("    except %s as e:", w.runtimeName("DecodeError"))
+	w.line("        u = %s(data, e)", w.runtimeName("tolerate"))
+	w.line("        if u is None:")
+	w.line("            raise")
+	w.line("        return u")
 }
 
 // A pyFactTable is one fact's entry in decode_fact's table: its type, and

@@ -28,7 +28,23 @@ func (w *tsWriter) facts() {
 	w.upcasts()
 	w.factEnvelope(envelopes)
 	w.decodeFact(facts)
+	w.readFact()
 	w.encodeFact(facts)
+}
+
+// readFact writes readFact, decodeFact's tolerant reading mode (decision
+// 0174).
+func (w *tsWriter) readFact() {
+	doc := "readFact is decodeFact's tolerant reading mode: a fact this build does not know (an unknown type or version, a union variant or an enum value it does not know) is returned as an UnknownFact holding the JSON as read, to be kept, counted and read around; any other refusal is damage and thrown as decodeFact throws it. A build writes only what it decodes strictly."
+	w.function(doc, true, "readFact", jsonParams, "FactEnvelope | UnknownFact", func() {
+		w.line("  try {")
+		w.line("    return decodeFact(json, path);")
+		w.line("  } catch (e) {")
+		w.line("    const u = _tolerate(json, e);")
+		w.line("    if (u === undefined) throw e;")
+		w.line("    return u;")
+		w.line("  }")
+	})
 }
 
 // tsEnveloped reports whether decodeFact can return version v of f: the

@@ -11,7 +11,7 @@
  * package.
  */
 
-import { DecodeError, EncodeError, _at, _missing, _obj, _fold, _str, _bool, _int, _enum, _zeroUUID, _uuid, _ambiguous, _arr, _eint, _eenum, _euuid } from "./runtime.mjs";
+import { DecodeError, EncodeError, _at, _missing, _obj, _fold, _str, _bool, _int, _enum, _zeroUUID, _uuid, _ambiguous, _arr, _eint, _eenum, _euuid, _tolerate } from "./runtime.mjs";
 
 /**
  * decodeMessageID reads a MessageID from JSON: a UUID in canonical form
@@ -1219,6 +1219,23 @@ export function decodeFact(json, path = "$") {
       throw new DecodeError("unknownVersion", path + ".v", `subagent/seeded v${v} is not decoded by this build`);
   }
   throw new DecodeError("unknownFact", path + ".type", `unknown fact type ${JSON.stringify(type)}`);
+}
+
+/**
+ * readFact is decodeFact's tolerant reading mode: a fact this build does not
+ * know (an unknown type or version, a union variant or an enum value it does
+ * not know) is returned as an UnknownFact holding the JSON as read, to be kept,
+ * counted and read around; any other refusal is damage and thrown as decodeFact
+ * throws it. A build writes only what it decodes strictly.
+ */
+export function readFact(json, path = "$") {
+  try {
+    return decodeFact(json, path);
+  } catch (e) {
+    const u = _tolerate(json, e);
+    if (u === undefined) throw e;
+    return u;
+  }
 }
 
 /**

@@ -10,7 +10,7 @@
  * package.
  */
 
-import type { JSONObject } from "./runtime.mjs";
+import type { JSONObject, UnknownFact } from "./runtime.mjs";
 
 /**
  * A HostID names one runtime host of a fleet that shares a history, as its
@@ -727,6 +727,15 @@ export type FactEnvelope =
  * it does not decode (newer, or retired) one of kind unknownVersion.
  */
 export declare function decodeFact(json: unknown, path?: string): FactEnvelope;
+
+/**
+ * readFact is decodeFact's tolerant reading mode: a fact this build does not
+ * know (an unknown type or version, a union variant or an enum value it does
+ * not know) is returned as an UnknownFact holding the JSON as read, to be kept,
+ * counted and read around; any other refusal is damage and thrown as decodeFact
+ * throws it. A build writes only what it decodes strictly.
+ */
+export declare function readFact(json: unknown, path?: string): FactEnvelope | UnknownFact;
 
 /**
  * encodeFact writes an envelope as Go's EncodeFact does, {"type","v","data"};

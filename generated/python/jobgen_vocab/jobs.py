@@ -15,16 +15,19 @@ from pydantic import Field
 
 from .runtime import (
     NULL_IS_EMPTY,
+    DecodeError,
     Envelope,
     Int64,
     JsonObject,
     Model,
     StringIdentifier,
     Uint16,
+    UnknownFact,
     UUIDIdentifier,
     decode_envelope,
     decode_union,
     json_tree,
+    tolerate,
     upcast,
 )
 
@@ -634,6 +637,22 @@ def _newest(fact: Envelope) -> FactEnvelope:
         tree = _upcast_job_settled_v1_to_job_settled(tree)
         return upcast(JobSettledEnvelope, tree)
     return cast(FactEnvelope, fact)
+
+
+def read_fact(data: str | bytes) -> FactEnvelope | UnknownFact:
+    """read_fact is decode_fact's tolerant reading mode: a fact this build does not know
+    (an unknown type or version, a union variant or an enum value it does not know)
+    is returned as a runtime.UnknownFact holding its bytes as read, to be kept,
+    counted and read around; any other refusal is damage and raised as decode_fact
+    raises it. A build writes only what it decodes strictly.
+    """
+    try:
+        return decode_fact(data)
+    except DecodeError as e:
+        u = tolerate(data, e)
+        if u is None:
+            raise
+        return u
 
 
 DEFAULT_MAX_CONCURRENT_JOBS_PER_OWNER: Final = 10

@@ -1152,3 +1152,57 @@ def upcast(envelope: type[E], tree: JsonObject) -> E:
 
 JsonObject: TypeAlias = dict[str, Any]
 """A JsonObject is a JSON object as json.loads reads it: what an upcast step takes and returns."""
+
+
+UnknownReason: TypeAlias = Literal["type", "version", "variant", "value"]
+"""An UnknownReason says what a build did not know about a fact (decision 0174)."""
+
+_UNKNOWN_KINDS: Final[Mapping[str, UnknownReason]] = {
+    "unknownFact": "type",
+    "unknownVersion": "version",
+    "unknownVariant": "variant",
+    "invalidEnum": "value",
+}
+
+
+class UnknownFact:
+    """An UnknownFact is a fact a tolerant reader (read_fact) kept without
+    decoding it, because this build does not know its type, its version, a
+    union variant or an enum value it holds: its type and version as the
+    envelope names them, why, the refusal's path, and its bytes as read, never
+    rewritten.
+    """
+
+    __slots__ = ("type", "v", "why", "path", "raw")
+
+    def __init__(self, type: str, v: int, why: UnknownReason, path: str, raw: bytes):
+        self.type = type
+        self.v = v
+        self.why: UnknownReason = why
+        self.path = path
+        self.raw = raw
+
+    def __repr__(self) -> str:
+        return f"UnknownFact({self.type!r}, v={self.v}, why={self.why!r})"
+
+
+def tolerate(data: str | bytes, err: DecodeError) -> UnknownFact | None:
+    """Return the UnknownFact a tolerant reader keeps of data, whose strict
+    decoding raised err, when err says the build does not know it; None for
+    damage, which the reader raises.
+    """
+    why = _UNKNOWN_KINDS.get(err.kind)
+    if why is None:
+        return None
+    raw = data.encode() if isinstance(data, str) else bytes(data)
+    o = parse(raw)
+    if not isinstance(o, dict):
+        return None
+    fact_type, version = o.get("type"), o.get("v")
+    return UnknownFact(
+        fact_type if isinstance(fact_type, str) else "",
+        version if type(version) is int else 0,
+        why,
+        err.path,
+        raw,
+    )
