@@ -28,6 +28,7 @@ type fleetView struct {
 	runs    map[jobs.IncarnationID]*fleetRun
 	lost    map[jobs.JobID]bool // the jobs judged lost at the last change
 	changed chan struct{}       // closed and replaced at every change
+	unknown unknownJobFacts     // the job facts a newer build wrote: see fleet_unknown.go
 }
 
 // A fleetJob is one job as the history says it: its interval and its host.
@@ -51,19 +52,23 @@ func newFleetView(now func() time.Time, lease time.Duration) *fleetView {
 	}
 }
 
-// apply takes the records of the history the tail delivered, in order.
-// Facts of other vocabularies, and versions this build cannot read, are
-// skipped.
+// apply takes the records of the history the tail delivered, in order,
+// as the tolerant reading rule says (readLocked): facts of other
+// vocabularies are skipped, and a job fact a newer build wrote shows its job
+// with what this build can read of it.
 func (v *fleetView) apply(recs []journal.Record) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	touched := false
 	for _, rec := range recs {
-		f, err := jobs.DecodeFact(rec.Payload)
-		if err != nil {
+		f, partial := v.readLocked(rec.Payload)
+		if f == nil {
 			continue
 		}
 		touched = v.applyLocked(f) || touched
+		if partial {
+			v.markPartialLocked(f)
+		}
 	}
 	if touched {
 		v.judgeLocked()
