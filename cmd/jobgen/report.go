@@ -33,8 +33,8 @@ const exitText = `Exit status:
 	   that matches no file, a bad jobgen.yaml
 	3  failure: a file that cannot be read or written (a missing --against
 	   file too), git failing, an internal error
-	4  journal check only: every record is intact, but some facts are of a
-	   type or version this build cannot read (--allow-unknown accepts them)
+	4  journal check --strict only: every record is intact, but some facts
+	   are of a type, version, variant or value this build cannot read
 `
 
 // An errorFormat is how findings are printed (--error-format).
