@@ -7,6 +7,7 @@ import (
 	"github.com/dave/jennifer/jen"
 
 	"github.com/jobgen/jobgen/gen"
+	"github.com/jobgen/jobgen/gen/doctext"
 )
 
 // upcasts emits one func per conversion the spec's declarations derive
@@ -31,7 +32,7 @@ func upcastFunc(c *gen.Conversion) string { return "upcast" + c.Name() }
 
 // upcastDoc is the doc comment of c's func.
 func upcastDoc(c *gen.Conversion) string {
-	return fmt.Sprintf("%s reads a %s as the %s the spec derives from it.", upcastFunc(c), c.From, c.To)
+	return fmt.Sprintf("%s reads %s %s as the %s the spec derives from it.", upcastFunc(c), doctext.Article(c.From), c.From, c.To)
 }
 
 func nameOf(f *gen.Field) string {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/jobgen/jobgen/gen"
+	"github.com/jobgen/jobgen/gen/doctext"
 )
 
 // The upcasts of a module (decision 0173): one function per conversion the
@@ -30,7 +31,7 @@ func (w *pyWriter) upcasts() {
 			w.line("    old: %s,", obj)
 			w.line(") -> %s:", obj)
 		}
-		w.docstring("    ", fmt.Sprintf("Read the JSON of a %s as the JSON of the %s the spec derives from it.", c.From, c.To), "")
+		w.docstring("    ", fmt.Sprintf("Read the JSON of %s %s as the JSON of the %s the spec derives from it.", doctext.Article(c.From), c.From, c.To), "")
 		w.line("    out: %s = {}", obj)
 		if c.Kind == gen.ShapeVariant {
 			w.line("    out[%q] = %s", c.Union.Discriminator, tagLiteral(c.Tag))

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/jobgen/jobgen/gen"
+	"github.com/jobgen/jobgen/gen/doctext"
 )
 
 // The upcasts of a module (decision 0173): one function per conversion the
@@ -18,7 +19,7 @@ import (
 // upcasts writes the module's upcast functions.
 func (w *tsWriter) upcasts() {
 	for _, c := range w.spec.Conversions() {
-		doc := fmt.Sprintf("%s reads the JSON of a %s as the JSON of the %s the spec derives from it.", tsUpcastFunc(c), c.From, c.To)
+		doc := fmt.Sprintf("%s reads the JSON of %s %s as the JSON of the %s the spec derives from it.", tsUpcastFunc(c), doctext.Article(c.From), c.From, c.To)
 		param := "_old"
 		for _, a := range c.Assigns {
 			if a.Source != nil {
