@@ -49,8 +49,6 @@ var vectorVocabs = []vectorVocab{
 // decodes, in Go, TypeScript, Python and factspec, as the newest version
 // the .want.jsonl file holds.
 func TestUpcastVectorsReadAlikeInEveryDecoder(t *testing.T) {
-	node, _ := requireNode(t)
-	py := requirePython(t)
 	for _, vv := range vectorVocabs {
 		t.Run(vv.dir, func(t *testing.T) {
 			r := loadVectorSpec(t, vv.specFile)
@@ -92,21 +90,29 @@ func TestUpcastVectorsReadAlikeInEveryDecoder(t *testing.T) {
 			if len(want) != len(lines) {
 				t.Fatalf("%d lines of history and %d wanted; run with -update after adding history", len(lines), len(want))
 			}
-			readers := map[string][]string{
-				"Go":         fromGo,
-				"TypeScript": goRead(tsDecoder(t, node, vv, r, lines)),
-				"Python":     goRead(pyDecoder(t, py, vv, r, lines)),
-				"factspec":   goRead(factspecDecoder(t, r, lines)),
+			readers := []struct {
+				name string
+				read func(t *testing.T) []string
+			}{
+				{"Go", func(*testing.T) []string { return fromGo }},
+				{"factspec", func(t *testing.T) []string { return goRead(factspecDecoder(t, r, lines)) }},
+				{"TypeScript", func(t *testing.T) []string {
+					node, _ := requireNode(t)
+					return goRead(tsDecoder(t, node, vv, r, lines))
+				}},
+				{"Python", func(t *testing.T) []string { return goRead(pyDecoder(t, requirePython(t), vv, r, lines)) }},
 			}
-			for _, name := range []string{"Go", "TypeScript", "Python", "factspec"} {
-				got := readers[name]
-				for i := range lines {
-					if got[i] != want[i] {
-						t.Errorf("%s reads\n  %s\nas\n  %s\nwant\n  %s", name, lines[i], got[i], want[i])
+			for _, rd := range readers {
+				t.Run(rd.name, func(t *testing.T) {
+					got := rd.read(t)
+					for i := range lines {
+						if got[i] != want[i] {
+							t.Errorf("%s reads\n  %s\nas\n  %s\nwant\n  %s", rd.name, lines[i], got[i], want[i])
+						}
 					}
-				}
+					t.Logf("%d facts of %d histories read as the vectors say", len(lines), len(wantFiles))
+				})
 			}
-			t.Logf("%d facts of %d histories read alike by Go, TypeScript, Python and factspec", len(lines), len(wantFiles))
 		})
 	}
 }
