@@ -1,11 +1,11 @@
 package agenttools
 
 import (
-	"strings"
 	"sync"
 	"unicode/utf8"
 
 	"github.com/jobgen/jobgen/generated/jobs"
+	"github.com/jobgen/jobgen/registry"
 )
 
 // cursors holds the output cursor of every job job_output has read, by id.
@@ -65,8 +65,10 @@ func (cs *cursors) prune(owner jobs.SessionID, live map[jobs.JobID]bool) {
 // take adds what a read returned to the carry. A live job's producer may
 // hand out half a rune at the end of a read; it is held until the rest
 // comes. The last read (final) lets nothing wait: a rune still incomplete
-// then is invalid, and every invalid byte becomes U+FFFD, so the carry is
-// valid UTF-8 and its byte counts are the ones the model sees in JSON.
+// then is invalid, and every invalid byte becomes U+FFFD, one per byte as
+// the record has it (registry.ValidUTF8), so the text does not depend on
+// how the producer's reads split it, the carry is valid UTF-8 and its byte
+// counts are the ones the model sees in JSON.
 func (c *cursor) take(text string, final bool) {
 	text = c.partial + text
 	c.partial = ""
@@ -75,7 +77,7 @@ func (c *cursor) take(text string, final bool) {
 			text, c.partial = text[:i], text[i:]
 		}
 	}
-	c.carry += strings.ToValidUTF8(text, "\uFFFD")
+	c.carry += registry.ValidUTF8(text)
 }
 
 // incompleteTail returns where a rune that text ends before finishing
