@@ -50,6 +50,26 @@ func (cs *cursors) forget(id jobs.JobID) {
 	cs.mu.Unlock()
 }
 
+// drop drops the cursors of ids, jobs the registry removed.
+func (cs *cursors) drop(ids []jobs.JobID) {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	for _, id := range ids {
+		delete(cs.m, id)
+	}
+}
+
+// dropOwner drops the cursors of owner's jobs: its session was disposed.
+func (cs *cursors) dropOwner(owner jobs.SessionID) {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	for id, c := range cs.m {
+		if c.owner == owner {
+			delete(cs.m, id)
+		}
+	}
+}
+
 // prune drops the cursors of owner's jobs that are not in live, the ids a
 // List for owner returned: jobs removed or disposed since they were read.
 func (cs *cursors) prune(owner jobs.SessionID, live map[jobs.JobID]bool) {

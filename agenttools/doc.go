@@ -28,7 +28,10 @@
 // returns at most a byte budget (tools.DefaultOutputBytes unless the model
 // asks for less, tools.DefaultMaxOutputBytes at most), cut on a rune
 // boundary; the rest of what the read took waits in the Tools, by job, and
-// the result says how many bytes wait and that another call reads on.
+// the result says how many bytes wait and that another call reads on. What
+// waits ends with the job (Registry.Remove) or its session
+// (Registry.DisposeOwner), as does the list of subagents a parent started,
+// whether or not the session calls again.
 // Nothing is read from the registry while something waits, so the wait is
 // bounded by one read. Once a read saw the job settled, no further read is
 // made: a producer without ReadOutput hands its final output out once, not

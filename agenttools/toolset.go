@@ -52,7 +52,11 @@ type Caller struct {
 // service, the runtime's start tools, and the output cursors of job_output
 // (what a read took from a job but did not yet show, kept per job so that
 // no byte is lost when a caller's connection, and its Toolset, goes away).
-// It is safe for concurrent use. Make one with New.
+// What it keeps for a job ends when the registry removes the job, and what
+// it keeps for a session (its cursors, the subagents it started) when the
+// registry disposes the session (Registry.DisposeOwner), whether or not
+// the session calls a tool again. It is safe for concurrent use. Make one
+// with New; Close lets go of the registry.
 type Tools struct {
 	reg         *registry.Registry
 	svc         *subagent.Service
@@ -63,6 +67,7 @@ type Tools struct {
 	defs     map[string]builtinDef // the built-in tools, by name
 	cursors  cursors
 	children children
+	stop     func() // ends the subscription to the registry's removals
 }
 
 // An Option configures Tools.
@@ -117,8 +122,24 @@ func New(reg *registry.Registry, opts ...Option) (*Tools, error) {
 		}
 		seen[st.Name] = true
 	}
+	t.stop = reg.OnRemoved(t.removed)
 	return t, nil
 }
+
+// removed lets go of what the tools keep for jobs the registry removed,
+// and for a session it disposed.
+func (t *Tools) removed(rm registry.Removal) {
+	t.cursors.drop(rm.Jobs)
+	if rm.Disposed {
+		t.cursors.dropOwner(rm.Owner)
+		t.children.drop(rm.Owner)
+	}
+}
+
+// Close stops following the registry's removals; the Tools must not be
+// used after it. A Tools that lives as long as its registry need not be
+// closed: the registry's Close ends the subscription too.
+func (t *Tools) Close() { t.stop() }
 
 func checkStartTool(st StartTool, seen map[string]bool) error {
 	switch {

@@ -183,5 +183,8 @@
 // recording its registered fact is waited for and torn down too. Teardown
 // calls each job's Cancel at most once (a kill's earlier Cancel does not
 // count). Remove forgets one settled job; settled jobs are otherwise kept,
-// with their records trimmed, until their owner is disposed.
+// with their records trimmed, until their owner is disposed. Both tell the
+// OnRemoved listeners (a [Removal]: the jobs removed, and for DisposeOwner
+// that the session ended, even one that had no jobs), so state others keep
+// by job or by session ends with it.
 package registry
