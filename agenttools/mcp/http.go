@@ -84,7 +84,8 @@ type callerKey struct{}
 
 type callerInfo struct {
 	session jobs.SessionID
-	opened  string // the MCP session id serverFor bound, if it did
+	server  *sdk.Server // made for this request by serverFor, if it was asked
+	opened  string      // the MCP session id the request opened, if it did
 }
 
 // ServeHTTP resolves the caller's session, refuses a request about an MCP
@@ -113,33 +114,58 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// serverFor is the SDK's getServer: asked when a request opens an MCP
-// session, it makes the server of the caller's Toolset and binds the MCP
-// session id it will issue to the caller's session.
+// serverFor is the SDK's getServer. The SDK asks for a server on every
+// request (for the protocol versions it serves) and again when a request
+// opens an MCP session, so serverFor binds nothing itself: it answers a
+// request of a bound MCP session with that session's server, and any other
+// with one server made for the request (once, however often it is asked),
+// whose GetSessionID — which the SDK calls exactly when it opens a session
+// — binds the id it issues to the caller's session. A request that opens
+// no session leaves nothing behind.
 func (h *Handler) serverFor(r *http.Request) *sdk.Server {
 	info, _ := r.Context().Value(callerKey{}).(*callerInfo)
 	if info == nil {
 		return nil
+	}
+	h.mu.Lock()
+	closed := h.closed
+	b := h.sessions[r.Header.Get("Mcp-Session-Id")]
+	h.mu.Unlock()
+	switch {
+	case closed:
+		return nil
+	case b != nil && b.session == info.session:
+		return b.server
+	case info.server != nil:
+		return info.server
 	}
 	ts, err := h.opts.Toolset(r.Context(), info.session)
 	if err != nil || ts == nil {
 		h.log.Error("mcp: no toolset for the session", "session", info.session, "err", err)
 		return nil
 	}
-	id := rand.Text()
 	opts := ServerOptions{}
 	if h.opts.Server != nil {
 		opts = *h.opts.Server
 	}
-	s := newServer(ts, &opts, func() string { return id })
+	var s *sdk.Server
+	s = newServer(ts, &opts, func() string { return h.bind(info, s) })
+	info.server = s
+	return s
+}
+
+// bind issues the id of an MCP session that s opens for info's caller and
+// binds it to the caller's session; after Close it issues none.
+func (h *Handler) bind(info *callerInfo, s *sdk.Server) string {
+	id := rand.Text()
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closed {
-		return nil
+		return "" // the SDK serves the request without a session
 	}
 	h.sessions[id] = &boundSession{session: info.session, server: s}
 	info.opened = id
-	return s
+	return id
 }
 
 // watch forgets the binding of MCP session id once the session ends, or at

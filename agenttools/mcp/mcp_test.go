@@ -59,7 +59,7 @@ func (j *testJob) readOutput() string {
 // startInput is the start tool's input; its schema is the runtime's own.
 var startSchema = json.RawMessage(`{"type":"object","properties":{"label":{"type":"string","description":"What the job is for."}},"required":["label"]}`)
 
-func newRuntime(t *testing.T) *runtime {
+func newRuntime(t testing.TB) *runtime {
 	t.Helper()
 	rt := &runtime{reg: registry.New(), jobs: map[jobs.JobID]*testJob{}}
 	t.Cleanup(func() { _ = rt.reg.Close(context.Background()) })
