@@ -120,7 +120,7 @@ func serveHTTP(ctx context.Context, ln net.Listener, out io.Writer, during func(
 	// settles every job (a shell job's process group is stopped).
 	shutdown := launcher.New(launcher.WithBound(jobs.DefaultTeardownBound), launcher.WithLogger(rt.log))
 	shutdown.AddDisposer("mcp", h.Close)
-	shutdown.AddDisposer("server", srv.Shutdown)
+	shutdown.AddDisposer("server", launcher.StopServer(srv, 0))
 	shutdown.AddDisposer("registry", rt.reg.Close)
 	url := "http://" + ln.Addr().String() + "/mcp"
 	return shutdown.Run(ctx, func(ctx context.Context) error {

@@ -158,3 +158,41 @@ func TestHTTPRefusesAnUnknownToken(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// Shutdown fits the teardown bound even when a client left a connection
+// open on which it never sent a request: net/http's Shutdown counts such a
+// connection busy for five seconds, and an HTTP client leaves one behind
+// whenever it dials for a request that an idle connection then serves.
+func TestShutdownDoesNotWaitForAConnectionThatNeverSentARequest(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	start := time.Now()
+	err = serveHTTP(context.Background(), ln, &out, func(ctx context.Context, url string, tokens map[jobs.SessionID]string) error {
+		c, err := connect(ctx, &out, url, "alice", tokens["alice"])
+		if err != nil {
+			return err
+		}
+		if _, err := c.call(ctx, "job_list", map[string]any{}); err != nil {
+			return err
+		}
+		if err := c.cs.Close(); err != nil {
+			return err
+		}
+		silent, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			return err
+		}
+		t.Cleanup(func() { silent.Close() })
+		start = time.Now()
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("serveHTTP = %v, want a clean shutdown", err)
+	}
+	if took := time.Since(start); took > jobs.DefaultTeardownBound/2 {
+		t.Errorf("the shutdown took %v with a silent connection open, want well within the bound of %v", took, jobs.DefaultTeardownBound)
+	}
+}
