@@ -54,6 +54,6 @@
 // # Model APIs
 //
 // InputSchemaTools and FunctionTools render a Toolset's tools in the two
-// shapes the common model APIs take; package agenttools/mcp serves them
+// shapes the common model APIs take; package agenttools/mcpserver serves them
 // over the Model Context Protocol.
 package agenttools

@@ -17,7 +17,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/jobgen/jobgen/agenttools"
-	"github.com/jobgen/jobgen/agenttools/mcp"
+	"github.com/jobgen/jobgen/agenttools/mcpserver"
 	"github.com/jobgen/jobgen/generated/jobs"
 	"github.com/jobgen/jobgen/generated/tools"
 	"github.com/jobgen/jobgen/registry"
@@ -57,7 +57,7 @@ func TestMCPSessionFence(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := mcp.NewHandler(mcp.HandlerOptions{
+	h, err := mcpserver.NewHandler(mcpserver.HandlerOptions{
 		// The fixture's authentication: the token names the session.
 		Session: func(r *http.Request) (jobs.SessionID, error) {
 			s, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer token-")

@@ -30,7 +30,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/jobgen/jobgen/agenttools"
-	"github.com/jobgen/jobgen/agenttools/mcp"
+	"github.com/jobgen/jobgen/agenttools/mcpserver"
 	"github.com/jobgen/jobgen/generated/jobs"
 	"github.com/jobgen/jobgen/launcher"
 	"github.com/jobgen/jobgen/registry"
@@ -90,7 +90,7 @@ func serveStdio(ctx context.Context, in io.ReadCloser, out io.WriteCloser) error
 	shutdown := launcher.New(launcher.WithBound(jobs.DefaultTeardownBound), launcher.WithLogger(rt.log))
 	shutdown.AddDisposer("registry", rt.reg.Close)
 	return shutdown.Run(ctx, func(ctx context.Context) error {
-		return mcp.Serve(ctx, rt.tools.For("stdio"), &sdk.IOTransport{Reader: in, Writer: out}, &mcp.ServerOptions{Implementation: &sdk.Implementation{Name: "mcpjobs", Version: "v0"}})
+		return mcpserver.Serve(ctx, rt.tools.For("stdio"), &sdk.IOTransport{Reader: in, Writer: out}, &mcpserver.ServerOptions{Implementation: &sdk.Implementation{Name: "mcpjobs", Version: "v0"}})
 	})
 }
 
@@ -103,10 +103,10 @@ func serveHTTP(ctx context.Context, ln net.Listener, out io.Writer, during func(
 		return err
 	}
 	tokens := map[jobs.SessionID]string{"alice": rand.Text(), "bob": rand.Text()}
-	h, err := mcp.NewHandler(mcp.HandlerOptions{
+	h, err := mcpserver.NewHandler(mcpserver.HandlerOptions{
 		Session: bearerSessions(tokens),
 		Toolset: func(_ context.Context, s jobs.SessionID) (*agenttools.Toolset, error) { return rt.tools.For(s), nil },
-		Server:  &mcp.ServerOptions{Implementation: &sdk.Implementation{Name: "mcpjobs", Version: "v0"}},
+		Server:  &mcpserver.ServerOptions{Implementation: &sdk.Implementation{Name: "mcpjobs", Version: "v0"}},
 		Logger:  rt.log,
 	})
 	if err != nil {

@@ -1,4 +1,4 @@
-// Package mcp serves the tools of package agenttools over the Model Context
+// Package mcpserver serves the tools of package agenttools over the Model Context
 // Protocol, with the official Go SDK (github.com/modelcontextprotocol/go-sdk),
 // over stdio (Serve with the SDK's StdioTransport) and streamable HTTP
 // (Handler).
@@ -16,7 +16,7 @@
 // call is a result flagged isError whose text is the tools.ToolError, a
 // stable code and a sentence, never a protocol error, so the model sees it
 // and can act on it.
-package mcp
+package mcpserver
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package mcp
+package mcpserver
 
 // Bound reports how many MCP sessions the handler holds a binding for.
 func (h *Handler) Bound() int {

@@ -1,4 +1,4 @@
-package mcp_test
+package mcpserver_test
 
 import (
 	"bytes"
@@ -17,7 +17,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/jobgen/jobgen/agenttools"
-	"github.com/jobgen/jobgen/agenttools/mcp"
+	"github.com/jobgen/jobgen/agenttools/mcpserver"
 	"github.com/jobgen/jobgen/generated/jobs"
 	"github.com/jobgen/jobgen/generated/tools"
 	"github.com/jobgen/jobgen/registry"
@@ -211,7 +211,7 @@ func connectInMemory(t *testing.T, ts *agenttools.Toolset) *sdk.ClientSession {
 	ctx, cancel := context.WithCancel(context.Background())
 	serverT, clientT := sdk.NewInMemoryTransports()
 	served := make(chan error, 1)
-	go func() { served <- mcp.Serve(ctx, ts, serverT, nil) }()
+	go func() { served <- mcpserver.Serve(ctx, ts, serverT, nil) }()
 	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "v0"}, nil).Connect(ctx, clientT, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -322,9 +322,9 @@ type roundTrip func(*http.Request) (*http.Response, error)
 
 func (f roundTrip) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
-func serveHTTP(t *testing.T, rt *runtime) (*mcp.Handler, *httptest.Server) {
+func serveHTTP(t *testing.T, rt *runtime) (*mcpserver.Handler, *httptest.Server) {
 	t.Helper()
-	h, err := mcp.NewHandler(mcp.HandlerOptions{
+	h, err := mcpserver.NewHandler(mcpserver.HandlerOptions{
 		Session: bearer(map[string]jobs.SessionID{"alice-token": "alice", "bob-token": "bob"}),
 		Toolset: func(_ context.Context, s jobs.SessionID) (*agenttools.Toolset, error) { return rt.tools.For(s), nil },
 	})
@@ -424,10 +424,10 @@ func TestMCPOverHTTPFencesSessions(t *testing.T) {
 }
 
 func TestMCPHandlerRefusesWithoutASession(t *testing.T) {
-	if _, err := mcp.NewHandler(mcp.HandlerOptions{Toolset: func(context.Context, jobs.SessionID) (*agenttools.Toolset, error) { return nil, nil }}); err == nil {
+	if _, err := mcpserver.NewHandler(mcpserver.HandlerOptions{Toolset: func(context.Context, jobs.SessionID) (*agenttools.Toolset, error) { return nil, nil }}); err == nil {
 		t.Error("a handler without Session was made")
 	}
-	if _, err := mcp.NewHandler(mcp.HandlerOptions{Session: bearer(nil)}); err == nil {
+	if _, err := mcpserver.NewHandler(mcpserver.HandlerOptions{Session: bearer(nil)}); err == nil {
 		t.Error("a handler without Toolset was made")
 	}
 	rt := newRuntime(t)

@@ -1,4 +1,4 @@
-package mcp_test
+package mcpserver_test
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/jobgen/jobgen/agenttools"
-	"github.com/jobgen/jobgen/agenttools/mcp"
+	"github.com/jobgen/jobgen/agenttools/mcpserver"
 	"github.com/jobgen/jobgen/generated/jobs"
 )
 
@@ -47,7 +47,7 @@ func openSessions(tb testing.TB, url string, n int, keep bool) (open []*sdk.Clie
 }
 
 // waitBound waits, at most a while, until h holds want bindings.
-func waitBound(tb testing.TB, h *mcp.Handler, want int) {
+func waitBound(tb testing.TB, h *mcpserver.Handler, want int) {
 	tb.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for h.Bound() != want {
@@ -58,9 +58,9 @@ func waitBound(tb testing.TB, h *mcp.Handler, want int) {
 	}
 }
 
-func newHandler(tb testing.TB, rt *runtime, timeout time.Duration) (*mcp.Handler, *httptest.Server) {
+func newHandler(tb testing.TB, rt *runtime, timeout time.Duration) (*mcpserver.Handler, *httptest.Server) {
 	tb.Helper()
-	h, err := mcp.NewHandler(mcp.HandlerOptions{
+	h, err := mcpserver.NewHandler(mcpserver.HandlerOptions{
 		Session:        bearer(map[string]jobs.SessionID{"alice-token": "alice"}),
 		Toolset:        func(_ context.Context, s jobs.SessionID) (*agenttools.Toolset, error) { return rt.tools.For(s), nil },
 		SessionTimeout: timeout,

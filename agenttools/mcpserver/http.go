@@ -1,4 +1,4 @@
-package mcp
+package mcpserver
 
 import (
 	"context"
@@ -59,10 +59,10 @@ type boundSession struct {
 // NewHandler returns a Handler.
 func NewHandler(opts HandlerOptions) (*Handler, error) {
 	if opts.Session == nil {
-		return nil, errors.New("mcp: HandlerOptions.Session is required: the runtime decides who the caller is")
+		return nil, errors.New("mcpserver: HandlerOptions.Session is required: the runtime decides who the caller is")
 	}
 	if opts.Toolset == nil {
-		return nil, errors.New("mcp: HandlerOptions.Toolset is required")
+		return nil, errors.New("mcpserver: HandlerOptions.Toolset is required")
 	}
 	h := &Handler{opts: opts, log: opts.Logger, sessions: map[string]*boundSession{}}
 	if h.log == nil {
@@ -141,7 +141,7 @@ func (h *Handler) serverFor(r *http.Request) *sdk.Server {
 	}
 	ts, err := h.opts.Toolset(r.Context(), info.session)
 	if err != nil || ts == nil {
-		h.log.Error("mcp: no toolset for the session", "session", info.session, "err", err)
+		h.log.Error("mcpserver: no toolset for the session", "session", info.session, "err", err)
 		return nil
 	}
 	opts := ServerOptions{}
