@@ -29,7 +29,7 @@ func TestDemoStartsListsReadsWaitsForAndKillsJobs(t *testing.T) {
 	}
 	got := out.String()
 	for _, want := range []string{
-		"the tools: job_kill, job_list, job_output, job_wait, shell",
+		"the tools: shell, job_list, job_output, job_wait, job_kill",
 		`"name":"sh-1"`,
 		`"status":"completed","detail":"exit status 0"`,
 		`"output":"step 1\nstep 2\nstep 3\n"`,

@@ -42,12 +42,19 @@ func shellTool(reg *registry.Registry) (agenttools.StartTool, error) {
 	if err != nil {
 		return agenttools.StartTool{}, err
 	}
+	// As a task the result is the job's end: job_wait's members join it.
+	if out, err = openSchema(out); err != nil {
+		return agenttools.StartTool{}, err
+	}
 	return agenttools.StartTool{
 		Tool: agenttools.Tool{
 			Name:         "shell",
+			Title:        "Run a shell command",
 			Description:  "shell runs a shell command in the background as a job of yours and returns at once with the job's id. Read its output with job_output, wait for it with job_wait, stop it with job_kill.",
 			InputSchema:  in,
 			OutputSchema: out,
+			Annotations:  &agenttools.Annotations{Destructive: true, OpenWorld: true},
+			Tasks:        true,
 		},
 		Call: func(ctx context.Context, caller agenttools.Caller, args json.RawMessage) (json.RawMessage, error) {
 			var in shellInput
@@ -81,4 +88,15 @@ func schemaJSON[T any]() (json.RawMessage, error) {
 		return nil, errors.Join(fmt.Errorf("mcpjobs: schema of %T", *new(T)), err)
 	}
 	return data, nil
+}
+
+// openSchema lets an object schema's instances have members it does not
+// name.
+func openSchema(schema json.RawMessage) (json.RawMessage, error) {
+	var m map[string]any
+	if err := json.Unmarshal(schema, &m); err != nil {
+		return nil, err
+	}
+	delete(m, "additionalProperties")
+	return json.Marshal(m)
 }
