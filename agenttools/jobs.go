@@ -132,22 +132,21 @@ func (s *Toolset) WaitResult(st JobState) tools.JobWaitResult {
 	return res
 }
 
-// DrainOutput reads through job_output's consuming cursor everything of id
-// the caller has not read yet, at most limit bytes (the rest waits for
-// job_output).
-func (s *Toolset) DrainOutput(ctx context.Context, id jobs.JobID, limit int) string {
-	var b strings.Builder
-	for b.Len() < limit {
-		res, err := s.jobOutput(ctx, tools.JobOutput{JobID: id, MaxBytes: uint32(min(tools.DefaultMaxOutputBytes, limit-b.Len()))})
-		if err != nil {
-			break
-		}
-		b.WriteString(res.Output)
-		if res.RemainingBytes == 0 {
-			break
-		}
+// Record returns what the registry keeps of a live job's output (the
+// record; once the job has settled, its last tools.DefaultOutputBytes or
+// so), without consuming anything: the same text at every call. lossy says
+// that earlier output fell out of the record. A job without a record, or
+// that the registry no longer holds, has none.
+func (s *Toolset) Record(id jobs.JobID) (text string, lossy bool) {
+	rd, err := s.t.reg.ReadRecord(s.caller.Session, id, 0)
+	if err != nil {
+		return "", false
 	}
-	return b.String()
+	var b strings.Builder
+	for _, c := range rd.Chunks {
+		b.WriteString(c.Text)
+	}
+	return b.String(), rd.Earliest > 0 || rd.Lossy
 }
 
 // Instructions tell a model how the caller's tools fit together, for a

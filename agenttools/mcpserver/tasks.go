@@ -345,9 +345,10 @@ func cut(s string, n int) string {
 
 // taskResult is a settled task's result: what job_wait answers for its
 // job, with its id and name (the members a start tool's result has), as
-// structured content and text, and the output the job left unread as a
-// second text block. A task read from the history has no output.
-func (srv *server) taskResult(ctx context.Context, ts *agenttools.Toolset, st agenttools.JobState) *sdk.CallToolResult {
+// structured content and text, and the job's output as the registry keeps
+// it (its record, read without consuming, so every poll answers the same)
+// as a second text block. A task read from the history has no output.
+func (srv *server) taskResult(_ context.Context, ts *agenttools.Toolset, st agenttools.JobState) *sdk.CallToolResult {
 	w := ts.WaitResult(st)
 	body := struct {
 		JobID jobs.JobID `json:"jobId"`
@@ -360,7 +361,10 @@ func (srv *server) taskResult(ctx context.Context, ts *agenttools.Toolset, st ag
 	}
 	res := toolResult(data, nil)
 	if !st.FromHistory {
-		if out := ts.DrainOutput(ctx, st.Snapshot.ID, 1<<20); out != "" {
+		if out, lossy := ts.Record(st.Snapshot.ID); out != "" {
+			if lossy {
+				out = "[earlier output was not kept]\n" + out
+			}
 			res.Content = append(res.Content, &sdk.TextContent{Text: out})
 		}
 	}
