@@ -141,7 +141,11 @@ func (srv *server) middleware(next sdk.MethodHandler) sdk.MethodHandler {
 			if !ok {
 				return nil, errNoToolset
 			}
-			return listTools(ts), nil
+			version := ""
+			if r, ok := req.(*sdk.ListToolsRequest); ok {
+				version = r.ProtocolVersion()
+			}
+			return listTools(ts, version), nil
 		case "tools/call":
 			ts, ok := srv.toolset(ctx)
 			if !ok {
@@ -196,15 +200,22 @@ func (srv *server) negotiated(version string, client *sdk.Implementation) {
 }
 
 // A listToolsResult is tools/list's answer with each tool as jobgen writes
-// it, since the SDK's Tool has no execution member (taskSupport).
+// it, since the SDK's Tool has no execution member (taskSupport). Its
+// cache hints say private: the list is the caller's.
 type listToolsResult struct {
 	sdk.ResultBase
-	Tools []json.RawMessage `json:"tools"`
+	ResultType string            `json:"resultType,omitempty"`
+	TTLMs      int               `json:"ttlMs"`
+	CacheScope string            `json:"cacheScope"`
+	Tools      []json.RawMessage `json:"tools"`
 }
 
-// listTools lists the tools of ts.
-func listTools(ts *agenttools.Toolset) *listToolsResult {
-	res := &listToolsResult{Tools: []json.RawMessage{}}
+// listTools lists the tools of ts, for a request at version.
+func listTools(ts *agenttools.Toolset, version string) *listToolsResult {
+	res := &listToolsResult{Tools: []json.RawMessage{}, CacheScope: "private"}
+	if version >= "2026-07-28" {
+		res.ResultType = "complete"
+	}
 	for _, t := range ts.Tools() {
 		res.Tools = append(res.Tools, toolJSON(t))
 	}
@@ -264,22 +275,38 @@ func (srv *server) callTool(ctx context.Context, ts *agenttools.Toolset, req *sd
 	}
 	stop := srv.progress(ctx, ts, req, tool.Name)
 	defer stop()
-	return toolResult(ts.Call(ctx, tool.Name, req.Params.Arguments)), nil
+	out, err := ts.Call(ctx, tool.Name, req.Params.Arguments)
+	return toolResult(req.ProtocolVersion(), out, err), nil
 }
 
-// toolResult is what a Toolset's call answers as MCP's result.
-func toolResult(out json.RawMessage, err error) *sdk.CallToolResult {
+// A callResult is a tools/call result as jobgen writes it: the SDK's
+// CallToolResult sets its resultType (which 2026-07-28 requires) only on
+// the SDK's own call path, which the middleware does not take.
+type callResult struct {
+	sdk.ResultBase
+	ResultType        string          `json:"resultType,omitempty"`
+	Content           []sdk.Content   `json:"content"`
+	StructuredContent json.RawMessage `json:"structuredContent,omitempty"`
+	IsError           bool            `json:"isError,omitempty"`
+}
+
+// toolResult is what a Toolset's call answers as MCP's result, for a
+// request at version.
+func toolResult(version string, out json.RawMessage, err error) *callResult {
+	res := &callResult{}
+	if version >= "2026-07-28" {
+		res.ResultType = "complete"
+	}
 	if err != nil {
 		var e *agenttools.Error
 		if !errors.As(err, &e) { // Call returns no other error; be safe
 			e = &agenttools.Error{Code: tools.ErrorCodeInternal, Message: "The runtime failed to do this."}
 		}
-		return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: string(e.JSON())}}}
+		res.IsError, res.Content = true, []sdk.Content{&sdk.TextContent{Text: string(e.JSON())}}
+		return res
 	}
-	return &sdk.CallToolResult{
-		Content:           []sdk.Content{&sdk.TextContent{Text: string(out)}},
-		StructuredContent: json.RawMessage(out),
-	}
+	res.Content, res.StructuredContent = []sdk.Content{&sdk.TextContent{Text: string(out)}}, out
+	return res
 }
 
 // Serve serves ts over one transport (the SDK's StdioTransport for a

@@ -104,16 +104,16 @@ type wireTask struct {
 // pollIntervalMs, the result or error inlined, and the result type.
 type modernTask struct {
 	sdk.ResultBase
-	ResultType     string              `json:"resultType,omitempty"`
-	TaskID         string              `json:"taskId"`
-	Status         string              `json:"status"`
-	StatusMessage  string              `json:"statusMessage,omitempty"`
-	CreatedAt      string              `json:"createdAt"`
-	LastUpdatedAt  string              `json:"lastUpdatedAt"`
-	TTLMs          *int64              `json:"ttlMs"`
-	PollIntervalMs int                 `json:"pollIntervalMs"`
-	Result         *sdk.CallToolResult `json:"result,omitempty"`
-	Error          *jsonrpc.Error      `json:"error,omitempty"`
+	ResultType     string         `json:"resultType,omitempty"`
+	TaskID         string         `json:"taskId"`
+	Status         string         `json:"status"`
+	StatusMessage  string         `json:"statusMessage,omitempty"`
+	CreatedAt      string         `json:"createdAt"`
+	LastUpdatedAt  string         `json:"lastUpdatedAt"`
+	TTLMs          *int64         `json:"ttlMs"`
+	PollIntervalMs int            `json:"pollIntervalMs"`
+	Result         *callResult    `json:"result,omitempty"`
+	Error          *jsonrpc.Error `json:"error,omitempty"`
 }
 
 // taskOf is the task of a job's state.
@@ -169,31 +169,33 @@ type flatTask struct {
 // startTask runs tool as a task: a start tool starts its job, job_wait
 // names one; either way the task is the job, answered at once.
 func (srv *server) startTask(ctx context.Context, ts *agenttools.Toolset, req *sdk.CallToolRequest, tool agenttools.Tool, f form) (sdk.Result, error) {
+	version := req.ProtocolVersion()
 	var id jobs.JobID
 	if tool.Name == "job_wait" {
 		var in tools.JobWait
 		if json.Unmarshal(req.Params.Arguments, &in) != nil {
 			// Arguments that do not decode are told as the tool tells them.
-			return toolResult(ts.Call(ctx, tool.Name, req.Params.Arguments)), nil
+			out, err := ts.Call(ctx, tool.Name, req.Params.Arguments)
+			return toolResult(version, out, err), nil
 		}
 		id = in.JobID
 	} else {
 		out, err := ts.Call(ctx, tool.Name, req.Params.Arguments)
 		if err != nil {
-			return toolResult(out, err), nil
+			return toolResult(version, out, err), nil
 		}
 		var started struct {
 			JobID jobs.JobID `json:"jobId"`
 		}
 		if json.Unmarshal(out, &started) != nil {
 			srv.log.Error("mcpserver: a start tool that runs as a task returned no jobId", "tool", tool.Name)
-			return toolResult(nil, &agenttools.Error{Code: tools.ErrorCodeInternal, Message: "The runtime failed to do this."}), nil
+			return toolResult(version, nil, &agenttools.Error{Code: tools.ErrorCodeInternal, Message: "The runtime failed to do this."}), nil
 		}
 		id = started.JobID
 	}
 	st, err := ts.Job(ctx, id)
 	if err != nil {
-		return toolResult(nil, err), nil
+		return toolResult(version, nil, err), nil
 	}
 	t := taskOf(st)
 	if f == form20260728 {
@@ -242,7 +244,7 @@ func (srv *server) addTaskMethods(s *sdk.Server) {
 		}
 		m := modern(t, "complete")
 		if terminal(t.Status) {
-			res := srv.taskResult(ctx, ts, st)
+			res := srv.taskResult(ctx, ts, st, "2026-07-28")
 			switch t.Status {
 			case "failed":
 				m.Error = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: t.StatusMessage + ": " + ts.Notice(st.Snapshot)}
@@ -268,7 +270,7 @@ func (srv *server) addTaskMethods(s *sdk.Server) {
 				return nil, err
 			}
 		}
-		res := srv.taskResult(ctx, ts, st)
+		res := srv.taskResult(ctx, ts, st, "")
 		res.Meta = sdk.Meta{relatedTaskKey: map[string]any{"taskId": st.Snapshot.ID.String()}}
 		return res, nil
 	}))
@@ -348,7 +350,7 @@ func cut(s string, n int) string {
 // structured content and text, and the job's output as the registry keeps
 // it (its record, read without consuming, so every poll answers the same)
 // as a second text block. A task read from the history has no output.
-func (srv *server) taskResult(_ context.Context, ts *agenttools.Toolset, st agenttools.JobState) *sdk.CallToolResult {
+func (srv *server) taskResult(_ context.Context, ts *agenttools.Toolset, st agenttools.JobState, version string) *callResult {
 	w := ts.WaitResult(st)
 	body := struct {
 		JobID jobs.JobID `json:"jobId"`
@@ -357,9 +359,9 @@ func (srv *server) taskResult(_ context.Context, ts *agenttools.Toolset, st agen
 	}{st.Snapshot.ID, st.Snapshot.Name, w}
 	data, err := json.Marshal(body)
 	if err != nil {
-		return toolResult(nil, err)
+		return toolResult(version, nil, err)
 	}
-	res := toolResult(data, nil)
+	res := toolResult(version, data, nil)
 	if !st.FromHistory {
 		if out, lossy := ts.Record(st.Snapshot.ID); out != "" {
 			if lossy {
