@@ -16,7 +16,7 @@ SCOREBOARD_COUNT ?= 3
 # The released specs that breaking compares every spec with; see spec/README.md, "Releasing".
 BASELINE ?= spec/baseline
 
-.PHONY: demo demo-web demo-subagents demo-pg generate verify check breaking test race vet proptest mutants fuzz bench scoreboard lint ts-deps ts-check ts-bench ci pg-up pg-down pg-test crash
+.PHONY: demo demo-web demo-subagents demo-pg generate verify check breaking test race vet proptest mutants fuzz bench scoreboard lint ts-deps mcpclient-deps ts-check ts-bench ci pg-up pg-down pg-test crash
 
 demo: ## see the runtime work: three shell jobs, a live follow, a kill, a fourth under a pseudo-terminal (colours, a prompt answered), intervals from the journal
 	$(GO) run ./examples/shelljobs
@@ -84,6 +84,9 @@ TSC ?= tools/ts/node_modules/.bin/tsc
 
 ts-deps: ## install the pinned TypeScript in tools/ts (npm ci from the committed lockfile)
 	cd tools/ts && npm ci --no-audit --no-fund
+
+mcpclient-deps: ## install the pinned MCP TypeScript SDK in tools/mcpclient, the client examples/mcpjobs's tests drive its server with
+	cd tools/mcpclient && npm ci --no-audit --no-fund
 
 ts-check: ## type-check the package generated/ts/ (sources and declarations), the tools and the page with every strictness flag their tsconfig.json sets
 	$(TSC) -p tools/ts/tsconfig.json

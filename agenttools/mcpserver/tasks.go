@@ -51,7 +51,7 @@ const (
 	// params (which would drop it): see liftTask.
 	liftedTaskKey = "jobgen.dev/task"
 	// pollInterval is the polling interval a task suggests.
-	pollInterval = 1000 // ms
+	pollInterval = 500 // ms
 )
 
 // A form is which protocol's tasks a request speaks.

@@ -155,7 +155,7 @@ class TasksClaim(ClientExtension):
 
 # The checks.
 
-SLOW = 'for i in 1 2 3; do echo "progress: step $i of 3"; sleep 0.3; done; echo done'
+SLOW = 'for i in 1 2 3; do echo "progress: step $i of 3"; sleep 0.7; done; echo done'
 
 
 async def versions_and_schemas(t: Target) -> None:
