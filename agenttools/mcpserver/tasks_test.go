@@ -459,3 +459,66 @@ func (v *versions) seen() []string {
 	defer v.mu.Unlock()
 	return append([]string(nil), v.list...)
 }
+
+// BenchmarkToolCall compares a task-augmented tools/call with a plain one
+// over the same HTTP handler, in one run: job_wait on a settled job,
+// answered at once (plain), or as a task (2025-11-25's task param, or a
+// 2026-07-28 client naming the extension), each a whole request.
+func BenchmarkToolCall(b *testing.B) {
+	tr := &taskRuntime{runtime: newRuntime(b)}
+	h, err := mcpserver.NewHandler(mcpserver.HandlerOptions{
+		Session: bearer(map[string]jobs.SessionID{"alice-token": "alice"}),
+		Toolset: func(_ context.Context, s jobs.SessionID) (*agenttools.Toolset, error) { return tr.tools.For(s), nil },
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	out, err := tr.tools.For("alice").Call(context.Background(), "start_job", json.RawMessage(`{"label":"done"}`))
+	if err != nil {
+		b.Fatal(err)
+	}
+	var started struct{ JobID jobs.JobID }
+	_ = json.Unmarshal(out, &started)
+	tr.job(started.JobID).Settle(jobs.JobOutcome{Status: jobs.JobStatusCompleted}, nil)
+	args := map[string]any{"jobId": started.JobID.String()}
+	meta := map[string]any{
+		"io.modelcontextprotocol/protocolVersion":    "2026-07-28",
+		"io.modelcontextprotocol/clientCapabilities": map[string]any{"extensions": map[string]any{"io.modelcontextprotocol/tasks": map[string]any{}}},
+	}
+	plain := map[string]any{"name": "job_wait", "arguments": args}
+	for _, bc := range []struct {
+		name, version string
+		params        map[string]any
+		want          string
+	}{
+		{"plain-2025-11-25", "2025-11-25", plain, `"finished":true`},
+		{"task-2025-11-25", "2025-11-25", map[string]any{"name": "job_wait", "arguments": args, "task": map[string]any{}}, `"task":{`},
+		{"plain-2026-07-28", "2026-07-28", map[string]any{"name": "job_wait", "arguments": args, "_meta": map[string]any{
+			"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": map[string]any{}}}, `"finished":true`},
+		{"task-2026-07-28", "2026-07-28", map[string]any{"name": "job_wait", "arguments": args, "_meta": meta}, `"resultType":"task"`},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": bc.params})
+			for b.Loop() {
+				req, _ := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader(string(body)))
+				req.Header.Set("Content-Type", "application/json")
+				req.Header.Set("Accept", "application/json, text/event-stream")
+				req.Header.Set("Authorization", "Bearer alice-token")
+				req.Header.Set("Mcp-Protocol-Version", bc.version)
+				req.Header.Set("Mcp-Method", "tools/call")
+				req.Header.Set("Mcp-Name", "job_wait")
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					b.Fatal(err)
+				}
+				data, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if !strings.Contains(string(data), bc.want) {
+					b.Fatalf("%s answered %s", bc.name, data)
+				}
+			}
+		})
+	}
+}
