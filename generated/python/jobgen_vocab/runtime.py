@@ -215,7 +215,8 @@ def parse(data: str | bytes | bytearray | memoryview) -> Any:
 
 
 _WHITESPACE: Final = re.compile(r"[ \t\n\r]*")
-_NUMBER: Final = re.compile(r"(-?(?:0|[1-9]\d*))(\.\d+)?([eE][-+]?\d+)?")
+# Digits are ASCII: Python's \d is any script's digit, which JSON's are not.
+_NUMBER: Final = re.compile(r"(-?(?:0|[1-9][0-9]*))(\.[0-9]+)?([eE][-+]?[0-9]+)?")
 
 
 def _parse_deep(text: str) -> Any:
@@ -407,7 +408,8 @@ Float64 = float
 """A Float64 is a finite number Go holds in a float64."""
 
 _RFC3339: Final = re.compile(
-    r"(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?:Z|[+-](\d{2}):(\d{2}))\Z"
+    r"(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?:Z|[+-](\d{2}):(\d{2}))\Z",
+    re.ASCII,  # Go reads the digits 0-9 alone; \d is any script's
 )
 
 

@@ -132,3 +132,32 @@ def test_a_key_in_another_case_is_refused(
 def test_fold_is_ascii_upper_case(name: str) -> None:
     assert fold(name) == name.upper()
     assert fold("ſ") == "S" and fold("\u212a") == "K" and fold("ı") == "ı"
+
+
+def test_only_ascii_digits_are_digits_in_a_time() -> None:
+    """Go reads RFC 3339 digits 0-9 alone; Python's \\d is any script's."""
+    from jobgen_vocab.runtime import Timestamp
+    from pydantic import TypeAdapter, ValidationError
+
+    times = TypeAdapter(Timestamp)
+    assert times.validate_python("2024-01-02T03:04:05Z") == "2024-01-02T03:04:05Z"
+    for bad in ("２０２４-01-02T03:04:05Z", "2024-01-02T03:04:05.٣Z"):
+        try:
+            times.validate_python(bad)
+        except ValidationError as e:
+            assert e.errors()[0]["type"] == "invalidValue"
+        else:
+            raise AssertionError(f"{bad!r} was read as a time")
+
+
+def test_only_ascii_digits_are_digits_in_a_deep_document() -> None:
+    """A document too deep for json.loads is read by the runtime's own parser."""
+    from jobgen_vocab.runtime import parse
+
+    deep = "[" * 3000 + "1٣" + "]" * 3000
+    try:
+        parse(deep)
+    except DecodeError as e:
+        assert e.kind == "invalidJSON"
+    else:
+        raise AssertionError("a number with a non-ASCII digit was read")
