@@ -161,3 +161,35 @@ def test_only_ascii_digits_are_digits_in_a_deep_document() -> None:
         assert e.kind == "invalidJSON"
     else:
         raise AssertionError("a number with a non-ASCII digit was read")
+
+
+def test_minus_zero_is_no_unsigned_integer() -> None:
+    """Go refuses -0 for a uint; pydantic-core's parser reads it as 0."""
+    assert jobs.TerminalSize.decode('{"rows":24,"cols":80}').rows == 24
+    for doc in (
+        '{"rows":-0,"cols":80}',
+        '{"rows":1,"cols":-0}',
+        '{"cols":80,"rows":-0 }',
+    ):
+        try:
+            jobs.TerminalSize.decode(doc)
+        except DecodeError as e:
+            assert e.kind == "invalidValue", doc
+        else:
+            raise AssertionError(f"{doc} was read")
+
+
+def test_a_variant_without_its_tag_is_refused() -> None:
+    """The fast path requires the tag pydantic would default."""
+    try:
+        jobs.OutputFrame.decode('{"chunks":[],"next":1}')
+    except DecodeError as e:
+        assert e.kind == "missingField"
+    else:
+        raise AssertionError("an output frame without its tag was read")
+
+
+def test_python_names_are_no_keys() -> None:
+    """A key spelled as the Python field (gap_before) is unknown to Go."""
+    opts = jobs.AppendOptions.decode('{"gap_before":true}')
+    assert opts.gap_before is False
