@@ -1233,7 +1233,31 @@ def _validator(schema: Any) -> SchemaValidator:
     root = _fast_schema(schema, defs)
     if defs:
         root = core_schema.definitions_schema(root, list(defs.values()))
-    return SchemaValidator(root)
+    # pydantic-core reuses the validator a complete model class holds (with
+    # _from_wire) for a model schema naming the class, unless that validator
+    # starts with a wrap function, which a model that holds itself's does
+    # not: while the validator is built, the classes are not complete.
+    models = {m for m in _models(root) if m.__dict__.get("__pydantic_complete__")}
+    try:
+        for m in models:
+            m.__pydantic_complete__ = False
+        return SchemaValidator(root)
+    finally:
+        for m in models:
+            m.__pydantic_complete__ = True
+
+
+def _models(schema: Any) -> Iterator[type[Model]]:
+    """The classes of the model schemas in schema."""
+    if isinstance(schema, dict):
+        if schema.get("type") == "model":
+            yield schema["cls"]
+        for k, v in schema.items():
+            if k not in ("cls", "serialization"):
+                yield from _models(v)
+    elif isinstance(schema, list):
+        for v in schema:
+            yield from _models(v)
 
 
 # ---- Counting the keys of what was read. ----
