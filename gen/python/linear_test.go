@@ -20,15 +20,7 @@ import (
 // without it.
 func TestDecodersAreLinearInSize(t *testing.T) {
 	py := requirePython(t)
-	dir := filepath.Join(gentest.FrontEndCases, "kitchen-sink")
-	data, err := os.ReadFile(filepath.Join(dir, "spec.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	spec, err := gen.LoadFS(os.DirFS(dir), "spec.yaml", data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	spec := gentest.LoadCase(t, "kitchen-sink")
 	b := Backend{Package: "kv"}
 	files, err := b.Files(spec, gen.BesideSpec(spec.Spec()))
 	if err != nil {

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/jobgen/jobgen/gen"
 	"github.com/jobgen/jobgen/gen/gentest"
 )
 
@@ -18,15 +17,7 @@ import (
 // in itself, many small records, a long string of escapes, many keys).
 func TestDecodersAreLinearInSize(t *testing.T) {
 	requireTSC(t)
-	dir := filepath.Join(gentest.FrontEndCases, "kitchen-sink")
-	data, err := os.ReadFile(filepath.Join(dir, "spec.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	spec, err := gen.LoadFS(os.DirFS(dir), "spec.yaml", data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	spec := gentest.LoadCase(t, "kitchen-sink")
 	files, err := Emit(spec)
 	if err != nil {
 		t.Fatal(err)
