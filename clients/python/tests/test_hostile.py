@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import json
 import pathlib
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import httpx
 import pytest
-from jobgen_client import Client, WireError
+from jobgen_client import AsyncClient, Client, WireError
 from jobgen_client.sse import Resume
 
 TABLE: dict[str, Any] = json.loads(
@@ -103,3 +103,36 @@ def test_a_follow_gives_up_when_connections_bring_only_the_opened_frame() -> Non
         with pytest.raises(httpx.ReadError):
             list(c.follow(JOB, retries=3))
     assert transport.connections == 4  # the first and three retries
+
+
+class AsyncOpenedThenDrop(httpx.AsyncBaseTransport):
+    """OpenedThenDrop for the asynchronous client."""
+
+    def __init__(self) -> None:
+        self.connections = 0
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        self.connections += 1
+        if self.connections > 50:
+            raise AssertionError("the follow reconnected 50 times")
+
+        class Drop(httpx.AsyncByteStream):
+            async def __aiter__(self) -> AsyncIterator[bytes]:
+                yield b"retry: 1\n" + OPENED.encode()
+                raise httpx.ReadError("connection dropped by the test")
+
+        return httpx.Response(
+            200, headers={"Content-Type": "text/event-stream"}, stream=Drop()
+        )
+
+
+@pytest.mark.anyio
+async def test_an_async_follow_gives_up_as_a_follow_does() -> None:
+    transport = AsyncOpenedThenDrop()
+    http = httpx.AsyncClient(transport=transport)
+    async with AsyncClient("http://127.0.0.1:1", http=http) as c:
+        with pytest.raises(httpx.ReadError):
+            async for _ in c.follow(JOB, retries=2):
+                pass
+    await http.aclose()
+    assert transport.connections == 3
