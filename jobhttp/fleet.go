@@ -32,6 +32,14 @@ type FleetOptions struct {
 	// Hosts lists the Host header values the fleet answers for, as
 	// Options.Hosts does.
 	Hosts []string
+	// Peers is where the fleet forwards a job's follow, raw download, kill
+	// and input: the base URL (http or https) of each host's wire, by the
+	// host name its registrations carry (jobs.JobHost.Name). A job whose
+	// host is not listed is refused with 409 and nothing is forwarded. The
+	// address a registration names is never used: anyone who may append to
+	// the shared history could name any address, an internal one included
+	// (decision 0153). Nil forwards nothing: a view that only reads.
+	Peers map[jobs.HostID]string
 	// Lease is how long a host's run counts as alive before its first
 	// heartbeat is read (after that, each heartbeat says); zero means
 	// 3×jobhistory.DefaultHeartbeatEvery.
@@ -52,8 +60,9 @@ type FleetOptions struct {
 // A Fleet serves the page and the API of Handler over the shared history of
 // a fleet of hosts, for each caller across every host: the roster of the
 // caller's jobs (every host's, live as facts arrive), its intervals, and
-// follow, kill and raw downloads forwarded to the host that owns the job,
-// signed with the caller's session. A job whose host's lease ran out before
+// follow, kill, input and raw downloads forwarded to the host that owns the
+// job, at the address FleetOptions.Peers gives it, signed with the
+// caller's session. A job whose host's lease ran out before
 // it settled is lost: the roster and history say so (FleetPlacement.Lost),
 // and the fleet forwards nothing to that host. Make one with NewFleet; it is
 // safe for concurrent use.
@@ -86,6 +95,10 @@ func NewFleet(opts FleetOptions) (*Fleet, error) {
 	if err != nil {
 		return nil, err
 	}
+	peers, err := parsePeers(opts.Peers)
+	if err != nil {
+		return nil, err
+	}
 	if opts.Lease <= 0 {
 		opts.Lease = 15 * time.Second
 	}
@@ -107,7 +120,7 @@ func NewFleet(opts FleetOptions) (*Fleet, error) {
 	}
 	f := &Fleet{opts: opts, mux: http.NewServeMux(), log: log, hosts: hosts, cop: http.NewCrossOriginProtection(),
 		view: newFleetView(opts.Now, opts.Lease), streams: newSessionStreams(opts.MaxStreamsPerSession)}
-	f.proxy = newFleetProxy(f, opts.Transport)
+	f.proxy = newFleetProxy(f, peers, opts.Transport)
 	static, err := fs.Sub(staticFiles, "static")
 	if err != nil {
 		return nil, fmt.Errorf("jobhttp: embedded page: %w", err)
@@ -119,7 +132,8 @@ func NewFleet(opts FleetOptions) (*Fleet, error) {
 	f.mux.HandleFunc("GET /api/jobs/{id}", f.withSession(f.job))
 	f.mux.HandleFunc("GET /api/jobs/{id}/follow", f.withSession(f.forward(true)))
 	f.mux.HandleFunc("GET /api/jobs/{id}/raw", f.withSession(f.forward(false)))
-	f.mux.HandleFunc("POST /api/jobs/{id}/kill", f.withSession(f.kill))
+	f.mux.HandleFunc("POST /api/jobs/{id}/kill", f.withSession(f.forwardChange))
+	f.mux.HandleFunc("POST /api/jobs/{id}/input", f.withSession(f.forwardChange))
 	f.mux.HandleFunc("GET /api/history", f.withSession(f.history))
 	f.mux.HandleFunc("GET /api/subagents", f.notServed)
 	f.mux.HandleFunc("GET /api/subagents/events", f.notServed)
