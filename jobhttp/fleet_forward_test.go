@@ -144,7 +144,8 @@ func TestFleetRelaysOnlyTheWiresAnswers(t *testing.T) {
 	internal := newCounter(t, func(w http.ResponseWriter, r *http.Request) {})
 	odd := newCounter(t, func(w http.ResponseWriter, r *http.Request) {
 		switch {
-		case strings.HasSuffix(r.URL.Path, "/follow"):
+		case strings.HasSuffix(r.URL.Path, "/follow"): // a redirect in a wire media type
+			w.Header().Set("Content-Type", "text/event-stream")
 			http.Redirect(w, r, internal.srv.URL+"/admin", http.StatusFound)
 		case strings.HasSuffix(r.URL.Path, "/raw"):
 			w.Header().Set("Content-Type", "text/html")
