@@ -69,6 +69,7 @@ type FleetOptions struct {
 type Fleet struct {
 	opts    FleetOptions
 	mux     *http.ServeMux
+	table   routeTable // mux, with the wire's refusals
 	log     *slog.Logger
 	hosts   hostSet
 	cop     *http.CrossOriginProtection
@@ -125,7 +126,8 @@ func NewFleet(opts FleetOptions) (*Fleet, error) {
 	if err != nil {
 		return nil, fmt.Errorf("jobhttp: embedded page: %w", err)
 	}
-	f.mux.Handle("GET /", pageHandler(static))
+	f.table = routeTable{mux: f.mux, page: static}
+	f.mux.Handle(pagePattern, pageHandler(static))
 	f.mux.HandleFunc("GET /api/fleet", f.withSession(f.fleetHosts))
 	f.mux.HandleFunc("GET /api/jobs", f.withSession(f.roster))
 	f.mux.HandleFunc("GET /api/jobs/events", f.withSession(f.rosterEvents))
@@ -137,6 +139,7 @@ func NewFleet(opts FleetOptions) (*Fleet, error) {
 	f.mux.HandleFunc("GET /api/history", f.withSession(f.history))
 	f.mux.HandleFunc("GET /api/subagents", f.notServed)
 	f.mux.HandleFunc("GET /api/subagents/events", f.notServed)
+	f.mux.HandleFunc("GET /api/subagents/{id}/history", f.notServed)
 	ctx, stop := context.WithCancel(context.Background())
 	f.stop = stop
 	f.running.Add(2)
@@ -152,7 +155,7 @@ func (f *Fleet) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusForbidden, fmt.Sprintf("host %q is not a name this server answers for: add it to jobhttp FleetOptions.Hosts", r.Host))
 		return
 	}
-	f.mux.ServeHTTP(w, r)
+	f.table.ServeHTTP(w, r)
 }
 
 // Close ends every open stream, forwarded ones included, stops tailing
@@ -261,7 +264,7 @@ func (f *Fleet) withSession(next fleetSessionHandler) http.HandlerFunc {
 }
 
 // notServed answers the routes of a single host's handler the fleet does
-// not serve.
+// not serve, the subagents: a 404 that says so, whatever the caller.
 func (f *Fleet) notServed(w http.ResponseWriter, r *http.Request) {
 	httpError(w, http.StatusNotFound, "the fleet view serves no subagents: open the host's own page")
 }
