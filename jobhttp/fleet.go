@@ -40,6 +40,16 @@ type FleetOptions struct {
 	// the shared history could name any address, an internal one included
 	// (decision 0153). Nil forwards nothing: a view that only reads.
 	Peers map[jobs.HostID]string
+	// Window is how many jobs that are over, settled or lost with their
+	// host, the fleet keeps showing: the most recently over, across every
+	// session; zero means 1,000. Every job that runs on a live host is kept
+	// besides, so what the fleet holds is what runs and the window, however
+	// long the history (decision 0155).
+	Window int
+	// RunWindow is how many runs of hosts whose lease ended the fleet keeps
+	// listing (GET /api/fleet), the most recently ended, besides the runs
+	// with a job it keeps unsettled; zero means 100.
+	RunWindow int
 	// Lease is how long a host's run counts as alive before its first
 	// heartbeat is read (after that, each heartbeat says); zero means
 	// 3×jobhistory.DefaultHeartbeatEvery.
@@ -106,6 +116,12 @@ func NewFleet(opts FleetOptions) (*Fleet, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
+	if opts.Window <= 0 {
+		opts.Window = 1000
+	}
+	if opts.RunWindow <= 0 {
+		opts.RunWindow = 100
+	}
 	if opts.MaxStreamsPerSession <= 0 {
 		opts.MaxStreamsPerSession = 8
 	}
@@ -120,7 +136,7 @@ func NewFleet(opts FleetOptions) (*Fleet, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	f := &Fleet{opts: opts, mux: http.NewServeMux(), log: log, hosts: hosts, cop: http.NewCrossOriginProtection(),
-		view: newFleetView(opts.Now, opts.Lease), streams: newSessionStreams(opts.MaxStreamsPerSession)}
+		view: newFleetView(opts.Now, opts.Lease, opts.Window, opts.RunWindow), streams: newSessionStreams(opts.MaxStreamsPerSession)}
 	f.proxy = newFleetProxy(f, peers, opts.Transport)
 	static, err := fs.Sub(staticFiles, "static")
 	if err != nil {
