@@ -4,7 +4,9 @@
 // (jobhistory.Heartbeat) and serve their jobs over jobhttp, trusting the
 // fleet's key alone (jobhttp.TrustFleet); one fleet view (jobhttp.Fleet)
 // serves the page over the shared history, with every host's jobs of the
-// caller's session, and forwards follow, kill and raw to the owning host.
+// caller's session, and forwards follow, kill, input and raw to the owning
+// host at the address the view was given for it (-peer; the demo passes
+// the addresses its hosts print), never at one the history names.
 //
 //	make demo-fleet                          # starts a throwaway server, runs this
 //	go run ./examples/fleet demo -dsn DSN    # against a server of your own
