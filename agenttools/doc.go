@@ -51,6 +51,17 @@
 // procjob owned by the caller's session, and the Toolset lists and calls
 // them beside its own, with the same error contract.
 //
+// # Titles, hints, tasks and history
+//
+// Each built-in tool has a title and Annotations (decision 0165), and its
+// input schema forbids unknown arguments and states the bounds its docs
+// promise. job_wait, and a start tool that sets Tool.Tasks, can run as a
+// task of a task protocol (package agenttools/mcpserver): Toolset.Job,
+// WaitJob, KillJob and WaitResult are what such a protocol reads and
+// steers a job through, fenced as the tools are, and with WithHistory a job
+// the registry no longer holds is read from its facts. Instructions tell a
+// model how the tools fit together.
+//
 // # Model APIs
 //
 // InputSchemaTools and FunctionTools render a Toolset's tools in the two

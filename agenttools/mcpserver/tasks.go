@@ -233,89 +233,104 @@ func (srv *server) addTaskMethods(s *sdk.Server) {
 			panic(err) // the methods are not the SDK's: it cannot refuse them
 		}
 	}
-	must(sdk.AddReceivingCustomMethod(s, "tasks/get", func(ctx context.Context, ss *sdk.ServerSession, p *taskParams) (sdk.Result, error) {
-		ts, st, err := srv.task(ctx, p)
+	must(sdk.AddReceivingCustomMethod(s, "tasks/get", srv.getTask))
+	must(sdk.AddReceivingCustomMethod(s, "tasks/result", srv.resultOfTask))
+	must(sdk.AddReceivingCustomMethod(s, "tasks/list", srv.listTasks))
+	must(sdk.AddReceivingCustomMethod(s, "tasks/cancel", srv.cancelTask))
+	must(sdk.AddReceivingCustomMethod(s, "tasks/update", srv.updateTask))
+}
+
+// getTask is tasks/get: the task, in its request's form; at 2026-07-28 with its result or error inlined once it has one.
+func (srv *server) getTask(ctx context.Context, ss *sdk.ServerSession, p *taskParams) (sdk.Result, error) {
+	ts, st, err := srv.task(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	t := taskOf(st)
+	if formOf(ss, p.Meta) == form20251125 {
+		return &flatTask{wireTask: t}, nil
+	}
+	m := modern(t, "complete")
+	if terminal(t.Status) {
+		res := srv.taskResult(ctx, ts, st, "2026-07-28")
+		switch t.Status {
+		case "failed":
+			m.Error = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: t.StatusMessage + ": " + ts.Notice(st.Snapshot)}
+		default:
+			m.Result = res
+		}
+	}
+	return m, nil
+}
+
+// resultOfTask is tasks/result: it waits for the job to settle, sending its progress line when the request has a token, and answers the task's result.
+func (srv *server) resultOfTask(ctx context.Context, ss *sdk.ServerSession, p *taskParams) (sdk.Result, error) {
+	ts, st, err := srv.task(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	if !st.FromHistory && !st.Snapshot.Status.Terminal() {
+		stop := srv.progressOf(ctx, ss, ts, st.Snapshot.ID, p.Meta["progressToken"])
+		_, _, err = ts.WaitJob(ctx, st.Snapshot.ID, 0)
+		stop()
 		if err != nil {
 			return nil, err
-		}
-		t := taskOf(st)
-		if formOf(ss, p.Meta) == form20251125 {
-			return &flatTask{wireTask: t}, nil
-		}
-		m := modern(t, "complete")
-		if terminal(t.Status) {
-			res := srv.taskResult(ctx, ts, st, "2026-07-28")
-			switch t.Status {
-			case "failed":
-				m.Error = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: t.StatusMessage + ": " + ts.Notice(st.Snapshot)}
-			default:
-				m.Result = res
-			}
-		}
-		return m, nil
-	}))
-	must(sdk.AddReceivingCustomMethod(s, "tasks/result", func(ctx context.Context, ss *sdk.ServerSession, p *taskParams) (sdk.Result, error) {
-		ts, st, err := srv.task(ctx, p)
-		if err != nil {
-			return nil, err
-		}
-		if !st.FromHistory && !st.Snapshot.Status.Terminal() {
-			stop := srv.progressOf(ctx, ss, ts, st.Snapshot.ID, p.Meta["progressToken"])
-			_, _, err = ts.WaitJob(ctx, st.Snapshot.ID, 0)
-			stop()
-			if err != nil {
-				return nil, err
-			}
-			if st, err = ts.Job(ctx, st.Snapshot.ID); err != nil {
-				return nil, err
-			}
-		}
-		res := srv.taskResult(ctx, ts, st, "")
-		res.Meta = sdk.Meta{relatedTaskKey: map[string]any{"taskId": st.Snapshot.ID.String()}}
-		return res, nil
-	}))
-	must(sdk.AddReceivingCustomMethod(s, "tasks/list", func(ctx context.Context, ss *sdk.ServerSession, p *taskParams) (sdk.Result, error) {
-		ts, ok := srv.toolset(ctx)
-		if !ok {
-			return nil, errNoToolset
-		}
-		res := &listTasksResult{Tasks: []wireTask{}}
-		for _, snap := range ts.Jobs() {
-			if snap.Owner == ts.Caller().Session { // the caller's own, not the unowned
-				res.Tasks = append(res.Tasks, taskOf(agenttools.JobState{Snapshot: snap}))
-			}
-		}
-		return res, nil
-	}))
-	must(sdk.AddReceivingCustomMethod(s, "tasks/cancel", func(ctx context.Context, ss *sdk.ServerSession, p *taskParams) (sdk.Result, error) {
-		ts, st, err := srv.task(ctx, p)
-		if err != nil {
-			return nil, err
-		}
-		f := formOf(ss, p.Meta)
-		if terminal(taskOf(st).Status) {
-			if f == form20251125 {
-				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "task " + p.TaskID + " has already finished"}
-			}
-			return &ackResult{ResultType: "complete"}, nil
-		}
-		if err := ts.KillJob(st.Snapshot.ID, "cancelled with tasks/cancel"); err != nil {
-			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
-		}
-		if f == form20260728 {
-			return &ackResult{ResultType: "complete"}, nil
 		}
 		if st, err = ts.Job(ctx, st.Snapshot.ID); err != nil {
 			return nil, err
 		}
-		return &flatTask{wireTask: taskOf(st)}, nil
-	}))
-	must(sdk.AddReceivingCustomMethod(s, "tasks/update", func(ctx context.Context, ss *sdk.ServerSession, p *taskParams) (sdk.Result, error) {
-		if _, _, err := srv.task(ctx, p); err != nil {
-			return nil, err
+	}
+	res := srv.taskResult(ctx, ts, st, "")
+	res.Meta = sdk.Meta{relatedTaskKey: map[string]any{"taskId": st.Snapshot.ID.String()}}
+	return res, nil
+}
+
+// listTasks is tasks/list: the caller's own live jobs as tasks.
+func (srv *server) listTasks(ctx context.Context, ss *sdk.ServerSession, p *taskParams) (sdk.Result, error) {
+	ts, ok := srv.toolset(ctx)
+	if !ok {
+		return nil, errNoToolset
+	}
+	res := &listTasksResult{Tasks: []wireTask{}}
+	for _, snap := range ts.Jobs() {
+		if snap.Owner == ts.Caller().Session { // the caller's own, not the unowned
+			res.Tasks = append(res.Tasks, taskOf(agenttools.JobState{Snapshot: snap}))
 		}
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "task " + p.TaskID + " asks for no input"}
-	}))
+	}
+	return res, nil
+}
+
+// cancelTask is tasks/cancel: Kill; a finished task's cancel is refused at 2025-11-25 and acknowledged at 2026-07-28.
+func (srv *server) cancelTask(ctx context.Context, ss *sdk.ServerSession, p *taskParams) (sdk.Result, error) {
+	ts, st, err := srv.task(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	f := formOf(ss, p.Meta)
+	if terminal(taskOf(st).Status) {
+		if f == form20251125 {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "task " + p.TaskID + " has already finished"}
+		}
+		return &ackResult{ResultType: "complete"}, nil
+	}
+	if err := ts.KillJob(st.Snapshot.ID, "cancelled with tasks/cancel"); err != nil {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
+	}
+	if f == form20260728 {
+		return &ackResult{ResultType: "complete"}, nil
+	}
+	if st, err = ts.Job(ctx, st.Snapshot.ID); err != nil {
+		return nil, err
+	}
+	return &flatTask{wireTask: taskOf(st)}, nil
+}
+
+// updateTask is tasks/update, which no task takes: no job asks for input.
+func (srv *server) updateTask(ctx context.Context, ss *sdk.ServerSession, p *taskParams) (sdk.Result, error) {
+	if _, _, err := srv.task(ctx, p); err != nil {
+		return nil, err
+	}
+	return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "task " + p.TaskID + " asks for no input"}
 }
 
 // task finds the task p names, fenced by the caller's session: another
