@@ -2,7 +2,6 @@ package agenttools
 
 import (
 	"sync"
-	"unicode/utf8"
 
 	"github.com/jobgen/jobgen/generated/jobs"
 	"github.com/jobgen/jobgen/registry"
@@ -93,26 +92,11 @@ func (c *cursor) take(text string, final bool) {
 	text = c.partial + text
 	c.partial = ""
 	if !final {
-		if i := incompleteTail(text); i < len(text) {
+		if i := registry.CompleteUTF8(text); i < len(text) {
 			text, c.partial = text[:i], text[i:]
 		}
 	}
 	c.carry += registry.ValidUTF8(text)
-}
-
-// incompleteTail returns where a rune that text ends before finishing
-// starts, or len(text) when it ends on a whole rune (or on bytes no rune
-// can complete).
-func incompleteTail(s string) int {
-	for i := len(s) - 1; i >= 0 && i >= len(s)-utf8.UTFMax; i-- {
-		if utf8.RuneStart(s[i]) {
-			if !utf8.FullRuneInString(s[i:]) {
-				return i
-			}
-			break
-		}
-	}
-	return len(s)
 }
 
 // next removes and returns up to n bytes of the carry, cut on a rune

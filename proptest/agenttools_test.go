@@ -106,26 +106,12 @@ func (j *toolJob) expected() string {
 		// A prefix: a split rune's rest may follow, so the last rune is
 		// left out until it is whole.
 		w := j.written
-		if i := incomplete(w); i < len(w) {
+		if i := registry.CompleteUTF8(string(w)); i < len(w) {
 			w = w[:i]
 		}
 		return registry.ValidUTF8(string(w))
 	}
 	return registry.ValidUTF8(string(j.written))
-}
-
-// incomplete returns where a rune that b ends before finishing starts, or
-// len(b).
-func incomplete(b []byte) int {
-	for i := len(b) - 1; i >= 0 && i >= len(b)-utf8.UTFMax; i-- {
-		if utf8.RuneStart(b[i]) {
-			if !utf8.FullRune(b[i:]) {
-				return i
-			}
-			break
-		}
-	}
-	return len(b)
 }
 
 type toolMachine struct {

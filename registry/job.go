@@ -223,6 +223,23 @@ func ValidUTF8(text string) string {
 	return b.String()
 }
 
+// CompleteUTF8 returns the length of text without a trailing incomplete
+// UTF-8 sequence: the start of a rune whose rest has not arrived yet. Bytes
+// that no rune can complete are not held back. A reader that joins a rune a
+// producer's reads split holds text[CompleteUTF8(text):] for the next read,
+// then mends with ValidUTF8.
+func CompleteUTF8(text string) int {
+	for i := len(text) - 1; i >= 0 && i >= len(text)-utf8.UTFMax; i-- {
+		if utf8.RuneStart(text[i]) {
+			if !utf8.FullRuneInString(text[i:]) {
+				return i
+			}
+			break
+		}
+	}
+	return len(text)
+}
+
 // isASCII reports whether text is all ASCII, reading 64 bytes a step in
 // eight words: most output is, and utf8.ValidString reads 8 bytes a step
 // before it gets to its answer for it.

@@ -2,16 +2,10 @@ package mcpserver_test
 
 import (
 	"context"
-	"net/http/httptest"
 	goruntime "runtime"
 	"testing"
-	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/jobgen/jobgen/agenttools"
-	"github.com/jobgen/jobgen/agenttools/mcpserver"
-	"github.com/jobgen/jobgen/generated/jobs"
 )
 
 // liveHeap is the heap in use after a collection.
@@ -47,28 +41,10 @@ func openSessions(tb testing.TB, url, version string, n int, keep bool) (open []
 	return open
 }
 
-func newHandler(tb testing.TB, rt *runtime) (*mcpserver.Handler, *httptest.Server) {
-	tb.Helper()
-	h, err := mcpserver.NewHandler(mcpserver.HandlerOptions{
-		Session: bearer(map[string]jobs.SessionID{"alice-token": "alice"}),
-		Toolset: func(_ context.Context, s jobs.SessionID) (*agenttools.Toolset, error) { return rt.tools.For(s), nil },
-	})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	srv := httptest.NewServer(h)
-	tb.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		_ = h.Close(ctx)
-		srv.Close()
-	})
-	return h, srv
-}
-
 // The handler keeps nothing per client: MCP sessions opened (at 2026-07-28
-// and at an older version's initialize), used and closed, leave the heap where it was, give or take noise far below the 4.7 KB a
-// session once cost.
+// and at an older version's initialize), used and closed, leave the heap
+// where it was, give or take noise far below the 4.7 KB a session once
+// cost.
 func TestMCPSessionsLeaveNothingBehind(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
@@ -80,7 +56,7 @@ func TestMCPSessionsLeaveNothingBehind(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rt := newRuntime(t)
-			_, srv := newHandler(t, rt)
+			_, srv := serveHTTP(t, rt)
 			openSessions(t, srv.URL, tc.version, 20, false) // warm the connection pool
 			before := liveHeap()
 			open := openSessions(t, srv.URL, tc.version, 300, tc.keep)
@@ -101,7 +77,7 @@ func BenchmarkMCPSessionMemory(b *testing.B) {
 	for _, version := range []string{"2026-07-28", "2025-06-18"} {
 		b.Run(version, func(b *testing.B) {
 			rt := newRuntime(b)
-			_, srv := newHandler(b, rt)
+			_, srv := serveHTTP(b, rt)
 			openSessions(b, srv.URL, version, 20, false) // warm the connection pool
 			before := liveHeap()
 			b.ResetTimer()

@@ -328,7 +328,7 @@ type roundTrip func(*http.Request) (*http.Response, error)
 
 func (f roundTrip) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
-func serveHTTP(t *testing.T, rt *runtime) (*mcpserver.Handler, *httptest.Server) {
+func serveHTTP(t testing.TB, rt *runtime) (*mcpserver.Handler, *httptest.Server) {
 	t.Helper()
 	h, err := mcpserver.NewHandler(mcpserver.HandlerOptions{
 		Session: bearer(map[string]jobs.SessionID{"alice-token": "alice", "bob-token": "bob"}),

@@ -217,12 +217,7 @@ func expectMain(t *testing.T, got map[string][]map[string]any, transport string,
 func TestPythonSDKClient(t *testing.T) {
 	py := need(t, "../../tools/python/.venv/bin/python", "run tools/python/venv.sh")
 	script := need(t, "../../tools/python/mcp_client.py", "")
-	bin := binary(t)
-	dir := t.TempDir()
-
-	srv := startServer(t, bin, filepath.Join(dir, "http"))
-	expectMain(t, checks(t, "python over http", py, script, "http", srv.url, srv.alice, srv.bob, "main"), "http", "2026-07-28")
-	expectMain(t, checks(t, "python over stdio", py, script, "stdio", bin, "-stdio", "-journal", filepath.Join(dir, "stdio"), "--", "main"), "stdio", "2026-07-28")
+	bin, dir, srv := driveBoth(t, "python", []string{py, script}, "2026-07-28")
 
 	taskFile := filepath.Join(dir, "task")
 	before := one(t, checks(t, "python before a restart", py, script, "http", srv.url, srv.alice, srv.bob, "before-restart", taskFile), "before-restart")
@@ -249,9 +244,19 @@ func TestTypeScriptSDKClient(t *testing.T) {
 	}
 	need(t, "../../tools/mcpclient/node_modules/@modelcontextprotocol/sdk/package.json", "run make mcpclient-deps (npm ci in tools/mcpclient)")
 	script := need(t, "../../tools/mcpclient/client.mjs", "")
-	bin := binary(t)
-	dir := t.TempDir()
-	srv := startServer(t, bin, filepath.Join(dir, "http"))
-	expectMain(t, checks(t, "typescript over http", node, script, "http", srv.url, srv.alice, srv.bob, "main"), "http", "2025-11-25")
-	expectMain(t, checks(t, "typescript over stdio", node, script, "stdio", bin, "-stdio", "-journal", filepath.Join(dir, "stdio"), "--", "main"), "stdio", "2025-11-25")
+	driveBoth(t, "typescript", []string{node, script}, "2025-11-25")
+}
+
+// driveBoth runs a client's main scenario (client is its command line)
+// over HTTP against a server process and over stdio, expecting newest as
+// the version it negotiates; it returns the binary, the directory of the
+// journals and the HTTP server, for more.
+func driveBoth(t *testing.T, name string, client []string, newest string) (bin, dir string, srv *server) {
+	t.Helper()
+	bin, dir = binary(t), t.TempDir()
+	srv = startServer(t, bin, filepath.Join(dir, "http"))
+	run := func(args ...string) []string { return append(slices.Clone(client), args...) }
+	expectMain(t, checks(t, name+" over http", run("http", srv.url, srv.alice, srv.bob, "main")...), "http", newest)
+	expectMain(t, checks(t, name+" over stdio", run("stdio", bin, "-stdio", "-journal", filepath.Join(dir, "stdio"), "--", "main")...), "stdio", newest)
+	return bin, dir, srv
 }
