@@ -219,15 +219,24 @@ func TestPythonSDKClient(t *testing.T) {
 	script := need(t, "../../tools/python/mcp_client.py", "")
 	bin, dir, srv := driveBoth(t, "python", []string{py, script}, "2026-07-28")
 
-	taskFile := filepath.Join(dir, "task")
-	before := one(t, checks(t, "python before a restart", py, script, "http", srv.url, srv.alice, srv.bob, "before-restart", taskFile), "before-restart")
+	restart(t, "python", []string{py, script}, bin, dir, srv)
+}
+
+// restart has a client finish a task, restarts the server over the same
+// journal, and has the client read the task back: its status and result
+// come from the job's facts, and its cancel is refused (it has finished).
+func restart(t *testing.T, name string, client []string, bin, dir string, srv *server) {
+	t.Helper()
+	taskFile := filepath.Join(dir, "task-"+name)
+	run := func(args ...string) []string { return append(slices.Clone(client), args...) }
+	before := one(t, checks(t, name+" before a restart", run("http", srv.url, srv.alice, srv.bob, "before-restart", taskFile)...), "before-restart")
 	srv.stop(t)
 	srv = startServer(t, bin, filepath.Join(dir, "http"))
-	after := one(t, checks(t, "python after a restart", py, script, "http", srv.url, srv.alice, srv.bob, "after-restart", taskFile), "after-restart")
+	after := one(t, checks(t, name+" after a restart", run("http", srv.url, srv.alice, srv.bob, "after-restart", taskFile)...), "after-restart")
 	structured, _ := after["structured"].(map[string]any)
 	if after["taskId"] != before["taskId"] || after["status"] != "failed" || after["statusMessage"] != "exit status 3" ||
 		!strings.Contains(fmt.Sprint(structured["notice"]), "failed: exit status 3") || !strings.Contains(fmt.Sprint(after["cancel"]), "already finished") {
-		t.Errorf("after a restart the task reads %v", after)
+		t.Errorf("after a restart %s reads the task as %v", name, after)
 	}
 }
 
@@ -235,8 +244,8 @@ func TestPythonSDKClient(t *testing.T) {
 // negotiates it over HTTP and stdio, validates every schema, runs a task
 // through its experimental tasks API (created from the tool's
 // taskSupport, polled, its result checked against the tool's output
-// schema), cancels one, cannot see another session's, and exchanges
-// messages with a subagent.
+// schema), cancels one, cannot see another session's, exchanges messages
+// with a subagent, and reads a task back after a restart.
 func TestTypeScriptSDKClient(t *testing.T) {
 	node, err := exec.LookPath("node")
 	if err != nil {
@@ -244,7 +253,8 @@ func TestTypeScriptSDKClient(t *testing.T) {
 	}
 	need(t, "../../tools/mcpclient/node_modules/@modelcontextprotocol/sdk/package.json", "run make mcpclient-deps (npm ci in tools/mcpclient)")
 	script := need(t, "../../tools/mcpclient/client.mjs", "")
-	driveBoth(t, "typescript", []string{node, script}, "2025-11-25")
+	bin, dir, srv := driveBoth(t, "typescript", []string{node, script}, "2025-11-25")
+	restart(t, "typescript", []string{node, script}, bin, dir, srv)
 }
 
 // driveBoth runs a client's main scenario (client is its command line)

@@ -13,14 +13,18 @@
 // driven from here (the Python SDK drives it).
 //
 // Usage:
-//   node client.mjs http URL TOKEN OTHER_TOKEN main
-//   node client.mjs stdio COMMAND... -- main
+//   node client.mjs http URL TOKEN OTHER_TOKEN SCENARIO [TASKFILE]
+//   node client.mjs stdio COMMAND... -- SCENARIO [TASKFILE]
+//
+// SCENARIO is main, before-restart (finish a task, write its id to
+// TASKFILE) or after-restart (read it back from a new server).
 
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { CallToolResultSchema, CreateTaskResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import Ajv2020 from "ajv/dist/2020.js";
+import { readFileSync, writeFileSync } from "node:fs";
 
 const emit = (check, fields = {}) => console.log(JSON.stringify({ check, ...fields }));
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -147,6 +151,34 @@ async function main() {
   await c.close();
 }
 
-if (scenario !== "main") throw new Error(`unknown scenario ${scenario}`);
-await main();
+// beforeRestart finishes a task that fails and writes its id to file;
+// afterRestart, against a new server over the same journal, reads it back.
+async function beforeRestart(file) {
+  const c = await connect();
+  const created = await c.request({ method: "tools/call", params: { name: "shell", arguments: { command: "echo failing; exit 3", label: "fails" }, task: {} } }, CreateTaskResultSchema);
+  const taskId = created.task.taskId;
+  for (let i = 0; i < 100 && (await c.experimental.tasks.getTask(taskId)).status === "working"; i++) await sleep(100);
+  writeFileSync(file, taskId);
+  emit("before-restart", { taskId });
+  await c.close();
+}
+
+async function afterRestart(file) {
+  const taskId = readFileSync(file, "utf8").trim();
+  const c = await connect();
+  const got = await c.experimental.tasks.getTask(taskId);
+  const result = await c.experimental.tasks.getTaskResult(taskId, CallToolResultSchema);
+  let cancel = "";
+  try {
+    await c.experimental.tasks.cancelTask(taskId);
+  } catch (e) {
+    cancel = String(e.message);
+  }
+  emit("after-restart", { taskId, status: got.status, statusMessage: got.statusMessage ?? null, structured: result.structuredContent ?? null, cancel });
+  await c.close();
+}
+
+const scenarios = { main, "before-restart": beforeRestart, "after-restart": afterRestart };
+if (!scenarios[scenario]) throw new Error(`unknown scenario ${scenario}`);
+await scenarios[scenario](kind === "http" ? argv[5] : argv[argv.indexOf("--") + 2]);
 emit("done");
