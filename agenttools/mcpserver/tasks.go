@@ -12,6 +12,7 @@ import (
 	"github.com/jobgen/jobgen/agenttools"
 	"github.com/jobgen/jobgen/generated/jobs"
 	"github.com/jobgen/jobgen/generated/tools"
+	"github.com/jobgen/jobgen/registry"
 )
 
 // MCP tasks, backed by jobs (decision 0161). The Go SDK implements neither
@@ -80,8 +81,8 @@ func taskForm(req *sdk.CallToolRequest) form {
 }
 
 // formOf is the form of a tasks/* request: 2026-07-28 when its _meta says
-// so, else the session's.
-func formOf(_ *sdk.ServerSession, meta sdk.Meta) form {
+// so, else 2025-11-25's.
+func formOf(meta sdk.Meta) form {
 	if v, _ := meta["io.modelcontextprotocol/protocolVersion"].(string); v >= "2026-07-28" {
 		return form20260728
 	}
@@ -247,12 +248,12 @@ func (srv *server) getTask(ctx context.Context, ss *sdk.ServerSession, p *taskPa
 		return nil, err
 	}
 	t := taskOf(st)
-	if formOf(ss, p.Meta) == form20251125 {
+	if formOf(p.Meta) == form20251125 {
 		return &flatTask{wireTask: t}, nil
 	}
 	m := modern(t, "complete")
 	if terminal(t.Status) {
-		res := srv.taskResult(ctx, ts, st, "2026-07-28")
+		res := taskResult(ts, st, "2026-07-28")
 		switch t.Status {
 		case "failed":
 			m.Error = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: t.StatusMessage + ": " + ts.Notice(st.Snapshot)}
@@ -280,7 +281,7 @@ func (srv *server) resultOfTask(ctx context.Context, ss *sdk.ServerSession, p *t
 			return nil, err
 		}
 	}
-	res := srv.taskResult(ctx, ts, st, "")
+	res := taskResult(ts, st, "")
 	res.Meta = sdk.Meta{relatedTaskKey: map[string]any{"taskId": st.Snapshot.ID.String()}}
 	return res, nil
 }
@@ -306,7 +307,7 @@ func (srv *server) cancelTask(ctx context.Context, ss *sdk.ServerSession, p *tas
 	if err != nil {
 		return nil, err
 	}
-	f := formOf(ss, p.Meta)
+	f := formOf(p.Meta)
 	if terminal(taskOf(st).Status) {
 		if f == form20251125 {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "task " + p.TaskID + " has already finished"}
@@ -341,7 +342,7 @@ func (srv *server) task(ctx context.Context, p *taskParams) (*agenttools.Toolset
 	if !ok {
 		return nil, agenttools.JobState{}, errNoToolset
 	}
-	unknown := &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "no task " + strings.ToValidUTF8(cut(p.TaskID, 64), "?") + " is visible to you"}
+	unknown := &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "no task " + registry.ValidUTF8(cut(p.TaskID, 64)) + " is visible to you"}
 	var id jobs.JobID
 	if err := json.Unmarshal([]byte(`"`+strings.ReplaceAll(p.TaskID, `"`, ``)+`"`), &id); err != nil || id == (jobs.JobID{}) {
 		return nil, agenttools.JobState{}, unknown
@@ -365,7 +366,7 @@ func cut(s string, n int) string {
 // structured content and text, and the job's output as the registry keeps
 // it (its record, read without consuming, so every poll answers the same)
 // as a second text block. A task read from the history has no output.
-func (srv *server) taskResult(_ context.Context, ts *agenttools.Toolset, st agenttools.JobState, version string) *callResult {
+func taskResult(ts *agenttools.Toolset, st agenttools.JobState, version string) *callResult {
 	w := ts.WaitResult(st)
 	body := struct {
 		JobID jobs.JobID `json:"jobId"`
