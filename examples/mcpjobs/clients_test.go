@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"syscall"
@@ -186,9 +187,11 @@ func expectMain(t *testing.T, got map[string][]map[string]any, transport string,
 			continue // a client without that form says why in its own file
 		}
 		task := one(t, got, check)
+		// Each step lasts 0.7 s and the clients poll at least every 0.5 s,
+		// so a loaded machine may hide a step, never all of them.
 		statuses := fmt.Sprint(task["statuses"])
-		if !strings.Contains(statuses, "[working step 2 of 3]") || !strings.HasSuffix(statuses, "[completed exit status 0]]") {
-			t.Errorf("%s over %s went %s, want its progress line moving, then completed", check, transport, statuses)
+		if !regexp.MustCompile(`\[working step [123] of 3\]`).MatchString(statuses) || !strings.HasSuffix(statuses, "[completed exit status 0]]") {
+			t.Errorf("%s over %s went %s, want its progress line seen, then completed", check, transport, statuses)
 		}
 		structured, _ := task["structured"].(map[string]any)
 		if structured["finished"] != true || !strings.Contains(fmt.Sprint(structured["notice"]), "completed: exit status 0") {
