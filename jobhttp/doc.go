@@ -50,7 +50,9 @@ path):
 	                           wire.SubagentEvent (404 for a child under
 	                           another session's roots, as for none)
 
-Every refusal answers a wire.ErrorBody with its status. The wire's own
+Every refusal answers a wire.ErrorBody with its status, a route asked with
+a method it does not take (405, with Allow naming those it does) and a path
+no route has (404) included. The wire's own
 bodies are the vocabulary of spec/wire.yaml (generated/wire), which the
 TypeScript package's client, @jobgen/jobgen/client, reads with the decoders
 generated from the same spec; the page uses that client.

@@ -32,6 +32,24 @@ type FleetOptions struct {
 	// Hosts lists the Host header values the fleet answers for, as
 	// Options.Hosts does.
 	Hosts []string
+	// Peers is where the fleet forwards a job's follow, raw download, kill
+	// and input: the base URL (http or https) of each host's wire, by the
+	// host name its registrations carry (jobs.JobHost.Name). A job whose
+	// host is not listed is refused with 409 and nothing is forwarded. The
+	// address a registration names is never used: anyone who may append to
+	// the shared history could name any address, an internal one included
+	// (decision 0153). Nil forwards nothing: a view that only reads.
+	Peers map[jobs.HostID]string
+	// Window is how many jobs that are over, settled or lost with their
+	// host, the fleet keeps showing: the most recently over, across every
+	// session; zero means 1,000. Every job that runs on a live host is kept
+	// besides, so what the fleet holds is what runs and the window, however
+	// long the history (decision 0155).
+	Window int
+	// RunWindow is how many runs of hosts whose lease ended the fleet keeps
+	// listing (GET /api/fleet), the most recently ended, besides the runs
+	// with a job it keeps unsettled; zero means 100.
+	RunWindow int
 	// Lease is how long a host's run counts as alive before its first
 	// heartbeat is read (after that, each heartbeat says); zero means
 	// 3×jobhistory.DefaultHeartbeatEvery.
@@ -52,14 +70,16 @@ type FleetOptions struct {
 // A Fleet serves the page and the API of Handler over the shared history of
 // a fleet of hosts, for each caller across every host: the roster of the
 // caller's jobs (every host's, live as facts arrive), its intervals, and
-// follow, kill and raw downloads forwarded to the host that owns the job,
-// signed with the caller's session. A job whose host's lease ran out before
+// follow, kill, input and raw downloads forwarded to the host that owns the
+// job, at the address FleetOptions.Peers gives it, signed with the
+// caller's session. A job whose host's lease ran out before
 // it settled is lost: the roster and history say so (FleetPlacement.Lost),
 // and the fleet forwards nothing to that host. Make one with NewFleet; it is
 // safe for concurrent use.
 type Fleet struct {
 	opts    FleetOptions
 	mux     *http.ServeMux
+	table   routeTable // mux, with the wire's refusals
 	log     *slog.Logger
 	hosts   hostSet
 	cop     *http.CrossOriginProtection
@@ -86,11 +106,21 @@ func NewFleet(opts FleetOptions) (*Fleet, error) {
 	if err != nil {
 		return nil, err
 	}
+	peers, err := parsePeers(opts.Peers)
+	if err != nil {
+		return nil, err
+	}
 	if opts.Lease <= 0 {
 		opts.Lease = 15 * time.Second
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
+	}
+	if opts.Window <= 0 {
+		opts.Window = 1000
+	}
+	if opts.RunWindow <= 0 {
+		opts.RunWindow = 100
 	}
 	if opts.MaxStreamsPerSession <= 0 {
 		opts.MaxStreamsPerSession = 8
@@ -106,24 +136,27 @@ func NewFleet(opts FleetOptions) (*Fleet, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	f := &Fleet{opts: opts, mux: http.NewServeMux(), log: log, hosts: hosts, cop: http.NewCrossOriginProtection(),
-		view: newFleetView(opts.Now, opts.Lease), streams: newSessionStreams(opts.MaxStreamsPerSession)}
+		view: newFleetView(opts.Now, opts.Lease, opts.Window, opts.RunWindow), streams: newSessionStreams(opts.MaxStreamsPerSession)}
 	f.view.unknown.log = log
-	f.proxy = newFleetProxy(f, opts.Transport)
+	f.proxy = newFleetProxy(f, peers, opts.Transport)
 	static, err := fs.Sub(staticFiles, "static")
 	if err != nil {
 		return nil, fmt.Errorf("jobhttp: embedded page: %w", err)
 	}
-	f.mux.Handle("GET /", pageHandler(static))
+	f.table = routeTable{mux: f.mux, page: static}
+	f.mux.Handle(pagePattern, pageHandler(static))
 	f.mux.HandleFunc("GET /api/fleet", f.withSession(f.fleetHosts))
 	f.mux.HandleFunc("GET /api/jobs", f.withSession(f.roster))
 	f.mux.HandleFunc("GET /api/jobs/events", f.withSession(f.rosterEvents))
 	f.mux.HandleFunc("GET /api/jobs/{id}", f.withSession(f.job))
 	f.mux.HandleFunc("GET /api/jobs/{id}/follow", f.withSession(f.forward(true)))
 	f.mux.HandleFunc("GET /api/jobs/{id}/raw", f.withSession(f.forward(false)))
-	f.mux.HandleFunc("POST /api/jobs/{id}/kill", f.withSession(f.kill))
+	f.mux.HandleFunc("POST /api/jobs/{id}/kill", f.withSession(f.forwardChange))
+	f.mux.HandleFunc("POST /api/jobs/{id}/input", f.withSession(f.forwardChange))
 	f.mux.HandleFunc("GET /api/history", f.withSession(f.history))
 	f.mux.HandleFunc("GET /api/subagents", f.notServed)
 	f.mux.HandleFunc("GET /api/subagents/events", f.notServed)
+	f.mux.HandleFunc("GET /api/subagents/{id}/history", f.notServed)
 	ctx, stop := context.WithCancel(context.Background())
 	f.stop = stop
 	f.running.Add(2)
@@ -139,7 +172,7 @@ func (f *Fleet) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusForbidden, fmt.Sprintf("host %q is not a name this server answers for: add it to jobhttp FleetOptions.Hosts", r.Host))
 		return
 	}
-	f.mux.ServeHTTP(w, r)
+	f.table.ServeHTTP(w, r)
 }
 
 // Close ends every open stream, forwarded ones included, stops tailing
@@ -248,7 +281,7 @@ func (f *Fleet) withSession(next fleetSessionHandler) http.HandlerFunc {
 }
 
 // notServed answers the routes of a single host's handler the fleet does
-// not serve.
+// not serve, the subagents: a 404 that says so, whatever the caller.
 func (f *Fleet) notServed(w http.ResponseWriter, r *http.Request) {
 	httpError(w, http.StatusNotFound, "the fleet view serves no subagents: open the host's own page")
 }

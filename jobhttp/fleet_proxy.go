@@ -2,7 +2,9 @@ package jobhttp
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"mime"
 	"net"
 	"net/http"
 	"net/http/httputil"
@@ -14,10 +16,13 @@ import (
 )
 
 // A fleetProxy forwards a caller's request about a job to the host that
-// owns it, signed with the caller's session (see TrustFleet).
+// owns it, at the address the operator configured for it
+// (FleetOptions.Peers), signed with the caller's session (see TrustFleet),
+// and relays of the host's answer only what the wire answers (see relay).
 type fleetProxy struct {
-	f  *Fleet
-	rp *httputil.ReverseProxy
+	f     *Fleet
+	peers map[jobs.HostID]*url.URL
+	rp    *httputil.ReverseProxy
 }
 
 // A forwarding is what the proxy needs to know of one request: where it
@@ -29,7 +34,7 @@ type forwarding struct {
 
 type forwardingKey struct{}
 
-func newFleetProxy(f *Fleet, rt http.RoundTripper) *fleetProxy {
+func newFleetProxy(f *Fleet, peers map[jobs.HostID]*url.URL, rt http.RoundTripper) *fleetProxy {
 	if rt == nil {
 		rt = &http.Transport{
 			Proxy:                 nil, // hosts are reached directly, never through an environment's proxy
@@ -39,21 +44,90 @@ func newFleetProxy(f *Fleet, rt http.RoundTripper) *fleetProxy {
 			MaxIdleConnsPerHost:   16,
 		}
 	}
-	p := &fleetProxy{f: f}
+	p := &fleetProxy{f: f, peers: peers}
 	p.rp = &httputil.ReverseProxy{
 		Rewrite:        p.rewrite,
 		Transport:      rt,
 		FlushInterval:  -1, // event streams: every write reaches the caller at once
-		ModifyResponse: func(res *http.Response) error { res.Header.Del("Set-Cookie"); return nil },
+		ModifyResponse: relay,
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
 			fw, _ := r.Context().Value(forwardingKey{}).(forwarding)
-			if r.Context().Err() == nil {
+			var odd *unrelayable
+			switch {
+			case errors.As(err, &odd):
+				f.log.Warn("jobhttp: fleet: a host answered what the wire does not; not relayed", "host", fw.target, "err", err)
+				httpError(w, http.StatusBadGateway, "the job's host answered "+odd.what+", which the fleet does not relay")
+				return
+			case r.Context().Err() == nil:
 				f.log.Warn("jobhttp: fleet: forward to a host failed", "host", fw.target, "err", err)
 			}
 			httpError(w, http.StatusBadGateway, "the job's host did not answer")
 		},
 	}
 	return p
+}
+
+// parsePeers checks FleetOptions.Peers: each a host name and the base URL
+// of its wire, http or https, with no credentials, query or fragment.
+func parsePeers(peers map[jobs.HostID]string) (map[jobs.HostID]*url.URL, error) {
+	out := make(map[jobs.HostID]*url.URL, len(peers))
+	for name, addr := range peers {
+		u, err := url.Parse(addr)
+		switch {
+		case name == "":
+			return nil, fmt.Errorf("jobhttp: FleetOptions.Peers: %q has no host name", addr)
+		case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "":
+			return nil, fmt.Errorf("jobhttp: FleetOptions.Peers: host %s: %q is not the http(s) base URL of a wire (scheme, host, port and path only)", name, addr)
+		}
+		out[name] = u
+	}
+	return out, nil
+}
+
+// The media types of the wire's answers: JSON bodies and refusals, event
+// streams, and a raw record's text. A host's answer of any other type is
+// not relayed.
+var wireMediaTypes = map[string]bool{"application/json": true, "text/event-stream": true, "text/plain": true}
+
+// The headers of a host's answer the fleet relays: those the wire's
+// answers carry. Every other (a cookie, a Location or Refresh, a policy of
+// the host's) stays behind.
+var relayedHeaders = []string{
+	"Content-Type", "Content-Length", "Content-Disposition", "Cache-Control", "Retry-After", "Allow",
+	"X-Accel-Buffering", "X-Record-Earliest", "X-Record-Next",
+}
+
+// An unrelayable is a host's answer the fleet does not relay.
+type unrelayable struct{ what string }
+
+func (u *unrelayable) Error() string { return "the host answered " + u.what }
+
+// relay keeps of a host's answer what the wire answers, or refuses it: a
+// redirect (the fleet follows none, and relays none for the caller to
+// follow) or a body of another media type than the wire's. What it relays
+// says nosniff and is sandboxed, so a host cannot make the fleet's origin
+// serve a page.
+func relay(res *http.Response) error {
+	if res.StatusCode >= 300 && res.StatusCode < 400 {
+		return &unrelayable{what: fmt.Sprintf("a redirect (%d)", res.StatusCode)}
+	}
+	ct := res.Header.Get("Content-Type")
+	if mt, _, err := mime.ParseMediaType(ct); err != nil || !wireMediaTypes[mt] {
+		return &unrelayable{what: fmt.Sprintf("content of type %q", ct)}
+	}
+	kept := make(http.Header, len(relayedHeaders)+2)
+	for _, name := range relayedHeaders {
+		if v, ok := res.Header[name]; ok {
+			kept[name] = v
+		}
+	}
+	if d := kept.Get("Content-Disposition"); d != "" && !strings.HasPrefix(d, "attachment") {
+		kept.Del("Content-Disposition")
+	}
+	kept.Set("X-Content-Type-Options", "nosniff")
+	kept.Set("Content-Security-Policy", "default-src 'none'; sandbox")
+	res.Header, res.Trailer = kept, nil
+	return nil
 }
 
 // rewrite aims the outgoing request at the job's host and signs it. The
@@ -73,6 +147,9 @@ func (p *fleetProxy) rewrite(pr *httputil.ProxyRequest) {
 	for _, name := range []string{"Cookie", "Authorization", "Proxy-Authorization", "Origin", "Referer"} {
 		h.Del(name)
 	}
+	// The host's answer is relayed as it comes: asked for no encoding, the
+	// host sends none the fleet would have to relay or undo.
+	h.Set("Accept-Encoding", "identity")
 	signFleet(pr.Out, p.f.opts.Key, fw.session, p.f.opts.Now())
 }
 
@@ -100,9 +177,9 @@ func (f *Fleet) forward(stream bool) fleetSessionHandler {
 	}
 }
 
-// kill forwards a kill of one of the caller's jobs to its host, once it
-// passed the same cross-site guard as Handler's kill.
-func (f *Fleet) kill(w http.ResponseWriter, r *http.Request, session jobs.SessionID) {
+// forwardChange forwards a kill of, or input to, one of the caller's jobs
+// to its host, once it passed the same cross-site guard as Handler's.
+func (f *Fleet) forwardChange(w http.ResponseWriter, r *http.Request, session jobs.SessionID) {
 	if status, msg := crossSite(f.cop, r); status != 0 {
 		httpError(w, status, msg)
 		return
@@ -116,21 +193,18 @@ func (f *Fleet) kill(w http.ResponseWriter, r *http.Request, session jobs.Sessio
 	}
 }
 
-// target is the base URL of the host that owns e, or answers why there is
-// none to forward to: a job whose host is lost, or serves no wire.
+// target is the base URL the operator configured for the host that owns
+// e, or answers why there is none to forward to: a job whose host is lost,
+// or a host the fleet has no address for. The address e's registration
+// names is not looked at (see FleetOptions.Peers).
 func (f *Fleet) target(w http.ResponseWriter, e fleetEntry) (*url.URL, bool) {
-	switch {
-	case e.place.Lost:
+	if e.place.Lost {
 		httpError(w, http.StatusServiceUnavailable, fmt.Sprintf("the job's host %s is lost: its lease ended before the job settled", e.host.Name))
 		return nil, false
-	case e.host.Address == "":
-		httpError(w, http.StatusConflict, "the job's host serves no wire the fleet can forward to")
-		return nil, false
 	}
-	u, err := url.Parse(e.host.Address)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		f.log.Warn("jobhttp: fleet: a host's address is not an http(s) URL", "host", e.host.Name, "address", e.host.Address)
-		httpError(w, http.StatusBadGateway, "the job's host has no address the fleet can forward to")
+	u, ok := f.proxy.peers[e.host.Name]
+	if !ok {
+		httpError(w, http.StatusConflict, fmt.Sprintf("the job's host %q is not one this fleet forwards to (jobhttp FleetOptions.Peers)", e.host.Name))
 		return nil, false
 	}
 	return u, true

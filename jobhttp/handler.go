@@ -77,6 +77,7 @@ type Handler struct {
 	opts  Options
 	reg   *registry.Registry
 	mux   *http.ServeMux
+	table routeTable // mux, with the wire's refusals
 	log   *slog.Logger
 	hosts hostSet
 	cop   *http.CrossOriginProtection // guards kill against other sites' pages
@@ -130,7 +131,8 @@ func New(opts Options) (*Handler, error) {
 	if err != nil {
 		return nil, fmt.Errorf("jobhttp: embedded page: %w", err)
 	}
-	h.mux.Handle("GET /", pageHandler(static))
+	h.table = routeTable{mux: h.mux, page: static}
+	h.mux.Handle(pagePattern, pageHandler(static))
 	h.mux.HandleFunc("GET /api/jobs", h.withSession(h.roster))
 	h.mux.HandleFunc("GET /api/jobs/events", h.withSession(h.rosterEvents))
 	h.mux.HandleFunc("GET /api/jobs/{id}", h.withSession(h.job))
@@ -153,7 +155,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusForbidden, fmt.Sprintf("host %q is not a name this server answers for: add it to jobhttp Options.Hosts", r.Host))
 		return
 	}
-	h.mux.ServeHTTP(w, r)
+	h.table.ServeHTTP(w, r)
 }
 
 // Close ends every open stream and waits, bounded by ctx, for their handlers

@@ -1,10 +1,11 @@
-package mcp_test
+package mcpserver_test
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -17,7 +18,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/jobgen/jobgen/agenttools"
-	"github.com/jobgen/jobgen/agenttools/mcp"
+	"github.com/jobgen/jobgen/agenttools/mcpserver"
 	"github.com/jobgen/jobgen/generated/jobs"
 	"github.com/jobgen/jobgen/generated/tools"
 	"github.com/jobgen/jobgen/registry"
@@ -59,9 +60,13 @@ func (j *testJob) readOutput() string {
 // startInput is the start tool's input; its schema is the runtime's own.
 var startSchema = json.RawMessage(`{"type":"object","properties":{"label":{"type":"string","description":"What the job is for."}},"required":["label"]}`)
 
-func newRuntime(t *testing.T) *runtime {
+func newRuntime(t testing.TB) *runtime { return newRuntimeWith(t, nil) }
+
+// newRuntimeWith is newRuntime with options for the registry and the
+// tools.
+func newRuntimeWith(t testing.TB, regOpts []registry.Option, toolOpts ...agenttools.Option) *runtime {
 	t.Helper()
-	rt := &runtime{reg: registry.New(), jobs: map[jobs.JobID]*testJob{}}
+	rt := &runtime{reg: registry.New(regOpts...), jobs: map[jobs.JobID]*testJob{}}
 	t.Cleanup(func() { _ = rt.reg.Close(context.Background()) })
 	start := agenttools.StartTool{
 		Tool: agenttools.Tool{
@@ -69,6 +74,7 @@ func newRuntime(t *testing.T) *runtime {
 			Description:  "start_job starts a job that writes what it is told.",
 			InputSchema:  startSchema,
 			OutputSchema: json.RawMessage(`{"type":"object","properties":{"jobId":{"type":"string"}},"required":["jobId"]}`),
+			Tasks:        true,
 		},
 		Call: func(ctx context.Context, c agenttools.Caller, args json.RawMessage) (json.RawMessage, error) {
 			var in struct {
@@ -97,7 +103,7 @@ func newRuntime(t *testing.T) *runtime {
 			return json.Marshal(map[string]any{"jobId": snap.ID})
 		},
 	}
-	tools, err := agenttools.New(rt.reg, agenttools.WithStartTool(start))
+	tools, err := agenttools.New(rt.reg, append([]agenttools.Option{agenttools.WithStartTool(start)}, toolOpts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,7 +217,7 @@ func connectInMemory(t *testing.T, ts *agenttools.Toolset) *sdk.ClientSession {
 	ctx, cancel := context.WithCancel(context.Background())
 	serverT, clientT := sdk.NewInMemoryTransports()
 	served := make(chan error, 1)
-	go func() { served <- mcp.Serve(ctx, ts, serverT, nil) }()
+	go func() { served <- mcpserver.Serve(ctx, ts, serverT, nil) }()
 	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "v0"}, nil).Connect(ctx, clientT, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -255,8 +261,8 @@ func TestMCPClientListsAndCallsEveryTool(t *testing.T) {
 		in[tool.Name] = schemaOf(t, tool.Name+"-in", tool.InputSchema)
 		out[tool.Name] = schemaOf(t, tool.Name+"-out", tool.OutputSchema)
 	}
-	// The SDK lists tools by name.
-	if !slices.Equal(names, []string{"job_kill", "job_list", "job_output", "job_wait", "start_job"}) {
+	// The tools are listed in the Toolset's order.
+	if !slices.Equal(names, []string{"start_job", "job_list", "job_output", "job_wait", "job_kill"}) {
 		t.Fatalf("tools = %v", names)
 	}
 
@@ -322,9 +328,9 @@ type roundTrip func(*http.Request) (*http.Response, error)
 
 func (f roundTrip) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
-func serveHTTP(t *testing.T, rt *runtime) (*mcp.Handler, *httptest.Server) {
+func serveHTTP(t testing.TB, rt *runtime) (*mcpserver.Handler, *httptest.Server) {
 	t.Helper()
-	h, err := mcp.NewHandler(mcp.HandlerOptions{
+	h, err := mcpserver.NewHandler(mcpserver.HandlerOptions{
 		Session: bearer(map[string]jobs.SessionID{"alice-token": "alice", "bob-token": "bob"}),
 		Toolset: func(_ context.Context, s jobs.SessionID) (*agenttools.Toolset, error) { return rt.tools.For(s), nil },
 	})
@@ -372,7 +378,7 @@ func TestMCPOverHTTPFencesSessions(t *testing.T) {
 		t.Errorf("bob's job_list = %s, want no jobs", got)
 	}
 	for _, tool := range []string{"job_output", "job_kill", "job_wait"} {
-		e := failed(t, tool, callTool(t, bob, tool, map[string]any{"jobId": id, "timeoutSeconds": 1}))
+		e := failed(t, tool, callTool(t, bob, tool, map[string]any{"jobId": id}))
 		if e.Code != tools.ErrorCodeUnknownJob || strings.Contains(e.Message, "secret") {
 			t.Errorf("bob's %s of alice's job: %+v, want unknownJob", tool, e)
 		}
@@ -386,14 +392,15 @@ func TestMCPOverHTTPFencesSessions(t *testing.T) {
 		t.Errorf("alice reads %q, want all of her output (bob consumed nothing)", read.Output)
 	}
 
-	// bob replays alice's MCP session id with his own credentials.
-	sid := alice.ID()
+	// bob names an MCP session id with his own credentials: the handler is
+	// stateless, so an id is nothing but a header, and the call is bob's.
+	sid := "alice-session"
 	body := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"job_kill","arguments":{"jobId":"` + id + `"}}}`
 	for _, tc := range []struct {
 		token string
 		want  int
 	}{
-		{"bob-token", http.StatusNotFound},
+		{"bob-token", http.StatusOK},
 		{"", http.StatusUnauthorized},
 		{"mallory-token", http.StatusUnauthorized},
 	} {
@@ -409,9 +416,16 @@ func TestMCPOverHTTPFencesSessions(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		reply, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
 		if resp.StatusCode != tc.want {
-			t.Errorf("alice's MCP session with token %q: %d, want %d", tc.token, resp.StatusCode, tc.want)
+			t.Errorf("a session id with token %q: %d, want %d", tc.token, resp.StatusCode, tc.want)
+		}
+		if resp.StatusCode == http.StatusUnauthorized && resp.Header.Get("WWW-Authenticate") == "" {
+			t.Errorf("a 401 without WWW-Authenticate")
+		}
+		if tc.want == http.StatusOK && !strings.Contains(string(reply), `unknownJob`) {
+			t.Errorf("bob's kill of alice's job with a session id: %s, want unknownJob", reply)
 		}
 	}
 	if snap, _ := rt.reg.Get("alice", started.JobID); snap.Status != jobs.JobStatusRunning {
@@ -424,10 +438,10 @@ func TestMCPOverHTTPFencesSessions(t *testing.T) {
 }
 
 func TestMCPHandlerRefusesWithoutASession(t *testing.T) {
-	if _, err := mcp.NewHandler(mcp.HandlerOptions{Toolset: func(context.Context, jobs.SessionID) (*agenttools.Toolset, error) { return nil, nil }}); err == nil {
+	if _, err := mcpserver.NewHandler(mcpserver.HandlerOptions{Toolset: func(context.Context, jobs.SessionID) (*agenttools.Toolset, error) { return nil, nil }}); err == nil {
 		t.Error("a handler without Session was made")
 	}
-	if _, err := mcp.NewHandler(mcp.HandlerOptions{Session: bearer(nil)}); err == nil {
+	if _, err := mcpserver.NewHandler(mcpserver.HandlerOptions{Session: bearer(nil)}); err == nil {
 		t.Error("a handler without Toolset was made")
 	}
 	rt := newRuntime(t)
