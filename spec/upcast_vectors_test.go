@@ -24,6 +24,7 @@ import (
 
 	"github.com/jobgen/jobgen/factspec"
 	"github.com/jobgen/jobgen/gen"
+	"github.com/jobgen/jobgen/gen/gentest"
 	"github.com/jobgen/jobgen/gen/golang"
 	"github.com/jobgen/jobgen/gen/python"
 	"github.com/jobgen/jobgen/gen/typescript"
@@ -249,9 +250,7 @@ func tsDecoder(t *testing.T, node string, vv vectorVocab, r *gen.Resolved, lines
 			t.Fatal(err)
 		}
 		for _, f := range append(files, typescript.RuntimeFiles()...) {
-			if err := os.WriteFile(filepath.Join(dir, f.Path), f.Content, 0o644); err != nil {
-				t.Fatal(err)
-			}
+			gentest.WriteFile(t, filepath.Join(dir, f.Path), f.Content)
 		}
 		module = filepath.Join(dir, r.Spec().Package.Name+".mjs")
 	}
@@ -290,13 +289,7 @@ func pyDecoder(t *testing.T, py string, vv vectorVocab, r *gen.Resolved, lines [
 			files = append(files, f.File)
 		}
 		for _, f := range files {
-			p := filepath.Join(path, f.Path)
-			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(p, f.Content, 0o644); err != nil {
-				t.Fatal(err)
-			}
+			gentest.WriteFile(t, filepath.Join(path, f.Path), f.Content)
 		}
 	}
 	script := fmt.Sprintf(`import sys

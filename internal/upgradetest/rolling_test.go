@@ -24,9 +24,9 @@ import (
 	"github.com/jobgen/jobgen/codec"
 	"github.com/jobgen/jobgen/gen"
 	"github.com/jobgen/jobgen/gen/breaking"
+	"github.com/jobgen/jobgen/gen/gentest"
 	"github.com/jobgen/jobgen/gen/golang"
 	"github.com/jobgen/jobgen/generated/jobs"
-	"github.com/jobgen/jobgen/generated/wire"
 	"github.com/jobgen/jobgen/jobhttp"
 	"github.com/jobgen/jobgen/journal/pgstore"
 	"github.com/jobgen/jobgen/journal/pgstore/pgtest"
@@ -151,14 +151,14 @@ func TestRollingUpgradeOfHostsOnOneHistory(t *testing.T) {
 	// The history as each build reads it.
 	readA, readB := readWith(t, b.a, dsn, schema), readWith(t, b.b, dsn, schema)
 	if readB.Refused != 0 || readB.Damaged != 0 || readB.Unknown != 0 {
-		t.Errorf("B reads the history: %+v; want every record read strictly", readB.counts())
+		t.Errorf("B reads the history: %+v; want every record read strictly", readB.Counts())
 	}
 	if readA.Damaged != 0 || readA.Unknown == 0 || readA.Refused != readA.Unknown {
-		t.Errorf("A reads the history: %+v; want B's facts kept as unknown, and nothing damaged", readA.counts())
+		t.Errorf("A reads the history: %+v; want B's facts kept as unknown, and nothing damaged", readA.Counts())
 	}
-	for name, r := range map[string]reading{"A": readA, "B": readB} {
+	for name, r := range map[string]Reading{"A": readA, "B": readB} {
 		for _, j := range started {
-			iv, ok := r.interval(j.id)
+			iv, ok := r.Interval(j.id)
 			switch {
 			case !ok:
 				t.Errorf("the history as %s reads it lacks job %s (%s)", name, j.id, j.build)
@@ -211,8 +211,8 @@ func buildBuilds(t *testing.T) builds {
 	b := builds{a: filepath.Join(dir, "hostA"), b: filepath.Join(dir, "hostB"), jobgen: filepath.Join(dir, "jobgen"), specs: filepath.Join(dir, "specs")}
 	b.oldJobs, b.oldSubagents = readFile(t, filepath.Join(root, "spec/jobs.yaml")), readFile(t, filepath.Join(root, "spec/subagents.yaml"))
 	newJobs, newSubagents := evolveJobs(t, b.oldJobs), evolveSubagents(t, b.oldSubagents)
-	writeFile(t, filepath.Join(b.specs, "jobs.yaml"), newJobs)
-	writeFile(t, filepath.Join(b.specs, "subagents.yaml"), newSubagents)
+	gentest.WriteFile(t, filepath.Join(b.specs, "jobs.yaml"), newJobs)
+	gentest.WriteFile(t, filepath.Join(b.specs, "subagents.yaml"), newSubagents)
 
 	files := fstest.MapFS{"jobs.yaml": {Data: newJobs}, "subagents.yaml": {Data: newSubagents}}
 	overlay := map[string]string{}
@@ -231,12 +231,12 @@ func buildBuilds(t *testing.T) builds {
 		}
 		for _, f := range out {
 			p := filepath.Join(dir, "overlay", f.Path)
-			writeFile(t, p, f.Content)
+			gentest.WriteFile(t, p, f.Content)
 			overlay[filepath.Join(root, "generated", f.Path)] = p
 		}
 	}
 	ov, _ := json.Marshal(map[string]any{"Replace": overlay})
-	writeFile(t, filepath.Join(dir, "overlay.json"), ov)
+	gentest.WriteFile(t, filepath.Join(dir, "overlay.json"), ov)
 
 	var wg sync.WaitGroup
 	errs := make([]error, 3)
@@ -556,36 +556,13 @@ func (f *fleetReader) wait(what string, ok func(map[string]string) bool) {
 	}
 }
 
-// A reading is the history as a build reads it (the host's -read).
-type reading struct {
-	Records   int             `json:"records"`
-	Refused   int             `json:"refused"`
-	Unknown   int             `json:"unknown"`
-	Kinds     string          `json:"kinds"`
-	Damaged   int             `json:"damaged"`
-	Intervals []wire.Interval `json:"intervals"`
-}
-
-func (r reading) counts() string {
-	return fmt.Sprintf("%d records, %d refused, %d unknown (%s), %d damaged", r.Records, r.Refused, r.Unknown, r.Kinds, r.Damaged)
-}
-
-func (r reading) interval(id string) (wire.Interval, bool) {
-	for _, iv := range r.Intervals {
-		if iv.JobID.String() == id {
-			return iv, true
-		}
-	}
-	return wire.Interval{}, false
-}
-
-func readWith(t *testing.T, bin, dsn, schema string) reading {
+func readWith(t *testing.T, bin, dsn, schema string) Reading {
 	t.Helper()
 	out, err := exec.Command(bin, "-dsn", dsn, "-schema", schema, "-read").Output()
 	if err != nil {
 		t.Fatalf("%s -read: %v", bin, err)
 	}
-	var r reading
+	var r Reading
 	if err := json.Unmarshal(out, &r); err != nil {
 		t.Fatalf("%s -read: %s: %v", bin, out, err)
 	}
@@ -614,14 +591,4 @@ func readFile(t *testing.T, p string) []byte {
 		t.Fatal(err)
 	}
 	return data
-}
-
-func writeFile(t *testing.T, p string, data []byte) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
 }

@@ -9,27 +9,16 @@ import (
 	"github.com/jobgen/jobgen/generated/jobs"
 	"github.com/jobgen/jobgen/generated/subagents"
 	"github.com/jobgen/jobgen/generated/wire"
+	"github.com/jobgen/jobgen/internal/upgradetest"
 	"github.com/jobgen/jobgen/jobhistory"
 	"github.com/jobgen/jobgen/journal"
 	"github.com/jobgen/jobgen/journal/pgstore"
 )
 
-// A reading is the history as one build reads it: how many records, how
-// many its strict decoders refuse, what its tolerant readers kept as
-// unknown, what is damaged, and the job intervals.
-type reading struct {
-	Records   int             `json:"records"`
-	Refused   int             `json:"refused"`
-	Unknown   int             `json:"unknown"`
-	Kinds     string          `json:"kinds"`
-	Damaged   int             `json:"damaged"`
-	Intervals []wire.Interval `json:"intervals"`
-}
-
 // readHistory reads every record of the history, as this build's readers
 // read them, and writes the reading as JSON.
 func readHistory(ctx context.Context, store *pgstore.Store, out io.Writer) error {
-	var r reading
+	var r upgradetest.Reading
 	var unknown codec.UnknownFacts
 	var facts []jobs.Fact
 	for rec, err := range store.ReadAll(ctx, journal.Position{}) {
