@@ -73,6 +73,13 @@ func (w *pyWriter) facts() {
 	}
 	w.docstring("", "A FactEnvelope is a fact as the journal stores it: its type, its version and its data. It is one of the versions the spec still decodes, told apart by type and then by v; retired versions and unknown types are refused.", "")
 	w.upcasts()
+	w.decodeFact(facts, table)
+	w.readFact()
+}
+
+// decodeFact writes decode_fact over table, the envelope of each version of
+// each fact, upcasting through _newest when some older version is upcast.
+func (w *pyWriter) decodeFact(facts []*gen.Fact, table []pyFactTable) {
 	upcast := w.hasUpcasts(facts)
 	w.blank()
 	w.line("def decode_fact(data: str | bytes) -> FactEnvelope:")
@@ -101,7 +108,6 @@ func (w *pyWriter) facts() {
 		w.line("    return _newest(%s(data, facts))", w.runtimeName("decode_envelope"))
 		w.newest(facts)
 	}
-	w.readFact()
 }
 
 // readFact writes read_fact, decode_fact's tolerant reading mode (decision
