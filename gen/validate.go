@@ -41,6 +41,7 @@ func Validate(s *Spec) (*Resolved, ErrorList) {
 	v.machines()
 	v.terminalFields()
 	v.facts()
+	v.evolution()
 	v.defaults()
 	v.allowances()
 	v.errs.RemoveMultiples()

@@ -105,6 +105,19 @@ without one, an Origin that names another host than the request's. Both
 rest on the Host check above. Input to a terminal job is fenced the same
 way: it types into a shell as its owner.
 
+# History a newer build wrote
+
+Hosts of two builds share one history during a rolling upgrade, and every
+reader of it here follows one rule (decision 0174): what this build does
+not know is kept, counted and read around, never dropped in silence.
+StoreHistory and a Fleet read job facts with jobs.ReadFact: a registration
+or settlement a newer build wrote (a version, or a settlement cause, this
+build does not know) shows its job with every field this build can read
+(jobhistory.Readable), the interval marked partial; a Fleet counts each such
+fact, and each fact of a type no vocabulary of this build knows, in
+Fleet.Unknown, and logs the first of each kind. Facts of other vocabularies
+are skipped.
+
 # Limits and shutdown
 
 A session may hold at most Options.MaxStreamsPerSession event streams at once

@@ -137,6 +137,7 @@ func NewFleet(opts FleetOptions) (*Fleet, error) {
 	}
 	f := &Fleet{opts: opts, mux: http.NewServeMux(), log: log, hosts: hosts, cop: http.NewCrossOriginProtection(),
 		view: newFleetView(opts.Now, opts.Lease, opts.Window, opts.RunWindow), streams: newSessionStreams(opts.MaxStreamsPerSession)}
+	f.view.unknown.log = log
 	f.proxy = newFleetProxy(f, peers, opts.Transport)
 	static, err := fs.Sub(staticFiles, "static")
 	if err != nil {

@@ -37,6 +37,7 @@ type fleetView struct {
 	overs   []overMark          // the jobs in the order they were over, oldest first; a mark is stale once its job is over again, or runs again
 	marks   uint64              // the marks handed out
 	changed chan struct{}       // closed and replaced at every change
+	unknown unknownJobFacts     // the job facts a newer build wrote: see fleet_unknown.go
 }
 
 // A fleetJob is one job as the history says it: its interval and its host.
@@ -67,19 +68,23 @@ func newFleetView(now func() time.Time, lease time.Duration, window, runWindow i
 	}
 }
 
-// apply takes the records of the history the tail delivered, in order.
-// Facts of other vocabularies, and versions this build cannot read, are
-// skipped.
+// apply takes the records of the history the tail delivered, in order,
+// as the tolerant reading rule says (readLocked): facts of other
+// vocabularies are skipped, and a job fact a newer build wrote shows its job
+// with what this build can read of it.
 func (v *fleetView) apply(recs []journal.Record) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	touched := false
 	for _, rec := range recs {
-		f, err := jobs.DecodeFact(rec.Payload)
-		if err != nil {
+		f, partial := v.readLocked(rec.Payload)
+		if f == nil {
 			continue
 		}
 		touched = v.applyLocked(f) || touched
+		if partial {
+			v.markPartialLocked(f)
+		}
 	}
 	if touched {
 		v.judgeLocked()

@@ -13,11 +13,13 @@ import (
 // of the caller's session, read from its stream alone (the registry records a
 // job's facts on its owner's stream; see jobhistory.StreamOf), oldest first.
 // It reads what the store has accepted, durable or not, so a timeline shows
-// jobs as they register.
+// jobs as they register. It reads tolerantly (decision 0174): a job fact a
+// newer build wrote shows its job with what this build can read of it, the
+// interval marked partial; a fact of another vocabulary is skipped.
 func StoreHistory(store journal.Store) HistoryFunc {
 	return func(ctx context.Context, session jobs.SessionID) ([]wire.Interval, error) {
 		records := store.ReadStream(ctx, journal.Stream(session), 0)
-		ivs, err := jobhistory.Intervals(journal.Facts(records, jobs.DecodeFact))
+		ivs, err := jobhistory.Intervals(journal.Facts(records, jobs.ReadFact))
 		out := make([]wire.Interval, len(ivs))
 		for i, iv := range ivs {
 			// A conversion, not a copy field by field: it compiles only

@@ -116,6 +116,18 @@ func TestWirePythonEqualsGo(t *testing.T) {
 	t.Run("damaged documents are refused alike", func(t *testing.T) { damagedThroughPython(t, send, wireCodecs()) })
 }
 
+// goWrites is what Go writes for the value it decoded: the document it was
+// given, but for an older fact version, which Go (and Python) read as the
+// newest and write so.
+func goWrites(t *testing.T, c tsCodec, decoded any) []byte {
+	t.Helper()
+	doc, err := c.encode(decoded)
+	if err != nil {
+		t.Fatalf("%s: Go cannot encode what it decoded: %v", c.name, err)
+	}
+	return doc
+}
+
 func roundTripThroughPython(t *testing.T, send func([]pyRequest) []tsAnswer, codecs []tsCodec) {
 	type sent struct {
 		codec tsCodec
@@ -152,7 +164,7 @@ func roundTripThroughPython(t *testing.T, send func([]pyRequest) []tsAnswer, cod
 			t.Errorf("%s: Go refuses what Python wrote: %v\n Go wrote %s\n Py wrote %s", c.codec.name, err, c.doc, a.Out)
 		case !reflect.DeepEqual(emptyToNil(got), emptyToNil(want)):
 			t.Errorf("%s: the round trip through Python changed the value\n Go wrote %s\n Py wrote %s", c.codec.name, c.doc, a.Out)
-		case !sameJSON(c.doc, a.Out):
+		case !sameJSON(goWrites(t, c.codec, want), a.Out):
 			t.Errorf("%s: Python writes the value otherwise than Go\n Go wrote %s\n Py wrote %s", c.codec.name, c.doc, a.Out)
 		case hasUnsafeInteger(c.doc):
 			wide++

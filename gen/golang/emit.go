@@ -100,6 +100,7 @@ func emitGo(s *gen.Spec, o gen.Origin) ([]gen.File, error) {
 		{"faces", e.faces, len(s.Faces) > 0},
 		{"machines", e.machines, len(s.Machines) > 0},
 		{"facts", e.facts, len(s.Facts) > 0},
+		{"upcasts", e.upcasts, len(s.Conversions()) > 0},
 		{"defaults", e.defaults, len(s.Defaults) > 0},
 	}
 	var files []gen.File

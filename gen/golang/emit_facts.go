@@ -28,6 +28,7 @@ func (e *emitter) facts(f *jen.File) {
 		onePassSet[p.name] = true
 	}
 	e.decodeFact(f, facts, onePassSet)
+	e.tolerant(f, facts)
 	for _, p := range plan.facts {
 		e.onePassDecoder(f, p, plan.records)
 	}
@@ -74,7 +75,7 @@ func (e *emitter) factStruct(f *jen.File, fact *gen.Fact, v *gen.FactVersion) {
 		doc += "\n\n" + v.Doc
 	}
 	if v != fact.Latest() {
-		doc = fmt.Sprintf("%s is version %d of %s, kept so that history written with it still decodes: DecodeFact reads it and upcasts it to %s with %s.", name, v.Number, fact.Name, fact.GoName, v.Upcast.Name)
+		doc = fmt.Sprintf("%s is version %d of %s, kept so that history written with it still decodes: DecodeFact reads it and upcasts it to %s %s.", name, v.Number, fact.Name, fact.GoName, upcastBy(fact, v))
 		if v.Doc != "" {
 			doc += "\n\n" + v.Doc
 		}
@@ -101,8 +102,11 @@ func (e *emitter) factStruct(f *jen.File, fact *gen.Fact, v *gen.FactVersion) {
 // encodeFact emits EncodeFact, which wraps a fact's JSON in its envelope.
 func (e *emitter) encodeFact(f *jen.File) {
 	f.Line()
-	f.Comment("EncodeFact encodes f in its envelope, {\"type\",\"v\",\"data\"}.")
+	f.Comment("EncodeFact encodes f in its envelope, {\"type\",\"v\",\"data\"}; an UnknownFact is its envelope as it was read.")
 	f.Func().Id("EncodeFact").Params(jen.Id("f").Id("Fact")).Params(jen.Index().Byte(), jen.Error()).Block(
+		jen.If(jen.List(jen.Id("u"), jen.Id("ok")).Op(":=").Id("f").Assert(jen.Id("UnknownFact")), jen.Id("ok")).Block(
+			jen.Return(jen.Qual("bytes", "Clone").Call(jen.Id("u").Dot("Raw")), jen.Nil()),
+		),
 		jen.List(jen.Id("data"), jen.Err()).Op(":=").Qual(jsonPkg, "Marshal").Call(jen.Id("f")),
 		jen.If(jen.Err().Op("!=").Nil()).Block(
 			jen.Return(jen.Nil(), e.errorf("encode %s: %w", jen.Id("f").Dot("FactType").Call(), jen.Err())),
@@ -158,13 +162,35 @@ func (e *emitter) factVersionRead(fact *gen.Fact, v *gen.FactVersion, onePass ma
 	if v == fact.Latest() {
 		return append(read, jen.Return(jen.Id("out"), jen.Nil()))
 	}
+	path := fact.UpcastPath(v)
+	var up jen.Code = jen.Id("out")
+	for _, step := range path.Steps {
+		up = jen.Id(upcastFunc(step)).Call(up)
+	}
+	if path.Upcast.Name == "" {
+		return append(read, jen.Return(up, jen.Nil()))
+	}
 	return append(read,
-		jen.List(jen.Id("up"), jen.Err()).Op(":=").Id(v.Upcast.Name).Call(jen.Id("out")),
+		jen.List(jen.Id("up"), jen.Err()).Op(":=").Id(path.Upcast.Name).Call(up),
 		jen.If(jen.Err().Op("!=").Nil()).Block(
 			jen.Return(jen.Nil(), e.errorf("upcast %s v%d to v%d: %w", jen.Id("typ"), jen.Id("v"), jen.Lit(fact.Latest().Number), jen.Err())),
 		),
 		jen.Return(jen.Id("up"), jen.Nil()),
 	)
+}
+
+// upcastBy says how DecodeFact reads version v of fact as the newest: with
+// the hand-written upcaster, or step by step as the spec derives each
+// version, or both.
+func upcastBy(fact *gen.Fact, v *gen.FactVersion) string {
+	path := fact.UpcastPath(v)
+	switch {
+	case len(path.Steps) == 0:
+		return "with " + path.Upcast.Name
+	case path.Upcast.Name == "":
+		return "as the spec derives each version from the one before"
+	}
+	return fmt.Sprintf("as the spec derives each version from the one before up to v%d, then with %s", path.Reached.Number, path.Upcast.Name)
 }
 
 // skipUnknown is the statement returning err for data this build does not

@@ -801,7 +801,9 @@ class Model(BaseModel):
         out: dict[str, Any] = handler(self)
         for f in _wire(type(self)).omitted:
             v = getattr(self, f.name)
-            if v is None or (not f.none_only and _is_zero(v)):
+            # A record held by value (null_is_empty) is left out when zero, as
+            # Go's omitzero leaves out the struct; one behind a pointer is not.
+            if v is None or ((not f.none_only or f.null_is_empty) and _is_zero(v)):
                 out.pop(f.json, None)
         return out
 
@@ -886,6 +888,13 @@ def _tag_problem(w: _Wire, f: _Field, value: Any) -> PydanticCustomError | None:
 def _is_zero(v: Any) -> bool:
     if v is None or v is False:
         return True
+    if isinstance(v, Model):
+        # A record or variant is zero when every field but a variant's tag
+        # is, as Go's omitzero judges the struct (which holds no tag).
+        w = _wire(type(v))
+        return all(
+            _is_zero(getattr(v, f.name)) for f in w.fields.values() if f.tag is _NO_ZERO
+        )
     if isinstance(v, (str, bytes, list, dict)):
         return not v
     if isinstance(v, int):
@@ -1161,6 +1170,89 @@ def decode_envelope(data: str | bytes, facts: Mapping[str, Mapping[int, type[E]]
         )
     data_type: type[Model] = envelope.model_fields["data"].annotation  # type: ignore[assignment]
     return envelope.model_construct(data=validate(data_type, payload, "$.data"))
+
+
+class GoUpcast:
+    """A GoUpcast envelope holds a fact version that only a hand-written Go
+    upcaster reads as the newest version, which Python cannot run:
+    ``decode_fact`` returns it as it is (its class is an instance of
+    GoUpcast), and a Python reader converts it itself. Every other older
+    version is upcast as the spec derives each version from the one before.
+    """
+
+
+def json_tree(old: Model) -> JsonObject:
+    """Return the JSON Go writes for old, as json.loads reads it: what the first
+    upcast step of an older fact version takes."""
+    tree: JsonObject = json.loads(old.encode())
+    return tree
+
+
+def upcast(envelope: type[E], tree: JsonObject) -> E:
+    """Upcast reads tree, the JSON the last upcast step wrote, as the data of
+    envelope, so the result is what Go's DecodeFact returns, zero fields left
+    out and all.
+    """
+    data_type: type[Model] = envelope.model_fields["data"].annotation  # type: ignore[assignment]
+    return envelope.model_construct(data=validate(data_type, tree, "$.data"))
+
+
+JsonObject: TypeAlias = dict[str, Any]
+"""A JsonObject is a JSON object as json.loads reads it: what an upcast step takes and returns."""
+
+
+UnknownReason: TypeAlias = Literal["type", "version", "variant", "value"]
+"""An UnknownReason says what a build did not know about a fact (decision 0174)."""
+
+_UNKNOWN_KINDS: Final[Mapping[str, UnknownReason]] = {
+    "unknownFact": "type",
+    "unknownVersion": "version",
+    "unknownVariant": "variant",
+    "invalidEnum": "value",
+}
+
+
+class UnknownFact:
+    """An UnknownFact is a fact a tolerant reader (read_fact) kept without
+    decoding it, because this build does not know its type, its version, a
+    union variant or an enum value it holds: its type and version as the
+    envelope names them, why, the refusal's path, and its bytes as read, never
+    rewritten.
+    """
+
+    __slots__ = ("type", "v", "why", "path", "raw")
+
+    def __init__(self, type: str, v: int, why: UnknownReason, path: str, raw: bytes):
+        self.type = type
+        self.v = v
+        self.why: UnknownReason = why
+        self.path = path
+        self.raw = raw
+
+    def __repr__(self) -> str:
+        return f"UnknownFact({self.type!r}, v={self.v}, why={self.why!r})"
+
+
+def tolerate(data: str | bytes, err: DecodeError) -> UnknownFact | None:
+    """Return the UnknownFact a tolerant reader keeps of data, whose strict
+    decoding raised err, when err says the build does not know it; None for
+    damage, which the reader raises.
+    """
+    why = _UNKNOWN_KINDS.get(err.kind)
+    if why is None:
+        return None
+    raw = data.encode() if isinstance(data, str) else bytes(data)
+    o = parse(raw)
+    if not isinstance(o, dict):
+        return None
+    fact_type, version = o.get("type"), o.get("v")
+    return UnknownFact(
+        fact_type if isinstance(fact_type, str) else "",
+        version if type(version) is int else 0,
+        why,
+        err.path,
+        raw,
+    )
 
 
 # ---- Decoding through pydantic-core's JSON parser. ----

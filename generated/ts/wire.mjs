@@ -311,6 +311,7 @@ export function decodeInterval(json, path = "$") {
   let f_producerReported;
   let f_cause;
   let f_complete;
+  let f_partial;
   for (const k of Object.keys(o)) {
     const v = o[k];
     switch (k) {
@@ -356,6 +357,9 @@ export function decodeInterval(json, path = "$") {
       case "complete":
         f_complete = v === null ? undefined : _bool(v, path, "complete");
         continue;
+      case "partial":
+        if (v !== null) f_partial = _bool(v, path, "partial");
+        continue;
     }
     switch (_fold(k)) {
       case "JOBID":
@@ -386,6 +390,8 @@ export function decodeInterval(json, path = "$") {
         throw _ambiguous(path, "Interval", k, "cause");
       case "COMPLETE":
         throw _ambiguous(path, "Interval", k, "complete");
+      case "PARTIAL":
+        throw _ambiguous(path, "Interval", k, "partial");
     }
   }
   if (f_jobId === undefined) throw _missing(path, "Interval", "jobId");
@@ -403,6 +409,7 @@ export function decodeInterval(json, path = "$") {
   if (f_status) out.status = f_status;
   if (f_detail) out.detail = f_detail;
   if (f_cause) out.cause = f_cause;
+  if (f_partial) out.partial = f_partial;
   return out;
 }
 
@@ -426,6 +433,7 @@ export function encodeInterval(value) {
   o["producerReported"] = value.producerReported;
   if (value.cause) o["cause"] = _eenum(value.cause, jobs.isSettlementCause, "Interval.cause");
   o["complete"] = value.complete;
+  if (value.partial) o["partial"] = value.partial;
   return o;
 }
 

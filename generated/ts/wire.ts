@@ -447,6 +447,12 @@ export interface Interval {
    * still run, or its settlement was lost; the history does not guess which.
    */
   complete: boolean;
+  /**
+   * Partial reports that a fact of the interval was written by a newer build and
+   * read only in part: a version or value this build does not know, of which it
+   * read every field it knows. The fields it could not read are empty.
+   */
+  partial?: boolean;
 }
 
 /**
@@ -469,6 +475,7 @@ export function decodeInterval(json: unknown, path = "$"): Interval {
   let f_producerReported: boolean | undefined;
   let f_cause: jobs.SettlementCause | undefined;
   let f_complete: boolean | undefined;
+  let f_partial: boolean | undefined;
   for (const k of Object.keys(o)) {
     const v = o[k];
     switch (k) {
@@ -514,6 +521,9 @@ export function decodeInterval(json: unknown, path = "$"): Interval {
       case "complete":
         f_complete = v === null ? undefined : _bool(v, path, "complete");
         continue;
+      case "partial":
+        if (v !== null) f_partial = _bool(v, path, "partial");
+        continue;
     }
     switch (_fold(k)) {
       case "JOBID":
@@ -544,6 +554,8 @@ export function decodeInterval(json: unknown, path = "$"): Interval {
         throw _ambiguous(path, "Interval", k, "cause");
       case "COMPLETE":
         throw _ambiguous(path, "Interval", k, "complete");
+      case "PARTIAL":
+        throw _ambiguous(path, "Interval", k, "partial");
     }
   }
   if (f_jobId === undefined) throw _missing(path, "Interval", "jobId");
@@ -561,6 +573,7 @@ export function decodeInterval(json: unknown, path = "$"): Interval {
   if (f_status) out.status = f_status;
   if (f_detail) out.detail = f_detail;
   if (f_cause) out.cause = f_cause;
+  if (f_partial) out.partial = f_partial;
   return out;
 }
 
@@ -584,6 +597,7 @@ export function encodeInterval(value: Interval): JSONObject {
   o["producerReported"] = value.producerReported;
   if (value.cause) o["cause"] = _eenum(value.cause, jobs.isSettlementCause, "Interval.cause");
   o["complete"] = value.complete;
+  if (value.partial) o["partial"] = value.partial;
   return o;
 }
 

@@ -193,6 +193,10 @@ type Interval struct {
 	// Complete reports that a settled fact was read. An incomplete interval may
 	// still run, or its settlement was lost; the history does not guess which.
 	Complete bool `json:"complete"`
+	// Partial reports that a fact of the interval was written by a newer build and
+	// read only in part: a version or value this build does not know, of which it
+	// read every field it knows. The fields it could not read are empty.
+	Partial bool `json:"partial,omitzero"`
 }
 
 // UnmarshalJSON decodes i, refusing a missing required field or an ambiguous key.
@@ -212,11 +216,12 @@ func (i *Interval) UnmarshalJSON(data []byte) error {
 		ProducerReported *bool                `json:"producerReported"`
 		Cause            jobs.SettlementCause `json:"cause"`
 		Complete         *bool                `json:"complete"`
+		Partial          bool                 `json:"partial"`
 	}
 	if err := json.Unmarshal(data, &wire); err != nil {
 		return err
 	}
-	if err := codec.CheckKeys("wire.Interval", data, "jobId", "owner", "kind", "label", "ordinal", "toolCall", "record", "registeredAt", "settledAt", "status", "detail", "producerReported", "cause", "complete"); err != nil {
+	if err := codec.CheckKeys("wire.Interval", data, "jobId", "owner", "kind", "label", "ordinal", "toolCall", "record", "registeredAt", "settledAt", "status", "detail", "producerReported", "cause", "complete", "partial"); err != nil {
 		return err
 	}
 	if wire.JobID == nil {
@@ -260,6 +265,7 @@ func (i *Interval) UnmarshalJSON(data []byte) error {
 	i.ProducerReported = *wire.ProducerReported
 	i.Cause = wire.Cause
 	i.Complete = *wire.Complete
+	i.Partial = wire.Partial
 	return nil
 }
 

@@ -273,6 +273,12 @@ export interface Interval {
    * still run, or its settlement was lost; the history does not guess which.
    */
   complete: boolean;
+  /**
+   * Partial reports that a fact of the interval was written by a newer build and
+   * read only in part: a version or value this build does not know, of which it
+   * read every field it knows. The fields it could not read are empty.
+   */
+  partial?: boolean;
 }
 
 /**

@@ -198,6 +198,12 @@ class Interval(Model):
     run, or its settlement was lost; the history does not guess which.
     """
 
+    partial: bool = False
+    """Partial reports that a fact of the interval was written by a newer build and read
+    only in part: a version or value this build does not know, of which it read every
+    field it knows. The fields it could not read are empty.
+    """
+
 
 class KillRequest(Model):
     """A KillRequest is the body of a kill, sent as application/json."""
