@@ -72,7 +72,9 @@ func caller(r *http.Request) (context.Context, error) {
 // serves are the table's routes, written as generated code writes them.
 func serves(events chan<- httproute.Event) []httproute.Serve {
 	return []httproute.Serve{
-		func(c *httproute.Call) error { return c.Files(fstest.MapFS{"index.html": {Data: []byte("<p>page</p>")}, "app.mjs": {Data: []byte("x")}}) },
+		func(c *httproute.Call) error {
+			return c.Files(fstest.MapFS{"index.html": {Data: []byte("<p>page</p>")}, "app.mjs": {Data: []byte("x")}})
+		},
 		func(c *httproute.Call) error {
 			id, err := httproute.ParseInt(c.Path("id"), 64)
 			if err != nil {

@@ -83,7 +83,7 @@ func TestLastEventIDIsReadAsTheResumeParameter(t *testing.T) {
 	cancel() // the method writes its first event and returns
 	for _, tc := range []struct {
 		query, header, want string
-		status             int
+		status              int
 	}{
 		{"", "", "id: 0\n", http.StatusOK},
 		{"?from=4", "", "id: 5\n", http.StatusOK},
