@@ -167,8 +167,10 @@ type Resume struct {
 type ResumeID struct {
 	Event Ref
 	Field Ref
-	// Of is the field, once validated.
-	Of *Field
+	// Of is the field, once validated, and Text how its value is written
+	// (as its own spec says: the field may be an imported variant's).
+	Of   *Field
+	Text TextKind
 }
 
 // A Media answer is bytes of one media type, with typed response headers.

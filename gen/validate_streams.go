@@ -137,10 +137,13 @@ func (v *validator) resume(r *Route, what string) {
 				id.Of = f
 			}
 		}
+		if id.Of != nil {
+			id.Text = x.spec.TextOf(id.Of.Type)
+		}
 		switch {
 		case id.Of == nil:
 			v.add(id.Field.Pos, "%s.ids.%s: %s has no field %s%s", what, id.Event.Name, ev.Type, id.Field.Name, didYouMean(id.Field.Name, fieldNames))
-		case x.spec.TextOf(id.Of.Type) == NotText:
+		case id.Text == NotText:
 			v.add(id.Field.Pos, "%s.ids.%s: %s is %s, which an event id cannot hold as text", what, id.Event.Name, id.Field.Name, id.Of.Type)
 		case q != nil && !sameTypeName(id.Of.Type, q.Type):
 			v.add(id.Field.Pos, "%s.ids.%s: %s is %s, but the resume parameter %s is %s; a client sends the id back as it", what, id.Event.Name, id.Field.Name, id.Of.Type, q.Name, q.Type)

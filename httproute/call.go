@@ -9,7 +9,6 @@ import (
 	"io"
 	"io/fs"
 	"net/http"
-	"reflect"
 	"strconv"
 )
 
@@ -122,14 +121,9 @@ func size(n int64) string {
 
 // JSON answers v as a 200 JSON document; a nil list is written as [].
 func (c *Call) JSON(v any) error {
-	var data []byte
-	if rv := reflect.ValueOf(v); rv.Kind() == reflect.Slice && rv.IsNil() {
-		data = []byte("[]")
-	} else {
-		var err error
-		if data, err = json.Marshal(v); err != nil {
-			return fmt.Errorf("encode %s: %w", c.route.Type, err)
-		}
+	data, err := EncodeJSON(v)
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", c.route.Type, err)
 	}
 	hd := c.w.Header()
 	hd.Set("Content-Type", "application/json")
@@ -140,12 +134,14 @@ func (c *Call) JSON(v any) error {
 }
 
 // Media answers body as the route's media type, with headers as name,
-// value pairs. A download is sandboxed: it runs no script of its own.
+// value pairs (an empty value is left out). A download is sandboxed: it runs no script of its own.
 func (c *Call) Media(body []byte, headers ...string) error {
 	hd := c.w.Header()
 	hd.Set("Content-Type", c.route.Type)
 	for i := 0; i+1 < len(headers); i += 2 {
-		hd.Set(headers[i], headers[i+1])
+		if headers[i+1] != "" {
+			hd.Set(headers[i], headers[i+1])
+		}
 	}
 	hd.Set("Content-Security-Policy", "default-src 'none'; sandbox")
 	hd.Set("Cache-Control", "no-store")

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"strconv"
 )
 
@@ -86,4 +87,42 @@ func (w *With[T, X]) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	return json.Unmarshal(data, &w.Extra)
+}
+
+// The typed parsers generated code calls, one per kind of text, each
+// returning the parameter's own type.
+
+// Int parses a signed integer of bits bits as T.
+func Int[T ~int | ~int8 | ~int16 | ~int32 | ~int64](s string, bits int) (T, error) {
+	v, err := ParseInt(s, bits)
+	return T(v), err
+}
+
+// Uint parses an unsigned integer of bits bits as T.
+func Uint[T ~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64](s string, bits int) (T, error) {
+	v, err := ParseUint(s, bits)
+	return T(v), err
+}
+
+// String reads text as T, a string or a string id, as it is.
+func String[T ~string](s string) (T, error) { return T(s), nil }
+
+// Enum reads text as one of an enum's values, which its generated
+// UnmarshalText checks.
+func Enum[T any, P interface {
+	*T
+	UnmarshalText([]byte) error
+}](s string) (T, error) {
+	var v T
+	err := P(&v).UnmarshalText([]byte(s))
+	return v, err
+}
+
+// EncodeJSON encodes an answer or an event's data: v's JSON, a nil list
+// as [].
+func EncodeJSON(v any) ([]byte, error) {
+	if rv := reflect.ValueOf(v); rv.Kind() == reflect.Slice && rv.IsNil() {
+		return []byte("[]"), nil
+	}
+	return json.Marshal(v)
 }

@@ -101,6 +101,7 @@ func emitGo(s *gen.Spec, o gen.Origin) ([]gen.File, error) {
 		{"machines", e.machines, len(s.Machines) > 0},
 		{"facts", e.facts, len(s.Facts) > 0},
 		{"defaults", e.defaults, len(s.Defaults) > 0},
+		{"routes", e.routes, s.HTTP != nil},
 	}
 	var files []gen.File
 	for _, sec := range sections {
@@ -112,6 +113,7 @@ func emitGo(s *gen.Spec, o gen.Origin) ([]gen.File, error) {
 		f.HeaderComment(strings.TrimSuffix(gen.Mark(Backend{}, o, name), "\n"))
 		f.ImportName(uuidPkg, "uuid")
 		f.ImportName(codecPkg, "codec")
+		f.ImportName(httproutePkg, "httproute")
 		for _, im := range s.Imports {
 			if im.Path == "" {
 				continue // a spec import that was not read; nothing refers to it
