@@ -172,6 +172,8 @@ func (l *loader) routeParams(n *yaml.Node, what string, query bool) []*RoutePara
 	keys := []string{"type", "doc"}
 	if query {
 		keys = append(keys, "optional")
+	} else if strings.HasSuffix(what, ".params") {
+		keys = append(keys, "notFound")
 	}
 	var out []*RouteParam
 	for _, e := range l.entries(n, what) {
@@ -188,6 +190,14 @@ func (l *loader) routeParams(n *yaml.Node, what string, query bool) []*RoutePara
 			}
 			if o, ok := pm["optional"]; ok {
 				p.Optional, _ = l.boolean(o.val, pwhat+".optional")
+			}
+			if n, ok := pm["notFound"]; ok {
+				if s, ok := l.str(n.val, pwhat+".notFound"); ok {
+					p.NotFound = strings.TrimSpace(s)
+					if p.NotFound == "" {
+						l.add(n.val, "%s.notFound: the message of a 404 must not be empty; leave the key out for the adapter's own", pwhat)
+					}
+				}
 			}
 		}
 		if p.Type != nil {

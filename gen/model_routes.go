@@ -105,6 +105,11 @@ type RouteParam struct {
 	GoName   string // the request's field, or the response's
 	Type     *Type
 	Optional bool // query parameters only
+	// NotFound is a path parameter's refusal message for a value that does
+	// not parse (a 404: the path names nothing), so that it reads as the
+	// server's own answer for a value that names nothing; empty for the
+	// adapter's own message.
+	NotFound string
 	Doc      string
 	Pos      Pos
 }

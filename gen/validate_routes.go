@@ -236,6 +236,9 @@ func (v *validator) routeParams(r *Route, what string) {
 	}
 	for _, p := range r.Params {
 		check(p, what+".params."+p.Name, "a path parameter")
+		if k := v.spec.TextOf(p.Type); p.NotFound != "" && (k == TextString || k == TextStringID) {
+			v.add(p.Pos, "%s.params.%s.notFound: every %s parses, so no value is refused with it; remove it", what, p.Name, p.Type)
+		}
 	}
 	for _, p := range r.Query {
 		check(p, what+".query."+p.Name, "a query parameter")

@@ -37,8 +37,15 @@ func (c *Call) Context() context.Context { return c.r.Context() }
 func (c *Call) Path(name string) string { return c.path[name] }
 
 // BadPath is the refusal of a path parameter that does not parse: the path
-// names nothing, a 404.
+// names nothing, a 404, with the parameter's declared message when it has
+// one (so that it reads as the server's answer for a value that names
+// nothing).
 func (c *Call) BadPath(name string, err error) error {
+	for _, p := range c.route.Params {
+		if p.Name == name && p.NotFound != "" {
+			return Refuse(http.StatusNotFound, p.NotFound)
+		}
+	}
 	return Refusef(http.StatusNotFound, "%s %s: {%s} %v", c.route.Method, c.r.URL.Path, name, err)
 }
 

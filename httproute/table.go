@@ -85,6 +85,9 @@ type Param struct {
 	Text     Text
 	Optional bool
 	Type     string // as the spec writes it: "jobs.JobID"
+	// NotFound is a path parameter's refusal message for a value that does
+	// not parse; empty for the Handler's own.
+	NotFound string
 }
 
 // Text says how a parameter's value is written.

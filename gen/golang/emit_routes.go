@@ -178,6 +178,9 @@ func (e *emitter) paramValues(ps []*gen.RouteParam) jen.Code {
 			if p.Optional {
 				d[jen.Id("Optional")] = jen.True()
 			}
+			if p.NotFound != "" {
+				d[jen.Id("NotFound")] = jen.Lit(p.NotFound)
+			}
 			g.Values(d)
 		}
 	})

@@ -72,9 +72,10 @@ func Routes() httproute.Table {
 			Method: "GET",
 			Name:   "GetJob",
 			Params: []httproute.Param{{
-				Name: "id",
-				Text: httproute.Text{Kind: httproute.TextUUID},
-				Type: "jobs.JobID",
+				Name:     "id",
+				NotFound: "no such job",
+				Text:     httproute.Text{Kind: httproute.TextUUID},
+				Type:     "jobs.JobID",
 			}},
 			Path:     "/api/jobs/{id}",
 			Refusals: []int{404},
@@ -90,9 +91,10 @@ func Routes() httproute.Table {
 			Method: "GET",
 			Name:   "FollowJob",
 			Params: []httproute.Param{{
-				Name: "id",
-				Text: httproute.Text{Kind: httproute.TextUUID},
-				Type: "jobs.JobID",
+				Name:     "id",
+				NotFound: "no such job",
+				Text:     httproute.Text{Kind: httproute.TextUUID},
+				Type:     "jobs.JobID",
 			}},
 			Path: "/api/jobs/{id}/follow",
 			Query: []httproute.Param{{
@@ -116,9 +118,10 @@ func Routes() httproute.Table {
 			Method: "POST",
 			Name:   "KillJob",
 			Params: []httproute.Param{{
-				Name: "id",
-				Text: httproute.Text{Kind: httproute.TextUUID},
-				Type: "jobs.JobID",
+				Name:     "id",
+				NotFound: "no such job",
+				Text:     httproute.Text{Kind: httproute.TextUUID},
+				Type:     "jobs.JobID",
 			}},
 			Path:     "/api/jobs/{id}/kill",
 			Refusals: []int{404, 502, 503},
@@ -133,9 +136,10 @@ func Routes() httproute.Table {
 			Method: "POST",
 			Name:   "SendInput",
 			Params: []httproute.Param{{
-				Name: "id",
-				Text: httproute.Text{Kind: httproute.TextUUID},
-				Type: "jobs.JobID",
+				Name:     "id",
+				NotFound: "no such job",
+				Text:     httproute.Text{Kind: httproute.TextUUID},
+				Type:     "jobs.JobID",
 			}},
 			Path:     "/api/jobs/{id}/input",
 			Refusals: []int{400, 404, 409, 502},
@@ -146,9 +150,10 @@ func Routes() httproute.Table {
 			Method: "GET",
 			Name:   "DownloadRecord",
 			Params: []httproute.Param{{
-				Name: "id",
-				Text: httproute.Text{Kind: httproute.TextUUID},
-				Type: "jobs.JobID",
+				Name:     "id",
+				NotFound: "no such job",
+				Text:     httproute.Text{Kind: httproute.TextUUID},
+				Type:     "jobs.JobID",
 			}},
 			Path:     "/api/jobs/{id}/raw",
 			Refusals: []int{404, 409, 502, 503},
@@ -371,14 +376,14 @@ func NewWatchJobsRosterEvent(v []httproute.With[jobs.JobSnapshot, FleetPlacement
 // GetJobRequest is what a request to GetJob (GET /api/jobs/{id}) carries,
 // decoded.
 type GetJobRequest struct {
-	// ID is the job's id.
+	// ID is the job's id; one that is no JobID names no job.
 	ID jobs.JobID
 }
 
 // FollowJobRequest is what a request to FollowJob (GET /api/jobs/{id}/follow)
 // carries, decoded.
 type FollowJobRequest struct {
-	// ID is the job's id.
+	// ID is the job's id; one that is no JobID names no job.
 	ID jobs.JobID
 	// From is the byte offset to start at; the earliest retained byte when absent.
 	//
@@ -452,7 +457,7 @@ func NewFollowJobEvent(v jobs.FollowFrame) (FollowJobEvent, error) {
 // KillJobRequest is what a request to KillJob (POST /api/jobs/{id}/kill)
 // carries, decoded.
 type KillJobRequest struct {
-	// ID is the job's id.
+	// ID is the job's id; one that is no JobID names no job.
 	ID jobs.JobID
 	// Body is the request's body; zero when the request sends none.
 	Body KillRequest
@@ -461,7 +466,7 @@ type KillJobRequest struct {
 // SendInputRequest is what a request to SendInput (POST /api/jobs/{id}/input)
 // carries, decoded.
 type SendInputRequest struct {
-	// ID is the job's id.
+	// ID is the job's id; one that is no JobID names no job.
 	ID jobs.JobID
 	// Body is the request's body.
 	Body InputRequest
@@ -470,7 +475,7 @@ type SendInputRequest struct {
 // DownloadRecordRequest is what a request to DownloadRecord (GET
 // /api/jobs/{id}/raw) carries, decoded.
 type DownloadRecordRequest struct {
-	// ID is the job's id.
+	// ID is the job's id; one that is no JobID names no job.
 	ID jobs.JobID
 }
 
