@@ -84,8 +84,10 @@ func handler() *httproute.Handler {
 // recorder is a reporter that keeps what a walk reports.
 type recorder struct{ errs []string }
 
-func (r *recorder) Helper()                        {}
-func (r *recorder) Errorf(format string, a ...any) { r.errs = append(r.errs, fmt.Sprintf(format, a...)) }
+func (r *recorder) Helper() {}
+func (r *recorder) Errorf(format string, a ...any) {
+	r.errs = append(r.errs, fmt.Sprintf(format, a...))
+}
 func (r *recorder) Fatalf(format string, a ...any) { r.Errorf(format, a...) }
 
 func walkInto(h http.Handler, declined ...string) (*recorder, int) {
