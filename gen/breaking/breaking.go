@@ -55,6 +55,7 @@ func compare(c *comparer, only []gen.Category) Report {
 	c.enums()
 	c.unions()
 	c.faces()
+	c.routes()
 	all := c.found
 	slices.SortStableFunc(all, compareFindings)
 	all = slices.CompactFunc(all, func(a, b Finding) bool { return a.Rule == b.Rule && a.Path == b.Path })
@@ -96,7 +97,7 @@ type comparer struct {
 	old, new   *gen.Spec
 	oldx, newx *gen.Index      // their indexes
 	durable    map[string]bool // type names the old spec's facts reach
-	wire       map[string]bool // type names the old spec's unions reach
+	wire       map[string]bool // type names the old spec's unions and routes reach
 	found      []Finding
 }
 
@@ -118,6 +119,7 @@ func newComparer(old, new *gen.Spec) *comparer {
 			c.oldx.Reach(append(slices.Clone(u.Common), v.Fields...), c.wire)
 		}
 	}
+	c.reachRoutes()
 	return c
 }
 
