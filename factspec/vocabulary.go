@@ -219,8 +219,10 @@ func (v *Vocabulary) addLayouts(s *gen.Spec) {
 		}
 	}
 	v.layouts[s] = structs
+	recursive := gen.RecursiveRecords(s)
 	for _, st := range structs {
 		st.v, st.keys = v, st.names()
+		st.recursive = recursive[st.name] && !st.fact && st.union == nil && st.onePass()
 	}
 	for _, st := range structs {
 		for _, fd := range st.fields {

@@ -192,6 +192,7 @@ func groupImports(src []byte) []byte {
 
 type emitter struct {
 	spec *gen.Spec
+	plan *passPlan // see passes
 }
 
 // errorf returns code for fmt.Errorf with the package name as prefix, the way

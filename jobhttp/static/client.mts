@@ -292,14 +292,16 @@ async function body(res: Response): Promise<unknown> {
     // not an ErrorBody: the status text says what there is to say
   }
   const retry = res.headers.get("Retry-After");
-  throw new WireError(res.status, reason, retry === null || !/^\d+$/.test(retry) ? undefined : Number(retry));
+  throw new WireError(res.status, reason, retry === null || !/^\d{1,9}$/.test(retry) ? undefined : Number(retry));
 }
 
 /**
  * readEvents yields the events of an event stream as the Server-Sent Events
  * standard parses them: lines ended by CR, LF or CRLF, fields data, event,
  * id and retry (the last two kept in stream), comments skipped, an event
- * dispatched at a blank line when it has data.
+ * dispatched at a blank line when it has data. A retry is 1 to 9 ASCII
+ * digits, an id printable ASCII, or they are ignored, as the Python client
+ * does (spec/testdata/client-hostile.json).
  */
 async function* readEvents(body: ReadableStream<Uint8Array>, stream: { lastId: string; delay: number }): AsyncGenerator<ServerEvent, void, undefined> {
   const reader = body.getReader();
@@ -335,10 +337,11 @@ async function* readEvents(body: ReadableStream<Uint8Array>, stream: { lastId: s
             data.push(value);
             break;
           case "id":
-            if (!value.includes("\0")) stream.lastId = value;
+            // Sent back as Last-Event-ID: only an id a header carries as it came.
+            if (/^[\x20-\x7e]*$/.test(value)) stream.lastId = value;
             break;
           case "retry":
-            if (/^\d+$/.test(value)) stream.delay = Number(value);
+            if (/^\d{1,9}$/.test(value)) stream.delay = Number(value);
             break;
         }
       }
