@@ -10,6 +10,7 @@ import (
 
 	"github.com/jobgen/jobgen/generated/wire"
 	"github.com/jobgen/jobgen/httproute"
+	"github.com/jobgen/jobgen/httproute/routetest"
 )
 
 // wireMethods are the methods a stray request draws from.
@@ -39,7 +40,7 @@ func (m *wireMachine) stray(rt *rapid.T) {
 		}
 	}
 	path := strings.Join(segs, "/")
-	allow := strayAllow(routes, path)
+	allow := routetest.Allow(wire.Routes(), path)
 	method := rapid.SampledFrom(wireMethods).Draw(rt, "method")
 	if slices.Contains(allow, method) {
 		return // a request a route serves: the other actions' business
@@ -69,32 +70,4 @@ func (m *wireMachine) stray(rt *rapid.T) {
 	if err := json.Unmarshal(body, &e); err != nil || e.Error == "" {
 		rt.Fatalf("%s %s: %d %q is no wire.ErrorBody with a reason (%v)", method, path, code, body, err)
 	}
-}
-
-// strayAllow is what the table says path answers: the methods of the
-// routes whose path it matches (a literal segment equal, a parameter any
-// segment, a files route's last segment any one name or none), HEAD beside
-// GET; none for a path no route has.
-func strayAllow(routes []httproute.Route, path string) []string {
-	segs := strings.Split(path, "/")
-	var ms []string
-	for _, r := range routes {
-		pat := strings.Split(r.Path, "/")
-		if len(pat) != len(segs) {
-			continue
-		}
-		match := true
-		for i, p := range pat {
-			files := i == len(pat)-1 && p == "" && r.Answer == httproute.AnswerFiles
-			match = match && (files || (strings.HasPrefix(p, "{") && segs[i] != "") || p == segs[i])
-		}
-		if match {
-			ms = append(ms, r.Method)
-			if r.Method == "GET" {
-				ms = append(ms, "HEAD")
-			}
-		}
-	}
-	slices.Sort(ms)
-	return slices.Compact(ms)
 }

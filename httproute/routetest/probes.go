@@ -87,7 +87,7 @@ func (w *walker) request(r *httproute.Route, what string) probe {
 func (w *walker) wellFormed(r *httproute.Route) { w.send(r, w.request(r, "a well-formed request")) }
 
 // routesAt are the routes of table whose paths match path, a path with no
-// query: the walk's own reading of the table, independent of the handler's.
+// query.
 func routesAt(table httproute.Table, path string) []*httproute.Route {
 	segs := strings.Split(strings.TrimPrefix(path, "/"), "/")
 	var out []*httproute.Route
@@ -127,12 +127,20 @@ func allowOf(routes []*httproute.Route) []string {
 	return slices.Compact(ms)
 }
 
+// Allow is what table says a request path (without its query) takes: the
+// methods of the routes whose paths match it (a literal segment equal, a
+// parameter any segment, a files route's last segment any one name or
+// none), HEAD beside GET, sorted; none for a path no route has. It reads
+// the table on its own, apart from httproute's matching, so that a walk
+// (or a property) holds the handler to the table and not to itself.
+func Allow(table httproute.Table, path string) []string { return allowOf(routesAt(table, path)) }
+
 // otherMethods sends every method the path of r's well-formed request
 // does not take: a 405 with Allow.
 func (w *walker) otherMethods(r *httproute.Route) {
 	base := w.request(r, "another method")
 	path, _, _ := strings.Cut(base.path, "?")
-	allow := allowOf(routesAt(w.table, path))
+	allow := Allow(w.table, path)
 	for _, m := range methods {
 		if slices.Contains(allow, m) {
 			continue
