@@ -20,7 +20,8 @@ type Call struct {
 	route  *Route
 	w      http.ResponseWriter
 	r      *http.Request
-	path   map[string]string
+	ctx    context.Context // r's, with what the caller hook put in it; a stream's own
+	path   []pathValue
 	stream *Stream
 	body   []byte // the body as read, for a handoff
 	read   bool   // the body was read
@@ -31,10 +32,10 @@ type Call struct {
 
 // Context is the context the route's method runs in: the request's, with
 // what Options.Caller put in it, ended by Close for a stream.
-func (c *Call) Context() context.Context { return c.r.Context() }
+func (c *Call) Context() context.Context { return c.ctx }
 
 // Path returns the value of the path parameter name, unescaped.
-func (c *Call) Path(name string) string { return c.path[name] }
+func (c *Call) Path(name string) string { return valueOf(c.path, name) }
 
 // BadPath is the refusal of a path parameter that does not parse: the path
 // names nothing, a 404, with the parameter's declared message when it has
@@ -162,7 +163,7 @@ func (c *Call) Media(body []byte, headers ...string) error {
 // fsys lacks is a 404 refusal. The page may load only its own origin's
 // scripts, styles and connections, and may not be framed.
 func (c *Call) Files(fsys fs.FS) error {
-	name := c.path[filesParam]
+	name := valueOf(c.path, filesParam)
 	if name == "" {
 		name = "."
 	}
@@ -199,7 +200,7 @@ func (c *Call) finish(err error) {
 		if c.read {
 			c.r.Body = io.NopCloser(bytes.NewReader(c.body))
 		}
-		ho.h.ServeHTTP(c.w, c.r)
+		ho.h.ServeHTTP(c.w, c.r.WithContext(c.ctx))
 		return
 	}
 	var ref *Refusal

@@ -137,7 +137,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.refuse(w, http.StatusNotFound, fmt.Sprintf("no route answers %s %s", r.Method, r.URL.Path), nil)
 		return
 	}
-	c := &Call{h: h, route: rt.route, w: w, r: r, path: values}
+	c := &Call{h: h, route: rt.route, w: w, r: r, ctx: r.Context(), path: values}
 	if err := h.admit(c); err != nil {
 		c.finish(err)
 		return
@@ -163,7 +163,7 @@ func (h *Handler) admit(c *Call) error {
 			h.log.Debug("httproute: caller refused", "route", rt.Name, "err", err)
 			return Refuse(http.StatusUnauthorized, "no authenticated caller")
 		}
-		c.r = c.r.WithContext(ctx)
+		c.ctx = ctx
 	}
 	if rt.Method == "GET" {
 		return nil
@@ -187,12 +187,12 @@ func (h *Handler) serveStream(c *Call, serve Serve) {
 	if h.track() {
 		defer h.streams.Done()
 	}
-	parent := c.r.Context()
-	ctx, cancel := context.WithCancel(parent)
+	parent := c.r.Context() // the client's: done when it goes
+	ctx, cancel := context.WithCancel(c.ctx)
 	defer cancel()
 	stop := context.AfterFunc(h.closing, cancel)
 	defer stop()
-	c.r = c.r.WithContext(ctx)
+	c.ctx = ctx
 	c.stream = &Stream{c: c, cancel: cancel, turn: make(chan struct{}, 1)}
 	err := serve(c)
 	s := c.stream
@@ -213,7 +213,7 @@ func (h *Handler) serveStream(c *Call, serve Serve) {
 // routes whose path matches, those of the method (GET also answering
 // HEAD), the most specific. With none of the method, allow lists the
 // methods the path's routes take.
-func (h *Handler) match(r *http.Request) (rt *compiled, values map[string]string, allow string, ok bool) {
+func (h *Handler) match(r *http.Request) (rt *compiled, values []pathValue, allow string, ok bool) {
 	path, ok := splitPath(r.URL.EscapedPath())
 	if !ok {
 		return nil, nil, "", false

@@ -39,18 +39,19 @@ func (e Event) Bytes() []byte { return e.b }
 // (the event-stream headers, 200) with its first write, so that until then
 // the route's method may still refuse or hand off. Every write is bounded
 // by Options.WriteTimeout; a keep-alive comment goes out every
-// Options.KeepAlive from a goroutine of the stream's own. A write that
-// fails ends the method's context. Its methods are for generated code,
-// which wraps it in a type per route.
+// Options.KeepAlive, from a timer rather than a goroutine of its own, so
+// an idle stream costs no goroutine. A write that fails ends the method's
+// context. Its methods are for generated code, which wraps it in a type
+// per route.
 type Stream struct {
 	c       *Call
 	rc      *http.ResponseController
 	cancel  context.CancelFunc
 	turn    chan struct{} // one slot: the writer holding it writes
 	started bool
-	broken  error // the first failed write; every later write fails with it
-	stop    chan struct{}
-	stopped chan struct{} // closed when the keep-alive goroutine has returned
+	broken  error       // the first failed write; every later write fails with it
+	alive   *time.Timer // the next keep-alive, once started
+	stopped bool        // no more keep-alives; set holding the turn
 }
 
 // Put writes one event, without flushing it.
@@ -58,6 +59,32 @@ func (s *Stream) Put(e Event) error { return s.write(e.b, false) }
 
 // Flush sends what Put wrote.
 func (s *Stream) Flush() error { return s.write(nil, true) }
+
+// WriteEvents writes events and flushes them, under one write deadline and
+// one turn, as one write would: the generated Write of each stream's own
+// event type (which embeds Event, and so has Bytes).
+func WriteEvents[E interface{ Bytes() []byte }](s *Stream, events []E) error {
+	s.turn <- struct{}{}
+	defer func() { <-s.turn }()
+	if s.broken != nil {
+		return s.broken
+	}
+	if !s.started {
+		if err := s.start(); err != nil {
+			return s.fail(err)
+		}
+	}
+	_ = s.rc.SetWriteDeadline(time.Now().Add(s.c.h.opts.WriteTimeout))
+	for _, e := range events {
+		if _, err := s.c.w.Write(e.Bytes()); err != nil {
+			return s.fail(err)
+		}
+	}
+	if err := s.rc.Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
+		return s.fail(err)
+	}
+	return nil
+}
 
 // Retry tells the client how long to wait before it reconnects.
 func (s *Stream) Retry(d time.Duration) error {
@@ -122,54 +149,39 @@ func (s *Stream) start() error {
 	} else if err != nil {
 		return err
 	}
-	s.stop, s.stopped = make(chan struct{}), make(chan struct{})
-	go s.keepAlive(s.c.h.opts.KeepAlive)
+	s.alive = time.AfterFunc(s.c.h.opts.KeepAlive, s.keepAlive)
 	return nil
 }
 
-// keepAlive writes a comment every interval until the stream stops or a
-// write fails. It waits for the turn through the channel, so that a
-// testing/synctest bubble sees it durably blocked, as it would not behind
-// a mutex.
-func (s *Stream) keepAlive(every time.Duration) {
-	defer close(s.stopped)
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		select {
-		case <-s.stop:
-			return
-		case <-t.C:
-		}
-		select {
-		case <-s.stop:
-			return
-		case s.turn <- struct{}{}:
-		}
-		err := s.broken
-		if err == nil {
-			_ = s.rc.SetWriteDeadline(time.Now().Add(s.c.h.opts.WriteTimeout))
-			if _, err = s.c.w.Write([]byte(": keep-alive\n\n")); err == nil {
-				if ferr := s.rc.Flush(); ferr != nil && !errors.Is(ferr, http.ErrNotSupported) {
-					err = ferr
-				}
-			}
-			if err != nil {
-				s.fail(err)
-			}
-		}
-		<-s.turn
-		if err != nil {
-			return
-		}
-	}
-}
-
-// stopKeepAlive ends the keep-alives and waits for their goroutine.
-func (s *Stream) stopKeepAlive() {
-	if s.stop == nil {
+// keepAlive writes a comment, unless the stream stopped or broke, and sets
+// the timer for the next one. It waits for the turn through the channel,
+// so that a testing/synctest bubble sees it durably blocked, as it would
+// not behind a mutex.
+func (s *Stream) keepAlive() {
+	s.turn <- struct{}{}
+	defer func() { <-s.turn }()
+	if s.stopped || s.broken != nil {
 		return
 	}
-	close(s.stop)
-	<-s.stopped
+	_ = s.rc.SetWriteDeadline(time.Now().Add(s.c.h.opts.WriteTimeout))
+	if _, err := s.c.w.Write([]byte(": keep-alive\n\n")); err != nil {
+		s.fail(err)
+		return
+	}
+	if err := s.rc.Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
+		s.fail(err)
+		return
+	}
+	s.alive.Reset(s.c.h.opts.KeepAlive)
+}
+
+// stopKeepAlive ends the keep-alives: none is written after it returns (a
+// timer that fired meanwhile finds the stream stopped).
+func (s *Stream) stopKeepAlive() {
+	s.turn <- struct{}{}
+	s.stopped = true
+	if s.alive != nil {
+		s.alive.Stop()
+	}
+	<-s.turn
 }

@@ -182,28 +182,35 @@ func rank(a, b []segment) int {
 	return 0
 }
 
+// A pathValue is one parameter's value in a request path.
+type pathValue struct{ name, value string }
+
+// valueOf is the value of the parameter name among values.
+func valueOf(values []pathValue, name string) string {
+	for _, v := range values {
+		if v.name == name {
+			return v.value
+		}
+	}
+	return ""
+}
+
 // matches reports whether the request path's segments (unescaped) fit
 // segs, and returns the parameters' values.
-func matches(segs []segment, path []string) (map[string]string, bool) {
+func matches(segs []segment, path []string) ([]pathValue, bool) {
 	if len(segs) != len(path) {
 		return nil, false
 	}
-	var values map[string]string
+	var values []pathValue
 	for i, s := range segs {
 		switch {
 		case s.files:
-			if values == nil {
-				values = map[string]string{}
-			}
-			values[filesParam] = path[i]
+			values = append(values, pathValue{filesParam, path[i]})
 		case s.param != "":
 			if path[i] == "" {
 				return nil, false
 			}
-			if values == nil {
-				values = map[string]string{}
-			}
-			values[s.param] = path[i]
+			values = append(values, pathValue{s.param, path[i]})
 		case s.literal != path[i]:
 			return nil, false
 		}

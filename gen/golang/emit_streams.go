@@ -119,12 +119,9 @@ func (e *emitter) streamTypes(f *jen.File, r *gen.Route) {
 	f.Comment(doctext.Lines(fmt.Sprintf("A %s is one event of %s's stream, encoded once: any number of streams may write it.", event, r.Name), ""))
 	f.Type().Id(event).Struct(jen.Qual(httproutePkg, "Event"))
 	f.Line()
-	f.Comment("Write writes events, each encoded once, and flushes them.")
+	f.Comment("Write writes events, each encoded once, and flushes them, under one write deadline.")
 	f.Func().Params(jen.Id("s").Id(stream)).Id("Write").Params(jen.Id("events").Op("...").Id(event)).Error().Block(
-		jen.For(jen.List(jen.Id("_"), jen.Id("ev")).Op(":=").Range().Id("events")).Block(
-			jen.If(jen.Err().Op(":=").Id("s").Dot("s").Dot("Put").Call(jen.Id("ev").Dot("Event")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
-		),
-		jen.Return(jen.Id("s").Dot("s").Dot("Flush").Call()),
+		jen.Return(jen.Qual(httproutePkg, "WriteEvents").Call(jen.Id("s").Dot("s"), jen.Id("events"))),
 	)
 	f.Line()
 	f.Comment("Retry tells the client how long to wait before it reconnects.")

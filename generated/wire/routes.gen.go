@@ -338,14 +338,9 @@ type WatchJobsEvent struct {
 	httproute.Event
 }
 
-// Write writes events, each encoded once, and flushes them.
+// Write writes events, each encoded once, and flushes them, under one write deadline.
 func (s WatchJobsStream) Write(events ...WatchJobsEvent) error {
-	for _, ev := range events {
-		if err := s.s.Put(ev.Event); err != nil {
-			return err
-		}
-	}
-	return s.s.Flush()
+	return httproute.WriteEvents(s.s, events)
 }
 
 // Retry tells the client how long to wait before it reconnects.
@@ -404,14 +399,9 @@ type FollowJobEvent struct {
 	httproute.Event
 }
 
-// Write writes events, each encoded once, and flushes them.
+// Write writes events, each encoded once, and flushes them, under one write deadline.
 func (s FollowJobStream) Write(events ...FollowJobEvent) error {
-	for _, ev := range events {
-		if err := s.s.Put(ev.Event); err != nil {
-			return err
-		}
-	}
-	return s.s.Flush()
+	return httproute.WriteEvents(s.s, events)
 }
 
 // Retry tells the client how long to wait before it reconnects.
@@ -517,14 +507,9 @@ type WatchSubagentsEvent struct {
 	httproute.Event
 }
 
-// Write writes events, each encoded once, and flushes them.
+// Write writes events, each encoded once, and flushes them, under one write deadline.
 func (s WatchSubagentsStream) Write(events ...WatchSubagentsEvent) error {
-	for _, ev := range events {
-		if err := s.s.Put(ev.Event); err != nil {
-			return err
-		}
-	}
-	return s.s.Flush()
+	return httproute.WriteEvents(s.s, events)
 }
 
 // Retry tells the client how long to wait before it reconnects.
