@@ -28,6 +28,9 @@ type Call struct {
 	// resumed reports that the resume parameter's value came from
 	// Last-Event-ID.
 	resumed bool
+	// probe asks a files route only whether its directory has the file,
+	// which Files says in found, writing nothing.
+	probe, found bool
 }
 
 // Context is the context the route's method runs in: the request's, with
@@ -172,6 +175,10 @@ func (c *Call) Files(fsys fs.FS) error {
 	}
 	if _, err := fs.Stat(fsys, name); err != nil {
 		return Refuse(http.StatusNotFound, "no such file")
+	}
+	if c.probe {
+		c.found = true
+		return nil
 	}
 	hd := c.w.Header()
 	hd.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'")

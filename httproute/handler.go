@@ -127,7 +127,7 @@ func (h *Handler) track() bool {
 // that changes state the body's Content-Type (415) and the cross-origin
 // guard (403), and the route's own decoding and method (see Call).
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	rt, values, allow, ok := h.match(r)
+	rt, values, allow, ok := h.match(w, r)
 	if !ok {
 		if allow != "" {
 			w.Header().Set("Allow", allow)
@@ -212,8 +212,10 @@ func (h *Handler) serveStream(c *Call, serve Serve) {
 // match finds the route a request's method and path name: among the
 // routes whose path matches, those of the method (GET also answering
 // HEAD), the most specific. With none of the method, allow lists the
-// methods the path's routes take.
-func (h *Handler) match(r *http.Request) (rt *compiled, values []pathValue, allow string, ok bool) {
+// methods the path's routes take; a files route takes a path only where
+// its directory has a file (see has), so a path it lacks is a 404 whatever
+// the method.
+func (h *Handler) match(w http.ResponseWriter, r *http.Request) (rt *compiled, values []pathValue, allow string, ok bool) {
 	path, ok := splitPath(r.URL.EscapedPath())
 	if !ok {
 		return nil, nil, "", false
@@ -228,8 +230,9 @@ func (h *Handler) match(r *http.Request) (rt *compiled, values []pathValue, allo
 		v, hit := matches(c.segs, path)
 		switch {
 		case !hit:
-		case c.route.Method != method:
+		case c.route.Method != method && (c.route.Answer != AnswerFiles || h.has(c, w, r, v)):
 			others = append(others, c.route)
+		case c.route.Method != method:
 		case rt == nil || rank(c.segs, rt.segs) > 0:
 			rt, values = c, v
 		}
@@ -241,6 +244,13 @@ func (h *Handler) match(r *http.Request) (rt *compiled, values []pathValue, allo
 		return nil, nil, "", false
 	}
 	return rt, values, "", true
+}
+
+// has reports whether the files route c has the file a request's path
+// names: its method is asked for its directory, and nothing is written.
+func (h *Handler) has(c *compiled, w http.ResponseWriter, r *http.Request, values []pathValue) bool {
+	call := &Call{h: h, route: c.route, w: w, r: r, ctx: r.Context(), path: values, probe: true}
+	return c.serve(call) == nil && call.found
 }
 
 // splitPath splits an escaped request path into its unescaped segments;

@@ -185,6 +185,8 @@ func TestUnknownPathsAndMethodsAnswerTheRefusalRecord(t *testing.T) {
 		{"DELETE", "/api/things/1", http.StatusMethodNotAllowed, "GET, HEAD, POST"},
 		{"PUT", "/api/things/events", http.StatusMethodNotAllowed, "GET, HEAD, POST"},
 		{"PUT", "/", http.StatusMethodNotAllowed, "GET, HEAD"},
+		{"POST", "/app.mjs", http.StatusMethodNotAllowed, "GET, HEAD"},
+		{"POST", "/nope.js", http.StatusNotFound, ""},
 		{"GET", "/api/forward", http.StatusMethodNotAllowed, "POST"},
 	} {
 		w := do(h, tc.method, tc.path, "", alice)

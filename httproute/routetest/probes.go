@@ -87,7 +87,8 @@ func (w *walker) request(r *httproute.Route, what string) probe {
 func (w *walker) wellFormed(r *httproute.Route) { w.send(r, w.request(r, "a well-formed request")) }
 
 // routesAt are the routes of table whose paths match path, a path with no
-// query.
+// query. A files route matches only its own path (its index): a name below
+// it is the directory's to have or not, which the table cannot say.
 func routesAt(table httproute.Table, path string) []*httproute.Route {
 	segs := strings.Split(strings.TrimPrefix(path, "/"), "/")
 	var out []*httproute.Route
@@ -101,6 +102,7 @@ func routesAt(table httproute.Table, path string) []*httproute.Route {
 		for j, s := range pat {
 			switch {
 			case j == len(pat)-1 && s == "" && r.Answer == httproute.AnswerFiles:
+				ok = ok && segs[j] == ""
 			case strings.HasPrefix(s, "{"):
 				ok = ok && segs[j] != ""
 			default:
@@ -129,8 +131,8 @@ func allowOf(routes []*httproute.Route) []string {
 
 // Allow is what table says a request path (without its query) takes: the
 // methods of the routes whose paths match it (a literal segment equal, a
-// parameter any segment, a files route's last segment any one name or
-// none), HEAD beside GET, sorted; none for a path no route has. It reads
+// parameter any segment, a files route its own path), HEAD beside GET,
+// sorted; none for a path no route has. It reads
 // the table on its own, apart from httproute's matching, so that a walk
 // (or a property) holds the handler to the table and not to itself.
 func Allow(table httproute.Table, path string) []string { return allowOf(routesAt(table, path)) }
