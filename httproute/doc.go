@@ -12,7 +12,8 @@ this order:
 
   - a path no route has is a 404, and a method none of the path's routes
     takes a 405 with Allow (GET answers HEAD too); a literal segment wins
-    over a parameter, a parameter over a files route;
+    over a parameter, a parameter over a files route, which takes a path
+    only where its directory has a file;
   - for a route that is not public, Options.Caller decides who calls: its
     refusal, or a 401;
   - for a method other than GET: a route with a body wants Content-Type
