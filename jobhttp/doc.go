@@ -37,8 +37,8 @@ the adapter's, for a path no route has (404), a method the path does not
 take (405 with Allow), a path parameter that does not parse (404, the same
 "no such job" as an unknown id), a malformed query parameter, Last-Event-ID
 or body (400), a body over its limit (413). A route a server does not serve
-is a 404 whose header Jobgen-Not-Served names it: the fleet declines
-terminal input and the subagent routes, one host declines the fleet's hosts,
+is a 404 whose header Jobgen-Not-Served names it: the fleet declines the
+subagent routes, one host declines the fleet's hosts,
 and a Handler without Options.History or Options.Subagents declines those.
 The wire's own bodies are the vocabulary of spec/wire.yaml (generated/wire),
 which the TypeScript package's client, @jobgen/jobgen/client, reads with the

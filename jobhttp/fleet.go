@@ -33,6 +33,24 @@ type FleetOptions struct {
 	// Hosts lists the Host header values the fleet answers for, as
 	// Options.Hosts does.
 	Hosts []string
+	// Peers is where the fleet forwards a job's follow, raw download, kill
+	// and input: the base URL (http or https) of each host's wire, by the
+	// host name its registrations carry (jobs.JobHost.Name). A job whose
+	// host is not listed is refused with 409 and nothing is forwarded. The
+	// address a registration names is never used: anyone who may append to
+	// the shared history could name any address, an internal one included
+	// (decision 0153). Nil forwards nothing: a view that only reads.
+	Peers map[jobs.HostID]string
+	// Window is how many jobs that are over, settled or lost with their
+	// host, the fleet keeps showing: the most recently over, across every
+	// session; zero means 1,000. Every job that runs on a live host is kept
+	// besides, so what the fleet holds is what runs and the window, however
+	// long the history (decision 0155).
+	Window int
+	// RunWindow is how many runs of hosts whose lease ended the fleet keeps
+	// listing (GET /api/fleet), the most recently ended, besides the runs
+	// with a job it keeps unsettled; zero means 100.
+	RunWindow int
 	// Lease is how long a host's run counts as alive before its first
 	// heartbeat is read (after that, each heartbeat says); zero means
 	// 3×jobhistory.DefaultHeartbeatEvery.
@@ -53,12 +71,13 @@ type FleetOptions struct {
 // A Fleet serves the page and the API of Handler over the shared history of
 // a fleet of hosts, for each caller across every host: the roster of the
 // caller's jobs (every host's, live as facts arrive), its intervals, and
-// follow, kill and raw downloads forwarded to the host that owns the job,
-// signed with the caller's session. A job whose host's lease ran out before
-// it settled is lost: the roster and history say so (FleetPlacement.Lost),
-// and the fleet forwards nothing to that host. It implements wire.Server
-// as Handler does, and declines by name what one host's page serves alone
-// (input, subagents). Make one with NewFleet; it is safe for concurrent use.
+// follow, kill, input and raw downloads forwarded to the host that owns the
+// job, at the address FleetOptions.Peers gives it, signed with the
+// caller's session. A job whose host's lease ran out before it settled is
+// lost: the roster and history say so (FleetPlacement.Lost), and the fleet
+// forwards nothing to that host. It implements wire.Server as Handler
+// does, and declines by name what one host's page serves alone (the
+// subagents). Make one with NewFleet; it is safe for concurrent use.
 type Fleet struct {
 	opts    FleetOptions
 	api     *httproute.Handler // the generated adapter over the route table
@@ -88,11 +107,21 @@ func NewFleet(opts FleetOptions) (*Fleet, error) {
 	if err != nil {
 		return nil, err
 	}
+	peers, err := parsePeers(opts.Peers)
+	if err != nil {
+		return nil, err
+	}
 	if opts.Lease <= 0 {
 		opts.Lease = 15 * time.Second
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
+	}
+	if opts.Window <= 0 {
+		opts.Window = 1000
+	}
+	if opts.RunWindow <= 0 {
+		opts.RunWindow = 100
 	}
 	if opts.MaxStreamsPerSession <= 0 {
 		opts.MaxStreamsPerSession = 8
@@ -112,8 +141,8 @@ func NewFleet(opts FleetOptions) (*Fleet, error) {
 		return nil, fmt.Errorf("jobhttp: embedded page: %w", err)
 	}
 	f := &Fleet{opts: opts, static: static, log: log, hosts: hosts,
-		view: newFleetView(opts.Now, opts.Lease), streams: newSessionStreams(opts.MaxStreamsPerSession)}
-	f.proxy = newFleetProxy(f, opts.Transport)
+		view: newFleetView(opts.Now, opts.Lease, opts.Window, opts.RunWindow), streams: newSessionStreams(opts.MaxStreamsPerSession)}
+	f.proxy = newFleetProxy(f, peers, opts.Transport)
 	f.api = wire.NewHandler(f, routeOptions(opts.Session, opts.WriteTimeout, opts.KeepAlive, log))
 	ctx, stop := context.WithCancel(context.Background())
 	f.stop = stop
@@ -320,11 +349,6 @@ func (f *Fleet) WatchJobs(ctx context.Context, req wire.WatchJobsRequest, stream
 // notServedBy is the reason the fleet declines what one host's page serves
 // alone.
 const notServedBy = "the fleet view serves no %s: open the host's own page"
-
-// SendInput implements wire.Server: declined; input goes to a host's page.
-func (f *Fleet) SendInput(ctx context.Context, req wire.SendInputRequest) (wire.InputResponse, error) {
-	return wire.InputResponse{}, httproute.Decline(fmt.Sprintf(notServedBy, "terminal input"))
-}
 
 // ListSubagents implements wire.Server: declined.
 func (f *Fleet) ListSubagents(ctx context.Context, req wire.ListSubagentsRequest) ([]wire.SubagentNode, error) {

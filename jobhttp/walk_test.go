@@ -70,7 +70,7 @@ func TestEveryRouteOfEveryServerAnswersTheWireSpec(t *testing.T) {
 	}{
 		{"Handler", full.h, snap.ID, []string{"ListFleetHosts"}},
 		{"Handler without history or subagents", bare.h, jobs.NewJobID(), []string{"ListFleetHosts", "ListHistory", "ListSubagents", "WatchSubagents", "SubagentHistory"}},
-		{"Fleet", fleet, fleetJob, []string{"SendInput", "ListSubagents", "WatchSubagents", "SubagentHistory"}},
+		{"Fleet", fleet, fleetJob, []string{"ListSubagents", "WatchSubagents", "SubagentHistory"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			total += routetest.Walk(t, wire.Routes(), tc.h, routetest.Options{
@@ -127,7 +127,8 @@ func newWalkedFleet(t *testing.T) (*jobhttp.Fleet, jobs.JobID) {
 		reg.Close(ctx)
 	})
 	snap, _ := s.startRecording("alice", "walked", 0)
-	f, err := jobhttp.NewFleet(jobhttp.FleetOptions{History: memTailer{store}, Session: testSession, Key: testFleetKey})
+	f, err := jobhttp.NewFleet(jobhttp.FleetOptions{History: memTailer{store}, Session: testSession, Key: testFleetKey,
+		Peers: map[jobs.HostID]string{place.Name: place.Address}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -55,8 +55,11 @@
 //
 // The job is a terminal job (jobs.RecordingJobStart.RunTerminal), so its
 // jobs.TerminalJob, or the registry by id, sends it input as if typed and
-// resizes its window (the program gets SIGWINCH). A Send waits at most 2s
-// for a program that has stopped reading its input. The command leads a
+// resizes its window (the program gets SIGWINCH). A Send is answered within
+// 2s of its call, however many others send at the same time: to a program
+// that has stopped reading its input, each of them gets an error at its own
+// bound, the wait for its turn included; two Sends' texts never interleave.
+// The command leads a
 // session of its own, whose process group is the job's group as above: the
 // teardown, its grace and its cgroup are the same, and so are the bounded
 // buffers and the pump. When the session's leader exits, the kernel hangs
