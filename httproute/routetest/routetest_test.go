@@ -137,20 +137,20 @@ func TestTheWalkCatchesAHandlerThatBreaksTheContract(t *testing.T) {
 	}{
 		{"a plain-text 404 for an unknown path",
 			breaking(func(r *http.Request) bool { return strings.Contains(r.URL.Path, nope) },
-				func(w http.ResponseWriter, r *http.Request) { http.Error(w, "404 page not found", 404) }),
+				func(w http.ResponseWriter, r *http.Request) { http.Error(w, "404 page not found", http.StatusNotFound) }),
 			[]string{"Declined"}, "refusal record"},
 		{"a plain-text 405",
 			breaking(func(r *http.Request) bool { return r.Method == "DELETE" },
 				func(w http.ResponseWriter, r *http.Request) {
 					w.Header().Set("Allow", "GET, HEAD, POST")
-					http.Error(w, "method not allowed", 405)
+					http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
 				}),
 			[]string{"Declined"}, "refusal record"},
 		{"a 405 without Allow",
 			breaking(func(r *http.Request) bool { return r.Method == "PUT" },
 				func(w http.ResponseWriter, r *http.Request) {
 					w.Header().Set("Content-Type", "application/json")
-					w.WriteHeader(405)
+					w.WriteHeader(http.StatusMethodNotAllowed)
 					w.Write([]byte(`{"error":"no"}` + "\n"))
 				}),
 			[]string{"Declined"}, "Allow"},
@@ -160,7 +160,7 @@ func TestTheWalkCatchesAHandlerThatBreaksTheContract(t *testing.T) {
 			breaking(func(r *http.Request) bool { return r.URL.Path == "/api/things/events" && r.Method == "GET" },
 				func(w http.ResponseWriter, r *http.Request) {
 					w.Header().Set("Content-Type", "application/json")
-					w.WriteHeader(409)
+					w.WriteHeader(http.StatusConflict)
 					w.Write([]byte(`{"error":"busy"}` + "\n"))
 				}),
 			[]string{"Declined"}, "no refusal the route declares"},
