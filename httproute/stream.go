@@ -64,26 +64,17 @@ func (s *Stream) Flush() error { return s.write(nil, true) }
 // one turn, as one write would: the generated Write of each stream's own
 // event type (which embeds Event, and so has Bytes).
 func WriteEvents[E interface{ Bytes() []byte }](s *Stream, events []E) error {
-	s.turn <- struct{}{}
-	defer func() { <-s.turn }()
-	if s.broken != nil {
-		return s.broken
+	if err := s.begin(); err != nil {
+		return err
 	}
-	if !s.started {
-		if err := s.start(); err != nil {
-			return s.fail(err)
-		}
-	}
+	defer s.end()
 	_ = s.rc.SetWriteDeadline(time.Now().Add(s.c.h.opts.WriteTimeout))
 	for _, e := range events {
 		if _, err := s.c.w.Write(e.Bytes()); err != nil {
 			return s.fail(err)
 		}
 	}
-	if err := s.rc.Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
-		return s.fail(err)
-	}
-	return nil
+	return s.flush()
 }
 
 // Retry tells the client how long to wait before it reconnects.
@@ -97,16 +88,10 @@ func (s *Stream) bye() { s.write([]byte("event: bye\ndata: {}\n\n"), true) }
 // write writes b under the stream's turn, starting the stream first, and
 // flushes when asked.
 func (s *Stream) write(b []byte, flush bool) error {
-	s.turn <- struct{}{}
-	defer func() { <-s.turn }()
-	if s.broken != nil {
-		return s.broken
+	if err := s.begin(); err != nil {
+		return err
 	}
-	if !s.started {
-		if err := s.start(); err != nil {
-			return s.fail(err)
-		}
-	}
+	defer s.end()
 	if len(b) > 0 {
 		_ = s.rc.SetWriteDeadline(time.Now().Add(s.c.h.opts.WriteTimeout))
 		if _, err := s.c.w.Write(b); err != nil {
@@ -114,9 +99,36 @@ func (s *Stream) write(b []byte, flush bool) error {
 		}
 	}
 	if flush {
-		if err := s.rc.Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
-			return s.fail(err)
+		return s.flush()
+	}
+	return nil
+}
+
+// begin takes the turn of a stream that is not broken, starting it first;
+// end gives the turn back. A begin that fails has given it back already.
+func (s *Stream) begin() error {
+	s.turn <- struct{}{}
+	if s.broken != nil {
+		<-s.turn
+		return s.broken
+	}
+	if !s.started {
+		if err := s.start(); err != nil {
+			err = s.fail(err)
+			<-s.turn
+			return err
 		}
+	}
+	return nil
+}
+
+func (s *Stream) end() { <-s.turn }
+
+// flush sends what was written; a writer that cannot flush is no error
+// (see start). The caller holds the turn.
+func (s *Stream) flush() error {
+	if err := s.rc.Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
+		return s.fail(err)
 	}
 	return nil
 }
@@ -168,11 +180,9 @@ func (s *Stream) keepAlive() {
 		s.fail(err)
 		return
 	}
-	if err := s.rc.Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
-		s.fail(err)
-		return
+	if s.flush() == nil {
+		s.alive.Reset(s.c.h.opts.KeepAlive)
 	}
-	s.alive.Reset(s.c.h.opts.KeepAlive)
 }
 
 // stopKeepAlive ends the keep-alives: none is written after it returns (a
