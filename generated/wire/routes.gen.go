@@ -124,7 +124,7 @@ func Routes() httproute.Table {
 				Type:     "jobs.JobID",
 			}},
 			Path:     "/api/jobs/{id}/kill",
-			Refusals: []int{404, 502, 503},
+			Refusals: []int{404, 409, 502, 503},
 			Type:     "KillResponse",
 		}, {
 			Answer: httproute.AnswerJSON,
@@ -142,7 +142,7 @@ func Routes() httproute.Table {
 				Type:     "jobs.JobID",
 			}},
 			Path:     "/api/jobs/{id}/input",
-			Refusals: []int{400, 404, 409, 502},
+			Refusals: []int{400, 404, 409, 502, 503},
 			Type:     "InputResponse",
 		}, {
 			Answer: httproute.AnswerMedia,
@@ -244,9 +244,9 @@ type Server interface {
 	// It refuses with:
 	//   - 400: The offset is negative, malformed or past the job's output.
 	//   - 404: The job is not the caller's, unknown and foreign alike.
-	//   - 409: The job keeps no record.
+	//   - 409: The job keeps no record, or a fleet has no address for the job's host (FleetOptions.Peers).
 	//   - 429: The session holds as many event streams as it may (with Retry-After).
-	//   - 502: A fleet could not reach the job's host.
+	//   - 502: A fleet could not reach the job's host, or the host answered what the wire does not.
 	//   - 503: The server is shutting down, or a fleet's job's host is lost.
 	FollowJob(ctx context.Context, req FollowJobRequest, stream FollowJobStream) error
 	// KillJob asks a job to stop, with a reason recorded beside the kill. It must
@@ -256,6 +256,7 @@ type Server interface {
 	//
 	// It refuses with:
 	//   - 404: The job is not the caller's, unknown and foreign alike.
+	//   - 409: A fleet has no address for the job's host (FleetOptions.Peers).
 	//   - 502: The job could not be asked to stop (its producer's Cancel failed), or a fleet could not reach its host.
 	//   - 503: A fleet's job's host is lost.
 	KillJob(ctx context.Context, req KillJobRequest) (KillResponse, error)
@@ -267,8 +268,9 @@ type Server interface {
 	// It refuses with:
 	//   - 400: The text is empty.
 	//   - 404: The job is not the caller's, unknown and foreign alike.
-	//   - 409: The job has no terminal, or it has settled.
-	//   - 502: The job's terminal did not take the text.
+	//   - 409: The job has no terminal, or it has settled, or a fleet has no address for the job's host.
+	//   - 502: The job's terminal did not take the text, or a fleet could not reach the job's host.
+	//   - 503: A fleet's job's host is lost.
 	SendInput(ctx context.Context, req SendInputRequest) (InputResponse, error)
 	// DownloadRecord answers a recording job's retained record as text, the chunks
 	// back to back, for a download.
@@ -277,8 +279,8 @@ type Server interface {
 	//
 	// It refuses with:
 	//   - 404: The job is not the caller's, unknown and foreign alike.
-	//   - 409: The job keeps no record.
-	//   - 502: A fleet could not reach the job's host.
+	//   - 409: The job keeps no record, or a fleet has no address for the job's host.
+	//   - 502: A fleet could not reach the job's host, or the host answered what the wire does not.
 	//   - 503: A fleet's job's host is lost.
 	DownloadRecord(ctx context.Context, req DownloadRecordRequest) (DownloadRecordResponse, error)
 	// ListHistory answers the caller's execution intervals from the journal, oldest
