@@ -25,6 +25,9 @@ type Spec struct {
 	Machines []*Machine
 	Facts    []*Fact
 	Defaults []*Default
+	// HTTP is the wire's routes (the http section); nil when the spec
+	// declares none.
+	HTTP *HTTP
 
 	// AllowBreaking accepts findings of jobgen breaking that are intended.
 	AllowBreaking []*Allowance

@@ -58,7 +58,7 @@ const (
 
 // Rules returns every rule in the order the documentation lists them.
 func Rules() []Rule {
-	return []Rule{
+	rules := []Rule{
 		{RuleFactDeleted, "durable", "a fact was deleted; its history no longer decodes"},
 		{RuleFactVersionDeleted, "durable", "a live fact version was deleted instead of marked retired: true"},
 		{RuleFactVersionAdded, "durable (forward)", "a fact has a newer version than the old spec reads: builds of the old spec keep it unknown (the finding names what their salvage misses)"},
@@ -86,6 +86,7 @@ func Rules() []Rule {
 		{RuleTypeDeleted, "goapi; durable, wire when reached", "a declared type (id, enum, record, union, variant, face, machine) was deleted or renamed"},
 		{RuleAllowanceUnused, "always reported", "an allow_breaking entry matches no finding; delete it"},
 	}
+	return slices.Insert(rules, len(rules)-1, routeRules()...) // ALLOWANCE_UNUSED stays last
 }
 
 // knownRule reports whether id names a rule an allowance can accept.

@@ -37,6 +37,7 @@ func Validate(s *Spec) (*Resolved, ErrorList) {
 	v.typeRefs()
 	v.records()
 	v.unions()
+	v.routes()
 	v.faces()
 	v.machines()
 	v.terminalFields()

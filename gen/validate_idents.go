@@ -95,5 +95,8 @@ func fixedIdents(s *Spec) []string {
 	if len(s.Facts) > 0 {
 		names = append(names, "Fact", "FactEnvelope", "EncodeFact", "DecodeFact", "ReadFact", "UnknownFact", "ErrUnknownFact", "ErrUnknownVersion")
 	}
+	if s.HTTP != nil {
+		names = append(names, "Server", "Routes", "NewHandler")
+	}
 	return names
 }

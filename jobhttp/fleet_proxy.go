@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/jobgen/jobgen/generated/jobs"
+	"github.com/jobgen/jobgen/generated/wire"
+	"github.com/jobgen/jobgen/httproute"
 )
 
 // A fleetProxy forwards a caller's request about a job to the host that
@@ -153,61 +155,76 @@ func (p *fleetProxy) rewrite(pr *httputil.ProxyRequest) {
 	signFleet(pr.Out, p.f.opts.Key, fw.session, p.f.opts.Now())
 }
 
-// forward returns the route that forwards a follow (stream) or a raw
-// download of one of the caller's jobs to its host.
-func (f *Fleet) forward(stream bool) fleetSessionHandler {
-	return func(w http.ResponseWriter, r *http.Request, session jobs.SessionID) {
-		e, ok := f.lookup(w, r, session)
-		if !ok {
-			return
-		}
-		target, ok := f.target(w, e)
-		if !ok {
-			return
-		}
-		if stream {
-			release, ok := f.streams.open(w, session)
-			if !ok {
-				return
-			}
-			defer release()
-			w = deadlineWriter{ResponseWriter: w, rc: http.NewResponseController(w), timeout: f.opts.WriteTimeout}
-		}
-		f.serveForwarded(w, r, target, session)
+// FollowJob implements wire.Server: the follow of one of the caller's
+// jobs, forwarded to its host, counted against the caller's cap of
+// streams and bounded by the write timeout as the Handler's streams are.
+func (f *Fleet) FollowJob(ctx context.Context, req wire.FollowJobRequest, stream wire.FollowJobStream) error {
+	session, e, err := f.lookup(ctx, req.ID)
+	if err != nil {
+		return err
 	}
+	target, err := f.target(e)
+	if err != nil {
+		return err
+	}
+	release, err := f.streams.open(session)
+	if err != nil {
+		return err
+	}
+	return httproute.Handoff(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer release()
+		f.serveForwarded(deadlineWriter{ResponseWriter: w, rc: http.NewResponseController(w), timeout: f.opts.WriteTimeout}, r, target, session)
+	}))
 }
 
-// forwardChange forwards a kill of, or input to, one of the caller's jobs
-// to its host, once it passed the same cross-site guard as Handler's.
-func (f *Fleet) forwardChange(w http.ResponseWriter, r *http.Request, session jobs.SessionID) {
-	if status, msg := crossSite(f.cop, r); status != 0 {
-		httpError(w, status, msg)
-		return
+// DownloadRecord implements wire.Server: the raw record of one of the
+// caller's jobs, forwarded to its host.
+func (f *Fleet) DownloadRecord(ctx context.Context, req wire.DownloadRecordRequest) (wire.DownloadRecordResponse, error) {
+	return wire.DownloadRecordResponse{}, f.forward(ctx, req.ID)
+}
+
+// KillJob implements wire.Server: the kill of one of the caller's jobs,
+// forwarded to its host once the adapter let it through the same
+// cross-site guard as Handler's kill.
+func (f *Fleet) KillJob(ctx context.Context, req wire.KillJobRequest) (wire.KillResponse, error) {
+	return wire.KillResponse{}, f.forward(ctx, req.ID)
+}
+
+// SendInput implements wire.Server: input to one of the caller's jobs,
+// forwarded to its host as a kill is.
+func (f *Fleet) SendInput(ctx context.Context, req wire.SendInputRequest) (wire.InputResponse, error) {
+	return wire.InputResponse{}, f.forward(ctx, req.ID)
+}
+
+// forward is the handoff that forwards a request about the job id, the
+// caller's, to its host.
+func (f *Fleet) forward(ctx context.Context, id jobs.JobID) error {
+	session, e, err := f.lookup(ctx, id)
+	if err != nil {
+		return err
 	}
-	e, ok := f.lookup(w, r, session)
-	if !ok {
-		return
+	target, err := f.target(e)
+	if err != nil {
+		return err
 	}
-	if target, ok := f.target(w, e); ok {
+	return httproute.Handoff(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		f.serveForwarded(w, r, target, session)
-	}
+	}))
 }
 
 // target is the base URL the operator configured for the host that owns
-// e, or answers why there is none to forward to: a job whose host is lost,
-// or a host the fleet has no address for. The address e's registration
-// names is not looked at (see FleetOptions.Peers).
-func (f *Fleet) target(w http.ResponseWriter, e fleetEntry) (*url.URL, bool) {
+// e, or the refusal saying why there is none to forward to: a job whose
+// host is lost, or a host the fleet has no address for. The address e's
+// registration names is not looked at (see FleetOptions.Peers).
+func (f *Fleet) target(e fleetEntry) (*url.URL, error) {
 	if e.place.Lost {
-		httpError(w, http.StatusServiceUnavailable, fmt.Sprintf("the job's host %s is lost: its lease ended before the job settled", e.host.Name))
-		return nil, false
+		return nil, httproute.Refusef(http.StatusServiceUnavailable, "the job's host %s is lost: its lease ended before the job settled", e.host.Name)
 	}
 	u, ok := f.proxy.peers[e.host.Name]
 	if !ok {
-		httpError(w, http.StatusConflict, fmt.Sprintf("the job's host %q is not one this fleet forwards to (jobhttp FleetOptions.Peers)", e.host.Name))
-		return nil, false
+		return nil, httproute.Refusef(http.StatusConflict, "the job's host %q is not one this fleet forwards to (jobhttp FleetOptions.Peers)", e.host.Name)
 	}
-	return u, true
+	return u, nil
 }
 
 // serveForwarded forwards r to target on behalf of session, until the
@@ -225,7 +242,7 @@ func (f *Fleet) serveForwarded(w http.ResponseWriter, r *http.Request, target *u
 	f.proxy.rp.ServeHTTP(w, r.WithContext(ctx))
 }
 
-// A deadlineWriter bounds each write of a forwarded stream, as sseWriter
+// A deadlineWriter bounds each write of a forwarded stream, as the adapter
 // bounds the Handler's, so that a caller who stops reading is dropped.
 type deadlineWriter struct {
 	http.ResponseWriter

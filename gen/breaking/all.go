@@ -63,6 +63,11 @@ func (c *comparer) reachFrom(other *gen.Spec) {
 			importedReach(other, append(slices.Clone(u.Common), v.Fields...), path, wire, map[string]bool{})
 		}
 	}
+	if other.HTTP != nil {
+		for _, r := range other.HTTP.Routes {
+			importedReach(other, routeTypes(r), path, wire, map[string]bool{})
+		}
+	}
 	for name := range durable {
 		if !c.durable[name] {
 			c.durable[name] = true

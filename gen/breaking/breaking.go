@@ -60,6 +60,7 @@ func compare(c *comparer, opts Options) Report {
 	c.enums()
 	c.unions()
 	c.faces()
+	c.routes()
 	all := c.found
 	slices.SortStableFunc(all, compareFindings)
 	all = slices.CompactFunc(all, func(a, b Finding) bool { return a.Rule == b.Rule && a.Path == b.Path })
@@ -101,7 +102,7 @@ type comparer struct {
 	old, new   *gen.Spec
 	oldx, newx *gen.Index      // their indexes
 	durable    map[string]bool // type names the old spec's facts reach
-	wire       map[string]bool // type names the old spec's unions reach
+	wire       map[string]bool // type names the old spec's unions and routes reach
 	found      []Finding
 }
 
@@ -123,6 +124,7 @@ func newComparer(old, new *gen.Spec) *comparer {
 			c.oldx.Reach(append(slices.Clone(u.Common), v.Fields...), c.wire)
 		}
 	}
+	c.reachRoutes()
 	return c
 }
 

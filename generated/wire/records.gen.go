@@ -10,12 +10,15 @@ import (
 )
 
 // An ErrorBody is what every refusal answers, with an HTTP status that says
-// which: 400 a malformed request, 401 no session, 403 a cross-site request, 404
-// a job that is not the caller's (unknown and foreign alike), 409 a job that
-// keeps no record, or input to a job without a terminal or one that has
-// settled, 413 input too large, 415 a kill or input that is not JSON, 429 too
-// many streams (with Retry-After), 502 a job that could not be asked to stop or
-// could not take its input, 503 a handler shutting down.
+// which: 400 a malformed request, 401 no session, 403 a cross-site request or a
+// Host the server does not answer for, 404 a job that is not the caller's
+// (unknown and foreign alike), a path no route has, or a route the server
+// declines (the header Jobgen-Not-Served names it), 405 a method the path does
+// not take (with Allow), 409 a job that keeps no record, or input to a job
+// without a terminal or one that has settled, 413 a body too large, 415 a kill
+// or input that is not JSON, 429 too many streams (with Retry-After), 502 a job
+// that could not be asked to stop or could not take its input, 503 a handler
+// shutting down. The routes of http below list each route's own.
 type ErrorBody struct {
 	// Error says what was refused and, where the client can act, what to do.
 	Error string `json:"error"`

@@ -67,6 +67,24 @@ export declare function decodeApproval(json: unknown, path?: string): Approval;
  */
 export declare function encodeApproval(value: Approval): JSONObject;
 
+/** A Refusal is what every refusal of the deployer's wire answers. */
+export interface Refusal {
+  /** Error says what was refused. */
+  error: string;
+}
+
+/**
+ * decodeRefusal reads a Refusal from JSON as Go's decoder does, refusing input
+ * that lacks a required field.
+ */
+export declare function decodeRefusal(json: unknown, path?: string): Refusal;
+
+/**
+ * encodeRefusal writes a Refusal as JSON that Go's decoder reads, leaving out
+ * optional fields that hold their zero value, as Go does.
+ */
+export declare function encodeRefusal(value: Refusal): JSONObject;
+
 /** DeployApprovedType is the wire type of DeployApproved facts. */
 export declare const DeployApprovedType = "deploy/approved";
 

@@ -93,6 +93,40 @@ export function encodeApproval(value) {
   return o;
 }
 
+/**
+ * decodeRefusal reads a Refusal from JSON as Go's decoder does, refusing input
+ * that lacks a required field.
+ */
+export function decodeRefusal(json, path = "$") {
+  const o = _obj(json, path, "Refusal");
+  let f_error;
+  for (const k of Object.keys(o)) {
+    const v = o[k];
+    switch (k) {
+      case "error":
+        f_error = v === null ? undefined : _str(v, path, "error");
+        continue;
+    }
+    switch (_fold(k)) {
+      case "ERROR":
+        throw _ambiguous(path, "Refusal", k, "error");
+    }
+  }
+  if (f_error === undefined) throw _missing(path, "Refusal", "error");
+  const out = { error: f_error };
+  return out;
+}
+
+/**
+ * encodeRefusal writes a Refusal as JSON that Go's decoder reads, leaving out
+ * optional fields that hold their zero value, as Go does.
+ */
+export function encodeRefusal(value) {
+  const o = {};
+  o["error"] = value.error;
+  return o;
+}
+
 /** DeployApprovedType is the wire type of DeployApproved facts. */
 export const DeployApprovedType = "deploy/approved";
 

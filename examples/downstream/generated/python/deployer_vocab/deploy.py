@@ -54,6 +54,13 @@ class Approval(Model):
     """Note says why."""
 
 
+class Refusal(Model):
+    """A Refusal is what every refusal of the deployer's wire answers."""
+
+    error: str
+    """Error says what was refused."""
+
+
 class DeployApproved(Model):
     """A DeployApproved fact records an approver's decision about a release."""
 
