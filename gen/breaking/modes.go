@@ -143,4 +143,16 @@ var ruleModes = map[gen.RuleID]Mode{
 	gen.RuleFaceMethodChanged:       Backward,
 	gen.RuleFaceMethodAdded:         Backward,
 	gen.RuleTypeDeleted:             Backward,
+	// A route's findings are about clients built from the old spec talking to
+	// a server built from the new one, and the reverse while clients upgrade:
+	// a client and its server are each other's readers, so each breaks both.
+	gen.RuleRouteDeleted:          Full,
+	gen.RuleRouteMoved:            Full,
+	gen.RuleRouteParamTypeChanged: Full,
+	gen.RuleRouteParamDeleted:     Full,
+	gen.RuleRouteQueryRequired:    Full,
+	gen.RuleRouteBodyChanged:      Full,
+	gen.RuleRouteResponseChanged:  Full,
+	gen.RuleRouteStreamChanged:    Full,
+	gen.RuleRouteAdded:            Backward,
 }
