@@ -5,6 +5,11 @@ package gen
 // whole in the unit it is read in, and that the bounds fit the field's type
 // and leave it a value, its zero value when the field is optional.
 
+import (
+	"fmt"
+	"unicode/utf8"
+)
+
 // bounds checks the bounds of every field, once the defaults are checked.
 func (v *validator) bounds() {
 	defaults := map[string]*Default{}
@@ -15,13 +20,77 @@ func (v *validator) bounds() {
 			names = append(names, d.Name)
 		}
 	}
+	paths := map[*Field]string{}
 	v.eachFieldList(func(what string, fields []*Field) {
 		for _, f := range fields {
 			if f.Type != nil && f.Bounded() {
-				v.fieldBounds(f, what+"."+f.Name, boundDefaults{defaults, newSuggester(names)})
+				paths[f] = what + "." + f.Name
+				v.fieldBounds(f, paths[f], boundDefaults{defaults, newSuggester(names)})
 			}
 		}
 	})
+	if len(paths) > 0 && len(v.errs) == 0 {
+		v.derivedBounds(paths)
+	}
+}
+
+// derivedBounds checks that a bounded field of a derived shape (decision
+// 0173) refuses nothing its older shape held: Go reads an older version as
+// the newest struct by struct, and would keep what a TypeScript or Python
+// decoder of the upcast JSON refuses. A default it takes must be within
+// its bounds. paths are the bounded fields' paths.
+func (v *validator) derivedBounds(paths map[*Field]string) {
+	for _, c := range v.spec.Conversions() {
+		for _, a := range c.Assigns {
+			f, what := a.Field, paths[a.Field]
+			switch {
+			case what == "":
+			case a.Source != nil:
+				if why := refusesOlder(f, a.Source); why != "" {
+					v.add(f.Pos, "%s: %s; a derived field's bounds admit every value of the field it derives from (%s in %s), since history holds them", what, why, a.Source.Name, c.From)
+				}
+			case a.Default != nil && (a.Default.Kind == LitInt || a.Default.Kind == LitString):
+				if why := outside(f, a.Default); why != "" {
+					v.add(a.Default.Pos, "%s.default: %s", what, why)
+				}
+			}
+		}
+	}
+}
+
+// refusesOlder says which bound of f refuses a value its source from may
+// hold, or "".
+func refusesOlder(f, from *Field) string {
+	lo, hi, ranged := from.Type.Scalar().Range()
+	if !ranged && from.Type.Scalar().Kind == ScalarUint {
+		lo, ranged = 0, true
+	}
+	switch {
+	case f.Min != nil && (from.Min == nil && (!ranged || lo < f.Min.Value) || from.Min != nil && from.Min.Value < f.Min.Value):
+		return fmt.Sprintf("min %d refuses less", f.Min.Value)
+	case f.Max != nil && (from.Max == nil && (!ranged || hi > f.Max.Value) || from.Max != nil && from.Max.Value > f.Max.Value):
+		return fmt.Sprintf("max %d refuses more", f.Max.Value)
+	case f.MaxLength != nil && (from.MaxLength == nil || from.MaxLength.Value > f.MaxLength.Value):
+		return fmt.Sprintf("maxLength %d refuses longer strings", f.MaxLength.Value)
+	}
+	return ""
+}
+
+// outside says how lit is outside f's bounds, or "".
+func outside(f *Field, lit *Literal) string {
+	if lit.Kind == LitString {
+		if n := int64(utf8.RuneCountInString(lit.Text)); f.MaxLength != nil && n > f.MaxLength.Value {
+			return fmt.Sprintf("%q has %d characters, more than maxLength %d", lit.Text, n, f.MaxLength.Value)
+		}
+		return ""
+	}
+	switch n := lit.Int(); {
+	case f.Min != nil && n < f.Min.Value:
+		return fmt.Sprintf("%d is below min %d", n, f.Min.Value)
+	case f.Max != nil && n > f.Max.Value:
+		return fmt.Sprintf("%d is above max %d", n, f.Max.Value)
+	}
+	return ""
 }
 
 // boundDefaults are the defaults a bound may name, and what suggests one
