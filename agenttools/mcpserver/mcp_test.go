@@ -22,6 +22,7 @@ import (
 	"github.com/jobgen/jobgen/generated/jobs"
 	"github.com/jobgen/jobgen/generated/tools"
 	"github.com/jobgen/jobgen/registry"
+	"github.com/jobgen/jobgen/tooldef"
 )
 
 // A runtime is a registry, the tools over it with one start tool, and the
@@ -74,7 +75,7 @@ func newRuntimeWith(t testing.TB, regOpts []registry.Option, toolOpts ...agentto
 			Description:  "start_job starts a job that writes what it is told.",
 			InputSchema:  startSchema,
 			OutputSchema: json.RawMessage(`{"type":"object","properties":{"jobId":{"type":"string"}},"required":["jobId"]}`),
-			Tasks:        true,
+			TaskSupport:  tooldef.TaskOptional,
 		},
 		Call: func(ctx context.Context, c agenttools.Caller, args json.RawMessage) (json.RawMessage, error) {
 			var in struct {

@@ -47,7 +47,7 @@ func toolsComment(s *gen.Spec) string {
 		nameW, titleW, recordsW = max(nameW, len(t.Name)), max(titleW, len(t.Title)), max(recordsW, len(toolRecords(t)))
 	}
 	var b strings.Builder
-	b.WriteString(doctext.Lines("Tools returns package "+s.Package.Name+"'s tool table, in the order the spec declares the tools: "+
+	b.WriteString(doctext.Lines("Tools returns package "+doctext.Possessive(s.Package.Name)+" tool table, in the order the spec declares the tools: "+
 		"each tool's name, title, description, input and result with their JSON Schemas, annotations and task support "+
 		"(the function of each tool says more).", ""))
 	b.WriteString("\n//")

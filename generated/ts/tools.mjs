@@ -12,7 +12,7 @@
  * package.
  */
 
-import { _at, _missing, _obj, _fold, _str, _bool, _int, _range, _enum, _uuid, _ambiguous, _zeroTime, _time, _arr, _eint, _erange, _eenum, _euuid } from "./runtime.mjs";
+import { DecodeError, _at, _missing, _obj, _fold, _str, _bool, _int, _range, _enum, _uuid, _ambiguous, _zeroTime, _time, _arr, _eint, _erange, _eenum, _euuid } from "./runtime.mjs";
 import * as jobs from "./jobs.mjs";
 import * as subagents from "./subagents.mjs";
 
@@ -363,6 +363,9 @@ export function decodeJobOutput(json, path = "$") {
     }
   }
   if (f_jobId === undefined) throw _missing(path, "JobOutput", "jobId");
+  if (f_maxBytes !== undefined && f_maxBytes > 65536) {
+    throw new DecodeError("invalidValue", path + ".maxBytes", "JobOutput: maxBytes " + f_maxBytes + " is above its maximum 65536");
+  }
   const out = { jobId: f_jobId };
   if (f_maxBytes) out.maxBytes = f_maxBytes;
   return out;
@@ -487,6 +490,9 @@ export function decodeJobWait(json, path = "$") {
     }
   }
   if (f_jobId === undefined) throw _missing(path, "JobWait", "jobId");
+  if (f_timeoutSeconds !== undefined && f_timeoutSeconds > 600) {
+    throw new DecodeError("invalidValue", path + ".timeoutSeconds", "JobWait: timeoutSeconds " + f_timeoutSeconds + " is above its maximum 600");
+  }
   const out = { jobId: f_jobId };
   if (f_timeoutSeconds) out.timeoutSeconds = f_timeoutSeconds;
   return out;

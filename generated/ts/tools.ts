@@ -12,7 +12,7 @@
  * package.
  */
 
-import { _at, _missing, _obj, _fold, _str, _bool, _int, _range, _enum, _uuid, _ambiguous, _zeroTime, _time, _arr, _eint, _erange, _eenum, _euuid, type JSONObject } from "./runtime.js";
+import { DecodeError, _at, _missing, _obj, _fold, _str, _bool, _int, _range, _enum, _uuid, _ambiguous, _zeroTime, _time, _arr, _eint, _erange, _eenum, _euuid, type JSONObject } from "./runtime.js";
 import * as jobs from "./jobs.js";
 import * as subagents from "./subagents.js";
 
@@ -261,11 +261,7 @@ export function encodeJobEntry(value: JobEntry): JSONObject {
   return o;
 }
 
-/**
- * JobKill asks a running job to stop. The job moves to stopping and then
- * finishes as killed (or completed, if it finished first); job_kill does not
- * wait for that: call job_wait to see the end.
- */
+/** JobKill is what job_kill takes. */
 export interface JobKill {
   /** The job to stop, by its id. */
   jobId: jobs.JobID;
@@ -388,12 +384,7 @@ export function encodeJobKillResult(value: JobKillResult): JSONObject {
   return o;
 }
 
-/**
- * JobList lists your jobs, running and finished, oldest first: each job's id,
- * name, kind, label, status, latest progress line or how it ended, and when it
- * started and finished; and the subagents you started. Call it to find a job's
- * id, to see what is still running, or when a notice tells you to.
- */
+/** JobList is what job_list takes. */
 export interface JobList {
   /** Set it to list only the jobs still running or stopping. */
   activeOnly?: boolean;
@@ -482,12 +473,7 @@ export function encodeJobListResult(value: JobListResult): JSONObject {
   return o;
 }
 
-/**
- * JobOutput returns the output a job wrote that you have not read yet, and the
- * job's status. Each byte is returned once: a second call returns only what the
- * job wrote since. When more is waiting than fits, the result says how much;
- * call job_output again to read on.
- */
+/** JobOutput is what job_output takes. */
 export interface JobOutput {
   /** The job to read, by its id. */
   jobId: jobs.JobID;
@@ -524,6 +510,9 @@ export function decodeJobOutput(json: unknown, path = "$"): JobOutput {
     }
   }
   if (f_jobId === undefined) throw _missing(path, "JobOutput", "jobId");
+  if (f_maxBytes !== undefined && f_maxBytes > 65536) {
+    throw new DecodeError("invalidValue", path + ".maxBytes", "JobOutput: maxBytes " + f_maxBytes + " is above its maximum 65536");
+  }
   const out: JobOutput = { jobId: f_jobId };
   if (f_maxBytes) out.maxBytes = f_maxBytes;
   return out;
@@ -649,10 +638,7 @@ export function encodeJobOutputResult(value: JobOutputResult): JSONObject {
   return o;
 }
 
-/**
- * JobWait waits until a job finishes, or until the timeout passes, and returns
- * the job. It does not return the job's output: call job_output for that.
- */
+/** JobWait is what job_wait takes. */
 export interface JobWait {
   /** The job to wait for, by its id. */
   jobId: jobs.JobID;
@@ -686,6 +672,9 @@ export function decodeJobWait(json: unknown, path = "$"): JobWait {
     }
   }
   if (f_jobId === undefined) throw _missing(path, "JobWait", "jobId");
+  if (f_timeoutSeconds !== undefined && f_timeoutSeconds > 600) {
+    throw new DecodeError("invalidValue", path + ".timeoutSeconds", "JobWait: timeoutSeconds " + f_timeoutSeconds + " is above its maximum 600");
+  }
   const out: JobWait = { jobId: f_jobId };
   if (f_timeoutSeconds) out.timeoutSeconds = f_timeoutSeconds;
   return out;
@@ -765,10 +754,7 @@ export function encodeJobWaitResult(value: JobWaitResult): JSONObject {
   return o;
 }
 
-/**
- * Report sends a message to the agent that started you: your findings, progress
- * or a question. It is delivered to that agent alone.
- */
+/** Report is what report takes. */
 export interface Report {
   /** The report. */
   message: string;
@@ -861,12 +847,7 @@ export function encodeReportResult(value: ReportResult): JSONObject {
   return o;
 }
 
-/**
- * SendMessage sends a message to a subagent you started. A running subagent
- * reads it at its next step; one that finished or stopped is resumed to read
- * it. It returns as soon as the message is accepted, not when it is answered:
- * the subagent reports back on its own.
- */
+/** SendMessage is what send_message takes. */
 export interface SendMessage {
   /** The subagent's id, as subagent_start or job_list gave it. */
   to: jobs.SessionID;
@@ -1039,12 +1020,7 @@ export function encodeSubagentEntry(value: SubagentEntry): JSONObject {
   return o;
 }
 
-/**
- * SubagentStart starts a subagent: a separate agent that works on the prompt in
- * the background, keeps its own history, reports back to you with its findings,
- * and can be sent more work with send_message. It returns as soon as the
- * subagent has the prompt.
- */
+/** SubagentStart is what subagent_start takes. */
 export interface SubagentStart {
   /** What the subagent is for, in a few words. */
   label: string;

@@ -912,6 +912,7 @@ _KINDS: Final[Mapping[str, DecodeErrorKind]] = {
     "literal_error": "invalidEnum",
     "greater_than_equal": "invalidValue",
     "less_than_equal": "invalidValue",
+    "string_too_long": "invalidValue",
     "invalidID": "invalidID",
     "invalidValue": "invalidValue",
     "invalidEnum": "invalidEnum",
