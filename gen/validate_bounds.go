@@ -46,7 +46,7 @@ func (v *validator) derivedBounds(paths map[*Field]string) {
 			switch {
 			case what == "":
 			case a.Source != nil:
-				if why := refusesOlder(f, a.Source); why != "" {
+				if why := TighterBound(f, a.Source); why != "" {
 					v.add(f.Pos, "%s: %s; a derived field's bounds admit every value of the field it derives from (%s in %s), since history holds them", what, why, a.Source.Name, c.From)
 				}
 			case a.Default != nil && (a.Default.Kind == LitInt || a.Default.Kind == LitString):
@@ -56,24 +56,6 @@ func (v *validator) derivedBounds(paths map[*Field]string) {
 			}
 		}
 	}
-}
-
-// refusesOlder says which bound of f refuses a value its source from may
-// hold, or "".
-func refusesOlder(f, from *Field) string {
-	lo, hi, ranged := from.Type.Scalar().Range()
-	if !ranged && from.Type.Scalar().Kind == ScalarUint {
-		lo, ranged = 0, true
-	}
-	switch {
-	case f.Min != nil && (from.Min == nil && (!ranged || lo < f.Min.Value) || from.Min != nil && from.Min.Value < f.Min.Value):
-		return fmt.Sprintf("min %d refuses less", f.Min.Value)
-	case f.Max != nil && (from.Max == nil && (!ranged || hi > f.Max.Value) || from.Max != nil && from.Max.Value > f.Max.Value):
-		return fmt.Sprintf("max %d refuses more", f.Max.Value)
-	case f.MaxLength != nil && (from.MaxLength == nil || from.MaxLength.Value > f.MaxLength.Value):
-		return fmt.Sprintf("maxLength %d refuses longer strings", f.MaxLength.Value)
-	}
-	return ""
 }
 
 // outside says how lit is outside f's bounds, or "".
