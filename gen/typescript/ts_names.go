@@ -40,7 +40,7 @@ var tsReserved = []string{
 }
 
 // tsFixedNames are the names every module exports whatever the spec says.
-var tsFixedNames = []string{"DecodeError", "DecodeErrorKind", "EncodeError", "JSONObject", "JSONValue"}
+var tsFixedNames = []string{"DecodeError", "DecodeErrorKind", "EncodeError", "JSONObject", "JSONValue", "ToolAnnotations", "ToolDefinition"}
 
 // checkTSNames claims every top-level name the module declares and reports
 // the collisions, the shadowed globals and the JSON names JavaScript objects
@@ -110,6 +110,9 @@ func tsDecls(s *gen.Spec) []tsDecl {
 	}
 	for _, d := range s.Defaults {
 		out = append(out, tsDecl{what: "defaults." + d.Name, pos: d.Pos, names: []string{d.GoName}})
+	}
+	if len(s.Tools) > 0 {
+		out = append(out, tsDecl{what: "tools", pos: s.Tools[0].Pos, names: []string{"tools"}})
 	}
 	return out
 }

@@ -12,7 +12,7 @@
  * package.
  */
 
-import type { JSONObject } from "./runtime.mjs";
+import type { JSONObject, ToolDefinition } from "./runtime.mjs";
 import type * as jobs from "./jobs.mjs";
 import type * as subagents from "./subagents.mjs";
 
@@ -545,3 +545,10 @@ export declare const DefaultOutputBytes = 16384;
  * otherwise. It is in milliseconds.
  */
 export declare const DefaultWaitTimeout = 30000;
+
+/**
+ * tools are package tools's tools, in the order the spec declares them: what
+ * each says of itself, its schemas inlined, as the Go package's Tools lists
+ * them.
+ */
+export declare const tools: readonly ToolDefinition[];
