@@ -201,3 +201,27 @@ func TestNewStartToolDecodesArgumentsAsTheBuiltInToolsDo(t *testing.T) {
 		t.Error("NewStartTool bound a JobKill handler to a tool that takes a JobOutput")
 	}
 }
+
+// A string argument longer than its schema's maxLength is refused naming
+// it, counted in characters as the schema and the decoders count them: a
+// start tool's schema need not come from a spec for its bounds to hold.
+func TestAStringPastItsMaxLengthIsRefusedNamingIt(t *testing.T) {
+	tool := agenttools.Tool{Name: "note", Description: "note keeps a note.",
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string","maxLength":3}},"additionalProperties":false}`)}
+	st, err := agenttools.NewStartTool(tool, func(_ context.Context, _ agenttools.Caller, in struct {
+		Text string `json:"text"`
+	}) (map[string]string, error) {
+		return map[string]string{"kept": in.Text}, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := newFixture(t, agenttools.WithStartTool(st))
+	s := f.tools.For("a")
+	if got := decode[map[string]string](t, call(t, s, "note", `{"text": "😀😀😀"}`)); got["kept"] != "😀😀😀" {
+		t.Errorf("three characters of four bytes each: %v, want them kept", got)
+	}
+	if e := callErr(t, s, "note", `{"text": "abcd"}`); e.Code != tools.ErrorCodeInvalidArguments || e.Message != `The argument "text" of note must be at most 3 characters.` {
+		t.Errorf("four characters: %v, want invalidArguments naming text", e)
+	}
+}
