@@ -57,15 +57,17 @@ func TestRetentionMachine(t *testing.T) {
 			rt.Fatal(err)
 		}
 		var chosen []journal.Stream
-		for _, st := range plan.Archive {
-			if strings.HasPrefix(string(st), h.prefix) {
-				chosen = append(chosen, st)
+		var judged []pgstore.Judged
+		for _, j := range plan.Archive {
+			if strings.HasPrefix(string(j.Stream), h.prefix) {
+				chosen = append(chosen, j.Stream)
+				judged = append(judged, j)
 			}
 		}
 		if want := h.over(); fmt.Sprint(chosen) != fmt.Sprint(want) {
 			rt.Fatalf("Choose archives %v; the model says %v are over", chosen, want)
 		}
-		h.archive(rt, store, chosen, filepath.Join(dir, fmt.Sprintf("archive-%d.journal", checkNo)))
+		h.archive(rt, store, judged, chosen, filepath.Join(dir, fmt.Sprintf("archive-%d.journal", checkNo)))
 	})
 }
 
@@ -248,7 +250,7 @@ func (f rtRottingFile) ReadAt(b []byte, off int64) (int, error) {
 
 // archive moves chosen into a new file at path, which may rot, and checks
 // what the store and the file hold afterwards.
-func (h *rtHistory) archive(t *rapid.T, store *pgstore.Store, chosen []journal.Stream, path string) {
+func (h *rtHistory) archive(t *rapid.T, store *pgstore.Store, judged []pgstore.Judged, chosen []journal.Stream, path string) {
 	ctx := context.Background()
 	var opts []journal.Option
 	rots := len(chosen) > 0 && rapid.Bool().Draw(t, "rots")
@@ -264,7 +266,7 @@ func (h *rtHistory) archive(t *rapid.T, store *pgstore.Store, chosen []journal.S
 		t.Fatal(err)
 	}
 	defer file.Close(ctx)
-	moved, err := store.Archive(ctx, chosen, file)
+	moved, err := store.Archive(ctx, judged, file)
 	switch {
 	case rots && (!errors.Is(err, pgstore.ErrArchiveMismatch) || len(moved) != 0):
 		t.Fatalf("Archive into a rotting file: moved %v, %v; want ErrArchiveMismatch and nothing moved", moved, err)
