@@ -39,7 +39,11 @@ path):
 	                           download (409 for a job that keeps none)
 	GET  /api/history          the session's execution intervals from the
 	                           journal, a JSON array of wire.Interval (404
-	                           when the handler has none)
+	                           when the handler has none); with
+	                           ?with=archived a wire.History: those
+	                           intervals and the runs of the session's
+	                           stream retention archived, each with its
+	                           archive file (400 for another with)
 	GET  /api/subagents        the continuable children under the session's
 	                           roots, a JSON array of wire.SubagentNode,
 	                           parents first (404 without Options.Subagents)

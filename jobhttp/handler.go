@@ -67,9 +67,11 @@ type Options struct {
 }
 
 // A HistoryFunc returns what /api/history answers for a session: its
-// execution intervals, oldest first (StoreHistory reads them from a
-// journal).
-type HistoryFunc func(ctx context.Context, session jobs.SessionID) ([]wire.Interval, error)
+// execution intervals, oldest first, and the runs of its history that
+// retention archived, with where each went (StoreHistory reads them from a
+// journal). The route answers the intervals alone unless the client asks
+// with=archived.
+type HistoryFunc func(ctx context.Context, session jobs.SessionID) (wire.History, error)
 
 // A Handler serves one registry over HTTP. Make one with New; it is safe for
 // concurrent use.

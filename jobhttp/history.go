@@ -2,6 +2,9 @@ package jobhttp
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"iter"
 
 	"github.com/jobgen/jobgen/generated/jobs"
 	"github.com/jobgen/jobgen/generated/wire"
@@ -14,17 +17,63 @@ import (
 // job's facts on its owner's stream; see jobhistory.StreamOf), oldest first.
 // It reads what the store has accepted, durable or not, so a timeline shows
 // jobs as they register.
+//
+// When retention archived the older part of the stream (the store's
+// ReadStream says so with a journal.ArchivedError), it answers the
+// intervals of what the store holds after it, which retention never
+// archives while they may still run, and names the archived runs of seqs
+// with the archive of each in History.Archived. The archived part is always
+// a prefix, so a read that an archive overtook is read again from the start.
 func StoreHistory(store journal.Store) HistoryFunc {
-	return func(ctx context.Context, session jobs.SessionID) ([]wire.Interval, error) {
-		records := store.ReadStream(ctx, journal.Stream(session), 0)
-		ivs, err := jobhistory.Intervals(journal.Facts(records, jobs.DecodeFact))
-		out := make([]wire.Interval, len(ivs))
-		for i, iv := range ivs {
-			// A conversion, not a copy field by field: it compiles only
-			// while jobhistory's Interval and the wire's have the same
-			// fields, so the two cannot drift apart.
-			out[i] = wire.Interval(iv)
+	return func(ctx context.Context, session jobs.SessionID) (wire.History, error) {
+		stream := journal.Stream(session)
+		var h wire.History
+		after := uint64(0)
+		for range historyReads {
+			var archived *journal.ArchivedError
+			ivs, err := jobhistory.Intervals(journal.Facts(untilArchived(store.ReadStream(ctx, stream, after), &archived), jobs.DecodeFact))
+			switch {
+			case err != nil:
+				return wire.History{}, err
+			case archived == nil:
+				h.Intervals = make([]wire.Interval, len(ivs))
+				for i, iv := range ivs {
+					// A conversion, not a copy field by field: it compiles only
+					// while jobhistory's Interval and the wire's have the same
+					// fields, so the two cannot drift apart.
+					h.Intervals[i] = wire.Interval(iv)
+				}
+				return h, nil
+			case archived.After != after:
+				// Archived while read: what was read went too. Read again,
+				// from the start, to learn every run.
+				h.Archived, after = nil, 0
+			default:
+				for _, r := range archived.Ranges {
+					h.Archived = append(h.Archived, wire.ArchivedRange{First: r.First, Through: r.Through, Archive: r.Archive})
+				}
+				after = archived.Through
+			}
 		}
-		return out, err
+		return wire.History{}, fmt.Errorf("history of %q: its stream was archived again and again while it was read (%d reads)", session, historyReads)
+	}
+}
+
+// historyReads bounds how often StoreHistory reads a stream that archives
+// keep overtaking.
+const historyReads = 8
+
+// untilArchived yields records until an *journal.ArchivedError, which it
+// keeps in *archived instead of yielding it.
+func untilArchived(records iter.Seq2[journal.Record, error], archived **journal.ArchivedError) iter.Seq2[journal.Record, error] {
+	return func(yield func(journal.Record, error) bool) {
+		for rec, err := range records {
+			if errors.As(err, archived) {
+				return
+			}
+			if !yield(rec, err) {
+				return
+			}
+		}
 	}
 }

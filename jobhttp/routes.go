@@ -3,6 +3,7 @@ package jobhttp
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"mime"
 	"net/http"
@@ -175,14 +176,23 @@ func (h *Handler) history(w http.ResponseWriter, r *http.Request, session jobs.S
 		httpError(w, http.StatusNotFound, "no history is kept")
 		return
 	}
-	ivs, err := h.opts.History(r.Context(), session)
+	with := r.URL.Query().Get("with")
+	if with != "" && with != "archived" {
+		httpError(w, http.StatusBadRequest, fmt.Sprintf("with=%s: the history answers with=archived, or the intervals alone without with", with))
+		return
+	}
+	hist, err := h.opts.History(r.Context(), session)
 	if err != nil {
 		h.log.Error("jobhttp: history", "err", err)
 		httpError(w, http.StatusInternalServerError, "history unavailable")
 		return
 	}
-	if ivs == nil {
-		ivs = []wire.Interval{}
+	if hist.Intervals == nil {
+		hist.Intervals = []wire.Interval{}
 	}
-	writeJSON(w, ivs)
+	if with == "archived" {
+		writeJSON(w, hist) // a wire.History
+		return
+	}
+	writeJSON(w, hist.Intervals) // the list every client has read since the first release
 }
