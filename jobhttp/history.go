@@ -26,12 +26,14 @@ import (
 // a prefix, so a read that an archive overtook is read again from the start.
 func StoreHistory(store journal.Store) HistoryFunc {
 	return func(ctx context.Context, session jobs.SessionID) (wire.History, error) {
-		stream := journal.Stream(session)
+		read := func(after uint64) iter.Seq2[journal.Record, error] {
+			return store.ReadStream(ctx, journal.Stream(session), after)
+		}
 		var h wire.History
 		after := uint64(0)
 		for range historyReads {
 			var archived *journal.ArchivedError
-			ivs, err := jobhistory.Intervals(journal.Facts(untilArchived(store.ReadStream(ctx, stream, after), &archived), jobs.DecodeFact))
+			ivs, err := jobhistory.Intervals(journal.Facts(untilArchived(read(after), &archived), jobs.DecodeFact))
 			switch {
 			case err != nil:
 				return wire.History{}, err

@@ -372,3 +372,36 @@ func wantOrderedRecords(t *testing.T, recs []journal.Record) {
 		last[rec.Stream] = rec.Seq
 	}
 }
+
+// Archive moves a stream through the seq its judge read and no further:
+// the records after it stay, readable after it; a judgement the store has
+// archived already moves nothing, and one past the stream's last seq is
+// refused.
+func TestArchiveMovesThroughTheJudgedSeqOnly(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t)
+	appendN(t, s, "s", 1, 5)
+	file := openArchive(t)
+	moved, err := s.Archive(ctx, []Judged{{Stream: "s", Through: 3}}, file)
+	if err != nil || len(moved) != 1 || moved[0].First != 1 || moved[0].Through != 3 || moved[0].Later != 2 {
+		t.Fatalf("Archive through seq 3 of 5: %+v %v; want seqs 1 to 3, 2 later", moved, err)
+	}
+	if got := seqsOf(readStream(t, s, "s", 3)); fmt.Sprint(got) != "[4 5]" {
+		t.Fatalf("s after its archived seq holds %v, want [4 5]", got)
+	}
+	if got := seqsOf(readStream(t, file, "s", 0)); fmt.Sprint(got) != "[1 2 3]" {
+		t.Fatalf("the archive holds %v, want [1 2 3]", got)
+	}
+	if moved, err := s.Archive(ctx, []Judged{{Stream: "s", Through: 2}}, file); err != nil || len(moved) != 0 {
+		t.Fatalf("Archive of a judgement archived already: %+v %v; want nothing moved", moved, err)
+	}
+	if _, err := s.Archive(ctx, []Judged{{Stream: "s", Through: 6}}, file); !errors.Is(err, journal.ErrInvalid) {
+		t.Fatalf("Archive through seq 6 of a stream at 5: %v; want ErrInvalid", err)
+	}
+	if moved, err := s.Archive(ctx, whole(t, s, "s"), file); err != nil || len(moved) != 1 || moved[0].First != 4 || moved[0].Through != 5 {
+		t.Fatalf("Archive of the rest: %+v %v", moved, err)
+	}
+	if sum, err := s.Check(ctx); err != nil || sum.Records != 0 {
+		t.Fatalf("Check: %+v %v", sum, err)
+	}
+}
