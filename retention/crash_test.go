@@ -198,7 +198,7 @@ func TestArchiveRoundsSurviveKills(t *testing.T) {
 		return s
 	}
 	writer, reader := open(pgstore.WithCommitters(2)), open()
-	tail := startTail(ctx, open(pgstore.WithPollInterval(20*time.Millisecond)))
+	tail := pgtest.StartTail(ctx, open(pgstore.WithPollInterval(20*time.Millisecond)), journal.Position{})
 	dir := t.TempDir()
 
 	const sessions = 4
@@ -309,9 +309,11 @@ func TestArchiveRoundsSurviveKills(t *testing.T) {
 	wg.Wait()
 
 	all := readAllOf(t, reader)
-	tailed := tail.stop(all)
-	if tail.err != nil {
-		t.Errorf("the tail ended: %v", tail.err)
+	tailed, err := tail.WaitFor(time.Minute, func(recs []journal.Record) bool {
+		return len(all) == 0 || len(recs) > 0 && recs[len(recs)-1].Pos.Compare(all[len(all)-1].Pos) >= 0
+	})
+	if err != nil {
+		t.Errorf("the tail ended: %v", err)
 	}
 	streams := map[journal.Stream]bool{}
 	for stream := range log.acked {
@@ -489,59 +491,6 @@ func (rd *roundReader) finish(t *testing.T, dir string) int {
 			time.Sleep(10 * time.Millisecond)
 		}
 	}
-}
-
-// A roundTail collects what a tail delivers, in the background.
-type roundTail struct {
-	mu     sync.Mutex
-	recs   []journal.Record
-	err    error
-	done   chan struct{}
-	cancel context.CancelFunc
-}
-
-func startTail(ctx context.Context, s *pgstore.Store) *roundTail {
-	ctx, cancel := context.WithCancel(ctx)
-	rt := &roundTail{done: make(chan struct{}), cancel: cancel}
-	go func() {
-		defer close(rt.done)
-		for rec, err := range s.Tail(ctx, journal.Position{}) {
-			rt.mu.Lock()
-			if err != nil {
-				rt.err = err
-			} else {
-				rt.recs = append(rt.recs, rec)
-			}
-			rt.mu.Unlock()
-			if err != nil {
-				return
-			}
-		}
-	}()
-	return rt
-}
-
-// stop waits until the tail delivered the last of all (or a minute
-// passed, or it ended), stops it and returns what it delivered.
-func (rt *roundTail) stop(all []journal.Record) []journal.Record {
-	deadline := time.Now().Add(time.Minute)
-	for len(all) > 0 && time.Now().Before(deadline) {
-		rt.mu.Lock()
-		caught := len(rt.recs) > 0 && rt.recs[len(rt.recs)-1].Pos.Compare(all[len(all)-1].Pos) >= 0
-		rt.mu.Unlock()
-		if caught {
-			break
-		}
-		select {
-		case <-rt.done:
-		case <-time.After(20 * time.Millisecond):
-			continue
-		}
-		break
-	}
-	rt.cancel()
-	<-rt.done
-	return rt.recs
 }
 
 // checkTail checks that the tail delivered each record once, in an order

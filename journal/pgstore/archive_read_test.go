@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"slices"
 	"strings"
 	"testing"
 
@@ -57,7 +58,7 @@ func TestAReaderOfAStreamArchivedUnderItMissesNothingUnsaid(t *testing.T) {
 				t.Fatalf("the reader after seq %d: %v; want an ArchivedError", pageRows, err)
 			}
 			want := []journal.ArchivedRange{{First: pageRows + 1, Through: n, Archive: file.Path()}}
-			if ae.After != pageRows || ae.Through != n || !sameRanges(ae.Ranges, want) {
+			if ae.After != pageRows || ae.Through != n || !slices.Equal(ae.Ranges, want) {
 				t.Fatalf("ArchivedError after %d through %d ranges %+v; want after %d through %d ranges %+v", ae.After, ae.Through, ae.Ranges, pageRows, n, want)
 			}
 			if msg := err.Error(); !strings.Contains(msg, "257 to 600") || !strings.Contains(msg, file.Path()) {
@@ -89,17 +90,6 @@ func whole(t testing.TB, s *Store, streams ...journal.Stream) []Judged {
 	return out
 }
 
-func sameRanges(a, b []journal.ArchivedRange) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
 
 // A stream archived in two runs into two files is in two places: a read
 // from before both names each range with the file that holds it, and a
@@ -131,7 +121,7 @@ func TestAStreamArchivedIntoTwoFilesNamesTheFileOfEachRange(t *testing.T) {
 			readErr = err
 			break
 		}
-		if !errors.As(readErr, &ae) || ae.Through != 5 || ae.After != tt.after || !sameRanges(ae.Ranges, tt.want) {
+		if !errors.As(readErr, &ae) || ae.Through != 5 || ae.After != tt.after || !slices.Equal(ae.Ranges, tt.want) {
 			t.Fatalf("a read after seq %d: %v; want ranges %+v", tt.after, readErr, tt.want)
 		}
 		for _, r := range tt.want {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -100,7 +101,7 @@ func TestArchiveMovesStreamsAndKeepsTheRestGapFree(t *testing.T) {
 	var ae *journal.ArchivedError
 	for _, err := range s.ReadStream(ctx, "old-1", 0) {
 		if !errors.As(err, &ae) || !errors.Is(err, journal.ErrArchived) || ae.Through != 3 ||
-			!sameRanges(ae.Ranges, []journal.ArchivedRange{{First: 1, Through: 3, Archive: file.Path()}}) {
+			!slices.Equal(ae.Ranges, []journal.ArchivedRange{{First: 1, Through: 3, Archive: file.Path()}}) {
 			t.Fatalf("ReadStream of an archived stream: %v; want an ArchivedError through 3 naming %s", err, file.Path())
 		}
 	}

@@ -50,7 +50,7 @@ func TestServerKillsLoseNothingAcknowledgedAndDoubleNothing(t *testing.T) {
 	}
 	stores := []*Store{open(), open(WithCommitters(3)), open(WithCommitters(2))}
 	reader := open(WithPollInterval(20 * time.Millisecond))
-	tail := startTail(ctx, t, reader)
+	tail := pgtest.StartTail(ctx, reader, journal.Position{})
 
 	// Writers 0-7 append one to three entries with ids and retry a failed
 	// append until it succeeds; writers 8-9 append without ids, once.
@@ -114,7 +114,10 @@ func TestServerKillsLoseNothingAcknowledgedAndDoubleNothing(t *testing.T) {
 		t.Fatal("no append failed: the kills did not land while appends were in flight")
 	}
 	all := readAll(t, reader, journal.Position{})
-	tailed := tail.wait(t, len(all))
+	tailed, err := tail.WaitFor(time.Minute, func(recs []journal.Record) bool { return len(recs) >= len(all) })
+	if err != nil {
+		t.Errorf("the tail ended: %v", err)
+	}
 	figures := checkCrashLog(t, reader, log, streams)
 	figures.misordered = misordered(all)
 	if figures.misordered > 0 {
@@ -123,66 +126,6 @@ func TestServerKillsLoseNothingAcknowledgedAndDoubleNothing(t *testing.T) {
 	checkTailed(t, tailed, all)
 	t.Logf("%d rounds: %d acknowledged entries (%d records stored, %d attempts failed): %d lost, %d duplicated, %d misordered; the tail delivered %d",
 		rounds, figures.acked, len(all), log.failures.Load(), figures.lost, figures.duplicated, figures.misordered, len(tailed))
-}
-
-// A liveTail collects what a tail delivers, in the background.
-type liveTail struct {
-	mu     sync.Mutex
-	recs   []journal.Record
-	err    error
-	done   chan struct{}
-	cancel context.CancelFunc
-}
-
-// startTail tails s from the start until wait stops it.
-func startTail(ctx context.Context, t *testing.T, s *Store) *liveTail {
-	ctx, cancel := context.WithCancel(ctx)
-	lt := &liveTail{done: make(chan struct{}), cancel: cancel}
-	t.Cleanup(cancel)
-	go func() {
-		defer close(lt.done)
-		for rec, err := range s.Tail(ctx, journal.Position{}) {
-			lt.mu.Lock()
-			if err != nil {
-				lt.err = err
-			} else {
-				lt.recs = append(lt.recs, rec)
-			}
-			lt.mu.Unlock()
-			if err != nil {
-				return
-			}
-		}
-	}()
-	return lt
-}
-
-// wait waits until the tail delivered n records, or ended, or a minute
-// passed, then stops it and returns what it delivered; a tail that ended
-// with an error fails t.
-func (lt *liveTail) wait(t *testing.T, n int) []journal.Record {
-	t.Helper()
-	deadline := time.Now().Add(time.Minute)
-	for {
-		lt.mu.Lock()
-		got := len(lt.recs)
-		lt.mu.Unlock()
-		if got >= n || time.Now().After(deadline) {
-			break
-		}
-		select {
-		case <-lt.done:
-		case <-time.After(20 * time.Millisecond):
-			continue
-		}
-		break
-	}
-	lt.cancel()
-	<-lt.done
-	if lt.err != nil {
-		t.Errorf("the tail ended: %v", lt.err)
-	}
-	return lt.recs
 }
 
 // crashFigures are what a crash loop counted.
