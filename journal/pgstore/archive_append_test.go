@@ -2,6 +2,7 @@ package pgstore
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"sync"
 	"testing"
@@ -133,5 +134,73 @@ func TestArchivalDoesNotHoldUpAppends(t *testing.T) {
 	}
 	if sum, err := s.Check(ctx); err != nil || sum.Records != 2 {
 		t.Fatalf("Check: %+v %v; want the late fact and the other stream's", sum, err)
+	}
+}
+
+// BenchmarkAppendDuringArchive measures an op of two concurrent appends
+// through a store of one committer, which may carry them in one
+// transaction: a late fact for a stream being archived and a fact for
+// another stream. "quiet" runs no archive, the baseline; "archiving" runs
+// them while an archive of 64 streams of 100 records each is under way,
+// held in its file's sync until the benchmark ends. The two should cost
+// the same: an archive holds no append lock.
+func BenchmarkAppendDuringArchive(b *testing.B) {
+	for _, archiving := range []bool{false, true} {
+		b.Run(map[bool]string{false: "quiet", true: "archiving"}[archiving], func(b *testing.B) {
+			ctx := context.Background()
+			s := openTest(b, WithCommitters(1))
+			var old []Judged
+			for i := range 64 {
+				st := journal.Stream(fmt.Sprintf("old-%02d", i))
+				if _, err := s.Append(ctx, st, entries(string(st), 100, false)...); err != nil {
+					b.Fatal(err)
+				}
+				old = append(old, Judged{Stream: st, Through: 100})
+			}
+			var archived chan error
+			g := newSyncGate()
+			if archiving {
+				file, err := journal.Open(b.TempDir()+"/archive.journal", journal.WithOpenFile(func(path string) (journal.File, error) {
+					f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+					return stallingFile{File: f, g: g}, err
+				}))
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer file.Close(ctx)
+				g.arm()
+				archived = make(chan error, 1)
+				go func() {
+					_, err := s.Archive(ctx, old, file)
+					archived <- err
+				}()
+				<-g.entered
+			}
+			b.ResetTimer()
+			for i := range b.N {
+				var wg sync.WaitGroup
+				errs := make(chan error, 2)
+				for _, st := range []journal.Stream{old[i%len(old)].Stream, "other"} {
+					wg.Go(func() {
+						_, err := s.Append(ctx, st, journal.Entry{Payload: benchPayload})
+						errs <- err
+					})
+				}
+				wg.Wait()
+				close(errs)
+				for err := range errs {
+					if err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			b.StopTimer()
+			if archiving {
+				close(g.released)
+				if err := <-archived; err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
