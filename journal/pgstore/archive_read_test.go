@@ -90,7 +90,6 @@ func whole(t testing.TB, s *Store, streams ...journal.Stream) []Judged {
 	return out
 }
 
-
 // A stream archived in two runs into two files is in two places: a read
 // from before both names each range with the file that holds it, and a
 // read from inside the first range names only what it misses.
