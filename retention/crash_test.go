@@ -241,7 +241,6 @@ func TestArchiveRoundsSurviveKills(t *testing.T) {
 
 	var figures struct{ archiverKills, serverKills, skipped int }
 	live := map[journal.Stream]string{} // the live job's registration id, by session
-	var readers []*roundReader
 	for r := range rounds {
 		over, long := journal.Stream(fmt.Sprintf("over-%d", r)), journal.Stream(fmt.Sprintf("long-%d", r))
 		done := registered(jobs.SessionID(over), 1)
@@ -262,7 +261,6 @@ func TestArchiveRoundsSurviveKills(t *testing.T) {
 			}
 		}
 		rd := startRoundReader(ctx, reader, long, longFacts, 1+rand.IntN(255))
-		readers = append(readers, rd)
 		time.Sleep(5 * time.Millisecond)
 
 		file := filepath.Join(dir, fmt.Sprintf("archive-%d.journal", r))
