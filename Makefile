@@ -16,7 +16,7 @@ SCOREBOARD_COUNT ?= 3
 # The released specs that breaking compares every spec with; see spec/README.md, "Releasing".
 BASELINE ?= spec/baseline
 
-.PHONY: demo demo-web demo-subagents demo-pg generate verify check breaking test race vet proptest mutants fuzz bench scoreboard lint ts-deps ts-check ts-bench ci pg-up pg-down pg-test crash
+.PHONY: demo demo-web demo-subagents demo-pg generate verify check breaking test race vet proptest mutants fuzz bench scoreboard lint ts-deps mcpclient-deps ts-check ts-bench ci pg-up pg-down pg-test crash
 
 demo: ## see the runtime work: three shell jobs, a live follow, a kill, a fourth under a pseudo-terminal (colours, a prompt answered), intervals from the journal
 	$(GO) run ./examples/shelljobs
@@ -26,7 +26,7 @@ demo-web: ## serve the jobs console for a demo session on 127.0.0.1:8080: colour
 demo-subagents: ## see continuable subagents: a child reports, the process restarts, a follow-up resumes it cold
 	$(GO) run ./examples/subagents
 .PHONY: demo-mcp
-demo-mcp: ## see the model-facing tools over MCP: an MCP client starts, lists, reads, waits for and kills shell jobs as two sessions
+demo-mcp: ## see the model-facing tools over MCP: an MCP client starts, lists, reads, waits for and kills shell jobs as two sessions, runs one as a task, and works with a subagent
 	$(GO) run ./examples/mcpjobs
 
 generate: ## regenerate generated/ (Go, TypeScript and Python), the reference, the schema and the live page's decoders from the specs jobgen.yaml lists
@@ -84,6 +84,9 @@ TSC ?= tools/ts/node_modules/.bin/tsc
 
 ts-deps: ## install the pinned TypeScript in tools/ts (npm ci from the committed lockfile)
 	cd tools/ts && npm ci --no-audit --no-fund
+
+mcpclient-deps: ## install the pinned MCP TypeScript SDK in tools/mcpclient, the client examples/mcpjobs's tests drive its server with
+	cd tools/mcpclient && npm ci --no-audit --no-fund
 
 ts-check: ## type-check the package generated/ts/ (sources and declarations), the tools and the page with every strictness flag their tsconfig.json sets
 	$(TSC) -p tools/ts/tsconfig.json

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -96,7 +97,14 @@ var uuidText = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]
 // model is told: which argument is wrong and what it must be. It reads the
 // arguments again itself rather than parse the decoder's message, which is
 // written for Go programmers.
+//
+// With a nil err (arguments that decoded), it checks what the decoder does
+// not — an argument the tool does not have, a value out of the schema's
+// bounds — and returns nil when nothing is wrong.
 func (s inputShape) explain(tool string, args json.RawMessage, err error) *Error {
+	if t := bytes.TrimSpace(args); err == nil && (len(t) == 0 || string(t) == "null") {
+		return nil
+	}
 	var obj map[string]json.RawMessage
 	if errors.Is(err, errNotObject) || json.Unmarshal(args, &obj) != nil {
 		return fail(tools.ErrorCodeInvalidArguments, "The arguments of %s must be a JSON object%s.", tool, s.example())
@@ -111,6 +119,14 @@ func (s inputShape) explain(tool string, args json.RawMessage, err error) *Error
 		}
 		return fail(tools.ErrorCodeInvalidArguments, "An argument of %s appears twice; give each once.", tool)
 	}
+	for _, key := range slices.Sorted(maps.Keys(obj)) {
+		if _, ok := s.props[key]; !ok && !slices.ContainsFunc(s.order, func(n string) bool { return strings.EqualFold(n, key) }) {
+			if len(s.order) == 0 {
+				return fail(tools.ErrorCodeInvalidArguments, "%s takes no arguments, and %q is none of its: call it with {}.", tool, cutUTF8(key, 64))
+			}
+			return fail(tools.ErrorCodeInvalidArguments, "%s has no argument %q; its arguments are %s.", tool, cutUTF8(key, 64), strings.Join(s.order, ", "))
+		}
+	}
 	for _, name := range s.required {
 		if v, ok := obj[name]; !ok || string(bytes.TrimSpace(v)) == "null" {
 			return fail(tools.ErrorCodeInvalidArguments, "%s needs the argument %q.", tool, name)
@@ -124,6 +140,9 @@ func (s inputShape) explain(tool string, args json.RawMessage, err error) *Error
 		if why := s.props[name].wrong(v); why != "" {
 			return fail(tools.ErrorCodeInvalidArguments, "The argument %q of %s %s.", name, tool, why)
 		}
+	}
+	if err == nil {
+		return nil
 	}
 	return fail(tools.ErrorCodeInvalidArguments, "The arguments do not match the input schema of %s.", tool)
 }
@@ -143,7 +162,10 @@ func (p propShape) wrong(v json.RawMessage) string {
 		if len(p.enum) > 0 && !slices.Contains(p.enum, x) {
 			return "must be one of " + strings.Join(p.enum, ", ")
 		}
-		if p.uuid && !uuidText.MatchString(x) || p.uuid && x == "00000000-0000-0000-0000-000000000000" {
+		if p.uuid && x == "00000000-0000-0000-0000-000000000000" {
+			return "is the nil id, which names nothing: it must be an id as job_list shows it, such as 0b5c2f1e-7d1a-4c3b-9e8f-2a6b4c8d0e1f"
+		}
+		if p.uuid && !uuidText.MatchString(x) {
 			return "must be an id as job_list shows it: 36 lower-case hexadecimal digits and dashes, such as 0b5c2f1e-7d1a-4c3b-9e8f-2a6b4c8d0e1f"
 		}
 	case float64:

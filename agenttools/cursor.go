@@ -1,11 +1,10 @@
 package agenttools
 
 import (
-	"strings"
 	"sync"
-	"unicode/utf8"
 
 	"github.com/jobgen/jobgen/generated/jobs"
+	"github.com/jobgen/jobgen/registry"
 )
 
 // cursors holds the output cursor of every job job_output has read, by id.
@@ -50,6 +49,26 @@ func (cs *cursors) forget(id jobs.JobID) {
 	cs.mu.Unlock()
 }
 
+// drop drops the cursors of ids, jobs the registry removed.
+func (cs *cursors) drop(ids []jobs.JobID) {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	for _, id := range ids {
+		delete(cs.m, id)
+	}
+}
+
+// dropOwner drops the cursors of owner's jobs: its session was disposed.
+func (cs *cursors) dropOwner(owner jobs.SessionID) {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	for id, c := range cs.m {
+		if c.owner == owner {
+			delete(cs.m, id)
+		}
+	}
+}
+
 // prune drops the cursors of owner's jobs that are not in live, the ids a
 // List for owner returned: jobs removed or disposed since they were read.
 func (cs *cursors) prune(owner jobs.SessionID, live map[jobs.JobID]bool) {
@@ -65,32 +84,19 @@ func (cs *cursors) prune(owner jobs.SessionID, live map[jobs.JobID]bool) {
 // take adds what a read returned to the carry. A live job's producer may
 // hand out half a rune at the end of a read; it is held until the rest
 // comes. The last read (final) lets nothing wait: a rune still incomplete
-// then is invalid, and every invalid byte becomes U+FFFD, so the carry is
-// valid UTF-8 and its byte counts are the ones the model sees in JSON.
+// then is invalid, and every invalid byte becomes U+FFFD, one per byte as
+// the record has it (registry.ValidUTF8), so the text does not depend on
+// how the producer's reads split it, the carry is valid UTF-8 and its byte
+// counts are the ones the model sees in JSON.
 func (c *cursor) take(text string, final bool) {
 	text = c.partial + text
 	c.partial = ""
 	if !final {
-		if i := incompleteTail(text); i < len(text) {
+		if i := registry.CompleteUTF8(text); i < len(text) {
 			text, c.partial = text[:i], text[i:]
 		}
 	}
-	c.carry += strings.ToValidUTF8(text, "\uFFFD")
-}
-
-// incompleteTail returns where a rune that text ends before finishing
-// starts, or len(text) when it ends on a whole rune (or on bytes no rune
-// can complete).
-func incompleteTail(s string) int {
-	for i := len(s) - 1; i >= 0 && i >= len(s)-utf8.UTFMax; i-- {
-		if utf8.RuneStart(s[i]) {
-			if !utf8.FullRuneInString(s[i:]) {
-				return i
-			}
-			break
-		}
-	}
-	return len(s)
+	c.carry += registry.ValidUTF8(text)
 }
 
 // next removes and returns up to n bytes of the carry, cut on a rune

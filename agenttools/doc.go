@@ -28,7 +28,10 @@
 // returns at most a byte budget (tools.DefaultOutputBytes unless the model
 // asks for less, tools.DefaultMaxOutputBytes at most), cut on a rune
 // boundary; the rest of what the read took waits in the Tools, by job, and
-// the result says how many bytes wait and that another call reads on.
+// the result says how many bytes wait and that another call reads on. What
+// waits ends with the job (Registry.Remove) or its session
+// (Registry.DisposeOwner), as does the list of subagents a parent started,
+// whether or not the session calls again.
 // Nothing is read from the registry while something waits, so the wait is
 // bounded by one read. Once a read saw the job settled, no further read is
 // made: a producer without ReadOutput hands its final output out once, not
@@ -48,9 +51,20 @@
 // procjob owned by the caller's session, and the Toolset lists and calls
 // them beside its own, with the same error contract.
 //
+// # Titles, hints, tasks and history
+//
+// Each built-in tool has a title and Annotations (decision 0165), and its
+// input schema forbids unknown arguments and states the bounds its docs
+// promise. job_wait, and a start tool that sets Tool.Tasks, can run as a
+// task of a task protocol (package agenttools/mcpserver): Toolset.Job,
+// WaitJob, KillJob and WaitResult are what such a protocol reads and
+// steers a job through, fenced as the tools are, and with WithHistory a job
+// the registry no longer holds is read from its facts. Instructions tell a
+// model how the tools fit together.
+//
 // # Model APIs
 //
 // InputSchemaTools and FunctionTools render a Toolset's tools in the two
-// shapes the common model APIs take; package agenttools/mcp serves them
+// shapes the common model APIs take; package agenttools/mcpserver serves them
 // over the Model Context Protocol.
 package agenttools

@@ -174,11 +174,11 @@ func TestJobOutputJoinsARuneSplitAcrossReads(t *testing.T) {
 	}
 }
 
-func TestJobOutputBudgetIsCappedAtTheMaximum(t *testing.T) {
+func TestJobOutputBudgetIsAtMostTheMaximum(t *testing.T) {
 	f := newFixture(t)
 	j := f.start(jobSpec{owner: "a", consuming: true})
 	j.write(strings.Repeat("x", tools.DefaultMaxOutputBytes+100))
-	got := output(t, f.tools.For("a"), j.snap.ID, 1<<30)
+	got := output(t, f.tools.For("a"), j.snap.ID, tools.DefaultMaxOutputBytes)
 	if len(got.Output) != tools.DefaultMaxOutputBytes || got.RemainingBytes != 100 {
 		t.Errorf("read %d bytes with %d waiting, want %d with 100", len(got.Output), got.RemainingBytes, tools.DefaultMaxOutputBytes)
 	}
@@ -228,10 +228,13 @@ func TestJobToolsRefuseBadArguments(t *testing.T) {
 		{"job_output", `{}`, `job_output needs the argument "jobId".`},
 		{"job_output", `{"jobId": null}`, `job_output needs the argument "jobId".`},
 		{"job_output", `{"jobId": "sh-1"}`, `The argument "jobId" of job_output must be an id as job_list shows it`},
-		{"job_output", `{"jobId": "00000000-0000-0000-0000-000000000000"}`, `The argument "jobId" of job_output must be an id`},
+		{"job_output", `{"jobId": "00000000-0000-0000-0000-000000000000"}`, `The argument "jobId" of job_output is the nil id, which names nothing: it must be an id as job_list shows it`},
 		{"job_output", `{"jobId": "00000000-0000-4000-8000-00000000000A"}`, `The argument "jobId" of job_output must be an id`},
 		{"job_output", `{"jobId": 7}`, `The argument "jobId" of job_output must be a string.`},
-		{"job_output", `{"jobId": ` + id + `, "maxBytes": -1}`, `The argument "maxBytes" of job_output must be from 0 to 4294967295.`},
+		{"job_output", `{"jobId": ` + id + `, "maxBytes": -1}`, `The argument "maxBytes" of job_output must be from 0 to 65536.`},
+		{"job_output", `{"jobId": ` + id + `, "maxBytes": 65537}`, `The argument "maxBytes" of job_output must be from 0 to 65536.`},
+		{"job_output", `{"jobId": ` + id + `, "bogus": 1}`, `job_output has no argument "bogus"; its arguments are jobId, maxBytes.`},
+		{"job_list", `{"bogus": 1}`, `job_list has no argument "bogus"; its arguments are activeOnly.`},
 		{"job_output", `{"jobId": ` + id + `, "maxBytes": 2.5}`, `The argument "maxBytes" of job_output must be a whole number.`},
 		{"job_output", `{"jobId": ` + id + `, "maxBytes": "10"}`, `The argument "maxBytes" of job_output must be a whole number.`},
 		{"job_output", `{"JobId": ` + id + `}`, `Write the argument "JobId" as "jobId", in exactly that case.`},
@@ -242,7 +245,8 @@ func TestJobToolsRefuseBadArguments(t *testing.T) {
 		{"job_list", `"all"`, `The arguments of job_list must be a JSON object, such as {}.`},
 		{"job_kill", `{"reason": "done"}`, `job_kill needs the argument "jobId".`},
 		{"job_kill", `{"jobId": ` + id + `, "reason": 3}`, `The argument "reason" of job_kill must be a string.`},
-		{"job_wait", `{"jobId": ` + id + `, "timeoutSeconds": -5}`, `The argument "timeoutSeconds" of job_wait must be from 0 to 4294967295.`},
+		{"job_wait", `{"jobId": ` + id + `, "timeoutSeconds": -5}`, `The argument "timeoutSeconds" of job_wait must be from 0 to 600.`},
+		{"job_wait", `{"jobId": ` + id + `, "timeoutSeconds": 4294967295}`, `The argument "timeoutSeconds" of job_wait must be from 0 to 600.`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.tool+" "+tt.args, func(t *testing.T) {
@@ -383,7 +387,7 @@ func TestJobWait(t *testing.T) {
 		{"the default timeout", nil, tools.DefaultWaitTimeout},
 		{"zero is the default", 0, tools.DefaultWaitTimeout},
 		{"the model's timeout", 2, 2 * time.Second},
-		{"a timeout over the cap is the cap", 100000, tools.DefaultMaxWaitTimeout},
+		{"the cap", 600, tools.DefaultMaxWaitTimeout},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {

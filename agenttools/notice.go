@@ -7,6 +7,7 @@ import (
 
 	"github.com/jobgen/jobgen/generated/jobs"
 	"github.com/jobgen/jobgen/generated/subagents"
+	"github.com/jobgen/jobgen/registry"
 )
 
 // IDBytes is the length of a JobID as a notice writes it (a canonical
@@ -70,7 +71,7 @@ func JobNotice(snap jobs.JobSnapshot, budget int) string {
 // caller started, down to 8 bytes; below those it is empty. A message with no
 // sender is cut to the budget like any text.
 func SubagentNotice(msg subagents.Message, budget int) string {
-	text := strings.ToValidUTF8(messageText(msg), "\uFFFD")
+	text := registry.ValidUTF8(messageText(msg))
 	child := string(msg.Source.Sender)
 	if child == "" || !utf8.ValidString(child) {
 		return cutUTF8(text, max(budget, 0))
@@ -268,9 +269,10 @@ func statusVerb(s jobs.JobStatus) string {
 }
 
 // oneLine makes text fit on one line of valid UTF-8: invalid bytes become
-// U+FFFD, and every run of white space or control characters one space.
+// U+FFFD (registry.ValidUTF8), and every run of white space or control
+// characters one space.
 func oneLine(s string) string {
-	s = strings.ToValidUTF8(s, "\uFFFD")
+	s = registry.ValidUTF8(s)
 	var b strings.Builder
 	space := false
 	for _, r := range s {

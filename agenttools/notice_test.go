@@ -85,7 +85,7 @@ func TestJobNoticeOfEveryStatus(t *testing.T) {
 func TestJobNoticeIsOneLineOfValidUTF8(t *testing.T) {
 	snap := jobs.JobSnapshot{ID: noticeID, Name: "sh\n-1", Label: "a\x00b\tc\xff", Status: jobs.JobStatusFailed, Detail: "line one\r\nline two \xe2\x82"}
 	got := agenttools.JobNotice(snap, tools.DefaultNoticeBytes)
-	want := `Job sh -1 "a b c` + "\uFFFD" + `" (id ` + noticeID.String() + `) failed: line one line two ` + "\uFFFD" + `. Read its output with job_output.`
+	want := `Job sh -1 "a b c` + "\uFFFD" + `" (id ` + noticeID.String() + `) failed: line one line two ` + "\uFFFD\uFFFD" + `. Read its output with job_output.`
 	if got != want {
 		t.Errorf("got  %q\nwant %q", got, want)
 	}

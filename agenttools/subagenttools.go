@@ -16,7 +16,8 @@ import (
 // children remembers the subagents each parent session started through
 // subagent_start, so that job_list can name them after they settled (the
 // manager lists only live children) and a notice cut short can point there.
-// It lives as long as the Tools; a restarted process starts it empty.
+// A parent's list ends with its session (Registry.DisposeOwner); a
+// restarted process starts it empty.
 type children struct {
 	mu sync.Mutex
 	m  map[jobs.SessionID][]childEntry
@@ -34,6 +35,13 @@ func (cs *children) add(parent jobs.SessionID, c childEntry) {
 		cs.m = map[jobs.SessionID][]childEntry{}
 	}
 	cs.m[parent] = append(cs.m[parent], c)
+}
+
+// drop forgets the subagents of parent, whose session ended.
+func (cs *children) drop(parent jobs.SessionID) {
+	cs.mu.Lock()
+	delete(cs.m, parent)
+	cs.mu.Unlock()
 }
 
 func (cs *children) of(parent jobs.SessionID) []childEntry {

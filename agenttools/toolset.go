@@ -11,6 +11,7 @@ import (
 
 	"github.com/jobgen/jobgen/generated/jobs"
 	"github.com/jobgen/jobgen/generated/tools"
+	"github.com/jobgen/jobgen/journal"
 	"github.com/jobgen/jobgen/registry"
 	"github.com/jobgen/jobgen/subagent"
 )
@@ -19,10 +20,30 @@ import (
 // reads, and the JSON Schemas of its input and of its result, each a
 // document of its own (no $ref).
 type Tool struct {
-	Name         string          `json:"name"`
+	Name string `json:"name"`
+	// Title is the tool's name for people, such as "List jobs".
+	Title        string          `json:"title,omitempty"`
 	Description  string          `json:"description"`
 	InputSchema  json.RawMessage `json:"inputSchema"`
 	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
+	// Annotations are the tool's hints to a client (MCP's annotations);
+	// nil says nothing.
+	Annotations *Annotations `json:"annotations,omitempty"`
+	// Tasks says that the tool can run as a task: its call stands for a
+	// job (a start tool's, job_wait's), which a task protocol follows to
+	// its end. A start tool with Tasks must return its job's id as
+	// "jobId", and its output schema must accept the members job_wait's
+	// result adds (job, finished, notice).
+	Tasks bool `json:"tasks,omitempty"`
+}
+
+// Annotations are what a tool tells a client about its effects, so that
+// the client can decide what to confirm with a person.
+type Annotations struct {
+	ReadOnly    bool `json:"readOnly,omitempty"`    // it changes nothing
+	Destructive bool `json:"destructive,omitempty"` // it may end or undo work
+	Idempotent  bool `json:"idempotent,omitempty"`  // calling it twice does what once does
+	OpenWorld   bool `json:"openWorld,omitempty"`   // it reaches beyond the runtime
 }
 
 // A StartTool is a tool the runtime offers through every Toolset: one that
@@ -52,9 +73,14 @@ type Caller struct {
 // service, the runtime's start tools, and the output cursors of job_output
 // (what a read took from a job but did not yet show, kept per job so that
 // no byte is lost when a caller's connection, and its Toolset, goes away).
-// It is safe for concurrent use. Make one with New.
+// What it keeps for a job ends when the registry removes the job, and what
+// it keeps for a session (its cursors, the subagents it started) when the
+// registry disposes the session (Registry.DisposeOwner), whether or not
+// the session calls a tool again. It is safe for concurrent use. Make one
+// with New; Close lets go of the registry.
 type Tools struct {
 	reg         *registry.Registry
+	history     journal.Store // facts of jobs the registry no longer holds, or nil
 	svc         *subagent.Service
 	starts      []StartTool
 	log         *slog.Logger
@@ -63,6 +89,7 @@ type Tools struct {
 	defs     map[string]builtinDef // the built-in tools, by name
 	cursors  cursors
 	children children
+	stop     func() // ends the subscription to the registry's removals
 }
 
 // An Option configures Tools.
@@ -117,8 +144,24 @@ func New(reg *registry.Registry, opts ...Option) (*Tools, error) {
 		}
 		seen[st.Name] = true
 	}
+	t.stop = reg.OnRemoved(t.removed)
 	return t, nil
 }
+
+// removed lets go of what the tools keep for jobs the registry removed,
+// and for a session it disposed.
+func (t *Tools) removed(rm registry.Removal) {
+	t.cursors.drop(rm.Jobs)
+	if rm.Disposed {
+		t.cursors.dropOwner(rm.Owner)
+		t.children.drop(rm.Owner)
+	}
+}
+
+// Close stops following the registry's removals; the Tools must not be
+// used after it. A Tools that lives as long as its registry need not be
+// closed: the registry's Close ends the subscription too.
+func (t *Tools) Close() { t.stop() }
 
 func checkStartTool(st StartTool, seen map[string]bool) error {
 	switch {
@@ -277,15 +320,19 @@ func builtinDefs() (map[string]builtinDef, error) {
 		name, input, output string
 		subagent            bool
 		call                handler
+		title               string
+		hints               Annotations
+		tasks               bool
 	}
 	specs := []spec{
-		{"job_list", "JobList", "JobListResult", false, decoded((*Toolset).jobList)},
-		{"job_output", "JobOutput", "JobOutputResult", false, decoded((*Toolset).jobOutput)},
-		{"job_wait", "JobWait", "JobWaitResult", false, decoded((*Toolset).jobWait)},
-		{"job_kill", "JobKill", "JobKillResult", false, decoded((*Toolset).jobKill)},
-		{"subagent_start", "SubagentStart", "SubagentStartResult", true, decoded((*Toolset).subagentStart)},
-		{"send_message", "SendMessage", "SendMessageResult", true, decoded((*Toolset).sendMessage)},
-		{"report", "Report", "ReportResult", true, decoded((*Toolset).report)},
+		{"job_list", "JobList", "JobListResult", false, decoded((*Toolset).jobList), "List jobs", Annotations{ReadOnly: true, Idempotent: true}, false},
+		// job_output consumes what it returns, but changes no job.
+		{"job_output", "JobOutput", "JobOutputResult", false, decoded((*Toolset).jobOutput), "Read a job's new output", Annotations{ReadOnly: true}, false},
+		{"job_wait", "JobWait", "JobWaitResult", false, decoded((*Toolset).jobWait), "Wait for a job", Annotations{ReadOnly: true, Idempotent: true}, true},
+		{"job_kill", "JobKill", "JobKillResult", false, decoded((*Toolset).jobKill), "Stop a job", Annotations{Destructive: true, Idempotent: true}, false},
+		{"subagent_start", "SubagentStart", "SubagentStartResult", true, decoded((*Toolset).subagentStart), "Start a subagent", Annotations{}, false},
+		{"send_message", "SendMessage", "SendMessageResult", true, decoded((*Toolset).sendMessage), "Message a subagent", Annotations{}, false},
+		{"report", "Report", "ReportResult", true, decoded((*Toolset).report), "Report to your parent", Annotations{}, false},
 	}
 	defs := map[string]builtinDef{}
 	for _, sp := range specs {
@@ -302,10 +349,12 @@ func builtinDefs() (map[string]builtinDef, error) {
 			desc = sp.name + " " + rest
 		}
 		delete(in, "description") // the tool's description says it
+		bound(sp.input, in)
 		shape := shapeOf(in)
 		name := sp.name
 		defs[sp.name] = builtinDef{
-			Tool:     Tool{Name: sp.name, Description: desc, InputSchema: mustJSON(in), OutputSchema: mustJSON(out)},
+			Tool: Tool{Name: sp.name, Title: sp.title, Description: desc, InputSchema: mustJSON(in), OutputSchema: mustJSON(out),
+				Annotations: &sp.hints, Tasks: sp.tasks},
 			subagent: sp.subagent,
 			call: func(ctx context.Context, s *Toolset, args json.RawMessage) (any, error) {
 				return sp.call(ctx, s, args, func(err error) *Error { return shape.explain(name, args, err) })
@@ -313,6 +362,25 @@ func builtinDefs() (map[string]builtinDef, error) {
 		}
 	}
 	return defs, nil
+}
+
+// bounds are the real bounds of the arguments whose docs promise one: the
+// tools' caps, from spec/tools.yaml's defaults.
+var bounds = map[string]map[string]float64{
+	"JobOutput": {"maxBytes": tools.DefaultMaxOutputBytes},
+	"JobWait":   {"timeoutSeconds": tools.DefaultMaxWaitTimeout.Seconds()},
+}
+
+// bound makes the input schema of record say what the tool takes: no
+// argument it does not know, and each bounded argument's maximum.
+func bound(record string, in map[string]any) {
+	in["additionalProperties"] = false
+	props, _ := in["properties"].(map[string]any)
+	for name, max := range bounds[record] {
+		if p, ok := props[name].(map[string]any); ok {
+			p["maximum"] = max
+		}
+	}
 }
 
 // A handler decodes a tool's arguments and runs it; explain turns a
@@ -325,6 +393,9 @@ func decoded[In, Out any](f func(*Toolset, context.Context, In) (Out, error)) ha
 		var in In
 		if err := decodeArgs(args, &in); err != nil {
 			return nil, explain(err)
+		}
+		if err := explain(nil); err != nil { // what decodes may still break the schema
+			return nil, err
 		}
 		return f(s, ctx, in)
 	}

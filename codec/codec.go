@@ -27,7 +27,7 @@ import (
 // MaxVersion.
 const (
 	MinVersion = 1
-	MaxVersion = 2
+	MaxVersion = 3
 )
 
 // EnforceVersion breaks the build of generated code that this runtime does not

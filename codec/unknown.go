@@ -44,6 +44,15 @@ func (u *UnknownFacts) Add(payload []byte, err error) bool {
 	return true
 }
 
+// Keep counts an Unknown a tolerant reader kept.
+func (u *UnknownFacts) Keep(k Unknown) {
+	if u.counts == nil {
+		u.counts = make(map[FactKind]int)
+	}
+	u.counts[k.Kind()]++
+	u.total++
+}
+
 // Total returns how many facts were counted.
 func (u *UnknownFacts) Total() int { return u.total }
 
@@ -87,17 +96,20 @@ func (u *UnknownFacts) String() string {
 	return b.String()
 }
 
-// CountUnknown returns decode with every fact it cannot decode counted in u.
-// It returns what decode returns, errors included, so a caller that skips
-// unknown facts still does:
+// CountUnknown returns decode with every fact it cannot decode counted in u:
+// a strict decoder's unknown errors, and the unknowns a tolerant reader
+// (ReadFact) returns. It returns what decode returns, errors included, so a
+// caller that skips unknown facts still does:
 //
 //	var unknown codec.UnknownFacts
-//	facts := journal.Facts(records, codec.CountUnknown(jobs.DecodeFact, &unknown))
+//	facts := journal.Facts(records, codec.CountUnknown(jobs.ReadFact, &unknown))
 func CountUnknown[F any](decode func([]byte) (F, error), u *UnknownFacts) func([]byte) (F, error) {
 	return func(data []byte) (F, error) {
 		f, err := decode(data)
 		if err != nil {
 			u.Add(data, err)
+		} else if k, ok := AsUnknown(f); ok {
+			u.Keep(k)
 		}
 		return f, err
 	}

@@ -18,11 +18,15 @@
 // JSON type is reported once the value is read, after the errors of the
 // methods inside it.
 //
-// What it cannot do without Go code: it does not run upcasters (each
-// version is read as its own shape, so a fact an upcaster would refuse is
-// accepted), and a field whose type comes from a Go package rather than a
-// spec (netip.Addr, a runtime's own type) is read as any JSON value;
-// time.Time, time.Duration and json.RawMessage are read as Go reads them.
+// An older fact version is upcast as its spec derives each version from
+// the one before (decision 0173), as the generated DecodeFact upcasts it, so
+// Fact.V is the newest version and Fact.From the one written. What it cannot
+// do without Go code: it does not run a hand-written Go upcaster (the fact
+// is returned at the version that upcaster reads, named in Fact.Upcast, and
+// a fact the upcaster would refuse is accepted), and a field whose type
+// comes from a Go package rather than a spec (netip.Addr, a runtime's own
+// type) is read as any JSON value; time.Time, time.Duration and
+// json.RawMessage are read as Go reads them.
 //
 // A decoded fact's data is a map from each wire field's JSON name to its
 // value: a string (ids, enums, UUIDs in canonical form), bool, int64, uint64,

@@ -32,6 +32,12 @@ records:
       wait: {type: time.Duration, optional: true}
       host: {type: netip.Addr, optional: true}
       next: {type: "*Sample", optional: true}
+      kids: {type: "[]Sample", optional: true}
+      note: {type: string, optional: true}
+  Reading:
+    fields:
+      value: float32
+      level: Level
 facts:
   metric/sampled:
     versions:
@@ -39,6 +45,7 @@ facts:
         fields:
           sample: Sample
           samples: {type: "[]Sample", optional: true}
+          readings: {type: "[]Reading", optional: true}
 `
 
 func load(t testing.TB, name, src string) *gen.Resolved {
@@ -73,7 +80,10 @@ func TestDecodeFactReadsTypesAsGoDoes(t *testing.T) {
 		{"a nested record missing a field", `{"sample":{"value":0,"count":0,"next":{"value":0}}}`, codec.ErrMissingField},
 		{"null in a list of records", `{"sample":{"value":0,"count":0},"samples":[null]}`, codec.ErrMissingField},
 		{"a wrong type first, where the one-pass decoder stops at it", `{"sample":{"value":"x","count":0,"byLevel":{"mid":1}}}`, errUntyped},
-		{"a wrong type first, where encoding/json reads on to an enum it refuses", `{"sample":{"value":0,"count":0},"samples":[{"value":"x","count":0,"byLevel":{"mid":1}}]}`, codec.ErrInvalidEnum},
+		{"a wrong type first, where encoding/json reads on to an enum it refuses", `{"sample":{"value":0,"count":0},"readings":[{"value":"x","level":"mid"}]}`, codec.ErrInvalidEnum},
+		{"a wrong type first in a record that holds itself, which is read in one pass", `{"sample":{"value":0,"count":0},"samples":[{"value":"x","count":0,"byLevel":{"mid":1}}]}`, errUntyped},
+		{"a record nested in itself through a list", `{"sample":{"value":0,"count":0,"kids":[{"value":0,"count":0,"kids":[null]}]}}`, codec.ErrMissingField},
+		{"a key twice in a record nested in itself", `{"sample":{"value":0,"count":0,"next":{"value":0,"count":0,"count":1}}}`, codec.ErrAmbiguousKey},
 		{"a key in another case in a nested record", `{"sample":{"value":0,"count":0,"next":{"Value":0,"count":0}}}`, codec.ErrAmbiguousKey},
 	}
 	for _, c := range cases {

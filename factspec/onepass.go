@@ -17,8 +17,11 @@ type structOf struct {
 	name   string       // the Go name errors give it: JobSettled, JobSettledV1
 	fields []*gen.Field // its wire fields, a variant's common ones first
 	fact   bool         // a fact version, read in one pass even with no fields
-	union  *gen.Union   // a variant's union; nil for other structs
-	tag    gen.Tag      // a variant's tag
+	// recursive marks a record that holds itself (gen.RecursiveRecords),
+	// read in one pass wherever it is (decision 0157).
+	recursive bool
+	union     *gen.Union // a variant's union; nil for other structs
+	tag       gen.Tag    // a variant's tag
 
 	keys []string // the JSON names a decoder knows: see names
 	owns []own    // how the one-pass decoder reads each field: see ownOf
@@ -59,6 +62,8 @@ const (
 	ownUUID
 	ownEnum
 	ownRecord
+	ownPointer // a pointer to a recursive record
+	ownList    // a list of a recursive record
 )
 
 // ownOf is how the one-pass decoder of st reads a value of type t: the
@@ -72,6 +77,11 @@ func (st *structOf) ownOf(t *gen.Type) own {
 		return ownBool
 	case gen.ScalarInt:
 		return ownInt
+	}
+	if (t.Kind == gen.TypePointer || t.Kind == gen.TypeSlice) && t.Elem.Kind == gen.TypeNamed && t.Elem.Decl() == gen.DeclRecord {
+		if el := st.v.layout(st.spec, t.Elem.Name); el.recursive {
+			return map[bool]own{true: ownPointer, false: ownList}[t.Kind == gen.TypePointer]
+		}
 	}
 	if t.Kind != gen.TypeNamed {
 		return notOwn
@@ -182,12 +192,38 @@ func (st *structOf) readValue(fd *gen.Field, how own, d *codec.Decoder) (any, er
 		return textValue(st.spec, t.Name, t.Decl(), b)
 	case ownRecord:
 		return st.v.layout(st.spec, t.Name).readOnePass(d)
+	case ownPointer:
+		return st.v.layout(st.spec, t.Elem.Name).readOnePass(d)
+	case ownList:
+		return st.v.layout(st.spec, t.Elem.Name).readList(d)
 	}
 	raw, err := d.Skip()
 	if err != nil {
 		return nil, err
 	}
 	return st.v.decodeJSON(st.spec, t, raw)
+}
+
+// readList reads a list of the struct at d in one pass, each element in
+// place: null as an object without fields, as encoding/json reads null
+// into a struct with UnmarshalJSON.
+func (st *structOf) readList(d *codec.Decoder) ([]any, error) {
+	more, err := d.Array()
+	if err != nil {
+		return nil, err
+	}
+	out := []any{}
+	for more {
+		el, err := st.readOnePass(d)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, el)
+		if more, err = d.More(); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // readRaw reads the struct at d as d.Unmarshal does: its JSON, then its

@@ -14,6 +14,15 @@ import (
 // required fields pointers), then the key check, the discriminator, the
 // required fields and the terminal states, each refusal in that order.
 func (st *structOf) unmarshal(raw []byte) (map[string]any, error) {
+	if st.recursive {
+		// Its generated UnmarshalJSON reads it in one pass (decision 0157).
+		d := codec.NewDecoder(raw)
+		out, err := st.readOnePass(d)
+		if err != nil {
+			return nil, err
+		}
+		return out, d.End()
+	}
 	r := &jsonReader{v: st.v, d: codec.NewDecoder(raw)}
 	sh := shadow{st: st, out: map[string]any{}, present: make([]bool, len(st.fields))}
 	switch r.d.Peek() {

@@ -21,14 +21,25 @@ type factOf struct {
 	fact *gen.Fact
 }
 
-// A Fact is a fact as DecodeFact read it.
+// A Fact is a fact as DecodeFact read it: an older version upcast as the
+// spec derives each version from the one before, so V is the newest
+// version, or the one a hand-written Go upcaster goes on from (Upcast).
 type Fact struct {
 	Type string
 	V    int
+	// From is the version the fact was written as; V when it was not upcast.
+	From int
+	// Upcast names the hand-written Go upcaster that reads version V as the
+	// newest, which no spec can run: the data is version V's. Empty when V
+	// is the newest version.
+	Upcast string
 	// Spec is the spec that declares the fact.
 	Spec *gen.Spec
 	// Data holds the fact's fields by JSON name; see the package doc.
 	Data map[string]any
+	// Unknown is set when ReadFact kept a fact the vocabulary does not know
+	// (decision 0174): Type and V are its envelope's, Data is nil.
+	Unknown *codec.Unknown
 }
 
 // New builds the vocabulary of specs and of every spec they import. A spec
@@ -117,6 +128,18 @@ func (v *Vocabulary) DecodeFact(data []byte) (Fact, error) {
 	return codec.DecodeFact("factspec", data, v.factData)
 }
 
+// ReadFact is DecodeFact's tolerant reading mode: a fact the vocabulary
+// does not know (a type or version no spec declares, a union variant or an
+// enum value it does not know) is returned with Unknown set and a nil error,
+// to be kept, counted and read around; any other error is damage.
+func (v *Vocabulary) ReadFact(data []byte) (Fact, error) {
+	f, err := v.DecodeFact(data)
+	if u, ok := codec.Tolerate(data, err); ok {
+		return Fact{Type: u.Type, V: u.V, From: u.V, Unknown: &u}, nil
+	}
+	return f, err
+}
+
 // factData decodes the data at d of a fact of type typ at version ver.
 func (v *Vocabulary) factData(typ string, ver int, d *codec.Decoder) (Fact, error) {
 	of, ok := v.facts[typ]
@@ -147,7 +170,8 @@ func (v *Vocabulary) factData(typ string, ver int, d *codec.Decoder) (Fact, erro
 	if err != nil {
 		return Fact{}, fmt.Errorf("%s: decode %s v%d: %w", pkg, typ, ver, err)
 	}
-	return Fact{Type: typ, V: ver, Spec: of.spec, Data: fields}, nil
+	path := of.fact.UpcastPath(version)
+	return Fact{Type: typ, V: path.Reached.Number, From: ver, Upcast: path.Upcast.Name, Spec: of.spec, Data: upcast(path, fields)}, nil
 }
 
 // Decode decodes data as the declaration name of the spec whose package is
@@ -219,8 +243,10 @@ func (v *Vocabulary) addLayouts(s *gen.Spec) {
 		}
 	}
 	v.layouts[s] = structs
+	recursive := gen.RecursiveRecords(s)
 	for _, st := range structs {
 		st.v, st.keys = v, st.names()
+		st.recursive = recursive[st.name] && !st.fact && st.union == nil && st.onePass()
 	}
 	for _, st := range structs {
 		for _, fd := range st.fields {

@@ -109,7 +109,7 @@ func Parse(file string, data []byte) (*Spec, ErrorList) {
 		return nil, l.errs
 	}
 	top := l.object(root, "spec", "jobgen", "package", "imports", "ids", "enums",
-		"records", "unions", "faces", "machines", "facts", "defaults", "allow_breaking")
+		"records", "unions", "faces", "machines", "facts", "defaults", "http", "allow_breaking")
 	if e, ok := top["jobgen"]; ok {
 		if v, ok := l.integer(e.val, "jobgen"); ok {
 			spec.Language = int(v)
@@ -152,6 +152,9 @@ func Parse(file string, data []byte) (*Spec, ErrorList) {
 				sec.read(l, spec, d)
 			}
 		}
+	}
+	if e, ok := top["http"]; ok {
+		spec.HTTP = l.http(e)
 	}
 	if e, ok := top["allow_breaking"]; ok {
 		spec.AllowBreaking = l.allowances(e.val)

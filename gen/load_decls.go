@@ -133,10 +133,11 @@ func (l *loader) enum(e entry) *Enum {
 }
 
 // fields reads a field list: each key is a field, each value either a type
-// expression or a mapping with type, optional, doc, json, go (and since, in facts).
+// expression or a mapping with type, optional, doc, json, go, terminal, the
+// derivation keys from, default and map (and since, in facts).
 func (l *loader) fields(n *yaml.Node, what string, inFact bool) []*Field {
 	var out []*Field
-	keys := []string{"type", "optional", "doc", "json", "go", "terminal"}
+	keys := append([]string{"type", "optional", "doc", "json", "go", "terminal"}, derivationKeys...)
 	if inFact {
 		keys = append(keys, "since")
 	}
@@ -184,6 +185,7 @@ func (l *loader) fields(n *yaml.Node, what string, inFact bool) []*Field {
 				f.GoName = s
 			}
 		}
+		l.derivation(m, f, fwhat)
 		if s, ok := m["since"]; ok {
 			f.SincePos = l.pos(s.val)
 			sv := resolve(s.val)
@@ -226,8 +228,11 @@ func versionNumber(s string) (int, bool) {
 // record reads one record and its fields.
 func (l *loader) record(e entry) *Record {
 	what := "records." + e.key
-	m := l.object(e.val, what, "fields", "doc")
-	r := &Record{Name: e.key, Pos: l.pos(e.keyNode), Doc: l.doc(m, what)}
+	m := l.object(e.val, what, "fields", "doc", "from", "drop")
+	r := &Record{Name: e.key, Pos: l.pos(e.keyNode), Doc: l.doc(m, what), Drop: l.drops(m, what)}
+	if f, ok := m["from"]; ok {
+		r.From = l.ref(f.val, what+".from")
+	}
 	if f, ok := m["fields"]; ok {
 		r.Fields = l.fields(f.val, what+".fields", false)
 	}
@@ -237,8 +242,11 @@ func (l *loader) record(e entry) *Record {
 // union reads one union: its discriminator, common fields and variants.
 func (l *loader) union(e entry) *Union {
 	what := "unions." + e.key
-	m := l.object(e.val, what, "discriminator", "common", "variants", "doc")
+	m := l.object(e.val, what, "discriminator", "common", "variants", "doc", "from")
 	u := &Union{Name: e.key, Pos: l.pos(e.keyNode), Doc: l.doc(m, what)}
+	if f, ok := m["from"]; ok {
+		u.From = l.ref(f.val, what+".from")
+	}
 	if d, ok := l.need(m, "discriminator", e.keyNode, what, "the JSON field that tells variants apart"); ok {
 		u.Discriminator, _ = l.str(d.val, what+".discriminator")
 		u.DiscPos = l.pos(d.val)
@@ -252,8 +260,12 @@ func (l *loader) union(e entry) *Union {
 	}
 	for _, v := range l.entries(vs.val, what+".variants") {
 		vwhat := what + ".variants." + v.key
-		vm := l.object(v.val, vwhat, "tag", "fields", "doc")
-		variant := &Variant{Name: v.key, Pos: l.pos(v.keyNode), Doc: l.doc(vm, vwhat)}
+		vm := l.object(v.val, vwhat, "tag", "fields", "doc", "added", "drop")
+		variant := &Variant{Name: v.key, Pos: l.pos(v.keyNode), Doc: l.doc(vm, vwhat), Drop: l.drops(vm, vwhat)}
+		if a, ok := vm["added"]; ok {
+			variant.Added, _ = l.boolean(a.val, vwhat+".added")
+			variant.AddedPos = l.pos(resolve(a.val))
+		}
 		if t, ok := l.need(vm, "tag", v.keyNode, vwhat, "the variant's discriminator value"); ok {
 			tn := resolve(t.val)
 			variant.Tag.Pos = l.pos(tn)
@@ -362,8 +374,8 @@ func (l *loader) fact(e entry) *Fact {
 			l.add(v.keyNode, "%s: version %s must be written v1, v2 …", what+".versions", v.key)
 			continue
 		}
-		vm := l.object(v.val, vwhat, "fields", "retired", "upcast", "doc")
-		fv := &FactVersion{Number: n, Pos: l.pos(v.keyNode), Doc: l.doc(vm, vwhat)}
+		vm := l.object(v.val, vwhat, "fields", "retired", "upcast", "doc", "drop")
+		fv := &FactVersion{Number: n, Pos: l.pos(v.keyNode), Doc: l.doc(vm, vwhat), Drop: l.drops(vm, vwhat)}
 		if u, ok := vm["upcast"]; ok {
 			fv.Upcast = l.ref(u.val, vwhat+".upcast")
 		}

@@ -25,6 +25,9 @@ type Spec struct {
 	Machines []*Machine
 	Facts    []*Fact
 	Defaults []*Default
+	// HTTP is the wire's routes (the http section); nil when the spec
+	// declares none.
+	HTTP *HTTP
 
 	// AllowBreaking accepts findings of jobgen breaking that are intended.
 	AllowBreaking []*Allowance
@@ -137,6 +140,10 @@ type Field struct {
 	Terminal    bool
 	TerminalPos Pos
 	terminalOf  *Machine // the machine, once Validate found it
+	// Derive says where a field of a derived shape (a newer fact version, a
+	// record or variant with from:) takes its value from; nil when it says
+	// nothing, and takes the older shape's field of the same name.
+	Derive *Derivation
 }
 
 // Wire reports whether the field travels in JSON. Functions, channels, faces
@@ -149,6 +156,10 @@ type Record struct {
 	Doc    string
 	Pos    Pos
 	Fields []*Field
+	// From names the record this one derives from, and Drop the fields of
+	// it this one does not carry (decision 0173).
+	From Ref
+	Drop []Ref
 }
 
 // A Union is a sealed, discriminated union: an interface with one struct per
@@ -161,6 +172,9 @@ type Union struct {
 	DiscPos       Pos
 	Common        []*Field // fields every variant carries, in an embedded <Name>Common struct
 	Variants      []*Variant
+	// From names the union this one derives from: its variants match the
+	// old ones by tag (decision 0173).
+	From Ref
 }
 
 // CommonName is the Go name of the struct holding the union's common fields.
@@ -201,6 +215,11 @@ type Variant struct {
 	Pos    Pos
 	Tag    Tag
 	Fields []*Field
+	// Added says the variant's tag is new to the union this union derives
+	// from; Drop lists the old variant's fields it does not carry.
+	Added    bool
+	AddedPos Pos
+	Drop     []Ref
 }
 
 // A Face is a producer face: a Go interface.
@@ -266,9 +285,16 @@ type FactVersion struct {
 	Pos     Pos
 	Retired bool // history of this version is no longer decodable, on purpose
 	Fields  []*Field
-	// Upcast names the hand-written func that turns this version into the
-	// newest one; every older version that is not retired has one.
+	// Upcast names a hand-written func that turns this version into the
+	// newest one; an older live version without one is derived (Derived).
 	Upcast Ref
+	// Drop lists the fields of the version before this one that this one
+	// does not carry (decision 0173).
+	Drop []Ref
+	// Derived is how this version is read as the next one, from the next
+	// one's declarations, once Validate resolved them; nil for the newest
+	// version, a retired one, or one with a hand-written upcaster.
+	Derived *Conversion
 }
 
 // A Unit is the unit of a default value.

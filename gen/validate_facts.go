@@ -88,9 +88,9 @@ func (v *validator) facts() {
 	}
 }
 
-// upcast checks that an older, live fact version names an upcaster to the
-// newest version, declared in the spec's sources with the exact signature
-// DecodeFact calls it with.
+// upcast checks the hand-written upcaster an older, live fact version
+// names: declared in the spec's sources with the exact signature DecodeFact
+// calls it with. A version that names none is derived (decision 0173).
 func (v *validator) upcast(f *Fact, fv *FactVersion, vwhat string) {
 	latest := f.Latest()
 	older, newest := f.StructName(fv), f.StructName(latest)
@@ -103,11 +103,8 @@ func (v *validator) upcast(f *Fact, fv *FactVersion, vwhat string) {
 	case fv.Retired && u.Name != "":
 		v.add(u.Pos, "%s.upcast: a retired version is never decoded, so it has no upcaster", vwhat)
 		return
-	case fv == latest || fv.Retired:
-		return
-	case u.Name == "":
-		v.add(fv.Pos, "%s: an older version needs an upcaster to v%d: write a %s in a file of package.sources and name it with upcast:, or mark the version retired: true", vwhat, latest.Number, want)
-		return
+	case fv == latest || fv.Retired || u.Name == "":
+		return // derived from the next version's declarations: see validate_evolution.go
 	}
 	if why := checkIdent(u.Name, false); why != "" {
 		v.add(u.Pos, "%s.upcast: %s %s", vwhat, u.Name, why)

@@ -93,7 +93,10 @@ func (v *validator) claimSource(name Ref, src *Source) {
 func fixedIdents(s *Spec) []string {
 	names := []string{"ErrInvalidEnum", "ErrMissingField", "ErrUnknownVariant", "ErrAmbiguousKey", "ErrInvalidID"}
 	if len(s.Facts) > 0 {
-		names = append(names, "Fact", "FactEnvelope", "EncodeFact", "DecodeFact", "ErrUnknownFact", "ErrUnknownVersion")
+		names = append(names, "Fact", "FactEnvelope", "EncodeFact", "DecodeFact", "ReadFact", "UnknownFact", "ErrUnknownFact", "ErrUnknownVersion")
+	}
+	if s.HTTP != nil {
+		names = append(names, "Server", "Routes", "NewHandler")
 	}
 	return names
 }

@@ -43,6 +43,7 @@ func (v *validator) eachType(fn func(*Type)) {
 			walk(m.Type)
 		}
 	}
+	v.eachRouteType(walk)
 }
 
 // typeNames are the names in decls a type expression may refer to (all but

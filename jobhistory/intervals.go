@@ -39,6 +39,10 @@ type Interval struct {
 	// stays incomplete: the job may still run, or its settlement was lost,
 	// and the projection does not guess which.
 	Complete bool `json:"complete"`
+	// Partial reports that a fact of the interval was written by a newer
+	// build and read only in part (see Readable): the fields this build
+	// could not read are empty.
+	Partial bool `json:"partial,omitzero"`
 }
 
 // Name returns the job's display name, such as bash-3.
@@ -52,11 +56,15 @@ func (iv Interval) Name() string {
 // registration lies in an earlier file) yields a complete interval from the
 // registration fields it carries.
 //
-// Facts this build does not know (errors wrapping [jobs.ErrUnknownFact]) are
-// skipped, so a journal shared with another vocabulary or a newer build still
-// projects. A fact twice for one job, or a registration after its
-// settlement, is an error, as is any other error from facts; the error comes
-// with the intervals projected until then.
+// Facts this build does not know are read as the tolerant reading rule
+// says (decision 0174; see Readable): an unknown job fact of a newer build,
+// from [jobs.ReadFact], is projected with what this build can read of it and
+// its interval marked Partial; any other unknown (an UnknownFact, or an
+// error wrapping [jobs.ErrUnknownFact] from [jobs.DecodeFact]) is skipped, so
+// a journal shared with another vocabulary or a newer build still projects;
+// the caller counts them (codec.CountUnknown). A fact twice for one job, or
+// a registration after its settlement, is an error, as is any other error
+// from facts; the error comes with the intervals projected until then.
 func Intervals(facts iter.Seq2[jobs.Fact, error]) ([]Interval, error) {
 	var out []Interval
 	index := make(map[jobs.JobID]int)
@@ -67,13 +75,16 @@ func Intervals(facts iter.Seq2[jobs.Fact, error]) ([]Interval, error) {
 		if err != nil {
 			return out, err
 		}
+		f, partial := Readable(f)
 		switch f := f.(type) {
 		case jobs.JobRegistered:
 			if i, ok := index[f.JobID]; ok {
 				return out, registeredAgain(f.JobID, out[i].Complete)
 			}
 			index[f.JobID] = len(out)
-			out = append(out, OpenInterval(f))
+			iv := OpenInterval(f)
+			iv.Partial = partial
+			out = append(out, iv)
 		case jobs.JobSettled:
 			i, ok := index[f.JobID]
 			if !ok {
@@ -84,6 +95,7 @@ func Intervals(facts iter.Seq2[jobs.Fact, error]) ([]Interval, error) {
 				return out, settledAgain(f.JobID)
 			}
 			out[i].Settle(f)
+			out[i].Partial = out[i].Partial || partial
 		}
 	}
 	return out, nil
@@ -137,8 +149,8 @@ func settledAgain(id jobs.JobID) error {
 // complete (in the order the jobs settled) and, once the facts end, the
 // incomplete ones in the order they were registered. It holds only the
 // intervals still open and the ids of the jobs it has seen, so a journal of
-// any length streams through it. Facts this build does not know are skipped;
-// an impossible history or another error ends the sequence after the
+// any length streams through it. Facts this build does not know are read as
+// Intervals reads them; an impossible history or another error ends the sequence after the
 // incomplete intervals projected until then.
 func StreamIntervals(facts iter.Seq2[jobs.Fact, error]) iter.Seq2[Interval, error] {
 	return func(yield func(Interval, error) bool) {
@@ -151,7 +163,7 @@ func StreamIntervals(facts iter.Seq2[jobs.Fact, error]) iter.Seq2[Interval, erro
 			var iv Interval
 			var complete bool
 			if err == nil {
-				iv, complete, err = p.add(f)
+				iv, complete, err = p.add(Readable(f))
 			}
 			if err != nil {
 				if p.yieldOpen(yield) {
@@ -179,14 +191,23 @@ type intervalStream struct {
 // An openInterval is a job registered and not yet settled, with its place
 // in registration order: small enough for a map to hold in place.
 type openInterval struct {
-	reg jobs.JobRegistered
-	ord int
+	reg     jobs.JobRegistered
+	ord     int
+	partial bool // the registration was read in part (Readable)
 }
 
-// add projects the fact f: a registration opens an interval, a settlement
-// returns its interval complete (complete true), and an impossible history
-// is an error. Other facts change nothing.
-func (p *intervalStream) add(f jobs.Fact) (iv Interval, complete bool, err error) {
+// interval is the interval o opens.
+func (o openInterval) interval() Interval {
+	iv := OpenInterval(o.reg)
+	iv.Partial = o.partial
+	return iv
+}
+
+// add projects the fact f, read in part when partial says so: a
+// registration opens an interval, a settlement returns its interval complete
+// (complete true), and an impossible history is an error. Other facts
+// change nothing.
+func (p *intervalStream) add(f jobs.Fact, partial bool) (iv Interval, complete bool, err error) {
 	switch f := f.(type) {
 	case jobs.JobRegistered:
 		_, isOpen := p.open[f.JobID]
@@ -195,18 +216,19 @@ func (p *intervalStream) add(f jobs.Fact) (iv Interval, complete bool, err error
 			return Interval{}, false, registeredAgain(f.JobID, isSettled)
 		}
 		p.registered++
-		p.open[f.JobID] = openInterval{reg: f, ord: p.registered}
+		p.open[f.JobID] = openInterval{reg: f, ord: p.registered, partial: partial}
 	case jobs.JobSettled:
 		if !p.settled.add(f.JobID) {
 			return Interval{}, false, settledAgain(f.JobID)
 		}
 		if o, ok := p.open[f.JobID]; ok {
-			iv = OpenInterval(o.reg)
+			iv = o.interval()
 			delete(p.open, f.JobID)
 		} else {
 			iv = CarriedInterval(f)
 		}
 		iv.Settle(f)
+		iv.Partial = iv.Partial || partial
 		return iv, true, nil
 	}
 	return Interval{}, false, nil
@@ -221,7 +243,7 @@ func (p *intervalStream) yieldOpen(yield func(Interval, error) bool) bool {
 	}
 	slices.SortFunc(rest, func(a, b openInterval) int { return a.ord - b.ord })
 	for _, o := range rest {
-		if !yield(OpenInterval(o.reg), nil) {
+		if !yield(o.interval(), nil) {
 			return false
 		}
 	}

@@ -3,6 +3,11 @@
 // id (NewRecorder, the registry's Recorder), and the execution intervals
 // projected from job facts (pgsql: the same as SQL). The journal itself
 // knows no vocabulary; this package is where jobs meet it.
+//
+// The projections read history tolerantly (decision 0174): given facts from
+// jobs.ReadFact, a job fact a newer build wrote projects its job with what
+// this build can read of it (Readable) and marks the interval Partial; a
+// fact this build does not know at all is skipped, for the caller to count.
 package jobhistory
 
 import (

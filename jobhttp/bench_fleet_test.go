@@ -29,7 +29,7 @@ func BenchmarkRosterLatency(b *testing.B) {
 		schema := pgtest.Schema(b)
 		lease := 10 * time.Second
 		hosts := []*fleetHost{newFleetHost(b, schema, "host-a", lease), newFleetHost(b, schema, "host-b", lease), newFleetHost(b, schema, "host-c", lease)}
-		fleet := newTestFleet(b, schema, lease)
+		fleet := newTestFleet(b, schema, lease, hosts...)
 		st := fleet.stream("/api/jobs/events", "s1", nil)
 		st.mustNext()
 		n := 0

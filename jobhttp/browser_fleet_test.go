@@ -19,7 +19,7 @@ func TestFleetPageShowsEveryHostAndADeadHostsJobsLost(t *testing.T) {
 	schema := pgtest.Schema(t)
 	lease := 1500 * time.Millisecond
 	a, b := newFleetHost(t, schema, "host-a", lease), newFleetHost(t, schema, "host-b", lease)
-	fleet := newTestFleetFor(t, schema, lease, func(*http.Request) (jobs.SessionID, error) { return "alice", nil })
+	fleet := newTestFleetFor(t, schema, lease, func(*http.Request) (jobs.SessionID, error) { return "alice", nil }, peersOf(a, b))
 	ctx := browser(t)
 
 	onA, pa := a.startRecording("alice", "build on a", 0)

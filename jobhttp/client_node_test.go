@@ -27,7 +27,9 @@ import (
 // handler on a loopback port: tools/ts/client_test.ts, compiled by the pinned
 // tsc, asks for the roster, a job, follows (to the end, from an offset, and
 // resumed after the server drops the connection), roster events, kills,
-// history, and the refusals 401, 403, 404, 409 and 429. The script acts on
+// history, the refusals 401, 403, 404, 409 and 429, and the hostile stream
+// fields and Retry-After of spec/testdata/client-hostile.json, which the
+// Python client reads alike (decision 0158). The script acts on
 // the server through test/ routes this test adds beside the handler. It
 // needs Node and `make ts-deps`; under CI=true it fails without them.
 func TestTheTypeScriptClientAgainstTheHandler(t *testing.T) {
@@ -70,7 +72,7 @@ func TestTheTypeScriptClientAgainstTheHandler(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, node, script, srv.URL+"/")
+	cmd := exec.CommandContext(ctx, node, script, srv.URL+"/", filepath.Join("..", "spec", "testdata", "client-hostile.json"))
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err = cmd.Run()

@@ -2,131 +2,124 @@ package jobhttp
 
 import (
 	"bytes"
-	"encoding/json"
+	"context"
 	"errors"
 	"net/http"
-	"strconv"
-	"strings"
 	"time"
 
-	"github.com/jobgen/jobgen/generated/jobs"
+	"github.com/jobgen/jobgen/generated/wire"
+	"github.com/jobgen/jobgen/httproute"
 )
 
-// raw answers a recording job's retained record as text/plain, the chunks'
-// text back to back, for a download: what the page shows, without the
-// page. X-Record-Earliest and X-Record-Next give the byte window it covers.
-func (h *Handler) raw(w http.ResponseWriter, r *http.Request, session jobs.SessionID) {
-	snap, ok := h.lookup(w, r, session)
-	if !ok {
-		return
+// DownloadRecord implements wire.Server: a recording job's retained record
+// as text/plain, the chunks' text back to back, for a download: what the
+// page shows, without the page. X-Record-Earliest and X-Record-Next give
+// the byte window it covers.
+func (h *Handler) DownloadRecord(ctx context.Context, req wire.DownloadRecordRequest) (wire.DownloadRecordResponse, error) {
+	session, snap, err := h.lookup(ctx, req.ID)
+	if err != nil {
+		return wire.DownloadRecordResponse{}, err
 	}
 	read, err := h.reg.ReadRecord(session, snap.ID, 0)
 	if err != nil {
-		lookupError(w, err)
-		return
+		return wire.DownloadRecordResponse{}, lookupError(err)
 	}
-	var b strings.Builder
+	var b bytes.Buffer
 	for _, c := range read.Chunks {
 		b.WriteString(c.Text)
 	}
-	hd := w.Header()
-	hd.Set("Content-Type", "text/plain; charset=utf-8")
-	hd.Set("Content-Disposition", `attachment; filename="`+snap.Name+`.log"`)
-	hd.Set("Content-Security-Policy", "default-src 'none'; sandbox")
-	hd.Set("Cache-Control", "no-store")
-	hd.Set("X-Content-Type-Options", "nosniff")
-	hd.Set("X-Record-Earliest", strconv.FormatInt(read.Earliest, 10))
-	hd.Set("X-Record-Next", strconv.FormatInt(read.Next, 10))
-	w.Write([]byte(b.String()))
+	return wire.DownloadRecordResponse{
+		Body:               b.Bytes(),
+		ContentDisposition: `attachment; filename="` + snap.Name + `.log"`,
+		XRecordEarliest:    read.Earliest,
+		XRecordNext:        read.Next,
+	}, nil
 }
 
-// subagentTree answers the continuable children under the caller's roots.
-func (h *Handler) subagentTree(w http.ResponseWriter, r *http.Request, session jobs.SessionID) {
-	if h.opts.Subagents == nil {
-		httpError(w, http.StatusNotFound, "no subagents are served")
-		return
+// noSubagents is the decline of a subagent route without Options.Subagents.
+func noSubagents() error { return httproute.Decline("no subagents are served") }
+
+// ListSubagents implements wire.Server: the continuable children under
+// the caller's roots.
+func (h *Handler) ListSubagents(ctx context.Context, req wire.ListSubagentsRequest) ([]wire.SubagentNode, error) {
+	session, err := sessionOf(ctx)
+	if err != nil {
+		return nil, err
 	}
-	tree, err := h.opts.Subagents.Tree(r.Context(), session)
+	if h.opts.Subagents == nil {
+		return nil, noSubagents()
+	}
+	tree, err := h.opts.Subagents.Tree(ctx, session)
 	if err != nil {
 		h.log.Error("jobhttp: subagent tree", "err", err)
-		httpError(w, http.StatusInternalServerError, "subagents unavailable")
-		return
+		return nil, httproute.Refuse(http.StatusInternalServerError, "subagents unavailable")
 	}
-	writeJSON(w, tree)
+	return tree, nil
 }
 
-// subagentHistory answers one child's history; a child not under the
-// caller's roots is the same 404 as one that does not exist.
-func (h *Handler) subagentHistory(w http.ResponseWriter, r *http.Request, session jobs.SessionID) {
-	if h.opts.Subagents == nil {
-		httpError(w, http.StatusNotFound, "no subagents are served")
-		return
+// SubagentHistory implements wire.Server: one child's history; a child not
+// under the caller's roots is the same 404 as one that does not exist.
+func (h *Handler) SubagentHistory(ctx context.Context, req wire.SubagentHistoryRequest) ([]wire.SubagentEvent, error) {
+	session, err := sessionOf(ctx)
+	if err != nil {
+		return nil, err
 	}
-	child := jobs.SessionID(r.PathValue("id"))
-	events, err := h.opts.Subagents.History(r.Context(), session, child)
+	if h.opts.Subagents == nil {
+		return nil, noSubagents()
+	}
+	events, err := h.opts.Subagents.History(ctx, session, req.ID)
 	switch {
 	case errors.Is(err, ErrNoSuchChild):
-		httpError(w, http.StatusNotFound, "no such subagent")
+		return nil, httproute.Refuse(http.StatusNotFound, "no such subagent")
 	case err != nil:
 		h.log.Error("jobhttp: subagent history", "err", err)
-		httpError(w, http.StatusInternalServerError, "subagents unavailable")
-	default:
-		writeJSON(w, events)
+		return nil, httproute.Refuse(http.StatusInternalServerError, "subagents unavailable")
 	}
+	return events, nil
 }
 
 // subagentPoll is how often a tree stream looks for changes. The journal
 // signals nothing, and a look costs only what was appended since the last.
 const subagentPoll = 500 * time.Millisecond
 
-// subagentEvents streams the tree: one "tree" event at once, then one each
-// time it differs from the last sent.
-func (h *Handler) subagentEvents(w http.ResponseWriter, r *http.Request, session jobs.SessionID) {
-	if h.opts.Subagents == nil {
-		httpError(w, http.StatusNotFound, "no subagents are served")
-		return
+// WatchSubagents implements wire.Server: the tree as a stream, one "tree"
+// event at once, then one each time it differs from the last sent.
+func (h *Handler) WatchSubagents(ctx context.Context, req wire.WatchSubagentsRequest, stream wire.WatchSubagentsStream) error {
+	session, err := sessionOf(ctx)
+	if err != nil {
+		return err
 	}
-	release, ok := h.openStream(w, session)
-	if !ok {
-		return
+	if h.opts.Subagents == nil {
+		return noSubagents()
+	}
+	release, err := h.streams.open(session)
+	if err != nil {
+		return err
 	}
 	defer release()
-	sse, err := h.startSSE(w)
-	if err != nil {
-		return
-	}
 	poll := time.NewTicker(subagentPoll)
 	defer poll.Stop()
-	keepAlive := time.NewTicker(h.opts.KeepAlive)
-	defer keepAlive.Stop()
 	var last []byte
 	for {
-		tree, err := h.opts.Subagents.Tree(r.Context(), session)
+		tree, err := h.opts.Subagents.Tree(ctx, session)
 		if err != nil {
 			h.log.Error("jobhttp: subagent tree", "err", err)
-			return
+			return nil
 		}
-		data, err := json.Marshal(tree)
+		ev, err := wire.NewWatchSubagentsTreeEvent(tree)
 		if err != nil {
-			return
+			return err
 		}
-		if !bytes.Equal(data, last) {
-			if sse.event("tree", "", data) != nil {
-				return
+		if !bytes.Equal(ev.Bytes(), last) {
+			if stream.Write(ev) != nil {
+				return nil
 			}
-			last = data
+			last = ev.Bytes()
 		}
 		select {
 		case <-poll.C:
-		case <-keepAlive.C:
-			if sse.comment("keep-alive") != nil {
-				return
-			}
-		case <-h.done:
-			sse.event("bye", "", []byte(`{}`))
-			return
-		case <-r.Context().Done():
-			return
+		case <-ctx.Done():
+			return nil
 		}
 	}
 }

@@ -21,43 +21,28 @@ say Host: attacker.example.
 
 # Routes
 
-Under the handler's root (mount it with http.StripPrefix to serve it below a
-path):
+The routes are spec/wire.yaml's: their table is generated, as wire.Routes
+(whose doc lists each route's method, path and answer) and as the Markdown
+reference's Routes section (docs/reference/wire.md), with each route's
+parameters, body, events and refusals. Handler and Fleet implement
+wire.Server, one method per route, and serve it through the adapter
+generated from the same table (wire.NewHandler, on package httproute), so
+the table, the servers and the clients cannot drift: a route the spec adds
+does not compile until both serve it or decline it by name. Paths are under
+the handler's root (mount it with http.StripPrefix to serve it below a
+path); the page is the route Page, GET / and each file below it.
 
-	GET  /                     the live page (embedded; no build step)
-	GET  /api/jobs             the roster: a JSON array of jobs.JobSnapshot
-	GET  /api/jobs/events      the roster as SSE: event "roster", one frame
-	                           per lifecycle change (never per append)
-	GET  /api/jobs/{id}        one jobs.JobSnapshot
-	GET  /api/jobs/{id}/follow the follow stream as SSE (see below)
-	POST /api/jobs/{id}/kill   kill: a wire.KillRequest, Content-Type
-	                           application/json; answers a wire.KillResponse
-	POST /api/jobs/{id}/input  input to a terminal job: a wire.InputRequest,
-	                           fenced as kill is (409 for a job without a
-	                           terminal); answers a wire.InputResponse
-	GET  /api/jobs/{id}/raw    the retained record as text/plain, for a
-	                           download (409 for a job that keeps none)
-	GET  /api/history          the session's execution intervals from the
-	                           journal, a JSON array of wire.Interval (404
-	                           when the handler has none); with
-	                           ?with=archived a wire.History: those
-	                           intervals and the runs of the session's
-	                           stream retention archived, each with its
-	                           archive file (400 for another with)
-	GET  /api/subagents        the continuable children under the session's
-	                           roots, a JSON array of wire.SubagentNode,
-	                           parents first (404 without Options.Subagents)
-	GET  /api/subagents/events the same as SSE: event "tree", at once and
-	                           each time the tree changes
-	GET  /api/subagents/{id}/history
-	                           one child's history, a JSON array of
-	                           wire.SubagentEvent (404 for a child under
-	                           another session's roots, as for none)
-
-Every refusal answers a wire.ErrorBody with its status. The wire's own
-bodies are the vocabulary of spec/wire.yaml (generated/wire), which the
-TypeScript package's client, @jobgen/jobgen/client, reads with the decoders
-generated from the same spec; the page uses that client.
+Every refusal answers a wire.ErrorBody with its status: a route's own, and
+the adapter's, for a path no route has (404), a method the path does not
+take (405 with Allow), a path parameter that does not parse (404, the same
+"no such job" as an unknown id), a malformed query parameter, Last-Event-ID
+or body (400), a body over its limit (413). A route a server does not serve
+is a 404 whose header Jobgen-Not-Served names it: the fleet declines the
+subagent routes, one host declines the fleet's hosts,
+and a Handler without Options.History or Options.Subagents declines those.
+The wire's own bodies are the vocabulary of spec/wire.yaml (generated/wire),
+which the TypeScript package's client, @jobgen/jobgen/client, reads with the
+decoders generated from the same spec; the page uses that client.
 
 # The console
 
@@ -104,17 +89,32 @@ no other "simple" cross-site request can send that, so a page on another site
 cannot make a browser kill a job. What http.CrossOriginProtection refuses is
 refused as well (403): a Sec-Fetch-Site other than same-origin or none, or,
 without one, an Origin that names another host than the request's. Both
-rest on the Host check above. Input to a terminal job is fenced the same
-way: it types into a shell as its owner.
+rest on the Host check above, and the adapter applies both to every route
+whose method is not GET. Input to a terminal job is fenced the same way: it
+types into a shell as its owner.
+
+# History a newer build wrote
+
+Hosts of two builds share one history during a rolling upgrade, and every
+reader of it here follows one rule (decision 0174): what this build does
+not know is kept, counted and read around, never dropped in silence.
+StoreHistory and a Fleet read job facts with jobs.ReadFact: a registration
+or settlement a newer build wrote (a version, or a settlement cause, this
+build does not know) shows its job with every field this build can read
+(jobhistory.Readable), the interval marked partial; a Fleet counts each such
+fact, and each fact of a type no vocabulary of this build knows, in
+Fleet.Unknown, and logs the first of each kind. Facts of other vocabularies
+are skipped.
 
 # Limits and shutdown
 
 A session may hold at most Options.MaxStreamsPerSession event streams at once
 (roster and follow together); one more is a 429 with Retry-After and a body
 that says which limit it hit and what to do, and the page shows that and
-retries. Close ends every open stream cleanly (a final "bye" event) and
-waits for their handlers to return; it is a disposer for launcher.Run, to
-run before the registry and the journal close.
+retries. Close ends every open stream cleanly (a final "bye" event, which
+the adapter writes once the stream's method has returned) and waits for
+their handlers to return; it is a disposer for launcher.Run, to run before
+the registry and the journal close.
 
 The http.Server in front of a Handler should set ReadHeaderTimeout (a few
 seconds: clients that trickle headers), IdleTimeout (tens of seconds: idle

@@ -1,8 +1,8 @@
 package jobhttp
 
 import (
+	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/jobgen/jobgen/generated/jobs"
 	"github.com/jobgen/jobgen/generated/wire"
+	"github.com/jobgen/jobgen/httproute"
 	"github.com/jobgen/jobgen/journal"
 )
 
@@ -32,6 +33,24 @@ type FleetOptions struct {
 	// Hosts lists the Host header values the fleet answers for, as
 	// Options.Hosts does.
 	Hosts []string
+	// Peers is where the fleet forwards a job's follow, raw download, kill
+	// and input: the base URL (http or https) of each host's wire, by the
+	// host name its registrations carry (jobs.JobHost.Name). A job whose
+	// host is not listed is refused with 409 and nothing is forwarded. The
+	// address a registration names is never used: anyone who may append to
+	// the shared history could name any address, an internal one included
+	// (decision 0153). Nil forwards nothing: a view that only reads.
+	Peers map[jobs.HostID]string
+	// Window is how many jobs that are over, settled or lost with their
+	// host, the fleet keeps showing: the most recently over, across every
+	// session; zero means 1,000. Every job that runs on a live host is kept
+	// besides, so what the fleet holds is what runs and the window, however
+	// long the history (decision 0155).
+	Window int
+	// RunWindow is how many runs of hosts whose lease ended the fleet keeps
+	// listing (GET /api/fleet), the most recently ended, besides the runs
+	// with a job it keeps unsettled; zero means 100.
+	RunWindow int
 	// Lease is how long a host's run counts as alive before its first
 	// heartbeat is read (after that, each heartbeat says); zero means
 	// 3×jobhistory.DefaultHeartbeatEvery.
@@ -52,17 +71,19 @@ type FleetOptions struct {
 // A Fleet serves the page and the API of Handler over the shared history of
 // a fleet of hosts, for each caller across every host: the roster of the
 // caller's jobs (every host's, live as facts arrive), its intervals, and
-// follow, kill and raw downloads forwarded to the host that owns the job,
-// signed with the caller's session. A job whose host's lease ran out before
-// it settled is lost: the roster and history say so (FleetPlacement.Lost),
-// and the fleet forwards nothing to that host. Make one with NewFleet; it is
-// safe for concurrent use.
+// follow, kill, input and raw downloads forwarded to the host that owns the
+// job, at the address FleetOptions.Peers gives it, signed with the
+// caller's session. A job whose host's lease ran out before it settled is
+// lost: the roster and history say so (FleetPlacement.Lost), and the fleet
+// forwards nothing to that host. It implements wire.Server as Handler
+// does, and declines by name what one host's page serves alone (the
+// subagents). Make one with NewFleet; it is safe for concurrent use.
 type Fleet struct {
 	opts    FleetOptions
-	mux     *http.ServeMux
+	api     *httproute.Handler // the generated adapter over the route table
+	static  fs.FS              // the page
 	log     *slog.Logger
 	hosts   hostSet
-	cop     *http.CrossOriginProtection
 	view    *fleetView
 	proxy   *fleetProxy
 	streams *sessionStreams
@@ -86,11 +107,21 @@ func NewFleet(opts FleetOptions) (*Fleet, error) {
 	if err != nil {
 		return nil, err
 	}
+	peers, err := parsePeers(opts.Peers)
+	if err != nil {
+		return nil, err
+	}
 	if opts.Lease <= 0 {
 		opts.Lease = 15 * time.Second
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
+	}
+	if opts.Window <= 0 {
+		opts.Window = 1000
+	}
+	if opts.RunWindow <= 0 {
+		opts.RunWindow = 100
 	}
 	if opts.MaxStreamsPerSession <= 0 {
 		opts.MaxStreamsPerSession = 8
@@ -105,24 +136,15 @@ func NewFleet(opts FleetOptions) (*Fleet, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	f := &Fleet{opts: opts, mux: http.NewServeMux(), log: log, hosts: hosts, cop: http.NewCrossOriginProtection(),
-		view: newFleetView(opts.Now, opts.Lease), streams: newSessionStreams(opts.MaxStreamsPerSession)}
-	f.proxy = newFleetProxy(f, opts.Transport)
 	static, err := fs.Sub(staticFiles, "static")
 	if err != nil {
 		return nil, fmt.Errorf("jobhttp: embedded page: %w", err)
 	}
-	f.mux.Handle("GET /", pageHandler(static))
-	f.mux.HandleFunc("GET /api/fleet", f.withSession(f.fleetHosts))
-	f.mux.HandleFunc("GET /api/jobs", f.withSession(f.roster))
-	f.mux.HandleFunc("GET /api/jobs/events", f.withSession(f.rosterEvents))
-	f.mux.HandleFunc("GET /api/jobs/{id}", f.withSession(f.job))
-	f.mux.HandleFunc("GET /api/jobs/{id}/follow", f.withSession(f.forward(true)))
-	f.mux.HandleFunc("GET /api/jobs/{id}/raw", f.withSession(f.forward(false)))
-	f.mux.HandleFunc("POST /api/jobs/{id}/kill", f.withSession(f.kill))
-	f.mux.HandleFunc("GET /api/history", f.withSession(f.history))
-	f.mux.HandleFunc("GET /api/subagents", f.notServed)
-	f.mux.HandleFunc("GET /api/subagents/events", f.notServed)
+	f := &Fleet{opts: opts, static: static, log: log, hosts: hosts,
+		view: newFleetView(opts.Now, opts.Lease, opts.Window, opts.RunWindow), streams: newSessionStreams(opts.MaxStreamsPerSession)}
+	f.view.unknown.log = log
+	f.proxy = newFleetProxy(f, peers, opts.Transport)
+	f.api = wire.NewHandler(f, routeOptions(opts.Session, opts.WriteTimeout, opts.KeepAlive, log))
 	ctx, stop := context.WithCancel(context.Background())
 	f.stop = stop
 	f.running.Add(2)
@@ -138,7 +160,7 @@ func (f *Fleet) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusForbidden, fmt.Sprintf("host %q is not a name this server answers for: add it to jobhttp FleetOptions.Hosts", r.Host))
 		return
 	}
-	f.mux.ServeHTTP(w, r)
+	f.api.ServeHTTP(w, r)
 }
 
 // Close ends every open stream, forwarded ones included, stops tailing
@@ -146,6 +168,9 @@ func (f *Fleet) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (f *Fleet) Close(ctx context.Context) error {
 	f.streams.close()
 	f.stop()
+	if err := f.api.Close(ctx); err != nil {
+		return fmt.Errorf("jobhttp: fleet close: %w", err)
+	}
 	waited := make(chan struct{})
 	go func() { f.streams.wait(); f.running.Wait(); close(waited) }()
 	select {
@@ -232,177 +257,132 @@ func (f *Fleet) judgeLeases(ctx context.Context) {
 	}
 }
 
-type fleetSessionHandler func(w http.ResponseWriter, r *http.Request, session jobs.SessionID)
+// A route that the spec adds and Fleet neither serves nor declines does
+// not compile.
+var _ wire.Server = (*Fleet)(nil)
 
-// withSession resolves the caller's session before the route runs.
-func (f *Fleet) withSession(next fleetSessionHandler) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		session, err := f.opts.Session(r)
-		if err != nil {
-			httpError(w, http.StatusUnauthorized, "no session")
-			return
-		}
-		next(w, r, session)
+// Page implements wire.Server: the embedded console, as one host serves it.
+func (f *Fleet) Page(ctx context.Context, req wire.PageRequest) (fs.FS, error) { return f.static, nil }
+
+// ListFleetHosts implements wire.Server: the runs of the fleet's hosts,
+// without addresses.
+func (f *Fleet) ListFleetHosts(ctx context.Context, req wire.ListFleetHostsRequest) ([]wire.FleetHost, error) {
+	if _, err := sessionOf(ctx); err != nil {
+		return nil, err
 	}
+	return f.view.hosts(), nil
 }
 
-// notServed answers the routes of a single host's handler the fleet does
-// not serve.
-func (f *Fleet) notServed(w http.ResponseWriter, r *http.Request) {
-	httpError(w, http.StatusNotFound, "the fleet view serves no subagents: open the host's own page")
-}
-
-// fleetHosts answers the runs of the fleet's hosts, without addresses.
-func (f *Fleet) fleetHosts(w http.ResponseWriter, r *http.Request, session jobs.SessionID) {
-	writeJSON(w, f.view.hosts())
-}
-
-// roster answers the caller's jobs on every host.
-func (f *Fleet) roster(w http.ResponseWriter, r *http.Request, session jobs.SessionID) {
-	body, err := fleetRoster(f.view.entries(session))
-	if err != nil {
-		httpError(w, http.StatusInternalServerError, "internal error")
-		return
-	}
-	writeBody(w, body)
-}
-
-// job answers one of the caller's jobs.
-func (f *Fleet) job(w http.ResponseWriter, r *http.Request, session jobs.SessionID) {
-	e, ok := f.lookup(w, r, session)
-	if !ok {
-		return
-	}
-	body, err := withPlacement(e.snap, e.place)
-	if err != nil {
-		httpError(w, http.StatusInternalServerError, "internal error")
-		return
-	}
-	writeBody(w, body)
-}
-
-// history answers the caller's intervals on every host, oldest
-// registration first.
-func (f *Fleet) history(w http.ResponseWriter, r *http.Request, session jobs.SessionID) {
-	entries := f.view.entries(session)
-	body := []byte{'['}
+// placed is a session's entries as the roster answers them: each job with
+// its placement.
+func placed(entries []fleetEntry) []httproute.With[jobs.JobSnapshot, wire.FleetPlacement] {
+	out := make([]httproute.With[jobs.JobSnapshot, wire.FleetPlacement], len(entries))
 	for i, e := range entries {
-		obj, err := withPlacement(e.iv, e.place)
-		if err != nil {
-			httpError(w, http.StatusInternalServerError, "internal error")
-			return
-		}
-		if i > 0 {
-			body = append(body, ',')
-		}
-		body = append(body, obj...)
+		out[i] = httproute.With[jobs.JobSnapshot, wire.FleetPlacement]{Item: e.snap, Extra: e.place}
 	}
-	writeBody(w, append(body, ']'))
+	return out
 }
 
-// rosterEvents streams the caller's roster: one "roster" event at once and
-// one after each change of the view, coalesced while one is written.
-func (f *Fleet) rosterEvents(w http.ResponseWriter, r *http.Request, session jobs.SessionID) {
-	release, ok := f.streams.open(w, session)
-	if !ok {
-		return
+// ListJobs implements wire.Server: the caller's jobs on every host.
+func (f *Fleet) ListJobs(ctx context.Context, req wire.ListJobsRequest) ([]httproute.With[jobs.JobSnapshot, wire.FleetPlacement], error) {
+	session, err := sessionOf(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return placed(f.view.entries(session)), nil
+}
+
+// GetJob implements wire.Server: one of the caller's jobs.
+func (f *Fleet) GetJob(ctx context.Context, req wire.GetJobRequest) (httproute.With[jobs.JobSnapshot, wire.FleetPlacement], error) {
+	_, e, err := f.lookup(ctx, req.ID)
+	return httproute.With[jobs.JobSnapshot, wire.FleetPlacement]{Item: e.snap, Extra: e.place}, err
+}
+
+// ListHistory implements wire.Server: the caller's intervals on every
+// host, oldest registration first.
+func (f *Fleet) ListHistory(ctx context.Context, req wire.ListHistoryRequest) ([]httproute.With[wire.Interval, wire.FleetPlacement], error) {
+	session, err := sessionOf(ctx)
+	if err != nil {
+		return nil, err
+	}
+	entries := f.view.entries(session)
+	out := make([]httproute.With[wire.Interval, wire.FleetPlacement], len(entries))
+	for i, e := range entries {
+		out[i] = httproute.With[wire.Interval, wire.FleetPlacement]{Item: e.iv, Extra: e.place}
+	}
+	return out, nil
+}
+
+// WatchJobs implements wire.Server: the caller's roster as a stream, one
+// "roster" event at once and one after each change of the view that
+// changes it, coalesced while one is written.
+func (f *Fleet) WatchJobs(ctx context.Context, req wire.WatchJobsRequest, stream wire.WatchJobsStream) error {
+	session, err := sessionOf(ctx)
+	if err != nil {
+		return err
+	}
+	release, err := f.streams.open(session)
+	if err != nil {
+		return err
 	}
 	defer release()
-	sse, err := startSSE(w, f.opts.WriteTimeout, f.log)
-	if err != nil {
-		return
-	}
-	keepAlive := time.NewTicker(f.opts.KeepAlive)
-	defer keepAlive.Stop()
 	var last []byte
 	for {
 		changed := f.view.wait()
-		body, err := fleetRoster(f.view.entries(session))
+		ev, err := wire.NewWatchJobsRosterEvent(placed(f.view.entries(session)))
 		if err != nil {
-			return
+			return err
 		}
-		if string(body) != string(last) {
-			if sse.event("roster", "", body) != nil {
-				return
+		if !bytes.Equal(ev.Bytes(), last) {
+			if stream.Write(ev) != nil {
+				return nil
 			}
-			last = body
+			last = ev.Bytes()
 		}
 		select {
 		case <-changed:
-		case <-keepAlive.C:
-			if sse.comment("keep-alive") != nil {
-				return
-			}
-		case <-f.streams.done:
-			sse.event("bye", "", []byte(`{}`))
-			return
-		case <-r.Context().Done():
-			return
+		case <-ctx.Done():
+			return nil
 		}
 	}
 }
 
-// lookup finds the {id} job of session, or answers 404: unknown and
-// foreign jobs alike.
-func (f *Fleet) lookup(w http.ResponseWriter, r *http.Request, session jobs.SessionID) (fleetEntry, bool) {
-	id, ok := jobID(r)
-	if !ok {
-		httpError(w, http.StatusNotFound, "no such job")
-		return fleetEntry{}, false
+// notServedBy is the reason the fleet declines what one host's page serves
+// alone.
+const notServedBy = "the fleet view serves no %s: open the host's own page"
+
+// ListSubagents implements wire.Server: declined.
+func (f *Fleet) ListSubagents(ctx context.Context, req wire.ListSubagentsRequest) ([]wire.SubagentNode, error) {
+	return nil, httproute.Decline(fmt.Sprintf(notServedBy, "subagents"))
+}
+
+// WatchSubagents implements wire.Server: declined.
+func (f *Fleet) WatchSubagents(ctx context.Context, req wire.WatchSubagentsRequest, stream wire.WatchSubagentsStream) error {
+	return httproute.Decline(fmt.Sprintf(notServedBy, "subagents"))
+}
+
+// ArchivedHistory implements wire.Server: declined, since the fleet's
+// history is the shared history's tail, which yields no archived fact and
+// so names no archived run; ListHistory answers its intervals.
+func (f *Fleet) ArchivedHistory(ctx context.Context, req wire.ArchivedHistoryRequest) (wire.History, error) {
+	return wire.History{}, httproute.Decline("the fleet view's history is the shared history's tail, which keeps no archived runs: use ListHistory, or a host's own page")
+}
+
+// SubagentHistory implements wire.Server: declined.
+func (f *Fleet) SubagentHistory(ctx context.Context, req wire.SubagentHistoryRequest) ([]wire.SubagentEvent, error) {
+	return nil, httproute.Decline(fmt.Sprintf(notServedBy, "subagents"))
+}
+
+// lookup finds the job id of the caller's session, or returns the one 404:
+// unknown and foreign jobs alike.
+func (f *Fleet) lookup(ctx context.Context, id jobs.JobID) (jobs.SessionID, fleetEntry, error) {
+	session, err := sessionOf(ctx)
+	if err != nil {
+		return "", fleetEntry{}, err
 	}
 	e, err := f.view.entry(session, id)
 	if err != nil {
-		httpError(w, http.StatusNotFound, "no such job")
-		return fleetEntry{}, false
+		return "", fleetEntry{}, noSuchJob()
 	}
-	return e, true
-}
-
-// fleetRoster is the JSON array of entries, each a job with its placement.
-func fleetRoster(entries []fleetEntry) ([]byte, error) {
-	body := []byte{'['}
-	for i, e := range entries {
-		obj, err := withPlacement(e.snap, e.place)
-		if err != nil {
-			return nil, err
-		}
-		if i > 0 {
-			body = append(body, ',')
-		}
-		body = append(body, obj...)
-	}
-	return append(body, ']'), nil
-}
-
-// withPlacement writes v (a JSON object) with the keys of place added to
-// it: the shape a reader of one host's wire reads, with the fleet's column.
-func withPlacement(v any, place wire.FleetPlacement) ([]byte, error) {
-	obj, err := json.Marshal(v)
-	if err != nil {
-		return nil, err
-	}
-	extra, err := json.Marshal(place)
-	if err != nil {
-		return nil, err
-	}
-	if len(extra) <= 2 { // {}
-		return obj, nil
-	}
-	if len(obj) < 2 || obj[0] != '{' || obj[len(obj)-1] != '}' || extra[0] != '{' {
-		return nil, fmt.Errorf("jobhttp: %T is not a JSON object", v)
-	}
-	if len(obj) > 2 {
-		obj[len(obj)-1] = ','
-	} else {
-		obj = obj[:1]
-	}
-	return append(obj, extra[1:]...), nil
-}
-
-// writeBody writes body, JSON, as a 200.
-func writeBody(w http.ResponseWriter, body []byte) {
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Cache-Control", "no-store")
-	w.Header().Set("X-Content-Type-Options", "nosniff")
-	w.Write(body)
+	return session, e, nil
 }

@@ -114,7 +114,11 @@ func TestFleetOfThreeHostProcessesSurvivesAHostKilled(t *testing.T) {
 		}
 		return "demo", nil
 	}
-	f, err := jobhttp.NewFleet(jobhttp.FleetOptions{History: store, Session: session, Key: demoFleetKey, Lease: 3 * beat})
+	peers := map[jobs.HostID]string{}
+	for name, hp := range hosts {
+		peers[jobs.HostID(name)] = hp.addr
+	}
+	f, err := jobhttp.NewFleet(jobhttp.FleetOptions{History: store, Session: session, Key: demoFleetKey, Lease: 3 * beat, Peers: peers})
 	if err != nil {
 		t.Fatal(err)
 	}

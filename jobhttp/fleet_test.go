@@ -79,19 +79,37 @@ type testFleet struct {
 	fleet *jobhttp.Fleet
 }
 
-func newTestFleet(t testing.TB, schema string, lease time.Duration) *testFleet {
+// The fleet forwards to hosts, each at the address it serves on.
+func newTestFleet(t testing.TB, schema string, lease time.Duration, hosts ...*fleetHost) *testFleet {
 	t.Helper()
-	return newTestFleetFor(t, schema, lease, testSession)
+	return newTestFleetFor(t, schema, lease, testSession, peersOf(hosts...))
 }
 
-// newTestFleetFor is newTestFleet whose callers' session is what session says.
-func newTestFleetFor(t testing.TB, schema string, lease time.Duration, session func(*http.Request) (jobs.SessionID, error)) *testFleet {
+// newTestFleetWithPeers is newTestFleet forwarding to the addresses peers
+// gives each host name.
+func newTestFleetWithPeers(t testing.TB, schema string, lease time.Duration, peers map[jobs.HostID]string) *testFleet {
+	t.Helper()
+	return newTestFleetFor(t, schema, lease, testSession, peers)
+}
+
+// peersOf is the address each of hosts serves on, by its name.
+func peersOf(hosts ...*fleetHost) map[jobs.HostID]string {
+	peers := map[jobs.HostID]string{}
+	for _, h := range hosts {
+		peers[h.host.Name] = h.host.Address
+	}
+	return peers
+}
+
+// newTestFleetFor is newTestFleet whose callers' session is what session
+// says, forwarding to peers.
+func newTestFleetFor(t testing.TB, schema string, lease time.Duration, session func(*http.Request) (jobs.SessionID, error), peers map[jobs.HostID]string) *testFleet {
 	t.Helper()
 	store, err := pgstore.Open(context.Background(), pgtest.DSN(t), pgstore.WithSchema(schema), pgstore.WithPollInterval(50*time.Millisecond))
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := jobhttp.NewFleet(jobhttp.FleetOptions{History: store, Session: session, Key: testFleetKey, Lease: lease})
+	f, err := jobhttp.NewFleet(jobhttp.FleetOptions{History: store, Session: session, Key: testFleetKey, Lease: lease, Peers: peers})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,7 +192,7 @@ func find(r []fleetJob, id jobs.JobID) (fleetJob, bool) {
 func TestFleetServesEveryHostsJobsFencedBySession(t *testing.T) {
 	schema := pgtest.Schema(t)
 	a, b := newFleetHost(t, schema, "host-a", 2*time.Second), newFleetHost(t, schema, "host-b", 2*time.Second)
-	fleet := newTestFleet(t, schema, 2*time.Second)
+	fleet := newTestFleet(t, schema, 2*time.Second, a, b)
 
 	onA, pa := a.startRecording("s1", "build on a", 0)
 	onB, pb := b.startRecording("s1", "test on b", 0)
@@ -239,7 +257,7 @@ func TestFleetShowsADeadHostsJobsLost(t *testing.T) {
 	schema := pgtest.Schema(t)
 	lease := 1500 * time.Millisecond
 	a, b := newFleetHost(t, schema, "host-a", lease), newFleetHost(t, schema, "host-b", lease)
-	fleet := newTestFleet(t, schema, lease)
+	fleet := newTestFleet(t, schema, lease, a, b)
 	running, _ := b.startRecording("s1", "dies with b", 0)
 	done, pd := b.startRecording("s1", "settles first", 0)
 	alive, _ := a.startRecording("s1", "lives on a", 0)

@@ -14,8 +14,8 @@ import (
 	"github.com/jobgen/jobgen/generated/jobs"
 )
 
-// A fleet handler (NewFleet) forwards a caller's follow, kill and raw
-// download to the host that owns the job. The host must learn whose
+// A fleet handler (NewFleet) forwards a caller's follow, kill, input and
+// raw download to the host that owns the job. The host must learn whose
 // request it is without trusting a header anyone could send: the fleet
 // signs each forwarded request with a key the two share, binding the
 // caller's session to the method, the host, the path and query, the

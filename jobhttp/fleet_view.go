@@ -14,12 +14,19 @@ import (
 	"github.com/jobgen/jobgen/journal"
 )
 
-// A fleetView is what a fleet handler knows of the shared history: every
-// job of every host, projected from the job facts as they are tailed, and
-// every run of a host, from its heartbeats. It is safe for concurrent use.
+// A fleetView is what a fleet handler knows of the shared history, projected
+// from the job facts as they are tailed and the hosts' heartbeats: every job
+// that runs on a live host, and of the jobs that are over (settled, or lost
+// with their host) the window most recently over, across every session;
+// every run of a host that has such a job or whose lease has not ended, and
+// of the others the runWindow most recently ended. What it holds is so
+// bounded by what runs, however long the history (decision 0155). It is
+// safe for concurrent use.
 type fleetView struct {
-	now   func() time.Time
-	lease time.Duration // a run's lease until its first heartbeat is read
+	now       func() time.Time
+	lease     time.Duration // a run's lease until its first heartbeat is read
+	window    int           // how many jobs that are over it keeps
+	runWindow int           // how many runs whose lease ended, and that no kept job names, it keeps
 
 	mu      sync.Mutex
 	jobs    map[jobs.JobID]*fleetJob
@@ -27,13 +34,23 @@ type fleetView struct {
 	byOwner map[jobs.SessionID][]*fleetJob // in registration order
 	runs    map[jobs.IncarnationID]*fleetRun
 	lost    map[jobs.JobID]bool // the jobs judged lost at the last change
+	overs   []overMark          // the jobs in the order they were over, oldest first; a mark is stale once its job is over again, or runs again
+	marks   uint64              // the marks handed out
 	changed chan struct{}       // closed and replaced at every change
+	unknown unknownJobFacts     // the job facts a newer build wrote: see fleet_unknown.go
 }
 
 // A fleetJob is one job as the history says it: its interval and its host.
 type fleetJob struct {
 	iv   jobhistory.Interval
 	host jobs.JobHost
+	over uint64 // its latest mark in overs while it is over; 0 while it runs
+}
+
+// An overMark is a job's place among the jobs that are over.
+type overMark struct {
+	j    *fleetJob
+	mark uint64
 }
 
 // A fleetRun is one run of a host: its last heartbeat and its lease.
@@ -42,31 +59,36 @@ type fleetRun struct {
 	beat, expires time.Time
 }
 
-func newFleetView(now func() time.Time, lease time.Duration) *fleetView {
+func newFleetView(now func() time.Time, lease time.Duration, window, runWindow int) *fleetView {
 	return &fleetView{
-		now: now, lease: lease,
+		now: now, lease: lease, window: window, runWindow: runWindow,
 		jobs: map[jobs.JobID]*fleetJob{}, open: map[jobs.JobID]*fleetJob{}, byOwner: map[jobs.SessionID][]*fleetJob{},
 		runs: map[jobs.IncarnationID]*fleetRun{}, lost: map[jobs.JobID]bool{},
 		changed: make(chan struct{}),
 	}
 }
 
-// apply takes the records of the history the tail delivered, in order.
-// Facts of other vocabularies, and versions this build cannot read, are
-// skipped.
+// apply takes the records of the history the tail delivered, in order,
+// as the tolerant reading rule says (readLocked): facts of other
+// vocabularies are skipped, and a job fact a newer build wrote shows its job
+// with what this build can read of it.
 func (v *fleetView) apply(recs []journal.Record) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	touched := false
 	for _, rec := range recs {
-		f, err := jobs.DecodeFact(rec.Payload)
-		if err != nil {
+		f, partial := v.readLocked(rec.Payload)
+		if f == nil {
 			continue
 		}
 		touched = v.applyLocked(f) || touched
+		if partial {
+			v.markPartialLocked(f)
+		}
 	}
 	if touched {
 		v.judgeLocked()
+		v.trimLocked()
 		v.notifyLocked()
 	}
 }
@@ -92,6 +114,7 @@ func (v *fleetView) applyLocked(f jobs.Fact) bool {
 		}
 		j.iv.Settle(f)
 		delete(v.open, f.JobID)
+		v.markOverLocked(j)
 	case jobs.HostHeartbeat:
 		r, ok := v.runs[f.Host.Incarnation]
 		if !ok {
@@ -142,8 +165,10 @@ func (v *fleetView) judgeLocked() bool {
 			changed = true
 			if lost {
 				v.lost[id] = true
+				v.markOverLocked(j)
 			} else {
 				delete(v.lost, id)
+				j.over = 0
 			}
 		}
 	}
@@ -156,7 +181,83 @@ func (v *fleetView) rejudge() {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if v.judgeLocked() {
+		v.trimLocked()
 		v.notifyLocked()
+	}
+}
+
+// markOverLocked notes that j is over now: settled, or judged lost.
+func (v *fleetView) markOverLocked(j *fleetJob) {
+	v.marks++
+	j.over = v.marks
+	v.overs = append(v.overs, overMark{j: j, mark: v.marks})
+}
+
+// trimLocked forgets the jobs over longest ago beyond the window, then the
+// runs of hosts beyond theirs. A job forgotten is no longer shown, looked
+// up or forwarded to; a fact about it read later is taken as about a job
+// not seen before (a settlement shows it settled again, from what the fact
+// carries).
+func (v *fleetView) trimLocked() {
+	over := len(v.jobs) - len(v.open) + len(v.lost)
+	for over > v.window && len(v.overs) > 0 {
+		m := v.overs[0]
+		v.overs = v.overs[1:]
+		if m.j.over != m.mark {
+			continue // it runs again, or was over again since
+		}
+		v.forgetLocked(m.j)
+		over--
+	}
+	if stale := len(v.overs) - over; stale > over+64 {
+		// Jobs lost and back again, again and again, leave stale marks
+		// behind that no trim reaches while the window is not full.
+		v.overs = slices.DeleteFunc(v.overs, func(m overMark) bool { return m.j.over != m.mark })
+	}
+	v.trimRunsLocked()
+}
+
+// forgetLocked drops j from the view.
+func (v *fleetView) forgetLocked(j *fleetJob) {
+	id, owner := j.iv.JobID, j.iv.Owner
+	delete(v.jobs, id)
+	delete(v.open, id)
+	delete(v.lost, id)
+	list := v.byOwner[owner]
+	if i := slices.Index(list, j); i >= 0 {
+		list = slices.Delete(list, i, i+1)
+	}
+	if len(list) == 0 {
+		delete(v.byOwner, owner)
+	} else {
+		v.byOwner[owner] = list
+	}
+}
+
+// trimRunsLocked forgets the runs of hosts beyond the runWindow whose lease
+// ended longest ago, of those that no job the view keeps unsettled names:
+// the view judges such a job by its run's lease.
+func (v *fleetView) trimRunsLocked() {
+	if len(v.runs) <= v.runWindow {
+		return
+	}
+	named := make(map[jobs.IncarnationID]bool, len(v.open))
+	for _, j := range v.open {
+		named[j.host.Incarnation] = true
+	}
+	now := v.now()
+	var ended []jobs.IncarnationID
+	for inc, r := range v.runs {
+		if !named[inc] && !now.Before(r.expires) {
+			ended = append(ended, inc)
+		}
+	}
+	if len(ended) <= v.runWindow {
+		return
+	}
+	slices.SortFunc(ended, func(a, b jobs.IncarnationID) int { return v.runs[b].expires.Compare(v.runs[a].expires) })
+	for _, inc := range ended[v.runWindow:] {
+		delete(v.runs, inc)
 	}
 }
 

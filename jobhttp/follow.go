@@ -2,111 +2,56 @@ package jobhttp
 
 import (
 	"context"
-	"errors"
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/jobgen/jobgen/generated/jobs"
+	"github.com/jobgen/jobgen/generated/wire"
+	"github.com/jobgen/jobgen/httproute"
 )
 
-// follow streams a recording job's frames as SSE; see the package doc. The
-// stream is one follower of the job's share (see share): at a frame boundary
-// the share has, it writes the share's bytes; anywhere else it reads the
-// record itself up to the next boundary.
-func (h *Handler) follow(w http.ResponseWriter, r *http.Request, session jobs.SessionID) {
-	snap, from, fromSet, ok := h.followTarget(w, r, session)
-	if !ok {
-		return
+// FollowJob implements wire.Server: a recording job's frames as SSE; see
+// the package doc. The stream is one follower of the job's share (see
+// share): at a frame boundary the share has, it writes the share's events;
+// anywhere else it reads the record itself up to the next boundary.
+func (h *Handler) FollowJob(ctx context.Context, req wire.FollowJobRequest, stream wire.FollowJobStream) error {
+	session, snap, err := h.lookup(ctx, req.ID)
+	if err != nil {
+		return err
 	}
-	release, ok := h.openStream(w, session)
-	if !ok {
-		return
+	if !snap.Record {
+		return httproute.Refuse(http.StatusConflict, "job keeps no record")
+	}
+	if req.From != nil && (*req.From < 0 || *req.From > snap.OutputBytes) {
+		return httproute.Refusef(http.StatusBadRequest, "offset %d is not one of the job's output, 0 to %d", *req.From, snap.OutputBytes)
+	}
+	release, err := h.streams.open(session)
+	if err != nil {
+		return err
 	}
 	defer release()
 	_, earliest, total, err := h.reg.FollowFrames(session, snap.ID, 0, 0)
 	if err != nil {
-		lookupError(w, err)
-		return
+		return lookupError(err)
 	}
 	cursor := earliest
-	if fromSet {
-		cursor = from
+	if req.From != nil {
+		cursor = *req.From
 	}
 	sh := h.joinShare(session, snap)
 	defer h.leaveShare(sh)
-	sse, err := h.startSSE(w)
-	if err != nil {
-		return
+	if stream.Retry(2*time.Second) != nil {
+		return nil
 	}
-	sse.retry(2 * time.Second)
 	opened, err := frameEvent(jobs.OpenedFrame{Job: snap, From: cursor, Earliest: earliest, Total: total})
-	if err != nil || sse.write(opened) != nil {
-		return
+	if err != nil || stream.Write(opened) != nil {
+		return nil
 	}
-	f := &follower{h: h, sh: sh, session: session, id: snap.ID, sse: sse, cursor: cursor}
-	if err := f.run(r.Context()); err != nil {
+	f := &follower{h: h, sh: sh, session: session, id: snap.ID, stream: stream, cursor: cursor}
+	if err := f.run(ctx); err != nil {
 		h.log.Warn("jobhttp: follow", "job", snap.ID, "err", err)
 	}
-}
-
-// followTarget finds the {id} job to follow and the offset to start at, or
-// answers the request with why it cannot be followed: a job that is not
-// visible or not recording, or a malformed start. fromSet is false for the
-// earliest retained byte.
-func (h *Handler) followTarget(w http.ResponseWriter, r *http.Request, session jobs.SessionID) (snap jobs.JobSnapshot, from int64, fromSet, ok bool) {
-	snap, ok = h.lookup(w, r, session)
-	if !ok {
-		return jobs.JobSnapshot{}, 0, false, false
-	}
-	if !snap.Record {
-		httpError(w, http.StatusConflict, "job keeps no record")
-		return jobs.JobSnapshot{}, 0, false, false
-	}
-	from, fromSet, err := followStart(r, snap.OutputBytes)
-	if err != nil {
-		httpError(w, http.StatusBadRequest, err.Error())
-		return jobs.JobSnapshot{}, 0, false, false
-	}
-	return snap, from, fromSet, true
-}
-
-// followStart reads where a follow resumes: Last-Event-ID (what EventSource
-// sends on reconnect) wins over ?from=; neither (set false) means the
-// earliest retained byte. total is the job's byte count: an offset past it
-// is a client bug.
-func followStart(r *http.Request, total int64) (offset int64, set bool, err error) {
-	raw, name := r.Header.Get("Last-Event-ID"), "Last-Event-ID"
-	if raw == "" {
-		raw, name = r.URL.Query().Get("from"), "from"
-	}
-	if raw == "" {
-		return 0, false, nil
-	}
-	off, err := strconv.ParseInt(raw, 10, 64)
-	switch {
-	case err != nil || !canonicalDecimal(raw):
-		return 0, false, errors.New(name + ": not a byte offset")
-	case off > total:
-		return 0, false, errors.New(name + ": offset past the job's output")
-	}
-	return off, true, nil
-}
-
-// canonicalDecimal reports whether s is a number as the server writes one:
-// decimal digits without a sign, and without leading zeros unless it is 0.
-// An id this server sent is always canonical, so anything else ("+3",
-// "007") is a client's own spelling, refused rather than guessed at.
-func canonicalDecimal(s string) bool {
-	if s == "" || (s[0] == '0' && len(s) > 1) {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
+	return nil
 }
 
 // A follower is one follow stream: its cursor in the job's output, and
@@ -116,30 +61,26 @@ type follower struct {
 	sh      *share
 	session jobs.SessionID
 	id      jobs.JobID
-	sse     *sseWriter
+	stream  wire.FollowJobStream
 	cursor  int64
 	lossy   bool
-	events  [][]byte // reused between steps
 }
 
-// run writes the job's frames from the cursor on, with keep-alives, until
-// the status frame, the client goes or the handler closes (a "bye"). Its
-// error is the registry's, never a write's: a client that went away is no
-// failure.
+// run writes the job's frames from the cursor on until the status frame,
+// the client goes or the handler closes (the adapter writes keep-alives
+// meanwhile, and the "bye" after). Its error is the registry's, never a
+// write's: a client that went away is no failure.
 func (f *follower) run(ctx context.Context) error {
-	keepAlive := time.NewTicker(f.h.opts.KeepAlive)
-	defer keepAlive.Stop()
 	for {
-		st := f.sh.step(f.cursor, f.lossy, f.events[:0])
+		st := f.sh.step(f.cursor, f.lossy)
 		switch {
-		case st.status != nil:
-			f.sse.write(st.status)
+		case st.ended:
+			f.stream.Write(st.status)
 			return nil
 		case st.err != nil:
 			return st.err
 		case len(st.events) > 0:
-			f.events = st.events
-			if f.sse.write(st.events...) != nil {
+			if f.stream.Write(st.events...) != nil {
 				return nil
 			}
 			f.cursor, f.lossy = st.next, false
@@ -157,13 +98,6 @@ func (f *follower) run(ctx context.Context) error {
 		}
 		select {
 		case <-st.wait:
-		case <-keepAlive.C:
-			if f.sse.comment("keep-alive") != nil {
-				return nil
-			}
-		case <-f.h.done:
-			f.sse.event("bye", "", []byte(`{}`))
-			return nil
 		case <-ctx.Done():
 			return nil
 		}
@@ -207,7 +141,7 @@ func (f *follower) readPrivately(to int64) (gone bool, err error) {
 		if err != nil {
 			return false, err
 		}
-		if f.sse.write(ev) != nil {
+		if f.stream.Write(ev) != nil {
 			return true, nil
 		}
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/jobgen/jobgen/generated/jobs"
 	"github.com/jobgen/jobgen/generated/wire"
+	"github.com/jobgen/jobgen/httproute"
 	"github.com/jobgen/jobgen/registry"
 )
 
@@ -41,7 +42,8 @@ type Options struct {
 	// another party controls.
 	Hosts []string
 	// History, when set, answers /api/history with the caller's execution
-	// intervals; without it that route is a 404.
+	// intervals, and /api/history/archived with them and the runs of the
+	// history retention archived; without it those routes are a 404.
 	History HistoryFunc
 	// Subagents, when set, answers /api/subagents with the continuable
 	// children under the caller's roots and their histories
@@ -66,31 +68,38 @@ type Options struct {
 	Logger *slog.Logger
 }
 
-// A HistoryFunc returns what /api/history answers for a session: its
-// execution intervals, oldest first, and the runs of its history that
-// retention archived, with where each went (StoreHistory reads them from a
-// journal). The route answers the intervals alone unless the client asks
-// with=archived.
+// A HistoryFunc returns a session's history: its execution intervals,
+// oldest first, and the runs of its stream that retention archived, with
+// where each went (StoreHistory reads them from a journal). ListHistory
+// answers the intervals alone, ArchivedHistory both.
 type HistoryFunc func(ctx context.Context, session jobs.SessionID) (wire.History, error)
 
-// A Handler serves one registry over HTTP. Make one with New; it is safe for
-// concurrent use.
+// A Handler serves one registry over HTTP: it implements wire.Server, the
+// route table of spec/wire.yaml, one method per route, and serves it
+// through the adapter generated from the same table (wire.NewHandler).
+// Make one with New; it is safe for concurrent use.
+//
+// Its route methods read the caller's session from their context, where
+// the adapter puts what Options.Session returns; an in-process caller puts
+// one there with WithSession.
 type Handler struct {
-	opts  Options
-	reg   *registry.Registry
-	mux   *http.ServeMux
-	log   *slog.Logger
-	hosts hostSet
-	cop   *http.CrossOriginProtection // guards kill against other sites' pages
+	opts   Options
+	reg    *registry.Registry
+	api    *httproute.Handler // the generated adapter over the route table
+	log    *slog.Logger
+	hosts  hostSet
+	static fs.FS // the page
 
-	// done is closed by Close; every stream watches it.
-	done    <-chan struct{}
 	streams *sessionStreams
 
 	mu      sync.Mutex
 	shares  map[jobs.JobID]*share // the followed jobs' shares (see share)
 	sharing sync.WaitGroup        // the shares' goroutines
 }
+
+// A route that the spec adds and Handler neither serves nor declines does
+// not compile.
+var _ wire.Server = (*Handler)(nil)
 
 // New returns a Handler serving opts.Registry.
 func New(opts Options) (*Handler, error) {
@@ -117,34 +126,39 @@ func New(opts Options) (*Handler, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	h := &Handler{
-		opts:    opts,
-		reg:     opts.Registry,
-		mux:     http.NewServeMux(),
-		log:     log,
-		hosts:   hosts,
-		cop:     http.NewCrossOriginProtection(),
-		streams: newSessionStreams(opts.MaxStreamsPerSession),
-		shares:  make(map[jobs.JobID]*share),
-	}
-	h.done = h.streams.done
 	static, err := fs.Sub(staticFiles, "static")
 	if err != nil {
 		return nil, fmt.Errorf("jobhttp: embedded page: %w", err)
 	}
-	h.mux.Handle("GET /", pageHandler(static))
-	h.mux.HandleFunc("GET /api/jobs", h.withSession(h.roster))
-	h.mux.HandleFunc("GET /api/jobs/events", h.withSession(h.rosterEvents))
-	h.mux.HandleFunc("GET /api/jobs/{id}", h.withSession(h.job))
-	h.mux.HandleFunc("GET /api/jobs/{id}/follow", h.withSession(h.follow))
-	h.mux.HandleFunc("POST /api/jobs/{id}/kill", h.withSession(h.kill))
-	h.mux.HandleFunc("POST /api/jobs/{id}/input", h.withSession(h.input))
-	h.mux.HandleFunc("GET /api/history", h.withSession(h.history))
-	h.mux.HandleFunc("GET /api/jobs/{id}/raw", h.withSession(h.raw))
-	h.mux.HandleFunc("GET /api/subagents", h.withSession(h.subagentTree))
-	h.mux.HandleFunc("GET /api/subagents/events", h.withSession(h.subagentEvents))
-	h.mux.HandleFunc("GET /api/subagents/{id}/history", h.withSession(h.subagentHistory))
+	h := &Handler{
+		opts:    opts,
+		reg:     opts.Registry,
+		log:     log,
+		hosts:   hosts,
+		static:  static,
+		streams: newSessionStreams(opts.MaxStreamsPerSession),
+		shares:  make(map[jobs.JobID]*share),
+	}
+	h.api = wire.NewHandler(h, routeOptions(opts.Session, opts.WriteTimeout, opts.KeepAlive, log))
 	return h, nil
+}
+
+// routeOptions configure the generated adapter of a Handler or a Fleet:
+// the caller is the session the runtime's function returns.
+func routeOptions(session func(*http.Request) (jobs.SessionID, error), writeTimeout, keepAlive time.Duration, log *slog.Logger) httproute.Options {
+	return httproute.Options{
+		Caller: func(r *http.Request) (context.Context, error) {
+			s, err := session(r)
+			if err != nil {
+				log.Debug("jobhttp: session refused", "err", err)
+				return nil, httproute.Refuse(http.StatusUnauthorized, "no session")
+			}
+			return WithSession(r.Context(), s), nil
+		},
+		WriteTimeout: writeTimeout,
+		KeepAlive:    keepAlive,
+		Logger:       log,
+	}
 }
 
 // ServeHTTP serves the page and the API to a request for one of
@@ -155,14 +169,18 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusForbidden, fmt.Sprintf("host %q is not a name this server answers for: add it to jobhttp Options.Hosts", r.Host))
 		return
 	}
-	h.mux.ServeHTTP(w, r)
+	h.api.ServeHTTP(w, r)
 }
 
-// Close ends every open stream and waits, bounded by ctx, for their handlers
-// to return; later streams are refused with 503. Plain requests are not
-// affected: shut the http.Server down for those. Close may be called again.
+// Close ends every open stream (each with a final "bye") and waits, bounded
+// by ctx, for their handlers to return; later streams are refused with 503.
+// Plain requests are not affected: shut the http.Server down for those.
+// Close may be called again.
 func (h *Handler) Close(ctx context.Context) error {
 	h.streams.close()
+	if err := h.api.Close(ctx); err != nil {
+		return fmt.Errorf("jobhttp: close: %w", err)
+	}
 	waited := make(chan struct{})
 	go func() { h.streams.wait(); h.sharing.Wait(); close(waited) }()
 	select {
@@ -173,49 +191,57 @@ func (h *Handler) Close(ctx context.Context) error {
 	}
 }
 
-type sessionHandler func(w http.ResponseWriter, r *http.Request, session jobs.SessionID)
+// sessionKey is the context key of the caller's session.
+type sessionKey struct{}
 
-// withSession resolves the caller's session before the route runs.
-func (h *Handler) withSession(next sessionHandler) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		session, err := h.opts.Session(r)
-		if err != nil {
-			h.log.Debug("jobhttp: session refused", "err", err)
-			httpError(w, http.StatusUnauthorized, "no session")
-			return
-		}
-		next(w, r, session)
+// WithSession returns ctx carrying session, the caller a Handler's or a
+// Fleet's route methods serve: what the adapter does with the session
+// Options.Session returns, for a call of a route method in process.
+func WithSession(ctx context.Context, session jobs.SessionID) context.Context {
+	return context.WithValue(ctx, sessionKey{}, session)
+}
+
+// sessionOf is the caller's session a route method serves, or a 401 when
+// the context carries none.
+func sessionOf(ctx context.Context) (jobs.SessionID, error) {
+	s, ok := ctx.Value(sessionKey{}).(jobs.SessionID)
+	if !ok {
+		return "", httproute.Refuse(http.StatusUnauthorized, "no session")
 	}
+	return s, nil
 }
 
-// openStream counts a stream against its session's cap; see
-// sessionStreams.open.
-func (h *Handler) openStream(w http.ResponseWriter, session jobs.SessionID) (release func(), ok bool) {
-	return h.streams.open(w, session)
+// Page implements wire.Server: the embedded console.
+func (h *Handler) Page(ctx context.Context, req wire.PageRequest) (fs.FS, error) {
+	return h.static, nil
 }
 
-// jobID reads the {id} path value; a malformed id is as unknown as a missing one.
-func jobID(r *http.Request) (jobs.JobID, bool) {
-	id, err := jobs.ParseJobID(r.PathValue("id"))
-	return id, err == nil
+// ListFleetHosts implements wire.Server: one host's handler has no fleet.
+func (h *Handler) ListFleetHosts(ctx context.Context, req wire.ListFleetHostsRequest) ([]wire.FleetHost, error) {
+	return nil, httproute.Decline("this is one host's handler, not a fleet view: it knows no other hosts")
 }
 
-// lookupError answers an error from the registry: unknown and foreign jobs
-// both as 404, so a client cannot tell another session's job from none.
-func lookupError(w http.ResponseWriter, err error) {
+// noSuchJob is the one answer for a job that is not the caller's, unknown
+// and foreign alike, so a client cannot tell another session's job from none.
+func noSuchJob() error { return httproute.Refuse(http.StatusNotFound, "no such job") }
+
+// lookupError is the refusal of an error from the registry: unknown and
+// foreign jobs both as 404.
+func lookupError(err error) error {
 	switch {
 	case errors.Is(err, registry.ErrUnknownJob), errors.Is(err, registry.ErrForeignJob):
-		httpError(w, http.StatusNotFound, "no such job")
+		return noSuchJob()
 	case errors.Is(err, registry.ErrNoRecord):
-		httpError(w, http.StatusConflict, "job keeps no record")
+		return httproute.Refuse(http.StatusConflict, "job keeps no record")
 	case errors.Is(err, registry.ErrNegativeOffset):
-		httpError(w, http.StatusBadRequest, "negative offset")
-	default:
-		httpError(w, http.StatusInternalServerError, "internal error")
+		return httproute.Refuse(http.StatusBadRequest, "negative offset")
 	}
+	return err // the adapter logs it and answers 500
 }
 
-// httpError writes the error body of a refusal, a wire.ErrorBody.
+// httpError writes the error body of a refusal made before the route
+// table is consulted (a Host this server does not answer for), a
+// wire.ErrorBody as every refusal is.
 func httpError(w http.ResponseWriter, status int, msg string) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
@@ -223,15 +249,12 @@ func httpError(w http.ResponseWriter, status int, msg string) {
 	json.NewEncoder(w).Encode(wire.ErrorBody{Error: msg})
 }
 
-// writeJSON writes v as a 200 JSON body.
-func writeJSON(w http.ResponseWriter, v any) {
-	body, err := json.Marshal(v)
-	if err != nil {
-		httpError(w, http.StatusInternalServerError, "internal error")
-		return
+// plain is items as a route that may carry a fleet's placement answers
+// them from one host: with no placement.
+func plain[T any](items []T) []httproute.With[T, wire.FleetPlacement] {
+	out := make([]httproute.With[T, wire.FleetPlacement], len(items))
+	for i, it := range items {
+		out[i].Item = it
 	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Cache-Control", "no-store")
-	w.Header().Set("X-Content-Type-Options", "nosniff")
-	w.Write(body)
+	return out
 }

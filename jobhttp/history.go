@@ -16,13 +16,16 @@ import (
 // of the caller's session, read from its stream alone (the registry records a
 // job's facts on its owner's stream; see jobhistory.StreamOf), oldest first.
 // It reads what the store has accepted, durable or not, so a timeline shows
-// jobs as they register.
+// jobs as they register. It reads tolerantly (decision 0174): a job fact a
+// newer build wrote shows its job with what this build can read of it, the
+// interval marked partial; a fact of another vocabulary is skipped.
 //
 // When retention archived the older part of the stream (the store's
 // ReadStream says so with a journal.ArchivedError), it answers the
 // intervals of what the store holds after it, which retention never
 // archives while they may still run, and names the archived runs of seqs
-// with the archive of each in History.Archived. The archived part is always
+// with the archive of each in History.Archived (which ArchivedHistory
+// answers; ListHistory answers the intervals alone). The archived part is always
 // a prefix, so a read that an archive overtook is read again from the start.
 func StoreHistory(store journal.Store) HistoryFunc {
 	return func(ctx context.Context, session jobs.SessionID) (wire.History, error) {
@@ -33,7 +36,7 @@ func StoreHistory(store journal.Store) HistoryFunc {
 		after := uint64(0)
 		for range historyReads {
 			var archived *journal.ArchivedError
-			ivs, err := jobhistory.Intervals(journal.Facts(untilArchived(read(after), &archived), jobs.DecodeFact))
+			ivs, err := jobhistory.Intervals(journal.Facts(untilArchived(read(after), &archived), jobs.ReadFact))
 			switch {
 			case err != nil:
 				return wire.History{}, err

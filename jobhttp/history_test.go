@@ -8,7 +8,6 @@ import (
 	"iter"
 	"net/http"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -40,8 +39,9 @@ func (s *server) getJSON(path, session string, v any) {
 
 // The history of a session whose older facts were archived serves what
 // the store holds live: its later jobs, to every client as before (the
-// list of intervals), and to one that asks (?with=archived) also which
-// seqs of the session's stream were archived and into which file.
+// list of intervals, ListHistory), and to one that asks (ArchivedHistory)
+// also which seqs of the session's stream were archived and into which
+// file.
 func TestHistoryOfAnArchivedSessionServesWhatIsLiveAndSaysWhatWasArchived(t *testing.T) {
 	ctx := context.Background()
 	store, err := pgstore.Open(ctx, pgtest.DSN(t), pgstore.WithSchema(pgtest.Schema(t)))
@@ -80,13 +80,13 @@ func TestHistoryOfAnArchivedSessionServesWhatIsLiveAndSaysWhatWasArchived(t *tes
 		t.Fatalf("alice's history = %+v; want her later job, which the store holds", ivs)
 	}
 	var h wire.History
-	s.getJSON("/api/history?with=archived", "alice", &h)
+	s.getJSON("/api/history/archived", "alice", &h)
 	want := []wire.ArchivedRange{{First: 1, Through: last, Archive: file.Path()}}
 	if len(h.Intervals) != 1 || h.Intervals[0].JobID != later.ID || len(h.Archived) != 1 || h.Archived[0] != want[0] {
 		t.Fatalf("alice's history with what was archived = %+v; want her later job and %+v", h, want)
 	}
 	// A session nothing of which was archived says so by an empty list.
-	s.getJSON("/api/history?with=archived", "bob", &h)
+	s.getJSON("/api/history/archived", "bob", &h)
 	if len(h.Intervals) != 0 || len(h.Archived) != 0 {
 		t.Fatalf("bob's history = %+v; want nothing", h)
 	}
@@ -157,18 +157,6 @@ func TestAHistoryReadThatAnArchiveOvertookIsReadAgain(t *testing.T) {
 
 func registered(owner jobs.SessionID, ordinal int) jobs.JobRegistered {
 	return jobs.JobRegistered{JobID: jobs.NewJobID(), At: 1, Owner: owner, Kind: "bash", Label: "l", Ordinal: ordinal}
-}
-
-// The history answers with=archived or nothing: another with is a 400
-// that says what it takes.
-func TestHistoryRefusesAWithItDoesNotKnow(t *testing.T) {
-	s := newServer(t, jobhttp.Options{History: func(context.Context, jobs.SessionID) (wire.History, error) { return wire.History{}, nil }})
-	res := s.request("GET", "/api/history?with=everything", "alice", nil, nil)
-	defer res.Body.Close()
-	var body wire.ErrorBody
-	if err := json.NewDecoder(res.Body).Decode(&body); err != nil || res.StatusCode != http.StatusBadRequest || !strings.Contains(body.Error, "with=archived") {
-		t.Fatalf("history?with=everything: %s %+v %v; want a 400 naming with=archived", res.Status, body, err)
-	}
 }
 
 // The page says above its timeline which runs of the session's history

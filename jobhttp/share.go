@@ -3,10 +3,10 @@ package jobhttp
 import (
 	"context"
 	"errors"
-	"strconv"
 	"sync"
 
 	"github.com/jobgen/jobgen/generated/jobs"
+	"github.com/jobgen/jobgen/generated/wire"
 	"github.com/jobgen/jobgen/registry"
 )
 
@@ -32,17 +32,18 @@ type share struct {
 	cancel context.CancelFunc
 
 	mu      sync.Mutex
-	opened  bool             // the registry's stream has begun; job, start and end are set
-	job     jobs.JobSnapshot // the job as the stream opened on it
-	entries []*entry         // each begins where the previous ends
-	events  []byte           // the entries' events back to back, from entries[0].off
-	text    int              // text bytes in entries
-	keep    int              // text bytes to keep: the largest window of the record seen
-	start   int64            // the cursor entries[0] begins at; end when there are none
-	end     int64            // the cursor after the last entry
-	gone    int64            // the record's earliest offset at the last read: below it, nothing is retained
-	status  []byte           // the status event, once the stream ended with it
-	err     error            // why the stream ended without a status
+	opened  bool                  // the registry's stream has begun; job, start and end are set
+	job     jobs.JobSnapshot      // the job as the stream opened on it
+	entries []*entry              // each begins where the previous ends
+	events  []wire.FollowJobEvent // the entries' events back to back, from entries[0].off
+	text    int                   // text bytes in entries
+	keep    int                   // text bytes to keep: the largest window of the record seen
+	start   int64                 // the cursor entries[0] begins at; end when there are none
+	end     int64                 // the cursor after the last entry
+	gone    int64                 // the record's earliest offset at the last read: below it, nothing is retained
+	status  wire.FollowJobEvent   // the status event, once the stream ended with it
+	ended   bool                  // status is set
+	err     error                 // why the stream ended without a status
 	changed chan struct{}
 }
 
@@ -53,13 +54,13 @@ type share struct {
 type entry struct {
 	from, next int64
 	frame      jobs.OutputFrame
-	off        int // where its event begins in share.events
+	off        int // its event's index in share.events
 	lossyOnce  sync.Once
-	lossy      []byte
+	lossy      wire.FollowJobEvent
 }
 
 // lossyEvent returns the entry's event with the frame marked lossy.
-func (e *entry) lossyEvent() []byte {
+func (e *entry) lossyEvent() wire.FollowJobEvent {
 	e.lossyOnce.Do(func() {
 		f := e.frame
 		f.Lossy = true
@@ -123,7 +124,7 @@ func (sh *share) run(ctx context.Context, reg *registry.Registry, session jobs.S
 // publish encodes the frames of one read and appends them, waking the
 // followers once.
 func (sh *share) publish(read registry.FollowRead) error {
-	events := make([][]byte, len(read.Frames))
+	events := make([]wire.FollowJobEvent, len(read.Frames))
 	for i, f := range read.Frames {
 		if _, ok := f.(jobs.OpenedFrame); ok {
 			continue // each follower writes its own
@@ -145,7 +146,7 @@ func (sh *share) publish(read registry.FollowRead) error {
 		case jobs.OutputFrame:
 			sh.add(f, events[i])
 		case jobs.StatusFrame:
-			sh.status = events[i]
+			sh.status, sh.ended = events[i], true
 		}
 	}
 	sh.signal()
@@ -154,16 +155,16 @@ func (sh *share) publish(read registry.FollowRead) error {
 
 // add appends an output frame and its event, dropping the oldest entries
 // while the others hold sh.keep bytes of text. Events are appended to sh.events behind
-// the bytes followers may be writing, never over them: when it is full, the
+// the events followers may be writing, never over them: when it is full, the
 // live events move to a new array and the old one stays as it is for as
 // long as a follower holds it. sh.mu must be held.
-func (sh *share) add(f jobs.OutputFrame, ev []byte) {
-	if len(sh.events)+len(ev) > cap(sh.events) {
+func (sh *share) add(f jobs.OutputFrame, ev wire.FollowJobEvent) {
+	if len(sh.events) == cap(sh.events) {
 		live := 0
 		if len(sh.entries) > 0 {
 			live = sh.entries[0].off
 		}
-		grown := make([]byte, len(sh.events)-live, max(2*(len(sh.events)-live+len(ev)), 4<<10))
+		grown := make([]wire.FollowJobEvent, len(sh.events)-live, max(2*(len(sh.events)-live+1), 64))
 		copy(grown, sh.events[live:])
 		for _, e := range sh.entries {
 			e.off -= live
@@ -171,7 +172,7 @@ func (sh *share) add(f jobs.OutputFrame, ev []byte) {
 		sh.events = grown
 	}
 	sh.entries = append(sh.entries, &entry{from: sh.end, next: f.Next, frame: f, off: len(sh.events)})
-	sh.events = append(sh.events, ev...)
+	sh.events = append(sh.events, ev)
 	sh.end, sh.text = f.Next, sh.text+textBytes(f)
 	for len(sh.entries) > 1 && sh.text-textBytes(sh.entries[0].frame) >= sh.keep {
 		sh.text -= textBytes(sh.entries[0].frame)
@@ -185,7 +186,7 @@ func (sh *share) add(f jobs.OutputFrame, ev []byte) {
 func (sh *share) fail(err error) {
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
-	if sh.status == nil && sh.err == nil {
+	if !sh.ended && sh.err == nil {
 		sh.err = err
 		sh.signal()
 	}
@@ -215,22 +216,22 @@ func (sh *share) firstCursor() int64 {
 
 // A step is what a follower at a cursor does next: write events shared with
 // other followers (and move to next), read the record itself up to readTo,
-// catch up from below the share (behind), write the status and end, end
-// with an error, or wait for a change.
+// catch up from below the share (behind), write the status and end (ended),
+// end with an error, or wait for a change.
 type step struct {
-	events [][]byte
+	events []wire.FollowJobEvent // the share's own, to write and never to change
 	next   int64
 	readTo int64
 	behind bool
-	status []byte
+	status wire.FollowJobEvent
+	ended  bool
 	err    error
 	wait   <-chan struct{}
 }
 
 // step says what a follower at cursor does next; lossy asks for the first
-// shared event to say that bytes before it were lost. events is reused for
-// the step's events.
-func (sh *share) step(cursor int64, lossy bool, events [][]byte) step {
+// shared event to say that bytes before it were lost.
+func (sh *share) step(cursor int64, lossy bool) step {
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
 	if !sh.opened {
@@ -248,8 +249,8 @@ func (sh *share) step(cursor int64, lossy bool, events [][]byte) step {
 	case cursor < sh.start:
 		return step{behind: true}
 	case cursor >= sh.end:
-		if cursor == sh.end && sh.status != nil {
-			return step{status: sh.status}
+		if cursor == sh.end && sh.ended {
+			return step{status: sh.status, ended: true}
 		}
 		if sh.err != nil {
 			return step{err: sh.err}
@@ -262,15 +263,14 @@ func (sh *share) step(cursor int64, lossy bool, events [][]byte) step {
 		return step{readTo: e.next}
 	}
 	// The events from there on lie back to back: one write takes them all.
-	first := sh.entries[lo]
-	if lossy {
-		events = append(events, first.lossyEvent())
-		if lo++; lo == len(sh.entries) {
-			return step{events: events, next: sh.end}
-		}
-	}
+	// A follower writes them where they lie; only the rare lossy one is
+	// copied, after the lossy variant of its first.
 	off := sh.entries[lo].off
-	return step{events: append(events, sh.events[off:len(sh.events):len(sh.events)]), next: sh.end}
+	if lossy {
+		events := append(make([]wire.FollowJobEvent, 0, len(sh.events)-off), sh.entries[lo].lossyEvent())
+		return step{events: append(events, sh.events[off+1:]...), next: sh.end}
+	}
+	return step{events: sh.events[off:len(sh.events):len(sh.events)], next: sh.end}
 }
 
 // lastFrom returns the index of the last entry that begins at or below
@@ -298,26 +298,8 @@ func textBytes(f jobs.OutputFrame) int {
 
 // frameEvent encodes a follow frame as one SSE event with the generated
 // encoder: its event name is the frame's tag, and its id the offset to
-// resume from (the start of an opened frame, the next of an output frame).
-func frameEvent(frame jobs.FollowFrame) ([]byte, error) {
-	var name, id string
-	var data []byte
-	var err error
-	switch f := frame.(type) {
-	case jobs.OpenedFrame:
-		name, id = jobs.OpenedFrameTag, strconv.FormatInt(f.From, 10)
-		data, err = f.MarshalJSON()
-	case jobs.OutputFrame:
-		name, id = jobs.OutputFrameTag, strconv.FormatInt(f.Next, 10)
-		data, err = f.MarshalJSON()
-	case jobs.StatusFrame:
-		name = jobs.StatusFrameTag
-		data, err = f.MarshalJSON()
-	default:
-		return nil, errors.New("jobhttp: unknown follow frame")
-	}
-	if err != nil {
-		return nil, err
-	}
-	return appendEvent(make([]byte, 0, len(data)+len(name)+len(id)+24), name, id, data), nil
+// resume from (the start of an opened frame, the next of an output frame),
+// as spec/wire.yaml's FollowJob declares.
+func frameEvent(frame jobs.FollowFrame) (wire.FollowJobEvent, error) {
+	return wire.NewFollowJobEvent(frame)
 }

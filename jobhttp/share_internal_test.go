@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/jobgen/jobgen/generated/jobs"
+	"github.com/jobgen/jobgen/generated/wire"
 	"github.com/jobgen/jobgen/registry"
 )
 
@@ -51,7 +52,16 @@ func mustEvent(t *testing.T, f jobs.FollowFrame) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return ev
+	return ev.Bytes()
+}
+
+// joined is the bytes a follower writes for events.
+func joined(events []wire.FollowJobEvent) []byte {
+	var b []byte
+	for _, ev := range events {
+		b = append(b, ev.Bytes()...)
+	}
+	return b
 }
 
 // TestAShareHandsEachCursorTheBytesOfItsFrames publishes reads into a share
@@ -69,7 +79,7 @@ func TestAShareHandsEachCursorTheBytesOfItsFrames(t *testing.T) {
 		t.Fatal(err)
 	}
 	type handed struct {
-		got  [][]byte
+		got  []wire.FollowJobEvent
 		want []byte
 	}
 	var kept []handed
@@ -91,7 +101,7 @@ func TestAShareHandsEachCursorTheBytesOfItsFrames(t *testing.T) {
 		}
 		for i, f := range frames {
 			for _, lossy := range []bool{false, true} {
-				st := sh.step(froms[i], lossy, nil)
+				st := sh.step(froms[i], lossy)
 				below := froms[i] < sh.start
 				switch {
 				case below && froms[i] < sh.gone:
@@ -99,7 +109,7 @@ func TestAShareHandsEachCursorTheBytesOfItsFrames(t *testing.T) {
 					// entry holding the window's start, lossy.
 					j := sh.lastFrom(sh.gone)
 					want := wantEvents(t, frames, froms, sh.entries[j].from, true)
-					if got := bytes.Join(st.events, nil); !bytes.Equal(got, want) || st.next != sh.end {
+					if got := joined(st.events); !bytes.Equal(got, want) || st.next != sh.end {
 						t.Fatalf("round %d: step below the entries at %d: %d bytes to %d, want the lossy jump to %d", round, froms[i], len(got), st.next, sh.entries[j].from)
 					}
 				case below:
@@ -108,13 +118,13 @@ func TestAShareHandsEachCursorTheBytesOfItsFrames(t *testing.T) {
 					}
 				default:
 					want := wantEvents(t, frames, froms, froms[i], lossy)
-					got := bytes.Join(st.events, nil)
+					got := joined(st.events)
 					if !bytes.Equal(got, want) || st.next != sh.end {
 						t.Fatalf("round %d: step at %d (lossy %v): %q to %d, want %q to %d", round, froms[i], lossy, got, st.next, want, sh.end)
 					}
 					kept = append(kept, handed{st.events, want})
 					if mid := froms[i] + 1; mid < f.Next {
-						if st := sh.step(mid, false, nil); st.readTo != f.Next {
+						if st := sh.step(mid, false); st.readTo != f.Next {
 							t.Fatalf("round %d: step inside the entry %d..%d: %+v, want a read up to %d", round, froms[i], f.Next, st, f.Next)
 						}
 					}
@@ -123,14 +133,14 @@ func TestAShareHandsEachCursorTheBytesOfItsFrames(t *testing.T) {
 		}
 	}
 	for i, k := range kept {
-		if got := bytes.Join(k.got, nil); !bytes.Equal(got, k.want) {
+		if got := joined(k.got); !bytes.Equal(got, k.want) {
 			t.Fatalf("bytes handed out in step %d changed afterwards", i)
 		}
 	}
 	if sh.text > sh.keep+200 || len(sh.entries) == len(frames) {
 		t.Errorf("the share keeps %d bytes of text in %d of %d entries, want about the window's %d", sh.text, len(sh.entries), len(frames), sh.keep)
 	}
-	if st := sh.step(sh.end, false, nil); st.wait == nil {
+	if st := sh.step(sh.end, false); st.wait == nil {
 		t.Errorf("a follower at the end does not wait: %+v", st)
 	}
 }

@@ -1,16 +1,17 @@
 package jobhttp
 
 import (
-	"fmt"
 	"net/http"
 	"sync"
 
 	"github.com/jobgen/jobgen/generated/jobs"
+	"github.com/jobgen/jobgen/httproute"
 )
 
 // sessionStreams counts the event streams each session holds open against
-// a cap, and ends them all at close: the one place a Handler and a Fleet
-// admit streams.
+// a cap, and refuses them all once closed: the one place a Handler and a
+// Fleet admit streams. (The adapter ends the streams it frames at Close;
+// done ends what a fleet forwards.)
 type sessionStreams struct {
 	max int
 	// done is closed by close; every stream watches it.
@@ -30,23 +31,20 @@ func newSessionStreams(max int) *sessionStreams {
 // how long a browser takes to notice that a closed tab's stream is gone.
 const streamRetryAfter = "5"
 
-// open counts a stream against its session's cap, or answers the request
-// with why it cannot have one: 503 once closed, 429 with Retry-After and
+// open counts a stream against its session's cap, or returns the refusal
+// saying why it cannot have one: 503 once closed, 429 with Retry-After and
 // what to do when the session is at its cap. The returned release must be
 // called when the stream ends.
-func (s *sessionStreams) open(w http.ResponseWriter, session jobs.SessionID) (release func(), ok bool) {
+func (s *sessionStreams) open(session jobs.SessionID) (release func(), err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		httpError(w, http.StatusServiceUnavailable, "the server is shutting down")
-		return nil, false
+		return nil, httproute.Refuse(http.StatusServiceUnavailable, "the server is shutting down")
 	}
 	if n := s.perSess[session]; n >= s.max {
-		w.Header().Set("Retry-After", streamRetryAfter)
-		httpError(w, http.StatusTooManyRequests, fmt.Sprintf("this session is at its cap of open event streams "+
+		return nil, httproute.Refusef(http.StatusTooManyRequests, "this session is at its cap of open event streams "+
 			"(%d, jobhttp Options.MaxStreamsPerSession): close another page or followed job of the session, "+
-			"or raise the cap; retry in %s s", n, streamRetryAfter))
-		return nil, false
+			"or raise the cap; retry in %s s", n, streamRetryAfter).WithHeader("Retry-After", streamRetryAfter)
 	}
 	s.perSess[session]++
 	s.running.Add(1)
@@ -57,7 +55,7 @@ func (s *sessionStreams) open(w http.ResponseWriter, session jobs.SessionID) (re
 		}
 		s.mu.Unlock()
 		s.running.Done()
-	}, true
+	}, nil
 }
 
 // close ends every stream and admits no more; it may be called again.

@@ -3,7 +3,10 @@
 // Start returns a jobs.RecordingJobStart for a registry. Its producer starts
 // the command in a process group of its own, captures stdout and stderr, and
 // pumps both into the job's record labelled with their channels, while the
-// consuming cursor (Hooks.ReadOutput) still receives every byte. Done waits
+// consuming cursor (Hooks.ReadOutput) still receives every byte, in arrival
+// order, with a line "[stderr]" or "[stdout]" where the channel changes
+// (stdout alone reads as written), so a model reading it can tell an error
+// from the output. Done waits
 // for the process group to end and for the pump's final drain, so every byte
 // the process wrote is in the record before the outcome is reported: exit
 // status 0 completes the job, any other status fails it with the status in
@@ -55,8 +58,11 @@
 //
 // The job is a terminal job (jobs.RecordingJobStart.RunTerminal), so its
 // jobs.TerminalJob, or the registry by id, sends it input as if typed and
-// resizes its window (the program gets SIGWINCH). A Send waits at most 2s
-// for a program that has stopped reading its input. The command leads a
+// resizes its window (the program gets SIGWINCH). A Send is answered within
+// 2s of its call, however many others send at the same time: to a program
+// that has stopped reading its input, each of them gets an error at its own
+// bound, the wait for its turn included; two Sends' texts never interleave.
+// The command leads a
 // session of its own, whose process group is the job's group as above: the
 // teardown, its grace and its cgroup are the same, and so are the bounded
 // buffers and the pump. When the session's leader exits, the kernel hangs
@@ -276,11 +282,12 @@ func newProcess(opts Options) *process {
 	if p.grace <= 0 {
 		p.grace = 2 * time.Second
 	}
-	newStream := func() *stream { return &stream{window: window, sink: p.consumer} }
+	newStream := func(ch jobs.Channel) *stream { return &stream{window: window, sink: p.consumer, channel: ch} }
 	if opts.Terminal != nil {
-		p.outputs = []output{{s: newStream(), channel: jobs.ChannelTerminal}}
+		p.outputs = []output{{s: newStream(jobs.ChannelTerminal), channel: jobs.ChannelTerminal}}
 	} else {
-		p.outputs = []output{{s: newStream(), channel: jobs.ChannelStdout}, {s: newStream(), channel: jobs.ChannelStderr}}
+		p.consumer.labels = true
+		p.outputs = []output{{s: newStream(jobs.ChannelStdout), channel: jobs.ChannelStdout}, {s: newStream(jobs.ChannelStderr), channel: jobs.ChannelStderr}}
 	}
 	return p
 }

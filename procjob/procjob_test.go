@@ -305,7 +305,7 @@ func TestConsumerReturnsTheLastLimitBytesInOrderAndCountsTheRest(t *testing.T) {
 		for i := range chunk {
 			chunk[i], next = 'a'+next%26, next+1
 		}
-		c.write(chunk)
+		c.write(chunk, jobs.ChannelStdout)
 		since = append(since, chunk...)
 		if held := c.retained(); held > limit {
 			t.Fatalf("round %d: the ring holds %d bytes, over the limit %d", round, held, limit)
@@ -321,5 +321,46 @@ func TestConsumerReturnsTheLastLimitBytesInOrderAndCountsTheRest(t *testing.T) {
 			t.Fatalf("round %d: read %d bytes, want %d:\n got %.80q\nwant %.80q", round, len(got), len(want), got, want)
 		}
 		since = since[:0]
+	}
+}
+
+// What ReadOutput returns says which channel each part came from when
+// the channel changes: a job's stdout alone reads as it was written, and
+// each switch to stderr or back starts on a line of its own, labelled.
+func TestReadOutputLabelsAChangeOfChannel(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		writes []struct {
+			text string
+			ch   jobs.Channel
+		}
+		want string
+	}{
+		{"stdout alone", []struct {
+			text string
+			ch   jobs.Channel
+		}{{"a\n", jobs.ChannelStdout}, {"b\n", jobs.ChannelStdout}}, "a\nb\n"},
+		{"a switch and back", []struct {
+			text string
+			ch   jobs.Channel
+		}{{"a\n", jobs.ChannelStdout}, {"oops\n", jobs.ChannelStderr}, {"b\n", jobs.ChannelStdout}}, "a\n[stderr]\noops\n[stdout]\nb\n"},
+		{"a switch mid-line ends the line first", []struct {
+			text string
+			ch   jobs.Channel
+		}{{"a", jobs.ChannelStdout}, {"oops", jobs.ChannelStderr}}, "a\n[stderr]\noops"},
+		{"stderr first", []struct {
+			text string
+			ch   jobs.Channel
+		}{{"oops\n", jobs.ChannelStderr}, {"more\n", jobs.ChannelStderr}}, "[stderr]\noops\nmore\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := &consumer{limit: 1000, labels: true}
+			for _, w := range tc.writes {
+				c.write([]byte(w.text), w.ch)
+			}
+			if got := c.read(); got != tc.want {
+				t.Errorf("read %q, want %q", got, tc.want)
+			}
+		})
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/jobgen/jobgen/generated/jobs"
 )
 
 // A stream collects one output of a process. It is the io.Writer the process
@@ -22,6 +24,8 @@ type stream struct {
 	window int
 	closed bool // the process has exited: a trailing partial rune is final
 	sink   *consumer
+	// channel is the channel the stream's bytes go to the consumer as.
+	channel jobs.Channel
 }
 
 func (s *stream) Write(p []byte) (int, error) {
@@ -63,7 +67,7 @@ func (s *stream) write(p []byte) {
 		s.buf = s.buf[:n]
 		s.start += int64(over)
 	}
-	s.sink.write(p)
+	s.sink.write(p, s.channel)
 }
 
 // close marks the stream complete, so ReadFrom hands out a trailing partial
@@ -114,6 +118,10 @@ func completeUTF8(b []byte) int {
 // writes, in arrival order, until ReadOutput takes it. It keeps the last
 // limit unread bytes in a ring that grows with them up to limit and is let go
 // by each read; older unread bytes are dropped and the next read says how many.
+// With labels (a job whose stdout and stderr are pipes of their own), a write
+// on another channel than the last one's starts a line "[stderr]" or
+// "[stdout]", after a newline when the last write ended mid-line: stdout
+// alone reads as written, and a model can tell an error from the output.
 type consumer struct {
 	mu      sync.Mutex
 	ring    []byte // the unread bytes start at head and wrap; len(ring) <= limit
@@ -121,17 +129,33 @@ type consumer struct {
 	n       int // unread bytes in ring
 	limit   int
 	dropped int64
+	labels  bool
+	last    jobs.Channel // the channel of the last write, "" before any
+	midLine bool         // the last write did not end with a newline
 }
 
 // minRing is the first ring a consumer allocates.
 const minRing = 4 << 10
 
-func (c *consumer) write(p []byte) {
+func (c *consumer) write(p []byte, ch jobs.Channel) {
 	if len(p) == 0 {
 		return
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.labels && ch != c.last && (c.last != "" || ch != jobs.ChannelStdout) {
+		label := "[" + string(ch) + "]\n"
+		if c.midLine {
+			label = "\n" + label
+		}
+		c.writeLocked([]byte(label))
+	}
+	c.last, c.midLine = ch, p[len(p)-1] != '\n'
+	c.writeLocked(p)
+}
+
+// writeLocked keeps p in the ring; c.mu is held.
+func (c *consumer) writeLocked(p []byte) {
 	if len(p) >= c.limit {
 		// Only the tail of p survives, and none of what was unread.
 		c.dropped += int64(c.n + len(p) - c.limit)

@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/jobgen/jobgen/generated/jobs"
@@ -18,7 +17,12 @@ import (
 // typed.
 type terminal struct {
 	master *os.File // pollable, so closing it ends a Read and a write can time out
-	mu     sync.Mutex
+	keys   typist
+}
+
+// newTerminal returns the terminal whose master side is master.
+func newTerminal(master *os.File) *terminal {
+	return &terminal{master: master, keys: newTypist(master)}
 }
 
 // inputWait bounds how long Send waits for a program that does not read its
@@ -31,18 +35,47 @@ const inputWait = 2 * time.Second
 var defaultSize = jobs.TerminalSize{Rows: 24, Cols: 80}
 
 func (t *terminal) input() jobs.TerminalInput {
-	return jobs.TerminalInput{Send: t.send, Resize: t.resize}
+	return jobs.TerminalInput{Send: t.keys.send, Resize: t.resize}
 }
 
-// send writes text to the terminal; one send at a time, so the texts of two
-// callers never interleave.
-func (t *terminal) send(text string) error {
-	t.mu.Lock()
-	defer t.mu.Unlock()
+// A typist writes the input of many callers to a terminal, one text at a
+// time, so that two texts never interleave, and answers each caller within
+// inputWait of its call whatever the others do: the wait for the turn of
+// a caller behind others counts against the same bound as its write, so n
+// callers to a program that has stopped reading wait inputWait each, not
+// n × inputWait in turn.
+type typist struct {
+	to   deadlineWriter
+	turn chan struct{} // holds a token while one text is being written
+}
+
+// A deadlineWriter is a terminal's input: a write to it ends at the
+// deadline set before it.
+type deadlineWriter interface {
+	io.Writer
+	SetWriteDeadline(time.Time) error
+}
+
+func newTypist(to deadlineWriter) typist {
+	return typist{to: to, turn: make(chan struct{}, 1)}
+}
+
+// send writes text to the terminal by the bound: it waits for its turn,
+// then writes as much as the program takes until the bound of its call.
+func (k typist) send(text string) error {
+	deadline := time.Now().Add(inputWait)
+	wait := time.NewTimer(inputWait)
+	defer wait.Stop()
+	select {
+	case k.turn <- struct{}{}:
+	case <-wait.C:
+		return fmt.Errorf("procjob: terminal input: wrote 0 of %d bytes: input sent before is still being written: the program has not read its input for %s", len(text), inputWait)
+	}
+	defer func() { <-k.turn }()
 	// A closed terminal fails the write below; one whose file the poller
 	// does not watch (os.ErrNoDeadline) cannot time out, and waits.
-	_ = t.master.SetWriteDeadline(time.Now().Add(inputWait))
-	n, err := io.WriteString(t.master, text)
+	_ = k.to.SetWriteDeadline(deadline)
+	n, err := io.WriteString(k.to, text)
 	switch {
 	case errors.Is(err, os.ErrClosed):
 		return errors.New("procjob: terminal input: the terminal has closed: the job has ended")

@@ -33,7 +33,7 @@ func openTerminal(size jobs.TerminalSize) (*terminal, *os.File, error) {
 		tty.Close()
 		return nil, nil, err
 	}
-	return &terminal{master: m}, tty, nil
+	return newTerminal(m), tty, nil
 }
 
 // pollable returns a copy of f that the runtime's poller watches, and closes

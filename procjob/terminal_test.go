@@ -17,7 +17,7 @@ import (
 
 // startTerminal runs a command under a terminal of size (nil: the
 // default) as start does, and returns its input too.
-func startTerminal(t *testing.T, opts Options, size *jobs.TerminalSize) (*registrytest.Job, jobs.Hooks, jobs.TerminalInput) {
+func startTerminal(t testing.TB, opts Options, size *jobs.TerminalSize) (*registrytest.Job, jobs.Hooks, jobs.TerminalInput) {
 	t.Helper()
 	if size == nil {
 		size = &jobs.TerminalSize{}

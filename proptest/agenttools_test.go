@@ -22,7 +22,8 @@ import (
 // tools (issue 26, issue 29 item 3). Jobs of the sessions a and b and
 // unowned ones (started through a start tool by their caller, consuming
 // their output through ReadOutput or handing out a final output) write
-// text whose runes are split across writes at random, settle or are
+// text whose runes, and runs of bytes that are no UTF-8, are split across
+// writes at random, settle or are
 // killed, while every session, "" and c, which owns nothing, call
 // job_output with small budgets, job_kill, job_wait and job_list on their
 // own jobs, on others' and on ids nobody issued, through Toolsets made
@@ -36,7 +37,8 @@ import (
 //   - the consuming cursor: what job_output returns, over every call of
 //     every visible caller, is a prefix of what the job wrote (or of its
 //     final output), each call within its budget, valid UTF-8, cut on a
-//     rune boundary, saying truncated exactly when bytes wait; and once
+//     rune boundary, saying truncated exactly when bytes wait; each byte
+//     that begins no valid sequence one U+FFFD, however reads split it; and once
 //     the job settled and the calls read on, everything, each byte once;
 //   - job_kill stops a running visible job and leaves a finished one alone.
 func TestAgentToolsFence(t *testing.T) {
@@ -93,15 +95,23 @@ func (j *toolJob) cancel(string) error {
 }
 
 // expected is the text job_output must hand out in total: what was
-// written, where a rune a kill cut short reads as U+FFFD.
+// written, where each byte that begins no valid sequence (a stray byte, a
+// rune a kill cut short) reads as one U+FFFD, however the writes and reads
+// split it.
 func (j *toolJob) expected() string {
 	if !j.consuming && !j.settled {
 		return ""
 	}
 	if !j.settled {
-		return string(j.written) // a prefix: a split rune's rest may follow
+		// A prefix: a split rune's rest may follow, so the last rune is
+		// left out until it is whole.
+		w := j.written
+		if i := registry.CompleteUTF8(string(w)); i < len(w) {
+			w = w[:i]
+		}
+		return registry.ValidUTF8(string(w))
 	}
-	return strings.ToValidUTF8(string(j.written), "\uFFFD")
+	return registry.ValidUTF8(string(j.written))
 }
 
 type toolMachine struct {
@@ -178,12 +188,20 @@ func (m *toolMachine) running(rt *rapid.T) *toolJob {
 	return rapid.SampledFrom(live).Draw(rt, "job")
 }
 
+// toolPieces are what a job writes: runes of one to four bytes, and bytes
+// that begin no valid sequence (a stray byte, a rune's start without its
+// rest, a surrogate), so a run of invalid bytes is often split across reads.
+var toolPieces = []string{"a", "b", "\n", "é", "€", "𝄞", "\xff", "\xe2\x82", "\x80", "\xed\xa0\x80"}
+
 // write appends text cut at a random byte: the rest waits for the job's
 // next write, so a multi-byte rune is often split across two appends with
 // reads in between.
 func (m *toolMachine) write(rt *rapid.T) {
 	j := m.running(rt)
-	text := j.pending + rapid.StringOfN(rapid.RuneFrom([]rune{'a', 'b', '\n', 'é', '€', '𝄞'}), 1, 12, -1).Draw(rt, "text")
+	text := j.pending
+	for _, p := range rapid.SliceOfN(rapid.SampledFrom(toolPieces), 1, 12).Draw(rt, "text") {
+		text += p
+	}
 	cut := rapid.IntRange(0, len(text)).Draw(rt, "cut")
 	j.pending = text[cut:]
 	j.append(text[:cut])

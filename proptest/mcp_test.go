@@ -17,7 +17,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/jobgen/jobgen/agenttools"
-	"github.com/jobgen/jobgen/agenttools/mcp"
+	"github.com/jobgen/jobgen/agenttools/mcpserver"
 	"github.com/jobgen/jobgen/generated/jobs"
 	"github.com/jobgen/jobgen/generated/tools"
 	"github.com/jobgen/jobgen/registry"
@@ -25,18 +25,22 @@ import (
 
 // TestMCPSessionFence is the fence of the MCP server over real streamable
 // HTTP (issue 26, issue 29 item 3). Each check has its own sessions, each
-// with one or two MCP client sessions; random calls start jobs, list, read
-// and kill them, from their owners and from the others, and a session
-// replays another's Mcp-Session-Id with its own credentials, asking to
-// kill or read the other's job. The model says: a session's job_list shows
-// its jobs only; a call about another session's job answers unknownJob
-// and changes nothing; a replayed MCP session id answers 404 and changes
-// nothing; an owner's kill stops its running job.
+// with one or two MCP client sessions; random calls start jobs (plainly or
+// as 2025-11-25 tasks), list, read and kill them, read and cancel their
+// tasks, from their owners and from the others, and a session names
+// another's Mcp-Session-Id with its own credentials, asking to kill or
+// read the other's job. The model says: a session's job_list shows its
+// jobs only; a call about another session's job answers unknownJob and
+// changes nothing; a named MCP session id grants nothing (the handler is
+// stateless: the call is the sender's); another session's task is unknown
+// in exactly the words of an id nobody issued, for tasks/get and
+// tasks/cancel alike, and its cancel stops nothing; an owner's kill or
+// cancel stops its running job, and tasks/get says cancelled after it.
 func TestMCPSessionFence(t *testing.T) {
 	reg := registry.New()
 	defer reg.Close(context.Background())
 	start := agenttools.StartTool{
-		Tool: agenttools.Tool{Name: "start", Description: "start starts a job.", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		Tool: agenttools.Tool{Name: "start", Description: "start starts a job.", InputSchema: json.RawMessage(`{"type":"object"}`), Tasks: true},
 		Call: func(ctx context.Context, c agenttools.Caller, _ json.RawMessage) (json.RawMessage, error) {
 			snap, err := reg.Start(ctx, jobs.PlainJobStart{
 				JobStartCommon: jobs.JobStartCommon{Kind: "t", Label: "t", Owner: c.Session},
@@ -57,7 +61,7 @@ func TestMCPSessionFence(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := mcp.NewHandler(mcp.HandlerOptions{
+	h, err := mcpserver.NewHandler(mcpserver.HandlerOptions{
 		// The fixture's authentication: the token names the session.
 		Session: func(r *http.Request) (jobs.SessionID, error) {
 			s, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer token-")
@@ -91,8 +95,8 @@ func TestMCPSessionFence(t *testing.T) {
 		// A few steps per check, not rapid's Repeat: each step is a round
 		// trip or more over HTTP, and many short checks find more than a
 		// few long ones at the same cost.
-		actions := map[string]func(*rapid.T){"start": m.start, "list": m.list, "call": m.call, "replay": m.replay}
-		names := []string{"start", "list", "call", "replay"}
+		actions := map[string]func(*rapid.T){"start": m.start, "list": m.list, "call": m.call, "replay": m.replay, "startTask": m.startTask, "task": m.task}
+		names := []string{"start", "list", "call", "replay", "startTask", "task"}
 		for range rapid.IntRange(1, 12).Draw(rt, "steps") {
 			actions[rapid.SampledFrom(names).Draw(rt, "action")](rt)
 			m.check(rt)
@@ -210,8 +214,53 @@ func (m *mcpMachine) call(rt *rapid.T) {
 	}
 }
 
-// replay sends a call on another session's MCP session id with the
-// sender's own credentials, as a raw request.
+// rawCall sends one JSON-RPC request as sender at version (the
+// handshake era's 2025-11-25 unless it says otherwise), naming the MCP
+// session id sid when it is set, and returns the response's result or
+// error.
+func (m *mcpMachine) rawCall(rt *rapid.T, sender jobs.SessionID, sid, method string, params any) (result json.RawMessage, rpcErr *struct {
+	Code    int
+	Message string
+}) {
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
+	req, _ := http.NewRequest(http.MethodPost, m.srv.URL, strings.NewReader(string(body)))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+	if sid != "" {
+		req.Header.Set("Mcp-Session-Id", sid)
+	}
+	resp, err := tokenClient(sender).Do(req)
+	if err != nil {
+		rt.Fatal(err)
+	}
+	data, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		rt.Fatalf("%s by %s: %d %s", method, sender, resp.StatusCode, data)
+	}
+	// The answer is one SSE event, or JSON.
+	for _, line := range strings.Split(string(data), "\n") {
+		if d, ok := strings.CutPrefix(line, "data: "); ok {
+			data = []byte(d)
+		}
+	}
+	var msg struct {
+		Result json.RawMessage
+		Error  *struct {
+			Code    int
+			Message string
+		}
+	}
+	if err := json.Unmarshal(data, &msg); err != nil {
+		rt.Fatalf("%s by %s: no JSON-RPC answer in %s", method, sender, data)
+	}
+	return msg.Result, msg.Error
+}
+
+// replay sends a call naming another client's MCP session id with the
+// sender's own credentials, as a raw request: the handler is stateless, so
+// the id is no capability, and the call is the sender's.
 func (m *mcpMachine) replay(rt *rapid.T) {
 	if len(m.jobs) == 0 {
 		return
@@ -225,21 +274,83 @@ func (m *mcpMachine) replay(rt *rapid.T) {
 	}
 	sender := rapid.SampledFrom(others).Draw(rt, "sender")
 	id := rapid.SampledFrom(m.jobs).Draw(rt, "job")
-	tool := rapid.SampledFrom([]string{"job_kill", "job_output", "job_list"}).Draw(rt, "tool")
-	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":%q,"arguments":{"jobId":%q}}}`, tool, id)
-	req, _ := http.NewRequest(http.MethodPost, m.srv.URL, strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Mcp-Session-Id", victim.cs.ID())
-	req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
-	resp, err := tokenClient(sender).Do(req)
-	if err != nil {
-		rt.Fatal(err)
+	tool := rapid.SampledFrom([]string{"job_kill", "job_output"}).Draw(rt, "tool")
+	// The victim uses the id first, as a client that keeps one would.
+	sid := "session-of-" + string(victim.session)
+	if _, rpcErr := m.rawCall(rt, victim.session, sid, "tools/call", map[string]any{"name": "job_list", "arguments": map[string]any{}}); rpcErr != nil {
+		rt.Fatalf("job_list by %s with a session id: %+v", victim.session, rpcErr)
 	}
-	data, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusNotFound {
-		rt.Fatalf("%s replayed %s's MCP session for %s: %d %s, want 404", sender, victim.session, tool, resp.StatusCode, data)
+	res, rpcErr := m.rawCall(rt, sender, sid, "tools/call", map[string]any{"name": tool, "arguments": map[string]any{"jobId": id}})
+	if rpcErr != nil {
+		rt.Fatalf("%s by %s naming %s's session: %+v", tool, sender, victim.session, rpcErr)
+	}
+	if m.owner[id] == sender {
+		if tool == "job_kill" {
+			m.killed[id] = true
+		}
+		return
+	}
+	if !strings.Contains(string(res), "unknownJob") {
+		rt.Fatalf("%s by %s of %s's job, naming %s's session: %s, want unknownJob", tool, sender, m.owner[id], victim.session, res)
+	}
+}
+
+// startTask starts a job as a 2025-11-25 task: the task is the job.
+func (m *mcpMachine) startTask(rt *rapid.T) {
+	if len(m.jobs) >= 6 {
+		return
+	}
+	s := rapid.SampledFrom(m.sessions).Draw(rt, "session")
+	res, rpcErr := m.rawCall(rt, s, "", "tools/call", map[string]any{"name": "start", "arguments": map[string]any{}, "task": map[string]any{"ttl": 60000}})
+	var created struct {
+		Task struct{ TaskID, Status string }
+	}
+	if rpcErr != nil || json.Unmarshal(res, &created) != nil || created.Task.Status != "working" {
+		rt.Fatalf("start as a task by %s: %s %+v, want a working task", s, res, rpcErr)
+	}
+	var id jobs.JobID
+	if err := json.Unmarshal([]byte(`"`+created.Task.TaskID+`"`), &id); err != nil {
+		rt.Fatalf("the task id %q is no JobID", created.Task.TaskID)
+	}
+	m.jobs = append(m.jobs, id)
+	m.owner[id] = s
+}
+
+// task reads or cancels a task from its owner or another session: the
+// owner's answer is the job's state; anyone else's is the error an id
+// nobody issued gets, word for word, and changes nothing.
+func (m *mcpMachine) task(rt *rapid.T) {
+	if len(m.jobs) == 0 {
+		return
+	}
+	s := rapid.SampledFrom(m.sessions).Draw(rt, "session")
+	id := rapid.SampledFrom(m.jobs).Draw(rt, "task")
+	method := rapid.SampledFrom([]string{"tasks/get", "tasks/cancel"}).Draw(rt, "method")
+	res, rpcErr := m.rawCall(rt, s, "", method, map[string]any{"taskId": id.String()})
+	if m.owner[id] != s {
+		nobody := jobs.NewJobID()
+		_, want := m.rawCall(rt, s, "", method, map[string]any{"taskId": nobody.String()})
+		if rpcErr == nil || want == nil || strings.ReplaceAll(want.Message, nobody.String(), id.String()) != rpcErr.Message || rpcErr.Code != want.Code {
+			rt.Fatalf("%s by %s of %s's task: %s %+v, want the answer to an id nobody issued, %+v", method, s, m.owner[id], res, rpcErr, want)
+		}
+		return
+	}
+	wantStatus := "working"
+	switch {
+	case method == "tasks/cancel" && m.killed[id]:
+		if rpcErr == nil {
+			rt.Fatalf("tasks/cancel of a cancelled task: %s, want an error (it has finished)", res)
+		}
+		return
+	case method == "tasks/cancel", m.killed[id]:
+		wantStatus = "cancelled"
+	}
+	var task struct{ TaskID, Status string }
+	if rpcErr != nil || json.Unmarshal(res, &task) != nil || task.TaskID != id.String() || task.Status != wantStatus {
+		rt.Fatalf("%s by the owner %s: %s %+v, want %s", method, s, res, rpcErr, wantStatus)
+	}
+	if method == "tasks/cancel" {
+		m.killed[id] = true
 	}
 }
 

@@ -50,7 +50,10 @@ import (
 //   - a kill is honoured only for a served Host, a JSON body and an origin
 //     the browser calls this server's, from the job's own session; and so
 //     is input, which only a live terminal job takes (409 for the others),
-//     and which reaches its terminal exactly when it is answered 200.
+//     and which reaches its terminal exactly when it is answered 200;
+//   - a request no route of spec/wire.yaml's table serves (a method its
+//     path does not take, a path no route has) is a 405 with the path's
+//     Allow, or a 404, and a wire.ErrorBody either way.
 func TestWireMachine(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
 		rapid.SyncTest(rt, func(rt *rapid.T) {
@@ -178,6 +181,7 @@ func (m *wireMachine) actions() map[string]func(*rapid.T) {
 		"kill":        m.kill,
 		"input":       m.input,
 		"history":     m.history,
+		"stray":       m.stray,
 	}
 }
 

@@ -133,8 +133,11 @@
 //
 // A recording job's record is a ring of chunks {offset, at, text, channel,
 // gapBefore} at absolute UTF-8 byte offsets. The record holds valid UTF-8:
-// Append replaces each byte that belongs to no valid sequence with U+FFFD
-// (three bytes, as encoding/json and a Go range loop read it), and offsets
+// Append replaces each byte that begins no valid sequence with U+FFFD
+// (three bytes, as encoding/json and a Go range loop read it; one per byte,
+// so a run of invalid bytes is as many replacements: [ValidUTF8]), each
+// Append on its own (a rune split across two Appends is invalid; procjob's
+// pump appends whole runes only), and offsets
 // count the stored text, so Offset+len(Text) == Next holds in Go and on the
 // JSON wire alike. After each append, whole head
 // chunks are dropped while the retained bytes exceed the job's retention
@@ -180,5 +183,8 @@
 // recording its registered fact is waited for and torn down too. Teardown
 // calls each job's Cancel at most once (a kill's earlier Cancel does not
 // count). Remove forgets one settled job; settled jobs are otherwise kept,
-// with their records trimmed, until their owner is disposed.
+// with their records trimmed, until their owner is disposed. Both tell the
+// OnRemoved listeners (a [Removal]: the jobs removed, and for DisposeOwner
+// that the session ended, even one that had no jobs), so state others keep
+// by job or by session ends with it.
 package registry

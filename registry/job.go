@@ -179,19 +179,28 @@ func (f plainFace) Settle(outcome jobs.JobOutcome, err error) {
 type recordingFace struct{ plainFace }
 
 // Append adds text to the job's record; empty text is dropped. Invalid UTF-8
-// is replaced first (see validUTF8), so the record holds valid UTF-8.
+// is replaced first (see ValidUTF8), so the record holds valid UTF-8.
 func (f recordingFace) Append(text string, opts jobs.AppendOptions) {
 	if text == "" {
 		return
 	}
-	f.j.r.append(f.j, validUTF8(text), opts)
+	f.j.r.append(f.j, ValidUTF8(text), opts)
 }
 
-// validUTF8 returns text with each byte that does not belong to a valid
-// UTF-8 sequence replaced by U+FFFD, the way encoding/json and a Go range
-// loop read it. The record's byte offsets count the text as stored, so they
-// mean the same in Go and in JSON on the wire. Valid text is returned as is.
-func validUTF8(text string) string {
+// ValidUTF8 returns text with each byte that does not begin a valid UTF-8
+// sequence replaced by U+FFFD, the way encoding/json and a Go range loop
+// read it: a run of n invalid bytes is n replacements, never one, so text
+// cut anywhere and mended piece by piece reads the same as mended whole,
+// provided a rune split at a cut is joined before it is mended (procjob's
+// streams and the consuming cursor of package agenttools hold a rune's
+// start until its rest arrives). An Append is mended on its own: a
+// producer that splits one rune across two Appends gets a U+FFFD for each
+// of its bytes. The record's byte offsets count the text as stored, so
+// they mean the same in Go and in JSON on the wire. Valid text is returned
+// as is. It is the one rule of the runtime's output: the record, the
+// consuming cursor of package agenttools and the wire all read invalid
+// bytes by it.
+func ValidUTF8(text string) string {
 	if isASCII(text) || utf8.ValidString(text) {
 		return text
 	}
@@ -212,6 +221,23 @@ func validUTF8(text string) string {
 		i += size
 	}
 	return b.String()
+}
+
+// CompleteUTF8 returns the length of text without a trailing incomplete
+// UTF-8 sequence: the start of a rune whose rest has not arrived yet. Bytes
+// that no rune can complete are not held back. A reader that joins a rune a
+// producer's reads split holds text[CompleteUTF8(text):] for the next read,
+// then mends with ValidUTF8.
+func CompleteUTF8(text string) int {
+	for i := len(text) - 1; i >= 0 && i >= len(text)-utf8.UTFMax; i-- {
+		if utf8.RuneStart(text[i]) {
+			if !utf8.FullRuneInString(text[i:]) {
+				return i
+			}
+			break
+		}
+	}
+	return len(text)
 }
 
 // isASCII reports whether text is all ASCII, reading 64 bytes a step in

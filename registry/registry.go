@@ -202,6 +202,7 @@ type Registry struct {
 	changed listenerSet[func()]
 	output  listenerSet[func(jobs.JobID)]
 	done    listenerSet[func(jobs.JobSnapshot)]
+	removed listenerSet[func(Removal)]
 }
 
 // New returns an empty registry.
@@ -293,6 +294,7 @@ func (r *Registry) Remove(caller jobs.SessionID, id jobs.JobID) error {
 	j.mu.Unlock()
 	sh.mu.Unlock()
 	r.fireChanged(r.changed.load())
+	r.fireRemoved(Removal{Owner: sh.owner, Jobs: []jobs.JobID{id}})
 	return nil
 }
 

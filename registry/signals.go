@@ -102,6 +102,32 @@ func (r *Registry) OnJobDone(fn func(jobs.JobSnapshot)) func() {
 	return subscribe(r, func(r *Registry) *listenerSet[func(jobs.JobSnapshot)] { return &r.done }, fn)
 }
 
+// A Removal is what one Remove or DisposeOwner took out of the registry:
+// jobs of one owner (none when a disposed session had none), and whether
+// the owner's session was disposed. Whoever keeps state by job or by
+// session (the model-facing tools keep the rest of a read, and a parent's
+// subagents) lets it go on a Removal.
+type Removal struct {
+	Owner    jobs.SessionID
+	Jobs     []jobs.JobID
+	Disposed bool // DisposeOwner: the session has ended
+}
+
+// OnRemoved subscribes fn to removals: once per Remove, after the job is
+// gone and its jobs-changed signal fired, and once per DisposeOwner, after
+// its teardown, whether or not the session had jobs. A job DisposeOwner
+// could not settle is not removed and not listed. fn runs on the caller's
+// goroutine.
+func (r *Registry) OnRemoved(fn func(Removal)) func() {
+	return subscribe(r, func(r *Registry) *listenerSet[func(Removal)] { return &r.removed }, fn)
+}
+
+func (r *Registry) fireRemoved(rm Removal) {
+	for _, l := range r.removed.load() {
+		r.contain("removed", func() { l.fn(rm) })
+	}
+}
+
 func (r *Registry) fireChanged(ls []listener[func()]) {
 	for _, l := range ls {
 		r.contain("jobs-changed", l.fn)

@@ -1,6 +1,8 @@
 package registry_test
 
 import (
+	"context"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -102,5 +104,41 @@ func TestUnsubscribe(t *testing.T) {
 	mustStart(t, r, plainStart("", "bash", newProducer()))
 	if n != 1 {
 		t.Fatalf("listener ran %d times; want once, before unsubscribing", n)
+	}
+}
+
+// OnRemoved tells of every removal: Remove names its one job; DisposeOwner
+// names the jobs it removed and that the session ended, also for a session
+// that never had a job.
+func TestOnRemovedTellsRemoveAndDisposeOwner(t *testing.T) {
+	r := registry.New()
+	var got []registry.Removal
+	r.OnRemoved(func(rm registry.Removal) { got = append(got, rm) })
+	p := newProducer()
+	one := mustStart(t, r, plainStart("a", "bash", p))
+	settled := settledSignal(t, r, one.ID)
+	p.finish(jobs.JobStatusCompleted, "", "")
+	settled()
+	if err := r.Remove("a", one.ID); err != nil {
+		t.Fatal(err)
+	}
+	q := newProducer()
+	two := mustStart(t, r, plainStart("a", "bash", q))
+	settled = settledSignal(t, r, two.ID)
+	q.finish(jobs.JobStatusCompleted, "", "")
+	settled()
+	if err := r.DisposeOwner(context.Background(), "a"); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.DisposeOwner(context.Background(), "never-started"); err != nil {
+		t.Fatal(err)
+	}
+	want := []registry.Removal{
+		{Owner: "a", Jobs: []jobs.JobID{one.ID}},
+		{Owner: "a", Jobs: []jobs.JobID{two.ID}, Disposed: true},
+		{Owner: "never-started", Disposed: true},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("removals = %+v, want %+v", got, want)
 	}
 }

@@ -30,12 +30,15 @@ func (r *Registry) DisposeOwner(ctx context.Context, session jobs.SessionID) err
 	}
 	sh := r.shards.get(session)
 	if sh == nil {
-		return nil // the session never started a job, or was disposed
+		// The session never started a job, or was disposed: it ends all
+		// the same for those who keep state by session.
+		r.fireRemoved(Removal{Owner: session, Disposed: true})
+		return nil
 	}
 	err := r.teardown(ctx, []*shard{sh}, disposeReason)
 
 	sh.mu.Lock()
-	removed := false
+	var removed []jobs.JobID
 	kept := sh.list[:0]
 	for _, j := range sh.list {
 		if j.state == stateSettled {
@@ -43,7 +46,7 @@ func (r *Registry) DisposeOwner(ctx context.Context, session jobs.SessionID) err
 			j.mu.Lock()
 			j.removed = true
 			j.mu.Unlock()
-			removed = true
+			removed = append(removed, j.id)
 		} else {
 			kept = append(kept, j)
 		}
@@ -55,9 +58,10 @@ func (r *Registry) DisposeOwner(ctx context.Context, session jobs.SessionID) err
 	if drop {
 		r.shards.delete(sh)
 	}
-	if removed {
+	if len(removed) > 0 {
 		r.fireChanged(r.changed.load())
 	}
+	r.fireRemoved(Removal{Owner: session, Jobs: removed, Disposed: true})
 	if err != nil {
 		return fmt.Errorf("registry: dispose %q: %w", session, err)
 	}
@@ -80,6 +84,7 @@ func (r *Registry) Close(ctx context.Context) error {
 	r.changed.clear()
 	r.output.clear()
 	r.done.clear()
+	r.removed.clear()
 	r.lmu.Unlock()
 	shards := r.allShards(false)
 	for _, sh := range shards {

@@ -1,12 +1,12 @@
 package retention
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/jobgen/jobgen/codec"
 	"github.com/jobgen/jobgen/generated/jobs"
 	"github.com/jobgen/jobgen/generated/subagents"
 	"github.com/jobgen/jobgen/journal"
@@ -27,28 +27,53 @@ type judgement struct {
 	waiting   []subagents.MessageID // messages accepted and neither claimed nor discarded
 	leaseEnds time.Time             // for a host's stream: when its last heartbeat's lease ends
 	unknown   int                   // records of no vocabulary this package knows
+	// newer are the job and subagent facts of the stream a newer build
+	// wrote (a version, variant or value this build does not know), each
+	// kind once: only that build can judge them.
+	newer []string
 }
 
-// add takes one record of the stream into the judgement.
+// add takes one record of the stream into the judgement, reading it
+// tolerantly (decision 0174): a job or subagent fact this build knows is
+// judged; one of those vocabularies a newer build wrote is noted, and keeps
+// the stream; a record of another vocabulary is counted; damage is an
+// error.
 func (j *judgement) add(rec journal.Record) error {
-	jf, err := jobs.DecodeFact(rec.Payload)
-	if err == nil {
+	jf, err := jobs.ReadFact(rec.Payload)
+	if err != nil {
+		return fmt.Errorf("stream %q seq %d: %w", rec.Stream, rec.Seq, err)
+	}
+	u, unknown := jf.(jobs.UnknownFact)
+	switch {
+	case !unknown:
 		j.addJob(jf)
 		return nil
-	}
-	if !errors.Is(err, jobs.ErrUnknownFact) || errors.Is(err, jobs.ErrUnknownVersion) {
-		return fmt.Errorf("stream %q seq %d: %w", rec.Stream, rec.Seq, err)
-	}
-	sf, err := subagents.DecodeFact(rec.Payload)
-	if err == nil {
-		j.addSubagent(sf)
+	case u.Why != codec.UnknownType:
+		j.addNewer(u.Unknown)
 		return nil
 	}
-	if !errors.Is(err, subagents.ErrUnknownFact) || errors.Is(err, subagents.ErrUnknownVersion) {
+	sf, err := subagents.ReadFact(rec.Payload)
+	if err != nil {
 		return fmt.Errorf("stream %q seq %d: %w", rec.Stream, rec.Seq, err)
 	}
-	j.unknown++
+	su, unknown := sf.(subagents.UnknownFact)
+	switch {
+	case !unknown:
+		j.addSubagent(sf)
+	case su.Why != codec.UnknownType:
+		j.addNewer(su.Unknown)
+	default:
+		j.unknown++
+	}
 	return nil
+}
+
+// addNewer notes a fact of a vocabulary this package judges that a newer
+// build wrote.
+func (j *judgement) addNewer(u codec.Unknown) {
+	if what := u.String(); !slices.Contains(j.newer, what) {
+		j.newer = append(j.newer, what)
+	}
 }
 
 // addJob takes a job fact: a registration opens a job, its settlement
@@ -97,8 +122,8 @@ func (j *judgement) addSubagent(f subagents.Fact) {
 
 // unsettled says why the stream's own history is not over at now, or ""
 // when it is: every job it registered settled, every residency ended, no
-// message waiting, a host's lease run out, and (unless allowUnknown) no
-// record this package cannot judge.
+// message waiting, a host's lease run out, no fact a newer build wrote, and
+// (unless allowUnknown) no record of a vocabulary this package does not know.
 func (j *judgement) unsettled(now time.Time, allowUnknown bool) string {
 	var why []string
 	if n := len(j.openJobs); n > 0 {
@@ -117,6 +142,9 @@ func (j *judgement) unsettled(now time.Time, allowUnknown bool) string {
 	}
 	if !j.leaseEnds.IsZero() && !now.After(j.leaseEnds) {
 		why = append(why, "its host's lease runs until "+j.leaseEnds.UTC().Format(time.RFC3339))
+	}
+	if len(j.newer) > 0 {
+		why = append(why, "it holds "+strings.Join(j.newer, ", ")+", which only a newer build can judge")
 	}
 	if j.unknown > 0 && !allowUnknown {
 		why = append(why, fmt.Sprintf("%s of a vocabulary this build cannot judge", plural(j.unknown, "record")))

@@ -11,7 +11,11 @@
 //   - a host's heartbeat stream when its last heartbeat's lease has run
 //     out: that run of the host is gone;
 //   - a stream holding records of another vocabulary is never over, unless
-//     Options.AllowUnknown says its own records do not matter.
+//     Options.AllowUnknown says its own records do not matter;
+//   - a stream holding a job or subagent fact a newer build wrote (a version,
+//     variant or enum value this build does not know: decision 0174) is never
+//     over for this build, AllowUnknown or not, since that fact may be what
+//     ends its history; the reason kept names it, and a newer build judges it.
 //
 // Streams are judged in trees: a child goes with its parent's stream (when
 // the store holds one) and a child's checkpoint pointer streams with the

@@ -14,6 +14,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -22,6 +23,8 @@ import (
 	"testing"
 
 	"pgregory.net/rapid"
+
+	"github.com/jobgen/jobgen/codec"
 )
 
 // requirePython returns the venv's python, skipping locally and failing
@@ -113,6 +116,18 @@ func TestWirePythonEqualsGo(t *testing.T) {
 	t.Run("damaged documents are refused alike", func(t *testing.T) { damagedThroughPython(t, send, wireCodecs()) })
 }
 
+// goWrites is what Go writes for the value it decoded: the document it was
+// given, but for an older fact version, which Go (and Python) read as the
+// newest and write so.
+func goWrites(t *testing.T, c tsCodec, decoded any) []byte {
+	t.Helper()
+	doc, err := c.encode(decoded)
+	if err != nil {
+		t.Fatalf("%s: Go cannot encode what it decoded: %v", c.name, err)
+	}
+	return doc
+}
+
 func roundTripThroughPython(t *testing.T, send func([]pyRequest) []tsAnswer, codecs []tsCodec) {
 	type sent struct {
 		codec tsCodec
@@ -149,7 +164,7 @@ func roundTripThroughPython(t *testing.T, send func([]pyRequest) []tsAnswer, cod
 			t.Errorf("%s: Go refuses what Python wrote: %v\n Go wrote %s\n Py wrote %s", c.codec.name, err, c.doc, a.Out)
 		case !reflect.DeepEqual(emptyToNil(got), emptyToNil(want)):
 			t.Errorf("%s: the round trip through Python changed the value\n Go wrote %s\n Py wrote %s", c.codec.name, c.doc, a.Out)
-		case !sameJSON(c.doc, a.Out):
+		case !sameJSON(goWrites(t, c.codec, want), a.Out):
 			t.Errorf("%s: Python writes the value otherwise than Go\n Go wrote %s\n Py wrote %s", c.codec.name, c.doc, a.Out)
 		case hasUnsafeInteger(c.doc):
 			wide++
@@ -235,7 +250,13 @@ func badThroughPython(t *testing.T, send func([]pyRequest) []tsAnswer) {
 	for _, b := range bad {
 		reqs = append(reqs, pyRequest{b.typ, []byte(b.doc)})
 	}
-	repeated := []string{`{"frame":"output","next":1,"next":2}`, `{"frame":"output","frame":"output","next":1}`}
+	// Python's fast path parses with pydantic-core, which keeps a repeated
+	// key's last value, and counts keys in the bytes to see one: these hide
+	// it from a count of `":` (white space, an escape, a colon in a string).
+	repeated := []string{`{"frame":"output","next":1,"next":2}`, `{"frame":"output","frame":"output","next":1}`,
+		`{"frame":"output","next":1,"next" :2}`, "{\"frame\":\"output\",\"next\":1,\"next\"\r:2}", `{"frame":"output","next":1,"\u006eext":2}`,
+		`{"frame":"output","chunks":[{"offset":0,"at":0,"text":"a:b","text":"c"}],"next":1}`,
+		`{"frame":"output","chunks":[{"offset":0,"at":0,"text":"a\":b"}],"next":1,"next":1}`}
 	for _, doc := range repeated {
 		reqs = append(reqs, pyRequest{"OutputFrame", []byte(doc)})
 	}
@@ -260,6 +281,9 @@ func badThroughPython(t *testing.T, send func([]pyRequest) []tsAnswer) {
 		}
 	}
 	for _, doc := range repeated {
+		if _, err := codecNamed(t, "OutputFrame").decode([]byte(doc)); !errors.Is(err, codec.ErrAmbiguousKey) {
+			t.Errorf("Go answered %v for %s, which repeats a key", err, doc)
+		}
 		if a := answers[i]; a.OK || a.Kind != "ambiguousKey" {
 			t.Errorf("Python answered %+v for %s, which repeats a key; want ambiguousKey, as Go", a, doc)
 		}

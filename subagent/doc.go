@@ -81,8 +81,14 @@
 // residency a crash left open is ended (aborted) at the next resume. A cold
 // resume reads the last checkpoint, found through the last record of the
 // child's pointer stream (<child>/checkpoint, read by its LastSeq), and only
-// what follows it, so its cost does not grow with the child's history. A
-// scoped drain discards waiting messages with a discarded fact; Close keeps
+// what follows it, so its cost does not grow with the child's history.
+// Records of other vocabularies on the stream (the runtime's own) are
+// skipped; a subagent fact this build does not know — one a newer build
+// wrote during a rolling upgrade, at a version or with an enum value this
+// build lacks — makes the child not resumable here: the follow-up fails with
+// ErrNotResumable naming the fact and this build, and nothing is appended,
+// since resuming from the rest could lose or redeliver a message (decision
+// 0174); a build that knows the fact resumes it. A scoped drain discards waiting messages with a discarded fact; Close keeps
 // them for the next residency, as a crash would. Each resident child is a
 // live session of the flush barrier (WithSessions) with the store's Flush
 // as a listener; its teardown flushes it best-effort. A root attached with

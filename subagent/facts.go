@@ -3,8 +3,8 @@ package subagent
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -81,17 +81,23 @@ type history struct {
 func newHistory() *history { return &history{gone: map[subagents.MessageID]bool{}} }
 
 // fold takes one record of the child's stream into the history. The first
-// record it is given must be the created fact or a checkpoint; a subagent
-// fact that does not decode makes the child not resumable; the runtime's
-// own records are skipped.
+// record it is given must be the created fact or a checkpoint; the
+// runtime's own records are skipped. A subagent fact that does not decode
+// makes the child not resumable: damage, or (decision 0174) a fact a newer
+// build wrote — a version, variant or enum value this build does not know —
+// which the error names with this build, since a resume from the rest of
+// the history could lose or redeliver a message.
 func (h *history) fold(id jobs.SessionID, rec journal.Record) error {
 	h.read++
-	f, err := subagents.DecodeFact(rec.Payload)
+	f, err := subagents.ReadFact(rec.Payload)
 	if err != nil {
-		if errors.Is(err, subagents.ErrUnknownFact) && !isSubagentFact(rec.Payload) {
+		return newError(subagents.ErrorCodeNotResumable, err, "child %s: record %d", id, rec.Seq)
+	}
+	if u, ok := f.(subagents.UnknownFact); ok {
+		if u.Why == codec.UnknownType && !isSubagentFact(rec.Payload) {
 			return nil // the runtime's own record
 		}
-		return newError(subagents.ErrorCodeNotResumable, err, "child %s: record %d", id, rec.Seq)
+		return newError(subagents.ErrorCodeNotResumable, u.Err, "child %s: record %d holds %s, which %s cannot read; a child is resumed from its whole history or not at all: resume it on a build that knows the fact", id, rec.Seq, u.Unknown, thisBuild())
 	}
 	if !h.based {
 		return h.base(id, f)
@@ -165,6 +171,23 @@ func foldDescriptor(id jobs.SessionID, d subagents.Descriptor) (subagents.Descri
 func isSubagentFact(payload []byte) bool {
 	env, err := codec.DecodeEnvelope(payload)
 	return err == nil && strings.HasPrefix(env.Type, "subagent/")
+}
+
+// thisBuild names the running build as an error about what it cannot read
+// does: "this build (github.com/jobgen/jobgen v1.2.0)", with the VCS
+// revision when the binary records one.
+func thisBuild() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "this build"
+	}
+	name := info.Main.Path + " " + info.Main.Version
+	for _, s := range info.Settings {
+		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
+			name += ", revision " + s.Value[:12]
+		}
+	}
+	return "this build (" + name + ")"
 }
 
 func (h *history) String() string {

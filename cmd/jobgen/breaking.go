@@ -17,7 +17,7 @@ import (
 func cmdBreaking(args []string, stdout, stderr io.Writer) int {
 	var sf specFlags
 	var against string
-	var only []gen.Category
+	var opts breaking.Options
 	fs := newFlagSet("breaking", `Breaking compares the specs with older ones and prints each change that
 breaks history (durable), the wire (wire) or the generated Go API (goapi), one
 per line as file:line:col: RULE_ID: path: message [categories]. A deletion
@@ -34,24 +34,37 @@ spec/jobs.yaml), or at the same path in REF. A spec OLD lacks is new, and
 breaks nothing; one OLD has that no spec matches was deleted, and its facts and
 types are findings. The specs they import are read on both sides, so a change
 to an imported type is durable (or wire) where an importing spec's facts (or
-unions) reach it. A file or git:REF:path is one older spec, for one --spec.`, stderr)
+unions) reach it. A file or git:REF:path is one older spec, for one --spec.
+Without --against, breaking compares with the last release: the newest tag
+vX.Y.Z of the repository, as git:TAG, or, when there is none, the directory
+baseline beside the specs (spec/baseline), saying which on stderr. Against
+git:REF, the specs the old ones import from other modules are read as REF's
+go.mod resolves them, not through today's module graph.
+
+--mode says which compatibility a durable or wire finding must keep:
+backward (a reader of the new specs reads what the old ones wrote), forward
+(a reader of the old specs reads what the new ones write: hosts of two
+builds on one history) or full (both). Without it, durable findings are
+checked full and wire findings backward; goapi findings are always backward
+(forward reports none). Each finding's bracket names the mode it breaks per
+category: [durable: forward, goapi: backward].`, stderr)
 	sf.register(fs, false)
-	fs.StringVar(&against, "against", "", "the older specs: a directory, git:REF, or, for one spec, a file or git:REF:path (required)")
+	fs.StringVar(&against, "against", "", "the older specs: a directory, git:REF, or, for one spec, a file or git:REF:path (default: the last release tag, else spec/baseline)")
 	fs.Func("category", "report only this category: durable, wire or goapi; repeat for several (default all)", func(s string) error {
 		c := gen.Category(s)
 		if !slices.Contains(gen.Categories(), c) {
 			return fmt.Errorf("unknown category %q (durable, wire or goapi)", s)
 		}
-		only = append(only, c)
+		opts.Only = append(opts.Only, c)
 		return nil
+	})
+	fs.Func("mode", "the compatibility to check durable and wire findings in: backward, forward or full (default full for durable, backward for wire)", func(s string) error {
+		m, err := breaking.ParseMode(s)
+		opts.Mode = m
+		return err
 	})
 	if code, stop := parse(fs, args, stdout); stop {
 		return code
-	}
-	if against == "" {
-		fmt.Fprintln(stderr, "jobgen breaking: --against is required")
-		fs.Usage()
-		return exitUsage
 	}
 	r := newReporter(sf.format, stdout, stderr)
 	if !sf.withConfig(fs, r) {
@@ -61,6 +74,15 @@ unions) reach it. A file or git:REF:path is one older spec, for one --spec.`, st
 	if !ok {
 		return r.code
 	}
+	if against == "" {
+		var note string
+		var err error
+		if against, note, err = lastRelease(names[0]); err != nil {
+			r.failf(exitUsage, "jobgen breaking: %v", err)
+			return r.code
+		}
+		fmt.Fprintln(stderr, note)
+	}
 	pairs, ok := sf.breakingPairs(r, against, names)
 	if !ok {
 		return r.code
@@ -69,7 +91,7 @@ unions) reach it. A file or git:REF:path is one older spec, for one --spec.`, st
 	for i, p := range pairs {
 		specs[i] = breaking.Pair{Old: p.old, New: p.new}
 	}
-	reports := breaking.CompareAll(specs, only...)
+	reports := breaking.CompareAllWith(specs, opts)
 	return printBreaking(pairs, reports, r, against, stdout, stderr)
 }
 
@@ -89,7 +111,11 @@ func printBreaking(pairs []breakingPair, reports []breaking.Report, r *reporter,
 			if strings.HasPrefix(against, "git:") {
 				f = openable(f, p.oldName)
 			}
-			r.finding(diagnostic{Pos: f.Pos, Type: string(f.Rule), Msg: f.Msg, Element: f.Path, Categories: f.Categories, text: f.String()}, stdout)
+			d := diagnostic{Pos: f.Pos, Type: string(f.Rule), Msg: f.Msg, Element: f.Path, Categories: f.Categories, text: f.String()}
+			for _, c := range f.Categories {
+				d.Modes = append(d.Modes, f.BreaksIn(c).String())
+			}
+			r.finding(d, stdout)
 		}
 		found += len(report.Findings)
 		allowed += len(report.Allowed)

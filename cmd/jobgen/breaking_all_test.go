@@ -56,7 +56,7 @@ func checkEverySpecCompared(t *testing.T, code int, stdout, stderr, oldGone stri
 	}
 	for _, want := range []string{
 		// app's fact holds a base.Owner: the change is durable, though no fact of base holds one.
-		"spec/base.yaml:4:3: ID_KIND_CHANGED: ids.Owner: kind changed from string to uuid; values written as free-form strings need not parse as UUIDs; keep kind: string and declare a new id [durable, goapi]",
+		"spec/base.yaml:4:3: ID_KIND_CHANGED: ids.Owner: kind changed from string to uuid; values written as free-form strings need not parse as UUIDs; keep kind: string and declare a new id [durable: backward, goapi: backward]",
 		oldGone + ":4:3: FACT_DELETED: facts.gone/happened:",
 		"spec/fresh.yaml is new against",
 	} {

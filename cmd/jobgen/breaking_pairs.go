@@ -29,6 +29,9 @@ type oldSpec struct {
 	name  string
 	data  []byte
 	files fs.FS
+	// modules finds the modules its imports name as its revision built
+	// them (refModules); nil: today's module graph.
+	modules gen.Modules
 }
 
 // breakingPairs reads the specs names and the older ones against names,
@@ -63,6 +66,8 @@ func (sf *specFlags) breakingPairs(r *reporter, against string, names []string) 
 			}
 		case src.files == nil:
 			res, err = gen.LoadWith(src.name, src.data, opts)
+		case src.modules != nil:
+			res, err = gen.LoadFSWith(src.files, src.name, src.data, gen.Options{Modules: src.modules, NoSources: true})
 		default:
 			res, err = gen.LoadFSWith(src.files, src.name, src.data, opts)
 		}
@@ -163,6 +168,7 @@ func (sf *specFlags) gitSpecs(rest string, names []string) (map[string]*oldSpec,
 	top = strings.TrimSpace(top)
 	olds := map[string]*oldSpec{}
 	paths := map[string]bool{}
+	var modules *refModules // one go.mod at ref for every spec: the first spec's module
 	for _, name := range names {
 		rel := given
 		if !hasPath || rel == "" {
@@ -171,11 +177,15 @@ func (sf *specFlags) gitSpecs(rest string, names []string) (map[string]*oldSpec,
 			}
 		}
 		paths[rel] = true
+		if modules == nil {
+			modules = newRefModules(top, ref, rel)
+		}
 		src, err := gitSpec(top, ref, rel)
 		if err != nil {
 			return nil, nil, err
 		}
 		if src != nil {
+			src.modules = modules
 			olds[name] = src
 		}
 	}
@@ -183,6 +193,9 @@ func (sf *specFlags) gitSpecs(rest string, names []string) (map[string]*oldSpec,
 		return olds, nil, nil
 	}
 	deleted, err := sf.gitDeleted(top, ref, paths)
+	for i := range deleted {
+		deleted[i].modules = modules
+	}
 	return olds, deleted, err
 }
 

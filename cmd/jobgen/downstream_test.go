@@ -75,10 +75,14 @@ func TestDownstreamModule(t *testing.T) {
 	checkDownstreamPython(t, dir, all)
 	checkDownstreamSchema(t, dir, approved)
 
-	// Elsewhere, without the module's jobgen.yaml, its facts are unknown.
+	// Elsewhere, without the module's jobgen.yaml, its facts are unknown:
+	// kept and reported, and a failure with --strict.
 	t.Chdir(t.TempDir())
-	if code, _, stderr := jobgen(t, "journal", "check", path); code != exitUnknownFacts || !strings.Contains(stderr, "deploy/approved v1 (1), deploy/requested v1 (1)") {
-		t.Errorf("jobgen journal check outside the module: exit %d, want %d: %s", code, exitUnknownFacts, stderr)
+	if code, _, stderr := jobgen(t, "journal", "check", path); code != exitOK || !strings.Contains(stderr, "deploy/approved v1 (1), deploy/requested v1 (1)") {
+		t.Errorf("jobgen journal check outside the module: exit %d, want 0 and what it kept: %s", code, stderr)
+	}
+	if code, _, stderr := jobgen(t, "journal", "check", "--strict", path); code != exitUnknownFacts {
+		t.Errorf("jobgen journal check --strict outside the module: exit %d, want %d: %s", code, exitUnknownFacts, stderr)
 	}
 }
 

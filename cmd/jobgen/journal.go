@@ -31,13 +31,16 @@ Commands:
 	           {"pos":"MAJOR.MINOR","stream":"S","seq":N,"fact":{…}};
 	           --follow, --stream, --type and --after select them
 	intervals  print each job's execution interval (--json for JSON lines);
-	           facts no spec declares are skipped and counted on stderr
-	check      verify every record and decode its fact; exit 0 when intact,
-	           1 with the offset of the first bad record or fact, 3 when
-	           there is no journal to read (no such file, a schema without a
-	           journal) or it cannot be read, 4 when every record is intact
-	           but some facts are of a type or version no spec declares
-	           (--allow-unknown accepts them)
+	           a job fact of a newer build shows its job with what this
+	           build reads of it; facts no spec declares are skipped and
+	           counted on stderr
+	check      verify every record and decode its fact; exit 0 when intact
+	           (facts this build does not know — a type, version, variant
+	           or enum value no spec declares — are kept and reported on
+	           stderr), 1 with the offset of the first bad record or fact,
+	           3 when there is no journal to read (no such file, a schema
+	           without a journal) or it cannot be read, 4 with --strict
+	           when every record is intact but some facts are unknown
 	repair     --truncate-at OFFSET: cut the file at OFFSET, the offset check
 	           named, once you decided the records from there on may go
 
@@ -73,7 +76,8 @@ type journalCommand struct {
 type journalRun struct {
 	path           string
 	asJSON         bool       // intervals --json
-	allowUnknown   bool       // check --allow-unknown
+	strict         bool       // check --strict
+	allowUnknown   bool       // check --allow-unknown: the default, accepted for scripts
 	truncateAt     int64      // repair --truncate-at, -1 when not given
 	ops            journalOps // migrate, status and archive's flags
 	usage          func()
@@ -114,15 +118,17 @@ var journalCommands = map[string]journalCommand{
 	},
 	"check": {
 		summary: "Check verifies every record's framing, sequence and checksum, and decodes\n" +
-			"its fact. Exit status: 0 when intact; 1 when a record is damaged or its fact\n" +
+			"its fact. A fact this build does not know (a type, version, union variant\n" +
+			"or enum value no known spec declares: written by a newer jobgen, or of a\n" +
+			"vocabulary not named) is kept and reported on stderr, as every reader keeps\n" +
+			"it. Exit status: 0 when intact; 1 when a record is damaged or its fact\n" +
 			"does not decode, with its offset; 3 when there is no journal to read (no such\n" +
 			"file, a schema without a journal) or it cannot be read; 4 when every record is\n" +
-			"intact but some facts are of a type or version no known spec declares (written\n" +
-			"by a newer jobgen, or of a vocabulary not named), unless --allow-unknown\n" +
-			"accepts them.",
+			"intact but some facts are unknown, with --strict.",
 		flags: func(fs *flag.FlagSet, j *journalRun) {
 			j.registerVocabulary(fs)
-			fs.BoolVar(&j.allowUnknown, "allow-unknown", false, "accept facts no known spec declares: exit 0 and report them on stderr")
+			fs.BoolVar(&j.strict, "strict", false, "fail (exit 4) when some facts are unknown to every known spec")
+			fs.BoolVar(&j.allowUnknown, "allow-unknown", false, "report unknown facts and exit 0: the default, kept for scripts that pass it")
 		},
 		run: func(j *journalRun) int { return j.open(journalCheck) },
 	},
@@ -266,13 +272,14 @@ func journalIntervals(j *journalRun, store journalStore) (int, error) {
 	var unknown codec.UnknownFacts
 	err := jobhistory.WriteIntervals(j.stdout, journal.Facts(store.records(), projectable(v, &unknown)), j.asJSON)
 	if unknown.Total() > 0 {
-		fmt.Fprintf(j.stderr, "jobgen journal intervals: %s: skipped %s\n", store.name(), &unknown)
+		fmt.Fprintf(j.stderr, "jobgen journal intervals: %s: read in part or skipped %s\n", store.name(), &unknown)
 	}
 	return exitOK, err
 }
 
-// journalCheck verifies the records, then decodes their facts: facts no
-// known spec declares fail it with exitUnknownFacts unless --allow-unknown.
+// journalCheck verifies the records, then decodes their facts tolerantly:
+// facts no known spec declares are reported, and fail it with
+// exitUnknownFacts only with --strict.
 func journalCheck(j *journalRun, store journalStore) (int, error) {
 	v, code := j.vocabulary()
 	if v == nil {
@@ -286,13 +293,13 @@ func journalCheck(j *journalRun, store journalStore) (int, error) {
 	if err := decodeFacts(store.records(), v, &unknown); err != nil {
 		return 0, err
 	}
-	if unknown.Total() > 0 && !j.allowUnknown {
-		fmt.Fprintf(j.stderr, "jobgen journal check: %s: every record is intact, but %s (--allow-unknown accepts them)\n", store.name(), &unknown)
+	if unknown.Total() > 0 && j.strict {
+		fmt.Fprintf(j.stderr, "jobgen journal check: %s: every record is intact, but %s (--strict)\n", store.name(), &unknown)
 		return exitUnknownFacts, nil
 	}
 	fmt.Fprintln(j.stdout, intact)
 	if unknown.Total() > 0 {
-		fmt.Fprintf(j.stderr, "jobgen journal check: %s: accepted %s\n", store.name(), &unknown)
+		fmt.Fprintf(j.stderr, "jobgen journal check: %s: kept %s (--strict fails on them)\n", store.name(), &unknown)
 	}
 	return exitOK, nil
 }
@@ -307,18 +314,21 @@ func journalRepair(j *journalRun, store journalStore) (int, error) {
 	return exitOK, nil
 }
 
-// exitUnknownFacts is journal check's exit status for a journal whose
-// records are intact but hold facts this build cannot read.
+// exitUnknownFacts is journal check --strict's exit status for a journal
+// whose records are intact but hold facts this build cannot read.
 const exitUnknownFacts = 4
 
-// decodeFacts decodes the fact of every record with v, counting in unknown
-// those of a type or version no spec of v declares. A damaged record, or a
-// fact that does not decode for another reason, ends it with an error naming
-// the record.
+// decodeFacts reads the fact of every record with v, tolerantly, counting
+// in unknown those no spec of v knows (a type, version, variant or enum
+// value). A damaged record, or a fact that does not decode for another
+// reason, ends it with an error naming the record.
 func decodeFacts(records iter.Seq2[journal.Record, error], v *factspec.Vocabulary, unknown *codec.UnknownFacts) error {
-	for _, err := range journal.Facts(records, codec.CountUnknown(v.DecodeFact, unknown)) {
-		if err != nil && !errors.Is(err, codec.ErrUnknownFact) {
+	for f, err := range journal.Facts(records, v.ReadFact) {
+		if err != nil {
 			return err
+		}
+		if f.Unknown != nil {
+			unknown.Keep(*f.Unknown)
 		}
 	}
 	return nil

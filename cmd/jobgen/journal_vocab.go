@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io/fs"
@@ -81,24 +80,32 @@ func ownSpecs() ([]*gen.Resolved, error) {
 // but not counted as one.
 var errOtherVocabulary = fmt.Errorf("a fact of another vocabulary: %w", codec.ErrUnknownFact)
 
-// projectable decodes a fact for the intervals projection: a job fact with
-// this build's job vocabulary, which the projection reads; any other with
-// v. Facts none of them reads are counted in unknown, and so is a job fact
-// at a version this build cannot project; a damaged fact of any vocabulary
-// is an error.
+// projectable reads a fact for the intervals projection, tolerantly: a job
+// fact with this build's job vocabulary, which the projection reads (one a
+// newer build wrote, a version or value this build does not know, as an
+// UnknownFact the projection shows in part, counted in unknown); any other
+// with v. Facts none of them knows are counted in unknown too; a damaged
+// fact of any vocabulary is an error.
 func projectable(v *factspec.Vocabulary, unknown *codec.UnknownFacts) func([]byte) (jobs.Fact, error) {
 	return func(data []byte) (jobs.Fact, error) {
-		f, err := jobs.DecodeFact(data)
+		f, err := jobs.ReadFact(data)
+		u, isUnknown := f.(jobs.UnknownFact)
 		switch {
-		case !errors.Is(err, codec.ErrUnknownFact):
-			return f, err
-		case errors.Is(err, codec.ErrUnknownVersion):
-			unknown.Add(data, err)
+		case err != nil:
 			return nil, err
+		case !isUnknown:
+			return f, nil
+		case u.Why != codec.UnknownType:
+			unknown.Keep(u.Unknown)
+			return f, nil
 		}
-		if _, err := v.DecodeFact(data); err != nil {
-			unknown.Add(data, err)
+		other, err := v.ReadFact(data)
+		switch {
+		case err != nil:
 			return nil, err
+		case other.Unknown != nil:
+			unknown.Keep(*other.Unknown)
+			return f, nil
 		}
 		return nil, errOtherVocabulary
 	}

@@ -86,8 +86,11 @@ func TestJournalCheckReadsTheFactsOfTheModulesSpecs(t *testing.T) {
 	// subagent facts are known anyway.
 	t.Chdir(t.TempDir())
 	code, _, stderr := jobgen(t, "journal", "check", path)
-	if code != exitUnknownFacts || !strings.Contains(stderr, "2 facts this build cannot read: deploy/approved v1 (2)") {
-		t.Fatalf("check without the spec: exit %d, want %d: %s", code, exitUnknownFacts, stderr)
+	if code != exitOK || !strings.Contains(stderr, "kept 2 facts this build cannot read: deploy/approved v1 (2)") {
+		t.Fatalf("check without the spec: exit %d, want 0 and the facts it kept: %s", code, stderr)
+	}
+	if code, _, stderr := jobgen(t, "journal", "check", "--strict", path); code != exitUnknownFacts {
+		t.Fatalf("check --strict without the spec: exit %d, want %d: %s", code, exitUnknownFacts, stderr)
 	}
 	if code, _, stderr := jobgen(t, "journal", "check", "--spec", filepath.Join(dir, "spec", "deploy.yaml"), path); code != exitOK {
 		t.Fatalf("check --spec: exit %d, want 0: %s", code, stderr)
@@ -97,9 +100,22 @@ func TestJournalCheckReadsTheFactsOfTheModulesSpecs(t *testing.T) {
 	}
 }
 
+// TestJournalCheckKeepsAValueOfAnEnumNoSpecDeclares: a value outside its
+// enum is one a newer build may have added, which check keeps and reports,
+// as every tolerant reader does (decision 0174); --strict fails on it.
+func TestJournalCheckKeepsAValueOfAnEnumNoSpecDeclares(t *testing.T) {
+	path := ownJournal(t, `{"type":"deploy/approved","v":1,"data":{"service":"api","verdict":"maybe"}}`)
+	deployModule(t)
+	if code, _, stderr := jobgen(t, "journal", "check", path); code != exitOK || !strings.Contains(stderr, "kept 1 fact this build cannot read: deploy/approved v1 (1)") {
+		t.Fatalf("check: exit %d, want 0 and the fact it kept: %s", code, stderr)
+	}
+	if code, _, stderr := jobgen(t, "journal", "check", "--strict", path); code != exitUnknownFacts {
+		t.Fatalf("check --strict: exit %d, want %d: %s", code, exitUnknownFacts, stderr)
+	}
+}
+
 func TestJournalCheckRefusesADamagedFactOfTheModulesSpecs(t *testing.T) {
 	for _, c := range []struct{ why, payload, want string }{
-		{"a value outside its enum", `{"type":"deploy/approved","v":1,"data":{"service":"api","verdict":"maybe"}}`, "invalid enum value"},
 		{"a required field missing", `{"type":"deploy/approved","v":1,"data":{"verdict":"approved"}}`, `field "service": missing required field`},
 		{"a value of the wrong type", `{"type":"deploy/approved","v":1,"data":{"service":"api","verdict":"approved","approvals":"2"}}`, "cannot unmarshal"},
 		{"a key in another case", `{"type":"deploy/approved","v":1,"data":{"Service":"api","service":"api","verdict":"approved"}}`, "ambiguous object key"},

@@ -33,8 +33,8 @@ const exitText = `Exit status:
 	   that matches no file, a bad jobgen.yaml
 	3  failure: a file that cannot be read or written (a missing --against
 	   file too), git failing, an internal error
-	4  journal check only: every record is intact, but some facts are of a
-	   type or version this build cannot read (--allow-unknown accepts them)
+	4  journal check --strict only: every record is intact, but some facts
+	   are of a type, version, variant or value this build cannot read
 `
 
 // An errorFormat is how findings are printed (--error-format).
@@ -68,7 +68,8 @@ type diagnostic struct {
 	Msg        string // without the position
 	Element    string // a breaking finding's path in the spec, as allow_breaking names it
 	Categories []gen.Category
-	text       string // the line the text format prints
+	Modes      []string // a breaking finding's mode per category: backward, forward, full
+	text       string   // the line the text format prints
 }
 
 // A reporter prints problems in the chosen format and remembers the worst
@@ -119,8 +120,9 @@ func (r *reporter) finding(d diagnostic, textOut io.Writer) {
 			Message     string         `json:"message"`
 			Element     string         `json:"element,omitempty"`
 			Categories  []gen.Category `json:"categories,omitempty"`
+			Modes       []string       `json:"modes,omitempty"`
 		}
-		line, _ := json.Marshal(jsonDiag{d.Pos.File, d.Pos.Line, d.Pos.Col, d.Type, d.Msg, d.Element, d.Categories})
+		line, _ := json.Marshal(jsonDiag{d.Pos.File, d.Pos.Line, d.Pos.Col, d.Type, d.Msg, d.Element, d.Categories, d.Modes})
 		fmt.Fprintf(r.stdout, "%s\n", line)
 	case formatGitHubActions:
 		props := "file=" + escapeProperty(d.Pos.File)
@@ -139,8 +141,12 @@ func (r *reporter) finding(d diagnostic, textOut io.Writer) {
 		}
 		if len(d.Categories) > 0 {
 			var names []string
-			for _, c := range d.Categories {
-				names = append(names, string(c))
+			for i, c := range d.Categories {
+				if i < len(d.Modes) {
+					names = append(names, string(c)+": "+d.Modes[i])
+				} else {
+					names = append(names, string(c))
+				}
 			}
 			msg += " [" + strings.Join(names, ", ") + "]"
 		}

@@ -258,8 +258,8 @@ func TestBreakingReportsFindingsAndExits1(t *testing.T) {
 	if code != exitFindings {
 		t.Fatalf("exit %d, want %d\n%s%s", code, exitFindings, stdout, stderr)
 	}
-	want := old + ":12:11: FIELD_DELETED_NOT_RESERVED: facts.task/opened.versions.v1.fields.note: field note was deleted; list note under the fact's reserved: so it never comes back with another meaning [durable, goapi]\n" +
-		spec + ":15:16: FACE_METHOD_CHANGED: faces.Worker.methods.Report: method Report changed from func(string) error to func(string, int) error; keep the old method and add one with the new signature under another name [goapi]\n"
+	want := old + ":12:11: FIELD_DELETED_NOT_RESERVED: facts.task/opened.versions.v1.fields.note: field note was deleted; list note under the fact's reserved: so it never comes back with another meaning [durable: full, goapi: backward]\n" +
+		spec + ":15:16: FACE_METHOD_CHANGED: faces.Worker.methods.Report: method Report changed from func(string) error to func(string, int) error; keep the old method and add one with the new signature under another name [goapi: backward]\n"
 	if stdout != want {
 		t.Errorf("stdout =\n%s\nwant\n%s", stdout, want)
 	}
@@ -613,12 +613,12 @@ func TestErrorFormats(t *testing.T) {
 	old, _ := workspace(t, factSpec)
 	spec, _ := workspace(t, strings.Replace(factSpec, "          note: {type: string, optional: true}\n", "", 1))
 	code, stdout, _ := jobgen(t, "breaking", "--spec", spec, "--against", old, "--error-format", "github-actions")
-	want := "::error file=" + old + ",line=12,col=11::FIELD_DELETED_NOT_RESERVED: facts.task/opened.versions.v1.fields.note: field note was deleted; list note under the fact's reserved: so it never comes back with another meaning [durable, goapi]\n"
+	want := "::error file=" + old + ",line=12,col=11::FIELD_DELETED_NOT_RESERVED: facts.task/opened.versions.v1.fields.note: field note was deleted; list note under the fact's reserved: so it never comes back with another meaning [durable: full, goapi: backward]\n"
 	if code != exitFindings || stdout != want {
 		t.Errorf("breaking github-actions: exit %d\n%s\nwant\n%s", code, stdout, want)
 	}
 	code, stdout, _ = jobgen(t, "breaking", "--spec", spec, "--against", old, "--error-format", "json")
-	want = `{"path":"` + old + `","start_line":12,"start_column":11,"type":"FIELD_DELETED_NOT_RESERVED","message":"field note was deleted; list note under the fact's reserved: so it never comes back with another meaning","element":"facts.task/opened.versions.v1.fields.note","categories":["durable","goapi"]}` + "\n"
+	want = `{"path":"` + old + `","start_line":12,"start_column":11,"type":"FIELD_DELETED_NOT_RESERVED","message":"field note was deleted; list note under the fact's reserved: so it never comes back with another meaning","element":"facts.task/opened.versions.v1.fields.note","categories":["durable","goapi"],"modes":["full","backward"]}` + "\n"
 	if code != exitFindings || stdout != want {
 		t.Errorf("breaking json: exit %d\n%s\nwant\n%s", code, stdout, want)
 	}
@@ -713,9 +713,9 @@ records:
 	after = strings.Replace(after, "size: int32", "size: int64", 1)
 	spec, _ := workspace(t, after)
 	code, stdout, stderr := jobgen(t, "breaking", "--spec", spec, "--against", old, "--category", "goapi")
-	want := old + ":6:23: ENUM_VALUE_DELETED: enums.Level.values.high: value high was deleted or renamed; Go code naming LevelHigh no longer compiles; keep the value (say in its doc that it is no longer used) [goapi]\n" +
-		old + ":11:7: FIELD_DELETED: records.Artifact.fields.digest: field digest was deleted; Go code naming Digest no longer compiles; keep it (optional: true, and stop setting it) [goapi]\n" +
-		spec + ":11:13: FIELD_TYPE_CHANGED: records.Artifact.fields.size: type changed from int32 to int64; old JSON still decodes, but Go code using the field as int32 no longer compiles; keep int32, or accept the break in allow_breaking [goapi]\n"
+	want := old + ":6:23: ENUM_VALUE_DELETED: enums.Level.values.high: value high was deleted or renamed; Go code naming LevelHigh no longer compiles; keep the value (say in its doc that it is no longer used) [goapi: backward]\n" +
+		old + ":11:7: FIELD_DELETED: records.Artifact.fields.digest: field digest was deleted; Go code naming Digest no longer compiles; keep it (optional: true, and stop setting it) [goapi: backward]\n" +
+		spec + ":11:13: FIELD_TYPE_CHANGED: records.Artifact.fields.size: type changed from int32 to int64; old JSON still decodes, but Go code using the field as int32 no longer compiles; keep int32, or accept the break in allow_breaking [goapi: backward]\n"
 	if code != exitFindings || stdout != want {
 		t.Errorf("exit %d\nstdout:\n%s\nwant:\n%s\nstderr: %s", code, stdout, want, stderr)
 	}

@@ -145,6 +145,7 @@ func demoMain(ctx context.Context, args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
+	peers := map[jobs.HostID]string{}
 	for _, name := range []string{"host-a", "host-b", "host-c"} {
 		cmd := exec.Command(self, "host", "-dsn", c.dsn, "-schema", c.schema, "-beat", c.beat.String(), "-name", name)
 		cmd.Stderr = os.Stderr
@@ -153,10 +154,11 @@ func demoMain(ctx context.Context, args []string, out io.Writer) error {
 			return fmt.Errorf("%s: %w", name, err)
 		}
 		defer func() { cmd.Process.Signal(os.Interrupt); cmd.Wait() }()
+		peers[jobs.HostID(name)] = strings.TrimPrefix(line, "host "+name+" serving ")
 		fmt.Fprintf(out, "%s (pid %d)\n", line, cmd.Process.Pid)
 	}
 	fmt.Fprintf(out, "history in schema %s\nopen http://%s/ ; `kill -9 PID` a host to see its jobs turn lost; Ctrl-C ends the demo\n", c.schema, ln.Addr())
-	return serveView(ctx, ln, c, key, out)
+	return serveView(ctx, ln, c, key, peers, out)
 }
 
 // startHost starts a host process and returns its first line, which says

@@ -4,12 +4,14 @@
 // (jobhistory.Heartbeat) and serve their jobs over jobhttp, trusting the
 // fleet's key alone (jobhttp.TrustFleet); one fleet view (jobhttp.Fleet)
 // serves the page over the shared history, with every host's jobs of the
-// caller's session, and forwards follow, kill and raw to the owning host.
+// caller's session, and forwards follow, kill, input and raw to the owning
+// host at the address the view was given for it (-peer; the demo passes
+// the addresses its hosts print), never at one the history names.
 //
 //	make demo-fleet                          # starts a throwaway server, runs this
 //	go run ./examples/fleet demo -dsn DSN    # against a server of your own
 //	go run ./examples/fleet host -dsn DSN -name host-a   # one host (JOBGEN_FLEET_SECRET)
-//	go run ./examples/fleet view -dsn DSN -addr 127.0.0.1:8090
+//	go run ./examples/fleet view -dsn DSN -addr 127.0.0.1:8090 -peer host-a=http://127.0.0.1:8091
 //
 // Every request to the view is the demo session's unless it names another in
 // the Jobgen-Demo-Session header: a real runtime authenticates the caller in
@@ -29,6 +31,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -116,6 +119,8 @@ func viewMain(ctx context.Context, args []string, out io.Writer) error {
 	var c common
 	c.register(fs)
 	addr := fs.String("addr", "127.0.0.1:8090", "address to serve the fleet page on")
+	peers := peerFlag{}
+	fs.Var(peers, "peer", "a host the view forwards to, NAME=URL (the base URL its wire serves on); repeat for each host")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -130,17 +135,34 @@ func viewMain(ctx context.Context, args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	return serveView(ctx, ln, c, key, out)
+	return serveView(ctx, ln, c, key, peers, out)
 }
 
-// serveView serves a Fleet over the history c names on ln until ctx ends.
-func serveView(ctx context.Context, ln net.Listener, c common, key jobhttp.FleetKey, out io.Writer) error {
+// A peerFlag collects -peer NAME=URL: where the view forwards a host's
+// jobs' requests. The addresses the hosts' registrations name are not used:
+// the operator says where each host is.
+type peerFlag map[jobs.HostID]string
+
+func (p peerFlag) String() string { return fmt.Sprint(map[jobs.HostID]string(p)) }
+
+func (p peerFlag) Set(v string) error {
+	name, addr, ok := strings.Cut(v, "=")
+	if !ok || name == "" || addr == "" {
+		return fmt.Errorf("%q: want NAME=URL", v)
+	}
+	p[jobs.HostID(name)] = addr
+	return nil
+}
+
+// serveView serves a Fleet over the history c names on ln until ctx ends,
+// forwarding to peers.
+func serveView(ctx context.Context, ln net.Listener, c common, key jobhttp.FleetKey, peers map[jobs.HostID]string, out io.Writer) error {
 	store, err := pgstore.Open(ctx, c.dsn, pgstore.WithSchema(c.schema), pgstore.WithPollInterval(100*time.Millisecond))
 	if err != nil {
 		return err
 	}
 	defer store.Close(context.Background())
-	f, err := jobhttp.NewFleet(jobhttp.FleetOptions{History: store, Session: demoSession, Key: key, Lease: 3 * c.beat})
+	f, err := jobhttp.NewFleet(jobhttp.FleetOptions{History: store, Session: demoSession, Key: key, Lease: 3 * c.beat, Peers: peers})
 	if err != nil {
 		return err
 	}

@@ -112,7 +112,7 @@ func runAt(ctx context.Context, ln net.Listener, dir string, hosts []string, out
 	// the journal closes.
 	shutdown := launcher.New(launcher.WithBound(jobs.DefaultTeardownBound), launcher.WithLogger(logger))
 	shutdown.AddDisposer("streams", h.Close)
-	shutdown.AddDisposer("server", srv.Shutdown)
+	shutdown.AddDisposer("server", launcher.StopServer(srv, 0))
 	shutdown.AddDisposer("registry", reg.Close)
 	shutdown.AddDisposer("subagents", agents.Close)
 	shutdown.AddProvider("journal", store.Close)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -22,7 +24,7 @@ func demo(ctx context.Context, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	return serveHTTP(ctx, ln, out, func(ctx context.Context, url string, tokens map[jobs.SessionID]string) error {
+	return serveHTTP(ctx, ln, out, "", func(ctx context.Context, url string, tokens map[jobs.SessionID]string) error {
 		return drive(ctx, out, url, tokens)
 	})
 }
@@ -76,7 +78,8 @@ func (c *client) call(ctx context.Context, tool string, args map[string]any) (st
 
 // drive is the demo's client side: alice starts two shell jobs, lists
 // them, waits for one and reads it; bob sees none of them and cannot kill
-// them; alice kills the other.
+// them; alice kills the other; then she runs a command as a task, and
+// works with a subagent.
 func drive(ctx context.Context, out io.Writer, url string, tokens map[jobs.SessionID]string) error {
 	alice, err := connect(ctx, out, url, "alice", tokens["alice"])
 	if err != nil {
@@ -125,8 +128,166 @@ func drive(ctx context.Context, out io.Writer, url string, tokens map[jobs.Sessi
 			return err
 		}
 	}
-	fmt.Fprintln(out, "\n== done: the MCP sessions end, the server stops, the registry settles what is left")
+	if err := driveTask(ctx, out, url, tokens["alice"]); err != nil {
+		return err
+	}
+	if err := driveSubagent(ctx, alice); err != nil {
+		return err
+	}
+	fmt.Fprintln(out, "\n== done: the calls end, the server stops, the subagents and the registry settle what is left, the journal closes")
 	return nil
+}
+
+// driveTask runs a shell command as an MCP task, in the 2026-07-28 form
+// (the tasks extension), with raw JSON-RPC requests, since the Go SDK has
+// no client side of tasks: create it, poll it while its progress line
+// moves, and read its result.
+func driveTask(ctx context.Context, out io.Writer, url, token string) error {
+	fmt.Fprintf(out, "\n== a task (MCP 2026-07-28, extension io.modelcontextprotocol/tasks): alice runs a command as a task and polls it\n")
+	w := &rawClient{out: out, url: url, token: token, version: "2026-07-28"}
+	created, err := w.call(ctx, "tools/call", map[string]any{"name": "shell", "arguments": map[string]any{
+		"command": `for i in 1 2 3; do echo "progress: step $i of 3"; sleep 0.3; done; echo done`, "label": "a task",
+	}})
+	if err != nil {
+		return err
+	}
+	var task struct{ TaskID, Status, StatusMessage string }
+	if err := json.Unmarshal(created, &task); err != nil || task.TaskID == "" {
+		return fmt.Errorf("shell as a task answered %s", created)
+	}
+	seen := ""
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); {
+		got, err := w.quiet(ctx, "tasks/get", map[string]any{"taskId": task.TaskID})
+		if err != nil {
+			return err
+		}
+		var t struct{ Status, StatusMessage string }
+		_ = json.Unmarshal(got, &t)
+		if t.Status != "working" {
+			_, err := w.call(ctx, "tasks/get", map[string]any{"taskId": task.TaskID})
+			return err
+		}
+		if t.StatusMessage != seen {
+			seen = t.StatusMessage
+			fmt.Fprintf(out, "    … tasks/get: %s, %q\n", t.Status, t.StatusMessage)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return fmt.Errorf("task %s did not finish", task.TaskID)
+}
+
+// driveSubagent has alice start a continuable subagent, read its report,
+// send it a follow-up and read the report to that: each arrives as a
+// notice to alice, the child's parent.
+func driveSubagent(ctx context.Context, alice *client) error {
+	fmt.Fprintf(alice.out, "\n== subagents: alice starts a researcher, reads its report, sends it more work\n")
+	var started struct{ ChildID string }
+	if err := into(&started)(alice.call(ctx, "subagent_start", map[string]any{"label": "check the build", "prompt": "look at the build log"})); err != nil {
+		return err
+	}
+	if err := alice.waitNotices(ctx, started.ChildID, 2); err != nil { // the report, then the end of its turn
+		return err
+	}
+	if _, err := alice.call(ctx, "send_message", map[string]any{"to": started.ChildID, "message": "and the test log?"}); err != nil {
+		return err
+	}
+	return alice.waitNotices(ctx, started.ChildID, 2)
+}
+
+// waitNotices calls notices until n notices about child have come.
+func (c *client) waitNotices(ctx context.Context, child string, n int) error {
+	got := 0
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); {
+		res, err := c.cs.CallTool(ctx, &sdk.CallToolParams{Name: "notices", Arguments: map[string]any{}})
+		if err != nil {
+			return err
+		}
+		var read struct{ Notices []string }
+		_ = json.Unmarshal([]byte(res.Content[0].(*sdk.TextContent).Text), &read)
+		for _, text := range read.Notices {
+			if strings.Contains(text, child) {
+				got++
+			}
+			fmt.Fprintf(c.out, "%s → notices {}\n    ← %s\n", c.name, text)
+		}
+		if got >= n {
+			return nil
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return fmt.Errorf("%s: %d of %d notices from %s came", c.name, got, n, child)
+}
+
+// A rawClient sends JSON-RPC requests as a client of one protocol version
+// writes them, printing each exchange.
+type rawClient struct {
+	out                 io.Writer
+	url, token, version string
+}
+
+func (w *rawClient) call(ctx context.Context, method string, params map[string]any) (json.RawMessage, error) {
+	return w.send(ctx, method, params, true)
+}
+
+// quiet is call without the printing.
+func (w *rawClient) quiet(ctx context.Context, method string, params map[string]any) (json.RawMessage, error) {
+	return w.send(ctx, method, params, false)
+}
+
+func (w *rawClient) send(ctx context.Context, method string, params map[string]any, show bool) (json.RawMessage, error) {
+	params["_meta"] = map[string]any{
+		"io.modelcontextprotocol/protocolVersion":    w.version,
+		"io.modelcontextprotocol/clientInfo":         map[string]any{"name": "mcpjobs-demo", "version": "v0"},
+		"io.modelcontextprotocol/clientCapabilities": map[string]any{"extensions": map[string]any{"io.modelcontextprotocol/tasks": map[string]any{}}},
+	}
+	body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
+	if err != nil {
+		return nil, err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, w.url, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Authorization", "Bearer "+w.token)
+	req.Header.Set("Mcp-Protocol-Version", w.version)
+	req.Header.Set("Mcp-Method", method)
+	if name, ok := params["name"].(string); ok {
+		req.Header.Set("Mcp-Name", name)
+	} else if id, ok := params["taskId"].(string); ok {
+		req.Header.Set("Mcp-Name", id)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, err
+	}
+	for line := range strings.Lines(string(data)) {
+		if d, ok := strings.CutPrefix(strings.TrimSpace(line), "data: "); ok {
+			data = []byte(d)
+		}
+	}
+	var msg struct {
+		Result json.RawMessage
+		Error  *struct{ Message string }
+	}
+	if err := json.Unmarshal(data, &msg); err != nil {
+		return nil, fmt.Errorf("%s: %d %s", method, resp.StatusCode, data)
+	}
+	if show {
+		delete(params, "_meta")
+		p, _ := json.Marshal(params)
+		fmt.Fprintf(w.out, "alice → %s %s\n    ← %s\n", method, p, data)
+	}
+	if msg.Error != nil {
+		return nil, fmt.Errorf("%s: %s", method, msg.Error.Message)
+	}
+	return msg.Result, nil
 }
 
 // into decodes a call's result into v.

@@ -19,7 +19,10 @@ import (
 )
 
 // The demo runs to its end: alice's jobs run, are listed, waited for, read
-// and killed; bob sees none of them and cannot kill them.
+// and killed; bob sees none of them and cannot kill them; a command runs
+// as a task whose progress line moves before its result comes; a
+// subagent reports, is sent more work and reports again, each report
+// reaching alice, its parent.
 func TestDemoStartsListsReadsWaitsForAndKillsJobs(t *testing.T) {
 	var out bytes.Buffer
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -29,7 +32,7 @@ func TestDemoStartsListsReadsWaitsForAndKillsJobs(t *testing.T) {
 	}
 	got := out.String()
 	for _, want := range []string{
-		"the tools: job_kill, job_list, job_output, job_wait, shell",
+		"the tools: shell, notices, job_list, job_output, job_wait, job_kill, subagent_start, send_message, report",
 		`"name":"sh-1"`,
 		`"status":"completed","detail":"exit status 0"`,
 		`"output":"step 1\nstep 2\nstep 3\n"`,
@@ -38,6 +41,12 @@ func TestDemoStartsListsReadsWaitsForAndKillsJobs(t *testing.T) {
 		`"outcome":"requested"`,
 		`"status":"killed"`,
 		`"output":"listening on :9090\n"`,
+		`"resultType":"task"`,
+		`… tasks/get: working, "step `,
+		`"status":"completed","statusMessage":"exit status 0"`,
+		`progress: step 1 of 3\nprogress: step 2 of 3\nprogress: step 3 of 3\ndone\n`,
+		`reported:` + "\n" + `I looked into "look at the build log": nothing is wrong there.`,
+		`reported:` + "\n" + `I looked into "and the test log?": nothing is wrong there.`,
 		"== done",
 	} {
 		if !strings.Contains(got, want) {
@@ -52,13 +61,16 @@ func TestStdioServesOneSessionUntilTheClientHangsUp(t *testing.T) {
 	toServer, fromClient := io.Pipe()
 	toClient, fromServer := io.Pipe()
 	served := make(chan error, 1)
-	go func() { served <- serveStdio(context.Background(), toServer, fromServer) }()
+	go func() { served <- serveStdio(context.Background(), toServer, fromServer, "") }()
 
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "v0"}, nil).Connect(ctx, &sdk.IOTransport{Reader: toClient, Writer: fromClient}, nil)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if v := cs.InitializeResult().ProtocolVersion; v != "2026-07-28" {
+		t.Errorf("over stdio the client negotiated %s, want 2026-07-28", v)
 	}
 	call := func(name string, args map[string]any) string {
 		t.Helper()
@@ -93,7 +105,7 @@ func TestStdioServesOneSessionUntilTheClientHangsUp(t *testing.T) {
 // The shell tool's schemas, inferred from its Go types, accept its own
 // arguments and results.
 func TestShellToolSchemasValidateItsExamples(t *testing.T) {
-	rt, err := newRuntime()
+	rt, err := newRuntime("")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +154,7 @@ func TestHTTPRefusesAnUnknownToken(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	err = serveHTTP(context.Background(), ln, &out, func(ctx context.Context, url string, tokens map[jobs.SessionID]string) error {
+	err = serveHTTP(context.Background(), ln, &out, "", func(ctx context.Context, url string, tokens map[jobs.SessionID]string) error {
 		transport := &sdk.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: bearer("not-a-token")}, MaxRetries: -1, DisableStandaloneSSE: true}
 		if cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "v0"}, nil).Connect(ctx, transport, nil); err == nil {
 			cs.Close()
@@ -156,5 +168,43 @@ func TestHTTPRefusesAnUnknownToken(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// Shutdown fits the teardown bound even when a client left a connection
+// open on which it never sent a request: net/http's Shutdown counts such a
+// connection busy for five seconds, and an HTTP client leaves one behind
+// whenever it dials for a request that an idle connection then serves.
+func TestShutdownDoesNotWaitForAConnectionThatNeverSentARequest(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	start := time.Now()
+	err = serveHTTP(context.Background(), ln, &out, "", func(ctx context.Context, url string, tokens map[jobs.SessionID]string) error {
+		c, err := connect(ctx, &out, url, "alice", tokens["alice"])
+		if err != nil {
+			return err
+		}
+		if _, err := c.call(ctx, "job_list", map[string]any{}); err != nil {
+			return err
+		}
+		if err := c.cs.Close(); err != nil {
+			return err
+		}
+		silent, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			return err
+		}
+		t.Cleanup(func() { silent.Close() })
+		start = time.Now()
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("serveHTTP = %v, want a clean shutdown", err)
+	}
+	if took := time.Since(start); took > jobs.DefaultTeardownBound/2 {
+		t.Errorf("the shutdown took %v with a silent connection open, want well within the bound of %v", took, jobs.DefaultTeardownBound)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/jobgen/jobgen/agenttools"
+	"github.com/jobgen/jobgen/generated/jobs"
 	"github.com/jobgen/jobgen/generated/tools"
 	"github.com/jobgen/jobgen/procjob"
 	"github.com/jobgen/jobgen/registry"
@@ -42,12 +43,19 @@ func shellTool(reg *registry.Registry) (agenttools.StartTool, error) {
 	if err != nil {
 		return agenttools.StartTool{}, err
 	}
+	// As a task the result is the job's end: job_wait's members join it.
+	if out, err = openSchema(out); err != nil {
+		return agenttools.StartTool{}, err
+	}
 	return agenttools.StartTool{
 		Tool: agenttools.Tool{
 			Name:         "shell",
-			Description:  "shell runs a shell command in the background as a job of yours and returns at once with the job's id. Read its output with job_output, wait for it with job_wait, stop it with job_kill.",
+			Title:        "Run a shell command",
+			Description:  "shell runs a shell command in the background as a job of yours and returns at once with the job's id. Read its output with job_output, wait for it with job_wait, stop it with job_kill. A line the command prints that starts with \"progress: \" becomes the job's progress line.",
 			InputSchema:  in,
 			OutputSchema: out,
+			Annotations:  &agenttools.Annotations{Destructive: true, OpenWorld: true},
+			Tasks:        true,
 		},
 		Call: func(ctx context.Context, caller agenttools.Caller, args json.RawMessage) (json.RawMessage, error) {
 			var in shellInput
@@ -56,12 +64,17 @@ func shellTool(reg *registry.Registry) (agenttools.StartTool, error) {
 			if err := dec.Decode(&in); err != nil || strings.TrimSpace(in.Command) == "" {
 				return nil, &agenttools.Error{Code: tools.ErrorCodeInvalidArguments, Message: `shell needs {"command": "..."}, and optionally a "label".`}
 			}
-			snap, err := reg.Start(ctx, procjob.Start(procjob.Options{
+			start := procjob.Start(procjob.Options{
 				Command: []string{"sh", "-c", in.Command},
 				Kind:    "sh",
 				Label:   in.Label,
 				Owner:   caller.Session,
-			}))
+			})
+			run := start.Run
+			start.Run = func(ctx context.Context, job jobs.RecordingJob) (jobs.Hooks, error) {
+				return run(ctx, progressLines{job})
+			}
+			snap, err := reg.Start(ctx, start)
 			if err != nil {
 				return nil, err // the Toolset tells the registry's errors (too many jobs …) as its own
 			}
@@ -81,4 +94,30 @@ func schemaJSON[T any]() (json.RawMessage, error) {
 		return nil, errors.Join(fmt.Errorf("mcpjobs: schema of %T", *new(T)), err)
 	}
 	return data, nil
+}
+
+// openSchema lets an object schema's instances have members it does not
+// name.
+func openSchema(schema json.RawMessage) (json.RawMessage, error) {
+	var m map[string]any
+	if err := json.Unmarshal(schema, &m); err != nil {
+		return nil, err
+	}
+	delete(m, "additionalProperties")
+	return json.Marshal(m)
+}
+
+// progressLines is a shell job's face whose output lines that start with
+// "progress: " (whole within one write) set the job's progress line,
+// which job_list, job_wait's progress notifications and a task's status
+// message show.
+type progressLines struct{ jobs.RecordingJob }
+
+func (p progressLines) Append(text string, opts jobs.AppendOptions) {
+	p.RecordingJob.Append(text, opts)
+	for line := range strings.Lines(text) {
+		if rest, ok := strings.CutPrefix(line, "progress: "); ok {
+			p.UpdateDetail(strings.TrimSpace(rest))
+		}
+	}
 }

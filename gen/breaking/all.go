@@ -20,6 +20,11 @@ type Pair struct {
 // importing jobs holds one, even if no fact of jobs itself does. The reports
 // are in the order of pairs; a pair without Old has an empty one.
 func CompareAll(pairs []Pair, only ...gen.Category) []Report {
+	return CompareAllWith(pairs, Options{Only: only})
+}
+
+// CompareAllWith is CompareAll with the categories and the mode opts names.
+func CompareAllWith(pairs []Pair, opts Options) []Report {
 	reports := make([]Report, len(pairs))
 	for i, p := range pairs {
 		if p.Old == nil {
@@ -35,7 +40,7 @@ func CompareAll(pairs []Pair, only ...gen.Category) []Report {
 				c.reachFrom(q.Old)
 			}
 		}
-		reports[i] = compare(c, only)
+		reports[i] = compare(c, opts)
 	}
 	return reports
 }
@@ -56,6 +61,11 @@ func (c *comparer) reachFrom(other *gen.Spec) {
 	for _, u := range other.Unions {
 		for _, v := range u.Variants {
 			importedReach(other, append(slices.Clone(u.Common), v.Fields...), path, wire, map[string]bool{})
+		}
+	}
+	if other.HTTP != nil {
+		for _, r := range other.HTTP.Routes {
+			importedReach(other, routeTypes(r), path, wire, map[string]bool{})
 		}
 	}
 	for name := range durable {

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/jobgen/jobgen/gen"
 )
@@ -17,17 +16,17 @@ type Finding struct {
 	Near       gen.Pos // for something deleted, the declaration in the new spec that held it (zero if none)
 	Msg        string
 	Categories []gen.Category // empty only for ALLOWANCE_UNUSED, which is always reported
+	// Breaks is the mode the finding breaks its durable and wire categories
+	// in; its goapi category, if any, is always broken backward.
+	Breaks Mode
 }
 
-// String formats the finding the way jobgen breaking prints it.
+// String formats the finding the way jobgen breaking prints it: the
+// bracket names each category with the mode it breaks.
 func (f Finding) String() string {
 	s := fmt.Sprintf("%s: %s: %s: %s", f.Pos, f.Rule, f.Path, f.Msg)
 	if len(f.Categories) > 0 {
-		var names []string
-		for _, c := range f.Categories {
-			names = append(names, string(c))
-		}
-		s += " [" + strings.Join(names, ", ") + "]"
+		s += " " + f.categoriesText()
 	}
 	return s
 }
@@ -39,15 +38,21 @@ type Report struct {
 }
 
 // Compare compares old with new and reports the changes that break the
-// given categories (all of them when none is given). Findings new accepts in
-// allow_breaking are set apart; an allowance matching no finding of any
-// category is itself a finding.
+// given categories (all of them when none is given), each checked in its
+// default mode (see Options). Findings new accepts in allow_breaking are set
+// apart; an allowance matching no finding of any category or mode is itself
+// a finding.
 func Compare(old, new *gen.Spec, only ...gen.Category) Report {
-	return compare(newComparer(old, new), only)
+	return CompareWith(old, new, Options{Only: only})
+}
+
+// CompareWith is Compare with the categories and the mode opts names.
+func CompareWith(old, new *gen.Spec, opts Options) Report {
+	return compare(newComparer(old, new), opts)
 }
 
 // compare runs every rule of c and sorts out what its findings are.
-func compare(c *comparer, only []gen.Category) Report {
+func compare(c *comparer, opts Options) Report {
 	new := c.new
 	c.facts()
 	c.types()
@@ -55,6 +60,7 @@ func compare(c *comparer, only []gen.Category) Report {
 	c.enums()
 	c.unions()
 	c.faces()
+	c.routes()
 	all := c.found
 	slices.SortStableFunc(all, compareFindings)
 	all = slices.CompactFunc(all, func(a, b Finding) bool { return a.Rule == b.Rule && a.Path == b.Path })
@@ -71,7 +77,7 @@ func compare(c *comparer, only []gen.Category) Report {
 		switch {
 		case allowed:
 			report.Allowed = append(report.Allowed, f)
-		case len(only) == 0 || slices.ContainsFunc(f.Categories, func(c gen.Category) bool { return slices.Contains(only, c) }):
+		case opts.reported(f):
 			report.Findings = append(report.Findings, f)
 		}
 	}
@@ -96,7 +102,7 @@ type comparer struct {
 	old, new   *gen.Spec
 	oldx, newx *gen.Index      // their indexes
 	durable    map[string]bool // type names the old spec's facts reach
-	wire       map[string]bool // type names the old spec's unions reach
+	wire       map[string]bool // type names the old spec's unions and routes reach
 	found      []Finding
 }
 
@@ -118,6 +124,7 @@ func newComparer(old, new *gen.Spec) *comparer {
 			c.oldx.Reach(append(slices.Clone(u.Common), v.Fields...), c.wire)
 		}
 	}
+	c.reachRoutes()
 	return c
 }
 
@@ -133,7 +140,7 @@ func (c *comparer) reachOf(name string) []gen.Category {
 	return out
 }
 
-// add adds a finding at pos in the new spec.
+// add adds a finding at pos in the new spec, breaking its rule's mode.
 func (c *comparer) add(rule gen.RuleID, path string, pos gen.Pos, cats []gen.Category, format string, args ...any) {
 	c.addNear(rule, path, pos, gen.Pos{}, cats, format, args...)
 }
@@ -141,11 +148,17 @@ func (c *comparer) add(rule gen.RuleID, path string, pos gen.Pos, cats []gen.Cat
 // addNear adds a finding about something deleted, at pos in the old spec,
 // with near the place in the new spec that held it.
 func (c *comparer) addNear(rule gen.RuleID, path string, pos, near gen.Pos, cats []gen.Category, format string, args ...any) {
+	c.addIn(ruleModes[rule], rule, path, pos, near, cats, format, args...)
+}
+
+// addIn adds a finding that breaks durable and wire in mode.
+func (c *comparer) addIn(mode Mode, rule gen.RuleID, path string, pos, near gen.Pos, cats []gen.Category, format string, args ...any) {
 	if len(cats) == 0 {
 		return // a change no category cares about: JSON rules on a type nothing sends
 	}
 	order := gen.Categories()
 	cats = slices.Clone(cats)
 	slices.SortFunc(cats, func(a, b gen.Category) int { return cmp.Compare(slices.Index(order, a), slices.Index(order, b)) })
-	c.found = append(c.found, Finding{Rule: rule, Path: path, Pos: pos, Near: near, Msg: fmt.Sprintf(format, args...), Categories: cats})
+	cats = slices.Compact(cats)
+	c.found = append(c.found, Finding{Rule: rule, Path: path, Pos: pos, Near: near, Msg: fmt.Sprintf(format, args...), Categories: cats, Breaks: mode})
 }

@@ -2,6 +2,8 @@ package breaking
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/jobgen/jobgen/gen"
 )
@@ -27,6 +29,7 @@ func (c *comparer) facts() {
 				c.add(gen.RuleReservedNameDeleted, path+".reserved."+r.Name, nf.Pos, durable, "%s is no longer reserved, so a field could reuse it with another meaning; list it under reserved: again", r.Name)
 			}
 		}
+		c.versionAdded(of, nf, path)
 		oldLive := map[int]bool{}
 		for _, ov := range of.Versions {
 			oldLive[ov.Number] = !ov.Retired
@@ -67,4 +70,41 @@ func (c *comparer) facts() {
 			}, nil)
 		}
 	}
+}
+
+// versionAdded reports a newest version the old spec does not read
+// (forward): builds of the old spec refuse it, and a tolerant one keeps it
+// unknown and salvages the fields of the old newest version it finds in it,
+// which the finding names.
+func (c *comparer) versionAdded(of, nf *gen.Fact, path string) {
+	ol, nl := of.Latest(), nf.Latest()
+	if nl.Number <= ol.Number || ol.Retired || nl.Retired {
+		return
+	}
+	var missed []string
+	for _, f := range gen.WireFields(ol.Fields) {
+		if !gen.WireRequired(f) {
+			continue
+		}
+		i := slices.IndexFunc(nl.Fields, func(g *gen.Field) bool { return g.JSON == f.JSON && g.Wire() })
+		switch {
+		case i >= 0 && c.readsBack(nl.Fields[i].Type, f.Type):
+		case i >= 0:
+			missed = append(missed, f.JSON+" (its type changed)")
+		default:
+			what := f.JSON
+			for _, g := range nl.Fields {
+				if g.Derive != nil && g.Derive.From.Name == f.Name {
+					what += " (renamed " + g.JSON + ")"
+				}
+			}
+			missed = append(missed, what)
+		}
+	}
+	salvage := fmt.Sprintf("every field v%d has", ol.Number)
+	if len(missed) > 0 {
+		salvage = fmt.Sprintf("every field of v%d but %s", ol.Number, strings.Join(missed, ", "))
+	}
+	c.add(gen.RuleFactVersionAdded, fmt.Sprintf("%s.versions.v%d", path, nl.Number), nl.Pos, []gen.Category{gen.Durable},
+		"v%d is newer than v%d, the newest a build of the old spec reads: such a build refuses v%d facts, and a tolerant one keeps them unknown and salvages %s; upgrade every reader of the history before the hosts that write v%d, or accept the break in allow_breaking", nl.Number, ol.Number, nl.Number, salvage, nl.Number)
 }

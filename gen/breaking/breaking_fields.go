@@ -109,11 +109,16 @@ func (c *comparer) changedField(of *gen.Field, nf placedField, cats []gen.Catego
 	switch {
 	case !c.compatible(of.Type, nf.Type):
 		c.add(gen.RuleFieldTypeChanged, path, nf.Type.Pos, goapi, "type changed from %s to %s; JSON written as %s does not decode into it, and Go code using the field no longer compiles; keep %s and add a field of the new type", of.Type, nf.Type, of.Type, of.Type)
+	case of.Type.String() != nf.Type.String() && !c.renamedIn(of.Type) && len(cats) > 0 && !c.readsBack(nf.Type, of.Type):
+		c.addIn(Forward, gen.RuleFieldTypeChanged, path, nf.Type.Pos, gen.Pos{}, goapi, "type widened from %s to %s; old JSON still decodes, but a reader of the old spec cannot read every %s the new one writes, and Go code using the field as %s no longer compiles; keep %s, or accept the break in allow_breaking", of.Type, nf.Type, nf.Type, of.Type, of.Type)
 	case of.Type.String() != nf.Type.String() && !c.renamedIn(of.Type):
 		c.add(gen.RuleFieldTypeChanged, path, nf.Type.Pos, []gen.Category{gen.GoAPI}, "type changed from %s to %s; old JSON still decodes, but Go code using the field as %s no longer compiles; keep %s, or accept the break in allow_breaking", of.Type, nf.Type, of.Type, of.Type)
 	}
 	if of.Optional && !nf.Optional && !nf.Type.Collection() {
 		c.add(gen.RuleFieldMadeRequired, path, nf.Pos, cats, "field %s became required; JSON written without it no longer decodes; keep it optional: true", nf.JSON)
+	}
+	if !of.Optional && nf.Optional && !of.Type.Collection() {
+		c.add(gen.RuleFieldMadeOptional, path, nf.Pos, cats, "field %s became optional; the new spec's writers may leave it out, which readers of the old spec refuse; keep it required, or accept the break in allow_breaking", nf.JSON)
 	}
 	if nf.Terminal && !of.Terminal {
 		c.add(gen.RuleFieldMadeTerminal, path, nf.TerminalPos, cats, "field %s became terminal: true; JSON written with a state that is not terminal no longer decodes; drop terminal: true", nf.JSON)
@@ -149,61 +154,61 @@ func (c *comparer) renamedIn(t *gen.Type) bool {
 	return gone
 }
 
-// compatible reports whether JSON written for type o decodes into type n.
-// Declarations that keep their name are compared on their own.
+// compatible reports whether JSON written for the old spec's type o
+// decodes into the new spec's type n: backward. Declarations that keep their
+// name are compared on their own.
 func (c *comparer) compatible(o, n *gen.Type) bool {
-	if o.String() == n.String() {
+	return decodesInto(o, c.oldx, n, c.newx)
+}
+
+// readsBack reports whether JSON written for the new spec's type n decodes
+// into the old spec's type o: forward. A value that may now be null does
+// not, where the old type held no pointer.
+func (c *comparer) readsBack(n, o *gen.Type) bool {
+	if n.Kind == gen.TypePointer && o.Kind != gen.TypePointer {
+		return false
+	}
+	return decodesInto(n, c.newx, o, c.oldx)
+}
+
+// decodesInto reports whether JSON written for type from, of the spec
+// fx indexes, decodes into type to, of the spec tx indexes.
+func decodesInto(from *gen.Type, fx *gen.Index, to *gen.Type, tx *gen.Index) bool {
+	if from.String() == to.String() {
 		return true
 	}
-	if o.Kind == gen.TypePointer {
-		o = o.Elem
+	if from.Kind == gen.TypePointer {
+		from = from.Elem
 	}
-	if n.Kind == gen.TypePointer {
-		n = n.Elem
+	if to.Kind == gen.TypePointer {
+		to = to.Elem
 	}
 	switch {
-	case o.Kind == gen.TypeSlice && n.Kind == gen.TypeSlice:
-		return c.compatible(o.Elem, n.Elem)
-	case o.Kind == gen.TypeMap && n.Kind == gen.TypeMap:
-		return c.compatible(o.Key, n.Key) && c.compatible(o.Elem, n.Elem)
-	case o.Kind == gen.TypeBuiltin && n.Kind == gen.TypeBuiltin:
-		return widens(o.Name, n.Name)
-	case o.Kind == gen.TypeNamed && n.Kind == gen.TypeNamed && o.Name == n.Name:
+	case from.Kind == gen.TypeSlice && to.Kind == gen.TypeSlice:
+		return decodesInto(from.Elem, fx, to.Elem, tx)
+	case from.Kind == gen.TypeMap && to.Kind == gen.TypeMap:
+		return decodesInto(from.Key, fx, to.Key, tx) && decodesInto(from.Elem, fx, to.Elem, tx)
+	case from.Kind == gen.TypeBuiltin && to.Kind == gen.TypeBuiltin:
+		return gen.Widens(from.Name, to.Name)
+	case from.Kind == gen.TypeNamed && to.Kind == gen.TypeNamed && from.Name == to.Name:
 		return true
 	}
 	// Every string-shaped type reads as a plain string or a string id; an
 	// enum reads as another enum holding all its values; a uuid id as another.
-	if c.oldx.Stringy(o) {
+	if fx.Stringy(from) {
 		switch {
-		case n.Scalar().Kind == gen.ScalarString:
+		case to.Scalar().Kind == gen.ScalarString:
 			return true
-		case n.Kind == gen.TypeNamed && c.newx.IDs[n.Name] != nil:
-			return c.newx.IDs[n.Name].Kind == gen.IDString || c.oldx.IDs[o.Name] != nil && c.oldx.IDs[o.Name].Kind == gen.IDUUID
-		case n.Kind == gen.TypeNamed && c.newx.Enums[n.Name] != nil && c.oldx.Enums[o.Name] != nil:
-			for _, v := range c.oldx.Enums[o.Name].Values {
-				if !slices.ContainsFunc(c.newx.Enums[n.Name].Values, func(w *gen.EnumValue) bool { return w.Value == v.Value }) {
+		case to.Kind == gen.TypeNamed && tx.IDs[to.Name] != nil:
+			return tx.IDs[to.Name].Kind == gen.IDString || fx.IDs[from.Name] != nil && fx.IDs[from.Name].Kind == gen.IDUUID
+		case to.Kind == gen.TypeNamed && tx.Enums[to.Name] != nil && fx.Enums[from.Name] != nil:
+			for _, v := range fx.Enums[from.Name].Values {
+				if !slices.ContainsFunc(tx.Enums[to.Name].Values, func(w *gen.EnumValue) bool { return w.Value == v.Value }) {
 					return false
 				}
 			}
 			return true
 		}
 	}
-	return o.String() == n.String()
-}
-
-// widens reports whether every JSON value of builtin type o decodes into n.
-func widens(o, n string) bool {
-	if o == n {
-		return true
-	}
-	a, b := gen.ScalarOf(o), gen.ScalarOf(n)
-	switch {
-	case a.Integer() && b.Integer():
-		return (a.Kind == b.Kind && b.Bits >= a.Bits) || (a.Kind == gen.ScalarUint && b.Kind == gen.ScalarInt && b.Bits > a.Bits)
-	case a.Integer() && b.Kind == gen.ScalarFloat && b.Bits == 64:
-		return a.Bits <= 32 // float64 holds every 32-bit integer exactly
-	case a.Kind == gen.ScalarFloat && b.Kind == gen.ScalarFloat:
-		return b.Bits >= a.Bits
-	}
-	return false
+	return from.String() == to.String()
 }

@@ -16,7 +16,9 @@ var update = flag.Bool("update", false, "rewrite want.txt under testdata/cases f
 
 // TestBreaking runs every case under testdata/cases. A case is a directory
 // with old.yaml, new.yaml, want.txt (the findings, one per line, as jobgen
-// breaking prints them) and, optionally, args: --category flags to filter by.
+// breaking prints them) and, optionally, args: --category flags to filter by
+// and a --mode (without one, each category's default: full for durable,
+// backward for wire and goapi).
 // Each rule has a directory named after it, whose findings include that rule,
 // and a twin <RULE>-ok whose change is the nearest one that breaks nothing.
 // Run with -update to record want.txt, then read the diff.
@@ -30,17 +32,23 @@ func TestBreaking(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			old := parseCase(t, dir, "old.yaml")
 			new := parseCase(t, dir, "new.yaml")
-			var only []gen.Category
+			var opts Options
 			if args, err := os.ReadFile(filepath.Join(dir, "args")); err == nil {
 				fields := strings.Fields(string(args))
 				for i := 0; i+1 < len(fields); i += 2 {
-					if fields[i] != "--category" {
-						t.Fatalf("args: only --category is supported, found %s", fields[i])
+					switch fields[i] {
+					case "--category":
+						opts.Only = append(opts.Only, gen.Category(fields[i+1]))
+					case "--mode":
+						if opts.Mode, err = ParseMode(fields[i+1]); err != nil {
+							t.Fatalf("args: %v", err)
+						}
+					default:
+						t.Fatalf("args: only --category and --mode are supported, found %s", fields[i])
 					}
-					only = append(only, gen.Category(fields[i+1]))
 				}
 			}
-			report := Compare(old, new, only...)
+			report := CompareWith(old, new, opts)
 			var b strings.Builder
 			for _, f := range report.Findings {
 				b.WriteString(f.String() + "\n")

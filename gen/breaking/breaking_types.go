@@ -31,12 +31,16 @@ func (c *comparer) types() {
 			continue
 		}
 		cats := []gen.Category{gen.GoAPI}
-		why := "its Go type changed"
-		if ni.Kind == gen.IDUUID {
+		mode, why := Backward, "its Go type changed"
+		switch ni.Kind {
+		case gen.IDUUID:
 			cats = append(cats, c.reachOf(oi.Name)...)
 			why = "values written as free-form strings need not parse as UUIDs"
+		case gen.IDString:
+			cats = append(cats, c.reachOf(oi.Name)...)
+			mode, why = Forward, "readers of the old spec refuse the free-form strings the new one may write, and its Go type changed"
 		}
-		c.add(gen.RuleIDKindChanged, "ids."+oi.Name, ni.Pos, cats, "kind changed from %s to %s; %s; keep kind: %s and declare a new id", oi.Kind, ni.Kind, why, oi.Kind)
+		c.addIn(mode, gen.RuleIDKindChanged, "ids."+oi.Name, ni.Pos, gen.Pos{}, cats, "kind changed from %s to %s; %s; keep kind: %s and declare a new id", oi.Kind, ni.Kind, why, oi.Kind)
 	}
 }
 
@@ -53,13 +57,19 @@ func (c *comparer) records() {
 	}
 }
 
-// enums reports enum values the new spec no longer has.
+// enums reports enum values the new spec no longer has (backward), and the
+// values it added where a fact or union reaches the enum (forward).
 func (c *comparer) enums() {
 	for _, oe := range gen.SortedBy(c.old.Enums, func(d *gen.Enum) string { return d.Name }) {
 		cats := append(c.reachOf(oe.Name), gen.GoAPI)
 		ne := c.newx.Enums[oe.Name]
 		if ne == nil {
 			continue // TYPE_DELETED
+		}
+		for _, v := range ne.Values {
+			if !slices.ContainsFunc(oe.Values, func(w *gen.EnumValue) bool { return w.Value == v.Value }) {
+				c.add(gen.RuleEnumValueAdded, "enums."+oe.Name+".values."+v.Value, v.Pos, c.reachOf(oe.Name), "value %s was added; readers of the old spec refuse what holds it (a tolerant one keeps the fact unknown and salvages it without the field); upgrade the readers before the writers, or accept the break in allow_breaking", v.Value)
+			}
 		}
 		for _, v := range oe.Values {
 			if !slices.ContainsFunc(ne.Values, func(w *gen.EnumValue) bool { return w.Value == v.Value }) {

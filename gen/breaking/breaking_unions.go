@@ -21,6 +21,13 @@ func (c *comparer) unions() {
 				cats = []gen.Category{gen.Durable, gen.Wire}
 			}
 		}
+		for _, nv := range nu.Variants {
+			if !slices.ContainsFunc(ou.Variants, func(ov *gen.Variant) bool {
+				return ov.Name == nv.Name || ov.Tag.Kind == nv.Tag.Kind && ov.Tag.Text() == nv.Tag.Text()
+			}) {
+				c.add(gen.RuleVariantAdded, path+".variants."+nv.Name, nv.Pos, cats, "variant %s (%s %s) was added; readers of the old spec refuse it as a variant they do not know (a tolerant one keeps it unknown); upgrade the readers before the writers, or accept the break in allow_breaking", nv.Name, nu.Discriminator, nv.Tag.Text())
+			}
+		}
 		if nu.Discriminator != ou.Discriminator {
 			c.add(gen.RuleDiscriminatorChanged, path+".discriminator", nu.DiscPos, cats, "discriminator changed from %s to %s; readers look for the variant in the old field; keep discriminator: %s", ou.Discriminator, nu.Discriminator, ou.Discriminator)
 		}

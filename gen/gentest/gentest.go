@@ -75,3 +75,19 @@ func SyntheticSpec(n int) []byte {
 	}
 	return []byte(b.String())
 }
+
+// LoadCase loads the spec of the front end's golden case name
+// (FrontEndCases/name/spec.yaml), with the files beside it.
+func LoadCase(t testing.TB, name string) *gen.Resolved {
+	t.Helper()
+	dir := filepath.Join(FrontEndCases, name)
+	data, err := os.ReadFile(filepath.Join(dir, "spec.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, err := gen.LoadFS(os.DirFS(dir), "spec.yaml", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return spec
+}

@@ -100,7 +100,9 @@ func emitGo(s *gen.Spec, o gen.Origin) ([]gen.File, error) {
 		{"faces", e.faces, len(s.Faces) > 0},
 		{"machines", e.machines, len(s.Machines) > 0},
 		{"facts", e.facts, len(s.Facts) > 0},
+		{"upcasts", e.upcasts, len(s.Conversions()) > 0},
 		{"defaults", e.defaults, len(s.Defaults) > 0},
+		{"routes", e.routes, s.HTTP != nil},
 	}
 	var files []gen.File
 	for _, sec := range sections {
@@ -112,6 +114,7 @@ func emitGo(s *gen.Spec, o gen.Origin) ([]gen.File, error) {
 		f.HeaderComment(strings.TrimSuffix(gen.Mark(Backend{}, o, name), "\n"))
 		f.ImportName(uuidPkg, "uuid")
 		f.ImportName(codecPkg, "codec")
+		f.ImportName(httproutePkg, "httproute")
 		for _, im := range s.Imports {
 			if im.Path == "" {
 				continue // a spec import that was not read; nothing refers to it
@@ -190,6 +193,7 @@ func groupImports(src []byte) []byte {
 
 type emitter struct {
 	spec *gen.Spec
+	plan *passPlan // see passes
 }
 
 // errorf returns code for fmt.Errorf with the package name as prefix, the way

@@ -22,18 +22,15 @@ func (e *emitter) facts(f *jen.File) {
 		}
 	}
 	e.encodeFact(f)
+	plan := e.passes()
 	onePassSet := map[string]bool{}
-	records := map[string]bool{}
-	passes := e.onePassTypes(facts)
-	for _, p := range passes {
+	for _, p := range plan.facts {
 		onePassSet[p.name] = true
-		if e.onePassRecordName(p.name) {
-			records[p.name] = true
-		}
 	}
 	e.decodeFact(f, facts, onePassSet)
-	for _, p := range passes {
-		e.onePassDecoder(f, p, records)
+	e.tolerant(f, facts)
+	for _, p := range plan.facts {
+		e.onePassDecoder(f, p, plan.records)
 	}
 }
 
@@ -78,7 +75,7 @@ func (e *emitter) factStruct(f *jen.File, fact *gen.Fact, v *gen.FactVersion) {
 		doc += "\n\n" + v.Doc
 	}
 	if v != fact.Latest() {
-		doc = fmt.Sprintf("%s is version %d of %s, kept so that history written with it still decodes: DecodeFact reads it and upcasts it to %s with %s.", name, v.Number, fact.Name, fact.GoName, v.Upcast.Name)
+		doc = fmt.Sprintf("%s is version %d of %s, kept so that history written with it still decodes: DecodeFact reads it and upcasts it to %s %s.", name, v.Number, fact.Name, fact.GoName, upcastBy(fact, v))
 		if v.Doc != "" {
 			doc += "\n\n" + v.Doc
 		}
@@ -105,8 +102,11 @@ func (e *emitter) factStruct(f *jen.File, fact *gen.Fact, v *gen.FactVersion) {
 // encodeFact emits EncodeFact, which wraps a fact's JSON in its envelope.
 func (e *emitter) encodeFact(f *jen.File) {
 	f.Line()
-	f.Comment("EncodeFact encodes f in its envelope, {\"type\",\"v\",\"data\"}.")
+	f.Comment("EncodeFact encodes f in its envelope, {\"type\",\"v\",\"data\"}; an UnknownFact is its envelope as it was read.")
 	f.Func().Id("EncodeFact").Params(jen.Id("f").Id("Fact")).Params(jen.Index().Byte(), jen.Error()).Block(
+		jen.If(jen.List(jen.Id("u"), jen.Id("ok")).Op(":=").Id("f").Assert(jen.Id("UnknownFact")), jen.Id("ok")).Block(
+			jen.Return(jen.Qual("bytes", "Clone").Call(jen.Id("u").Dot("Raw")), jen.Nil()),
+		),
 		jen.List(jen.Id("data"), jen.Err()).Op(":=").Qual(jsonPkg, "Marshal").Call(jen.Id("f")),
 		jen.If(jen.Err().Op("!=").Nil()).Block(
 			jen.Return(jen.Nil(), e.errorf("encode %s: %w", jen.Id("f").Dot("FactType").Call(), jen.Err())),
@@ -162,8 +162,16 @@ func (e *emitter) factVersionRead(fact *gen.Fact, v *gen.FactVersion, onePass ma
 	if v == fact.Latest() {
 		return append(read, jen.Return(jen.Id("out"), jen.Nil()))
 	}
+	path := fact.UpcastPath(v)
+	var up jen.Code = jen.Id("out")
+	for _, step := range path.Steps {
+		up = jen.Id(upcastFunc(step)).Call(up)
+	}
+	if path.Upcast.Name == "" {
+		return append(read, jen.Return(up, jen.Nil()))
+	}
 	return append(read,
-		jen.List(jen.Id("up"), jen.Err()).Op(":=").Id(v.Upcast.Name).Call(jen.Id("out")),
+		jen.List(jen.Id("up"), jen.Err()).Op(":=").Id(path.Upcast.Name).Call(up),
 		jen.If(jen.Err().Op("!=").Nil()).Block(
 			jen.Return(jen.Nil(), e.errorf("upcast %s v%d to v%d: %w", jen.Id("typ"), jen.Id("v"), jen.Lit(fact.Latest().Number), jen.Err())),
 		),
@@ -171,22 +179,25 @@ func (e *emitter) factVersionRead(fact *gen.Fact, v *gen.FactVersion, onePass ma
 	)
 }
 
+// upcastBy says how DecodeFact reads version v of fact as the newest: with
+// the hand-written upcaster, or step by step as the spec derives each
+// version, or both.
+func upcastBy(fact *gen.Fact, v *gen.FactVersion) string {
+	path := fact.UpcastPath(v)
+	switch {
+	case len(path.Steps) == 0:
+		return "with " + path.Upcast.Name
+	case path.Upcast.Name == "":
+		return "as the spec derives each version from the one before"
+	}
+	return fmt.Sprintf("as the spec derives each version from the one before up to v%d, then with %s", path.Reached.Number, path.Upcast.Name)
+}
+
 // skipUnknown is the statement returning err for data this build does not
 // decode: codec.SkipUnknown skips the data, and returns err unless the data
 // is not JSON.
 func (e *emitter) skipUnknown(err jen.Code) jen.Code {
 	return jen.Return(jen.Nil(), jen.Qual(codecPkg, "SkipUnknown").Call(jen.Id("d"), jen.Lit(e.spec.Package.Name), err))
-}
-
-// onePassRecordName reports whether name is a record of the spec rather
-// than a fact version.
-func (e *emitter) onePassRecordName(name string) bool {
-	for _, r := range e.spec.Records {
-		if r.Name == name {
-			return true
-		}
-	}
-	return false
 }
 
 // defaults emits the tunables as constants: durations as time.Duration,
@@ -224,17 +235,44 @@ type onePass struct {
 	fields []*gen.Field
 }
 
-// onePassTypes returns the structs DecodeFact reads in one pass: every live
-// fact version, then each record one of their fields names (transitively),
-// in a stable order. A record without wire fields is left to encoding/json,
-// which reads it without a key check, as its missing UnmarshalJSON does.
-func (e *emitter) onePassTypes(facts []*gen.Fact) []onePass {
-	var out []onePass
+// A passPlan says which structs the package reads in one pass and where
+// their decoders go.
+type passPlan struct {
+	// facts are the live fact versions and the records their fields reach,
+	// whose decoders facts.gen.go holds.
+	facts []onePass
+	// own are the recursive records and the records they reach that facts
+	// does not hold, whose decoders records.gen.go holds beside them.
+	own []onePass
+	// records names every record read in one pass.
+	records map[string]bool
+	// recursive names the records that hold themselves (gen.RecursiveRecords)
+	// and are read in one pass: their UnmarshalJSON reads in one pass too,
+	// and a one-pass decoder reads a pointer to one or a list of them itself
+	// (decision 0157).
+	recursive map[string]bool
+}
+
+// passes computes the package's passPlan once.
+func (e *emitter) passes() *passPlan {
+	if e.plan != nil {
+		return e.plan
+	}
+	p := &passPlan{records: map[string]bool{}, recursive: map[string]bool{}}
+	for name := range gen.RecursiveRecords(e.spec) {
+		if r := e.onePassRecord(gen.DeclaredType(name, gen.DeclRecord)); r != nil && gen.WireCount(r.Fields) <= 64 {
+			p.recursive[name] = true
+		}
+	}
+	e.plan = p
 	done := map[string]bool{}
-	var addRecords func(fields []*gen.Field)
-	addRecords = func(fields []*gen.Field) {
+	var addRecords func(to *[]onePass, fields []*gen.Field)
+	addRecords = func(to *[]onePass, fields []*gen.Field) {
 		for _, fd := range fields {
 			r := e.onePassRecord(fd.Type)
+			if r == nil {
+				r = e.recursiveElem(fd.Type)
+			}
 			if r == nil || done[r.Name] {
 				continue
 			}
@@ -242,25 +280,44 @@ func (e *emitter) onePassTypes(facts []*gen.Fact) []onePass {
 			if gen.WireCount(r.Fields) > 64 {
 				continue // read by encoding/json: the decoder's key sets are 64-bit masks
 			}
-			out = append(out, onePass{r.Name, r.Fields})
-			addRecords(r.Fields)
+			*to = append(*to, onePass{r.Name, r.Fields})
+			p.records[r.Name] = true
+			addRecords(to, r.Fields)
 		}
 	}
+	facts := gen.SortedBy(e.spec.Facts, func(d *gen.Fact) string { return d.Name })
 	for _, fact := range facts {
 		for _, v := range fact.Versions {
 			if !v.Retired && gen.WireCount(v.Fields) <= 64 {
-				out = append(out, onePass{fact.StructName(v), v.Fields})
+				p.facts = append(p.facts, onePass{fact.StructName(v), v.Fields})
 			}
 		}
 	}
 	for _, fact := range facts {
 		for _, v := range fact.Versions {
 			if !v.Retired {
-				addRecords(v.Fields)
+				addRecords(&p.facts, v.Fields)
 			}
 		}
 	}
-	return out
+	for _, r := range gen.SortedBy(e.spec.Records, func(d *gen.Record) string { return d.Name }) {
+		if p.recursive[r.Name] {
+			addRecords(&p.own, []*gen.Field{{Type: gen.DeclaredType(r.Name, gen.DeclRecord)}})
+		}
+	}
+	return p
+}
+
+// recursiveElem returns the recursive record a pointer or list type t
+// holds, which a one-pass decoder reads itself.
+func (e *emitter) recursiveElem(t *gen.Type) *gen.Record {
+	if (t.Kind != gen.TypePointer && t.Kind != gen.TypeSlice) || t.IsBytes() || t.Elem.Kind != gen.TypeNamed {
+		return nil
+	}
+	if !e.passes().recursive[t.Elem.Name] {
+		return nil
+	}
+	return e.onePassRecord(t.Elem)
 }
 
 // onePassRecord returns the record t names when DecodeFact reads it in one
@@ -333,6 +390,31 @@ func (e *emitter) readField(typ string, fd *gen.Field, target *jen.Statement, re
 			wrap(target.Clone().Dot("UnmarshalText").Call(jen.Id("x")))), true
 	case t.Kind == gen.TypeNamed && records[t.Name]:
 		return []jen.Code{wrap(jen.Id("decode"+t.Name).Call(jen.Id("d"), jen.Op("&").Add(target.Clone())))}, true
+	case e.recursiveElem(t) != nil && t.Kind == gen.TypePointer:
+		return []jen.Code{
+			jen.Id("x").Op(":=").New(jen.Id(t.Elem.Name)),
+			wrap(jen.Id("decode"+t.Elem.Name).Call(jen.Id("d"), jen.Id("x"))),
+			target.Clone().Op("=").Id("x"),
+		}, true
+	case e.recursiveElem(t) != nil:
+		// A list of a recursive record, each element read in place as
+		// encoding/json reads it: null as an object without fields.
+		fail := jen.If(jen.Err().Op("!=").Nil()).Block(
+			jen.Return(jen.Qual(codecPkg, "FieldError").Call(jen.Lit(typ), jen.Lit(fd.JSON), jen.Err())),
+		)
+		return []jen.Code{
+			jen.List(jen.Id("elems"), jen.Err()).Op(":=").Id("d").Dot("Array").Call(),
+			fail,
+			jen.Id("xs").Op(":=").Index().Id(t.Elem.Name).Values(),
+			jen.For(jen.Id("elems")).Block(
+				jen.Var().Id("x").Id(t.Elem.Name),
+				wrap(jen.Id("decode"+t.Elem.Name).Call(jen.Id("d"), jen.Op("&").Id("x"))),
+				jen.Id("xs").Op("=").Append(jen.Id("xs"), jen.Id("x")),
+				jen.List(jen.Id("elems"), jen.Err()).Op("=").Id("d").Dot("More").Call(),
+				fail.Clone(),
+			),
+			target.Clone().Op("=").Id("xs"),
+		}, true
 	}
 	return []jen.Code{wrap(jen.Id("d").Dot("Unmarshal").Call(jen.Op("&").Add(target.Clone())))}, false
 }

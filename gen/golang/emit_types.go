@@ -148,12 +148,43 @@ func (e *emitter) enums(f *jen.File) {
 }
 
 func (e *emitter) records(f *jen.File) {
+	plan := e.passes()
 	for _, r := range gen.SortedBy(e.spec.Records, func(d *gen.Record) string { return d.Name }) {
 		declComment(f, r.Doc, r.Name+" is a record.")
 		f.Type().Id(r.Name).Struct(structFields(r.Fields)...)
 		marshalEmpty(f, r.Name, r.Fields)
-		e.unmarshal(f, r.Name, r.Fields, nil, nil)
+		if plan.recursive[r.Name] {
+			e.unmarshalOnePass(f, r)
+		} else {
+			e.unmarshal(f, r.Name, r.Fields, nil, nil)
+		}
 	}
+	for _, p := range plan.own {
+		e.onePassDecoder(f, p, plan.records)
+	}
+}
+
+// unmarshalOnePass emits the UnmarshalJSON of a recursive record: its
+// one-pass decoder over data, so a record nested in it is read in place
+// rather than checked and decoded again by encoding/json at each depth,
+// which takes time quadratic in the depth (decision 0157). It refuses what
+// that decoder refuses, and sets every wire field, as the shadow struct of
+// another record's UnmarshalJSON does.
+func (e *emitter) unmarshalOnePass(f *jen.File, r *gen.Record) {
+	rv := recv(r.Name)
+	body := []jen.Code{
+		jen.Id("dec").Op(":=").Qual(codecPkg, "NewDecoder").Call(jen.Id("data")),
+		jen.Var().Id("wire").Id(r.Name),
+		jen.If(jen.Err().Op(":=").Id("decode"+r.Name).Call(jen.Id("dec"), jen.Op("&").Id("wire")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
+		jen.If(jen.Err().Op(":=").Id("dec").Dot("End").Call(), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
+	}
+	for _, fd := range gen.WireFields(r.Fields) {
+		body = append(body, jen.Id(rv).Dot(fd.GoName).Op("=").Id("wire").Dot(fd.GoName))
+	}
+	body = append(body, jen.Return(jen.Nil()))
+	f.Line()
+	f.Commentf("UnmarshalJSON decodes %s in one pass, refusing a missing required field or an ambiguous key.", rv)
+	f.Func().Params(jen.Id(rv).Op("*").Id(r.Name)).Id("UnmarshalJSON").Params(jen.Id("data").Index().Byte()).Error().Block(body...)
 }
 
 // emptyCollections are the fields of lists and maps that are not optional:

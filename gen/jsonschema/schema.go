@@ -17,7 +17,9 @@ const SchemaDialect = "https://json-schema.org/draft/2020-12/schema"
 // <package>.schema.json, whose $defs describe every id, enum, record, union,
 // union variant and live fact version that travels in JSON
 // (gen.Index.OnWire) by its Go name, and FactEnvelope, the
-// {"type","v","data"} envelope of any fact. The schemas describe what the
+// {"type","v","data"} envelope of any fact, and each route's JSON body,
+// answer and stream events ("KillJob.body", "ListJobs.response",
+// "FollowJob.output"). The schemas describe what the
 // generated encoders write and the generated decoders accept: Go-only fields
 // are absent, optional fields and lists are not required, lists may be null,
 // and unknown properties are allowed, since decoders ignore them (so history
@@ -62,6 +64,7 @@ func (Backend) Files(r *gen.Resolved, o gen.Origin) ([]gen.File, error) {
 func emitSchema(s *gen.Spec, o gen.Origin) (gen.File, error) {
 	name := s.Package.Name + ".schema.json"
 	defs := typeSchemas(s)
+	routeSchemas(s, defs)
 	if envelopes := factSchemas(s, defs); len(envelopes) > 0 {
 		defs["FactEnvelope"] = jsonObject{
 			{"description", "A fact as the journal stores it: its type, its version and its data. Every version listed here is still decoded."},

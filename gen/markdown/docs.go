@@ -34,7 +34,7 @@ func (Backend) Files(r *gen.Resolved, o gen.Origin) ([]gen.File, error) {
 }
 
 // Emit renders a valid spec as a Markdown reference, <package>.md: the
-// facts with their versions and fields, the unions, records, enums, ids,
+// routes of its wire, the facts with their versions and fields, the unions, records, enums, ids,
 // faces, each machine as a transition table and a Mermaid state diagram, and
 // the defaults. Declarations come sorted by name and members in spec order,
 // so the output depends only on the spec. The marker names the spec as if
@@ -60,6 +60,7 @@ func emitDocs(s *gen.Spec, o gen.Origin) (gen.File, error) {
 		d.line("")
 	}
 	d.contents()
+	d.routes()
 	d.facts()
 	d.unions()
 	d.records()
@@ -210,6 +211,7 @@ func (d *docWriter) contents() {
 		}
 		return gen.SortedBy(out, func(s string) string { return s })
 	}
+	d.routesContents()
 	item("Facts", names(len(s.Facts), func(i int) string { return s.Facts[i].Name }))
 	item("Unions", names(len(s.Unions), func(i int) string { return s.Unions[i].Name }))
 	item("Records", names(len(s.Records), func(i int) string { return s.Records[i].Name }))

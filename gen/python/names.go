@@ -148,7 +148,7 @@ func checkNames(s *gen.Spec) gen.ErrorList {
 		}
 	}
 	if len(s.Facts) > 0 {
-		add("", gen.Pos{}, "FactEnvelope", "decode_fact")
+		add("", gen.Pos{}, "FactEnvelope", "decode_fact", "read_fact")
 	}
 	for _, d := range s.Defaults {
 		add("defaults."+d.Name, d.Pos, upperSnake(d.GoName))

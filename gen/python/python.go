@@ -219,6 +219,9 @@ type pyWriter struct {
 	// runtimePackage is the package whose runtime the module imports; ""
 	// for its own.
 	runtimePackage string
+	// tables names the module-level dict of each enum conversion an upcast
+	// makes (upcast.go).
+	tables map[*gen.Conv]string
 }
 
 // emitModule writes spec s as the module at name, importing the runtime of

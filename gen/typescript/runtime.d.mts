@@ -73,4 +73,27 @@ export declare function _euuid(v: string, field: string): string;
 export declare function _emap<T>(v: {
     [key: string]: T;
 }, k: ((name: string) => string) | undefined, el: (e: T) => JSONValue): JSONObject;
+/** An UnknownReason says what a build did not know about a fact (decision 0174). */
+export type UnknownReason = "type" | "version" | "variant" | "value";
+/**
+ * An UnknownFact is a fact a tolerant reader (readFact) kept without
+ * decoding it, because this build does not know its type, its version, a
+ * union variant or an enum value it holds: its type and version as the
+ * envelope names them, why, the refusal's path, and the JSON as it was read,
+ * never rewritten.
+ */
+export interface UnknownFact {
+    readonly unknown: true;
+    readonly type: string;
+    readonly v: number;
+    readonly why: UnknownReason;
+    readonly path: string;
+    readonly raw: unknown;
+}
+/**
+ * _tolerate is the UnknownFact a tolerant reader keeps of json, whose strict
+ * decoding threw e, when e says the build does not know it; undefined for
+ * damage, which the reader throws on.
+ */
+export declare function _tolerate(json: unknown, e: unknown): UnknownFact | undefined;
 export {};

@@ -343,3 +343,39 @@ export function _emap<T>(v: { [key: string]: T }, k: ((name: string) => string) 
   for (const name of Object.keys(v)) out.push([k === undefined ? name : k(name), el(v[name] as T)]);
   return Object.fromEntries(out);
 }
+
+/** An UnknownReason says what a build did not know about a fact (decision 0174). */
+export type UnknownReason = "type" | "version" | "variant" | "value";
+
+/**
+ * An UnknownFact is a fact a tolerant reader (readFact) kept without
+ * decoding it, because this build does not know its type, its version, a
+ * union variant or an enum value it holds: its type and version as the
+ * envelope names them, why, the refusal's path, and the JSON as it was read,
+ * never rewritten.
+ */
+export interface UnknownFact {
+  readonly unknown: true;
+  readonly type: string;
+  readonly v: number;
+  readonly why: UnknownReason;
+  readonly path: string;
+  readonly raw: unknown;
+}
+
+/**
+ * _tolerate is the UnknownFact a tolerant reader keeps of json, whose strict
+ * decoding threw e, when e says the build does not know it; undefined for
+ * damage, which the reader throws on.
+ */
+export function _tolerate(json: unknown, e: unknown): UnknownFact | undefined {
+  if (!(e instanceof DecodeError)) return undefined;
+  const why = ({ unknownFact: "type", unknownVersion: "version", unknownVariant: "variant", invalidEnum: "value" } as const)[
+    e.kind as "unknownFact" | "unknownVersion" | "unknownVariant" | "invalidEnum"
+  ];
+  if (why === undefined || typeof json !== "object" || json === null || Array.isArray(json)) return undefined;
+  const o = json as { [key: string]: unknown };
+  const type = typeof o["type"] === "string" ? o["type"] : "";
+  const v = typeof o["v"] === "number" ? o["v"] : 0;
+  return { unknown: true, type, v, why, path: e.path, raw: json };
+}

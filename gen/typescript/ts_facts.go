@@ -20,12 +20,38 @@ func (w *tsWriter) facts() {
 	for _, f := range facts {
 		for _, v := range f.LiveVersions() {
 			w.factVersion(f, v)
-			envelopes = append(envelopes, f.StructName(v)+"Envelope")
+			if tsEnveloped(f, v) {
+				envelopes = append(envelopes, f.StructName(v)+"Envelope")
+			}
 		}
 	}
+	w.upcasts()
 	w.factEnvelope(envelopes)
 	w.decodeFact(facts)
+	w.readFact()
 	w.encodeFact(facts)
+}
+
+// readFact writes readFact, decodeFact's tolerant reading mode (decision
+// 0174).
+func (w *tsWriter) readFact() {
+	doc := "readFact is decodeFact's tolerant reading mode: a fact this build does not know (an unknown type or version, a union variant or an enum value it does not know) is returned as an UnknownFact holding the JSON as read, to be kept, counted and read around; any other refusal is damage and thrown as decodeFact throws it. A build writes only what it decodes strictly."
+	w.function(doc, true, "readFact", jsonParams, "FactEnvelope | UnknownFact", func() {
+		w.line("  try {")
+		w.line("    return decodeFact(json, path);")
+		w.line("  } catch (e) {")
+		w.line("    const u = _tolerate(json, e);")
+		w.line("    if (u === undefined) throw e;")
+		w.line("    return u;")
+		w.line("  }")
+	})
+}
+
+// tsEnveloped reports whether decodeFact can return version v of f: the
+// newest, or an older one that only a hand-written Go upcaster reads as the
+// newest (decision 0173), which it returns marked goUpcast.
+func tsEnveloped(f *gen.Fact, v *gen.FactVersion) bool {
+	return v == f.Latest() || v.Upcast.Name != ""
 }
 
 // factVersion writes the interface of a live fact version, its decoder and
@@ -33,8 +59,12 @@ func (w *tsWriter) facts() {
 func (w *tsWriter) factVersion(f *gen.Fact, v *gen.FactVersion) {
 	name := f.StructName(v)
 	doc := doctext.Named(f.Doc, f.Name, name)
-	if v != f.Latest() {
-		doc = fmt.Sprintf("%s is version %d of %s, still decoded. Go's DecodeFact upcasts it to %s with %s; decodeFact returns it as it is, and a TypeScript reader converts it itself.", name, v.Number, f.Name, f.GoName, v.Upcast.Name)
+	switch {
+	case v == f.Latest():
+	case v.Upcast.Name != "":
+		doc = fmt.Sprintf("%s is version %d of %s, still decoded. Go's DecodeFact upcasts it to %s with its hand-written %s, which TypeScript cannot run: decodeFact returns it as it is, marked goUpcast, and a TypeScript reader converts it itself.", name, v.Number, f.Name, f.GoName, v.Upcast.Name)
+	default:
+		doc = fmt.Sprintf("%s is version %d of %s, still decoded: decodeFact reads it and upcasts it as the spec derives each version from the one before, as Go's DecodeFact does.", name, v.Number, f.Name)
 	}
 	if v.Doc != "" {
 		doc += "\n\n" + v.Doc
@@ -48,13 +78,23 @@ func (w *tsWriter) factVersion(f *gen.Fact, v *gen.FactVersion) {
 	})
 	w.decoder(name, nil, gen.WireFields(v.Fields))
 	w.encoder(name, nil, gen.WireFields(v.Fields))
+	if !tsEnveloped(f, v) {
+		return
+	}
 	w.typeOnly(func() {
 		w.line("")
-		w.doc("", fmt.Sprintf("%s %sEnvelope is a %s v%d fact as the journal stores it.", capArticle(name), name, f.Name, v.Number), "")
+		doc := fmt.Sprintf("%s %sEnvelope is a %s v%d fact as the journal stores it.", capArticle(name), name, f.Name, v.Number)
+		if v != f.Latest() {
+			doc += fmt.Sprintf(" Its goUpcast marks a version only Go's hand-written %s reads as the newest.", v.Upcast.Name)
+		}
+		w.doc("", doc, "")
 		w.line("export interface %sEnvelope {", name)
 		w.line("  type: %q;", f.Name)
 		w.line("  v: %d;", v.Number)
 		w.line("  data: %s;", name)
+		if v != f.Latest() {
+			w.line("  goUpcast: true;")
+		}
 		w.line("}")
 	})
 }
@@ -81,7 +121,7 @@ func (w *tsWriter) factEnvelope(envelopes []string) {
 // decodeFact writes decodeFact, which reads the envelope's keys as Go's
 // codec does and then picks the version's decoder.
 func (w *tsWriter) decodeFact(facts []*gen.Fact) {
-	doc := "decodeFact reads an envelope written by Go's EncodeFact with this or an earlier spec. Data that is absent or null is a DecodeError of kind missingField, a type this spec does not decode one of kind unknownFact, and a known type at a version it does not decode (newer, or retired) one of kind unknownVersion."
+	doc := "decodeFact reads an envelope written by Go's EncodeFact with this or an earlier spec, as Go's DecodeFact reads it: an older version is upcast to the newest as the spec derives each version from the one before (one only a hand-written Go upcaster reads is returned as it is, marked goUpcast). Data that is absent or null is a DecodeError of kind missingField, a type this spec does not decode one of kind unknownFact, and a known type at a version it does not decode (newer, or retired) one of kind unknownVersion."
 	w.function(doc, true, "decodeFact", jsonParams, "FactEnvelope", func() {
 		w.line("  const o = _obj(json, path, \"FactEnvelope\");")
 		w.line("  let type = \"\";")
@@ -110,11 +150,20 @@ func (w *tsWriter) decodeFact(facts []*gen.Fact) {
 		w.line("  if (data === undefined || data === null) throw _missing(path, \"FactEnvelope\", \"data\");")
 		w.line("  const at = path + \".data\";")
 		w.line("  switch (type) {")
-		w.factCases(facts, "v",
-			func(f *gen.Fact, v *gen.FactVersion) string { return "decode" + f.StructName(v) + "(data, at)" },
-			func(f *gen.Fact) string {
-				return fmt.Sprintf("throw new DecodeError(\"unknownVersion\", path + \".v\", `%s v${v} is not decoded by this build`);", f.Name)
-			})
+		for _, f := range facts {
+			live := f.LiveVersions()
+			if len(live) == 0 {
+				continue
+			}
+			w.line("    case %q:", f.Name)
+			w.line("      switch (v) {")
+			for _, v := range live {
+				w.line("        case %d:", v.Number)
+				w.line("          return %s;", w.upcastRead(f, v))
+			}
+			w.line("      }")
+			w.line("      throw new DecodeError(\"unknownVersion\", path + \".v\", `%s v${v} is not decoded by this build`);", f.Name)
+		}
 		w.line("  }")
 		w.line("  throw new DecodeError(\"unknownFact\", path + \".type\", `unknown fact type ${JSON.stringify(type)}`);")
 	})
@@ -125,32 +174,49 @@ func (w *tsWriter) encodeFact(facts []*gen.Fact) {
 	doc := "encodeFact writes an envelope as Go's EncodeFact does, {\"type\",\"v\",\"data\"}; Go's DecodeFact reads it."
 	w.function(doc, true, "encodeFact", []tsParam{{name: "fact", typ: "FactEnvelope"}}, "JSONObject", func() {
 		w.line("  switch (fact.type) {")
-		w.factCases(facts, "fact.v",
-			func(f *gen.Fact, v *gen.FactVersion) string { return "encode" + f.StructName(v) + "(fact.data)" },
-			func(*gen.Fact) string { return "break;" })
+		for _, f := range facts {
+			var enveloped []*gen.FactVersion
+			for _, v := range f.LiveVersions() {
+				if tsEnveloped(f, v) {
+					enveloped = append(enveloped, v)
+				}
+			}
+			if len(enveloped) == 0 {
+				continue
+			}
+			w.line("    case %q:", f.Name)
+			w.line("      switch (fact.v) {")
+			for _, v := range enveloped {
+				w.line("        case %d:", v.Number)
+				w.line("          return { type: %q, v: %d, data: encode%s(fact.data) };", f.Name, v.Number, f.StructName(v))
+			}
+			w.line("      }")
+			w.line("      break;")
+		}
 		w.line("  }")
 		w.line("  const { type, v } = fact%s;", ty(" as { type: unknown; v: unknown }"))
 		w.line("  throw new EncodeError(\"unknownFact\", \"FactEnvelope\", `unknown fact ${JSON.stringify(type)} v${String(v)}`);")
 	})
 }
 
-// factCases writes the cases of a switch on the fact type: for each fact
-// with a live version, a switch on version (the expression given) whose
-// cases return the envelope with the data that data converts, followed by
-// the statement after, for a version it does not know.
-func (w *tsWriter) factCases(facts []*gen.Fact, version string, data func(*gen.Fact, *gen.FactVersion) string, after func(*gen.Fact) string) {
-	for _, f := range facts {
-		live := f.LiveVersions()
-		if len(live) == 0 {
-			continue
+// upcastRead is the envelope decodeFact returns for version v of f, read
+// from data at at: the newest version read as it is; an older one read
+// strictly, encoded as Go writes it, upcast step by step and read as the
+// version the steps reach, marked goUpcast when a hand-written Go upcaster
+// goes on from there.
+func (w *tsWriter) upcastRead(f *gen.Fact, v *gen.FactVersion) string {
+	path := f.UpcastPath(v)
+	data := "decode" + f.StructName(v) + "(data, at)"
+	if len(path.Steps) > 0 {
+		data = "encode" + f.StructName(v) + "(" + data + ")"
+		for _, step := range path.Steps {
+			data = tsUpcastFunc(step) + "(" + data + ")"
 		}
-		w.line("    case %q:", f.Name)
-		w.line("      switch (%s) {", version)
-		for _, v := range live {
-			w.line("        case %d:", v.Number)
-			w.line("          return { type: %q, v: %d, data: %s };", f.Name, v.Number, data(f, v))
-		}
-		w.line("      }")
-		w.line("      %s", after(f))
+		data = "decode" + f.StructName(path.Reached) + "(" + data + ", at)"
 	}
+	marker := ""
+	if path.Upcast.Name != "" {
+		marker = ", goUpcast: true"
+	}
+	return fmt.Sprintf("{ type: %q, v: %d, data: %s%s }", f.Name, path.Reached.Number, data, marker)
 }

@@ -144,7 +144,7 @@ func checkTSCollisions(s *gen.Spec, decls []tsDecl) gen.ErrorList {
 	taken := map[string]tsOwner{}
 	own := tsFixedNames
 	if len(s.Facts) > 0 {
-		own = append(slices.Clip(own), "FactEnvelope", "decodeFact", "encodeFact")
+		own = append(slices.Clip(own), "FactEnvelope", "decodeFact", "encodeFact", "readFact", "UnknownFact")
 	}
 	for _, n := range own {
 		taken[n] = tsOwner{what: "jobgen's own " + n}

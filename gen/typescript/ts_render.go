@@ -179,9 +179,9 @@ func collapseBlankLines(s string) string {
 var runtimeValues, runtimeTypes = runtimeExports()
 
 func runtimeExports() (values, types []string) {
-	decl := regexp.MustCompile(`(?m)^export (?:declare )?(function|const|class|type) ([A-Za-z_$][\w$]*)`)
+	decl := regexp.MustCompile(`(?m)^export (?:declare )?(function|const|class|type|interface) ([A-Za-z_$][\w$]*)`)
 	for _, m := range decl.FindAllStringSubmatch(runtimeSource, -1) {
-		if m[1] == "type" {
+		if m[1] == "type" || m[1] == "interface" {
 			types = append(types, m[2])
 		} else {
 			values = append(values, m[2])

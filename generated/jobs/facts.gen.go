@@ -3,6 +3,7 @@
 package jobs
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -89,11 +90,11 @@ func (HostHeartbeat) FactVersion() int {
 func (HostHeartbeat) isFact() {}
 
 // JobRegisteredV1 is version 1 of job/registered, kept so that history written
-// with it still decodes: DecodeFact reads it and upcasts it to JobRegistered
-// with upcastJobRegisteredV1.
+// with it still decodes: DecodeFact reads it and upcasts it to JobRegistered as
+// the spec derives each version from the one before.
 //
-// Version 1 does not say which host registered the job; its upcaster leaves
-// Host empty.
+// Version 1 does not say which host registered the job; read as version 2, its
+// Host is empty.
 type JobRegisteredV1 struct {
 	// JobID identifies the job.
 	JobID JobID `json:"jobId"`
@@ -255,11 +256,11 @@ func (JobRegistered) FactVersion() int {
 func (JobRegistered) isFact() {}
 
 // JobSettledV1 is version 1 of job/settled, kept so that history written with
-// it still decodes: DecodeFact reads it and upcasts it to JobSettled with
-// upcastJobSettledV1.
+// it still decodes: DecodeFact reads it and upcasts it to JobSettled as the
+// spec derives each version from the one before.
 //
-// Version 1 cannot tell a kill from a teardown; its upcaster sets Cause only
-// when the producer reported.
+// Version 1 cannot tell a kill from a teardown: read as version 2, its Cause is
+// producer when the producer reported, and empty otherwise.
 type JobSettledV1 struct {
 	// JobID identifies the job.
 	JobID JobID `json:"jobId"`
@@ -397,8 +398,11 @@ func (JobSettled) FactVersion() int {
 
 func (JobSettled) isFact() {}
 
-// EncodeFact encodes f in its envelope, {"type","v","data"}.
+// EncodeFact encodes f in its envelope, {"type","v","data"}; an UnknownFact is its envelope as it was read.
 func EncodeFact(f Fact) ([]byte, error) {
+	if u, ok := f.(UnknownFact); ok {
+		return bytes.Clone(u.Raw), nil
+	}
 	data, err := json.Marshal(f)
 	if err != nil {
 		return nil, fmt.Errorf("jobs: encode %s: %w", f.FactType(), err)
@@ -437,11 +441,7 @@ func decodeFactData(typ string, v int, d *codec.Decoder) (Fact, error) {
 			if err := decodeJobRegisteredV1(d, &out); err != nil {
 				return nil, fmt.Errorf("jobs: decode %s v%d: %w", typ, v, err)
 			}
-			up, err := upcastJobRegisteredV1(out)
-			if err != nil {
-				return nil, fmt.Errorf("jobs: upcast %s v%d to v%d: %w", typ, v, 2, err)
-			}
-			return up, nil
+			return upcastJobRegisteredV1ToJobRegistered(out), nil
 		case 2:
 			var out JobRegistered
 			if err := decodeJobRegistered(d, &out); err != nil {
@@ -457,11 +457,7 @@ func decodeFactData(typ string, v int, d *codec.Decoder) (Fact, error) {
 			if err := decodeJobSettledV1(d, &out); err != nil {
 				return nil, fmt.Errorf("jobs: decode %s v%d: %w", typ, v, err)
 			}
-			up, err := upcastJobSettledV1(out)
-			if err != nil {
-				return nil, fmt.Errorf("jobs: upcast %s v%d to v%d: %w", typ, v, 2, err)
-			}
-			return up, nil
+			return upcastJobSettledV1ToJobSettled(out), nil
 		case 2:
 			var out JobSettled
 			if err := decodeJobSettled(d, &out); err != nil {
@@ -472,6 +468,55 @@ func decodeFactData(typ string, v int, d *codec.Decoder) (Fact, error) {
 		return nil, codec.SkipUnknown(d, "jobs", fmt.Errorf("jobs: decode %s v%d: %w", typ, v, ErrUnknownVersion))
 	}
 	return nil, codec.SkipUnknown(d, "jobs", fmt.Errorf("jobs: decode %q v%d: %w", typ, v, ErrUnknownFact))
+}
+
+// An UnknownFact is a fact ReadFact kept without decoding it, because this build does not know its type, its version, a union variant or an enum value it holds (codec.Unknown says which). Its Raw is the envelope as read; EncodeFact writes it back unchanged.
+type UnknownFact struct {
+	codec.Unknown
+}
+
+// FactType returns the type the fact's envelope names.
+func (u UnknownFact) FactType() string {
+	return u.Type
+}
+
+// FactVersion returns the version the fact's envelope names.
+func (u UnknownFact) FactVersion() int {
+	return u.V
+}
+
+func (UnknownFact) isFact() {}
+
+// ReadFact is DecodeFact's tolerant reading mode: a fact this build does not know — an unknown type or version (ErrUnknownFact), a union variant (ErrUnknownVariant) or an enum value (ErrInvalidEnum) it does not know — is returned as an UnknownFact with a nil error, to be kept, counted and read around; any other error is damage and returned as DecodeFact returns it. A build writes only what it decodes strictly.
+func ReadFact(data []byte) (Fact, error) {
+	f, err := DecodeFact(data)
+	if u, ok := codec.Tolerate(data, err); ok {
+		return UnknownFact{u}, nil
+	}
+	return f, err
+}
+
+// Salvage reads what this build can of u, a fact of a type it knows: each field of the type's newest version it knows (HostHeartbeat for host/heartbeat …) is read from the data on its own, and the JSON names of those that are absent or do not decode are returned. It returns a nil Fact for a type this build does not know. A salvaged fact is for showing what a newer build wrote; never write it.
+func (u UnknownFact) Salvage() (Fact, []string) {
+	env, err := codec.DecodeEnvelope(u.Raw)
+	if err != nil {
+		return nil, nil
+	}
+	switch env.Type {
+	case HostHeartbeatType:
+		var out HostHeartbeat
+		missing := codec.Salvage(env.Data, &out)
+		return out, missing
+	case JobRegisteredType:
+		var out JobRegistered
+		missing := codec.Salvage(env.Data, &out)
+		return out, missing
+	case JobSettledType:
+		var out JobSettled
+		missing := codec.Salvage(env.Data, &out)
+		return out, missing
+	}
+	return nil, nil
 }
 
 // fieldsOfHostHeartbeat are the wire names of HostHeartbeat's fields.

@@ -393,7 +393,9 @@ func (r *RecordRead) UnmarshalJSON(data []byte) error {
 // job has settled.
 type TerminalInput struct {
 	// Send writes text to the terminal's input, as if typed. An error means the
-	// text was not written.
+	// text was not written. Send answers within a bound of its own call whatever
+	// other calls do at the same time (input the program does not read is an error,
+	// not a wait), and the texts of two calls never interleave.
 	Send func(text string) error `json:"-"`
 	// Resize changes the terminal's window size; the program sees SIGWINCH.
 	Resize func(size TerminalSize) error `json:"-"`

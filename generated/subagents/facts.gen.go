@@ -3,6 +3,7 @@
 package subagents
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -552,8 +553,11 @@ func (SubagentSeeded) FactVersion() int {
 
 func (SubagentSeeded) isFact() {}
 
-// EncodeFact encodes f in its envelope, {"type","v","data"}.
+// EncodeFact encodes f in its envelope, {"type","v","data"}; an UnknownFact is its envelope as it was read.
 func EncodeFact(f Fact) ([]byte, error) {
+	if u, ok := f.(UnknownFact); ok {
+		return bytes.Clone(u.Raw), nil
+	}
 	data, err := json.Marshal(f)
 	if err != nil {
 		return nil, fmt.Errorf("subagents: encode %s: %w", f.FactType(), err)
@@ -667,6 +671,79 @@ func decodeFactData(typ string, v int, d *codec.Decoder) (Fact, error) {
 		return nil, codec.SkipUnknown(d, "subagents", fmt.Errorf("subagents: decode %s v%d: %w", typ, v, ErrUnknownVersion))
 	}
 	return nil, codec.SkipUnknown(d, "subagents", fmt.Errorf("subagents: decode %q v%d: %w", typ, v, ErrUnknownFact))
+}
+
+// An UnknownFact is a fact ReadFact kept without decoding it, because this build does not know its type, its version, a union variant or an enum value it holds (codec.Unknown says which). Its Raw is the envelope as read; EncodeFact writes it back unchanged.
+type UnknownFact struct {
+	codec.Unknown
+}
+
+// FactType returns the type the fact's envelope names.
+func (u UnknownFact) FactType() string {
+	return u.Type
+}
+
+// FactVersion returns the version the fact's envelope names.
+func (u UnknownFact) FactVersion() int {
+	return u.V
+}
+
+func (UnknownFact) isFact() {}
+
+// ReadFact is DecodeFact's tolerant reading mode: a fact this build does not know — an unknown type or version (ErrUnknownFact), a union variant (ErrUnknownVariant) or an enum value (ErrInvalidEnum) it does not know — is returned as an UnknownFact with a nil error, to be kept, counted and read around; any other error is damage and returned as DecodeFact returns it. A build writes only what it decodes strictly.
+func ReadFact(data []byte) (Fact, error) {
+	f, err := DecodeFact(data)
+	if u, ok := codec.Tolerate(data, err); ok {
+		return UnknownFact{u}, nil
+	}
+	return f, err
+}
+
+// Salvage reads what this build can of u, a fact of a type it knows: each field of the type's newest version it knows (SubagentCheckpoint for subagent/checkpoint …) is read from the data on its own, and the JSON names of those that are absent or do not decode are returned. It returns a nil Fact for a type this build does not know. A salvaged fact is for showing what a newer build wrote; never write it.
+func (u UnknownFact) Salvage() (Fact, []string) {
+	env, err := codec.DecodeEnvelope(u.Raw)
+	if err != nil {
+		return nil, nil
+	}
+	switch env.Type {
+	case SubagentCheckpointType:
+		var out SubagentCheckpoint
+		missing := codec.Salvage(env.Data, &out)
+		return out, missing
+	case SubagentCheckpointedType:
+		var out SubagentCheckpointed
+		missing := codec.Salvage(env.Data, &out)
+		return out, missing
+	case SubagentCreatedType:
+		var out SubagentCreated
+		missing := codec.Salvage(env.Data, &out)
+		return out, missing
+	case SubagentMessageAcceptedType:
+		var out SubagentMessageAccepted
+		missing := codec.Salvage(env.Data, &out)
+		return out, missing
+	case SubagentMessageClaimedType:
+		var out SubagentMessageClaimed
+		missing := codec.Salvage(env.Data, &out)
+		return out, missing
+	case SubagentMessageDiscardedType:
+		var out SubagentMessageDiscarded
+		missing := codec.Salvage(env.Data, &out)
+		return out, missing
+	case SubagentResidencyEndedType:
+		var out SubagentResidencyEnded
+		missing := codec.Salvage(env.Data, &out)
+		return out, missing
+	case SubagentResidencyStartedType:
+		var out SubagentResidencyStarted
+		missing := codec.Salvage(env.Data, &out)
+		return out, missing
+	case SubagentSeededType:
+		var out SubagentSeeded
+		missing := codec.Salvage(env.Data, &out)
+		return out, missing
+	}
+	return nil, nil
 }
 
 // fieldsOfSubagentCheckpoint are the wire names of SubagentCheckpoint's fields.

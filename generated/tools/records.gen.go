@@ -222,9 +222,8 @@ func (j *JobListResult) UnmarshalJSON(data []byte) error {
 type JobOutput struct {
 	// The job to read, by its id.
 	JobID jobs.JobID `json:"jobId"`
-	// The most output to return, in bytes; absent or 0 means 16384, more than 65536
-	// is read as 65536, and less than 4 as 4. What does not fit waits for the next
-	// call.
+	// The most output to return, in bytes, at most 65536; absent or 0 means 16384,
+	// and less than 4 is read as 4. What does not fit waits for the next call.
 	MaxBytes uint32 `json:"maxBytes,omitzero"`
 }
 
@@ -313,8 +312,7 @@ func (j *JobOutputResult) UnmarshalJSON(data []byte) error {
 type JobWait struct {
 	// The job to wait for, by its id.
 	JobID jobs.JobID `json:"jobId"`
-	// How long to wait at most, in seconds; absent or 0 means 30, and more than 600
-	// is read as 600.
+	// How long to wait at most, in seconds, at most 600; absent or 0 means 30.
 	TimeoutSeconds uint32 `json:"timeoutSeconds,omitzero"`
 }
 

@@ -10,7 +10,7 @@
  * package.
  */
 
-import { DecodeError, EncodeError, _at, _missing, _nesting, _obj, _fold, _str, _bool, _int, _range, _enum, _zeroUUID, _uuid, _ambiguous, _arr, _eint, _erange, _eenum, _euuid } from "./runtime.mjs";
+import { DecodeError, EncodeError, _at, _missing, _nesting, _obj, _fold, _str, _bool, _int, _range, _enum, _zeroUUID, _uuid, _ambiguous, _arr, _eint, _erange, _eenum, _euuid, _tolerate } from "./runtime.mjs";
 
 /**
  * decodeHostID reads a HostID from JSON: any string. Null is the zero HostID,
@@ -1299,11 +1299,49 @@ export function encodeJobSettled(value) {
 }
 
 /**
+ * _upcastJobRegisteredV1ToJobRegistered reads the JSON of a JobRegisteredV1 as
+ * the JSON of the JobRegistered the spec derives from it.
+ */
+function _upcastJobRegisteredV1ToJobRegistered(old) {
+  const out = {};
+  out["jobId"] = (old["jobId"]);
+  out["at"] = (old["at"]);
+  out["owner"] = (old["owner"]);
+  out["kind"] = (old["kind"]);
+  out["label"] = (old["label"]);
+  out["ordinal"] = (old["ordinal"]);
+  if (old["toolCall"] !== undefined) out["toolCall"] = (old["toolCall"]);
+  out["record"] = (old["record"]);
+  return out;
+}
+
+/**
+ * _upcastJobSettledV1ToJobSettled reads the JSON of a JobSettledV1 as the JSON
+ * of the JobSettled the spec derives from it.
+ */
+function _upcastJobSettledV1ToJobSettled(old) {
+  const out = {};
+  out["jobId"] = (old["jobId"]);
+  out["at"] = (old["at"]);
+  out["status"] = (old["status"]);
+  if (old["detail"] !== undefined) out["detail"] = (old["detail"]);
+  out["producerReported"] = (old["producerReported"]);
+  out["registration"] = (old["registration"]);
+  {
+    const x = ((old["producerReported"]) === true ? "producer" : undefined);
+    if (x !== undefined) out["cause"] = x;
+  }
+  return out;
+}
+
+/**
  * decodeFact reads an envelope written by Go's EncodeFact with this or an
- * earlier spec. Data that is absent or null is a DecodeError of kind
- * missingField, a type this spec does not decode one of kind unknownFact, and a
- * known type at a version it does not decode (newer, or retired) one of kind
- * unknownVersion.
+ * earlier spec, as Go's DecodeFact reads it: an older version is upcast to the
+ * newest as the spec derives each version from the one before (one only a
+ * hand-written Go upcaster reads is returned as it is, marked goUpcast). Data
+ * that is absent or null is a DecodeError of kind missingField, a type this
+ * spec does not decode one of kind unknownFact, and a known type at a version
+ * it does not decode (newer, or retired) one of kind unknownVersion.
  */
 export function decodeFact(json, path = "$") {
   const o = _obj(json, path, "FactEnvelope");
@@ -1342,7 +1380,7 @@ export function decodeFact(json, path = "$") {
     case "job/registered":
       switch (v) {
         case 1:
-          return { type: "job/registered", v: 1, data: decodeJobRegisteredV1(data, at) };
+          return { type: "job/registered", v: 2, data: decodeJobRegistered(_upcastJobRegisteredV1ToJobRegistered(encodeJobRegisteredV1(decodeJobRegisteredV1(data, at))), at) };
         case 2:
           return { type: "job/registered", v: 2, data: decodeJobRegistered(data, at) };
       }
@@ -1350,13 +1388,30 @@ export function decodeFact(json, path = "$") {
     case "job/settled":
       switch (v) {
         case 1:
-          return { type: "job/settled", v: 1, data: decodeJobSettledV1(data, at) };
+          return { type: "job/settled", v: 2, data: decodeJobSettled(_upcastJobSettledV1ToJobSettled(encodeJobSettledV1(decodeJobSettledV1(data, at))), at) };
         case 2:
           return { type: "job/settled", v: 2, data: decodeJobSettled(data, at) };
       }
       throw new DecodeError("unknownVersion", path + ".v", `job/settled v${v} is not decoded by this build`);
   }
   throw new DecodeError("unknownFact", path + ".type", `unknown fact type ${JSON.stringify(type)}`);
+}
+
+/**
+ * readFact is decodeFact's tolerant reading mode: a fact this build does not
+ * know (an unknown type or version, a union variant or an enum value it does
+ * not know) is returned as an UnknownFact holding the JSON as read, to be kept,
+ * counted and read around; any other refusal is damage and thrown as decodeFact
+ * throws it. A build writes only what it decodes strictly.
+ */
+export function readFact(json, path = "$") {
+  try {
+    return decodeFact(json, path);
+  } catch (e) {
+    const u = _tolerate(json, e);
+    if (u === undefined) throw e;
+    return u;
+  }
 }
 
 /**
@@ -1373,16 +1428,12 @@ export function encodeFact(fact) {
       break;
     case "job/registered":
       switch (fact.v) {
-        case 1:
-          return { type: "job/registered", v: 1, data: encodeJobRegisteredV1(fact.data) };
         case 2:
           return { type: "job/registered", v: 2, data: encodeJobRegistered(fact.data) };
       }
       break;
     case "job/settled":
       switch (fact.v) {
-        case 1:
-          return { type: "job/settled", v: 1, data: encodeJobSettledV1(fact.data) };
         case 2:
           return { type: "job/settled", v: 2, data: encodeJobSettled(fact.data) };
       }

@@ -10,7 +10,7 @@
  * package.
  */
 
-import { DecodeError, EncodeError, _at, _missing, _nesting, _obj, _fold, _str, _bool, _int, _range, _enum, _zeroUUID, _uuid, _ambiguous, _arr, _eint, _erange, _eenum, _euuid, type JSONObject } from "./runtime.js";
+import { DecodeError, EncodeError, _at, _missing, _nesting, _obj, _fold, _str, _bool, _int, _range, _enum, _zeroUUID, _uuid, _ambiguous, _arr, _eint, _erange, _eenum, _euuid, _tolerate, type JSONValue, type JSONObject, type UnknownFact } from "./runtime.js";
 
 /**
  * A HostID names one runtime host of a fleet that shares a history, as its
@@ -1239,12 +1239,12 @@ export interface HostHeartbeatEnvelope {
 }
 
 /**
- * JobRegisteredV1 is version 1 of job/registered, still decoded. Go's
- * DecodeFact upcasts it to JobRegistered with upcastJobRegisteredV1; decodeFact
- * returns it as it is, and a TypeScript reader converts it itself.
+ * JobRegisteredV1 is version 1 of job/registered, still decoded: decodeFact
+ * reads it and upcasts it as the spec derives each version from the one before,
+ * as Go's DecodeFact does.
  *
- * Version 1 does not say which host registered the job; its upcaster leaves
- * Host empty.
+ * Version 1 does not say which host registered the job; read as version 2, its
+ * Host is empty.
  */
 export interface JobRegisteredV1 {
   /** JobID identifies the job. */
@@ -1353,16 +1353,6 @@ export function encodeJobRegisteredV1(value: JobRegisteredV1): JSONObject {
   if (value.toolCall) o["toolCall"] = value.toolCall;
   o["record"] = value.record;
   return o;
-}
-
-/**
- * A JobRegisteredV1Envelope is a job/registered v1 fact as the journal stores
- * it.
- */
-export interface JobRegisteredV1Envelope {
-  type: "job/registered";
-  v: 1;
-  data: JobRegisteredV1;
 }
 
 /**
@@ -1502,12 +1492,12 @@ export interface JobRegisteredEnvelope {
 }
 
 /**
- * JobSettledV1 is version 1 of job/settled, still decoded. Go's DecodeFact
- * upcasts it to JobSettled with upcastJobSettledV1; decodeFact returns it as it
- * is, and a TypeScript reader converts it itself.
+ * JobSettledV1 is version 1 of job/settled, still decoded: decodeFact reads it
+ * and upcasts it as the spec derives each version from the one before, as Go's
+ * DecodeFact does.
  *
- * Version 1 cannot tell a kill from a teardown; its upcaster sets Cause only
- * when the producer reported.
+ * Version 1 cannot tell a kill from a teardown: read as version 2, its Cause is
+ * producer when the producer reported, and empty otherwise.
  */
 export interface JobSettledV1 {
   /** JobID identifies the job. */
@@ -1599,13 +1589,6 @@ export function encodeJobSettledV1(value: JobSettledV1): JSONObject {
   o["producerReported"] = value.producerReported;
   o["registration"] = encodeJobRegistration(value.registration);
   return o;
-}
-
-/** A JobSettledV1Envelope is a job/settled v1 fact as the journal stores it. */
-export interface JobSettledV1Envelope {
-  type: "job/settled";
-  v: 1;
-  data: JobSettledV1;
 }
 
 /**
@@ -1727,23 +1710,59 @@ export interface JobSettledEnvelope {
 }
 
 /**
+ * _upcastJobRegisteredV1ToJobRegistered reads the JSON of a JobRegisteredV1 as
+ * the JSON of the JobRegistered the spec derives from it.
+ */
+function _upcastJobRegisteredV1ToJobRegistered(old: JSONObject): JSONObject {
+  const out: JSONObject = {};
+  out["jobId"] = (old["jobId"] as JSONValue);
+  out["at"] = (old["at"] as JSONValue);
+  out["owner"] = (old["owner"] as JSONValue);
+  out["kind"] = (old["kind"] as JSONValue);
+  out["label"] = (old["label"] as JSONValue);
+  out["ordinal"] = (old["ordinal"] as JSONValue);
+  if (old["toolCall"] !== undefined) out["toolCall"] = (old["toolCall"] as JSONValue);
+  out["record"] = (old["record"] as JSONValue);
+  return out;
+}
+
+/**
+ * _upcastJobSettledV1ToJobSettled reads the JSON of a JobSettledV1 as the JSON
+ * of the JobSettled the spec derives from it.
+ */
+function _upcastJobSettledV1ToJobSettled(old: JSONObject): JSONObject {
+  const out: JSONObject = {};
+  out["jobId"] = (old["jobId"] as JSONValue);
+  out["at"] = (old["at"] as JSONValue);
+  out["status"] = (old["status"] as JSONValue);
+  if (old["detail"] !== undefined) out["detail"] = (old["detail"] as JSONValue);
+  out["producerReported"] = (old["producerReported"] as JSONValue);
+  out["registration"] = (old["registration"] as JSONValue);
+  {
+    const x = ((old["producerReported"] as JSONValue) === true ? "producer" : undefined);
+    if (x !== undefined) out["cause"] = x;
+  }
+  return out;
+}
+
+/**
  * A FactEnvelope is a fact as the journal stores it: its type, its version and
  * its data. It is one of the versions the spec still decodes; retired versions
  * and unknown types are refused.
  */
 export type FactEnvelope =
   | HostHeartbeatEnvelope
-  | JobRegisteredV1Envelope
   | JobRegisteredEnvelope
-  | JobSettledV1Envelope
   | JobSettledEnvelope;
 
 /**
  * decodeFact reads an envelope written by Go's EncodeFact with this or an
- * earlier spec. Data that is absent or null is a DecodeError of kind
- * missingField, a type this spec does not decode one of kind unknownFact, and a
- * known type at a version it does not decode (newer, or retired) one of kind
- * unknownVersion.
+ * earlier spec, as Go's DecodeFact reads it: an older version is upcast to the
+ * newest as the spec derives each version from the one before (one only a
+ * hand-written Go upcaster reads is returned as it is, marked goUpcast). Data
+ * that is absent or null is a DecodeError of kind missingField, a type this
+ * spec does not decode one of kind unknownFact, and a known type at a version
+ * it does not decode (newer, or retired) one of kind unknownVersion.
  */
 export function decodeFact(json: unknown, path = "$"): FactEnvelope {
   const o = _obj(json, path, "FactEnvelope");
@@ -1782,7 +1801,7 @@ export function decodeFact(json: unknown, path = "$"): FactEnvelope {
     case "job/registered":
       switch (v) {
         case 1:
-          return { type: "job/registered", v: 1, data: decodeJobRegisteredV1(data, at) };
+          return { type: "job/registered", v: 2, data: decodeJobRegistered(_upcastJobRegisteredV1ToJobRegistered(encodeJobRegisteredV1(decodeJobRegisteredV1(data, at))), at) };
         case 2:
           return { type: "job/registered", v: 2, data: decodeJobRegistered(data, at) };
       }
@@ -1790,13 +1809,30 @@ export function decodeFact(json: unknown, path = "$"): FactEnvelope {
     case "job/settled":
       switch (v) {
         case 1:
-          return { type: "job/settled", v: 1, data: decodeJobSettledV1(data, at) };
+          return { type: "job/settled", v: 2, data: decodeJobSettled(_upcastJobSettledV1ToJobSettled(encodeJobSettledV1(decodeJobSettledV1(data, at))), at) };
         case 2:
           return { type: "job/settled", v: 2, data: decodeJobSettled(data, at) };
       }
       throw new DecodeError("unknownVersion", path + ".v", `job/settled v${v} is not decoded by this build`);
   }
   throw new DecodeError("unknownFact", path + ".type", `unknown fact type ${JSON.stringify(type)}`);
+}
+
+/**
+ * readFact is decodeFact's tolerant reading mode: a fact this build does not
+ * know (an unknown type or version, a union variant or an enum value it does
+ * not know) is returned as an UnknownFact holding the JSON as read, to be kept,
+ * counted and read around; any other refusal is damage and thrown as decodeFact
+ * throws it. A build writes only what it decodes strictly.
+ */
+export function readFact(json: unknown, path = "$"): FactEnvelope | UnknownFact {
+  try {
+    return decodeFact(json, path);
+  } catch (e) {
+    const u = _tolerate(json, e);
+    if (u === undefined) throw e;
+    return u;
+  }
 }
 
 /**
@@ -1813,16 +1849,12 @@ export function encodeFact(fact: FactEnvelope): JSONObject {
       break;
     case "job/registered":
       switch (fact.v) {
-        case 1:
-          return { type: "job/registered", v: 1, data: encodeJobRegisteredV1(fact.data) };
         case 2:
           return { type: "job/registered", v: 2, data: encodeJobRegistered(fact.data) };
       }
       break;
     case "job/settled":
       switch (fact.v) {
-        case 1:
-          return { type: "job/settled", v: 1, data: encodeJobSettledV1(fact.data) };
         case 2:
           return { type: "job/settled", v: 2, data: encodeJobSettled(fact.data) };
       }

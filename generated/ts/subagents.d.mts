@@ -11,7 +11,7 @@
  * package.
  */
 
-import type { JSONObject } from "./runtime.mjs";
+import type { JSONObject, UnknownFact } from "./runtime.mjs";
 import type * as jobs from "./jobs.mjs";
 
 /**
@@ -807,12 +807,23 @@ export type FactEnvelope =
 
 /**
  * decodeFact reads an envelope written by Go's EncodeFact with this or an
- * earlier spec. Data that is absent or null is a DecodeError of kind
- * missingField, a type this spec does not decode one of kind unknownFact, and a
- * known type at a version it does not decode (newer, or retired) one of kind
- * unknownVersion.
+ * earlier spec, as Go's DecodeFact reads it: an older version is upcast to the
+ * newest as the spec derives each version from the one before (one only a
+ * hand-written Go upcaster reads is returned as it is, marked goUpcast). Data
+ * that is absent or null is a DecodeError of kind missingField, a type this
+ * spec does not decode one of kind unknownFact, and a known type at a version
+ * it does not decode (newer, or retired) one of kind unknownVersion.
  */
 export declare function decodeFact(json: unknown, path?: string): FactEnvelope;
+
+/**
+ * readFact is decodeFact's tolerant reading mode: a fact this build does not
+ * know (an unknown type or version, a union variant or an enum value it does
+ * not know) is returned as an UnknownFact holding the JSON as read, to be kept,
+ * counted and read around; any other refusal is damage and thrown as decodeFact
+ * throws it. A build writes only what it decodes strictly.
+ */
+export declare function readFact(json: unknown, path?: string): FactEnvelope | UnknownFact;
 
 /**
  * encodeFact writes an envelope as Go's EncodeFact does, {"type","v","data"};

@@ -11,7 +11,7 @@
  * package.
  */
 
-import { DecodeError, EncodeError, _at, _missing, _obj, _fold, _str, _bool, _int, _enum, _zeroUUID, _uuid, _ambiguous, _arr, _eint, _eenum, _euuid, type JSONValue, type JSONObject } from "./runtime.js";
+import { DecodeError, EncodeError, _at, _missing, _obj, _fold, _str, _bool, _int, _enum, _zeroUUID, _uuid, _ambiguous, _arr, _eint, _eenum, _euuid, _tolerate, type JSONValue, type JSONObject, type UnknownFact } from "./runtime.js";
 import type * as jobs from "./jobs.js";
 
 /**
@@ -1584,10 +1584,12 @@ export type FactEnvelope =
 
 /**
  * decodeFact reads an envelope written by Go's EncodeFact with this or an
- * earlier spec. Data that is absent or null is a DecodeError of kind
- * missingField, a type this spec does not decode one of kind unknownFact, and a
- * known type at a version it does not decode (newer, or retired) one of kind
- * unknownVersion.
+ * earlier spec, as Go's DecodeFact reads it: an older version is upcast to the
+ * newest as the spec derives each version from the one before (one only a
+ * hand-written Go upcaster reads is returned as it is, marked goUpcast). Data
+ * that is absent or null is a DecodeError of kind missingField, a type this
+ * spec does not decode one of kind unknownFact, and a known type at a version
+ * it does not decode (newer, or retired) one of kind unknownVersion.
  */
 export function decodeFact(json: unknown, path = "$"): FactEnvelope {
   const o = _obj(json, path, "FactEnvelope");
@@ -1673,6 +1675,23 @@ export function decodeFact(json: unknown, path = "$"): FactEnvelope {
       throw new DecodeError("unknownVersion", path + ".v", `subagent/seeded v${v} is not decoded by this build`);
   }
   throw new DecodeError("unknownFact", path + ".type", `unknown fact type ${JSON.stringify(type)}`);
+}
+
+/**
+ * readFact is decodeFact's tolerant reading mode: a fact this build does not
+ * know (an unknown type or version, a union variant or an enum value it does
+ * not know) is returned as an UnknownFact holding the JSON as read, to be kept,
+ * counted and read around; any other refusal is damage and thrown as decodeFact
+ * throws it. A build writes only what it decodes strictly.
+ */
+export function readFact(json: unknown, path = "$"): FactEnvelope | UnknownFact {
+  try {
+    return decodeFact(json, path);
+  } catch (e) {
+    const u = _tolerate(json, e);
+    if (u === undefined) throw e;
+    return u;
+  }
 }
 
 /**

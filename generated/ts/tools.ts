@@ -492,9 +492,8 @@ export interface JobOutput {
   /** The job to read, by its id. */
   jobId: jobs.JobID;
   /**
-   * The most output to return, in bytes; absent or 0 means 16384, more than 65536
-   * is read as 65536, and less than 4 as 4. What does not fit waits for the next
-   * call.
+   * The most output to return, in bytes, at most 65536; absent or 0 means 16384,
+   * and less than 4 is read as 4. What does not fit waits for the next call.
    */
   maxBytes?: number;
 }
@@ -657,10 +656,7 @@ export function encodeJobOutputResult(value: JobOutputResult): JSONObject {
 export interface JobWait {
   /** The job to wait for, by its id. */
   jobId: jobs.JobID;
-  /**
-   * How long to wait at most, in seconds; absent or 0 means 30, and more than 600
-   * is read as 600.
-   */
+  /** How long to wait at most, in seconds, at most 600; absent or 0 means 30. */
   timeoutSeconds?: number;
 }
 

@@ -4,12 +4,12 @@ package wire
 
 import "github.com/jobgen/jobgen/codec"
 
-// This package was generated for version 2 of the jobgen runtime, package
+// This package was generated for version 3 of the jobgen runtime, package
 // codec; it does not compile against a runtime that does not support that
 // version. Regenerate it with the jobgen of the codec it is built with.
 const (
-	_ = codec.EnforceVersion(2 - codec.MinVersion)
-	_ = codec.EnforceVersion(codec.MaxVersion - 2)
+	_ = codec.EnforceVersion(3 - codec.MinVersion)
+	_ = codec.EnforceVersion(codec.MaxVersion - 3)
 )
 
 // Errors callers can test for with errors.Is. They are the values of package

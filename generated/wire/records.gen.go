@@ -50,12 +50,15 @@ func (a *ArchivedRange) UnmarshalJSON(data []byte) error {
 }
 
 // An ErrorBody is what every refusal answers, with an HTTP status that says
-// which: 400 a malformed request, 401 no session, 403 a cross-site request, 404
-// a job that is not the caller's (unknown and foreign alike), 409 a job that
-// keeps no record, or input to a job without a terminal or one that has
-// settled, 413 input too large, 415 a kill or input that is not JSON, 429 too
-// many streams (with Retry-After), 502 a job that could not be asked to stop or
-// could not take its input, 503 a handler shutting down.
+// which: 400 a malformed request, 401 no session, 403 a cross-site request or a
+// Host the server does not answer for, 404 a job that is not the caller's
+// (unknown and foreign alike), a path no route has, or a route the server
+// declines (the header Jobgen-Not-Served names it), 405 a method the path does
+// not take (with Allow), 409 a job that keeps no record, or input to a job
+// without a terminal or one that has settled, 413 a body too large, 415 a kill
+// or input that is not JSON, 429 too many streams (with Retry-After), 502 a job
+// that could not be asked to stop or could not take its input, 503 a handler
+// shutting down. The routes of http below list each route's own.
 type ErrorBody struct {
 	// Error says what was refused and, where the client can act, what to do.
 	Error string `json:"error"`
@@ -148,10 +151,10 @@ func (f *FleetPlacement) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// A History is what /api/history?with=archived answers: the execution intervals
-// the journal holds live of the caller's session, oldest first, and which seqs
-// of the session's stream retention archived, and where. Without with=archived
-// the route answers the intervals alone, a list of Interval, as it always has.
+// A History is what ArchivedHistory answers: the execution intervals the
+// journal holds live of the caller's session, oldest first, and which seqs of
+// the session's stream retention archived, and where. ListHistory answers the
+// intervals alone, a list of Interval, as it always has.
 type History struct {
 	// Intervals are the session's jobs whose facts the journal holds, oldest first:
 	// those registered after the archived seqs.
@@ -275,6 +278,10 @@ type Interval struct {
 	// Complete reports that a settled fact was read. An incomplete interval may
 	// still run, or its settlement was lost; the history does not guess which.
 	Complete bool `json:"complete"`
+	// Partial reports that a fact of the interval was written by a newer build and
+	// read only in part: a version or value this build does not know, of which it
+	// read every field it knows. The fields it could not read are empty.
+	Partial bool `json:"partial,omitzero"`
 }
 
 // UnmarshalJSON decodes i, refusing a missing required field or an ambiguous key.
@@ -294,11 +301,12 @@ func (i *Interval) UnmarshalJSON(data []byte) error {
 		ProducerReported *bool                `json:"producerReported"`
 		Cause            jobs.SettlementCause `json:"cause"`
 		Complete         *bool                `json:"complete"`
+		Partial          bool                 `json:"partial"`
 	}
 	if err := json.Unmarshal(data, &wire); err != nil {
 		return err
 	}
-	if err := codec.CheckKeys("wire.Interval", data, "jobId", "owner", "kind", "label", "ordinal", "toolCall", "record", "registeredAt", "settledAt", "status", "detail", "producerReported", "cause", "complete"); err != nil {
+	if err := codec.CheckKeys("wire.Interval", data, "jobId", "owner", "kind", "label", "ordinal", "toolCall", "record", "registeredAt", "settledAt", "status", "detail", "producerReported", "cause", "complete", "partial"); err != nil {
 		return err
 	}
 	if wire.JobID == nil {
@@ -342,6 +350,7 @@ func (i *Interval) UnmarshalJSON(data []byte) error {
 	i.ProducerReported = *wire.ProducerReported
 	i.Cause = wire.Cause
 	i.Complete = *wire.Complete
+	i.Partial = wire.Partial
 	return nil
 }
 

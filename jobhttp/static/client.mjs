@@ -66,7 +66,7 @@ export class Client {
      * holds it; a WireError of status 404 when the server keeps none.
      */
     async archivedHistory(signal) {
-        return decodeHistory(await this.json("history?with=archived", signal));
+        return decodeHistory(await this.json("history/archived", signal));
     }
     /** Fleet returns the runs of the hosts of a fleet view; a WireError of status 404 from a handler that serves one host. */
     async fleet(signal) {
@@ -250,13 +250,15 @@ async function body(res) {
         // not an ErrorBody: the status text says what there is to say
     }
     const retry = res.headers.get("Retry-After");
-    throw new WireError(res.status, reason, retry === null || !/^\d+$/.test(retry) ? undefined : Number(retry));
+    throw new WireError(res.status, reason, retry === null || !/^\d{1,9}$/.test(retry) ? undefined : Number(retry));
 }
 /**
  * readEvents yields the events of an event stream as the Server-Sent Events
  * standard parses them: lines ended by CR, LF or CRLF, fields data, event,
  * id and retry (the last two kept in stream), comments skipped, an event
- * dispatched at a blank line when it has data.
+ * dispatched at a blank line when it has data. A retry is 1 to 9 ASCII
+ * digits, an id printable ASCII, or they are ignored, as the Python client
+ * does (spec/testdata/client-hostile.json).
  */
 async function* readEvents(body, stream) {
     const reader = body.getReader();
@@ -297,11 +299,12 @@ async function* readEvents(body, stream) {
                         data.push(value);
                         break;
                     case "id":
-                        if (!value.includes("\0"))
+                        // Sent back as Last-Event-ID: only an id a header carries as it came.
+                        if (/^[\x20-\x7e]*$/.test(value))
                             stream.lastId = value;
                         break;
                     case "retry":
-                        if (/^\d+$/.test(value))
+                        if (/^\d{1,9}$/.test(value))
                             stream.delay = Number(value);
                         break;
                 }

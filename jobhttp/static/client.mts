@@ -124,7 +124,7 @@ export class Client {
    * holds it; a WireError of status 404 when the server keeps none.
    */
   async archivedHistory(signal?: AbortSignal): Promise<History> {
-    return decodeHistory(await this.json("history?with=archived", signal));
+    return decodeHistory(await this.json("history/archived", signal));
   }
 
   /** Fleet returns the runs of the hosts of a fleet view; a WireError of status 404 from a handler that serves one host. */
@@ -302,14 +302,16 @@ async function body(res: Response): Promise<unknown> {
     // not an ErrorBody: the status text says what there is to say
   }
   const retry = res.headers.get("Retry-After");
-  throw new WireError(res.status, reason, retry === null || !/^\d+$/.test(retry) ? undefined : Number(retry));
+  throw new WireError(res.status, reason, retry === null || !/^\d{1,9}$/.test(retry) ? undefined : Number(retry));
 }
 
 /**
  * readEvents yields the events of an event stream as the Server-Sent Events
  * standard parses them: lines ended by CR, LF or CRLF, fields data, event,
  * id and retry (the last two kept in stream), comments skipped, an event
- * dispatched at a blank line when it has data.
+ * dispatched at a blank line when it has data. A retry is 1 to 9 ASCII
+ * digits, an id printable ASCII, or they are ignored, as the Python client
+ * does (spec/testdata/client-hostile.json).
  */
 async function* readEvents(body: ReadableStream<Uint8Array>, stream: { lastId: string; delay: number }): AsyncGenerator<ServerEvent, void, undefined> {
   const reader = body.getReader();
@@ -345,10 +347,11 @@ async function* readEvents(body: ReadableStream<Uint8Array>, stream: { lastId: s
             data.push(value);
             break;
           case "id":
-            if (!value.includes("\0")) stream.lastId = value;
+            // Sent back as Last-Event-ID: only an id a header carries as it came.
+            if (/^[\x20-\x7e]*$/.test(value)) stream.lastId = value;
             break;
           case "retry":
-            if (/^\d+$/.test(value)) stream.delay = Number(value);
+            if (/^\d{1,9}$/.test(value)) stream.delay = Number(value);
             break;
         }
       }

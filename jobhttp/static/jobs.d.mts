@@ -10,7 +10,7 @@
  * package.
  */
 
-import type { JSONObject } from "./runtime.mjs";
+import type { JSONObject, UnknownFact } from "./runtime.mjs";
 
 /**
  * A HostID names one runtime host of a fleet that shares a history, as its
@@ -539,12 +539,12 @@ export interface HostHeartbeatEnvelope {
 }
 
 /**
- * JobRegisteredV1 is version 1 of job/registered, still decoded. Go's
- * DecodeFact upcasts it to JobRegistered with upcastJobRegisteredV1; decodeFact
- * returns it as it is, and a TypeScript reader converts it itself.
+ * JobRegisteredV1 is version 1 of job/registered, still decoded: decodeFact
+ * reads it and upcasts it as the spec derives each version from the one before,
+ * as Go's DecodeFact does.
  *
- * Version 1 does not say which host registered the job; its upcaster leaves
- * Host empty.
+ * Version 1 does not say which host registered the job; read as version 2, its
+ * Host is empty.
  */
 export interface JobRegisteredV1 {
   /** JobID identifies the job. */
@@ -576,16 +576,6 @@ export declare function decodeJobRegisteredV1(json: unknown, path?: string): Job
  * reads, leaving out optional fields that hold their zero value, as Go does.
  */
 export declare function encodeJobRegisteredV1(value: JobRegisteredV1): JSONObject;
-
-/**
- * A JobRegisteredV1Envelope is a job/registered v1 fact as the journal stores
- * it.
- */
-export interface JobRegisteredV1Envelope {
-  type: "job/registered";
-  v: 1;
-  data: JobRegisteredV1;
-}
 
 /**
  * A JobRegistered fact records that an owned job was registered.
@@ -638,12 +628,12 @@ export interface JobRegisteredEnvelope {
 }
 
 /**
- * JobSettledV1 is version 1 of job/settled, still decoded. Go's DecodeFact
- * upcasts it to JobSettled with upcastJobSettledV1; decodeFact returns it as it
- * is, and a TypeScript reader converts it itself.
+ * JobSettledV1 is version 1 of job/settled, still decoded: decodeFact reads it
+ * and upcasts it as the spec derives each version from the one before, as Go's
+ * DecodeFact does.
  *
- * Version 1 cannot tell a kill from a teardown; its upcaster sets Cause only
- * when the producer reported.
+ * Version 1 cannot tell a kill from a teardown: read as version 2, its Cause is
+ * producer when the producer reported, and empty otherwise.
  */
 export interface JobSettledV1 {
   /** JobID identifies the job. */
@@ -671,13 +661,6 @@ export declare function decodeJobSettledV1(json: unknown, path?: string): JobSet
  * leaving out optional fields that hold their zero value, as Go does.
  */
 export declare function encodeJobSettledV1(value: JobSettledV1): JSONObject;
-
-/** A JobSettledV1Envelope is a job/settled v1 fact as the journal stores it. */
-export interface JobSettledV1Envelope {
-  type: "job/settled";
-  v: 1;
-  data: JobSettledV1;
-}
 
 /**
  * A JobSettled fact records the one settlement of an owned job.
@@ -731,19 +714,28 @@ export interface JobSettledEnvelope {
  */
 export type FactEnvelope =
   | HostHeartbeatEnvelope
-  | JobRegisteredV1Envelope
   | JobRegisteredEnvelope
-  | JobSettledV1Envelope
   | JobSettledEnvelope;
 
 /**
  * decodeFact reads an envelope written by Go's EncodeFact with this or an
- * earlier spec. Data that is absent or null is a DecodeError of kind
- * missingField, a type this spec does not decode one of kind unknownFact, and a
- * known type at a version it does not decode (newer, or retired) one of kind
- * unknownVersion.
+ * earlier spec, as Go's DecodeFact reads it: an older version is upcast to the
+ * newest as the spec derives each version from the one before (one only a
+ * hand-written Go upcaster reads is returned as it is, marked goUpcast). Data
+ * that is absent or null is a DecodeError of kind missingField, a type this
+ * spec does not decode one of kind unknownFact, and a known type at a version
+ * it does not decode (newer, or retired) one of kind unknownVersion.
  */
 export declare function decodeFact(json: unknown, path?: string): FactEnvelope;
+
+/**
+ * readFact is decodeFact's tolerant reading mode: a fact this build does not
+ * know (an unknown type or version, a union variant or an enum value it does
+ * not know) is returned as an UnknownFact holding the JSON as read, to be kept,
+ * counted and read around; any other refusal is damage and thrown as decodeFact
+ * throws it. A build writes only what it decodes strictly.
+ */
+export declare function readFact(json: unknown, path?: string): FactEnvelope | UnknownFact;
 
 /**
  * encodeFact writes an envelope as Go's EncodeFact does, {"type","v","data"};

@@ -300,3 +300,19 @@ export function _emap(v, k, el) {
         out.push([k === undefined ? name : k(name), el(v[name])]);
     return Object.fromEntries(out);
 }
+/**
+ * _tolerate is the UnknownFact a tolerant reader keeps of json, whose strict
+ * decoding threw e, when e says the build does not know it; undefined for
+ * damage, which the reader throws on.
+ */
+export function _tolerate(json, e) {
+    if (!(e instanceof DecodeError))
+        return undefined;
+    const why = { unknownFact: "type", unknownVersion: "version", unknownVariant: "variant", invalidEnum: "value" }[e.kind];
+    if (why === undefined || typeof json !== "object" || json === null || Array.isArray(json))
+        return undefined;
+    const o = json;
+    const type = typeof o["type"] === "string" ? o["type"] : "";
+    const v = typeof o["v"] === "number" ? o["v"] : 0;
+    return { unknown: true, type, v, why, path: e.path, raw: json };
+}

@@ -34,6 +34,9 @@ CASES: dict[str, str] = {
     "output frame, 32 chunks": '{"frame":"output","chunks":['
     + ",".join(chunk(i) for i in range(32))
     + '],"next":1280}',
+    "output frame, 32 chunks with colons": '{"frame":"output","chunks":['
+    + ",".join(chunk(i).replace("of the output", "error: output") for i in range(32))
+    + '],"next":1280}',
     "status frame": '{"frame":"status","job":'
     + SNAPSHOT.replace('"running"', '"completed"')
     + "}",
@@ -58,7 +61,7 @@ def main() -> None:
     print(
         f"load average {os.getloadavg()[0]:.2f}; {runs} interleaved runs of {n} decodes each; medians"
     )
-    print(f"{'document':28} {'json.loads':>12} {'generated':>12} {'ratio':>7}")
+    print(f"{'document':36} {'json.loads':>12} {'generated':>12} {'ratio':>7}")
     cases: list[tuple[str, bytes, Callable[[bytes], object]]] = [
         (name, doc.encode(), jobs.decode_follow_frame) for name, doc in CASES.items()
     ]
@@ -70,7 +73,7 @@ def main() -> None:
             base.append(per_call(json.loads, doc, n))
             gen.append(per_call(decode, doc, n))
         b, g = statistics.median(base), statistics.median(gen)
-        print(f"{name:28} {b * 1e6:10.1f}µs {g * 1e6:10.1f}µs {g / b:6.1f}x")
+        print(f"{name:36} {b * 1e6:10.1f}µs {g * 1e6:10.1f}µs {g / b:6.1f}x")
 
 
 if __name__ == "__main__":

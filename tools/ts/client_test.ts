@@ -7,8 +7,57 @@
 import { Client, WireError } from "@jobgen/jobgen/client";
 import type { FollowFrame, JobID, JobSnapshot } from "@jobgen/jobgen/jobs";
 import { DecodeError } from "@jobgen/jobgen/runtime";
+import { readFileSync } from "node:fs";
 
 const base = process.argv[2] ?? "";
+
+/**
+ * hostile is spec/testdata/client-hostile.json, whose path is the second
+ * argument: the input the Python client's tests read alike.
+ */
+const hostile = JSON.parse(readFileSync(process.argv[3] ?? "", "utf8")) as {
+  events: { why: string; lines: string[]; lastEventId: string | null; retryMs: number | null }[];
+  retryAfter: { why: string; header: string; seconds: number | null }[];
+};
+
+/** latin1 is text as fetch reads a header sent as its UTF-8 bytes. */
+function latin1(text: string): string {
+  return Array.from(new TextEncoder().encode(text), (b) => String.fromCharCode(b)).join("");
+}
+
+/**
+ * reconnect serves one connection of lines to a follow, then refuses the
+ * next, and returns the Last-Event-ID the follow sent again and the delay
+ * it slept before (the timers it set, called at once).
+ */
+async function reconnect(lines: string[]): Promise<{ lastEventId: string | null; delays: number[] }> {
+  const sent: Headers[] = [];
+  const fake: typeof fetch = async (_input, init) => {
+    sent.push(new Headers(init?.headers));
+    if (sent.length === 1) return new Response(lines.join("\n") + "\n\n", { headers: { "Content-Type": "text/event-stream" } });
+    return new Response(JSON.stringify({ error: "no such job" }), { status: 404 });
+  };
+  // The first timer set after the drop is the follow's sleep: it fires at once.
+  const delays: number[] = [];
+  const real = globalThis.setTimeout;
+  let dropped = false;
+  globalThis.setTimeout = ((fn: () => void, ms?: number) => {
+    if (!dropped || delays.length > 0) return real(fn, ms);
+    delays.push(ms ?? 0);
+    return real(fn, 0);
+  }) as typeof setTimeout;
+  try {
+    const c = new Client({ base: "http://127.0.0.1:1/", fetch: fake, reconnectDelay: 1234 });
+    await refusal(async () => {
+      for await (const _ of c.follow("6ba7b810-9dad-11d1-80b4-00c04fd430c8" as JobID, { onDrop: () => (dropped = true) })) {
+        // the stream carries no frame
+      }
+    });
+  } finally {
+    globalThis.setTimeout = real;
+  }
+  return { lastEventId: sent[1]?.get("Last-Event-ID") ?? null, delays };
+}
 
 function client(session: string, headers: Record<string, string> = {}): Client {
   return new Client({ base, headers: { "X-Test-Session": session, ...headers }, reconnectDelay: 20 });
@@ -191,6 +240,17 @@ const cases: [string, () => Promise<void>][] = [
       check(err instanceof DecodeError && err.kind === "invalidID" && err.path === "$[0].id", `refusal ${String(err)}`);
     }
   }],
+  ...hostile.events.map((row): [string, () => Promise<void>] => [`hostile event fields: ${row.why}`, async () => {
+    const got = await reconnect(row.lines);
+    check(got.lastEventId === row.lastEventId, `Last-Event-ID ${JSON.stringify(got.lastEventId)}, want ${JSON.stringify(row.lastEventId)}`);
+    const want = row.retryMs ?? 1234;
+    check(got.delays.length === 1 && got.delays[0] === want, `slept ${JSON.stringify(got.delays)} ms, want ${want}`);
+  }]),
+  ...hostile.retryAfter.map((row): [string, () => Promise<void>] => [`hostile Retry-After: ${row.why}`, async () => {
+    const fake: typeof fetch = async () => new Response(JSON.stringify({ error: "busy" }), { status: 503, headers: { "Retry-After": latin1(row.header) } });
+    const err = await refusal(() => new Client({ base: "http://127.0.0.1:1/", fetch: fake }).roster());
+    check(err.retryAfter === (row.seconds ?? undefined), `retryAfter ${String(err.retryAfter)}, want ${String(row.seconds)}`);
+  }]),
 ];
 
 /** within fails a case that has not ended after ms milliseconds. */

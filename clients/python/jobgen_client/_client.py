@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import AsyncIterator, Iterator, Mapping
-from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Self
 from urllib.parse import quote
@@ -14,6 +13,8 @@ import httpx
 from jobgen_vocab.jobs import FollowFrame, JobSnapshot, StatusFrame, decode_follow_frame
 from jobgen_vocab.runtime import DecodeError, decode_list
 from jobgen_vocab.wire import ErrorBody, History, Interval, KillRequest, KillResponse
+
+from .sse import Resume, retry_after
 
 
 class WireError(Exception):
@@ -47,79 +48,7 @@ def _check(r: httpx.Response) -> None:
         reason = ErrorBody.decode(r.content).error
     except DecodeError:
         reason = r.text.strip() or r.reason_phrase
-    wait = r.headers.get("Retry-After", "")
-    raise WireError(r.status_code, reason, float(wait) if wait.isdigit() else None)
-
-
-@dataclass
-class _Event:
-    event: str = "message"
-    data: list[str] = field(default_factory=list)
-    id: str | None = None
-
-
-class _EventReader:
-    """An _EventReader turns the lines of an event stream into events."""
-
-    def __init__(self) -> None:
-        self.current = _Event()
-        self.retry: float | None = None  # seconds, as the server last asked
-
-    def line(self, text: str) -> _Event | None:
-        """Line reads one line; it returns the event a blank line completes."""
-        if text == "":
-            ev, self.current = self.current, _Event()
-            return ev if ev.data else None
-        if text.startswith(":"):
-            return None  # a comment: the server's keep-alive
-        name, _, value = text.partition(":")
-        value = value.removeprefix(" ")
-        if name == "event":
-            self.current.event = value
-        elif name == "data":
-            self.current.data.append(value)
-        elif name == "id":
-            self.current.id = value
-        elif name == "retry" and value.isdigit():
-            self.retry = int(value) / 1000
-        return None
-
-
-class _Follow:
-    """What a follow knows across its connections: where to resume from."""
-
-    def __init__(self, path: str, start: int | None, retries: int) -> None:
-        self.path = path
-        self.last = start
-        self.retries = retries
-        self.failures = 0
-        self.reader = _EventReader()
-
-    def headers(self) -> dict[str, str]:
-        h = {"Accept": "text/event-stream"}
-        if self.last is not None:
-            h["Last-Event-ID"] = str(self.last)
-        return h
-
-    def frame(self, ev: _Event) -> FollowFrame | None:
-        """The frame an event carries; None for the server's goodbye."""
-        if ev.event == "bye":
-            return None
-        if ev.id is not None and ev.id.isdigit():
-            self.last = int(ev.id)
-        self.failures = 0
-        return decode_follow_frame("\n".join(ev.data))
-
-    def failed(self, err: Exception) -> float:
-        """How long to wait before reconnecting after err; raises when done."""
-        self.failures += 1
-        if self.failures > self.retries:
-            raise err
-        return (
-            self.reader.retry
-            if self.reader.retry is not None
-            else min(0.05 * 2**self.failures, 2.0)
-        )
+    raise WireError(r.status_code, reason, retry_after(r.headers.get("Retry-After")))
 
 
 def _job_path(job_id: str) -> str:
@@ -191,9 +120,9 @@ class Client:
         Its intervals are those the journal serves live, oldest first; its
         archived runs are the seqs of the session's stream that retention
         moved into an archive, each with the archive that holds it, as
-        GET /api/history?with=archived answers.
+        GET /api/history/archived answers.
         """
-        return History.decode(self._get("api/history?with=archived"))
+        return History.decode(self._get("api/history/archived"))
 
     def follow(
         self, job_id: str, *, start: int | None = None, retries: int = 5
@@ -203,17 +132,18 @@ class Client:
         It starts at byte offset start (by default where the server starts:
         the retained window) and ends after the status frame. When the
         connection drops it reconnects, sending the offset of the last output
-        frame as Last-Event-ID, up to retries times in a row; the stream then
-        opens again with an opened frame, and an output frame says lossy when
-        bytes fell out of the retained window meanwhile.
+        frame as Last-Event-ID, up to retries times in a row without progress
+        (an output frame past where the connection resumed; decision 0158),
+        then raises the last failure; the stream opens again with an opened
+        frame, and an output frame says lossy when bytes fell out of the
+        retained window meanwhile.
         """
-        f = _Follow(_job_path(job_id) + "/follow", start, retries)
+        path = self._base.join(_job_path(job_id) + "/follow")
+        f = Resume(None if start is None else str(start), retries)
         while True:
             try:
                 with self._http.stream(
-                    "GET",
-                    self._base.join(f.path),
-                    headers={**self._headers, **f.headers()},
+                    "GET", path, headers={**self._headers, **f.headers()}
                 ) as r:
                     if not r.is_success:
                         r.read()
@@ -221,9 +151,11 @@ class Client:
                     for line in r.iter_lines():
                         if (ev := f.reader.line(line)) is None:
                             continue
-                        frame = f.frame(ev)
-                        if frame is None:
+                        if ev.event == "bye":
                             break
+                        if not f.dispatched(ev):
+                            continue
+                        frame = decode_follow_frame("\n".join(ev.data))
                         yield frame
                         if isinstance(frame, StatusFrame):
                             return
@@ -295,19 +227,18 @@ class AsyncClient:
 
     async def archived_history(self) -> History:
         """Archived_history is the history with its archived runs; see Client.archived_history."""
-        return History.decode(await self._get("api/history?with=archived"))
+        return History.decode(await self._get("api/history/archived"))
 
     async def follow(
         self, job_id: str, *, start: int | None = None, retries: int = 5
     ) -> AsyncIterator[FollowFrame]:
         """Follow yields the frames of a follow stream; see Client.follow."""
-        f = _Follow(_job_path(job_id) + "/follow", start, retries)
+        path = self._base.join(_job_path(job_id) + "/follow")
+        f = Resume(None if start is None else str(start), retries)
         while True:
             try:
                 async with self._http.stream(
-                    "GET",
-                    self._base.join(f.path),
-                    headers={**self._headers, **f.headers()},
+                    "GET", path, headers={**self._headers, **f.headers()}
                 ) as r:
                     if not r.is_success:
                         await r.aread()
@@ -315,9 +246,11 @@ class AsyncClient:
                     async for line in r.aiter_lines():
                         if (ev := f.reader.line(line)) is None:
                             continue
-                        frame = f.frame(ev)
-                        if frame is None:
+                        if ev.event == "bye":
                             break
+                        if not f.dispatched(ev):
+                            continue
+                        frame = decode_follow_frame("\n".join(ev.data))
                         yield frame
                         if isinstance(frame, StatusFrame):
                             return

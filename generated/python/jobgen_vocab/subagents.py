@@ -14,7 +14,16 @@ from typing import Annotated, Any, Final, Literal, TypeAlias
 from pydantic import Field, JsonValue
 
 from . import jobs
-from .runtime import Envelope, Int64, Model, UUIDIdentifier, decode_envelope
+from .runtime import (
+    DecodeError,
+    Envelope,
+    Int64,
+    Model,
+    UnknownFact,
+    UUIDIdentifier,
+    decode_envelope,
+    tolerate,
+)
 
 
 class MessageID(UUIDIdentifier):
@@ -572,10 +581,12 @@ by v; retired versions and unknown types are refused.
 
 def decode_fact(data: str | bytes) -> FactEnvelope:
     """decode_fact reads an envelope written by Go's EncodeFact with this or an earlier
-    spec, as Go's DecodeFact reads it, but keeps the version it read: Go upcasts an
-    older one. Data that is absent or null is a DecodeError of kind missingField, a
-    type this spec does not decode one of kind unknownFact, and a known type at a
-    version it does not decode (newer, or retired) one of kind unknownVersion.
+    spec, as Go's DecodeFact reads it: an older version is upcast to the newest as
+    the spec derives each version from the one before (one only a hand-written Go
+    upcaster reads is returned as it is, a runtime.GoUpcast). Data that is absent or
+    null is a DecodeError of kind missingField, a type this spec does not decode one
+    of kind unknownFact, and a known type at a version it does not decode (newer, or
+    retired) one of kind unknownVersion.
     """
     facts: dict[str, dict[Any, type[FactEnvelope]]] = {
         "subagent/checkpoint": {1: SubagentCheckpointEnvelope},
@@ -589,6 +600,22 @@ def decode_fact(data: str | bytes) -> FactEnvelope:
         "subagent/seeded": {1: SubagentSeededEnvelope},
     }
     return decode_envelope(data, facts)
+
+
+def read_fact(data: str | bytes) -> FactEnvelope | UnknownFact:
+    """read_fact is decode_fact's tolerant reading mode: a fact this build does not know
+    (an unknown type or version, a union variant or an enum value it does not know)
+    is returned as a runtime.UnknownFact holding its bytes as read, to be kept,
+    counted and read around; any other refusal is damage and raised as decode_fact
+    raises it. A build writes only what it decodes strictly.
+    """
+    try:
+        return decode_fact(data)
+    except DecodeError as e:
+        u = tolerate(data, e)
+        if u is None:
+            raise
+        return u
 
 
 DEFAULT_DIAGNOSTIC_BYTES: Final = 4096

@@ -200,8 +200,8 @@ class JobOutput(Model):
     """The job to read, by its id."""
 
     max_bytes: Uint32 = Field(default=0, serialization_alias="maxBytes")
-    """The most output to return, in bytes; absent or 0 means 16384, more than 65536 is
-    read as 65536, and less than 4 as 4. What does not fit waits for the next call.
+    """The most output to return, in bytes, at most 65536; absent or 0 means 16384, and
+    less than 4 is read as 4. What does not fit waits for the next call.
     """
 
 
@@ -243,9 +243,7 @@ class JobWait(Model):
     """The job to wait for, by its id."""
 
     timeout_seconds: Uint32 = Field(default=0, serialization_alias="timeoutSeconds")
-    """How long to wait at most, in seconds; absent or 0 means 30, and more than 600 is
-    read as 600.
-    """
+    """How long to wait at most, in seconds, at most 600; absent or 0 means 30."""
 
 
 class JobWaitResult(Model):

@@ -132,3 +132,64 @@ def test_a_key_in_another_case_is_refused(
 def test_fold_is_ascii_upper_case(name: str) -> None:
     assert fold(name) == name.upper()
     assert fold("ſ") == "S" and fold("\u212a") == "K" and fold("ı") == "ı"
+
+
+def test_only_ascii_digits_are_digits_in_a_time() -> None:
+    """Go reads RFC 3339 digits 0-9 alone; Python's \\d is any script's."""
+    from jobgen_vocab.runtime import Timestamp
+    from pydantic import TypeAdapter, ValidationError
+
+    times = TypeAdapter(Timestamp)
+    assert times.validate_python("2024-01-02T03:04:05Z") == "2024-01-02T03:04:05Z"
+    for bad in ("２０２４-01-02T03:04:05Z", "2024-01-02T03:04:05.٣Z"):
+        try:
+            times.validate_python(bad)
+        except ValidationError as e:
+            assert e.errors()[0]["type"] == "invalidValue"
+        else:
+            raise AssertionError(f"{bad!r} was read as a time")
+
+
+def test_only_ascii_digits_are_digits_in_a_deep_document() -> None:
+    """A document too deep for json.loads is read by the runtime's own parser."""
+    from jobgen_vocab.runtime import parse
+
+    deep = "[" * 3000 + "1٣" + "]" * 3000
+    try:
+        parse(deep)
+    except DecodeError as e:
+        assert e.kind == "invalidJSON"
+    else:
+        raise AssertionError("a number with a non-ASCII digit was read")
+
+
+def test_minus_zero_is_no_unsigned_integer() -> None:
+    """Go refuses -0 for a uint; pydantic-core's parser reads it as 0."""
+    assert jobs.TerminalSize.decode('{"rows":24,"cols":80}').rows == 24
+    for doc in (
+        '{"rows":-0,"cols":80}',
+        '{"rows":1,"cols":-0}',
+        '{"cols":80,"rows":-0 }',
+    ):
+        try:
+            jobs.TerminalSize.decode(doc)
+        except DecodeError as e:
+            assert e.kind == "invalidValue", doc
+        else:
+            raise AssertionError(f"{doc} was read")
+
+
+def test_a_variant_without_its_tag_is_refused() -> None:
+    """The fast path requires the tag pydantic would default."""
+    try:
+        jobs.OutputFrame.decode('{"chunks":[],"next":1}')
+    except DecodeError as e:
+        assert e.kind == "missingField"
+    else:
+        raise AssertionError("an output frame without its tag was read")
+
+
+def test_python_names_are_no_keys() -> None:
+    """A key spelled as the Python field (gap_before) is unknown to Go."""
+    opts = jobs.AppendOptions.decode('{"gap_before":true}')
+    assert opts.gap_before is False

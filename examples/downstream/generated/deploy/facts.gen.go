@@ -3,6 +3,7 @@
 package deploy
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 
@@ -144,8 +145,11 @@ func (DeployRequested) FactVersion() int {
 
 func (DeployRequested) isFact() {}
 
-// EncodeFact encodes f in its envelope, {"type","v","data"}.
+// EncodeFact encodes f in its envelope, {"type","v","data"}; an UnknownFact is its envelope as it was read.
 func EncodeFact(f Fact) ([]byte, error) {
+	if u, ok := f.(UnknownFact); ok {
+		return bytes.Clone(u.Raw), nil
+	}
 	data, err := json.Marshal(f)
 	if err != nil {
 		return nil, fmt.Errorf("deploy: encode %s: %w", f.FactType(), err)
@@ -189,6 +193,51 @@ func decodeFactData(typ string, v int, d *codec.Decoder) (Fact, error) {
 		return nil, codec.SkipUnknown(d, "deploy", fmt.Errorf("deploy: decode %s v%d: %w", typ, v, ErrUnknownVersion))
 	}
 	return nil, codec.SkipUnknown(d, "deploy", fmt.Errorf("deploy: decode %q v%d: %w", typ, v, ErrUnknownFact))
+}
+
+// An UnknownFact is a fact ReadFact kept without decoding it, because this build does not know its type, its version, a union variant or an enum value it holds (codec.Unknown says which). Its Raw is the envelope as read; EncodeFact writes it back unchanged.
+type UnknownFact struct {
+	codec.Unknown
+}
+
+// FactType returns the type the fact's envelope names.
+func (u UnknownFact) FactType() string {
+	return u.Type
+}
+
+// FactVersion returns the version the fact's envelope names.
+func (u UnknownFact) FactVersion() int {
+	return u.V
+}
+
+func (UnknownFact) isFact() {}
+
+// ReadFact is DecodeFact's tolerant reading mode: a fact this build does not know — an unknown type or version (ErrUnknownFact), a union variant (ErrUnknownVariant) or an enum value (ErrInvalidEnum) it does not know — is returned as an UnknownFact with a nil error, to be kept, counted and read around; any other error is damage and returned as DecodeFact returns it. A build writes only what it decodes strictly.
+func ReadFact(data []byte) (Fact, error) {
+	f, err := DecodeFact(data)
+	if u, ok := codec.Tolerate(data, err); ok {
+		return UnknownFact{u}, nil
+	}
+	return f, err
+}
+
+// Salvage reads what this build can of u, a fact of a type it knows: each field of the type's newest version it knows (DeployApproved for deploy/approved …) is read from the data on its own, and the JSON names of those that are absent or do not decode are returned. It returns a nil Fact for a type this build does not know. A salvaged fact is for showing what a newer build wrote; never write it.
+func (u UnknownFact) Salvage() (Fact, []string) {
+	env, err := codec.DecodeEnvelope(u.Raw)
+	if err != nil {
+		return nil, nil
+	}
+	switch env.Type {
+	case DeployApprovedType:
+		var out DeployApproved
+		missing := codec.Salvage(env.Data, &out)
+		return out, missing
+	case DeployRequestedType:
+		var out DeployRequested
+		missing := codec.Salvage(env.Data, &out)
+		return out, missing
+	}
+	return nil, nil
 }
 
 // fieldsOfDeployApproved are the wire names of DeployApproved's fields.

@@ -43,3 +43,27 @@ func (a *Approval) UnmarshalJSON(data []byte) error {
 	a.Note = wire.Note
 	return nil
 }
+
+// A Refusal is what every refusal of the deployer's wire answers.
+type Refusal struct {
+	// Error says what was refused.
+	Error string `json:"error"`
+}
+
+// UnmarshalJSON decodes r, refusing a missing required field or an ambiguous key.
+func (r *Refusal) UnmarshalJSON(data []byte) error {
+	var wire struct {
+		Error *string `json:"error"`
+	}
+	if err := json.Unmarshal(data, &wire); err != nil {
+		return err
+	}
+	if err := codec.CheckKeys("deploy.Refusal", data, "error"); err != nil {
+		return err
+	}
+	if wire.Error == nil {
+		return codec.MissingField("deploy.Refusal", "error")
+	}
+	r.Error = *wire.Error
+	return nil
+}

@@ -10,7 +10,7 @@
  * package.
  */
 
-import type { JSONObject } from "@jobgen/jobgen/runtime";
+import type { JSONObject, UnknownFact } from "@jobgen/jobgen/runtime";
 import type * as jobs from "@jobgen/jobgen/jobs";
 
 /**
@@ -66,6 +66,24 @@ export declare function decodeApproval(json: unknown, path?: string): Approval;
  * out optional fields that hold their zero value, as Go does.
  */
 export declare function encodeApproval(value: Approval): JSONObject;
+
+/** A Refusal is what every refusal of the deployer's wire answers. */
+export interface Refusal {
+  /** Error says what was refused. */
+  error: string;
+}
+
+/**
+ * decodeRefusal reads a Refusal from JSON as Go's decoder does, refusing input
+ * that lacks a required field.
+ */
+export declare function decodeRefusal(json: unknown, path?: string): Refusal;
+
+/**
+ * encodeRefusal writes a Refusal as JSON that Go's decoder reads, leaving out
+ * optional fields that hold their zero value, as Go does.
+ */
+export declare function encodeRefusal(value: Refusal): JSONObject;
 
 /** DeployApprovedType is the wire type of DeployApproved facts. */
 export declare const DeployApprovedType = "deploy/approved";
@@ -155,12 +173,23 @@ export type FactEnvelope =
 
 /**
  * decodeFact reads an envelope written by Go's EncodeFact with this or an
- * earlier spec. Data that is absent or null is a DecodeError of kind
- * missingField, a type this spec does not decode one of kind unknownFact, and a
- * known type at a version it does not decode (newer, or retired) one of kind
- * unknownVersion.
+ * earlier spec, as Go's DecodeFact reads it: an older version is upcast to the
+ * newest as the spec derives each version from the one before (one only a
+ * hand-written Go upcaster reads is returned as it is, marked goUpcast). Data
+ * that is absent or null is a DecodeError of kind missingField, a type this
+ * spec does not decode one of kind unknownFact, and a known type at a version
+ * it does not decode (newer, or retired) one of kind unknownVersion.
  */
 export declare function decodeFact(json: unknown, path?: string): FactEnvelope;
+
+/**
+ * readFact is decodeFact's tolerant reading mode: a fact this build does not
+ * know (an unknown type or version, a union variant or an enum value it does
+ * not know) is returned as an UnknownFact holding the JSON as read, to be kept,
+ * counted and read around; any other refusal is damage and thrown as decodeFact
+ * throws it. A build writes only what it decodes strictly.
+ */
+export declare function readFact(json: unknown, path?: string): FactEnvelope | UnknownFact;
 
 /**
  * encodeFact writes an envelope as Go's EncodeFact does, {"type","v","data"};

@@ -10,7 +10,7 @@
  * package.
  */
 
-import { DecodeError, EncodeError, _missing, _obj, _fold, _str, _int, _enum, _zeroUUID, _uuid, _ambiguous, _eint, _eenum, _euuid } from "@jobgen/jobgen/runtime";
+import { DecodeError, EncodeError, _missing, _obj, _fold, _str, _int, _enum, _zeroUUID, _uuid, _ambiguous, _eint, _eenum, _euuid, _tolerate } from "@jobgen/jobgen/runtime";
 import * as jobs from "@jobgen/jobgen/jobs";
 
 /**
@@ -90,6 +90,40 @@ export function encodeApproval(value) {
   o["approver"] = value.approver;
   o["verdict"] = _eenum(value.verdict, isVerdict, "Approval.verdict");
   if (value.note) o["note"] = value.note;
+  return o;
+}
+
+/**
+ * decodeRefusal reads a Refusal from JSON as Go's decoder does, refusing input
+ * that lacks a required field.
+ */
+export function decodeRefusal(json, path = "$") {
+  const o = _obj(json, path, "Refusal");
+  let f_error;
+  for (const k of Object.keys(o)) {
+    const v = o[k];
+    switch (k) {
+      case "error":
+        f_error = v === null ? undefined : _str(v, path, "error");
+        continue;
+    }
+    switch (_fold(k)) {
+      case "ERROR":
+        throw _ambiguous(path, "Refusal", k, "error");
+    }
+  }
+  if (f_error === undefined) throw _missing(path, "Refusal", "error");
+  const out = { error: f_error };
+  return out;
+}
+
+/**
+ * encodeRefusal writes a Refusal as JSON that Go's decoder reads, leaving out
+ * optional fields that hold their zero value, as Go does.
+ */
+export function encodeRefusal(value) {
+  const o = {};
+  o["error"] = value.error;
   return o;
 }
 
@@ -217,10 +251,12 @@ export function encodeDeployRequested(value) {
 
 /**
  * decodeFact reads an envelope written by Go's EncodeFact with this or an
- * earlier spec. Data that is absent or null is a DecodeError of kind
- * missingField, a type this spec does not decode one of kind unknownFact, and a
- * known type at a version it does not decode (newer, or retired) one of kind
- * unknownVersion.
+ * earlier spec, as Go's DecodeFact reads it: an older version is upcast to the
+ * newest as the spec derives each version from the one before (one only a
+ * hand-written Go upcaster reads is returned as it is, marked goUpcast). Data
+ * that is absent or null is a DecodeError of kind missingField, a type this
+ * spec does not decode one of kind unknownFact, and a known type at a version
+ * it does not decode (newer, or retired) one of kind unknownVersion.
  */
 export function decodeFact(json, path = "$") {
   const o = _obj(json, path, "FactEnvelope");
@@ -264,6 +300,23 @@ export function decodeFact(json, path = "$") {
       throw new DecodeError("unknownVersion", path + ".v", `deploy/requested v${v} is not decoded by this build`);
   }
   throw new DecodeError("unknownFact", path + ".type", `unknown fact type ${JSON.stringify(type)}`);
+}
+
+/**
+ * readFact is decodeFact's tolerant reading mode: a fact this build does not
+ * know (an unknown type or version, a union variant or an enum value it does
+ * not know) is returned as an UnknownFact holding the JSON as read, to be kept,
+ * counted and read around; any other refusal is damage and thrown as decodeFact
+ * throws it. A build writes only what it decodes strictly.
+ */
+export function readFact(json, path = "$") {
+  try {
+    return decodeFact(json, path);
+  } catch (e) {
+    const u = _tolerate(json, e);
+    if (u === undefined) throw e;
+    return u;
+  }
 }
 
 /**

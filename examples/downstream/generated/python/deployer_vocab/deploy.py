@@ -11,7 +11,16 @@ from __future__ import annotations
 from typing import Annotated, Any, Final, Literal, TypeAlias
 
 from jobgen_vocab import jobs
-from jobgen_vocab.runtime import Envelope, Int64, Model, UUIDIdentifier, decode_envelope
+from jobgen_vocab.runtime import (
+    DecodeError,
+    Envelope,
+    Int64,
+    Model,
+    UnknownFact,
+    UUIDIdentifier,
+    decode_envelope,
+    tolerate,
+)
 from pydantic import Field
 
 
@@ -43,6 +52,13 @@ class Approval(Model):
 
     note: str = ""
     """Note says why."""
+
+
+class Refusal(Model):
+    """A Refusal is what every refusal of the deployer's wire answers."""
+
+    error: str
+    """Error says what was refused."""
 
 
 class DeployApproved(Model):
@@ -111,13 +127,31 @@ by v; retired versions and unknown types are refused.
 
 def decode_fact(data: str | bytes) -> FactEnvelope:
     """decode_fact reads an envelope written by Go's EncodeFact with this or an earlier
-    spec, as Go's DecodeFact reads it, but keeps the version it read: Go upcasts an
-    older one. Data that is absent or null is a DecodeError of kind missingField, a
-    type this spec does not decode one of kind unknownFact, and a known type at a
-    version it does not decode (newer, or retired) one of kind unknownVersion.
+    spec, as Go's DecodeFact reads it: an older version is upcast to the newest as
+    the spec derives each version from the one before (one only a hand-written Go
+    upcaster reads is returned as it is, a runtime.GoUpcast). Data that is absent or
+    null is a DecodeError of kind missingField, a type this spec does not decode one
+    of kind unknownFact, and a known type at a version it does not decode (newer, or
+    retired) one of kind unknownVersion.
     """
     facts: dict[str, dict[Any, type[FactEnvelope]]] = {
         "deploy/approved": {1: DeployApprovedEnvelope},
         "deploy/requested": {1: DeployRequestedEnvelope},
     }
     return decode_envelope(data, facts)
+
+
+def read_fact(data: str | bytes) -> FactEnvelope | UnknownFact:
+    """read_fact is decode_fact's tolerant reading mode: a fact this build does not know
+    (an unknown type or version, a union variant or an enum value it does not know)
+    is returned as a runtime.UnknownFact holding its bytes as read, to be kept,
+    counted and read around; any other refusal is damage and raised as decode_fact
+    raises it. A build writes only what it decodes strictly.
+    """
+    try:
+        return decode_fact(data)
+    except DecodeError as e:
+        u = tolerate(data, e)
+        if u is None:
+            raise
+        return u

@@ -1,0 +1,197 @@
+package httproute
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// An Event is one Server-Sent Event, encoded once: its id line (when it
+// has one), its event name and its data on one line. Any number of streams
+// may write the same Event, which is how one encoding serves every
+// follower of a job.
+type Event struct{ b []byte }
+
+// NewEvent encodes an event. data must be one line (a JSON document as
+// the generated encoders write it); id is left out when empty.
+func NewEvent(name, id string, data []byte) Event {
+	b := make([]byte, 0, len(data)+len(name)+len(id)+24)
+	if id != "" {
+		b = append(b, "id: "...)
+		b = append(b, id...)
+		b = append(b, '\n')
+	}
+	b = append(b, "event: "...)
+	b = append(b, name...)
+	b = append(b, "\ndata: "...)
+	b = append(b, data...)
+	b = append(b, "\n\n"...)
+	return Event{b}
+}
+
+// Bytes is the event as the stream writes it.
+func (e Event) Bytes() []byte { return e.b }
+
+// A Stream is the event stream of one request to a stream route. It starts
+// (the event-stream headers, 200) with its first write, so that until then
+// the route's method may still refuse or hand off. Every write is bounded
+// by Options.WriteTimeout; a keep-alive comment goes out every
+// Options.KeepAlive, from a timer rather than a goroutine of its own, so
+// an idle stream costs no goroutine. A write that fails ends the method's
+// context. Its methods are for generated code, which wraps it in a type
+// per route.
+type Stream struct {
+	c       *Call
+	rc      *http.ResponseController
+	cancel  context.CancelFunc
+	turn    chan struct{} // one slot: the writer holding it writes
+	started bool
+	broken  error       // the first failed write; every later write fails with it
+	alive   *time.Timer // the next keep-alive, once started
+	stopped bool        // no more keep-alives; set holding the turn
+}
+
+// Put writes one event, without flushing it.
+func (s *Stream) Put(e Event) error { return s.write(e.b, false) }
+
+// Flush sends what Put wrote.
+func (s *Stream) Flush() error { return s.write(nil, true) }
+
+// WriteEvents writes events and flushes them, under one write deadline and
+// one turn, as one write would: the generated Write of each stream's own
+// event type (which embeds Event, and so has Bytes).
+func WriteEvents[E interface{ Bytes() []byte }](s *Stream, events []E) error {
+	if err := s.begin(); err != nil {
+		return err
+	}
+	defer s.end()
+	_ = s.rc.SetWriteDeadline(time.Now().Add(s.c.h.opts.WriteTimeout))
+	for _, e := range events {
+		if _, err := s.c.w.Write(e.Bytes()); err != nil {
+			return s.fail(err)
+		}
+	}
+	return s.flush()
+}
+
+// Retry tells the client how long to wait before it reconnects.
+func (s *Stream) Retry(d time.Duration) error {
+	return s.write([]byte("retry: "+strconv.FormatInt(d.Milliseconds(), 10)+"\n\n"), true)
+}
+
+// bye writes the event that tells a client the server closed the stream.
+func (s *Stream) bye() { s.write([]byte("event: bye\ndata: {}\n\n"), true) }
+
+// write writes b under the stream's turn, starting the stream first, and
+// flushes when asked.
+func (s *Stream) write(b []byte, flush bool) error {
+	if err := s.begin(); err != nil {
+		return err
+	}
+	defer s.end()
+	if len(b) > 0 {
+		_ = s.rc.SetWriteDeadline(time.Now().Add(s.c.h.opts.WriteTimeout))
+		if _, err := s.c.w.Write(b); err != nil {
+			return s.fail(err)
+		}
+	}
+	if flush {
+		return s.flush()
+	}
+	return nil
+}
+
+// begin takes the turn of a stream that is not broken, starting it first;
+// end gives the turn back. A begin that fails has given it back already.
+func (s *Stream) begin() error {
+	s.turn <- struct{}{}
+	if s.broken != nil {
+		<-s.turn
+		return s.broken
+	}
+	if !s.started {
+		if err := s.start(); err != nil {
+			err = s.fail(err)
+			<-s.turn
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Stream) end() { <-s.turn }
+
+// flush sends what was written; a writer that cannot flush is no error
+// (see start). The caller holds the turn.
+func (s *Stream) flush() error {
+	if err := s.rc.Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
+		return s.fail(err)
+	}
+	return nil
+}
+
+// fail breaks the stream with err and ends the method's context; the
+// caller holds the turn.
+func (s *Stream) fail(err error) error {
+	s.broken = err
+	s.cancel()
+	return err
+}
+
+// start sends the event-stream headers and starts the keep-alives; the
+// caller holds the turn. A ResponseWriter that cannot flush (a middleware
+// that wraps it without Flush or Unwrap) still gets the stream, but its
+// events wait in buffers until they fill: that is logged, as the
+// middleware's bug.
+func (s *Stream) start() error {
+	w := s.c.w
+	hdr := w.Header()
+	hdr.Set("Content-Type", "text/event-stream")
+	hdr.Set("Cache-Control", "no-store")
+	hdr.Set("X-Accel-Buffering", "no") // ask reverse proxies not to buffer the stream
+	w.WriteHeader(http.StatusOK)
+	s.started = true
+	s.rc = http.NewResponseController(w)
+	if err := s.rc.Flush(); errors.Is(err, http.ErrNotSupported) {
+		s.c.h.log.Warn("httproute: the ResponseWriter cannot flush, so events are delayed: "+
+			"a middleware wrapping it should implement http.Flusher or Unwrap", "writer", fmt.Sprintf("%T", w))
+	} else if err != nil {
+		return err
+	}
+	s.alive = time.AfterFunc(s.c.h.opts.KeepAlive, s.keepAlive)
+	return nil
+}
+
+// keepAlive writes a comment, unless the stream stopped or broke, and sets
+// the timer for the next one. It waits for the turn through the channel,
+// so that a testing/synctest bubble sees it durably blocked, as it would
+// not behind a mutex.
+func (s *Stream) keepAlive() {
+	s.turn <- struct{}{}
+	defer func() { <-s.turn }()
+	if s.stopped || s.broken != nil {
+		return
+	}
+	_ = s.rc.SetWriteDeadline(time.Now().Add(s.c.h.opts.WriteTimeout))
+	if _, err := s.c.w.Write([]byte(": keep-alive\n\n")); err != nil {
+		s.fail(err)
+		return
+	}
+	if s.flush() == nil {
+		s.alive.Reset(s.c.h.opts.KeepAlive)
+	}
+}
+
+// stopKeepAlive ends the keep-alives: none is written after it returns (a
+// timer that fired meanwhile finds the stream stopped).
+func (s *Stream) stopKeepAlive() {
+	s.turn <- struct{}{}
+	s.stopped = true
+	if s.alive != nil {
+		s.alive.Stop()
+	}
+	<-s.turn
+}
