@@ -53,8 +53,9 @@ The operator's commands take a PostgreSQL journal's DSN only:
 	           newest positions and the size on disk (--json)
 	archive    --before TIME|AGE --to FILE: move the streams whose history is
 	           over (their jobs settled, their children disposed, last
-	           appended before TIME) into the journal FILE, verify the copy,
-	           then remove them (--dry-run lists them and why others stay)
+	           appended before TIME), through the seq judged, into the
+	           journal FILE, verify the copy, then remove them (--dry-run
+	           lists them and why others stay)
 
 A position is always the string "MAJOR.MINOR", whatever the backend: a file
 counts its records in MINOR ("0.17"); PostgreSQL orders transactions in
@@ -156,10 +157,12 @@ var journalCommands = map[string]journalCommand{
 			"settled, a subagent child's once its residencies ended and nothing waits, a\n" +
 			"host's heartbeats once its lease ran out, each tree of parent, children and\n" +
 			"their pointer streams whole, and only those last appended before --before.\n" +
-			"It copies them with their seqs and ids, syncs the file, reads every copy\n" +
-			"back and compares it, and only then removes them. A later read of such a\n" +
-			"stream from its start says where its records went; appends go on after\n" +
-			"them. --dry-run prints the plan and changes nothing.",
+			"It moves each stream through the seq it judged: a record appended since\n" +
+			"(a job registered meanwhile) was not judged and stays, and appends go on\n" +
+			"while it runs. It copies them with their seqs and ids, syncs the file,\n" +
+			"reads every copy back and compares it, and only then removes them. A later\n" +
+			"read of such a stream from its start says which seqs went into which file;\n" +
+			"appends go on after them. --dry-run prints the plan and changes nothing.",
 		flags: archiveFlags,
 		run:   journalArchive,
 	},
