@@ -29,7 +29,7 @@ import (
 // batches ahead, and WriteIntervals returns once that goroutine is done
 // with it.
 //
-// To read a file: WriteIntervals(w, journal.Facts(journal.ReadFile(path), jobs.DecodeFact), asJSON);
+// To read a file: WriteIntervals(w, journal.FileFacts(path, jobs.DecodeFact), asJSON);
 // a store: journal.Facts(store.ReadAll(ctx, journal.Position{}), jobs.DecodeFact).
 func WriteIntervals(w io.Writer, facts iter.Seq2[jobs.Fact, error], asJSON bool) error {
 	bw := bufio.NewWriterSize(w, 64<<10)

@@ -384,6 +384,17 @@ func (fr *frame) sum(version int) uint32 {
 // It does not check the record's place in the file. The payload aliases
 // line.
 func parseRecord(line []byte, version int) (frame, error) {
+	fr, err := parseSummed(line, version)
+	if err == nil {
+		err = checkFact(fr.payload)
+	}
+	return fr, err
+}
+
+// parseSummed is parseRecord but for the fact: the framing and the
+// checksum, for a reader that has the fact checked where it is decoded
+// (FileFacts).
+func parseSummed(line []byte, version int) (frame, error) {
 	fr, err := parseFrame(line, version)
 	if err != nil {
 		return fr, err
@@ -391,8 +402,18 @@ func parseRecord(line []byte, version int) (frame, error) {
 	if sum := fr.sum(version); sum != fr.crc {
 		return fr, fmt.Errorf("crc32c mismatch: stored %08x, computed %08x", fr.crc, sum)
 	}
-	if !validJSON(fr.payload) || bytes.IndexByte(fr.payload, '\n') >= 0 {
-		return fr, errors.New("checksum matches, but the fact is not one JSON value")
-	}
 	return fr, nil
+}
+
+// errFactNotJSON is the damage of a record whose checksum matches a fact
+// that is not one JSON value.
+var errFactNotJSON = errors.New("checksum matches, but the fact is not one JSON value")
+
+// checkFact reports errFactNotJSON unless payload, a record's fact, is one
+// JSON value without a newline byte.
+func checkFact(payload []byte) error {
+	if !validJSON(payload) || bytes.IndexByte(payload, '\n') >= 0 {
+		return errFactNotJSON
+	}
+	return nil
 }

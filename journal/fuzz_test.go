@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/jobgen/jobgen/generated/jobs"
 )
 
 // FuzzRecover appends an arbitrary tail to a valid three-record journal and
@@ -103,6 +105,10 @@ func checkRecovery(t *testing.T, prefix, tail []byte) {
 	if sum, err := Check(path); (err == nil) != clean || clean && sum.Good != int64(len(prefix)+kept) {
 		t.Fatalf("Check = %+v, %v; want a clean end after %d tail bytes: %v", sum, err, kept, clean)
 	}
+
+	// FileFacts, which leaves the facts' JSON to the decoder, reads the
+	// same facts and meets the same damage as Facts of ReadFile.
+	fileFactsAgree(t, path, jobs.DecodeFact)
 
 	s, err := Open(path, WithLogger(discard()))
 	if corruptAt >= 0 {

@@ -250,6 +250,16 @@ func (fr *frame) record(off int64) Record {
 // ErrNotJournal error, a *RecordError for damage, or an I/O error. A
 // *RecordError with Offset 0 and Kind ErrTornTail is a header cut short.
 func scan(r io.Reader, path string, ix *index, visit func(Record) bool) (Summary, error) {
+	return scanRecords(r, path, ix, true, visit)
+}
+
+// scanRecords is scan, checking that each record's fact is one JSON value
+// only when checkFacts is set: a reader that decodes every fact with a
+// decoder that refuses what is not JSON (FileFacts) checks a fact only when
+// the decoder refused it, and reports it then as scan would have. A record
+// out of place is the exception, checked here first: of a fact that is not
+// JSON and a place that does not follow, scan reports the fact.
+func scanRecords(r io.Reader, path string, ix *index, checkFacts bool, visit func(Record) bool) (Summary, error) {
 	s := &scanner{br: bufio.NewReaderSize(r, 64<<10)}
 	var sum Summary
 	version, err := s.header(path)
@@ -283,22 +293,27 @@ func scan(r io.Reader, path string, ix *index, visit func(Record) bool) (Summary
 			fr   frame
 			perr error
 		)
-		if ln.keep != ln.start {
+		switch {
+		case ln.keep != ln.start:
 			perr = fmt.Errorf("record longer than %d bytes", MaxRecordBytes)
-		} else {
+		case checkFacts:
 			fr, perr = parseRecord(ln.b, version)
+		default:
+			fr, perr = parseSummed(ln.b, version)
 		}
 		if perr == nil {
 			if why := ix.follows(&fr); why != "" {
-				return summary(), damage(ErrCorrupt, "%s", why)
+				if !checkFacts {
+					perr = checkFact(fr.payload)
+				}
+				if perr == nil {
+					return summary(), damage(ErrCorrupt, "%s", why)
+				}
 			}
 		}
 		if perr != nil && ln.keep == ln.start {
 			if _, ferr := parseFrame(ln.b, version); ferr == nil {
-				// Whole, newline-terminated, framed: written once in full, so a
-				// bad checksum or fact is damage to a record that may have been
-				// flushed, not a write cut short.
-				return summary(), damage(ErrCorrupt, "%v (a whole record: cut it only with jobgen journal repair --truncate-at %d)", perr, ln.start)
+				return summary(), wholeRecordDamage(path, ln.start, perr)
 			}
 		}
 		if perr != nil {
@@ -318,6 +333,15 @@ func scan(r io.Reader, path string, ix *index, visit func(Record) bool) (Summary
 			return summary(), nil
 		}
 	}
+}
+
+// wholeRecordDamage is the damage of the record at off, whole,
+// newline-terminated and framed, whose checksum or fact is bad (perr): it was
+// written once in full, so it is damage to a record that may have been
+// flushed, not a write cut short.
+func wholeRecordDamage(path string, off int64, perr error) *RecordError {
+	return &RecordError{Path: path, Offset: off, Kind: ErrCorrupt,
+		Reason: fmt.Sprintf("%v (a whole record: cut it only with jobgen journal repair --truncate-at %d)", perr, off)}
 }
 
 // name is how errors name the journal at path.

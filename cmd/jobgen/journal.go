@@ -261,7 +261,7 @@ func journalIntervals(j *journalRun, store journalStore) (int, error) {
 		return code, nil
 	}
 	var unknown codec.UnknownFacts
-	err := jobhistory.WriteIntervals(j.stdout, journal.Facts(store.records(), projectable(v, &unknown)), j.asJSON)
+	err := jobhistory.WriteIntervals(j.stdout, store.jobFacts(projectable(v, &unknown)), j.asJSON)
 	if unknown.Total() > 0 {
 		fmt.Fprintf(j.stderr, "jobgen journal intervals: %s: skipped %s\n", store.name(), &unknown)
 	}
