@@ -175,7 +175,7 @@ func validRecordFrom(b []byte, from int) bool {
 			continue
 		}
 		if nl := bytes.IndexByte(b[i:], '\n'); nl >= 0 {
-			if fr, err := parseFrame(b[i:i+nl], 2); err == nil && fr.sum(2) == fr.crc {
+			if fr, err := parseFrame(b[i:i+nl], 2); err == nil && fr.sum(2, nil) == fr.crc {
 				return true
 			}
 		}

@@ -48,3 +48,21 @@ func readAheadRuns() bool {
 	buf := make([]byte, 1<<20)
 	return bytes.Contains(buf[:runtime.Stack(buf, true)], []byte("journal.(*readAhead).scan"))
 }
+
+// A scan reads a stream's name once: the records of a stream it knows
+// cost no allocation for their stream, so checking a long journal of a few
+// streams allocates about as much as a short one.
+func TestScanAllocatesNothingPerRecord(t *testing.T) {
+	short, _ := makeJournal(t, 10)
+	long, _ := makeJournal(t, 2000)
+	allocs := func(path string) float64 {
+		return testing.AllocsPerRun(5, func() {
+			if _, err := Check(path); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+	if a, b := allocs(short), allocs(long); b > a+2000/256+8 {
+		t.Fatalf("checking 2,000 records allocates %.0f times, 10 records %.0f: the scan allocates per record", b, a)
+	}
+}
