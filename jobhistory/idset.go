@@ -9,12 +9,12 @@ import (
 )
 
 // An idSet is an exact set of 16-byte ids: the jobs a projection has seen
-// settle. An id takes 16 bytes and a little more, in memory the collector
-// neither scans nor counts toward its heap goal where the platform lets it
-// (see allocSlots), so that half a million settled jobs hold about 9 MB of
-// ids and not, as a map would, a heap that the collector lets grow to
-// twice that. free returns the memory; the zero idSet is empty and ready to
-// use.
+// settle. An id takes 14 to 16 bytes and about one more, in memory the
+// collector neither scans nor counts toward its heap goal where the
+// platform lets it (see allocSlots), so that half a million settled jobs
+// hold 7.5 MB of ids and not, as a map would, a heap that the collector
+// lets grow to twice that. free returns the memory; the zero idSet is empty
+// and ready to use.
 //
 // Each id is held mixed: put through a keyed permutation of 128 bits (a
 // Feistel network, so distinct ids stay distinct and the set exact, under
@@ -22,17 +22,22 @@ import (
 // which spreads any ids evenly. Most ids are merged: one sorted array of
 // mixed ids without free slots, kept in chunks of a mebibyte mapped as it
 // grows, and a directory of where the ids of each run of leading bits
-// start, so a lookup is a binary search of a few ids. The ids added since
-// the last merge are in the tail, a small hash table; when three quarters
-// full, its ids are sorted and merged, each merged id moving up in place to
-// make room, so nothing is ever held twice.
+// start, so a lookup is a search of a few ids. Since the directory says an
+// id's leading bits, a merged id is stored without its first byte once the
+// directory is eight bits deep, and without its first two at sixteen. The
+// ids added since the last merge are in the tail, a small hash table; when
+// three quarters full, its ids are sorted and merged, each merged id moving
+// up in place to make room, so nothing is ever held twice.
 type idSet struct {
-	keys      [mixRounds]uint64
-	chunks    []idChunk // the merged ids, ascending: id i is chunks[i>>chunkShift].ids[i&chunkMask]
-	n         int       // how many ids are merged
-	dirRaw    []byte    // dir's memory, as allocSlots mapped it
-	dir       []uint32  // 1<<depth+1 entries: dir[q] is where the merged ids whose top depth bits are q or more start
-	depth     uint
+	keys   [mixRounds]uint64
+	chunks [][]byte // the merged ids, ascending, recordBytes each: id i is in chunks[i>>chunkShift]
+	n      int      // how many ids are merged
+	dirRaw []byte   // dir's memory, as allocSlots mapped it
+	dir    []uint32 // 1<<depth+1 entries: dir[q] is where the merged ids whose top depth bits are q or more start
+	depth  uint
+	// implied is how many leading bytes of a merged id its place in the
+	// directory says, and so are not stored: depth/8, at most maxImplied.
+	implied   int
 	tail      idChunk // the ids added since the last merge, linear probing from their top bits; a zero entry is free
 	tailN     int     // how many ids the tail holds
 	tailShift uint    // 64 less the bits of the tail's size
@@ -40,6 +45,9 @@ type idSet struct {
 	// minTail is the fewest entries the tail has: defaultMinTail when 0,
 	// fewer in tests, to merge often.
 	minTail int
+	// spread is how many merged ids a directory entry has at least, on
+	// average: defaultSpread when 0, fewer in tests, for deep directories.
+	spread int
 }
 
 // An entry is an id mixed, its top half first, so that entries sort as
@@ -54,13 +62,21 @@ type idChunk struct {
 
 const (
 	entryBytes = int(unsafe.Sizeof(entry{}))
-	// A chunk of merged ids holds 1<<chunkShift of them: a mebibyte,
-	// mapped at once and resident only as far as ids are written.
+	// A chunk of merged ids holds 1<<chunkShift of them: a mebibyte at 16
+	// bytes an id, mapped at once and resident only as far as ids are
+	// written.
 	chunkShift = 16
 	chunkMask  = 1<<chunkShift - 1
+	chunkBytes = entryBytes << chunkShift
+	// maxImplied is the most leading bytes a merged id goes without.
+	maxImplied = 2
+	// defaultSpread is how many merged ids a directory entry has at least,
+	// on average: the directory takes half a byte an id or less, and a
+	// lookup searches eight to sixteen ids.
+	defaultSpread = 8
 	// defaultMinTail is the fewest entries the tail has; it grows to a
-	// sixteenth of the merged ids, so that a merge, which moves them all,
-	// comes after many adds.
+	// thirty-second of the merged ids, so that a merge, which moves them
+	// all, comes after many adds.
 	defaultMinTail = 4096
 	mixRounds      = 4
 )
@@ -137,38 +153,64 @@ func (s *idSet) mix(id [16]byte) entry {
 	return entry{l, r}
 }
 
-// at returns the place of merged id i.
-func (s *idSet) at(i int) *entry {
-	return &s.chunks[i>>chunkShift].ids[i&chunkMask]
+// recordBytes is how many bytes a merged id takes: 16, less the leading
+// bytes the directory implies.
+func (s *idSet) recordBytes() int { return entryBytes - s.implied }
+
+// record returns the bytes of merged id i and those after it in its chunk:
+// at least 16, so that the first half of an id, stored after its second,
+// reads as one word.
+func (s *idSet) record(i int) []byte {
+	return s.chunks[i>>chunkShift][(i&chunkMask)*s.recordBytes():]
+}
+
+// keyOf returns what is stored of e: its first half less the implied
+// leading bytes, and its second half. Within the ids of one directory
+// entry, which share those bytes, keys sort as the ids do.
+func (s *idSet) keyOf(e entry) entry {
+	return entry{e[0] & (math.MaxUint64 >> (8 * s.implied)), e[1]}
+}
+
+// keyAt returns the key of merged id i.
+func (s *idSet) keyAt(i int) entry {
+	r := s.record(i)
+	return entry{binary.LittleEndian.Uint64(r[8:16]) & (math.MaxUint64 >> (8 * s.implied)), binary.LittleEndian.Uint64(r)}
+}
+
+// put stores the key of e as merged id i, leaving the bytes after it as
+// they are.
+func (s *idSet) put(i int, e entry) {
+	r := s.record(i)
+	binary.LittleEndian.PutUint64(r, e[1])
+	var hi [8]byte
+	binary.LittleEndian.PutUint64(hi[:], e[0])
+	copy(r[8:entryBytes-s.implied], hi[:])
 }
 
 // merged reports whether e is among the merged ids.
 func (s *idSet) merged(e entry) bool {
 	i := s.rank(e, s.n)
-	return i < s.n && *s.at(i) == e
+	return i < s.n && i < int(s.dir[e[0]>>(64-s.depth)+1]) && s.keyAt(i) == s.keyOf(e)
 }
 
 // rank returns how many of the merged ids below end are less than e: a
 // search of the few whose top bits are e's. The directory must hold for
 // the ids below end, and those at end or above must be greater than e.
 func (s *idSet) rank(e entry, end int) int {
-	if s.n == 0 {
+	if s.dir == nil {
 		return 0
 	}
 	q := e[0] >> (64 - s.depth)
 	lo, hi := int(s.dir[q]), min(int(s.dir[q+1]), end)
-	if lo < hi && lo>>chunkShift == (hi-1)>>chunkShift { // the common case: in one chunk
-		ids := s.chunks[lo>>chunkShift].ids[lo&chunkMask : (hi-1)&chunkMask+1]
-		for k, x := range ids {
-			if !less(x, e) {
-				return lo + k
-			}
+	key := s.keyOf(e)
+	if hi-lo <= 16 {
+		for ; lo < hi && less(s.keyAt(lo), key); lo++ {
 		}
-		return hi
+		return lo
 	}
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
-		if less(*s.at(m), e) {
+		if less(s.keyAt(m), key) {
 			lo = m + 1
 		} else {
 			hi = m
@@ -210,17 +252,31 @@ func (s *idSet) merge() {
 	if s.n+k > math.MaxUint32 {
 		panic("jobhistory: more settled jobs than a projection holds (2^32-1)")
 	}
+	spread := s.spread
+	if spread == 0 {
+		spread = defaultSpread
+	}
+	if depth := uint(bits.Len(uint((s.n + k) / spread))); s.dir == nil || depth != s.depth {
+		s.redirect(depth)
+	}
 	for len(s.chunks)<<chunkShift < s.n+k {
-		s.chunks = append(s.chunks, newChunk(1<<chunkShift))
+		s.chunks = append(s.chunks, allocSlots(chunkBytes))
 	}
 	for i, j := s.n, k-1; j >= 0; j-- { // the merged ids from i up have moved
 		p := s.rank(t[j], i)
 		s.moveUp(p, i, j+1)
-		*s.at(p + j) = t[j]
+		s.put(p+j, t[j])
 		i = p
 	}
+	// Each directory entry's start moves up by the ids of t before it.
+	j := 0
+	for q := range s.dir {
+		for j < len(t) && int(t[j][0]>>(64-s.depth)) < q {
+			j++
+		}
+		s.dir[q] += uint32(j)
+	}
 	s.n += k
-	s.index(t)
 	clear(s.tail.ids)
 	s.tailN = 0
 	if n := s.tailFor(s.n); n != len(s.tail.ids) {
@@ -230,13 +286,47 @@ func (s *idSet) merge() {
 	}
 }
 
+// redirect makes the directory anew at depth for the merged ids, storing
+// them without the leading bytes it implies: a pass from the first id up,
+// in place, since an id never takes more bytes than before.
+func (s *idSet) redirect(depth uint) {
+	raw := allocSlots((1<<depth + 1) * 4)
+	dir := unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(raw))), 1<<depth+1)
+	was := *s
+	s.depth, s.implied = depth, min(int(depth/8), maxImplied)
+	q, old := 0, 0 // the new directory's entry, and the old one of id i
+	for i := range s.n {
+		for int(was.dir[old+1]) <= i {
+			old++
+		}
+		k := was.keyAt(i)
+		e := entry{k[0] | uint64(old)<<(64-was.depth)&^(math.MaxUint64>>(8*was.implied)), k[1]}
+		for b := int(e[0] >> (64 - depth)); q <= b; q++ {
+			dir[q] = uint32(i)
+		}
+		s.put(i, e)
+	}
+	for ; q < len(dir); q++ {
+		dir[q] = uint32(s.n)
+	}
+	freeSlots(s.dirRaw)
+	s.dirRaw, s.dir = raw, dir
+	if was.implied != s.implied {
+		for _, c := range s.chunks {
+			releaseSlots(c[(1<<chunkShift)*s.recordBytes()+8:])
+		}
+	}
+}
+
 // moveUp moves the merged ids [lo, hi) up by by places, a piece within one
 // chunk at a time, the highest first.
 func (s *idSet) moveUp(lo, hi, by int) {
+	size := s.recordBytes()
 	for hi > lo {
 		src, dst := hi-1, hi-1+by // the last id of the piece, and where it goes
 		n := min(hi-lo, src&chunkMask+1, dst&chunkMask+1)
-		copy(s.chunks[dst>>chunkShift].ids[dst&chunkMask+1-n:dst&chunkMask+1], s.chunks[src>>chunkShift].ids[src&chunkMask+1-n:src&chunkMask+1])
+		to := s.chunks[dst>>chunkShift][(dst&chunkMask+1-n)*size : (dst&chunkMask+1)*size]
+		copy(to, s.chunks[src>>chunkShift][(src&chunkMask+1-n)*size:(src&chunkMask+1)*size])
 		hi -= n
 	}
 }
@@ -259,50 +349,20 @@ func sortNearlySorted(t []entry) {
 	}
 }
 
-// index brings the directory up to date after the ids t, sorted, were
-// merged: each start moves up by the ids of t before it. The directory
-// takes about one entry a merged id from four to eight; when the merged ids
-// outgrow it, it is made anew, one bit deeper.
-func (s *idSet) index(t []entry) {
-	if depth := uint(bits.Len(uint(s.n / 8))); s.dir == nil || depth != s.depth {
-		freeSlots(s.dirRaw)
-		s.depth = depth
-		s.dirRaw = allocSlots((1<<depth + 1) * 4)
-		s.dir = unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(s.dirRaw))), 1<<depth+1)
-		q := 0
-		for i := range s.n {
-			for b := int(s.at(i)[0] >> (64 - depth)); q <= b; q++ {
-				s.dir[q] = uint32(i)
-			}
-		}
-		for ; q < len(s.dir); q++ {
-			s.dir[q] = uint32(s.n)
-		}
-		return
-	}
-	j := 0
-	for q := range s.dir {
-		for j < len(t) && int(t[j][0]>>(64-s.depth)) < q {
-			j++
-		}
-		s.dir[q] += uint32(j)
-	}
-}
-
 // tailFor returns how many entries the tail has once n ids are merged: a
-// power of two, at least minTail and a sixteenth of n.
+// power of two, at least minTail and a thirty-second of n.
 func (s *idSet) tailFor(n int) int {
 	least := s.minTail
 	if least == 0 {
 		least = defaultMinTail
 	}
-	return max(least, 1<<bits.Len(uint(n/16)))
+	return max(least, 1<<bits.Len(uint(n/32)))
 }
 
 // free returns the set's memory and empties it.
 func (s *idSet) free() {
 	for _, c := range s.chunks {
-		freeSlots(c.raw)
+		freeSlots(c)
 	}
 	freeSlots(s.tail.raw)
 	freeSlots(s.dirRaw)

@@ -3,6 +3,7 @@ package jobhistory
 import (
 	"encoding/binary"
 	"fmt"
+	"math"
 	"math/bits"
 	"math/rand/v2"
 	"runtime"
@@ -24,12 +25,29 @@ func (s *idSet) unmix(e entry) [16]byte {
 	return id
 }
 
+// entries returns the merged ids, read back with the leading bytes their
+// directory entries imply.
+func (s *idSet) entries() []entry {
+	out := make([]entry, 0, s.n)
+	q := 0
+	for i := range s.n {
+		for int(s.dir[q+1]) <= i {
+			q++
+		}
+		k := s.keyAt(i)
+		out = append(out, entry{k[0] | uint64(q)<<(64-s.depth)&^(math.MaxUint64>>(8*s.implied)), k[1]})
+	}
+	return out
+}
+
 // check reports how s breaks its own shape, or nil: merged ids strictly
-// ascending, each directory start where its ids start, the tail's count
-// true and under three quarters of it, no id both merged and in the tail.
+// ascending, each directory start where its ids start, as many leading
+// bytes left out as the directory's depth allows, the tail's count true
+// and under three quarters of it, no id both merged and in the tail.
 func (s *idSet) check() error {
-	for i := 1; i < s.n; i++ {
-		if !less(*s.at(i - 1), *s.at(i)) {
+	merged := s.entries()
+	for i := 1; i < len(merged); i++ {
+		if !less(merged[i-1], merged[i]) {
 			return fmt.Errorf("merged ids %d and %d are not ascending", i-1, i)
 		}
 	}
@@ -37,9 +55,12 @@ func (s *idSet) check() error {
 		if len(s.dir) != 1<<s.depth+1 {
 			return fmt.Errorf("a directory of %d entries at depth %d", len(s.dir), s.depth)
 		}
+		if want := min(int(s.depth/8), maxImplied); s.implied != want {
+			return fmt.Errorf("%d leading bytes implied at depth %d, want %d", s.implied, s.depth, want)
+		}
 		want := 0
 		for q := range s.dir {
-			for want < s.n && int(s.at(want)[0]>>(64-s.depth)) < q {
+			for want < s.n && int(merged[want][0]>>(64-s.depth)) < q {
 				want++
 			}
 			if int(s.dir[q]) != want {
@@ -67,7 +88,7 @@ func (s *idSet) check() error {
 // directories made anew, the id whose mix is zero included.
 func TestIDSetIsASet(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	s := idSet{minTail: 64}
+	s := idSet{minTail: 64, spread: 2}
 	defer s.free()
 	s.start()
 	zero := s.unmix(entry{})
@@ -98,8 +119,8 @@ func TestIDSetIsASet(t *testing.T) {
 		want[id] = true
 		seen = append(seen, id)
 	}
-	if s.depth < 10 {
-		t.Fatalf("directory depth %d: the test did not grow the set", s.depth)
+	if s.depth < 16 || s.implied != 2 {
+		t.Fatalf("directory depth %d, %d bytes implied: the test did not grow the set", s.depth, s.implied)
 	}
 	if err := s.check(); err != nil {
 		t.Fatal(err)
@@ -118,9 +139,9 @@ func TestIDSetIsASet(t *testing.T) {
 	}
 }
 
-// Half a million ids take 16 bytes each and about one more for the
-// directory and the tail, kept off the collected heap where the platform
-// maps memory.
+// Half a million ids take 14 bytes each, the directory implying their
+// first two, and about one more for the directory and the tail, kept off
+// the collected heap where the platform maps memory.
 func TestIDSetMemory(t *testing.T) {
 	if testing.Short() {
 		t.Skip("adds 500,000 ids")
@@ -139,12 +160,52 @@ func TestIDSetMemory(t *testing.T) {
 	runtime.GC()
 	runtime.ReadMemStats(&after)
 	const page = 4096
-	touched := (s.n*entryBytes+page-1)/page*page + len(s.tail.raw) + len(s.dirRaw)
-	if perID := float64(touched) / n; perID > 18 {
-		t.Errorf("%.1f bytes an id (%d merged, a tail of %d, a directory of %d), want at most 18", perID, s.n, len(s.tail.ids), len(s.dir))
+	touched := (s.n*s.recordBytes()+page-1)/page*page + len(s.tail.raw) + len(s.dirRaw)
+	if perID := float64(touched) / n; perID > 15.5 {
+		t.Errorf("%.1f bytes an id (%d merged at %d bytes, a tail of %d, a directory of %d), want at most 15.5", perID, s.n, s.recordBytes(), len(s.tail.ids), len(s.dir))
 	}
 	if heap := int64(after.HeapAlloc) - int64(before.HeapAlloc); allocSlotsMaps && heap > 1<<20 {
 		t.Errorf("the set grew the heap by %d bytes; its ids belong off the heap", heap)
+	}
+}
+
+// Merged ids are stored without the leading bytes their directory entry
+// implies, so two ids whose mixes differ in those bytes alone are stored
+// alike, in different entries: the set still tells them apart, whether
+// the one added sorts before the one looked up or after it, at the edge of
+// its entry or inside it.
+func TestIDSetTellsApartIDsStoredAlike(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	filler := func() [16]byte {
+		var id [16]byte
+		binary.LittleEndian.PutUint64(id[:], r.Uint64())
+		return id
+	}
+	for _, implied := range []int{1, 2} {
+		s := idSet{minTail: 64, spread: 1}
+		for s.add(filler()); s.implied < implied; {
+			s.add(filler())
+		}
+		var ids, twins [][16]byte
+		for range 2000 {
+			e := entry{r.Uint64(), r.Uint64()}
+			twin := e
+			twin[0] ^= uint64(1+r.IntN(255)) << (64 - 8*s.implied) // another leading byte, the rest alike
+			if s.keyOf(e) != s.keyOf(twin) {
+				t.Fatalf("%x and %x are not stored alike", e, twin)
+			}
+			ids, twins = append(ids, s.unmix(e)), append(twins, s.unmix(twin))
+			s.add(ids[len(ids)-1])
+		}
+		for s.tailN > 0 { // merge them
+			s.add(filler())
+		}
+		for i := range ids {
+			if !s.has(ids[i]) || s.has(twins[i]) {
+				t.Fatalf("with %d bytes implied: has = %v for the id added, %v for its twin", s.implied, s.has(ids[i]), s.has(twins[i]))
+			}
+		}
+		s.free()
 	}
 }
 
@@ -179,14 +240,16 @@ func TestIDSetSpreadsAlikeIDs(t *testing.T) {
 }
 
 // The set answers as a map of the same ids does, whatever is added in
-// whatever order, through merges at any tail size: the zero id, the id
+// whatever order, through merges at any tail size and directories deep
+// enough to leave an id's first byte out: the zero id, the id
 // whose mix is zero, ids that differ in a byte, runs of sequential ids.
 // Every id added is found, no id not added is, add reports which is which,
 // and the set keeps its shape.
 func TestIDSetProperty(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		minTail := 1 << rapid.IntRange(2, 10).Draw(t, "minTail")
-		s := idSet{minTail: minTail}
+		spread := rapid.SampledFrom([]int{1, 2, 8}).Draw(t, "spread")
+		s := idSet{minTail: minTail, spread: spread}
 		defer s.free()
 		s.start()
 		want := map[[16]byte]bool{}
@@ -232,7 +295,7 @@ func TestIDSetProperty(t *testing.T) {
 			},
 			"free": func(t *rapid.T) {
 				s.free()
-				s.minTail = minTail
+				s.minTail, s.spread = minTail, spread
 				s.start()
 				clear(want)
 			},

@@ -27,7 +27,7 @@ func TestIDSetUnmapsWhatItMaps(t *testing.T) {
 		id[0], id[1], id[2], id[15] = byte(i), byte(i>>8), byte(i>>16), 1
 		s.add(id)
 		for _, c := range s.chunks {
-			note(c.raw)
+			note(c)
 		}
 		note(s.tail.raw)
 		note(s.dirRaw)
