@@ -42,7 +42,7 @@ func ahead(seq iter.Seq2[jobs.Fact, error]) iter.Seq2[jobs.Fact, error] {
 // aheadBatch is how many facts ahead hands over at once, and aheadBatches
 // how many batches it reads ahead at most.
 const (
-	aheadBatch   = 128
+	aheadBatch   = 64
 	aheadBatches = 4
 )
 
