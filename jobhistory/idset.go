@@ -45,7 +45,7 @@ type idSet struct {
 	// minTail is the fewest entries the tail has: defaultMinTail when 0,
 	// fewer in tests, to merge often.
 	minTail int
-	// spread is how many merged ids a directory entry has at least, on
+	// spread is how many merged ids a directory entry has at most, on
 	// average: defaultSpread when 0, fewer in tests, for deep directories.
 	spread int
 }
@@ -70,9 +70,9 @@ const (
 	chunkBytes = entryBytes << chunkShift
 	// maxImplied is the most leading bytes a merged id goes without.
 	maxImplied = 2
-	// defaultSpread is how many merged ids a directory entry has at least,
-	// on average: the directory takes half a byte an id or less, and a
-	// lookup searches eight to sixteen ids.
+	// defaultSpread is how many merged ids a directory entry has at most,
+	// on average: the directory takes half a byte to a byte an id, and a
+	// lookup searches four to eight ids.
 	defaultSpread = 8
 	// defaultMinTail is the fewest entries the tail has; it grows to a
 	// thirty-second of the merged ids, so that a merge, which moves them
