@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"os"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -265,6 +267,9 @@ func journalIntervals(j *journalRun, store journalStore) (int, error) {
 	if v, code := j.vocabulary(); v == nil {
 		return code, nil
 	}
+	if _, set := os.LookupEnv("GOGC"); !set {
+		defer debug.SetGCPercent(debug.SetGCPercent(intervalsGCPercent))
+	}
 	vocabulary := sync.OnceValues(func() (*factspec.Vocabulary, error) {
 		v, err := j.loadVocabulary()
 		if err != nil {
@@ -279,6 +284,13 @@ func journalIntervals(j *journalRun, store journalStore) (int, error) {
 	}
 	return exitOK, err
 }
+
+// intervalsGCPercent is the collector's GOGC while journal intervals reads,
+// unless GOGC is set: the projection's live heap is a megabyte or two
+// whatever the journal's length, and at half the default the heap it
+// grows between collections is half as large, 1.8 MB less of the peak RSS
+// of a million records, for a tenth more CPU (decision 0189).
+const intervalsGCPercent = 50
 
 // journalCheck verifies the records, then decodes their facts: facts no
 // known spec declares fail it with exitUnknownFacts unless --allow-unknown.
