@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"testing/synctest"
 
 	"github.com/jobgen/jobgen/generated/jobs"
 )
@@ -116,24 +115,7 @@ func TestFileFactsLendsEachPayloadWhole(t *testing.T) {
 // the file is closed: no goroutine outlives the loop.
 func TestFileFactsStopsTheReadAhead(t *testing.T) {
 	path, _ := makeJournal(t, 500)
-	synctest.Test(t, func(t *testing.T) {
-		n := 0
-		for _, err := range FileFacts(path, jobs.DecodeFact) {
-			if err != nil {
-				t.Fatal(err)
-			}
-			if n++; n == 3 {
-				if !readAheadRuns() {
-					t.Fatal("no read-ahead runs while the records are read: the test looks for the wrong goroutine")
-				}
-				break
-			}
-		}
-		synctest.Wait()
-		if readAheadRuns() {
-			t.Fatal("the read-ahead outlived the loop")
-		}
-	})
+	stopsTheReadAhead(t, FileFacts(path, jobs.DecodeFact))
 }
 
 // cat joins byte slices into a new one.

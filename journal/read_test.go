@@ -2,6 +2,7 @@ package journal
 
 import (
 	"bytes"
+	"iter"
 	"runtime"
 	"testing"
 	"testing/synctest"
@@ -11,24 +12,7 @@ import (
 // blocked would deadlock the bubble): no goroutine outlives the loop.
 func TestReadFileStopsTheReadAhead(t *testing.T) {
 	path, _ := makeJournal(t, 500)
-	synctest.Test(t, func(t *testing.T) {
-		n := 0
-		for _, err := range ReadFile(path) {
-			if err != nil {
-				t.Fatal(err)
-			}
-			if n++; n == 3 {
-				if !readAheadRuns() {
-					t.Fatal("no read-ahead runs while the records are read: the test looks for the wrong goroutine")
-				}
-				break
-			}
-		}
-		synctest.Wait()
-		if readAheadRuns() {
-			t.Fatal("the read-ahead outlived the loop")
-		}
-	})
+	stopsTheReadAhead(t, ReadFile(path))
 	// Payloads are the caller's: appending to one does not reach the next.
 	var recs []Record
 	for rec, err := range ReadFile(path) {
@@ -46,7 +30,7 @@ func TestReadFileStopsTheReadAhead(t *testing.T) {
 // readAheadRuns reports whether a read-ahead's goroutine is running.
 func readAheadRuns() bool {
 	buf := make([]byte, 1<<20)
-	return bytes.Contains(buf[:runtime.Stack(buf, true)], []byte("journal.(*readAhead).scan"))
+	return bytes.Contains(buf[:runtime.Stack(buf, true)], []byte("journal.scanAhead"))
 }
 
 // A scan reads a stream's name once: the records of a stream it knows
@@ -65,4 +49,29 @@ func TestScanAllocatesNothingPerRecord(t *testing.T) {
 	if a, b := allocs(short), allocs(long); b > a+2000/256+8 {
 		t.Fatalf("checking 2,000 records allocates %.0f times, 10 records %.0f: the scan allocates per record", b, a)
 	}
+}
+
+// stopsTheReadAhead ranges over seq, inside a bubble, and stops after three
+// items: the read-ahead must run while it reads and be gone once it stops
+// (a scan left blocked would deadlock the bubble).
+func stopsTheReadAhead[T any](t *testing.T, seq iter.Seq2[T, error]) {
+	t.Helper()
+	synctest.Test(t, func(t *testing.T) {
+		n := 0
+		for _, err := range seq {
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n++; n == 3 {
+				if !readAheadRuns() {
+					t.Fatal("no read-ahead runs while the records are read: the test looks for the wrong goroutine")
+				}
+				break
+			}
+		}
+		synctest.Wait()
+		if readAheadRuns() {
+			t.Fatal("the read-ahead outlived the loop")
+		}
+	})
 }

@@ -3,6 +3,8 @@ package journal
 import (
 	"io"
 	"iter"
+
+	"github.com/jobgen/jobgen/internal/handoff"
 )
 
 // readRecords yields the records scan reads from r, each Payload the
@@ -12,9 +14,9 @@ import (
 // long journal uses two cores, not one. It returns once the goroutine is
 // done with r.
 func readRecords(r io.Reader, path string, yield func(Record, error) bool) {
-	a := startReadAhead(r, path, true, false)
-	defer a.stop()
-	for b := range a.batches {
+	line := startReadAhead(r, path, true)
+	defer line.Stop()
+	for b := range line.Batches() {
 		for _, rec := range b.recs {
 			if !yield(rec, nil) {
 				return
@@ -51,9 +53,9 @@ func FileFacts[F any](path string, decode func([]byte) (F, error)) iter.Seq2[F, 
 			return
 		}
 		defer f.Close()
-		a := startReadAhead(f, path, false, true)
-		defer a.stop()
-		for b := range a.batches {
+		line := startReadAhead(f, path, false)
+		defer line.Stop()
+		for b := range line.Batches() {
 			for _, rec := range b.recs {
 				fact, err := decode(rec.Payload)
 				if err == nil {
@@ -74,82 +76,39 @@ func FileFacts[F any](path string, decode func([]byte) (F, error)) iter.Seq2[F, 
 				yield(zero, b.err)
 				return
 			}
-			a.recycle(b)
+			line.Recycle(b)
 		}
 	}
 }
 
-// A readAhead is a scan of a journal running in a goroutine of its own,
-// handing the records over in batches.
-type readAhead struct {
-	batches chan *recordBatch // filled, in order; closed at the end
-	free    chan *recordBatch // batches the caller is done with; nil when payloads are the caller's
-	quit    chan struct{}     // closed when the caller stops
-	done    chan struct{}     // closed when the goroutine is done with the file
+// startReadAhead starts scanning r in a goroutine of its own, checking
+// every fact to be JSON when checkFacts is set (see scanRecords), and
+// returns the line it hands the records over on, in batches. A caller that
+// recycles a batch has its payloads' memory used again; one that does not
+// keeps every payload.
+func startReadAhead(r io.Reader, path string, checkFacts bool) *handoff.Line[recordBatch] {
+	line := handoff.New(2, func(b *recordBatch) {
+		clear(b.recs)
+		b.recs, b.arena = b.recs[:0], b.arena[:0]
+	})
+	go scanAhead(line, r, path, checkFacts)
+	return line
 }
 
-// startReadAhead starts scanning r, checking every fact to be JSON when
-// checkFacts is set (see scanRecords). With reuse set, the caller hands
-// the batches it is done with back (recycle) and their payloads' memory is
-// used again; otherwise every payload is the caller's to keep.
-func startReadAhead(r io.Reader, path string, checkFacts, reuse bool) *readAhead {
-	a := &readAhead{batches: make(chan *recordBatch, 2), quit: make(chan struct{}), done: make(chan struct{})}
-	if reuse {
-		a.free = make(chan *recordBatch, 4)
-	}
-	go a.scan(r, path, checkFacts)
-	return a
-}
-
-func (a *readAhead) scan(r io.Reader, path string, checkFacts bool) {
-	defer close(a.done)
-	defer close(a.batches)
-	b := a.batch()
-	send := func() bool {
-		select {
-		case a.batches <- b:
-			b = a.batch()
-			return true
-		case <-a.quit:
-			return false
-		}
-	}
+// scanAhead scans r and sends its records on line, a batch at a time, the
+// error that ended the scan, if it did, in the last.
+func scanAhead(line *handoff.Line[recordBatch], r io.Reader, path string, checkFacts bool) {
+	defer line.Close()
+	b := line.Batch()
 	_, err := scanRecords(r, path, newIndex(false), checkFacts, func(rec Record) bool {
-		if !b.room(len(rec.Payload)) && !send() {
+		if !b.room(len(rec.Payload)) && !line.Pass(&b) {
 			return false
 		}
 		b.add(rec)
 		return true
 	})
 	b.err = err
-	send()
-}
-
-// batch returns an empty batch: one the caller handed back, or a new one.
-func (a *readAhead) batch() *recordBatch {
-	select {
-	case b := <-a.free: // a nil channel is never ready
-		clear(b.recs)
-		b.recs, b.arena = b.recs[:0], b.arena[:0]
-		return b
-	default:
-		return &recordBatch{}
-	}
-}
-
-// recycle hands b, whose payloads the caller is done with, back to be
-// filled again.
-func (a *readAhead) recycle(b *recordBatch) {
-	select {
-	case a.free <- b:
-	default:
-	}
-}
-
-// stop stops the scan and returns once its goroutine is done.
-func (a *readAhead) stop() {
-	close(a.quit)
-	<-a.done
+	line.Send(b)
 }
 
 // A recordBatch is records read ahead, their payloads copied into one
