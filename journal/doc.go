@@ -16,6 +16,7 @@ goes to:
 	...
 	for fact, err := range journal.Facts(store.ReadStream(ctx, stream, 0), jobs.DecodeFact) { ... }
 	for fact, err := range journal.Facts(journal.ReadFile(path), jobs.DecodeFact) { ... }
+	for fact, err := range journal.FileFacts(path, jobs.DecodeFact) { ... } // the same, with less work: decode checks the facts are JSON
 
 # The Store contract
 
@@ -169,8 +170,11 @@ when the lines end in CRLF); Open neither repairs nor truncates it. A path
 that is not a regular file (a FIFO, a device) is refused before it is
 opened.
 
-ReadFile, Read and Check apply the same rules without repairing: a torn tail
-or corruption ends the records with a *RecordError naming the offset.
+ReadFile, Read, FileFacts and Check apply the same rules without repairing:
+a torn tail or corruption ends the records with a *RecordError naming the
+offset. FileFacts leaves the check that a fact is JSON to its decoder, which
+parses the fact anyway, and checks a fact itself only when the decoder refused
+it, so the damage it reports is ReadFile's.
 
 Recovery rebuilds the store's index of the file, and a record's place is
 checked against it: a position that does not follow, a seq that does not
