@@ -126,16 +126,17 @@ demo-fleet: ## a fleet on one history: PostgreSQL (its own, on FLEET_PG_PORT), t
 	pgenv=$$(.ci/pg.sh start) || exit 1; eval "$$pgenv"; $(GO) run ./examples/fleet demo -dsn "$$JOBGEN_TEST_POSTGRES" -addr $(or $(ADDR),127.0.0.1:8090)
 
 # Crash loops longer than CI's two rounds: each crash test SIGKILLs a PostgreSQL
-# cluster of its own CRASH_ROUNDS times; the large appends run against a throwaway
+# cluster of its own CRASH_ROUNDS times (the archive rounds SIGKILL the archiver
+# process or the server, in turn); the large appends run against a throwaway
 # server this target starts on CRASH_PG_PORT and stops, never the shared one.
 CRASH_ROUNDS ?= 50
 CRASH_LARGE_APPENDS ?= 1100
 CRASH_PG_PORT ?= 55440
-crash: ## crash loops: PostgreSQL SIGKILLed CRASH_ROUNDS times under appends, a tail and a registry; CRASH_LARGE_APPENDS concurrent appends of 1 MiB
+crash: ## crash loops: PostgreSQL SIGKILLed CRASH_ROUNDS times under appends, a tail and a registry; archive rounds under appends, a tail, a reader and a live job, the archiver or PostgreSQL SIGKILLed; CRASH_LARGE_APPENDS concurrent appends of 1 MiB
 	@export JOBGEN_PG_DIR="$${TMPDIR:-/tmp}/jobgen-crash-pg" JOBGEN_PG_PORT=$(CRASH_PG_PORT); trap '.ci/pg.sh stop' EXIT; \
 	eval "$$(.ci/pg.sh start)"; \
 	JOBGEN_CRASH_ROUNDS=$(CRASH_ROUNDS) JOBGEN_PG_LARGE_APPENDS=$(CRASH_LARGE_APPENDS) \
-	$(GO) test ./journal/pgstore -run 'ServerKills|ManyLargeAppends' -count 1 -v -timeout 180m
+	$(GO) test ./journal/pgstore ./retention -run 'ServerKills|ManyLargeAppends|ArchiveRounds' -count 1 -v -timeout 180m
 
 pg-test: ## journal/pgstore's tests against the server pg-up started
 	@eval "$$(.ci/pg.sh env)"; JOBGEN_TEST_POSTGRES="$$JOBGEN_TEST_POSTGRES" $(GO) test ./journal/pgstore/... -v -count 1

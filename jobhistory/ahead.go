@@ -4,6 +4,7 @@ import (
 	"iter"
 
 	"github.com/jobgen/jobgen/generated/jobs"
+	"github.com/jobgen/jobgen/internal/handoff"
 )
 
 // ahead yields what seq yields, in order, ranging over seq in a goroutine of
@@ -15,14 +16,13 @@ import (
 // batches further.
 func ahead(seq iter.Seq2[jobs.Fact, error]) iter.Seq2[jobs.Fact, error] {
 	return func(yield func(jobs.Fact, error) bool) {
-		a := &aheadReader{batches: make(chan *factBatch, aheadBatches), free: make(chan *factBatch, aheadBatches+1),
-			stop: make(chan struct{}), done: make(chan struct{})}
-		go a.read(seq)
-		defer func() {
-			close(a.stop)
-			<-a.done
-		}()
-		for b := range a.batches {
+		line := handoff.New(aheadBatches, func(b *factBatch) {
+			clear(b.items)
+			b.items = b.items[:0]
+		})
+		go readAhead(line, seq)
+		defer line.Stop()
+		for b := range line.Batches() {
 			for _, it := range b.items {
 				if !yield(it.fact, it.err) {
 					return
@@ -31,10 +31,7 @@ func ahead(seq iter.Seq2[jobs.Fact, error]) iter.Seq2[jobs.Fact, error] {
 			if b.panicked {
 				panic(b.panicValue)
 			}
-			select {
-			case a.free <- b:
-			default:
-			}
+			line.Recycle(b)
 		}
 	}
 }
@@ -42,18 +39,9 @@ func ahead(seq iter.Seq2[jobs.Fact, error]) iter.Seq2[jobs.Fact, error] {
 // aheadBatch is how many facts ahead hands over at once, and aheadBatches
 // how many batches it reads ahead at most.
 const (
-	aheadBatch   = 128
+	aheadBatch   = 64
 	aheadBatches = 4
 )
-
-// An aheadReader is the goroutine ahead ranges over its sequence in and the
-// channels it hands batches over through.
-type aheadReader struct {
-	batches chan *factBatch // filled, in order; closed at the end
-	free    chan *factBatch // handed over and yielded, to fill again
-	stop    chan struct{}   // closed when the caller stops
-	done    chan struct{}   // closed when the goroutine is done with the sequence
-}
 
 // A factBatch is facts and errors in the order the sequence yielded them,
 // and what the sequence panicked with, if it did.
@@ -68,43 +56,23 @@ type factOrError struct {
 	err  error
 }
 
-func (a *aheadReader) read(seq iter.Seq2[jobs.Fact, error]) {
-	defer close(a.done)
-	defer close(a.batches)
-	b := a.batch()
-	send := func() bool {
-		select {
-		case a.batches <- b:
-			b = a.batch()
-			return true
-		case <-a.stop:
-			return false
-		}
-	}
+// readAhead ranges over seq, sending what it yields on line, aheadBatch
+// at a time, and what it panicked with, if it did, in the last batch.
+func readAhead(line *handoff.Line[factBatch], seq iter.Seq2[jobs.Fact, error]) {
+	defer line.Close()
+	b := line.Batch()
 	defer func() {
 		if p := recover(); p != nil {
 			b.panicked, b.panicValue = true, p
-			send()
+			line.Send(b)
 		}
 	}()
 	for f, err := range seq {
-		if b.items = append(b.items, factOrError{f, err}); len(b.items) == aheadBatch && !send() {
+		if b.items = append(b.items, factOrError{f, err}); len(b.items) == aheadBatch && !line.Pass(&b) {
 			return
 		}
 	}
 	if len(b.items) > 0 {
-		send()
-	}
-}
-
-// batch returns an empty batch: one the caller is done with, or a new one.
-func (a *aheadReader) batch() *factBatch {
-	select {
-	case b := <-a.free:
-		clear(b.items)
-		b.items = b.items[:0]
-		return b
-	default:
-		return &factBatch{items: make([]factOrError, 0, aheadBatch)}
+		line.Send(b)
 	}
 }

@@ -70,7 +70,7 @@ func BenchmarkWriteIntervals(b *testing.B) {
 	for _, asJSON := range []bool{false, true} {
 		b.Run(fmt.Sprintf("json=%v", asJSON), func(b *testing.B) {
 			for b.Loop() {
-				if err := WriteIntervals(io.Discard, journal.Facts(journal.ReadFile(path), jobs.DecodeFact), asJSON); err != nil {
+				if err := WriteIntervals(io.Discard, journal.FileFacts(path, jobs.DecodeFact), asJSON); err != nil {
 					b.Fatal(err)
 				}
 			}

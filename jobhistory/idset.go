@@ -3,221 +3,379 @@ package jobhistory
 import (
 	"crypto/rand"
 	"encoding/binary"
+	"math"
 	"math/bits"
+	"unsafe"
 )
 
 // An idSet is an exact set of 16-byte ids: the jobs a projection has seen
-// settle. An id takes a 16-byte slot, in memory the collector neither scans
-// nor counts toward its heap goal where the platform lets it (see
-// allocSlots), so that half a million settled jobs hold about 10 MB of ids
-// and not, as a map would, a heap that the collector lets grow to twice
-// that. free returns the memory; the zero idSet is empty and ready to use.
+// settle. An id takes 14 to 16 bytes and about one more, in memory the
+// collector neither scans nor counts toward its heap goal where the
+// platform lets it (see allocSlots), so that half a million settled jobs
+// hold 7.5 MB of ids and not, as a map would, a heap that the collector
+// lets grow to twice that. free returns the memory; the zero idSet is empty
+// and ready to use.
 //
-// It is an extendible hash table: the top bits of an id's hash pick a
-// segment, a table with linear probing that grows by a quarter when four
-// fifths full and splits in two once it has maxSegmentSlots, so a growth
-// copies one segment, never the whole set.
+// Each id is held mixed: put through a keyed permutation of 128 bits (a
+// Feistel network, so distinct ids stay distinct and the set exact, under
+// keys from crypto/rand, so that no journal can be written to crowd it),
+// which spreads any ids evenly. Most ids are merged: one sorted array of
+// mixed ids without free slots, kept in chunks of a mebibyte mapped as it
+// grows, and a directory of where the ids of each run of leading bits
+// start, so a lookup is a search of a few ids. Since the directory says an
+// id's leading bits, a merged id is stored without its first byte once the
+// directory is eight bits deep, and without its first two at sixteen. The
+// ids added since the last merge are in the tail, a small hash table; when
+// three quarters full, its ids are sorted and merged, each merged id moving
+// up in place to make room, so nothing is ever held twice.
 type idSet struct {
-	seed     [2]uint64    // of the hash, random, so that no journal can be written to collide in it
-	dir      []*idSegment // 1<<depth entries; a segment of depth d has 1<<(depth-d) of them, side by side
-	segments []*idSegment // each once
-	depth    uint
-	zero     bool // the zero id, which marks a free slot, is in the set
-	splitAt  int  // slots at which a segment splits; maxSegmentSlots when 0, smaller in tests
+	keys   [mixRounds]uint64
+	chunks [][]byte // the merged ids, ascending, recordBytes each: id i is in chunks[i>>chunkShift]
+	n      int      // how many ids are merged
+	dirRaw []byte   // dir's memory, as allocSlots mapped it
+	dir    []uint32 // 1<<depth+1 entries: dir[q] is where the merged ids whose top depth bits are q or more start
+	depth  uint
+	// implied is how many leading bytes of a merged id its place in the
+	// directory says, and so are not stored: depth/8, at most maxImplied.
+	implied   int
+	tail      idChunk // the ids added since the last merge, linear probing from their top bits; a zero entry is free
+	tailN     int     // how many ids the tail holds
+	tailShift uint    // 64 less the bits of the tail's size
+	zero      bool    // the id whose mix is zero, the tail's free mark, is in the set
+	// minTail is the fewest entries the tail has: defaultMinTail when 0,
+	// fewer in tests, to merge often.
+	minTail int
+	// spread is how many merged ids a directory entry has at most, on
+	// average: defaultSpread when 0, fewer in tests, for deep directories.
+	spread int
 }
 
-// An idSegment holds the ids whose hash starts with the same depth bits.
-type idSegment struct {
-	slots []byte // 16 bytes a slot; a free slot is all zero
-	n     int    // the ids held
-	depth uint
+// An entry is an id mixed, its top half first, so that entries sort as
+// the 128-bit numbers they are.
+type entry [2]uint64
+
+// An idChunk is memory for entries, as allocSlots mapped it.
+type idChunk struct {
+	raw []byte  // for freeSlots
+	ids []entry // raw, seen as entries
 }
 
 const (
-	slotBytes = 16
-	// segmentStep is how many slots a segment grows by at least: a page.
-	segmentStep = 256
-	// maxSegmentSlots is the size at which a full segment splits rather
-	// than grows: 256 KB.
-	maxSegmentSlots = 1 << 14
-	// maxDepth bounds the directory: a segment this deep grows instead of
-	// splitting, which only ids whose hashes share 32 bits would need.
-	maxDepth = 32
+	entryBytes = int(unsafe.Sizeof(entry{}))
+	// A chunk of merged ids holds 1<<chunkShift of them: a mebibyte at 16
+	// bytes an id, mapped at once and resident only as far as ids are
+	// written.
+	chunkShift = 16
+	chunkMask  = 1<<chunkShift - 1
+	chunkBytes = entryBytes << chunkShift
+	// maxImplied is the most leading bytes a merged id goes without.
+	maxImplied = 2
+	// defaultSpread is how many merged ids a directory entry has at most,
+	// on average: the directory takes half a byte to a byte an id, and a
+	// lookup searches four to eight ids.
+	defaultSpread = 8
+	// defaultMinTail is the fewest entries the tail has; it grows to a
+	// thirty-second of the merged ids, so that a merge, which moves them
+	// all, comes after many adds.
+	defaultMinTail = 4096
+	mixRounds      = 4
 )
+
+// newChunk maps memory for n entries.
+func newChunk(n int) idChunk {
+	raw := allocSlots(n * entryBytes)
+	return idChunk{raw: raw, ids: unsafe.Slice((*entry)(unsafe.Pointer(unsafe.SliceData(raw))), n)}
+}
 
 // add puts id in the set and reports whether it was not there before.
 func (s *idSet) add(id [16]byte) bool {
-	if id == ([16]byte{}) {
+	s.start()
+	e := s.mix(id)
+	if e == (entry{}) {
 		added := !s.zero
 		s.zero = true
 		return added
 	}
-	if s.dir == nil {
-		var seed [16]byte
-		rand.Read(seed[:])
-		s.seed = [2]uint64{binary.LittleEndian.Uint64(seed[:]), binary.LittleEndian.Uint64(seed[8:])}
-		g := &idSegment{slots: allocSlots(segmentStep)}
-		s.dir, s.segments = []*idSegment{g}, []*idSegment{g}
+	if s.merged(e) {
+		return false
 	}
-	h := s.hash(id)
-	g := s.dir[h>>(64-s.depth)]
-	i, found := g.find(id, h)
+	i, found := s.inTail(e)
 	if found {
 		return false
 	}
-	if (g.n+1)*5 > g.len()*4 {
-		s.grow(g, h)
-		g = s.dir[h>>(64-s.depth)]
-		i, _ = g.find(id, h)
+	s.tail.ids[i] = e
+	if s.tailN++; s.tailN*4 >= len(s.tail.ids)*3 {
+		s.merge()
 	}
-	copy(g.slots[i*slotBytes:], id[:])
-	g.n++
 	return true
 }
 
 // has reports whether id is in the set.
 func (s *idSet) has(id [16]byte) bool {
-	if id == ([16]byte{}) {
-		return s.zero
-	}
-	if s.dir == nil {
+	if s.tail.ids == nil {
 		return false
 	}
-	h := s.hash(id)
-	_, found := s.dir[h>>(64-s.depth)].find(id, h)
+	e := s.mix(id)
+	if e == (entry{}) {
+		return s.zero
+	}
+	if s.merged(e) {
+		return true
+	}
+	_, found := s.inTail(e)
 	return found
 }
 
-// hash returns the hash of id: two rounds of multiplying 64-bit halves
-// into 128 bits and folding them, as wyhash mixes, under the set's seed.
-func (s *idSet) hash(id [16]byte) uint64 {
-	hi, lo := bits.Mul64(binary.LittleEndian.Uint64(id[:8])^s.seed[0], binary.LittleEndian.Uint64(id[8:])^s.seed[1])
-	hi, lo = bits.Mul64(hi^lo^s.seed[1], 0x9e3779b97f4a7c15)
-	return hi ^ lo
+// start draws the keys and maps the tail of a set not yet used.
+func (s *idSet) start() {
+	if s.tail.ids != nil {
+		return
+	}
+	var b [8 * mixRounds]byte
+	rand.Read(b[:])
+	for k := range s.keys {
+		s.keys[k] = binary.LittleEndian.Uint64(b[8*k:])
+	}
+	n := s.tailFor(0)
+	s.tail, s.tailShift = newChunk(n), uint(64-bits.TrailingZeros(uint(n)))
+}
+
+// mix returns id put through the set's permutation: four rounds of a
+// Feistel network whose round multiplies the right half, under a key, into
+// 128 bits and folds them, as wyhash mixes. Any round function makes a
+// Feistel network a permutation, so no two ids mix alike.
+func (s *idSet) mix(id [16]byte) entry {
+	l, r := binary.BigEndian.Uint64(id[:8]), binary.BigEndian.Uint64(id[8:])
+	for _, k := range s.keys {
+		hi, lo := bits.Mul64(r^k, 0x9e3779b97f4a7c15)
+		l, r = r, l^hi^lo
+	}
+	return entry{l, r}
+}
+
+// recordBytes is how many bytes a merged id takes: 16, less the leading
+// bytes the directory implies.
+func (s *idSet) recordBytes() int { return entryBytes - s.implied }
+
+// record returns the bytes of merged id i and those after it in its chunk:
+// at least 16, so that the first half of an id, stored after its second,
+// reads as one word.
+func (s *idSet) record(i int) []byte {
+	return s.chunks[i>>chunkShift][(i&chunkMask)*s.recordBytes():]
+}
+
+// keyOf returns what is stored of e: its first half less the implied
+// leading bytes, and its second half. Within the ids of one directory
+// entry, which share those bytes, keys sort as the ids do.
+func (s *idSet) keyOf(e entry) entry {
+	return entry{e[0] & (math.MaxUint64 >> (8 * s.implied)), e[1]}
+}
+
+// keyAt returns the key of merged id i.
+func (s *idSet) keyAt(i int) entry {
+	r := s.record(i)
+	return entry{binary.LittleEndian.Uint64(r[8:16]) & (math.MaxUint64 >> (8 * s.implied)), binary.LittleEndian.Uint64(r)}
+}
+
+// put stores the key of e as merged id i, leaving the bytes after it as
+// they are.
+func (s *idSet) put(i int, e entry) {
+	r := s.record(i)
+	binary.LittleEndian.PutUint64(r, e[1])
+	var hi [8]byte
+	binary.LittleEndian.PutUint64(hi[:], e[0])
+	copy(r[8:entryBytes-s.implied], hi[:])
+}
+
+// merged reports whether e is among the merged ids.
+func (s *idSet) merged(e entry) bool {
+	i := s.rank(e, s.n)
+	return i < s.n && i < int(s.dir[e[0]>>(64-s.depth)+1]) && s.keyAt(i) == s.keyOf(e)
+}
+
+// rank returns how many of the merged ids below end are less than e: a
+// search of the few whose top bits are e's. The directory must hold for
+// the ids below end, and those at end or above must be greater than e.
+func (s *idSet) rank(e entry, end int) int {
+	if s.dir == nil {
+		return 0
+	}
+	q := e[0] >> (64 - s.depth)
+	lo, hi := int(s.dir[q]), min(int(s.dir[q+1]), end)
+	key := s.keyOf(e)
+	if hi-lo <= 16 {
+		for ; lo < hi && less(s.keyAt(lo), key); lo++ {
+		}
+		return lo
+	}
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if less(s.keyAt(m), key) {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
+}
+
+// inTail returns the tail's slot that holds e, or the free slot where it
+// belongs. An id's slot is first tried by its top bits, so that the tail's
+// ids, read slot by slot, are nearly in order for the merge.
+func (s *idSet) inTail(e entry) (slot int, found bool) {
+	mask := len(s.tail.ids) - 1
+	for i := int(e[0] >> s.tailShift); ; i = (i + 1) & mask {
+		switch s.tail.ids[i] {
+		case e:
+			return i, true
+		case entry{}:
+			return i, false
+		}
+	}
+}
+
+// merge sorts the tail's ids into the merged ones and empties the tail.
+// The merge runs from the top down: for each of the tail's ids, greatest
+// first, the merged ids above it move up, each run once, by a copy, to
+// their places, and it takes its own below them.
+func (s *idSet) merge() {
+	t := s.tail.ids
+	k := 0
+	for _, e := range t {
+		if e != (entry{}) {
+			t[k] = e
+			k++
+		}
+	}
+	t = t[:k]
+	sortNearlySorted(t)
+	if s.n+k > math.MaxUint32 {
+		panic("jobhistory: more settled jobs than a projection holds (2^32-1)")
+	}
+	spread := s.spread
+	if spread == 0 {
+		spread = defaultSpread
+	}
+	if depth := uint(bits.Len(uint((s.n + k) / spread))); s.dir == nil || depth != s.depth {
+		s.redirect(depth)
+	}
+	for len(s.chunks)<<chunkShift < s.n+k {
+		s.chunks = append(s.chunks, allocSlots(chunkBytes))
+	}
+	for i, j := s.n, k-1; j >= 0; j-- { // the merged ids from i up have moved
+		p := s.rank(t[j], i)
+		s.moveUp(p, i, j+1)
+		s.put(p+j, t[j])
+		i = p
+	}
+	// Each directory entry's start moves up by the ids of t before it.
+	j := 0
+	for q := range s.dir {
+		for j < len(t) && int(t[j][0]>>(64-s.depth)) < q {
+			j++
+		}
+		s.dir[q] += uint32(j)
+	}
+	s.n += k
+	clear(s.tail.ids)
+	s.tailN = 0
+	if n := s.tailFor(s.n); n != len(s.tail.ids) {
+		freeSlots(s.tail.raw)
+		s.tail = newChunk(n)
+		s.tailShift = uint(64 - bits.TrailingZeros(uint(n)))
+	}
+}
+
+// redirect makes the directory anew at depth for the merged ids, storing
+// them without the leading bytes it implies: a pass from the first id up,
+// in place, since an id never takes more bytes than before.
+func (s *idSet) redirect(depth uint) {
+	raw := allocSlots((1<<depth + 1) * 4)
+	dir := unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(raw))), 1<<depth+1)
+	was := *s
+	s.depth, s.implied = depth, min(int(depth/8), maxImplied)
+	q, old := 0, 0 // the new directory's entry, and the old one of id i
+	for i := range s.n {
+		for int(was.dir[old+1]) <= i {
+			old++
+		}
+		k := was.keyAt(i)
+		e := entry{k[0] | uint64(old)<<(64-was.depth)&^(math.MaxUint64>>(8*was.implied)), k[1]}
+		for b := int(e[0] >> (64 - depth)); q <= b; q++ {
+			dir[q] = uint32(i)
+		}
+		s.put(i, e)
+	}
+	for ; q < len(dir); q++ {
+		dir[q] = uint32(s.n)
+	}
+	freeSlots(s.dirRaw)
+	s.dirRaw, s.dir = raw, dir
+	if was.implied != s.implied {
+		for _, c := range s.chunks {
+			releaseSlots(c[(1<<chunkShift)*s.recordBytes()+8:])
+		}
+	}
+}
+
+// moveUp moves the merged ids [lo, hi) up by by places, a piece within one
+// chunk at a time, the highest first.
+func (s *idSet) moveUp(lo, hi, by int) {
+	size := s.recordBytes()
+	for hi > lo {
+		src, dst := hi-1, hi-1+by // the last id of the piece, and where it goes
+		n := min(hi-lo, src&chunkMask+1, dst&chunkMask+1)
+		to := s.chunks[dst>>chunkShift][(dst&chunkMask+1-n)*size : (dst&chunkMask+1)*size]
+		copy(to, s.chunks[src>>chunkShift][(src&chunkMask+1-n)*size:(src&chunkMask+1)*size])
+		hi -= n
+	}
+}
+
+// sortNearlySorted sorts t by insertion, which costs about one move an id
+// for ids read from the tail slot by slot: each is out of place only by the
+// ids that probed past it, a few, and the few that wrapped around to the
+// tail's start.
+func sortNearlySorted(t []entry) {
+	for i := 1; i < len(t); i++ {
+		x := t[i]
+		j := i
+		for j > 0 && less(x, t[j-1]) {
+			j--
+		}
+		if j < i {
+			copy(t[j+1:i+1], t[j:i])
+			t[j] = x
+		}
+	}
+}
+
+// tailFor returns how many entries the tail has once n ids are merged: a
+// power of two, at least minTail and a thirty-second of n.
+func (s *idSet) tailFor(n int) int {
+	least := s.minTail
+	if least == 0 {
+		least = defaultMinTail
+	}
+	return max(least, 1<<bits.Len(uint(n/32)))
 }
 
 // free returns the set's memory and empties it.
 func (s *idSet) free() {
-	for _, g := range s.segments {
-		freeSlots(g.slots)
+	for _, c := range s.chunks {
+		freeSlots(c)
 	}
+	freeSlots(s.tail.raw)
+	freeSlots(s.dirRaw)
 	*s = idSet{}
 }
 
-// len returns how many slots g has.
-func (g *idSegment) len() int { return len(g.slots) / slotBytes }
-
-// find returns the slot that holds id, whose hash is h, or the free slot
-// where it belongs.
-func (g *idSegment) find(id [16]byte, h uint64) (slot int, found bool) {
-	lo, hi := binary.LittleEndian.Uint64(id[:8]), binary.LittleEndian.Uint64(id[8:])
-	n := g.len()
-	i := int(uint64(uint32(h)) * uint64(n) >> 32)
-	for {
-		at := g.slots[i*slotBytes : i*slotBytes+slotBytes]
-		a, b := binary.LittleEndian.Uint64(at), binary.LittleEndian.Uint64(at[8:])
-		if a == lo && b == hi {
-			return i, true
-		}
-		if a|b == 0 {
-			return i, false
-		}
-		if i++; i == n {
-			i = 0
-		}
+// len returns how many ids the set holds.
+func (s *idSet) len() int {
+	n := s.n + s.tailN
+	if s.zero {
+		n++
 	}
+	return n
 }
 
-// grow makes room in g, the segment of the hash h: two segments in its
-// place once it is as large as a segment grows and its ids divide between
-// them, else a quarter more slots. Ids whose hashes share their leading
-// bits do not divide; splitting them would only deepen the directory.
-func (s *idSet) grow(g *idSegment, h uint64) {
-	n := g.len()
-	if n >= s.maxSlots() && g.depth < maxDepth {
-		// Count the ids of each half first, to size each for 70% full.
-		var half [2]int
-		for id := range g.ids() {
-			half[s.bit(id, g.depth)]++
-		}
-		if max(half[0], half[1])*4 <= g.n*3 {
-			s.split(g, h, half)
-			return
-		}
-	}
-	s.replace(g, []*idSegment{{slots: allocSlots(roundSlots(n + n/4)), depth: g.depth}}, h)
-}
-
-// split replaces g, the segment of the hash h, by two segments a bit
-// deeper, sized for the half counts of g's ids that go to each.
-func (s *idSet) split(g *idSegment, h uint64, half [2]int) {
-	if g.depth == s.depth {
-		dir := make([]*idSegment, 2*len(s.dir))
-		for j := range dir {
-			dir[j] = s.dir[j>>1]
-		}
-		s.dir, s.depth = dir, s.depth+1
-	}
-	parts := make([]*idSegment, 2)
-	for k := range parts {
-		parts[k] = &idSegment{slots: allocSlots(roundSlots(half[k]*10/7 + 1)), depth: g.depth + 1}
-	}
-	s.replace(g, parts, h)
-}
-
-// maxSlots returns the size at which a full segment splits rather than
-// grows.
-func (s *idSet) maxSlots() int {
-	if s.splitAt > 0 {
-		return s.splitAt
-	}
-	return maxSegmentSlots
-}
-
-// bit returns the bit of id's hash after its first depth bits.
-func (s *idSet) bit(id [16]byte, depth uint) int {
-	return int(s.hash(id) >> (63 - depth) & 1)
-}
-
-// replace moves the ids of g, the segment of the hash h, into parts: one
-// segment as deep as g, or two a bit deeper, each taking the half of g's
-// directory entries its bit names.
-func (s *idSet) replace(g *idSegment, parts []*idSegment, h uint64) {
-	for id := range g.ids() {
-		p := parts[0]
-		if len(parts) == 2 {
-			p = parts[s.bit(id, g.depth)]
-		}
-		i, _ := p.find(id, s.hash(id))
-		copy(p.slots[i*slotBytes:], id[:])
-		p.n++
-	}
-	span := 1 << (s.depth - g.depth) // g's directory entries
-	first := int(h>>(64-s.depth)) &^ (span - 1)
-	for j := range span {
-		s.dir[first+j] = parts[j*len(parts)/span]
-	}
-	for k, seg := range s.segments {
-		if seg == g {
-			s.segments = append(append(s.segments[:k:k], parts...), s.segments[k+1:]...)
-			break
-		}
-	}
-	freeSlots(g.slots)
-}
-
-// ids yields the ids g holds.
-func (g *idSegment) ids() func(yield func([16]byte) bool) {
-	return func(yield func([16]byte) bool) {
-		for i := 0; i < len(g.slots); i += slotBytes {
-			if id := [16]byte(g.slots[i:]); id != ([16]byte{}) && !yield(id) {
-				return
-			}
-		}
-	}
-}
-
-// roundSlots rounds n up to a whole number of segment steps.
-func roundSlots(n int) int {
-	return (n + segmentStep - 1) / segmentStep * segmentStep
-}
+func less(a, b entry) bool { return a[0] < b[0] || a[0] == b[0] && a[1] < b[1] }

@@ -154,7 +154,7 @@ func settledAgain(id jobs.JobID) error {
 // incomplete intervals projected until then.
 func StreamIntervals(facts iter.Seq2[jobs.Fact, error]) iter.Seq2[Interval, error] {
 	return func(yield func(Interval, error) bool) {
-		p := intervalStream{open: make(map[jobs.JobID]openInterval)}
+		var p intervalStream
 		defer p.settled.free()
 		for f, err := range facts {
 			if errors.Is(err, jobs.ErrUnknownFact) {
@@ -181,19 +181,71 @@ func StreamIntervals(facts iter.Seq2[jobs.Fact, error]) iter.Seq2[Interval, erro
 
 // An intervalStream is what StreamIntervals holds while the facts stream
 // through: the intervals still open and the jobs already settled, the one
-// part that grows with the journal, at 16 bytes a slot.
+// part that grows with the journal, at about 17.5 bytes an id (idSet).
 type intervalStream struct {
-	open       map[jobs.JobID]openInterval
+	open       openJobs
 	settled    idSet
 	registered int // how many intervals were opened
 }
 
 // An openInterval is a job registered and not yet settled, with its place
-// in registration order: small enough for a map to hold in place.
+// in registration order.
 type openInterval struct {
 	reg     jobs.JobRegistered
 	ord     int
 	partial bool // the registration was read in part (Readable)
+}
+
+// openJobs holds the open intervals by job id, in slots used again as jobs
+// settle: a map holds a value larger than 128 bytes, as an openInterval is,
+// out of line, allocating it at every registration.
+type openJobs struct {
+	slot  map[jobs.JobID]int32
+	slots []openInterval
+	free  []int32 // slots no job holds
+}
+
+func (o *openJobs) has(id jobs.JobID) bool {
+	_, ok := o.slot[id]
+	return ok
+}
+
+// put holds v, the open interval of a job not held yet.
+func (o *openJobs) put(v openInterval) {
+	if o.slot == nil {
+		o.slot = make(map[jobs.JobID]int32)
+	}
+	if n := len(o.free); n > 0 {
+		i := o.free[n-1]
+		o.free = o.free[:n-1]
+		o.slots[i] = v
+		o.slot[v.reg.JobID] = i
+		return
+	}
+	o.slot[v.reg.JobID] = int32(len(o.slots))
+	o.slots = append(o.slots, v)
+}
+
+// take returns the open interval of id and no longer holds it.
+func (o *openJobs) take(id jobs.JobID) (openInterval, bool) {
+	i, ok := o.slot[id]
+	if !ok {
+		return openInterval{}, false
+	}
+	v := o.slots[i]
+	o.slots[i] = openInterval{}
+	delete(o.slot, id)
+	o.free = append(o.free, i)
+	return v, true
+}
+
+// values returns the open intervals held, in no order.
+func (o *openJobs) values() []openInterval {
+	out := make([]openInterval, 0, len(o.slot))
+	for _, i := range o.slot {
+		out = append(out, o.slots[i])
+	}
+	return out
 }
 
 // interval is the interval o opens.
@@ -210,20 +262,19 @@ func (o openInterval) interval() Interval {
 func (p *intervalStream) add(f jobs.Fact, partial bool) (iv Interval, complete bool, err error) {
 	switch f := f.(type) {
 	case jobs.JobRegistered:
-		_, isOpen := p.open[f.JobID]
+		isOpen := p.open.has(f.JobID)
 		isSettled := p.settled.has(f.JobID)
 		if isOpen || isSettled {
 			return Interval{}, false, registeredAgain(f.JobID, isSettled)
 		}
 		p.registered++
-		p.open[f.JobID] = openInterval{reg: f, ord: p.registered, partial: partial}
+		p.open.put(openInterval{reg: f, ord: p.registered, partial: partial})
 	case jobs.JobSettled:
 		if !p.settled.add(f.JobID) {
 			return Interval{}, false, settledAgain(f.JobID)
 		}
-		if o, ok := p.open[f.JobID]; ok {
+		if o, ok := p.open.take(f.JobID); ok {
 			iv = o.interval()
-			delete(p.open, f.JobID)
 		} else {
 			iv = CarriedInterval(f)
 		}
@@ -237,10 +288,7 @@ func (p *intervalStream) add(f jobs.Fact, partial bool) (iv Interval, complete b
 // yieldOpen yields the open intervals in registration order and reports
 // whether yield asked for more.
 func (p *intervalStream) yieldOpen(yield func(Interval, error) bool) bool {
-	rest := make([]openInterval, 0, len(p.open))
-	for _, o := range p.open {
-		rest = append(rest, o)
-	}
+	rest := p.open.values()
 	slices.SortFunc(rest, func(a, b openInterval) int { return a.ord - b.ord })
 	for _, o := range rest {
 		if !yield(o.interval(), nil) {

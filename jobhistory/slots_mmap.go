@@ -7,15 +7,16 @@ import "syscall"
 // allocSlotsMaps says that allocSlots maps memory off the heap.
 const allocSlotsMaps = true
 
-// allocSlots returns n zeroed slots of an idSet, mapped from the operating
-// system rather than allocated on Go's heap: the collector neither scans
-// them (they hold no pointers) nor counts them toward its goal, which would
-// let the heap grow to twice their size before collecting garbage. Pages
-// are touched, and so resident, only as ids are stored in them.
-func allocSlots(n int) []byte {
-	b, err := syscall.Mmap(-1, 0, n*slotBytes, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
+// allocSlots returns size zeroed bytes for an idSet, mapped from the
+// operating system rather than allocated on Go's heap: the collector
+// neither scans them (they hold no pointers) nor counts them toward its
+// goal, which would let the heap grow to twice their size before
+// collecting garbage. Pages are touched, and so resident, only as ids are
+// stored in them.
+func allocSlots(size int) []byte {
+	b, err := syscall.Mmap(-1, 0, size, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
 	if err != nil {
-		return make([]byte, n*slotBytes)
+		return make([]byte, size)
 	}
 	return b
 }

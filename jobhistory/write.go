@@ -29,7 +29,7 @@ import (
 // batches ahead, and WriteIntervals returns once that goroutine is done
 // with it.
 //
-// To read a file: WriteIntervals(w, journal.Facts(journal.ReadFile(path), jobs.DecodeFact), asJSON);
+// To read a file: WriteIntervals(w, journal.FileFacts(path, jobs.DecodeFact), asJSON);
 // a store: journal.Facts(store.ReadAll(ctx, journal.Position{}), jobs.DecodeFact).
 func WriteIntervals(w io.Writer, facts iter.Seq2[jobs.Fact, error], asJSON bool) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
@@ -66,7 +66,7 @@ func WriteIntervals(w io.Writer, facts iter.Seq2[jobs.Fact, error], asJSON bool)
 
 // formatBatch is how many intervals the projection hands the formatter at
 // once.
-const formatBatch = 256
+const formatBatch = 64
 
 // A formatter writes intervals in a goroutine of its own, so that
 // formatting them takes another core than projecting them.
@@ -164,18 +164,16 @@ const tableRows = 4096
 // costs no allocation.
 type tableWriter struct {
 	w      *bufio.Writer
-	text   []byte     // the block's cells, one after another
-	cells  []cellSpan // the block's cells, row after row
-	mark   int        // where in text the cell being appended starts
-	widths []int
+	text   []byte   // the block's cells, one after another
+	cells  []uint32 // the block's cells, row after row: how many bytes of text each takes, and nonASCII
+	mark   int      // where in text the cell being appended starts
+	widths []int    // the columns' widths, in runes, so far
 	header bool
 }
 
-// A cellSpan is how many bytes of a block's text a cell takes and how many
-// runes it has: its width. A cell is at most a record long.
-type cellSpan struct {
-	bytes, runes int32
-}
+// nonASCII marks a cell with a byte that is not ASCII, whose width is not
+// its length; a cell is at most a few records long, far below this bit.
+const nonASCII = 1 << 31
 
 var tableHeader = []string{"JOB", "NAME", "OWNER", "LABEL", "TOOL CALL", "REGISTERED", "SETTLED", "DURATION", "STATUS", "CAUSE", "REPORTED"}
 
@@ -203,34 +201,41 @@ func (t *tableWriter) startBlock() {
 	}
 }
 
-// end ends the cell appended to text since the last one ended.
+// end ends the cell appended to text since the last one ended, widening
+// its column to it.
 func (t *tableWriter) end() {
 	cell := t.text[t.mark:]
-	runes := len(cell)
+	n, runes := uint32(len(cell)), width(cell)
+	if runes != len(cell) {
+		n |= nonASCII
+	}
+	if t.widths == nil {
+		t.widths = make([]int, tableColumns)
+	}
+	if col := len(t.cells) % tableColumns; col < tableColumns-1 {
+		t.widths[col] = max(t.widths[col], runes)
+	}
+	t.cells = append(t.cells, n)
+	t.mark = len(t.text)
+}
+
+// width returns how many runes cell has.
+func width(cell []byte) int {
 	for _, c := range cell {
 		if c >= utf8.RuneSelf {
-			runes = utf8.RuneCount(cell)
-			break
+			return utf8.RuneCount(cell)
 		}
 	}
-	t.cells = append(t.cells, cellSpan{bytes: int32(len(cell)), runes: int32(runes)})
-	t.mark = len(t.text)
+	return len(cell)
 }
 
 func (t *tableWriter) flush() error {
 	t.startBlock()
-	if t.widths == nil {
-		t.widths = make([]int, tableColumns)
-	}
-	for i, c := range t.cells {
-		if col := i % tableColumns; col < tableColumns-1 {
-			t.widths[col] = max(t.widths[col], int(c.runes))
-		}
-	}
 	text := t.text
 	for i, c := range t.cells {
-		t.w.Write(text[:c.bytes])
-		text = text[c.bytes:]
+		cell := text[:c&^nonASCII]
+		text = text[len(cell):]
+		t.w.Write(cell)
 		col := i % tableColumns
 		if col == tableColumns-1 {
 			if err := t.w.WriteByte('\n'); err != nil {
@@ -238,7 +243,11 @@ func (t *tableWriter) flush() error {
 			}
 			continue
 		}
-		for pad := t.widths[col] - int(c.runes) + 2; pad > 0; pad -= len(spaces) {
+		runes := len(cell)
+		if c&nonASCII != 0 {
+			runes = utf8.RuneCount(cell)
+		}
+		for pad := t.widths[col] - runes + 2; pad > 0; pad -= len(spaces) {
 			t.w.WriteString(spaces[:min(pad, len(spaces))])
 		}
 	}

@@ -361,6 +361,13 @@ func (f *Fleet) WatchSubagents(ctx context.Context, req wire.WatchSubagentsReque
 	return httproute.Decline(fmt.Sprintf(notServedBy, "subagents"))
 }
 
+// ArchivedHistory implements wire.Server: declined, since the fleet's
+// history is the shared history's tail, which yields no archived fact and
+// so names no archived run; ListHistory answers its intervals.
+func (f *Fleet) ArchivedHistory(ctx context.Context, req wire.ArchivedHistoryRequest) (wire.History, error) {
+	return wire.History{}, httproute.Decline("the fleet view's history is the shared history's tail, which keeps no archived runs: use ListHistory, or a host's own page")
+}
+
 // SubagentHistory implements wire.Server: declined.
 func (f *Fleet) SubagentHistory(ctx context.Context, req wire.SubagentHistoryRequest) ([]wire.SubagentEvent, error) {
 	return nil, httproute.Decline(fmt.Sprintf(notServedBy, "subagents"))

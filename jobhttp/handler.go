@@ -42,7 +42,8 @@ type Options struct {
 	// another party controls.
 	Hosts []string
 	// History, when set, answers /api/history with the caller's execution
-	// intervals; without it that route is a 404.
+	// intervals, and /api/history/archived with them and the runs of the
+	// history retention archived; without it those routes are a 404.
 	History HistoryFunc
 	// Subagents, when set, answers /api/subagents with the continuable
 	// children under the caller's roots and their histories
@@ -67,10 +68,11 @@ type Options struct {
 	Logger *slog.Logger
 }
 
-// A HistoryFunc returns what /api/history answers for a session: its
-// execution intervals, oldest first (StoreHistory reads them from a
-// journal).
-type HistoryFunc func(ctx context.Context, session jobs.SessionID) ([]wire.Interval, error)
+// A HistoryFunc returns a session's history: its execution intervals,
+// oldest first, and the runs of its stream that retention archived, with
+// where each went (StoreHistory reads them from a journal). ListHistory
+// answers the intervals alone, ArchivedHistory both.
+type HistoryFunc func(ctx context.Context, session jobs.SessionID) (wire.History, error)
 
 // A Handler serves one registry over HTTP: it implements wire.Server, the
 // route table of spec/wire.yaml, one method per route, and serves it

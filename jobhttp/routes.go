@@ -115,17 +115,41 @@ func killResult(k registry.KillResult) wire.KillResult {
 // ListHistory implements wire.Server: the session's history from
 // Options.History, declined without one.
 func (h *Handler) ListHistory(ctx context.Context, req wire.ListHistoryRequest) ([]httproute.With[wire.Interval, wire.FleetPlacement], error) {
-	session, err := sessionOf(ctx)
+	hist, err := h.history(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if h.opts.History == nil {
-		return nil, httproute.Decline("no history is kept")
+	return plain(hist.Intervals), nil
+}
+
+// ArchivedHistory implements wire.Server: the session's history from
+// Options.History with the runs of it retention archived, declined without
+// one.
+func (h *Handler) ArchivedHistory(ctx context.Context, req wire.ArchivedHistoryRequest) (wire.History, error) {
+	hist, err := h.history(ctx)
+	if err != nil {
+		return wire.History{}, err
 	}
-	ivs, err := h.opts.History(ctx, session)
+	if hist.Intervals == nil {
+		hist.Intervals = []wire.Interval{}
+	}
+	return hist, nil
+}
+
+// history reads the caller's history from Options.History, for the two
+// routes that answer it.
+func (h *Handler) history(ctx context.Context) (wire.History, error) {
+	session, err := sessionOf(ctx)
+	if err != nil {
+		return wire.History{}, err
+	}
+	if h.opts.History == nil {
+		return wire.History{}, httproute.Decline("no history is kept")
+	}
+	hist, err := h.opts.History(ctx, session)
 	if err != nil {
 		h.log.Error("jobhttp: history", "err", err)
-		return nil, httproute.Refuse(http.StatusInternalServerError, "history unavailable")
+		return wire.History{}, httproute.Refuse(http.StatusInternalServerError, "history unavailable")
 	}
-	return plain(ivs), nil
+	return hist, nil
 }

@@ -141,9 +141,14 @@ type Store interface {
 	// ReadStream yields the records of stream whose seq is greater than after,
 	// in seq order, as the store holds them when each is read; it ends when it
 	// has yielded the last one. It costs in proportion to the stream, not the
-	// store. A stream that does not exist yields nothing. When ctx ends, or
-	// the store closes, it yields one error wrapping ctx.Err() (or ErrClosed)
-	// and stops; each Payload is the caller's to keep.
+	// store. A stream that does not exist yields nothing. It yields every seq
+	// from after+1 on without a gap, or, when the store does not hold the
+	// next one (retention archived it, before the read began or while it
+	// read, or the store never held it), an error wrapping an
+	// *ArchivedError naming the seqs it misses, in place of the first, and
+	// stops: it never skips a seq unsaid. When ctx ends, or the store
+	// closes, it yields one error wrapping ctx.Err() (or ErrClosed) and
+	// stops; each Payload is the caller's to keep.
 	ReadStream(ctx context.Context, stream Stream, after uint64) iter.Seq2[Record, error]
 
 	// LastSeq returns the seq of the last record of stream, 0 when the stream

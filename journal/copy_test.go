@@ -58,7 +58,7 @@ func TestAppendCopyKeepsSeqs(t *testing.T) {
 		t.Fatalf("Append after reopening: %v %v; want the held id's seq 7 and then 10", seqs, err)
 	}
 	var seqs []uint64
-	for rec, err := range s.ReadStream(ctx, "a", 0) {
+	for rec, err := range s.ReadStream(ctx, "a", 6) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -66,5 +66,46 @@ func TestAppendCopyKeepsSeqs(t *testing.T) {
 	}
 	if len(seqs) != 4 || seqs[0] != 7 || seqs[3] != 10 {
 		t.Fatalf("the stream reads seqs %v, want 7 to 10", seqs)
+	}
+}
+
+// A file that holds a copy of a stream from a later seq on (an archive of
+// a second run) does not hold the seqs before it: a read from before them
+// is an ArchivedError naming the seqs it would miss, not a read that jumps
+// over them; a read from the copy's first seq on reads it.
+func TestAReadOfACopyFromBeforeItsFirstSeqSaysWhatIsNotHere(t *testing.T) {
+	ctx := context.Background()
+	s, err := journal.Open(filepath.Join(t.TempDir(), "archive.journal"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close(ctx)
+	if err := s.AppendCopy(ctx, "a", 7, journal.Entry{Payload: []byte(`{"n":7}`)}, journal.Entry{Payload: []byte(`{"n":8}`)}); err != nil {
+		t.Fatal(err)
+	}
+	for _, after := range []uint64{0, 3, 5} {
+		var got []uint64
+		var readErr error
+		for rec, err := range s.ReadStream(ctx, "a", after) {
+			if err != nil {
+				readErr = err
+				break
+			}
+			got = append(got, rec.Seq)
+		}
+		var ae *journal.ArchivedError
+		if len(got) != 0 || !errors.As(readErr, &ae) || !errors.Is(readErr, journal.ErrArchived) || ae.Through != 6 {
+			t.Fatalf("a read after seq %d of a copy from seq 7: seqs %v, %v; want an ArchivedError through seq 6", after, got, readErr)
+		}
+	}
+	var got []uint64
+	for rec, err := range s.ReadStream(ctx, "a", 6) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, rec.Seq)
+	}
+	if len(got) != 2 || got[0] != 7 {
+		t.Fatalf("a read after seq 6: %v, want 7 and 8", got)
 	}
 }

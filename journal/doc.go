@@ -16,6 +16,7 @@ goes to:
 	...
 	for fact, err := range journal.Facts(store.ReadStream(ctx, stream, 0), jobs.DecodeFact) { ... }
 	for fact, err := range journal.Facts(journal.ReadFile(path), jobs.DecodeFact) { ... }
+	for fact, err := range journal.FileFacts(path, jobs.DecodeFact) { ... } // the same, with less work: decode checks the facts are JSON
 
 # The Store contract
 
@@ -28,7 +29,13 @@ a control character; a payload that is not one JSON value or holds a
 newline) is ErrInvalid, a record too long ErrTooLarge, a stream or store
 without seqs or positions left ErrFull; none of them changes anything.
 Flush is the durability barrier; ReadStream and ReadAll are iterators that
-see everything Append has returned, even while others append, and LastSeq
+see everything Append has returned, even while others append. ReadStream
+yields every seq after its cursor in order, or, where the store no longer
+holds seqs (retention moved them into an archive, before the read or while
+it read) or never did (a file holding a copy of a stream from a later seq
+on), an *ArchivedError in place of the first one it misses, naming the seqs
+missed with the archive of each run (ErrArchived); it never jumps over
+them, nor ends as if the stream ended there. LastSeq
 answers a stream's last seq as ReadStream sees it, without reading the
 stream, so that ReadStream(ctx, stream, last-1) reads its last record alone;
 Close flushes, and after it every method fails with ErrClosed.
@@ -163,8 +170,11 @@ when the lines end in CRLF); Open neither repairs nor truncates it. A path
 that is not a regular file (a FIFO, a device) is refused before it is
 opened.
 
-ReadFile, Read and Check apply the same rules without repairing: a torn tail
-or corruption ends the records with a *RecordError naming the offset.
+ReadFile, Read, FileFacts and Check apply the same rules without repairing:
+a torn tail or corruption ends the records with a *RecordError naming the
+offset. FileFacts leaves the check that a fact is JSON to its decoder, which
+parses the fact anyway, and checks a fact itself only when the decoder refused
+it, so the damage it reports is ReadFile's.
 
 Recovery rebuilds the store's index of the file, and a record's place is
 checked against it: a position that does not follow, a seq that does not
@@ -218,7 +228,11 @@ backend stored the data.
 
 A FileStore keeps, per stream, the offset of each record, so ReadStream reads
 a stream by offset and costs what the stream costs, and LastSeq answers from
-the index without reading the file; ReadAll reads the file in
+the index without reading the file. A stream whose first record in the file
+is past seq 1 (an archive's copy of a later run, a file continuing another)
+holds nothing before it: a ReadStream from before it yields an ArchivedError
+of the seqs before it, naming no archive, and a read after them reads the
+copy (decision 0148). ReadAll reads the file in
 order from the nearest of the offsets it keeps for every 256th position.
 Records still in the write buffer are written to the file (not synced)
 before they are read, so readers see every record Append returned.

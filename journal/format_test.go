@@ -26,6 +26,25 @@ func TestChecksumIsCastagnoli(t *testing.T) {
 	}
 }
 
+// A reader's checksum of a record, laid out in a buffer it reuses, is the
+// writer's, whatever the lengths of its stream and id.
+func TestReadersChecksumIsTheWriters(t *testing.T) {
+	fact := []byte(`{"type":"x","v":1,"data":{"a":[1,2,3]}}`)
+	var scratch []byte
+	for ns := 1; ns <= MaxStreamBytes; ns += 7 {
+		for _, ni := range []int{0, 1, 40, 71 - ns, 72 - ns, 73 - ns, MaxIDBytes} {
+			if ni < 0 {
+				continue
+			}
+			stream, id := Stream(strings.Repeat("s", ns)), strings.Repeat("i", ni)
+			want := withU64(withU64(metaCRC(fact, stream, id), 1<<40+3), 1<<50+9)
+			if got := checksumV2In(&scratch, 1<<50+9, stream, 1<<40+3, id, fact); got != want {
+				t.Fatalf("stream of %d bytes, id of %d: checksum %08x, the writer's %08x", ns, ni, got, want)
+			}
+		}
+	}
+}
+
 // A record is exactly the documented bytes, with and without an id, with
 // `"` and `\` escaped in names.
 func TestRecordBytes(t *testing.T) {

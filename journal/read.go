@@ -71,7 +71,15 @@ func (s *FileStore) ReadStream(ctx context.Context, stream Stream, after uint64)
 				s.mu.Unlock()
 				return
 			}
-			i := max(after+1, st.first) - st.first
+			if after+1 < st.first {
+				// A copy from a later seq on (AppendCopy): the seqs before
+				// it are in another archive, or nowhere this file knows.
+				s.mu.Unlock()
+				yield(Record{}, s.fail("read stream", &ArchivedError{Stream: stream, After: after, Through: st.first - 1,
+					Ranges: []ArchivedRange{{First: after + 1, Through: st.first - 1}}}))
+				return
+			}
+			i := after + 1 - st.first
 			batch := st.locs.from(int(i))
 			s.mu.Unlock()
 			size := int64(0)

@@ -222,8 +222,7 @@ func Facts[F any](records iter.Seq2[Record, error], decode func([]byte) (F, erro
 			}
 			f, err := decode(rec.Payload)
 			if err != nil {
-				err = &DecodeError{Stream: rec.Stream, Seq: rec.Seq, Pos: rec.Pos, Offset: rec.Offset, Err: err}
-				if !yield(zero, err) {
+				if !yield(zero, decodeError(rec, err)) {
 					return
 				}
 				continue
@@ -233,6 +232,12 @@ func Facts[F any](records iter.Seq2[Record, error], decode func([]byte) (F, erro
 			}
 		}
 	}
+}
+
+// decodeError is the DecodeError of rec, whose payload the codec refused
+// with err.
+func decodeError(rec Record, err error) *DecodeError {
+	return &DecodeError{Stream: rec.Stream, Seq: rec.Seq, Pos: rec.Pos, Offset: rec.Offset, Err: err}
 }
 
 // A DecodeError reports an intact record whose payload the codec refused.

@@ -128,6 +128,7 @@ type loc struct {
 
 // A streamIndex is what a scan learned about one stream.
 type streamIndex struct {
+	name        Stream
 	first, last uint64            // the seqs of its first and last records in the file
 	locs        locList           // the record of seq first+i is at locs.at(i); kept by a store only
 	ids         map[string]uint64 // record id to seq
@@ -177,6 +178,7 @@ type index struct {
 	streams           map[Stream]*streamIndex
 	keepLocs          bool    // record each record's loc (a store's index)
 	checkpoints       []int64 // the offset of position firstPos+i*checkpointEvery
+	scratch           []byte  // reused by the checksums of the records scanned (checksumV2In)
 }
 
 func newIndex(keepLocs bool) *index {
@@ -192,7 +194,10 @@ func (ix *index) follows(fr *frame) string {
 		}
 		return fmt.Sprintf("pos %d does not follow pos %d", fr.pos, ix.lastPos)
 	}
-	st := ix.streams[fr.stream]
+	st := fr.st
+	if st == nil {
+		st = ix.streams[fr.stream]
+	}
 	if st == nil {
 		return ""
 	}
@@ -209,7 +214,29 @@ func (ix *index) follows(fr *frame) string {
 
 // add records fr, at l, as the next record.
 func (ix *index) add(fr *frame, l loc) {
-	ix.addTo(ix.streams[fr.stream], fr, l)
+	st := fr.st
+	if st == nil {
+		st = ix.streams[fr.stream]
+	}
+	ix.addTo(st, fr, l)
+}
+
+// stream returns the index of the stream whose name, written without
+// escapes, begins b and ends at a quote, and how many bytes of b the name
+// and the quote take; nil when ix is nil or holds no such stream.
+func (ix *index) stream(b []byte) (*streamIndex, int) {
+	if ix == nil {
+		return nil, 0
+	}
+	i := bytes.IndexByte(b[:min(len(b), MaxStreamBytes+1)], '"')
+	if i <= 0 || bytes.IndexByte(b[:i], '\\') >= 0 {
+		return nil, 0
+	}
+	st := ix.streams[Stream(b[:i])]
+	if st == nil {
+		return nil, 0
+	}
+	return st, i + 1
 }
 
 // addTo is add given fr's stream index, or nil when the stream is new, and
@@ -223,7 +250,7 @@ func (ix *index) addTo(st *streamIndex, fr *frame, l loc) *streamIndex {
 		ix.checkpoints = append(ix.checkpoints, l.off)
 	}
 	if st == nil {
-		st = &streamIndex{first: fr.seq}
+		st = &streamIndex{name: fr.stream, first: fr.seq}
 		ix.streams[fr.stream] = st
 	}
 	st.last = fr.seq
@@ -250,6 +277,16 @@ func (fr *frame) record(off int64) Record {
 // ErrNotJournal error, a *RecordError for damage, or an I/O error. A
 // *RecordError with Offset 0 and Kind ErrTornTail is a header cut short.
 func scan(r io.Reader, path string, ix *index, visit func(Record) bool) (Summary, error) {
+	return scanRecords(r, path, ix, true, visit)
+}
+
+// scanRecords is scan, checking that each record's fact is one JSON value
+// only when checkFacts is set: a reader that decodes every fact with a
+// decoder that refuses what is not JSON (FileFacts) checks a fact only when
+// the decoder refused it, and reports it then as scan would have. A record
+// out of place is the exception, checked here first: of a fact that is not
+// JSON and a place that does not follow, scan reports the fact.
+func scanRecords(r io.Reader, path string, ix *index, checkFacts bool, visit func(Record) bool) (Summary, error) {
 	s := &scanner{br: bufio.NewReaderSize(r, 64<<10)}
 	var sum Summary
 	version, err := s.header(path)
@@ -285,20 +322,22 @@ func scan(r io.Reader, path string, ix *index, visit func(Record) bool) (Summary
 		)
 		if ln.keep != ln.start {
 			perr = fmt.Errorf("record longer than %d bytes", MaxRecordBytes)
-		} else {
-			fr, perr = parseRecord(ln.b, version)
+		} else if fr, perr = parseSummed(ln.b, version, ix); perr == nil && checkFacts {
+			perr = checkFact(fr.payload)
 		}
 		if perr == nil {
 			if why := ix.follows(&fr); why != "" {
-				return summary(), damage(ErrCorrupt, "%s", why)
+				if !checkFacts {
+					perr = checkFact(fr.payload)
+				}
+				if perr == nil {
+					return summary(), damage(ErrCorrupt, "%s", why)
+				}
 			}
 		}
 		if perr != nil && ln.keep == ln.start {
 			if _, ferr := parseFrame(ln.b, version); ferr == nil {
-				// Whole, newline-terminated, framed: written once in full, so a
-				// bad checksum or fact is damage to a record that may have been
-				// flushed, not a write cut short.
-				return summary(), damage(ErrCorrupt, "%v (a whole record: cut it only with jobgen journal repair --truncate-at %d)", perr, ln.start)
+				return summary(), wholeRecordDamage(path, ln.start, perr)
 			}
 		}
 		if perr != nil {
@@ -318,6 +357,15 @@ func scan(r io.Reader, path string, ix *index, visit func(Record) bool) (Summary
 			return summary(), nil
 		}
 	}
+}
+
+// wholeRecordDamage is the damage of the record at off, whole,
+// newline-terminated and framed, whose checksum or fact is bad (perr): it was
+// written once in full, so it is damage to a record that may have been
+// flushed, not a write cut short.
+func wholeRecordDamage(path string, off int64, perr error) *RecordError {
+	return &RecordError{Path: path, Offset: off, Kind: ErrCorrupt,
+		Reason: fmt.Sprintf("%v (a whole record: cut it only with jobgen journal repair --truncate-at %d)", perr, off)}
 }
 
 // name is how errors name the journal at path.

@@ -319,7 +319,9 @@ func TestAppendRefuses(t *testing.T) {
 
 // A file whose first record is not at position 1, nor its stream at seq 1 (a
 // file continuing an older one, as the format allows), reads from any
-// position and seq, and appends continue both.
+// position, and from any seq it holds: a read of the stream from before its
+// first seq is an ArchivedError naming the seqs the file does not hold
+// (never a read that jumps over them); appends continue both.
 func TestReadsOfAFileThatStartsLater(t *testing.T) {
 	file := []byte(header)
 	for i := range uint64(700) {
@@ -344,7 +346,15 @@ func TestReadsOfAFileThatStartsLater(t *testing.T) {
 			t.Fatalf("ReadAll after %d yields %d records, want %d", after, n, want)
 		}
 	}
-	for _, after := range []uint64{0, 49, 50, 300, 748, 749, 800} {
+	for _, after := range []uint64{0, 48} {
+		for _, err := range s.ReadStream(ctx, testStream, after) {
+			var ae *ArchivedError
+			if !errors.As(err, &ae) || ae.After != after || ae.Through != 49 {
+				t.Fatalf("ReadStream after %d of a stream the file holds from seq 50: %v; want an ArchivedError of seqs %d to 49", after, err, after+1)
+			}
+		}
+	}
+	for _, after := range []uint64{49, 50, 300, 748, 749, 800} {
 		n := 0
 		for rec, err := range s.ReadStream(ctx, testStream, after) {
 			if err != nil {

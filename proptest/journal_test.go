@@ -27,10 +27,12 @@ import (
 // facts with random flushes while writes and fsyncs may fail, then crash
 // (or close), and lose or damage any bytes after the last successful fsync
 // — cut them, zero them, flip them, append garbage or whole records after
-// them. Each open must do exactly what journal/doc.go's recovery rules say,
-// computed here by a reader written from that doc alone: keep the valid
-// prefix and cut a torn tail, or refuse mid-file damage with ErrCorrupt
-// naming its offset and change nothing. Every record a Flush reported
+// them, some with a fact that is not JSON. Each open must do exactly what
+// journal/doc.go's recovery rules say, computed here by a reader written
+// from that doc alone: keep the valid prefix and cut a torn tail, or refuse
+// mid-file damage with ErrCorrupt naming its offset and change nothing;
+// before it, the readers (ReadFile, and FileFacts, which leaves the facts'
+// JSON to its decoder) read the same prefix and meet the same damage. Every record a Flush reported
 // durable survives every crash, a failed write or fsync fails every later
 // append and flush, and appends continue the sequence after recovery.
 func TestJournalRecovery(t *testing.T) {
@@ -75,6 +77,9 @@ func openExpecting(rt *rapid.T, path string, f *crashFile, durable []refRecord, 
 		rt.Fatal(err)
 	}
 	want := refRecover(before)
+	if len(before) > 0 {
+		readsAsRecovery(rt, path, want, cycle)
+	}
 	s, err := journal.Open(path, journal.WithOpenFile(f.open), journal.WithLogger(slog.New(slog.DiscardHandler)))
 	if want.corruptAt >= 0 {
 		note("journal: open refused mid-file damage")
@@ -118,6 +123,45 @@ func openExpecting(rt *rapid.T, path string, f *crashFile, durable []refRecord, 
 		rt.Fatalf("cycle %d: LastSeq = %d, %v; want %d", cycle, got, err, lastSeq(want.records))
 	}
 	return s, want.records
+}
+
+// readsAsRecovery checks what the readers of the file at path, as it is
+// before Open repairs it, yield: ReadFile, through Facts, and FileFacts,
+// which leaves the check that a fact is JSON to its decoder, yield the same
+// facts and the same error, the facts being the records want keeps, and the
+// error, when want calls the file corrupt, the ErrCorrupt at want's offset.
+func readsAsRecovery(rt *rapid.T, path string, want refRecovery, cycle int) {
+	decode := func(b []byte) (string, error) { // as strict about JSON as a generated DecodeFact, and keeps a copy
+		if !json.Valid(b) {
+			return "", errors.New("not JSON")
+		}
+		return string(b), nil
+	}
+	read := func(facts func(func(string, error) bool)) (got []string, end error) {
+		for f, err := range facts {
+			if err != nil {
+				return got, err
+			}
+			got = append(got, f)
+		}
+		return got, nil
+	}
+	plain, plainErr := read(journal.Facts(journal.ReadFile(path), decode))
+	lent, lentErr := read(journal.FileFacts(path, decode))
+	if !slices.Equal(lent, plain) || fmt.Sprint(lentErr) != fmt.Sprint(plainErr) {
+		rt.Fatalf("cycle %d: FileFacts reads %d facts and %v; Facts of ReadFile %d facts and %v", cycle, len(lent), lentErr, len(plain), plainErr)
+	}
+	var wantFacts []string
+	for _, r := range want.records {
+		wantFacts = append(wantFacts, r.payload)
+	}
+	if !slices.Equal(lent, wantFacts) {
+		rt.Fatalf("cycle %d: FileFacts reads %d facts before %v; want the %d records recovery keeps (%s)", cycle, len(lent), lentErr, len(wantFacts), want.why)
+	}
+	var rerr *journal.RecordError
+	if want.corruptAt >= 0 && (!errors.Is(lentErr, journal.ErrCorrupt) || !errors.As(lentErr, &rerr) || rerr.Offset != int64(want.corruptAt)) {
+		rt.Fatalf("cycle %d: FileFacts ends with %v; want ErrCorrupt at offset %d (%s)", cycle, lentErr, want.corruptAt, want.why)
+	}
 }
 
 // runCycle appends and flushes at random and ends in a crash or a Close. It
@@ -188,7 +232,7 @@ func damage(rt *rapid.T, path string, synced int64) {
 	keep := b[:synced:synced]
 	rest := append([]byte(nil), b[synced:]...)
 	for range rapid.IntRange(0, 2).Draw(rt, "damages") {
-		switch rapid.IntRange(0, 4).Draw(rt, "damage") {
+		switch rapid.IntRange(0, 5).Draw(rt, "damage") {
 		case 0: // the unsynced tail is cut anywhere
 			rest = rest[:rapid.IntRange(0, len(rest)).Draw(rt, "cut")]
 			note("journal: damage: cut")
@@ -213,6 +257,10 @@ func damage(rt *rapid.T, path string, synced int64) {
 			seq := rapid.Uint64Range(1, 40).Draw(rt, "strayRecordSeq")
 			rest = append(rest, refLine(seq, []byte(`{"stray":true}`))...)
 			note("journal: damage: a stray record")
+		case 5: // a whole record, its checksum matching a fact that is not JSON
+			seq := rapid.Uint64Range(1, 40).Draw(rt, "notJSONRecordSeq")
+			rest = append(rest, refLine(seq, []byte(`{"stray":`))...)
+			note("journal: damage: a record whose fact is not JSON")
 		}
 	}
 	if err := os.WriteFile(path, append(keep, rest...), 0o644); err != nil {
@@ -247,7 +295,7 @@ func refLine(seq uint64, payload []byte) []byte {
 // of refStream whose position is its seq (all this property writes), a seq of
 // 1 to 2^64-1 without leading zeros, a non-empty fact that is JSON, and its
 // checksum.
-func refParse(line []byte) (refRecord, bool) { return refParseFrame(line, false) }
+func refParse(line []byte) (refRecord, bool) { return refParseFrame(line, true) }
 
 // refFramed reports whether line has a record's whole framing, whatever its
 // checksum and fact: a record written whole, whose damage is corruption.
@@ -266,7 +314,9 @@ func refFramed(line []byte) bool {
 // framing this reader does not know, and the property's damage never does).
 var refFrame = regexp.MustCompile(`^\{"pos":([1-9][0-9]{0,19}),"stream":"([^"\\\x00-\x1f]+)","seq":([1-9][0-9]{0,19})(?:,"id":"([^"\\\x00-\x1f]+)")?,"crc32c":"[0-9a-f]{8}","fact":.+\}$`)
 
-func refParseFrame(line []byte, framedOnly bool) (refRecord, bool) {
+// refParseFrame is refParse, asking that the fact be JSON only when
+// needJSON is set.
+func refParseFrame(line []byte, needJSON bool) (refRecord, bool) {
 	rest, ok := bytes.CutPrefix(line, []byte(`{"pos":`))
 	if !ok {
 		return refRecord{}, false
@@ -302,11 +352,8 @@ func refParseFrame(line []byte, framedOnly bool) (refRecord, bool) {
 		return refRecord{}, false
 	}
 	payload, ok := bytes.CutSuffix(rest, []byte("}"))
-	if !ok || len(payload) == 0 || (!framedOnly && !json.Valid(payload)) {
+	if !ok || len(payload) == 0 || (needJSON && !json.Valid(payload)) {
 		return refRecord{}, false
-	}
-	if framedOnly {
-		return refRecord{seq, string(payload)}, true
 	}
 	if want := refLine(seq, payload); !bytes.Equal(want[:len(want)-1], line) {
 		return refRecord{}, false // the checksum (the only part left) differs
@@ -347,7 +394,7 @@ func refRecover(b []byte) refRecovery {
 		case ok:
 			r.corruptAt, r.why = pos, fmt.Sprintf("seq %d out of sequence at %d", rec.seq, pos)
 		case refFramed(b[pos : pos+nl]):
-			r.corruptAt, r.why = pos, fmt.Sprintf("a whole record with a bad checksum at %d", pos)
+			r.corruptAt, r.why = pos, fmt.Sprintf("a whole record with a bad checksum or a fact that is not JSON at %d", pos)
 		case validRecordAfter(b, pos+1):
 			r.corruptAt, r.why = pos, fmt.Sprintf("damage at %d followed by a valid record", pos)
 		default:
@@ -358,7 +405,8 @@ func refRecover(b []byte) refRecovery {
 	return r
 }
 
-// validRecordAfter reports whether a valid record begins at or after from:
+// validRecordAfter reports whether a record with the framing and a
+// matching checksum (its fact need not be JSON) begins at or after from:
 // anywhere, running to the next newline.
 func validRecordAfter(b []byte, from int) bool {
 	for i := from; i < len(b); i++ {
@@ -366,7 +414,7 @@ func validRecordAfter(b []byte, from int) bool {
 			continue
 		}
 		if nl := bytes.IndexByte(b[i:], '\n'); nl >= 0 {
-			if _, ok := refParse(b[i : i+nl]); ok {
+			if _, ok := refParseFrame(b[i:i+nl], false); ok {
 				return true
 			}
 		}

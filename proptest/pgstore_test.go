@@ -133,7 +133,7 @@ type pgMachine struct {
 	cut    bool             // connections were cut: an append may fail
 	dirty  atomic.Bool      // an append was made since the last check
 	start  journal.Position // the global order's end when the check began
-	tail   *pgTail
+	tail   *pgtest.Tail
 }
 
 func newPgMachine(rt *rapid.T, proxy *pgtest.Proxy, watch *pgxpool.Pool, schema, prefix string) *pgMachine {
@@ -142,7 +142,7 @@ func newPgMachine(rt *rapid.T, proxy *pgtest.Proxy, watch *pgxpool.Pool, schema,
 	if all := m.collect(func() iter.Seq2[journal.Record, error] { return m.reader.ReadAll(m.ctx, journal.Position{}) }, ""); len(all) > 0 {
 		m.start = all[len(all)-1].Pos
 	}
-	m.tail = startPgTail(m.ctx, m.reader, m.start)
+	m.tail = pgtest.StartTail(m.ctx, m.reader, m.start)
 	m.stores[storeA] = m.openStore(storeA)
 	m.stores[storeB] = m.openStore(storeB)
 	return m
@@ -188,7 +188,7 @@ func capOf(store int) int {
 }
 
 func (m *pgMachine) close() {
-	m.tail.stop()
+	m.tail.Stop()
 	for _, s := range m.stores {
 		if s != nil {
 			s.Close(m.ctx)
@@ -596,7 +596,7 @@ func (m *pgMachine) finish() {
 		m.stores[i] = nil
 	}
 	_, all := m.read()
-	got := m.tail.wait(m.rt, len(all), m.prefix)
+	got := waitTail(m.rt, m.tail, len(all), m.prefix)
 	if !sameRecords(got, all) {
 		m.rt.Fatalf("the tail delivered %d records, ReadAll holds %d (or another order)", len(got), len(all))
 	}
@@ -641,64 +641,21 @@ func sameRecords(a, b []journal.Record) bool {
 	return true
 }
 
-// A pgTail collects what a tail delivers, in the background.
-type pgTail struct {
-	mu     sync.Mutex
-	recs   []journal.Record
-	err    error
-	cancel context.CancelFunc
-	done   chan struct{}
-}
-
-func startPgTail(ctx context.Context, s *pgstore.Store, after journal.Position) *pgTail {
-	ctx, cancel := context.WithCancel(ctx)
-	t := &pgTail{cancel: cancel, done: make(chan struct{})}
-	go func() {
-		defer close(t.done)
-		for rec, err := range s.Tail(ctx, after) {
-			t.mu.Lock()
-			if err != nil {
-				t.err = err
-			} else {
-				t.recs = append(t.recs, rec)
-			}
-			t.mu.Unlock()
-			if err != nil {
-				return
-			}
-		}
-	}()
-	return t
-}
-
-func (t *pgTail) stop() {
-	t.cancel()
-	<-t.done
-}
-
-// wait waits up to 10s for n records of prefix's streams, then stops the
-// tail and returns them.
-func (t *pgTail) wait(rt *rapid.T, n int, prefix string) []journal.Record {
-	deadline := time.Now().Add(10 * time.Second)
-	var got []journal.Record
-	for {
-		t.mu.Lock()
-		got = got[:0]
-		for _, rec := range t.recs {
+// waitTail waits up to 10s for n records of prefix's streams, then stops
+// the tail and returns them.
+func waitTail(rt *rapid.T, tail *pgtest.Tail, n int, prefix string) []journal.Record {
+	of := func(recs []journal.Record) []journal.Record {
+		var got []journal.Record
+		for _, rec := range recs {
 			if strings.HasPrefix(string(rec.Stream), prefix) {
 				got = append(got, rec)
 			}
 		}
-		err := t.err
-		t.mu.Unlock()
-		if err != nil {
-			rt.Fatalf("the tail ended: %v", err)
-		}
-		if len(got) >= n || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
+		return got
 	}
-	t.stop()
-	return got
+	recs, err := tail.WaitFor(10*time.Second, func(recs []journal.Record) bool { return len(of(recs)) >= n })
+	if err != nil {
+		rt.Fatalf("the tail ended: %v", err)
+	}
+	return of(recs)
 }

@@ -67,7 +67,7 @@ func TestAColdResumeOfAnArchivedChildSaysItWasArchived(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Contains(plan.Archive, journal.Stream(child)) || len(plan.Kept) != 0 {
+	if !slices.Contains(plan.Streams(), journal.Stream(child)) || len(plan.Kept) != 0 {
 		t.Fatalf("plan: archive %v, keep %v; want the settled child and its pointers", plan.Archive, plan.Kept)
 	}
 	file, err := journal.Open(filepath.Join(t.TempDir(), "archive.journal"))

@@ -24,6 +24,14 @@
 // left pointing into an archive. A stream qualifies when its last record
 // was appended before Options.Before and its tree all qualifies.
 //
+// The judgement and the move agree: Choose judges each stream through the
+// last seq Streams listed for it, and the Plan names that seq beside the
+// stream (a pgstore.Judged); Archive moves each stream through it and no
+// further. A fact appended after the judgement (a job registered in a
+// session that was over when Choose read it, a follow-up to a settled
+// child) was not judged, so it stays in the store, live, with whatever
+// follows it; the next Choose judges it (decision 0147).
+//
 //	plan, err := retention.Choose(ctx, store, retention.Options{Before: time.Now().Add(-30 * 24 * time.Hour)})
 //	moved, err := store.Archive(ctx, plan.Archive, file)
 package retention
@@ -52,13 +60,23 @@ type Options struct {
 
 // A Plan is what Choose decided.
 type Plan struct {
-	// Archive are the streams to archive, by name: whole trees, each of
-	// whose streams is over.
-	Archive []journal.Stream
+	// Archive are the streams to archive, by name, each with the seq
+	// through which it was judged: whole trees, each of whose streams is
+	// over through that seq.
+	Archive []pgstore.Judged
 	// Records counts the records of Archive the store holds.
 	Records uint64
 	// Kept are the streams old enough to archive that stay, each with why.
 	Kept []Kept
+}
+
+// Streams returns the names of the streams to archive, in Archive's order.
+func (p Plan) Streams() []journal.Stream {
+	out := make([]journal.Stream, len(p.Archive))
+	for i, j := range p.Archive {
+		out[i] = j.Stream
+	}
+	return out
 }
 
 // A Kept is a stream old enough to archive that stays.
@@ -106,9 +124,14 @@ func Choose(ctx context.Context, store *pgstore.Store, opts Options) (Plan, erro
 	for _, n := range order {
 		var j judgement
 		if n.candidate {
+			// Through the seq Streams listed, whose record is older than
+			// the cutoff: what follows came since, and is not judged.
 			for rec, err := range store.ReadStream(ctx, n.info.Stream, n.info.Archived) {
 				if err != nil {
 					return Plan{}, fmt.Errorf("retention: %w", err)
+				}
+				if rec.Seq > n.info.Head {
+					break
 				}
 				if err := j.add(rec); err != nil {
 					return Plan{}, fmt.Errorf("retention: %w", err)
@@ -153,7 +176,7 @@ func plan(order []*node) Plan {
 		b, kept := blocked[n.find()]
 		switch {
 		case !kept:
-			p.Archive = append(p.Archive, n.info.Stream)
+			p.Archive = append(p.Archive, pgstore.Judged{Stream: n.info.Stream, Through: n.info.Head})
 			p.Records += n.info.Head - n.info.Archived
 		case b == n:
 			p.Kept = append(p.Kept, Kept{Stream: n.info.Stream, Why: n.why})

@@ -115,7 +115,7 @@ func TestChooseArchivesWholeTreesWhoseStreamsAreOver(t *testing.T) {
 	}
 	want := []journal.Stream{"c-done", "c-done/checkpoint", jobhistory.HostStream(dead), "s-done"}
 	slices.Sort(want)
-	if fmt.Sprint(plan.Archive) != fmt.Sprint(want) || plan.Records != 7 {
+	if fmt.Sprint(plan.Streams()) != fmt.Sprint(want) || plan.Records != 7 {
 		t.Fatalf("archive %v (%d records); want %v (7 records)", plan.Archive, plan.Records, want)
 	}
 	why := map[journal.Stream]string{}
@@ -137,7 +137,7 @@ func TestChooseArchivesWholeTreesWhoseStreamsAreOver(t *testing.T) {
 	if _, ok := why["recent"]; ok || len(plan.Kept) != 6 {
 		t.Errorf("kept %v; want the six old streams that are not over, and not the recent one", plan.Kept)
 	}
-	if plan, err := retention.Choose(ctx, s, retention.Options{Before: cutoff, AllowUnknown: true}); err != nil || !slices.Contains(plan.Archive, "other") {
+	if plan, err := retention.Choose(ctx, s, retention.Options{Before: cutoff, AllowUnknown: true}); err != nil || !slices.Contains(plan.Streams(), "other") {
 		t.Errorf("with AllowUnknown: %v %v; want other archived", plan.Archive, err)
 	}
 

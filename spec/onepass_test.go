@@ -74,6 +74,11 @@ func FuzzDecodeFactRefusesWhatEncodingJSONRefused(f *testing.F) {
 		if err != nil {
 			return
 		}
+		// journal.FileFacts leaves the check that a fact is JSON to its
+		// decoder: what DecodeFact reads must be one JSON value.
+		if !json.Valid(data) {
+			t.Fatalf("DecodeFact(%q) = %+v, but encoding/json says it is not JSON", data, got)
+		}
 		if v1, ok := want.(jobs.JobSettledV1); ok {
 			if s, ok := got.(jobs.JobSettled); !ok || s.JobID != v1.JobID || s.Registration != v1.Registration || s.Status != v1.Status {
 				t.Fatalf("DecodeFact(%q) = %+v; encoding/json read %+v", data, got, want)

@@ -5,9 +5,10 @@
 //   - the durable file journal against etcd's write-ahead log
 //     (go.etcd.io/etcd/server/v3/storage/wal), fed by a writer goroutine
 //     batching Save and by Save(N) alone;
-//   - jobhistory's intervals of a million-record journal against a plain
-//     bufio + encoding/json scan, each as a process of its own, for its
-//     wall time, CPU and peak RSS;
+//   - `jobgen journal intervals` of a million-record journal, the command
+//     built as a user builds it, against a plain bufio + encoding/json
+//     scan, each as a process of its own, for its wall time, CPU and peak
+//     RSS;
 //   - journal/pgstore against River's Insert and InsertMany (with
 //     JOBGEN_TEST_POSTGRES).
 //

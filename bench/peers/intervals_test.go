@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -22,18 +23,20 @@ import (
 	"github.com/jobgen/jobgen/journal"
 )
 
-// The intervals benchmark runs each side as a process of its own, the test
-// binary started again with intervalsChildEnv naming the side, so that its
-// peak RSS and CPU time are the side's alone.
+// The intervals benchmark runs each side as a process of its own, so that
+// its peak RSS and CPU time are the side's alone: jobgen's is the jobgen
+// command, built from this repository as a user builds it; the peer's is
+// this test binary started again with intervalsPeerEnv set, so its figures
+// include the test binary's own (etcd's and grpc's packages start it at
+// about 18 MB).
 const (
-	intervalsChildEnv = "PEERS_INTERVALS_CHILD" // "jobgen" or "peer"
-	intervalsPathEnv  = "PEERS_INTERVALS_PATH"
-	intervalsRecords  = 1_000_000
+	intervalsPeerEnv = "PEERS_INTERVALS_PEER" // the journal the peer reads
+	intervalsRecords = 1_000_000
 )
 
 func TestMain(m *testing.M) {
-	if side := os.Getenv(intervalsChildEnv); side != "" {
-		if err := intervalsChild(side, os.Getenv(intervalsPathEnv), io.Discard); err != nil {
+	if path := os.Getenv(intervalsPeerEnv); path != "" {
+		if err := peerIntervals(path, io.Discard); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
@@ -42,61 +45,147 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// BenchmarkIntervals is issue 24's intervals of a 1,000,000-record journal
-// (500,000 jobs, each registered and settled, ten in flight, 16 sessions):
-// jobhistory.WriteIntervals of journal.ReadFile, as `jobgen journal
-// intervals` runs it, against a peer that reads the same file with a
-// bufio.Scanner and json.Unmarshal per line, projects the same intervals
-// and writes a line per interval — what a user would write instead, without
-// checksums. Each op runs each side once, as a process, in turns; the
-// metrics per side are its wall time (ns/op), peak RSS (MB-rss) and CPU
-// time over wall time (cores).
+// BenchmarkIntervals is intervals of a 1,000,000-record journal (500,000
+// jobs, each registered and settled, ten in flight, 16 sessions): `jobgen
+// journal intervals FILE`, the command a user runs, against a peer that
+// reads the same file with a bufio.Scanner and json.Unmarshal per line,
+// projects the same intervals and writes a line per interval — what a user
+// would write instead, without checksums. Each op runs each side once, as a
+// process writing to /dev/null, in turns; the metrics per side are its wall
+// time (ns/op), CPU time, user and system (cpu-ns/op), peak RSS (MB-rss, in
+// MiB) and CPU time over wall time (cores).
 func BenchmarkIntervals(b *testing.B) {
-	path := filepath.Join(b.TempDir(), "million.journal")
+	dir := b.TempDir()
+	path := filepath.Join(dir, "million.journal")
 	writeIntervalsJournal(b, path, intervalsRecords)
-	var took [2]time.Duration
+	jobgen := buildJobgen(b, dir)
+	var took, cpus [2]time.Duration
 	var rss, cores [2]float64
 	sides := []string{"jobgen", "peer"}
 	for i := range b.N {
 		for j := range sides {
 			k := (i + j) % 2
-			wall, maxRSS, cpu := runIntervalsChild(b, sides[k], path)
+			cmd := exec.Command(jobgen, "journal", "intervals", path)
+			cmd.Dir = dir // no jobgen.yaml: the command reads jobgen's own specs alone
+			if sides[k] == "peer" {
+				cmd = exec.Command(os.Args[0], "-test.run=^$")
+				cmd.Env = append(os.Environ(), intervalsPeerEnv+"="+path)
+			}
+			wall, maxRSS, cpu := runIntervalsChild(b, sides[k], cmd)
 			took[k] += wall
+			cpus[k] += cpu
 			rss[k] = max(rss[k], maxRSS)
 			cores[k] += cpu.Seconds() / wall.Seconds()
 		}
 	}
 	for k, side := range sides {
 		perOp(b, took[k], side+"-ns/op")
+		perOp(b, cpus[k], side+"-cpu-ns/op")
 		b.ReportMetric(rss[k], side+"-MB-rss")
 		b.ReportMetric(cores[k]/float64(b.N), side+"-cores")
 	}
 }
 
-// runIntervalsChild runs one side on path and returns its wall time, peak
-// RSS in MB and CPU time.
-func runIntervalsChild(b *testing.B, side, path string) (time.Duration, float64, time.Duration) {
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), intervalsChildEnv+"="+side, intervalsPathEnv+"="+path)
-	cmd.Stderr = os.Stderr
-	start := time.Now()
-	if err := cmd.Run(); err != nil {
-		b.Fatalf("%s: %v", side, err)
+// buildJobgen builds the jobgen command into dir from the module this one
+// replaces jobgen's with (../..), with jobgen's own go.mod, as `go install`
+// or `go tool` builds it, and returns its path.
+func buildJobgen(b *testing.B, dir string) string {
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		b.Fatal(err)
 	}
-	wall := time.Since(start)
-	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-	cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-	return wall, float64(ru.Maxrss) / 1024, cpu // Maxrss is in KiB on Linux
+	if mod, err := os.ReadFile(filepath.Join(root, "go.mod")); err != nil || !strings.HasPrefix(string(mod), "module github.com/jobgen/jobgen\n") {
+		b.Fatalf("%s is not jobgen's module root: %v", root, err)
+	}
+	bin := filepath.Join(dir, "jobgen")
+	cmd := exec.Command(goCommand(), "build", "-o", bin, "./cmd/jobgen")
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("go build ./cmd/jobgen: %v\n%s", err, out)
+	}
+	return bin
 }
 
-func intervalsChild(side, path string, w io.Writer) error {
-	switch side {
-	case "jobgen":
-		return jobhistory.WriteIntervals(w, journal.Facts(journal.ReadFile(path), jobs.DecodeFact), false)
-	case "peer":
-		return peerIntervals(path, w)
+// goCommand is the go command of the toolchain running the benchmark.
+func goCommand() string {
+	if goroot := runtime.GOROOT(); goroot != "" {
+		if bin := filepath.Join(goroot, "bin", "go"); fileExists(bin) {
+			return bin
+		}
 	}
-	return fmt.Errorf("unknown side %q", side)
+	return "go"
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+// runIntervalsChild runs cmd, one side, and returns its wall time, its own
+// peak RSS in MiB and its CPU time. The peak is the child's VmHWM, read as
+// it exits: traced, it stops there before its memory is released. The
+// child's ru_maxrss will not do, since Linux records in it, at the exec, the
+// peak of the memory the child shared with this process until then: this
+// test binary's, 50 MB and more once it has written the journal.
+func runIntervalsChild(b *testing.B, side string, cmd *exec.Cmd) (time.Duration, float64, time.Duration) {
+	runtime.LockOSThread() // the thread that starts a traced child is its tracer
+	defer runtime.UnlockOSThread()
+	cmd.Stderr = os.Stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Ptrace: true}
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		b.Fatalf("%s: %v", side, err)
+	}
+	pid := cmd.Process.Pid
+	var ws syscall.WaitStatus
+	if _, err := syscall.Wait4(pid, &ws, 0, nil); err != nil || !ws.Stopped() { // stopped at its exec
+		b.Fatalf("%s: waiting for its exec: %v (%v)", side, err, ws)
+	}
+	if err := syscall.PtraceSetOptions(pid, syscall.PTRACE_O_TRACEEXIT); err != nil {
+		b.Fatalf("%s: %v", side, err)
+	}
+	hwm, sig := -1.0, 0
+	for {
+		if err := syscall.PtraceCont(pid, sig); err != nil {
+			b.Fatalf("%s: %v", side, err)
+		}
+		var ru syscall.Rusage
+		if _, err := syscall.Wait4(pid, &ws, 0, &ru); err != nil {
+			b.Fatalf("%s: %v", side, err)
+		}
+		switch {
+		case ws.Exited() || ws.Signaled():
+			if !ws.Exited() || ws.ExitStatus() != 0 || hwm < 0 {
+				b.Fatalf("%s: ended %v, its peak RSS read: %v", side, ws, hwm >= 0)
+			}
+			return time.Since(start), hwm, time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+		case ws.TrapCause() == syscall.PTRACE_EVENT_EXIT:
+			hwm, sig = vmHWM(b, pid), 0
+		case ws.StopSignal() == syscall.SIGTRAP:
+			sig = 0
+		default:
+			sig = int(ws.StopSignal()) // delivered on, as untraced
+		}
+	}
+}
+
+// vmHWM returns the peak RSS of process pid in MiB, from /proc.
+func vmHWM(b *testing.B, pid int) float64 {
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, line := range strings.Split(string(status), "\n") {
+		if kb, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			n, err := strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(kb), "kB")))
+			if err != nil {
+				b.Fatalf("VmHWM %q: %v", kb, err)
+			}
+			return float64(n) / 1024
+		}
+	}
+	b.Fatalf("no VmHWM in /proc/%d/status", pid)
+	return 0
 }
 
 // writeIntervalsJournal writes n records, n/2 jobs each registered and

@@ -7,8 +7,11 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"os"
+	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jobgen/jobgen/codec"
@@ -53,8 +56,9 @@ The operator's commands take a PostgreSQL journal's DSN only:
 	           newest positions and the size on disk (--json)
 	archive    --before TIME|AGE --to FILE: move the streams whose history is
 	           over (their jobs settled, their children disposed, last
-	           appended before TIME) into the journal FILE, verify the copy,
-	           then remove them (--dry-run lists them and why others stay)
+	           appended before TIME), through the seq judged, into the
+	           journal FILE, verify the copy, then remove them (--dry-run
+	           lists them and why others stay)
 
 A position is always the string "MAJOR.MINOR", whatever the backend: a file
 counts its records in MINOR ("0.17"); PostgreSQL orders transactions in
@@ -156,10 +160,12 @@ var journalCommands = map[string]journalCommand{
 			"settled, a subagent child's once its residencies ended and nothing waits, a\n" +
 			"host's heartbeats once its lease ran out, each tree of parent, children and\n" +
 			"their pointer streams whole, and only those last appended before --before.\n" +
-			"It copies them with their seqs and ids, syncs the file, reads every copy\n" +
-			"back and compares it, and only then removes them. A later read of such a\n" +
-			"stream from its start says where its records went; appends go on after\n" +
-			"them. --dry-run prints the plan and changes nothing.",
+			"It moves each stream through the seq it judged: a record appended since\n" +
+			"(a job registered meanwhile) was not judged and stays, and appends go on\n" +
+			"while it runs. It copies them with their seqs and ids, syncs the file,\n" +
+			"reads every copy back and compares it, and only then removes them. A later\n" +
+			"read of such a stream from its start says which seqs went into which file;\n" +
+			"appends go on after them. --dry-run prints the plan and changes nothing.",
 		flags: archiveFlags,
 		run:   journalArchive,
 	},
@@ -260,19 +266,40 @@ func (j *journalRun) open(do func(j *journalRun, store journalStore) (int, error
 }
 
 // journalIntervals prints the intervals of the jobs, counting on stderr the
-// facts it could not read.
+// facts it could not read. The vocabulary is loaded first, so that a spec
+// that does not load fails the command before it reads, and then let go:
+// job facts decode with this build's job vocabulary, and the specs are
+// loaded again only for a fact that is not a job fact. Held through the
+// read, they would cost a million-record journal a megabyte or two of its
+// peak memory, the heap their loading grew, fragmented by what it kept.
 func journalIntervals(j *journalRun, store journalStore) (int, error) {
-	v, code := j.vocabulary()
-	if v == nil {
+	if v, code := j.vocabulary(); v == nil {
 		return code, nil
 	}
+	if _, set := os.LookupEnv("GOGC"); !set {
+		defer debug.SetGCPercent(debug.SetGCPercent(intervalsGCPercent))
+	}
+	vocabulary := sync.OnceValues(func() (*factspec.Vocabulary, error) {
+		v, err := j.loadVocabulary()
+		if err != nil {
+			return nil, fmt.Errorf("jobgen journal intervals: the specs no longer load: %w", err)
+		}
+		return v, nil
+	})
 	var unknown codec.UnknownFacts
-	err := jobhistory.WriteIntervals(j.stdout, journal.Facts(store.records(), projectable(v, &unknown)), j.asJSON)
+	err := jobhistory.WriteIntervals(j.stdout, store.jobFacts(projectable(vocabulary, &unknown)), j.asJSON)
 	if unknown.Total() > 0 {
 		fmt.Fprintf(j.stderr, "jobgen journal intervals: %s: read in part or skipped %s\n", store.name(), &unknown)
 	}
 	return exitOK, err
 }
+
+// intervalsGCPercent is the collector's GOGC while journal intervals reads,
+// unless GOGC is set: the projection's live heap is a megabyte or two
+// whatever the journal's length, and at half the default the heap it
+// grows between collections is half as large, 1.8 MB less of the peak RSS
+// of a million records, for a tenth more CPU (decision 0189).
+const intervalsGCPercent = 50
 
 // journalCheck verifies the records, then decodes their facts tolerantly:
 // facts no known spec declares are reported, and fail it with

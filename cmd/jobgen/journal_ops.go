@@ -233,7 +233,7 @@ func journalArchive(j *journalRun) int {
 		fmt.Fprintf(j.stdout, "%s: %s last appended before %s: %s to archive (%s), %s kept\n", name, plural(len(plan.Archive)+len(plan.Kept), "stream"),
 			j.ops.before.UTC().Format(time.RFC3339), plural(len(plan.Archive), "stream"), plural(int(plan.Records), "record"), plural(len(plan.Kept), "stream"))
 		for _, st := range plan.Archive {
-			fmt.Fprintf(j.stdout, "  archive %s\n", st)
+			fmt.Fprintf(j.stdout, "  archive %s through seq %d\n", st.Stream, st.Through)
 		}
 		for _, k := range plan.Kept {
 			fmt.Fprintf(j.stdout, "  keep    %s: %s\n", k.Stream, k.Why)
@@ -257,6 +257,11 @@ func journalArchive(j *journalRun) int {
 			records += a.Through - a.First + 1
 		}
 		fmt.Fprintf(j.stdout, "archived %s (%s) into %s\n", plural(len(moved), "stream"), plural(int(records), "record"), j.ops.to)
+		for _, a := range moved {
+			if a.Later > 0 {
+				fmt.Fprintf(j.stdout, "  %s: %s appended since it was judged %s in the store\n", a.Stream, plural(int(a.Later), "record"), map[bool]string{true: "stays", false: "stay"}[a.Later == 1])
+			}
+		}
 		if errors.Is(err, pgstore.ErrArchiveMismatch) {
 			return exitFindings, err
 		}

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -9,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jobgen/jobgen/generated/jobs"
+	"github.com/jobgen/jobgen/journal"
 	"github.com/jobgen/jobgen/journal/pgstore"
 	"github.com/jobgen/jobgen/journal/pgstore/pgtest"
 )
@@ -81,7 +85,7 @@ func TestJournalArchiveMovesWhatIsOverAndKeepsTheRest(t *testing.T) {
 		t.Fatalf("archive without --before: exit %d: %s", code, stderr)
 	}
 	code, stdout, stderr := jobgen(t, "journal", "archive", "--before", "0s", "--to", file, "--dry-run", dsn)
-	if code != exitOK || !strings.Contains(stdout, "1 stream to archive (2 records), 1 stream kept") || !strings.Contains(stdout, "  archive s1\n") ||
+	if code != exitOK || !strings.Contains(stdout, "1 stream to archive (2 records), 1 stream kept") || !strings.Contains(stdout, "  archive s1 through seq 2\n") ||
 		!strings.Contains(stdout, "  keep    s2: 1 job not settled (bash-2)") || !strings.Contains(stdout, "dry run: nothing archived") {
 		t.Fatalf("archive --dry-run: exit %d:\n%s%s", code, stdout, stderr)
 	}
@@ -125,5 +129,73 @@ func TestArchiveCutoffs(t *testing.T) {
 		if _, err := parseCutoff(bad, now); err == nil {
 			t.Errorf("parseCutoff(%q) accepted", bad)
 		}
+	}
+}
+
+// A writer that runs once when a line it waits for is written: the
+// archive command prints its plan between the judgement and the move.
+type onLine struct {
+	bytes.Buffer
+	line string
+	do   func()
+}
+
+func (w *onLine) Write(p []byte) (int, error) {
+	n, err := w.Buffer.Write(p)
+	if w.do != nil && strings.Contains(w.String(), w.line) {
+		do := w.do
+		w.do = nil
+		do()
+	}
+	return n, err
+}
+
+// The command moves what it judged: a job registered in a chosen session
+// after the judgement (here while the plan is printed, before the move)
+// stays in the store, live, and the command says so.
+func TestJournalArchiveLeavesAJobRegisteredDuringItLive(t *testing.T) {
+	schema := writePGJournal(t) // s1 holds a settled job, s2 one still running
+	dsn := schemaDSN(t, schema)
+	ctx := context.Background()
+	store, err := pgstore.Open(ctx, pgtest.DSN(t), pgstore.WithSchema(schema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close(ctx)
+	live := jobs.JobRegistered{JobID: jobs.NewJobID(), At: 4_000, Owner: "s1", Kind: "bash", Label: "late", Ordinal: 3}
+	stdout := &onLine{line: "  archive s1", do: func() {
+		p, err := jobs.EncodeFact(live)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		if _, err := store.Append(ctx, "s1", journal.Entry{Payload: p}); err != nil {
+			t.Error(err)
+		}
+	}}
+	var stderr bytes.Buffer
+	file := filepath.Join(t.TempDir(), "archive.journal")
+	code := run([]string{"journal", "archive", "--before", "0s", "--to", file, dsn}, stdout, &stderr)
+	if code != exitOK || !strings.Contains(stdout.String(), "archived 1 stream (2 records) into "+file) {
+		t.Fatalf("archive: exit %d:\n%s%s", code, stdout, &stderr)
+	}
+	if !strings.Contains(stdout.String(), "  s1: 1 record appended since it was judged stays in the store") {
+		t.Errorf("archive did not say what it left: %s", stdout)
+	}
+	var kept []jobs.JobID
+	for rec, err := range store.ReadStream(ctx, "s1", 2) {
+		if err != nil {
+			t.Fatalf("s1 after the archive: %v", err)
+		}
+		f, err := jobs.DecodeFact(rec.Payload)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r, ok := f.(jobs.JobRegistered); ok {
+			kept = append(kept, r.JobID)
+		}
+	}
+	if len(kept) != 1 || kept[0] != live.JobID {
+		t.Fatalf("s1 holds registrations %v after the archive; want the job registered during it, %s", kept, live.JobID)
 	}
 }

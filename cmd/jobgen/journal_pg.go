@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jobgen/jobgen/generated/jobs"
 	"github.com/jobgen/jobgen/journal"
 	"github.com/jobgen/jobgen/journal/pgstore"
 )
@@ -70,6 +71,10 @@ func (p *pgJournal) name() string { return "postgres journal " + p.schema }
 
 func (p *pgJournal) records() iter.Seq2[journal.Record, error] {
 	return p.store.ReadAll(p.ctx, journal.Position{})
+}
+
+func (p *pgJournal) jobFacts(decode func([]byte) (jobs.Fact, error)) iter.Seq2[jobs.Fact, error] {
+	return journal.Facts(p.records(), decode)
 }
 
 func (p *pgJournal) read(ctx context.Context, after journal.Position, follow bool, _ time.Duration) iter.Seq2[journal.Record, error] {

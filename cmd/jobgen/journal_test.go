@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"testing"
@@ -103,6 +104,20 @@ func checkIntervalsTable(t *testing.T, stdout string) {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("intervals table lacks %q:\n%s", want, stdout)
 		}
+	}
+}
+
+// journal intervals runs the collector at its own setting while it reads
+// (decision 0189) and leaves the process's as it found it.
+func TestJournalIntervalsRestoresTheCollectorsSetting(t *testing.T) {
+	path := writeJournal(t)
+	old := debug.SetGCPercent(77)
+	defer debug.SetGCPercent(old)
+	if code, _, stderr := jobgen(t, "journal", "intervals", path); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if got := debug.SetGCPercent(77); got != 77 {
+		t.Fatalf("after journal intervals GOGC is %d, want the 77 it found", got)
 	}
 }
 

@@ -1,9 +1,12 @@
 package main
 
 import (
+	"bytes"
+	"errors"
 	"flag"
 	"fmt"
 	"io/fs"
+	"strings"
 
 	"github.com/jobgen/jobgen/codec"
 	"github.com/jobgen/jobgen/factspec"
@@ -35,27 +38,48 @@ func (j *journalRun) registerVocabulary(fs *flag.FlagSet) {
 // with.
 func (j *journalRun) vocabulary() (v *factspec.Vocabulary, code int) {
 	r := newReporter(formatText, j.stdout, j.stderr)
-	if j.flags != nil && !j.sf.withConfig(j.flags, r) {
+	v, ok := j.loadVocabularyTo(r)
+	if !ok {
 		return nil, r.code
+	}
+	return v, exitOK
+}
+
+// loadVocabulary is vocabulary with its problem returned rather than
+// reported: for a command that loaded the vocabulary once and loads it
+// again.
+func (j *journalRun) loadVocabulary() (*factspec.Vocabulary, error) {
+	var stdout, stderr bytes.Buffer
+	v, ok := j.loadVocabularyTo(newReporter(formatText, &stdout, &stderr))
+	if !ok {
+		return nil, errors.New(strings.TrimSpace(stderr.String()))
+	}
+	return v, nil
+}
+
+// loadVocabularyTo loads the vocabulary, reporting a problem to r.
+func (j *journalRun) loadVocabularyTo(r *reporter) (*factspec.Vocabulary, bool) {
+	if j.flags != nil && !j.sf.withConfig(j.flags, r) {
+		return nil, false
 	}
 	var specs []*gen.Resolved
 	if len(j.sf.specs) > 0 {
 		var ok bool
 		if specs, ok = j.sf.parseSpecs(r); !ok {
-			return nil, r.code
+			return nil, false
 		}
 	}
 	own, err := ownSpecs()
 	if err != nil {
 		r.failf(exitFailure, "jobgen: jobgen's own specs: %v", err)
-		return nil, r.code
+		return nil, false
 	}
-	v, err = factspec.New(append(specs, own...)...)
+	v, err := factspec.New(append(specs, own...)...)
 	if err != nil {
 		r.err(err)
-		return nil, r.code
+		return nil, false
 	}
-	return v, exitOK
+	return v, true
 }
 
 // ownSpecs are jobgen's own vocabularies, as built into this program.
@@ -84,9 +108,10 @@ var errOtherVocabulary = fmt.Errorf("a fact of another vocabulary: %w", codec.Er
 // fact with this build's job vocabulary, which the projection reads (one a
 // newer build wrote, a version or value this build does not know, as an
 // UnknownFact the projection shows in part, counted in unknown); any other
-// with v. Facts none of them knows are counted in unknown too; a damaged
-// fact of any vocabulary is an error.
-func projectable(v *factspec.Vocabulary, unknown *codec.UnknownFacts) func([]byte) (jobs.Fact, error) {
+// with the vocabulary, loaded when the first such fact is read. Facts none
+// of them knows are counted in unknown too; a damaged fact of any
+// vocabulary is an error.
+func projectable(vocabulary func() (*factspec.Vocabulary, error), unknown *codec.UnknownFacts) func([]byte) (jobs.Fact, error) {
 	return func(data []byte) (jobs.Fact, error) {
 		f, err := jobs.ReadFact(data)
 		u, isUnknown := f.(jobs.UnknownFact)
@@ -98,6 +123,10 @@ func projectable(v *factspec.Vocabulary, unknown *codec.UnknownFacts) func([]byt
 		case u.Why != codec.UnknownType:
 			unknown.Keep(u.Unknown)
 			return f, nil
+		}
+		v, verr := vocabulary()
+		if verr != nil {
+			return nil, verr
 		}
 		other, err := v.ReadFact(data)
 		switch {

@@ -131,15 +131,22 @@ func TestJournalCheckRefusesADamagedFactOfTheModulesSpecs(t *testing.T) {
 	}
 }
 
+// A spec that does not load fails check and intervals before they read,
+// whatever the journal holds: intervals too, though it decodes job facts
+// without the specs and loads them again only for another vocabulary's.
 func TestJournalCommandsRefuseAnInvalidSpec(t *testing.T) {
-	path := ownJournal(t)
+	mixed, jobsOnly := ownJournal(t), writeJournal(t)
 	dir := deployModule(t)
 	if err := os.WriteFile(filepath.Join(dir, "spec", "deploy.yaml"), []byte(strings.Replace(deploySpec, "verdict: Verdict", "verdict: Verdit", 1)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, _, stderr := jobgen(t, "journal", "check", path)
-	if code != exitFindings || !strings.Contains(stderr, "deploy.yaml:") || !strings.Contains(stderr, "Verdit") {
-		t.Fatalf("exit %d, want %d with the spec's error: %s", code, exitFindings, stderr)
+	for _, cmd := range []string{"check", "intervals"} {
+		for _, path := range []string{mixed, jobsOnly} {
+			code, stdout, stderr := jobgen(t, "journal", cmd, path)
+			if code != exitFindings || stdout != "" || !strings.Contains(stderr, "deploy.yaml:") || !strings.Contains(stderr, "Verdit") {
+				t.Fatalf("%s of %s: exit %d, stdout %q; want %d with the spec's error and nothing read: %s", cmd, filepath.Base(path), code, stdout, exitFindings, stderr)
+			}
+		}
 	}
 }
 

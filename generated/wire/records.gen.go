@@ -9,6 +9,46 @@ import (
 	"github.com/jobgen/jobgen/generated/jobs"
 )
 
+// An ArchivedRange is a run of seqs of a session's stream that retention moved
+// out of the journal into one archive (`jobgen journal archive`): the facts of
+// those seqs, and the intervals of the jobs they record, are there, not in the
+// history served live.
+type ArchivedRange struct {
+	// First is the first seq of the run.
+	First uint64 `json:"first"`
+	// Through is the last seq of the run.
+	Through uint64 `json:"through"`
+	// Archive names the archive that holds the run, as the archiver named it (a
+	// journal file's path on the archiver's machine); empty when the journal does
+	// not say.
+	Archive string `json:"archive,omitzero"`
+}
+
+// UnmarshalJSON decodes a, refusing a missing required field or an ambiguous key.
+func (a *ArchivedRange) UnmarshalJSON(data []byte) error {
+	var wire struct {
+		First   *uint64 `json:"first"`
+		Through *uint64 `json:"through"`
+		Archive string  `json:"archive"`
+	}
+	if err := json.Unmarshal(data, &wire); err != nil {
+		return err
+	}
+	if err := codec.CheckKeys("wire.ArchivedRange", data, "first", "through", "archive"); err != nil {
+		return err
+	}
+	if wire.First == nil {
+		return codec.MissingField("wire.ArchivedRange", "first")
+	}
+	if wire.Through == nil {
+		return codec.MissingField("wire.ArchivedRange", "through")
+	}
+	a.First = *wire.First
+	a.Through = *wire.Through
+	a.Archive = wire.Archive
+	return nil
+}
+
 // An ErrorBody is what every refusal answers, with an HTTP status that says
 // which: 400 a malformed request, 401 no session, 403 a cross-site request or a
 // Host the server does not answer for, 404 a job that is not the caller's
@@ -108,6 +148,48 @@ func (f *FleetPlacement) UnmarshalJSON(data []byte) error {
 	}
 	f.Host = wire.Host
 	f.Lost = wire.Lost
+	return nil
+}
+
+// A History is what ArchivedHistory answers: the execution intervals the
+// journal holds live of the caller's session, oldest first, and which seqs of
+// the session's stream retention archived, and where. ListHistory answers the
+// intervals alone, a list of Interval, as it always has.
+type History struct {
+	// Intervals are the session's jobs whose facts the journal holds, oldest first:
+	// those registered after the archived seqs.
+	Intervals []Interval `json:"intervals"`
+	// Archived are the runs of the session's stream that were archived, in seq
+	// order; empty when none was.
+	Archived []ArchivedRange `json:"archived"`
+}
+
+// MarshalJSON encodes h, writing a nil list as [] and a nil map as {}.
+func (h History) MarshalJSON() ([]byte, error) {
+	type plain History
+	if h.Intervals == nil {
+		h.Intervals = []Interval{}
+	}
+	if h.Archived == nil {
+		h.Archived = []ArchivedRange{}
+	}
+	return json.Marshal(plain(h))
+}
+
+// UnmarshalJSON decodes h, refusing a missing required field or an ambiguous key.
+func (h *History) UnmarshalJSON(data []byte) error {
+	var wire struct {
+		Intervals []Interval      `json:"intervals"`
+		Archived  []ArchivedRange `json:"archived"`
+	}
+	if err := json.Unmarshal(data, &wire); err != nil {
+		return err
+	}
+	if err := codec.CheckKeys("wire.History", data, "intervals", "archived"); err != nil {
+		return err
+	}
+	h.Intervals = wire.Intervals
+	h.Archived = wire.Archived
 	return nil
 }
 

@@ -34,6 +34,7 @@ const (
 //	POST   /api/jobs/{id}/input         SendInput        InputResponse
 //	GET    /api/jobs/{id}/raw           DownloadRecord   text/plain; charset=utf-8
 //	GET    /api/history                 ListHistory      []Interval with FleetPlacement
+//	GET    /api/history/archived        ArchivedHistory  History
 //	GET    /api/subagents               ListSubagents    []SubagentNode
 //	GET    /api/subagents/events        WatchSubagents   events tree []SubagentNode
 //	GET    /api/subagents/{id}/history  SubagentHistory  []SubagentEvent
@@ -167,6 +168,13 @@ func Routes() httproute.Table {
 			Type:   "[]Interval with FleetPlacement",
 		}, {
 			Answer: httproute.AnswerJSON,
+			Doc:    "ArchivedHistory answers the caller's history as the journal holds it: the intervals ListHistory answers, which the journal serves live, and the runs of the session's stream that retention archived (jobgen journal archive), each with the archive file that holds it. A fleet, whose history is the shared history's tail, declines it.",
+			Method: "GET",
+			Name:   "ArchivedHistory",
+			Path:   "/api/history/archived",
+			Type:   "History",
+		}, {
+			Answer: httproute.AnswerJSON,
 			Doc:    "ListSubagents answers the continuable children under the caller's roots, parents before their children.",
 			Method: "GET",
 			Name:   "ListSubagents",
@@ -288,6 +296,14 @@ type Server interface {
 	//
 	// 	GET /api/history
 	ListHistory(ctx context.Context, req ListHistoryRequest) ([]httproute.With[Interval, FleetPlacement], error)
+	// ArchivedHistory answers the caller's history as the journal holds it: the
+	// intervals ListHistory answers, which the journal serves live, and the runs of
+	// the session's stream that retention archived (jobgen journal archive), each
+	// with the archive file that holds it. A fleet, whose history is the shared
+	// history's tail, declines it.
+	//
+	// 	GET /api/history/archived
+	ArchivedHistory(ctx context.Context, req ArchivedHistoryRequest) (History, error)
 	// ListSubagents answers the continuable children under the caller's roots,
 	// parents before their children.
 	//
@@ -488,6 +504,10 @@ type DownloadRecordResponse struct {
 // carries, decoded.
 type ListHistoryRequest struct{}
 
+// ArchivedHistoryRequest is what a request to ArchivedHistory (GET
+// /api/history/archived) carries, decoded.
+type ArchivedHistoryRequest struct{}
+
 // ListSubagentsRequest is what a request to ListSubagents (GET /api/subagents)
 // carries, decoded.
 type ListSubagentsRequest struct{}
@@ -552,7 +572,7 @@ type ListFleetHostsRequest struct{}
 // NewHandler returns the handler that serves s on the routes of Routes,
 // answering every refusal, its own and the methods', with ErrorBody as JSON.
 func NewHandler(s Server, opts httproute.Options) *httproute.Handler {
-	return httproute.NewHandler(Routes(), []httproute.Serve{servePage(s), serveListJobs(s), serveWatchJobs(s), serveGetJob(s), serveFollowJob(s), serveKillJob(s), serveSendInput(s), serveDownloadRecord(s), serveListHistory(s), serveListSubagents(s), serveWatchSubagents(s), serveSubagentHistory(s), serveListFleetHosts(s)}, opts)
+	return httproute.NewHandler(Routes(), []httproute.Serve{servePage(s), serveListJobs(s), serveWatchJobs(s), serveGetJob(s), serveFollowJob(s), serveKillJob(s), serveSendInput(s), serveDownloadRecord(s), serveListHistory(s), serveArchivedHistory(s), serveListSubagents(s), serveWatchSubagents(s), serveSubagentHistory(s), serveListFleetHosts(s)}, opts)
 }
 
 func servePage(s Server) httproute.Serve {
@@ -689,6 +709,17 @@ func serveListHistory(s Server) httproute.Serve {
 	return func(c *httproute.Call) error {
 		var req ListHistoryRequest
 		v, err := s.ListHistory(c.Context(), req)
+		if err != nil {
+			return err
+		}
+		return c.JSON(v)
+	}
+}
+
+func serveArchivedHistory(s Server) httproute.Serve {
+	return func(c *httproute.Call) error {
+		var req ArchivedHistoryRequest
+		v, err := s.ArchivedHistory(c.Context(), req)
 		if err != nil {
 			return err
 		}

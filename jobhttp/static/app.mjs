@@ -583,7 +583,14 @@ function loadTimeline() {
         timelineDue = null;
         const note = byId("timeline-note");
         try {
-            timeline.draw(fleet ? (await client.fleetHistory()).map((p) => p.item) : await client.history());
+            if (fleet) {
+                timeline.draw((await client.fleetHistory()).map((p) => p.item));
+            }
+            else {
+                const history = await client.archivedHistory();
+                timeline.draw(history.intervals);
+                note.textContent = archivedNote(history.archived);
+            }
             timeline.root.hidden = false;
         }
         catch (err) {
@@ -592,6 +599,13 @@ function loadTimeline() {
             note.textContent = none ? "This server keeps no history." : `history unavailable: ${message(err)}`;
         }
     }, delay);
+}
+/** archivedNote says which runs of the session's history retention archived, and where, above the timeline. */
+function archivedNote(runs) {
+    if (runs.length === 0)
+        return "Execution intervals from the journal.";
+    const where = runs.map((r) => `seqs ${r.first}–${r.through} ${r.archive === undefined || r.archive === "" ? "(archive not named)" : `in ${r.archive}`}`);
+    return `Execution intervals from the journal. Older history was archived (jobgen journal archive): ${where.join("; ")}. Jobs of those seqs are not shown; read them with jobgen journal cat.`;
 }
 // incomplete intervals grow with the clock
 setInterval(() => { if (timeline.range === null)

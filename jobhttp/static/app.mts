@@ -11,7 +11,7 @@
 // lease ended, and no subagents.
 import { Client, WireError } from "./client.mjs";
 import type { JobSnapshot, JobStatus } from "./jobs.mjs";
-import type { FleetPlacement } from "./wire.mjs";
+import type { ArchivedRange, FleetPlacement } from "./wire.mjs";
 import { LogView, duration, h } from "./logview.mjs";
 import { Timeline } from "./timeline.mjs";
 import { SubagentTree } from "./tree.mjs";
@@ -614,7 +614,13 @@ function loadTimeline(): void {
     timelineDue = null;
     const note = byId("timeline-note");
     try {
-      timeline.draw(fleet ? (await client.fleetHistory()).map((p) => p.item) : await client.history());
+      if (fleet) {
+        timeline.draw((await client.fleetHistory()).map((p) => p.item));
+      } else {
+        const history = await client.archivedHistory();
+        timeline.draw(history.intervals);
+        note.textContent = archivedNote(history.archived);
+      }
       timeline.root.hidden = false;
     } catch (err) {
       const none = err instanceof WireError && err.status === 404;
@@ -622,6 +628,12 @@ function loadTimeline(): void {
       note.textContent = none ? "This server keeps no history." : `history unavailable: ${message(err)}`;
     }
   }, delay);
+}
+/** archivedNote says which runs of the session's history retention archived, and where, above the timeline. */
+function archivedNote(runs: ArchivedRange[]): string {
+  if (runs.length === 0) return "Execution intervals from the journal.";
+  const where = runs.map((r) => `seqs ${r.first}–${r.through} ${r.archive === undefined || r.archive === "" ? "(archive not named)" : `in ${r.archive}`}`);
+  return `Execution intervals from the journal. Older history was archived (jobgen journal archive): ${where.join("; ")}. Jobs of those seqs are not shown; read them with jobgen journal cat.`;
 }
 // incomplete intervals grow with the clock
 setInterval(() => { if (timeline.range === null) loadTimeline(); }, 5000);

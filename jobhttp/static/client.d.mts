@@ -1,6 +1,6 @@
 // Compiled by tools/ts/page.sh from jobhttp/static/client.mts with the pinned tsc. DO NOT EDIT.
 import { type FollowFrame, type JobID, type JobSnapshot } from "./jobs.mjs";
-import { type FleetHost, type FleetPlacement, type InputResponse, type Interval, type KillResponse, type SubagentEvent, type SubagentNode } from "./wire.mjs";
+import { type FleetHost, type FleetPlacement, type History, type InputResponse, type Interval, type KillResponse, type SubagentEvent, type SubagentNode } from "./wire.mjs";
 /**
  * A WireError is a request the server refused: its HTTP status, the error
  * its body says (the server's ErrorBody) and, for a 429 or 503, how many
@@ -75,6 +75,13 @@ export declare class Client {
     job(id: JobID, signal?: AbortSignal): Promise<JobSnapshot>;
     /** History returns the caller's execution intervals, oldest first; a WireError of status 404 when the server keeps none. */
     history(signal?: AbortSignal): Promise<Interval[]>;
+    /**
+     * ArchivedHistory returns the caller's history as the journal holds it: the
+     * execution intervals it serves live, oldest first, and the runs of the
+     * session's stream that retention archived, each with the archive that
+     * holds it; a WireError of status 404 when the server keeps none.
+     */
+    archivedHistory(signal?: AbortSignal): Promise<History>;
     /** Fleet returns the runs of the hosts of a fleet view; a WireError of status 404 from a handler that serves one host. */
     fleet(signal?: AbortSignal): Promise<FleetHost[]>;
     /** FleetHistory is History from a fleet view: each interval with its placement. */

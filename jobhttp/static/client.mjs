@@ -1,13 +1,13 @@
 // Compiled by tools/ts/page.sh from jobhttp/static/client.mts with the pinned tsc. DO NOT EDIT.
 // The typed client of jobhttp's wire: the roster (as JSON and as a stream),
 // one job, the follow stream with resume, kill, input to a terminal job and
-// history. It reads every
+// history, with what of it was archived. It reads every
 // body with the package's generated decoders, so it refuses what the Go
 // side refuses, and it reads event streams over fetch, so it runs alike in
 // browsers and in Node 20, which has no EventSource. It is the package's
 // module @jobgen/jobgen/client, and the live page's.
 import { decodeFollowFrame, decodeJobSnapshot } from "./jobs.mjs";
-import { decodeErrorBody, decodeFleetHost, decodeFleetPlacement, decodeInputResponse, decodeInterval, decodeKillResponse, decodeSubagentEvent, decodeSubagentNode, encodeInputRequest, encodeKillRequest } from "./wire.mjs";
+import { decodeErrorBody, decodeFleetHost, decodeFleetPlacement, decodeHistory, decodeInputResponse, decodeInterval, decodeKillResponse, decodeSubagentEvent, decodeSubagentNode, encodeInputRequest, encodeKillRequest } from "./wire.mjs";
 import { DecodeError } from "./runtime.mjs";
 /**
  * A WireError is a request the server refused: its HTTP status, the error
@@ -58,6 +58,15 @@ export class Client {
     /** History returns the caller's execution intervals, oldest first; a WireError of status 404 when the server keeps none. */
     async history(signal) {
         return decodeList(await this.json("history", signal), decodeInterval);
+    }
+    /**
+     * ArchivedHistory returns the caller's history as the journal holds it: the
+     * execution intervals it serves live, oldest first, and the runs of the
+     * session's stream that retention archived, each with the archive that
+     * holds it; a WireError of status 404 when the server keeps none.
+     */
+    async archivedHistory(signal) {
+        return decodeHistory(await this.json("history/archived", signal));
     }
     /** Fleet returns the runs of the hosts of a fleet view; a WireError of status 404 from a handler that serves one host. */
     async fleet(signal) {

@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"hash"
 	"iter"
+	"maps"
+	"math"
 	"slices"
 	"time"
 
@@ -19,11 +21,13 @@ import (
 )
 
 // Retention: a stream whose history is over may leave the store. Archive
-// copies its facts into a journal file, keeping their seqs and ids, syncs
-// the file, reads every copy back from it and compares it with the store's,
-// and only then removes the facts, through archive_streams, the one delete
-// the schema's triggers allow. Which streams are over is the vocabulary's
-// to say (package retention); the store only moves them. See decision 0127.
+// copies the facts its judge read into a journal file, keeping their seqs
+// and ids, syncs the file, reads every copy back from it and compares it
+// with the store's, and only then removes the facts, through
+// archive_streams, the one delete the schema's triggers allow. Which
+// streams are over, and through which seq, is the vocabulary's to say
+// (package retention); the store only moves them. See the package doc's
+// Retention and decisions 0127, 0147 and 0149.
 
 // ErrArchiveMismatch: an archive's copy did not read back as the store
 // holds it, so nothing of the streams was removed.
@@ -100,57 +104,85 @@ func (s *Store) Streams(ctx context.Context) iter.Seq2[StreamInfo, error] {
 	}
 }
 
+// A Judged is a stream as a judge of its history read it: through seq
+// Through. Archive moves what was judged and nothing after it, so that a
+// fact appended after the judgement (a job registered in a session that
+// was over when its judge read it) stays in the store, live.
+type Judged struct {
+	Stream  journal.Stream
+	Through uint64
+}
+
 // An Archived is one stream Archive moved: its seqs First to Through went
 // to the archive and left the store.
 type Archived struct {
 	Stream         journal.Stream
 	First, Through uint64
+	// Later counts the records the stream held after Through when the move
+	// was planned: appended after the judgement, not judged, kept.
+	Later uint64
 	// Digest is the SHA-256 of the records moved, as the store held them
 	// and the archive read them back (seq, id and payload of each, in
 	// order), in hex; the store keeps it beside the range.
 	Digest string
 }
 
-// archiveBatch is how many streams one archive transaction moves: each
-// holds its streams' append locks from the first read to the commit.
+// archiveBatch is how many streams one archive transaction moves.
 const archiveBatch = 64
 
-// Archive moves the records of streams into the journal file to, a batch
-// of streams at a time, and returns what it moved. For each batch it takes
-// the streams' append locks (appends to them wait until it ends; appends
-// to other streams do not), copies each stream's records into to with
-// their seqs and ids (AppendCopy), flushes to, reads every copy back from
-// the file and compares it with the store's record, and only when all of
-// them match removes the records from the store and notes the range and
-// its digest, in the same transaction. A copy that does not match, or a
-// file that cannot be written, removes nothing of the batch (the error
-// wraps ErrArchiveMismatch, or the file's). A stream with nothing to move is
-// skipped; one the file already holds in part, from a run that stopped
-// before removing, is checked and completed. Archive into a file that holds
-// no other part of a stream's history, or whose part ends where the store's
-// archived part does.
+// Archive moves the judged records of streams into the journal file to, a
+// batch of streams at a time, and returns what it moved: of each stream
+// the seqs after those archived before, through the seq its judge read
+// (Judged.Through), never a record appended since. For each batch it
+// copies each stream's records into to with their seqs and ids
+// (AppendCopy), flushes to, reads every copy back from the file and
+// compares it with the store's record, and only when all of them match
+// removes the records from the store and notes the range and its digest,
+// in one short transaction. A copy that does not match, or a file that
+// cannot be written, removes nothing of the batch (the error wraps
+// ErrArchiveMismatch, or the file's). A stream archived through its judged
+// seq already, by this or another archiver, is skipped; one judged past
+// its last seq is refused (journal.ErrInvalid); one the file already holds
+// in part, from a run that stopped before removing, is checked and
+// completed. Archive into a file that holds no other part of a stream's
+// history, or whose part ends where the store's archived part does.
+//
+// Archive takes no stream's append lock: what it moves is immutable and
+// appends only add after the last seq, so appends to every stream, those it
+// moves included, go on while it runs, and never wait for it. Archivers of
+// one schema take turns, a batch at a time.
 //
 // Afterwards ReadStream of such a stream from before its archived seq
-// yields a *journal.ArchivedError (journal.ErrArchived), and from there on
-// what the stream holds since; ReadAll and Tail no longer yield the moved
-// records; appends to the stream go on at the next seq.
-func (s *Store) Archive(ctx context.Context, streams []journal.Stream, to *journal.FileStore) ([]Archived, error) {
+// yields a *journal.ArchivedError (journal.ErrArchived) naming each range
+// and its archive, and from there on what the stream holds since; a
+// ReadStream that was reading the stream when its records went yields the
+// error in place of the first record it misses; ReadAll and Tail no longer
+// yield the moved records; appends to the stream go on at the next seq.
+func (s *Store) Archive(ctx context.Context, streams []Judged, to *journal.FileStore) ([]Archived, error) {
 	if s.isClosed() {
 		return nil, s.errClosed()
 	}
-	names := make([]string, 0, len(streams))
-	for _, st := range streams {
-		if err := checkStream(st); err != nil {
-			return nil, fmt.Errorf("%s: archive %q: %w", s.name, st, err)
+	through := map[journal.Stream]uint64{}
+	for _, j := range streams {
+		if err := checkStream(j.Stream); err != nil {
+			return nil, fmt.Errorf("%s: archive %q: %w", s.name, j.Stream, err)
 		}
-		names = append(names, string(st))
+		if j.Through > math.MaxInt64 {
+			return nil, fmt.Errorf("%s: archive %q through seq %d: past the largest seq: %w", s.name, j.Stream, j.Through, journal.ErrInvalid)
+		}
+		// Two judgements of one stream: the later read saw more, all over.
+		through[j.Stream] = max(through[j.Stream], j.Through)
 	}
-	slices.Sort(names)
-	names = slices.Compact(names)
+	judged := make([]Judged, 0, len(through))
+	for _, st := range slices.Sorted(maps.Keys(through)) {
+		if through[st] > 0 {
+			judged = append(judged, Judged{Stream: st, Through: through[st]})
+		}
+	}
 	var moved []Archived
-	for len(names) > 0 {
-		batch := names[:min(archiveBatch, len(names))]
-		names = names[len(batch):]
+	for len(judged) > 0 {
+		batch := judged[:min(archiveBatch, len(judged))]
+		judged = judged[len(batch):]
 		done, err := s.archiveBatch(ctx, batch, to)
 		moved = append(moved, done...)
 		if err != nil {
@@ -160,8 +192,10 @@ func (s *Store) Archive(ctx context.Context, streams []journal.Stream, to *journ
 	return moved, nil
 }
 
-// archiveBatch moves the streams of one batch, in one transaction.
-func (s *Store) archiveBatch(ctx context.Context, names []string, to *journal.FileStore) ([]Archived, error) {
+// archiveBatch moves the streams of one batch. Its transaction holds the
+// archivers' lock and no stream's; it gets an xid only at the removal, so
+// it holds the tails' horizon back only for that one statement.
+func (s *Store) archiveBatch(ctx context.Context, batch []Judged, to *journal.FileStore) ([]Archived, error) {
 	fail := func(err error) ([]Archived, error) {
 		return nil, fmt.Errorf("%s: archive into %s: %w", s.name, to.Path(), err)
 	}
@@ -170,10 +204,10 @@ func (s *Store) archiveBatch(ctx context.Context, names []string, to *journal.Fi
 		return fail(err)
 	}
 	defer tx.Rollback(context.WithoutCancel(ctx))
-	if _, err := tx.Exec(ctx, s.sql.of(lockStreamsSQL), names, s.lockSeed); err != nil {
-		return fail(fmt.Errorf("lock streams: %w", err))
+	if _, err := tx.Exec(ctx, s.sql.of(archiveLockSQL), s.schema); err != nil {
+		return fail(fmt.Errorf("take the archivers' lock: %w", err))
 	}
-	plan, err := s.archivePlan(ctx, tx, names)
+	plan, err := s.archivePlan(ctx, tx, batch)
 	if err != nil {
 		return fail(err)
 	}
@@ -202,27 +236,39 @@ func (s *Store) archiveBatch(ctx context.Context, names []string, to *journal.Fi
 	return plan, nil
 }
 
-// archivePlan reads the last seqs of the locked streams and returns the
-// ranges to move: seqs Archived+1 to the last of each stream that holds
-// any. The last seq is the larger of head and the last fact's (lastSeqSQL).
-func (s *Store) archivePlan(ctx context.Context, tx pgx.Tx, names []string) ([]Archived, error) {
-	rows, err := tx.Query(ctx, `SELECT name, last, archived FROM (
-			SELECT st.name, st.archived, greatest(st.head, (SELECT f.seq FROM `+s.sql.table("fact")+` f
-				WHERE f.stream = st.name ORDER BY f.seq DESC LIMIT 1)) AS last
-			FROM `+s.sql.table("stream")+` st WHERE st.name = ANY($1)) p
-		WHERE last > archived ORDER BY name`, names)
+// archivePlan reads the archived and last seqs of the batch's streams,
+// under the archivers' lock, and returns the ranges to move: seqs
+// Archived+1 to the judged seq of each stream not archived that far
+// already. The last seq is the larger of head and the last fact's
+// (lastSeqSQL); a judged seq past it was never appended.
+func (s *Store) archivePlan(ctx context.Context, tx pgx.Tx, batch []Judged) ([]Archived, error) {
+	names, throughs := make([]string, len(batch)), make([]int64, len(batch))
+	for i, j := range batch {
+		names[i], throughs[i] = string(j.Stream), int64(j.Through)
+	}
+	rows, err := tx.Query(ctx, `SELECT d.name, d.through, coalesce(st.archived, 0), coalesce(greatest(st.head, (SELECT f.seq FROM `+s.sql.table("fact")+` f
+				WHERE f.stream = d.name ORDER BY f.seq DESC LIMIT 1)), 0)
+			FROM unnest($1::text[], $2::int8[]) AS d(name, through)
+			LEFT JOIN `+s.sql.table("stream")+` st ON st.name = d.name
+			ORDER BY d.name`, names, throughs)
 	if err != nil {
-		return nil, fmt.Errorf("read heads: %w", err)
+		return nil, fmt.Errorf("read the streams' seqs: %w", err)
 	}
 	defer rows.Close()
 	var plan []Archived
 	for rows.Next() {
 		var name string
-		var head, archived int64
-		if err := rows.Scan(&name, &head, &archived); err != nil {
-			return nil, fmt.Errorf("read heads: %w", err)
+		var through, archived, last int64
+		if err := rows.Scan(&name, &through, &archived, &last); err != nil {
+			return nil, fmt.Errorf("read the streams' seqs: %w", err)
 		}
-		plan = append(plan, Archived{Stream: journal.Stream(name), First: uint64(archived) + 1, Through: uint64(head)})
+		switch {
+		case through <= archived:
+			continue // moved already, by this judgement or a later one
+		case through > last:
+			return nil, fmt.Errorf("stream %q judged through seq %d, its last seq is %d: %w", name, through, last, journal.ErrInvalid)
+		}
+		plan = append(plan, Archived{Stream: journal.Stream(name), First: uint64(archived) + 1, Through: uint64(through), Later: uint64(last - through)})
 	}
 	return plan, rows.Err()
 }
@@ -386,23 +432,65 @@ func (s *Store) removeArchived(ctx context.Context, tx pgx.Tx, plan []Archived, 
 	return nil
 }
 
-// checkArchived returns a *journal.ArchivedError when a read of stream
-// after seq after asks for records that were archived, or nil. ReadStream
-// asks only when its first page does not begin at after+1, so a read of a
-// stream that was never archived costs nothing more.
-func (s *Store) checkArchived(ctx context.Context, stream journal.Stream, after uint64) error {
-	var archived int64
-	var target string
-	err := s.pool.QueryRow(ctx, `SELECT st.archived, coalesce((SELECT a.target FROM `+s.sql.table("archive")+
-		` a WHERE a.stream = st.name ORDER BY a.through DESC LIMIT 1), '') FROM `+s.sql.table("stream")+` st WHERE st.name = $1`,
-		string(stream)).Scan(&archived, &target)
-	switch {
-	case errors.Is(err, pgx.ErrNoRows):
-		return nil
-	case err != nil:
+// missed says why a read of stream after seq after did not find seq
+// after+1 first on its page: a *journal.ArchivedError when retention moved
+// seqs after it (before the read began, or while it read), naming each run
+// of them with its archive; journal.ErrCorrupt when the page skips seqs
+// that were never archived; nil when the stream simply ends at after.
+// ReadStream asks only then, so a read of a stream whose records are all
+// there costs one question more only when its last page comes back empty.
+func (s *Store) missed(ctx context.Context, stream journal.Stream, after uint64, page []journal.Record) error {
+	rows, err := s.pool.Query(ctx, s.sql.of(archivedSQL), string(stream), int64(after))
+	if err != nil {
 		return err
-	case after < uint64(archived):
-		return &journal.ArchivedError{Stream: stream, Through: uint64(archived), Archive: target}
+	}
+	defer rows.Close()
+	var archived int64
+	var runs []journal.ArchivedRange
+	found := false
+	for rows.Next() {
+		var first, through *int64
+		var target *string
+		if err := rows.Scan(&archived, &first, &through, &target); err != nil {
+			return err
+		}
+		found = true
+		if first != nil && through != nil && target != nil {
+			runs = append(runs, journal.ArchivedRange{First: uint64(*first), Through: uint64(*through), Archive: *target})
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	switch {
+	case found && after < uint64(archived):
+		return &journal.ArchivedError{Stream: stream, After: after, Through: uint64(archived), Ranges: archivedRanges(after, uint64(archived), runs)}
+	case len(page) > 0:
+		return fmt.Errorf("stream %q: seq %d follows seq %d, and none between was archived: %w", stream, page[0].Seq, after, journal.ErrCorrupt)
 	}
 	return nil
+}
+
+// archivedRanges cuts seqs after+1 to through into the archive's runs
+// (in seq order, each ending after after), naming an archive the store
+// has no run for as unknown.
+func archivedRanges(after, through uint64, runs []journal.ArchivedRange) []journal.ArchivedRange {
+	var out []journal.ArchivedRange
+	next := after + 1
+	for _, r := range runs {
+		if r.Through < next || next > through {
+			continue
+		}
+		if r.First > next {
+			out = append(out, journal.ArchivedRange{First: next, Through: min(r.First-1, through)})
+		}
+		r.First = max(r.First, next)
+		r.Through = min(r.Through, through)
+		out = append(out, r)
+		next = r.Through + 1
+	}
+	if next <= through {
+		out = append(out, journal.ArchivedRange{First: next, Through: through})
+	}
+	return out
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -67,7 +68,7 @@ func TestArchiveMovesStreamsAndKeepsTheRestGapFree(t *testing.T) {
 	}
 
 	file := openArchive(t)
-	moved, err := s.Archive(ctx, []journal.Stream{"old-2", "old-1", "old-1"}, file)
+	moved, err := s.Archive(ctx, whole(t, s, "old-2", "old-1", "old-1"), file)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +100,8 @@ func TestArchiveMovesStreamsAndKeepsTheRestGapFree(t *testing.T) {
 	// A read of an archived stream from before its archived seq says where the records went.
 	var ae *journal.ArchivedError
 	for _, err := range s.ReadStream(ctx, "old-1", 0) {
-		if !errors.As(err, &ae) || !errors.Is(err, journal.ErrArchived) || ae.Through != 3 || ae.Archive != file.Path() {
+		if !errors.As(err, &ae) || !errors.Is(err, journal.ErrArchived) || ae.Through != 3 ||
+			!slices.Equal(ae.Ranges, []journal.ArchivedRange{{First: 1, Through: 3, Archive: file.Path()}}) {
 			t.Fatalf("ReadStream of an archived stream: %v; want an ArchivedError through 3 naming %s", err, file.Path())
 		}
 	}
@@ -124,7 +126,7 @@ func TestArchiveMovesStreamsAndKeepsTheRestGapFree(t *testing.T) {
 		}
 	}
 	// Archiving again moves what came since, into the same file or another.
-	if moved, err := s.Archive(ctx, []journal.Stream{"old-1"}, file); err != nil || len(moved) != 1 || moved[0].First != 4 || moved[0].Through != 4 {
+	if moved, err := s.Archive(ctx, whole(t, s, "old-1"), file); err != nil || len(moved) != 1 || moved[0].First != 4 || moved[0].Through != 4 {
 		t.Fatalf("a second archive: %+v %v", moved, err)
 	}
 	if got := seqsOf(readStream(t, file, "old-1", 0)); fmt.Sprint(got) != "[1 2 3 4]" {
@@ -135,10 +137,10 @@ func TestArchiveMovesStreamsAndKeepsTheRestGapFree(t *testing.T) {
 	if seqs, err := s.Append(ctx, "old-1", journal.Entry{ID: "old-1-1-0", Payload: fact("again")}); err != nil || seqs[0] != 5 {
 		t.Fatalf("append of an archived id: %v %v; want seq 5", seqs, err)
 	}
-	if _, err := s.Archive(ctx, []journal.Stream{"old-1"}, file); !errors.Is(err, journal.ErrInvalid) || !strings.Contains(err.Error(), `already holds id "old-1-1-0"`) {
+	if _, err := s.Archive(ctx, whole(t, s, "old-1"), file); !errors.Is(err, journal.ErrInvalid) || !strings.Contains(err.Error(), `already holds id "old-1-1-0"`) {
 		t.Fatalf("archiving an id the archive holds: %v", err)
 	}
-	if moved, err := s.Archive(ctx, []journal.Stream{"old-1"}, openArchive(t)); err != nil || len(moved) != 1 || moved[0].First != 5 {
+	if moved, err := s.Archive(ctx, whole(t, s, "old-1"), openArchive(t)); err != nil || len(moved) != 1 || moved[0].First != 5 {
 		t.Fatalf("archiving it into another file: %+v %v", moved, err)
 	}
 	st, err := s.Status(ctx)
@@ -177,10 +179,13 @@ func TestOnlyArchiveStreamsDeletes(t *testing.T) {
 	if got := readStream(t, s, "s", 0); len(got) != 2 {
 		t.Fatalf("after refused deletes the stream holds %d records", len(got))
 	}
-	// archive_streams itself refuses a range that is not the stream's whole rest.
-	_, err := s.Pool().Exec(ctx, `SELECT * FROM `+s.sql.schema+`.archive_streams($1, $2, 'x', $3)`, []string{"s"}, []int64{1}, []string{""})
-	if err == nil || !strings.Contains(err.Error(), "refused") {
-		t.Fatalf("archive_streams of part of a stream: %v", err)
+	// archive_streams itself refuses a range that is not there to move:
+	// past the stream's last seq, or archived already.
+	for _, through := range []int64{3, 0} {
+		_, err := s.Pool().Exec(ctx, `SELECT * FROM `+s.sql.schema+`.archive_streams($1, $2, 'x', $3)`, []string{"s"}, []int64{through}, []string{""})
+		if err == nil || !strings.Contains(err.Error(), "refused") {
+			t.Fatalf("archive_streams of stream s (2 facts) through seq %d: %v", through, err)
+		}
 	}
 }
 
@@ -210,7 +215,7 @@ func TestArchiveRemovesNothingUnlessTheCopyReadsBack(t *testing.T) {
 		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 		return rottingFile{File: f, rot: []byte("b-1-2")}, err
 	}))
-	moved, err := s.Archive(ctx, []journal.Stream{"a", "b"}, file)
+	moved, err := s.Archive(ctx, whole(t, s, "a", "b"), file)
 	if !errors.Is(err, ErrArchiveMismatch) || len(moved) != 0 {
 		t.Fatalf("Archive into a rotting file: %+v, %v; want ErrArchiveMismatch and nothing moved", moved, err)
 	}
@@ -237,7 +242,7 @@ func TestArchiveCompletesARunThatStoppedBeforeRemoving(t *testing.T) {
 	if err := file.AppendCopy(ctx, "a", 1, journal.Entry{ID: recs[0].ID, Payload: recs[0].Payload}, journal.Entry{ID: recs[1].ID, Payload: recs[1].Payload}); err != nil {
 		t.Fatal(err)
 	}
-	if moved, err := s.Archive(ctx, []journal.Stream{"a"}, file); err != nil || len(moved) != 1 || moved[0].Through != 4 {
+	if moved, err := s.Archive(ctx, whole(t, s, "a"), file); err != nil || len(moved) != 1 || moved[0].Through != 4 {
 		t.Fatalf("Archive over a part copied before: %+v %v", moved, err)
 	}
 	if got := seqsOf(readStream(t, file, "a", 0)); fmt.Sprint(got) != "[1 2 3 4]" {
@@ -249,7 +254,7 @@ func TestArchiveCompletesARunThatStoppedBeforeRemoving(t *testing.T) {
 	if err := other.AppendCopy(ctx, "a", 1, journal.Entry{Payload: recs[0].Payload}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Archive(ctx, []journal.Stream{"a"}, other); err == nil || !strings.Contains(err.Error(), "the archive holds it up to seq 1") {
+	if _, err := s.Archive(ctx, whole(t, s, "a"), other); err == nil || !strings.Contains(err.Error(), "the archive holds it up to seq 1") {
 		t.Fatalf("Archive into a file whose part does not meet the store's: %v", err)
 	}
 	if got := seqsOf(readStream(t, s, "a", 4)); fmt.Sprint(got) != "[5 6]" {
@@ -265,7 +270,7 @@ func TestStreamsListsWhatRetentionChoosesFrom(t *testing.T) {
 	appendN(t, s, "b", 1, 2)
 	appendN(t, s, "a", 1, 1)
 	appendN(t, s, "gone", 1, 1)
-	if _, err := s.Archive(ctx, []journal.Stream{"gone"}, openArchive(t)); err != nil {
+	if _, err := s.Archive(ctx, whole(t, s, "gone"), openArchive(t)); err != nil {
 		t.Fatal(err)
 	}
 	var got []StreamInfo
@@ -319,7 +324,7 @@ func TestArchivalUnderAppendsKeepsTheRestGapFree(t *testing.T) {
 			}
 		}
 	}()
-	moved, err := s.Archive(ctx, old, openArchive(t))
+	moved, err := s.Archive(ctx, whole(t, s, old...), openArchive(t))
 	close(stop)
 	<-done
 	close(errs)
@@ -366,5 +371,38 @@ func wantOrderedRecords(t *testing.T, recs []journal.Record) {
 			t.Fatalf("stream %q: seq %d follows %d in the global order", rec.Stream, rec.Seq, prev)
 		}
 		last[rec.Stream] = rec.Seq
+	}
+}
+
+// Archive moves a stream through the seq its judge read and no further:
+// the records after it stay, readable after it; a judgement the store has
+// archived already moves nothing, and one past the stream's last seq is
+// refused.
+func TestArchiveMovesThroughTheJudgedSeqOnly(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t)
+	appendN(t, s, "s", 1, 5)
+	file := openArchive(t)
+	moved, err := s.Archive(ctx, []Judged{{Stream: "s", Through: 3}}, file)
+	if err != nil || len(moved) != 1 || moved[0].First != 1 || moved[0].Through != 3 || moved[0].Later != 2 {
+		t.Fatalf("Archive through seq 3 of 5: %+v %v; want seqs 1 to 3, 2 later", moved, err)
+	}
+	if got := seqsOf(readStream(t, s, "s", 3)); fmt.Sprint(got) != "[4 5]" {
+		t.Fatalf("s after its archived seq holds %v, want [4 5]", got)
+	}
+	if got := seqsOf(readStream(t, file, "s", 0)); fmt.Sprint(got) != "[1 2 3]" {
+		t.Fatalf("the archive holds %v, want [1 2 3]", got)
+	}
+	if moved, err := s.Archive(ctx, []Judged{{Stream: "s", Through: 2}}, file); err != nil || len(moved) != 0 {
+		t.Fatalf("Archive of a judgement archived already: %+v %v; want nothing moved", moved, err)
+	}
+	if _, err := s.Archive(ctx, []Judged{{Stream: "s", Through: 6}}, file); !errors.Is(err, journal.ErrInvalid) {
+		t.Fatalf("Archive through seq 6 of a stream at 5: %v; want ErrInvalid", err)
+	}
+	if moved, err := s.Archive(ctx, whole(t, s, "s"), file); err != nil || len(moved) != 1 || moved[0].First != 4 || moved[0].Through != 5 {
+		t.Fatalf("Archive of the rest: %+v %v", moved, err)
+	}
+	if sum, err := s.Check(ctx); err != nil || sum.Records != 0 {
+		t.Fatalf("Check: %+v %v", sum, err)
 	}
 }

@@ -38,9 +38,11 @@ func TestConformance(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		// A stream at the largest seq, written as an append would have left it.
+		// A stream at the largest seq, written as an archive of every seq
+		// before it and then an append would have left it.
 		ctx := context.Background()
-		if _, err := s.Pool().Exec(ctx, `INSERT INTO `+s.sql.table("stream")+` (name, head) VALUES ($1, $2)`, string(stream), int64(journal.MaxSeq)); err != nil {
+		if _, err := s.Pool().Exec(ctx, `INSERT INTO `+s.sql.table("stream")+` (name, head, archived) VALUES ($1, $2, $3)`,
+			string(stream), int64(journal.MaxSeq)-1, int64(journal.MaxSeq)-1); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := s.Pool().Exec(ctx, `INSERT INTO `+s.sql.table("fact")+` (stream, seq, payload) VALUES ($1, $2, '{"full":true}')`, string(stream), int64(journal.MaxSeq)); err != nil {

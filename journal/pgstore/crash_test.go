@@ -1,16 +1,9 @@
 package pgstore
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"net"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"regexp"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -19,82 +12,6 @@ import (
 	"github.com/jobgen/jobgen/journal"
 	"github.com/jobgen/jobgen/journal/pgstore/pgtest"
 )
-
-// A privateServer is a PostgreSQL cluster of one test's own, run by .ci/pg.sh,
-// which the test may SIGKILL without disturbing the others.
-type privateServer struct {
-	t      *testing.T
-	script string
-	env    []string
-	dsn    string
-}
-
-var exportLine = regexp.MustCompile(`export JOBGEN_TEST_POSTGRES='([^']+)'`)
-
-func startPrivateServer(t *testing.T) *privateServer {
-	t.Helper()
-	pgtest.DSN(t) // the same gate as every server test: skip locally, fail under CI
-	script, err := filepath.Abs("../../.ci/pg.sh")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir, err := os.MkdirTemp("", "jobgen-crash-pg-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	ps := &privateServer{t: t, script: script, env: append(os.Environ(), "JOBGEN_PG_DIR="+dir, "JOBGEN_PG_PORT="+strconv.Itoa(port))}
-	t.Cleanup(func() {
-		ps.run("stop")
-		os.RemoveAll(dir)
-	})
-	out := ps.run("start")
-	m := exportLine.FindSubmatch(out)
-	if m == nil {
-		t.Fatalf("pg.sh start printed no DSN: %s", out)
-	}
-	ps.dsn = string(m[1])
-	return ps
-}
-
-func (ps *privateServer) run(cmd string) []byte {
-	ps.t.Helper()
-	c := exec.Command(ps.script, cmd)
-	c.Env = ps.env
-	var stderr bytes.Buffer
-	c.Stderr = &stderr
-	out, err := c.Output()
-	if err != nil {
-		ps.t.Fatalf("pg.sh %s: %v\n%s%s", cmd, err, out, stderr.Bytes())
-	}
-	return out
-}
-
-// crashRounds is how many times a crash loop kills its server: 2 in an
-// ordinary run (CI), JOBGEN_CRASH_ROUNDS when `make crash` asks for more.
-func crashRounds(t *testing.T) int {
-	if v := os.Getenv("JOBGEN_CRASH_ROUNDS"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 {
-			t.Fatalf("JOBGEN_CRASH_ROUNDS=%q: want a positive number", v)
-		}
-		return n
-	}
-	return 2
-}
-
-// restart SIGKILLs the server, as a crash would, and starts it again on the
-// same data (crash recovery from the WAL), after a pause of down.
-func (ps *privateServer) restart(down time.Duration) {
-	ps.run("kill")
-	time.Sleep(down)
-	ps.run("start")
-}
 
 // A crashLog is what the writers of a crash loop were told: the payload tags
 // acknowledged per stream, in the order their Appends returned.
@@ -119,12 +36,12 @@ func (l *crashLog) ack(stream journal.Stream, tags ...string) {
 // in ReadAll's order, which agrees with every stream's.
 func TestServerKillsLoseNothingAcknowledgedAndDoubleNothing(t *testing.T) {
 	t.Parallel() // with the other crash loop: each waits on a server of its own
-	srv := startPrivateServer(t)
-	rounds := crashRounds(t)
+	srv := pgtest.StartPrivateServer(t)
+	rounds := pgtest.CrashRounds(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	open := func(opts ...Option) *Store {
-		s, err := Open(ctx, srv.dsn, append([]Option{WithSchema("crash")}, opts...)...)
+		s, err := Open(ctx, srv.DSN, append([]Option{WithSchema("crash")}, opts...)...)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -133,7 +50,7 @@ func TestServerKillsLoseNothingAcknowledgedAndDoubleNothing(t *testing.T) {
 	}
 	stores := []*Store{open(), open(WithCommitters(3)), open(WithCommitters(2))}
 	reader := open(WithPollInterval(20 * time.Millisecond))
-	tail := startTail(ctx, t, reader)
+	tail := pgtest.StartTail(ctx, reader, journal.Position{})
 
 	// Writers 0-7 append one to three entries with ids and retry a failed
 	// append until it succeeds; writers 8-9 append without ids, once.
@@ -179,7 +96,7 @@ func TestServerKillsLoseNothingAcknowledgedAndDoubleNothing(t *testing.T) {
 			before[w] = acks[w].Load()
 		}
 		time.Sleep(time.Duration(150+rand.IntN(250)) * time.Millisecond)
-		srv.restart(time.Duration(50+rand.IntN(250)) * time.Millisecond)
+		srv.Restart(time.Duration(50+rand.IntN(250)) * time.Millisecond)
 		// Every writer is acknowledged again after the restart.
 		deadline := time.Now().Add(time.Minute)
 		for w := range writers {
@@ -197,7 +114,10 @@ func TestServerKillsLoseNothingAcknowledgedAndDoubleNothing(t *testing.T) {
 		t.Fatal("no append failed: the kills did not land while appends were in flight")
 	}
 	all := readAll(t, reader, journal.Position{})
-	tailed := tail.wait(t, len(all))
+	tailed, err := tail.WaitFor(time.Minute, func(recs []journal.Record) bool { return len(recs) >= len(all) })
+	if err != nil {
+		t.Errorf("the tail ended: %v", err)
+	}
 	figures := checkCrashLog(t, reader, log, streams)
 	figures.misordered = misordered(all)
 	if figures.misordered > 0 {
@@ -206,66 +126,6 @@ func TestServerKillsLoseNothingAcknowledgedAndDoubleNothing(t *testing.T) {
 	checkTailed(t, tailed, all)
 	t.Logf("%d rounds: %d acknowledged entries (%d records stored, %d attempts failed): %d lost, %d duplicated, %d misordered; the tail delivered %d",
 		rounds, figures.acked, len(all), log.failures.Load(), figures.lost, figures.duplicated, figures.misordered, len(tailed))
-}
-
-// A liveTail collects what a tail delivers, in the background.
-type liveTail struct {
-	mu     sync.Mutex
-	recs   []journal.Record
-	err    error
-	done   chan struct{}
-	cancel context.CancelFunc
-}
-
-// startTail tails s from the start until wait stops it.
-func startTail(ctx context.Context, t *testing.T, s *Store) *liveTail {
-	ctx, cancel := context.WithCancel(ctx)
-	lt := &liveTail{done: make(chan struct{}), cancel: cancel}
-	t.Cleanup(cancel)
-	go func() {
-		defer close(lt.done)
-		for rec, err := range s.Tail(ctx, journal.Position{}) {
-			lt.mu.Lock()
-			if err != nil {
-				lt.err = err
-			} else {
-				lt.recs = append(lt.recs, rec)
-			}
-			lt.mu.Unlock()
-			if err != nil {
-				return
-			}
-		}
-	}()
-	return lt
-}
-
-// wait waits until the tail delivered n records, or ended, or a minute
-// passed, then stops it and returns what it delivered; a tail that ended
-// with an error fails t.
-func (lt *liveTail) wait(t *testing.T, n int) []journal.Record {
-	t.Helper()
-	deadline := time.Now().Add(time.Minute)
-	for {
-		lt.mu.Lock()
-		got := len(lt.recs)
-		lt.mu.Unlock()
-		if got >= n || time.Now().After(deadline) {
-			break
-		}
-		select {
-		case <-lt.done:
-		case <-time.After(20 * time.Millisecond):
-			continue
-		}
-		break
-	}
-	lt.cancel()
-	<-lt.done
-	if lt.err != nil {
-		t.Errorf("the tail ended: %v", lt.err)
-	}
-	return lt.recs
 }
 
 // crashFigures are what a crash loop counted.

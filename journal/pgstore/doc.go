@@ -18,6 +18,8 @@ A store's tables live in its schema (WithSchema; default jobgen_journal):
 	stream(name PK, head, archived)             one row per stream; head a floor
 	fact(stream, seq, id, xid, pos, at, payload) PRIMARY KEY (stream, seq),
 	                                            UNIQUE (stream, id) where id is set
+	archive(stream, first, through, target, digest, at)
+	                                            one row per run of seqs archived
 
 ReadStream pages through a stream by its primary key and LastSeq is one
 backward probe of it: a stream's last seq is greatest(head, its last fact's
@@ -27,7 +29,8 @@ the stream or large the store.
 
 payload is json (validated, kept byte for byte; jsonb would reorder it). Triggers
 refuse UPDATE, DELETE and TRUNCATE of facts, and deleting a stream or moving
-its head back: the journal is append-only even for a hand-typed statement.
+its head back: the journal is append-only even for a hand-typed statement,
+but for the one delete retention makes (see Retention).
 
 # Appending: seqs, ids, group commit
 
@@ -117,6 +120,40 @@ poll interval. A tail outlives a server
 restart: a lost connection, and the errors of a server going down (57P01,
 57P02) or starting up (57P03), are retried with backoff; another error the
 server reports for its query ends the tail.
+
+# Retention
+
+A stream whose history is over may leave the store into a journal file
+(`jobgen journal archive`; which streams are over is package retention's to
+judge, by their vocabulary). Archive takes each stream with the seq its
+judge read (a Judged) and moves the seqs after those archived before
+through that seq, never a fact appended since: a job registered in a
+session after the judgement stays in the store, live (decision 0147). For
+each batch of streams it copies the facts into the file with their seqs
+and ids, syncs it, reads every copy back and compares it, and only then, in
+one short transaction, removes them through archive_streams, the one delete
+the triggers allow, raising the stream's head to at least the last seq
+moved and its archived seq to it, and notes the run of seqs, the file and
+the copy's digest in archive (schema version 5; decision 0127). It holds no
+stream's append lock at any point: what it moves is a prefix of immutable
+facts and appends only add after the last seq, so appends to every stream,
+those being archived included, neither wait for an archive nor share a
+transaction with one that waits (decision 0149); archivers of one schema
+take turns on an advisory lock of their own (the two-key space, apart from
+every stream's). The transaction gets an xid only at the removal, so it
+holds the tails back for that statement alone.
+
+Afterwards a stream's seqs 1 to archived are in one or more archive files
+and the store holds archived+1 to its last seq. ReadStream promises every
+seq after its cursor, in order, or a *journal.ArchivedError in place of the
+first one it misses, naming the seqs missed run by run with the file that
+holds each (ArchivedError.Ranges, from the archive table; decisions 0148
+and 0151): every page must go on at the seq after the last one yielded, so
+a read that an archive overtook (past its first page) never jumps to what
+was appended since, nor ends as if the stream ended there. A read after
+the archived seq reads what the stream holds since. ReadAll and Tail no
+longer yield the moved facts, and a retried append with the id of a moved
+fact appends it again.
 
 # Observing
 

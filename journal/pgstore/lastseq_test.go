@@ -27,7 +27,7 @@ func TestNoSeqIsGivenTwiceAfterAnArchive(t *testing.T) {
 		if last, err := s.LastSeq(ctx, "s"); err != nil || last != want {
 			t.Fatalf("round %d: LastSeq before the archive = %d %v, want %d", round, last, err, want)
 		}
-		if moved, err := s.Archive(ctx, []journal.Stream{"s"}, file); err != nil || len(moved) != 1 || moved[0].Through != want {
+		if moved, err := s.Archive(ctx, whole(t, s, "s"), file); err != nil || len(moved) != 1 || moved[0].Through != want {
 			t.Fatalf("round %d: Archive: %+v %v, want through %d", round, moved, err, want)
 		}
 		if last, err := s.LastSeq(ctx, "s"); err != nil || last != want {
@@ -131,7 +131,28 @@ func TestAVersion3BuildRefusesAVersion4Schema(t *testing.T) {
 	if _, err := migrate(ctx, s.Pool(), schema, ms[:3]); !errors.Is(err, ErrSchemaTooNew) {
 		t.Fatalf("a version 3 build migrating a version 4 schema: %v, want ErrSchemaTooNew", err)
 	}
-	if v, err := readVersion(ctx, s.Pool(), schema); err != nil || v != 4 {
-		t.Fatalf("after the refusal the schema is at version %d (%v), want 4 untouched", v, err)
+	if v, err := readVersion(ctx, s.Pool(), schema); err != nil || v != SchemaVersion() {
+		t.Fatalf("after the refusal the schema is at version %d (%v), want %d untouched", v, err, SchemaVersion())
+	}
+}
+
+// A build of version 4 archives a stream only through its last seq and
+// takes the streams' append locks to keep it so; a version 5 schema
+// archives through the seq a judge read, while appends go on: the older
+// build must refuse the schema rather than archive under appends it does
+// not expect.
+func TestAVersion4BuildRefusesAVersion5Schema(t *testing.T) {
+	ctx := context.Background()
+	schema := pgtest.Schema(t)
+	s := openSchema(t, schema)
+	ms, err := Migrations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ms) < 5 || ms[4].Version != 5 {
+		t.Fatalf("migration 5 is %+v, want the archive of what was judged", ms[4:])
+	}
+	if _, err := migrate(ctx, s.Pool(), schema, ms[:4]); !errors.Is(err, ErrSchemaTooNew) {
+		t.Fatalf("a version 4 build migrating a version 5 schema: %v, want ErrSchemaTooNew", err)
 	}
 }

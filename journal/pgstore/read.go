@@ -22,6 +22,12 @@ const pageRows = 256
 
 // ReadStream yields the records of stream after seq after, in seq order. It
 // reads committed rows only, so what an Append returned is there at once.
+// It reads a page at a time, and every page must go on at the seq after
+// the last one yielded: when retention moved seqs the read has not reached
+// (before it began, or while it read), it yields a *journal.ArchivedError
+// naming them and each archive that holds them, in place of the first
+// record it misses, and ends; it never jumps over them, nor ends as if the
+// stream ended there.
 func (s *Store) ReadStream(ctx context.Context, stream journal.Stream, after uint64) iter.Seq2[journal.Record, error] {
 	return func(yield func(journal.Record, error) bool) {
 		if err := checkStream(stream); err != nil {
@@ -42,8 +48,13 @@ func (s *Store) ReadStream(ctx context.Context, stream journal.Stream, after uin
 				return
 			}
 			page, err := s.readStreamPage(ctx, stream, cursor)
-			if err == nil && cursor == int64(after) && (len(page) == 0 || page[0].Seq != after+1) {
-				err = s.checkArchived(ctx, stream, after)
+			if err == nil && (len(page) == 0 || page[0].Seq != uint64(cursor)+1) {
+				// The stream ends here, or retention moved what follows
+				// (before the read, or since its last page), or it is damaged.
+				err = s.missed(ctx, stream, uint64(cursor), page)
+				if err == nil {
+					return
+				}
 			}
 			if err != nil {
 				yield(journal.Record{}, fmt.Errorf("%s: read %q after seq %d: %w", s.name, stream, cursor, err))

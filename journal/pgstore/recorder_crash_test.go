@@ -14,6 +14,7 @@ import (
 	"github.com/jobgen/jobgen/generated/jobs"
 	"github.com/jobgen/jobgen/jobhistory"
 	"github.com/jobgen/jobgen/journal"
+	"github.com/jobgen/jobgen/journal/pgstore/pgtest"
 	"github.com/jobgen/jobgen/registry"
 )
 
@@ -66,10 +67,10 @@ func quickJob(owner jobs.SessionID, label string) jobs.PlainJobStart {
 // every interval is complete.
 func TestRegistryFactsOutliveServerKills(t *testing.T) {
 	t.Parallel() // with the other crash loop: each waits on a server of its own
-	srv := startPrivateServer(t)
-	rounds := crashRounds(t)
+	srv := pgtest.StartPrivateServer(t)
+	rounds := pgtest.CrashRounds(t)
 	ctx := context.Background()
-	store, err := Open(ctx, srv.dsn, WithSchema("facts"))
+	store, err := Open(ctx, srv.DSN, WithSchema("facts"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +107,7 @@ func TestRegistryFactsOutliveServerKills(t *testing.T) {
 	}
 	for range rounds {
 		time.Sleep(time.Duration(150+rand.IntN(250)) * time.Millisecond)
-		srv.restart(time.Duration(50+rand.IntN(250)) * time.Millisecond)
+		srv.Restart(time.Duration(50+rand.IntN(250)) * time.Millisecond)
 		time.Sleep(200 * time.Millisecond)
 	}
 	stop.Store(true)

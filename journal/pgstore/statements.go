@@ -66,6 +66,17 @@ const (
 	// newestXidSQL answers the newest transaction whose facts this statement's
 	// snapshot sees: the last commit a ReadAll beginning now must wait for.
 	newestXidSQL
+	// archiveLockSQL makes the archivers of the schema ($1) take turns: an
+	// advisory transaction lock in the two-key space, which no stream's
+	// append lock (one 64-bit key) shares, so that appends never wait for it.
+	archiveLockSQL
+	// archivedSQL answers the archived seq of stream $1 and the archived
+	// runs of its seqs that end after seq $2, in seq order, with the
+	// archive that holds each: one row per run, or one row of NULLs
+	// beside the archived seq when none ends after $2; no row when the
+	// store has no such stream. ReadStream asks it only when a page does
+	// not go on at the seq after its cursor.
+	archivedSQL
 	statementCount
 )
 
@@ -126,9 +137,13 @@ var statementTexts = [statementCount]string{
 	readAllSQL: `SELECT stream, seq, coalesce(id, ''), xid, pos, payload::text FROM S.fact
 			WHERE (xid, pos) > ($1::xid8, $2::int8) AND xid < pg_snapshot_xmin(pg_current_snapshot())
 			ORDER BY xid, pos LIMIT $3`,
-	horizonSQL:   `SELECT pg_snapshot_xmin(pg_current_snapshot())`,
-	heldBackSQL:  `SELECT EXISTS (SELECT 1 FROM S.fact WHERE (xid, pos) > ($1::xid8, $2::int8))`,
-	newestXidSQL: `SELECT coalesce((SELECT xid FROM S.fact ORDER BY xid DESC LIMIT 1), '0'::xid8)`,
+	horizonSQL:     `SELECT pg_snapshot_xmin(pg_current_snapshot())`,
+	heldBackSQL:    `SELECT EXISTS (SELECT 1 FROM S.fact WHERE (xid, pos) > ($1::xid8, $2::int8))`,
+	newestXidSQL:   `SELECT coalesce((SELECT xid FROM S.fact ORDER BY xid DESC LIMIT 1), '0'::xid8)`,
+	archiveLockSQL: `SELECT pg_advisory_xact_lock(hashtext('jobgen.pgstore.archive'), hashtext($1))`,
+	archivedSQL: `SELECT st.archived, a.first, a.through, a.target FROM S.stream st
+			LEFT JOIN S.archive a ON a.stream = st.name AND a.through > $2
+			WHERE st.name = $1 ORDER BY a.through`,
 }
 
 // newStatements returns the statements of the store in schema.

@@ -117,14 +117,16 @@ func idempotentIDs(t *testing.T, h *harness) {
 }
 
 // A stream at seq MaxSeq refuses the next append with ErrFull and changes
-// nothing; other streams still take appends.
+// nothing; other streams still take appends. The backend's full stream
+// holds its record at MaxSeq alone (no store holds MaxSeq records), so it
+// is read after MaxSeq-1: a read from before that yields an ArchivedError.
 func fullStream(t *testing.T, full func(t *testing.T, stream journal.Stream) journal.Store) {
 	if full == nil {
 		t.Fatal("the backend gave no way to build a full stream: pass storetest.WithFull to Run; ErrFull is part of the contract")
 	}
 	s := full(t, "full")
 	t.Cleanup(func() { s.Close(context.Background()) })
-	before := readStream(t, s, "full", 0)
+	before := readStream(t, s, "full", journal.MaxSeq-1)
 	if len(before) != 1 || before[0].Seq != journal.MaxSeq {
 		t.Fatalf("the full stream holds %d records (last %+v); want one at seq MaxSeq", len(before), before)
 	}
@@ -135,7 +137,7 @@ func fullStream(t *testing.T, full func(t *testing.T, stream journal.Stream) jou
 	if err := s.Flush(context.Background()); err != nil {
 		t.Fatalf("Flush after the refused append: %v", err)
 	}
-	if after := readStream(t, s, "full", 0); len(after) != 1 {
+	if after := readStream(t, s, "full", journal.MaxSeq-1); len(after) != 1 {
 		t.Fatalf("after the refused append the stream holds %d records", len(after))
 	}
 	lastSeqOfFull(t, s, "full")

@@ -12,7 +12,7 @@ from urllib.parse import quote
 import httpx
 from jobgen_vocab.jobs import FollowFrame, JobSnapshot, StatusFrame, decode_follow_frame
 from jobgen_vocab.runtime import DecodeError, decode_list
-from jobgen_vocab.wire import ErrorBody, Interval, KillRequest, KillResponse
+from jobgen_vocab.wire import ErrorBody, History, Interval, KillRequest, KillResponse
 
 from .sse import Resume, retry_after
 
@@ -114,6 +114,16 @@ class Client:
         """History is the session's execution intervals, oldest first."""
         return decode_list(Interval, self._get("api/history"))
 
+    def archived_history(self) -> History:
+        """Archived_history is the session's history as the journal holds it.
+
+        Its intervals are those the journal serves live, oldest first; its
+        archived runs are the seqs of the session's stream that retention
+        moved into an archive, each with the archive that holds it, as
+        GET /api/history/archived answers.
+        """
+        return History.decode(self._get("api/history/archived"))
+
     def follow(
         self, job_id: str, *, start: int | None = None, retries: int = 5
     ) -> Iterator[FollowFrame]:
@@ -214,6 +224,10 @@ class AsyncClient:
     async def history(self) -> list[Interval]:
         """History is the session's execution intervals; see Client.history."""
         return decode_list(Interval, await self._get("api/history"))
+
+    async def archived_history(self) -> History:
+        """Archived_history is the history with its archived runs; see Client.archived_history."""
+        return History.decode(await self._get("api/history/archived"))
 
     async def follow(
         self, job_id: str, *, start: int | None = None, retries: int = 5

@@ -173,6 +173,14 @@ def test_history_has_an_interval_per_job(client: Client) -> None:
     assert env("FOREIGN") not in intervals
 
 
+def test_archived_history_serves_the_intervals_and_no_archived_run(
+    client: Client,
+) -> None:
+    history = client.archived_history()
+    assert env("DONE") in {iv.job_id for iv in history.intervals}
+    assert history.archived == []
+
+
 @pytest.mark.anyio
 async def test_the_async_client_reads_follows_and_kills(
     url: str, headers: dict[str, str]
@@ -190,3 +198,5 @@ async def test_the_async_client_reads_follows_and_kills(
             await client.kill(env("FOREIGN"))
         assert e.value.status == 404
         assert env("DONE") in {iv.job_id for iv in await client.history()}
+        history = await client.archived_history()
+        assert env("DONE") in {iv.job_id for iv in history.intervals}
