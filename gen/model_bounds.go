@@ -26,6 +26,37 @@ func (b *Bound) Named() bool { return b != nil && b.Default.Name != "" }
 // Bounded reports whether the field has a bound: min, max or maxLength.
 func (f *Field) Bounded() bool { return f.Min != nil || f.Max != nil || f.MaxLength != nil }
 
+// CheckedMin is the field's min when its type does not keep it by itself
+// (min 0 on an unsigned field, -128 on an int8 is kept): the bound a
+// decoder checks, nil for none. CheckedMax is its max so.
+func (f *Field) CheckedMin() *Bound {
+	sc := f.Type.Scalar()
+	lo, _, ranged := sc.Range()
+	if b := f.Min; b != nil && !(ranged && b.Value <= lo) && !(sc.Kind == ScalarUint && b.Value <= 0) {
+		return b
+	}
+	return nil
+}
+
+// CheckedMax is the field's max when its type does not keep it by itself
+// (255 on a uint8), nil otherwise; see CheckedMin.
+func (f *Field) CheckedMax() *Bound {
+	_, hi, ranged := f.Type.Scalar().Range()
+	if b := f.Max; b != nil && !(ranged && b.Value >= hi) {
+		return b
+	}
+	return nil
+}
+
+// numberBounds are the field's min and max with their keys.
+func (f *Field) numberBounds() []keyedBound { return []keyedBound{{"min", f.Min}, {"max", f.Max}} }
+
+// A keyedBound is a bound and the key the spec writes it under.
+type keyedBound struct {
+	key string
+	b   *Bound
+}
+
 // unitScale is how many of a unit's base unit (bytes, milliseconds, one)
 // one of it is.
 func unitScale(u Unit) int64 {

@@ -87,10 +87,7 @@ func (v *validator) fieldBounds(f *Field, fwhat string, defaults boundDefaults) 
 	sc := f.Type.Scalar()
 	number := sc.Integer() || sc.Kind == ScalarFloat
 	ok := true
-	for _, x := range []struct {
-		key string
-		b   *Bound
-	}{{"min", f.Min}, {"max", f.Max}} {
+	for _, x := range f.numberBounds() {
 		switch {
 		case x.b == nil:
 		case !number:
@@ -112,10 +109,7 @@ func (v *validator) fieldBounds(f *Field, fwhat string, defaults boundDefaults) 
 		return
 	}
 	lo, hi, ranged := sc.Range()
-	for _, x := range []struct {
-		key string
-		b   *Bound
-	}{{"min", f.Min}, {"max", f.Max}} {
+	for _, x := range f.numberBounds() {
 		switch {
 		case x.b == nil:
 		case ranged && (x.b.Value < lo || x.b.Value > hi):

@@ -542,36 +542,10 @@ func BenchmarkToolCall(b *testing.B) {
 // not found" (as MCP says a server answers it) and starts nothing, and the
 // same call as a task starts its job.
 func TestAToolThatRequiresATaskRefusesACallWithoutOne(t *testing.T) {
-	reg := registry.New()
-	t.Cleanup(func() { _ = reg.Close(context.Background()) })
-	started := 0
-	start := agenttools.StartTool{
-		Tool: agenttools.Tool{Name: "deploy", Description: "deploy ships a release; it runs only as a task.", InputSchema: json.RawMessage(`{"type":"object"}`),
-			Annotations: &agenttools.Annotations{Destructive: true}, TaskSupport: tooldef.TaskRequired},
-		Call: func(ctx context.Context, c agenttools.Caller, _ json.RawMessage) (json.RawMessage, error) {
-			started++
-			snap, err := reg.Start(ctx, jobs.PlainJobStart{
-				JobStartCommon: jobs.JobStartCommon{Kind: "deploy", Label: "ship", Owner: c.Session},
-				Run: func(_ context.Context, job jobs.RunningJob) (jobs.Hooks, error) {
-					return jobs.Hooks{Cancel: func(string) error {
-						job.Settle(jobs.JobOutcome{Status: jobs.JobStatusKilled}, nil)
-						return nil
-					}}, nil
-				},
-			})
-			if err != nil {
-				return nil, err
-			}
-			return json.Marshal(map[string]any{"jobId": snap.ID})
-		},
-	}
-	ts, err := agenttools.New(reg, agenttools.WithStartTool(start))
-	if err != nil {
-		t.Fatal(err)
-	}
+	rt := newRuntimeTasks(t, tooldef.TaskRequired, nil)
 	h, err := mcpserver.NewHandler(mcpserver.HandlerOptions{
 		Session: bearer(map[string]jobs.SessionID{"alice-token": "alice"}),
-		Toolset: func(_ context.Context, s jobs.SessionID) (*agenttools.Toolset, error) { return ts.For(s), nil },
+		Toolset: func(_ context.Context, s jobs.SessionID) (*agenttools.Toolset, error) { return rt.tools.For(s), nil },
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -579,6 +553,11 @@ func TestAToolThatRequiresATaskRefusesACallWithoutOne(t *testing.T) {
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	alice := &wire{t: t, url: srv.URL, token: "alice-token", version: "2025-11-25"}
+	started := func() int {
+		rt.mu.Lock()
+		defer rt.mu.Unlock()
+		return len(rt.jobs)
+	}
 
 	var list struct {
 		Tools []struct {
@@ -587,15 +566,16 @@ func TestAToolThatRequiresATaskRefusesACallWithoutOne(t *testing.T) {
 		}
 	}
 	_ = json.Unmarshal(alice.ok("tools/list", nil), &list)
-	if len(list.Tools) == 0 || list.Tools[0].Name != "deploy" || list.Tools[0].Execution.TaskSupport != "required" {
-		t.Errorf("tools/list = %+v, want deploy first with taskSupport required", list.Tools)
+	if len(list.Tools) == 0 || list.Tools[0].Name != "start_job" || list.Tools[0].Execution.TaskSupport != "required" {
+		t.Errorf("tools/list = %+v, want start_job first with taskSupport required", list.Tools)
 	}
-	if _, e := alice.call("tools/call", map[string]any{"name": "deploy", "arguments": map[string]any{}}); e == nil || e.Code != -32601 || started != 0 {
-		t.Errorf("deploy without a task: %+v, %d started; want -32601 and nothing started", e, started)
+	args := map[string]any{"label": "ship"}
+	if _, e := alice.call("tools/call", map[string]any{"name": "start_job", "arguments": args}); e == nil || e.Code != -32601 || started() != 0 {
+		t.Errorf("start_job without a task: %+v, %d started; want -32601 and nothing started", e, started())
 	}
 	var created struct{ Task task }
-	_ = json.Unmarshal(alice.ok("tools/call", map[string]any{"name": "deploy", "arguments": map[string]any{}, "task": map[string]any{"ttl": 60000}}), &created)
-	if created.Task.Status != "working" || started != 1 {
-		t.Errorf("deploy as a task: %+v, %d started; want a working task", created.Task, started)
+	_ = json.Unmarshal(alice.ok("tools/call", map[string]any{"name": "start_job", "arguments": args, "task": map[string]any{"ttl": 60000}}), &created)
+	if created.Task.Status != "working" || started() != 1 {
+		t.Errorf("start_job as a task: %+v, %d started; want a working task", created.Task, started())
 	}
 }

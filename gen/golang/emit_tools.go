@@ -150,15 +150,13 @@ func (e *emitter) boundChecks(typeName string, fd *gen.Field, val *jen.Statement
 	if deref {
 		val = jen.Op("*").Add(val)
 	}
-	sc := fd.Type.Scalar()
-	lo, hi, ranged := sc.Range()
 	var out []jen.Code
-	if b := fd.Min; b != nil && !(ranged && b.Value <= lo) && !(sc.Kind == gen.ScalarUint && b.Value <= 0) {
+	if b := fd.CheckedMin(); b != nil {
 		out = append(out, jen.If(val.Clone().Op("<").Op(strconv.FormatInt(b.Value, 10))).Block(
 			jen.Return(e.errorf(typeName+": "+fd.JSON+" %v is below its minimum "+strconv.FormatInt(b.Value, 10), val.Clone())),
 		))
 	}
-	if b := fd.Max; b != nil && !(ranged && b.Value >= hi) {
+	if b := fd.CheckedMax(); b != nil {
 		out = append(out, jen.If(val.Clone().Op(">").Op(strconv.FormatInt(b.Value, 10))).Block(
 			jen.Return(e.errorf(typeName+": "+fd.JSON+" %v is above its maximum "+strconv.FormatInt(b.Value, 10), val.Clone())),
 		))

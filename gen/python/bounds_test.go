@@ -18,19 +18,18 @@ import (
 // points as Go counts runes. It needs tools/python/venv.sh; under CI=true
 // it fails without it.
 func TestDecodersRefuseWhatIsBeyondABound(t *testing.T) {
+	gentest.CheckBounds(t, "Python", caseScript(t, "bv", "tools-table", "testdata/bounds/bounds.py"))
+}
+
+// caseScript generates the front end's case name and the specs it imports
+// as package pkg with its runtime, in a directory of its own, and returns
+// the command that runs script there with the venv's Python.
+func caseScript(t *testing.T, pkg, name, script string) *exec.Cmd {
+	t.Helper()
 	py := requirePython(t)
-	spec := gentest.LoadCase(t, "tools-table")
-	b := Backend{Package: "bv"}
+	b := Backend{Package: pkg}
 	out := t.TempDir()
-	for _, r := range []*gen.Resolved{spec, spec.Spec().Imports[0].Imported} {
-		files, err := b.Files(r, gen.BesideSpec(r.Spec()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, f := range files {
-			gentest.WriteFile(t, filepath.Join(out, f.Path), f.Content)
-		}
-	}
+	gentest.WriteCase(t, out, name, func(r *gen.Resolved) ([]gen.File, error) { return b.Files(r, gen.BesideSpec(r.Spec())) })
 	own, err := b.PackageFiles()
 	if err != nil {
 		t.Fatal(err)
@@ -38,12 +37,12 @@ func TestDecodersRefuseWhatIsBeyondABound(t *testing.T) {
 	for _, f := range own {
 		gentest.WriteFile(t, filepath.Join(out, f.Path), f.Content)
 	}
-	script, err := filepath.Abs("testdata/bounds/bounds.py")
+	abs, err := filepath.Abs(script)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(py, script)
+	cmd := exec.Command(py, abs)
 	cmd.Dir = out
 	cmd.Env = append(os.Environ(), "PYTHONDONTWRITEBYTECODE=1", "PYTHONPATH="+out)
-	gentest.CheckBounds(t, "Python", cmd)
+	return cmd
 }

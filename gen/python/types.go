@@ -133,13 +133,11 @@ func (w *pyWriter) fieldType(f *gen.Field) string {
 // a bound the type keeps by itself is left to it, as Go leaves it. The
 // bounds come after the type's own, so they are the ones pydantic checks.
 func (w *pyWriter) bounded(f *gen.Field, typ string) string {
-	sc := f.Type.Scalar()
-	lo, hi, ranged := sc.Range()
 	var args []string
-	if b := f.Min; b != nil && !(ranged && b.Value <= lo) && !(sc.Kind == gen.ScalarUint && b.Value <= 0) {
+	if b := f.CheckedMin(); b != nil {
 		args = append(args, "ge="+strconv.FormatInt(b.Value, 10))
 	}
-	if b := f.Max; b != nil && !(ranged && b.Value >= hi) {
+	if b := f.CheckedMax(); b != nil {
 		args = append(args, "le="+strconv.FormatInt(b.Value, 10))
 	}
 	if b := f.MaxLength; b != nil {

@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/jobgen/jobgen/gen"
 	"github.com/jobgen/jobgen/gen/gentest"
 )
 
@@ -16,17 +15,8 @@ import (
 // counting a string's characters in code points as Go counts runes.
 func TestDecodersRefuseWhatIsBeyondABound(t *testing.T) {
 	requireTSC(t)
-	spec := gentest.LoadCase(t, "tools-table")
 	out := t.TempDir()
-	for _, r := range []*gen.Resolved{spec, spec.Spec().Imports[0].Imported} {
-		files, err := Emit(r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, f := range files {
-			gentest.WriteFile(t, filepath.Join(out, f.Path), f.Content)
-		}
-	}
+	gentest.WriteCase(t, out, "tools-table", Emit)
 	gentest.WriteFile(t, filepath.Join(out, "runtime.mjs"), mustReadFile(t, "runtime.mjs"))
 	gentest.WriteFile(t, filepath.Join(out, "bounds.mjs"), mustReadFile(t, "testdata/bounds/bounds.mjs"))
 	cmd := exec.Command("node", "bounds.mjs")

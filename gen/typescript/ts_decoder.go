@@ -129,17 +129,15 @@ func (w *tsWriter) decoderChecks(name string, disc *tsDisc, fields []*gen.Field)
 // (code points, as Go counts runes). A bound the field's type keeps by
 // itself is not checked, as Go does not check it.
 func (w *tsWriter) boundChecks(name string, f *gen.Field) {
-	sc := f.Type.Scalar()
-	lo, hi, ranged := sc.Range()
 	check := func(cond, why string) {
 		w.line("  if (%s !== undefined && %s) {", local(f), cond)
 		w.line("    throw new DecodeError(\"invalidValue\", path + %q, %q + %s + %q);", "."+f.JSON, name+": "+f.JSON+" ", local(f), why)
 		w.line("  }")
 	}
-	if b := f.Min; b != nil && !(ranged && b.Value <= lo) && !(sc.Kind == gen.ScalarUint && b.Value <= 0) {
+	if b := f.CheckedMin(); b != nil {
 		check(fmt.Sprintf("%s < %d", local(f), b.Value), fmt.Sprintf(" is below its minimum %d", b.Value))
 	}
-	if b := f.Max; b != nil && !(ranged && b.Value >= hi) {
+	if b := f.CheckedMax(); b != nil {
 		check(fmt.Sprintf("%s > %d", local(f), b.Value), fmt.Sprintf(" is above its maximum %d", b.Value))
 	}
 	if b := f.MaxLength; b != nil {
