@@ -40,7 +40,7 @@ var tsReserved = []string{
 }
 
 // tsFixedNames are the names every module exports whatever the spec says.
-var tsFixedNames = []string{"DecodeError", "DecodeErrorKind", "EncodeError", "JSONObject", "JSONValue", "ToolAnnotations", "ToolDefinition"}
+var tsFixedNames = []string{"DecodeError", "DecodeErrorKind", "EncodeError", "JSONObject", "JSONValue"}
 
 // checkTSNames claims every top-level name the module declares and reports
 // the collisions, the shadowed globals and the JSON names JavaScript objects
@@ -148,6 +148,9 @@ func checkTSCollisions(s *gen.Spec, decls []tsDecl) gen.ErrorList {
 	own := tsFixedNames
 	if len(s.Facts) > 0 {
 		own = append(slices.Clip(own), "FactEnvelope", "decodeFact", "encodeFact", "readFact", "UnknownFact")
+	}
+	if len(s.Tools) > 0 {
+		own = append(slices.Clip(own), "ToolAnnotations", "ToolDefinition") // the runtime's types of the tool table
 	}
 	for _, n := range own {
 		taken[n] = tsOwner{what: "jobgen's own " + n}
