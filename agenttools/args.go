@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/jobgen/jobgen/codec"
 	"github.com/jobgen/jobgen/generated/tools"
@@ -45,6 +46,9 @@ type propShape struct {
 	uuid  bool
 	min   *float64
 	max   *float64
+	// maxLength is the most characters a string may have, counted as
+	// JSON Schema and the generated decoders count them: code points.
+	maxLength *float64
 }
 
 // shapeOf reads the shape of an inlined input schema.
@@ -80,6 +84,9 @@ func shapeOf(schema map[string]any) inputShape {
 		}
 		if v, ok := p["maximum"].(float64); ok {
 			ps.max = &v
+		}
+		if v, ok := p["maxLength"].(float64); ok {
+			ps.maxLength = &v
 		}
 		s.props[name] = ps
 		s.order = append(s.order, name)
@@ -167,6 +174,9 @@ func (p propShape) wrong(v json.RawMessage) string {
 		}
 		if p.uuid && !uuidText.MatchString(x) {
 			return "must be an id as job_list shows it: 36 lower-case hexadecimal digits and dashes, such as 0b5c2f1e-7d1a-4c3b-9e8f-2a6b4c8d0e1f"
+		}
+		if p.maxLength != nil && float64(utf8.RuneCountInString(x)) > *p.maxLength {
+			return fmt.Sprintf("must be at most %.0f characters", *p.maxLength)
 		}
 	case float64:
 		integer := slices.Contains(p.types, "integer")

@@ -1,10 +1,12 @@
 // Package agenttools gives agents — the users of a job runtime — the tools
 // to watch and steer their jobs and subagents: job_list, job_output,
 // job_wait, job_kill, and for an agent of a subagent.Service,
-// subagent_start, send_message and report. Each tool's name, description
-// and input and result JSON Schemas come from spec/tools.yaml (through
-// package schema: none is written by hand), and each call decodes its
-// arguments with the generated decoders of generated/tools.
+// subagent_start, send_message and report. What each tool says of itself —
+// its name, title, description, hints, task support and the JSON Schemas
+// of its input and result — is spec/tools.yaml's tools section, read from
+// the generated table (tools.Tools(); decision 0207): none of it is written
+// here. Each call decodes its arguments with the generated decoders of
+// generated/tools, which refuse a value beyond its field's bound.
 //
 // # Toolsets
 //
@@ -49,14 +51,16 @@
 // Which jobs an agent may start is the runtime's decision: a runtime offers
 // its own start tools (WithStartTool), such as a shell tool that starts a
 // procjob owned by the caller's session, and the Toolset lists and calls
-// them beside its own, with the same error contract.
+// them beside its own, with the same error contract. A start tool declared
+// in the runtime's own spec is bound with NewStartTool, which decodes and
+// checks its arguments as the built-in tools' are.
 //
 // # Titles, hints, tasks and history
 //
-// Each built-in tool has a title and Annotations (decision 0165), and its
-// input schema forbids unknown arguments and states the bounds its docs
-// promise. job_wait, and a start tool that sets Tool.Tasks, can run as a
-// task of a task protocol (package agenttools/mcpserver): Toolset.Job,
+// Each built-in tool has the title and Annotations its spec gives it, and
+// its input schema forbids unknown arguments and states its fields'
+// bounds. job_wait, and a start tool whose TaskSupport lets it, can run as
+// a task of a task protocol (package agenttools/mcpserver): Toolset.Job,
 // WaitJob, KillJob and WaitResult are what such a protocol reads and
 // steers a job through, fenced as the tools are, and with WithHistory a job
 // the registry no longer holds is read from its facts. Instructions tell a

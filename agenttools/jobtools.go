@@ -58,14 +58,13 @@ func (s *Toolset) jobList(_ context.Context, in tools.JobList) (tools.JobListRes
 }
 
 // outputBudget is the byte budget of one job_output call: the model's, or
-// the default, at most the cap and at least a rune, so a call always makes
-// progress.
+// the default, and at least a rune, so a call always makes progress. The
+// cap is the argument's bound (spec/tools.yaml), which the decoder holds
+// it to.
 func outputBudget(max uint32) int {
 	switch {
 	case max == 0:
 		return tools.DefaultOutputBytes
-	case max > tools.DefaultMaxOutputBytes:
-		return tools.DefaultMaxOutputBytes
 	case max < utf8.UTFMax:
 		return utf8.UTFMax
 	}
@@ -143,16 +142,14 @@ func (s *Toolset) jobKill(_ context.Context, in tools.JobKill) (tools.JobKillRes
 	return tools.JobKillResult{JobID: snap.ID, Name: snap.Name, Outcome: outcome, Status: snap.Status}, nil
 }
 
-// waitTimeout is how long one job_wait call waits.
+// waitTimeout is how long one job_wait call waits: the model's, or the
+// default. The cap is the argument's bound (spec/tools.yaml), which the
+// decoder holds it to.
 func waitTimeout(seconds uint32) time.Duration {
-	d := time.Duration(seconds) * time.Second
-	switch {
-	case seconds == 0:
+	if seconds == 0 {
 		return tools.DefaultWaitTimeout
-	case d > tools.DefaultMaxWaitTimeout:
-		return tools.DefaultMaxWaitTimeout
 	}
-	return d
+	return time.Duration(seconds) * time.Second
 }
 
 // jobWait is job_wait: a wait fenced by the caller's session, with the

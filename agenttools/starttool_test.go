@@ -158,3 +158,70 @@ func TestUnknownToolNamesTheTools(t *testing.T) {
 	}
 	var _ jobs.SessionID = f.tools.For("a").Caller().Session
 }
+
+// A start tool declared in a spec and bound with NewStartTool decodes its
+// arguments as the built-in tools do: with the generated decoder, checked
+// against the tool's input schema, so a missing, unknown or out-of-bounds
+// argument is invalidArguments naming it, and run sees only what decoded.
+// Here the tool is job_output's definition renamed peek: its input is a
+// JobOutput, whose maxBytes is bounded in spec/tools.yaml.
+func TestNewStartToolDecodesArgumentsAsTheBuiltInToolsDo(t *testing.T) {
+	peek := tools.JobOutputTool()
+	peek.Name = "peek"
+	var got []tools.JobOutput
+	st, err := agenttools.NewStartTool(peek, func(_ context.Context, _ agenttools.Caller, in tools.JobOutput) (tools.JobKillResult, error) {
+		got = append(got, in)
+		return tools.JobKillResult{JobID: in.JobID, Name: "x", Outcome: tools.KillOutcomeRequested, Status: jobs.JobStatusStopping}, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := newFixture(t, agenttools.WithStartTool(st))
+	s := f.tools.For("a")
+	id := jobID(1)
+	res := decode[tools.JobKillResult](t, call(t, s, "peek", map[string]any{"jobId": id, "maxBytes": 65536}))
+	if res.JobID != id || len(got) != 1 || got[0].MaxBytes != 65536 {
+		t.Fatalf("peek answered %+v and saw %+v, want the arguments decoded", res, got)
+	}
+	for args, want := range map[string]string{
+		`{}`: `peek needs the argument "jobId".`,
+		`{"jobId": "` + id.String() + `", "maxBytes": 65537}`: `The argument "maxBytes" of peek must be from 0 to 65536.`,
+		`{"jobId": "` + id.String() + `", "max_bytes": 1}`:    `peek has no argument "max_bytes"; its arguments are jobId, maxBytes.`,
+	} {
+		if e := callErr(t, s, "peek", args); e.Code != tools.ErrorCodeInvalidArguments || e.Message != want {
+			t.Errorf("peek(%s) = %v, want invalidArguments %q", args, e, want)
+		}
+	}
+	if len(got) != 1 {
+		t.Errorf("run saw %d calls, want only the one that decoded", len(got))
+	}
+	if _, err := agenttools.NewStartTool(peek, func(context.Context, agenttools.Caller, tools.JobKill) (tools.JobKillResult, error) {
+		return tools.JobKillResult{}, nil
+	}); err == nil {
+		t.Error("NewStartTool bound a JobKill handler to a tool that takes a JobOutput")
+	}
+}
+
+// A string argument longer than its schema's maxLength is refused naming
+// it, counted in characters as the schema and the decoders count them: a
+// start tool's schema need not come from a spec for its bounds to hold.
+func TestAStringPastItsMaxLengthIsRefusedNamingIt(t *testing.T) {
+	tool := agenttools.Tool{Name: "note", Description: "note keeps a note.",
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string","maxLength":3}},"additionalProperties":false}`)}
+	st, err := agenttools.NewStartTool(tool, func(_ context.Context, _ agenttools.Caller, in struct {
+		Text string `json:"text"`
+	}) (map[string]string, error) {
+		return map[string]string{"kept": in.Text}, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := newFixture(t, agenttools.WithStartTool(st))
+	s := f.tools.For("a")
+	if got := decode[map[string]string](t, call(t, s, "note", `{"text": "😀😀😀"}`)); got["kept"] != "😀😀😀" {
+		t.Errorf("three characters of four bytes each: %v, want them kept", got)
+	}
+	if e := callErr(t, s, "note", `{"text": "abcd"}`); e.Code != tools.ErrorCodeInvalidArguments || e.Message != `The argument "text" of note must be at most 3 characters.` {
+		t.Errorf("four characters: %v, want invalidArguments naming text", e)
+	}
+}

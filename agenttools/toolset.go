@@ -6,45 +6,30 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
+	"reflect"
 	"slices"
-	"strings"
 
 	"github.com/jobgen/jobgen/generated/jobs"
 	"github.com/jobgen/jobgen/generated/tools"
 	"github.com/jobgen/jobgen/journal"
 	"github.com/jobgen/jobgen/registry"
 	"github.com/jobgen/jobgen/subagent"
+	"github.com/jobgen/jobgen/tooldef"
 )
 
 // A Tool is one tool a model can call: its name, the description the model
-// reads, and the JSON Schemas of its input and of its result, each a
-// document of its own (no $ref).
-type Tool struct {
-	Name string `json:"name"`
-	// Title is the tool's name for people, such as "List jobs".
-	Title        string          `json:"title,omitempty"`
-	Description  string          `json:"description"`
-	InputSchema  json.RawMessage `json:"inputSchema"`
-	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
-	// Annotations are the tool's hints to a client (MCP's annotations);
-	// nil says nothing.
-	Annotations *Annotations `json:"annotations,omitempty"`
-	// Tasks says that the tool can run as a task: its call stands for a
-	// job (a start tool's, job_wait's), which a task protocol follows to
-	// its end. A start tool with Tasks must return its job's id as
-	// "jobId", and its output schema must accept the members job_wait's
-	// result adds (job, finished, notice).
-	Tasks bool `json:"tasks,omitempty"`
-}
+// reads, the JSON Schemas of its input and of its result, each a document
+// of its own (no $ref), its hints and whether it can run as a task. The
+// built-in tools' come from spec/tools.yaml (package tools' table). A start
+// tool whose TaskSupport lets it run as a task must return its job's id as
+// "jobId", and its output schema must accept the members job_wait's result
+// adds (job, finished, notice).
+type Tool = tooldef.Tool
 
 // Annotations are what a tool tells a client about its effects, so that
 // the client can decide what to confirm with a person.
-type Annotations struct {
-	ReadOnly    bool `json:"readOnly,omitempty"`    // it changes nothing
-	Destructive bool `json:"destructive,omitempty"` // it may end or undo work
-	Idempotent  bool `json:"idempotent,omitempty"`  // calling it twice does what once does
-	OpenWorld   bool `json:"openWorld,omitempty"`   // it reaches beyond the runtime
-}
+type Annotations = tooldef.Annotations
 
 // A StartTool is a tool the runtime offers through every Toolset: one that
 // starts work of the runtime's choosing (a shell command as a procjob, say)
@@ -86,7 +71,7 @@ type Tools struct {
 	log         *slog.Logger
 	noticeBytes int
 
-	defs     map[string]builtinDef // the built-in tools, by name
+	defs     []builtinDef // the built-in tools, in the table's order
 	cursors  cursors
 	children children
 	stop     func() // ends the subscription to the registry's removals
@@ -135,8 +120,8 @@ func New(reg *registry.Registry, opts ...Option) (*Tools, error) {
 	}
 	t.defs = defs
 	seen := map[string]bool{}
-	for name := range defs {
-		seen[name] = true
+	for _, d := range defs {
+		seen[d.Name] = true
 	}
 	for _, st := range t.starts {
 		if err := checkStartTool(st, seen); err != nil {
@@ -208,16 +193,17 @@ type Toolset struct {
 // Caller returns whom the Toolset calls for.
 func (s *Toolset) Caller() Caller { return s.caller }
 
-// Tools lists the caller's tools: the runtime's start tools, then job_list,
+// Tools lists the caller's tools: the runtime's start tools, then the
+// built-in tools in the order spec/tools.yaml declares them (job_list,
 // job_output, job_wait and job_kill, then, for an agent with a subagent
-// service, subagent_start, send_message and report.
+// service, subagent_start, send_message and report).
 func (s *Toolset) Tools() []Tool {
 	var out []Tool
 	for _, st := range s.t.starts {
 		out = append(out, st.Tool)
 	}
-	for _, name := range builtinOrder {
-		if d := s.t.defs[name]; s.offers(d) {
+	for _, d := range s.t.defs {
+		if s.offers(d) {
 			out = append(out, d.Tool)
 		}
 	}
@@ -243,10 +229,11 @@ func (s *Toolset) Call(ctx context.Context, name string, args json.RawMessage) (
 	if i := slices.IndexFunc(s.t.starts, func(st StartTool) bool { return st.Name == name }); i >= 0 {
 		return s.callStart(ctx, s.t.starts[i], args)
 	}
-	d, ok := s.t.defs[name]
-	if !ok || !s.offers(d) {
+	i := slices.IndexFunc(s.t.defs, func(d builtinDef) bool { return d.Name == name })
+	if i < 0 || !s.offers(s.t.defs[i]) {
 		return nil, unknownTool(cutUTF8(name, 64), s.names())
 	}
+	d := s.t.defs[i]
 	out, err := d.call(ctx, s, args)
 	if err != nil {
 		return nil, s.toolError(name, err)
@@ -298,105 +285,103 @@ func (s *Toolset) names() []string {
 }
 
 // A builtinDef is one of the library's tools: its definition, from the
-// generated schemas, and its handler.
+// generated table, and its handler.
 type builtinDef struct {
 	Tool
 	subagent bool // needs a subagent service and an agent
 	call     func(ctx context.Context, s *Toolset, args json.RawMessage) (any, error)
 }
 
-// builtinOrder is the order Tools lists the built-in tools in.
-var builtinOrder = []string{"job_list", "job_output", "job_wait", "job_kill", "subagent_start", "send_message", "report"}
+// A builtin is what agenttools runs a tool of spec/tools.yaml with: whether
+// it needs a subagent service and an agent, and its handler.
+type builtin struct {
+	subagent bool
+	bind     binding
+}
 
-// builtinDefs builds the built-in tools from tools.schema.json: each tool's
-// input and result records, inlined, and its description, the input
-// record's doc with the record's name replaced by the tool's.
-func builtinDefs() (map[string]builtinDef, error) {
-	set, err := generatedSchemas()
-	if err != nil {
-		return nil, err
+// builtins are the handlers of the tools of spec/tools.yaml, by tool. What
+// a tool says of itself (its title, description, hints, task support,
+// schemas and bounds) is the generated table's; none of it is here.
+func builtins() map[string]builtin {
+	return map[string]builtin{
+		tools.JobListTool().Name:       {false, decoded((*Toolset).jobList)},
+		tools.JobOutputTool().Name:     {false, decoded((*Toolset).jobOutput)},
+		tools.JobWaitTool().Name:       {false, decoded((*Toolset).jobWait)},
+		tools.JobKillTool().Name:       {false, decoded((*Toolset).jobKill)},
+		tools.SubagentStartTool().Name: {true, decoded((*Toolset).subagentStart)},
+		tools.SendMessageTool().Name:   {true, decoded((*Toolset).sendMessage)},
+		tools.ReportTool().Name:        {true, decoded((*Toolset).report)},
 	}
-	type spec struct {
-		name, input, output string
-		subagent            bool
-		call                handler
-		title               string
-		hints               Annotations
-		tasks               bool
-	}
-	specs := []spec{
-		{"job_list", "JobList", "JobListResult", false, decoded((*Toolset).jobList), "List jobs", Annotations{ReadOnly: true, Idempotent: true}, false},
-		// job_output consumes what it returns, but changes no job.
-		{"job_output", "JobOutput", "JobOutputResult", false, decoded((*Toolset).jobOutput), "Read a job's new output", Annotations{ReadOnly: true}, false},
-		{"job_wait", "JobWait", "JobWaitResult", false, decoded((*Toolset).jobWait), "Wait for a job", Annotations{ReadOnly: true, Idempotent: true}, true},
-		{"job_kill", "JobKill", "JobKillResult", false, decoded((*Toolset).jobKill), "Stop a job", Annotations{Destructive: true, Idempotent: true}, false},
-		{"subagent_start", "SubagentStart", "SubagentStartResult", true, decoded((*Toolset).subagentStart), "Start a subagent", Annotations{}, false},
-		{"send_message", "SendMessage", "SendMessageResult", true, decoded((*Toolset).sendMessage), "Message a subagent", Annotations{}, false},
-		{"report", "Report", "ReportResult", true, decoded((*Toolset).report), "Report to your parent", Annotations{}, false},
-	}
-	defs := map[string]builtinDef{}
-	for _, sp := range specs {
-		in, err := set.def("tools.schema.json", sp.input)
-		if err != nil {
-			return nil, err
+}
+
+// builtinDefs binds each tool of the generated table, in its order, to its
+// handler. A tool the spec declares and agenttools does not handle, or one
+// whose handler takes another record than the spec says, is an error: the
+// table and the handlers are kept in step by this, not by hand.
+func builtinDefs() ([]builtinDef, error) {
+	handlers := builtins()
+	var defs []builtinDef
+	for _, tool := range tools.Tools() {
+		h, ok := handlers[tool.Name]
+		switch {
+		case !ok:
+			return nil, fmt.Errorf("agenttools: spec/tools.yaml declares the tool %s, which agenttools has no handler for", tool.Name)
+		case h.bind.input != tool.Input:
+			return nil, fmt.Errorf("agenttools: the tool %s takes a %s, but its handler decodes a %s", tool.Name, tool.Input, h.bind.input)
 		}
-		out, err := set.def("tools.schema.json", sp.output)
-		if err != nil {
-			return nil, err
+		var in map[string]any
+		if err := json.Unmarshal(tool.InputSchema, &in); err != nil {
+			return nil, fmt.Errorf("agenttools: the input schema of %s: %w", tool.Name, err)
 		}
-		desc, _ := in["description"].(string)
-		if rest, ok := strings.CutPrefix(desc, sp.input+" "); ok {
-			desc = sp.name + " " + rest
-		}
-		delete(in, "description") // the tool's description says it
-		bound(sp.input, in)
-		shape := shapeOf(in)
-		name := sp.name
-		defs[sp.name] = builtinDef{
-			Tool: Tool{Name: sp.name, Title: sp.title, Description: desc, InputSchema: mustJSON(in), OutputSchema: mustJSON(out),
-				Annotations: &sp.hints, Tasks: sp.tasks},
-			subagent: sp.subagent,
+		shape, name, run := shapeOf(in), tool.Name, h.bind.run
+		defs = append(defs, builtinDef{
+			Tool:     tool,
+			subagent: h.subagent,
 			call: func(ctx context.Context, s *Toolset, args json.RawMessage) (any, error) {
-				return sp.call(ctx, s, args, func(err error) *Error { return shape.explain(name, args, err) })
+				return run(ctx, s, args, func(err error) *Error { return shape.explain(name, args, err) })
 			},
-		}
+		})
+		delete(handlers, tool.Name)
+	}
+	if left := slices.Sorted(maps.Keys(handlers)); len(left) > 0 {
+		return nil, fmt.Errorf("agenttools: a handler for the tool %s, which spec/tools.yaml does not declare", left[0])
 	}
 	return defs, nil
-}
-
-// bounds are the real bounds of the arguments whose docs promise one: the
-// tools' caps, from spec/tools.yaml's defaults.
-var bounds = map[string]map[string]float64{
-	"JobOutput": {"maxBytes": tools.DefaultMaxOutputBytes},
-	"JobWait":   {"timeoutSeconds": tools.DefaultMaxWaitTimeout.Seconds()},
-}
-
-// bound makes the input schema of record say what the tool takes: no
-// argument it does not know, and each bounded argument's maximum.
-func bound(record string, in map[string]any) {
-	in["additionalProperties"] = false
-	props, _ := in["properties"].(map[string]any)
-	for name, max := range bounds[record] {
-		if p, ok := props[name].(map[string]any); ok {
-			p["maximum"] = max
-		}
-	}
 }
 
 // A handler decodes a tool's arguments and runs it; explain turns a
 // decoding failure into what the model is told.
 type handler func(ctx context.Context, s *Toolset, args json.RawMessage, explain func(error) *Error) (any, error)
 
-// decoded makes a handler of a tool method over its generated input type.
-func decoded[In, Out any](f func(*Toolset, context.Context, In) (Out, error)) handler {
-	return func(ctx context.Context, s *Toolset, args json.RawMessage, explain func(error) *Error) (any, error) {
-		var in In
-		if err := decodeArgs(args, &in); err != nil {
-			return nil, explain(err)
-		}
-		if err := explain(nil); err != nil { // what decodes may still break the schema
+// A binding is a handler and the name of the generated input type it
+// decodes, which must be the one its tool takes.
+type binding struct {
+	input string
+	run   handler
+}
+
+// decoded binds a tool method over its generated input type.
+func decoded[In, Out any](f func(*Toolset, context.Context, In) (Out, error)) binding {
+	return binding{input: reflect.TypeFor[In]().Name(), run: func(ctx context.Context, s *Toolset, args json.RawMessage, explain func(error) *Error) (any, error) {
+		in, err := decodeChecked[In](args, explain)
+		if err != nil {
 			return nil, err
 		}
 		return f(s, ctx, in)
+	}}
+}
+
+// decodeChecked decodes a model's arguments into an In with its generated
+// decoder, then checks what the decoder does not (explain with a nil
+// error: an argument the schema does not name); a failure is what explain
+// makes of it.
+func decodeChecked[In any](args json.RawMessage, explain func(error) *Error) (In, error) {
+	var in In
+	if err := decodeArgs(args, &in); err != nil {
+		return in, explain(err)
 	}
+	if err := explain(nil); err != nil { // what decodes may still break the schema
+		return in, err
+	}
+	return in, nil
 }

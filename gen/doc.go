@@ -8,8 +8,10 @@
 //     gen/jsonschema, the JSON Schema; gen/markdown, the Markdown reference;
 //   - gen/breaking, the compatibility checker behind jobgen breaking;
 //   - gen/gomod, which finds the modules whose specs a spec imports;
-//   - gen/doctext, the doc sentences two backends share, and gen/gentest,
-//     the golden runner and helpers of the backends' tests.
+//   - gen/doctext, the doc sentences two backends share; gen/wireschema,
+//     the JSON Schema of a spec's types, which the JSON Schema backend
+//     writes and the others inline into their tool tables; and
+//     gen/gentest, the golden runner and helpers of the backends' tests.
 //
 // A backend imports this package and no other backend. The pipeline:
 //

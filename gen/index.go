@@ -137,6 +137,10 @@ func (s *Spec) Index() *Index {
 	return s.idx
 }
 
+// Spec is the spec whose declarations x finds: with Spec.IndexOf, the spec
+// that declares a type.
+func (x *Index) Spec() *Spec { return x.spec }
+
 // WireFields returns the fields a named record or variant carries in JSON.
 func (x *Index) WireFields(name string) []*Field {
 	if r := x.Records[name]; r != nil {

@@ -109,7 +109,7 @@ func Parse(file string, data []byte) (*Spec, ErrorList) {
 		return nil, l.errs
 	}
 	top := l.object(root, "spec", "jobgen", "package", "imports", "ids", "enums",
-		"records", "unions", "faces", "machines", "facts", "defaults", "http", "allow_breaking")
+		"records", "unions", "faces", "machines", "facts", "defaults", "tools", "http", "allow_breaking")
 	if e, ok := top["jobgen"]; ok {
 		if v, ok := l.integer(e.val, "jobgen"); ok {
 			spec.Language = int(v)
@@ -178,6 +178,7 @@ var sections = []struct {
 	{"machines", func(l *loader, s *Spec, d entry) { s.Machines = append(s.Machines, l.machine(d)) }},
 	{"facts", func(l *loader, s *Spec, d entry) { s.Facts = append(s.Facts, l.fact(d)) }},
 	{"defaults", func(l *loader, s *Spec, d entry) { s.Defaults = append(s.Defaults, l.def(d)) }},
+	{"tools", func(l *loader, s *Spec, d entry) { s.Tools = append(s.Tools, l.tool(d)) }},
 }
 
 type loader struct {

@@ -134,10 +134,11 @@ func (l *loader) enum(e entry) *Enum {
 
 // fields reads a field list: each key is a field, each value either a type
 // expression or a mapping with type, optional, doc, json, go, terminal, the
-// derivation keys from, default and map (and since, in facts).
+// derivation keys from, default and map, the bounds min, max and maxLength
+// (and since, in facts).
 func (l *loader) fields(n *yaml.Node, what string, inFact bool) []*Field {
 	var out []*Field
-	keys := append([]string{"type", "optional", "doc", "json", "go", "terminal"}, derivationKeys...)
+	keys := append(append([]string{"type", "optional", "doc", "json", "go", "terminal"}, derivationKeys...), boundKeys...)
 	if inFact {
 		keys = append(keys, "since")
 	}
@@ -186,6 +187,7 @@ func (l *loader) fields(n *yaml.Node, what string, inFact bool) []*Field {
 			}
 		}
 		l.derivation(m, f, fwhat)
+		l.bounds(m, f, fwhat)
 		if s, ok := m["since"]; ok {
 			f.SincePos = l.pos(s.val)
 			sv := resolve(s.val)
@@ -412,27 +414,12 @@ func (l *loader) def(e entry) *Default {
 	}
 	d.UnitPos = l.pos(u.val)
 	if s, ok := l.str(u.val, what+".unit"); ok {
-		for _, known := range Units() {
-			if Unit(s) == known {
-				d.Unit = known
-			}
-		}
-		if d.Unit == "" {
-			names := make([]string, 0, len(Units()))
-			for _, u := range Units() {
-				names = append(names, string(u))
-			}
-			l.add(u.val, "%s.unit: unknown unit %s; use one of %s%s", what, s, unitList(), didYouMean(s, names))
+		if d.Unit = unitNamed(s); d.Unit == "" {
+			l.add(u.val, "%s.unit: unknown unit %s; use one of %s%s", what, s, unitList(), didYouMean(s, unitNames()))
 		}
 	}
 	return d
 }
 
 // unitList names the units a default may have, for messages.
-func unitList() string {
-	var names []string
-	for _, u := range Units() {
-		names = append(names, string(u))
-	}
-	return strings.Join(names, ", ")
-}
+func unitList() string { return strings.Join(unitNames(), ", ") }

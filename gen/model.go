@@ -28,6 +28,8 @@ type Spec struct {
 	// HTTP is the wire's routes (the http section); nil when the spec
 	// declares none.
 	HTTP *HTTP
+	// Tools are the model-facing tools (the tools section), in spec order.
+	Tools []*Tool
 
 	// AllowBreaking accepts findings of jobgen breaking that are intended.
 	AllowBreaking []*Allowance
@@ -144,6 +146,9 @@ type Field struct {
 	// record or variant with from:) takes its value from; nil when it says
 	// nothing, and takes the older shape's field of the same name.
 	Derive *Derivation
+	// Min, Max and MaxLength bound the field's values (decision 0208; see
+	// model_bounds.go); nil when the spec states none.
+	Min, Max, MaxLength *Bound
 }
 
 // Wire reports whether the field travels in JSON. Functions, channels, faces

@@ -86,7 +86,7 @@ func Rules() []Rule {
 		{RuleTypeDeleted, "goapi; durable, wire when reached", "a declared type (id, enum, record, union, variant, face, machine) was deleted or renamed"},
 		{RuleAllowanceUnused, "always reported", "an allow_breaking entry matches no finding; delete it"},
 	}
-	return slices.Insert(rules, len(rules)-1, routeRules()...) // ALLOWANCE_UNUSED stays last
+	return slices.Insert(rules, len(rules)-1, append(routeRules(), toolRules()...)...) // ALLOWANCE_UNUSED stays last
 }
 
 // knownRule reports whether id names a rule an allowance can accept.

@@ -44,6 +44,8 @@ func Validate(s *Spec) (*Resolved, ErrorList) {
 	v.facts()
 	v.evolution()
 	v.defaults()
+	v.bounds()
+	v.tools()
 	v.allowances()
 	v.errs.RemoveMultiples()
 	if len(v.errs) > 0 || s.incomplete {

@@ -98,5 +98,8 @@ func fixedIdents(s *Spec) []string {
 	if s.HTTP != nil {
 		names = append(names, "Server", "Routes", "NewHandler")
 	}
+	if len(s.Tools) > 0 {
+		names = append(names, "Tools")
+	}
 	return names
 }

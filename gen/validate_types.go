@@ -44,6 +44,7 @@ func (v *validator) eachType(fn func(*Type)) {
 		}
 	}
 	v.eachRouteType(walk)
+	v.eachToolType(walk)
 }
 
 // typeNames are the names in decls a type expression may refer to (all but

@@ -40,7 +40,10 @@ import (
 //     rune boundary, saying truncated exactly when bytes wait; each byte
 //     that begins no valid sequence one U+FFFD, however reads split it; and once
 //     the job settled and the calls read on, everything, each byte once;
-//   - job_kill stops a running visible job and leaves a finished one alone.
+//   - job_kill stops a running visible job and leaves a finished one alone;
+//   - an argument past its bound (job_output's maxBytes, job_wait's
+//     timeoutSeconds: spec/tools.yaml's defaults) is refused for every
+//     caller, naming it, before any job is read or waited for.
 func TestAgentToolsFence(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
 		m := newToolMachine(rt)
@@ -275,8 +278,31 @@ func (m *toolMachine) untouched(rt *rapid.T, j *toolJob) func() {
 	}
 }
 
+// beyond calls tool about id with the argument field past its bound, at
+// times: spec/tools.yaml bounds it by a default, and the call is refused
+// before any job is read, for every caller alike (the fence is not asked),
+// naming the argument, and changes and consumes nothing. It reports
+// whether it called.
+func (m *toolMachine) beyond(rt *rapid.T, tool, field string, bound int, caller jobs.SessionID, j *toolJob, id jobs.JobID) bool {
+	if rapid.IntRange(0, 7).Draw(rt, "beyond") != 0 {
+		return false
+	}
+	args, _ := json.Marshal(map[string]any{"jobId": id, field: bound + 1 + rapid.IntRange(0, 1<<20).Draw(rt, "past")})
+	same := m.untouched(rt, j)
+	_, err := m.tools.For(caller).Call(context.Background(), tool, args)
+	var e *agenttools.Error
+	if !errors.As(err, &e) || e.Code != tools.ErrorCodeInvalidArguments || !strings.Contains(e.Message, `"`+field+`"`) {
+		rt.Fatalf("%s by %q with %s past its bound %d: %v, want invalidArguments naming %s", tool, caller, field, bound, err, field)
+	}
+	same()
+	return true
+}
+
 func (m *toolMachine) output(rt *rapid.T) {
 	caller, j, id := m.target(rt)
+	if m.beyond(rt, "job_output", "maxBytes", tools.DefaultMaxOutputBytes, caller, j, id) {
+		return
+	}
 	maxBytes := rapid.IntRange(0, 9).Draw(rt, "maxBytes")
 	args, _ := json.Marshal(map[string]any{"jobId": id, "maxBytes": maxBytes})
 	same := m.untouched(rt, j)
@@ -346,6 +372,9 @@ func (m *toolMachine) kill(rt *rapid.T) {
 
 func (m *toolMachine) wait(rt *rapid.T) {
 	caller, j, id := m.target(rt)
+	if m.beyond(rt, "job_wait", "timeoutSeconds", int(tools.DefaultMaxWaitTimeout.Seconds()), caller, j, id) {
+		return
+	}
 	if j != nil && visible(caller, j) && !j.settled {
 		rt.Skip("a wait on a running job would block")
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/jobgen/jobgen/generated/jobs"
 	"github.com/jobgen/jobgen/generated/tools"
 	"github.com/jobgen/jobgen/registry"
+	"github.com/jobgen/jobgen/tooldef"
 )
 
 // TestMCPSessionFence is the fence of the MCP server over real streamable
@@ -40,7 +41,7 @@ func TestMCPSessionFence(t *testing.T) {
 	reg := registry.New()
 	defer reg.Close(context.Background())
 	start := agenttools.StartTool{
-		Tool: agenttools.Tool{Name: "start", Description: "start starts a job.", InputSchema: json.RawMessage(`{"type":"object"}`), Tasks: true},
+		Tool: agenttools.Tool{Name: "start", Description: "start starts a job.", InputSchema: json.RawMessage(`{"type":"object"}`), TaskSupport: tooldef.TaskOptional},
 		Call: func(ctx context.Context, c agenttools.Caller, _ json.RawMessage) (json.RawMessage, error) {
 			snap, err := reg.Start(ctx, jobs.PlainJobStart{
 				JobStartCommon: jobs.JobStartCommon{Kind: "t", Label: "t", Owner: c.Session},

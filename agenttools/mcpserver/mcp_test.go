@@ -22,6 +22,7 @@ import (
 	"github.com/jobgen/jobgen/generated/jobs"
 	"github.com/jobgen/jobgen/generated/tools"
 	"github.com/jobgen/jobgen/registry"
+	"github.com/jobgen/jobgen/tooldef"
 )
 
 // A runtime is a registry, the tools over it with one start tool, and the
@@ -65,6 +66,11 @@ func newRuntime(t testing.TB) *runtime { return newRuntimeWith(t, nil) }
 // newRuntimeWith is newRuntime with options for the registry and the
 // tools.
 func newRuntimeWith(t testing.TB, regOpts []registry.Option, toolOpts ...agenttools.Option) *runtime {
+	return newRuntimeTasks(t, tooldef.TaskOptional, regOpts, toolOpts...)
+}
+
+// newRuntimeTasks is newRuntimeWith with the start tool's task support.
+func newRuntimeTasks(t testing.TB, tasks tooldef.TaskSupport, regOpts []registry.Option, toolOpts ...agenttools.Option) *runtime {
 	t.Helper()
 	rt := &runtime{reg: registry.New(regOpts...), jobs: map[jobs.JobID]*testJob{}}
 	t.Cleanup(func() { _ = rt.reg.Close(context.Background()) })
@@ -74,7 +80,7 @@ func newRuntimeWith(t testing.TB, regOpts []registry.Option, toolOpts ...agentto
 			Description:  "start_job starts a job that writes what it is told.",
 			InputSchema:  startSchema,
 			OutputSchema: json.RawMessage(`{"type":"object","properties":{"jobId":{"type":"string"}},"required":["jobId"]}`),
-			Tasks:        true,
+			TaskSupport:  tasks,
 		},
 		Call: func(ctx context.Context, c agenttools.Caller, args json.RawMessage) (json.RawMessage, error) {
 			var in struct {

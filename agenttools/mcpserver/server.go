@@ -46,6 +46,7 @@ import (
 
 	"github.com/jobgen/jobgen/agenttools"
 	"github.com/jobgen/jobgen/generated/tools"
+	"github.com/jobgen/jobgen/tooldef"
 )
 
 // defaultImplementation is what the server calls itself when the runtime
@@ -252,8 +253,8 @@ func toolJSON(t agenttools.Tool) json.RawMessage {
 	if a := t.Annotations; a != nil {
 		w.Annotations = &wireAnnotations{Title: t.Title, ReadOnlyHint: a.ReadOnly, DestructiveHint: a.Destructive, IdempotentHint: a.Idempotent, OpenWorldHint: a.OpenWorld}
 	}
-	if t.Tasks {
-		w.Execution = &wireExecution{TaskSupport: "optional"}
+	if t.TaskSupport.Tasks() {
+		w.Execution = &wireExecution{TaskSupport: t.TaskSupport.String()}
 	}
 	data, err := json.Marshal(w)
 	if err != nil { // every member is JSON already
@@ -270,8 +271,14 @@ func (srv *server) callTool(ctx context.Context, ts *agenttools.Toolset, req *sd
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown tool %q", req.Params.Name)}
 	}
 	tool := ts.Tools()[i]
-	if form := taskForm(req); form != noTask && tool.Tasks {
+	form := taskForm(req)
+	switch {
+	case form != noTask && tool.TaskSupport.Tasks():
 		return srv.startTask(ctx, ts, req, tool, form)
+	case tool.TaskSupport == tooldef.TaskRequired:
+		// MCP: a tool whose taskSupport is required answers a call without a
+		// task with "method not found".
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: fmt.Sprintf("tool %q runs only as a task: call it with a task", tool.Name)}
 	}
 	stop := srv.progress(ctx, ts, req, tool.Name)
 	defer stop()

@@ -20,6 +20,7 @@ import (
 	"github.com/jobgen/jobgen/jobhistory"
 	"github.com/jobgen/jobgen/journal"
 	"github.com/jobgen/jobgen/registry"
+	"github.com/jobgen/jobgen/tooldef"
 )
 
 // A wire is a raw JSON-RPC client of a handler: it speaks one protocol
@@ -533,5 +534,48 @@ func BenchmarkToolCall(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// A tool whose task support is required runs only as a task: tools/list
+// says so in its execution, a call without a task is refused with "method
+// not found" (as MCP says a server answers it) and starts nothing, and the
+// same call as a task starts its job.
+func TestAToolThatRequiresATaskRefusesACallWithoutOne(t *testing.T) {
+	rt := newRuntimeTasks(t, tooldef.TaskRequired, nil)
+	h, err := mcpserver.NewHandler(mcpserver.HandlerOptions{
+		Session: bearer(map[string]jobs.SessionID{"alice-token": "alice"}),
+		Toolset: func(_ context.Context, s jobs.SessionID) (*agenttools.Toolset, error) { return rt.tools.For(s), nil },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	alice := &wire{t: t, url: srv.URL, token: "alice-token", version: "2025-11-25"}
+	started := func() int {
+		rt.mu.Lock()
+		defer rt.mu.Unlock()
+		return len(rt.jobs)
+	}
+
+	var list struct {
+		Tools []struct {
+			Name      string
+			Execution struct{ TaskSupport string }
+		}
+	}
+	_ = json.Unmarshal(alice.ok("tools/list", nil), &list)
+	if len(list.Tools) == 0 || list.Tools[0].Name != "start_job" || list.Tools[0].Execution.TaskSupport != "required" {
+		t.Errorf("tools/list = %+v, want start_job first with taskSupport required", list.Tools)
+	}
+	args := map[string]any{"label": "ship"}
+	if _, e := alice.call("tools/call", map[string]any{"name": "start_job", "arguments": args}); e == nil || e.Code != -32601 || started() != 0 {
+		t.Errorf("start_job without a task: %+v, %d started; want -32601 and nothing started", e, started())
+	}
+	var created struct{ Task task }
+	_ = json.Unmarshal(alice.ok("tools/call", map[string]any{"name": "start_job", "arguments": args, "task": map[string]any{"ttl": 60000}}), &created)
+	if created.Task.Status != "working" || started() != 1 {
+		t.Errorf("start_job as a task: %+v, %d started; want a working task", created.Task, started())
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/jobgen/jobgen/agenttools"
+	"github.com/jobgen/jobgen/examples/mcpjobs/generated/shelltools"
 	"github.com/jobgen/jobgen/generated/jobs"
 	"github.com/jobgen/jobgen/generated/subagents"
 	"github.com/jobgen/jobgen/generated/tools"
@@ -120,30 +121,14 @@ func (a *agents) rootOf(s jobs.SessionID) (*root, error) {
 
 // noticesTool is the runtime's tool that hands a session the notices its
 // subagents sent it: how this runtime tells its client what a model
-// runtime would put in the model's next turn.
-func (a *agents) noticesTool() agenttools.StartTool {
-	return agenttools.StartTool{
-		Tool: agenttools.Tool{
-			Name:         "notices",
-			Title:        "Read your subagents' messages",
-			Description:  "notices returns the messages your subagents sent you since the last call — their reports and the notice of each one's end — each once.",
-			InputSchema:  json.RawMessage(`{"type":"object","additionalProperties":false}`),
-			OutputSchema: json.RawMessage(`{"type":"object","properties":{"notices":{"type":"array","items":{"type":"string"}}},"required":["notices"]}`),
-			Annotations:  &agenttools.Annotations{ReadOnly: true},
-		},
-		Call: func(_ context.Context, c agenttools.Caller, args json.RawMessage) (json.RawMessage, error) {
-			if s := strings.TrimSpace(string(args)); s != "" && s != "{}" && s != "null" {
-				return nil, &agenttools.Error{Code: tools.ErrorCodeInvalidArguments, Message: "notices takes no arguments: call it with {}."}
-			}
-			r, err := a.rootOf(c.Session)
-			if err != nil {
-				return nil, err
-			}
-			notices := r.take()
-			if notices == nil {
-				notices = []string{}
-			}
-			return json.Marshal(map[string][]string{"notices": notices})
-		},
-	}
+// runtime would put in the model's next turn. What it says of itself is
+// spec/shelltools.yaml's.
+func (a *agents) noticesTool() (agenttools.StartTool, error) {
+	return agenttools.NewStartTool(shelltools.NoticesTool(), func(_ context.Context, c agenttools.Caller, _ shelltools.Notices) (shelltools.NoticesResult, error) {
+		r, err := a.rootOf(c.Session)
+		if err != nil {
+			return shelltools.NoticesResult{}, err
+		}
+		return shelltools.NoticesResult{Notices: r.take()}, nil
+	})
 }

@@ -101,8 +101,12 @@ func newRuntime(path string) (*runtime, error) {
 	if err != nil {
 		return nil, err
 	}
+	notices, err := rt.agents.noticesTool()
+	if err != nil {
+		return nil, err
+	}
 	rt.tools, err = agenttools.New(rt.reg,
-		agenttools.WithStartTool(shell), agenttools.WithStartTool(rt.agents.noticesTool()),
+		agenttools.WithStartTool(shell), agenttools.WithStartTool(notices),
 		agenttools.WithSubagents(rt.agents.svc), agenttools.WithHistory(store), agenttools.WithLogger(log))
 	if err != nil {
 		return nil, err

@@ -61,6 +61,7 @@ func compare(c *comparer, opts Options) Report {
 	c.unions()
 	c.faces()
 	c.routes()
+	c.tools()
 	all := c.found
 	slices.SortStableFunc(all, compareFindings)
 	all = slices.CompactFunc(all, func(a, b Finding) bool { return a.Rule == b.Rule && a.Path == b.Path })
@@ -102,7 +103,7 @@ type comparer struct {
 	old, new   *gen.Spec
 	oldx, newx *gen.Index      // their indexes
 	durable    map[string]bool // type names the old spec's facts reach
-	wire       map[string]bool // type names the old spec's unions and routes reach
+	wire       map[string]bool // type names the old spec's unions, routes and tools reach
 	found      []Finding
 }
 
@@ -125,6 +126,7 @@ func newComparer(old, new *gen.Spec) *comparer {
 		}
 	}
 	c.reachRoutes()
+	c.reachTools()
 	return c
 }
 

@@ -95,8 +95,8 @@ func (c *comparer) deletedField(of placedField, near gen.Pos, cats []gen.Categor
 }
 
 // changedField compares a wire field the new shape still has, under its
-// spec or its JSON name: its names, its type, and whether it became
-// required or terminal.
+// spec or its JSON name: its names, its type, whether it became required
+// or terminal, and its bounds.
 func (c *comparer) changedField(of *gen.Field, nf placedField, cats []gen.Category) {
 	goapi := append(slices.Clone(cats), gen.GoAPI)
 	path := nf.path
@@ -123,6 +123,7 @@ func (c *comparer) changedField(of *gen.Field, nf placedField, cats []gen.Catego
 	if nf.Terminal && !of.Terminal {
 		c.add(gen.RuleFieldMadeTerminal, path, nf.TerminalPos, cats, "field %s became terminal: true; JSON written with a state that is not terminal no longer decodes; drop terminal: true", nf.JSON)
 	}
+	c.bounds(of, nf, cats)
 }
 
 // goOnlyField compares a field that never travels (a func, a channel, a

@@ -155,4 +155,12 @@ var ruleModes = map[gen.RuleID]Mode{
 	gen.RuleRouteResponseChanged:  Full,
 	gen.RuleRouteStreamChanged:    Full,
 	gen.RuleRouteAdded:            Backward,
+	// A tool's caller reads the list the server serves, not a spec of its
+	// own: what breaks is an old call meeting a new server (decision 0209).
+	gen.RuleToolDeleted:         Backward,
+	gen.RuleToolRecordChanged:   Backward,
+	gen.RuleToolEffectsWidened:  Backward,
+	gen.RuleToolTaskRequired:    Backward,
+	gen.RuleFieldBoundTightened: Backward,
+	gen.RuleFieldBoundLoosened:  Forward,
 }

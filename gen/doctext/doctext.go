@@ -83,3 +83,12 @@ func Named(doc, specName, goIdent string) string {
 	}
 	return doc
 }
+
+// Possessive is name followed by 's, or by ' alone when name ends in s:
+// "wire's", "tools'".
+func Possessive(name string) string {
+	if strings.HasSuffix(name, "s") {
+		return name + "'"
+	}
+	return name + "'s"
+}

@@ -91,3 +91,27 @@ func LoadCase(t testing.TB, name string) *gen.Resolved {
 	}
 	return spec
 }
+
+// WriteCase loads the front end's golden case name and writes, below dir,
+// what files makes of its spec and of each spec it imports (their modules
+// sit side by side, as a package holds them). It returns the case.
+func WriteCase(t testing.TB, dir, name string, files func(*gen.Resolved) ([]gen.File, error)) *gen.Resolved {
+	t.Helper()
+	spec := LoadCase(t, name)
+	specs := []*gen.Resolved{spec}
+	for _, im := range spec.Spec().Imports {
+		if im.Imported != nil {
+			specs = append(specs, im.Imported)
+		}
+	}
+	for _, r := range specs {
+		out, err := files(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range out {
+			WriteFile(t, filepath.Join(dir, f.Path), f.Content)
+		}
+	}
+	return spec
+}

@@ -20,8 +20,21 @@ import (
 // module's go.sum, and checked offline: a case's package dir lands in
 // goldencompile/<case>/<dir>, the import path a spec a case imports declares.
 func TestGoldenOutputCompiles(t *testing.T) {
+	goBin, scratch := goldenModule(t)
+	cmd := exec.Command(goBin, "vet", "./...")
+	cmd.Dir = scratch
+	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go vet of golden output failed: %v\n%s", err, out)
+	}
+}
+
+// goldenModule writes the output of every valid golden case into a
+// scratch module and returns the go command and the module's directory.
+func goldenModule(t *testing.T) (goBin, scratch string) {
+	t.Helper()
 	if testing.Short() {
-		t.Skip("runs go vet")
+		t.Skip("runs the go command")
 	}
 	goBin, err := exec.LookPath("go")
 	if err != nil {
@@ -31,7 +44,7 @@ func TestGoldenOutputCompiles(t *testing.T) {
 	if len(dirs) == 0 {
 		t.Fatal("no golden output to compile")
 	}
-	scratch := t.TempDir()
+	scratch = t.TempDir()
 	sum, err := os.ReadFile("../../go.sum")
 	if err != nil {
 		t.Fatal(err)
@@ -56,12 +69,7 @@ func TestGoldenOutputCompiles(t *testing.T) {
 			gentest.WriteFile(t, filepath.Join(scratch, caseName, filepath.Base(dir), strings.TrimSuffix(filepath.Base(f), ".golden")), data)
 		}
 	}
-	cmd := exec.Command(goBin, "vet", "./...")
-	cmd.Dir = scratch
-	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go vet of golden output failed: %v\n%s", err, out)
-	}
+	return goBin, scratch
 }
 
 // TestGeneratedCodeRefusesARuntimeThatDropsItsVersion: generated code carries

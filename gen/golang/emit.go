@@ -103,6 +103,7 @@ func emitGo(s *gen.Spec, o gen.Origin) ([]gen.File, error) {
 		{"upcasts", e.upcasts, len(s.Conversions()) > 0},
 		{"defaults", e.defaults, len(s.Defaults) > 0},
 		{"routes", e.routes, s.HTTP != nil},
+		{"tools", e.tools, len(s.Tools) > 0},
 	}
 	var files []gen.File
 	for _, sec := range sections {
@@ -115,6 +116,7 @@ func emitGo(s *gen.Spec, o gen.Origin) ([]gen.File, error) {
 		f.ImportName(uuidPkg, "uuid")
 		f.ImportName(codecPkg, "codec")
 		f.ImportName(httproutePkg, "httproute")
+		f.ImportName(tooldefPkg, "tooldef")
 		for _, im := range s.Imports {
 			if im.Path == "" {
 				continue // a spec import that was not read; nothing refers to it

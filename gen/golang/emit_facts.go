@@ -467,6 +467,7 @@ func (e *emitter) onePassDecoder(f *jen.File, p onePass, records map[string]bool
 		if fd.TerminalOf() != nil {
 			body = append(body, e.terminalCheck(p.name, fd, jen.Id("out").Dot(fd.GoName), false))
 		}
+		body = append(body, e.boundChecks(p.name, fd, jen.Id("out").Dot(fd.GoName), false)...)
 	}
 	body = append(body, jen.Return(jen.Nil()))
 	f.Line()

@@ -332,7 +332,8 @@ func shadowFields(disc *discCheck, wire []*gen.Field) []jen.Code {
 
 // shadowChecks are the checks UnmarshalJSON makes on its shadow struct: the
 // discriminator present and this variant's, each required field present,
-// and each terminal-state field holding a terminal state.
+// each terminal-state field holding a terminal state, and each bounded
+// field within its bounds.
 func (e *emitter) shadowChecks(typeName string, disc *discCheck, wire []*gen.Field) []jen.Code {
 	var out []jen.Code
 	if disc != nil {
@@ -356,6 +357,7 @@ func (e *emitter) shadowChecks(typeName string, disc *discCheck, wire []*gen.Fie
 		if fd.TerminalOf() != nil {
 			out = append(out, e.terminalCheck(typeName, fd, jen.Id("wire").Dot(fd.GoName), gen.WireRequired(fd)))
 		}
+		out = append(out, e.boundChecks(typeName, fd, jen.Id("wire").Dot(fd.GoName), gen.WireRequired(fd))...)
 	}
 	return out
 }

@@ -9,28 +9,29 @@ import (
 	"strings"
 
 	"github.com/jobgen/jobgen/gen"
+	"github.com/jobgen/jobgen/gen/wireschema"
 )
 
 // routeSchemas adds to defs the schemas of s's routes.
-func routeSchemas(s *gen.Spec, defs map[string]jsonObject) {
+func routeSchemas(s *gen.Spec, defs map[string]wireschema.Object) {
 	if s.HTTP == nil {
 		return
 	}
 	for _, r := range s.HTTP.Routes {
 		where := r.Method + " " + r.Path
 		if b := r.Body; b != nil {
-			defs[r.Name+".body"] = described(strings.TrimSpace(fmt.Sprintf("The body of %s (%s), application/json. %s", r.Name, where, b.Doc)), typeSchema(b.Type))
+			defs[r.Name+".body"] = wireschema.Described(strings.TrimSpace(fmt.Sprintf("The body of %s (%s), application/json. %s", r.Name, where, b.Doc)), wireschema.Type(b.Type))
 		}
 		switch r.Answer {
 		case gen.AnswerJSON:
-			defs[r.Name+".response"] = described(strings.TrimSpace(fmt.Sprintf("What %s (%s) answers. %s", r.Name, where, r.Response.Doc)), payloadSchema(r.Response))
+			defs[r.Name+".response"] = wireschema.Described(strings.TrimSpace(fmt.Sprintf("What %s (%s) answers. %s", r.Name, where, r.Response.Doc)), payloadSchema(r.Response))
 		case gen.AnswerStream:
 			for _, ev := range r.Stream.Events {
 				doc := ev.Doc
 				if ev.Variant != nil {
 					doc = ev.Variant.Doc
 				}
-				defs[r.Name+"."+ev.Name] = described(strings.TrimSpace(fmt.Sprintf("The data of %s's %s event (%s). %s", r.Name, ev.Name, where, doc)), payloadSchema(&ev.Payload))
+				defs[r.Name+"."+ev.Name] = wireschema.Described(strings.TrimSpace(fmt.Sprintf("The data of %s's %s event (%s). %s", r.Name, ev.Name, where, doc)), payloadSchema(&ev.Payload))
 			}
 		}
 	}
@@ -38,17 +39,17 @@ func routeSchemas(s *gen.Spec, defs map[string]jsonObject) {
 
 // payloadSchema is a payload's schema: its type's, with a with record's
 // keys allowed beside each object's own.
-func payloadSchema(p *gen.Payload) jsonObject {
+func payloadSchema(p *gen.Payload) wireschema.Object {
 	if p.With == nil {
-		return typeSchema(p.Type)
+		return wireschema.Type(p.Type)
 	}
 	item := p.Type
 	if item.Kind == gen.TypeSlice {
 		item = item.Elem
 	}
-	both := jsonObject{{"allOf", []any{typeSchema(item), typeSchema(p.With)}}}
+	both := wireschema.Object{{Key: "allOf", Val: []any{wireschema.Type(item), wireschema.Type(p.With)}}}
 	if p.Type.Kind == gen.TypeSlice {
-		return jsonObject{{"type", []any{"array", "null"}}, {"items", both}}
+		return wireschema.Object{{Key: "type", Val: []any{"array", "null"}}, {Key: "items", Val: both}}
 	}
 	return both
 }

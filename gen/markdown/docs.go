@@ -34,7 +34,7 @@ func (Backend) Files(r *gen.Resolved, o gen.Origin) ([]gen.File, error) {
 }
 
 // Emit renders a valid spec as a Markdown reference, <package>.md: the
-// routes of its wire, the facts with their versions and fields, the unions, records, enums, ids,
+// routes of its wire, its tools, the facts with their versions and fields, the unions, records, enums, ids,
 // faces, each machine as a transition table and a Mermaid state diagram, and
 // the defaults. Declarations come sorted by name and members in spec order,
 // so the output depends only on the spec. The marker names the spec as if
@@ -61,6 +61,7 @@ func emitDocs(s *gen.Spec, o gen.Origin) (gen.File, error) {
 	}
 	d.contents()
 	d.routes()
+	d.tools()
 	d.facts()
 	d.unions()
 	d.records()
@@ -212,6 +213,7 @@ func (d *docWriter) contents() {
 		return gen.SortedBy(out, func(s string) string { return s })
 	}
 	d.routesContents()
+	d.toolsContents()
 	item("Facts", names(len(s.Facts), func(i int) string { return s.Facts[i].Name }))
 	item("Unions", names(len(s.Unions), func(i int) string { return s.Unions[i].Name }))
 	item("Records", names(len(s.Records), func(i int) string { return s.Records[i].Name }))
@@ -250,6 +252,9 @@ func (d *docWriter) fieldTable(fields []*gen.Field, withSince bool) {
 		typ := d.mdType(f.Type)
 		if f.TerminalOf() != nil {
 			typ += ", a terminal state of " + d.mdType(&gen.Type{Kind: gen.TypeNamed, Name: f.TerminalOf().Name})
+		}
+		if bounds := boundText(f); bounds != "" {
+			typ += ", " + bounds
 		}
 		row := []string{json, "`" + f.GoName + "`", typ, required}
 		if withSince {

@@ -1,14 +1,8 @@
 package python
 
 import (
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/jobgen/jobgen/gen"
-	"github.com/jobgen/jobgen/gen/gentest"
 )
 
 // TestDecodersAreLinearInSize generates the kitchen-sink spec, whose Dish
@@ -19,31 +13,7 @@ import (
 // given twice). It needs tools/python/venv.sh; under CI=true it fails
 // without it.
 func TestDecodersAreLinearInSize(t *testing.T) {
-	py := requirePython(t)
-	spec := gentest.LoadCase(t, "kitchen-sink")
-	b := Backend{Package: "kv"}
-	files, err := b.Files(spec, gen.BesideSpec(spec.Spec()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	own, err := b.PackageFiles()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := t.TempDir()
-	for _, f := range files {
-		gentest.WriteFile(t, filepath.Join(out, f.Path), f.Content)
-	}
-	for _, f := range own {
-		gentest.WriteFile(t, filepath.Join(out, f.Path), f.Content)
-	}
-	script, err := filepath.Abs("testdata/linear/linear.py")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(py, script)
-	cmd.Dir = out
-	cmd.Env = append(os.Environ(), "PYTHONDONTWRITEBYTECODE=1", "PYTHONPATH="+out)
+	cmd := caseScript(t, "kv", "kitchen-sink", "testdata/linear/linear.py")
 	log, err := cmd.CombinedOutput()
 	for _, line := range strings.Split(strings.TrimSpace(string(log)), "\n") {
 		t.Log(line)

@@ -154,7 +154,11 @@ func checkNames(s *gen.Spec) gen.ErrorList {
 		add("defaults."+d.Name, d.Pos, upperSnake(d.GoName))
 	}
 	taken := map[string]claim{}
-	for _, n := range fixedNames {
+	fixed := fixedNames
+	if len(s.Tools) > 0 {
+		fixed = append(slices.Clone(fixed), "TOOLS", "ToolAnnotations", "ToolDefinition") // the tool table and its runtime types
+	}
+	for _, n := range fixed {
 		taken[n] = claim{n, "", gen.Pos{}}
 	}
 	for _, c := range claims {

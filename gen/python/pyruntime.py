@@ -36,6 +36,7 @@ import operator
 import re
 import struct
 from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
 from types import UnionType
 from typing import (
     Annotated,
@@ -911,6 +912,7 @@ _KINDS: Final[Mapping[str, DecodeErrorKind]] = {
     "literal_error": "invalidEnum",
     "greater_than_equal": "invalidValue",
     "less_than_equal": "invalidValue",
+    "string_too_long": "invalidValue",
     "invalidID": "invalidID",
     "invalidValue": "invalidValue",
     "invalidEnum": "invalidEnum",
@@ -1501,3 +1503,53 @@ def _fast(key: Any, schema: Callable[[], Any]) -> _Fast:
     if f is None:
         f = _fast_cache[key] = _Fast(schema())
     return f
+
+
+# ---- Tools, as a spec declares them (decision 0207). ----
+
+
+@dataclass(frozen=True)
+class ToolAnnotations:
+    """ToolAnnotations are what a tool tells a client of its effects, each said:
+    MCP's readOnlyHint, destructiveHint, idempotentHint and openWorldHint."""
+
+    read_only_hint: bool
+    destructive_hint: bool
+    idempotent_hint: bool
+    open_world_hint: bool
+
+
+@dataclass(frozen=True)
+class ToolDefinition:
+    """A ToolDefinition is what a model-facing tool a spec declares says of itself:
+    its name and title, the description a model reads, the records it takes and
+    returns with their JSON Schemas (each a document of its own, no $ref), its
+    hints, and whether it can run as a task. A module whose spec has tools lists
+    them in TOOLS."""
+
+    name: str
+    title: str | None
+    description: str
+    input: str
+    """The record the tool takes, as the spec names it."""
+    result: str | None
+    """The record the tool returns, as the spec names it; None for none."""
+    input_schema_json: str
+    """The input schema's JSON, as the Go package's table holds it."""
+    output_schema_json: str | None
+    annotations: ToolAnnotations
+    task_support: Literal["forbidden", "optional", "required"]
+
+    @property
+    def input_schema(self) -> dict[str, JsonValue]:
+        """The schema of the tool's arguments, a new dict at every read."""
+        schema: dict[str, JsonValue] = json.loads(self.input_schema_json)
+        return schema
+
+    @property
+    def output_schema(self) -> dict[str, JsonValue] | None:
+        """The schema of the tool's result, a new dict at every read; None for none."""
+        if self.output_schema_json is None:
+            return None
+        schema: dict[str, JsonValue] = json.loads(self.output_schema_json)
+        return schema

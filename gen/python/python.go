@@ -279,6 +279,9 @@ func (w *pyWriter) body() {
 	if len(s.Defaults) > 0 {
 		w.defaults()
 	}
+	if len(s.Tools) > 0 {
+		w.tools()
+	}
 }
 
 // imports writes the module's imports, grouped and sorted as isort does:

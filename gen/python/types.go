@@ -114,10 +114,11 @@ func (w *pyWriter) idKind(t *gen.Type) gen.IDKind {
 }
 
 // fieldType is the annotation of a field: an enum restricted to a
-// machine's terminal states holds only those.
+// machine's terminal states holds only those, and a bounded field is
+// annotated with its bounds.
 func (w *pyWriter) fieldType(f *gen.Field) string {
 	if f.TerminalOf() == nil {
-		return w.pyType(f.Type)
+		return w.bounded(f, w.pyType(f.Type))
 	}
 	var states []string
 	for _, st := range f.TerminalOf().Terminal {
@@ -125,6 +126,28 @@ func (w *pyWriter) fieldType(f *gen.Field) string {
 	}
 	w.typing["Literal"] = true
 	return "Literal[" + strings.Join(states, ", ") + "]"
+}
+
+// bounded is typ annotated with f's bounds (decision 0208), pydantic's ge,
+// le and max_length, which refuse what Go's decoder refuses (invalidValue);
+// a bound the type keeps by itself is left to it, as Go leaves it. The
+// bounds come after the type's own, so they are the ones pydantic checks.
+func (w *pyWriter) bounded(f *gen.Field, typ string) string {
+	var args []string
+	if b := f.CheckedMin(); b != nil {
+		args = append(args, "ge="+strconv.FormatInt(b.Value, 10))
+	}
+	if b := f.CheckedMax(); b != nil {
+		args = append(args, "le="+strconv.FormatInt(b.Value, 10))
+	}
+	if b := f.MaxLength; b != nil {
+		args = append(args, "max_length="+strconv.FormatInt(b.Value, 10))
+	}
+	if len(args) == 0 {
+		return typ
+	}
+	w.typing["Annotated"], w.pydantic["Field"] = true, true
+	return "Annotated[" + typ + ", Field(" + strings.Join(args, ", ") + ")]"
 }
 
 // onWire reports whether a field travels in JSON and names only

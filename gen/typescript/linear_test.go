@@ -17,15 +17,8 @@ import (
 // in itself, many small records, a long string of escapes, many keys).
 func TestDecodersAreLinearInSize(t *testing.T) {
 	requireTSC(t)
-	spec := gentest.LoadCase(t, "kitchen-sink")
-	files, err := Emit(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
 	out := t.TempDir()
-	for _, f := range files {
-		gentest.WriteFile(t, filepath.Join(out, f.Path), f.Content)
-	}
+	gentest.WriteCase(t, out, "kitchen-sink", Emit)
 	gentest.WriteFile(t, filepath.Join(out, "runtime.mjs"), mustReadFile(t, "runtime.mjs"))
 	gentest.WriteFile(t, filepath.Join(out, "linear.mjs"), mustReadFile(t, "testdata/linear/linear.mjs"))
 	cmd := exec.Command("node", "--expose-gc", "linear.mjs")

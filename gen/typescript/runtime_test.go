@@ -59,7 +59,7 @@ func TestRuntimeExports(t *testing.T) {
 			t.Errorf("runtime values %v lack %s", runtimeValues, name)
 		}
 	}
-	if strings.Join(runtimeTypes, " ") != "JSONValue JSONObject DecodeErrorKind UnknownReason UnknownFact" {
+	if strings.Join(runtimeTypes, " ") != "JSONValue JSONObject DecodeErrorKind UnknownReason UnknownFact ToolDefinition ToolAnnotations" {
 		t.Errorf("runtime types = %v", runtimeTypes)
 	}
 	for _, private := range []string{"_walk", "_kind", "_wellFormed"} {

@@ -248,6 +248,9 @@ func (w *tsWriter) module() {
 	if len(s.Defaults) > 0 {
 		w.defaults()
 	}
+	if len(s.Tools) > 0 {
+		w.tools()
+	}
 	w.zeroChecks()
 }
 

@@ -92,7 +92,8 @@ func (w *tsWriter) decoderKeys(name string, disc *tsDisc, fields []*gen.Field) {
 
 // decoderChecks writes what Go checks once every key is read: the
 // discriminator present and this variant's, the required fields present,
-// and a terminal-state field holding a terminal state.
+// a terminal-state field holding a terminal state, and a bounded field
+// within its bounds.
 func (w *tsWriter) decoderChecks(name string, disc *tsDisc, fields []*gen.Field) {
 	if disc != nil {
 		w.line("  if (f_%s === undefined) throw _missing(path, %q, %q);", disc.json, name, disc.json)
@@ -116,6 +117,32 @@ func (w *tsWriter) decoderChecks(name string, disc *tsDisc, fields []*gen.Field)
 		}
 		w.line("  if (%s !== undefined && %s) {", local(f), strings.Join(conds, " && "))
 		w.line("    throw new DecodeError(\"invalidEnum\", path + %q, %q + JSON.stringify(%s) + %q);", "."+f.JSON, name+": "+f.JSON+" ", local(f), " is not a terminal state of "+f.TerminalOf().Name+" ("+strings.Join(states, ", ")+")")
+		w.line("  }")
+	}
+	for _, f := range fields {
+		w.boundChecks(name, f)
+	}
+}
+
+// boundChecks writes what Go checks of a bounded field (decision 0208): a
+// number within its min and max, a string of at most maxLength characters
+// (code points, as Go counts runes). A bound the field's type keeps by
+// itself is not checked, as Go does not check it.
+func (w *tsWriter) boundChecks(name string, f *gen.Field) {
+	check := func(cond, why string) {
+		w.line("  if (%s !== undefined && %s) {", local(f), cond)
+		w.line("    throw new DecodeError(\"invalidValue\", path + %q, %q + %s + %q);", "."+f.JSON, name+": "+f.JSON+" ", local(f), why)
+		w.line("  }")
+	}
+	if b := f.CheckedMin(); b != nil {
+		check(fmt.Sprintf("%s < %d", local(f), b.Value), fmt.Sprintf(" is below its minimum %d", b.Value))
+	}
+	if b := f.CheckedMax(); b != nil {
+		check(fmt.Sprintf("%s > %d", local(f), b.Value), fmt.Sprintf(" is above its maximum %d", b.Value))
+	}
+	if b := f.MaxLength; b != nil {
+		w.line("  if (%s !== undefined && [...%s].length > %d) {", local(f), local(f), b.Value)
+		w.line("    throw new DecodeError(\"invalidValue\", path + %q, %q + [...%s].length + %q);", "."+f.JSON, name+": "+f.JSON+" has ", local(f), fmt.Sprintf(" characters, more than its maximum %d", b.Value))
 		w.line("  }")
 	}
 }

@@ -111,6 +111,9 @@ func tsDecls(s *gen.Spec) []tsDecl {
 	for _, d := range s.Defaults {
 		out = append(out, tsDecl{what: "defaults." + d.Name, pos: d.Pos, names: []string{d.GoName}})
 	}
+	if len(s.Tools) > 0 {
+		out = append(out, tsDecl{what: "tools", pos: s.Tools[0].Pos, names: []string{"tools"}})
+	}
 	return out
 }
 
@@ -145,6 +148,9 @@ func checkTSCollisions(s *gen.Spec, decls []tsDecl) gen.ErrorList {
 	own := tsFixedNames
 	if len(s.Facts) > 0 {
 		own = append(slices.Clip(own), "FactEnvelope", "decodeFact", "encodeFact", "readFact", "UnknownFact")
+	}
+	if len(s.Tools) > 0 {
+		own = append(slices.Clip(own), "ToolAnnotations", "ToolDefinition") // the runtime's types of the tool table
 	}
 	for _, n := range own {
 		taken[n] = tsOwner{what: "jobgen's own " + n}

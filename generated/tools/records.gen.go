@@ -4,6 +4,7 @@ package tools
 
 import (
 	"encoding/json"
+	"fmt"
 	"time"
 
 	"github.com/jobgen/jobgen/codec"
@@ -81,9 +82,7 @@ func (j *JobEntry) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// JobKill asks a running job to stop. The job moves to stopping and then
-// finishes as killed (or completed, if it finished first); job_kill does not
-// wait for that: call job_wait to see the end.
+// JobKill is what job_kill takes.
 type JobKill struct {
 	// The job to stop, by its id.
 	JobID jobs.JobID `json:"jobId"`
@@ -157,10 +156,7 @@ func (j *JobKillResult) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// JobList lists your jobs, running and finished, oldest first: each job's id,
-// name, kind, label, status, latest progress line or how it ended, and when it
-// started and finished; and the subagents you started. Call it to find a job's
-// id, to see what is still running, or when a notice tells you to.
+// JobList is what job_list takes.
 type JobList struct {
 	// Set it to list only the jobs still running or stopping.
 	ActiveOnly bool `json:"activeOnly,omitzero"`
@@ -215,10 +211,7 @@ func (j *JobListResult) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// JobOutput returns the output a job wrote that you have not read yet, and the
-// job's status. Each byte is returned once: a second call returns only what the
-// job wrote since. When more is waiting than fits, the result says how much;
-// call job_output again to read on.
+// JobOutput is what job_output takes.
 type JobOutput struct {
 	// The job to read, by its id.
 	JobID jobs.JobID `json:"jobId"`
@@ -241,6 +234,9 @@ func (j *JobOutput) UnmarshalJSON(data []byte) error {
 	}
 	if wire.JobID == nil {
 		return codec.MissingField("tools.JobOutput", "jobId")
+	}
+	if wire.MaxBytes > 65536 {
+		return fmt.Errorf("tools: JobOutput: maxBytes %v is above its maximum 65536", wire.MaxBytes)
 	}
 	j.JobID = *wire.JobID
 	j.MaxBytes = wire.MaxBytes
@@ -307,8 +303,7 @@ func (j *JobOutputResult) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// JobWait waits until a job finishes, or until the timeout passes, and returns
-// the job. It does not return the job's output: call job_output for that.
+// JobWait is what job_wait takes.
 type JobWait struct {
 	// The job to wait for, by its id.
 	JobID jobs.JobID `json:"jobId"`
@@ -330,6 +325,9 @@ func (j *JobWait) UnmarshalJSON(data []byte) error {
 	}
 	if wire.JobID == nil {
 		return codec.MissingField("tools.JobWait", "jobId")
+	}
+	if wire.TimeoutSeconds > 600 {
+		return fmt.Errorf("tools: JobWait: timeoutSeconds %v is above its maximum 600", wire.TimeoutSeconds)
 	}
 	j.JobID = *wire.JobID
 	j.TimeoutSeconds = wire.TimeoutSeconds
@@ -372,8 +370,7 @@ func (j *JobWaitResult) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// Report sends a message to the agent that started you: your findings, progress
-// or a question. It is delivered to that agent alone.
+// Report is what report takes.
 type Report struct {
 	// The report.
 	Message string `json:"message"`
@@ -426,10 +423,7 @@ func (r *ReportResult) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// SendMessage sends a message to a subagent you started. A running subagent
-// reads it at its next step; one that finished or stopped is resumed to read
-// it. It returns as soon as the message is accepted, not when it is answered:
-// the subagent reports back on its own.
+// SendMessage is what send_message takes.
 type SendMessage struct {
 	// The subagent's id, as subagent_start or job_list gave it.
 	To jobs.SessionID `json:"to"`
@@ -537,10 +531,7 @@ func (s *SubagentEntry) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// SubagentStart starts a subagent: a separate agent that works on the prompt in
-// the background, keeps its own history, reports back to you with its findings,
-// and can be sent more work with send_message. It returns as soon as the
-// subagent has the prompt.
+// SubagentStart is what subagent_start takes.
 type SubagentStart struct {
 	// What the subagent is for, in a few words.
 	Label string `json:"label"`

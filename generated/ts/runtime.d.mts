@@ -97,4 +97,31 @@ export interface UnknownFact {
  * damage, which the reader throws on.
  */
 export declare function _tolerate(json: unknown, e: unknown): UnknownFact | undefined;
+/**
+ * A ToolDefinition is what a model-facing tool a spec declares says of itself
+ * (decision 0207): its name and title, the description a model reads, the
+ * records it takes and returns with their JSON Schemas, each a document of its
+ * own (no $ref), its hints under MCP's names, and whether it can run as a
+ * task. A module whose spec has tools exports them as `tools`.
+ */
+export interface ToolDefinition {
+    readonly name: string;
+    readonly title?: string;
+    readonly description: string;
+    /** The record the tool takes, as the spec names it. */
+    readonly input: string;
+    /** The record the tool returns, as the spec names it; absent for none. */
+    readonly result?: string;
+    readonly inputSchema: JSONObject;
+    readonly outputSchema?: JSONObject;
+    readonly annotations: ToolAnnotations;
+    readonly taskSupport: "forbidden" | "optional" | "required";
+}
+/** ToolAnnotations are what a tool tells a client of its effects, each hint said. */
+export interface ToolAnnotations {
+    readonly readOnlyHint: boolean;
+    readonly destructiveHint: boolean;
+    readonly idempotentHint: boolean;
+    readonly openWorldHint: boolean;
+}
 export {};

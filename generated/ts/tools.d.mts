@@ -12,7 +12,7 @@
  * package.
  */
 
-import type { JSONObject } from "./runtime.mjs";
+import type { JSONObject, ToolDefinition } from "./runtime.mjs";
 import type * as jobs from "./jobs.mjs";
 import type * as subagents from "./subagents.mjs";
 
@@ -151,11 +151,7 @@ export declare function decodeJobEntry(json: unknown, path?: string): JobEntry;
  */
 export declare function encodeJobEntry(value: JobEntry): JSONObject;
 
-/**
- * JobKill asks a running job to stop. The job moves to stopping and then
- * finishes as killed (or completed, if it finished first); job_kill does not
- * wait for that: call job_wait to see the end.
- */
+/** JobKill is what job_kill takes. */
 export interface JobKill {
   /** The job to stop, by its id. */
   jobId: jobs.JobID;
@@ -202,12 +198,7 @@ export declare function decodeJobKillResult(json: unknown, path?: string): JobKi
  */
 export declare function encodeJobKillResult(value: JobKillResult): JSONObject;
 
-/**
- * JobList lists your jobs, running and finished, oldest first: each job's id,
- * name, kind, label, status, latest progress line or how it ended, and when it
- * started and finished; and the subagents you started. Call it to find a job's
- * id, to see what is still running, or when a notice tells you to.
- */
+/** JobList is what job_list takes. */
 export interface JobList {
   /** Set it to list only the jobs still running or stopping. */
   activeOnly?: boolean;
@@ -245,12 +236,7 @@ export declare function decodeJobListResult(json: unknown, path?: string): JobLi
  */
 export declare function encodeJobListResult(value: JobListResult): JSONObject;
 
-/**
- * JobOutput returns the output a job wrote that you have not read yet, and the
- * job's status. Each byte is returned once: a second call returns only what the
- * job wrote since. When more is waiting than fits, the result says how much;
- * call job_output again to read on.
- */
+/** JobOutput is what job_output takes. */
 export interface JobOutput {
   /** The job to read, by its id. */
   jobId: jobs.JobID;
@@ -312,10 +298,7 @@ export declare function decodeJobOutputResult(json: unknown, path?: string): Job
  */
 export declare function encodeJobOutputResult(value: JobOutputResult): JSONObject;
 
-/**
- * JobWait waits until a job finishes, or until the timeout passes, and returns
- * the job. It does not return the job's output: call job_output for that.
- */
+/** JobWait is what job_wait takes. */
 export interface JobWait {
   /** The job to wait for, by its id. */
   jobId: jobs.JobID;
@@ -360,10 +343,7 @@ export declare function decodeJobWaitResult(json: unknown, path?: string): JobWa
  */
 export declare function encodeJobWaitResult(value: JobWaitResult): JSONObject;
 
-/**
- * Report sends a message to the agent that started you: your findings, progress
- * or a question. It is delivered to that agent alone.
- */
+/** Report is what report takes. */
 export interface Report {
   /** The report. */
   message: string;
@@ -404,12 +384,7 @@ export declare function decodeReportResult(json: unknown, path?: string): Report
  */
 export declare function encodeReportResult(value: ReportResult): JSONObject;
 
-/**
- * SendMessage sends a message to a subagent you started. A running subagent
- * reads it at its next step; one that finished or stopped is resumed to read
- * it. It returns as soon as the message is accepted, not when it is answered:
- * the subagent reports back on its own.
- */
+/** SendMessage is what send_message takes. */
 export interface SendMessage {
   /** The subagent's id, as subagent_start or job_list gave it. */
   to: jobs.SessionID;
@@ -476,12 +451,7 @@ export declare function decodeSubagentEntry(json: unknown, path?: string): Subag
  */
 export declare function encodeSubagentEntry(value: SubagentEntry): JSONObject;
 
-/**
- * SubagentStart starts a subagent: a separate agent that works on the prompt in
- * the background, keeps its own history, reports back to you with its findings,
- * and can be sent more work with send_message. It returns as soon as the
- * subagent has the prompt.
- */
+/** SubagentStart is what subagent_start takes. */
 export interface SubagentStart {
   /** What the subagent is for, in a few words. */
   label: string;
@@ -575,3 +545,10 @@ export declare const DefaultOutputBytes = 16384;
  * otherwise. It is in milliseconds.
  */
 export declare const DefaultWaitTimeout = 30000;
+
+/**
+ * tools are package tools's tools, in the order the spec declares them: what
+ * each says of itself, its schemas inlined, as the Go package's Tools lists
+ * them.
+ */
+export declare const tools: readonly ToolDefinition[];

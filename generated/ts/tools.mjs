@@ -12,7 +12,7 @@
  * package.
  */
 
-import { _at, _missing, _obj, _fold, _str, _bool, _int, _range, _enum, _uuid, _ambiguous, _zeroTime, _time, _arr, _eint, _erange, _eenum, _euuid } from "./runtime.mjs";
+import { DecodeError, _at, _missing, _obj, _fold, _str, _bool, _int, _range, _enum, _uuid, _ambiguous, _zeroTime, _time, _arr, _eint, _erange, _eenum, _euuid } from "./runtime.mjs";
 import * as jobs from "./jobs.mjs";
 import * as subagents from "./subagents.mjs";
 
@@ -363,6 +363,9 @@ export function decodeJobOutput(json, path = "$") {
     }
   }
   if (f_jobId === undefined) throw _missing(path, "JobOutput", "jobId");
+  if (f_maxBytes !== undefined && f_maxBytes > 65536) {
+    throw new DecodeError("invalidValue", path + ".maxBytes", "JobOutput: maxBytes " + f_maxBytes + " is above its maximum 65536");
+  }
   const out = { jobId: f_jobId };
   if (f_maxBytes) out.maxBytes = f_maxBytes;
   return out;
@@ -487,6 +490,9 @@ export function decodeJobWait(json, path = "$") {
     }
   }
   if (f_jobId === undefined) throw _missing(path, "JobWait", "jobId");
+  if (f_timeoutSeconds !== undefined && f_timeoutSeconds > 600) {
+    throw new DecodeError("invalidValue", path + ".timeoutSeconds", "JobWait: timeoutSeconds " + f_timeoutSeconds + " is above its maximum 600");
+  }
   const out = { jobId: f_jobId };
   if (f_timeoutSeconds) out.timeoutSeconds = f_timeoutSeconds;
   return out;
@@ -937,3 +943,600 @@ export const DefaultOutputBytes = 16384;
  * otherwise. It is in milliseconds.
  */
 export const DefaultWaitTimeout = 30000;
+
+/**
+ * tools are package tools's tools, in the order the spec declares them: what
+ * each says of itself, its schemas inlined, as the Go package's Tools lists
+ * them.
+ */
+export const tools = [
+  {
+    "name": "job_list",
+    "title": "List jobs",
+    "description": "job_list lists your jobs, running and finished, oldest first: each job's id, name, kind, label, status, latest progress line or how it ended, and when it started and finished; and the subagents you started. Call it to find a job's id, to see what is still running, or when a notice tells you to.",
+    "input": "JobList",
+    "result": "JobListResult",
+    "inputSchema": {
+      "additionalProperties": false,
+      "properties": {
+        "activeOnly": {
+          "description": "Set it to list only the jobs still running or stopping.",
+          "type": "boolean"
+        }
+      },
+      "type": "object"
+    },
+    "outputSchema": {
+      "description": "A JobListResult is what job_list returns.",
+      "properties": {
+        "jobs": {
+          "description": "Your jobs, oldest first.",
+          "items": {
+            "description": "A JobEntry is one job as the tools show it.",
+            "properties": {
+              "detail": {
+                "description": "While the job runs, its latest progress line; once it has finished, how it ended.",
+                "type": "string"
+              },
+              "finishedAt": {
+                "description": "When the job finished; absent while it runs.",
+                "format": "date-time",
+                "type": "string"
+              },
+              "id": {
+                "description": "The job's id. Use it in job_output, job_wait and job_kill.",
+                "format": "uuid",
+                "not": {
+                  "const": "00000000-0000-0000-0000-000000000000"
+                },
+                "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$",
+                "type": "string"
+              },
+              "kind": {
+                "description": "What runs the job, such as sh.",
+                "type": "string"
+              },
+              "label": {
+                "description": "What the job is for.",
+                "type": "string"
+              },
+              "name": {
+                "description": "The job's display name, such as sh-3: its kind and a number. Say it to people; use the id in calls.",
+                "type": "string"
+              },
+              "startedAt": {
+                "description": "When the job started.",
+                "format": "date-time",
+                "type": "string"
+              },
+              "status": {
+                "description": "Where the job is: running, stopping (asked to stop, not yet stopped), or finished as completed, killed or failed.",
+                "enum": [
+                  "running",
+                  "stopping",
+                  "completed",
+                  "killed",
+                  "failed"
+                ],
+                "type": "string"
+              }
+            },
+            "required": [
+              "id",
+              "name",
+              "kind",
+              "label",
+              "status",
+              "startedAt"
+            ],
+            "type": "object"
+          },
+          "type": [
+            "array",
+            "null"
+          ]
+        },
+        "subagents": {
+          "description": "Each subagent you started, oldest first.",
+          "items": {
+            "description": "A SubagentEntry is one subagent you started, as job_list shows it.",
+            "properties": {
+              "id": {
+                "description": "The subagent's id. Use it in send_message.",
+                "type": "string"
+              },
+              "label": {
+                "description": "What the subagent is for.",
+                "type": "string"
+              },
+              "live": {
+                "description": "Whether the subagent is running now. One that is not can still be sent a message with send_message, which resumes it.",
+                "type": "boolean"
+              },
+              "provider": {
+                "description": "What kind of subagent it is.",
+                "type": "string"
+              }
+            },
+            "required": [
+              "id",
+              "label",
+              "provider",
+              "live"
+            ],
+            "type": "object"
+          },
+          "type": [
+            "array",
+            "null"
+          ]
+        }
+      },
+      "type": "object"
+    },
+    "annotations": {
+      "readOnlyHint": true,
+      "destructiveHint": false,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "taskSupport": "forbidden"
+  },
+  {
+    "name": "job_output",
+    "title": "Read a job's new output",
+    "description": "job_output returns the output a job wrote that you have not read yet, and the job's status. Each byte is returned once: a second call returns only what the job wrote since. When more is waiting than fits, the result says how much; call job_output again to read on.",
+    "input": "JobOutput",
+    "result": "JobOutputResult",
+    "inputSchema": {
+      "additionalProperties": false,
+      "properties": {
+        "jobId": {
+          "description": "The job to read, by its id.",
+          "format": "uuid",
+          "not": {
+            "const": "00000000-0000-0000-0000-000000000000"
+          },
+          "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$",
+          "type": "string"
+        },
+        "maxBytes": {
+          "description": "The most output to return, in bytes, at most 65536; absent or 0 means 16384, and less than 4 is read as 4. What does not fit waits for the next call.",
+          "maximum": 65536,
+          "minimum": 0,
+          "type": "integer"
+        }
+      },
+      "required": [
+        "jobId"
+      ],
+      "type": "object"
+    },
+    "outputSchema": {
+      "description": "A JobOutputResult is what job_output returns.",
+      "properties": {
+        "jobId": {
+          "description": "The job's id.",
+          "format": "uuid",
+          "not": {
+            "const": "00000000-0000-0000-0000-000000000000"
+          },
+          "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$",
+          "type": "string"
+        },
+        "name": {
+          "description": "The job's display name.",
+          "type": "string"
+        },
+        "notice": {
+          "description": "What to do next, when there is something to say.",
+          "type": "string"
+        },
+        "output": {
+          "description": "What the job wrote that you had not read yet, at most maxBytes; empty when there is nothing new.",
+          "type": "string"
+        },
+        "remainingBytes": {
+          "description": "How many bytes of output are already waiting for the next call (the job may write more).",
+          "type": "integer"
+        },
+        "status": {
+          "description": "The job's status when it was read.",
+          "enum": [
+            "running",
+            "stopping",
+            "completed",
+            "killed",
+            "failed"
+          ],
+          "type": "string"
+        },
+        "truncated": {
+          "description": "Set when more output is waiting than fitted: call job_output again to read on.",
+          "type": "boolean"
+        }
+      },
+      "required": [
+        "jobId",
+        "name",
+        "status",
+        "output"
+      ],
+      "type": "object"
+    },
+    "annotations": {
+      "readOnlyHint": true,
+      "destructiveHint": false,
+      "idempotentHint": false,
+      "openWorldHint": false
+    },
+    "taskSupport": "forbidden"
+  },
+  {
+    "name": "job_wait",
+    "title": "Wait for a job",
+    "description": "job_wait waits until a job finishes, or until the timeout passes, and returns the job. It does not return the job's output: call job_output for that.",
+    "input": "JobWait",
+    "result": "JobWaitResult",
+    "inputSchema": {
+      "additionalProperties": false,
+      "properties": {
+        "jobId": {
+          "description": "The job to wait for, by its id.",
+          "format": "uuid",
+          "not": {
+            "const": "00000000-0000-0000-0000-000000000000"
+          },
+          "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$",
+          "type": "string"
+        },
+        "timeoutSeconds": {
+          "description": "How long to wait at most, in seconds, at most 600; absent or 0 means 30.",
+          "maximum": 600,
+          "minimum": 0,
+          "type": "integer"
+        }
+      },
+      "required": [
+        "jobId"
+      ],
+      "type": "object"
+    },
+    "outputSchema": {
+      "description": "A JobWaitResult is what job_wait returns.",
+      "properties": {
+        "finished": {
+          "description": "Whether the job has finished; false when the timeout passed first and it still runs.",
+          "type": "boolean"
+        },
+        "job": {
+          "description": "Where the job is now.",
+          "properties": {
+            "detail": {
+              "description": "While the job runs, its latest progress line; once it has finished, how it ended.",
+              "type": "string"
+            },
+            "finishedAt": {
+              "description": "When the job finished; absent while it runs.",
+              "format": "date-time",
+              "type": "string"
+            },
+            "id": {
+              "description": "The job's id. Use it in job_output, job_wait and job_kill.",
+              "format": "uuid",
+              "not": {
+                "const": "00000000-0000-0000-0000-000000000000"
+              },
+              "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$",
+              "type": "string"
+            },
+            "kind": {
+              "description": "What runs the job, such as sh.",
+              "type": "string"
+            },
+            "label": {
+              "description": "What the job is for.",
+              "type": "string"
+            },
+            "name": {
+              "description": "The job's display name, such as sh-3: its kind and a number. Say it to people; use the id in calls.",
+              "type": "string"
+            },
+            "startedAt": {
+              "description": "When the job started.",
+              "format": "date-time",
+              "type": "string"
+            },
+            "status": {
+              "description": "Where the job is: running, stopping (asked to stop, not yet stopped), or finished as completed, killed or failed.",
+              "enum": [
+                "running",
+                "stopping",
+                "completed",
+                "killed",
+                "failed"
+              ],
+              "type": "string"
+            }
+          },
+          "required": [
+            "id",
+            "name",
+            "kind",
+            "label",
+            "status",
+            "startedAt"
+          ],
+          "type": "object"
+        },
+        "notice": {
+          "description": "How the job ended, in a sentence, when it has finished.",
+          "type": "string"
+        }
+      },
+      "required": [
+        "job",
+        "finished"
+      ],
+      "type": "object"
+    },
+    "annotations": {
+      "readOnlyHint": true,
+      "destructiveHint": false,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "taskSupport": "optional"
+  },
+  {
+    "name": "job_kill",
+    "title": "Stop a job",
+    "description": "job_kill asks a running job to stop. The job moves to stopping and then finishes as killed (or completed, if it finished first); job_kill does not wait for that: call job_wait to see the end.",
+    "input": "JobKill",
+    "result": "JobKillResult",
+    "inputSchema": {
+      "additionalProperties": false,
+      "properties": {
+        "jobId": {
+          "description": "The job to stop, by its id.",
+          "format": "uuid",
+          "not": {
+            "const": "00000000-0000-0000-0000-000000000000"
+          },
+          "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$",
+          "type": "string"
+        },
+        "reason": {
+          "description": "Why you stop it, in a few words; it is kept with the job.",
+          "type": "string"
+        }
+      },
+      "required": [
+        "jobId"
+      ],
+      "type": "object"
+    },
+    "outputSchema": {
+      "description": "A JobKillResult is what job_kill returns.",
+      "properties": {
+        "jobId": {
+          "description": "The job's id.",
+          "format": "uuid",
+          "not": {
+            "const": "00000000-0000-0000-0000-000000000000"
+          },
+          "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$",
+          "type": "string"
+        },
+        "name": {
+          "description": "The job's display name.",
+          "type": "string"
+        },
+        "outcome": {
+          "description": "requested when the job was asked to stop; alreadyFinished when it had finished before.",
+          "enum": [
+            "requested",
+            "alreadyFinished"
+          ],
+          "type": "string"
+        },
+        "status": {
+          "description": "The job's status after the call.",
+          "enum": [
+            "running",
+            "stopping",
+            "completed",
+            "killed",
+            "failed"
+          ],
+          "type": "string"
+        }
+      },
+      "required": [
+        "jobId",
+        "name",
+        "outcome",
+        "status"
+      ],
+      "type": "object"
+    },
+    "annotations": {
+      "readOnlyHint": false,
+      "destructiveHint": true,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "taskSupport": "forbidden"
+  },
+  {
+    "name": "subagent_start",
+    "title": "Start a subagent",
+    "description": "subagent_start starts a subagent: a separate agent that works on the prompt in the background, keeps its own history, reports back to you with its findings, and can be sent more work with send_message. It returns as soon as the subagent has the prompt.",
+    "input": "SubagentStart",
+    "result": "SubagentStartResult",
+    "inputSchema": {
+      "additionalProperties": false,
+      "properties": {
+        "label": {
+          "description": "What the subagent is for, in a few words.",
+          "type": "string"
+        },
+        "persona": {
+          "description": "A persona for the subagent to play, when the provider offers personas.",
+          "type": "string"
+        },
+        "prompt": {
+          "description": "The subagent's task: everything it needs to know, since it does not see your conversation.",
+          "type": "string"
+        },
+        "provider": {
+          "description": "The kind of subagent to start; absent means the only one offered, when there is exactly one.",
+          "type": "string"
+        }
+      },
+      "required": [
+        "label",
+        "prompt"
+      ],
+      "type": "object"
+    },
+    "outputSchema": {
+      "description": "A SubagentStartResult is what subagent_start returns.",
+      "properties": {
+        "childId": {
+          "description": "The subagent's id. Use it in send_message.",
+          "type": "string"
+        },
+        "messageId": {
+          "description": "The prompt's message id.",
+          "format": "uuid",
+          "not": {
+            "const": "00000000-0000-0000-0000-000000000000"
+          },
+          "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$",
+          "type": "string"
+        }
+      },
+      "required": [
+        "childId",
+        "messageId"
+      ],
+      "type": "object"
+    },
+    "annotations": {
+      "readOnlyHint": false,
+      "destructiveHint": false,
+      "idempotentHint": false,
+      "openWorldHint": false
+    },
+    "taskSupport": "forbidden"
+  },
+  {
+    "name": "send_message",
+    "title": "Message a subagent",
+    "description": "send_message sends a message to a subagent you started. A running subagent reads it at its next step; one that finished or stopped is resumed to read it. It returns as soon as the message is accepted, not when it is answered: the subagent reports back on its own.",
+    "input": "SendMessage",
+    "result": "SendMessageResult",
+    "inputSchema": {
+      "additionalProperties": false,
+      "properties": {
+        "message": {
+          "description": "The message.",
+          "type": "string"
+        },
+        "to": {
+          "description": "The subagent's id, as subagent_start or job_list gave it.",
+          "type": "string"
+        }
+      },
+      "required": [
+        "to",
+        "message"
+      ],
+      "type": "object"
+    },
+    "outputSchema": {
+      "description": "A SendMessageResult is what send_message returns.",
+      "properties": {
+        "messageId": {
+          "description": "The accepted message's id.",
+          "format": "uuid",
+          "not": {
+            "const": "00000000-0000-0000-0000-000000000000"
+          },
+          "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$",
+          "type": "string"
+        },
+        "to": {
+          "description": "The subagent the message went to.",
+          "type": "string"
+        }
+      },
+      "required": [
+        "to",
+        "messageId"
+      ],
+      "type": "object"
+    },
+    "annotations": {
+      "readOnlyHint": false,
+      "destructiveHint": false,
+      "idempotentHint": false,
+      "openWorldHint": false
+    },
+    "taskSupport": "forbidden"
+  },
+  {
+    "name": "report",
+    "title": "Report to your parent",
+    "description": "report sends a message to the agent that started you: your findings, progress or a question. It is delivered to that agent alone.",
+    "input": "Report",
+    "result": "ReportResult",
+    "inputSchema": {
+      "additionalProperties": false,
+      "properties": {
+        "delivery": {
+          "description": "nextStep (the default) delivers it at the agent's next step, waking it when idle; quiet leaves it for the agent's next turn without waking it.",
+          "enum": [
+            "quiet",
+            "nextStep"
+          ],
+          "type": "string"
+        },
+        "message": {
+          "description": "The report.",
+          "type": "string"
+        }
+      },
+      "required": [
+        "message"
+      ],
+      "type": "object"
+    },
+    "outputSchema": {
+      "description": "A ReportResult is what report returns.",
+      "properties": {
+        "messageId": {
+          "description": "The delivered report's id.",
+          "format": "uuid",
+          "not": {
+            "const": "00000000-0000-0000-0000-000000000000"
+          },
+          "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$",
+          "type": "string"
+        }
+      },
+      "required": [
+        "messageId"
+      ],
+      "type": "object"
+    },
+    "annotations": {
+      "readOnlyHint": false,
+      "destructiveHint": false,
+      "idempotentHint": false,
+      "openWorldHint": false
+    },
+    "taskSupport": "forbidden"
+  }
+];

@@ -22,7 +22,7 @@ const genPath = "github.com/jobgen/jobgen/gen"
 // backends share, and the support for their tests. Every other subpackage
 // is a backend (the compatibility checker counts as one), so a new
 // backend is held to the rule without being listed.
-var genShared = []string{"doctext", "gentest"}
+var genShared = []string{"doctext", "gentest", "wireschema"}
 
 // An importEdge is one import of a package under gen by a file under gen:
 // from and to are package directories relative to gen ("" for gen itself).
