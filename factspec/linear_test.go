@@ -3,7 +3,6 @@ package factspec_test
 import (
 	"fmt"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -108,16 +107,6 @@ func costRatio(decode func([]byte) time.Duration, small, large []byte) float64 {
 		l = best(decode(large), l)
 	}
 	return float64(l) / float64(max(s, time.Microsecond))
-}
-
-// cpuTime is the CPU time the process has used, its own threads' and the
-// runtime's alike.
-func cpuTime() time.Duration {
-	var u syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &u); err != nil {
-		panic(err)
-	}
-	return time.Duration(u.Utime.Nano() + u.Stime.Nano())
 }
 
 // deepFact is a metric/sampled fact of 952 KiB whose Sample nests 9,990
