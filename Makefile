@@ -16,7 +16,7 @@ SCOREBOARD_COUNT ?= 3
 # The released specs that breaking compares every spec with; see spec/README.md, "Releasing".
 BASELINE ?= spec/baseline
 
-.PHONY: demo demo-web demo-subagents demo-pg generate verify check breaking test race vet proptest mutants fuzz bench scoreboard lint ts-deps mcpclient-deps ts-check ts-bench ci pg-up pg-down pg-test crash
+.PHONY: test-all demo demo-web demo-subagents demo-pg generate verify check breaking test race vet proptest mutants fuzz bench scoreboard lint ts-deps mcpclient-deps ts-check ts-bench ci pg-up pg-down pg-test crash
 
 demo: ## see the runtime work: three shell jobs, a live follow, a kill, a fourth under a pseudo-terminal (colours, a prompt answered), intervals from the journal
 	$(GO) run ./examples/shelljobs
@@ -43,10 +43,13 @@ check: ## validate the specs only
 breaking: ## fail when a spec jobgen.yaml lists breaks its released baseline without an allow_breaking entry
 	$(GO) run ./cmd/jobgen breaking --against $(BASELINE)
 
-test: ## every unit, golden, CLI and bounded property test
+test: ## the quick suite (-short): every unit, golden, CLI and bounded property test; the browser suites, the official MCP clients, the scratch-module builds and the rolling upgrade are left to test-all
+	JOBGEN_PROPTEST_CHECKS=$(CI_RAPID_CHECKS) $(GO) test -short ./...
+
+test-all: ## everything make test runs and what -short leaves out: the browser suites, the official MCP SDK clients, the guides, scratch-module builds and the rolling upgrade
 	JOBGEN_PROPTEST_CHECKS=$(CI_RAPID_CHECKS) $(GO) test ./...
 
-race: ## the tests again under the race detector
+race: ## every test under the race detector, what -short leaves out included (so make ci runs the browser suites and the official clients here)
 	$(GO) test -race ./...
 
 vet:
