@@ -120,12 +120,13 @@ pg-up: ## start a throwaway PostgreSQL (installed when missing); export the JOBG
 pg-down: ## stop the throwaway PostgreSQL and delete its directory
 	@.ci/pg.sh stop
 
-demo-pg: ## two processes sharing one job history in PostgreSQL (starts the throwaway server)
-	@eval "$$(.ci/pg.sh start)"; $(GO) run ./examples/pghistory "$$JOBGEN_TEST_POSTGRES"
+demo-pg: ## two processes sharing one job history in PostgreSQL (a server of its own on DEMO_PG_PORT, stopped when the demo ends or Ctrl-C ends it)
+	@export JOBGEN_PG_DIR="$${TMPDIR:-/tmp}/jobgen-demo-pg" JOBGEN_PG_PORT=$(or $(DEMO_PG_PORT),55477); trap '.ci/pg.sh stop >/dev/null' EXIT; \
+	pgenv=$$(.ci/pg.sh start) || exit 1; eval "$$pgenv"; $(GO) run ./examples/pghistory "$$JOBGEN_TEST_POSTGRES"
 
 .PHONY: demo-fleet
-demo-fleet: ## a fleet on one history: PostgreSQL (its own, on FLEET_PG_PORT), three host processes and the fleet page on 127.0.0.1:8090 (ADDR=host:port to change)
-	@export JOBGEN_PG_DIR="$${TMPDIR:-/tmp}/jobgen-fleet-pg" JOBGEN_PG_PORT=$(or $(FLEET_PG_PORT),55478); \
+demo-fleet: ## a fleet on one history: PostgreSQL (its own, on FLEET_PG_PORT, stopped when Ctrl-C ends the demo), three host processes and the fleet page on 127.0.0.1:8090 (ADDR=host:port to change)
+	@export JOBGEN_PG_DIR="$${TMPDIR:-/tmp}/jobgen-fleet-pg" JOBGEN_PG_PORT=$(or $(FLEET_PG_PORT),55478); trap '.ci/pg.sh stop >/dev/null' EXIT; \
 	pgenv=$$(.ci/pg.sh start) || exit 1; eval "$$pgenv"; $(GO) run ./examples/fleet demo -dsn "$$JOBGEN_TEST_POSTGRES" -addr $(or $(ADDR),127.0.0.1:8090)
 
 # Crash loops longer than CI's two rounds: each crash test SIGKILLs a PostgreSQL
