@@ -1,12 +1,21 @@
 package guidetest
 
 import (
+	"context"
+	"crypto/rand"
 	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/jobgen/jobgen/journal/pgstore/pgtest"
 )
 
 // repo is the module's root, seen from this package.
@@ -78,5 +87,59 @@ func TestTheOwnVocabularyGuideRunsAsWritten(t *testing.T) {
 	c := Run{Guide: guide(t, "your-own-vocabulary.md"), Dir: scratchBeside(t), Env: offline()}.Do(t)
 	if c.Ran < 15 || c.Wrote != 3 {
 		t.Fatalf("the guide ran %d commands and wrote %d files; it walks a whole module (3 files), so it should run more", c.Ran, c.Wrote)
+	}
+}
+
+// database creates a database of the test's own on the server of
+// JOBGEN_TEST_POSTGRES, drops it when the test ends, and returns its DSN: a
+// guide's commands then use the journal's default schema, as an operator's
+// do. Without a server the test skips, or fails under CI=true.
+func database(t *testing.T) string {
+	t.Helper()
+	dsn := pgtest.DSN(t)
+	u, err := url.Parse(dsn)
+	if err != nil {
+		t.Fatalf("JOBGEN_TEST_POSTGRES: %v", err)
+	}
+	var b [4]byte
+	rand.Read(b[:])
+	name := "guide_" + hex.EncodeToString(b[:])
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		conn, err := pgx.Connect(ctx, dsn)
+		if err != nil {
+			t.Errorf("drop database %s: %v", name, err)
+			return
+		}
+		defer conn.Close(ctx)
+		if _, err := conn.Exec(ctx, "DROP DATABASE IF EXISTS "+pgx.Identifier{name}.Sanitize()+" WITH (FORCE)"); err != nil {
+			t.Errorf("drop database %s: %v", name, err)
+		}
+	})
+	u.Path = "/" + name
+	return u.String()
+}
+
+// TestTheProductionGuideRunsAsWritten follows docs/guides/production.md
+// against a database of its own: a host refusing an unmigrated schema, the
+// migration, hosts at work with their metrics, status, reading the history,
+// and archiving it.
+func TestTheProductionGuideRunsAsWritten(t *testing.T) {
+	needGo(t)
+	dsn := database(t)
+	c := Run{Guide: guide(t, "production.md"), Dir: scratchBeside(t), Env: offline("JOBGEN_DSN=" + dsn)}.Do(t)
+	if c.Ran < 15 || c.Wrote != 1 {
+		t.Fatalf("the guide ran %d commands and wrote %d files; it walks migrate, status and archive with a host, so it should run more", c.Ran, c.Wrote)
 	}
 }
