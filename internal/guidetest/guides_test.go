@@ -143,3 +143,35 @@ func TestTheProductionGuideRunsAsWritten(t *testing.T) {
 		t.Fatalf("the guide ran %d commands and wrote %d files; it walks migrate, status and archive with a host, so it should run more", c.Ran, c.Wrote)
 	}
 }
+
+// built builds the commands of this module that a guide runs, named by
+// their directories, into a directory it returns, for the guide's PATH.
+func built(t *testing.T, pkgs ...string) string {
+	t.Helper()
+	bin := t.TempDir()
+	for _, p := range pkgs {
+		cmd := exec.Command("go", "build", "-o", filepath.Join(bin, filepath.Base(p)), "./"+p)
+		cmd.Dir = repo(t)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("build %s: %v\n%s", p, err, out)
+		}
+	}
+	return bin
+}
+
+// onPath is env with dir first on its PATH.
+func onPath(env []string, dir string) []string {
+	return append(env, "PATH="+dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+}
+
+// TestTheAgentsGuideRunsAsWritten follows docs/guides/agents-and-mcp.md:
+// the MCP demo's two sessions, a task and a subagent, then a client's
+// first messages over stdio.
+func TestTheAgentsGuideRunsAsWritten(t *testing.T) {
+	needGo(t)
+	bin := built(t, "examples/mcpjobs")
+	c := Run{Guide: guide(t, "agents-and-mcp.md"), Dir: t.TempDir(), Env: onPath(offline(), bin)}.Do(t)
+	if c.Ran != 2 || c.Wrote != 1 {
+		t.Fatalf("the guide ran %d commands and wrote %d files, want 2 and 1: the demo and a stdio session", c.Ran, c.Wrote)
+	}
+}
