@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"net"
 	"net/url"
 	"os"
 	"os/exec"
@@ -173,5 +174,44 @@ func TestTheAgentsGuideRunsAsWritten(t *testing.T) {
 	c := Run{Guide: guide(t, "agents-and-mcp.md"), Dir: t.TempDir(), Env: onPath(offline(), bin)}.Do(t)
 	if c.Ran != 2 || c.Wrote != 1 {
 		t.Fatalf("the guide ran %d commands and wrote %d files, want 2 and 1: the demo and a stdio session", c.Ran, c.Wrote)
+	}
+}
+
+// freeAddr is a loopback address no one listens on, for a server a guide
+// starts.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// needTools skips the test, or fails it under CI=true, when a command the
+// guide runs is not on PATH.
+func needTools(t *testing.T, names ...string) {
+	t.Helper()
+	for _, n := range names {
+		if _, err := exec.LookPath(n); err != nil {
+			if os.Getenv("CI") == "true" {
+				t.Fatalf("%s is not on PATH under CI=true", n)
+			}
+			t.Skipf("%s is not on PATH", n)
+		}
+	}
+}
+
+// TestTheConsoleGuideRunsAsWritten follows docs/guides/console.md: the demo
+// console served, its roster, a follow to the end of a job, its record, the
+// subagents, and the refusals of what no route serves and of a foreign host.
+func TestTheConsoleGuideRunsAsWritten(t *testing.T) {
+	needGo(t)
+	needTools(t, "curl", "jq")
+	bin := built(t, "examples/jobsweb")
+	c := Run{Guide: guide(t, "console.md"), Dir: t.TempDir(), Env: onPath(offline("ADDR="+freeAddr(t)), bin)}.Do(t)
+	if c.Ran != 9 {
+		t.Fatalf("the guide ran %d commands, want 9", c.Ran)
 	}
 }

@@ -26,10 +26,11 @@ type Step struct {
 
 // A Cmd is one command of a sh block and what it must print.
 type Cmd struct {
-	Line int
-	Cmd  string
-	Exit int
-	Want []string // lines its output holds in order; "…" is any text
+	Line       int
+	Cmd        string
+	Exit       int
+	Background bool     // the command ended in " &": it runs on beside the rest
+	Want       []string // lines its output holds in order; "…" is any text
 }
 
 // fence opens or closes a block: a language, and an optional file= or
@@ -75,6 +76,9 @@ func Parse(text string) ([]Step, error) {
 					return nil, fmt.Errorf("line %d: exit %q is not a number", n, exit)
 				}
 			}
+			if cmd, ok := strings.CutSuffix(c.Cmd, " &"); ok {
+				c.Cmd, c.Background = cmd, true
+			}
 			cur.Cmds = append(cur.Cmds, c)
 		case trimmed != "" && len(cur.Cmds) > 0:
 			last := &cur.Cmds[len(cur.Cmds)-1]
@@ -119,7 +123,11 @@ func (r Run) Do(t testing.TB) Counts {
 			continue
 		}
 		for _, cmd := range s.Cmds {
-			r.run(t, cmd)
+			if cmd.Background {
+				r.start(t, cmd)
+			} else {
+				r.run(t, cmd)
+			}
 			c.Ran++
 		}
 	}
