@@ -215,3 +215,22 @@ func TestTheConsoleGuideRunsAsWritten(t *testing.T) {
 		t.Fatalf("the guide ran %d commands, want 9", c.Ran)
 	}
 }
+
+// npmOffline keeps npm from the network and from asking about audits and
+// funding, as the go command is kept by offline.
+var npmOffline = []string{"npm_config_offline=true", "npm_config_audit=false", "npm_config_fund=false", "npm_config_update_notifier=false"}
+
+// TestTheTypeScriptGuideRunsAsWritten follows docs/guides/typescript.md: a
+// module's spec as a TypeScript package beside jobgen's, installed with
+// npm, a fact decoded and one refused, and the wire client following a job
+// of the console's demo to its end.
+func TestTheTypeScriptGuideRunsAsWritten(t *testing.T) {
+	needGo(t)
+	needTools(t, "node", "npm")
+	bin := built(t, "examples/jobsweb")
+	env := onPath(offline(append(npmOffline, "ADDR="+freeAddr(t))...), bin)
+	c := Run{Guide: guide(t, "typescript.md"), Dir: scratchBeside(t), Env: env}.Do(t)
+	if c.Ran != 9 || c.Wrote != 4 {
+		t.Fatalf("the guide ran %d commands and wrote %d files, want 9 and 4", c.Ran, c.Wrote)
+	}
+}
