@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -160,9 +161,16 @@ func built(t *testing.T, pkgs ...string) string {
 	return bin
 }
 
-// onPath is env with dir first on its PATH.
+// onPath is env with dir first on its PATH (the last PATH env holds, as
+// exec.Cmd takes it).
 func onPath(env []string, dir string) []string {
-	return append(env, "PATH="+dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	path := os.Getenv("PATH")
+	for _, kv := range env {
+		if p, ok := strings.CutPrefix(kv, "PATH="); ok {
+			path = p
+		}
+	}
+	return append(env, "PATH="+dir+string(os.PathListSeparator)+path)
 }
 
 // TestTheAgentsGuideRunsAsWritten follows docs/guides/agents-and-mcp.md:
@@ -232,5 +240,27 @@ func TestTheTypeScriptGuideRunsAsWritten(t *testing.T) {
 	c := Run{Guide: guide(t, "typescript.md"), Dir: scratchBeside(t), Env: env}.Do(t)
 	if c.Ran != 9 || c.Wrote != 4 {
 		t.Fatalf("the guide ran %d commands and wrote %d files, want 9 and 4", c.Ran, c.Wrote)
+	}
+}
+
+// TestThePythonGuideRunsAsWritten follows docs/guides/python.md: a module's
+// spec as a Python package beside jobgen's, a fact decoded and one refused,
+// and jobgen_client following a job of the console's demo to its end, with
+// the project's Python environment first on PATH.
+func TestThePythonGuideRunsAsWritten(t *testing.T) {
+	needGo(t)
+	venv := filepath.Join(repo(t), "tools", "python", ".venv", "bin")
+	if _, err := os.Stat(filepath.Join(venv, "python3")); err != nil {
+		msg := "the Python guide needs the project's venv: run tools/python/venv.sh"
+		if os.Getenv("CI") == "true" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	bin := built(t, "examples/jobsweb")
+	env := onPath(onPath(offline("ADDR="+freeAddr(t)), bin), venv)
+	c := Run{Guide: guide(t, "python.md"), Dir: scratchBeside(t), Env: env}.Do(t)
+	if c.Ran != 8 || c.Wrote != 4 {
+		t.Fatalf("the guide ran %d commands and wrote %d files, want 8 and 4", c.Ran, c.Wrote)
 	}
 }
