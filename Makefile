@@ -52,7 +52,7 @@ test-all: ## everything make test runs and what -short leaves out: the browser s
 race: ## every test under the race detector, what -short leaves out included (so make ci runs the browser suites and the official clients here)
 	$(GO) test -race ./...
 
-vet:
+vet: ## go vet over the module
 	$(GO) vet ./...
 
 .PHONY: cross
@@ -64,7 +64,7 @@ cross: ## the whole module, tests included, builds and vets for Windows and macO
 # CI builds for both too (a rule without a recipe adds to ci's prerequisites).
 ci: cross
 
-lint: vet
+lint: vet ## vet, and gofmt over every tracked Go file
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
 
 proptest: ## long property runs (TestPgstoreMachine, against JOBGEN_TEST_POSTGRES, runs PROPTEST_PG_CHECKS)
@@ -108,7 +108,11 @@ scoreboard: ## one line per performance goal of issues 16 and 24, peers included
 peers: ## the peer benchmarks alone (bench/peers, a module of its own: etcd's WAL, River, a bufio + json scan), each paired with jobgen's side
 	cd bench/peers && $(GO) vet ./... && $(GO) test ./... && $(GO) test -run '^$$' -bench . -benchtime 1s
 
-ci: lint staticcheck test verify breaking race ts-check py-check
+ci: lint staticcheck test verify breaking race ts-check py-check ## what CI runs: lint, staticcheck, cross, test, verify, breaking, race, ts-check and py-check
+
+.PHONY: targets-doc
+targets-doc: ## rewrite the make targets table of docs/guides/contributing.md, timing the cheap targets (tools/targets-doc.sh TARGET... times more)
+	tools/targets-doc.sh
 
 .PHONY: crash-subagent
 crash-subagent: ## SIGKILL a subagent host mid-turn, 300 rounds: no claimed message is delivered again, no flushed one is lost
