@@ -96,7 +96,11 @@ type Store struct {
 	log     *slog.Logger
 	sql     statements
 
-	lockSeed int64 // keys the streams' advisory locks to this schema; see lockStreams
+	lockSeed int64 // keys the streams' advisory locks to this schema; see lockSeed
+
+	// explicitTx is set once append_facts refused the session's isolation
+	// level: appends then run in a transaction that names READ COMMITTED.
+	explicitTx atomic.Bool
 
 	mu          sync.Mutex
 	pending     []*request // appends not yet taken by a committer
