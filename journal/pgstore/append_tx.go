@@ -46,6 +46,7 @@ type appendTx struct {
 	batch   []*request
 	names   []string // the batch's streams, sorted
 	entries int
+	whole   bool // one AppendBatch: a full stream fails every part
 
 	// By entry of the batch, in batch order:
 	stream []string
@@ -78,7 +79,7 @@ var errOutcomeUnknown = errors.New("its outcome is unknown: retry with ids")
 
 // newAppendTx returns the append transaction of batch.
 func (s *Store) newAppendTx(batch []*request) *appendTx {
-	t := &appendTx{s: s, batch: batch, full: map[string]bool{}}
+	t := &appendTx{s: s, batch: batch, full: map[string]bool{}, whole: batch[0].tied > 0}
 	seen := map[string]bool{}
 	firsts := map[[2]string]int{}
 	for _, r := range batch {
@@ -169,11 +170,11 @@ var errNotReadCommitted = errors.New("append_facts needs READ COMMITTED")
 // appendArgs are append_facts' arguments for c; locks names the streams to
 // lock, every stream of the transaction for its first chunk.
 func (t *appendTx) appendArgs(c *chunk, locks []string) []any {
-	return []any{locks, t.s.lockSeed, c.streams, c.si, c.id, c.payload}
+	return []any{locks, t.s.lockSeed, c.streams, c.si, c.id, c.payload, t.whole}
 }
 
 // appendOIDs are the types of append_facts' arguments, in order.
-var appendOIDs = []uint32{pgtype.TextArrayOID, pgtype.Int8OID, pgtype.TextArrayOID, pgtype.Int8ArrayOID, pgtype.TextArrayOID, pgtype.TextArrayOID}
+var appendOIDs = []uint32{pgtype.TextArrayOID, pgtype.Int8OID, pgtype.TextArrayOID, pgtype.Int8ArrayOID, pgtype.TextArrayOID, pgtype.TextArrayOID, pgtype.BoolOID}
 
 // binary is the format of every argument and result of the one statement.
 var binaryFormat = []int16{pgtype.BinaryFormatCode}

@@ -174,7 +174,7 @@ func TestAppendStatementsNeverScanTheFactTable(t *testing.T) {
 				t.Fatalf("%s: %v (auto_explain ships with the server)", q, err)
 			}
 		}
-		if _, err := conn.Exec(ctx, s.sql.of(appendFactsSQL), streams, s.lockSeed, streams, si, ids, payloads); err != nil {
+		if _, err := conn.Exec(ctx, s.sql.of(appendFactsSQL), streams, s.lockSeed, streams, si, ids, payloads, false); err != nil {
 			t.Fatal(err)
 		}
 		conn.Exec(ctx, `ROLLBACK`)

@@ -14,7 +14,7 @@ const (
 	// version 6), which takes the streams' locks ($1, under the store's seed
 	// $2), then numbers and inserts a chunk's entries ($3 its streams, $4 each
 	// entry's stream index, $5 ids, $6 payloads) with a snapshot taken after
-	// them. The function's statements run from plans cached in the session,
+	// them; $7 makes it all or nothing when a stream is full (AppendBatch). The function's statements run from plans cached in the session,
 	// generic ones (its arrays make each custom plan look cheaper). It
 	// answers by entry the seqs and whether each id was held, by stream
 	// whether it fit, and the xid if it inserted; see the migration.
@@ -68,7 +68,7 @@ func (q *statements) of(st statement) string { return q.text[st] }
 // statementTexts are the store's SQL statements, with S. standing for the
 // schema (newStatements fills it in).
 var statementTexts = [statementCount]string{
-	appendFactsSQL: `SELECT seqs, held, fits, xid FROM S.append_facts($1::text[], $2::int8, $3::text[], $4::int8[], $5::text[], $6::text[])`,
+	appendFactsSQL: `SELECT seqs, held, fits, xid FROM S.append_facts($1::text[], $2::int8, $3::text[], $4::int8[], $5::text[], $6::text[], $7::bool)`,
 	notifySQL: `SELECT pg_notify($1, '')`,
 	lastSeqSQL: `SELECT coalesce(greatest(
 				(SELECT st.head FROM S.stream st WHERE st.name = $1),

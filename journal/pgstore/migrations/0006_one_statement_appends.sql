@@ -29,11 +29,12 @@
 -- others of a stream are numbered after its base, the larger of its last
 -- fact's seq (one backward probe of the primary key) and head, in entry
 -- order. A stream whose new seqs would pass the largest bigint inserts
--- nothing (fits false, its entries' seqs 0); the others insert. It answers,
+-- nothing (fits false, its entries' seqs 0); the others insert, unless
+-- p_whole (an AppendBatch, all or nothing): then none does. It answers,
 -- by entry, the seqs and whether each was held; by stream, whether it fit;
 -- and the transaction's xid if it inserted. It writes no row it does not
 -- insert, but the row of a new stream.
-CREATE FUNCTION append_facts(p_locks text[], p_seed bigint, p_streams text[], p_si bigint[], p_ids text[], p_payloads text[],
+CREATE FUNCTION append_facts(p_locks text[], p_seed bigint, p_streams text[], p_si bigint[], p_ids text[], p_payloads text[], p_whole boolean,
 	OUT seqs bigint[], OUT held boolean[], OUT fits boolean[], OUT xid xid8)
 	LANGUAGE plpgsql SET search_path FROM CURRENT SET plan_cache_mode = force_generic_plan AS $$
 #variable_conflict use_column
@@ -69,23 +70,26 @@ BEGIN
 			LEFT JOIN (SELECT u.si, count(*) FILTER (WHERE u.held IS NULL) AS n FROM u GROUP BY u.si) AS c ON c.si = d.i
 			OFFSET 0) AS p
 	),
+	z AS MATERIALIZED (
+		SELECT a.i, a.base, a.fresh, a.fits AND (NOT p_whole OR (SELECT bool_and(b.fits) FROM a AS b)) AS fits FROM a
+	),
 	ins AS (
 		INSERT INTO fact (stream, seq, id, payload)
 		SELECT p_streams[w.si], a.base + w.rank, nullif(w.id, ''), w.payload::json
-		FROM w JOIN a ON a.i = w.si WHERE a.fits AND w.held IS NULL
+		FROM w JOIN z AS a ON a.i = w.si WHERE a.fits AND w.held IS NULL
 		ORDER BY w.ord
 		RETURNING fact.xid
 	),
 	new_streams AS (
 		INSERT INTO stream (name)
-		SELECT p_streams[a.i] FROM a WHERE a.fresh AND a.fits
+		SELECT p_streams[a.i] FROM z AS a WHERE a.fresh AND a.fits
 		ON CONFLICT (name) DO NOTHING
 	)
 	SELECT array_agg(CASE WHEN w.held IS NOT NULL THEN w.held WHEN a.fits THEN a.base + w.rank ELSE 0 END ORDER BY w.ord),
 		array_agg(w.held IS NOT NULL ORDER BY w.ord),
-		(SELECT array_agg(b.fits ORDER BY b.i) FROM a AS b),
+		(SELECT array_agg(b.fits ORDER BY b.i) FROM z AS b),
 		(SELECT ins.xid FROM ins LIMIT 1)
 		INTO seqs, held, fits, xid
-		FROM w JOIN a ON a.i = w.si;
+		FROM w JOIN z AS a ON a.i = w.si;
 END
 $$;
