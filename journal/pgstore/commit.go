@@ -23,8 +23,8 @@ type request struct {
 	// tied, on the first request of an AppendBatch, counts its requests:
 	// they are taken together, alone, into one transaction.
 	tied int
-	seqs    []uint64
-	err     error
+	seqs []uint64
+	err  error
 	// fresh counts the entries the transaction inserted (not held ids),
 	// and freshBytes their entryBytes, for the observer.
 	fresh, freshBytes int

@@ -69,7 +69,7 @@ func (q *statements) of(st statement) string { return q.text[st] }
 // schema (newStatements fills it in).
 var statementTexts = [statementCount]string{
 	appendFactsSQL: `SELECT seqs, held, fits, xid FROM S.append_facts($1::text[], $2::int8, $3::text[], $4::int8[], $5::text[], $6::text[], $7::bool)`,
-	notifySQL: `SELECT pg_notify($1, '')`,
+	notifySQL:      `SELECT pg_notify($1, '')`,
 	lastSeqSQL: `SELECT coalesce(greatest(
 				(SELECT st.head FROM S.stream st WHERE st.name = $1),
 				(SELECT f.seq FROM S.fact f WHERE f.stream = $1 ORDER BY f.seq DESC LIMIT 1)), 0)`,
