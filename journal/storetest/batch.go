@@ -166,3 +166,23 @@ func batchDurable(t *testing.T, h *harness, crash func(t *testing.T, s journal.S
 	wantStream(t, readStream(t, after, "a", 0), "a", 1, 0, 1, 2)
 	wantStream(t, readStream(t, after, "b", 0), "b", 1, 0)
 }
+
+// AppendBatch with an ended context fails wrapping its error and appends
+// nothing; after Close it fails with ErrClosed.
+func batchContextAndClose(t *testing.T, h *harness) {
+	s := h.store(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := s.AppendBatch(ctx, journal.Batch{Stream: "a", Entries: entries("a", 0)}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("AppendBatch with an ended context = %v, want context.Canceled", err)
+	}
+	if recs := readStream(t, s, "a", 0); len(recs) != 0 {
+		t.Fatalf("AppendBatch with an ended context appended %d records", len(recs))
+	}
+	if err := s.Close(context.Background()); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	if _, err := s.AppendBatch(context.Background(), journal.Batch{Stream: "a", Entries: entries("a", 0)}); !errors.Is(err, journal.ErrClosed) {
+		t.Fatalf("AppendBatch after Close = %v, want ErrClosed", err)
+	}
+}

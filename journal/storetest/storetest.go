@@ -87,6 +87,7 @@ func Run(t *testing.T, open func(t *testing.T) journal.Store, opts ...Option) {
 		{"BatchBadInputChangesNothing", batchBadInput},
 		{"BatchWithAFullStreamIsRefusedWhole", func(t *testing.T, h *harness) { batchFull(t, c.full) }},
 		{"BatchIsDurableWhenItReturns", func(t *testing.T, h *harness) { batchDurable(t, h, c.crash) }},
+		{"BatchWithAnEndedContextOrAfterClose", batchContextAndClose},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, h) })
 	}
