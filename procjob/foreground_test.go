@@ -21,11 +21,13 @@ import (
 	"github.com/jobgen/jobgen/registry/registrytest"
 )
 
-// gatedCommand writes "a", then waits for the file gate, then writes "b"
-// and exits 0. Each run appends a line to runs and writes its pid to pid,
-// so a test can tell one run from two.
+// gatedCommand writes "a", waits for the file gate, writes "b" and then
+// creates the file wrote, waits for the file gate2, writes "c" and exits 0.
+// Each run appends a line to runs and writes its pid to pid, so a test can
+// tell one run from two.
 func gatedCommand(dir string) []string {
-	script := `echo run >> runs; echo $$ > pid; printf 'a\n'; while [ ! -e gate ]; do sleep 0.01; done; printf 'b\n'`
+	script := `echo run >> runs; echo $$ > pid; printf 'a\n'; while [ ! -e gate ]; do sleep 0.01; done; printf 'b\n'; : > wrote; ` +
+		`while [ ! -e gate2 ]; do sleep 0.01; done; printf 'c\n'`
 	return []string{"sh", "-c", "cd " + dir + " && " + script}
 }
 
@@ -104,6 +106,10 @@ func TestForegroundOfferPromotesTheSameProcessAndItsCursorContinues(t *testing.T
 		t.Errorf("StartedAt = %v, want at least the deadline ago", s)
 	}
 	pid := pidOf(t, dir)
+	// "b" is written after the deadline and before the promotion: the
+	// cursor holds it for the job.
+	touch(t, dir, "gate")
+	waitFor(t, func() bool { return fg.Offer.p.consumer.unread() > 0 })
 	rec := &registrytest.Job{}
 	hooks, err := fg.Offer.Start().Run(context.Background(), rec)
 	if err != nil {
@@ -112,15 +118,15 @@ func TestForegroundOfferPromotesTheSameProcessAndItsCursorContinues(t *testing.T
 	if gone(pid) {
 		t.Fatalf("process %d is gone after the promotion", pid)
 	}
-	touch(t, dir, "gate")
+	touch(t, dir, "gate2")
 	outcome, err := hooks.Done()
 	if err != nil || outcome.Status != jobs.JobStatusCompleted {
 		t.Fatalf("outcome = %+v, %v", outcome, err)
 	}
-	if got := hooks.ReadOutput(); got != "b\n" {
-		t.Errorf("the job's cursor read %q after the foreground's %q, want exactly %q", got, fg.Output, "b\n")
+	if got := hooks.ReadOutput(); got != "b\nc\n" {
+		t.Errorf("the job's cursor read %q after the foreground's %q, want exactly %q", got, fg.Output, "b\nc\n")
 	}
-	if got := rec.Text(jobs.ChannelStdout); got != "a\nb\n" {
+	if got := rec.Text(jobs.ChannelStdout); got != "a\nb\nc\n" {
 		t.Errorf("record = %q, want the output from the command's start", got)
 	}
 	if runs, _ := os.ReadFile(filepath.Join(dir, "runs")); string(runs) != "run\n" {
@@ -210,13 +216,14 @@ func TestAcceptedOfferIsAJobOfTheRegistry(t *testing.T) {
 		t.Fatal(err)
 	}
 	touch(t, dir, "gate")
+	touch(t, dir, "gate2")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if _, settled, err := reg.Wait(ctx, "s1", snap.ID, 0); err != nil || !settled {
 		t.Fatalf("Wait = %v, %v", settled, err)
 	}
 	read, err := reg.Read("s1", snap.ID)
-	if err != nil || read.Output != "b\n" || read.Job.Status != jobs.JobStatusCompleted {
+	if err != nil || read.Output != "b\nc\n" || read.Job.Status != jobs.JobStatusCompleted {
 		t.Errorf("Read = %+v, %v; want the output after the foreground's, completed", read, err)
 	}
 	facts := rec.registered()

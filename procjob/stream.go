@@ -202,6 +202,13 @@ func (c *consumer) read() string {
 	return b.String()
 }
 
+// unread is how many bytes wait for the next read.
+func (c *consumer) unread() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.n
+}
+
 // retained is the capacity the consumer holds, read or not.
 func (c *consumer) retained() int {
 	c.mu.Lock()
