@@ -41,6 +41,11 @@ type Wait struct {
 	// AnswerWithin is how long an Offer waits to be accepted or declined
 	// before it declines itself and kills the command; zero means 10s.
 	AnswerWithin time.Duration
+	// OutputBytes, when positive, caps the Output of an Offer, cut on a
+	// rune boundary: what does not fit stays unread, so the job's first
+	// read after the promotion begins with it. The Output of a command that
+	// ended within the wait is never cut.
+	OutputBytes int
 	// Log hears of an offer declined for the caller (unanswered, or refused
 	// by the registry in Accept); nil discards.
 	Log *slog.Logger
@@ -116,7 +121,7 @@ func RunForeground(ctx context.Context, opts Options, w Wait) (Foreground, error
 			o.log.Warn("procjob: an offer was not answered; the command was killed", "command", commandLine(opts.Command))
 		}
 	})
-	return Foreground{Output: p.consumer.read(), Offer: o}, nil
+	return Foreground{Output: p.consumer.readUpTo(w.OutputBytes), Offer: o}, nil
 }
 
 // stop cancels the process and waits for its outcome.

@@ -289,3 +289,18 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	defer l.mu.Unlock()
 	return l.w.Write(p)
 }
+
+func TestConsumerReadUpToAcrossTheRingsWrap(t *testing.T) {
+	c := &consumer{limit: 8}
+	c.write([]byte("abcdef"), jobs.ChannelStdout)
+	if got := c.readUpTo(4); got != "abcd" {
+		t.Fatalf("readUpTo(4) = %q", got)
+	}
+	c.write([]byte("ghij"), jobs.ChannelStdout) // wraps the ring of 8
+	if got := c.readUpTo(5); got != "efghi" {
+		t.Errorf("readUpTo(5) across the wrap = %q, want %q", got, "efghi")
+	}
+	if got := c.read(); got != "j" {
+		t.Errorf("the rest = %q, want %q", got, "j")
+	}
+}

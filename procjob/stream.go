@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/jobgen/jobgen/generated/jobs"
+	"github.com/jobgen/jobgen/registry"
 )
 
 // A stream collects one output of a process. It is the io.Writer the process
@@ -188,11 +189,50 @@ func (c *consumer) grow(size int) {
 func (c *consumer) read() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	var b strings.Builder
-	header := ""
-	if c.dropped > 0 {
-		header = "[" + strconv.FormatInt(c.dropped, 10) + " bytes of output dropped unread]\n"
+	return c.readLocked()
+}
+
+// readUpTo takes at most n unread bytes (the dropped-bytes header
+// included), cut before a rune the cut would split or that is not whole
+// yet, so the rest, read next, starts where it ends; n <= 0 takes all.
+func (c *consumer) readUpTo(n int) string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if n <= 0 || c.n+len(c.header()) <= n {
+		return c.readLocked()
 	}
+	header := c.header()
+	if len(header) >= n {
+		return "" // the header alone does not fit: the next read carries it
+	}
+	k := n - len(header)
+	b := make([]byte, 0, n)
+	b = append(b, header...)
+	first := min(c.n, len(c.ring)-c.head)
+	b = append(b, c.ring[c.head:c.head+min(first, k)]...)
+	if k > first {
+		b = append(b, c.ring[:k-first]...)
+	}
+	cut := len(header) + registry.CompleteUTF8(string(b[len(header):]))
+	taken := cut - len(header)
+	c.head = (c.head + taken) % max(len(c.ring), 1)
+	c.n -= taken
+	c.dropped = 0
+	return string(b[:cut])
+}
+
+// header says how many bytes were dropped unread, if any were.
+func (c *consumer) header() string {
+	if c.dropped == 0 {
+		return ""
+	}
+	return "[" + strconv.FormatInt(c.dropped, 10) + " bytes of output dropped unread]\n"
+}
+
+// readLocked is read; c.mu is held.
+func (c *consumer) readLocked() string {
+	var b strings.Builder
+	header := c.header()
 	b.Grow(len(header) + c.n)
 	b.WriteString(header)
 	first := min(c.n, len(c.ring)-c.head)
