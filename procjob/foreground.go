@@ -207,7 +207,14 @@ func (o *Offer) answer() bool {
 // — declines the offer, killing the command, logs it and returns the
 // registry's error.
 func (o *Offer) Accept(ctx context.Context, reg *registry.Registry) (jobs.JobSnapshot, error) {
-	snap, err := reg.Promote(ctx, o.Start(), o.StartedAt())
+	return o.AcceptStart(ctx, reg, o.Start())
+}
+
+// AcceptStart is Accept of start, which is the offer's Start with what the
+// runtime adds to it (a face that turns output lines into progress, say):
+// its starter must call Start's.
+func (o *Offer) AcceptStart(ctx context.Context, reg *registry.Registry, start jobs.RecordingJobStart) (jobs.JobSnapshot, error) {
+	snap, err := reg.Promote(ctx, start, o.StartedAt())
 	if err == nil {
 		return snap, nil
 	}
