@@ -304,3 +304,36 @@ func TestConsumerReadUpToAcrossTheRingsWrap(t *testing.T) {
 		t.Errorf("the rest = %q, want %q", got, "j")
 	}
 }
+
+// Narration reaches the record and followers of a registry's job, never
+// its consuming read.
+func TestNarrationReachesFollowersAndNeverTheConsumingRead(t *testing.T) {
+	reg := registry.New()
+	defer reg.Close(context.Background())
+	snap, err := reg.Start(context.Background(), Start(Options{
+		Command: []string{"sh", "-c", "echo 'phase: one' >&3; echo out; echo 'phase: two' >&3"}, Owner: "s1", Narration: true, Poll: 10 * time.Millisecond,
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var followed strings.Builder
+	for f, err := range reg.Follow(context.Background(), "s1", snap.ID, registry.FromEarliest()) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out, ok := f.(jobs.OutputFrame); ok {
+			for _, c := range out.Chunks {
+				if c.Channel == jobs.ChannelLog {
+					followed.WriteString(c.Text)
+				}
+			}
+		}
+	}
+	if followed.String() != "phase: one\nphase: two\n" {
+		t.Errorf("a follower got the narration %q", followed.String())
+	}
+	read, err := reg.Read("s1", snap.ID)
+	if err != nil || read.Output != "out\n" {
+		t.Errorf("Read = %q, %v; want the output without the narration", read.Output, err)
+	}
+}

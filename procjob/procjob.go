@@ -43,6 +43,14 @@
 // assume such a directory exists, so without the option it uses the process
 // group alone; see docs/decisions/0027.
 //
+// # Narration
+//
+// With Options.Narration the command gets a third pipe, file descriptor 3,
+// to narrate its work for the people watching (echo "phase: link" >&3):
+// the record keeps it on the log channel (jobs.ChannelLog), so followers
+// and the console show it, styled apart, while the consuming cursor never
+// sees it: the model reads the command's output, not its narration.
+//
 // # Terminal
 //
 // With Options.Terminal the command runs under a pseudo-terminal instead of
@@ -139,6 +147,13 @@ type Options struct {
 	// and makes the job a terminal job that takes input; see the package
 	// doc. Nil runs it on pipes.
 	Terminal *jobs.TerminalSize
+	// Narration, on pipes, gives the command a third output, file
+	// descriptor 3, for what it says about its own work (a phase, a step):
+	// the record keeps it on the log channel, followers and the console see
+	// it, and the consuming cursor (ReadOutput, so Registry.Read and
+	// job_output) never returns it. Ignored under a terminal; Unix only
+	// (Windows passes no descriptor past stderr, so the start fails there).
+	Narration bool
 }
 
 // Start returns a start for the registry that runs the command as a
@@ -317,6 +332,10 @@ func newProcess(opts Options) *process {
 	} else {
 		p.consumer.labels = true
 		p.outputs = []output{{s: newStream(jobs.ChannelStdout), channel: jobs.ChannelStdout}, {s: newStream(jobs.ChannelStderr), channel: jobs.ChannelStderr}}
+		if opts.Narration {
+			narration := &stream{window: window, channel: jobs.ChannelLog} // no sink: the model never reads it
+			p.outputs = append(p.outputs, output{s: narration, channel: jobs.ChannelLog})
+		}
 	}
 	return p
 }
@@ -346,6 +365,9 @@ func (p *process) openOutputs(cmd *exec.Cmd, size *jobs.TerminalSize) ([]*os.Fil
 		p.outputs[i].r, writeEnds = r, append(writeEnds, w)
 	}
 	cmd.Stdout, cmd.Stderr = writeEnds[0], writeEnds[1]
+	if len(writeEnds) > 2 {
+		cmd.ExtraFiles = writeEnds[2:] // the narration, fd 3
+	}
 	return writeEnds, nil
 }
 

@@ -24,7 +24,7 @@ type stream struct {
 	start  int64 // absolute offset of buf[0]
 	window int
 	closed bool // the process has exited: a trailing partial rune is final
-	sink   *consumer
+	sink   *consumer // the consuming cursor; nil for narration, which it never gets
 	// channel is the channel the stream's bytes go to the consumer as.
 	channel jobs.Channel
 }
@@ -68,7 +68,9 @@ func (s *stream) write(p []byte) {
 		s.buf = s.buf[:n]
 		s.start += int64(over)
 	}
-	s.sink.write(p, s.channel)
+	if s.sink != nil {
+		s.sink.write(p, s.channel)
+	}
 }
 
 // close marks the stream complete, so ReadFrom hands out a trailing partial

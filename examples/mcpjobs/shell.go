@@ -31,6 +31,9 @@ func shellTool(reg *registry.Registry, log *slog.Logger) (agenttools.StartTool, 
 			Kind:    "sh",
 			Label:   in.Label,
 			Owner:   caller.Session,
+			// What the command writes to fd 3 is narration for the people
+			// watching (the console), never job_output's.
+			Narration: true,
 		}
 		if in.TimeoutSeconds > 0 {
 			return foreground(ctx, reg, log, opts, time.Duration(in.TimeoutSeconds)*time.Second)

@@ -144,3 +144,29 @@ func TestAbortAfterThePromotionDoesNotKillAndJobKillDoes(t *testing.T) {
 		t.Errorf("job_kill = %+v, then job_wait = %+v; want it killed", kill, w)
 	}
 }
+
+func TestShellNarrationIsNeverJobOutputs(t *testing.T) {
+	f := newShellFixture(t)
+	var got shellAnswer
+	f.call(t.Context(), "shell", map[string]any{"command": "echo 'phase: build' >&3; echo built"}, &got)
+	var w waitAnswer
+	f.call(t.Context(), "job_wait", map[string]any{"jobId": got.JobID, "timeoutSeconds": 10}, &w)
+	var out outputAnswer
+	f.call(t.Context(), "job_output", map[string]any{"jobId": got.JobID}, &out)
+	if out.Output != "built\n" {
+		t.Errorf("job_output = %q; want the output without the narration", out.Output)
+	}
+	rd, err := f.rt.reg.ReadRecord("s", got.JobID, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var narration string
+	for _, c := range rd.Chunks {
+		if c.Channel == jobs.ChannelLog {
+			narration += c.Text
+		}
+	}
+	if narration != "phase: build\n" {
+		t.Errorf("the record's narration = %q", narration)
+	}
+}
