@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -243,7 +244,7 @@ func TestJobToolsRefuseBadArguments(t *testing.T) {
 		{"job_output", `{"jobId"`, `The arguments of job_output must be a JSON object`},
 		{"job_list", `{"activeOnly": "yes"}`, `The argument "activeOnly" of job_list must be true or false.`},
 		{"job_list", `"all"`, `The arguments of job_list must be a JSON object, such as {}.`},
-		{"job_kill", `{"reason": "done"}`, `job_kill needs the argument "jobId".`},
+		{"job_kill", `{"reason": "done"}`, `Give the job to stop as jobId, or several as jobIds.`},
 		{"job_kill", `{"jobId": ` + id + `, "reason": 3}`, `The argument "reason" of job_kill must be a string.`},
 		{"job_wait", `{"jobId": ` + id + `, "timeoutSeconds": -5}`, `The argument "timeoutSeconds" of job_wait must be from 0 to 600.`},
 		{"job_wait", `{"jobId": ` + id + `, "timeoutSeconds": 4294967295}`, `The argument "timeoutSeconds" of job_wait must be from 0 to 600.`},
@@ -258,6 +259,36 @@ func TestJobToolsRefuseBadArguments(t *testing.T) {
 				t.Errorf("the message %q leaks a Go error", e.Message)
 			}
 		})
+	}
+}
+
+func TestJobKillOfSeveralIDsSaysWhatHappenedToEach(t *testing.T) {
+	f := newFixture(t)
+	mine := f.start(jobSpec{owner: "a"})
+	failing := f.start(jobSpec{owner: "a"})
+	failing.cancelErr = errors.New("kill: operation not permitted")
+	finished := f.start(jobSpec{owner: "a"})
+	finished.settle(jobs.JobStatusCompleted, "", "")
+	foreign := f.start(jobSpec{owner: "b"})
+
+	ids := []jobs.JobID{mine.snap.ID, foreign.snap.ID, failing.snap.ID, finished.snap.ID, jobID(42)}
+	got := decode[tools.JobKillResult](t, call(t, f.tools.For("a"), "job_kill", map[string]any{"jobIds": ids, "reason": "cleanup"}))
+
+	want := tools.JobKillResult{Jobs: []tools.JobKillEach{
+		{JobID: mine.snap.ID, Name: mine.snap.Name, Outcome: tools.KillOutcomeRequested, Status: jobs.JobStatusKilled},
+		{JobID: foreign.snap.ID, Error: tools.ErrorCodeUnknownJob},
+		{JobID: failing.snap.ID, Name: failing.snap.Name, Status: jobs.JobStatusRunning, Error: tools.ErrorCodeKillFailed},
+		{JobID: finished.snap.ID, Name: finished.snap.Name, Outcome: tools.KillOutcomeAlreadyFinished, Status: jobs.JobStatusCompleted},
+		{JobID: jobID(42), Error: tools.ErrorCodeUnknownJob},
+	}}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("job_kill of several = %+v\nwant %+v", got, want)
+	}
+	if !reflect.DeepEqual(mine.cancels, []string{"cleanup"}) || !reflect.DeepEqual(failing.cancels, []string{"cleanup"}) {
+		t.Fatalf("Cancel reasons %q, %q; want the one reason each", mine.cancels, failing.cancels)
+	}
+	if len(foreign.cancels) != 0 {
+		t.Fatalf("another session's job was cancelled %q; the fence must hold", foreign.cancels)
 	}
 }
 
@@ -307,6 +338,23 @@ func TestJobKill(t *testing.T) {
 			wantErr: tools.ErrorCodeUnknownJob, cancels: nil, jobStatus: jobs.JobStatusRunning,
 		},
 		{
+			name: "neither jobId nor jobIds is invalid", caller: "a",
+			args:    func(jobs.JobID) map[string]any { return map[string]any{"reason": "x"} },
+			wantErr: tools.ErrorCodeInvalidArguments, cancels: nil, jobStatus: jobs.JobStatusRunning,
+		},
+		{
+			name: "both jobId and jobIds is invalid", caller: "a",
+			args:    func(id jobs.JobID) map[string]any { return map[string]any{"jobId": id, "jobIds": []jobs.JobID{id}} },
+			wantErr: tools.ErrorCodeInvalidArguments, cancels: nil, jobStatus: jobs.JobStatusRunning,
+		},
+		{
+			name: "more jobIds than one call stops is invalid", caller: "a",
+			args: func(id jobs.JobID) map[string]any {
+				return map[string]any{"jobIds": slices.Repeat([]jobs.JobID{id}, 101)}
+			},
+			wantErr: tools.ErrorCodeInvalidArguments, cancels: nil, jobStatus: jobs.JobStatusRunning,
+		},
+		{
 			name: "a Cancel that fails is killFailed and the job runs on", caller: "a",
 			args:    func(id jobs.JobID) map[string]any { return map[string]any{"jobId": id} },
 			before:  func(j *fakeJob) { j.cancelErr = errors.New("kill: operation not permitted (pid 4242)") },
@@ -332,7 +380,7 @@ func TestJobKill(t *testing.T) {
 			} else {
 				got := decode[tools.JobKillResult](t, call(t, s, "job_kill", tt.args(j.snap.ID)))
 				tt.want.JobID = j.snap.ID
-				if got != tt.want {
+				if !reflect.DeepEqual(got, tt.want) {
 					t.Errorf("job_kill = %+v, want %+v", got, tt.want)
 				}
 			}
