@@ -270,3 +270,10 @@ func sleep(ctx context.Context, d time.Duration) error {
 		return nil
 	}
 }
+
+// KillJobs implements wire.Server: declined, since a bulk stop is a host's
+// registry's (Registry.KillAll, fenced there); a fleet forwards one job's
+// kill to its host but does not split a selection across hosts.
+func (f *Fleet) KillJobs(ctx context.Context, req wire.KillJobsRequest) (wire.KillAllResponse, error) {
+	return wire.KillAllResponse{}, httproute.Decline("a bulk stop is served by each host's own page")
+}

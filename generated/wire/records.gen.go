@@ -354,6 +354,140 @@ func (i *Interval) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
+// A KillAllRequest is the body of a bulk stop, sent as application/json: the
+// jobs of IDs, or when IDs is empty every live job of the caller that Match
+// selects, all asked to stop with the one reason.
+type KillAllRequest struct {
+	// IDs names the jobs to stop, at most 1000; a repeated id counts once.
+	IDs []jobs.JobID `json:"ids,omitzero"`
+	// Match selects the caller's live jobs to stop when IDs is empty.
+	Match KillMatch `json:"match,omitzero"`
+	// All says that an empty Match is meant: every live job of the caller stops.
+	All bool `json:"all,omitzero"`
+	// Reason is recorded with each kill; empty says it came from the jobs page.
+	Reason string `json:"reason,omitzero"`
+}
+
+// UnmarshalJSON decodes k, refusing a missing required field or an ambiguous key.
+func (k *KillAllRequest) UnmarshalJSON(data []byte) error {
+	var wire struct {
+		IDs    []jobs.JobID `json:"ids"`
+		Match  KillMatch    `json:"match"`
+		All    bool         `json:"all"`
+		Reason string       `json:"reason"`
+	}
+	if err := json.Unmarshal(data, &wire); err != nil {
+		return err
+	}
+	if err := codec.CheckKeys("wire.KillAllRequest", data, "ids", "match", "all", "reason"); err != nil {
+		return err
+	}
+	k.IDs = wire.IDs
+	k.Match = wire.Match
+	k.All = wire.All
+	k.Reason = wire.Reason
+	return nil
+}
+
+// A KillAllResponse is what a bulk stop answers, one KillEach per selected job
+// in selection order.
+type KillAllResponse struct {
+	// Results are the selected jobs' outcomes.
+	Results []KillEach `json:"results"`
+}
+
+// MarshalJSON encodes k, writing a nil list as [] and a nil map as {}.
+func (k KillAllResponse) MarshalJSON() ([]byte, error) {
+	type plain KillAllResponse
+	if k.Results == nil {
+		k.Results = []KillEach{}
+	}
+	return json.Marshal(plain(k))
+}
+
+// UnmarshalJSON decodes k, refusing a missing required field or an ambiguous key.
+func (k *KillAllResponse) UnmarshalJSON(data []byte) error {
+	var wire struct {
+		Results []KillEach `json:"results"`
+	}
+	if err := json.Unmarshal(data, &wire); err != nil {
+		return err
+	}
+	if err := codec.CheckKeys("wire.KillAllResponse", data, "results"); err != nil {
+		return err
+	}
+	k.Results = wire.Results
+	return nil
+}
+
+// A KillEach is what a bulk stop did to one job.
+type KillEach struct {
+	// ID is the job's id.
+	ID jobs.JobID `json:"id"`
+	// Result says whether the job was asked to stop; absent with Error.
+	Result KillResult `json:"result,omitzero"`
+	// Job is the job as the stop left it; absent when the job is not the caller's.
+	Job jobs.JobSnapshot `json:"job,omitzero"`
+	// Error says why the job was not asked to stop: no such job (unknown and
+	// foreign alike), or its Cancel failed.
+	Error string `json:"error,omitzero"`
+}
+
+// UnmarshalJSON decodes k, refusing a missing required field or an ambiguous key.
+func (k *KillEach) UnmarshalJSON(data []byte) error {
+	var wire struct {
+		ID     *jobs.JobID      `json:"id"`
+		Result KillResult       `json:"result"`
+		Job    jobs.JobSnapshot `json:"job"`
+		Error  string           `json:"error"`
+	}
+	if err := json.Unmarshal(data, &wire); err != nil {
+		return err
+	}
+	if err := codec.CheckKeys("wire.KillEach", data, "id", "result", "job", "error"); err != nil {
+		return err
+	}
+	if wire.ID == nil {
+		return codec.MissingField("wire.KillEach", "id")
+	}
+	k.ID = *wire.ID
+	k.Result = wire.Result
+	k.Job = wire.Job
+	k.Error = wire.Error
+	return nil
+}
+
+// A KillMatch selects live jobs by what the roster's filters show: each field
+// set must agree.
+type KillMatch struct {
+	// Kind is the producer's kind the job must have.
+	Kind string `json:"kind,omitzero"`
+	// Status is the status the job must have (running or stopping).
+	Status jobs.JobStatus `json:"status,omitzero"`
+	// Text must occur, ignoring case, in the job's name, kind, label or progress
+	// line.
+	Text string `json:"text,omitzero"`
+}
+
+// UnmarshalJSON decodes k, refusing a missing required field or an ambiguous key.
+func (k *KillMatch) UnmarshalJSON(data []byte) error {
+	var wire struct {
+		Kind   string         `json:"kind"`
+		Status jobs.JobStatus `json:"status"`
+		Text   string         `json:"text"`
+	}
+	if err := json.Unmarshal(data, &wire); err != nil {
+		return err
+	}
+	if err := codec.CheckKeys("wire.KillMatch", data, "kind", "status", "text"); err != nil {
+		return err
+	}
+	k.Kind = wire.Kind
+	k.Status = wire.Status
+	k.Text = wire.Text
+	return nil
+}
+
 // A KillRequest is the body of a kill, sent as application/json.
 type KillRequest struct {
 	// Reason is recorded with the kill; empty says it came from the jobs page.

@@ -31,6 +31,7 @@ const (
 //	GET    /api/jobs/{id}               GetJob           jobs.JobSnapshot with FleetPlacement
 //	GET    /api/jobs/{id}/follow        FollowJob        events of jobs.FollowFrame
 //	POST   /api/jobs/{id}/kill          KillJob          KillResponse
+//	POST   /api/jobs/kill               KillJobs         KillAllResponse
 //	POST   /api/jobs/{id}/input         SendInput        InputResponse
 //	GET    /api/jobs/{id}/raw           DownloadRecord   text/plain; charset=utf-8
 //	GET    /api/history                 ListHistory      []Interval with FleetPlacement
@@ -127,6 +128,18 @@ func Routes() httproute.Table {
 			Path:     "/api/jobs/{id}/kill",
 			Refusals: []int{404, 409, 502, 503},
 			Type:     "KillResponse",
+		}, {
+			Answer: httproute.AnswerJSON,
+			Body: &httproute.Body{
+				MaxBytes: 65536,
+				Type:     "KillAllRequest",
+			},
+			Doc:      "KillJobs asks many of the caller's jobs to stop with one reason, by ids or by a match over its live jobs, and answers each job's outcome. Like a kill, it must be a JSON POST from this site.",
+			Method:   "POST",
+			Name:     "KillJobs",
+			Path:     "/api/jobs/kill",
+			Refusals: []int{400},
+			Type:     "KillAllResponse",
 		}, {
 			Answer: httproute.AnswerJSON,
 			Body: &httproute.Body{
@@ -268,6 +281,15 @@ type Server interface {
 	//   - 502: The job could not be asked to stop (its producer's Cancel failed), or a fleet could not reach its host.
 	//   - 503: A fleet's job's host is lost.
 	KillJob(ctx context.Context, req KillJobRequest) (KillResponse, error)
+	// KillJobs asks many of the caller's jobs to stop with one reason, by ids or by
+	// a match over its live jobs, and answers each job's outcome. Like a kill, it
+	// must be a JSON POST from this site.
+	//
+	// 	POST /api/jobs/kill
+	//
+	// It refuses with:
+	//   - 400: The body names no jobs (no ids, an empty match without all), or more than 1000 ids.
+	KillJobs(ctx context.Context, req KillJobsRequest) (KillAllResponse, error)
 	// SendInput types text into a terminal job's terminal, as if typed. It is
 	// fenced as a kill is.
 	//
@@ -471,6 +493,13 @@ type KillJobRequest struct {
 	Body KillRequest
 }
 
+// KillJobsRequest is what a request to KillJobs (POST /api/jobs/kill) carries,
+// decoded.
+type KillJobsRequest struct {
+	// Body is the request's body.
+	Body KillAllRequest
+}
+
 // SendInputRequest is what a request to SendInput (POST /api/jobs/{id}/input)
 // carries, decoded.
 type SendInputRequest struct {
@@ -572,7 +601,7 @@ type ListFleetHostsRequest struct{}
 // NewHandler returns the handler that serves s on the routes of Routes,
 // answering every refusal, its own and the methods', with ErrorBody as JSON.
 func NewHandler(s Server, opts httproute.Options) *httproute.Handler {
-	return httproute.NewHandler(Routes(), []httproute.Serve{servePage(s), serveListJobs(s), serveWatchJobs(s), serveGetJob(s), serveFollowJob(s), serveKillJob(s), serveSendInput(s), serveDownloadRecord(s), serveListHistory(s), serveArchivedHistory(s), serveListSubagents(s), serveWatchSubagents(s), serveSubagentHistory(s), serveListFleetHosts(s)}, opts)
+	return httproute.NewHandler(Routes(), []httproute.Serve{servePage(s), serveListJobs(s), serveWatchJobs(s), serveGetJob(s), serveFollowJob(s), serveKillJob(s), serveKillJobs(s), serveSendInput(s), serveDownloadRecord(s), serveListHistory(s), serveArchivedHistory(s), serveListSubagents(s), serveWatchSubagents(s), serveSubagentHistory(s), serveListFleetHosts(s)}, opts)
 }
 
 func servePage(s Server) httproute.Serve {
@@ -659,6 +688,20 @@ func serveKillJob(s Server) httproute.Serve {
 			return err
 		}
 		v, err := s.KillJob(c.Context(), req)
+		if err != nil {
+			return err
+		}
+		return c.JSON(v)
+	}
+}
+
+func serveKillJobs(s Server) httproute.Serve {
+	return func(c *httproute.Call) error {
+		var req KillJobsRequest
+		if err := c.Body(&req.Body); err != nil {
+			return err
+		}
+		v, err := s.KillJobs(c.Context(), req)
 		if err != nil {
 			return err
 		}

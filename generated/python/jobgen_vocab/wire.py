@@ -247,6 +247,69 @@ class Interval(Model):
     """
 
 
+class KillAllRequest(Model):
+    """A KillAllRequest is the body of a bulk stop, sent as application/json: the jobs
+    of IDs, or when IDs is empty every live job of the caller that Match selects, all
+    asked to stop with the one reason.
+    """
+
+    ids: list[jobs.JobID] | None = None
+    """IDs names the jobs to stop, at most 1000; a repeated id counts once."""
+
+    match: Annotated[KillMatch | None, NULL_IS_EMPTY] = None
+    """Match selects the caller's live jobs to stop when IDs is empty."""
+
+    all: bool = False
+    """All says that an empty Match is meant: every live job of the caller stops."""
+
+    reason: str = ""
+    """Reason is recorded with each kill; empty says it came from the jobs page."""
+
+
+class KillAllResponse(Model):
+    """A KillAllResponse is what a bulk stop answers, one KillEach per selected job in
+    selection order.
+    """
+
+    results: list[KillEach] = Field(default_factory=list)
+    """Results are the selected jobs' outcomes."""
+
+
+class KillEach(Model):
+    """A KillEach is what a bulk stop did to one job."""
+
+    id: jobs.JobID
+    """ID is the job's id."""
+
+    result: KillResult | None = None
+    """Result says whether the job was asked to stop; absent with Error."""
+
+    job: Annotated[jobs.JobSnapshot | None, NULL_IS_EMPTY] = None
+    """Job is the job as the stop left it; absent when the job is not the caller's."""
+
+    error: str = ""
+    """Error says why the job was not asked to stop: no such job (unknown and foreign
+    alike), or its Cancel failed.
+    """
+
+
+class KillMatch(Model):
+    """A KillMatch selects live jobs by what the roster's filters show: each field set
+    must agree.
+    """
+
+    kind: str = ""
+    """Kind is the producer's kind the job must have."""
+
+    status: jobs.JobStatus | None = None
+    """Status is the status the job must have (running or stopping)."""
+
+    text: str = ""
+    """Text must occur, ignoring case, in the job's name, kind, label or progress
+    line.
+    """
+
+
 class KillRequest(Model):
     """A KillRequest is the body of a kill, sent as application/json."""
 
