@@ -277,3 +277,9 @@ func sleep(ctx context.Context, d time.Duration) error {
 func (f *Fleet) KillJobs(ctx context.Context, req wire.KillJobsRequest) (wire.KillAllResponse, error) {
 	return wire.KillAllResponse{}, httproute.Decline("a bulk stop is served by each host's own page")
 }
+
+// ListWaiting implements wire.Server: declined, since a start waits in one
+// host's registry and the shared history records none until it registers.
+func (f *Fleet) ListWaiting(ctx context.Context, req wire.ListWaitingRequest) ([]wire.WaitingStart, error) {
+	return nil, httproute.Decline("starts waiting for a slot are shown by each host's own page")
+}

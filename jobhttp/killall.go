@@ -75,3 +75,18 @@ func killSelection(body wire.KillAllRequest) (registry.Selection, error) {
 			(text == "" || strings.Contains(strings.ToLower(s.Name+"\n"+s.Kind+"\n"+s.Label+"\n"+s.Detail), text))
 	}}, nil
 }
+
+// ListWaiting implements wire.Server: the caller's StartWaits queued for a
+// slot (Registry.Waiting), which the roster cannot show, having no id yet.
+func (h *Handler) ListWaiting(ctx context.Context, req wire.ListWaitingRequest) ([]wire.WaitingStart, error) {
+	session, err := sessionOf(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ws := h.reg.Waiting(session)
+	out := make([]wire.WaitingStart, len(ws))
+	for i, w := range ws {
+		out[i] = wire.WaitingStart{Owner: w.Owner, Kind: w.Kind, Label: w.Label, Since: w.Since, Place: w.Place}
+	}
+	return out, nil
+}

@@ -1,11 +1,13 @@
 package jobhttp_test
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jobgen/jobgen/generated/jobs"
 	"github.com/jobgen/jobgen/generated/wire"
@@ -127,4 +129,54 @@ func waitStatus(t *testing.T, r *registry.Registry, caller jobs.SessionID, id jo
 		t.Fatal(err)
 	}
 	return snap
+}
+
+func TestWaitingStartsAreListedWithTheirPlaceInLine(t *testing.T) {
+	s := newServer(t, jobhttp.Options{}, registry.WithLimits(registry.Limits{MaxPerOwner: 1}))
+	_, running := s.startPlain("alice", "holds the slot")
+	errs := make(chan error, 2)
+	for _, label := range []string{"first in line", "second in line"} {
+		go func() {
+			_, err := s.reg.StartWait(t.Context(), jobs.PlainJobStart{
+				JobStartCommon: jobs.JobStartCommon{Kind: "plain", Label: label, Owner: "alice"},
+				Run: func(context.Context, jobs.RunningJob) (jobs.Hooks, error) {
+					stop := make(chan struct{})
+					return jobs.Hooks{
+						Cancel: func(string) error { close(stop); return nil },
+						Done:   func() (jobs.JobOutcome, error) { <-stop; return jobs.JobOutcome{Status: jobs.JobStatusKilled}, nil },
+					}, nil
+				},
+			})
+			errs <- err
+		}()
+		for len(s.reg.Waiting("alice")) == 0 || s.reg.Waiting("alice")[len(s.reg.Waiting("alice"))-1].Label != label {
+			time.Sleep(time.Millisecond) // the goroutine queues in its own time; the queue's order is the test's
+		}
+	}
+	get := func(session string) []wire.WaitingStart {
+		res := s.request("GET", "/api/jobs/waiting", session, nil, nil)
+		defer res.Body.Close()
+		var got []wire.WaitingStart
+		if err := json.NewDecoder(res.Body).Decode(&got); err != nil || res.StatusCode != http.StatusOK {
+			t.Fatalf("waiting as %s: %s %v", session, res.Status, err)
+		}
+		return got
+	}
+	got := get("alice")
+	if len(got) != 2 || got[0].Label != "first in line" || got[0].Place != 1 || got[1].Place != 2 || got[0].Owner != "alice" || got[0].Since == 0 {
+		t.Fatalf("alice's waiting starts = %+v; want both, in line", got)
+	}
+	if other := get("bob"); len(other) != 0 {
+		t.Fatalf("bob sees %+v; a session's waiting starts are its own", other)
+	}
+	running.finish(jobs.JobStatusCompleted, "")
+	for len(s.reg.Waiting("alice")) != 1 {
+		time.Sleep(time.Millisecond)
+	}
+	if got := get("alice"); len(got) != 1 || got[0].Label != "second in line" || got[0].Place != 1 {
+		t.Fatalf("after a slot freed, waiting = %+v; want the second first in line", got)
+	}
+	s.reg.Close(t.Context())
+	<-errs
+	<-errs
 }

@@ -596,3 +596,35 @@ export declare function decodeSubagentNode(json: unknown, path?: string): Subage
  * leaving out optional fields that hold their zero value, as Go does.
  */
 export declare function encodeSubagentNode(value: SubagentNode): JSONObject;
+
+/**
+ * A WaitingStart is a start waiting for one of its owner's admission slots
+ * (registry.StartWait): not a job yet, so it has no id, name or status.
+ */
+export interface WaitingStart {
+  /** Owner is the owning session; empty for an unowned start. */
+  owner?: jobs.SessionID;
+  /** Kind is the producer's kind. */
+  kind: string;
+  /** Label is the start's short description. */
+  label: string;
+  /** Since is when it began to wait, in Unix milliseconds. */
+  since: number;
+  /**
+   * Place is its place in its owner's line, from 1: the next freed slot goes to
+   * place 1.
+   */
+  place: number;
+}
+
+/**
+ * decodeWaitingStart reads a WaitingStart from JSON as Go's decoder does,
+ * refusing input that lacks a required field.
+ */
+export declare function decodeWaitingStart(json: unknown, path?: string): WaitingStart;
+
+/**
+ * encodeWaitingStart writes a WaitingStart as JSON that Go's decoder reads,
+ * leaving out optional fields that hold their zero value, as Go does.
+ */
+export declare function encodeWaitingStart(value: WaitingStart): JSONObject;

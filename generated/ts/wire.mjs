@@ -1049,6 +1049,72 @@ export function encodeSubagentNode(value) {
 }
 
 /**
+ * decodeWaitingStart reads a WaitingStart from JSON as Go's decoder does,
+ * refusing input that lacks a required field.
+ */
+export function decodeWaitingStart(json, path = "$") {
+  const o = _obj(json, path, "WaitingStart");
+  let f_owner;
+  let f_kind;
+  let f_label;
+  let f_since;
+  let f_place;
+  for (const k of Object.keys(o)) {
+    const v = o[k];
+    switch (k) {
+      case "owner":
+        if (v !== null) f_owner = _str(v, path, "owner");
+        continue;
+      case "kind":
+        f_kind = v === null ? undefined : _str(v, path, "kind");
+        continue;
+      case "label":
+        f_label = v === null ? undefined : _str(v, path, "label");
+        continue;
+      case "since":
+        f_since = v === null ? undefined : _int(v, path, "since");
+        continue;
+      case "place":
+        f_place = v === null ? undefined : _int(v, path, "place");
+        continue;
+    }
+    switch (_fold(k)) {
+      case "OWNER":
+        throw _ambiguous(path, "WaitingStart", k, "owner");
+      case "KIND":
+        throw _ambiguous(path, "WaitingStart", k, "kind");
+      case "LABEL":
+        throw _ambiguous(path, "WaitingStart", k, "label");
+      case "SINCE":
+        throw _ambiguous(path, "WaitingStart", k, "since");
+      case "PLACE":
+        throw _ambiguous(path, "WaitingStart", k, "place");
+    }
+  }
+  if (f_kind === undefined) throw _missing(path, "WaitingStart", "kind");
+  if (f_label === undefined) throw _missing(path, "WaitingStart", "label");
+  if (f_since === undefined) throw _missing(path, "WaitingStart", "since");
+  if (f_place === undefined) throw _missing(path, "WaitingStart", "place");
+  const out = { kind: f_kind, label: f_label, since: f_since, place: f_place };
+  if (f_owner) out.owner = f_owner;
+  return out;
+}
+
+/**
+ * encodeWaitingStart writes a WaitingStart as JSON that Go's decoder reads,
+ * leaving out optional fields that hold their zero value, as Go does.
+ */
+export function encodeWaitingStart(value) {
+  const o = {};
+  if (value.owner) o["owner"] = value.owner;
+  o["kind"] = value.kind;
+  o["label"] = value.label;
+  o["since"] = _eint(value.since, "WaitingStart.since");
+  o["place"] = _eint(value.place, "WaitingStart.place");
+  return o;
+}
+
+/**
  * _isZeroKillMatch reports whether every field of v is zero, when Go leaves it
  * out.
  */

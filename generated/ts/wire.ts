@@ -1395,6 +1395,92 @@ export function encodeSubagentNode(value: SubagentNode): JSONObject {
 }
 
 /**
+ * A WaitingStart is a start waiting for one of its owner's admission slots
+ * (registry.StartWait): not a job yet, so it has no id, name or status.
+ */
+export interface WaitingStart {
+  /** Owner is the owning session; empty for an unowned start. */
+  owner?: jobs.SessionID;
+  /** Kind is the producer's kind. */
+  kind: string;
+  /** Label is the start's short description. */
+  label: string;
+  /** Since is when it began to wait, in Unix milliseconds. */
+  since: number;
+  /**
+   * Place is its place in its owner's line, from 1: the next freed slot goes to
+   * place 1.
+   */
+  place: number;
+}
+
+/**
+ * decodeWaitingStart reads a WaitingStart from JSON as Go's decoder does,
+ * refusing input that lacks a required field.
+ */
+export function decodeWaitingStart(json: unknown, path = "$"): WaitingStart {
+  const o = _obj(json, path, "WaitingStart");
+  let f_owner: jobs.SessionID | undefined;
+  let f_kind: string | undefined;
+  let f_label: string | undefined;
+  let f_since: number | undefined;
+  let f_place: number | undefined;
+  for (const k of Object.keys(o)) {
+    const v = o[k];
+    switch (k) {
+      case "owner":
+        if (v !== null) f_owner = (_str(v, path, "owner") as jobs.SessionID);
+        continue;
+      case "kind":
+        f_kind = v === null ? undefined : _str(v, path, "kind");
+        continue;
+      case "label":
+        f_label = v === null ? undefined : _str(v, path, "label");
+        continue;
+      case "since":
+        f_since = v === null ? undefined : _int(v, path, "since");
+        continue;
+      case "place":
+        f_place = v === null ? undefined : _int(v, path, "place");
+        continue;
+    }
+    switch (_fold(k)) {
+      case "OWNER":
+        throw _ambiguous(path, "WaitingStart", k, "owner");
+      case "KIND":
+        throw _ambiguous(path, "WaitingStart", k, "kind");
+      case "LABEL":
+        throw _ambiguous(path, "WaitingStart", k, "label");
+      case "SINCE":
+        throw _ambiguous(path, "WaitingStart", k, "since");
+      case "PLACE":
+        throw _ambiguous(path, "WaitingStart", k, "place");
+    }
+  }
+  if (f_kind === undefined) throw _missing(path, "WaitingStart", "kind");
+  if (f_label === undefined) throw _missing(path, "WaitingStart", "label");
+  if (f_since === undefined) throw _missing(path, "WaitingStart", "since");
+  if (f_place === undefined) throw _missing(path, "WaitingStart", "place");
+  const out: WaitingStart = { kind: f_kind, label: f_label, since: f_since, place: f_place };
+  if (f_owner) out.owner = f_owner;
+  return out;
+}
+
+/**
+ * encodeWaitingStart writes a WaitingStart as JSON that Go's decoder reads,
+ * leaving out optional fields that hold their zero value, as Go does.
+ */
+export function encodeWaitingStart(value: WaitingStart): JSONObject {
+  const o: JSONObject = {};
+  if (value.owner) o["owner"] = value.owner;
+  o["kind"] = value.kind;
+  o["label"] = value.label;
+  o["since"] = _eint(value.since, "WaitingStart.since");
+  o["place"] = _eint(value.place, "WaitingStart.place");
+  return o;
+}
+
+/**
  * _isZeroKillMatch reports whether every field of v is zero, when Go leaves it
  * out.
  */

@@ -707,3 +707,54 @@ func (s *SubagentNode) UnmarshalJSON(data []byte) error {
 	s.StopReason = wire.StopReason
 	return nil
 }
+
+// A WaitingStart is a start waiting for one of its owner's admission slots
+// (registry.StartWait): not a job yet, so it has no id, name or status.
+type WaitingStart struct {
+	// Owner is the owning session; empty for an unowned start.
+	Owner jobs.SessionID `json:"owner,omitzero"`
+	// Kind is the producer's kind.
+	Kind string `json:"kind"`
+	// Label is the start's short description.
+	Label string `json:"label"`
+	// Since is when it began to wait, in Unix milliseconds.
+	Since int64 `json:"since"`
+	// Place is its place in its owner's line, from 1: the next freed slot goes to
+	// place 1.
+	Place int `json:"place"`
+}
+
+// UnmarshalJSON decodes w, refusing a missing required field or an ambiguous key.
+func (w *WaitingStart) UnmarshalJSON(data []byte) error {
+	var wire struct {
+		Owner jobs.SessionID `json:"owner"`
+		Kind  *string        `json:"kind"`
+		Label *string        `json:"label"`
+		Since *int64         `json:"since"`
+		Place *int           `json:"place"`
+	}
+	if err := json.Unmarshal(data, &wire); err != nil {
+		return err
+	}
+	if err := codec.CheckKeys("wire.WaitingStart", data, "owner", "kind", "label", "since", "place"); err != nil {
+		return err
+	}
+	if wire.Kind == nil {
+		return codec.MissingField("wire.WaitingStart", "kind")
+	}
+	if wire.Label == nil {
+		return codec.MissingField("wire.WaitingStart", "label")
+	}
+	if wire.Since == nil {
+		return codec.MissingField("wire.WaitingStart", "since")
+	}
+	if wire.Place == nil {
+		return codec.MissingField("wire.WaitingStart", "place")
+	}
+	w.Owner = wire.Owner
+	w.Kind = *wire.Kind
+	w.Label = *wire.Label
+	w.Since = *wire.Since
+	w.Place = *wire.Place
+	return nil
+}

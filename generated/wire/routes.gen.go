@@ -28,6 +28,7 @@ const (
 //	GET    /                            Page             files
 //	GET    /api/jobs                    ListJobs         []jobs.JobSnapshot with FleetPlacement
 //	GET    /api/jobs/events             WatchJobs        events roster []jobs.JobSnapshot with FleetPlacement
+//	GET    /api/jobs/waiting            ListWaiting      []WaitingStart
 //	GET    /api/jobs/{id}               GetJob           jobs.JobSnapshot with FleetPlacement
 //	GET    /api/jobs/{id}/follow        FollowJob        events of jobs.FollowFrame
 //	POST   /api/jobs/{id}/kill          KillJob          KillResponse
@@ -68,6 +69,13 @@ func Routes() httproute.Table {
 			Name:     "WatchJobs",
 			Path:     "/api/jobs/events",
 			Refusals: []int{429, 503},
+		}, {
+			Answer: httproute.AnswerJSON,
+			Doc:    "ListWaiting answers the caller's starts that wait for an admission slot, each owner's in the order they will be admitted.",
+			Method: "GET",
+			Name:   "ListWaiting",
+			Path:   "/api/jobs/waiting",
+			Type:   "[]WaitingStart",
 		}, {
 			Answer: httproute.AnswerJSON,
 			Doc:    "GetJob answers one of the caller's jobs.",
@@ -249,6 +257,11 @@ type Server interface {
 	//   - 429: The session holds as many event streams as it may (with Retry-After).
 	//   - 503: The server is shutting down.
 	WatchJobs(ctx context.Context, req WatchJobsRequest, stream WatchJobsStream) error
+	// ListWaiting answers the caller's starts that wait for an admission slot, each
+	// owner's in the order they will be admitted.
+	//
+	// 	GET /api/jobs/waiting
+	ListWaiting(ctx context.Context, req ListWaitingRequest) ([]WaitingStart, error)
 	// GetJob answers one of the caller's jobs.
 	//
 	// 	GET /api/jobs/{id}
@@ -407,6 +420,10 @@ func NewWatchJobsRosterEvent(v []httproute.With[jobs.JobSnapshot, FleetPlacement
 	}
 	return WatchJobsEvent{httproute.NewEvent("roster", "", data)}, nil
 }
+
+// ListWaitingRequest is what a request to ListWaiting (GET /api/jobs/waiting)
+// carries, decoded.
+type ListWaitingRequest struct{}
 
 // GetJobRequest is what a request to GetJob (GET /api/jobs/{id}) carries,
 // decoded.
@@ -601,7 +618,7 @@ type ListFleetHostsRequest struct{}
 // NewHandler returns the handler that serves s on the routes of Routes,
 // answering every refusal, its own and the methods', with ErrorBody as JSON.
 func NewHandler(s Server, opts httproute.Options) *httproute.Handler {
-	return httproute.NewHandler(Routes(), []httproute.Serve{servePage(s), serveListJobs(s), serveWatchJobs(s), serveGetJob(s), serveFollowJob(s), serveKillJob(s), serveKillJobs(s), serveSendInput(s), serveDownloadRecord(s), serveListHistory(s), serveArchivedHistory(s), serveListSubagents(s), serveWatchSubagents(s), serveSubagentHistory(s), serveListFleetHosts(s)}, opts)
+	return httproute.NewHandler(Routes(), []httproute.Serve{servePage(s), serveListJobs(s), serveWatchJobs(s), serveListWaiting(s), serveGetJob(s), serveFollowJob(s), serveKillJob(s), serveKillJobs(s), serveSendInput(s), serveDownloadRecord(s), serveListHistory(s), serveArchivedHistory(s), serveListSubagents(s), serveWatchSubagents(s), serveSubagentHistory(s), serveListFleetHosts(s)}, opts)
 }
 
 func servePage(s Server) httproute.Serve {
@@ -630,6 +647,17 @@ func serveWatchJobs(s Server) httproute.Serve {
 	return func(c *httproute.Call) error {
 		var req WatchJobsRequest
 		return s.WatchJobs(c.Context(), req, WatchJobsStream{c.Stream()})
+	}
+}
+
+func serveListWaiting(s Server) httproute.Serve {
+	return func(c *httproute.Call) error {
+		var req ListWaitingRequest
+		v, err := s.ListWaiting(c.Context(), req)
+		if err != nil {
+			return err
+		}
+		return c.JSON(v)
 	}
 }
 

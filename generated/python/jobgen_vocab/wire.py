@@ -415,3 +415,26 @@ class SubagentNode(Model):
     """StopReason is how the last residency ended (a subagents.StopReason); empty while
     one is open.
     """
+
+
+class WaitingStart(Model):
+    """A WaitingStart is a start waiting for one of its owner's admission slots
+    (registry.StartWait): not a job yet, so it has no id, name or status.
+    """
+
+    owner: jobs.SessionID = jobs.SessionID("")
+    """Owner is the owning session; empty for an unowned start."""
+
+    kind: str
+    """Kind is the producer's kind."""
+
+    label: str
+    """Label is the start's short description."""
+
+    since: Int64
+    """Since is when it began to wait, in Unix milliseconds."""
+
+    place: Int64
+    """Place is its place in its owner's line, from 1: the next freed slot goes to place
+    1.
+    """
