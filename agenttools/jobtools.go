@@ -161,7 +161,7 @@ func (s *Toolset) jobKill(_ context.Context, in tools.JobKill) (tools.JobKillRes
 // job the caller may not see reads as unknown, as job_kill of one does.
 func (s *Toolset) jobKillAll(ids []jobs.JobID, reason string) tools.JobKillResult {
 	each := s.t.reg.KillAll(s.caller.Session, registry.Selection{IDs: ids}, reason)
-	res := tools.JobKillResult{Jobs: make([]tools.JobKillEach, len(each))}
+	res := tools.JobKillResult{Results: make([]tools.JobKillEach, len(each))}
 	for i, k := range each {
 		e := tools.JobKillEach{JobID: k.ID}
 		switch {
@@ -180,7 +180,7 @@ func (s *Toolset) jobKillAll(ids []jobs.JobID, reason string) tools.JobKillResul
 				e.Name, e.Status = snap.Name, snap.Status
 			}
 		}
-		res.Jobs[i] = e
+		res.Results[i] = e
 	}
 	return res
 }

@@ -274,7 +274,7 @@ func TestJobKillOfSeveralIDsSaysWhatHappenedToEach(t *testing.T) {
 	ids := []jobs.JobID{mine.snap.ID, foreign.snap.ID, failing.snap.ID, finished.snap.ID, jobID(42)}
 	got := decode[tools.JobKillResult](t, call(t, f.tools.For("a"), "job_kill", map[string]any{"jobIds": ids, "reason": "cleanup"}))
 
-	want := tools.JobKillResult{Jobs: []tools.JobKillEach{
+	want := tools.JobKillResult{Results: []tools.JobKillEach{
 		{JobID: mine.snap.ID, Name: mine.snap.Name, Outcome: tools.KillOutcomeRequested, Status: jobs.JobStatusKilled},
 		{JobID: foreign.snap.ID, Error: tools.ErrorCodeUnknownJob},
 		{JobID: failing.snap.ID, Name: failing.snap.Name, Status: jobs.JobStatusRunning, Error: tools.ErrorCodeKillFailed},

@@ -166,7 +166,7 @@ type JobKillResult struct {
 	// The job's status after the call.
 	Status jobs.JobStatus `json:"status,omitzero"`
 	// When you gave jobIds: what happened to each job, in the order you gave them.
-	Jobs []JobKillEach `json:"jobs,omitzero"`
+	Results []JobKillEach `json:"results,omitzero"`
 }
 
 // UnmarshalJSON decodes j, refusing a missing required field or an ambiguous key.
@@ -176,19 +176,19 @@ func (j *JobKillResult) UnmarshalJSON(data []byte) error {
 		Name    string         `json:"name"`
 		Outcome KillOutcome    `json:"outcome"`
 		Status  jobs.JobStatus `json:"status"`
-		Jobs    []JobKillEach  `json:"jobs"`
+		Results []JobKillEach  `json:"results"`
 	}
 	if err := json.Unmarshal(data, &wire); err != nil {
 		return err
 	}
-	if err := codec.CheckKeys("tools.JobKillResult", data, "jobId", "name", "outcome", "status", "jobs"); err != nil {
+	if err := codec.CheckKeys("tools.JobKillResult", data, "jobId", "name", "outcome", "status", "results"); err != nil {
 		return err
 	}
 	j.JobID = wire.JobID
 	j.Name = wire.Name
 	j.Outcome = wire.Outcome
 	j.Status = wire.Status
-	j.Jobs = wire.Jobs
+	j.Results = wire.Results
 	return nil
 }
 

@@ -222,7 +222,7 @@ export interface JobKillResult {
   /** The job's status after the call. */
   status?: jobs.JobStatus;
   /** When you gave jobIds: what happened to each job, in the order you gave them. */
-  jobs?: JobKillEach[];
+  results?: JobKillEach[];
 }
 
 /**

@@ -288,7 +288,7 @@ export function decodeJobKillResult(json, path = "$") {
   let f_name;
   let f_outcome;
   let f_status;
-  let f_jobs;
+  let f_results;
   for (const k of Object.keys(o)) {
     const v = o[k];
     switch (k) {
@@ -304,8 +304,8 @@ export function decodeJobKillResult(json, path = "$") {
       case "status":
         if (v !== null) f_status = _enum(v, path, "status", jobs.isJobStatus, "JobStatus");
         continue;
-      case "jobs":
-        f_jobs = v === null ? undefined : _arr(v, path, "jobs", (e, p, i) => decodeJobKillEach(e, _at(p, i)));
+      case "results":
+        f_results = v === null ? undefined : _arr(v, path, "results", (e, p, i) => decodeJobKillEach(e, _at(p, i)));
         continue;
     }
     switch (_fold(k)) {
@@ -317,8 +317,8 @@ export function decodeJobKillResult(json, path = "$") {
         throw _ambiguous(path, "JobKillResult", k, "outcome");
       case "STATUS":
         throw _ambiguous(path, "JobKillResult", k, "status");
-      case "JOBS":
-        throw _ambiguous(path, "JobKillResult", k, "jobs");
+      case "RESULTS":
+        throw _ambiguous(path, "JobKillResult", k, "results");
     }
   }
   const out = {  };
@@ -326,7 +326,7 @@ export function decodeJobKillResult(json, path = "$") {
   if (f_name) out.name = f_name;
   if (f_outcome) out.outcome = f_outcome;
   if (f_status) out.status = f_status;
-  if (f_jobs !== undefined) out.jobs = f_jobs;
+  if (f_results !== undefined) out.results = f_results;
   return out;
 }
 
@@ -340,7 +340,7 @@ export function encodeJobKillResult(value) {
   if (value.name) o["name"] = value.name;
   if (value.outcome) o["outcome"] = _eenum(value.outcome, isKillOutcome, "JobKillResult.outcome");
   if (value.status) o["status"] = _eenum(value.status, jobs.isJobStatus, "JobKillResult.status");
-  if (value.jobs !== undefined) o["jobs"] = value.jobs.map((e) => encodeJobKillEach(e));
+  if (value.results !== undefined) o["results"] = value.results.map((e) => encodeJobKillEach(e));
   return o;
 }
 
@@ -1423,7 +1423,19 @@ export const tools = [
           "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$",
           "type": "string"
         },
-        "jobs": {
+        "name": {
+          "description": "The job's display name.",
+          "type": "string"
+        },
+        "outcome": {
+          "description": "requested when the job was asked to stop; alreadyFinished when it had finished before.",
+          "enum": [
+            "requested",
+            "alreadyFinished"
+          ],
+          "type": "string"
+        },
+        "results": {
           "description": "When you gave jobIds: what happened to each job, in the order you gave them.",
           "items": {
             "description": "A JobKillEach is what job_kill did to one of several jobs.",
@@ -1492,18 +1504,6 @@ export const tools = [
             "array",
             "null"
           ]
-        },
-        "name": {
-          "description": "The job's display name.",
-          "type": "string"
-        },
-        "outcome": {
-          "description": "requested when the job was asked to stop; alreadyFinished when it had finished before.",
-          "enum": [
-            "requested",
-            "alreadyFinished"
-          ],
-          "type": "string"
         },
         "status": {
           "description": "The job's status after the call.",

@@ -424,7 +424,7 @@ export interface JobKillResult {
   /** The job's status after the call. */
   status?: jobs.JobStatus;
   /** When you gave jobIds: what happened to each job, in the order you gave them. */
-  jobs?: JobKillEach[];
+  results?: JobKillEach[];
 }
 
 /**
@@ -437,7 +437,7 @@ export function decodeJobKillResult(json: unknown, path = "$"): JobKillResult {
   let f_name: string | undefined;
   let f_outcome: KillOutcome | undefined;
   let f_status: jobs.JobStatus | undefined;
-  let f_jobs: JobKillEach[] | undefined;
+  let f_results: JobKillEach[] | undefined;
   for (const k of Object.keys(o)) {
     const v = o[k];
     switch (k) {
@@ -453,8 +453,8 @@ export function decodeJobKillResult(json: unknown, path = "$"): JobKillResult {
       case "status":
         if (v !== null) f_status = _enum(v, path, "status", jobs.isJobStatus, "JobStatus");
         continue;
-      case "jobs":
-        f_jobs = v === null ? undefined : _arr(v, path, "jobs", (e, p, i) => decodeJobKillEach(e, _at(p, i)));
+      case "results":
+        f_results = v === null ? undefined : _arr(v, path, "results", (e, p, i) => decodeJobKillEach(e, _at(p, i)));
         continue;
     }
     switch (_fold(k)) {
@@ -466,8 +466,8 @@ export function decodeJobKillResult(json: unknown, path = "$"): JobKillResult {
         throw _ambiguous(path, "JobKillResult", k, "outcome");
       case "STATUS":
         throw _ambiguous(path, "JobKillResult", k, "status");
-      case "JOBS":
-        throw _ambiguous(path, "JobKillResult", k, "jobs");
+      case "RESULTS":
+        throw _ambiguous(path, "JobKillResult", k, "results");
     }
   }
   const out: JobKillResult = {  };
@@ -475,7 +475,7 @@ export function decodeJobKillResult(json: unknown, path = "$"): JobKillResult {
   if (f_name) out.name = f_name;
   if (f_outcome) out.outcome = f_outcome;
   if (f_status) out.status = f_status;
-  if (f_jobs !== undefined) out.jobs = f_jobs;
+  if (f_results !== undefined) out.results = f_results;
   return out;
 }
 
@@ -489,7 +489,7 @@ export function encodeJobKillResult(value: JobKillResult): JSONObject {
   if (value.name) o["name"] = value.name;
   if (value.outcome) o["outcome"] = _eenum(value.outcome, isKillOutcome, "JobKillResult.outcome");
   if (value.status) o["status"] = _eenum(value.status, jobs.isJobStatus, "JobKillResult.status");
-  if (value.jobs !== undefined) o["jobs"] = value.jobs.map((e) => encodeJobKillEach(e));
+  if (value.results !== undefined) o["results"] = value.results.map((e) => encodeJobKillEach(e));
   return o;
 }
 
@@ -1727,7 +1727,19 @@ export const tools: readonly ToolDefinition[] = [
           "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$",
           "type": "string"
         },
-        "jobs": {
+        "name": {
+          "description": "The job's display name.",
+          "type": "string"
+        },
+        "outcome": {
+          "description": "requested when the job was asked to stop; alreadyFinished when it had finished before.",
+          "enum": [
+            "requested",
+            "alreadyFinished"
+          ],
+          "type": "string"
+        },
+        "results": {
           "description": "When you gave jobIds: what happened to each job, in the order you gave them.",
           "items": {
             "description": "A JobKillEach is what job_kill did to one of several jobs.",
@@ -1796,18 +1808,6 @@ export const tools: readonly ToolDefinition[] = [
             "array",
             "null"
           ]
-        },
-        "name": {
-          "description": "The job's display name.",
-          "type": "string"
-        },
-        "outcome": {
-          "description": "requested when the job was asked to stop; alreadyFinished when it had finished before.",
-          "enum": [
-            "requested",
-            "alreadyFinished"
-          ],
-          "type": "string"
         },
         "status": {
           "description": "The job's status after the call.",

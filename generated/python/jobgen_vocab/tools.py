@@ -192,7 +192,7 @@ class JobKillResult(Model):
     status: jobs.JobStatus | None = None
     """The job's status after the call."""
 
-    jobs: list[JobKillEach] | None = None
+    results: list[JobKillEach] | None = None
     """When you gave jobIds: what happened to each job, in the order you gave them."""
 
 
@@ -588,12 +588,16 @@ TOOLS: Final[tuple[ToolDefinition, ...]] = (
             'jobIds.","format":"uuid",'
             '"not":{"const":"00000000-0000-0000-0000-000000000000"},'
             '"pattern":"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"'
-            ',"type":"string"},"jobs":{"description":"When you gave jobIds: what '
-            'happened to each job, in the order you gave them.",'
-            '"items":{"description":"A JobKillEach is what job_kill did to one of '
-            'several jobs.","properties":{"error":{"description":"Why this job was not '
-            "stopped: unknownJob (not yours, or no such job) or killFailed (it may "
-            'still be running).","enum":["invalidArguments","unknownTool","unknownJob",'
+            ',"type":"string"},"name":{"description":"The job\'s display name.",'
+            '"type":"string"},"outcome":{"description":"requested when the job was '
+            'asked to stop; alreadyFinished when it had finished before.",'
+            '"enum":["requested","alreadyFinished"],"type":"string"},'
+            '"results":{"description":"When you gave jobIds: what happened to each job,'
+            ' in the order you gave them.","items":{"description":"A JobKillEach is '
+            'what job_kill did to one of several jobs.",'
+            '"properties":{"error":{"description":"Why this job was not stopped: '
+            "unknownJob (not yours, or no such job) or killFailed (it may still be "
+            'running).","enum":["invalidArguments","unknownTool","unknownJob",'
             '"killFailed","tooManyJobs","unavailable","cancelled","unauthorized",'
             '"notResumable","parentUnavailable","closing","noProvider","unsupported",'
             '"duplicateChild","depthExceeded","internal"],"type":"string"},'
@@ -607,12 +611,8 @@ TOOLS: Final[tuple[ToolDefinition, ...]] = (
             '"alreadyFinished"],"type":"string"},"status":{"description":"The job\'s '
             'status after the call.","enum":["running","stopping","completed","killed",'
             '"failed"],"type":"string"}},"required":["jobId"],"type":"object"},'
-            '"type":["array","null"]},"name":{"description":"The job\'s display name.",'
-            '"type":"string"},"outcome":{"description":"requested when the job was '
-            'asked to stop; alreadyFinished when it had finished before.",'
-            '"enum":["requested","alreadyFinished"],"type":"string"},'
-            '"status":{"description":"The job\'s status after the call.",'
-            '"enum":["running","stopping","completed","killed","failed"],'
+            '"type":["array","null"]},"status":{"description":"The job\'s status after '
+            'the call.","enum":["running","stopping","completed","killed","failed"],'
             '"type":"string"}},"type":"object"}'
         ),
         annotations=ToolAnnotations(
