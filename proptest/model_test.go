@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"strconv"
 	"strings"
 	"time"
@@ -725,7 +726,7 @@ func diffSnapshot(got jobs.JobSnapshot, j *modelJob) string {
 		}
 		got.Detail = want.Detail
 	}
-	if got != want {
+	if !reflect.DeepEqual(got, want) {
 		return fmt.Sprintf("\n got %+v\nwant %+v", got, want)
 	}
 	return ""
