@@ -22,6 +22,7 @@ func entry(snap jobs.JobSnapshot) tools.JobEntry {
 		Status:    snap.Status,
 		Detail:    snap.Detail,
 		StartedAt: time.UnixMilli(snap.StartedAt).UTC(),
+		Labels:    snap.Labels,
 	}
 	if snap.FinishedAt != 0 {
 		e.FinishedAt = time.UnixMilli(snap.FinishedAt).UTC()
@@ -47,7 +48,7 @@ func (s *Toolset) jobList(_ context.Context, in tools.JobList) (tools.JobListRes
 	listed := make(map[jobs.JobID]bool, len(snaps))
 	for _, snap := range snaps {
 		listed[snap.ID] = true
-		if in.ActiveOnly && snap.Status.Terminal() {
+		if in.ActiveOnly && snap.Status.Terminal() || !hasLabels(snap.Labels, in.Labels) {
 			continue
 		}
 		res.Jobs = append(res.Jobs, entry(snap))
@@ -55,6 +56,16 @@ func (s *Toolset) jobList(_ context.Context, in tools.JobList) (tools.JobListRes
 	s.t.cursors.prune(s.caller.Session, listed)
 	res.Subagents = s.subagentEntries()
 	return res, nil
+}
+
+// hasLabels reports whether labels carry every key=value of want.
+func hasLabels(labels, want map[string]string) bool {
+	for k, v := range want {
+		if got, ok := labels[k]; !ok || got != v {
+			return false
+		}
+	}
+	return true
 }
 
 // outputBudget is the byte budget of one job_output call: the model's, or

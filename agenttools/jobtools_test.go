@@ -18,7 +18,7 @@ import (
 
 func TestJobListShowsTheCallersJobsAndTheUnownedOldestFirst(t *testing.T) {
 	f := newFixture(t)
-	mine := f.start(jobSpec{owner: "a", label: "build"})
+	mine := f.start(jobSpec{owner: "a", label: "build", labels: map[string]string{"team": "infra", "ci": "nightly"}})
 	f.start(jobSpec{owner: "b", label: "not yours"})
 	shared := f.start(jobSpec{label: "unowned"})
 	done := f.start(jobSpec{owner: "a", kind: "go", label: "test"})
@@ -37,6 +37,9 @@ func TestJobListShowsTheCallersJobsAndTheUnownedOldestFirst(t *testing.T) {
 		{"active only", "a", `{"activeOnly": true}`, []jobs.JobID{mine.snap.ID, shared.snap.ID}},
 		{"a session with no jobs sees the unowned", "c", `{}`, []jobs.JobID{shared.snap.ID}},
 		{"no session sees only the unowned", "", `{}`, []jobs.JobID{shared.snap.ID}},
+		{"by a label", "a", `{"labels": {"team": "infra"}}`, []jobs.JobID{mine.snap.ID}},
+		{"by every label given", "a", `{"labels": {"team": "infra", "ci": "weekly"}}`, nil},
+		{"another session's labels match nothing of its own", "b", `{"labels": {"team": "infra"}}`, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -52,8 +55,9 @@ func TestJobListShowsTheCallersJobsAndTheUnownedOldestFirst(t *testing.T) {
 	}
 
 	res := decode[tools.JobListResult](t, call(t, f.tools.For("a"), "job_list", `{}`))
-	wantLive := tools.JobEntry{ID: mine.snap.ID, Name: "sh-1", Kind: "sh", Label: "build", Status: jobs.JobStatusRunning, Detail: "compiling 3/7", StartedAt: t0}
-	if res.Jobs[0] != wantLive {
+	wantLive := tools.JobEntry{ID: mine.snap.ID, Name: "sh-1", Kind: "sh", Label: "build", Status: jobs.JobStatusRunning, Detail: "compiling 3/7", StartedAt: t0,
+		Labels: map[string]string{"team": "infra", "ci": "nightly"}}
+	if !reflect.DeepEqual(res.Jobs[0], wantLive) {
 		t.Errorf("live entry = %+v, want %+v", res.Jobs[0], wantLive)
 	}
 	settled := res.Jobs[2]
@@ -235,7 +239,7 @@ func TestJobToolsRefuseBadArguments(t *testing.T) {
 		{"job_output", `{"jobId": ` + id + `, "maxBytes": -1}`, `The argument "maxBytes" of job_output must be from 0 to 65536.`},
 		{"job_output", `{"jobId": ` + id + `, "maxBytes": 65537}`, `The argument "maxBytes" of job_output must be from 0 to 65536.`},
 		{"job_output", `{"jobId": ` + id + `, "bogus": 1}`, `job_output has no argument "bogus"; its arguments are jobId, maxBytes.`},
-		{"job_list", `{"bogus": 1}`, `job_list has no argument "bogus"; its arguments are activeOnly.`},
+		{"job_list", `{"bogus": 1}`, `job_list has no argument "bogus"; its arguments are activeOnly, labels.`},
 		{"job_output", `{"jobId": ` + id + `, "maxBytes": 2.5}`, `The argument "maxBytes" of job_output must be a whole number.`},
 		{"job_output", `{"jobId": ` + id + `, "maxBytes": "10"}`, `The argument "maxBytes" of job_output must be a whole number.`},
 		{"job_output", `{"JobId": ` + id + `}`, `Write the argument "JobId" as "jobId", in exactly that case.`},

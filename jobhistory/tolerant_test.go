@@ -2,7 +2,6 @@ package jobhistory
 
 import (
 	"reflect"
-	"slices"
 	"testing"
 
 	"github.com/jobgen/jobgen/generated/jobs"
@@ -42,7 +41,7 @@ func TestIntervalsProjectANewerBuildsJobFactsInPart(t *testing.T) {
 		OpenInterval(testjobs.Registered(8)),
 	}
 	ivs, err := Intervals(seqOf(nil, facts...))
-	if err != nil || !slices.Equal(ivs, want) {
+	if err != nil || !reflect.DeepEqual(ivs, want) {
 		t.Fatalf("Intervals = %+v, %v\nwant %+v", ivs, err, want)
 	}
 	var streamed []Interval
@@ -52,7 +51,7 @@ func TestIntervalsProjectANewerBuildsJobFactsInPart(t *testing.T) {
 		}
 		streamed = append(streamed, iv)
 	}
-	if !slices.Equal(streamed, want) {
+	if !reflect.DeepEqual(streamed, want) {
 		t.Fatalf("StreamIntervals = %+v\nwant %+v", streamed, want)
 	}
 }

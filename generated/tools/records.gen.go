@@ -33,24 +33,28 @@ type JobEntry struct {
 	StartedAt time.Time `json:"startedAt"`
 	// When the job finished; absent while it runs.
 	FinishedAt time.Time `json:"finishedAt,omitzero"`
+	// The key=value labels the job was started with, to tell jobs apart and to
+	// filter job_list by.
+	Labels map[string]string `json:"labels,omitzero"`
 }
 
 // UnmarshalJSON decodes j, refusing a missing required field or an ambiguous key.
 func (j *JobEntry) UnmarshalJSON(data []byte) error {
 	var wire struct {
-		ID         *jobs.JobID     `json:"id"`
-		Name       *string         `json:"name"`
-		Kind       *string         `json:"kind"`
-		Label      *string         `json:"label"`
-		Status     *jobs.JobStatus `json:"status"`
-		Detail     string          `json:"detail"`
-		StartedAt  *time.Time      `json:"startedAt"`
-		FinishedAt time.Time       `json:"finishedAt"`
+		ID         *jobs.JobID       `json:"id"`
+		Name       *string           `json:"name"`
+		Kind       *string           `json:"kind"`
+		Label      *string           `json:"label"`
+		Status     *jobs.JobStatus   `json:"status"`
+		Detail     string            `json:"detail"`
+		StartedAt  *time.Time        `json:"startedAt"`
+		FinishedAt time.Time         `json:"finishedAt"`
+		Labels     map[string]string `json:"labels"`
 	}
 	if err := json.Unmarshal(data, &wire); err != nil {
 		return err
 	}
-	if err := codec.CheckKeys("tools.JobEntry", data, "id", "name", "kind", "label", "status", "detail", "startedAt", "finishedAt"); err != nil {
+	if err := codec.CheckKeys("tools.JobEntry", data, "id", "name", "kind", "label", "status", "detail", "startedAt", "finishedAt", "labels"); err != nil {
 		return err
 	}
 	if wire.ID == nil {
@@ -79,6 +83,7 @@ func (j *JobEntry) UnmarshalJSON(data []byte) error {
 	j.Detail = wire.Detail
 	j.StartedAt = *wire.StartedAt
 	j.FinishedAt = wire.FinishedAt
+	j.Labels = wire.Labels
 	return nil
 }
 
@@ -196,20 +201,24 @@ func (j *JobKillResult) UnmarshalJSON(data []byte) error {
 type JobList struct {
 	// Set it to list only the jobs still running or stopping.
 	ActiveOnly bool `json:"activeOnly,omitzero"`
+	// List only the jobs that carry every one of these key=value labels.
+	Labels map[string]string `json:"labels,omitzero"`
 }
 
 // UnmarshalJSON decodes j, refusing a missing required field or an ambiguous key.
 func (j *JobList) UnmarshalJSON(data []byte) error {
 	var wire struct {
-		ActiveOnly bool `json:"activeOnly"`
+		ActiveOnly bool              `json:"activeOnly"`
+		Labels     map[string]string `json:"labels"`
 	}
 	if err := json.Unmarshal(data, &wire); err != nil {
 		return err
 	}
-	if err := codec.CheckKeys("tools.JobList", data, "activeOnly"); err != nil {
+	if err := codec.CheckKeys("tools.JobList", data, "activeOnly", "labels"); err != nil {
 		return err
 	}
 	j.ActiveOnly = wire.ActiveOnly
+	j.Labels = wire.Labels
 	return nil
 }
 

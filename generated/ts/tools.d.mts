@@ -137,6 +137,11 @@ export interface JobEntry {
   startedAt: string;
   /** When the job finished; absent while it runs. */
   finishedAt?: string;
+  /**
+   * The key=value labels the job was started with, to tell jobs apart and to
+   * filter job_list by.
+   */
+  labels?: { [key: string]: string };
 }
 
 /**
@@ -241,6 +246,8 @@ export declare function encodeJobKillResult(value: JobKillResult): JSONObject;
 export interface JobList {
   /** Set it to list only the jobs still running or stopping. */
   activeOnly?: boolean;
+  /** List only the jobs that carry every one of these key=value labels. */
+  labels?: { [key: string]: string };
 }
 
 /**

@@ -12,7 +12,7 @@
  * package.
  */
 
-import { DecodeError, _at, _missing, _obj, _fold, _str, _bool, _int, _range, _enum, _zeroUUID, _uuid, _ambiguous, _zeroTime, _time, _arr, _eint, _erange, _eenum, _euuid } from "./runtime.mjs";
+import { DecodeError, _at, _missing, _obj, _fold, _str, _bool, _int, _range, _enum, _zeroUUID, _uuid, _ambiguous, _zeroTime, _time, _arr, _map, _eint, _erange, _eenum, _euuid } from "./runtime.mjs";
 import * as jobs from "./jobs.mjs";
 import * as subagents from "./subagents.mjs";
 
@@ -86,6 +86,7 @@ export function decodeJobEntry(json, path = "$") {
   let f_detail;
   let f_startedAt;
   let f_finishedAt;
+  let f_labels;
   for (const k of Object.keys(o)) {
     const v = o[k];
     switch (k) {
@@ -113,6 +114,9 @@ export function decodeJobEntry(json, path = "$") {
       case "finishedAt":
         if (v !== null) f_finishedAt = _time(v, path, "finishedAt");
         continue;
+      case "labels":
+        f_labels = v === null ? undefined : _map(v, path, "labels", undefined, (e, p, n) => e === null ? "" : _str(e, p, n));
+        continue;
     }
     switch (_fold(k)) {
       case "ID":
@@ -131,6 +135,8 @@ export function decodeJobEntry(json, path = "$") {
         throw _ambiguous(path, "JobEntry", k, "startedAt");
       case "FINISHEDAT":
         throw _ambiguous(path, "JobEntry", k, "finishedAt");
+      case "LABELS":
+        throw _ambiguous(path, "JobEntry", k, "labels");
     }
   }
   if (f_id === undefined) throw _missing(path, "JobEntry", "id");
@@ -142,6 +148,7 @@ export function decodeJobEntry(json, path = "$") {
   const out = { id: f_id, name: f_name, kind: f_kind, label: f_label, status: f_status, startedAt: f_startedAt };
   if (f_detail) out.detail = f_detail;
   if (f_finishedAt !== undefined && f_finishedAt !== _zeroTime) out.finishedAt = f_finishedAt;
+  if (f_labels !== undefined) out.labels = f_labels;
   return out;
 }
 
@@ -159,6 +166,7 @@ export function encodeJobEntry(value) {
   if (value.detail) o["detail"] = value.detail;
   o["startedAt"] = value.startedAt;
   if (value.finishedAt !== undefined && value.finishedAt !== _zeroTime) o["finishedAt"] = value.finishedAt;
+  if (value.labels !== undefined) o["labels"] = value.labels;
   return o;
 }
 
@@ -351,20 +359,27 @@ export function encodeJobKillResult(value) {
 export function decodeJobList(json, path = "$") {
   const o = _obj(json, path, "JobList");
   let f_activeOnly;
+  let f_labels;
   for (const k of Object.keys(o)) {
     const v = o[k];
     switch (k) {
       case "activeOnly":
         if (v !== null) f_activeOnly = _bool(v, path, "activeOnly");
         continue;
+      case "labels":
+        f_labels = v === null ? undefined : _map(v, path, "labels", undefined, (e, p, n) => e === null ? "" : _str(e, p, n));
+        continue;
     }
     switch (_fold(k)) {
       case "ACTIVEONLY":
         throw _ambiguous(path, "JobList", k, "activeOnly");
+      case "LABELS":
+        throw _ambiguous(path, "JobList", k, "labels");
     }
   }
   const out = {  };
   if (f_activeOnly) out.activeOnly = f_activeOnly;
+  if (f_labels !== undefined) out.labels = f_labels;
   return out;
 }
 
@@ -375,6 +390,7 @@ export function decodeJobList(json, path = "$") {
 export function encodeJobList(value) {
   const o = {};
   if (value.activeOnly) o["activeOnly"] = value.activeOnly;
+  if (value.labels !== undefined) o["labels"] = value.labels;
   return o;
 }
 
@@ -1044,6 +1060,16 @@ export const tools = [
         "activeOnly": {
           "description": "Set it to list only the jobs still running or stopping.",
           "type": "boolean"
+        },
+        "labels": {
+          "additionalProperties": {
+            "type": "string"
+          },
+          "description": "List only the jobs that carry every one of these key=value labels.",
+          "type": [
+            "object",
+            "null"
+          ]
         }
       },
       "type": "object"
@@ -1081,6 +1107,16 @@ export const tools = [
               "label": {
                 "description": "What the job is for.",
                 "type": "string"
+              },
+              "labels": {
+                "additionalProperties": {
+                  "type": "string"
+                },
+                "description": "The key=value labels the job was started with, to tell jobs apart and to filter job_list by.",
+                "type": [
+                  "object",
+                  "null"
+                ]
               },
               "name": {
                 "description": "The job's display name, such as sh-3: its kind and a number. Say it to people; use the id in calls.",
@@ -1319,6 +1355,16 @@ export const tools = [
             "label": {
               "description": "What the job is for.",
               "type": "string"
+            },
+            "labels": {
+              "additionalProperties": {
+                "type": "string"
+              },
+              "description": "The key=value labels the job was started with, to tell jobs apart and to filter job_list by.",
+              "type": [
+                "object",
+                "null"
+              ]
             },
             "name": {
               "description": "The job's display name, such as sh-3: its kind and a number. Say it to people; use the id in calls.",

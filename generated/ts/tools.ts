@@ -12,7 +12,7 @@
  * package.
  */
 
-import { DecodeError, _at, _missing, _obj, _fold, _str, _bool, _int, _range, _enum, _zeroUUID, _uuid, _ambiguous, _zeroTime, _time, _arr, _eint, _erange, _eenum, _euuid, type JSONObject, type ToolDefinition } from "./runtime.js";
+import { DecodeError, _at, _missing, _obj, _fold, _str, _bool, _int, _range, _enum, _zeroUUID, _uuid, _ambiguous, _zeroTime, _time, _arr, _map, _eint, _erange, _eenum, _euuid, type JSONObject, type ToolDefinition } from "./runtime.js";
 import * as jobs from "./jobs.js";
 import * as subagents from "./subagents.js";
 
@@ -169,6 +169,11 @@ export interface JobEntry {
   startedAt: string;
   /** When the job finished; absent while it runs. */
   finishedAt?: string;
+  /**
+   * The key=value labels the job was started with, to tell jobs apart and to
+   * filter job_list by.
+   */
+  labels?: { [key: string]: string };
 }
 
 /**
@@ -185,6 +190,7 @@ export function decodeJobEntry(json: unknown, path = "$"): JobEntry {
   let f_detail: string | undefined;
   let f_startedAt: string | undefined;
   let f_finishedAt: string | undefined;
+  let f_labels: { [key: string]: string } | undefined;
   for (const k of Object.keys(o)) {
     const v = o[k];
     switch (k) {
@@ -212,6 +218,9 @@ export function decodeJobEntry(json: unknown, path = "$"): JobEntry {
       case "finishedAt":
         if (v !== null) f_finishedAt = _time(v, path, "finishedAt");
         continue;
+      case "labels":
+        f_labels = v === null ? undefined : _map(v, path, "labels", undefined, (e, p, n) => e === null ? "" : _str(e, p, n));
+        continue;
     }
     switch (_fold(k)) {
       case "ID":
@@ -230,6 +239,8 @@ export function decodeJobEntry(json: unknown, path = "$"): JobEntry {
         throw _ambiguous(path, "JobEntry", k, "startedAt");
       case "FINISHEDAT":
         throw _ambiguous(path, "JobEntry", k, "finishedAt");
+      case "LABELS":
+        throw _ambiguous(path, "JobEntry", k, "labels");
     }
   }
   if (f_id === undefined) throw _missing(path, "JobEntry", "id");
@@ -241,6 +252,7 @@ export function decodeJobEntry(json: unknown, path = "$"): JobEntry {
   const out: JobEntry = { id: f_id, name: f_name, kind: f_kind, label: f_label, status: f_status, startedAt: f_startedAt };
   if (f_detail) out.detail = f_detail;
   if (f_finishedAt !== undefined && f_finishedAt !== _zeroTime) out.finishedAt = f_finishedAt;
+  if (f_labels !== undefined) out.labels = f_labels;
   return out;
 }
 
@@ -258,6 +270,7 @@ export function encodeJobEntry(value: JobEntry): JSONObject {
   if (value.detail) o["detail"] = value.detail;
   o["startedAt"] = value.startedAt;
   if (value.finishedAt !== undefined && value.finishedAt !== _zeroTime) o["finishedAt"] = value.finishedAt;
+  if (value.labels !== undefined) o["labels"] = value.labels as JSONObject;
   return o;
 }
 
@@ -497,6 +510,8 @@ export function encodeJobKillResult(value: JobKillResult): JSONObject {
 export interface JobList {
   /** Set it to list only the jobs still running or stopping. */
   activeOnly?: boolean;
+  /** List only the jobs that carry every one of these key=value labels. */
+  labels?: { [key: string]: string };
 }
 
 /**
@@ -506,20 +521,27 @@ export interface JobList {
 export function decodeJobList(json: unknown, path = "$"): JobList {
   const o = _obj(json, path, "JobList");
   let f_activeOnly: boolean | undefined;
+  let f_labels: { [key: string]: string } | undefined;
   for (const k of Object.keys(o)) {
     const v = o[k];
     switch (k) {
       case "activeOnly":
         if (v !== null) f_activeOnly = _bool(v, path, "activeOnly");
         continue;
+      case "labels":
+        f_labels = v === null ? undefined : _map(v, path, "labels", undefined, (e, p, n) => e === null ? "" : _str(e, p, n));
+        continue;
     }
     switch (_fold(k)) {
       case "ACTIVEONLY":
         throw _ambiguous(path, "JobList", k, "activeOnly");
+      case "LABELS":
+        throw _ambiguous(path, "JobList", k, "labels");
     }
   }
   const out: JobList = {  };
   if (f_activeOnly) out.activeOnly = f_activeOnly;
+  if (f_labels !== undefined) out.labels = f_labels;
   return out;
 }
 
@@ -530,6 +552,7 @@ export function decodeJobList(json: unknown, path = "$"): JobList {
 export function encodeJobList(value: JobList): JSONObject {
   const o: JSONObject = {};
   if (value.activeOnly) o["activeOnly"] = value.activeOnly;
+  if (value.labels !== undefined) o["labels"] = value.labels as JSONObject;
   return o;
 }
 
@@ -1348,6 +1371,16 @@ export const tools: readonly ToolDefinition[] = [
         "activeOnly": {
           "description": "Set it to list only the jobs still running or stopping.",
           "type": "boolean"
+        },
+        "labels": {
+          "additionalProperties": {
+            "type": "string"
+          },
+          "description": "List only the jobs that carry every one of these key=value labels.",
+          "type": [
+            "object",
+            "null"
+          ]
         }
       },
       "type": "object"
@@ -1385,6 +1418,16 @@ export const tools: readonly ToolDefinition[] = [
               "label": {
                 "description": "What the job is for.",
                 "type": "string"
+              },
+              "labels": {
+                "additionalProperties": {
+                  "type": "string"
+                },
+                "description": "The key=value labels the job was started with, to tell jobs apart and to filter job_list by.",
+                "type": [
+                  "object",
+                  "null"
+                ]
               },
               "name": {
                 "description": "The job's display name, such as sh-3: its kind and a number. Say it to people; use the id in calls.",
@@ -1623,6 +1666,16 @@ export const tools: readonly ToolDefinition[] = [
             "label": {
               "description": "What the job is for.",
               "type": "string"
+            },
+            "labels": {
+              "additionalProperties": {
+                "type": "string"
+              },
+              "description": "The key=value labels the job was started with, to tell jobs apart and to filter job_list by.",
+              "type": [
+                "object",
+                "null"
+              ]
             },
             "name": {
               "description": "The job's display name, such as sh-3: its kind and a number. Say it to people; use the id in calls.",

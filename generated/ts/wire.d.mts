@@ -346,6 +346,11 @@ export interface Interval {
    * read every field it knows. The fields it could not read are empty.
    */
   partial?: boolean;
+  /**
+   * Labels are the job's key=value pairs from its registered fact; none for
+   * history written before labels, or a job whose registered fact was not read.
+   */
+  labels?: { [key: string]: string };
 }
 
 /**

@@ -13,7 +13,7 @@
  * package.
  */
 
-import { _at, _missing, _obj, _fold, _str, _bool, _int, _uint, _enum, _zeroUUID, _uuid, _ambiguous, _arr, _eint, _erange, _eenum, _euuid } from "./runtime.mjs";
+import { _at, _missing, _obj, _fold, _str, _bool, _int, _uint, _enum, _zeroUUID, _uuid, _ambiguous, _arr, _map, _eint, _erange, _eenum, _euuid } from "./runtime.mjs";
 import * as jobs from "./jobs.mjs";
 
 /** KillResultValues is every KillResult, in declaration order. */
@@ -404,6 +404,7 @@ export function decodeInterval(json, path = "$") {
   let f_cause;
   let f_complete;
   let f_partial;
+  let f_labels;
   for (const k of Object.keys(o)) {
     const v = o[k];
     switch (k) {
@@ -452,6 +453,9 @@ export function decodeInterval(json, path = "$") {
       case "partial":
         if (v !== null) f_partial = _bool(v, path, "partial");
         continue;
+      case "labels":
+        f_labels = v === null ? undefined : _map(v, path, "labels", undefined, (e, p, n) => e === null ? "" : _str(e, p, n));
+        continue;
     }
     switch (_fold(k)) {
       case "JOBID":
@@ -484,6 +488,8 @@ export function decodeInterval(json, path = "$") {
         throw _ambiguous(path, "Interval", k, "complete");
       case "PARTIAL":
         throw _ambiguous(path, "Interval", k, "partial");
+      case "LABELS":
+        throw _ambiguous(path, "Interval", k, "labels");
     }
   }
   if (f_jobId === undefined) throw _missing(path, "Interval", "jobId");
@@ -502,6 +508,7 @@ export function decodeInterval(json, path = "$") {
   if (f_detail) out.detail = f_detail;
   if (f_cause) out.cause = f_cause;
   if (f_partial) out.partial = f_partial;
+  if (f_labels !== undefined) out.labels = f_labels;
   return out;
 }
 
@@ -526,6 +533,7 @@ export function encodeInterval(value) {
   if (value.cause) o["cause"] = _eenum(value.cause, jobs.isSettlementCause, "Interval.cause");
   o["complete"] = value.complete;
   if (value.partial) o["partial"] = value.partial;
+  if (value.labels !== undefined) o["labels"] = value.labels;
   return o;
 }
 

@@ -13,7 +13,7 @@
  * package.
  */
 
-import { _at, _missing, _obj, _fold, _str, _bool, _int, _uint, _enum, _zeroUUID, _uuid, _ambiguous, _arr, _eint, _erange, _eenum, _euuid, type JSONObject } from "./runtime.js";
+import { _at, _missing, _obj, _fold, _str, _bool, _int, _uint, _enum, _zeroUUID, _uuid, _ambiguous, _arr, _map, _eint, _erange, _eenum, _euuid, type JSONObject } from "./runtime.js";
 import * as jobs from "./jobs.js";
 
 /** A KillResult says what a kill did. */
@@ -586,6 +586,11 @@ export interface Interval {
    * read every field it knows. The fields it could not read are empty.
    */
   partial?: boolean;
+  /**
+   * Labels are the job's key=value pairs from its registered fact; none for
+   * history written before labels, or a job whose registered fact was not read.
+   */
+  labels?: { [key: string]: string };
 }
 
 /**
@@ -609,6 +614,7 @@ export function decodeInterval(json: unknown, path = "$"): Interval {
   let f_cause: jobs.SettlementCause | undefined;
   let f_complete: boolean | undefined;
   let f_partial: boolean | undefined;
+  let f_labels: { [key: string]: string } | undefined;
   for (const k of Object.keys(o)) {
     const v = o[k];
     switch (k) {
@@ -657,6 +663,9 @@ export function decodeInterval(json: unknown, path = "$"): Interval {
       case "partial":
         if (v !== null) f_partial = _bool(v, path, "partial");
         continue;
+      case "labels":
+        f_labels = v === null ? undefined : _map(v, path, "labels", undefined, (e, p, n) => e === null ? "" : _str(e, p, n));
+        continue;
     }
     switch (_fold(k)) {
       case "JOBID":
@@ -689,6 +698,8 @@ export function decodeInterval(json: unknown, path = "$"): Interval {
         throw _ambiguous(path, "Interval", k, "complete");
       case "PARTIAL":
         throw _ambiguous(path, "Interval", k, "partial");
+      case "LABELS":
+        throw _ambiguous(path, "Interval", k, "labels");
     }
   }
   if (f_jobId === undefined) throw _missing(path, "Interval", "jobId");
@@ -707,6 +718,7 @@ export function decodeInterval(json: unknown, path = "$"): Interval {
   if (f_detail) out.detail = f_detail;
   if (f_cause) out.cause = f_cause;
   if (f_partial) out.partial = f_partial;
+  if (f_labels !== undefined) out.labels = f_labels;
   return out;
 }
 
@@ -731,6 +743,7 @@ export function encodeInterval(value: Interval): JSONObject {
   if (value.cause) o["cause"] = _eenum(value.cause, jobs.isSettlementCause, "Interval.cause");
   o["complete"] = value.complete;
   if (value.partial) o["partial"] = value.partial;
+  if (value.labels !== undefined) o["labels"] = value.labels as JSONObject;
   return o;
 }
 

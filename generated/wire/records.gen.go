@@ -282,6 +282,9 @@ type Interval struct {
 	// read only in part: a version or value this build does not know, of which it
 	// read every field it knows. The fields it could not read are empty.
 	Partial bool `json:"partial,omitzero"`
+	// Labels are the job's key=value pairs from its registered fact; none for
+	// history written before labels, or a job whose registered fact was not read.
+	Labels map[string]string `json:"labels,omitzero"`
 }
 
 // UnmarshalJSON decodes i, refusing a missing required field or an ambiguous key.
@@ -302,11 +305,12 @@ func (i *Interval) UnmarshalJSON(data []byte) error {
 		Cause            jobs.SettlementCause `json:"cause"`
 		Complete         *bool                `json:"complete"`
 		Partial          bool                 `json:"partial"`
+		Labels           map[string]string    `json:"labels"`
 	}
 	if err := json.Unmarshal(data, &wire); err != nil {
 		return err
 	}
-	if err := codec.CheckKeys("wire.Interval", data, "jobId", "owner", "kind", "label", "ordinal", "toolCall", "record", "registeredAt", "settledAt", "status", "detail", "producerReported", "cause", "complete", "partial"); err != nil {
+	if err := codec.CheckKeys("wire.Interval", data, "jobId", "owner", "kind", "label", "ordinal", "toolCall", "record", "registeredAt", "settledAt", "status", "detail", "producerReported", "cause", "complete", "partial", "labels"); err != nil {
 		return err
 	}
 	if wire.JobID == nil {
@@ -351,6 +355,7 @@ func (i *Interval) UnmarshalJSON(data []byte) error {
 	i.Cause = wire.Cause
 	i.Complete = *wire.Complete
 	i.Partial = wire.Partial
+	i.Labels = wire.Labels
 	return nil
 }
 

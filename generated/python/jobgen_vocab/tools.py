@@ -136,6 +136,11 @@ class JobEntry(Model):
     )
     """When the job finished; absent while it runs."""
 
+    labels: dict[str, str] | None = None
+    """The key=value labels the job was started with, to tell jobs apart and to filter
+    job_list by.
+    """
+
 
 class JobKill(Model):
     """JobKill is what job_kill takes."""
@@ -201,6 +206,9 @@ class JobList(Model):
 
     active_only: bool = Field(default=False, serialization_alias="activeOnly")
     """Set it to list only the jobs still running or stopping."""
+
+    labels: dict[str, str] | None = None
+    """List only the jobs that carry every one of these key=value labels."""
 
 
 class JobListResult(Model):
@@ -414,7 +422,10 @@ TOOLS: Final[tuple[ToolDefinition, ...]] = (
         input_schema_json=(
             '{"additionalProperties":false,'
             '"properties":{"activeOnly":{"description":"Set it to list only the jobs '
-            'still running or stopping.","type":"boolean"}},"type":"object"}'
+            'still running or stopping.","type":"boolean"},'
+            '"labels":{"additionalProperties":{"type":"string"},"description":"List '
+            'only the jobs that carry every one of these key=value labels.",'
+            '"type":["object","null"]}},"type":"object"}'
         ),
         output_schema_json=(
             '{"description":"A JobListResult is what job_list returns.",'
@@ -429,14 +440,17 @@ TOOLS: Final[tuple[ToolDefinition, ...]] = (
             '"pattern":"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"'
             ',"type":"string"},"kind":{"description":"What runs the job, such as sh.",'
             '"type":"string"},"label":{"description":"What the job is for.",'
-            '"type":"string"},"name":{"description":"The job\'s display name, such as '
-            'sh-3: its kind and a number. Say it to people; use the id in calls.",'
-            '"type":"string"},"startedAt":{"description":"When the job started.",'
-            '"format":"date-time","type":"string"},"status":{"description":"Where the '
-            "job is: running, stopping (asked to stop, not yet stopped), or finished "
-            'as completed, killed or failed.","enum":["running","stopping","completed",'
-            '"killed","failed"],"type":"string"}},"required":["id","name","kind",'
-            '"label","status","startedAt"],"type":"object"},"type":["array","null"]},'
+            '"type":"string"},"labels":{"additionalProperties":{"type":"string"},'
+            '"description":"The key=value labels the job was started with, to tell '
+            'jobs apart and to filter job_list by.","type":["object","null"]},'
+            '"name":{"description":"The job\'s display name, such as sh-3: its kind '
+            'and a number. Say it to people; use the id in calls.","type":"string"},'
+            '"startedAt":{"description":"When the job started.","format":"date-time",'
+            '"type":"string"},"status":{"description":"Where the job is: running, '
+            "stopping (asked to stop, not yet stopped), or finished as completed, "
+            'killed or failed.","enum":["running","stopping","completed","killed",'
+            '"failed"],"type":"string"}},"required":["id","name","kind","label",'
+            '"status","startedAt"],"type":"object"},"type":["array","null"]},'
             '"subagents":{"description":"Each subagent you started, oldest first.",'
             '"items":{"description":"A SubagentEntry is one subagent you started, as '
             'job_list shows it.","properties":{"id":{"description":"The subagent\'s '
@@ -536,17 +550,19 @@ TOOLS: Final[tuple[ToolDefinition, ...]] = (
             '"pattern":"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"'
             ',"type":"string"},"kind":{"description":"What runs the job, such as sh.",'
             '"type":"string"},"label":{"description":"What the job is for.",'
-            '"type":"string"},"name":{"description":"The job\'s display name, such as '
-            'sh-3: its kind and a number. Say it to people; use the id in calls.",'
-            '"type":"string"},"startedAt":{"description":"When the job started.",'
-            '"format":"date-time","type":"string"},"status":{"description":"Where the '
-            "job is: running, stopping (asked to stop, not yet stopped), or finished "
-            'as completed, killed or failed.","enum":["running","stopping","completed",'
-            '"killed","failed"],"type":"string"}},"required":["id","name","kind",'
-            '"label","status","startedAt"],"type":"object"},'
-            '"notice":{"description":"How the job ended, in a sentence, when it has '
-            'finished.","type":"string"}},"required":["job","finished"],'
-            '"type":"object"}'
+            '"type":"string"},"labels":{"additionalProperties":{"type":"string"},'
+            '"description":"The key=value labels the job was started with, to tell '
+            'jobs apart and to filter job_list by.","type":["object","null"]},'
+            '"name":{"description":"The job\'s display name, such as sh-3: its kind '
+            'and a number. Say it to people; use the id in calls.","type":"string"},'
+            '"startedAt":{"description":"When the job started.","format":"date-time",'
+            '"type":"string"},"status":{"description":"Where the job is: running, '
+            "stopping (asked to stop, not yet stopped), or finished as completed, "
+            'killed or failed.","enum":["running","stopping","completed","killed",'
+            '"failed"],"type":"string"}},"required":["id","name","kind","label",'
+            '"status","startedAt"],"type":"object"},"notice":{"description":"How the '
+            'job ended, in a sentence, when it has finished.","type":"string"}},'
+            '"required":["job","finished"],"type":"object"}'
         ),
         annotations=ToolAnnotations(
             read_only_hint=True,

@@ -246,6 +246,11 @@ class Interval(Model):
     field it knows. The fields it could not read are empty.
     """
 
+    labels: dict[str, str] | None = None
+    """Labels are the job's key=value pairs from its registered fact; none for history
+    written before labels, or a job whose registered fact was not read.
+    """
+
 
 class KillAllRequest(Model):
     """A KillAllRequest is the body of a bulk stop, sent as application/json: the jobs
