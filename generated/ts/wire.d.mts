@@ -254,6 +254,31 @@ export declare function decodeHistory(json: unknown, path?: string): History;
 export declare function encodeHistory(value: History): JSONObject;
 
 /**
+ * A HistoryPage is one page of a history search: the intervals that match,
+ * newest registration first, and where the next page starts.
+ */
+export interface HistoryPage {
+  /** Intervals are this page's intervals. */
+  intervals: Interval[];
+  /** Next is the cursor of the next page; zero on the last. */
+  next?: number;
+  /** Total is how many intervals match the search across every page. */
+  total: number;
+}
+
+/**
+ * decodeHistoryPage reads a HistoryPage from JSON as Go's decoder does,
+ * refusing input that lacks a required field.
+ */
+export declare function decodeHistoryPage(json: unknown, path?: string): HistoryPage;
+
+/**
+ * encodeHistoryPage writes a HistoryPage as JSON that Go's decoder reads,
+ * leaving out optional fields that hold their zero value, as Go does.
+ */
+export declare function encodeHistoryPage(value: HistoryPage): JSONObject;
+
+/**
  * An InputRequest is the body of input to a terminal job, sent as
  * application/json: text typed into the job's terminal.
  */

@@ -316,6 +316,55 @@ export function encodeHistory(value) {
 }
 
 /**
+ * decodeHistoryPage reads a HistoryPage from JSON as Go's decoder does,
+ * refusing input that lacks a required field.
+ */
+export function decodeHistoryPage(json, path = "$") {
+  const o = _obj(json, path, "HistoryPage");
+  let f_intervals;
+  let f_next;
+  let f_total;
+  for (const k of Object.keys(o)) {
+    const v = o[k];
+    switch (k) {
+      case "intervals":
+        f_intervals = v === null ? undefined : _arr(v, path, "intervals", (e, p, i) => decodeInterval(e, _at(p, i)));
+        continue;
+      case "next":
+        if (v !== null) f_next = _int(v, path, "next");
+        continue;
+      case "total":
+        f_total = v === null ? undefined : _int(v, path, "total");
+        continue;
+    }
+    switch (_fold(k)) {
+      case "INTERVALS":
+        throw _ambiguous(path, "HistoryPage", k, "intervals");
+      case "NEXT":
+        throw _ambiguous(path, "HistoryPage", k, "next");
+      case "TOTAL":
+        throw _ambiguous(path, "HistoryPage", k, "total");
+    }
+  }
+  if (f_total === undefined) throw _missing(path, "HistoryPage", "total");
+  const out = { intervals: f_intervals ?? [], total: f_total };
+  if (f_next) out.next = f_next;
+  return out;
+}
+
+/**
+ * encodeHistoryPage writes a HistoryPage as JSON that Go's decoder reads,
+ * leaving out optional fields that hold their zero value, as Go does.
+ */
+export function encodeHistoryPage(value) {
+  const o = {};
+  o["intervals"] = value.intervals.map((e) => encodeInterval(e));
+  if (value.next) o["next"] = _eint(value.next, "HistoryPage.next");
+  o["total"] = _eint(value.total, "HistoryPage.total");
+  return o;
+}
+
+/**
  * decodeInputRequest reads an InputRequest from JSON as Go's decoder does,
  * refusing input that lacks a required field.
  */

@@ -450,6 +450,68 @@ export function encodeHistory(value: History): JSONObject {
 }
 
 /**
+ * A HistoryPage is one page of a history search: the intervals that match,
+ * newest registration first, and where the next page starts.
+ */
+export interface HistoryPage {
+  /** Intervals are this page's intervals. */
+  intervals: Interval[];
+  /** Next is the cursor of the next page; zero on the last. */
+  next?: number;
+  /** Total is how many intervals match the search across every page. */
+  total: number;
+}
+
+/**
+ * decodeHistoryPage reads a HistoryPage from JSON as Go's decoder does,
+ * refusing input that lacks a required field.
+ */
+export function decodeHistoryPage(json: unknown, path = "$"): HistoryPage {
+  const o = _obj(json, path, "HistoryPage");
+  let f_intervals: Interval[] | undefined;
+  let f_next: number | undefined;
+  let f_total: number | undefined;
+  for (const k of Object.keys(o)) {
+    const v = o[k];
+    switch (k) {
+      case "intervals":
+        f_intervals = v === null ? undefined : _arr(v, path, "intervals", (e, p, i) => decodeInterval(e, _at(p, i)));
+        continue;
+      case "next":
+        if (v !== null) f_next = _int(v, path, "next");
+        continue;
+      case "total":
+        f_total = v === null ? undefined : _int(v, path, "total");
+        continue;
+    }
+    switch (_fold(k)) {
+      case "INTERVALS":
+        throw _ambiguous(path, "HistoryPage", k, "intervals");
+      case "NEXT":
+        throw _ambiguous(path, "HistoryPage", k, "next");
+      case "TOTAL":
+        throw _ambiguous(path, "HistoryPage", k, "total");
+    }
+  }
+  if (f_total === undefined) throw _missing(path, "HistoryPage", "total");
+  const out: HistoryPage = { intervals: f_intervals ?? [], total: f_total };
+  if (f_next) out.next = f_next;
+  return out;
+}
+
+/**
+ * encodeHistoryPage writes a HistoryPage as JSON that Go's decoder reads,
+ * leaving out optional fields that hold their zero value, as Go does.
+ */
+export function encodeHistoryPage(value: HistoryPage): JSONObject {
+  const o: JSONObject = {};
+  o["intervals"] = value.intervals.map((e) => encodeInterval(e));
+  if (value.next) o["next"] = _eint(value.next, "HistoryPage.next");
+  o["total"] = _eint(value.total, "HistoryPage.total");
+  return o;
+}
+
+/**
  * An InputRequest is the body of input to a terminal job, sent as
  * application/json: text typed into the job's terminal.
  */

@@ -193,6 +193,48 @@ func (h *History) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
+// A HistoryPage is one page of a history search: the intervals that match,
+// newest registration first, and where the next page starts.
+type HistoryPage struct {
+	// Intervals are this page's intervals.
+	Intervals []Interval `json:"intervals"`
+	// Next is the cursor of the next page; zero on the last.
+	Next int `json:"next,omitzero"`
+	// Total is how many intervals match the search across every page.
+	Total int `json:"total"`
+}
+
+// MarshalJSON encodes h, writing a nil list as [] and a nil map as {}.
+func (h HistoryPage) MarshalJSON() ([]byte, error) {
+	type plain HistoryPage
+	if h.Intervals == nil {
+		h.Intervals = []Interval{}
+	}
+	return json.Marshal(plain(h))
+}
+
+// UnmarshalJSON decodes h, refusing a missing required field or an ambiguous key.
+func (h *HistoryPage) UnmarshalJSON(data []byte) error {
+	var wire struct {
+		Intervals []Interval `json:"intervals"`
+		Next      int        `json:"next"`
+		Total     *int       `json:"total"`
+	}
+	if err := json.Unmarshal(data, &wire); err != nil {
+		return err
+	}
+	if err := codec.CheckKeys("wire.HistoryPage", data, "intervals", "next", "total"); err != nil {
+		return err
+	}
+	if wire.Total == nil {
+		return codec.MissingField("wire.HistoryPage", "total")
+	}
+	h.Intervals = wire.Intervals
+	h.Next = wire.Next
+	h.Total = *wire.Total
+	return nil
+}
+
 // An InputRequest is the body of input to a terminal job, sent as
 // application/json: text typed into the job's terminal.
 type InputRequest struct {

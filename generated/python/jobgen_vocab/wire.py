@@ -165,6 +165,21 @@ class History(Model):
     """
 
 
+class HistoryPage(Model):
+    """A HistoryPage is one page of a history search: the intervals that match, newest
+    registration first, and where the next page starts.
+    """
+
+    intervals: list[Interval] = Field(default_factory=list)
+    """Intervals are this page's intervals."""
+
+    next: Int64 = 0
+    """Next is the cursor of the next page; zero on the last."""
+
+    total: Int64
+    """Total is how many intervals match the search across every page."""
+
+
 class InputRequest(Model):
     """An InputRequest is the body of input to a terminal job, sent as application/json:
     text typed into the job's terminal.
