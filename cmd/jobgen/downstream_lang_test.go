@@ -214,7 +214,7 @@ func TestAPackageDeclaresThePackagesItsSpecsImport(t *testing.T) {
 	}
 	var specs []*gen.Resolved
 	for _, name := range []string{"app.yaml", "near.yaml"} {
-		r, err := gen.LoadFSWith(files, name, files[name].Data, gen.Options{Modules: namedPackages{mods}})
+		r, err := gen.LoadFS(files, name, files[name].Data, gen.WithModules(namedPackages{mods}))
 		if err != nil {
 			t.Fatal(err)
 		}

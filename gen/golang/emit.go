@@ -50,9 +50,9 @@ func (Backend) Check(r *gen.Resolved) gen.ErrorList {
 
 // Files implements Backend.
 func (Backend) Files(r *gen.Resolved, o gen.Origin) ([]gen.File, error) {
-	s, err := r.Model()
-	if err != nil {
-		return nil, err
+	s := r.Spec()
+	if s == nil {
+		return nil, gen.ErrNotResolved
 	}
 	return emitGo(s, o)
 }
@@ -72,9 +72,9 @@ const (
 // spec as if the output root were the spec's directory; jobgen generate
 // uses Backend with the real root instead.
 func Emit(r *gen.Resolved) ([]gen.File, error) {
-	s, err := r.Model()
-	if err != nil {
-		return nil, err
+	s := r.Spec()
+	if s == nil {
+		return nil, gen.ErrNotResolved
 	}
 	return emitGo(s, gen.BesideSpec(s))
 }

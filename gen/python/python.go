@@ -69,8 +69,8 @@ func (Backend) Marker() gen.Marker {
 // has no name or this package's Package (unset, as jobgen check has it,
 // nothing names this package yet).
 func (b Backend) Check(r *gen.Resolved) gen.ErrorList {
-	s, err := r.Model()
-	if err != nil {
+	s := r.Spec()
+	if s == nil {
 		return nil // Files reports it
 	}
 	errs := checkNames(s)
@@ -115,9 +115,9 @@ func (b Backend) pkg() string {
 
 // Files implements Backend.
 func (b Backend) Files(r *gen.Resolved, o gen.Origin) ([]gen.File, error) {
-	s, err := r.Model()
-	if err != nil {
-		return nil, err
+	s := r.Spec()
+	if s == nil {
+		return nil, gen.ErrNotResolved
 	}
 	name := path.Join(b.Dir, b.pkg(), s.Package.Name+".py")
 	return []gen.File{emitModule(s, o, name, b.Runtime)}, nil
@@ -126,9 +126,9 @@ func (b Backend) Files(r *gen.Resolved, o gen.Origin) ([]gen.File, error) {
 // Emit renders a valid spec as its Python module alone, with the marker
 // naming the spec as a file beside it; see Backend.
 func Emit(r *gen.Resolved) (gen.File, error) {
-	s, err := r.Model()
-	if err != nil {
-		return gen.File{}, err
+	s := r.Spec()
+	if s == nil {
+		return gen.File{}, gen.ErrNotResolved
 	}
 	if errs := checkNames(s); len(errs) > 0 {
 		return gen.File{}, errs
