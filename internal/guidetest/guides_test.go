@@ -85,6 +85,7 @@ func needGo(t *testing.T) {
 // job of the module's own kind recording its own facts, reading them back
 // with jobgen journal, and the compatibility checks for CI.
 func TestTheOwnVocabularyGuideRunsAsWritten(t *testing.T) {
+	t.Parallel()
 	needGo(t)
 	c := Run{Guide: guide(t, "your-own-vocabulary.md"), Dir: scratchBeside(t), Env: offline()}.Do(t)
 	if c.Ran < 15 || c.Wrote != 3 {
@@ -138,6 +139,7 @@ func database(t *testing.T) string {
 // migration, hosts at work with their metrics, status, reading the history,
 // and archiving it.
 func TestTheProductionGuideRunsAsWritten(t *testing.T) {
+	t.Parallel()
 	needGo(t)
 	dsn := database(t)
 	c := Run{Guide: guide(t, "production.md"), Dir: scratchBeside(t), Env: offline("JOBGEN_DSN=" + dsn)}.Do(t)
@@ -177,6 +179,7 @@ func onPath(env []string, dir string) []string {
 // the MCP demo's two sessions, a task and a subagent, then a client's
 // first messages over stdio.
 func TestTheAgentsGuideRunsAsWritten(t *testing.T) {
+	t.Parallel()
 	needGo(t)
 	bin := built(t, "examples/mcpjobs")
 	c := Run{Guide: guide(t, "agents-and-mcp.md"), Dir: t.TempDir(), Env: onPath(offline(), bin)}.Do(t)
@@ -215,6 +218,7 @@ func needTools(t *testing.T, names ...string) {
 // console served, its roster, a follow to the end of a job, its record, the
 // subagents, and the refusals of what no route serves and of a foreign host.
 func TestTheConsoleGuideRunsAsWritten(t *testing.T) {
+	t.Parallel()
 	needGo(t)
 	needTools(t, "curl", "jq")
 	bin := built(t, "examples/jobsweb")
@@ -233,6 +237,7 @@ var npmOffline = []string{"npm_config_offline=true", "npm_config_audit=false", "
 // npm, a fact decoded and one refused, and the wire client following a job
 // of the console's demo to its end.
 func TestTheTypeScriptGuideRunsAsWritten(t *testing.T) {
+	t.Parallel()
 	needGo(t)
 	needTools(t, "node", "npm")
 	bin := built(t, "examples/jobsweb")
@@ -248,6 +253,7 @@ func TestTheTypeScriptGuideRunsAsWritten(t *testing.T) {
 // and jobgen_client following a job of the console's demo to its end, with
 // the project's Python environment first on PATH.
 func TestThePythonGuideRunsAsWritten(t *testing.T) {
+	t.Parallel()
 	needGo(t)
 	venv := filepath.Join(repo(t), "tools", "python", ".venv", "bin")
 	if _, err := os.Stat(filepath.Join(venv, "python3")); err != nil {
