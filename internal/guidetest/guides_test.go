@@ -137,13 +137,17 @@ func database(t *testing.T) string {
 // TestTheProductionGuideRunsAsWritten follows docs/guides/production.md
 // against a database of its own: a host refusing an unmigrated schema, the
 // migration, hosts at work with their metrics, status, reading the history,
-// and archiving it.
+// archiving it, and a fleet view over a host forwarding a follow to it.
 func TestTheProductionGuideRunsAsWritten(t *testing.T) {
 	t.Parallel()
 	needGo(t)
 	dsn := database(t)
-	c := Run{Guide: guide(t, "production.md"), Dir: scratchBeside(t), Env: offline("JOBGEN_DSN=" + dsn)}.Do(t)
-	if c.Ran < 15 || c.Wrote != 1 {
+	needTools(t, "curl", "jq")
+	secret := make([]byte, 32)
+	rand.Read(secret)
+	env := offline("JOBGEN_DSN="+dsn, "JOBGEN_FLEET_SECRET="+hex.EncodeToString(secret), "HOST_ADDR="+freeAddr(t), "ADDR="+freeAddr(t))
+	c := Run{Guide: guide(t, "production.md"), Dir: scratchBeside(t), Env: env}.Do(t)
+	if c.Ran < 20 || c.Wrote != 1 {
 		t.Fatalf("the guide ran %d commands and wrote %d files; it walks migrate, status and archive with a host, so it should run more", c.Ran, c.Wrote)
 	}
 }
