@@ -38,9 +38,9 @@ func (b *syncBuffer) String() string {
 // start runs a command ending in " &" as the guide's reader does: in the
 // background, for the rest of the guide. It returns once the command's
 // output holds what the guide shows, and fails t if the command ends first
-// or takes longer than ReadyWithin. When the test ends, the command's
-// process group is sent SIGTERM, then SIGKILL if it is still there after
-// ten seconds.
+// or takes longer than ReadyWithin. When the test ends, a failed test logs
+// what the command printed, and the command's process group is sent
+// SIGTERM, then SIGKILL if it is still there after ten seconds.
 func (r Run) start(t testing.TB, c Cmd) {
 	t.Helper()
 	cmd := exec.Command("sh", "-c", "exec "+c.Cmd)
@@ -54,6 +54,9 @@ func (r Run) start(t testing.TB, c Cmd) {
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
 	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("%s:%d: %s, in the background, printed:\n%s", r.Guide, c.Line, c.Cmd, out)
+		}
 		syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
 		select {
 		case <-exited:
