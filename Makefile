@@ -101,7 +101,7 @@ ts-bench: ## what the TypeScript decoders cost per follow frame against JSON.par
 bench: ## benchmarks, each with its baseline in the same run
 	$(GO) test ./... -run '^$$' -bench . -benchmem
 
-scoreboard: ## one line per performance goal of issues 16 and 24, peers included: measured, baseline, ratio, goal, met/missed (PostgreSQL rows with JOBGEN_TEST_POSTGRES; under 8 minutes)
+scoreboard: ## one line per performance goal (cmd/scoreboard), peers included: measured, baseline, ratio, goal, met/missed (PostgreSQL rows with JOBGEN_TEST_POSTGRES; under 8 minutes)
 	$(GO) run ./cmd/scoreboard -count $(SCOREBOARD_COUNT)
 
 .PHONY: peers

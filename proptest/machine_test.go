@@ -23,7 +23,7 @@ import (
 )
 
 // TestRegistryMachine is the model-based state machine of registry and
-// journal (issue 6, item 1). Random sequences of starts, appends, detail
+// journal. Random sequences of starts, appends, detail
 // updates, producer reports, kills, disposals, closes, reads, record reads,
 // waits, journal faults and fake-time advances run against a registry that
 // records into a real journal file, inside a synctest bubble. The model

@@ -25,7 +25,7 @@ import (
 )
 
 // TestMCPSessionFence is the fence of the MCP server over real streamable
-// HTTP (issue 26, issue 29 item 3). Each check has its own sessions, each
+// HTTP. Each check has its own sessions, each
 // with one or two MCP client sessions; random calls start jobs (plainly or
 // as 2025-11-25 tasks), list, read and kill them, read and cancel their
 // tasks, from their owners and from the others, and a session names

@@ -270,7 +270,7 @@ func TestJournalRepairTruncateAt(t *testing.T) {
 	}
 }
 
-// TestJournalCommandLineEdges (issue 22, item 9): one meaning, one exit
+// TestJournalCommandLineEdges: one meaning, one exit
 // status (decision 0074). No journal where the argument points is a
 // failure to read one (3), for a file as for a PostgreSQL schema; a
 // --truncate-at that is negative or outside the file is a usage error (2)
