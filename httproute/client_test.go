@@ -215,3 +215,26 @@ func TestARefusalIsAWireError(t *testing.T) {
 		t.Errorf("a POST: %q, %v, Content-Type %q", data, err, a.seen[3].Header.Get("Content-Type"))
 	}
 }
+
+// TestAConnectionsFirstEventIsNoProgress: a server that drops every
+// connection after its first event makes no progress, even when that event
+// moves the resume point (a lossy resume opens past where it asked): with
+// a budget of 2 the stream gives up after the third connection, with the
+// drop, not the refusal a fourth would meet.
+func TestAConnectionsFirstEventIsNoProgress(t *testing.T) {
+	for _, resumable := range []bool{true, false} {
+		a := &answers{}
+		for i := range 4 {
+			a.each = append(a.each, events(fmt.Sprintf("event: opened\nid: %d\ndata: {}\n\n", 10*(i+1))))
+		}
+		c, _ := client(t, a, 2)
+		var last error
+		for _, err := range c.Stream(t.Context(), "api/follow", nil, []string{"opened"}, resumable) {
+			last = err
+		}
+		var refused *httproute.WireError
+		if last == nil || errors.As(last, &refused) || len(a.seen) != 3 {
+			t.Errorf("resumable %v: ended with %v after %d connections, want the drop after 3", resumable, last, len(a.seen))
+		}
+	}
+}
