@@ -136,3 +136,44 @@ async def test_an_async_follow_gives_up_as_a_follow_does() -> None:
                 pass
     await http.aclose()
     assert transport.connections == 3
+
+
+class MovingOpenedThenDrop(httpx.BaseTransport):
+    """A server whose every connection opens past the last (a lossy resume)
+    or sends the whole roster again, then drops."""
+
+    def __init__(self) -> None:
+        self.connections = 0
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        self.connections += 1
+        if self.connections > 50:
+            raise AssertionError("the stream reconnected 50 times")
+        n = self.connections
+
+        class Drop(httpx.SyncByteStream):
+            def __iter__(self) -> Iterator[bytes]:
+                yield b"retry: 1\n" + OPENED.replace("id: 0", f"id: {10 * n}").encode()
+                yield b"event: roster\ndata: []\n\n"
+                raise httpx.ReadError("connection dropped by the test")
+
+        return httpx.Response(
+            200, headers={"Content-Type": "text/event-stream"}, stream=Drop()
+        )
+
+
+def follow(c: Client) -> None:
+    list(c.follow_job(jobs.JobID(JOB), retries=3))
+
+
+def watch(c: Client) -> None:
+    list(c.watch_jobs(retries=3))
+
+
+def test_a_connections_first_event_is_no_progress_even_when_it_moves() -> None:
+    for read in (follow, watch):
+        transport = MovingOpenedThenDrop()
+        with Client("http://127.0.0.1:1", http=httpx.Client(transport=transport)) as c:
+            with pytest.raises(httpx.ReadError):
+                read(c)
+        assert transport.connections == 4  # the first and three retries
