@@ -4,12 +4,14 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"iter"
 	"net/http"
 	"net/url"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -112,6 +114,16 @@ func (e *WireError) Error() string {
 
 // Is reports a decline as ErrNotServed, as the server's own Decline is.
 func (e *WireError) Is(target error) bool { return target == ErrNotServed && e.NotServed != "" }
+
+// EncodeBody is a request's JSON body. An optional body that is its type's
+// zero value is sent empty, which the Handler reads as that zero value
+// (a zero record need not encode: an enum field's zero is no value).
+func EncodeBody(v any, optional bool) ([]byte, error) {
+	if optional && reflect.ValueOf(v).IsZero() {
+		return []byte{}, nil
+	}
+	return json.Marshal(v)
+}
 
 // Escape is a path parameter's text as one segment of a path.
 func Escape(text string) string { return url.PathEscape(text) }

@@ -118,7 +118,7 @@ func (e *emitter) clientMethod(f *jen.File, r *gen.Route) {
 		}
 		body := jen.Nil()
 		if r.Body != nil {
-			g.List(jen.Id("body"), jen.Err()).Op(":=").Qual(encodingJSONPkg, "Marshal").Call(jen.Id("req").Dot("Body"))
+			g.List(jen.Id("body"), jen.Err()).Op(":=").Qual(httproutePkg, "EncodeBody").Call(jen.Id("req").Dot("Body"), jen.Lit(r.Body.Optional))
 			g.If(jen.Err().Op("!=").Nil()).Block(jen.Return(zero, jen.Qual("fmt", "Errorf").Call(jen.Lit(e.spec.Package.Name+": "+r.Name+": encoding the body: %w"), jen.Err())))
 			body = jen.Id("body")
 		}

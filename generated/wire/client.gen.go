@@ -162,7 +162,7 @@ func (c *Client) KillJob(ctx context.Context, req KillJobRequest) (KillResponse,
 	path := "api/jobs/" + httproute.Escape(req.ID.String()) + "/kill"
 	var query url.Values
 	var v KillResponse
-	body, err := json.Marshal(req.Body)
+	body, err := httproute.EncodeBody(req.Body, true)
 	if err != nil {
 		return v, fmt.Errorf("wire: KillJob: encoding the body: %w", err)
 	}
@@ -184,7 +184,7 @@ func (c *Client) SendInput(ctx context.Context, req SendInputRequest) (InputResp
 	path := "api/jobs/" + httproute.Escape(req.ID.String()) + "/input"
 	var query url.Values
 	var v InputResponse
-	body, err := json.Marshal(req.Body)
+	body, err := httproute.EncodeBody(req.Body, false)
 	if err != nil {
 		return v, fmt.Errorf("wire: SendInput: encoding the body: %w", err)
 	}

@@ -41,7 +41,7 @@ func (c *Client) Approve(ctx context.Context, req ApproveRequest) (Approval, err
 	path := "api/releases/" + httproute.Escape(req.Release.String()) + "/approvals"
 	var query url.Values
 	var v Approval
-	body, err := json.Marshal(req.Body)
+	body, err := httproute.EncodeBody(req.Body, false)
 	if err != nil {
 		return v, fmt.Errorf("deploy: Approve: encoding the body: %w", err)
 	}
