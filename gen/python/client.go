@@ -33,7 +33,7 @@ func ClientRuntime() string { return pyClient }
 // clientNames are the names a route's method may not take, and its
 // parameters may not: the callers' own attributes and the locals of the
 // methods.
-var clientNames = []string{"self", "close", "aclose", "body", "retries", "response", "events", "event", "value", "stream"}
+var clientNames = []string{"self", "close", "aclose", "body", "retries", "response", "events", "event", "value"}
 
 // checkClientNames reports a route whose method or parameter would take a
 // name the client keeps for itself.

@@ -46,8 +46,8 @@ func (w *clientWriter) streamBody(r *gen.Route, async bool) {
 	if line := "        " + with + closing + "(" + stream + ") as events:"; len(line) <= 88 {
 		w.line("%s", line)
 	} else {
-		w.bracketed("        ", "stream = self._stream(", args, ")", "")
-		w.line("        %s%s(stream) as events:", with, closing)
+		w.bracketed("        ", "events = self._stream(", args, ")", "")
+		w.line("        %s%s(events) as events:", with, closing)
 	}
 	w.line("            %sevent in events:", loop)
 	ends := func(ev *gen.StreamEvent) bool {

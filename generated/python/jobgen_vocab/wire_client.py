@@ -86,14 +86,14 @@ class Client(Caller):
         - 429: The session holds as many event streams as it may (with Retry-After).
         - 503: The server is shutting down.
         """
-        stream = self._stream(
+        events = self._stream(
             "api/jobs/events",
             None,
             _WATCH_JOBS_EVENTS,
             resumable=False,
             retries=retries,
         )
-        with closing(stream) as events:
+        with closing(events) as events:
             for event in events:
                 yield decode_list_with(
                     jobs.JobSnapshot, wire.FleetPlacement, event.text
@@ -132,14 +132,14 @@ class Client(Caller):
           wire does not.
         - 503: The server is shutting down, or a fleet's job's host is lost.
         """
-        stream = self._stream(
+        events = self._stream(
             f"api/jobs/{segment(id)}/follow",
             {"from": text(from_)},
             _FOLLOW_JOB_EVENTS,
             resumable=True,
             retries=retries,
         )
-        with closing(stream) as events:
+        with closing(events) as events:
             for event in events:
                 value = jobs.decode_follow_frame(event.text)
                 yield value
@@ -252,14 +252,14 @@ class Client(Caller):
         - 429: The session holds as many event streams as it may (with Retry-After).
         - 503: The server is shutting down.
         """
-        stream = self._stream(
+        events = self._stream(
             "api/subagents/events",
             None,
             _WATCH_SUBAGENTS_EVENTS,
             resumable=False,
             retries=retries,
         )
-        with closing(stream) as events:
+        with closing(events) as events:
             for event in events:
                 yield decode_list(wire.SubagentNode, event.text)
 
@@ -324,14 +324,14 @@ class AsyncClient(AsyncCaller):
         - 429: The session holds as many event streams as it may (with Retry-After).
         - 503: The server is shutting down.
         """
-        stream = self._stream(
+        events = self._stream(
             "api/jobs/events",
             None,
             _WATCH_JOBS_EVENTS,
             resumable=False,
             retries=retries,
         )
-        async with aclosing(stream) as events:
+        async with aclosing(events) as events:
             async for event in events:
                 yield decode_list_with(
                     jobs.JobSnapshot, wire.FleetPlacement, event.text
@@ -372,14 +372,14 @@ class AsyncClient(AsyncCaller):
           wire does not.
         - 503: The server is shutting down, or a fleet's job's host is lost.
         """
-        stream = self._stream(
+        events = self._stream(
             f"api/jobs/{segment(id)}/follow",
             {"from": text(from_)},
             _FOLLOW_JOB_EVENTS,
             resumable=True,
             retries=retries,
         )
-        async with aclosing(stream) as events:
+        async with aclosing(events) as events:
             async for event in events:
                 value = jobs.decode_follow_frame(event.text)
                 yield value
@@ -496,14 +496,14 @@ class AsyncClient(AsyncCaller):
         - 429: The session holds as many event streams as it may (with Retry-After).
         - 503: The server is shutting down.
         """
-        stream = self._stream(
+        events = self._stream(
             "api/subagents/events",
             None,
             _WATCH_SUBAGENTS_EVENTS,
             resumable=False,
             retries=retries,
         )
-        async with aclosing(stream) as events:
+        async with aclosing(events) as events:
             async for event in events:
                 yield decode_list(wire.SubagentNode, event.text)
 
