@@ -26,7 +26,7 @@ demo-web: ## serve the jobs console for a demo session on 127.0.0.1:8080: colour
 demo-subagents: ## see continuable subagents: a child reports, the process restarts, a follow-up resumes it cold
 	$(GO) run ./examples/subagents
 .PHONY: demo-mcp
-demo-mcp: ## see the model-facing tools over MCP: an MCP client starts, lists, reads, waits for and kills shell jobs as two sessions, runs one as a task, and works with a subagent
+demo-mcp: ## see the model-facing tools over MCP: an MCP client starts, lists, reads, waits for and kills shell jobs as two sessions, has a foreground command promoted to a job at its timeout, runs one as a task, and works with a subagent
 	$(GO) run ./examples/mcpjobs
 
 generate: ## regenerate generated/ (Go, TypeScript and Python), the reference, the schema and the live page's decoders from the specs jobgen.yaml lists

@@ -30,7 +30,7 @@ func readAll(t *testing.T, payloads ...string) []jobs.Fact {
 func TestIntervalsProjectANewerBuildsJobFactsInPart(t *testing.T) {
 	id := testjobs.ID(7).String()
 	facts := readAll(t,
-		`{"type":"job/registered","v":3,"data":{"jobId":"`+id+`","at":1000,"owner":"s1","kind":"deploy","title":"ship it","ordinal":4,"record":false}}`,
+		`{"type":"job/registered","v":9,"data":{"jobId":"`+id+`","at":1000,"owner":"s1","kind":"deploy","title":"ship it","ordinal":4,"record":false}}`,
 		`{"type":"job/noted","v":1,"data":{"jobId":"`+id+`"}}`,
 		`{"type":"job/settled","v":2,"data":{"jobId":"`+id+`","at":2000,"status":"killed","producerReported":false,"registration":{"registeredAt":1000,"owner":"s1","kind":"deploy","label":"","ordinal":4,"record":false},"cause":"preempted"}}`,
 	)
@@ -61,7 +61,7 @@ func TestIntervalsProjectANewerBuildsJobFactsInPart(t *testing.T) {
 func TestReadableSkipsWhatNamesNoJob(t *testing.T) {
 	for _, p := range []string{
 		`{"type":"job/noted","v":1,"data":{}}`,
-		`{"type":"job/registered","v":3,"data":{"owner":"s1","kind":"deploy"}}`,
+		`{"type":"job/registered","v":9,"data":{"owner":"s1","kind":"deploy"}}`,
 	} {
 		if f, partial := Readable(readAll(t, p)[0]); f != nil || partial {
 			t.Errorf("Readable(%s) = %v, %v; want nothing", p, f, partial)

@@ -391,6 +391,9 @@ func (h *machine) start(rt *rapid.T) {
 		r := drawResult(rt, "inStarterResult")
 		p.inStarter = &r
 	}
+	if !p.handle && rapid.IntRange(0, 3).Draw(rt, "promoted") == 0 {
+		p.promotedAfter = rapid.SampledFrom([]time.Duration{time.Millisecond, 2 * time.Second}).Draw(rt, "promotedAfter")
+	}
 	p.staged = drawStaged(rt)
 	h.startJob(rt, p)
 }
@@ -427,9 +430,12 @@ func (h *machine) startJob(rt *rapid.T, p startPlan) *modelJob {
 	h.next = p.id
 	var snap jobs.JobSnapshot
 	var err error
-	if p.handle {
+	switch {
+	case p.handle:
 		snap, j.term, err = h.reg.StartTerminal(context.Background(), h.jobStart(j).(jobs.RecordingJobStart))
-	} else {
+	case p.promotedAfter > 0:
+		snap, err = h.reg.Promote(context.Background(), h.jobStart(j), time.Now().Add(-p.promotedAfter))
+	default:
 		snap, err = h.reg.Start(context.Background(), h.jobStart(j))
 	}
 	note("start: %s", want)
@@ -927,10 +933,17 @@ func (h *machine) checkFacts(rt *rapid.T) {
 			}
 			continue
 		}
-		want := []attempt{{fact: jobs.JobRegistered{
+		registered := jobs.JobRegistered{
 			JobID: j.id, At: j.startedAt, Owner: j.plan.owner, Kind: j.plan.kind, Label: label(j.plan),
 			Ordinal: j.ordinal, Record: j.plan.record,
-		}, accepted: j.regAccepted}}
+		}
+		if j.plan.promotedAfter > 0 {
+			// A promoted job's interval starts at the promotion; the fact
+			// says when the command started, before it.
+			registered.Promoted = true
+			registered.CommandStartedAt = j.startedAt - j.plan.promotedAfter.Milliseconds()
+		}
+		want := []attempt{{fact: registered, accepted: j.regAccepted}}
 		if j.settledAttempted {
 			want = append(want, attempt{fact: jobs.JobSettled{
 				JobID: j.id, At: j.finishedAt, Status: j.status, Detail: j.detail,

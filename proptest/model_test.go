@@ -111,6 +111,10 @@ type startPlan struct {
 	watched     bool
 	viaFace     bool    // the producer settles through its face's Settle; its Hooks have no Done
 	inStarter   *result // a viaFace producer that settles inside its starter, with this result
+	// promotedAfter, when positive, registers the producer with Promote as
+	// one already running for that long: a foreground command promoted at
+	// its deadline, whose staged writes are the output it wrote before.
+	promotedAfter time.Duration
 }
 
 // A modelJob is one start: the model's job and the test's handles on it.

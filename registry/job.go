@@ -45,6 +45,10 @@ type job struct {
 	ordinal  int
 	toolCall jobs.ToolCallID
 	timeout  time.Duration // the JobStart's Timeout; zero for no deadline
+	// commandStartedAt is, for a job promoted from the foreground
+	// (Registry.Promote), when its command started in Unix milliseconds;
+	// zero for any other job.
+	commandStartedAt int64
 	// ------------------------------------------------------------------
 	// done is closed when the settlement is visible, releasing waiters. It
 	// is made only when something waits (see Registry.doneOf): most jobs

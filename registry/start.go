@@ -14,6 +14,9 @@ type startSpec struct {
 	plain     func(context.Context, jobs.RunningJob) (jobs.Hooks, error)
 	recording func(context.Context, jobs.RecordingJob) (jobs.Hooks, error)
 	terminal  func(context.Context, jobs.RecordingJob) (jobs.Hooks, jobs.TerminalInput, error)
+	// commandStartedAt is set by Promote: when the running producer's
+	// command started, in Unix milliseconds.
+	commandStartedAt int64
 }
 
 // parseStart validates start.
@@ -98,6 +101,8 @@ func (r *Registry) start(ctx context.Context, spec startSpec, waitSlot bool) (*j
 		toolCall: common.ToolCall,
 		timeout:  common.Timeout,
 		status:   lifecycle.Initial(),
+
+		commandStartedAt: spec.commandStartedAt,
 	}
 	if spec.plain == nil {
 		j.record = newRing(r.retainFor(common.OutputLimitBytes))
@@ -206,6 +211,9 @@ func (r *Registry) register(j *job, hooks jobs.Hooks) (jobs.JobSnapshot, error) 
 			Ordinal:  j.ordinal,
 			ToolCall: j.toolCall,
 			Record:   j.record != nil,
+
+			Promoted:         j.commandStartedAt != 0,
+			CommandStartedAt: j.commandStartedAt,
 		}, j.id)
 	}
 

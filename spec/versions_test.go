@@ -110,7 +110,7 @@ func TestRegisteredV1DecodesWithoutAHost(t *testing.T) {
 		t.Fatal("testdata holds no job/registered v1 fact")
 	}
 	first := registered[0]
-	if first.FactVersion() != 2 || first.Label != "build" || first.ToolCall != "call-7" || !first.Record || first.Host != (jobs.JobHost{}) {
+	if first.FactVersion() != 3 || first.Label != "build" || first.ToolCall != "call-7" || !first.Record || first.Host != (jobs.JobHost{}) {
 		t.Fatalf("upcast v1 registration: %+v", first)
 	}
 	inc, _ := jobs.ParseIncarnationID("6ba7b812-9dad-11d1-80b4-00c04fd430c8")
@@ -119,8 +119,8 @@ func TestRegisteredV1DecodesWithoutAHost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(string(data), `{"type":"job/registered","v":2,`) || !strings.Contains(string(data), `"host":{"name":"web-1","incarnation":"6ba7b812-9dad-11d1-80b4-00c04fd430c8","address":"http://10.0.0.7:8080"}`) {
-		t.Fatalf("a v2 registration encodes as %s", data)
+	if !strings.HasPrefix(string(data), `{"type":"job/registered","v":3,`) || !strings.Contains(string(data), `"host":{"name":"web-1","incarnation":"6ba7b812-9dad-11d1-80b4-00c04fd430c8","address":"http://10.0.0.7:8080"}`) {
+		t.Fatalf("a v3 registration encodes as %s", data)
 	}
 	back, err := jobs.DecodeFact(data)
 	if err != nil || back.(jobs.JobRegistered) != first {

@@ -96,7 +96,7 @@ func newRuntime(path string) (*runtime, error) {
 	if rt.agents, err = newAgents(store); err != nil {
 		return nil, err
 	}
-	shell, err := shellTool(rt.reg)
+	shell, err := shellTool(rt.reg, log)
 	if err != nil {
 		return nil, err
 	}

@@ -67,7 +67,10 @@ Channel: TypeAlias = Literal["stdout", "stderr", "log", "terminal"]
 
 - "stdout": The producer's standard output.
 - "stderr": The producer's standard error.
-- "log": Messages the producer or runtime writes about the job itself.
+- "log": Narration for observers: what the producer or runtime says about the job
+itself (a phase, a step). The record keeps it, followers and the console show it,
+styled apart, and the model's consuming read (Registry.Read, job_output) never
+returns it; the progress line stays the model's summary.
 - "terminal": The producer's pseudo-terminal: its standard output and standard error
 are one stream there, in the order they were written.
 """
@@ -439,8 +442,10 @@ class JobRegisteredV1Envelope(Envelope):
     data: JobRegisteredV1
 
 
-class JobRegistered(Model):
-    """A JobRegistered fact records that an owned job was registered.
+class JobRegisteredV2(Model):
+    """JobRegisteredV2 is version 2 of job/registered, still decoded: decode_fact reads
+    it and upcasts it as the spec derives each version from the one before, as Go's
+    DecodeFact does.
 
     Version 2 records the host that registered the job, for a fleet sharing one
     history.
@@ -479,11 +484,75 @@ class JobRegistered(Model):
     """
 
 
-class JobRegisteredEnvelope(Envelope):
-    """A JobRegisteredEnvelope is a job/registered v2 fact as the journal stores it."""
+class JobRegisteredV2Envelope(Envelope):
+    """A JobRegisteredV2Envelope is a job/registered v2 fact as the journal stores
+    it.
+    """
 
     type: Literal["job/registered"] = "job/registered"
     v: Literal[2] = 2
+    data: JobRegisteredV2
+
+
+class JobRegistered(Model):
+    """A JobRegistered fact records that an owned job was registered.
+
+    Version 3 says whether the job was promoted: registered while its producer was
+    already running, a foreground command that outlived its caller's deadline. Read
+    as version 3, earlier history was never promoted.
+    """
+
+    job_id: JobID = Field(serialization_alias="jobId")
+    """JobID identifies the job."""
+
+    at: Int64
+    """At is the registration time in Unix milliseconds, from the registry's clock; for
+    a promoted job, the promotion's.
+    """
+
+    owner: SessionID
+    """Owner is the owning session."""
+
+    kind: str
+    """Kind is the producer's kind."""
+
+    label: str
+    """Label is the job's label."""
+
+    ordinal: Int64
+    """Ordinal is the per-kind display ordinal."""
+
+    tool_call: ToolCallID = Field(
+        default=ToolCallID(""), serialization_alias="toolCall"
+    )
+    """ToolCall is the tool call that created the job."""
+
+    record: bool
+    """Record reports whether the job keeps a record."""
+
+    host: Annotated[JobHost | None, NULL_IS_EMPTY] = None
+    """Host is the run of the host that registered the job and the address its wire
+    serves on; empty when the runtime names no host (one process, or history written
+    as version 1).
+    """
+
+    promoted: bool = False
+    """Promoted reports that the job was registered while its producer was already
+    running: a foreground command offered at its deadline and accepted. The job's
+    interval starts at At, the promotion.
+    """
+
+    command_started_at: Int64 = Field(default=0, serialization_alias="commandStartedAt")
+    """CommandStartedAt is when a promoted job's command started, in Unix milliseconds
+    from the host's clock, before At; zero when not promoted.
+    """
+
+
+class JobRegisteredEnvelope(Envelope):
+    """A JobRegisteredEnvelope is a job/registered v3 fact as the journal stores it."""
+
+    type: Literal["job/registered"] = "job/registered"
+    v: Literal[3] = 3
     data: JobRegistered
 
 
@@ -572,8 +641,8 @@ by v; retired versions and unknown types are refused.
 """
 
 
-def _upcast_job_registered_v1_to_job_registered(old: JsonObject) -> JsonObject:
-    """Read the JSON of a JobRegisteredV1 as the JSON of the JobRegistered the spec
+def _upcast_job_registered_v1_to_job_registered_v2(old: JsonObject) -> JsonObject:
+    """Read the JSON of a JobRegisteredV1 as the JSON of the JobRegisteredV2 the spec
     derives from it.
     """
     out: JsonObject = {}
@@ -586,6 +655,25 @@ def _upcast_job_registered_v1_to_job_registered(old: JsonObject) -> JsonObject:
     if "toolCall" in old:
         out["toolCall"] = old["toolCall"]
     out["record"] = old["record"]
+    return out
+
+
+def _upcast_job_registered_v2_to_job_registered(old: JsonObject) -> JsonObject:
+    """Read the JSON of a JobRegisteredV2 as the JSON of the JobRegistered the spec
+    derives from it.
+    """
+    out: JsonObject = {}
+    out["jobId"] = old["jobId"]
+    out["at"] = old["at"]
+    out["owner"] = old["owner"]
+    out["kind"] = old["kind"]
+    out["label"] = old["label"]
+    out["ordinal"] = old["ordinal"]
+    if "toolCall" in old:
+        out["toolCall"] = old["toolCall"]
+    out["record"] = old["record"]
+    if "host" in old:
+        out["host"] = old["host"]
     return out
 
 
@@ -618,7 +706,11 @@ def decode_fact(data: str | bytes) -> FactEnvelope:
     """
     facts: dict[str, dict[Any, type[Envelope]]] = {
         "host/heartbeat": {1: HostHeartbeatEnvelope},
-        "job/registered": {1: JobRegisteredV1Envelope, 2: JobRegisteredEnvelope},
+        "job/registered": {
+            1: JobRegisteredV1Envelope,
+            2: JobRegisteredV2Envelope,
+            3: JobRegisteredEnvelope,
+        },
         "job/settled": {1: JobSettledV1Envelope, 2: JobSettledEnvelope},
     }
     return _newest(decode_envelope(data, facts))
@@ -630,7 +722,12 @@ def _newest(fact: Envelope) -> FactEnvelope:
     """
     if isinstance(fact, JobRegisteredV1Envelope):
         tree = json_tree(fact.data)
-        tree = _upcast_job_registered_v1_to_job_registered(tree)
+        tree = _upcast_job_registered_v1_to_job_registered_v2(tree)
+        tree = _upcast_job_registered_v2_to_job_registered(tree)
+        return upcast(JobRegisteredEnvelope, tree)
+    if isinstance(fact, JobRegisteredV2Envelope):
+        tree = json_tree(fact.data)
+        tree = _upcast_job_registered_v2_to_job_registered(tree)
         return upcast(JobRegisteredEnvelope, tree)
     if isinstance(fact, JobSettledV1Envelope):
         tree = json_tree(fact.data)
