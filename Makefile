@@ -164,8 +164,8 @@ PY_PATH = PYTHONPATH=generated/python:clients/python PYTHONDONTWRITEBYTECODE=1
 .PHONY: py-check py-bench
 py-check: ## ruff's layout and lints and mypy --strict over generated/python, the client and the Python tests; pytest with Hypothesis; the Go ↔ Python round trip and the client against the Go handler
 	tools/python/venv.sh >/dev/null
-	tools/python/.venv/bin/ruff format --check --no-cache --line-length 88 generated/python clients/python tools/python/*.py tools/python/tests gen/python/pyruntime.py
-	tools/python/.venv/bin/ruff check --no-cache --line-length 88 --select E,F,W,I,N,UP,B --ignore E501 generated/python clients/python tools/python/*.py tools/python/tests gen/python/pyruntime.py
+	tools/python/.venv/bin/ruff format --check --no-cache --line-length 88 generated/python clients/python tools/python/*.py tools/python/tests gen/python/pyruntime.py gen/python/pyclient.py
+	tools/python/.venv/bin/ruff check --no-cache --line-length 88 --select E,F,W,I,N,UP,B --ignore E501 generated/python clients/python tools/python/*.py tools/python/tests gen/python/pyruntime.py gen/python/pyclient.py
 	cd generated/python && PYTHONDONTWRITEBYTECODE=1 ../../$(PYTHON) -m mypy --strict --no-incremental jobgen_vocab
 	$(PY_PATH) $(PYTHON) -m mypy --strict --no-incremental clients/python/jobgen_client tools/python/tests
 	PYTHONPATH=generated/python:clients/python:clients/python/tests PYTHONDONTWRITEBYTECODE=1 $(PYTHON) -m mypy --strict --no-incremental clients/python/tests

@@ -103,6 +103,7 @@ func emitGo(s *gen.Spec, o gen.Origin) ([]gen.File, error) {
 		{"upcasts", e.upcasts, len(s.Conversions()) > 0},
 		{"defaults", e.defaults, len(s.Defaults) > 0},
 		{"routes", e.routes, s.HTTP != nil},
+		{"client", e.client, s.HTTP != nil},
 		{"tools", e.tools, len(s.Tools) > 0},
 	}
 	var files []gen.File
