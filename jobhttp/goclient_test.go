@@ -148,6 +148,16 @@ func TestTheGoClientCallsEveryRouteOfTheHandler(t *testing.T) {
 	if events, err := c.SubagentHistory(ctx, wire.SubagentHistoryRequest{ID: aliceChild}); err != nil || len(events) != 1 {
 		t.Errorf("SubagentHistory = %v, %v", events, err)
 	}
+	if waiting, err := c.ListWaiting(ctx, wire.ListWaitingRequest{}); err != nil || len(waiting) != 0 {
+		t.Errorf("ListWaiting = %v, %v; want none: nothing waits for a slot", waiting, err)
+	}
+	if page, err := c.SearchHistory(ctx, wire.SearchHistoryRequest{}); err != nil || page.Total < 1 || len(page.Intervals) != page.Total {
+		t.Errorf("SearchHistory = %+v, %v; want alice's intervals on one page", page, err)
+	}
+	stop, _ := s.startPlain("alice", "stopped in bulk")
+	if res, err := c.KillJobs(ctx, wire.KillJobsRequest{Body: wire.KillAllRequest{IDs: []jobs.JobID{stop.ID, foreign.ID}, Reason: "bulk"}}); err != nil || len(res.Results) != 2 {
+		t.Errorf("KillJobs = %+v, %v; want a result for each id", res, err)
+	}
 	_, err = c.ListFleetHosts(ctx, wire.ListFleetHostsRequest{})
 	if !errors.Is(err, httproute.ErrNotServed) || !errors.As(err, &refused) || refused.NotServed != "ListFleetHosts" {
 		t.Errorf("ListFleetHosts of a Handler: %v", err)
@@ -200,6 +210,9 @@ func TestTheGoClientCallsEveryRouteOfTheFleet(t *testing.T) {
 	_, declined["ArchivedHistory"] = c.ArchivedHistory(ctx, wire.ArchivedHistoryRequest{})
 	_, declined["ListSubagents"] = c.ListSubagents(ctx, wire.ListSubagentsRequest{})
 	_, declined["SubagentHistory"] = c.SubagentHistory(ctx, wire.SubagentHistoryRequest{ID: "alice/x"})
+	_, declined["ListWaiting"] = c.ListWaiting(ctx, wire.ListWaitingRequest{})
+	_, declined["SearchHistory"] = c.SearchHistory(ctx, wire.SearchHistoryRequest{})
+	_, declined["KillJobs"] = c.KillJobs(ctx, wire.KillJobsRequest{Body: wire.KillAllRequest{IDs: []jobs.JobID{job}}})
 	for _, err := range c.WatchSubagents(ctx, wire.WatchSubagentsRequest{}) {
 		declined["WatchSubagents"] = err
 		break

@@ -99,6 +99,25 @@ func (c *Client) WatchJobs(ctx context.Context, req WatchJobsRequest) iter.Seq2[
 	}
 }
 
+// ListWaiting answers the caller's starts that wait for an admission slot, each
+// owner's in the order they will be admitted.
+//
+//	GET /api/jobs/waiting
+func (c *Client) ListWaiting(ctx context.Context, req ListWaitingRequest) ([]WaitingStart, error) {
+	_ = req
+	path := "api/jobs/waiting"
+	var query url.Values
+	var v []WaitingStart
+	_, data, err := c.c.Do(ctx, "GET", path, query, nil)
+	if err != nil {
+		return v, err
+	}
+	if err := json.Unmarshal(data, &v); err != nil {
+		return v, fmt.Errorf("wire: ListWaiting: the answer: %w", err)
+	}
+	return v, nil
+}
+
 // GetJob answers one of the caller's jobs.
 //
 //	GET /api/jobs/{id}
@@ -172,6 +191,29 @@ func (c *Client) KillJob(ctx context.Context, req KillJobRequest) (KillResponse,
 	}
 	if err := json.Unmarshal(data, &v); err != nil {
 		return v, fmt.Errorf("wire: KillJob: the answer: %w", err)
+	}
+	return v, nil
+}
+
+// KillJobs asks many of the caller's jobs to stop with one reason, by ids or by
+// a match over its live jobs, and answers each job's outcome. Like a kill, it
+// must be a JSON POST from this site.
+//
+//	POST /api/jobs/kill
+func (c *Client) KillJobs(ctx context.Context, req KillJobsRequest) (KillAllResponse, error) {
+	path := "api/jobs/kill"
+	var query url.Values
+	var v KillAllResponse
+	body, err := httproute.EncodeBody(req.Body, false)
+	if err != nil {
+		return v, fmt.Errorf("wire: KillJobs: encoding the body: %w", err)
+	}
+	_, data, err := c.c.Do(ctx, "POST", path, query, body)
+	if err != nil {
+		return v, err
+	}
+	if err := json.Unmarshal(data, &v); err != nil {
+		return v, fmt.Errorf("wire: KillJobs: the answer: %w", err)
 	}
 	return v, nil
 }
@@ -250,6 +292,50 @@ func (c *Client) ListHistory(ctx context.Context, req ListHistoryRequest) ([]htt
 	}
 	if err := json.Unmarshal(data, &v); err != nil {
 		return v, fmt.Errorf("wire: ListHistory: the answer: %w", err)
+	}
+	return v, nil
+}
+
+// SearchHistory answers the caller's history from the journal a page at a time,
+// newest first, filtered by time, kind, status and label. With all, an operator
+// the runtime allows (Options.Operator) searches every session's history; the
+// fence stays the default, and a session not allowed is refused.
+//
+//	GET /api/history/search
+func (c *Client) SearchHistory(ctx context.Context, req SearchHistoryRequest) (HistoryPage, error) {
+	path := "api/history/search"
+	query := url.Values{}
+	if req.All != nil {
+		query.Set("all", strconv.FormatBool(*req.All))
+	}
+	if req.Since != nil {
+		query.Set("since", strconv.FormatInt(int64(*req.Since), 10))
+	}
+	if req.Until != nil {
+		query.Set("until", strconv.FormatInt(int64(*req.Until), 10))
+	}
+	if req.Kind != nil {
+		query.Set("kind", string(*req.Kind))
+	}
+	if req.Status != nil {
+		query.Set("status", string(*req.Status))
+	}
+	if req.Label != nil {
+		query.Set("label", string(*req.Label))
+	}
+	if req.Cursor != nil {
+		query.Set("cursor", strconv.FormatInt(int64(*req.Cursor), 10))
+	}
+	if req.Limit != nil {
+		query.Set("limit", strconv.FormatInt(int64(*req.Limit), 10))
+	}
+	var v HistoryPage
+	_, data, err := c.c.Do(ctx, "GET", path, query, nil)
+	if err != nil {
+		return v, err
+	}
+	if err := json.Unmarshal(data, &v); err != nil {
+		return v, fmt.Errorf("wire: SearchHistory: the answer: %w", err)
 	}
 	return v, nil
 }

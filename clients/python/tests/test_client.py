@@ -10,7 +10,7 @@ from conftest import env
 from jobgen_client import AsyncClient, Client, WireError
 from jobgen_vocab import jobs
 from jobgen_vocab.jobs import OpenedFrame, OutputFrame, StatusFrame
-from jobgen_vocab.wire import InputRequest, Interval, KillRequest
+from jobgen_vocab.wire import InputRequest, Interval, KillAllRequest, KillRequest
 
 
 def test_roster_lists_the_sessions_jobs_and_no_other(client: Client) -> None:
@@ -176,6 +176,25 @@ def test_history_has_an_interval_per_job(client: Client) -> None:
     assert done.complete and done.status == "completed" and done.detail == "ten lines"
     assert done.kind == "py" and done.settled_at >= done.registered_at
     assert env("FOREIGN") not in intervals
+
+
+def test_nothing_waits_for_a_slot(client: Client) -> None:
+    assert client.list_waiting() == []
+
+
+def test_search_history_pages_the_sessions_intervals(client: Client) -> None:
+    page = client.search_history(kind="py", limit=100)
+    ids = {iv.job_id for iv in page.intervals}
+    assert env("DONE") in ids and env("FOREIGN") not in ids
+    assert page.total == len(page.intervals)
+
+
+def test_a_bulk_stop_of_another_sessions_job_says_no_such_job(client: Client) -> None:
+    answer = client.kill_jobs(
+        KillAllRequest(ids=[jobs.JobID(env("FOREIGN"))], reason="not mine")
+    )
+    assert len(answer.results) == 1
+    assert answer.results[0].error == "no such job" and answer.results[0].job is None
 
 
 def test_archived_history_serves_the_intervals_and_no_archived_run(

@@ -99,6 +99,15 @@ class Client(Caller):
                     jobs.JobSnapshot, wire.FleetPlacement, event.text
                 )
 
+    def list_waiting(self) -> list[wire.WaitingStart]:
+        """ListWaiting answers the caller's starts that wait for an admission slot, each
+        owner's in the order they will be admitted.
+
+        GET /api/jobs/waiting
+        """
+        response = self._call("GET", "api/jobs/waiting")
+        return decode_list(wire.WaitingStart, response.content)
+
     def get_job(self, id: jobs.JobID) -> Placed[jobs.JobSnapshot, wire.FleetPlacement]:
         """GetJob answers one of the caller's jobs.
 
@@ -168,6 +177,20 @@ class Client(Caller):
         )
         return wire.KillResponse.decode(response.content)
 
+    def kill_jobs(self, body: wire.KillAllRequest) -> wire.KillAllResponse:
+        """KillJobs asks many of the caller's jobs to stop with one reason, by ids or by
+        a match over its live jobs, and answers each job's outcome. Like a kill, it
+        must be a JSON POST from this site.
+
+        POST /api/jobs/kill
+
+        It raises a WireError of:
+        - 400: The body names no jobs (no ids, an empty match without all), or more
+          than 1000 ids.
+        """
+        response = self._call("POST", "api/jobs/kill", body=body.encode())
+        return wire.KillAllResponse.decode(response.content)
+
     def send_input(self, id: jobs.JobID, body: wire.InputRequest) -> wire.InputResponse:
         """SendInput types text into a terminal job's terminal, as if typed. It is
         fenced as a kill is.
@@ -217,6 +240,37 @@ class Client(Caller):
         """
         response = self._call("GET", "api/history")
         return decode_list_with(wire.Interval, wire.FleetPlacement, response.content)
+
+    def search_history(
+        self,
+        *,
+        all: bool | None = None,
+        since: Int64 | None = None,
+        until: Int64 | None = None,
+        kind: str | None = None,
+        status: jobs.JobStatus | None = None,
+        label: str | None = None,
+        cursor: Int64 | None = None,
+        limit: Int64 | None = None,
+    ) -> wire.HistoryPage:
+        """SearchHistory answers the caller's history from the journal a page at a time,
+        newest first, filtered by time, kind, status and label. With all, an operator
+        the runtime allows (Options.Operator) searches every session's history; the
+        fence stays the default, and a session not allowed is refused.
+
+        GET /api/history/search
+
+        It raises a WireError of:
+        - 400: The label is not key=value, or the cursor or limit is out of range.
+        - 403: All was asked by a session the runtime does not allow to see every
+          session.
+        """
+        response = self._call(
+            "GET",
+            "api/history/search",
+            query={"all": text(all), "since": text(since), "until": text(until), "kind": text(kind), "status": text(status), "label": text(label), "cursor": text(cursor), "limit": text(limit)},
+        )
+        return wire.HistoryPage.decode(response.content)
 
     def archived_history(self) -> wire.History:
         """ArchivedHistory answers the caller's history as the journal holds it: the
@@ -337,6 +391,15 @@ class AsyncClient(AsyncCaller):
                     jobs.JobSnapshot, wire.FleetPlacement, event.text
                 )
 
+    async def list_waiting(self) -> list[wire.WaitingStart]:
+        """ListWaiting answers the caller's starts that wait for an admission slot, each
+        owner's in the order they will be admitted.
+
+        GET /api/jobs/waiting
+        """
+        response = await self._call("GET", "api/jobs/waiting")
+        return decode_list(wire.WaitingStart, response.content)
+
     async def get_job(
         self, id: jobs.JobID
     ) -> Placed[jobs.JobSnapshot, wire.FleetPlacement]:
@@ -408,6 +471,20 @@ class AsyncClient(AsyncCaller):
         )
         return wire.KillResponse.decode(response.content)
 
+    async def kill_jobs(self, body: wire.KillAllRequest) -> wire.KillAllResponse:
+        """KillJobs asks many of the caller's jobs to stop with one reason, by ids or by
+        a match over its live jobs, and answers each job's outcome. Like a kill, it
+        must be a JSON POST from this site.
+
+        POST /api/jobs/kill
+
+        It raises a WireError of:
+        - 400: The body names no jobs (no ids, an empty match without all), or more
+          than 1000 ids.
+        """
+        response = await self._call("POST", "api/jobs/kill", body=body.encode())
+        return wire.KillAllResponse.decode(response.content)
+
     async def send_input(
         self, id: jobs.JobID, body: wire.InputRequest
     ) -> wire.InputResponse:
@@ -459,6 +536,37 @@ class AsyncClient(AsyncCaller):
         """
         response = await self._call("GET", "api/history")
         return decode_list_with(wire.Interval, wire.FleetPlacement, response.content)
+
+    async def search_history(
+        self,
+        *,
+        all: bool | None = None,
+        since: Int64 | None = None,
+        until: Int64 | None = None,
+        kind: str | None = None,
+        status: jobs.JobStatus | None = None,
+        label: str | None = None,
+        cursor: Int64 | None = None,
+        limit: Int64 | None = None,
+    ) -> wire.HistoryPage:
+        """SearchHistory answers the caller's history from the journal a page at a time,
+        newest first, filtered by time, kind, status and label. With all, an operator
+        the runtime allows (Options.Operator) searches every session's history; the
+        fence stays the default, and a session not allowed is refused.
+
+        GET /api/history/search
+
+        It raises a WireError of:
+        - 400: The label is not key=value, or the cursor or limit is out of range.
+        - 403: All was asked by a session the runtime does not allow to see every
+          session.
+        """
+        response = await self._call(
+            "GET",
+            "api/history/search",
+            query={"all": text(all), "since": text(since), "until": text(until), "kind": text(kind), "status": text(status), "label": text(label), "cursor": text(cursor), "limit": text(limit)},
+        )
+        return wire.HistoryPage.decode(response.content)
 
     async def archived_history(self) -> wire.History:
         """ArchivedHistory answers the caller's history as the journal holds it: the
