@@ -38,9 +38,8 @@ import (
 // longer holds it (after a restart). Nothing else is kept: a task outlives
 // its MCP session and its process because the job's facts do.
 //
-// In a fleet, a task request about a job of another host would be
-// forwarded to that host; that seam is Toolset.Job, which today answers
-// from this process's registry and its history only.
+// In a fleet, a task request about a job of another host is forwarded to
+// that host before any of this runs (fleet.go).
 
 const (
 	// tasksExtension names the 2026-07-28 extension.
@@ -343,8 +342,8 @@ func (srv *server) task(ctx context.Context, p *taskParams) (*agenttools.Toolset
 		return nil, agenttools.JobState{}, errNoToolset
 	}
 	unknown := &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "no task " + registry.ValidUTF8(cut(p.TaskID, 64)) + " is visible to you"}
-	var id jobs.JobID
-	if err := json.Unmarshal([]byte(`"`+strings.ReplaceAll(p.TaskID, `"`, ``)+`"`), &id); err != nil || id == (jobs.JobID{}) {
+	id, ok := parseTaskID(p.TaskID)
+	if !ok {
 		return nil, agenttools.JobState{}, unknown
 	}
 	st, err := ts.Job(ctx, id)
@@ -352,6 +351,15 @@ func (srv *server) task(ctx context.Context, p *taskParams) (*agenttools.Toolset
 		return nil, agenttools.JobState{}, unknown
 	}
 	return ts, st, nil
+}
+
+// parseTaskID is the JobID a task id is, if it is one (not the nil one).
+func parseTaskID(taskID string) (jobs.JobID, bool) {
+	var id jobs.JobID
+	if err := json.Unmarshal([]byte(`"`+strings.ReplaceAll(taskID, `"`, ``)+`"`), &id); err != nil || id == (jobs.JobID{}) {
+		return jobs.JobID{}, false
+	}
+	return id, true
 }
 
 func cut(s string, n int) string {

@@ -1,0 +1,66 @@
+package jobhttp
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httputil"
+
+	"github.com/jobgen/jobgen/generated/jobs"
+)
+
+// ForwardJob is the seam through which a host's own protocol handlers
+// (agenttools/mcpserver's HandlerOptions.Fleet: an MCP task request) reach
+// the host that owns a job of the fleet: it returns a handler that forwards
+// r, as it is, to the owner's address in FleetOptions.Peers (r's path
+// joined to that base, so the protocol is mounted at the same path on
+// every host), signed for session as follow and kill are, and relays the
+// owner's answer under the same rules (decision 0153). The owner's own
+// handler must accept the fleet's signature (TrustFleet) and fences the
+// request again by that session.
+//
+// It answers nil, nil when the request is this host's to serve: the job is
+// not session's in the fleet's view (another session's job and one nobody
+// issued alike, so the local handler answers its own "unknown"), its host
+// is lost (the facts, read locally, say so), or r was forwarded by a fleet
+// already (a request is forwarded once at most, so two hosts that each
+// place a job on the other cannot pass it back and forth). An error is a
+// refusal to tell the caller: the owner is no host the fleet forwards to.
+//
+// What is forwarded waits for the owner's answer as long as the caller
+// does, without the forwarding transport's response-header timeout when
+// the fleet made its own transport: a task's result is answered when its
+// job settles. The fleet's Close ends it.
+func (f *Fleet) ForwardJob(r *http.Request, session jobs.SessionID, id jobs.JobID) (http.Handler, error) {
+	if forwarded(r) {
+		return nil, nil
+	}
+	e, err := f.view.entry(session, id)
+	if err != nil || e.place.Lost {
+		return nil, nil
+	}
+	target, ok := f.proxy.peers[e.host.Name]
+	if !ok {
+		return nil, fmt.Errorf("the job's host %q is not one this fleet forwards to (jobhttp FleetOptions.Peers)", e.host.Name)
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		f.serveForwardedWith(f.proxy.long, w, r, target, session)
+	}), nil
+}
+
+// forwarded reports whether r carries a fleet's signature headers.
+func forwarded(r *http.Request) bool {
+	return r.Header.Get(fleetSignatureHeader) != "" || r.Header.Get(fleetSessionHeader) != "" || r.Header.Get(fleetKeyHeader) != ""
+}
+
+// longProxy is rp for requests whose answer may take as long as a job:
+// the same rewrite, relay and errors, over a transport without a
+// response-header timeout when rp's is the fleet's own.
+func longProxy(rp *httputil.ReverseProxy, own bool) *httputil.ReverseProxy {
+	long := *rp
+	if t, ok := rp.Transport.(*http.Transport); ok && own {
+		t = t.Clone()
+		t.ResponseHeaderTimeout = 0
+		long.Transport = t
+	}
+	return &long
+}
