@@ -166,6 +166,7 @@ func TestFleetForwardsTasksToTheirHost(t *testing.T) {
 	}
 
 	bob := b.wire(t, "bob-token", "2026-07-28")
+	bob.client = &http.Client{Timeout: 5 * time.Second} // a tasks/result of alice's running task would wait
 	before := a.requests.Load()
 	for _, method := range []string{"tasks/get", "tasks/result", "tasks/cancel", "tasks/update"} {
 		_, foreign := bob.call(method, map[string]any{"taskId": awaited})

@@ -31,6 +31,7 @@ type wire struct {
 	url     string
 	token   string
 	version string
+	client  *http.Client // nil is http.DefaultClient
 	mu      sync.Mutex
 	log     []string
 }
@@ -74,7 +75,11 @@ func (w *wire) call(method string, params map[string]any) (json.RawMessage, *rpc
 			req.Header.Set("Mcp-Name", id)
 		}
 	}
-	resp, err := http.DefaultClient.Do(req)
+	client := w.client
+	if client == nil {
+		client = http.DefaultClient
+	}
+	resp, err := client.Do(req)
 	if err != nil {
 		w.t.Fatal(err)
 	}
