@@ -141,6 +141,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	stop := context.AfterFunc(h.stop, cancel)
 	defer stop()
 	if body != nil {
+		if req, ok := listenFor(body); ok {
+			h.serveListen(w, r.WithContext(done), ts, req)
+			return
+		}
 		if h.opts.Fleet != nil && h.forward(w, r.WithContext(done), session, ts, body) {
 			return
 		}

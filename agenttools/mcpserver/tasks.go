@@ -246,21 +246,27 @@ func (srv *server) getTask(ctx context.Context, ss *sdk.ServerSession, p *taskPa
 	if err != nil {
 		return nil, err
 	}
-	t := taskOf(st)
 	if formOf(p.Meta) == form20251125 {
-		return &flatTask{wireTask: t}, nil
+		return &flatTask{wireTask: taskOf(st)}, nil
 	}
-	m := modern(t, "complete")
+	return detailedTask(ts, st, "complete"), nil
+}
+
+// detailedTask is the 2026-07-28 task of st, with its result or error
+// inlined once it has one: what tasks/get answers and a notifications/tasks
+// carries.
+func detailedTask(ts *agenttools.Toolset, st agenttools.JobState, resultType string) *modernTask {
+	t := taskOf(st)
+	m := modern(t, resultType)
 	if terminal(t.Status) {
-		res := taskResult(ts, st, "2026-07-28")
 		switch t.Status {
 		case "failed":
 			m.Error = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: t.StatusMessage + ": " + ts.Notice(st.Snapshot)}
 		default:
-			m.Result = res
+			m.Result = taskResult(ts, st, "2026-07-28")
 		}
 	}
-	return m, nil
+	return m
 }
 
 // resultOfTask is tasks/result: it waits for the job to settle, sending its progress line when the request has a token, and answers the task's result.
