@@ -111,7 +111,7 @@ func TestTaskStatusNotificationsOverListen(t *testing.T) {
 	_ = json.Unmarshal(ack.Params, &acked)
 	if !ok || ack.Method != "notifications/subscriptions/acknowledged" || strings.Join(acked.Notifications.TaskIDs, ",") != built+","+served ||
 		acked.Meta["io.modelcontextprotocol/subscriptionId"] != float64(7) {
-		t.Fatalf("first message %+v %+v, want the acknowledgement of alice's two tasks", ack, acked)
+		t.Fatalf("first message %s %s, want the acknowledgement of alice's two tasks", ack.Method, ack.Params)
 	}
 	for _, want := range []string{built, served} {
 		if got := ls.notification(); got.TaskID != want || got.Status != "working" {
