@@ -30,7 +30,9 @@
 //
 // A start tool and job_wait answer with a task when the client asks for
 // one, in either protocol's form (see tasks.go, and decision 0161 for why
-// jobgen implements them on the SDK's hooks): the task is the job.
+// jobgen implements them on the SDK's hooks): the task is the job. Over
+// HTTP a 2026-07-28 client may also listen for its tasks' changes
+// (subscriptions/listen with taskIds, notifications/tasks; listen.go).
 //
 // # Fleets
 //
