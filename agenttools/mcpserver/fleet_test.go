@@ -3,6 +3,7 @@ package mcpserver_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -19,6 +20,7 @@ import (
 	"github.com/jobgen/jobgen/journal/pgstore"
 	"github.com/jobgen/jobgen/journal/pgstore/pgtest"
 	"github.com/jobgen/jobgen/registry"
+	"pgregory.net/rapid"
 )
 
 var testFleetKey = jobhttp.FleetKey{ID: "test-fleet", Secret: []byte("0123456789abcdef0123456789abcdef")}
@@ -99,21 +101,29 @@ func (mh *mcpHost) wire(t *testing.T, token, version string) *wire {
 // placed waits until the host's fleet view holds the job id of alice.
 func (mh *mcpHost) placed(t *testing.T, id string) {
 	t.Helper()
+	if err := mh.placedFor("alice-token", id); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// placedFor waits until the host's fleet view holds the job id of token's
+// session.
+func (mh *mcpHost) placedFor(token, id string) error {
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		req, _ := http.NewRequest(http.MethodGet, mh.srv.URL+"/api/jobs/"+id, nil)
-		req.Header.Set("Authorization", "Bearer alice-token")
+		req.Header.Set("Authorization", "Bearer "+token)
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
-			t.Fatal(err)
+			return err
 		}
 		_, _ = io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
 		if resp.StatusCode == http.StatusOK {
-			return
+			return nil
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the fleet never placed job %s: %d", id, resp.StatusCode)
+			return fmt.Errorf("the fleet never placed job %s: %d", id, resp.StatusCode)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -226,4 +236,85 @@ func TestFleetForwardsTasksToTheirHost(t *testing.T) {
 		t.Errorf("tasks/get through B after tasks/cancel = %+v, want cancelled", got)
 	}
 	t.Logf("a task read through host B:\n%s", strings.Join(aliceOld.log, "\n"))
+}
+
+// TestFleetTaskFence is the fence of task requests through a fleet, as a
+// property: alice and bob each hold tasks on host A, and random requests
+// read or cancel them, and each other's, through host B, in both protocol
+// forms. The model says: the owner's request reaches A and answers the
+// job's state (working, or cancelled once cancelled); anyone else's is the
+// error an id nobody issued gets, word for word, never reaches A, and
+// stops nothing. The tasks are started once, and the model carries over
+// from check to check, since each step is a round trip through two hosts.
+func TestFleetTaskFence(t *testing.T) {
+	schema := pgtest.Schema(t)
+	a := newMCPHost(t, schema, "a", nil)
+	b := newMCPHost(t, schema, "b", func(self string) map[jobs.HostID]string {
+		return map[jobs.HostID]string{"a": a.srv.URL, "b": self}
+	})
+	tokens := map[jobs.SessionID]string{"alice": "alice-token", "bob": "bob-token"}
+	owner := map[string]jobs.SessionID{}
+	cancelled := map[string]bool{}
+	var tasks []string
+	for _, s := range []jobs.SessionID{"alice", "bob"} {
+		for range 3 {
+			created := decodeTask(t, a.wire(t, tokens[s], "2026-07-28").ok("tools/call", map[string]any{"name": "start_job", "arguments": map[string]any{"label": "p"}}))
+			tasks = append(tasks, created.TaskID)
+			owner[created.TaskID] = s
+		}
+	}
+	for _, id := range tasks {
+		if err := b.placedFor(tokens[owner[id]], id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rapid.Check(t, func(rt *rapid.T) {
+		for range rapid.IntRange(1, 6).Draw(rt, "steps") {
+			s := rapid.SampledFrom([]jobs.SessionID{"alice", "bob"}).Draw(rt, "session")
+			version := rapid.SampledFrom([]string{"2025-11-25", "2026-07-28"}).Draw(rt, "version")
+			id := rapid.SampledFrom(tasks).Draw(rt, "task")
+			method := rapid.SampledFrom([]string{"tasks/get", "tasks/get", "tasks/cancel"}).Draw(rt, "method")
+			w := b.wire(t, tokens[s], version)
+			w.client = &http.Client{Timeout: 5 * time.Second} // a forwarded wait would hang
+			before := a.requests.Load()
+			res, e := w.call(method, map[string]any{"taskId": id})
+			reached := a.requests.Load() != before
+			if owner[id] != s {
+				nobody := jobs.NewJobID().String()
+				_, want := w.call(method, map[string]any{"taskId": nobody})
+				if e == nil || want == nil || reached || strings.ReplaceAll(want.Message, nobody, id) != e.Message || e.Code != want.Code {
+					rt.Fatalf("%s by %s of %s's task through B: %s %+v (reached A: %v), want the answer to an id nobody issued, %+v", method, s, owner[id], res, e, reached, want)
+				}
+				continue
+			}
+			if !reached {
+				rt.Fatalf("%s by the owner %s through B never reached A", method, s)
+			}
+			switch {
+			case method == "tasks/cancel" && cancelled[id] && version < "2026-07-28":
+				if e == nil {
+					rt.Fatalf("tasks/cancel of a cancelled task: %s, want an error (it has finished)", res)
+				}
+			case method == "tasks/cancel":
+				if e != nil {
+					rt.Fatalf("tasks/cancel by the owner: %+v", e)
+				}
+				cancelled[id] = true
+			default:
+				want := "working"
+				if cancelled[id] {
+					want = "cancelled"
+				}
+				if got := decodeTask(t, res); e != nil || got.TaskID != id || got.Status != want {
+					rt.Fatalf("tasks/get by the owner through B: %s %+v, want %s", res, e, want)
+				}
+			}
+		}
+		for _, id := range tasks {
+			snap, err := a.reg.Get(owner[id], jobIDOf(t, id))
+			if err != nil || (snap.Status == jobs.JobStatusKilled) != cancelled[id] {
+				rt.Fatalf("A's job %s of %s is %s (%v), the model says cancelled=%v", id, owner[id], snap.Status, err, cancelled[id])
+			}
+		}
+	})
 }
