@@ -204,6 +204,13 @@ func TestFleetForwardsTasksToTheirHost(t *testing.T) {
 		resp.Body.Close()
 	}
 
+	// A task asked about on B the moment A answered its creation is found,
+	// whether or not B's fleet has read its registration yet.
+	fresh := decodeTask(t, a.wire(t, "alice-token", "2026-07-28").ok("tools/call", map[string]any{"name": "start_job", "arguments": map[string]any{"label": "fresh"}}))
+	if got := decodeTask(t, alice.ok("tasks/get", map[string]any{"taskId": fresh.TaskID})); got.Status != "working" {
+		t.Errorf("tasks/get through B at once after the creation on A = %+v, want working", got)
+	}
+
 	done := make(chan json.RawMessage)
 	go func() { done <- aliceOld.ok("tasks/result", map[string]any{"taskId": awaited}) }()
 	time.Sleep(50 * time.Millisecond) // tasks/result waits, on A
