@@ -40,37 +40,55 @@ type Forwarder interface {
 // taskMethods are the requests that name a task (params.taskId).
 var taskMethods = map[string]bool{"tasks/get": true, "tasks/result": true, "tasks/cancel": true, "tasks/update": true}
 
+// jobTools are the tools whose call names a job (arguments.jobId): in a
+// fleet they go where the job runs, as its task's requests do, so job_wait
+// (plain or as a task), job_output and job_kill see the job live.
+var jobTools = map[string]bool{"job_wait": true, "job_output": true, "job_kill": true}
+
 // A taskRequest is what routing reads of a request body: one JSON-RPC
 // request, not a batch.
 type taskRequest struct {
 	ID     json.RawMessage `json:"id"`
 	Method string          `json:"method"`
 	Params struct {
-		TaskID string `json:"taskId"`
+		TaskID    string `json:"taskId"`
+		Name      string `json:"name"`
+		Arguments struct {
+			JobID string `json:"jobId"`
+		} `json:"arguments"`
 	} `json:"params"`
 }
 
 // forward serves r at the host that owns the job of the task its body
-// names, when that is another host, and reports whether it did (or
-// refused the request). The body's taskId decides, not the Mcp-Name
+// names (or the job a job tool's call names), when that is another host,
+// and reports whether it did (or refused the request). The body's taskId decides, not the Mcp-Name
 // header; a request whose header names another task than its body is
 // refused, as the SDK refuses a tools/call whose Mcp-Name is not its
 // tool's, so that nothing in front of the fleet that routes by the header
 // sends it elsewhere than the body says.
 func (h *Handler) forward(w http.ResponseWriter, r *http.Request, session jobs.SessionID, ts *agenttools.Toolset, body []byte) bool {
 	trimmed := bytes.TrimSpace(body)
-	if len(trimmed) == 0 || trimmed[0] != '{' || !bytes.Contains(trimmed, []byte(`"taskId"`)) {
+	if len(trimmed) == 0 || trimmed[0] != '{' || !bytes.Contains(trimmed, []byte(`"taskId"`)) && !bytes.Contains(trimmed, []byte(`"jobId"`)) {
 		return false
 	}
 	var req taskRequest
-	if json.Unmarshal(trimmed, &req) != nil || !taskMethods[req.Method] || len(req.ID) == 0 {
+	if json.Unmarshal(trimmed, &req) != nil || len(req.ID) == 0 {
 		return false
 	}
-	if name := r.Header.Get("Mcp-Name"); name != "" && name != req.Params.TaskID {
-		http.Error(w, fmt.Sprintf("header mismatch: Mcp-Name header value %q does not match body value %q", registry.ValidUTF8(cut(name, 64)), registry.ValidUTF8(cut(req.Params.TaskID, 64))), http.StatusBadRequest)
-		return true
+	var named string
+	switch {
+	case taskMethods[req.Method]:
+		named = req.Params.TaskID
+		if name := r.Header.Get("Mcp-Name"); name != "" && name != named {
+			http.Error(w, fmt.Sprintf("header mismatch: Mcp-Name header value %q does not match body value %q", registry.ValidUTF8(cut(name, 64)), registry.ValidUTF8(cut(named, 64))), http.StatusBadRequest)
+			return true
+		}
+	case req.Method == "tools/call" && jobTools[req.Params.Name]:
+		named = req.Params.Arguments.JobID // the SDK checks Mcp-Name against the tool's name
+	default:
+		return false
 	}
-	id, ok := parseTaskID(req.Params.TaskID)
+	id, ok := parseTaskID(named)
 	if !ok || slices.ContainsFunc(ts.Jobs(), func(s jobs.JobSnapshot) bool { return s.ID == id }) {
 		return false // no task at all (answered here), or a live job of this host
 	}

@@ -142,8 +142,9 @@ func jobIDOf(t *testing.T, taskID string) jobs.JobID {
 // and cancelled through host B, in both protocol forms: B forwards each
 // request naming it to A, signed for the caller's session, and A answers
 // from its registry (the output, the wait, the kill), where B's own facts
-// would have called the running job lost. Bob, through B, learns nothing
-// of alice's tasks, and nothing of his reaches A.
+// would have called the running job lost; the job tools' calls naming it
+// go there too. Bob, through B, learns nothing of alice's tasks, and
+// nothing of his reaches A.
 func TestFleetForwardsTasksToTheirHost(t *testing.T) {
 	schema := pgtest.Schema(t)
 	a := newMCPHost(t, schema, "a", nil)
@@ -202,6 +203,21 @@ func TestFleetForwardsTasksToTheirHost(t *testing.T) {
 		t.Errorf("tasks/get whose Mcp-Name is another task: %v %v, want 400", resp.Status, err)
 	} else {
 		resp.Body.Close()
+	}
+
+	// The job tools' calls go where the job runs too: job_output reads A's
+	// output, job_wait as a task is A's working task, and bob's job_kill of
+	// alice's job is unknown and never reaches A.
+	out := alice.ok("tools/call", map[string]any{"name": "job_output", "arguments": map[string]any{"jobId": awaited}})
+	if !strings.Contains(string(out), "compiling") {
+		t.Errorf("job_output through B = %s, want A's output", out)
+	}
+	if got := decodeTask(t, alice.ok("tools/call", map[string]any{"name": "job_wait", "arguments": map[string]any{"jobId": cancelled}})); got.ResultType != "task" || got.Status != "working" {
+		t.Errorf("job_wait as a task through B = %+v, want A's working task", got)
+	}
+	before = a.requests.Load()
+	if res := bob.ok("tools/call", map[string]any{"name": "job_kill", "arguments": map[string]any{"jobId": cancelled}}); !strings.Contains(string(res), "unknownJob") || a.requests.Load() != before {
+		t.Errorf("bob's job_kill of alice's job through B = %s (reached A: %v), want unknownJob, not forwarded", res, a.requests.Load() != before)
 	}
 
 	// A task asked about on B the moment A answered its creation is found,
