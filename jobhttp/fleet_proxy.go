@@ -25,6 +25,7 @@ type fleetProxy struct {
 	f     *Fleet
 	peers map[jobs.HostID]*url.URL
 	rp    *httputil.ReverseProxy
+	long  *httputil.ReverseProxy // rp for answers that wait on a job (see ForwardJob)
 }
 
 // A forwarding is what the proxy needs to know of one request: where it
@@ -37,6 +38,7 @@ type forwarding struct {
 type forwardingKey struct{}
 
 func newFleetProxy(f *Fleet, peers map[jobs.HostID]*url.URL, rt http.RoundTripper) *fleetProxy {
+	own := rt == nil
 	if rt == nil {
 		rt = &http.Transport{
 			Proxy:                 nil, // hosts are reached directly, never through an environment's proxy
@@ -66,6 +68,7 @@ func newFleetProxy(f *Fleet, peers map[jobs.HostID]*url.URL, rt http.RoundTrippe
 			httpError(w, http.StatusBadGateway, "the job's host did not answer")
 		},
 	}
+	p.long = longProxy(p.rp, own)
 	return p
 }
 
@@ -230,6 +233,11 @@ func (f *Fleet) target(e fleetEntry) (*url.URL, error) {
 // serveForwarded forwards r to target on behalf of session, until the
 // host's answer ends, the caller goes or the fleet closes.
 func (f *Fleet) serveForwarded(w http.ResponseWriter, r *http.Request, target *url.URL, session jobs.SessionID) {
+	f.serveForwardedWith(f.proxy.rp, w, r, target, session)
+}
+
+// serveForwardedWith is serveForwarded through rp.
+func (f *Fleet) serveForwardedWith(rp *httputil.ReverseProxy, w http.ResponseWriter, r *http.Request, target *url.URL, session jobs.SessionID) {
 	ctx, cancel := context.WithCancel(context.WithValue(r.Context(), forwardingKey{}, forwarding{target: target, session: session}))
 	defer cancel()
 	go func() {
@@ -239,7 +247,7 @@ func (f *Fleet) serveForwarded(w http.ResponseWriter, r *http.Request, target *u
 		case <-ctx.Done():
 		}
 	}()
-	f.proxy.rp.ServeHTTP(w, r.WithContext(ctx))
+	rp.ServeHTTP(w, r.WithContext(ctx))
 }
 
 // A deadlineWriter bounds each write of a forwarded stream, as the adapter

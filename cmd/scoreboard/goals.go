@@ -284,3 +284,25 @@ var runs = []run{
 	{pkg: "./jobhttp", bench: "^BenchmarkAppendWithFollowers$", benchtime: "10000000x"},
 	{pkg: "./procjob", bench: "^BenchmarkOutputWrite64B$", benchtime: "300000x"},
 }
+
+// The MCP rows: a tools/call over streamable HTTP against the Go SDK's
+// own minimal tool server, and a task-augmented call against a plain one,
+// each pair timed in alternating batches of one benchmark
+// (agenttools/mcpserver's pairedCalls), whole requests on loopback.
+func init() {
+	for _, v := range []string{"2026-07-28", "2025-11-25"} {
+		vsSDK := "./agenttools/mcpserver BenchmarkToolCallVsSDK/" + v
+		task := "./agenttools/mcpserver BenchmarkToolCall/paired-" + v
+		goals = append(goals, goal{
+			name:     "MCP tool call (job_list, HTTP, " + v + ") vs the SDK's minimal tool",
+			measured: peerSeries(vsSDK, "jobgen-ns/op"),
+			baseline: peerSeries(vsSDK, "peer-ns/op"),
+			ratio:    &limit{"", atMost, 1.2, "≤ 1.2× the SDK's"},
+		}, goal{
+			name:     "MCP task-augmented call vs a plain one (job_wait, HTTP, " + v + "; no goal: the task's cost)",
+			measured: peerSeries(task, "task-ns/op"),
+			baseline: peerSeries(task, "plain-ns/op"),
+		})
+	}
+	runs = append(runs, run{pkg: "./agenttools/mcpserver", bench: "^(BenchmarkToolCallVsSDK|BenchmarkToolCall)$/^(2026-07-28|2025-11-25|paired-2026-07-28|paired-2025-11-25)$", benchtime: "60x"})
+}
