@@ -542,6 +542,10 @@ func mutate(t *rapid.T, tree any) any {
 			delete(out, k)
 			out[strings.ToUpper(k)] = x[k]
 		case 4:
+			if k == "" { // a map's empty key has no first letter to recase
+				out[k] = nil
+				break
+			}
 			out[strings.ToUpper(k[:1])+k[1:]] = rapid.SampledFrom([]any{nil, "x", json.Number("2"), true}).Draw(t, "dup")
 		case 5:
 			if s, ok := x[k].(string); ok && len(s) == 36 {

@@ -85,7 +85,9 @@ func namesTasksExtension(meta map[string]json.RawMessage) bool {
 
 // serveListen serves a subscriptions/listen naming tasks, on an event
 // stream, until its tasks have all ended, the request ends or the handler
-// closes.
+// closes. It is long because the refusal, the acknowledgement, the stream's
+// headers and its loop are one exchange the protocol orders, read best in
+// that order.
 func (h *Handler) serveListen(w http.ResponseWriter, r *http.Request, ts *agenttools.Toolset, req listenRequest) {
 	if !namesTasksExtension(req.Params.Meta) {
 		writeRPCError(w, req.ID, &jsonrpc.Error{Code: -32003, Message: "Missing required client capability: task status notifications need the " + tasksExtension + " extension",
