@@ -41,8 +41,8 @@ is a 404 whose header Jobgen-Not-Served names it: the fleet declines the
 subagent routes, one host declines the fleet's hosts,
 and a Handler without Options.History or Options.Subagents declines those.
 The wire's own bodies are the vocabulary of spec/wire.yaml (generated/wire),
-which the TypeScript package's client, @jobgen/jobgen/client, reads with the
-decoders generated from the same spec; the page uses that client.
+and its routes are the http section of that spec: the TypeScript client
+the page uses (Client of @jobgen/jobgen/wire) is generated from them too.
 
 # The console
 

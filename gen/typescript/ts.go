@@ -168,6 +168,9 @@ type tsWriter struct {
 	// uses holds the aliases of the imported specs whose names the module
 	// writes, the modules it imports.
 	uses map[string]bool
+	// queryOpts are the optional query parameters of the route whose
+	// Client method is being written, as option members.
+	queryOpts []string
 }
 
 func (w *tsWriter) line(format string, args ...any) {
@@ -250,6 +253,9 @@ func (w *tsWriter) module() {
 	}
 	if len(s.Tools) > 0 {
 		w.tools()
+	}
+	if s.HTTP != nil {
+		w.client()
 	}
 	w.zeroChecks()
 }

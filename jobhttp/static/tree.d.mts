@@ -1,6 +1,5 @@
 // Compiled by tools/ts/page.sh from jobhttp/static/tree.mts with the pinned tsc. DO NOT EDIT.
-import { type Client } from "./client.mjs";
-import type { SubagentNode } from "./wire.mjs";
+import type { Client, SubagentNode } from "./wire.mjs";
 /** A SubagentTree shows the tree in its section and one child's history beside it. */
 export declare class SubagentTree {
     private readonly section;

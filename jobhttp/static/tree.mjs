@@ -5,7 +5,7 @@
 // one shows its history from its stream: the messages its inbox accepted
 // (prompts, follow-ups, reports, notices), claimed and discarded, and its
 // residencies.
-import { WireError } from "./client.mjs";
+import { WireError } from "./runtime.mjs";
 import { SGRReader } from "./ansi.mjs";
 import { clock, duration, h, styled } from "./logview.mjs";
 /** A SubagentTree shows the tree in its section and one child's history beside it. */
@@ -32,8 +32,8 @@ export class SubagentTree {
     async watch() {
         for (;;) {
             try {
-                for await (const nodes of this.client.subagentEvents())
-                    this.render(nodes);
+                for await (const ev of this.client.watchSubagents())
+                    this.render(ev.data);
                 return;
             }
             catch (err) {

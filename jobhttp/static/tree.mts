@@ -4,8 +4,9 @@
 // one shows its history from its stream: the messages its inbox accepted
 // (prompts, follow-ups, reports, notices), claimed and discarded, and its
 // residencies.
-import { WireError, type Client } from "./client.mjs";
-import type { SubagentEvent, SubagentNode } from "./wire.mjs";
+import { WireError } from "./runtime.mjs";
+import type { Client, SubagentEvent, SubagentNode } from "./wire.mjs";
+import type { SessionID } from "./jobs.mjs";
 import { SGRReader } from "./ansi.mjs";
 import { clock, duration, h, styled } from "./logview.mjs";
 
@@ -35,7 +36,7 @@ export class SubagentTree {
   async watch(): Promise<void> {
     for (;;) {
       try {
-        for await (const nodes of this.client.subagentEvents()) this.render(nodes);
+        for await (const ev of this.client.watchSubagents()) this.render(ev.data);
         return;
       } catch (err) {
         if (err instanceof WireError && err.status === 404) {
@@ -109,7 +110,7 @@ export class SubagentTree {
     const n = this.nodes.get(id);
     if (n === undefined) return;
     try {
-      const events = await this.client.subagentHistory(id);
+      const events = await this.client.subagentHistory(id as SessionID);
       if (id !== this.selected) return;
       this.shownActivity = n.lastActivity;
       this.showHistory(n, events);

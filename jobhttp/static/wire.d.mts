@@ -13,7 +13,7 @@
  * package.
  */
 
-import type { JSONObject } from "./runtime.mjs";
+import type { _Wire, JSONObject, ClientOptions, StreamOptions, With } from "./runtime.mjs";
 import type * as jobs from "./jobs.mjs";
 
 /** A KillResult says what a kill did. */
@@ -492,3 +492,192 @@ export declare function decodeSubagentNode(json: unknown, path?: string): Subage
  * leaving out optional fields that hold their zero value, as Go does.
  */
 export declare function encodeSubagentNode(value: SubagentNode): JSONObject;
+
+/**
+ * WatchJobsEvent is one event of the WatchJobs stream: its name and its decoded
+ * data.
+ */
+export type WatchJobsEvent = { event: "roster"; data: With<jobs.JobSnapshot, FleetPlacement>[] };
+
+/**
+ * DownloadRecordAnswer is what DownloadRecord answers: its text, and the
+ * headers it declares.
+ */
+export interface DownloadRecordAnswer {
+  text: string;
+  contentDisposition: string;
+  xRecordEarliest: number;
+  xRecordNext: number;
+}
+
+/**
+ * WatchSubagentsEvent is one event of the WatchSubagents stream: its name and
+ * its decoded data.
+ */
+export type WatchSubagentsEvent = { event: "tree"; data: SubagentNode[] };
+
+/**
+ * Client is the typed client of this server's routes, one method each. Server
+ * is one server of jobhttp's wire: jobhttp.Handler, which serves one host's
+ * registry, and jobhttp.Fleet, which serves the shared history of a fleet of
+ * hosts. Every route but the page needs the caller's session, which the
+ * server's own hook decides; a route a server does not serve it declines by
+ * name.
+ */
+export declare class Client extends _Wire {
+  constructor(options: ClientOptions);
+
+  /**
+   * Page serves the console page, its HTML, CSS and compiled modules, which need
+   * no build step.
+   */
+  page(file?: string): URL;
+
+  /** ListJobs answers the caller's jobs, in registration order. */
+  listJobs(options?: { signal?: AbortSignal }): Promise<With<jobs.JobSnapshot, FleetPlacement>[]>;
+
+  /**
+   * WatchJobs streams the caller's roster, at once and after each lifecycle
+   * change, never per append.
+   *
+   * A 429 refusal (a WireError): The session holds as many event streams as it
+   * may (with Retry-After).
+   *
+   * A 503 refusal (a WireError): The server is shutting down.
+   */
+  watchJobs(options?: StreamOptions): AsyncGenerator<WatchJobsEvent, void, undefined>;
+
+  /**
+   * GetJob answers one of the caller's jobs.
+   *
+   * A 404 refusal (a WireError): The job is not the caller's, unknown and foreign
+   * alike.
+   */
+  getJob(id: jobs.JobID, options?: { signal?: AbortSignal }): Promise<With<jobs.JobSnapshot, FleetPlacement>>;
+
+  /**
+   * FollowJob streams a recording job's frames: opened, output as it is appended,
+   * and status, after which the stream ends. A client that falls behind the
+   * retained window resumes lossy; the first output frame says so.
+   *
+   * A 400 refusal (a WireError): The offset is negative, malformed or past the
+   * job's output.
+   *
+   * A 404 refusal (a WireError): The job is not the caller's, unknown and foreign
+   * alike.
+   *
+   * A 409 refusal (a WireError): The job keeps no record, or a fleet has no
+   * address for the job's host (FleetOptions.Peers).
+   *
+   * A 429 refusal (a WireError): The session holds as many event streams as it
+   * may (with Retry-After).
+   *
+   * A 502 refusal (a WireError): A fleet could not reach the job's host, or the
+   * host answered what the wire does not.
+   *
+   * A 503 refusal (a WireError): The server is shutting down, or a fleet's job's
+   * host is lost.
+   */
+  followJob(id: jobs.JobID, options?: StreamOptions & { from?: number }): AsyncGenerator<jobs.FollowFrame, void, undefined>;
+
+  /**
+   * KillJob asks a job to stop, with a reason recorded beside the kill. It must
+   * be a JSON POST from this site: no cross-site form can send one.
+   *
+   * A 404 refusal (a WireError): The job is not the caller's, unknown and foreign
+   * alike.
+   *
+   * A 409 refusal (a WireError): A fleet has no address for the job's host
+   * (FleetOptions.Peers).
+   *
+   * A 502 refusal (a WireError): The job could not be asked to stop (its
+   * producer's Cancel failed), or a fleet could not reach its host.
+   *
+   * A 503 refusal (a WireError): A fleet's job's host is lost.
+   */
+  killJob(id: jobs.JobID, body?: KillRequest, options?: { signal?: AbortSignal }): Promise<KillResponse>;
+
+  /**
+   * SendInput types text into a terminal job's terminal, as if typed. It is
+   * fenced as a kill is.
+   *
+   * A 400 refusal (a WireError): The text is empty.
+   *
+   * A 404 refusal (a WireError): The job is not the caller's, unknown and foreign
+   * alike.
+   *
+   * A 409 refusal (a WireError): The job has no terminal, or it has settled, or a
+   * fleet has no address for the job's host.
+   *
+   * A 502 refusal (a WireError): The job's terminal did not take the text, or a
+   * fleet could not reach the job's host.
+   *
+   * A 503 refusal (a WireError): A fleet's job's host is lost.
+   */
+  sendInput(id: jobs.JobID, body: InputRequest, options?: { signal?: AbortSignal }): Promise<InputResponse>;
+
+  /**
+   * DownloadRecord answers a recording job's retained record as text, the chunks
+   * back to back, for a download.
+   *
+   * A 404 refusal (a WireError): The job is not the caller's, unknown and foreign
+   * alike.
+   *
+   * A 409 refusal (a WireError): The job keeps no record, or a fleet has no
+   * address for the job's host.
+   *
+   * A 502 refusal (a WireError): A fleet could not reach the job's host, or the
+   * host answered what the wire does not.
+   *
+   * A 503 refusal (a WireError): A fleet's job's host is lost.
+   */
+  downloadRecord(id: jobs.JobID, options?: { signal?: AbortSignal }): Promise<DownloadRecordAnswer>;
+  /** downloadRecordURL is where downloadRecord answers from, for a link. */
+  downloadRecordURL(id: jobs.JobID): URL;
+
+  /**
+   * ListHistory answers the caller's execution intervals from the journal, oldest
+   * first.
+   */
+  listHistory(options?: { signal?: AbortSignal }): Promise<With<Interval, FleetPlacement>[]>;
+
+  /**
+   * ArchivedHistory answers the caller's history as the journal holds it: the
+   * intervals ListHistory answers, which the journal serves live, and the runs of
+   * the session's stream that retention archived (jobgen journal archive), each
+   * with the archive file that holds it. A fleet, whose history is the shared
+   * history's tail, declines it.
+   */
+  archivedHistory(options?: { signal?: AbortSignal }): Promise<History>;
+
+  /**
+   * ListSubagents answers the continuable children under the caller's roots,
+   * parents before their children.
+   */
+  listSubagents(options?: { signal?: AbortSignal }): Promise<SubagentNode[]>;
+
+  /**
+   * WatchSubagents streams the tree of ListSubagents, at once and each time it
+   * changes.
+   *
+   * A 429 refusal (a WireError): The session holds as many event streams as it
+   * may (with Retry-After).
+   *
+   * A 503 refusal (a WireError): The server is shutting down.
+   */
+  watchSubagents(options?: StreamOptions): AsyncGenerator<WatchSubagentsEvent, void, undefined>;
+
+  /**
+   * SubagentHistory answers one child's history from its stream, oldest first.
+   *
+   * A 404 refusal (a WireError): The child is not under the caller's roots,
+   * whether it exists or not.
+   */
+  subagentHistory(id: jobs.SessionID, options?: { signal?: AbortSignal }): Promise<SubagentEvent[]>;
+
+  /**
+   * ListFleetHosts answers the runs of a fleet's hosts, without addresses, by
+   * name and the latest heartbeat first.
+   */
+  listFleetHosts(options?: { signal?: AbortSignal }): Promise<FleetHost[]>;
+}

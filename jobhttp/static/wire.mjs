@@ -13,7 +13,7 @@
  * package.
  */
 
-import { _at, _missing, _obj, _fold, _str, _bool, _int, _uint, _enum, _uuid, _ambiguous, _arr, _eint, _erange, _eenum, _euuid } from "./runtime.mjs";
+import { _at, _missing, _obj, _fold, _str, _bool, _int, _uint, _enum, _uuid, _ambiguous, _arr, _eint, _erange, _eenum, _euuid, _Wire, _with, _text, _header } from "./runtime.mjs";
 import * as jobs from "./jobs.mjs";
 
 /** KillResultValues is every KillResult, in declaration order. */
@@ -847,4 +847,238 @@ export function encodeSubagentNode(value) {
   o["messages"] = _eint(value.messages, "SubagentNode.messages");
   if (value.stopReason) o["stopReason"] = value.stopReason;
   return o;
+}
+
+/**
+ * Client is the typed client of this server's routes, one method each. Server
+ * is one server of jobhttp's wire: jobhttp.Handler, which serves one host's
+ * registry, and jobhttp.Fleet, which serves the shared history of a fleet of
+ * hosts. Every route but the page needs the caller's session, which the
+ * server's own hook decides; a route a server does not serve it declines by
+ * name.
+ */
+export class Client extends _Wire {
+  constructor(options) {
+    super(options, (v) => decodeErrorBody(v).error);
+  }
+
+  /**
+   * Page serves the console page, its HTML, CSS and compiled modules, which need
+   * no build step.
+   */
+  page(file = "") {
+    return this._url("" + file);
+  }
+
+  /** ListJobs answers the caller's jobs, in registration order. */
+  async listJobs(options = {}) {
+    const json = await this._json("GET", "api/jobs", undefined, undefined, options.signal);
+    return _arr(json, "$", "", (e, p, i) => _with(e, _at(p, i), jobs.decodeJobSnapshot, decodeFleetPlacement));
+  }
+
+  /**
+   * WatchJobs streams the caller's roster, at once and after each lifecycle
+   * change, never per append.
+   *
+   * A 429 refusal (a WireError): The session holds as many event streams as it
+   * may (with Retry-After).
+   *
+   * A 503 refusal (a WireError): The server is shutting down.
+   */
+  async *watchJobs(options = {}) {
+    for await (const ev of this._events("api/jobs/events", undefined, options, () => false)) {
+      switch (ev.name) {
+        case "roster":
+          yield { event: "roster", data: _arr(JSON.parse(ev.data), "$", "", (e, p, i) => _with(e, _at(p, i), jobs.decodeJobSnapshot, decodeFleetPlacement)) };
+          break;
+      }
+    }
+  }
+
+  /**
+   * GetJob answers one of the caller's jobs.
+   *
+   * A 404 refusal (a WireError): The job is not the caller's, unknown and foreign
+   * alike.
+   */
+  async getJob(id, options = {}) {
+    const json = await this._json("GET", "api/jobs/" + encodeURIComponent(_text(id)), undefined, undefined, options.signal);
+    return _with(json, "$", jobs.decodeJobSnapshot, decodeFleetPlacement);
+  }
+
+  /**
+   * FollowJob streams a recording job's frames: opened, output as it is appended,
+   * and status, after which the stream ends. A client that falls behind the
+   * retained window resumes lossy; the first output frame says so.
+   *
+   * A 400 refusal (a WireError): The offset is negative, malformed or past the
+   * job's output.
+   *
+   * A 404 refusal (a WireError): The job is not the caller's, unknown and foreign
+   * alike.
+   *
+   * A 409 refusal (a WireError): The job keeps no record, or a fleet has no
+   * address for the job's host (FleetOptions.Peers).
+   *
+   * A 429 refusal (a WireError): The session holds as many event streams as it
+   * may (with Retry-After).
+   *
+   * A 502 refusal (a WireError): A fleet could not reach the job's host, or the
+   * host answered what the wire does not.
+   *
+   * A 503 refusal (a WireError): The server is shutting down, or a fleet's job's
+   * host is lost.
+   */
+  async *followJob(id, options = {}) {
+    for await (const ev of this._events("api/jobs/" + encodeURIComponent(_text(id)) + "/follow", { "from": options.from === undefined ? undefined : _text(options.from) }, options, (n) => n === "status")) {
+      switch (ev.name) {
+        case "opened":
+        case "output":
+        case "status":
+          yield jobs.decodeFollowFrame(JSON.parse(ev.data));
+          break;
+      }
+    }
+  }
+
+  /**
+   * KillJob asks a job to stop, with a reason recorded beside the kill. It must
+   * be a JSON POST from this site: no cross-site form can send one.
+   *
+   * A 404 refusal (a WireError): The job is not the caller's, unknown and foreign
+   * alike.
+   *
+   * A 409 refusal (a WireError): A fleet has no address for the job's host
+   * (FleetOptions.Peers).
+   *
+   * A 502 refusal (a WireError): The job could not be asked to stop (its
+   * producer's Cancel failed), or a fleet could not reach its host.
+   *
+   * A 503 refusal (a WireError): A fleet's job's host is lost.
+   */
+  async killJob(id, body, options = {}) {
+    const json = await this._json("POST", "api/jobs/" + encodeURIComponent(_text(id)) + "/kill", undefined, body === undefined ? {} : encodeKillRequest(body), options.signal);
+    return decodeKillResponse(json);
+  }
+
+  /**
+   * SendInput types text into a terminal job's terminal, as if typed. It is
+   * fenced as a kill is.
+   *
+   * A 400 refusal (a WireError): The text is empty.
+   *
+   * A 404 refusal (a WireError): The job is not the caller's, unknown and foreign
+   * alike.
+   *
+   * A 409 refusal (a WireError): The job has no terminal, or it has settled, or a
+   * fleet has no address for the job's host.
+   *
+   * A 502 refusal (a WireError): The job's terminal did not take the text, or a
+   * fleet could not reach the job's host.
+   *
+   * A 503 refusal (a WireError): A fleet's job's host is lost.
+   */
+  async sendInput(id, body, options = {}) {
+    const json = await this._json("POST", "api/jobs/" + encodeURIComponent(_text(id)) + "/input", undefined, encodeInputRequest(body), options.signal);
+    return decodeInputResponse(json);
+  }
+
+  /**
+   * DownloadRecord answers a recording job's retained record as text, the chunks
+   * back to back, for a download.
+   *
+   * A 404 refusal (a WireError): The job is not the caller's, unknown and foreign
+   * alike.
+   *
+   * A 409 refusal (a WireError): The job keeps no record, or a fleet has no
+   * address for the job's host.
+   *
+   * A 502 refusal (a WireError): A fleet could not reach the job's host, or the
+   * host answered what the wire does not.
+   *
+   * A 503 refusal (a WireError): A fleet's job's host is lost.
+   */
+  async downloadRecord(id, options = {}) {
+    const res = await this._media("api/jobs/" + encodeURIComponent(_text(id)) + "/raw", undefined, options.signal);
+    return {
+      text: res.text,
+      contentDisposition: _header(res.headers, "Content-Disposition", false),
+      xRecordEarliest: _header(res.headers, "X-Record-Earliest", true),
+      xRecordNext: _header(res.headers, "X-Record-Next", true),
+    };
+  }
+
+  /** downloadRecordURL is where downloadRecord answers from, for a link. */
+  downloadRecordURL(id) {
+    return this._url("api/jobs/" + encodeURIComponent(_text(id)) + "/raw", undefined);
+  }
+
+  /**
+   * ListHistory answers the caller's execution intervals from the journal, oldest
+   * first.
+   */
+  async listHistory(options = {}) {
+    const json = await this._json("GET", "api/history", undefined, undefined, options.signal);
+    return _arr(json, "$", "", (e, p, i) => _with(e, _at(p, i), decodeInterval, decodeFleetPlacement));
+  }
+
+  /**
+   * ArchivedHistory answers the caller's history as the journal holds it: the
+   * intervals ListHistory answers, which the journal serves live, and the runs of
+   * the session's stream that retention archived (jobgen journal archive), each
+   * with the archive file that holds it. A fleet, whose history is the shared
+   * history's tail, declines it.
+   */
+  async archivedHistory(options = {}) {
+    const json = await this._json("GET", "api/history/archived", undefined, undefined, options.signal);
+    return decodeHistory(json);
+  }
+
+  /**
+   * ListSubagents answers the continuable children under the caller's roots,
+   * parents before their children.
+   */
+  async listSubagents(options = {}) {
+    const json = await this._json("GET", "api/subagents", undefined, undefined, options.signal);
+    return _arr(json, "$", "", (e, p, i) => decodeSubagentNode(e, _at(p, i)));
+  }
+
+  /**
+   * WatchSubagents streams the tree of ListSubagents, at once and each time it
+   * changes.
+   *
+   * A 429 refusal (a WireError): The session holds as many event streams as it
+   * may (with Retry-After).
+   *
+   * A 503 refusal (a WireError): The server is shutting down.
+   */
+  async *watchSubagents(options = {}) {
+    for await (const ev of this._events("api/subagents/events", undefined, options, () => false)) {
+      switch (ev.name) {
+        case "tree":
+          yield { event: "tree", data: _arr(JSON.parse(ev.data), "$", "", (e, p, i) => decodeSubagentNode(e, _at(p, i))) };
+          break;
+      }
+    }
+  }
+
+  /**
+   * SubagentHistory answers one child's history from its stream, oldest first.
+   *
+   * A 404 refusal (a WireError): The child is not under the caller's roots,
+   * whether it exists or not.
+   */
+  async subagentHistory(id, options = {}) {
+    const json = await this._json("GET", "api/subagents/" + encodeURIComponent(_text(id)) + "/history", undefined, undefined, options.signal);
+    return _arr(json, "$", "", (e, p, i) => decodeSubagentEvent(e, _at(p, i)));
+  }
+
+  /**
+   * ListFleetHosts answers the runs of a fleet's hosts, without addresses, by
+   * name and the latest heartbeat first.
+   */
+  async listFleetHosts(options = {}) {
+    const json = await this._json("GET", "api/fleet", undefined, undefined, options.signal);
+    return _arr(json, "$", "", (e, p, i) => decodeFleetHost(e, _at(p, i)));
+  }
 }
