@@ -32,6 +32,15 @@ does not compile until both serve it or decline it by name. Paths are under
 the handler's root (mount it with http.StripPrefix to serve it below a
 path); the page is the route Page, GET / and each file below it.
 
+Watch (GET /api/watch) is one stream carrying every live view a client has
+open: the roster, the subagent tree, the intervals and any number of
+follows, each a view the client names, opened and closed by OpenView and
+CloseView without another connection. Each view frame's id is the
+composite resume point of every open view, NAME=ROUTE[:JOBID[@OFFSET]]
+joined by ";", so one Last-Event-ID reopens each follow from its own
+offset; the stream counts once against MaxStreamsPerSession whatever its
+views (decision 0198). A Fleet declines the three routes by name.
+
 Every refusal answers a wire.ErrorBody with its status: a route's own, and
 the adapter's, for a path no route has (404), a method the path does not
 take (405 with Allow), a path parameter that does not parse (404, the same

@@ -103,6 +103,35 @@ export declare function isSubagentState(v: unknown): v is SubagentState;
 export declare function decodeSubagentState(json: unknown, path?: string): SubagentState;
 
 /**
+ * A WatchRoute is a route whose events (or answer) a view of a Watch stream
+ * carries.
+ */
+export type WatchRoute =
+  /** The caller's roster, at once and after each lifecycle change. */
+  | "WatchJobs"
+  /** The subagent tree, at once and each time it changes. */
+  | "WatchSubagents"
+  /** The caller's execution intervals, at once and again when they change. */
+  | "ListHistory"
+  /**
+   * A recording job's frames from an offset, until its status frame ends the
+   * view.
+   */
+  | "FollowJob";
+
+/** WatchRouteValues is every WatchRoute, in declaration order. */
+export declare const WatchRouteValues: readonly WatchRoute[];
+
+/** isWatchRoute reports whether v is one of the declared WatchRoute values. */
+export declare function isWatchRoute(v: unknown): v is WatchRoute;
+
+/**
+ * decodeWatchRoute reads a WatchRoute from JSON, refusing a value outside it.
+ * Null is the empty string, as in Go, although it is no WatchRoute.
+ */
+export declare function decodeWatchRoute(json: unknown, path?: string): WatchRoute;
+
+/**
  * An ArchivedRange is a run of seqs of a session's stream that retention moved
  * out of the journal into one archive (`jobgen journal archive`): the facts of
  * those seqs, and the intervals of the jobs they record, are there, not in the
@@ -494,6 +523,114 @@ export declare function decodeSubagentNode(json: unknown, path?: string): Subage
 export declare function encodeSubagentNode(value: SubagentNode): JSONObject;
 
 /**
+ * A WatchFrame is one event of one view of a Watch stream: the viewed route's
+ * event (or, for a JSON route, its answer) unchanged in Data, and the stream's
+ * resume point after it.
+ */
+export interface WatchFrame {
+  /** View is the view's name, as the client chose it when it opened the view. */
+  view: string;
+  /**
+   * Event is the viewed route's event name (roster, tree, opened, output,
+   * status); answer for a JSON route's answer; refused when the view was refused,
+   * Data then the ErrorBody and Status its HTTP status.
+   */
+  event: string;
+  /** Data is the viewed route's event data or answer, as that route sends it. */
+  data: unknown;
+  /** Status is a refused view's HTTP status; absent otherwise. */
+  status?: number;
+  /**
+   * Resume is the stream's composite resume point after this frame, its SSE id:
+   * each open view with its route, parameter and offset (decision 0198).
+   */
+  resume: string;
+}
+
+/**
+ * decodeWatchFrame reads a WatchFrame from JSON as Go's decoder does, refusing
+ * input that lacks a required field.
+ */
+export declare function decodeWatchFrame(json: unknown, path?: string): WatchFrame;
+
+/**
+ * encodeWatchFrame writes a WatchFrame as JSON that Go's decoder reads, leaving
+ * out optional fields that hold their zero value, as Go does.
+ */
+export declare function encodeWatchFrame(value: WatchFrame): JSONObject;
+
+/** A WatchOpened is the first event of a Watch stream, and of each reconnect. */
+export interface WatchOpened {
+  /**
+   * Stream names the open stream for OpenView and CloseView; a reconnect is a
+   * stream of another name.
+   */
+  stream: string;
+  /** Resume is the composite resume point the stream opened with. */
+  resume: string;
+}
+
+/**
+ * decodeWatchOpened reads a WatchOpened from JSON as Go's decoder does,
+ * refusing input that lacks a required field.
+ */
+export declare function decodeWatchOpened(json: unknown, path?: string): WatchOpened;
+
+/**
+ * encodeWatchOpened writes a WatchOpened as JSON that Go's decoder reads,
+ * leaving out optional fields that hold their zero value, as Go does.
+ */
+export declare function encodeWatchOpened(value: WatchOpened): JSONObject;
+
+/** A WatchViewRequest opens a view of an open Watch stream. */
+export interface WatchViewRequest {
+  /**
+   * View is the view's name: 1 to 32 letters, digits, _ or -, unique in the
+   * stream.
+   */
+  view: string;
+  /** Route is the route the view carries. */
+  route: WatchRoute;
+  /** ID is the job a FollowJob view follows; absent for any other route. */
+  id?: jobs.JobID;
+  /**
+   * From is the byte offset a FollowJob view starts at; the earliest retained
+   * byte when absent.
+   */
+  from?: number;
+}
+
+/**
+ * decodeWatchViewRequest reads a WatchViewRequest from JSON as Go's decoder
+ * does, refusing input that lacks a required field.
+ */
+export declare function decodeWatchViewRequest(json: unknown, path?: string): WatchViewRequest;
+
+/**
+ * encodeWatchViewRequest writes a WatchViewRequest as JSON that Go's decoder
+ * reads, leaving out optional fields that hold their zero value, as Go does.
+ */
+export declare function encodeWatchViewRequest(value: WatchViewRequest): JSONObject;
+
+/** A WatchViewResponse names the view a control route opened or closed. */
+export interface WatchViewResponse {
+  /** View is the view's name. */
+  view: string;
+}
+
+/**
+ * decodeWatchViewResponse reads a WatchViewResponse from JSON as Go's decoder
+ * does, refusing input that lacks a required field.
+ */
+export declare function decodeWatchViewResponse(json: unknown, path?: string): WatchViewResponse;
+
+/**
+ * encodeWatchViewResponse writes a WatchViewResponse as JSON that Go's decoder
+ * reads, leaving out optional fields that hold their zero value, as Go does.
+ */
+export declare function encodeWatchViewResponse(value: WatchViewResponse): JSONObject;
+
+/**
  * WatchJobsEvent is one event of the WatchJobs stream: its name and its decoded
  * data.
  */
@@ -515,6 +652,9 @@ export interface DownloadRecordAnswer {
  * its decoded data.
  */
 export type WatchSubagentsEvent = { event: "tree"; data: SubagentNode[] };
+
+/** WatchEvent is one event of the Watch stream: its name and its decoded data. */
+export type WatchEvent = { event: "watch"; data: WatchOpened } | { event: "view"; data: WatchFrame };
 
 /**
  * Client is the typed client of this server's routes, one method each. Server
@@ -680,4 +820,42 @@ export declare class Client extends _Wire {
    * name and the latest heartbeat first.
    */
   listFleetHosts(options?: { signal?: AbortSignal }): Promise<FleetHost[]>;
+
+  /**
+   * Watch streams every live view a client has open on one connection: the
+   * roster, the subagent tree, the intervals and any number of follows, each a
+   * view named by the client, each with its own resume point in the composite id
+   * (decision 0198). It counts as one stream against the session's cap, whatever
+   * its views; OpenView and CloseView change its views without another
+   * connection.
+   *
+   * A 400 refusal (a WireError): The views are malformed, name one twice or more
+   * than 64.
+   *
+   * A 429 refusal (a WireError): The session holds as many event streams as it
+   * may (with Retry-After).
+   *
+   * A 503 refusal (a WireError): The server is shutting down.
+   */
+  watch(options?: StreamOptions & { views?: string }): AsyncGenerator<WatchEvent, void, undefined>;
+
+  /**
+   * OpenView opens a view of an open Watch stream of the caller's; its first
+   * event follows on the stream. It is fenced as a kill is.
+   *
+   * A 400 refusal (a WireError): The view's name is malformed or taken, a
+   * FollowJob view names no job, or the stream has 64 views.
+   *
+   * A 404 refusal (a WireError): The stream is not the caller's, or has ended.
+   */
+  openView(stream: string, body: WatchViewRequest, options?: { signal?: AbortSignal }): Promise<WatchViewResponse>;
+
+  /**
+   * CloseView closes a view of an open Watch stream of the caller's; no event of
+   * it follows.
+   *
+   * A 404 refusal (a WireError): The stream is not the caller's, has ended, or
+   * has no such view.
+   */
+  closeView(stream: string, view: string, options?: { signal?: AbortSignal }): Promise<WatchViewResponse>;
 }

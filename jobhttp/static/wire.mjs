@@ -13,7 +13,7 @@
  * package.
  */
 
-import { _at, _missing, _obj, _fold, _str, _bool, _int, _uint, _enum, _uuid, _ambiguous, _arr, _eint, _erange, _eenum, _euuid, _Wire, _with, _text, _header } from "./runtime.mjs";
+import { _at, _missing, _obj, _fold, _str, _bool, _int, _uint, _enum, _zeroUUID, _uuid, _ambiguous, _arr, _eint, _erange, _eenum, _euuid, _Wire, _with, _text, _header } from "./runtime.mjs";
 import * as jobs from "./jobs.mjs";
 
 /** KillResultValues is every KillResult, in declaration order. */
@@ -89,6 +89,29 @@ export function isSubagentState(v) {
  */
 export function decodeSubagentState(json, path = "$") {
   return json === null ? "" : _enum(json, path, "", isSubagentState, "SubagentState");
+}
+
+/** WatchRouteValues is every WatchRoute, in declaration order. */
+export const WatchRouteValues = ["WatchJobs", "WatchSubagents", "ListHistory", "FollowJob"];
+
+/** isWatchRoute reports whether v is one of the declared WatchRoute values. */
+export function isWatchRoute(v) {
+  switch (v) {
+    case "WatchJobs":
+    case "WatchSubagents":
+    case "ListHistory":
+    case "FollowJob":
+      return true;
+  }
+  return false;
+}
+
+/**
+ * decodeWatchRoute reads a WatchRoute from JSON, refusing a value outside it.
+ * Null is the empty string, as in Go, although it is no WatchRoute.
+ */
+export function decodeWatchRoute(json, path = "$") {
+  return json === null ? "" : _enum(json, path, "", isWatchRoute, "WatchRoute");
 }
 
 /**
@@ -850,6 +873,206 @@ export function encodeSubagentNode(value) {
 }
 
 /**
+ * decodeWatchFrame reads a WatchFrame from JSON as Go's decoder does, refusing
+ * input that lacks a required field.
+ */
+export function decodeWatchFrame(json, path = "$") {
+  const o = _obj(json, path, "WatchFrame");
+  let f_view;
+  let f_event;
+  let f_data;
+  let f_status;
+  let f_resume;
+  for (const k of Object.keys(o)) {
+    const v = o[k];
+    switch (k) {
+      case "view":
+        f_view = v === null ? undefined : _str(v, path, "view");
+        continue;
+      case "event":
+        f_event = v === null ? undefined : _str(v, path, "event");
+        continue;
+      case "data":
+        f_data = v === null ? undefined : v;
+        continue;
+      case "status":
+        if (v !== null) f_status = _int(v, path, "status");
+        continue;
+      case "resume":
+        f_resume = v === null ? undefined : _str(v, path, "resume");
+        continue;
+    }
+    switch (_fold(k)) {
+      case "VIEW":
+        throw _ambiguous(path, "WatchFrame", k, "view");
+      case "EVENT":
+        throw _ambiguous(path, "WatchFrame", k, "event");
+      case "DATA":
+        throw _ambiguous(path, "WatchFrame", k, "data");
+      case "STATUS":
+        throw _ambiguous(path, "WatchFrame", k, "status");
+      case "RESUME":
+        throw _ambiguous(path, "WatchFrame", k, "resume");
+    }
+  }
+  if (f_view === undefined) throw _missing(path, "WatchFrame", "view");
+  if (f_event === undefined) throw _missing(path, "WatchFrame", "event");
+  if (f_data === undefined) throw _missing(path, "WatchFrame", "data");
+  if (f_resume === undefined) throw _missing(path, "WatchFrame", "resume");
+  const out = { view: f_view, event: f_event, data: f_data, resume: f_resume };
+  if (f_status) out.status = f_status;
+  return out;
+}
+
+/**
+ * encodeWatchFrame writes a WatchFrame as JSON that Go's decoder reads, leaving
+ * out optional fields that hold their zero value, as Go does.
+ */
+export function encodeWatchFrame(value) {
+  const o = {};
+  o["view"] = value.view;
+  o["event"] = value.event;
+  o["data"] = value.data;
+  if (value.status) o["status"] = _eint(value.status, "WatchFrame.status");
+  o["resume"] = value.resume;
+  return o;
+}
+
+/**
+ * decodeWatchOpened reads a WatchOpened from JSON as Go's decoder does,
+ * refusing input that lacks a required field.
+ */
+export function decodeWatchOpened(json, path = "$") {
+  const o = _obj(json, path, "WatchOpened");
+  let f_stream;
+  let f_resume;
+  for (const k of Object.keys(o)) {
+    const v = o[k];
+    switch (k) {
+      case "stream":
+        f_stream = v === null ? undefined : _str(v, path, "stream");
+        continue;
+      case "resume":
+        f_resume = v === null ? undefined : _str(v, path, "resume");
+        continue;
+    }
+    switch (_fold(k)) {
+      case "STREAM":
+        throw _ambiguous(path, "WatchOpened", k, "stream");
+      case "RESUME":
+        throw _ambiguous(path, "WatchOpened", k, "resume");
+    }
+  }
+  if (f_stream === undefined) throw _missing(path, "WatchOpened", "stream");
+  if (f_resume === undefined) throw _missing(path, "WatchOpened", "resume");
+  const out = { stream: f_stream, resume: f_resume };
+  return out;
+}
+
+/**
+ * encodeWatchOpened writes a WatchOpened as JSON that Go's decoder reads,
+ * leaving out optional fields that hold their zero value, as Go does.
+ */
+export function encodeWatchOpened(value) {
+  const o = {};
+  o["stream"] = value.stream;
+  o["resume"] = value.resume;
+  return o;
+}
+
+/**
+ * decodeWatchViewRequest reads a WatchViewRequest from JSON as Go's decoder
+ * does, refusing input that lacks a required field.
+ */
+export function decodeWatchViewRequest(json, path = "$") {
+  const o = _obj(json, path, "WatchViewRequest");
+  let f_view;
+  let f_route;
+  let f_id;
+  let f_from;
+  for (const k of Object.keys(o)) {
+    const v = o[k];
+    switch (k) {
+      case "view":
+        f_view = v === null ? undefined : _str(v, path, "view");
+        continue;
+      case "route":
+        f_route = v === null ? undefined : _enum(v, path, "route", isWatchRoute, "WatchRoute");
+        continue;
+      case "id":
+        if (v !== null) f_id = _uuid(v, path, "id");
+        continue;
+      case "from":
+        if (v !== null) f_from = _int(v, path, "from");
+        continue;
+    }
+    switch (_fold(k)) {
+      case "VIEW":
+        throw _ambiguous(path, "WatchViewRequest", k, "view");
+      case "ROUTE":
+        throw _ambiguous(path, "WatchViewRequest", k, "route");
+      case "ID":
+        throw _ambiguous(path, "WatchViewRequest", k, "id");
+      case "FROM":
+        throw _ambiguous(path, "WatchViewRequest", k, "from");
+    }
+  }
+  if (f_view === undefined) throw _missing(path, "WatchViewRequest", "view");
+  if (f_route === undefined) throw _missing(path, "WatchViewRequest", "route");
+  const out = { view: f_view, route: f_route };
+  if (f_id !== undefined && f_id !== _zeroUUID) out.id = f_id;
+  if (f_from) out.from = f_from;
+  return out;
+}
+
+/**
+ * encodeWatchViewRequest writes a WatchViewRequest as JSON that Go's decoder
+ * reads, leaving out optional fields that hold their zero value, as Go does.
+ */
+export function encodeWatchViewRequest(value) {
+  const o = {};
+  o["view"] = value.view;
+  o["route"] = _eenum(value.route, isWatchRoute, "WatchViewRequest.route");
+  if (value.id !== undefined && value.id !== _zeroUUID) o["id"] = _euuid(value.id, "WatchViewRequest.id");
+  if (value.from) o["from"] = _eint(value.from, "WatchViewRequest.from");
+  return o;
+}
+
+/**
+ * decodeWatchViewResponse reads a WatchViewResponse from JSON as Go's decoder
+ * does, refusing input that lacks a required field.
+ */
+export function decodeWatchViewResponse(json, path = "$") {
+  const o = _obj(json, path, "WatchViewResponse");
+  let f_view;
+  for (const k of Object.keys(o)) {
+    const v = o[k];
+    switch (k) {
+      case "view":
+        f_view = v === null ? undefined : _str(v, path, "view");
+        continue;
+    }
+    switch (_fold(k)) {
+      case "VIEW":
+        throw _ambiguous(path, "WatchViewResponse", k, "view");
+    }
+  }
+  if (f_view === undefined) throw _missing(path, "WatchViewResponse", "view");
+  const out = { view: f_view };
+  return out;
+}
+
+/**
+ * encodeWatchViewResponse writes a WatchViewResponse as JSON that Go's decoder
+ * reads, leaving out optional fields that hold their zero value, as Go does.
+ */
+export function encodeWatchViewResponse(value) {
+  const o = {};
+  o["view"] = value.view;
+  return o;
+}
+
+/**
  * Client is the typed client of this server's routes, one method each. Server
  * is one server of jobhttp's wire: jobhttp.Handler, which serves one host's
  * registry, and jobhttp.Fleet, which serves the shared history of a fleet of
@@ -1080,5 +1303,60 @@ export class Client extends _Wire {
   async listFleetHosts(options = {}) {
     const json = await this._json("GET", "api/fleet", undefined, undefined, options.signal);
     return _arr(json, "$", "", (e, p, i) => decodeFleetHost(e, _at(p, i)));
+  }
+
+  /**
+   * Watch streams every live view a client has open on one connection: the
+   * roster, the subagent tree, the intervals and any number of follows, each a
+   * view named by the client, each with its own resume point in the composite id
+   * (decision 0198). It counts as one stream against the session's cap, whatever
+   * its views; OpenView and CloseView change its views without another
+   * connection.
+   *
+   * A 400 refusal (a WireError): The views are malformed, name one twice or more
+   * than 64.
+   *
+   * A 429 refusal (a WireError): The session holds as many event streams as it
+   * may (with Retry-After).
+   *
+   * A 503 refusal (a WireError): The server is shutting down.
+   */
+  async *watch(options = {}) {
+    for await (const ev of this._events("api/watch", { "views": options.views === undefined ? undefined : _text(options.views) }, options, () => false)) {
+      switch (ev.name) {
+        case "watch":
+          yield { event: "watch", data: decodeWatchOpened(JSON.parse(ev.data)) };
+          break;
+        case "view":
+          yield { event: "view", data: decodeWatchFrame(JSON.parse(ev.data)) };
+          break;
+      }
+    }
+  }
+
+  /**
+   * OpenView opens a view of an open Watch stream of the caller's; its first
+   * event follows on the stream. It is fenced as a kill is.
+   *
+   * A 400 refusal (a WireError): The view's name is malformed or taken, a
+   * FollowJob view names no job, or the stream has 64 views.
+   *
+   * A 404 refusal (a WireError): The stream is not the caller's, or has ended.
+   */
+  async openView(stream, body, options = {}) {
+    const json = await this._json("POST", "api/watch/" + encodeURIComponent(_text(stream)) + "/views", undefined, encodeWatchViewRequest(body), options.signal);
+    return decodeWatchViewResponse(json);
+  }
+
+  /**
+   * CloseView closes a view of an open Watch stream of the caller's; no event of
+   * it follows.
+   *
+   * A 404 refusal (a WireError): The stream is not the caller's, has ended, or
+   * has no such view.
+   */
+  async closeView(stream, view, options = {}) {
+    const json = await this._json("DELETE", "api/watch/" + encodeURIComponent(_text(stream)) + "/views/" + encodeURIComponent(_text(view)), undefined, undefined, options.signal);
+    return decodeWatchViewResponse(json);
   }
 }

@@ -6,7 +6,7 @@
 // job, drop every follow connection. It prints "ok - NAME" or
 // "not ok - NAME: WHY" per case and exits 1 when any failed.
 import { Client } from "@jobgen/jobgen/wire";
-import type { FollowFrame, JobID, JobSnapshot, SessionID } from "@jobgen/jobgen/jobs";
+import { decodeFollowFrame, type FollowFrame, type JobID, type JobSnapshot, type SessionID } from "@jobgen/jobgen/jobs";
 import { DecodeError, WireError } from "@jobgen/jobgen/runtime";
 import { readFileSync } from "node:fs";
 
@@ -253,6 +253,54 @@ const cases: [string, () => Promise<void>][] = [
     check(fleet.status === 404 && fleet.notServed === "ListFleetHosts", `fleet: ${fleet.message}, not served ${String(fleet.notServed)}`);
     const page = await fetch(client("hana").page("index.html"));
     check(page.ok && (await page.text()).includes("<html"), `page ${page.status}`);
+  }],
+  ["one watch stream carries the roster and follows, opened and closed by the control routes, and resumes each follow", async () => {
+    const a = await start("ivan", "a");
+    const b = await start("ivan", "b");
+    await append(a.id, "a1\n");
+    await append(b.id, "b1\n");
+    const abort = new AbortController();
+    let lastId = "";
+    let name = "";
+    const out: Record<string, string> = {};
+    const events: string[] = [];
+    for await (const ev of client("ivan").watch({ views: `r=WatchJobs;fa=FollowJob:${a.id}`, signal: abort.signal, onId: (id) => (lastId = id) })) {
+      if (ev.event === "watch") {
+        name = ev.data.stream;
+        continue;
+      }
+      const f = ev.data;
+      events.push(`${f.view}:${f.event}`);
+      if (f.event === "output") {
+        const frame = decodeFollowFrame(f.data);
+        if (frame.frame === "output") out[f.view] = (out[f.view] ?? "") + text([frame]);
+      }
+      if (f.view === "fa" && out["fa"] === "a1\n" && out["fb"] === undefined && !events.includes("fb:opened")) {
+        check((await client("ivan").openView(name, { view: "fb", route: "FollowJob", id: b.id })).view === "fb", "openView");
+      }
+      if (f.view === "fb" && f.event === "output" && out["fb"] === "b1\n") {
+        check((await client("ivan").closeView(name, "fb")).view === "fb", "closeView");
+      }
+      if (f.view === "fb" && f.event === "closed") {
+        check(!f.resume.includes("fb="), `closed view still resumes: ${f.resume}`);
+        abort.abort();
+      }
+    }
+    check(out["fa"] === "a1\n" && out["fb"] === "b1\n" && events.includes("r:roster"), `views read ${JSON.stringify(out)} ${events.join()}`);
+    check(lastId.includes(`fa=FollowJob:${a.id}@3`), `resume point ${lastId}`);
+    // Resuming from the last id carries on from fa's offset: nothing twice.
+    await append(a.id, "a2\n");
+    await finish(a.id);
+    let resumed = "";
+    for await (const ev of client("ivan").watch({ lastEventId: lastId })) {
+      if (ev.event !== "view" || ev.data.view !== "fa") continue;
+      const frame = decodeFollowFrame(ev.data.data);
+      if (frame.frame === "output") resumed += text([frame]);
+      if (frame.frame === "status") break;
+    }
+    check(resumed === "a2\n", `resumed ${JSON.stringify(resumed)}`);
+    const gone = await refusal(() => client("ivan").openView(name, { view: "x", route: "WatchJobs" }));
+    check(gone.status === 404, `a view of an ended stream: ${gone.message}`);
   }],
   ["a stream that is not an event stream is refused, not retried", async () => {
     const bogus = new Client({ base: new URL("test/bogus/", base) });
