@@ -447,7 +447,7 @@ export interface ClientOptions {
   /**
    * Base is the server's root, which the routes' paths are below: the
    * page's own URL, or where the runtime mounts the server, such as
-   * http://host/jobs/.
+   * http://host/api-root/.
    */
   base: string | URL;
   /** Headers are sent with every request: how the runtime tells who the caller is, when cookies do not. */
@@ -486,7 +486,7 @@ export interface StreamOptions {
 /**
  * A With is one object of an answer declared with `with`: the item, and
  * the extra record a server may add to the same JSON object (a fleet's
- * placement of a job), read from the object once each.
+ * placement of an item), read from the object once each.
  */
 export interface With<T, W> {
   item: T;
