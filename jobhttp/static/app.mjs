@@ -12,6 +12,7 @@
 // lease ended, and no subagents.
 import { WireError } from "./runtime.mjs";
 import { Client } from "./wire.mjs";
+import { Watcher } from "./watch.mjs";
 import { LogView, duration, h } from "./logview.mjs";
 import { Timeline } from "./timeline.mjs";
 import { SubagentTree } from "./tree.mjs";
@@ -26,6 +27,12 @@ function byId(id) {
 const rosterEl = byId("roster");
 const emptyEl = byId("empty");
 const connEl = byId("connection");
+// One streaming connection for the whole tab: every live view is a view of
+// the watcher's one Watch stream (watch.mts).
+const watcher = new Watcher(client, (state) => {
+    connEl.textContent = state;
+    connEl.dataset["state"] = state;
+});
 const announceEl = byId("announce");
 const tabsEl = byId("status-tabs");
 const kindSel = byId("filter-kind");
@@ -351,7 +358,7 @@ async function follow(row, log) {
     const abort = new AbortController();
     row.follow = abort;
     try {
-        for await (const frame of client.followJob(row.job.id, { signal: abort.signal })) {
+        for await (const frame of watcher.follow(row.job.id, abort.signal)) {
             const arrived = performance.now();
             switch (frame.frame) {
                 case "opened":
@@ -537,11 +544,7 @@ async function watchRoster() {
     let first = true;
     for (;;) {
         try {
-            const handlers = {
-                onConnect: () => { connEl.textContent = "live"; },
-                onDrop: () => { connEl.textContent = "reconnecting…"; },
-            };
-            const stream = mapStream(client.watchJobs(handlers), (ev) => ev.data.map((p) => ({ job: p.item, place: p.with })));
+            const stream = mapStream(watcher.roster(new AbortController().signal), (list) => list.map((p) => ({ job: p.item, place: p.with })));
             for await (const entries of stream) {
                 const t0 = performance.now();
                 renderRoster(entries);
@@ -631,7 +634,7 @@ if (fleet) {
     byId("empty").textContent = "No jobs of this session on any host yet.";
 }
 else {
-    const tree = new SubagentTree(byId("subagents"), client);
+    const tree = new SubagentTree(byId("subagents"), client, watcher);
     tree.onStatus = announce;
     void tree.watch();
 }

@@ -11,6 +11,7 @@
 // lease ended, and no subagents.
 import { WireError } from "./runtime.mjs";
 import { Client } from "./wire.mjs";
+import { Watcher } from "./watch.mjs";
 import type { JobSnapshot, JobStatus } from "./jobs.mjs";
 import type { ArchivedRange, FleetPlacement } from "./wire.mjs";
 import { LogView, duration, h } from "./logview.mjs";
@@ -29,6 +30,12 @@ function byId<T extends HTMLElement = HTMLElement>(id: string): T {
 const rosterEl = byId("roster");
 const emptyEl = byId("empty");
 const connEl = byId("connection");
+// One streaming connection for the whole tab: every live view is a view of
+// the watcher's one Watch stream (watch.mts).
+const watcher = new Watcher(client, (state) => {
+  connEl.textContent = state;
+  connEl.dataset["state"] = state;
+});
 const announceEl = byId("announce");
 const tabsEl = byId("status-tabs");
 const kindSel = byId<HTMLSelectElement>("filter-kind");
@@ -371,7 +378,7 @@ async function follow(row: Row, log: LogView): Promise<void> {
   const abort = new AbortController();
   row.follow = abort;
   try {
-    for await (const frame of client.followJob(row.job.id, { signal: abort.signal })) {
+    for await (const frame of watcher.follow(row.job.id, abort.signal)) {
       const arrived = performance.now();
       switch (frame.frame) {
         case "opened":
@@ -569,11 +576,7 @@ async function watchRoster(): Promise<void> {
   let first = true;
   for (;;) {
     try {
-      const handlers = {
-        onConnect: () => { connEl.textContent = "live"; },
-        onDrop: () => { connEl.textContent = "reconnecting…"; },
-      };
-      const stream = mapStream(client.watchJobs(handlers), (ev) => ev.data.map((p) => ({ job: p.item, place: p.with })));
+      const stream = mapStream(watcher.roster(new AbortController().signal), (list) => list.map((p) => ({ job: p.item, place: p.with })));
       for await (const entries of stream) {
         const t0 = performance.now();
         renderRoster(entries);
@@ -658,7 +661,7 @@ if (fleet) {
   addTab("lost");
   byId("empty").textContent = "No jobs of this session on any host yet.";
 } else {
-  const tree = new SubagentTree(byId("subagents"), client);
+  const tree = new SubagentTree(byId("subagents"), client, watcher);
   tree.onStatus = announce;
   void tree.watch();
 }

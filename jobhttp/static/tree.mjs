@@ -15,14 +15,16 @@ export class SubagentTree {
     detail;
     note;
     client;
+    watcher;
     nodes = new Map();
     selected = "";
     shownActivity = -1;
     /** OnStatus hears a child's state change, for the page's one live region. */
     onStatus = () => undefined;
-    constructor(section, client) {
+    constructor(section, client, watcher) {
         this.section = section;
         this.client = client;
+        this.watcher = watcher;
         this.note = h("p", { class: "tree-note" }, "Loading subagents…");
         this.list = h("ul", { class: "tree", "aria-label": "Subagents" });
         this.detail = h("div", { class: "tree-detail", "aria-label": "Subagent history" });
@@ -32,8 +34,8 @@ export class SubagentTree {
     async watch() {
         for (;;) {
             try {
-                for await (const ev of this.client.watchSubagents())
-                    this.render(ev.data);
+                for await (const nodes of this.watcher.subagents(new AbortController().signal))
+                    this.render(nodes);
                 return;
             }
             catch (err) {

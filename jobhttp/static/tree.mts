@@ -7,6 +7,7 @@
 import { WireError } from "./runtime.mjs";
 import type { Client, SubagentEvent, SubagentNode } from "./wire.mjs";
 import type { SessionID } from "./jobs.mjs";
+import type { Watcher } from "./watch.mjs";
 import { SGRReader } from "./ansi.mjs";
 import { clock, duration, h, styled } from "./logview.mjs";
 
@@ -17,15 +18,17 @@ export class SubagentTree {
   private readonly detail: HTMLElement;
   private readonly note: HTMLElement;
   private readonly client: Client;
+  private readonly watcher: Watcher;
   private nodes = new Map<string, SubagentNode>();
   private selected = "";
   private shownActivity = -1;
   /** OnStatus hears a child's state change, for the page's one live region. */
   onStatus: (text: string) => void = () => undefined;
 
-  constructor(section: HTMLElement, client: Client) {
+  constructor(section: HTMLElement, client: Client, watcher: Watcher) {
     this.section = section;
     this.client = client;
+    this.watcher = watcher;
     this.note = h("p", { class: "tree-note" }, "Loading subagents…");
     this.list = h("ul", { class: "tree", "aria-label": "Subagents" });
     this.detail = h("div", { class: "tree-detail", "aria-label": "Subagent history" });
@@ -36,7 +39,7 @@ export class SubagentTree {
   async watch(): Promise<void> {
     for (;;) {
       try {
-        for await (const ev of this.client.watchSubagents()) this.render(ev.data);
+        for await (const nodes of this.watcher.subagents(new AbortController().signal)) this.render(nodes);
         return;
       } catch (err) {
         if (err instanceof WireError && err.status === 404) {
