@@ -59,17 +59,54 @@ func (h *Handler) Watch(ctx context.Context, req wire.WatchRequest, stream wire.
 	if stream.SendWatch(wire.WatchOpened{Stream: w.name, Resume: resume}) != nil {
 		return nil
 	}
+	var batch []wire.WatchEvent
 	for {
 		select {
 		case it := <-w.items:
-			frame, ok := w.accept(it)
-			if ok && stream.SendView(frame) != nil {
+			// Every item that is ready goes out under one write and flush,
+			// as a share writes a follower's frames.
+			batch = batch[:0]
+			for more := true; more; {
+				if frame, ok := w.accept(it); ok {
+					batch = append(batch, viewEvent(frame))
+				}
+				select {
+				case it = <-w.items:
+				default:
+					more = false
+				}
+			}
+			if len(batch) > 0 && stream.Write(batch...) != nil {
 				return nil
 			}
 		case <-ctx.Done():
 			return nil
 		}
 	}
+}
+
+// viewEvent encodes a view frame as wire.NewWatchViewEvent does, without
+// encoding/json: Data is the viewed route's event data, which its own
+// encoder wrote and which Marshal would only validate and copy again, and
+// the strings are a view name, an event name and a resume point, which
+// need no escapes (the tests decode every frame with the generated
+// decoder).
+func viewEvent(f wire.WatchFrame) wire.WatchEvent {
+	b := make([]byte, 0, len(f.Data)+len(f.Resume)+len(f.View)+len(f.Event)+64)
+	b = append(b, `{"view":`...)
+	b = strconv.AppendQuote(b, f.View)
+	b = append(b, `,"event":`...)
+	b = strconv.AppendQuote(b, f.Event)
+	b = append(b, `,"data":`...)
+	b = append(b, f.Data...)
+	if f.Status != 0 {
+		b = append(b, `,"status":`...)
+		b = strconv.AppendInt(b, int64(f.Status), 10)
+	}
+	b = append(b, `,"resume":`...)
+	b = strconv.AppendQuote(b, f.Resume)
+	b = append(b, '}')
+	return wire.WatchEvent{Event: httproute.NewEvent("view", f.Resume, b)}
 }
 
 // OpenView implements wire.Server: a view more on an open Watch stream of
