@@ -242,37 +242,43 @@ func (w *tsWriter) routeMethod(r *gen.Route) {
 		w.streamBody(r, path, query)
 		w.line("  }")
 	case gen.AnswerMedia:
-		ret := "Promise<" + r.Name + "Answer>"
-		withOpts(ret)
-		w.line("  async %s(%s)%s {", methodName(r), strings.Join(code, ", "), ty(": "+ret))
-		w.line("    const res = await this._media(%s, %s, options.signal);", path, query)
-		w.line("    return {")
-		w.line("      text: res.text,")
-		for _, p := range r.Media.Headers {
-			int := w.spec.TextOf(p.Type) == gen.TextInt || w.spec.TextOf(p.Type) == gen.TextUint
-			w.line("      %s: _header(res.headers, %q, %t)%s,", lowerFirst(p.GoName), p.Name, int, ty(" as "+w.tsType(p.Type)))
-		}
-		w.line("    };")
-		w.line("  }")
-		// The URL too, for a link that downloads it: the same parameters,
-		// options only for the query.
-		ucode, udecl := code[:len(code)-1], decl[:len(decl)-1]
-		if len(w.queryOpts) > 0 {
-			o := "{ " + strings.Join(w.queryOpts, "; ") + " }"
-			ucode, udecl = append(ucode, "options"+ty(": "+o)+" = {}"), append(udecl, "options?: "+o)
-		}
-		w.d.WriteString(fmt.Sprintf("  /** %sURL is where %s answers from, for a link. */\n  %sURL(%s): URL;\n", methodName(r), methodName(r), methodName(r), strings.Join(udecl, ", ")))
-		w.line("")
-		w.line("  /** %sURL is where %s answers from, for a link. */", methodName(r), methodName(r))
-		w.line("  %sURL(%s)%s {", methodName(r), strings.Join(ucode, ", "), ty(": URL"))
-		w.line("    return this._url(%s, %s);", path, query)
-		w.line("  }")
+		withOpts("Promise<" + r.Name + "Answer>")
+		w.mediaMethod(r, code, decl, path, query)
 	case gen.AnswerFiles:
 		w.d.WriteString(fmt.Sprintf("  %s(file?: string): URL;\n", methodName(r)))
 		w.line("  %s(file = \"\")%s {", methodName(r), ty(": URL"))
 		w.line("    return this._url(%s + file);", path)
 		w.line("  }")
 	}
+}
+
+// mediaMethod writes a media route's method, which answers its text and
+// typed headers, and its URL method, for a link.
+func (w *tsWriter) mediaMethod(r *gen.Route, code, decl []string, path, query string) {
+	ret := "Promise<" + r.Name + "Answer>"
+	w.line("  async %s(%s)%s {", methodName(r), strings.Join(code, ", "), ty(": "+ret))
+	w.line("    const res = await this._media(%s, %s, options.signal);", path, query)
+	w.line("    return {")
+	w.line("      text: res.text,")
+	for _, p := range r.Media.Headers {
+		int := w.spec.TextOf(p.Type) == gen.TextInt || w.spec.TextOf(p.Type) == gen.TextUint
+		w.line("      %s: _header(res.headers, %q, %t)%s,", lowerFirst(p.GoName), p.Name, int, ty(" as "+w.tsType(p.Type)))
+	}
+	w.line("    };")
+	w.line("  }")
+	// The URL too, for a link that downloads it: the same parameters,
+	// options only for the query.
+	ucode, udecl := code[:len(code)-1], decl[:len(decl)-1]
+	if len(w.queryOpts) > 0 {
+		o := "{ " + strings.Join(w.queryOpts, "; ") + " }"
+		ucode, udecl = append(ucode, "options"+ty(": "+o)+" = {}"), append(udecl, "options?: "+o)
+	}
+	w.d.WriteString(fmt.Sprintf("  /** %sURL is where %s answers from, for a link. */\n  %sURL(%s): URL;\n", methodName(r), methodName(r), methodName(r), strings.Join(udecl, ", ")))
+	w.line("")
+	w.line("  /** %sURL is where %s answers from, for a link. */", methodName(r), methodName(r))
+	w.line("  %sURL(%s)%s {", methodName(r), strings.Join(ucode, ", "), ty(": URL"))
+	w.line("    return this._url(%s, %s);", path, query)
+	w.line("  }")
 }
 
 func prefixAll(p string, list []string) []string {
