@@ -55,6 +55,16 @@
 // in the runtime's own spec is bound with NewStartTool, which decodes and
 // checks its arguments as the built-in tools' are.
 //
+// A start tool may also run its work in the foreground with a timeout and
+// promote what outlives it (procjob's RunForeground and Offer, registered
+// with Registry.Promote; decision 0191): the call returns the job's id
+// with the output so far, and the job is then like any other. Its
+// job_output reads on right after that output (the model's cursor is the
+// producer's, which the foreground call read from), job_wait and its
+// notice tell its end, the end of the call that promoted it does not stop
+// it, and job_kill does. examples/mcpjobs's shell tool does so with
+// timeoutSeconds.
+//
 // # Titles, hints, tasks and history
 //
 // Each built-in tool has the title and Annotations its spec gives it, and

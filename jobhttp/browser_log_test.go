@@ -167,3 +167,26 @@ func TestPageOffersTheRawRecordForDownload(t *testing.T) {
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
+
+// Narration on the log channel is shown, on lines of its own, styled apart
+// from the output (decision 0193).
+func TestPageStylesTheLogChannelApart(t *testing.T) {
+	ctx := browser(t)
+	s := pageServer(t)
+	snap, p := s.startRecording("alice", "build the app", 0)
+	p.job.Append("phase: compile\n", jobs.AppendOptions{Channel: jobs.ChannelLog})
+	p.job.Append("compiled 3 packages\n", jobs.AppendOptions{Channel: jobs.ChannelStdout})
+	p.job.Append("phase: link\n", jobs.AppendOptions{Channel: jobs.ChannelLog})
+	row := openOutput(t, ctx, s.srv.URL, snap.ID)
+	waitJS(t, ctx, "the second log line", `document.querySelectorAll('`+row+` .ln.log[data-channel="log"]').length === 2`, 10*time.Second)
+	got := js[string](t, ctx, `[...document.querySelectorAll('`+row+` .ln.log .txt')].map(e => e.textContent).join("|")`)
+	if got != "phase: compile|phase: link" {
+		t.Errorf("log lines = %q", got)
+	}
+	if n := js[int](t, ctx, `document.querySelectorAll('`+row+` .ln:not(.log) .txt').length`); n != 1 {
+		t.Errorf("%d lines of output, want the one stdout line apart from the narration", n)
+	}
+	if style := js[string](t, ctx, `getComputedStyle(document.querySelector('`+row+` .ln.log .txt')).fontStyle`); style != "italic" {
+		t.Errorf("a log line's font style = %q, want it styled apart (italic)", style)
+	}
+}

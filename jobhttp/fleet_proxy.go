@@ -270,3 +270,16 @@ func sleep(ctx context.Context, d time.Duration) error {
 		return nil
 	}
 }
+
+// KillJobs implements wire.Server: declined, since a bulk stop is a host's
+// registry's (Registry.KillAll, fenced there); a fleet forwards one job's
+// kill to its host but does not split a selection across hosts.
+func (f *Fleet) KillJobs(ctx context.Context, req wire.KillJobsRequest) (wire.KillAllResponse, error) {
+	return wire.KillAllResponse{}, httproute.Decline("a bulk stop is served by each host's own page")
+}
+
+// ListWaiting implements wire.Server: declined, since a start waits in one
+// host's registry and the shared history records none until it registers.
+func (f *Fleet) ListWaiting(ctx context.Context, req wire.ListWaitingRequest) ([]wire.WaitingStart, error) {
+	return nil, httproute.Decline("starts waiting for a slot are shown by each host's own page")
+}

@@ -43,6 +43,14 @@
 // assume such a directory exists, so without the option it uses the process
 // group alone; see docs/decisions/0027.
 //
+// # Narration
+//
+// With Options.Narration the command gets a third pipe, file descriptor 3,
+// to narrate its work for the people watching (echo "phase: link" >&3):
+// the record keeps it on the log channel (jobs.ChannelLog), so followers
+// and the console show it, styled apart, while the consuming cursor never
+// sees it: the model reads the command's output, not its narration.
+//
 // # Terminal
 //
 // With Options.Terminal the command runs under a pseudo-terminal instead of
@@ -139,6 +147,13 @@ type Options struct {
 	// and makes the job a terminal job that takes input; see the package
 	// doc. Nil runs it on pipes.
 	Terminal *jobs.TerminalSize
+	// Narration, on pipes, gives the command a third output, file
+	// descriptor 3, for what it says about its own work (a phase, a step):
+	// the record keeps it on the log channel, followers and the console see
+	// it, and the consuming cursor (ReadOutput, so Registry.Read and
+	// job_output) never returns it. Ignored under a terminal; Unix only
+	// (Windows passes no descriptor past stderr, so the start fails there).
+	Narration bool
 }
 
 // Start returns a start for the registry that runs the command as a
@@ -181,15 +196,18 @@ func Start(opts Options) jobs.RecordingJobStart {
 // A process is one running command, the process group it leads, and what
 // watches them.
 type process struct {
-	cmd      *exec.Cmd
-	group    *jobGroup
-	grace    time.Duration
-	exited   registry.OnceSignal // the group has ended and the output is drained
-	pumpDone chan error          // the pump's result, after its final drain
-	outputs  []output            // stdout and stderr, or the terminal
-	consumer *consumer
-	term     *terminal // the pseudo-terminal; nil on pipes
-	copied   sync.WaitGroup
+	cmd       *exec.Cmd
+	group     *jobGroup
+	grace     time.Duration
+	poll      time.Duration       // the pump's cadence without a pacer
+	pacer     *registry.Pacer     // the shared pump, or nil
+	exited    registry.OnceSignal // the group has ended and the output is drained
+	startedAt time.Time           // when the command started
+	pumpDone  chan error          // the pump's result, after its final drain
+	outputs   []output            // stdout and stderr, or the terminal
+	consumer  *consumer
+	term      *terminal // the pseudo-terminal; nil on pipes
+	copied    sync.WaitGroup
 
 	// Set by supervise before exited fires.
 	waitErr   error // cmd.Wait's result for the leader
@@ -205,6 +223,7 @@ type process struct {
 	killTimer *time.Timer   // sends SIGKILL a grace period after stopping began
 	killed    chan struct{} // closed once SIGKILL has been sent
 	finished  bool          // the group has ended: nothing may be signalled any more
+	attached  bool          // a job records the output: done waits for its pump
 
 	doneOnce sync.Once
 	outcome  jobs.JobOutcome
@@ -220,6 +239,20 @@ type output struct {
 }
 
 func run(job jobs.RecordingJob, opts Options) (*process, error) {
+	p, err := spawn(opts)
+	if err != nil {
+		return nil, err
+	}
+	p.attach(job)
+	return p, nil
+}
+
+// spawn starts the command and what watches it: the copies of its outputs
+// into their streams and the supervisor. Nothing goes to a record until
+// attach gives the process a job, while the streams keep the last window
+// bytes of each output and the consuming cursor every byte, so a process
+// attached later (an accepted Offer) records its output from the start.
+func spawn(opts Options) (*process, error) {
 	if len(opts.Command) == 0 {
 		return nil, errors.New("procjob: no command")
 	}
@@ -247,10 +280,9 @@ func run(job jobs.RecordingJob, opts Options) (*process, error) {
 		group.release()
 		return nil, fmt.Errorf("procjob: start %s: %w", commandLine(opts.Command), err)
 	}
+	p.startedAt = time.Now()
 	group.started(cmd.Process)
-	sources := make([]registry.PumpSource, len(p.outputs))
-	for i, o := range p.outputs {
-		sources[i] = registry.PumpSource{Reader: o.s, Channel: o.channel}
+	for _, o := range p.outputs {
 		p.copied.Add(1)
 		go func() {
 			defer p.copied.Done()
@@ -258,15 +290,24 @@ func run(job jobs.RecordingJob, opts Options) (*process, error) {
 		}()
 	}
 	go p.supervise()
-	poll := opts.Poll
-	if poll <= 0 {
-		poll = jobs.DefaultPumpPoll
+	return p, nil
+}
+
+// attach gives the process its job: the pump records every output from
+// the oldest byte its stream still holds (offset 0 unless the window
+// passed it), and done waits for the pump's final drain. It is called once.
+func (p *process) attach(job jobs.RecordingJob) {
+	sources := make([]registry.PumpSource, len(p.outputs))
+	for i, o := range p.outputs {
+		sources[i] = registry.PumpSource{Reader: o.s, Channel: o.channel}
 	}
+	p.mu.Lock()
+	p.attached = true
+	p.mu.Unlock()
 	go func() {
 		p.pumpDone <- registry.PumpJobOutput(context.Background(), job, sources,
-			registry.PumpOptions{Poll: poll, Pacer: opts.Pacer, Done: &p.exited})
+			registry.PumpOptions{Poll: p.poll, Pacer: p.pacer, Done: &p.exited})
 	}()
-	return p, nil
 }
 
 func newProcess(opts Options) *process {
@@ -278,9 +319,12 @@ func newProcess(opts Options) *process {
 	if limit <= 0 {
 		limit = 64 << 20
 	}
-	p := &process{grace: opts.Grace, pumpDone: make(chan error, 1), consumer: &consumer{limit: limit}, killed: make(chan struct{})}
+	p := &process{grace: opts.Grace, poll: opts.Poll, pacer: opts.Pacer, pumpDone: make(chan error, 1), consumer: &consumer{limit: limit}, killed: make(chan struct{})}
 	if p.grace <= 0 {
 		p.grace = 2 * time.Second
+	}
+	if p.poll <= 0 {
+		p.poll = jobs.DefaultPumpPoll
 	}
 	newStream := func(ch jobs.Channel) *stream { return &stream{window: window, sink: p.consumer, channel: ch} }
 	if opts.Terminal != nil {
@@ -288,6 +332,10 @@ func newProcess(opts Options) *process {
 	} else {
 		p.consumer.labels = true
 		p.outputs = []output{{s: newStream(jobs.ChannelStdout), channel: jobs.ChannelStdout}, {s: newStream(jobs.ChannelStderr), channel: jobs.ChannelStderr}}
+		if opts.Narration {
+			narration := &stream{window: window, channel: jobs.ChannelLog} // no sink: the model never reads it
+			p.outputs = append(p.outputs, output{s: narration, channel: jobs.ChannelLog})
+		}
 	}
 	return p
 }
@@ -317,6 +365,9 @@ func (p *process) openOutputs(cmd *exec.Cmd, size *jobs.TerminalSize) ([]*os.Fil
 		p.outputs[i].r, writeEnds = r, append(writeEnds, w)
 	}
 	cmd.Stdout, cmd.Stderr = writeEnds[0], writeEnds[1]
+	if len(writeEnds) > 2 {
+		cmd.ExtraFiles = writeEnds[2:] // the narration, fd 3
+	}
 	return writeEnds, nil
 }
 
@@ -464,9 +515,18 @@ func (p *process) done() (jobs.JobOutcome, error) {
 }
 
 func (p *process) wait() (jobs.JobOutcome, error) {
-	pumpErr := <-p.pumpDone // returns only after exited fired and the final drain ran
-	if pumpErr != nil {
-		return jobs.JobOutcome{}, fmt.Errorf("procjob: pump: %w", pumpErr)
+	p.mu.Lock()
+	attached := p.attached
+	p.mu.Unlock()
+	if attached {
+		pumpErr := <-p.pumpDone // returns only after exited fired and the final drain ran
+		if pumpErr != nil {
+			return jobs.JobOutcome{}, fmt.Errorf("procjob: pump: %w", pumpErr)
+		}
+	} else {
+		exited := make(chan struct{})
+		p.exited.Subscribe(func() { close(exited) })
+		<-exited
 	}
 	p.mu.Lock()
 	cancelled := p.cancelled != ""

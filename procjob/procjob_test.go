@@ -364,3 +364,26 @@ func TestReadOutputLabelsAChangeOfChannel(t *testing.T) {
 		})
 	}
 }
+
+func TestNarrationIsRecordedOnTheLogChannelAndNeverRead(t *testing.T) {
+	rec, hooks := start(t, Options{Command: []string{"sh", "-c", "echo 'phase: build' >&3; echo out; echo 'phase: test' >&3; echo err >&2"}, Narration: true})
+	if _, err := hooks.Done(); err != nil {
+		t.Fatal(err)
+	}
+	if got := rec.Text(jobs.ChannelLog); got != "phase: build\nphase: test\n" {
+		t.Errorf("log channel record = %q", got)
+	}
+	if got := rec.Text(jobs.ChannelStdout); got != "out\n" {
+		t.Errorf("stdout record = %q", got)
+	}
+	if got := hooks.ReadOutput(); strings.Contains(got, "phase") || !strings.Contains(got, "out\n") || !strings.Contains(got, "err\n") {
+		t.Errorf("ReadOutput = %q; want the output without the narration", got)
+	}
+}
+
+func TestWithoutNarrationFD3IsClosed(t *testing.T) {
+	_, hooks := start(t, Options{Command: []string{"sh", "-c", "echo x >&3"}})
+	if outcome, err := hooks.Done(); err != nil || outcome.Status != jobs.JobStatusFailed {
+		t.Errorf("outcome = %+v, %v; a write to fd 3 without narration must fail", outcome, err)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/jobgen/jobgen/generated/jobs"
+	"github.com/jobgen/jobgen/registry"
 )
 
 // A stream collects one output of a process. It is the io.Writer the process
@@ -23,7 +24,7 @@ type stream struct {
 	start  int64 // absolute offset of buf[0]
 	window int
 	closed bool // the process has exited: a trailing partial rune is final
-	sink   *consumer
+	sink   *consumer // the consuming cursor; nil for narration, which it never gets
 	// channel is the channel the stream's bytes go to the consumer as.
 	channel jobs.Channel
 }
@@ -67,7 +68,9 @@ func (s *stream) write(p []byte) {
 		s.buf = s.buf[:n]
 		s.start += int64(over)
 	}
-	s.sink.write(p, s.channel)
+	if s.sink != nil {
+		s.sink.write(p, s.channel)
+	}
 }
 
 // close marks the stream complete, so ReadFrom hands out a trailing partial
@@ -188,11 +191,50 @@ func (c *consumer) grow(size int) {
 func (c *consumer) read() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	var b strings.Builder
-	header := ""
-	if c.dropped > 0 {
-		header = "[" + strconv.FormatInt(c.dropped, 10) + " bytes of output dropped unread]\n"
+	return c.readLocked()
+}
+
+// readUpTo takes at most n unread bytes (the dropped-bytes header
+// included), cut before a rune the cut would split or that is not whole
+// yet, so the rest, read next, starts where it ends; n <= 0 takes all.
+func (c *consumer) readUpTo(n int) string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if n <= 0 || c.n+len(c.header()) <= n {
+		return c.readLocked()
 	}
+	header := c.header()
+	if len(header) >= n {
+		return "" // the header alone does not fit: the next read carries it
+	}
+	k := n - len(header)
+	b := make([]byte, 0, n)
+	b = append(b, header...)
+	first := min(c.n, len(c.ring)-c.head)
+	b = append(b, c.ring[c.head:c.head+min(first, k)]...)
+	if k > first {
+		b = append(b, c.ring[:k-first]...)
+	}
+	cut := len(header) + registry.CompleteUTF8(string(b[len(header):]))
+	taken := cut - len(header)
+	c.head = (c.head + taken) % max(len(c.ring), 1)
+	c.n -= taken
+	c.dropped = 0
+	return string(b[:cut])
+}
+
+// header says how many bytes were dropped unread, if any were.
+func (c *consumer) header() string {
+	if c.dropped == 0 {
+		return ""
+	}
+	return "[" + strconv.FormatInt(c.dropped, 10) + " bytes of output dropped unread]\n"
+}
+
+// readLocked is read; c.mu is held.
+func (c *consumer) readLocked() string {
+	var b strings.Builder
+	header := c.header()
 	b.Grow(len(header) + c.n)
 	b.WriteString(header)
 	first := min(c.n, len(c.ring)-c.head)
@@ -200,6 +242,13 @@ func (c *consumer) read() string {
 	b.Write(c.ring[:c.n-first])
 	c.ring, c.head, c.n, c.dropped = nil, 0, 0, 0
 	return b.String()
+}
+
+// unread is how many bytes wait for the next read.
+func (c *consumer) unread() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.n
 }
 
 // retained is the capacity the consumer holds, read or not.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"strconv"
 	"strings"
 	"time"
@@ -111,6 +112,10 @@ type startPlan struct {
 	watched     bool
 	viaFace     bool    // the producer settles through its face's Settle; its Hooks have no Done
 	inStarter   *result // a viaFace producer that settles inside its starter, with this result
+	// promotedAfter, when positive, registers the producer with Promote as
+	// one already running for that long: a foreground command promoted at
+	// its deadline, whose staged writes are the output it wrote before.
+	promotedAfter time.Duration
 }
 
 // A modelJob is one start: the model's job and the test's handles on it.
@@ -542,6 +547,18 @@ func (m *model) kill(caller jobs.SessionID, id jobs.JobID, reason string) (regis
 	return registry.KillRequested, errNone
 }
 
+// selectLive predicts the jobs KillAll selects by a filter: the live jobs
+// caller sees, of kind (any kind when ""), in registration order.
+func (m *model) selectLive(caller jobs.SessionID, kind string) []jobs.JobID {
+	var ids []jobs.JobID
+	for _, j := range m.registered() {
+		if m.byID[j.id] == j && j.visibleTo(caller) && j.state == jobLive && (kind == "" || j.plan.kind == kind) {
+			ids = append(ids, j.id)
+		}
+	}
+	return ids
+}
+
 // Teardown reasons and details, as the registry words them.
 const (
 	closeReason   = "registry closed"
@@ -713,7 +730,7 @@ func diffSnapshot(got jobs.JobSnapshot, j *modelJob) string {
 		}
 		got.Detail = want.Detail
 	}
-	if got != want {
+	if !reflect.DeepEqual(got, want) {
 		return fmt.Sprintf("\n got %+v\nwant %+v", got, want)
 	}
 	return ""

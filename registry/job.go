@@ -44,7 +44,12 @@ type job struct {
 	label    string
 	ordinal  int
 	toolCall jobs.ToolCallID
-	timeout  time.Duration // the JobStart's Timeout; zero for no deadline
+	timeout  time.Duration     // the JobStart's Timeout; zero for no deadline
+	labels   map[string]string // the JobStart's Labels, copied; nil for none. Never changed, so snapshots share it
+	// commandStartedAt is, for a job promoted from the foreground
+	// (Registry.Promote), when its command started in Unix milliseconds;
+	// zero for any other job.
+	commandStartedAt int64
 	// ------------------------------------------------------------------
 	// done is closed when the settlement is visible, releasing waiters. It
 	// is made only when something waits (see Registry.doneOf): most jobs
@@ -132,6 +137,7 @@ func (j *job) snapshotInto(s *jobs.JobSnapshot) {
 		FinishedAt:       j.finishedAt,
 		Reported:         j.reported,
 		ProducerReported: j.producerReported,
+		Labels:           j.labels,
 	}
 	if j.record != nil {
 		s.OutputBytes = j.record.total

@@ -14,6 +14,9 @@ type startSpec struct {
 	plain     func(context.Context, jobs.RunningJob) (jobs.Hooks, error)
 	recording func(context.Context, jobs.RecordingJob) (jobs.Hooks, error)
 	terminal  func(context.Context, jobs.RecordingJob) (jobs.Hooks, jobs.TerminalInput, error)
+	// commandStartedAt is set by Promote: when the running producer's
+	// command started, in Unix milliseconds.
+	commandStartedAt int64
 }
 
 // parseStart validates start.
@@ -49,6 +52,8 @@ func parseStart(start jobs.JobStart) (startSpec, error) {
 		problem = fmt.Sprintf("output limit %d is not positive", c.OutputLimitBytes)
 	case c.Timeout < 0:
 		problem = fmt.Sprintf("timeout %s is negative", c.Timeout)
+	default:
+		problem = checkLabels(c.Labels)
 	}
 	if problem != "" {
 		return spec, fmt.Errorf("registry: start %q: %s: %w", spec.common.Kind, problem, ErrInvalidStart)
@@ -97,7 +102,10 @@ func (r *Registry) start(ctx context.Context, spec startSpec, waitSlot bool) (*j
 		ordinal:  ordinal,
 		toolCall: common.ToolCall,
 		timeout:  common.Timeout,
+		labels:   cloneLabels(common.Labels),
 		status:   lifecycle.Initial(),
+
+		commandStartedAt: spec.commandStartedAt,
 	}
 	if spec.plain == nil {
 		j.record = newRing(r.retainFor(common.OutputLimitBytes))
@@ -206,6 +214,10 @@ func (r *Registry) register(j *job, hooks jobs.Hooks) (jobs.JobSnapshot, error) 
 			Ordinal:  j.ordinal,
 			ToolCall: j.toolCall,
 			Record:   j.record != nil,
+			Labels:   j.labels,
+
+			Promoted:         j.commandStartedAt != 0,
+			CommandStartedAt: j.commandStartedAt,
 		}, j.id)
 	}
 

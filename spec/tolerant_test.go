@@ -158,10 +158,10 @@ func TestSalvageReadsWhatANewerBuildWroteThatThisBuildKnows(t *testing.T) {
 	f, missing := salvage(lines[0])
 	reg, ok := f.(jobs.JobRegistered)
 	if !ok || reg.JobID.String() != "6ba7b810-9dad-11d1-80b4-00c04fd430c8" || reg.Kind != "bash" || reg.Ordinal != 1 || !reg.Record || reg.Label != "" {
-		t.Errorf("job/registered v3 salvaged as %+v; want every v2 field but the label v3 renamed", f)
+		t.Errorf("job/registered v9 salvaged as %+v; want every v3 field but the label v9 renamed", f)
 	}
 	if !reflect.DeepEqual(missing, []string{"label"}) {
-		t.Errorf("missing = %v; want [label], which v3 no longer writes", missing)
+		t.Errorf("missing = %v; want [label], which v9 no longer writes", missing)
 	}
 	f, missing = salvage(lines[1])
 	if s, ok := f.(jobs.JobSettled); !ok || s.Status != jobs.JobStatusKilled || s.Registration.Label != "build" || s.Cause != "" {

@@ -128,12 +128,12 @@ func TestJournalIntervalsShowANewerBuildsJobInPart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	appendPayloads(t, store, `{"type":"job/registered","v":3,"data":{"jobId":"6ba7b819-9dad-11d1-80b4-00c04fd430c8","at":1700000000000,"owner":"s1","kind":"deploy","title":"ship","ordinal":4,"record":false}}`)
+	appendPayloads(t, store, `{"type":"job/registered","v":9,"data":{"jobId":"6ba7b819-9dad-11d1-80b4-00c04fd430c8","at":1700000000000,"owner":"s1","kind":"deploy","title":"ship","ordinal":4,"record":false}}`)
 	code, stdout, stderr := jobgen(t, "journal", "intervals", "--json", path)
 	if code != exitOK || !strings.Contains(stdout, `"jobId":"6ba7b819-9dad-11d1-80b4-00c04fd430c8","owner":"s1","kind":"deploy","label":"","ordinal":4`) || !strings.Contains(stdout, `"partial":true`) {
 		t.Fatalf("intervals: exit %d:\n%s%s\nwant the newer build's job, partial", code, stdout, stderr)
 	}
-	if !strings.Contains(stderr, "read in part or skipped 1 fact this build cannot read: job/registered v3 (1)") {
+	if !strings.Contains(stderr, "read in part or skipped 1 fact this build cannot read: job/registered v9 (1)") {
 		t.Errorf("intervals stderr = %q, want the fact counted", stderr)
 	}
 }

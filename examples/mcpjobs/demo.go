@@ -16,10 +16,10 @@ import (
 	"github.com/jobgen/jobgen/generated/jobs"
 )
 
-// demo serves streamable HTTP on a loopback port and drives it with the
+// transcript serves streamable HTTP on a loopback port and drives it with the
 // SDK's client as two sessions, alice and bob, printing every call and its
 // result; then it shuts down in order and returns.
-func demo(ctx context.Context, out io.Writer) error {
+func transcript(ctx context.Context, out io.Writer) error {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return err
@@ -78,7 +78,8 @@ func (c *client) call(ctx context.Context, tool string, args map[string]any) (st
 
 // drive is the demo's client side: alice starts two shell jobs, lists
 // them, waits for one and reads it; bob sees none of them and cannot kill
-// them; alice kills the other; then she runs a command as a task, and
+// them; alice kills the other; then a foreground command of hers outlives
+// its timeout and is promoted to a job, she runs a command as a task, and
 // works with a subagent.
 func drive(ctx context.Context, out io.Writer, url string, tokens map[jobs.SessionID]string) error {
 	alice, err := connect(ctx, out, url, "alice", tokens["alice"])
@@ -128,6 +129,9 @@ func drive(ctx context.Context, out io.Writer, url string, tokens map[jobs.Sessi
 			return err
 		}
 	}
+	if err := drivePromotion(ctx, alice); err != nil {
+		return err
+	}
 	if err := driveTask(ctx, out, url, tokens["alice"]); err != nil {
 		return err
 	}
@@ -136,6 +140,25 @@ func drive(ctx context.Context, out io.Writer, url string, tokens map[jobs.Sessi
 	}
 	fmt.Fprintln(out, "\n== done: the calls end, the server stops, the subagents and the registry settle what is left, the journal closes")
 	return nil
+}
+
+// drivePromotion has alice run a slow build in the foreground with a
+// short timeout: it outlives it, so the call returns the job it became
+// with the output so far; job_wait brings the completion notice later and
+// job_output reads on right after what the call returned.
+func drivePromotion(ctx context.Context, alice *client) error {
+	fmt.Fprintf(alice.out, "\n== a promotion: alice runs a slow build in the foreground with a 1s timeout; it outlives it and becomes a job\n")
+	var build struct{ JobID string }
+	err := into(&build)(alice.call(ctx, "shell", map[string]any{
+		"command": `echo "compiling"; sleep 2; echo "linking"; sleep 0.5; echo "built"`, "label": "a slow build", "timeoutSeconds": 1,
+	}))
+	if err != nil {
+		return err
+	}
+	if err := ignore(alice.call(ctx, "job_wait", map[string]any{"jobId": build.JobID, "timeoutSeconds": 10})); err != nil {
+		return err
+	}
+	return ignore(alice.call(ctx, "job_output", map[string]any{"jobId": build.JobID}))
 }
 
 // driveTask runs a shell command as an MCP task, in the 2026-07-28 form

@@ -27,7 +27,7 @@ func TestDemoStartsListsReadsWaitsForAndKillsJobs(t *testing.T) {
 	var out bytes.Buffer
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	if err := demo(ctx, &out); err != nil {
+	if err := transcript(ctx, &out); err != nil {
 		t.Fatalf("demo: %v\n%s", err, out.String())
 	}
 	got := out.String()
@@ -41,6 +41,10 @@ func TestDemoStartsListsReadsWaitsForAndKillsJobs(t *testing.T) {
 		`"outcome":"requested"`,
 		`"status":"killed"`,
 		`"output":"listening on :9090\n"`,
+		`== a promotion`,
+		`"promoted":true,"output":"compiling\n"`,
+		`"notice":"Job sh-3 \"a slow build\"`,
+		`"output":"linking\nbuilt\n"`,
 		`"resultType":"task"`,
 		`… tasks/get: working, "step `,
 		`"status":"completed","statusMessage":"exit status 0"`,

@@ -13,7 +13,10 @@ const (
 	ChannelStdout Channel = "stdout"
 	// The producer's standard error.
 	ChannelStderr Channel = "stderr"
-	// Messages the producer or runtime writes about the job itself.
+	// Narration for observers: what the producer or runtime says about the job
+	// itself (a phase, a step). The record keeps it, followers and the console show
+	// it, styled apart, and the model's consuming read (Registry.Read, job_output)
+	// never returns it; the progress line stays the model's summary.
 	ChannelLog Channel = "log"
 	// The producer's pseudo-terminal: its standard output and standard error are
 	// one stream there, in the order they were written.

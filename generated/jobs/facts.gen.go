@@ -164,11 +164,13 @@ func (j *JobRegisteredV1) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// A JobRegistered fact records that an owned job was registered.
+// JobRegisteredV2 is version 2 of job/registered, kept so that history written
+// with it still decodes: DecodeFact reads it and upcasts it to JobRegistered as
+// the spec derives each version from the one before.
 //
 // Version 2 records the host that registered the job, for a fleet sharing one
 // history.
-type JobRegistered struct {
+type JobRegisteredV2 struct {
 	// JobID identifies the job.
 	JobID JobID `json:"jobId"`
 	// At is the registration time in Unix milliseconds, from the registry's clock.
@@ -192,7 +194,7 @@ type JobRegistered struct {
 }
 
 // UnmarshalJSON decodes j, refusing a missing required field or an ambiguous key.
-func (j *JobRegistered) UnmarshalJSON(data []byte) error {
+func (j *JobRegisteredV2) UnmarshalJSON(data []byte) error {
 	var wire struct {
 		JobID    *JobID     `json:"jobId"`
 		At       *int64     `json:"at"`
@@ -207,7 +209,102 @@ func (j *JobRegistered) UnmarshalJSON(data []byte) error {
 	if err := json.Unmarshal(data, &wire); err != nil {
 		return err
 	}
-	if err := codec.CheckKeys("jobs.JobRegistered", data, "jobId", "at", "owner", "kind", "label", "ordinal", "toolCall", "record", "host"); err != nil {
+	if err := codec.CheckKeys("jobs.JobRegisteredV2", data, "jobId", "at", "owner", "kind", "label", "ordinal", "toolCall", "record", "host"); err != nil {
+		return err
+	}
+	if wire.JobID == nil {
+		return codec.MissingField("jobs.JobRegisteredV2", "jobId")
+	}
+	if wire.At == nil {
+		return codec.MissingField("jobs.JobRegisteredV2", "at")
+	}
+	if wire.Owner == nil {
+		return codec.MissingField("jobs.JobRegisteredV2", "owner")
+	}
+	if wire.Kind == nil {
+		return codec.MissingField("jobs.JobRegisteredV2", "kind")
+	}
+	if wire.Label == nil {
+		return codec.MissingField("jobs.JobRegisteredV2", "label")
+	}
+	if wire.Ordinal == nil {
+		return codec.MissingField("jobs.JobRegisteredV2", "ordinal")
+	}
+	if wire.Record == nil {
+		return codec.MissingField("jobs.JobRegisteredV2", "record")
+	}
+	j.JobID = *wire.JobID
+	j.At = *wire.At
+	j.Owner = *wire.Owner
+	j.Kind = *wire.Kind
+	j.Label = *wire.Label
+	j.Ordinal = *wire.Ordinal
+	j.ToolCall = wire.ToolCall
+	j.Record = *wire.Record
+	j.Host = wire.Host
+	return nil
+}
+
+// A JobRegistered fact records that an owned job was registered.
+//
+// Version 3 records the job's labels and says whether the job was promoted:
+// registered while its producer was already running, a foreground command that
+// outlived its caller's deadline. Read as version 3, earlier history has no
+// labels and was never promoted.
+type JobRegistered struct {
+	// JobID identifies the job.
+	JobID JobID `json:"jobId"`
+	// At is the registration time in Unix milliseconds, from the registry's clock;
+	// for a promoted job, the promotion's.
+	At int64 `json:"at"`
+	// Owner is the owning session.
+	Owner SessionID `json:"owner"`
+	// Kind is the producer's kind.
+	Kind string `json:"kind"`
+	// Label is the job's label.
+	Label string `json:"label"`
+	// Ordinal is the per-kind display ordinal.
+	Ordinal int `json:"ordinal"`
+	// ToolCall is the tool call that created the job.
+	ToolCall ToolCallID `json:"toolCall,omitzero"`
+	// Record reports whether the job keeps a record.
+	Record bool `json:"record"`
+	// Host is the run of the host that registered the job and the address its wire
+	// serves on; empty when the runtime names no host (one process, or history
+	// written as version 1).
+	Host JobHost `json:"host,omitzero"`
+	// Labels are the job's key=value pairs; empty when it has none, or in history
+	// written as version 1 or 2.
+	Labels map[string]string `json:"labels,omitzero"`
+	// Promoted reports that the job was registered while its producer was already
+	// running: a foreground command offered at its deadline and accepted. The job's
+	// interval starts at At, the promotion.
+	Promoted bool `json:"promoted,omitzero"`
+	// CommandStartedAt is when a promoted job's command started, in Unix
+	// milliseconds from the host's clock, before At; zero when not promoted.
+	CommandStartedAt int64 `json:"commandStartedAt,omitzero"`
+}
+
+// UnmarshalJSON decodes j, refusing a missing required field or an ambiguous key.
+func (j *JobRegistered) UnmarshalJSON(data []byte) error {
+	var wire struct {
+		JobID            *JobID            `json:"jobId"`
+		At               *int64            `json:"at"`
+		Owner            *SessionID        `json:"owner"`
+		Kind             *string           `json:"kind"`
+		Label            *string           `json:"label"`
+		Ordinal          *int              `json:"ordinal"`
+		ToolCall         ToolCallID        `json:"toolCall"`
+		Record           *bool             `json:"record"`
+		Host             JobHost           `json:"host"`
+		Labels           map[string]string `json:"labels"`
+		Promoted         bool              `json:"promoted"`
+		CommandStartedAt int64             `json:"commandStartedAt"`
+	}
+	if err := json.Unmarshal(data, &wire); err != nil {
+		return err
+	}
+	if err := codec.CheckKeys("jobs.JobRegistered", data, "jobId", "at", "owner", "kind", "label", "ordinal", "toolCall", "record", "host", "labels", "promoted", "commandStartedAt"); err != nil {
 		return err
 	}
 	if wire.JobID == nil {
@@ -240,6 +337,9 @@ func (j *JobRegistered) UnmarshalJSON(data []byte) error {
 	j.ToolCall = wire.ToolCall
 	j.Record = *wire.Record
 	j.Host = wire.Host
+	j.Labels = wire.Labels
+	j.Promoted = wire.Promoted
+	j.CommandStartedAt = wire.CommandStartedAt
 	return nil
 }
 
@@ -248,9 +348,9 @@ func (JobRegistered) FactType() string {
 	return JobRegisteredType
 }
 
-// FactVersion returns 2, the version j is written as.
+// FactVersion returns 3, the version j is written as.
 func (JobRegistered) FactVersion() int {
-	return 2
+	return 3
 }
 
 func (JobRegistered) isFact() {}
@@ -441,8 +541,14 @@ func decodeFactData(typ string, v int, d *codec.Decoder) (Fact, error) {
 			if err := decodeJobRegisteredV1(d, &out); err != nil {
 				return nil, fmt.Errorf("jobs: decode %s v%d: %w", typ, v, err)
 			}
-			return upcastJobRegisteredV1ToJobRegistered(out), nil
+			return upcastJobRegisteredV2ToJobRegistered(upcastJobRegisteredV1ToJobRegisteredV2(out)), nil
 		case 2:
+			var out JobRegisteredV2
+			if err := decodeJobRegisteredV2(d, &out); err != nil {
+				return nil, fmt.Errorf("jobs: decode %s v%d: %w", typ, v, err)
+			}
+			return upcastJobRegisteredV2ToJobRegistered(out), nil
+		case 3:
 			var out JobRegistered
 			if err := decodeJobRegistered(d, &out); err != nil {
 				return nil, fmt.Errorf("jobs: decode %s v%d: %w", typ, v, err)
@@ -757,8 +863,175 @@ func decodeJobRegisteredV1(d *codec.Decoder, out *JobRegisteredV1) error {
 	return nil
 }
 
+// fieldsOfJobRegisteredV2 are the wire names of JobRegisteredV2's fields.
+var fieldsOfJobRegisteredV2 = []string{"jobId", "at", "owner", "kind", "label", "ordinal", "toolCall", "record", "host"}
+
+// decodeJobRegisteredV2 reads a JobRegisteredV2 from d in one pass, checking the JSON's syntax as it goes, and refuses what JobRegisteredV2.UnmarshalJSON refuses.
+func decodeJobRegisteredV2(d *codec.Decoder, out *JobRegisteredV2) error {
+	more, err := d.Object()
+	if err != nil {
+		return fmt.Errorf("jobs: JobRegisteredV2: %w", err)
+	}
+	var seen, present uint64
+	var others codec.KeySet
+	for first := true; more; first = false {
+		var key []byte
+		key, more, err = d.Next(first)
+		if err != nil {
+			return err
+		}
+		if !more {
+			break
+		}
+		switch string(key) {
+		case "jobId":
+			if seen&uint64(0x1) != 0 {
+				return codec.DuplicateKey("jobs.JobRegisteredV2", key)
+			}
+			seen |= uint64(0x1)
+			if !d.Null() {
+				x, err := d.StringBytes()
+				if err != nil {
+					return codec.FieldError("jobs.JobRegisteredV2", "jobId", err)
+				}
+				if err := out.JobID.UnmarshalText(x); err != nil {
+					return codec.FieldError("jobs.JobRegisteredV2", "jobId", err)
+				}
+				present |= uint64(0x1)
+			}
+		case "at":
+			if seen&uint64(0x2) != 0 {
+				return codec.DuplicateKey("jobs.JobRegisteredV2", key)
+			}
+			seen |= uint64(0x2)
+			if !d.Null() {
+				x, err := d.Int(64)
+				if err != nil {
+					return codec.FieldError("jobs.JobRegisteredV2", "at", err)
+				}
+				out.At = int64(x)
+				present |= uint64(0x2)
+			}
+		case "owner":
+			if seen&uint64(0x4) != 0 {
+				return codec.DuplicateKey("jobs.JobRegisteredV2", key)
+			}
+			seen |= uint64(0x4)
+			if !d.Null() {
+				x, err := d.String()
+				if err != nil {
+					return codec.FieldError("jobs.JobRegisteredV2", "owner", err)
+				}
+				out.Owner = SessionID(x)
+				present |= uint64(0x4)
+			}
+		case "kind":
+			if seen&uint64(0x8) != 0 {
+				return codec.DuplicateKey("jobs.JobRegisteredV2", key)
+			}
+			seen |= uint64(0x8)
+			if !d.Null() {
+				x, err := d.String()
+				if err != nil {
+					return codec.FieldError("jobs.JobRegisteredV2", "kind", err)
+				}
+				out.Kind = x
+				present |= uint64(0x8)
+			}
+		case "label":
+			if seen&uint64(0x10) != 0 {
+				return codec.DuplicateKey("jobs.JobRegisteredV2", key)
+			}
+			seen |= uint64(0x10)
+			if !d.Null() {
+				x, err := d.String()
+				if err != nil {
+					return codec.FieldError("jobs.JobRegisteredV2", "label", err)
+				}
+				out.Label = x
+				present |= uint64(0x10)
+			}
+		case "ordinal":
+			if seen&uint64(0x20) != 0 {
+				return codec.DuplicateKey("jobs.JobRegisteredV2", key)
+			}
+			seen |= uint64(0x20)
+			if !d.Null() {
+				x, err := d.Int(strconv.IntSize)
+				if err != nil {
+					return codec.FieldError("jobs.JobRegisteredV2", "ordinal", err)
+				}
+				out.Ordinal = int(x)
+				present |= uint64(0x20)
+			}
+		case "toolCall":
+			if seen&uint64(0x40) != 0 {
+				return codec.DuplicateKey("jobs.JobRegisteredV2", key)
+			}
+			seen |= uint64(0x40)
+			if !d.Null() {
+				x, err := d.String()
+				if err != nil {
+					return codec.FieldError("jobs.JobRegisteredV2", "toolCall", err)
+				}
+				out.ToolCall = ToolCallID(x)
+			}
+		case "record":
+			if seen&uint64(0x80) != 0 {
+				return codec.DuplicateKey("jobs.JobRegisteredV2", key)
+			}
+			seen |= uint64(0x80)
+			if !d.Null() {
+				x, err := d.Bool()
+				if err != nil {
+					return codec.FieldError("jobs.JobRegisteredV2", "record", err)
+				}
+				out.Record = x
+				present |= uint64(0x80)
+			}
+		case "host":
+			if seen&uint64(0x100) != 0 {
+				return codec.DuplicateKey("jobs.JobRegisteredV2", key)
+			}
+			seen |= uint64(0x100)
+			if err := decodeJobHost(d, &out.Host); err != nil {
+				return codec.FieldError("jobs.JobRegisteredV2", "host", err)
+			}
+		default:
+			if err := others.Other("jobs.JobRegisteredV2", key, fieldsOfJobRegisteredV2); err != nil {
+				return err
+			}
+			if _, err := d.Skip(); err != nil {
+				return err
+			}
+		}
+	}
+	if present&uint64(0x1) == 0 {
+		return codec.MissingField("jobs.JobRegisteredV2", "jobId")
+	}
+	if present&uint64(0x2) == 0 {
+		return codec.MissingField("jobs.JobRegisteredV2", "at")
+	}
+	if present&uint64(0x4) == 0 {
+		return codec.MissingField("jobs.JobRegisteredV2", "owner")
+	}
+	if present&uint64(0x8) == 0 {
+		return codec.MissingField("jobs.JobRegisteredV2", "kind")
+	}
+	if present&uint64(0x10) == 0 {
+		return codec.MissingField("jobs.JobRegisteredV2", "label")
+	}
+	if present&uint64(0x20) == 0 {
+		return codec.MissingField("jobs.JobRegisteredV2", "ordinal")
+	}
+	if present&uint64(0x80) == 0 {
+		return codec.MissingField("jobs.JobRegisteredV2", "record")
+	}
+	return nil
+}
+
 // fieldsOfJobRegistered are the wire names of JobRegistered's fields.
-var fieldsOfJobRegistered = []string{"jobId", "at", "owner", "kind", "label", "ordinal", "toolCall", "record", "host"}
+var fieldsOfJobRegistered = []string{"jobId", "at", "owner", "kind", "label", "ordinal", "toolCall", "record", "host", "labels", "promoted", "commandStartedAt"}
 
 // decodeJobRegistered reads a JobRegistered from d in one pass, checking the JSON's syntax as it goes, and refuses what JobRegistered.UnmarshalJSON refuses.
 func decodeJobRegistered(d *codec.Decoder, out *JobRegistered) error {
@@ -890,6 +1163,38 @@ func decodeJobRegistered(d *codec.Decoder, out *JobRegistered) error {
 			seen |= uint64(0x100)
 			if err := decodeJobHost(d, &out.Host); err != nil {
 				return codec.FieldError("jobs.JobRegistered", "host", err)
+			}
+		case "labels":
+			if seen&uint64(0x200) != 0 {
+				return codec.DuplicateKey("jobs.JobRegistered", key)
+			}
+			seen |= uint64(0x200)
+			if err := d.Unmarshal(&out.Labels); err != nil {
+				return codec.FieldError("jobs.JobRegistered", "labels", err)
+			}
+		case "promoted":
+			if seen&uint64(0x400) != 0 {
+				return codec.DuplicateKey("jobs.JobRegistered", key)
+			}
+			seen |= uint64(0x400)
+			if !d.Null() {
+				x, err := d.Bool()
+				if err != nil {
+					return codec.FieldError("jobs.JobRegistered", "promoted", err)
+				}
+				out.Promoted = x
+			}
+		case "commandStartedAt":
+			if seen&uint64(0x800) != 0 {
+				return codec.DuplicateKey("jobs.JobRegistered", key)
+			}
+			seen |= uint64(0x800)
+			if !d.Null() {
+				x, err := d.Int(64)
+				if err != nil {
+					return codec.FieldError("jobs.JobRegistered", "commandStartedAt", err)
+				}
+				out.CommandStartedAt = int64(x)
 			}
 		default:
 			if err := others.Other("jobs.JobRegistered", key, fieldsOfJobRegistered); err != nil {

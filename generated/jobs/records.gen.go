@@ -221,32 +221,35 @@ type JobSnapshot struct {
 	ProducerReported bool `json:"producerReported,omitzero"`
 	// OutputBytes is the total number of bytes ever appended to the record.
 	OutputBytes int64 `json:"outputBytes,omitzero"`
+	// Labels are the key=value pairs the job was started with.
+	Labels map[string]string `json:"labels,omitzero"`
 }
 
 // UnmarshalJSON decodes j, refusing a missing required field or an ambiguous key.
 func (j *JobSnapshot) UnmarshalJSON(data []byte) error {
 	var wire struct {
-		ID               *JobID     `json:"id"`
-		Name             *string    `json:"name"`
-		Kind             *string    `json:"kind"`
-		Label            *string    `json:"label"`
-		Ordinal          *int       `json:"ordinal"`
-		Owner            SessionID  `json:"owner"`
-		ToolCall         ToolCallID `json:"toolCall"`
-		Record           *bool      `json:"record"`
-		Terminal         bool       `json:"terminal"`
-		Status           *JobStatus `json:"status"`
-		Detail           string     `json:"detail"`
-		StartedAt        *int64     `json:"startedAt"`
-		FinishedAt       int64      `json:"finishedAt"`
-		Reported         bool       `json:"reported"`
-		ProducerReported bool       `json:"producerReported"`
-		OutputBytes      int64      `json:"outputBytes"`
+		ID               *JobID            `json:"id"`
+		Name             *string           `json:"name"`
+		Kind             *string           `json:"kind"`
+		Label            *string           `json:"label"`
+		Ordinal          *int              `json:"ordinal"`
+		Owner            SessionID         `json:"owner"`
+		ToolCall         ToolCallID        `json:"toolCall"`
+		Record           *bool             `json:"record"`
+		Terminal         bool              `json:"terminal"`
+		Status           *JobStatus        `json:"status"`
+		Detail           string            `json:"detail"`
+		StartedAt        *int64            `json:"startedAt"`
+		FinishedAt       int64             `json:"finishedAt"`
+		Reported         bool              `json:"reported"`
+		ProducerReported bool              `json:"producerReported"`
+		OutputBytes      int64             `json:"outputBytes"`
+		Labels           map[string]string `json:"labels"`
 	}
 	if err := json.Unmarshal(data, &wire); err != nil {
 		return err
 	}
-	if err := codec.CheckKeys("jobs.JobSnapshot", data, "id", "name", "kind", "label", "ordinal", "owner", "toolCall", "record", "terminal", "status", "detail", "startedAt", "finishedAt", "reported", "producerReported", "outputBytes"); err != nil {
+	if err := codec.CheckKeys("jobs.JobSnapshot", data, "id", "name", "kind", "label", "ordinal", "owner", "toolCall", "record", "terminal", "status", "detail", "startedAt", "finishedAt", "reported", "producerReported", "outputBytes", "labels"); err != nil {
 		return err
 	}
 	if wire.ID == nil {
@@ -289,6 +292,7 @@ func (j *JobSnapshot) UnmarshalJSON(data []byte) error {
 	j.Reported = wire.Reported
 	j.ProducerReported = wire.ProducerReported
 	j.OutputBytes = wire.OutputBytes
+	j.Labels = wire.Labels
 	return nil
 }
 

@@ -2,8 +2,22 @@
 
 package jobs
 
-// upcastJobRegisteredV1ToJobRegistered reads a JobRegisteredV1 as the JobRegistered the spec derives from it.
-func upcastJobRegisteredV1ToJobRegistered(old JobRegisteredV1) JobRegistered {
+// upcastJobRegisteredV1ToJobRegisteredV2 reads a JobRegisteredV1 as the JobRegisteredV2 the spec derives from it.
+func upcastJobRegisteredV1ToJobRegisteredV2(old JobRegisteredV1) JobRegisteredV2 {
+	var out JobRegisteredV2
+	out.JobID = old.JobID
+	out.At = old.At
+	out.Owner = old.Owner
+	out.Kind = old.Kind
+	out.Label = old.Label
+	out.Ordinal = old.Ordinal
+	out.ToolCall = old.ToolCall
+	out.Record = old.Record
+	return out
+}
+
+// upcastJobRegisteredV2ToJobRegistered reads a JobRegisteredV2 as the JobRegistered the spec derives from it.
+func upcastJobRegisteredV2ToJobRegistered(old JobRegisteredV2) JobRegistered {
 	var out JobRegistered
 	out.JobID = old.JobID
 	out.At = old.At
@@ -13,6 +27,7 @@ func upcastJobRegisteredV1ToJobRegistered(old JobRegisteredV1) JobRegistered {
 	out.Ordinal = old.Ordinal
 	out.ToolCall = old.ToolCall
 	out.Record = old.Record
+	out.Host = old.Host
 	return out
 }
 

@@ -10,7 +10,7 @@
  * package.
  */
 
-import { DecodeError, EncodeError, _at, _missing, _nesting, _obj, _fold, _str, _bool, _int, _range, _enum, _zeroUUID, _uuid, _ambiguous, _arr, _eint, _erange, _eenum, _euuid, _tolerate } from "./runtime.mjs";
+import { DecodeError, EncodeError, _at, _missing, _nesting, _obj, _fold, _str, _bool, _int, _range, _enum, _zeroUUID, _uuid, _ambiguous, _arr, _map, _eint, _erange, _eenum, _euuid, _tolerate } from "./runtime.mjs";
 
 /**
  * decodeHostID reads a HostID from JSON: any string. Null is the zero HostID,
@@ -375,6 +375,7 @@ export function decodeJobSnapshot(json, path = "$") {
   let f_reported;
   let f_producerReported;
   let f_outputBytes;
+  let f_labels;
   for (const k of Object.keys(o)) {
     const v = o[k];
     switch (k) {
@@ -426,6 +427,9 @@ export function decodeJobSnapshot(json, path = "$") {
       case "outputBytes":
         if (v !== null) f_outputBytes = _int(v, path, "outputBytes");
         continue;
+      case "labels":
+        f_labels = v === null ? undefined : _map(v, path, "labels", undefined, (e, p, n) => e === null ? "" : _str(e, p, n));
+        continue;
     }
     switch (_fold(k)) {
       case "ID":
@@ -460,6 +464,8 @@ export function decodeJobSnapshot(json, path = "$") {
         throw _ambiguous(path, "JobSnapshot", k, "producerReported");
       case "OUTPUTBYTES":
         throw _ambiguous(path, "JobSnapshot", k, "outputBytes");
+      case "LABELS":
+        throw _ambiguous(path, "JobSnapshot", k, "labels");
     }
   }
   if (f_id === undefined) throw _missing(path, "JobSnapshot", "id");
@@ -479,6 +485,7 @@ export function decodeJobSnapshot(json, path = "$") {
   if (f_reported) out.reported = f_reported;
   if (f_producerReported) out.producerReported = f_producerReported;
   if (f_outputBytes) out.outputBytes = f_outputBytes;
+  if (f_labels !== undefined) out.labels = f_labels;
   return out;
 }
 
@@ -504,6 +511,7 @@ export function encodeJobSnapshot(value) {
   if (value.reported) o["reported"] = value.reported;
   if (value.producerReported) o["producerReported"] = value.producerReported;
   if (value.outputBytes) o["outputBytes"] = _eint(value.outputBytes, "JobSnapshot.outputBytes");
+  if (value.labels !== undefined) o["labels"] = value.labels;
   return o;
 }
 
@@ -1039,11 +1047,11 @@ export function encodeJobRegisteredV1(value) {
 }
 
 /**
- * decodeJobRegistered reads a JobRegistered from JSON as Go's decoder does,
+ * decodeJobRegisteredV2 reads a JobRegisteredV2 from JSON as Go's decoder does,
  * refusing input that lacks a required field.
  */
-export function decodeJobRegistered(json, path = "$") {
-  const o = _obj(json, path, "JobRegistered");
+export function decodeJobRegisteredV2(json, path = "$") {
+  const o = _obj(json, path, "JobRegisteredV2");
   let f_jobId;
   let f_at;
   let f_owner;
@@ -1086,6 +1094,116 @@ export function decodeJobRegistered(json, path = "$") {
     }
     switch (_fold(k)) {
       case "JOBID":
+        throw _ambiguous(path, "JobRegisteredV2", k, "jobId");
+      case "AT":
+        throw _ambiguous(path, "JobRegisteredV2", k, "at");
+      case "OWNER":
+        throw _ambiguous(path, "JobRegisteredV2", k, "owner");
+      case "KIND":
+        throw _ambiguous(path, "JobRegisteredV2", k, "kind");
+      case "LABEL":
+        throw _ambiguous(path, "JobRegisteredV2", k, "label");
+      case "ORDINAL":
+        throw _ambiguous(path, "JobRegisteredV2", k, "ordinal");
+      case "TOOLCALL":
+        throw _ambiguous(path, "JobRegisteredV2", k, "toolCall");
+      case "RECORD":
+        throw _ambiguous(path, "JobRegisteredV2", k, "record");
+      case "HOST":
+        throw _ambiguous(path, "JobRegisteredV2", k, "host");
+    }
+  }
+  if (f_jobId === undefined) throw _missing(path, "JobRegisteredV2", "jobId");
+  if (f_at === undefined) throw _missing(path, "JobRegisteredV2", "at");
+  if (f_owner === undefined) throw _missing(path, "JobRegisteredV2", "owner");
+  if (f_kind === undefined) throw _missing(path, "JobRegisteredV2", "kind");
+  if (f_label === undefined) throw _missing(path, "JobRegisteredV2", "label");
+  if (f_ordinal === undefined) throw _missing(path, "JobRegisteredV2", "ordinal");
+  if (f_record === undefined) throw _missing(path, "JobRegisteredV2", "record");
+  const out = { jobId: f_jobId, at: f_at, owner: f_owner, kind: f_kind, label: f_label, ordinal: f_ordinal, record: f_record };
+  if (f_toolCall) out.toolCall = f_toolCall;
+  if (f_host !== undefined && !_isZeroJobHost(f_host)) out.host = f_host;
+  return out;
+}
+
+/**
+ * encodeJobRegisteredV2 writes a JobRegisteredV2 as JSON that Go's decoder
+ * reads, leaving out optional fields that hold their zero value, as Go does.
+ */
+export function encodeJobRegisteredV2(value) {
+  const o = {};
+  o["jobId"] = _euuid(value.jobId, "JobRegisteredV2.jobId");
+  o["at"] = _eint(value.at, "JobRegisteredV2.at");
+  o["owner"] = value.owner;
+  o["kind"] = value.kind;
+  o["label"] = value.label;
+  o["ordinal"] = _eint(value.ordinal, "JobRegisteredV2.ordinal");
+  if (value.toolCall) o["toolCall"] = value.toolCall;
+  o["record"] = value.record;
+  if (value.host !== undefined && !_isZeroJobHost(value.host)) o["host"] = encodeJobHost(value.host);
+  return o;
+}
+
+/**
+ * decodeJobRegistered reads a JobRegistered from JSON as Go's decoder does,
+ * refusing input that lacks a required field.
+ */
+export function decodeJobRegistered(json, path = "$") {
+  const o = _obj(json, path, "JobRegistered");
+  let f_jobId;
+  let f_at;
+  let f_owner;
+  let f_kind;
+  let f_label;
+  let f_ordinal;
+  let f_toolCall;
+  let f_record;
+  let f_host;
+  let f_labels;
+  let f_promoted;
+  let f_commandStartedAt;
+  for (const k of Object.keys(o)) {
+    const v = o[k];
+    switch (k) {
+      case "jobId":
+        f_jobId = v === null ? undefined : _uuid(v, path, "jobId");
+        continue;
+      case "at":
+        f_at = v === null ? undefined : _int(v, path, "at");
+        continue;
+      case "owner":
+        f_owner = v === null ? undefined : _str(v, path, "owner");
+        continue;
+      case "kind":
+        f_kind = v === null ? undefined : _str(v, path, "kind");
+        continue;
+      case "label":
+        f_label = v === null ? undefined : _str(v, path, "label");
+        continue;
+      case "ordinal":
+        f_ordinal = v === null ? undefined : _int(v, path, "ordinal");
+        continue;
+      case "toolCall":
+        if (v !== null) f_toolCall = _str(v, path, "toolCall");
+        continue;
+      case "record":
+        f_record = v === null ? undefined : _bool(v, path, "record");
+        continue;
+      case "host":
+        f_host = decodeJobHost(v, path + ".host");
+        continue;
+      case "labels":
+        f_labels = v === null ? undefined : _map(v, path, "labels", undefined, (e, p, n) => e === null ? "" : _str(e, p, n));
+        continue;
+      case "promoted":
+        if (v !== null) f_promoted = _bool(v, path, "promoted");
+        continue;
+      case "commandStartedAt":
+        if (v !== null) f_commandStartedAt = _int(v, path, "commandStartedAt");
+        continue;
+    }
+    switch (_fold(k)) {
+      case "JOBID":
         throw _ambiguous(path, "JobRegistered", k, "jobId");
       case "AT":
         throw _ambiguous(path, "JobRegistered", k, "at");
@@ -1103,6 +1221,12 @@ export function decodeJobRegistered(json, path = "$") {
         throw _ambiguous(path, "JobRegistered", k, "record");
       case "HOST":
         throw _ambiguous(path, "JobRegistered", k, "host");
+      case "LABELS":
+        throw _ambiguous(path, "JobRegistered", k, "labels");
+      case "PROMOTED":
+        throw _ambiguous(path, "JobRegistered", k, "promoted");
+      case "COMMANDSTARTEDAT":
+        throw _ambiguous(path, "JobRegistered", k, "commandStartedAt");
     }
   }
   if (f_jobId === undefined) throw _missing(path, "JobRegistered", "jobId");
@@ -1115,6 +1239,9 @@ export function decodeJobRegistered(json, path = "$") {
   const out = { jobId: f_jobId, at: f_at, owner: f_owner, kind: f_kind, label: f_label, ordinal: f_ordinal, record: f_record };
   if (f_toolCall) out.toolCall = f_toolCall;
   if (f_host !== undefined && !_isZeroJobHost(f_host)) out.host = f_host;
+  if (f_labels !== undefined) out.labels = f_labels;
+  if (f_promoted) out.promoted = f_promoted;
+  if (f_commandStartedAt) out.commandStartedAt = f_commandStartedAt;
   return out;
 }
 
@@ -1133,6 +1260,9 @@ export function encodeJobRegistered(value) {
   if (value.toolCall) o["toolCall"] = value.toolCall;
   o["record"] = value.record;
   if (value.host !== undefined && !_isZeroJobHost(value.host)) o["host"] = encodeJobHost(value.host);
+  if (value.labels !== undefined) o["labels"] = value.labels;
+  if (value.promoted) o["promoted"] = value.promoted;
+  if (value.commandStartedAt) o["commandStartedAt"] = _eint(value.commandStartedAt, "JobRegistered.commandStartedAt");
   return o;
 }
 
@@ -1299,10 +1429,10 @@ export function encodeJobSettled(value) {
 }
 
 /**
- * _upcastJobRegisteredV1ToJobRegistered reads the JSON of a JobRegisteredV1 as
- * the JSON of the JobRegistered the spec derives from it.
+ * _upcastJobRegisteredV1ToJobRegisteredV2 reads the JSON of a JobRegisteredV1
+ * as the JSON of the JobRegisteredV2 the spec derives from it.
  */
-function _upcastJobRegisteredV1ToJobRegistered(old) {
+function _upcastJobRegisteredV1ToJobRegisteredV2(old) {
   const out = {};
   out["jobId"] = (old["jobId"]);
   out["at"] = (old["at"]);
@@ -1312,6 +1442,24 @@ function _upcastJobRegisteredV1ToJobRegistered(old) {
   out["ordinal"] = (old["ordinal"]);
   if (old["toolCall"] !== undefined) out["toolCall"] = (old["toolCall"]);
   out["record"] = (old["record"]);
+  return out;
+}
+
+/**
+ * _upcastJobRegisteredV2ToJobRegistered reads the JSON of a JobRegisteredV2 as
+ * the JSON of the JobRegistered the spec derives from it.
+ */
+function _upcastJobRegisteredV2ToJobRegistered(old) {
+  const out = {};
+  out["jobId"] = (old["jobId"]);
+  out["at"] = (old["at"]);
+  out["owner"] = (old["owner"]);
+  out["kind"] = (old["kind"]);
+  out["label"] = (old["label"]);
+  out["ordinal"] = (old["ordinal"]);
+  if (old["toolCall"] !== undefined) out["toolCall"] = (old["toolCall"]);
+  out["record"] = (old["record"]);
+  if (old["host"] !== undefined) out["host"] = (old["host"]);
   return out;
 }
 
@@ -1380,9 +1528,11 @@ export function decodeFact(json, path = "$") {
     case "job/registered":
       switch (v) {
         case 1:
-          return { type: "job/registered", v: 2, data: decodeJobRegistered(_upcastJobRegisteredV1ToJobRegistered(encodeJobRegisteredV1(decodeJobRegisteredV1(data, at))), at) };
+          return { type: "job/registered", v: 3, data: decodeJobRegistered(_upcastJobRegisteredV2ToJobRegistered(_upcastJobRegisteredV1ToJobRegisteredV2(encodeJobRegisteredV1(decodeJobRegisteredV1(data, at)))), at) };
         case 2:
-          return { type: "job/registered", v: 2, data: decodeJobRegistered(data, at) };
+          return { type: "job/registered", v: 3, data: decodeJobRegistered(_upcastJobRegisteredV2ToJobRegistered(encodeJobRegisteredV2(decodeJobRegisteredV2(data, at))), at) };
+        case 3:
+          return { type: "job/registered", v: 3, data: decodeJobRegistered(data, at) };
       }
       throw new DecodeError("unknownVersion", path + ".v", `job/registered v${v} is not decoded by this build`);
     case "job/settled":
@@ -1428,8 +1578,8 @@ export function encodeFact(fact) {
       break;
     case "job/registered":
       switch (fact.v) {
-        case 2:
-          return { type: "job/registered", v: 2, data: encodeJobRegistered(fact.data) };
+        case 3:
+          return { type: "job/registered", v: 3, data: encodeJobRegistered(fact.data) };
       }
       break;
     case "job/settled":
@@ -1448,6 +1598,12 @@ export function encodeFact(fact) {
  * unowned jobs share one bucket.
  */
 export const DefaultMaxConcurrentJobsPerOwner = 10;
+
+/** DefaultMaxLabelBytes caps the length of one label's key and of its value. */
+export const DefaultMaxLabelBytes = 64;
+
+/** DefaultMaxLabels caps how many labels one job start carries. */
+export const DefaultMaxLabels = 16;
 
 /**
  * DefaultObserveFlush is the shortest interval between follow-stream flushes.

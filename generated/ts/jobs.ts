@@ -10,7 +10,7 @@
  * package.
  */
 
-import { DecodeError, EncodeError, _at, _missing, _nesting, _obj, _fold, _str, _bool, _int, _range, _enum, _zeroUUID, _uuid, _ambiguous, _arr, _eint, _erange, _eenum, _euuid, _tolerate, type JSONValue, type JSONObject, type UnknownFact } from "./runtime.js";
+import { DecodeError, EncodeError, _at, _missing, _nesting, _obj, _fold, _str, _bool, _int, _range, _enum, _zeroUUID, _uuid, _ambiguous, _arr, _map, _eint, _erange, _eenum, _euuid, _tolerate, type JSONValue, type JSONObject, type UnknownFact } from "./runtime.js";
 
 /**
  * A HostID names one runtime host of a fleet that shares a history, as its
@@ -88,7 +88,12 @@ export type Channel =
   | "stdout"
   /** The producer's standard error. */
   | "stderr"
-  /** Messages the producer or runtime writes about the job itself. */
+  /**
+   * Narration for observers: what the producer or runtime says about the job
+   * itself (a phase, a step). The record keeps it, followers and the console show
+   * it, styled apart, and the model's consuming read (Registry.Read, job_output)
+   * never returns it; the progress line stays the model's summary.
+   */
   | "log"
   /**
    * The producer's pseudo-terminal: its standard output and standard error are
@@ -543,6 +548,8 @@ export interface JobSnapshot {
   producerReported?: boolean;
   /** OutputBytes is the total number of bytes ever appended to the record. */
   outputBytes?: number;
+  /** Labels are the key=value pairs the job was started with. */
+  labels?: { [key: string]: string };
 }
 
 /**
@@ -567,6 +574,7 @@ export function decodeJobSnapshot(json: unknown, path = "$"): JobSnapshot {
   let f_reported: boolean | undefined;
   let f_producerReported: boolean | undefined;
   let f_outputBytes: number | undefined;
+  let f_labels: { [key: string]: string } | undefined;
   for (const k of Object.keys(o)) {
     const v = o[k];
     switch (k) {
@@ -618,6 +626,9 @@ export function decodeJobSnapshot(json: unknown, path = "$"): JobSnapshot {
       case "outputBytes":
         if (v !== null) f_outputBytes = _int(v, path, "outputBytes");
         continue;
+      case "labels":
+        f_labels = v === null ? undefined : _map(v, path, "labels", undefined, (e, p, n) => e === null ? "" : _str(e, p, n));
+        continue;
     }
     switch (_fold(k)) {
       case "ID":
@@ -652,6 +663,8 @@ export function decodeJobSnapshot(json: unknown, path = "$"): JobSnapshot {
         throw _ambiguous(path, "JobSnapshot", k, "producerReported");
       case "OUTPUTBYTES":
         throw _ambiguous(path, "JobSnapshot", k, "outputBytes");
+      case "LABELS":
+        throw _ambiguous(path, "JobSnapshot", k, "labels");
     }
   }
   if (f_id === undefined) throw _missing(path, "JobSnapshot", "id");
@@ -671,6 +684,7 @@ export function decodeJobSnapshot(json: unknown, path = "$"): JobSnapshot {
   if (f_reported) out.reported = f_reported;
   if (f_producerReported) out.producerReported = f_producerReported;
   if (f_outputBytes) out.outputBytes = f_outputBytes;
+  if (f_labels !== undefined) out.labels = f_labels;
   return out;
 }
 
@@ -696,6 +710,7 @@ export function encodeJobSnapshot(value: JobSnapshot): JSONObject {
   if (value.reported) o["reported"] = value.reported;
   if (value.producerReported) o["producerReported"] = value.producerReported;
   if (value.outputBytes) o["outputBytes"] = _eint(value.outputBytes, "JobSnapshot.outputBytes");
+  if (value.labels !== undefined) o["labels"] = value.labels as JSONObject;
   return o;
 }
 
@@ -1356,12 +1371,14 @@ export function encodeJobRegisteredV1(value: JobRegisteredV1): JSONObject {
 }
 
 /**
- * A JobRegistered fact records that an owned job was registered.
+ * JobRegisteredV2 is version 2 of job/registered, still decoded: decodeFact
+ * reads it and upcasts it as the spec derives each version from the one before,
+ * as Go's DecodeFact does.
  *
  * Version 2 records the host that registered the job, for a fleet sharing one
  * history.
  */
-export interface JobRegistered {
+export interface JobRegisteredV2 {
   /** JobID identifies the job. */
   jobId: JobID;
   /** At is the registration time in Unix milliseconds, from the registry's clock. */
@@ -1387,11 +1404,11 @@ export interface JobRegistered {
 }
 
 /**
- * decodeJobRegistered reads a JobRegistered from JSON as Go's decoder does,
+ * decodeJobRegisteredV2 reads a JobRegisteredV2 from JSON as Go's decoder does,
  * refusing input that lacks a required field.
  */
-export function decodeJobRegistered(json: unknown, path = "$"): JobRegistered {
-  const o = _obj(json, path, "JobRegistered");
+export function decodeJobRegisteredV2(json: unknown, path = "$"): JobRegisteredV2 {
+  const o = _obj(json, path, "JobRegisteredV2");
   let f_jobId: JobID | undefined;
   let f_at: number | undefined;
   let f_owner: SessionID | undefined;
@@ -1434,6 +1451,168 @@ export function decodeJobRegistered(json: unknown, path = "$"): JobRegistered {
     }
     switch (_fold(k)) {
       case "JOBID":
+        throw _ambiguous(path, "JobRegisteredV2", k, "jobId");
+      case "AT":
+        throw _ambiguous(path, "JobRegisteredV2", k, "at");
+      case "OWNER":
+        throw _ambiguous(path, "JobRegisteredV2", k, "owner");
+      case "KIND":
+        throw _ambiguous(path, "JobRegisteredV2", k, "kind");
+      case "LABEL":
+        throw _ambiguous(path, "JobRegisteredV2", k, "label");
+      case "ORDINAL":
+        throw _ambiguous(path, "JobRegisteredV2", k, "ordinal");
+      case "TOOLCALL":
+        throw _ambiguous(path, "JobRegisteredV2", k, "toolCall");
+      case "RECORD":
+        throw _ambiguous(path, "JobRegisteredV2", k, "record");
+      case "HOST":
+        throw _ambiguous(path, "JobRegisteredV2", k, "host");
+    }
+  }
+  if (f_jobId === undefined) throw _missing(path, "JobRegisteredV2", "jobId");
+  if (f_at === undefined) throw _missing(path, "JobRegisteredV2", "at");
+  if (f_owner === undefined) throw _missing(path, "JobRegisteredV2", "owner");
+  if (f_kind === undefined) throw _missing(path, "JobRegisteredV2", "kind");
+  if (f_label === undefined) throw _missing(path, "JobRegisteredV2", "label");
+  if (f_ordinal === undefined) throw _missing(path, "JobRegisteredV2", "ordinal");
+  if (f_record === undefined) throw _missing(path, "JobRegisteredV2", "record");
+  const out: JobRegisteredV2 = { jobId: f_jobId, at: f_at, owner: f_owner, kind: f_kind, label: f_label, ordinal: f_ordinal, record: f_record };
+  if (f_toolCall) out.toolCall = f_toolCall;
+  if (f_host !== undefined && !_isZeroJobHost(f_host)) out.host = f_host;
+  return out;
+}
+
+/**
+ * encodeJobRegisteredV2 writes a JobRegisteredV2 as JSON that Go's decoder
+ * reads, leaving out optional fields that hold their zero value, as Go does.
+ */
+export function encodeJobRegisteredV2(value: JobRegisteredV2): JSONObject {
+  const o: JSONObject = {};
+  o["jobId"] = _euuid(value.jobId, "JobRegisteredV2.jobId");
+  o["at"] = _eint(value.at, "JobRegisteredV2.at");
+  o["owner"] = value.owner;
+  o["kind"] = value.kind;
+  o["label"] = value.label;
+  o["ordinal"] = _eint(value.ordinal, "JobRegisteredV2.ordinal");
+  if (value.toolCall) o["toolCall"] = value.toolCall;
+  o["record"] = value.record;
+  if (value.host !== undefined && !_isZeroJobHost(value.host)) o["host"] = encodeJobHost(value.host);
+  return o;
+}
+
+/**
+ * A JobRegistered fact records that an owned job was registered.
+ *
+ * Version 3 records the job's labels and says whether the job was promoted:
+ * registered while its producer was already running, a foreground command that
+ * outlived its caller's deadline. Read as version 3, earlier history has no
+ * labels and was never promoted.
+ */
+export interface JobRegistered {
+  /** JobID identifies the job. */
+  jobId: JobID;
+  /**
+   * At is the registration time in Unix milliseconds, from the registry's clock;
+   * for a promoted job, the promotion's.
+   */
+  at: number;
+  /** Owner is the owning session. */
+  owner: SessionID;
+  /** Kind is the producer's kind. */
+  kind: string;
+  /** Label is the job's label. */
+  label: string;
+  /** Ordinal is the per-kind display ordinal. */
+  ordinal: number;
+  /** ToolCall is the tool call that created the job. */
+  toolCall?: ToolCallID;
+  /** Record reports whether the job keeps a record. */
+  record: boolean;
+  /**
+   * Host is the run of the host that registered the job and the address its wire
+   * serves on; empty when the runtime names no host (one process, or history
+   * written as version 1).
+   */
+  host?: JobHost;
+  /**
+   * Labels are the job's key=value pairs; empty when it has none, or in history
+   * written as version 1 or 2.
+   */
+  labels?: { [key: string]: string };
+  /**
+   * Promoted reports that the job was registered while its producer was already
+   * running: a foreground command offered at its deadline and accepted. The job's
+   * interval starts at At, the promotion.
+   */
+  promoted?: boolean;
+  /**
+   * CommandStartedAt is when a promoted job's command started, in Unix
+   * milliseconds from the host's clock, before At; zero when not promoted.
+   */
+  commandStartedAt?: number;
+}
+
+/**
+ * decodeJobRegistered reads a JobRegistered from JSON as Go's decoder does,
+ * refusing input that lacks a required field.
+ */
+export function decodeJobRegistered(json: unknown, path = "$"): JobRegistered {
+  const o = _obj(json, path, "JobRegistered");
+  let f_jobId: JobID | undefined;
+  let f_at: number | undefined;
+  let f_owner: SessionID | undefined;
+  let f_kind: string | undefined;
+  let f_label: string | undefined;
+  let f_ordinal: number | undefined;
+  let f_toolCall: ToolCallID | undefined;
+  let f_record: boolean | undefined;
+  let f_host: JobHost | undefined;
+  let f_labels: { [key: string]: string } | undefined;
+  let f_promoted: boolean | undefined;
+  let f_commandStartedAt: number | undefined;
+  for (const k of Object.keys(o)) {
+    const v = o[k];
+    switch (k) {
+      case "jobId":
+        f_jobId = v === null ? undefined : (_uuid(v, path, "jobId") as JobID);
+        continue;
+      case "at":
+        f_at = v === null ? undefined : _int(v, path, "at");
+        continue;
+      case "owner":
+        f_owner = v === null ? undefined : (_str(v, path, "owner") as SessionID);
+        continue;
+      case "kind":
+        f_kind = v === null ? undefined : _str(v, path, "kind");
+        continue;
+      case "label":
+        f_label = v === null ? undefined : _str(v, path, "label");
+        continue;
+      case "ordinal":
+        f_ordinal = v === null ? undefined : _int(v, path, "ordinal");
+        continue;
+      case "toolCall":
+        if (v !== null) f_toolCall = (_str(v, path, "toolCall") as ToolCallID);
+        continue;
+      case "record":
+        f_record = v === null ? undefined : _bool(v, path, "record");
+        continue;
+      case "host":
+        f_host = decodeJobHost(v, path + ".host");
+        continue;
+      case "labels":
+        f_labels = v === null ? undefined : _map(v, path, "labels", undefined, (e, p, n) => e === null ? "" : _str(e, p, n));
+        continue;
+      case "promoted":
+        if (v !== null) f_promoted = _bool(v, path, "promoted");
+        continue;
+      case "commandStartedAt":
+        if (v !== null) f_commandStartedAt = _int(v, path, "commandStartedAt");
+        continue;
+    }
+    switch (_fold(k)) {
+      case "JOBID":
         throw _ambiguous(path, "JobRegistered", k, "jobId");
       case "AT":
         throw _ambiguous(path, "JobRegistered", k, "at");
@@ -1451,6 +1630,12 @@ export function decodeJobRegistered(json: unknown, path = "$"): JobRegistered {
         throw _ambiguous(path, "JobRegistered", k, "record");
       case "HOST":
         throw _ambiguous(path, "JobRegistered", k, "host");
+      case "LABELS":
+        throw _ambiguous(path, "JobRegistered", k, "labels");
+      case "PROMOTED":
+        throw _ambiguous(path, "JobRegistered", k, "promoted");
+      case "COMMANDSTARTEDAT":
+        throw _ambiguous(path, "JobRegistered", k, "commandStartedAt");
     }
   }
   if (f_jobId === undefined) throw _missing(path, "JobRegistered", "jobId");
@@ -1463,6 +1648,9 @@ export function decodeJobRegistered(json: unknown, path = "$"): JobRegistered {
   const out: JobRegistered = { jobId: f_jobId, at: f_at, owner: f_owner, kind: f_kind, label: f_label, ordinal: f_ordinal, record: f_record };
   if (f_toolCall) out.toolCall = f_toolCall;
   if (f_host !== undefined && !_isZeroJobHost(f_host)) out.host = f_host;
+  if (f_labels !== undefined) out.labels = f_labels;
+  if (f_promoted) out.promoted = f_promoted;
+  if (f_commandStartedAt) out.commandStartedAt = f_commandStartedAt;
   return out;
 }
 
@@ -1481,13 +1669,16 @@ export function encodeJobRegistered(value: JobRegistered): JSONObject {
   if (value.toolCall) o["toolCall"] = value.toolCall;
   o["record"] = value.record;
   if (value.host !== undefined && !_isZeroJobHost(value.host)) o["host"] = encodeJobHost(value.host);
+  if (value.labels !== undefined) o["labels"] = value.labels as JSONObject;
+  if (value.promoted) o["promoted"] = value.promoted;
+  if (value.commandStartedAt) o["commandStartedAt"] = _eint(value.commandStartedAt, "JobRegistered.commandStartedAt");
   return o;
 }
 
-/** A JobRegisteredEnvelope is a job/registered v2 fact as the journal stores it. */
+/** A JobRegisteredEnvelope is a job/registered v3 fact as the journal stores it. */
 export interface JobRegisteredEnvelope {
   type: "job/registered";
-  v: 2;
+  v: 3;
   data: JobRegistered;
 }
 
@@ -1710,10 +1901,10 @@ export interface JobSettledEnvelope {
 }
 
 /**
- * _upcastJobRegisteredV1ToJobRegistered reads the JSON of a JobRegisteredV1 as
- * the JSON of the JobRegistered the spec derives from it.
+ * _upcastJobRegisteredV1ToJobRegisteredV2 reads the JSON of a JobRegisteredV1
+ * as the JSON of the JobRegisteredV2 the spec derives from it.
  */
-function _upcastJobRegisteredV1ToJobRegistered(old: JSONObject): JSONObject {
+function _upcastJobRegisteredV1ToJobRegisteredV2(old: JSONObject): JSONObject {
   const out: JSONObject = {};
   out["jobId"] = (old["jobId"] as JSONValue);
   out["at"] = (old["at"] as JSONValue);
@@ -1723,6 +1914,24 @@ function _upcastJobRegisteredV1ToJobRegistered(old: JSONObject): JSONObject {
   out["ordinal"] = (old["ordinal"] as JSONValue);
   if (old["toolCall"] !== undefined) out["toolCall"] = (old["toolCall"] as JSONValue);
   out["record"] = (old["record"] as JSONValue);
+  return out;
+}
+
+/**
+ * _upcastJobRegisteredV2ToJobRegistered reads the JSON of a JobRegisteredV2 as
+ * the JSON of the JobRegistered the spec derives from it.
+ */
+function _upcastJobRegisteredV2ToJobRegistered(old: JSONObject): JSONObject {
+  const out: JSONObject = {};
+  out["jobId"] = (old["jobId"] as JSONValue);
+  out["at"] = (old["at"] as JSONValue);
+  out["owner"] = (old["owner"] as JSONValue);
+  out["kind"] = (old["kind"] as JSONValue);
+  out["label"] = (old["label"] as JSONValue);
+  out["ordinal"] = (old["ordinal"] as JSONValue);
+  if (old["toolCall"] !== undefined) out["toolCall"] = (old["toolCall"] as JSONValue);
+  out["record"] = (old["record"] as JSONValue);
+  if (old["host"] !== undefined) out["host"] = (old["host"] as JSONValue);
   return out;
 }
 
@@ -1801,9 +2010,11 @@ export function decodeFact(json: unknown, path = "$"): FactEnvelope {
     case "job/registered":
       switch (v) {
         case 1:
-          return { type: "job/registered", v: 2, data: decodeJobRegistered(_upcastJobRegisteredV1ToJobRegistered(encodeJobRegisteredV1(decodeJobRegisteredV1(data, at))), at) };
+          return { type: "job/registered", v: 3, data: decodeJobRegistered(_upcastJobRegisteredV2ToJobRegistered(_upcastJobRegisteredV1ToJobRegisteredV2(encodeJobRegisteredV1(decodeJobRegisteredV1(data, at)))), at) };
         case 2:
-          return { type: "job/registered", v: 2, data: decodeJobRegistered(data, at) };
+          return { type: "job/registered", v: 3, data: decodeJobRegistered(_upcastJobRegisteredV2ToJobRegistered(encodeJobRegisteredV2(decodeJobRegisteredV2(data, at))), at) };
+        case 3:
+          return { type: "job/registered", v: 3, data: decodeJobRegistered(data, at) };
       }
       throw new DecodeError("unknownVersion", path + ".v", `job/registered v${v} is not decoded by this build`);
     case "job/settled":
@@ -1849,8 +2060,8 @@ export function encodeFact(fact: FactEnvelope): JSONObject {
       break;
     case "job/registered":
       switch (fact.v) {
-        case 2:
-          return { type: "job/registered", v: 2, data: encodeJobRegistered(fact.data) };
+        case 3:
+          return { type: "job/registered", v: 3, data: encodeJobRegistered(fact.data) };
       }
       break;
     case "job/settled":
@@ -1869,6 +2080,12 @@ export function encodeFact(fact: FactEnvelope): JSONObject {
  * unowned jobs share one bucket.
  */
 export const DefaultMaxConcurrentJobsPerOwner = 10;
+
+/** DefaultMaxLabelBytes caps the length of one label's key and of its value. */
+export const DefaultMaxLabelBytes = 64;
+
+/** DefaultMaxLabels caps how many labels one job start carries. */
+export const DefaultMaxLabels = 16;
 
 /**
  * DefaultObserveFlush is the shortest interval between follow-stream flushes.

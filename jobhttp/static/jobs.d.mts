@@ -78,7 +78,12 @@ export type Channel =
   | "stdout"
   /** The producer's standard error. */
   | "stderr"
-  /** Messages the producer or runtime writes about the job itself. */
+  /**
+   * Narration for observers: what the producer or runtime says about the job
+   * itself (a phase, a step). The record keeps it, followers and the console show
+   * it, styled apart, and the model's consuming read (Registry.Read, job_output)
+   * never returns it; the progress line stays the model's summary.
+   */
   | "log"
   /**
    * The producer's pseudo-terminal: its standard output and standard error are
@@ -321,6 +326,8 @@ export interface JobSnapshot {
   producerReported?: boolean;
   /** OutputBytes is the total number of bytes ever appended to the record. */
   outputBytes?: number;
+  /** Labels are the key=value pairs the job was started with. */
+  labels?: { [key: string]: string };
 }
 
 /**
@@ -578,12 +585,14 @@ export declare function decodeJobRegisteredV1(json: unknown, path?: string): Job
 export declare function encodeJobRegisteredV1(value: JobRegisteredV1): JSONObject;
 
 /**
- * A JobRegistered fact records that an owned job was registered.
+ * JobRegisteredV2 is version 2 of job/registered, still decoded: decodeFact
+ * reads it and upcasts it as the spec derives each version from the one before,
+ * as Go's DecodeFact does.
  *
  * Version 2 records the host that registered the job, for a fleet sharing one
  * history.
  */
-export interface JobRegistered {
+export interface JobRegisteredV2 {
   /** JobID identifies the job. */
   jobId: JobID;
   /** At is the registration time in Unix milliseconds, from the registry's clock. */
@@ -609,6 +618,70 @@ export interface JobRegistered {
 }
 
 /**
+ * decodeJobRegisteredV2 reads a JobRegisteredV2 from JSON as Go's decoder does,
+ * refusing input that lacks a required field.
+ */
+export declare function decodeJobRegisteredV2(json: unknown, path?: string): JobRegisteredV2;
+
+/**
+ * encodeJobRegisteredV2 writes a JobRegisteredV2 as JSON that Go's decoder
+ * reads, leaving out optional fields that hold their zero value, as Go does.
+ */
+export declare function encodeJobRegisteredV2(value: JobRegisteredV2): JSONObject;
+
+/**
+ * A JobRegistered fact records that an owned job was registered.
+ *
+ * Version 3 records the job's labels and says whether the job was promoted:
+ * registered while its producer was already running, a foreground command that
+ * outlived its caller's deadline. Read as version 3, earlier history has no
+ * labels and was never promoted.
+ */
+export interface JobRegistered {
+  /** JobID identifies the job. */
+  jobId: JobID;
+  /**
+   * At is the registration time in Unix milliseconds, from the registry's clock;
+   * for a promoted job, the promotion's.
+   */
+  at: number;
+  /** Owner is the owning session. */
+  owner: SessionID;
+  /** Kind is the producer's kind. */
+  kind: string;
+  /** Label is the job's label. */
+  label: string;
+  /** Ordinal is the per-kind display ordinal. */
+  ordinal: number;
+  /** ToolCall is the tool call that created the job. */
+  toolCall?: ToolCallID;
+  /** Record reports whether the job keeps a record. */
+  record: boolean;
+  /**
+   * Host is the run of the host that registered the job and the address its wire
+   * serves on; empty when the runtime names no host (one process, or history
+   * written as version 1).
+   */
+  host?: JobHost;
+  /**
+   * Labels are the job's key=value pairs; empty when it has none, or in history
+   * written as version 1 or 2.
+   */
+  labels?: { [key: string]: string };
+  /**
+   * Promoted reports that the job was registered while its producer was already
+   * running: a foreground command offered at its deadline and accepted. The job's
+   * interval starts at At, the promotion.
+   */
+  promoted?: boolean;
+  /**
+   * CommandStartedAt is when a promoted job's command started, in Unix
+   * milliseconds from the host's clock, before At; zero when not promoted.
+   */
+  commandStartedAt?: number;
+}
+
+/**
  * decodeJobRegistered reads a JobRegistered from JSON as Go's decoder does,
  * refusing input that lacks a required field.
  */
@@ -620,10 +693,10 @@ export declare function decodeJobRegistered(json: unknown, path?: string): JobRe
  */
 export declare function encodeJobRegistered(value: JobRegistered): JSONObject;
 
-/** A JobRegisteredEnvelope is a job/registered v2 fact as the journal stores it. */
+/** A JobRegisteredEnvelope is a job/registered v3 fact as the journal stores it. */
 export interface JobRegisteredEnvelope {
   type: "job/registered";
-  v: 2;
+  v: 3;
   data: JobRegistered;
 }
 
@@ -748,6 +821,12 @@ export declare function encodeFact(fact: FactEnvelope): JSONObject;
  * unowned jobs share one bucket.
  */
 export declare const DefaultMaxConcurrentJobsPerOwner = 10;
+
+/** DefaultMaxLabelBytes caps the length of one label's key and of its value. */
+export declare const DefaultMaxLabelBytes = 64;
+
+/** DefaultMaxLabels caps how many labels one job start carries. */
+export declare const DefaultMaxLabels = 16;
 
 /**
  * DefaultObserveFlush is the shortest interval between follow-stream flushes.

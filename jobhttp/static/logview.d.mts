@@ -14,7 +14,9 @@ export declare const maxLines = 200000;
  * A LogModel turns a job's chunks into lines: newlines end a line, a
  * carriage return makes the next text overwrite the line in place (a
  * progress bar), each channel keeps its own terminal style, and text of
- * another channel starts a line of its own.
+ * another channel starts a line of its own. Lines of the log channel are
+ * the producer's narration for the people watching (never the model's
+ * output): the viewer styles them apart.
  */
 export declare class LogModel {
     readonly lines: Line[];

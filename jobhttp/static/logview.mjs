@@ -11,7 +11,9 @@ export const maxLines = 200_000;
  * A LogModel turns a job's chunks into lines: newlines end a line, a
  * carriage return makes the next text overwrite the line in place (a
  * progress bar), each channel keeps its own terminal style, and text of
- * another channel starts a line of its own.
+ * another channel starts a line of its own. Lines of the log channel are
+ * the producer's narration for the people watching (never the model's
+ * output): the viewer styles them apart.
  */
 export class LogModel {
     lines = [];
@@ -315,7 +317,7 @@ export class LogView {
             appendMarked(txt, s, start, matches, cur);
             start = end;
         }
-        const cls = line.note ? "ln note" : line.channel === "stderr" ? "ln stderr" : "ln";
+        const cls = line.note ? "ln note" : line.channel === "stderr" || line.channel === "log" ? "ln " + line.channel : "ln";
         const row = h("div", { class: n === this.target ? cls + " target" : cls, "data-line": String(n) }, num, ts, txt);
         if (line.channel !== "")
             row.dataset["channel"] = line.channel;

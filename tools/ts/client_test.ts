@@ -302,6 +302,17 @@ const cases: [string, () => Promise<void>][] = [
     const gone = await refusal(() => client("ivan").openView(name, { view: "x", route: "WatchJobs" }));
     check(gone.status === 404, `a view of an ended stream: ${gone.message}`);
   }],
+  ["the bulk stop, the waiting starts and the history search answer as the handler serves them", async () => {
+    const job = await start("jane", "bulk");
+    const stopped = await client("jane").killJobs({ ids: [job.id], reason: "from the client test" });
+    check(stopped.results.length === 1, `killJobs ${JSON.stringify(stopped)}`);
+    const none = await refusal(() => client("jane").killJobs({}));
+    check(none.status === 400, `killJobs of nothing: ${none.message}`);
+    check(Array.isArray(await client("jane").listWaiting()), "listWaiting");
+    await control("wait", { job: job.id });
+    const page = await client("jane").searchHistory({ limit: 10 });
+    check(page.intervals.some((i) => i.jobId === job.id), `searchHistory ${JSON.stringify(page)}`);
+  }],
   ["a stream that is not an event stream is refused, not retried", async () => {
     const bogus = new Client({ base: new URL("test/bogus/", base) });
     const refused = await refusal(async () => {

@@ -67,7 +67,10 @@ Channel: TypeAlias = Literal["stdout", "stderr", "log", "terminal"]
 
 - "stdout": The producer's standard output.
 - "stderr": The producer's standard error.
-- "log": Messages the producer or runtime writes about the job itself.
+- "log": Narration for observers: what the producer or runtime says about the job
+itself (a phase, a step). The record keeps it, followers and the console show it,
+styled apart, and the model's consuming read (Registry.Read, job_output) never
+returns it; the progress line stays the model's summary.
 - "terminal": The producer's pseudo-terminal: its standard output and standard error
 are one stream there, in the order they were written.
 """
@@ -257,6 +260,9 @@ class JobSnapshot(Model):
     output_bytes: Int64 = Field(default=0, serialization_alias="outputBytes")
     """OutputBytes is the total number of bytes ever appended to the record."""
 
+    labels: dict[str, str] | None = None
+    """Labels are the key=value pairs the job was started with."""
+
 
 class RecordChunk(Model):
     """A RecordChunk is one retained append of a job's record."""
@@ -439,8 +445,10 @@ class JobRegisteredV1Envelope(Envelope):
     data: JobRegisteredV1
 
 
-class JobRegistered(Model):
-    """A JobRegistered fact records that an owned job was registered.
+class JobRegisteredV2(Model):
+    """JobRegisteredV2 is version 2 of job/registered, still decoded: decode_fact reads
+    it and upcasts it as the spec derives each version from the one before, as Go's
+    DecodeFact does.
 
     Version 2 records the host that registered the job, for a fleet sharing one
     history.
@@ -479,11 +487,81 @@ class JobRegistered(Model):
     """
 
 
-class JobRegisteredEnvelope(Envelope):
-    """A JobRegisteredEnvelope is a job/registered v2 fact as the journal stores it."""
+class JobRegisteredV2Envelope(Envelope):
+    """A JobRegisteredV2Envelope is a job/registered v2 fact as the journal stores
+    it.
+    """
 
     type: Literal["job/registered"] = "job/registered"
     v: Literal[2] = 2
+    data: JobRegisteredV2
+
+
+class JobRegistered(Model):
+    """A JobRegistered fact records that an owned job was registered.
+
+    Version 3 records the job's labels and says whether the job was promoted:
+    registered while its producer was already running, a foreground command that
+    outlived its caller's deadline. Read as version 3, earlier history has no labels
+    and was never promoted.
+    """
+
+    job_id: JobID = Field(serialization_alias="jobId")
+    """JobID identifies the job."""
+
+    at: Int64
+    """At is the registration time in Unix milliseconds, from the registry's clock; for
+    a promoted job, the promotion's.
+    """
+
+    owner: SessionID
+    """Owner is the owning session."""
+
+    kind: str
+    """Kind is the producer's kind."""
+
+    label: str
+    """Label is the job's label."""
+
+    ordinal: Int64
+    """Ordinal is the per-kind display ordinal."""
+
+    tool_call: ToolCallID = Field(
+        default=ToolCallID(""), serialization_alias="toolCall"
+    )
+    """ToolCall is the tool call that created the job."""
+
+    record: bool
+    """Record reports whether the job keeps a record."""
+
+    host: Annotated[JobHost | None, NULL_IS_EMPTY] = None
+    """Host is the run of the host that registered the job and the address its wire
+    serves on; empty when the runtime names no host (one process, or history written
+    as version 1).
+    """
+
+    labels: dict[str, str] | None = None
+    """Labels are the job's key=value pairs; empty when it has none, or in history
+    written as version 1 or 2.
+    """
+
+    promoted: bool = False
+    """Promoted reports that the job was registered while its producer was already
+    running: a foreground command offered at its deadline and accepted. The job's
+    interval starts at At, the promotion.
+    """
+
+    command_started_at: Int64 = Field(default=0, serialization_alias="commandStartedAt")
+    """CommandStartedAt is when a promoted job's command started, in Unix milliseconds
+    from the host's clock, before At; zero when not promoted.
+    """
+
+
+class JobRegisteredEnvelope(Envelope):
+    """A JobRegisteredEnvelope is a job/registered v3 fact as the journal stores it."""
+
+    type: Literal["job/registered"] = "job/registered"
+    v: Literal[3] = 3
     data: JobRegistered
 
 
@@ -572,8 +650,8 @@ by v; retired versions and unknown types are refused.
 """
 
 
-def _upcast_job_registered_v1_to_job_registered(old: JsonObject) -> JsonObject:
-    """Read the JSON of a JobRegisteredV1 as the JSON of the JobRegistered the spec
+def _upcast_job_registered_v1_to_job_registered_v2(old: JsonObject) -> JsonObject:
+    """Read the JSON of a JobRegisteredV1 as the JSON of the JobRegisteredV2 the spec
     derives from it.
     """
     out: JsonObject = {}
@@ -586,6 +664,25 @@ def _upcast_job_registered_v1_to_job_registered(old: JsonObject) -> JsonObject:
     if "toolCall" in old:
         out["toolCall"] = old["toolCall"]
     out["record"] = old["record"]
+    return out
+
+
+def _upcast_job_registered_v2_to_job_registered(old: JsonObject) -> JsonObject:
+    """Read the JSON of a JobRegisteredV2 as the JSON of the JobRegistered the spec
+    derives from it.
+    """
+    out: JsonObject = {}
+    out["jobId"] = old["jobId"]
+    out["at"] = old["at"]
+    out["owner"] = old["owner"]
+    out["kind"] = old["kind"]
+    out["label"] = old["label"]
+    out["ordinal"] = old["ordinal"]
+    if "toolCall" in old:
+        out["toolCall"] = old["toolCall"]
+    out["record"] = old["record"]
+    if "host" in old:
+        out["host"] = old["host"]
     return out
 
 
@@ -618,7 +715,11 @@ def decode_fact(data: str | bytes) -> FactEnvelope:
     """
     facts: dict[str, dict[Any, type[Envelope]]] = {
         "host/heartbeat": {1: HostHeartbeatEnvelope},
-        "job/registered": {1: JobRegisteredV1Envelope, 2: JobRegisteredEnvelope},
+        "job/registered": {
+            1: JobRegisteredV1Envelope,
+            2: JobRegisteredV2Envelope,
+            3: JobRegisteredEnvelope,
+        },
         "job/settled": {1: JobSettledV1Envelope, 2: JobSettledEnvelope},
     }
     return _newest(decode_envelope(data, facts))
@@ -630,7 +731,12 @@ def _newest(fact: Envelope) -> FactEnvelope:
     """
     if isinstance(fact, JobRegisteredV1Envelope):
         tree = json_tree(fact.data)
-        tree = _upcast_job_registered_v1_to_job_registered(tree)
+        tree = _upcast_job_registered_v1_to_job_registered_v2(tree)
+        tree = _upcast_job_registered_v2_to_job_registered(tree)
+        return upcast(JobRegisteredEnvelope, tree)
+    if isinstance(fact, JobRegisteredV2Envelope):
+        tree = json_tree(fact.data)
+        tree = _upcast_job_registered_v2_to_job_registered(tree)
         return upcast(JobRegisteredEnvelope, tree)
     if isinstance(fact, JobSettledV1Envelope):
         tree = json_tree(fact.data)
@@ -659,6 +765,14 @@ DEFAULT_MAX_CONCURRENT_JOBS_PER_OWNER: Final = 10
 """DEFAULT_MAX_CONCURRENT_JOBS_PER_OWNER caps running and stopping jobs per owner;
 unowned jobs share one bucket.
 """
+
+DEFAULT_MAX_LABEL_BYTES: Final = 64
+"""DEFAULT_MAX_LABEL_BYTES caps the length of one label's key and of its value. It is in
+bytes.
+"""
+
+DEFAULT_MAX_LABELS: Final = 16
+"""DEFAULT_MAX_LABELS caps how many labels one job start carries."""
 
 DEFAULT_OBSERVE_FLUSH: Final = timedelta(milliseconds=100)
 """DEFAULT_OBSERVE_FLUSH is the shortest interval between follow-stream flushes."""

@@ -4,6 +4,7 @@ package shelltools
 
 import (
 	"encoding/json"
+	"fmt"
 
 	"github.com/jobgen/jobgen/codec"
 	"github.com/jobgen/jobgen/generated/jobs"
@@ -48,56 +49,81 @@ type Shell struct {
 	Command string `json:"command"`
 	// What the job is for, in a few words; the command when absent.
 	Label string `json:"label,omitzero"`
+	// Run the command in the foreground and wait for it at most this many seconds,
+	// at most 600: a command that ends in time returns its output and status with
+	// no job; one still running then becomes a job of yours (promoted) and the call
+	// returns its id with the output so far. Absent or 0 starts a job at once.
+	TimeoutSeconds uint32 `json:"timeoutSeconds,omitzero"`
 }
 
 // UnmarshalJSON decodes s, refusing a missing required field or an ambiguous key.
 func (s *Shell) UnmarshalJSON(data []byte) error {
 	var wire struct {
-		Command *string `json:"command"`
-		Label   string  `json:"label"`
+		Command        *string `json:"command"`
+		Label          string  `json:"label"`
+		TimeoutSeconds uint32  `json:"timeoutSeconds"`
 	}
 	if err := json.Unmarshal(data, &wire); err != nil {
 		return err
 	}
-	if err := codec.CheckKeys("shelltools.Shell", data, "command", "label"); err != nil {
+	if err := codec.CheckKeys("shelltools.Shell", data, "command", "label", "timeoutSeconds"); err != nil {
 		return err
 	}
 	if wire.Command == nil {
 		return codec.MissingField("shelltools.Shell", "command")
 	}
+	if wire.TimeoutSeconds > 600 {
+		return fmt.Errorf("shelltools: Shell: timeoutSeconds %v is above its maximum 600", wire.TimeoutSeconds)
+	}
 	s.Command = *wire.Command
 	s.Label = wire.Label
+	s.TimeoutSeconds = wire.TimeoutSeconds
 	return nil
 }
 
 // A ShellResult is what shell returns. Called as a task, its result is the
 // job's end: job_wait's members (job, finished, notice) join it.
 type ShellResult struct {
-	// The job's id. Use it in job_output, job_wait and job_kill.
-	JobID jobs.JobID `json:"jobId"`
+	// The job's id. Use it in job_output, job_wait and job_kill. Absent when the
+	// command ended within timeoutSeconds.
+	JobID jobs.JobID `json:"jobId,omitzero"`
 	// The job's display name, such as sh-1.
-	Name string `json:"name"`
+	Name string `json:"name,omitzero"`
+	// Set when the command outlived timeoutSeconds and became a job: output is what
+	// it wrote until then, job_output reads on right after it, and job_wait (or its
+	// notice) tells you when it ends.
+	Promoted bool `json:"promoted,omitzero"`
+	// With timeoutSeconds, what the command wrote: all of it when it ended in time,
+	// the start of it when promoted.
+	Output string `json:"output,omitzero"`
+	// With timeoutSeconds, how the command ended when it ended in time (completed,
+	// failed or killed).
+	Status jobs.JobStatus `json:"status,omitzero"`
+	// With timeoutSeconds, the end's detail, such as exit status 2.
+	Detail string `json:"detail,omitzero"`
 }
 
 // UnmarshalJSON decodes s, refusing a missing required field or an ambiguous key.
 func (s *ShellResult) UnmarshalJSON(data []byte) error {
 	var wire struct {
-		JobID *jobs.JobID `json:"jobId"`
-		Name  *string     `json:"name"`
+		JobID    jobs.JobID     `json:"jobId"`
+		Name     string         `json:"name"`
+		Promoted bool           `json:"promoted"`
+		Output   string         `json:"output"`
+		Status   jobs.JobStatus `json:"status"`
+		Detail   string         `json:"detail"`
 	}
 	if err := json.Unmarshal(data, &wire); err != nil {
 		return err
 	}
-	if err := codec.CheckKeys("shelltools.ShellResult", data, "jobId", "name"); err != nil {
+	if err := codec.CheckKeys("shelltools.ShellResult", data, "jobId", "name", "promoted", "output", "status", "detail"); err != nil {
 		return err
 	}
-	if wire.JobID == nil {
-		return codec.MissingField("shelltools.ShellResult", "jobId")
-	}
-	if wire.Name == nil {
-		return codec.MissingField("shelltools.ShellResult", "name")
-	}
-	s.JobID = *wire.JobID
-	s.Name = *wire.Name
+	s.JobID = wire.JobID
+	s.Name = wire.Name
+	s.Promoted = wire.Promoted
+	s.Output = wire.Output
+	s.Status = wire.Status
+	s.Detail = wire.Detail
 	return nil
 }
