@@ -1,4 +1,4 @@
-// The page's one streaming connection (decision 0199): every live view the
+// The page's one streaming connection (decision 0198): every live view the
 // page has open (the roster, the subagent tree, each open output pane) is a
 // view of one Watch stream of the generated client, opened and closed by
 // its control routes, so that a tab holds one connection however many
