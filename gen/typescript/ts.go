@@ -100,6 +100,7 @@ func (b Backend) Check(r *gen.Resolved) gen.ErrorList {
 	}
 	errs := checkTSNames(s)
 	errs = append(errs, checkForeignPackages(s)...)
+	errs = append(errs, checkTSRoutes(s)...)
 	for _, own := range b.ownModules() {
 		if s.Package.Name == own {
 			errs.Add(s.Package.Pos, "package.name %s is the name of the TypeScript package's own %s module; choose another", own, own)

@@ -20,6 +20,38 @@ func methodName(r *gen.Route) string {
 	return strings.ToLower(r.Name[:1]) + r.Name[1:]
 }
 
+// wireMembers are the members of the runtime's _Wire, which a Client
+// method must not shadow.
+var wireMembers = []string{"base", "headers", "fetch", "reconnectDelay", "retries", "refusal", "constructor"}
+
+// checkTSRoutes reports the routes whose Client method would shadow a
+// member of _Wire, or be another route's method (a media route's URL
+// method included), at the route.
+func checkTSRoutes(s *gen.Spec) gen.ErrorList {
+	var errs gen.ErrorList
+	if s.HTTP == nil {
+		return nil
+	}
+	taken := map[string]string{}
+	for _, m := range wireMembers {
+		taken[m] = "the runtime's _Wire." + m
+	}
+	for _, r := range s.HTTP.Routes {
+		names := []string{methodName(r)}
+		if r.Answer == gen.AnswerMedia {
+			names = append(names, methodName(r)+"URL")
+		}
+		for _, n := range names {
+			if by, dup := taken[n]; dup {
+				errs.Add(r.Pos, "http.routes.%s: its TypeScript Client method %s is taken by %s; rename the route", r.Name, n, by)
+				continue
+			}
+			taken[n] = "route " + r.Name
+		}
+	}
+	return errs
+}
+
 // client writes the module's Client and the types its methods answer.
 func (w *tsWriter) client() {
 	h := w.spec.HTTP
