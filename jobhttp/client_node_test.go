@@ -16,14 +16,16 @@ import (
 	"time"
 
 	"github.com/jobgen/jobgen/generated/jobs"
+	"github.com/jobgen/jobgen/generated/wire"
 	"github.com/jobgen/jobgen/jobhistory"
 	"github.com/jobgen/jobgen/jobhttp"
 	"github.com/jobgen/jobgen/journal"
 	"github.com/jobgen/jobgen/registry"
 )
 
-// TestTheTypeScriptClientAgainstTheHandler runs the
-// package's TypeScript client, @jobgen/jobgen/client, in Node against a real
+// TestTheTypeScriptClientAgainstTheHandler runs the TypeScript client
+// jobgen generates from spec/wire.yaml (Client of @jobgen/jobgen/wire,
+// decision 0197), every route of it, in Node against a real
 // handler on a loopback port: tools/ts/client_test.ts, compiled by the pinned
 // tsc, asks for the roster, a job, follows (to the end, from an offset, and
 // resumed after the server drops the connection), roster events, kills,
@@ -84,6 +86,18 @@ func TestTheTypeScriptClientAgainstTheHandler(t *testing.T) {
 	}
 	if !strings.HasPrefix(out.String(), "ok - ") || strings.Contains(out.String(), "not ok") {
 		t.Fatalf("the client's Node test ran no case or failed one")
+	}
+	// Every route of the spec is called by name: a route added to
+	// spec/wire.yaml is a case this script lacks until it calls it.
+	src, err := os.ReadFile(filepath.Join("..", "tools", "ts", "client_test.ts"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range wire.Routes().Routes {
+		method := strings.ToLower(r.Name[:1]) + r.Name[1:]
+		if !strings.Contains(string(src), "."+method+"(") {
+			t.Errorf("tools/ts/client_test.ts never calls the route %s (Client.%s)", r.Name, method)
+		}
 	}
 }
 

@@ -32,6 +32,15 @@ does not compile until both serve it or decline it by name. Paths are under
 the handler's root (mount it with http.StripPrefix to serve it below a
 path); the page is the route Page, GET / and each file below it.
 
+Watch (GET /api/watch) is one stream carrying every live view a client has
+open: the roster, the subagent tree, the intervals and any number of
+follows, each a view the client names, opened and closed by OpenView and
+CloseView without another connection. Each view frame's id is the
+composite resume point of every open view, NAME=ROUTE[:JOBID[@OFFSET]]
+joined by ";", so one Last-Event-ID reopens each follow from its own
+offset; the stream counts once against MaxStreamsPerSession whatever its
+views (decision 0198). A Fleet declines the three routes by name.
+
 Every refusal answers a wire.ErrorBody with its status: a route's own, and
 the adapter's, for a path no route has (404), a method the path does not
 take (405 with Allow), a path parameter that does not parse (404, the same
@@ -41,8 +50,8 @@ is a 404 whose header Jobgen-Not-Served names it: the fleet declines the
 subagent routes and the bulk stop, one host declines the fleet's hosts,
 and a Handler without Options.History or Options.Subagents declines those.
 The wire's own bodies are the vocabulary of spec/wire.yaml (generated/wire),
-which the TypeScript package's client, @jobgen/jobgen/client, reads with the
-decoders generated from the same spec; the page uses that client.
+and its routes are the http section of that spec: the TypeScript client
+the page uses (Client of @jobgen/jobgen/wire) is generated from them too.
 
 # The console
 

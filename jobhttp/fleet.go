@@ -393,3 +393,24 @@ func (f *Fleet) lookup(ctx context.Context, id jobs.JobID) (jobs.SessionID, flee
 func (f *Fleet) SearchHistory(ctx context.Context, req wire.SearchHistoryRequest) (wire.HistoryPage, error) {
 	return wire.HistoryPage{}, httproute.Decline("the fleet view does not search history: use a host's own page")
 }
+
+// notMultiplexed is the reason the fleet declines the Watch routes: each
+// view it would carry is a host's (a follow is forwarded to its host), and
+// a fleet multiplexes none of them yet; the page falls back to the per-view
+// routes (decision 0198).
+const notMultiplexed = "the fleet view multiplexes no streams: use the per-view routes (WatchJobs, FollowJob)"
+
+// Watch implements wire.Server: declined.
+func (f *Fleet) Watch(ctx context.Context, req wire.WatchRequest, stream wire.WatchStream) error {
+	return httproute.Decline(notMultiplexed)
+}
+
+// OpenView implements wire.Server: declined.
+func (f *Fleet) OpenView(ctx context.Context, req wire.OpenViewRequest) (wire.WatchViewResponse, error) {
+	return wire.WatchViewResponse{}, httproute.Decline(notMultiplexed)
+}
+
+// CloseView implements wire.Server: declined.
+func (f *Fleet) CloseView(ctx context.Context, req wire.CloseViewRequest) (wire.WatchViewResponse, error) {
+	return wire.WatchViewResponse{}, httproute.Decline(notMultiplexed)
+}

@@ -15,43 +15,67 @@ import (
 // share): at a frame boundary the share has, it writes the share's events;
 // anywhere else it reads the record itself up to the next boundary.
 func (h *Handler) FollowJob(ctx context.Context, req wire.FollowJobRequest, stream wire.FollowJobStream) error {
-	session, snap, err := h.lookup(ctx, req.ID)
+	session, snap, cursor, earliest, total, err := h.followable(ctx, req)
 	if err != nil {
 		return err
-	}
-	if !snap.Record {
-		return httproute.Refuse(http.StatusConflict, "job keeps no record")
-	}
-	if req.From != nil && (*req.From < 0 || *req.From > snap.OutputBytes) {
-		return httproute.Refusef(http.StatusBadRequest, "offset %d is not one of the job's output, 0 to %d", *req.From, snap.OutputBytes)
 	}
 	release, err := h.streams.open(session)
 	if err != nil {
 		return err
 	}
 	defer release()
-	_, earliest, total, err := h.reg.FollowFrames(session, snap.ID, 0, 0)
-	if err != nil {
-		return lookupError(err)
-	}
-	cursor := earliest
-	if req.From != nil {
-		cursor = *req.From
-	}
-	sh := h.joinShare(session, snap)
-	defer h.leaveShare(sh)
 	if stream.Retry(2*time.Second) != nil {
 		return nil
 	}
-	opened, err := frameEvent(jobs.OpenedFrame{Job: snap, From: cursor, Earliest: earliest, Total: total})
-	if err != nil || stream.Write(opened) != nil {
-		return nil
+	h.follow(ctx, session, snap, cursor, earliest, total, stream)
+	return nil
+}
+
+// followable checks a follow of req: the caller's job, one that keeps a
+// record, an offset within its output. It answers where the follow starts
+// and the record's bounds, or the refusal.
+func (h *Handler) followable(ctx context.Context, req wire.FollowJobRequest) (session jobs.SessionID, snap jobs.JobSnapshot, cursor, earliest, total int64, err error) {
+	session, snap, err = h.lookup(ctx, req.ID)
+	if err != nil {
+		return session, snap, 0, 0, 0, err
 	}
-	f := &follower{h: h, sh: sh, session: session, id: snap.ID, stream: stream, cursor: cursor}
+	if !snap.Record {
+		return session, snap, 0, 0, 0, httproute.Refuse(http.StatusConflict, "job keeps no record")
+	}
+	if req.From != nil && (*req.From < 0 || *req.From > snap.OutputBytes) {
+		return session, snap, 0, 0, 0, httproute.Refusef(http.StatusBadRequest, "offset %d is not one of the job's output, 0 to %d", *req.From, snap.OutputBytes)
+	}
+	_, earliest, total, err = h.reg.FollowFrames(session, snap.ID, 0, 0)
+	if err != nil {
+		return session, snap, 0, 0, 0, lookupError(err)
+	}
+	cursor = earliest
+	if req.From != nil {
+		cursor = *req.From
+	}
+	return session, snap, cursor, earliest, total, nil
+}
+
+// follow writes a followable job's frames to sink, opened first, until the
+// status frame, the client goes or the handler closes: a FollowJob stream,
+// or a view of a Watch stream.
+func (h *Handler) follow(ctx context.Context, session jobs.SessionID, snap jobs.JobSnapshot, cursor, earliest, total int64, sink followSink) {
+	sh := h.joinShare(session, snap)
+	defer h.leaveShare(sh)
+	opened, err := frameEvent(jobs.OpenedFrame{Job: snap, From: cursor, Earliest: earliest, Total: total})
+	if err != nil || sink.Write(opened) != nil {
+		return
+	}
+	f := &follower{h: h, sh: sh, session: session, id: snap.ID, stream: sink, cursor: cursor}
 	if err := f.run(ctx); err != nil {
 		h.log.Warn("jobhttp: follow", "job", snap.ID, "err", err)
 	}
-	return nil
+}
+
+// A followSink is where a follower writes its frames, each encoded once:
+// a FollowJob stream, or a view of a Watch stream.
+type followSink interface {
+	Write(events ...wire.FollowJobEvent) error
 }
 
 // A follower is one follow stream: its cursor in the job's output, and
@@ -61,7 +85,7 @@ type follower struct {
 	sh      *share
 	session jobs.SessionID
 	id      jobs.JobID
-	stream  wire.FollowJobStream
+	stream  followSink
 	cursor  int64
 	lossy   bool
 }

@@ -162,9 +162,43 @@ func TestTheGoClientCallsEveryRouteOfTheHandler(t *testing.T) {
 	if !errors.Is(err, httproute.ErrNotServed) || !errors.As(err, &refused) || refused.NotServed != "ListFleetHosts" {
 		t.Errorf("ListFleetHosts of a Handler: %v", err)
 	}
+	watchThroughTheClient(t, c, term.ID) // a live job: a settled one's view ends after its status
 	if missing := cover.Missing(); len(missing) > 0 {
 		t.Errorf("the test called no %s", strings.Join(missing, ", "))
 	}
+}
+
+// watchThroughTheClient opens a Watch stream with the roster as a view,
+// opens a follow of job as a second view through OpenView, reads a frame
+// of it, and closes it through CloseView.
+func watchThroughTheClient(t *testing.T, c *wire.Client, job jobs.JobID) {
+	t.Helper()
+	ctx := t.Context()
+	views := "r=WatchJobs"
+	var stream string
+	seen := map[string]bool{}
+	for ev, err := range c.Watch(ctx, wire.WatchRequest{Views: &views}) {
+		if err != nil {
+			t.Fatalf("Watch: %v", err)
+		}
+		switch {
+		case ev.Watch != nil:
+			stream = ev.Watch.Stream
+			if _, err := c.OpenView(ctx, wire.OpenViewRequest{Stream: stream, Body: wire.WatchViewRequest{View: "f", Route: wire.WatchRouteFollowJob, ID: job}}); err != nil {
+				t.Fatalf("OpenView: %v", err)
+			}
+		case ev.View != nil:
+			seen[ev.View.View] = true
+		}
+		if seen["r"] && seen["f"] {
+			// Closed while the stream is open: a view lives as long as its stream.
+			if closed, err := c.CloseView(ctx, wire.CloseViewRequest{Stream: stream, View: "f"}); err != nil || closed.View != "f" {
+				t.Errorf("CloseView = %+v, %v", closed, err)
+			}
+			return
+		}
+	}
+	t.Error("the Watch stream ended before both views' frames")
 }
 
 // TestTheGoClientCallsEveryRouteOfTheFleet calls every route through the
@@ -217,6 +251,12 @@ func TestTheGoClientCallsEveryRouteOfTheFleet(t *testing.T) {
 		declined["WatchSubagents"] = err
 		break
 	}
+	for _, err := range c.Watch(ctx, wire.WatchRequest{}) {
+		declined["Watch"] = err
+		break
+	}
+	_, declined["OpenView"] = c.OpenView(ctx, wire.OpenViewRequest{Stream: "s", Body: wire.WatchViewRequest{View: "r", Route: wire.WatchRouteWatchJobs}})
+	_, declined["CloseView"] = c.CloseView(ctx, wire.CloseViewRequest{Stream: "s", View: "r"})
 	for name, err := range declined {
 		if !errors.As(err, &refused) || refused.NotServed != name {
 			t.Errorf("%s of a Fleet: %v, want its decline", name, err)

@@ -106,6 +106,7 @@ type Handler struct {
 
 	mu      sync.Mutex
 	shares  map[jobs.JobID]*share // the followed jobs' shares (see share)
+	watches map[string]*watch     // the open Watch streams, by name
 	sharing sync.WaitGroup        // the shares' goroutines
 }
 

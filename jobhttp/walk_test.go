@@ -70,7 +70,7 @@ func TestEveryRouteOfEveryServerAnswersTheWireSpec(t *testing.T) {
 	}{
 		{"Handler", full.h, snap.ID, []string{"ListFleetHosts"}},
 		{"Handler without history or subagents", bare.h, jobs.NewJobID(), []string{"ListFleetHosts", "ListHistory", "SearchHistory", "ArchivedHistory", "ListSubagents", "WatchSubagents", "SubagentHistory"}},
-		{"Fleet", fleet, fleetJob, []string{"KillJobs", "ListWaiting", "SearchHistory", "ArchivedHistory", "ListSubagents", "WatchSubagents", "SubagentHistory"}},
+		{"Fleet", fleet, fleetJob, []string{"KillJobs", "ListWaiting", "SearchHistory", "ArchivedHistory", "ListSubagents", "WatchSubagents", "SubagentHistory", "Watch", "OpenView", "CloseView"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			total += routetest.Walk(t, wire.Routes(), tc.h, routetest.Options{
@@ -78,8 +78,11 @@ func TestEveryRouteOfEveryServerAnswersTheWireSpec(t *testing.T) {
 				Declined:  tc.declined,
 				Value:     jobValue(tc.job),
 				Body: func(route string) string {
-					if route == "SendInput" {
+					switch route {
+					case "SendInput":
 						return `{"text":"ls\n"}`
+					case "OpenView":
+						return `{"view":"r","route":"WatchJobs"}`
 					}
 					return ""
 				},

@@ -104,8 +104,8 @@ func TestEveryBodyIsTheWireSpecs(t *testing.T) {
 func TestThePageServesItsJavaScriptNotItsSources(t *testing.T) {
 	s := newServer(t, jobhttp.Options{})
 	for path, want := range map[string]int{
-		"/app.mjs": http.StatusOK, "/client.mjs": http.StatusOK, "/jobs.mjs": http.StatusOK, "/wire.mjs": http.StatusOK, "/runtime.mjs": http.StatusOK,
-		"/app.mts": http.StatusNotFound, "/client.d.mts": http.StatusNotFound, "/tsconfig.json": http.StatusNotFound,
+		"/app.mjs": http.StatusOK, "/tree.mjs": http.StatusOK, "/jobs.mjs": http.StatusOK, "/wire.mjs": http.StatusOK, "/runtime.mjs": http.StatusOK,
+		"/app.mts": http.StatusNotFound, "/wire.d.mts": http.StatusNotFound, "/tsconfig.json": http.StatusNotFound,
 	} {
 		res := s.request("GET", path, "", nil, nil)
 		res.Body.Close()

@@ -301,7 +301,7 @@ func harness(t *testing.T, module string) func([]tsRequest) []tsAnswer {
 		"compilerOptions": map[string]any{
 			"strict": true, "exactOptionalPropertyTypes": true, "noUncheckedIndexedAccess": true,
 			"noUnusedLocals": true, "noUnusedParameters": true, "noPropertyAccessFromIndexSignature": true, "verbatimModuleSyntax": true,
-			"target": "ES2022", "module": "ES2022", "moduleResolution": "bundler", "lib": []string{"ES2022"}, "types": []string{},
+			"target": "ES2022", "module": "ES2022", "moduleResolution": "bundler", "lib": []string{"ES2022", "DOM"}, "types": []string{},
 			"rootDir": root, "outDir": dir,
 		},
 		"files": []string{filepath.Join(root, "tools/ts/harness.ts"), filepath.Join(root, "tools/ts/node.d.ts")},

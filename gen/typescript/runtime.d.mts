@@ -123,4 +123,113 @@ export interface ToolAnnotations {
     readonly idempotentHint: boolean;
     readonly openWorldHint: boolean;
 }
+/**
+ * A WireError is a request the server refused: its HTTP status, the
+ * message its refusal record says, for a 429 or 503 how many seconds
+ * Retry-After asks the client to wait, and for a route the server declines
+ * by name (the Jobgen-Not-Served header) that route's name.
+ */
+export declare class WireError extends Error {
+    /** Status is the HTTP status: 404 for a thing that is not the caller's, 429 for too many streams, ... */
+    readonly status: number;
+    /** Reason is what the server's refusal says, or the status text when it says nothing. */
+    readonly reason: string;
+    /** RetryAfter is the seconds the server asks to wait before trying again; undefined when it does not say. */
+    readonly retryAfter: number | undefined;
+    /** NotServed is the route the server declines by name; undefined for any other refusal. */
+    readonly notServed: string | undefined;
+    constructor(status: number, reason: string, retryAfter: number | undefined, notServed?: string);
+}
+/** ClientOptions configure a generated Client. */
+export interface ClientOptions {
+    /**
+     * Base is the server's root, which the routes' paths are below: the
+     * page's own URL, or where the runtime mounts the server, such as
+     * http://host/api-root/.
+     */
+    base: string | URL;
+    /** Headers are sent with every request: how the runtime tells who the caller is, when cookies do not. */
+    headers?: Record<string, string>;
+    /** Fetch is the fetch to use; the global one by default. */
+    fetch?: typeof fetch;
+    /**
+     * ReconnectDelay is how long a stream waits, in milliseconds, before it
+     * reconnects after its connection dropped, until the server says otherwise
+     * (an SSE retry field). It is 1000 by default.
+     */
+    reconnectDelay?: number;
+    /**
+     * Retries is the retry budget of a stream: how many times in a row it
+     * reconnects without getting anywhere (no event with a new id, or any
+     * event for a stream without ids) before it throws what dropped it.
+     * Unlimited by default, as EventSource retries.
+     */
+    retries?: number;
+}
+/** StreamOptions are what one stream of events is told. */
+export interface StreamOptions {
+    /** Signal ends the stream: its iteration returns, without an error. */
+    signal?: AbortSignal;
+    /** LastEventId resumes the stream as a reconnect would: sent as Last-Event-ID on the first request. */
+    lastEventId?: string;
+    /** OnConnect is called each time the stream (re)connects. */
+    onConnect?: () => void;
+    /** OnDrop is called when the connection drops or cannot be made, before the stream reconnects. */
+    onDrop?: (cause: unknown) => void;
+    /** OnId is called with each event id the stream keeps: where a reconnect resumes. */
+    onId?: (id: string) => void;
+}
+/**
+ * A With is one object of an answer declared with `with`: the item, and
+ * the extra record a server may add to the same JSON object (a fleet's
+ * placement of an item), read from the object once each.
+ */
+export interface With<T, W> {
+    item: T;
+    with: W;
+}
+/** A ServerEvent is one event of a stream, as Server-Sent Events frame it. */
+export interface ServerEvent {
+    name: string;
+    data: string;
+}
+type _Query = Record<string, string | undefined>;
+/**
+ * _Wire is what a generated Client extends: the requests, the refusals and
+ * the event streams of every route. Its members are public, not protected,
+ * so that a Client declared in a module's .d.mts and one compiled from its
+ * .ts are the same type; they are the runtime's, not a caller's.
+ */
+export declare class _Wire {
+    readonly base: URL;
+    readonly headers: Record<string, string>;
+    readonly fetch: typeof fetch;
+    readonly reconnectDelay: number;
+    readonly retries: number;
+    readonly refusal: (json: unknown) => string;
+    /** Refusal reads a refusal's message from its record, as the spec's http section declares it. */
+    constructor(options: ClientOptions, refusal: (json: unknown) => string);
+    /** _url is where path (written without its leading /) and query are, below the base. */
+    _url(path: string, query?: _Query): URL;
+    /** _json sends a request and answers its JSON, or throws its refusal. */
+    _json(method: string, path: string, query: _Query | undefined, body: JSONValue | undefined, signal: AbortSignal | undefined): Promise<unknown>;
+    /** _media sends a GET and answers its body as text with its headers, or throws its refusal. */
+    _media(path: string, query: _Query | undefined, signal: AbortSignal | undefined): Promise<{
+        text: string;
+        headers: Headers;
+    }>;
+    _send(method: string, path: string, query: _Query | undefined, body: JSONValue | undefined, signal: AbortSignal | undefined): Promise<Response>;
+    /**
+     * _events yields the events of the stream at path, reconnecting when its
+     * connection drops (it ended, or failed, before an event ends said was the
+     * last, and before a bye event), with the last event id as Last-Event-ID,
+     * until the retry budget is spent. The server's bye ends it, so does the
+     * signal; a refusal throws.
+     */
+    _events(path: string, query: _Query | undefined, options: StreamOptions, ends: (name: string) => boolean): AsyncGenerator<ServerEvent, void, undefined>;
+}
+/** _with reads one object of an answer declared with `with`: once as the item, once as the extra record. */
+export declare function _with<T, W>(v: unknown, path: string, item: (v: unknown, path: string) => T, extra: (v: unknown, path: string) => W): With<T, W>;
+export declare function _text(v: string | number | boolean): string;
+export declare function _header(h: Headers, name: string, int: boolean): string | number;
 export {};

@@ -16,7 +16,7 @@ import (
 var runtimeTSCFlags = []string{
 	"--strict", "--noUnusedLocals", "--noUnusedParameters", "--noPropertyAccessFromIndexSignature",
 	"--exactOptionalPropertyTypes", "--noUncheckedIndexedAccess", "--noImplicitOverride", "--verbatimModuleSyntax",
-	"--target", "es2022", "--module", "es2022", "--lib", "es2022", "--declaration",
+	"--target", "es2022", "--module", "es2022", "--lib", "es2022,dom", "--declaration",
 }
 
 // TestRuntimeIsCompiled: runtime.mjs and runtime.d.mts, the runtime module
@@ -59,7 +59,7 @@ func TestRuntimeExports(t *testing.T) {
 			t.Errorf("runtime values %v lack %s", runtimeValues, name)
 		}
 	}
-	if strings.Join(runtimeTypes, " ") != "JSONValue JSONObject DecodeErrorKind UnknownReason UnknownFact ToolDefinition ToolAnnotations" {
+	if strings.Join(runtimeTypes, " ") != "JSONValue JSONObject DecodeErrorKind UnknownReason UnknownFact ToolDefinition ToolAnnotations ClientOptions StreamOptions With ServerEvent" {
 		t.Errorf("runtime types = %v", runtimeTypes)
 	}
 	for _, private := range []string{"_walk", "_kind", "_wellFormed"} {

@@ -100,6 +100,7 @@ func (b Backend) Check(r *gen.Resolved) gen.ErrorList {
 	}
 	errs := checkTSNames(s)
 	errs = append(errs, checkForeignPackages(s)...)
+	errs = append(errs, checkTSRoutes(s)...)
 	for _, own := range b.ownModules() {
 		if s.Package.Name == own {
 			errs.Add(s.Package.Pos, "package.name %s is the name of the TypeScript package's own %s module; choose another", own, own)
@@ -168,6 +169,9 @@ type tsWriter struct {
 	// uses holds the aliases of the imported specs whose names the module
 	// writes, the modules it imports.
 	uses map[string]bool
+	// queryOpts are the optional query parameters of the route whose
+	// Client method is being written, as option members.
+	queryOpts []string
 }
 
 func (w *tsWriter) line(format string, args ...any) {
@@ -250,6 +254,9 @@ func (w *tsWriter) module() {
 	}
 	if len(s.Tools) > 0 {
 		w.tools()
+	}
+	if s.HTTP != nil {
+		w.client()
 	}
 	w.zeroChecks()
 }

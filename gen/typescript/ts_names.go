@@ -114,6 +114,16 @@ func tsDecls(s *gen.Spec) []tsDecl {
 	if len(s.Tools) > 0 {
 		out = append(out, tsDecl{what: "tools", pos: s.Tools[0].Pos, names: []string{"tools"}})
 	}
+	if s.HTTP != nil {
+		for _, r := range s.HTTP.Routes {
+			switch {
+			case r.Answer == gen.AnswerStream && r.Stream != nil && r.Stream.Union == nil:
+				out = append(out, tsDecl{what: "http.routes." + r.Name, pos: r.Pos, names: []string{r.Name + "Event"}, typ: true})
+			case r.Answer == gen.AnswerMedia:
+				out = append(out, tsDecl{what: "http.routes." + r.Name, pos: r.Pos, names: []string{r.Name + "Answer"}, typ: true})
+			}
+		}
+	}
 	return out
 }
 
@@ -151,6 +161,9 @@ func checkTSCollisions(s *gen.Spec, decls []tsDecl) gen.ErrorList {
 	}
 	if len(s.Tools) > 0 {
 		own = append(slices.Clip(own), "ToolAnnotations", "ToolDefinition") // the runtime's types of the tool table
+	}
+	if s.HTTP != nil {
+		own = append(slices.Clip(own), "Client", "ClientOptions", "StreamOptions", "With", "_Wire") // the client and the runtime's types it names
 	}
 	for _, n := range own {
 		taken[n] = tsOwner{what: "jobgen's own " + n}

@@ -316,3 +316,266 @@ export function _tolerate(json, e) {
     const v = typeof o["v"] === "number" ? o["v"] : 0;
     return { unknown: true, type, v, why, path: e.path, raw: json };
 }
+// The wire: what a module's generated Client (a spec with an http section)
+// is built on. Requests go over fetch and event streams are read over fetch
+// too, so a client runs alike in browsers and in Node 20, which has no
+// EventSource; the reader and the reconnect rules are here once, not per
+// route.
+/**
+ * A WireError is a request the server refused: its HTTP status, the
+ * message its refusal record says, for a 429 or 503 how many seconds
+ * Retry-After asks the client to wait, and for a route the server declines
+ * by name (the Jobgen-Not-Served header) that route's name.
+ */
+export class WireError extends Error {
+    /** Status is the HTTP status: 404 for a thing that is not the caller's, 429 for too many streams, ... */
+    status;
+    /** Reason is what the server's refusal says, or the status text when it says nothing. */
+    reason;
+    /** RetryAfter is the seconds the server asks to wait before trying again; undefined when it does not say. */
+    retryAfter;
+    /** NotServed is the route the server declines by name; undefined for any other refusal. */
+    notServed;
+    constructor(status, reason, retryAfter, notServed) {
+        super(`jobgen: ${status}: ${reason}`);
+        this.name = "WireError";
+        this.status = status;
+        this.reason = reason;
+        this.retryAfter = retryAfter;
+        this.notServed = notServed;
+    }
+}
+/**
+ * _Wire is what a generated Client extends: the requests, the refusals and
+ * the event streams of every route. Its members are public, not protected,
+ * so that a Client declared in a module's .d.mts and one compiled from its
+ * .ts are the same type; they are the runtime's, not a caller's.
+ */
+export class _Wire {
+    base;
+    headers;
+    fetch;
+    reconnectDelay;
+    retries;
+    refusal;
+    /** Refusal reads a refusal's message from its record, as the spec's http section declares it. */
+    constructor(options, refusal) {
+        this.refusal = refusal;
+        this.base = new URL(options.base);
+        this.headers = { ...options.headers };
+        this.fetch = options.fetch ?? globalThis.fetch.bind(globalThis);
+        this.reconnectDelay = options.reconnectDelay ?? 1000;
+        this.retries = options.retries ?? Infinity;
+    }
+    /** _url is where path (written without its leading /) and query are, below the base. */
+    _url(path, query) {
+        const url = new URL(path, this.base);
+        for (const [k, v] of Object.entries(query ?? {}))
+            if (v !== undefined)
+                url.searchParams.append(k, v);
+        return url;
+    }
+    /** _json sends a request and answers its JSON, or throws its refusal. */
+    async _json(method, path, query, body, signal) {
+        const res = await this._send(method, path, query, body, signal);
+        const text = await _ok(res, this.refusal);
+        return JSON.parse(text);
+    }
+    /** _media sends a GET and answers its body as text with its headers, or throws its refusal. */
+    async _media(path, query, signal) {
+        const res = await this._send("GET", path, query, undefined, signal);
+        return { text: await _ok(res, this.refusal), headers: res.headers };
+    }
+    _send(method, path, query, body, signal) {
+        const init = { method, headers: { ...this.headers } };
+        if (body !== undefined) {
+            init.headers = { ...this.headers, "Content-Type": "application/json" };
+            init.body = JSON.stringify(body);
+        }
+        if (signal !== undefined)
+            init.signal = signal;
+        return this.fetch(this._url(path, query), init);
+    }
+    /**
+     * _events yields the events of the stream at path, reconnecting when its
+     * connection drops (it ended, or failed, before an event ends said was the
+     * last, and before a bye event), with the last event id as Last-Event-ID,
+     * until the retry budget is spent. The server's bye ends it, so does the
+     * signal; a refusal throws.
+     */
+    async *_events(path, query, options, ends) {
+        const { signal } = options;
+        const stream = { lastId: options.lastEventId ?? "", delay: this.reconnectDelay };
+        let budget = this.retries;
+        for (;;) {
+            const headers = { ...this.headers, Accept: "text/event-stream" };
+            if (stream.lastId !== "")
+                headers["Last-Event-ID"] = stream.lastId;
+            const init = { headers, cache: "no-store" };
+            if (signal !== undefined)
+                init.signal = signal;
+            let cause;
+            try {
+                const res = await this.fetch(this._url(path, query), init);
+                if (!res.ok || res.body === null)
+                    await _ok(res, this.refusal); // throws the refusal
+                const type = res.headers.get("Content-Type") ?? "";
+                if (!type.startsWith("text/event-stream")) {
+                    // As EventSource fails such a connection: no retry would change it.
+                    await res.body?.cancel();
+                    throw new WireError(res.status, `not an event stream but ${type === "" ? "no content type" : type}`, undefined);
+                }
+                options.onConnect?.();
+                for await (const ev of _readEvents(res.body, stream, options)) {
+                    if (ev.name === "bye")
+                        return;
+                    if (ev.fresh)
+                        budget = this.retries;
+                    yield ev;
+                    if (ends(ev.name))
+                        return;
+                }
+                cause = new Error("the stream ended");
+            }
+            catch (err) {
+                if (signal?.aborted)
+                    return;
+                if (err instanceof WireError)
+                    throw err;
+                cause = err;
+            }
+            options.onDrop?.(cause);
+            if (--budget < 0)
+                throw cause;
+            await _sleep(stream.delay, signal);
+            if (signal?.aborted)
+                return;
+        }
+    }
+}
+// _ok is a response's body text when it is a success; otherwise it throws
+// the refusal as a WireError.
+async function _ok(res, refusal) {
+    const text = await res.text();
+    if (res.ok)
+        return text;
+    let reason = res.statusText;
+    try {
+        reason = refusal(JSON.parse(text));
+    }
+    catch {
+        // not a refusal record: the status text says what there is to say
+    }
+    const retry = res.headers.get("Retry-After");
+    const notServed = res.headers.get("Jobgen-Not-Served") ?? undefined;
+    throw new WireError(res.status, reason, retry === null || !/^\d{1,9}$/.test(retry) ? undefined : Number(retry), notServed);
+}
+/**
+ * _readEvents yields the events of an event stream as the Server-Sent
+ * Events standard parses them: lines ended by CR, LF or CRLF, fields data,
+ * event, id and retry (the last two kept in stream), comments skipped, an
+ * event dispatched at a blank line when it has data, fresh when its id moved
+ * the stream on (or the stream has none). A retry is 1 to 9 ASCII digits, an
+ * id printable ASCII, or they are ignored, as the Python client does
+ * (spec/testdata/client-hostile.json).
+ */
+async function* _readEvents(body, stream, options) {
+    const reader = body.getReader();
+    const text = new TextDecoder();
+    let buf = "";
+    let name = "";
+    let data = [];
+    let fresh = false;
+    let ids = false;
+    try {
+        for (;;) {
+            const { value, done } = await reader.read();
+            if (done)
+                return;
+            buf += text.decode(value, { stream: true });
+            for (let end = buf.search(/[\r\n]/); end >= 0; end = buf.search(/[\r\n]/)) {
+                if (buf[end] === "\r" && end === buf.length - 1)
+                    break; // a CR that may begin a CRLF
+                const line = buf.slice(0, end);
+                buf = buf.slice(buf[end] === "\r" && buf[end + 1] === "\n" ? end + 2 : end + 1);
+                if (line === "") {
+                    if (data.length > 0)
+                        yield { name: name === "" ? "message" : name, data: data.join("\n"), fresh: fresh || !ids };
+                    name = "";
+                    data = [];
+                    fresh = false;
+                    continue;
+                }
+                const colon = line.indexOf(":");
+                if (colon === 0)
+                    continue;
+                const field = colon < 0 ? line : line.slice(0, colon);
+                let value = colon < 0 ? "" : line.slice(colon + 1);
+                if (value.startsWith(" "))
+                    value = value.slice(1);
+                switch (field) {
+                    case "event":
+                        name = value;
+                        break;
+                    case "data":
+                        data.push(value);
+                        break;
+                    case "id":
+                        // Sent back as Last-Event-ID: only an id a header carries as it came.
+                        if (/^[\x20-\x7e]*$/.test(value)) {
+                            ids = true;
+                            if (value !== stream.lastId)
+                                fresh = true;
+                            stream.lastId = value;
+                            options.onId?.(value);
+                        }
+                        break;
+                    case "retry":
+                        if (/^\d{1,9}$/.test(value))
+                            stream.delay = Number(value);
+                        break;
+                }
+            }
+        }
+    }
+    finally {
+        // Cancelling the reader cancels the response body, so a consumer that
+        // stops early closes the connection.
+        reader.cancel().catch(() => undefined);
+    }
+}
+// _sleep waits ms milliseconds, or until the signal ends it.
+function _sleep(ms, signal) {
+    return new Promise((resolve) => {
+        if (signal?.aborted)
+            return resolve();
+        const timer = setTimeout(done, ms);
+        function done() {
+            clearTimeout(timer);
+            signal?.removeEventListener("abort", done);
+            resolve();
+        }
+        signal?.addEventListener("abort", done);
+    });
+}
+/** _with reads one object of an answer declared with `with`: once as the item, once as the extra record. */
+export function _with(v, path, item, extra) {
+    return { item: item(v, path), with: extra(v, path) };
+}
+// _text writes a path, query or header value: a string, an id or an enum
+// as it is, a number in canonical decimal, a bool as true or false.
+export function _text(v) {
+    return String(v);
+}
+// _header reads a response header a route declares: absent is the zero
+// value, an integer one in canonical decimal or a DecodeError.
+export function _header(h, name, int) {
+    const v = h.get(name) ?? "";
+    if (!int)
+        return v;
+    if (v === "")
+        return 0;
+    if (!/^(0|-?[1-9][0-9]{0,15})$/.test(v) || !Number.isSafeInteger(Number(v)))
+        throw new DecodeError("wrongType", name, "want an integer header, got " + JSON.stringify(v));
+    return Number(v);
+}

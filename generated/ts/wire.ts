@@ -13,7 +13,7 @@
  * package.
  */
 
-import { _at, _missing, _obj, _fold, _str, _bool, _int, _uint, _enum, _zeroUUID, _uuid, _ambiguous, _arr, _map, _eint, _erange, _eenum, _euuid, type JSONObject } from "./runtime.js";
+import { _at, _missing, _obj, _fold, _str, _bool, _int, _uint, _enum, _zeroUUID, _uuid, _ambiguous, _arr, _map, _eint, _erange, _eenum, _euuid, _Wire, _with, _text, _header, type JSONValue, type JSONObject, type ClientOptions, type StreamOptions, type With } from "./runtime.js";
 import * as jobs from "./jobs.js";
 
 /** A KillResult says what a kill did. */
@@ -132,6 +132,46 @@ export function isSubagentState(v: unknown): v is SubagentState {
  */
 export function decodeSubagentState(json: unknown, path = "$"): SubagentState {
   return json === null ? ("" as SubagentState) : _enum(json, path, "", isSubagentState, "SubagentState");
+}
+
+/**
+ * A WatchRoute is a route whose events (or answer) a view of a Watch stream
+ * carries.
+ */
+export type WatchRoute =
+  /** The caller's roster, at once and after each lifecycle change. */
+  | "WatchJobs"
+  /** The subagent tree, at once and each time it changes. */
+  | "WatchSubagents"
+  /** The caller's execution intervals, at once and again when they change. */
+  | "ListHistory"
+  /**
+   * A recording job's frames from an offset, until its status frame ends the
+   * view.
+   */
+  | "FollowJob";
+
+/** WatchRouteValues is every WatchRoute, in declaration order. */
+export const WatchRouteValues: readonly WatchRoute[] = ["WatchJobs", "WatchSubagents", "ListHistory", "FollowJob"];
+
+/** isWatchRoute reports whether v is one of the declared WatchRoute values. */
+export function isWatchRoute(v: unknown): v is WatchRoute {
+  switch (v) {
+    case "WatchJobs":
+    case "WatchSubagents":
+    case "ListHistory":
+    case "FollowJob":
+      return true;
+  }
+  return false;
+}
+
+/**
+ * decodeWatchRoute reads a WatchRoute from JSON, refusing a value outside it.
+ * Null is the empty string, as in Go, although it is no WatchRoute.
+ */
+export function decodeWatchRoute(json: unknown, path = "$"): WatchRoute {
+  return json === null ? ("" as WatchRoute) : _enum(json, path, "", isWatchRoute, "WatchRoute");
 }
 
 /**
@@ -1553,6 +1593,620 @@ export function encodeWaitingStart(value: WaitingStart): JSONObject {
   o["since"] = _eint(value.since, "WaitingStart.since");
   o["place"] = _eint(value.place, "WaitingStart.place");
   return o;
+}
+
+/**
+ * A WatchFrame is one event of one view of a Watch stream: the viewed route's
+ * event (or, for a JSON route, its answer) unchanged in Data, and the stream's
+ * resume point after it.
+ */
+export interface WatchFrame {
+  /** View is the view's name, as the client chose it when it opened the view. */
+  view: string;
+  /**
+   * Event is the viewed route's event name (roster, tree, opened, output,
+   * status); answer for a JSON route's answer; refused when the view was refused,
+   * Data then the ErrorBody and Status its HTTP status.
+   */
+  event: string;
+  /** Data is the viewed route's event data or answer, as that route sends it. */
+  data: unknown;
+  /** Status is a refused view's HTTP status; absent otherwise. */
+  status?: number;
+  /**
+   * Resume is the stream's composite resume point after this frame, its SSE id:
+   * each open view with its route, parameter and offset (decision 0198).
+   */
+  resume: string;
+}
+
+/**
+ * decodeWatchFrame reads a WatchFrame from JSON as Go's decoder does, refusing
+ * input that lacks a required field.
+ */
+export function decodeWatchFrame(json: unknown, path = "$"): WatchFrame {
+  const o = _obj(json, path, "WatchFrame");
+  let f_view: string | undefined;
+  let f_event: string | undefined;
+  let f_data: unknown | undefined;
+  let f_status: number | undefined;
+  let f_resume: string | undefined;
+  for (const k of Object.keys(o)) {
+    const v = o[k];
+    switch (k) {
+      case "view":
+        f_view = v === null ? undefined : _str(v, path, "view");
+        continue;
+      case "event":
+        f_event = v === null ? undefined : _str(v, path, "event");
+        continue;
+      case "data":
+        f_data = v === null ? undefined : v;
+        continue;
+      case "status":
+        if (v !== null) f_status = _int(v, path, "status");
+        continue;
+      case "resume":
+        f_resume = v === null ? undefined : _str(v, path, "resume");
+        continue;
+    }
+    switch (_fold(k)) {
+      case "VIEW":
+        throw _ambiguous(path, "WatchFrame", k, "view");
+      case "EVENT":
+        throw _ambiguous(path, "WatchFrame", k, "event");
+      case "DATA":
+        throw _ambiguous(path, "WatchFrame", k, "data");
+      case "STATUS":
+        throw _ambiguous(path, "WatchFrame", k, "status");
+      case "RESUME":
+        throw _ambiguous(path, "WatchFrame", k, "resume");
+    }
+  }
+  if (f_view === undefined) throw _missing(path, "WatchFrame", "view");
+  if (f_event === undefined) throw _missing(path, "WatchFrame", "event");
+  if (f_data === undefined) throw _missing(path, "WatchFrame", "data");
+  if (f_resume === undefined) throw _missing(path, "WatchFrame", "resume");
+  const out: WatchFrame = { view: f_view, event: f_event, data: f_data, resume: f_resume };
+  if (f_status) out.status = f_status;
+  return out;
+}
+
+/**
+ * encodeWatchFrame writes a WatchFrame as JSON that Go's decoder reads, leaving
+ * out optional fields that hold their zero value, as Go does.
+ */
+export function encodeWatchFrame(value: WatchFrame): JSONObject {
+  const o: JSONObject = {};
+  o["view"] = value.view;
+  o["event"] = value.event;
+  o["data"] = value.data as JSONValue;
+  if (value.status) o["status"] = _eint(value.status, "WatchFrame.status");
+  o["resume"] = value.resume;
+  return o;
+}
+
+/** A WatchOpened is the first event of a Watch stream, and of each reconnect. */
+export interface WatchOpened {
+  /**
+   * Stream names the open stream for OpenView and CloseView; a reconnect is a
+   * stream of another name.
+   */
+  stream: string;
+  /** Resume is the composite resume point the stream opened with. */
+  resume: string;
+}
+
+/**
+ * decodeWatchOpened reads a WatchOpened from JSON as Go's decoder does,
+ * refusing input that lacks a required field.
+ */
+export function decodeWatchOpened(json: unknown, path = "$"): WatchOpened {
+  const o = _obj(json, path, "WatchOpened");
+  let f_stream: string | undefined;
+  let f_resume: string | undefined;
+  for (const k of Object.keys(o)) {
+    const v = o[k];
+    switch (k) {
+      case "stream":
+        f_stream = v === null ? undefined : _str(v, path, "stream");
+        continue;
+      case "resume":
+        f_resume = v === null ? undefined : _str(v, path, "resume");
+        continue;
+    }
+    switch (_fold(k)) {
+      case "STREAM":
+        throw _ambiguous(path, "WatchOpened", k, "stream");
+      case "RESUME":
+        throw _ambiguous(path, "WatchOpened", k, "resume");
+    }
+  }
+  if (f_stream === undefined) throw _missing(path, "WatchOpened", "stream");
+  if (f_resume === undefined) throw _missing(path, "WatchOpened", "resume");
+  const out: WatchOpened = { stream: f_stream, resume: f_resume };
+  return out;
+}
+
+/**
+ * encodeWatchOpened writes a WatchOpened as JSON that Go's decoder reads,
+ * leaving out optional fields that hold their zero value, as Go does.
+ */
+export function encodeWatchOpened(value: WatchOpened): JSONObject {
+  const o: JSONObject = {};
+  o["stream"] = value.stream;
+  o["resume"] = value.resume;
+  return o;
+}
+
+/** A WatchViewRequest opens a view of an open Watch stream. */
+export interface WatchViewRequest {
+  /**
+   * View is the view's name: 1 to 32 letters, digits, _ or -, unique in the
+   * stream.
+   */
+  view: string;
+  /** Route is the route the view carries. */
+  route: WatchRoute;
+  /** ID is the job a FollowJob view follows; absent for any other route. */
+  id?: jobs.JobID;
+  /**
+   * From is the byte offset a FollowJob view starts at; the earliest retained
+   * byte when absent.
+   */
+  from?: number;
+}
+
+/**
+ * decodeWatchViewRequest reads a WatchViewRequest from JSON as Go's decoder
+ * does, refusing input that lacks a required field.
+ */
+export function decodeWatchViewRequest(json: unknown, path = "$"): WatchViewRequest {
+  const o = _obj(json, path, "WatchViewRequest");
+  let f_view: string | undefined;
+  let f_route: WatchRoute | undefined;
+  let f_id: jobs.JobID | undefined;
+  let f_from: number | undefined;
+  for (const k of Object.keys(o)) {
+    const v = o[k];
+    switch (k) {
+      case "view":
+        f_view = v === null ? undefined : _str(v, path, "view");
+        continue;
+      case "route":
+        f_route = v === null ? undefined : _enum(v, path, "route", isWatchRoute, "WatchRoute");
+        continue;
+      case "id":
+        if (v !== null) f_id = (_uuid(v, path, "id") as jobs.JobID);
+        continue;
+      case "from":
+        if (v !== null) f_from = _int(v, path, "from");
+        continue;
+    }
+    switch (_fold(k)) {
+      case "VIEW":
+        throw _ambiguous(path, "WatchViewRequest", k, "view");
+      case "ROUTE":
+        throw _ambiguous(path, "WatchViewRequest", k, "route");
+      case "ID":
+        throw _ambiguous(path, "WatchViewRequest", k, "id");
+      case "FROM":
+        throw _ambiguous(path, "WatchViewRequest", k, "from");
+    }
+  }
+  if (f_view === undefined) throw _missing(path, "WatchViewRequest", "view");
+  if (f_route === undefined) throw _missing(path, "WatchViewRequest", "route");
+  const out: WatchViewRequest = { view: f_view, route: f_route };
+  if (f_id !== undefined && f_id !== _zeroUUID) out.id = f_id;
+  if (f_from) out.from = f_from;
+  return out;
+}
+
+/**
+ * encodeWatchViewRequest writes a WatchViewRequest as JSON that Go's decoder
+ * reads, leaving out optional fields that hold their zero value, as Go does.
+ */
+export function encodeWatchViewRequest(value: WatchViewRequest): JSONObject {
+  const o: JSONObject = {};
+  o["view"] = value.view;
+  o["route"] = _eenum(value.route, isWatchRoute, "WatchViewRequest.route");
+  if (value.id !== undefined && value.id !== _zeroUUID) o["id"] = _euuid(value.id, "WatchViewRequest.id");
+  if (value.from) o["from"] = _eint(value.from, "WatchViewRequest.from");
+  return o;
+}
+
+/** A WatchViewResponse names the view a control route opened or closed. */
+export interface WatchViewResponse {
+  /** View is the view's name. */
+  view: string;
+}
+
+/**
+ * decodeWatchViewResponse reads a WatchViewResponse from JSON as Go's decoder
+ * does, refusing input that lacks a required field.
+ */
+export function decodeWatchViewResponse(json: unknown, path = "$"): WatchViewResponse {
+  const o = _obj(json, path, "WatchViewResponse");
+  let f_view: string | undefined;
+  for (const k of Object.keys(o)) {
+    const v = o[k];
+    switch (k) {
+      case "view":
+        f_view = v === null ? undefined : _str(v, path, "view");
+        continue;
+    }
+    switch (_fold(k)) {
+      case "VIEW":
+        throw _ambiguous(path, "WatchViewResponse", k, "view");
+    }
+  }
+  if (f_view === undefined) throw _missing(path, "WatchViewResponse", "view");
+  const out: WatchViewResponse = { view: f_view };
+  return out;
+}
+
+/**
+ * encodeWatchViewResponse writes a WatchViewResponse as JSON that Go's decoder
+ * reads, leaving out optional fields that hold their zero value, as Go does.
+ */
+export function encodeWatchViewResponse(value: WatchViewResponse): JSONObject {
+  const o: JSONObject = {};
+  o["view"] = value.view;
+  return o;
+}
+
+/**
+ * WatchJobsEvent is one event of the WatchJobs stream: its name and its decoded
+ * data.
+ */
+export type WatchJobsEvent = { event: "roster"; data: With<jobs.JobSnapshot, FleetPlacement>[] };
+
+/**
+ * DownloadRecordAnswer is what DownloadRecord answers: its text, and the
+ * headers it declares.
+ */
+export interface DownloadRecordAnswer {
+  text: string;
+  contentDisposition: string;
+  xRecordEarliest: number;
+  xRecordNext: number;
+}
+
+/**
+ * WatchSubagentsEvent is one event of the WatchSubagents stream: its name and
+ * its decoded data.
+ */
+export type WatchSubagentsEvent = { event: "tree"; data: SubagentNode[] };
+
+/** WatchEvent is one event of the Watch stream: its name and its decoded data. */
+export type WatchEvent = { event: "watch"; data: WatchOpened } | { event: "view"; data: WatchFrame };
+
+/**
+ * Client is the typed client of this server's routes, one method each. Server
+ * is one server of jobhttp's wire: jobhttp.Handler, which serves one host's
+ * registry, and jobhttp.Fleet, which serves the shared history of a fleet of
+ * hosts. Every route but the page needs the caller's session, which the
+ * server's own hook decides; a route a server does not serve it declines by
+ * name.
+ */
+export class Client extends _Wire {
+  constructor(options: ClientOptions) {
+    super(options, (v) => decodeErrorBody(v).error);
+  }
+
+  /**
+   * Page serves the console page, its HTML, CSS and compiled modules, which need
+   * no build step.
+   */
+  page(file = ""): URL {
+    return this._url("" + file);
+  }
+
+  /** ListJobs answers the caller's jobs, in registration order. */
+  async listJobs(options: { signal?: AbortSignal } = {}): Promise<With<jobs.JobSnapshot, FleetPlacement>[]> {
+    const json = await this._json("GET", "api/jobs", undefined, undefined, options.signal);
+    return _arr(json, "$", "", (e, p, i) => _with(e, _at(p, i), jobs.decodeJobSnapshot, decodeFleetPlacement));
+  }
+
+  /**
+   * WatchJobs streams the caller's roster, at once and after each lifecycle
+   * change, never per append.
+   *
+   * A 429 refusal (a WireError): The session holds as many event streams as it
+   * may (with Retry-After).
+   *
+   * A 503 refusal (a WireError): The server is shutting down.
+   */
+  async *watchJobs(options: StreamOptions = {}): AsyncGenerator<WatchJobsEvent, void, undefined> {
+    for await (const ev of this._events("api/jobs/events", undefined, options, () => false)) {
+      switch (ev.name) {
+        case "roster":
+          yield { event: "roster", data: _arr(JSON.parse(ev.data), "$", "", (e, p, i) => _with(e, _at(p, i), jobs.decodeJobSnapshot, decodeFleetPlacement)) };
+          break;
+      }
+    }
+  }
+
+  /**
+   * ListWaiting answers the caller's starts that wait for an admission slot, each
+   * owner's in the order they will be admitted.
+   */
+  async listWaiting(options: { signal?: AbortSignal } = {}): Promise<WaitingStart[]> {
+    const json = await this._json("GET", "api/jobs/waiting", undefined, undefined, options.signal);
+    return _arr(json, "$", "", (e, p, i) => decodeWaitingStart(e, _at(p, i)));
+  }
+
+  /**
+   * GetJob answers one of the caller's jobs.
+   *
+   * A 404 refusal (a WireError): The job is not the caller's, unknown and foreign
+   * alike.
+   */
+  async getJob(id: jobs.JobID, options: { signal?: AbortSignal } = {}): Promise<With<jobs.JobSnapshot, FleetPlacement>> {
+    const json = await this._json("GET", "api/jobs/" + encodeURIComponent(_text(id)), undefined, undefined, options.signal);
+    return _with(json, "$", jobs.decodeJobSnapshot, decodeFleetPlacement);
+  }
+
+  /**
+   * FollowJob streams a recording job's frames: opened, output as it is appended,
+   * and status, after which the stream ends. A client that falls behind the
+   * retained window resumes lossy; the first output frame says so.
+   *
+   * A 400 refusal (a WireError): The offset is negative, malformed or past the
+   * job's output.
+   *
+   * A 404 refusal (a WireError): The job is not the caller's, unknown and foreign
+   * alike.
+   *
+   * A 409 refusal (a WireError): The job keeps no record, or a fleet has no
+   * address for the job's host (FleetOptions.Peers).
+   *
+   * A 429 refusal (a WireError): The session holds as many event streams as it
+   * may (with Retry-After).
+   *
+   * A 502 refusal (a WireError): A fleet could not reach the job's host, or the
+   * host answered what the wire does not.
+   *
+   * A 503 refusal (a WireError): The server is shutting down, or a fleet's job's
+   * host is lost.
+   */
+  async *followJob(id: jobs.JobID, options: StreamOptions & { from?: number } = {}): AsyncGenerator<jobs.FollowFrame, void, undefined> {
+    for await (const ev of this._events("api/jobs/" + encodeURIComponent(_text(id)) + "/follow", { "from": options.from === undefined ? undefined : _text(options.from) }, options, (n) => n === "status")) {
+      switch (ev.name) {
+        case "opened":
+        case "output":
+        case "status":
+          yield jobs.decodeFollowFrame(JSON.parse(ev.data));
+          break;
+      }
+    }
+  }
+
+  /**
+   * KillJob asks a job to stop, with a reason recorded beside the kill. It must
+   * be a JSON POST from this site: no cross-site form can send one.
+   *
+   * A 404 refusal (a WireError): The job is not the caller's, unknown and foreign
+   * alike.
+   *
+   * A 409 refusal (a WireError): A fleet has no address for the job's host
+   * (FleetOptions.Peers).
+   *
+   * A 502 refusal (a WireError): The job could not be asked to stop (its
+   * producer's Cancel failed), or a fleet could not reach its host.
+   *
+   * A 503 refusal (a WireError): A fleet's job's host is lost.
+   */
+  async killJob(id: jobs.JobID, body?: KillRequest, options: { signal?: AbortSignal } = {}): Promise<KillResponse> {
+    const json = await this._json("POST", "api/jobs/" + encodeURIComponent(_text(id)) + "/kill", undefined, body === undefined ? {} : encodeKillRequest(body), options.signal);
+    return decodeKillResponse(json);
+  }
+
+  /**
+   * KillJobs asks many of the caller's jobs to stop with one reason, by ids or by
+   * a match over its live jobs, and answers each job's outcome. Like a kill, it
+   * must be a JSON POST from this site.
+   *
+   * A 400 refusal (a WireError): The body names no jobs (no ids, an empty match
+   * without all), or more than 1000 ids.
+   */
+  async killJobs(body: KillAllRequest, options: { signal?: AbortSignal } = {}): Promise<KillAllResponse> {
+    const json = await this._json("POST", "api/jobs/kill", undefined, encodeKillAllRequest(body), options.signal);
+    return decodeKillAllResponse(json);
+  }
+
+  /**
+   * SendInput types text into a terminal job's terminal, as if typed. It is
+   * fenced as a kill is.
+   *
+   * A 400 refusal (a WireError): The text is empty.
+   *
+   * A 404 refusal (a WireError): The job is not the caller's, unknown and foreign
+   * alike.
+   *
+   * A 409 refusal (a WireError): The job has no terminal, or it has settled, or a
+   * fleet has no address for the job's host.
+   *
+   * A 502 refusal (a WireError): The job's terminal did not take the text, or a
+   * fleet could not reach the job's host.
+   *
+   * A 503 refusal (a WireError): A fleet's job's host is lost.
+   */
+  async sendInput(id: jobs.JobID, body: InputRequest, options: { signal?: AbortSignal } = {}): Promise<InputResponse> {
+    const json = await this._json("POST", "api/jobs/" + encodeURIComponent(_text(id)) + "/input", undefined, encodeInputRequest(body), options.signal);
+    return decodeInputResponse(json);
+  }
+
+  /**
+   * DownloadRecord answers a recording job's retained record as text, the chunks
+   * back to back, for a download.
+   *
+   * A 404 refusal (a WireError): The job is not the caller's, unknown and foreign
+   * alike.
+   *
+   * A 409 refusal (a WireError): The job keeps no record, or a fleet has no
+   * address for the job's host.
+   *
+   * A 502 refusal (a WireError): A fleet could not reach the job's host, or the
+   * host answered what the wire does not.
+   *
+   * A 503 refusal (a WireError): A fleet's job's host is lost.
+   */
+  async downloadRecord(id: jobs.JobID, options: { signal?: AbortSignal } = {}): Promise<DownloadRecordAnswer> {
+    const res = await this._media("api/jobs/" + encodeURIComponent(_text(id)) + "/raw", undefined, options.signal);
+    return {
+      text: res.text,
+      contentDisposition: _header(res.headers, "Content-Disposition", false) as string,
+      xRecordEarliest: _header(res.headers, "X-Record-Earliest", true) as number,
+      xRecordNext: _header(res.headers, "X-Record-Next", true) as number,
+    };
+  }
+
+  /** downloadRecordURL is where downloadRecord answers from, for a link. */
+  downloadRecordURL(id: jobs.JobID): URL {
+    return this._url("api/jobs/" + encodeURIComponent(_text(id)) + "/raw", undefined);
+  }
+
+  /**
+   * ListHistory answers the caller's execution intervals from the journal, oldest
+   * first.
+   */
+  async listHistory(options: { signal?: AbortSignal } = {}): Promise<With<Interval, FleetPlacement>[]> {
+    const json = await this._json("GET", "api/history", undefined, undefined, options.signal);
+    return _arr(json, "$", "", (e, p, i) => _with(e, _at(p, i), decodeInterval, decodeFleetPlacement));
+  }
+
+  /**
+   * SearchHistory answers the caller's history from the journal a page at a time,
+   * newest first, filtered by time, kind, status and label. With all, an operator
+   * the runtime allows (Options.Operator) searches every session's history; the
+   * fence stays the default, and a session not allowed is refused.
+   *
+   * A 400 refusal (a WireError): The label is not key=value, or the cursor or
+   * limit is out of range.
+   *
+   * A 403 refusal (a WireError): All was asked by a session the runtime does not
+   * allow to see every session.
+   */
+  async searchHistory(options: { signal?: AbortSignal, all?: boolean, since?: number, until?: number, kind?: string, status?: jobs.JobStatus, label?: string, cursor?: number, limit?: number } = {}): Promise<HistoryPage> {
+    const json = await this._json("GET", "api/history/search", { "all": options.all === undefined ? undefined : _text(options.all), "since": options.since === undefined ? undefined : _text(options.since), "until": options.until === undefined ? undefined : _text(options.until), "kind": options.kind === undefined ? undefined : _text(options.kind), "status": options.status === undefined ? undefined : _text(options.status), "label": options.label === undefined ? undefined : _text(options.label), "cursor": options.cursor === undefined ? undefined : _text(options.cursor), "limit": options.limit === undefined ? undefined : _text(options.limit) }, undefined, options.signal);
+    return decodeHistoryPage(json);
+  }
+
+  /**
+   * ArchivedHistory answers the caller's history as the journal holds it: the
+   * intervals ListHistory answers, which the journal serves live, and the runs of
+   * the session's stream that retention archived (jobgen journal archive), each
+   * with the archive file that holds it. A fleet, whose history is the shared
+   * history's tail, declines it.
+   */
+  async archivedHistory(options: { signal?: AbortSignal } = {}): Promise<History> {
+    const json = await this._json("GET", "api/history/archived", undefined, undefined, options.signal);
+    return decodeHistory(json);
+  }
+
+  /**
+   * ListSubagents answers the continuable children under the caller's roots,
+   * parents before their children.
+   */
+  async listSubagents(options: { signal?: AbortSignal } = {}): Promise<SubagentNode[]> {
+    const json = await this._json("GET", "api/subagents", undefined, undefined, options.signal);
+    return _arr(json, "$", "", (e, p, i) => decodeSubagentNode(e, _at(p, i)));
+  }
+
+  /**
+   * WatchSubagents streams the tree of ListSubagents, at once and each time it
+   * changes.
+   *
+   * A 429 refusal (a WireError): The session holds as many event streams as it
+   * may (with Retry-After).
+   *
+   * A 503 refusal (a WireError): The server is shutting down.
+   */
+  async *watchSubagents(options: StreamOptions = {}): AsyncGenerator<WatchSubagentsEvent, void, undefined> {
+    for await (const ev of this._events("api/subagents/events", undefined, options, () => false)) {
+      switch (ev.name) {
+        case "tree":
+          yield { event: "tree", data: _arr(JSON.parse(ev.data), "$", "", (e, p, i) => decodeSubagentNode(e, _at(p, i))) };
+          break;
+      }
+    }
+  }
+
+  /**
+   * SubagentHistory answers one child's history from its stream, oldest first.
+   *
+   * A 404 refusal (a WireError): The child is not under the caller's roots,
+   * whether it exists or not.
+   */
+  async subagentHistory(id: jobs.SessionID, options: { signal?: AbortSignal } = {}): Promise<SubagentEvent[]> {
+    const json = await this._json("GET", "api/subagents/" + encodeURIComponent(_text(id)) + "/history", undefined, undefined, options.signal);
+    return _arr(json, "$", "", (e, p, i) => decodeSubagentEvent(e, _at(p, i)));
+  }
+
+  /**
+   * ListFleetHosts answers the runs of a fleet's hosts, without addresses, by
+   * name and the latest heartbeat first.
+   */
+  async listFleetHosts(options: { signal?: AbortSignal } = {}): Promise<FleetHost[]> {
+    const json = await this._json("GET", "api/fleet", undefined, undefined, options.signal);
+    return _arr(json, "$", "", (e, p, i) => decodeFleetHost(e, _at(p, i)));
+  }
+
+  /**
+   * Watch streams every live view a client has open on one connection: the
+   * roster, the subagent tree, the intervals and any number of follows, each a
+   * view named by the client, each with its own resume point in the composite id
+   * (decision 0198). It counts as one stream against the session's cap, whatever
+   * its views; OpenView and CloseView change its views without another
+   * connection.
+   *
+   * A 400 refusal (a WireError): The views are malformed, name one twice or more
+   * than 64.
+   *
+   * A 429 refusal (a WireError): The session holds as many event streams as it
+   * may (with Retry-After).
+   *
+   * A 503 refusal (a WireError): The server is shutting down.
+   */
+  async *watch(options: StreamOptions & { views?: string } = {}): AsyncGenerator<WatchEvent, void, undefined> {
+    for await (const ev of this._events("api/watch", { "views": options.views === undefined ? undefined : _text(options.views) }, options, () => false)) {
+      switch (ev.name) {
+        case "watch":
+          yield { event: "watch", data: decodeWatchOpened(JSON.parse(ev.data)) };
+          break;
+        case "view":
+          yield { event: "view", data: decodeWatchFrame(JSON.parse(ev.data)) };
+          break;
+      }
+    }
+  }
+
+  /**
+   * OpenView opens a view of an open Watch stream of the caller's; its first
+   * event follows on the stream. It is fenced as a kill is.
+   *
+   * A 400 refusal (a WireError): The view's name is malformed or taken, a
+   * FollowJob view names no job, or the stream has 64 views.
+   *
+   * A 404 refusal (a WireError): The stream is not the caller's, or has ended.
+   */
+  async openView(stream: string, body: WatchViewRequest, options: { signal?: AbortSignal } = {}): Promise<WatchViewResponse> {
+    const json = await this._json("POST", "api/watch/" + encodeURIComponent(_text(stream)) + "/views", undefined, encodeWatchViewRequest(body), options.signal);
+    return decodeWatchViewResponse(json);
+  }
+
+  /**
+   * CloseView closes a view of an open Watch stream of the caller's; no event of
+   * it follows.
+   *
+   * A 404 refusal (a WireError): The stream is not the caller's, has ended, or
+   * has no such view.
+   */
+  async closeView(stream: string, view: string, options: { signal?: AbortSignal } = {}): Promise<WatchViewResponse> {
+    const json = await this._json("DELETE", "api/watch/" + encodeURIComponent(_text(stream)) + "/views/" + encodeURIComponent(_text(view)), undefined, undefined, options.signal);
+    return decodeWatchViewResponse(json);
+  }
 }
 
 /**

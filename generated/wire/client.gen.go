@@ -36,6 +36,17 @@ func NewClient(base string, opts httproute.ClientOptions) (*Client, error) {
 	return &Client{c}, nil
 }
 
+// WatchReceived is one event of Watch's stream, as the Client reads it: its
+// name, and its data in the field of that name.
+type WatchReceived struct {
+	// Name is the event's name.
+	Name string
+	// Watch is the data of a watch event; nil for another.
+	Watch *WatchOpened
+	// View is the data of a view event; nil for another.
+	View *WatchFrame
+}
+
 // Page serves the console page, its HTML, CSS and compiled modules, which need
 // no build step.
 //
@@ -443,6 +454,93 @@ func (c *Client) ListFleetHosts(ctx context.Context, req ListFleetHostsRequest) 
 	}
 	if err := json.Unmarshal(data, &v); err != nil {
 		return v, fmt.Errorf("wire: ListFleetHosts: the answer: %w", err)
+	}
+	return v, nil
+}
+
+// Watch streams every live view a client has open on one connection: the
+// roster, the subagent tree, the intervals and any number of follows, each a
+// view named by the client, each with its own resume point in the composite id
+// (decision 0198). It counts as one stream against the session's cap, whatever
+// its views; OpenView and CloseView change its views without another
+// connection.
+//
+//	GET /api/watch
+//
+// The stream reconnects after a dropped connection where it was
+// (Last-Event-ID), within the retry budget of the client's options; its error,
+// if any, is its last element.
+func (c *Client) Watch(ctx context.Context, req WatchRequest) iter.Seq2[WatchReceived, error] {
+	path := "api/watch"
+	query := url.Values{}
+	if req.Views != nil {
+		query.Set("views", string(*req.Views))
+	}
+	return func(yield func(WatchReceived, error) bool) {
+		var zero WatchReceived
+		for ev, err := range c.c.Stream(ctx, path, query, []string{"watch", "view"}, true) {
+			if err != nil {
+				yield(zero, err)
+				return
+			}
+			v := WatchReceived{Name: ev.Name}
+			switch ev.Name {
+			case "watch":
+				v.Watch = new(WatchOpened)
+				if err := json.Unmarshal(ev.Data, v.Watch); err != nil {
+					yield(zero, fmt.Errorf("wire: Watch: event watch: %w", err))
+					return
+				}
+			case "view":
+				v.View = new(WatchFrame)
+				if err := json.Unmarshal(ev.Data, v.View); err != nil {
+					yield(zero, fmt.Errorf("wire: Watch: event view: %w", err))
+					return
+				}
+			}
+			if !yield(v, nil) {
+				return
+			}
+		}
+	}
+}
+
+// OpenView opens a view of an open Watch stream of the caller's; its first
+// event follows on the stream. It is fenced as a kill is.
+//
+//	POST /api/watch/{stream}/views
+func (c *Client) OpenView(ctx context.Context, req OpenViewRequest) (WatchViewResponse, error) {
+	path := "api/watch/" + httproute.Escape(string(req.Stream)) + "/views"
+	var query url.Values
+	var v WatchViewResponse
+	body, err := httproute.EncodeBody(req.Body, false)
+	if err != nil {
+		return v, fmt.Errorf("wire: OpenView: encoding the body: %w", err)
+	}
+	_, data, err := c.c.Do(ctx, "POST", path, query, body)
+	if err != nil {
+		return v, err
+	}
+	if err := json.Unmarshal(data, &v); err != nil {
+		return v, fmt.Errorf("wire: OpenView: the answer: %w", err)
+	}
+	return v, nil
+}
+
+// CloseView closes a view of an open Watch stream of the caller's; no event of
+// it follows.
+//
+//	DELETE /api/watch/{stream}/views/{view}
+func (c *Client) CloseView(ctx context.Context, req CloseViewRequest) (WatchViewResponse, error) {
+	path := "api/watch/" + httproute.Escape(string(req.Stream)) + "/views/" + httproute.Escape(string(req.View))
+	var query url.Values
+	var v WatchViewResponse
+	_, data, err := c.c.Do(ctx, "DELETE", path, query, nil)
+	if err != nil {
+		return v, err
+	}
+	if err := json.Unmarshal(data, &v); err != nil {
+		return v, fmt.Errorf("wire: CloseView: the answer: %w", err)
 	}
 	return v, nil
 }

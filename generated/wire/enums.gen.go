@@ -146,3 +146,52 @@ func (s *SubagentState) UnmarshalText(text []byte) error {
 	*s = value
 	return nil
 }
+
+// A WatchRoute is a route whose events (or answer) a view of a Watch stream
+// carries.
+type WatchRoute string
+
+// The WatchRoute values.
+const (
+	// The caller's roster, at once and after each lifecycle change.
+	WatchRouteWatchJobs WatchRoute = "WatchJobs"
+	// The subagent tree, at once and each time it changes.
+	WatchRouteWatchSubagents WatchRoute = "WatchSubagents"
+	// The caller's execution intervals, at once and again when they change.
+	WatchRouteListHistory WatchRoute = "ListHistory"
+	// A recording job's frames from an offset, until its status frame ends the
+	// view.
+	WatchRouteFollowJob WatchRoute = "FollowJob"
+)
+
+// WatchRouteValues returns every WatchRoute in declaration order.
+func WatchRouteValues() []WatchRoute {
+	return []WatchRoute{WatchRouteWatchJobs, WatchRouteWatchSubagents, WatchRouteListHistory, WatchRouteFollowJob}
+}
+
+// Valid reports whether w is one of the declared WatchRoute values.
+func (w WatchRoute) Valid() bool {
+	switch w {
+	case WatchRouteWatchJobs, WatchRouteWatchSubagents, WatchRouteListHistory, WatchRouteFollowJob:
+		return true
+	}
+	return false
+}
+
+// MarshalText encodes w, refusing a value outside WatchRoute.
+func (w WatchRoute) MarshalText() ([]byte, error) {
+	if !w.Valid() {
+		return nil, fmt.Errorf("wire: WatchRoute %q: %w", string(w), ErrInvalidEnum)
+	}
+	return []byte(w), nil
+}
+
+// UnmarshalText decodes w, refusing a value outside WatchRoute.
+func (w *WatchRoute) UnmarshalText(text []byte) error {
+	value := WatchRoute(text)
+	if !value.Valid() {
+		return fmt.Errorf("wire: WatchRoute %q: %w", text, ErrInvalidEnum)
+	}
+	*w = value
+	return nil
+}

@@ -805,3 +805,154 @@ func (w *WaitingStart) UnmarshalJSON(data []byte) error {
 	w.Place = *wire.Place
 	return nil
 }
+
+// A WatchFrame is one event of one view of a Watch stream: the viewed route's
+// event (or, for a JSON route, its answer) unchanged in Data, and the stream's
+// resume point after it.
+type WatchFrame struct {
+	// View is the view's name, as the client chose it when it opened the view.
+	View string `json:"view"`
+	// Event is the viewed route's event name (roster, tree, opened, output,
+	// status); answer for a JSON route's answer; refused when the view was refused,
+	// Data then the ErrorBody and Status its HTTP status.
+	Event string `json:"event"`
+	// Data is the viewed route's event data or answer, as that route sends it.
+	Data json.RawMessage `json:"data"`
+	// Status is a refused view's HTTP status; absent otherwise.
+	Status int `json:"status,omitzero"`
+	// Resume is the stream's composite resume point after this frame, its SSE id:
+	// each open view with its route, parameter and offset (decision 0198).
+	Resume string `json:"resume"`
+}
+
+// UnmarshalJSON decodes w, refusing a missing required field or an ambiguous key.
+func (w *WatchFrame) UnmarshalJSON(data []byte) error {
+	var wire struct {
+		View   *string          `json:"view"`
+		Event  *string          `json:"event"`
+		Data   *json.RawMessage `json:"data"`
+		Status int              `json:"status"`
+		Resume *string          `json:"resume"`
+	}
+	if err := json.Unmarshal(data, &wire); err != nil {
+		return err
+	}
+	if err := codec.CheckKeys("wire.WatchFrame", data, "view", "event", "data", "status", "resume"); err != nil {
+		return err
+	}
+	if wire.View == nil {
+		return codec.MissingField("wire.WatchFrame", "view")
+	}
+	if wire.Event == nil {
+		return codec.MissingField("wire.WatchFrame", "event")
+	}
+	if wire.Data == nil {
+		return codec.MissingField("wire.WatchFrame", "data")
+	}
+	if wire.Resume == nil {
+		return codec.MissingField("wire.WatchFrame", "resume")
+	}
+	w.View = *wire.View
+	w.Event = *wire.Event
+	w.Data = *wire.Data
+	w.Status = wire.Status
+	w.Resume = *wire.Resume
+	return nil
+}
+
+// A WatchOpened is the first event of a Watch stream, and of each reconnect.
+type WatchOpened struct {
+	// Stream names the open stream for OpenView and CloseView; a reconnect is a
+	// stream of another name.
+	Stream string `json:"stream"`
+	// Resume is the composite resume point the stream opened with.
+	Resume string `json:"resume"`
+}
+
+// UnmarshalJSON decodes w, refusing a missing required field or an ambiguous key.
+func (w *WatchOpened) UnmarshalJSON(data []byte) error {
+	var wire struct {
+		Stream *string `json:"stream"`
+		Resume *string `json:"resume"`
+	}
+	if err := json.Unmarshal(data, &wire); err != nil {
+		return err
+	}
+	if err := codec.CheckKeys("wire.WatchOpened", data, "stream", "resume"); err != nil {
+		return err
+	}
+	if wire.Stream == nil {
+		return codec.MissingField("wire.WatchOpened", "stream")
+	}
+	if wire.Resume == nil {
+		return codec.MissingField("wire.WatchOpened", "resume")
+	}
+	w.Stream = *wire.Stream
+	w.Resume = *wire.Resume
+	return nil
+}
+
+// A WatchViewRequest opens a view of an open Watch stream.
+type WatchViewRequest struct {
+	// View is the view's name: 1 to 32 letters, digits, _ or -, unique in the
+	// stream.
+	View string `json:"view"`
+	// Route is the route the view carries.
+	Route WatchRoute `json:"route"`
+	// ID is the job a FollowJob view follows; absent for any other route.
+	ID jobs.JobID `json:"id,omitzero"`
+	// From is the byte offset a FollowJob view starts at; the earliest retained
+	// byte when absent.
+	From int64 `json:"from,omitzero"`
+}
+
+// UnmarshalJSON decodes w, refusing a missing required field or an ambiguous key.
+func (w *WatchViewRequest) UnmarshalJSON(data []byte) error {
+	var wire struct {
+		View  *string     `json:"view"`
+		Route *WatchRoute `json:"route"`
+		ID    jobs.JobID  `json:"id"`
+		From  int64       `json:"from"`
+	}
+	if err := json.Unmarshal(data, &wire); err != nil {
+		return err
+	}
+	if err := codec.CheckKeys("wire.WatchViewRequest", data, "view", "route", "id", "from"); err != nil {
+		return err
+	}
+	if wire.View == nil {
+		return codec.MissingField("wire.WatchViewRequest", "view")
+	}
+	if wire.Route == nil {
+		return codec.MissingField("wire.WatchViewRequest", "route")
+	}
+	w.View = *wire.View
+	w.Route = *wire.Route
+	w.ID = wire.ID
+	w.From = wire.From
+	return nil
+}
+
+// A WatchViewResponse names the view a control route opened or closed.
+type WatchViewResponse struct {
+	// View is the view's name.
+	View string `json:"view"`
+}
+
+// UnmarshalJSON decodes w, refusing a missing required field or an ambiguous key.
+func (w *WatchViewResponse) UnmarshalJSON(data []byte) error {
+	var wire struct {
+		View *string `json:"view"`
+	}
+	if err := json.Unmarshal(data, &wire); err != nil {
+		return err
+	}
+	if err := codec.CheckKeys("wire.WatchViewResponse", data, "view"); err != nil {
+		return err
+	}
+	if wire.View == nil {
+		return codec.MissingField("wire.WatchViewResponse", "view")
+	}
+	w.View = *wire.View
+	return nil
+}

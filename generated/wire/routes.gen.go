@@ -25,23 +25,26 @@ const (
 // parameters, body, answer and refusals, as Server serves them (the Server
 // method of each route says more).
 //
-//	GET    /                            Page             files
-//	GET    /api/jobs                    ListJobs         []jobs.JobSnapshot with FleetPlacement
-//	GET    /api/jobs/events             WatchJobs        events roster []jobs.JobSnapshot with FleetPlacement
-//	GET    /api/jobs/waiting            ListWaiting      []WaitingStart
-//	GET    /api/jobs/{id}               GetJob           jobs.JobSnapshot with FleetPlacement
-//	GET    /api/jobs/{id}/follow        FollowJob        events of jobs.FollowFrame
-//	POST   /api/jobs/{id}/kill          KillJob          KillResponse
-//	POST   /api/jobs/kill               KillJobs         KillAllResponse
-//	POST   /api/jobs/{id}/input         SendInput        InputResponse
-//	GET    /api/jobs/{id}/raw           DownloadRecord   text/plain; charset=utf-8
-//	GET    /api/history                 ListHistory      []Interval with FleetPlacement
-//	GET    /api/history/search          SearchHistory    HistoryPage
-//	GET    /api/history/archived        ArchivedHistory  History
-//	GET    /api/subagents               ListSubagents    []SubagentNode
-//	GET    /api/subagents/events        WatchSubagents   events tree []SubagentNode
-//	GET    /api/subagents/{id}/history  SubagentHistory  []SubagentEvent
-//	GET    /api/fleet                   ListFleetHosts   []FleetHost
+//	GET    /                                 Page             files
+//	GET    /api/jobs                         ListJobs         []jobs.JobSnapshot with FleetPlacement
+//	GET    /api/jobs/events                  WatchJobs        events roster []jobs.JobSnapshot with FleetPlacement
+//	GET    /api/jobs/waiting                 ListWaiting      []WaitingStart
+//	GET    /api/jobs/{id}                    GetJob           jobs.JobSnapshot with FleetPlacement
+//	GET    /api/jobs/{id}/follow             FollowJob        events of jobs.FollowFrame
+//	POST   /api/jobs/{id}/kill               KillJob          KillResponse
+//	POST   /api/jobs/kill                    KillJobs         KillAllResponse
+//	POST   /api/jobs/{id}/input              SendInput        InputResponse
+//	GET    /api/jobs/{id}/raw                DownloadRecord   text/plain; charset=utf-8
+//	GET    /api/history                      ListHistory      []Interval with FleetPlacement
+//	GET    /api/history/search               SearchHistory    HistoryPage
+//	GET    /api/history/archived             ArchivedHistory  History
+//	GET    /api/subagents                    ListSubagents    []SubagentNode
+//	GET    /api/subagents/events             WatchSubagents   events tree []SubagentNode
+//	GET    /api/subagents/{id}/history       SubagentHistory  []SubagentEvent
+//	GET    /api/fleet                        ListFleetHosts   []FleetHost
+//	GET    /api/watch                        Watch            events watch WatchOpened; view WatchFrame
+//	POST   /api/watch/{stream}/views         OpenView         WatchViewResponse
+//	DELETE /api/watch/{stream}/views/{view}  CloseView        WatchViewResponse
 func Routes() httproute.Table {
 	return httproute.Table{
 		Package: "wire",
@@ -294,6 +297,57 @@ func Routes() httproute.Table {
 			Name:   "ListFleetHosts",
 			Path:   "/api/fleet",
 			Type:   "[]FleetHost",
+		}, {
+			Answer: httproute.AnswerStream,
+			Doc:    "Watch streams every live view a client has open on one connection: the roster, the subagent tree, the intervals and any number of follows, each a view named by the client, each with its own resume point in the composite id (decision 0198). It counts as one stream against the session's cap, whatever its views; OpenView and CloseView change its views without another connection.",
+			Events: &httproute.Events{
+				Names:  []string{"watch", "view"},
+				Resume: "views",
+			},
+			Method: "GET",
+			Name:   "Watch",
+			Path:   "/api/watch",
+			Query: []httproute.Param{{
+				Name:     "views",
+				Optional: true,
+				Text:     httproute.Text{Kind: httproute.TextString},
+				Type:     "string",
+			}},
+			Refusals: []int{400, 429, 503},
+		}, {
+			Answer: httproute.AnswerJSON,
+			Body: &httproute.Body{
+				MaxBytes: 4096,
+				Type:     "WatchViewRequest",
+			},
+			Doc:    "OpenView opens a view of an open Watch stream of the caller's; its first event follows on the stream. It is fenced as a kill is.",
+			Method: "POST",
+			Name:   "OpenView",
+			Params: []httproute.Param{{
+				Name: "stream",
+				Text: httproute.Text{Kind: httproute.TextString},
+				Type: "string",
+			}},
+			Path:     "/api/watch/{stream}/views",
+			Refusals: []int{400, 404},
+			Type:     "WatchViewResponse",
+		}, {
+			Answer: httproute.AnswerJSON,
+			Doc:    "CloseView closes a view of an open Watch stream of the caller's; no event of it follows.",
+			Method: "DELETE",
+			Name:   "CloseView",
+			Params: []httproute.Param{{
+				Name: "stream",
+				Text: httproute.Text{Kind: httproute.TextString},
+				Type: "string",
+			}, {
+				Name: "view",
+				Text: httproute.Text{Kind: httproute.TextString},
+				Type: "string",
+			}},
+			Path:     "/api/watch/{stream}/views/{view}",
+			Refusals: []int{404},
+			Type:     "WatchViewResponse",
 		}},
 	}
 }
@@ -441,6 +495,37 @@ type Server interface {
 	//
 	// 	GET /api/fleet
 	ListFleetHosts(ctx context.Context, req ListFleetHostsRequest) ([]FleetHost, error)
+	// Watch streams every live view a client has open on one connection: the
+	// roster, the subagent tree, the intervals and any number of follows, each a
+	// view named by the client, each with its own resume point in the composite id
+	// (decision 0198). It counts as one stream against the session's cap, whatever
+	// its views; OpenView and CloseView change its views without another
+	// connection.
+	//
+	// 	GET /api/watch
+	//
+	// It refuses with:
+	//   - 400: The views are malformed, name one twice or more than 64.
+	//   - 429: The session holds as many event streams as it may (with Retry-After).
+	//   - 503: The server is shutting down.
+	Watch(ctx context.Context, req WatchRequest, stream WatchStream) error
+	// OpenView opens a view of an open Watch stream of the caller's; its first
+	// event follows on the stream. It is fenced as a kill is.
+	//
+	// 	POST /api/watch/{stream}/views
+	//
+	// It refuses with:
+	//   - 400: The view's name is malformed or taken, a FollowJob view names no job, or the stream has 64 views.
+	//   - 404: The stream is not the caller's, or has ended.
+	OpenView(ctx context.Context, req OpenViewRequest) (WatchViewResponse, error)
+	// CloseView closes a view of an open Watch stream of the caller's; no event of
+	// it follows.
+	//
+	// 	DELETE /api/watch/{stream}/views/{view}
+	//
+	// It refuses with:
+	//   - 404: The stream is not the caller's, has ended, or has no such view.
+	CloseView(ctx context.Context, req CloseViewRequest) (WatchViewResponse, error)
 }
 
 // PageRequest is what a request to Page (GET /) carries, decoded.
@@ -729,10 +814,97 @@ type SubagentHistoryRequest struct {
 // carries, decoded.
 type ListFleetHostsRequest struct{}
 
+// WatchRequest is what a request to Watch (GET /api/watch) carries, decoded.
+type WatchRequest struct {
+	// Views are the views to open with, as a resume point writes them:
+	// NAME=ROUTE[:JOBID[@OFFSET]] joined by ;.
+	//
+	// It is nil when the request does not send it.
+	Views *string
+}
+
+// WatchStream is where Watch writes its events. It starts with the first event,
+// so the method may refuse until then; a write that fails ends the method's
+// context.
+type WatchStream struct {
+	s *httproute.Stream
+}
+
+// A WatchEvent is one event of Watch's stream, encoded once: any number of
+// streams may write it.
+type WatchEvent struct {
+	httproute.Event
+}
+
+// Write writes events, each encoded once, and flushes them, under one write deadline.
+func (s WatchStream) Write(events ...WatchEvent) error {
+	return httproute.WriteEvents(s.s, events)
+}
+
+// Retry tells the client how long to wait before it reconnects.
+func (s WatchStream) Retry(d time.Duration) error {
+	return s.s.Retry(d)
+}
+
+// SendWatch writes one watch event and flushes it.
+func (s WatchStream) SendWatch(v WatchOpened) error {
+	ev, err := NewWatchWatchEvent(v)
+	if err != nil {
+		return err
+	}
+	return s.Write(ev)
+}
+
+// NewWatchWatchEvent encodes v as a watch event. The stream's name for the
+// control routes, first of every connection.
+func NewWatchWatchEvent(v WatchOpened) (WatchEvent, error) {
+	data, err := httproute.EncodeJSON(v)
+	if err != nil {
+		return WatchEvent{}, err
+	}
+	return WatchEvent{httproute.NewEvent("watch", string(v.Resume), data)}, nil
+}
+
+// SendView writes one view event and flushes it.
+func (s WatchStream) SendView(v WatchFrame) error {
+	ev, err := NewWatchViewEvent(v)
+	if err != nil {
+		return err
+	}
+	return s.Write(ev)
+}
+
+// NewWatchViewEvent encodes v as a view event. One event of one view.
+func NewWatchViewEvent(v WatchFrame) (WatchEvent, error) {
+	data, err := httproute.EncodeJSON(v)
+	if err != nil {
+		return WatchEvent{}, err
+	}
+	return WatchEvent{httproute.NewEvent("view", string(v.Resume), data)}, nil
+}
+
+// OpenViewRequest is what a request to OpenView (POST
+// /api/watch/{stream}/views) carries, decoded.
+type OpenViewRequest struct {
+	// Stream is the stream's name from its watch event.
+	Stream string
+	// Body is the request's body.
+	Body WatchViewRequest
+}
+
+// CloseViewRequest is what a request to CloseView (DELETE
+// /api/watch/{stream}/views/{view}) carries, decoded.
+type CloseViewRequest struct {
+	// Stream is the stream's name from its watch event.
+	Stream string
+	// View is the view's name.
+	View string
+}
+
 // NewHandler returns the handler that serves s on the routes of Routes,
 // answering every refusal, its own and the methods', with ErrorBody as JSON.
 func NewHandler(s Server, opts httproute.Options) *httproute.Handler {
-	return httproute.NewHandler(Routes(), []httproute.Serve{servePage(s), serveListJobs(s), serveWatchJobs(s), serveListWaiting(s), serveGetJob(s), serveFollowJob(s), serveKillJob(s), serveKillJobs(s), serveSendInput(s), serveDownloadRecord(s), serveListHistory(s), serveSearchHistory(s), serveArchivedHistory(s), serveListSubagents(s), serveWatchSubagents(s), serveSubagentHistory(s), serveListFleetHosts(s)}, opts)
+	return httproute.NewHandler(Routes(), []httproute.Serve{servePage(s), serveListJobs(s), serveWatchJobs(s), serveListWaiting(s), serveGetJob(s), serveFollowJob(s), serveKillJob(s), serveKillJobs(s), serveSendInput(s), serveDownloadRecord(s), serveListHistory(s), serveSearchHistory(s), serveArchivedHistory(s), serveListSubagents(s), serveWatchSubagents(s), serveSubagentHistory(s), serveListFleetHosts(s), serveWatch(s), serveOpenView(s), serveCloseView(s)}, opts)
 }
 
 func servePage(s Server) httproute.Serve {
@@ -1035,6 +1207,68 @@ func serveListFleetHosts(s Server) httproute.Serve {
 	return func(c *httproute.Call) error {
 		var req ListFleetHostsRequest
 		v, err := s.ListFleetHosts(c.Context(), req)
+		if err != nil {
+			return err
+		}
+		return c.JSON(v)
+	}
+}
+
+func serveWatch(s Server) httproute.Serve {
+	return func(c *httproute.Call) error {
+		var req WatchRequest
+		if text, ok, err := c.Query("views"); err != nil {
+			return err
+		} else if ok {
+			v, err := httproute.String[string](text)
+			if err != nil {
+				return c.BadQuery("views", err)
+			}
+			req.Views = &v
+		}
+		return s.Watch(c.Context(), req, WatchStream{c.Stream()})
+	}
+}
+
+func serveOpenView(s Server) httproute.Serve {
+	return func(c *httproute.Call) error {
+		var req OpenViewRequest
+		{
+			v, err := httproute.String[string](c.Path("stream"))
+			if err != nil {
+				return c.BadPath("stream", err)
+			}
+			req.Stream = v
+		}
+		if err := c.Body(&req.Body); err != nil {
+			return err
+		}
+		v, err := s.OpenView(c.Context(), req)
+		if err != nil {
+			return err
+		}
+		return c.JSON(v)
+	}
+}
+
+func serveCloseView(s Server) httproute.Serve {
+	return func(c *httproute.Call) error {
+		var req CloseViewRequest
+		{
+			v, err := httproute.String[string](c.Path("stream"))
+			if err != nil {
+				return c.BadPath("stream", err)
+			}
+			req.Stream = v
+		}
+		{
+			v, err := httproute.String[string](c.Path("view"))
+			if err != nil {
+				return c.BadPath("view", err)
+			}
+			req.View = v
+		}
+		v, err := s.CloseView(c.Context(), req)
 		if err != nil {
 			return err
 		}

@@ -3,13 +3,15 @@
 // one-line input box under a terminal job's; kill with a confirmation and a
 // reason; the intervals timeline; and the
 // continuable subagents beside the jobs. It talks to the server only
-// through the package's client (client.mts), which decodes every body with
+// through the client jobgen generates from spec/wire.yaml (wire.mjs), which decodes every body with
 // the decoders generated from the specs, so the page refuses exactly what
 // the Go side refuses. Output reaches the document as text, never as markup.
 // Served by a fleet view (jobhttp.Fleet), it shows every host's jobs of the
 // session with a host column and a lost status for the jobs of a host whose
 // lease ended, and no subagents.
-import { Client, WireError } from "./client.mjs";
+import { WireError } from "./runtime.mjs";
+import { Client } from "./wire.mjs";
+import { Watcher } from "./watch.mjs";
 import type { JobSnapshot, JobStatus } from "./jobs.mjs";
 import type { ArchivedRange, FleetPlacement } from "./wire.mjs";
 import { LogView, duration, h } from "./logview.mjs";
@@ -28,6 +30,12 @@ function byId<T extends HTMLElement = HTMLElement>(id: string): T {
 const rosterEl = byId("roster");
 const emptyEl = byId("empty");
 const connEl = byId("connection");
+// One streaming connection for the whole tab: every live view is a view of
+// the watcher's one Watch stream (watch.mts).
+const watcher = new Watcher(client, (state) => {
+  connEl.textContent = state;
+  connEl.dataset["state"] = state;
+});
 const announceEl = byId("announce");
 const tabsEl = byId("status-tabs");
 const kindSel = byId<HTMLSelectElement>("filter-kind");
@@ -344,7 +352,7 @@ function showPendingLine(row: Row): void {
 function setOpen(row: Row, open: boolean): void {
   if (row.toggle === null) return;
   if (open && row.log === null) {
-    row.log = new LogView({ job: row.job.id, name: row.job.name, startedAt: row.job.startedAt, rawHref: client.rawURL(row.job.id).href });
+    row.log = new LogView({ job: row.job.id, name: row.job.name, startedAt: row.job.startedAt, rawHref: client.downloadRecordURL(row.job.id).href });
     row.log.root.id = `out-${row.job.id}`;
     row.toggle.setAttribute("aria-controls", row.log.root.id);
     row.li.append(row.log.root);
@@ -370,7 +378,7 @@ async function follow(row: Row, log: LogView): Promise<void> {
   const abort = new AbortController();
   row.follow = abort;
   try {
-    for await (const frame of client.follow(row.job.id, { signal: abort.signal })) {
+    for await (const frame of watcher.follow(row.job.id, abort.signal)) {
       const arrived = performance.now();
       switch (frame.frame) {
         case "opened":
@@ -443,7 +451,7 @@ async function sendLine(row: Row, input: TerminalInput): Promise<void> {
   const line = input.field.value;
   input.field.value = "";
   try {
-    const res = await client.input(row.job.id, line + "\n");
+    const res = await client.sendInput(row.job.id, { text: line + "\n" });
     input.note.textContent = "";
     updateRow(row, res.job, true);
   } catch (err) {
@@ -481,7 +489,7 @@ killDialog.addEventListener("close", () => {
 async function killJob(row: Row, reason: string): Promise<void> {
   row.kill.disabled = true;
   try {
-    const res = await client.kill(row.job.id, reason === "" ? undefined : reason);
+    const res = await client.killJob(row.job.id, reason === "" ? undefined : { reason });
     updateRow(row, res.job, true);
   } catch (err) {
     row.detail.hidden = false;
@@ -568,13 +576,7 @@ async function watchRoster(): Promise<void> {
   let first = true;
   for (;;) {
     try {
-      const handlers = {
-        onConnect: () => { connEl.textContent = "live"; },
-        onDrop: () => { connEl.textContent = "reconnecting…"; },
-      };
-      const stream = fleet
-        ? mapStream(client.fleetRosterEvents(handlers), (list) => list.map((p) => ({ job: p.item, place: p.placement })))
-        : mapStream(client.rosterEvents(handlers), (list) => list.map((job) => ({ job, place: {} })));
+      const stream = mapStream(watcher.roster(new AbortController().signal), (list) => list.map((p) => ({ job: p.item, place: p.with })));
       for await (const entries of stream) {
         const t0 = performance.now();
         renderRoster(entries);
@@ -615,7 +617,7 @@ function loadTimeline(): void {
     const note = byId("timeline-note");
     try {
       if (fleet) {
-        timeline.draw((await client.fleetHistory()).map((p) => p.item));
+        timeline.draw((await client.listHistory()).map((p) => p.item));
       } else {
         const history = await client.archivedHistory();
         timeline.draw(history.intervals);
@@ -645,7 +647,7 @@ applyFilters();
 
 // A fleet view answers api/fleet; one host's handler answers 404.
 try {
-  await client.fleet();
+  await client.listFleetHosts();
   fleet = true;
 } catch {
   fleet = false;
@@ -659,7 +661,7 @@ if (fleet) {
   addTab("lost");
   byId("empty").textContent = "No jobs of this session on any host yet.";
 } else {
-  const tree = new SubagentTree(byId("subagents"), client);
+  const tree = new SubagentTree(byId("subagents"), client, watcher);
   tree.onStatus = announce;
   void tree.watch();
 }

@@ -1,6 +1,6 @@
 // Compiled by tools/ts/page.sh from jobhttp/static/tree.mts with the pinned tsc. DO NOT EDIT.
-import { type Client } from "./client.mjs";
-import type { SubagentNode } from "./wire.mjs";
+import type { Client, SubagentNode } from "./wire.mjs";
+import type { Watcher } from "./watch.mjs";
 /** A SubagentTree shows the tree in its section and one child's history beside it. */
 export declare class SubagentTree {
     private readonly section;
@@ -8,12 +8,13 @@ export declare class SubagentTree {
     private readonly detail;
     private readonly note;
     private readonly client;
+    private readonly watcher;
     private nodes;
     private selected;
     private shownActivity;
     /** OnStatus hears a child's state change, for the page's one live region. */
     onStatus: (text: string) => void;
-    constructor(section: HTMLElement, client: Client);
+    constructor(section: HTMLElement, client: Client, watcher: Watcher);
     /** Watch follows the tree stream until the server says it serves no subagents. */
     watch(): Promise<void>;
     /** Select shows the history of child id. */

@@ -5,7 +5,7 @@
 // one shows its history from its stream: the messages its inbox accepted
 // (prompts, follow-ups, reports, notices), claimed and discarded, and its
 // residencies.
-import { WireError } from "./client.mjs";
+import { WireError } from "./runtime.mjs";
 import { SGRReader } from "./ansi.mjs";
 import { clock, duration, h, styled } from "./logview.mjs";
 /** A SubagentTree shows the tree in its section and one child's history beside it. */
@@ -15,14 +15,16 @@ export class SubagentTree {
     detail;
     note;
     client;
+    watcher;
     nodes = new Map();
     selected = "";
     shownActivity = -1;
     /** OnStatus hears a child's state change, for the page's one live region. */
     onStatus = () => undefined;
-    constructor(section, client) {
+    constructor(section, client, watcher) {
         this.section = section;
         this.client = client;
+        this.watcher = watcher;
         this.note = h("p", { class: "tree-note" }, "Loading subagents…");
         this.list = h("ul", { class: "tree", "aria-label": "Subagents" });
         this.detail = h("div", { class: "tree-detail", "aria-label": "Subagent history" });
@@ -32,7 +34,7 @@ export class SubagentTree {
     async watch() {
         for (;;) {
             try {
-                for await (const nodes of this.client.subagentEvents())
+                for await (const nodes of this.watcher.subagents(new AbortController().signal))
                     this.render(nodes);
                 return;
             }

@@ -4,8 +4,10 @@
 // one shows its history from its stream: the messages its inbox accepted
 // (prompts, follow-ups, reports, notices), claimed and discarded, and its
 // residencies.
-import { WireError, type Client } from "./client.mjs";
-import type { SubagentEvent, SubagentNode } from "./wire.mjs";
+import { WireError } from "./runtime.mjs";
+import type { Client, SubagentEvent, SubagentNode } from "./wire.mjs";
+import type { SessionID } from "./jobs.mjs";
+import type { Watcher } from "./watch.mjs";
 import { SGRReader } from "./ansi.mjs";
 import { clock, duration, h, styled } from "./logview.mjs";
 
@@ -16,15 +18,17 @@ export class SubagentTree {
   private readonly detail: HTMLElement;
   private readonly note: HTMLElement;
   private readonly client: Client;
+  private readonly watcher: Watcher;
   private nodes = new Map<string, SubagentNode>();
   private selected = "";
   private shownActivity = -1;
   /** OnStatus hears a child's state change, for the page's one live region. */
   onStatus: (text: string) => void = () => undefined;
 
-  constructor(section: HTMLElement, client: Client) {
+  constructor(section: HTMLElement, client: Client, watcher: Watcher) {
     this.section = section;
     this.client = client;
+    this.watcher = watcher;
     this.note = h("p", { class: "tree-note" }, "Loading subagents…");
     this.list = h("ul", { class: "tree", "aria-label": "Subagents" });
     this.detail = h("div", { class: "tree-detail", "aria-label": "Subagent history" });
@@ -35,7 +39,7 @@ export class SubagentTree {
   async watch(): Promise<void> {
     for (;;) {
       try {
-        for await (const nodes of this.client.subagentEvents()) this.render(nodes);
+        for await (const nodes of this.watcher.subagents(new AbortController().signal)) this.render(nodes);
         return;
       } catch (err) {
         if (err instanceof WireError && err.status === 404) {
@@ -109,7 +113,7 @@ export class SubagentTree {
     const n = this.nodes.get(id);
     if (n === undefined) return;
     try {
-      const events = await this.client.subagentHistory(id);
+      const events = await this.client.subagentHistory(id as SessionID);
       if (id !== this.selected) return;
       this.shownActivity = n.lastActivity;
       this.showHistory(n, events);

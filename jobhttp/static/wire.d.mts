@@ -13,7 +13,7 @@
  * package.
  */
 
-import type { JSONObject } from "./runtime.mjs";
+import type { _Wire, JSONObject, ClientOptions, StreamOptions, With } from "./runtime.mjs";
 import type * as jobs from "./jobs.mjs";
 
 /** A KillResult says what a kill did. */
@@ -101,6 +101,35 @@ export declare function isSubagentState(v: unknown): v is SubagentState;
  * it. Null is the empty string, as in Go, although it is no SubagentState.
  */
 export declare function decodeSubagentState(json: unknown, path?: string): SubagentState;
+
+/**
+ * A WatchRoute is a route whose events (or answer) a view of a Watch stream
+ * carries.
+ */
+export type WatchRoute =
+  /** The caller's roster, at once and after each lifecycle change. */
+  | "WatchJobs"
+  /** The subagent tree, at once and each time it changes. */
+  | "WatchSubagents"
+  /** The caller's execution intervals, at once and again when they change. */
+  | "ListHistory"
+  /**
+   * A recording job's frames from an offset, until its status frame ends the
+   * view.
+   */
+  | "FollowJob";
+
+/** WatchRouteValues is every WatchRoute, in declaration order. */
+export declare const WatchRouteValues: readonly WatchRoute[];
+
+/** isWatchRoute reports whether v is one of the declared WatchRoute values. */
+export declare function isWatchRoute(v: unknown): v is WatchRoute;
+
+/**
+ * decodeWatchRoute reads a WatchRoute from JSON, refusing a value outside it.
+ * Null is the empty string, as in Go, although it is no WatchRoute.
+ */
+export declare function decodeWatchRoute(json: unknown, path?: string): WatchRoute;
 
 /**
  * An ArchivedRange is a run of seqs of a session's stream that retention moved
@@ -658,3 +687,371 @@ export declare function decodeWaitingStart(json: unknown, path?: string): Waitin
  * leaving out optional fields that hold their zero value, as Go does.
  */
 export declare function encodeWaitingStart(value: WaitingStart): JSONObject;
+
+/**
+ * A WatchFrame is one event of one view of a Watch stream: the viewed route's
+ * event (or, for a JSON route, its answer) unchanged in Data, and the stream's
+ * resume point after it.
+ */
+export interface WatchFrame {
+  /** View is the view's name, as the client chose it when it opened the view. */
+  view: string;
+  /**
+   * Event is the viewed route's event name (roster, tree, opened, output,
+   * status); answer for a JSON route's answer; refused when the view was refused,
+   * Data then the ErrorBody and Status its HTTP status.
+   */
+  event: string;
+  /** Data is the viewed route's event data or answer, as that route sends it. */
+  data: unknown;
+  /** Status is a refused view's HTTP status; absent otherwise. */
+  status?: number;
+  /**
+   * Resume is the stream's composite resume point after this frame, its SSE id:
+   * each open view with its route, parameter and offset (decision 0198).
+   */
+  resume: string;
+}
+
+/**
+ * decodeWatchFrame reads a WatchFrame from JSON as Go's decoder does, refusing
+ * input that lacks a required field.
+ */
+export declare function decodeWatchFrame(json: unknown, path?: string): WatchFrame;
+
+/**
+ * encodeWatchFrame writes a WatchFrame as JSON that Go's decoder reads, leaving
+ * out optional fields that hold their zero value, as Go does.
+ */
+export declare function encodeWatchFrame(value: WatchFrame): JSONObject;
+
+/** A WatchOpened is the first event of a Watch stream, and of each reconnect. */
+export interface WatchOpened {
+  /**
+   * Stream names the open stream for OpenView and CloseView; a reconnect is a
+   * stream of another name.
+   */
+  stream: string;
+  /** Resume is the composite resume point the stream opened with. */
+  resume: string;
+}
+
+/**
+ * decodeWatchOpened reads a WatchOpened from JSON as Go's decoder does,
+ * refusing input that lacks a required field.
+ */
+export declare function decodeWatchOpened(json: unknown, path?: string): WatchOpened;
+
+/**
+ * encodeWatchOpened writes a WatchOpened as JSON that Go's decoder reads,
+ * leaving out optional fields that hold their zero value, as Go does.
+ */
+export declare function encodeWatchOpened(value: WatchOpened): JSONObject;
+
+/** A WatchViewRequest opens a view of an open Watch stream. */
+export interface WatchViewRequest {
+  /**
+   * View is the view's name: 1 to 32 letters, digits, _ or -, unique in the
+   * stream.
+   */
+  view: string;
+  /** Route is the route the view carries. */
+  route: WatchRoute;
+  /** ID is the job a FollowJob view follows; absent for any other route. */
+  id?: jobs.JobID;
+  /**
+   * From is the byte offset a FollowJob view starts at; the earliest retained
+   * byte when absent.
+   */
+  from?: number;
+}
+
+/**
+ * decodeWatchViewRequest reads a WatchViewRequest from JSON as Go's decoder
+ * does, refusing input that lacks a required field.
+ */
+export declare function decodeWatchViewRequest(json: unknown, path?: string): WatchViewRequest;
+
+/**
+ * encodeWatchViewRequest writes a WatchViewRequest as JSON that Go's decoder
+ * reads, leaving out optional fields that hold their zero value, as Go does.
+ */
+export declare function encodeWatchViewRequest(value: WatchViewRequest): JSONObject;
+
+/** A WatchViewResponse names the view a control route opened or closed. */
+export interface WatchViewResponse {
+  /** View is the view's name. */
+  view: string;
+}
+
+/**
+ * decodeWatchViewResponse reads a WatchViewResponse from JSON as Go's decoder
+ * does, refusing input that lacks a required field.
+ */
+export declare function decodeWatchViewResponse(json: unknown, path?: string): WatchViewResponse;
+
+/**
+ * encodeWatchViewResponse writes a WatchViewResponse as JSON that Go's decoder
+ * reads, leaving out optional fields that hold their zero value, as Go does.
+ */
+export declare function encodeWatchViewResponse(value: WatchViewResponse): JSONObject;
+
+/**
+ * WatchJobsEvent is one event of the WatchJobs stream: its name and its decoded
+ * data.
+ */
+export type WatchJobsEvent = { event: "roster"; data: With<jobs.JobSnapshot, FleetPlacement>[] };
+
+/**
+ * DownloadRecordAnswer is what DownloadRecord answers: its text, and the
+ * headers it declares.
+ */
+export interface DownloadRecordAnswer {
+  text: string;
+  contentDisposition: string;
+  xRecordEarliest: number;
+  xRecordNext: number;
+}
+
+/**
+ * WatchSubagentsEvent is one event of the WatchSubagents stream: its name and
+ * its decoded data.
+ */
+export type WatchSubagentsEvent = { event: "tree"; data: SubagentNode[] };
+
+/** WatchEvent is one event of the Watch stream: its name and its decoded data. */
+export type WatchEvent = { event: "watch"; data: WatchOpened } | { event: "view"; data: WatchFrame };
+
+/**
+ * Client is the typed client of this server's routes, one method each. Server
+ * is one server of jobhttp's wire: jobhttp.Handler, which serves one host's
+ * registry, and jobhttp.Fleet, which serves the shared history of a fleet of
+ * hosts. Every route but the page needs the caller's session, which the
+ * server's own hook decides; a route a server does not serve it declines by
+ * name.
+ */
+export declare class Client extends _Wire {
+  constructor(options: ClientOptions);
+
+  /**
+   * Page serves the console page, its HTML, CSS and compiled modules, which need
+   * no build step.
+   */
+  page(file?: string): URL;
+
+  /** ListJobs answers the caller's jobs, in registration order. */
+  listJobs(options?: { signal?: AbortSignal }): Promise<With<jobs.JobSnapshot, FleetPlacement>[]>;
+
+  /**
+   * WatchJobs streams the caller's roster, at once and after each lifecycle
+   * change, never per append.
+   *
+   * A 429 refusal (a WireError): The session holds as many event streams as it
+   * may (with Retry-After).
+   *
+   * A 503 refusal (a WireError): The server is shutting down.
+   */
+  watchJobs(options?: StreamOptions): AsyncGenerator<WatchJobsEvent, void, undefined>;
+
+  /**
+   * ListWaiting answers the caller's starts that wait for an admission slot, each
+   * owner's in the order they will be admitted.
+   */
+  listWaiting(options?: { signal?: AbortSignal }): Promise<WaitingStart[]>;
+
+  /**
+   * GetJob answers one of the caller's jobs.
+   *
+   * A 404 refusal (a WireError): The job is not the caller's, unknown and foreign
+   * alike.
+   */
+  getJob(id: jobs.JobID, options?: { signal?: AbortSignal }): Promise<With<jobs.JobSnapshot, FleetPlacement>>;
+
+  /**
+   * FollowJob streams a recording job's frames: opened, output as it is appended,
+   * and status, after which the stream ends. A client that falls behind the
+   * retained window resumes lossy; the first output frame says so.
+   *
+   * A 400 refusal (a WireError): The offset is negative, malformed or past the
+   * job's output.
+   *
+   * A 404 refusal (a WireError): The job is not the caller's, unknown and foreign
+   * alike.
+   *
+   * A 409 refusal (a WireError): The job keeps no record, or a fleet has no
+   * address for the job's host (FleetOptions.Peers).
+   *
+   * A 429 refusal (a WireError): The session holds as many event streams as it
+   * may (with Retry-After).
+   *
+   * A 502 refusal (a WireError): A fleet could not reach the job's host, or the
+   * host answered what the wire does not.
+   *
+   * A 503 refusal (a WireError): The server is shutting down, or a fleet's job's
+   * host is lost.
+   */
+  followJob(id: jobs.JobID, options?: StreamOptions & { from?: number }): AsyncGenerator<jobs.FollowFrame, void, undefined>;
+
+  /**
+   * KillJob asks a job to stop, with a reason recorded beside the kill. It must
+   * be a JSON POST from this site: no cross-site form can send one.
+   *
+   * A 404 refusal (a WireError): The job is not the caller's, unknown and foreign
+   * alike.
+   *
+   * A 409 refusal (a WireError): A fleet has no address for the job's host
+   * (FleetOptions.Peers).
+   *
+   * A 502 refusal (a WireError): The job could not be asked to stop (its
+   * producer's Cancel failed), or a fleet could not reach its host.
+   *
+   * A 503 refusal (a WireError): A fleet's job's host is lost.
+   */
+  killJob(id: jobs.JobID, body?: KillRequest, options?: { signal?: AbortSignal }): Promise<KillResponse>;
+
+  /**
+   * KillJobs asks many of the caller's jobs to stop with one reason, by ids or by
+   * a match over its live jobs, and answers each job's outcome. Like a kill, it
+   * must be a JSON POST from this site.
+   *
+   * A 400 refusal (a WireError): The body names no jobs (no ids, an empty match
+   * without all), or more than 1000 ids.
+   */
+  killJobs(body: KillAllRequest, options?: { signal?: AbortSignal }): Promise<KillAllResponse>;
+
+  /**
+   * SendInput types text into a terminal job's terminal, as if typed. It is
+   * fenced as a kill is.
+   *
+   * A 400 refusal (a WireError): The text is empty.
+   *
+   * A 404 refusal (a WireError): The job is not the caller's, unknown and foreign
+   * alike.
+   *
+   * A 409 refusal (a WireError): The job has no terminal, or it has settled, or a
+   * fleet has no address for the job's host.
+   *
+   * A 502 refusal (a WireError): The job's terminal did not take the text, or a
+   * fleet could not reach the job's host.
+   *
+   * A 503 refusal (a WireError): A fleet's job's host is lost.
+   */
+  sendInput(id: jobs.JobID, body: InputRequest, options?: { signal?: AbortSignal }): Promise<InputResponse>;
+
+  /**
+   * DownloadRecord answers a recording job's retained record as text, the chunks
+   * back to back, for a download.
+   *
+   * A 404 refusal (a WireError): The job is not the caller's, unknown and foreign
+   * alike.
+   *
+   * A 409 refusal (a WireError): The job keeps no record, or a fleet has no
+   * address for the job's host.
+   *
+   * A 502 refusal (a WireError): A fleet could not reach the job's host, or the
+   * host answered what the wire does not.
+   *
+   * A 503 refusal (a WireError): A fleet's job's host is lost.
+   */
+  downloadRecord(id: jobs.JobID, options?: { signal?: AbortSignal }): Promise<DownloadRecordAnswer>;
+  /** downloadRecordURL is where downloadRecord answers from, for a link. */
+  downloadRecordURL(id: jobs.JobID): URL;
+
+  /**
+   * ListHistory answers the caller's execution intervals from the journal, oldest
+   * first.
+   */
+  listHistory(options?: { signal?: AbortSignal }): Promise<With<Interval, FleetPlacement>[]>;
+
+  /**
+   * SearchHistory answers the caller's history from the journal a page at a time,
+   * newest first, filtered by time, kind, status and label. With all, an operator
+   * the runtime allows (Options.Operator) searches every session's history; the
+   * fence stays the default, and a session not allowed is refused.
+   *
+   * A 400 refusal (a WireError): The label is not key=value, or the cursor or
+   * limit is out of range.
+   *
+   * A 403 refusal (a WireError): All was asked by a session the runtime does not
+   * allow to see every session.
+   */
+  searchHistory(options?: { signal?: AbortSignal, all?: boolean, since?: number, until?: number, kind?: string, status?: jobs.JobStatus, label?: string, cursor?: number, limit?: number }): Promise<HistoryPage>;
+
+  /**
+   * ArchivedHistory answers the caller's history as the journal holds it: the
+   * intervals ListHistory answers, which the journal serves live, and the runs of
+   * the session's stream that retention archived (jobgen journal archive), each
+   * with the archive file that holds it. A fleet, whose history is the shared
+   * history's tail, declines it.
+   */
+  archivedHistory(options?: { signal?: AbortSignal }): Promise<History>;
+
+  /**
+   * ListSubagents answers the continuable children under the caller's roots,
+   * parents before their children.
+   */
+  listSubagents(options?: { signal?: AbortSignal }): Promise<SubagentNode[]>;
+
+  /**
+   * WatchSubagents streams the tree of ListSubagents, at once and each time it
+   * changes.
+   *
+   * A 429 refusal (a WireError): The session holds as many event streams as it
+   * may (with Retry-After).
+   *
+   * A 503 refusal (a WireError): The server is shutting down.
+   */
+  watchSubagents(options?: StreamOptions): AsyncGenerator<WatchSubagentsEvent, void, undefined>;
+
+  /**
+   * SubagentHistory answers one child's history from its stream, oldest first.
+   *
+   * A 404 refusal (a WireError): The child is not under the caller's roots,
+   * whether it exists or not.
+   */
+  subagentHistory(id: jobs.SessionID, options?: { signal?: AbortSignal }): Promise<SubagentEvent[]>;
+
+  /**
+   * ListFleetHosts answers the runs of a fleet's hosts, without addresses, by
+   * name and the latest heartbeat first.
+   */
+  listFleetHosts(options?: { signal?: AbortSignal }): Promise<FleetHost[]>;
+
+  /**
+   * Watch streams every live view a client has open on one connection: the
+   * roster, the subagent tree, the intervals and any number of follows, each a
+   * view named by the client, each with its own resume point in the composite id
+   * (decision 0198). It counts as one stream against the session's cap, whatever
+   * its views; OpenView and CloseView change its views without another
+   * connection.
+   *
+   * A 400 refusal (a WireError): The views are malformed, name one twice or more
+   * than 64.
+   *
+   * A 429 refusal (a WireError): The session holds as many event streams as it
+   * may (with Retry-After).
+   *
+   * A 503 refusal (a WireError): The server is shutting down.
+   */
+  watch(options?: StreamOptions & { views?: string }): AsyncGenerator<WatchEvent, void, undefined>;
+
+  /**
+   * OpenView opens a view of an open Watch stream of the caller's; its first
+   * event follows on the stream. It is fenced as a kill is.
+   *
+   * A 400 refusal (a WireError): The view's name is malformed or taken, a
+   * FollowJob view names no job, or the stream has 64 views.
+   *
+   * A 404 refusal (a WireError): The stream is not the caller's, or has ended.
+   */
+  openView(stream: string, body: WatchViewRequest, options?: { signal?: AbortSignal }): Promise<WatchViewResponse>;
+
+  /**
+   * CloseView closes a view of an open Watch stream of the caller's; no event of
+   * it follows.
+   *
+   * A 404 refusal (a WireError): The stream is not the caller's, has ended, or
+   * has no such view.
+   */
+  closeView(stream: string, view: string, options?: { signal?: AbortSignal }): Promise<WatchViewResponse>;
+}

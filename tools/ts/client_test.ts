@@ -1,12 +1,13 @@
 // The Node side of jobhttp's client test (jobhttp/client_node_test.go): it
-// drives the package's client, @jobgen/jobgen/client, against a real
+// drives the client jobgen generates from spec/wire.yaml's routes (Client of
+// @jobgen/jobgen/wire), every route of it, against a real
 // jobhttp handler, whose URL is its first argument. The Go test serves, under
 // test/, what the script asks of the server: start, append to and finish a
 // job, drop every follow connection. It prints "ok - NAME" or
 // "not ok - NAME: WHY" per case and exits 1 when any failed.
-import { Client, WireError } from "@jobgen/jobgen/client";
-import type { FollowFrame, JobID, JobSnapshot } from "@jobgen/jobgen/jobs";
-import { DecodeError } from "@jobgen/jobgen/runtime";
+import { Client } from "@jobgen/jobgen/wire";
+import { decodeFollowFrame, type FollowFrame, type JobID, type JobSnapshot, type SessionID } from "@jobgen/jobgen/jobs";
+import { DecodeError, WireError } from "@jobgen/jobgen/runtime";
 import { readFileSync } from "node:fs";
 
 const base = process.argv[2] ?? "";
@@ -49,7 +50,7 @@ async function reconnect(lines: string[]): Promise<{ lastEventId: string | null;
   try {
     const c = new Client({ base: "http://127.0.0.1:1/", fetch: fake, reconnectDelay: 1234 });
     await refusal(async () => {
-      for await (const _ of c.follow("6ba7b810-9dad-11d1-80b4-00c04fd430c8" as JobID, { onDrop: () => (dropped = true) })) {
+      for await (const _ of c.followJob("6ba7b810-9dad-11d1-80b4-00c04fd430c8" as JobID, { onDrop: () => (dropped = true) })) {
         // the stream carries no frame
       }
     });
@@ -107,21 +108,21 @@ const cases: [string, () => Promise<void>][] = [
     const a = await start("alice", "one");
     const b = await start("alice", "two");
     const theirs = await start("bob", "theirs");
-    const roster = await client("alice").roster();
+    const roster = await (await client("alice").listJobs()).map((p) => p.item);
     check(roster.map((j) => j.id).join() === [a.id, b.id].join(), `roster ${JSON.stringify(roster)}`);
-    check((await client("alice").job(a.id)).label === "one", "job(a)");
-    const foreign = await refusal(() => client("alice").job(theirs.id));
+    check((await client("alice").getJob(a.id)).item.label === "one", "job(a)");
+    const foreign = await refusal(() => client("alice").getJob(theirs.id));
     check(foreign.status === 404 && foreign.reason === "no such job", `foreign job: ${foreign.message}`);
-    const unknown = await refusal(() => client("alice").job("6ba7b810-9dad-11d1-80b4-00c04fd430c8" as JobID));
+    const unknown = await refusal(() => client("alice").getJob("6ba7b810-9dad-11d1-80b4-00c04fd430c8" as JobID));
     check(unknown.status === 404 && unknown.reason === foreign.reason, "an unknown job answers as a foreign one does");
-    const none = await refusal(() => client("").roster());
+    const none = await refusal(() => client("").listJobs());
     check(none.status === 401, `no session: ${none.message}`);
   }],
   ["a follow yields opened, output as it comes and status, then ends", async () => {
     const job = await start("alice", "follow");
     await append(job.id, "a");
     const frames: FollowFrame[] = [];
-    for await (const frame of client("alice").follow(job.id)) {
+    for await (const frame of client("alice").followJob(job.id)) {
       frames.push(frame);
       if (frame.frame === "output" && text(frames) === "a") await append(job.id, "b");
       if (frame.frame === "output" && text(frames) === "ab") await finish(job.id);
@@ -135,7 +136,7 @@ const cases: [string, () => Promise<void>][] = [
     let connects = 0;
     let drops = 0;
     const frames: FollowFrame[] = [];
-    const follow = client("alice").follow(job.id, { onConnect: () => connects++, onDrop: () => drops++ });
+    const follow = client("alice").followJob(job.id, { onConnect: () => connects++, onDrop: () => drops++ });
     for await (const frame of follow) {
       frames.push(frame);
       if (text(frames) === "one\n" && drops === 0) {
@@ -154,7 +155,7 @@ const cases: [string, () => Promise<void>][] = [
     const job = await start("alice", "offset");
     await append(job.id, "0123456789");
     const frames: FollowFrame[] = [];
-    for await (const frame of client("alice").follow(job.id, { from: 6 })) {
+    for await (const frame of client("alice").followJob(job.id, { from: 6 })) {
       frames.push(frame);
       if (frame.frame === "output") await finish(job.id);
     }
@@ -163,12 +164,12 @@ const cases: [string, () => Promise<void>][] = [
   ["a follow of a plain job is a 409, of another's a 404", async () => {
     const plain = await start("alice", "plain", false);
     const conflict = await refusal(async () => {
-      for await (const _ of client("alice").follow(plain.id)) void _;
+      for await (const _ of client("alice").followJob(plain.id)) void _;
     });
     check(conflict.status === 409, `plain: ${conflict.message}`);
     const theirs = await start("bob", "theirs");
     const notFound = await refusal(async () => {
-      for await (const _ of client("alice").follow(theirs.id)) void _;
+      for await (const _ of client("alice").followJob(theirs.id)) void _;
     });
     check(notFound.status === 404, `foreign: ${notFound.message}`);
   }],
@@ -176,7 +177,8 @@ const cases: [string, () => Promise<void>][] = [
     const abort = new AbortController();
     const seen: number[] = [];
     let added: JobSnapshot | undefined;
-    for await (const roster of client("dave").rosterEvents({ signal: abort.signal })) {
+    for await (const ev of client("dave").watchJobs({ signal: abort.signal })) {
+      const roster = ev.data.map((p) => p.item);
       seen.push(roster.length);
       if (seen.length === 1) added = await start("dave", "new");
       if (roster.some((j) => j.id === added?.id)) abort.abort();
@@ -185,18 +187,18 @@ const cases: [string, () => Promise<void>][] = [
   }],
   ["kill asks a job to stop; a finished one was already finished; another's is a 404", async () => {
     const job = await start("erin", "victim");
-    const res = await client("erin").kill(job.id, "from the client test");
+    const res = await client("erin").killJob(job.id, { reason: "from the client test" });
     check(res.result === "requested" && res.job.id === job.id && res.job.status !== "running", `kill: ${JSON.stringify(res)}`);
-    const again = await client("erin").kill(job.id);
+    const again = await client("erin").killJob(job.id);
     check(again.result === "alreadyFinished", `second kill: ${again.result}`);
     const theirs = await start("bob", "theirs");
-    check((await refusal(() => client("erin").kill(theirs.id))).status === 404, "kill of another's job");
+    check((await refusal(() => client("erin").killJob(theirs.id))).status === 404, "kill of another's job");
   }],
   ["a kill from another origin is a 403", async () => {
     const job = await start("erin", "guarded");
-    const forbidden = await refusal(() => client("erin", { Origin: "http://evil.example" }).kill(job.id));
+    const forbidden = await refusal(() => client("erin", { Origin: "http://evil.example" }).killJob(job.id));
     check(forbidden.status === 403, `cross-origin kill: ${forbidden.message}`);
-    check((await client("erin").job(job.id)).status === "running", "the job was killed anyway");
+    check((await client("erin").getJob(job.id)).item.status === "running", "the job was killed anyway");
   }],
   ["a stream past the session's cap is a 429 that says when to retry", async () => {
     const abort = new AbortController();
@@ -204,13 +206,13 @@ const cases: [string, () => Promise<void>][] = [
     for (let i = 0; i < 2; i++) {
       const opened = new Promise<void>((resolve) => {
         held.push((async () => {
-          for await (const _ of client("frank").rosterEvents({ signal: abort.signal, onConnect: resolve })) void _;
+          for await (const _ of client("frank").watchJobs({ signal: abort.signal, onConnect: resolve })) void _;
         })());
       });
       await opened;
     }
     const tooMany = await refusal(async () => {
-      for await (const _ of client("frank").rosterEvents()) void _;
+      for await (const _ of client("frank").watchJobs()) void _;
     });
     abort.abort();
     await Promise.all(held);
@@ -221,20 +223,107 @@ const cases: [string, () => Promise<void>][] = [
     const job = await start("gina", "history");
     await finish(job.id);
     await control("wait", { job: job.id });
-    const intervals = await client("gina").history();
+    const intervals = (await client("gina").listHistory()).map((p) => p.item);
     check(intervals.length === 1 && intervals[0]?.jobId === job.id && intervals[0].complete && intervals[0].status === "completed", `intervals ${JSON.stringify(intervals)}`);
+  }],
+  ["input, the record, the archived history, the subagents, the fleet and the page answer as the handler serves them", async () => {
+    const job = await start("hana", "raw");
+    await append(job.id, "line one\n");
+    const raw = await client("hana").downloadRecord(job.id);
+    check(raw.text === "line one\n" && raw.xRecordEarliest === 0 && raw.xRecordNext === 9 && raw.contentDisposition.startsWith("attachment"), `raw ${JSON.stringify(raw)}`);
+    const href = client("hana").downloadRecordURL(job.id).href;
+    check(href === new URL(`api/jobs/${job.id}/raw`, base).href, `raw URL ${href}`);
+    const noTerminal = await refusal(() => client("hana").sendInput(job.id, { text: "y\n" }));
+    check(noTerminal.status === 409, `input to a job without a terminal: ${noTerminal.message}`);
+    const empty = await refusal(() => client("hana").sendInput(job.id, { text: "" }));
+    check(empty.status === 400, `empty input: ${empty.message}`);
+    await finish(job.id);
+    await control("wait", { job: job.id });
+    const history = await client("hana").archivedHistory();
+    check(history.intervals.some((i) => i.jobId === job.id) && history.archived.length === 0, `archived history ${JSON.stringify(history)}`);
+    // This handler has no Subagents: each of their routes is a 404.
+    check((await refusal(() => client("hana").listSubagents())).status === 404, "subagents without Subagents");
+    check((await refusal(() => client("hana").subagentHistory(job.id as unknown as SessionID))).status === 404, "a subagent's history without Subagents");
+    const tree = await refusal(async () => {
+      for await (const _ of client("hana").watchSubagents()) void _;
+    });
+    check(tree.status === 404, `subagent events without Subagents: ${tree.message}`);
+    // One host's handler declines the fleet's own route by name.
+    const fleet = await refusal(() => client("hana").listFleetHosts());
+    check(fleet.status === 404 && fleet.notServed === "ListFleetHosts", `fleet: ${fleet.message}, not served ${String(fleet.notServed)}`);
+    const page = await fetch(client("hana").page("index.html"));
+    check(page.ok && (await page.text()).includes("<html"), `page ${page.status}`);
+  }],
+  ["one watch stream carries the roster and follows, opened and closed by the control routes, and resumes each follow", async () => {
+    const a = await start("ivan", "a");
+    const b = await start("ivan", "b");
+    await append(a.id, "a1\n");
+    await append(b.id, "b1\n");
+    const abort = new AbortController();
+    let lastId = "";
+    let name = "";
+    const out: Record<string, string> = {};
+    const events: string[] = [];
+    for await (const ev of client("ivan").watch({ views: `r=WatchJobs;fa=FollowJob:${a.id}`, signal: abort.signal, onId: (id) => (lastId = id) })) {
+      if (ev.event === "watch") {
+        name = ev.data.stream;
+        continue;
+      }
+      const f = ev.data;
+      events.push(`${f.view}:${f.event}`);
+      if (f.event === "output") {
+        const frame = decodeFollowFrame(f.data);
+        if (frame.frame === "output") out[f.view] = (out[f.view] ?? "") + text([frame]);
+      }
+      if (f.view === "fa" && out["fa"] === "a1\n" && out["fb"] === undefined && !events.includes("fb:opened")) {
+        check((await client("ivan").openView(name, { view: "fb", route: "FollowJob", id: b.id })).view === "fb", "openView");
+      }
+      if (f.view === "fb" && f.event === "output" && out["fb"] === "b1\n") {
+        check((await client("ivan").closeView(name, "fb")).view === "fb", "closeView");
+      }
+      if (f.view === "fb" && f.event === "closed") {
+        check(!f.resume.includes("fb="), `closed view still resumes: ${f.resume}`);
+        abort.abort();
+      }
+    }
+    check(out["fa"] === "a1\n" && out["fb"] === "b1\n" && events.includes("r:roster"), `views read ${JSON.stringify(out)} ${events.join()}`);
+    check(lastId.includes(`fa=FollowJob:${a.id}@3`), `resume point ${lastId}`);
+    // Resuming from the last id carries on from fa's offset: nothing twice.
+    await append(a.id, "a2\n");
+    await finish(a.id);
+    let resumed = "";
+    for await (const ev of client("ivan").watch({ lastEventId: lastId })) {
+      if (ev.event !== "view" || ev.data.view !== "fa") continue;
+      const frame = decodeFollowFrame(ev.data.data);
+      if (frame.frame === "output") resumed += text([frame]);
+      if (frame.frame === "status") break;
+    }
+    check(resumed === "a2\n", `resumed ${JSON.stringify(resumed)}`);
+    const gone = await refusal(() => client("ivan").openView(name, { view: "x", route: "WatchJobs" }));
+    check(gone.status === 404, `a view of an ended stream: ${gone.message}`);
+  }],
+  ["the bulk stop, the waiting starts and the history search answer as the handler serves them", async () => {
+    const job = await start("jane", "bulk");
+    const stopped = await client("jane").killJobs({ ids: [job.id], reason: "from the client test" });
+    check(stopped.results.length === 1, `killJobs ${JSON.stringify(stopped)}`);
+    const none = await refusal(() => client("jane").killJobs({}));
+    check(none.status === 400, `killJobs of nothing: ${none.message}`);
+    check(Array.isArray(await client("jane").listWaiting()), "listWaiting");
+    await control("wait", { job: job.id });
+    const page = await client("jane").searchHistory({ limit: 10 });
+    check(page.intervals.some((i) => i.jobId === job.id), `searchHistory ${JSON.stringify(page)}`);
   }],
   ["a stream that is not an event stream is refused, not retried", async () => {
     const bogus = new Client({ base: new URL("test/bogus/", base) });
     const refused = await refusal(async () => {
-      for await (const _ of bogus.rosterEvents()) void _;
+      for await (const _ of bogus.watchJobs()) void _;
     });
     check(refused.status === 200 && refused.reason.startsWith("not an event stream"), `refusal ${refused.message}`);
   }],
   ["a body the decoders refuse is the package's DecodeError", async () => {
     const bogus = new Client({ base: new URL("test/bogus/", base) });
     try {
-      await bogus.roster();
+      await bogus.listJobs();
       throw new Error("a malformed roster was accepted");
     } catch (err) {
       check(err instanceof DecodeError && err.kind === "invalidID" && err.path === "$[0].id", `refusal ${String(err)}`);
@@ -248,7 +337,7 @@ const cases: [string, () => Promise<void>][] = [
   }]),
   ...hostile.retryAfter.map((row): [string, () => Promise<void>] => [`hostile Retry-After: ${row.why}`, async () => {
     const fake: typeof fetch = async () => new Response(JSON.stringify({ error: "busy" }), { status: 503, headers: { "Retry-After": latin1(row.header) } });
-    const err = await refusal(() => new Client({ base: "http://127.0.0.1:1/", fetch: fake }).roster());
+    const err = await refusal(() => new Client({ base: "http://127.0.0.1:1/", fetch: fake }).listJobs());
     check(err.retryAfter === (row.seconds ?? undefined), `retryAfter ${String(err.retryAfter)}, want ${String(row.seconds)}`);
   }]),
 ];

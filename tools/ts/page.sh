@@ -2,12 +2,11 @@
 # page.sh build|check: the live page's modules in jobhttp/static/. The
 # package's modules the page imports (runtime, jobs, wire) are copied from
 # generated/ts as jobgen writes them, JavaScript and declarations, so the page
-# runs exactly what a front end importing @jobgen/jobgen runs; the page's own
-# TypeScript (client.mts, the package's client, and app.mts) is compiled
-# against them by the pinned tsc, with static/tsconfig.json. build writes
-# them; check fails when the committed files differ. jobgen then copies
-# client.mjs and client.d.mts into the package (jobgen.yaml,
-# typescript.modules), so make generate runs jobgen again after build.
+# runs exactly what a front end importing @jobgen/jobgen runs, the generated
+# client of wire.mjs included; the page's own TypeScript (app.mts and the
+# console's modules) is compiled against them by the pinned tsc, with
+# static/tsconfig.json. build writes them; check fails when the committed
+# files differ.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 tsc=tools/ts/node_modules/.bin/tsc

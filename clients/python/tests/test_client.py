@@ -10,7 +10,13 @@ from conftest import env
 from jobgen_client import AsyncClient, Client, WireError
 from jobgen_vocab import jobs
 from jobgen_vocab.jobs import OpenedFrame, OutputFrame, StatusFrame
-from jobgen_vocab.wire import InputRequest, Interval, KillAllRequest, KillRequest
+from jobgen_vocab.wire import (
+    InputRequest,
+    Interval,
+    KillAllRequest,
+    KillRequest,
+    WatchViewRequest,
+)
 
 
 def test_roster_lists_the_sessions_jobs_and_no_other(client: Client) -> None:
@@ -309,3 +315,24 @@ async def test_the_async_client_has_every_kind_of_answer(
         with pytest.raises(WireError) as e:
             await client.send_input(jobs.JobID(env("TERMINAL")), InputRequest(text=""))
         assert e.value.status == 400
+
+
+def test_watch_carries_views_opened_and_closed_on_one_connection(
+    client: Client,
+) -> None:
+    seen: set[str] = set()
+    for event in client.watch(views="r=WatchJobs"):
+        if event.watch is not None:
+            stream = event.watch.stream
+            request = WatchViewRequest(
+                view="f", route="FollowJob", id=jobs.JobID(env("TERMINAL"))
+            )
+            assert client.open_view(stream, request).view == "f"
+        elif event.view is not None:
+            seen.add(event.view.view)
+        if seen == {"r", "f"}:
+            assert client.close_view(stream, "f").view == "f"
+            break
+    with pytest.raises(WireError) as e:
+        client.close_view("no-such-stream", "f")
+    assert e.value.status == 404

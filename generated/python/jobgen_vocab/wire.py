@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Annotated, Final, Literal, TypeAlias
 
-from pydantic import Field
+from pydantic import Field, JsonValue
 
 from . import jobs
 from .runtime import NULL_IS_EMPTY, Int64, Model, Uint64
@@ -71,6 +71,28 @@ SUBAGENT_STATE_VALUES: Final[tuple[SubagentState, ...]] = (
     "settled",
 )
 """SUBAGENT_STATE_VALUES is every SubagentState, in declaration order."""
+
+
+WatchRoute: TypeAlias = Literal[
+    "WatchJobs", "WatchSubagents", "ListHistory", "FollowJob"
+]
+"""A WatchRoute is a route whose events (or answer) a view of a Watch stream carries.
+
+- "WatchJobs": The caller's roster, at once and after each lifecycle change.
+- "WatchSubagents": The subagent tree, at once and each time it changes.
+- "ListHistory": The caller's execution intervals, at once and again when they
+  change.
+- "FollowJob": A recording job's frames from an offset, until its status frame ends
+  the view.
+"""
+
+WATCH_ROUTE_VALUES: Final[tuple[WatchRoute, ...]] = (
+    "WatchJobs",
+    "WatchSubagents",
+    "ListHistory",
+    "FollowJob",
+)
+"""WATCH_ROUTE_VALUES is every WatchRoute, in declaration order."""
 
 
 class ArchivedRange(Model):
@@ -458,3 +480,69 @@ class WaitingStart(Model):
     """Place is its place in its owner's line, from 1: the next freed slot goes to place
     1.
     """
+
+
+class WatchFrame(Model):
+    """A WatchFrame is one event of one view of a Watch stream: the viewed route's event
+    (or, for a JSON route, its answer) unchanged in Data, and the stream's resume
+    point after it.
+    """
+
+    view: str
+    """View is the view's name, as the client chose it when it opened the view."""
+
+    event: str
+    """Event is the viewed route's event name (roster, tree, opened, output, status);
+    answer for a JSON route's answer; refused when the view was refused, Data then
+    the ErrorBody and Status its HTTP status.
+    """
+
+    data: JsonValue
+    """Data is the viewed route's event data or answer, as that route sends it."""
+
+    status: Int64 = 0
+    """Status is a refused view's HTTP status; absent otherwise."""
+
+    resume: str
+    """Resume is the stream's composite resume point after this frame, its SSE id: each
+    open view with its route, parameter and offset (decision 0198).
+    """
+
+
+class WatchOpened(Model):
+    """A WatchOpened is the first event of a Watch stream, and of each reconnect."""
+
+    stream: str
+    """Stream names the open stream for OpenView and CloseView; a reconnect is a stream
+    of another name.
+    """
+
+    resume: str
+    """Resume is the composite resume point the stream opened with."""
+
+
+class WatchViewRequest(Model):
+    """A WatchViewRequest opens a view of an open Watch stream."""
+
+    view: str
+    """View is the view's name: 1 to 32 letters, digits, _ or -, unique in the
+    stream.
+    """
+
+    route: WatchRoute
+    """Route is the route the view carries."""
+
+    id: jobs.JobID | None = None
+    """ID is the job a FollowJob view follows; absent for any other route."""
+
+    from_: Int64 = Field(default=0, serialization_alias="from")
+    """From is the byte offset a FollowJob view starts at; the earliest retained byte
+    when absent.
+    """
+
+
+class WatchViewResponse(Model):
+    """A WatchViewResponse names the view a control route opened or closed."""
+
+    view: str
+    """View is the view's name."""

@@ -31,6 +31,10 @@ _WATCH_SUBAGENTS_EVENTS: Final = frozenset({"tree"})
 """_WATCH_SUBAGENTS_EVENTS are the events of WatchSubagents's stream."""
 
 
+_WATCH_EVENTS: Final = frozenset({"watch", "view"})
+"""_WATCH_EVENTS are the events of Watch's stream."""
+
+
 @dataclass(frozen=True)
 class DownloadRecordResponse:
     """DownloadRecordResponse is what download_record answers: bytes of text/plain;
@@ -44,6 +48,21 @@ class DownloadRecordResponse:
     """XRecordEarliest is the offset of the first byte the text holds."""
     x_record_next: Int64
     """XRecordNext is the offset after its last byte."""
+
+
+@dataclass(frozen=True)
+class WatchEvent:
+    """WatchEvent is one event of watch's stream: its name, and its data in the field of
+    that name.
+    """
+
+    name: str
+    watch: wire.WatchOpened | None = None
+    """watch holds the data of an event named watch. The stream's name for the control
+    routes, first of every connection.
+    """
+    view: wire.WatchFrame | None = None
+    """view holds the data of an event named view. One event of one view."""
 
 
 class Client(Caller):
@@ -336,6 +355,72 @@ class Client(Caller):
         """
         response = self._call("GET", "api/fleet")
         return decode_list(wire.FleetHost, response.content)
+
+    def watch(
+        self, *, views: str | None = None, retries: int = 5
+    ) -> Iterator[WatchEvent]:
+        """Watch streams every live view a client has open on one connection: the
+        roster, the subagent tree, the intervals and any number of follows, each a
+        view named by the client, each with its own resume point in the composite id
+        (decision 0198). It counts as one stream against the session's cap, whatever
+        its views; OpenView and CloseView change its views without another
+        connection.
+
+        GET /api/watch
+
+        A dropped connection reconnects where it was (Last-Event-ID), up to retries
+        times in a row without progress; then the last failure is raised.
+
+        It raises a WireError of:
+        - 400: The views are malformed, name one twice or more than 64.
+        - 429: The session holds as many event streams as it may (with Retry-After).
+        - 503: The server is shutting down.
+        """
+        events = self._stream(
+            "api/watch",
+            {"views": text(views)},
+            _WATCH_EVENTS,
+            resumable=True,
+            retries=retries,
+        )
+        with closing(events) as events:
+            for event in events:
+                if event.event == "watch":
+                    yield WatchEvent("watch", watch=wire.WatchOpened.decode(event.text))
+                elif event.event == "view":
+                    yield WatchEvent("view", view=wire.WatchFrame.decode(event.text))
+
+    def open_view(
+        self, stream: str, body: wire.WatchViewRequest
+    ) -> wire.WatchViewResponse:
+        """OpenView opens a view of an open Watch stream of the caller's; its first
+        event follows on the stream. It is fenced as a kill is.
+
+        POST /api/watch/{stream}/views
+
+        It raises a WireError of:
+        - 400: The view's name is malformed or taken, a FollowJob view names no job,
+          or the stream has 64 views.
+        - 404: The stream is not the caller's, or has ended.
+        """
+        response = self._call(
+            "POST", f"api/watch/{segment(stream)}/views", body=body.encode()
+        )
+        return wire.WatchViewResponse.decode(response.content)
+
+    def close_view(self, stream: str, view: str) -> wire.WatchViewResponse:
+        """CloseView closes a view of an open Watch stream of the caller's; no event of
+        it follows.
+
+        DELETE /api/watch/{stream}/views/{view}
+
+        It raises a WireError of:
+        - 404: The stream is not the caller's, has ended, or has no such view.
+        """
+        response = self._call(
+            "DELETE", f"api/watch/{segment(stream)}/views/{segment(view)}"
+        )
+        return wire.WatchViewResponse.decode(response.content)
 
 
 class AsyncClient(AsyncCaller):
@@ -634,3 +719,69 @@ class AsyncClient(AsyncCaller):
         """
         response = await self._call("GET", "api/fleet")
         return decode_list(wire.FleetHost, response.content)
+
+    async def watch(
+        self, *, views: str | None = None, retries: int = 5
+    ) -> AsyncIterator[WatchEvent]:
+        """Watch streams every live view a client has open on one connection: the
+        roster, the subagent tree, the intervals and any number of follows, each a
+        view named by the client, each with its own resume point in the composite id
+        (decision 0198). It counts as one stream against the session's cap, whatever
+        its views; OpenView and CloseView change its views without another
+        connection.
+
+        GET /api/watch
+
+        A dropped connection reconnects where it was (Last-Event-ID), up to retries
+        times in a row without progress; then the last failure is raised.
+
+        It raises a WireError of:
+        - 400: The views are malformed, name one twice or more than 64.
+        - 429: The session holds as many event streams as it may (with Retry-After).
+        - 503: The server is shutting down.
+        """
+        events = self._stream(
+            "api/watch",
+            {"views": text(views)},
+            _WATCH_EVENTS,
+            resumable=True,
+            retries=retries,
+        )
+        async with aclosing(events) as events:
+            async for event in events:
+                if event.event == "watch":
+                    yield WatchEvent("watch", watch=wire.WatchOpened.decode(event.text))
+                elif event.event == "view":
+                    yield WatchEvent("view", view=wire.WatchFrame.decode(event.text))
+
+    async def open_view(
+        self, stream: str, body: wire.WatchViewRequest
+    ) -> wire.WatchViewResponse:
+        """OpenView opens a view of an open Watch stream of the caller's; its first
+        event follows on the stream. It is fenced as a kill is.
+
+        POST /api/watch/{stream}/views
+
+        It raises a WireError of:
+        - 400: The view's name is malformed or taken, a FollowJob view names no job,
+          or the stream has 64 views.
+        - 404: The stream is not the caller's, or has ended.
+        """
+        response = await self._call(
+            "POST", f"api/watch/{segment(stream)}/views", body=body.encode()
+        )
+        return wire.WatchViewResponse.decode(response.content)
+
+    async def close_view(self, stream: str, view: str) -> wire.WatchViewResponse:
+        """CloseView closes a view of an open Watch stream of the caller's; no event of
+        it follows.
+
+        DELETE /api/watch/{stream}/views/{view}
+
+        It raises a WireError of:
+        - 404: The stream is not the caller's, has ended, or has no such view.
+        """
+        response = await self._call(
+            "DELETE", f"api/watch/{segment(stream)}/views/{segment(view)}"
+        )
+        return wire.WatchViewResponse.decode(response.content)

@@ -10,7 +10,7 @@
  * package.
  */
 
-import type { JSONObject, UnknownFact } from "@jobgen/jobgen/runtime";
+import type { _Wire, JSONObject, UnknownFact, ClientOptions } from "@jobgen/jobgen/runtime";
 import type * as jobs from "@jobgen/jobgen/jobs";
 
 /**
@@ -196,3 +196,19 @@ export declare function readFact(json: unknown, path?: string): FactEnvelope | U
  * Go's DecodeFact reads it.
  */
 export declare function encodeFact(fact: FactEnvelope): JSONObject;
+
+/**
+ * Client is the typed client of this server's routes, one method each. Server
+ * is the deployer's wire, where approvers decide on releases.
+ */
+export declare class Client extends _Wire {
+  constructor(options: ClientOptions);
+
+  /**
+   * Approve records an approver's decision about a requested release as its
+   * deploy/approved fact.
+   *
+   * A 404 refusal (a WireError): No release of that id was requested.
+   */
+  approve(release: ReleaseID, body: Approval, options?: { signal?: AbortSignal }): Promise<Approval>;
+}

@@ -10,7 +10,7 @@
  * package.
  */
 
-import { DecodeError, EncodeError, _missing, _obj, _fold, _str, _int, _enum, _zeroUUID, _uuid, _ambiguous, _eint, _eenum, _euuid, _tolerate, type JSONObject, type UnknownFact } from "@jobgen/jobgen/runtime";
+import { DecodeError, EncodeError, _missing, _obj, _fold, _str, _int, _enum, _zeroUUID, _uuid, _ambiguous, _eint, _eenum, _euuid, _tolerate, _Wire, _text, type JSONObject, type UnknownFact, type ClientOptions } from "@jobgen/jobgen/runtime";
 import * as jobs from "@jobgen/jobgen/jobs";
 
 /**
@@ -425,4 +425,25 @@ export function encodeFact(fact: FactEnvelope): JSONObject {
   }
   const { type, v } = fact as { type: unknown; v: unknown };
   throw new EncodeError("unknownFact", "FactEnvelope", `unknown fact ${JSON.stringify(type)} v${String(v)}`);
+}
+
+/**
+ * Client is the typed client of this server's routes, one method each. Server
+ * is the deployer's wire, where approvers decide on releases.
+ */
+export class Client extends _Wire {
+  constructor(options: ClientOptions) {
+    super(options, (v) => decodeRefusal(v).error);
+  }
+
+  /**
+   * Approve records an approver's decision about a requested release as its
+   * deploy/approved fact.
+   *
+   * A 404 refusal (a WireError): No release of that id was requested.
+   */
+  async approve(release: ReleaseID, body: Approval, options: { signal?: AbortSignal } = {}): Promise<Approval> {
+    const json = await this._json("POST", "api/releases/" + encodeURIComponent(_text(release)) + "/approvals", undefined, encodeApproval(body), options.signal);
+    return decodeApproval(json);
+  }
 }
