@@ -393,7 +393,14 @@ func (w *clientWriter) queryExpr(r *gen.Route) string {
 	for _, p := range r.Query {
 		items = append(items, fmt.Sprintf("%q: %s(%s)", p.Name, w.clientName("text"), pyName(p.Name)))
 	}
-	return "{" + strings.Join(items, ", ") + "}"
+	one := "{" + strings.Join(items, ", ") + "}"
+	// As ruff formats a call's argument: on one line when it fits in 88
+	// columns after the call's 12-space indent, "query=" and its comma, else
+	// one item a line with a trailing comma.
+	if 12+len("query=")+len(one)+1 <= 88 {
+		return one
+	}
+	return "{\n" + "                " + strings.Join(items, ",\n                ") + ",\n            }"
 }
 
 // answerType is what r's method answers (for a stream, each item).

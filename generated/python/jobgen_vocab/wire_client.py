@@ -287,7 +287,16 @@ class Client(Caller):
         response = self._call(
             "GET",
             "api/history/search",
-            query={"all": text(all), "since": text(since), "until": text(until), "kind": text(kind), "status": text(status), "label": text(label), "cursor": text(cursor), "limit": text(limit)},
+            query={
+                "all": text(all),
+                "since": text(since),
+                "until": text(until),
+                "kind": text(kind),
+                "status": text(status),
+                "label": text(label),
+                "cursor": text(cursor),
+                "limit": text(limit),
+            },
         )
         return wire.HistoryPage.decode(response.content)
 
@@ -649,7 +658,16 @@ class AsyncClient(AsyncCaller):
         response = await self._call(
             "GET",
             "api/history/search",
-            query={"all": text(all), "since": text(since), "until": text(until), "kind": text(kind), "status": text(status), "label": text(label), "cursor": text(cursor), "limit": text(limit)},
+            query={
+                "all": text(all),
+                "since": text(since),
+                "until": text(until),
+                "kind": text(kind),
+                "status": text(status),
+                "label": text(label),
+                "cursor": text(cursor),
+                "limit": text(limit),
+            },
         )
         return wire.HistoryPage.decode(response.content)
 
