@@ -23,7 +23,7 @@ import (
 // settlement whose cause is a value this build does not know, and a fact
 // type added since.
 const (
-	newerRegistration = `{"type":"job/registered","v":3,"data":{"jobId":"6ba7b810-9dad-11d1-80b4-00c04fd430c8","at":1700000000000,"owner":"s1","kind":"deploy","title":"ship it","ordinal":4,"record":false,"attempt":2}}`
+	newerRegistration = `{"type":"job/registered","v":9,"data":{"jobId":"6ba7b810-9dad-11d1-80b4-00c04fd430c8","at":1700000000000,"owner":"s1","kind":"deploy","title":"ship it","ordinal":4,"record":false,"attempt":2}}`
 	newerSettlement   = `{"type":"job/settled","v":2,"data":{"jobId":"6ba7b810-9dad-11d1-80b4-00c04fd430c8","at":1700000001000,"status":"killed","producerReported":false,"registration":{"registeredAt":1700000000000,"owner":"s1","kind":"deploy","label":"","ordinal":4,"record":false},"cause":"preempted"}}`
 	newerFactType     = `{"type":"job/noted","v":1,"data":{"jobId":"6ba7b810-9dad-11d1-80b4-00c04fd430c8","note":"hi"}}`
 	subagentFact      = `{"type":"subagent/message-claimed","v":1,"data":{"message":"6ba7b811-9dad-11d1-80b4-00c04fd430c8","at":1,"run":"6ba7b812-9dad-11d1-80b4-00c04fd430c8"}}`

@@ -172,11 +172,11 @@ func evolvedFact(t *rapid.T) ([]byte, string) {
 	kind := rapid.SampledFrom([]string{"older", "older", "version", "value", "type", "damaged"}).Draw(t, "kind")
 	switch kind {
 	case "version":
-		v = rapid.IntRange(3, 9).Draw(t, "newer")
+		v = rapid.IntRange(4, 9).Draw(t, "newer")
 		data["addedSince"] = "x"
 	case "value":
 		// A value this build does not know, in the newest version.
-		v = 2
+		v = 3
 		if registered {
 			typ, data["jobId"], data["status"], data["producerReported"], data["registration"] = "job/settled", id, "completed", true, reg
 		}

@@ -58,6 +58,11 @@ type job struct {
 	after      uint64 // the unowned shard's seq at registration, for List
 	status     jobs.JobStatus
 	output     string // the final output of the producer's outcome
+	// result is the producer's result (JobOutcome.Result) until the first
+	// Read after the settlement takes it; resultBytes is its size, kept
+	// for the snapshot after that.
+	result      string
+	resultBytes int64
 	startedAt  int64
 	finishedAt int64
 	stopReason string               // set by the first kill or teardown
@@ -136,6 +141,8 @@ func (j *job) snapshotInto(s *jobs.JobSnapshot) {
 		FinishedAt:       j.finishedAt,
 		Reported:         j.reported,
 		ProducerReported: j.producerReported,
+		HasResult:        j.resultBytes > 0,
+		ResultBytes:      j.resultBytes,
 	}
 	if j.record != nil {
 		s.OutputBytes = j.record.total
