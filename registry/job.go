@@ -53,23 +53,23 @@ type job struct {
 	// done is closed when the settlement is visible, releasing waiters. It
 	// is made only when something waits (see Registry.doneOf): most jobs
 	// settle with nobody blocked on them.
-	done       chan struct{}
-	seq        uint64 // registration order within the shard
-	after      uint64 // the unowned shard's seq at registration, for List
-	status     jobs.JobStatus
-	output     string // the final output of the producer's outcome
+	done   chan struct{}
+	seq    uint64 // registration order within the shard
+	after  uint64 // the unowned shard's seq at registration, for List
+	status jobs.JobStatus
+	output string // the final output of the producer's outcome
 	// result is the producer's result (JobOutcome.Result) until the first
 	// Read after the settlement takes it; resultBytes is its size, kept
 	// for the snapshot after that.
 	result      string
 	resultBytes int64
-	startedAt  int64
-	finishedAt int64
-	stopReason string               // set by the first kill or teardown
-	stopCause  jobs.SettlementCause // kill or teardown: whichever asked first
-	pending    *settlement          // a Settle made inside the starter, applied at the registration commit
-	hooks      jobs.Hooks
-	deadline   *time.Timer // armed at registration when timeout > 0, stopped at settlement
+	startedAt   int64
+	finishedAt  int64
+	stopReason  string               // set by the first kill or teardown
+	stopCause   jobs.SettlementCause // kill or teardown: whichever asked first
+	pending     *settlement          // a Settle made inside the starter, applied at the registration commit
+	hooks       jobs.Hooks
+	deadline    *time.Timer // armed at registration when timeout > 0, stopped at settlement
 
 	killsCancelling  int32 // kills whose Cancel is running
 	waiters          int32

@@ -3,7 +3,8 @@ package registry_test
 import (
 	"testing"
 
-	"github.com/jobgen/jobgen/generated/jobs")
+	"github.com/jobgen/jobgen/generated/jobs"
+)
 
 func TestAResultIsHandedToTheFirstReadAfterTheSettlementOnce(t *testing.T) {
 	for _, viaFace := range []bool{true, false} {
