@@ -23,7 +23,7 @@ type stream struct {
 	buf    []byte
 	start  int64 // absolute offset of buf[0]
 	window int
-	closed bool // the process has exited: a trailing partial rune is final
+	closed bool      // the process has exited: a trailing partial rune is final
 	sink   *consumer // the consuming cursor; nil for narration, which it never gets
 	// channel is the channel the stream's bytes go to the consumer as.
 	channel jobs.Channel

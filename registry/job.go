@@ -45,31 +45,27 @@ type job struct {
 	ordinal  int
 	toolCall jobs.ToolCallID
 	timeout  time.Duration // the JobStart's Timeout; zero for no deadline
-	// commandStartedAt is, for a job promoted from the foreground
-	// (Registry.Promote), when its command started in Unix milliseconds;
-	// zero for any other job.
-	commandStartedAt int64
 	// ------------------------------------------------------------------
 	// done is closed when the settlement is visible, releasing waiters. It
 	// is made only when something waits (see Registry.doneOf): most jobs
 	// settle with nobody blocked on them.
-	done   chan struct{}
-	seq    uint64 // registration order within the shard
-	after  uint64 // the unowned shard's seq at registration, for List
-	status jobs.JobStatus
-	output string // the final output of the producer's outcome
-	// result is the producer's result (JobOutcome.Result) until the first
-	// Read after the settlement takes it; resultBytes is its size, kept
-	// for the snapshot after that.
-	result      string
-	resultBytes int64
-	startedAt   int64
-	finishedAt  int64
-	stopReason  string               // set by the first kill or teardown
-	stopCause   jobs.SettlementCause // kill or teardown: whichever asked first
-	pending     *settlement          // a Settle made inside the starter, applied at the registration commit
-	hooks       jobs.Hooks
-	deadline    *time.Timer // armed at registration when timeout > 0, stopped at settlement
+	done       chan struct{}
+	seq        uint64 // registration order within the shard
+	after      uint64 // the unowned shard's seq at registration, for List
+	status     jobs.JobStatus
+	output     string // the final output of the producer's outcome
+	startedAt  int64
+	finishedAt int64
+	stopReason string               // set by the first kill or teardown
+	stopCause  jobs.SettlementCause // kill or teardown: whichever asked first
+	// pending is a Settle made inside the starter, applied at the
+	// registration commit; once settled, a job whose producer settled with
+	// a result keeps it here (result, and its size resultBytes, which
+	// stays when the first Read takes the value): the field is free then,
+	// and a job without a result pays nothing for it.
+	pending  *settlement
+	hooks    jobs.Hooks
+	deadline *time.Timer // armed at registration when timeout > 0, stopped at settlement
 
 	killsCancelling  int32 // kills whose Cancel is running
 	waiters          int32
@@ -141,8 +137,9 @@ func (j *job) snapshotInto(s *jobs.JobSnapshot) {
 		FinishedAt:       j.finishedAt,
 		Reported:         j.reported,
 		ProducerReported: j.producerReported,
-		HasResult:        j.resultBytes > 0,
-		ResultBytes:      j.resultBytes,
+	}
+	if j.state == stateSettled && j.pending != nil {
+		s.HasResult, s.ResultBytes = true, j.pending.resultBytes
 	}
 	if j.record != nil {
 		s.OutputBytes = j.record.total

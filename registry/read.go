@@ -35,8 +35,8 @@ func (r *Registry) Read(caller jobs.SessionID, id jobs.JobID) (ReadResult, error
 		j.reported = true
 	}
 	res := ReadResult{Job: j.snapshot()}
-	if j.state == stateSettled && j.result != "" {
-		res.Result, j.result = j.result, "" // handed once
+	if j.state == stateSettled && j.pending != nil {
+		res.Result, j.pending.result = j.pending.result, "" // handed once
 	}
 	readOutput := j.hooks.ReadOutput
 	if readOutput == nil && j.state == stateSettled {

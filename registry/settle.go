@@ -12,6 +12,7 @@ type settlement struct {
 	detail           string // empty keeps the last progress line
 	output           string
 	result           string // the producer's result, handed once to the first Read
+	resultBytes      int64  // len(result), kept when the Read takes it
 	producerReported bool
 	at               int64 // finishedAt, Unix ms
 	// cause names the source that settled the job, for the settled fact; a
@@ -186,7 +187,11 @@ func (r *Registry) apply(j *job, s *settlement, snap *jobs.JobSnapshot) ([]liste
 	j.status = s.status
 	j.detail = s.detail
 	j.output = s.output
-	j.result, j.resultBytes = s.result, int64(len(s.result))
+	if s.result != "" {
+		// pending is free once the job is live: it keeps the result (a
+		// copy, so that s, on the settling goroutine's stack, stays there).
+		j.pending = &settlement{result: s.result, resultBytes: int64(len(s.result))}
+	}
 	j.finishedAt = s.at
 	j.producerReported = s.producerReported
 	if j.waiters > 0 {
