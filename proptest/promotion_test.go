@@ -82,6 +82,17 @@ func TestPromotionCursorLosesAndRepeatsNothing(t *testing.T) {
 				got += read.Output
 			}
 		}
+		// The end of the output is a closed FIFO, which cat sees only if it
+		// has opened it: a last line, once recorded, says it has.
+		if _, err := w.WriteString("end\n"); err != nil {
+			rt.Fatal(err)
+		}
+		written.WriteString("end\n")
+		for deadline := time.Now().Add(10 * time.Second); !strings.HasSuffix(stdout(rt, reg, snap.ID), "end\n"); time.Sleep(5 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				rt.Fatalf("cat did not copy the FIFO within 10s: %q", stdout(rt, reg, snap.ID))
+			}
+		}
 		w.Close()
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
@@ -122,6 +133,21 @@ func TestPromotionCursorLosesAndRepeatsNothing(t *testing.T) {
 			rt.Fatalf("registered facts = %+v; want one, promoted, after the command's start", regs)
 		}
 	})
+}
+
+// stdout is the stdout channel of a job's record.
+func stdout(rt *rapid.T, reg *registry.Registry, id jobs.JobID) string {
+	rd, err := reg.ReadRecord("s", id, 0)
+	if err != nil {
+		rt.Fatal(err)
+	}
+	var b strings.Builder
+	for _, c := range rd.Chunks {
+		if c.Channel == jobs.ChannelStdout {
+			b.WriteString(c.Text)
+		}
+	}
+	return b.String()
 }
 
 // registeredFacts keeps the job/registered facts a registry records.
