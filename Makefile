@@ -16,7 +16,7 @@ SCOREBOARD_COUNT ?= 3
 # The released specs that breaking compares every spec with; see spec/README.md, "Releasing".
 BASELINE ?= spec/baseline
 
-.PHONY: demo demo-web demo-subagents demo-pg generate verify check breaking test race vet proptest mutants fuzz bench scoreboard lint ts-deps mcpclient-deps ts-check ts-bench ci pg-up pg-down pg-test crash
+.PHONY: test-all demo demo-web demo-subagents demo-pg generate verify check breaking test race vet proptest mutants fuzz bench scoreboard lint ts-deps mcpclient-deps ts-check ts-bench ci pg-up pg-down pg-test crash
 
 demo: ## see the runtime work: three shell jobs, a live follow, a kill, a fourth under a pseudo-terminal (colours, a prompt answered), intervals from the journal
 	$(GO) run ./examples/shelljobs
@@ -43,13 +43,16 @@ check: ## validate the specs only
 breaking: ## fail when a spec jobgen.yaml lists breaks its released baseline without an allow_breaking entry
 	$(GO) run ./cmd/jobgen breaking --against $(BASELINE)
 
-test: ## every unit, golden, CLI and bounded property test
+test: ## the quick suite (-short): every unit, golden, CLI and bounded property test; the browser suites, the official MCP clients, the scratch-module builds and the rolling upgrade are left to test-all
+	JOBGEN_PROPTEST_CHECKS=$(CI_RAPID_CHECKS) $(GO) test -short ./...
+
+test-all: ## everything make test runs and what -short leaves out: the browser suites, the official MCP SDK clients, the guides, scratch-module builds and the rolling upgrade
 	JOBGEN_PROPTEST_CHECKS=$(CI_RAPID_CHECKS) $(GO) test ./...
 
-race: ## the tests again under the race detector
+race: ## every test under the race detector, what -short leaves out included (so make ci runs the browser suites and the official clients here)
 	$(GO) test -race ./...
 
-vet:
+vet: ## go vet over the module
 	$(GO) vet ./...
 
 .PHONY: cross
@@ -61,7 +64,7 @@ cross: ## the whole module, tests included, builds and vets for Windows and macO
 # CI builds for both too (a rule without a recipe adds to ci's prerequisites).
 ci: cross
 
-lint: vet
+lint: vet ## vet, and gofmt over every tracked Go file
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
 
 proptest: ## long property runs (TestPgstoreMachine, against JOBGEN_TEST_POSTGRES, runs PROPTEST_PG_CHECKS)
@@ -105,7 +108,11 @@ scoreboard: ## one line per performance goal of issues 16 and 24, peers included
 peers: ## the peer benchmarks alone (bench/peers, a module of its own: etcd's WAL, River, a bufio + json scan), each paired with jobgen's side
 	cd bench/peers && $(GO) vet ./... && $(GO) test ./... && $(GO) test -run '^$$' -bench . -benchtime 1s
 
-ci: lint staticcheck test verify breaking race ts-check py-check
+ci: lint staticcheck test verify breaking race ts-check py-check ## what CI runs: lint, staticcheck, cross, test, verify, breaking, race, ts-check and py-check
+
+.PHONY: targets-doc
+targets-doc: ## rewrite the make targets table of docs/guides/contributing.md, timing the cheap targets (tools/targets-doc.sh TARGET... times more)
+	tools/targets-doc.sh
 
 .PHONY: crash-subagent
 crash-subagent: ## SIGKILL a subagent host mid-turn, 300 rounds: no claimed message is delivered again, no flushed one is lost
@@ -117,12 +124,13 @@ pg-up: ## start a throwaway PostgreSQL (installed when missing); export the JOBG
 pg-down: ## stop the throwaway PostgreSQL and delete its directory
 	@.ci/pg.sh stop
 
-demo-pg: ## two processes sharing one job history in PostgreSQL (starts the throwaway server)
-	@eval "$$(.ci/pg.sh start)"; $(GO) run ./examples/pghistory "$$JOBGEN_TEST_POSTGRES"
+demo-pg: ## two processes sharing one job history in PostgreSQL (a server of its own on DEMO_PG_PORT, stopped when the demo ends or Ctrl-C ends it)
+	@export JOBGEN_PG_DIR="$${TMPDIR:-/tmp}/jobgen-demo-pg" JOBGEN_PG_PORT=$(or $(DEMO_PG_PORT),55477); trap '.ci/pg.sh stop >/dev/null' EXIT; \
+	pgenv=$$(.ci/pg.sh start) || exit 1; eval "$$pgenv"; $(GO) run ./examples/pghistory "$$JOBGEN_TEST_POSTGRES"
 
 .PHONY: demo-fleet
-demo-fleet: ## a fleet on one history: PostgreSQL (its own, on FLEET_PG_PORT), three host processes and the fleet page on 127.0.0.1:8090 (ADDR=host:port to change)
-	@export JOBGEN_PG_DIR="$${TMPDIR:-/tmp}/jobgen-fleet-pg" JOBGEN_PG_PORT=$(or $(FLEET_PG_PORT),55478); \
+demo-fleet: ## a fleet on one history: PostgreSQL (its own, on FLEET_PG_PORT, stopped when Ctrl-C ends the demo), three host processes and the fleet page on 127.0.0.1:8090 (ADDR=host:port to change)
+	@export JOBGEN_PG_DIR="$${TMPDIR:-/tmp}/jobgen-fleet-pg" JOBGEN_PG_PORT=$(or $(FLEET_PG_PORT),55478); trap '.ci/pg.sh stop >/dev/null' EXIT; \
 	pgenv=$$(.ci/pg.sh start) || exit 1; eval "$$pgenv"; $(GO) run ./examples/fleet demo -dsn "$$JOBGEN_TEST_POSTGRES" -addr $(or $(ADDR),127.0.0.1:8090)
 
 # Crash loops longer than CI's two rounds: each crash test SIGKILLs a PostgreSQL

@@ -42,13 +42,13 @@ func closeBrowser() {
 
 // browser returns a chromedp context on a new tab of the shared headless
 // Chromium, at 1024×768, or skips when there is none (and fails under
-// CI=true, where .ci/run installs it). Outside CI, -short skips the browser
-// tests, a minute of the package's run: make mutants compares its mutants
-// with the quick unit tests so.
+// CI=true, where .ci/run installs it). -short skips the browser tests, a
+// minute of the package's run, in CI too: make test is the quick suite, and
+// make test-all and make race (both in make ci) run them.
 func browser(t *testing.T) context.Context {
 	t.Helper()
-	if testing.Short() && os.Getenv("CI") != "true" {
-		t.Skip("-short skips the browser tests: run without -short to include them")
+	if testing.Short() {
+		t.Skip("-short (make test) leaves the browser suite out: make test-all runs it")
 	}
 	path := chromiumPath()
 	if path == "" {

@@ -193,3 +193,110 @@ func (s *FileStore) usable() error {
 	}
 	return s.err
 }
+
+// AppendBatch appends every part of batch under one lock, encoding each
+// record once into the buffer, then writes the buffer and syncs it once,
+// sharing the sync with concurrent flushers; see [Store.AppendBatch].
+func (s *FileStore) AppendBatch(ctx context.Context, batch ...Batch) ([][]uint64, error) {
+	seqs, err := s.appendBatch(ctx, batch)
+	if err != nil && s.obs != nil {
+		s.obs.AppendFailed(err)
+	}
+	return seqs, err
+}
+
+// A part is what appendBatch knows of one Batch once it is numbered.
+type part struct {
+	metas []uint32
+	last  uint64 // the stream's last seq before the part
+}
+
+func (s *FileStore) appendBatch(ctx context.Context, batch []Batch) ([][]uint64, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, s.fail("append batch", err)
+	}
+	parts := make([]part, len(batch))
+	seqs := make([][]uint64, len(batch))
+	for i, b := range batch {
+		parts[i].metas = make([]uint32, len(b.Entries))
+		if err := checkEntries(b.Stream, b.Entries, parts[i].metas, false); err != nil {
+			return nil, s.fail("append batch", fmt.Errorf("part %d: %w", i, err))
+		}
+		seqs[i] = make([]uint64, len(b.Entries))
+	}
+
+	s.mu.Lock()
+	if err := s.usable(); err != nil {
+		s.mu.Unlock()
+		return nil, err
+	}
+	fresh, err := s.numberLocked(batch, parts, seqs)
+	if err != nil {
+		s.mu.Unlock()
+		return nil, err
+	}
+	var added int64
+	for i, b := range batch {
+		added += s.bufferLocked(b.Stream, s.ix.streams[b.Stream], parts[i].last, b.Entries, seqs[i], parts[i].metas)
+	}
+	target := s.ix.lastPos
+	s.mu.Unlock()
+
+	if s.obs != nil && fresh > 0 {
+		s.obs.Appended(int(fresh), added)
+	}
+	// The durability barrier: one write of everything buffered, one sync.
+	if err := s.flushTo(ctx, target); err != nil {
+		return nil, err
+	}
+	return seqs, nil
+}
+
+// numberLocked gives every entry of batch its seq, as Append would part
+// after part, and sets each part's last seq before it. It refuses the
+// whole batch, changing nothing, when a stream or the journal would be
+// full. s.mu is held.
+func (s *FileStore) numberLocked(batch []Batch, parts []part, seqs [][]uint64) (fresh uint64, err error) {
+	type run struct {
+		last uint64
+		ids  map[string]uint64 // ids this call numbered
+	}
+	runs := map[Stream]*run{}
+	for i, b := range batch {
+		st := s.ix.streams[b.Stream]
+		r := runs[b.Stream]
+		if r == nil {
+			r = &run{}
+			if st != nil {
+				r.last = st.last
+			}
+			runs[b.Stream] = r
+		}
+		parts[i].last = r.last
+		var n uint64
+		for j, e := range b.Entries {
+			if e.ID != "" {
+				if seq, ok := st.id(e.ID); ok {
+					seqs[i][j] = seq
+					continue
+				}
+				if seq, ok := r.ids[e.ID]; ok {
+					seqs[i][j] = seq
+					continue
+				}
+				if r.ids == nil {
+					r.ids = map[string]uint64{}
+				}
+				r.ids[e.ID] = r.last + n + 1
+			}
+			n++
+			seqs[i][j] = r.last + n
+		}
+		if n > 0 && (r.last >= MaxSeq || n > MaxSeq-r.last || n > math.MaxUint64-s.ix.lastPos-fresh) {
+			return 0, s.fail("append batch", fmt.Errorf("stream %q at seq %d, position %d: %w", b.Stream, r.last, s.ix.lastPos+fresh, ErrFull))
+		}
+		r.last += n
+		fresh += n
+	}
+	return fresh, nil
+}

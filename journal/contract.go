@@ -37,6 +37,13 @@ type Entry struct {
 	Payload []byte
 }
 
+// A Batch is one stream's part of an AppendBatch: entries to append to
+// Stream, in order.
+type Batch struct {
+	Stream  Stream
+	Entries []Entry
+}
+
 // A Position is a place in a store's global order of everything it accepted.
 // Positions of one store are totally ordered by Compare; the zero Position is
 // before every record. Their parts mean what the backend says (the file store
@@ -131,6 +138,23 @@ type Store interface {
 	// appends nothing and returns no seqs. Each payload is the caller's again
 	// when Append returns: the store keeps its own copy.
 	Append(ctx context.Context, stream Stream, entries ...Entry) ([]uint64, error)
+
+	// AppendBatch appends many entries for one or several streams in one
+	// call, durably: each part's entries to its stream, as Append would,
+	// and returns each part's seqs (seqs[i] for batch[i]). The parts are
+	// appended in the order given, whole: a part's entries get consecutive
+	// seqs in its stream (but for ids the stream or an earlier entry of the
+	// call holds, which answer that record's seq), a later part of the same
+	// stream follows an earlier one, and the global order is the call's.
+	// It returns nil only once every record it appended is durable, as if
+	// a Flush had followed it: the durability barrier a caller holding many
+	// facts needs, paid once for all of them (the file store takes its lock
+	// once, encodes and writes once and syncs once; PostgreSQL commits one
+	// transaction). Bad input anywhere, or a stream it would take past
+	// MaxSeq, refuses the whole call and appends nothing; parts with no
+	// entries are allowed and answer no seqs. Each payload is the caller's
+	// again when it returns.
+	AppendBatch(ctx context.Context, batch ...Batch) ([][]uint64, error)
 
 	// Flush returns once every record whose Append returned before Flush was
 	// called is durable. Concurrent flushes share one sync or commit. A failed

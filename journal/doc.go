@@ -28,8 +28,11 @@ Bad input (a stream name or id that is empty, too long, not UTF-8 or holding
 a control character; a payload that is not one JSON value or holds a
 newline) is ErrInvalid, a record too long ErrTooLarge, a stream or store
 without seqs or positions left ErrFull; none of them changes anything.
-Flush is the durability barrier; ReadStream and ReadAll are iterators that
-see everything Append has returned, even while others append. ReadStream
+Flush is the durability barrier. AppendBatch(ctx, batch...) is the call of a
+caller holding many facts, for one stream or several: every part appended as
+Append would, in the order given, all or nothing, and durable when it
+returns, the barrier paid once for all of them (decision 0182). ReadStream and
+ReadAll are iterators that see everything Append has returned, even while others append. ReadStream
 yields every seq after its cursor in order, or, where the store no longer
 holds seqs (retention moved them into an archive, before the read or while
 it read) or never did (a file holding a copy of a stream from a later seq
@@ -198,7 +201,10 @@ one writes and syncs while the rest wait, and each returns once a sync that
 covers its records completed. Before it writes, the leader of a sync waits,
 for at most as long as the last sync took (and 1 ms), until as many flushers
 are pending as were waiting when the last sync ended, so that committers
-released by one sync are covered by the next rather than by the one after. A failed write or sync is sticky — every
+released by one sync are covered by the next rather than by the one after.
+AppendBatch checks every part, takes the lock once, encodes every record
+into the buffer, and then flushes as Flush does: one write, one sync, shared
+with the concurrent flushers. A failed write or sync is sticky — every
 flush waiting on it, every later flush and append fails — because after a
 failed fsync the kernel may have dropped the dirty pages, and a second fsync
 would report success without them. Open fsyncs the directory after creating

@@ -172,11 +172,16 @@ func evolvedFact(t *rapid.T) ([]byte, string) {
 	kind := rapid.SampledFrom([]string{"older", "older", "version", "value", "type", "damaged"}).Draw(t, "kind")
 	switch kind {
 	case "version":
-		v = rapid.IntRange(4, 9).Draw(t, "newer")
+		// Past the newest version this build writes of the type.
+		newest := jobs.JobSettled{}.FactVersion()
+		if registered {
+			newest = jobs.JobRegistered{}.FactVersion()
+		}
+		v = rapid.IntRange(newest+1, newest+7).Draw(t, "newer")
 		data["addedSince"] = "x"
 	case "value":
 		// A value this build does not know, in the newest version.
-		v = 3
+		v = jobs.JobSettled{}.FactVersion()
 		if registered {
 			typ, data["jobId"], data["status"], data["producerReported"], data["registration"] = "job/settled", id, "completed", true, reg
 		}

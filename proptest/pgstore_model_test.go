@@ -25,6 +25,9 @@ type pgCall struct {
 	start, end int64
 	seqs       []uint64 // nil unless it returned nil
 	err        error
+	// batch and part, for a part of an AppendBatch: the batch's number
+	// (from 1; 0 for an Append) and the part's index in it.
+	batch, part int
 }
 
 // A pgModel is what the machine was told by the stores: every call, and the
@@ -255,6 +258,15 @@ func (m *pgModel) checkGlobal(rt *rapid.T, all []journal.Record, streams map[jou
 	}
 	for x, sx := range spans {
 		for y, sy := range spans {
+			// A batch that failed after a cut is retried part by part.
+			if x.batch > 0 && x.batch == y.batch && x.part < y.part && x.seqs != nil && y.seqs != nil {
+				if sx.last > sy.first {
+					rt.Fatalf("part %d of a batch (to %s) is after part %d (to %s) in the global order", x.part, x.stream, y.part, y.stream)
+				}
+				if all[sx.first].Pos.Major != all[sy.first].Pos.Major {
+					rt.Fatalf("the parts of one batch (to %s and %s) were committed by two transactions", x.stream, y.stream)
+				}
+			}
 			if x.seqs != nil && x.end < y.start && sx.last > sy.first {
 				rt.Fatalf("an append to %s that began after one to %s returned is before it in the global order", y.stream, x.stream)
 			}
@@ -264,10 +276,11 @@ func (m *pgModel) checkGlobal(rt *rapid.T, all []journal.Record, streams map[jou
 }
 
 // checkTransactionBytes checks that the entries of a transaction (one
-// position Major) of more than one call weigh at most their store's cap.
+// position Major) of more than one call weigh at most their store's cap;
+// the parts of one AppendBatch count as one call.
 func checkTransactionBytes(rt *rapid.T, all []journal.Record, tag map[string]*pgCall, capOf func(store int) int) {
 	type tx struct {
-		calls map[*pgCall]bool
+		calls map[any]bool // the calls, or batches, it carried
 		bytes int
 		store int
 	}
@@ -276,10 +289,14 @@ func checkTransactionBytes(rt *rapid.T, all []journal.Record, tag map[string]*pg
 		c := tag[tagOf(rt, rec.Payload)]
 		t := txs[rec.Pos.Major]
 		if t == nil {
-			t = &tx{calls: map[*pgCall]bool{}, store: c.store}
+			t = &tx{calls: map[any]bool{}, store: c.store}
 			txs[rec.Pos.Major] = t
 		}
-		t.calls[c] = true
+		if c.batch > 0 {
+			t.calls[c.batch] = true // a batch is one call: its transaction is its own
+		} else {
+			t.calls[c] = true
+		}
 		t.bytes += len(rec.Stream) + len(rec.ID) + len(rec.Payload)
 	}
 	for xid, t := range txs {

@@ -129,6 +129,7 @@ type pgMachine struct {
 	reader *pgstore.Store
 	model  *pgModel
 	clock  atomic.Int64 // orders the calls' beginnings and returns
+	batch  int          // the last AppendBatch's number
 	tags   atomic.Int64
 	cut    bool             // connections were cut: an append may fail
 	dirty  atomic.Bool      // an append was made since the last check
@@ -212,6 +213,7 @@ func (m *pgMachine) streams() []journal.Stream {
 func (m *pgMachine) actions() map[string]func(*rapid.T) {
 	return map[string]func(*rapid.T){
 		"append":    m.appendOne,
+		"batch":     m.appendBatch,
 		"burst":     m.burst,
 		"cut":       m.cutBetween,
 		"hold":      m.holdCommit,
@@ -242,6 +244,12 @@ func (m *pgMachine) drawAppend(rt *rapid.T, label string, freshOnly bool) pgDraw
 		store:  rapid.IntRange(storeA, storeB).Draw(rt, label+"store"),
 		stream: m.stream(rapid.IntRange(0, pgStreams-1).Draw(rt, label+"stream")),
 	}
+	m.drawEntries(rt, label, freshOnly, &d)
+	return d
+}
+
+// drawEntries draws the entries of d, an append to d.stream; see drawAppend.
+func (m *pgMachine) drawEntries(rt *rapid.T, label string, freshOnly bool, d *pgDraw) {
 	modes := []string{"none", "fresh", "held", "twice"}
 	if freshOnly {
 		modes = modes[:2]
@@ -265,7 +273,6 @@ func (m *pgMachine) drawAppend(rt *rapid.T, label string, freshOnly bool) pgDraw
 		}
 		d.entries, d.tags = append(d.entries, e), append(d.tags, tag)
 	}
-	return d
 }
 
 // do makes the append d and notes it in the model; a failure is allowed
@@ -293,6 +300,42 @@ func (m *pgMachine) judge(c *pgCall) {
 
 func (m *pgMachine) appendOne(rt *rapid.T) {
 	m.judge(m.do(m.drawAppend(rt, "", false)))
+	m.settle()
+}
+
+// appendBatch appends two or three parts, each to a stream of its own
+// drawn as an Append's, in one AppendBatch: every part answers as an
+// Append would, all together or none, and checkGlobal finds the parts in
+// one transaction, in the call's order.
+func (m *pgMachine) appendBatch(rt *rapid.T) {
+	m.batch++
+	store := rapid.IntRange(storeA, storeB).Draw(rt, "batchStore")
+	order := rapid.Permutation([]int{0, 1, 2}).Draw(rt, "batchStreams")[:rapid.IntRange(2, pgStreams).Draw(rt, "parts")]
+	var parts []journal.Batch
+	var calls []*pgCall
+	var known []map[string]uint64
+	start := m.clock.Add(1)
+	for i, k := range order {
+		d := pgDraw{store: store, stream: m.stream(k)}
+		m.drawEntries(rt, fmt.Sprintf("p%d.", i), false, &d)
+		parts = append(parts, journal.Batch{Stream: d.stream, Entries: d.entries})
+		calls = append(calls, &pgCall{store: store, stream: d.stream, entries: d.entries, tags: d.tags, start: start, batch: m.batch, part: i})
+		known = append(known, m.model.known(d.stream))
+	}
+	seqs, err := m.stores[store].AppendBatch(m.ctx, parts...)
+	end := m.clock.Add(1)
+	m.dirty.Store(true)
+	if err == nil && len(seqs) != len(parts) {
+		rt.Fatalf("AppendBatch of %d parts answered %d", len(parts), len(seqs))
+	}
+	for i, c := range calls {
+		c.end, c.err = end, err
+		if err == nil {
+			c.seqs = seqs[i]
+		}
+		m.model.note(rt, c, known[i])
+		m.judge(c)
+	}
 	m.settle()
 }
 

@@ -274,17 +274,14 @@ func (in *inbox) Claimed(ids ...subagents.MessageID) {
 	a.wakeUp()
 }
 
-// recordClaims writes claimed facts in one append and makes them durable
+// recordClaims writes claimed facts in one durable batch append
 // before the agent's turn goes on, so a claimed message is never delivered
 // again, not even after a crash; concurrent claims share the store's flush
 // (group commit). A failure is logged: those messages may then be
 // delivered again after a restart.
 func (s *Service) recordClaims(a *activation, facts []subagents.Fact) {
 	ctx := context.Background()
-	err := s.appendFacts(ctx, a.stream, facts...)
-	if err == nil {
-		err = s.store.Flush(ctx)
-	}
+	err := s.appendDurable(ctx, a.stream, facts...)
 	if err != nil {
 		s.log.Error("subagent: record claimed messages", "child", a.id, "messages", len(facts), "err", err)
 	}

@@ -64,6 +64,23 @@ func (s *Service) appendSeqs(ctx context.Context, stream journal.Stream, facts .
 	return s.store.Append(ctx, stream, entries...)
 }
 
+// appendDurable appends facts to stream in one AppendBatch, each with its
+// record id, and returns once they are durable: the store takes them in one
+// call and syncs them once, where an Append and a Flush would be two calls
+// (and, on the file store, a lock each).
+func (s *Service) appendDurable(ctx context.Context, stream journal.Stream, facts ...subagents.Fact) error {
+	entries := make([]journal.Entry, len(facts))
+	for i, f := range facts {
+		payload, err := subagents.EncodeFact(f)
+		if err != nil {
+			return err
+		}
+		entries[i] = journal.Entry{ID: recordID(f), Payload: payload}
+	}
+	_, err := s.store.AppendBatch(ctx, journal.Batch{Stream: stream, Entries: entries})
+	return err
+}
+
 // A history is a child's stream folded from its last checkpoint (or from
 // its creation): what a cold resume needs.
 type history struct {

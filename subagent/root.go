@@ -139,10 +139,7 @@ func (in *rootInbox) Claimed(ids ...subagents.MessageID) {
 		return
 	}
 	ctx := context.Background()
-	err := s.appendFacts(ctx, in.stream, facts...)
-	if err == nil {
-		err = s.store.Flush(ctx)
-	}
+	err := s.appendDurable(ctx, in.stream, facts...)
 	if err != nil {
 		s.log.Error("subagent: record claimed messages", "root", in.id, "messages", len(facts), "err", err)
 	}

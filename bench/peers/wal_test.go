@@ -170,3 +170,42 @@ func (ww *walWriter) run(s *walSaver, stop chan struct{}) {
 		}
 	}
 }
+
+// BenchmarkBatch pits the file journal's AppendBatch, n facts handed over
+// in one call and durable when it returns, against etcd's WAL Save with the
+// same n entries, paired in alternating blocks in one run: the caller that
+// holds many facts at once, on both sides. Each op is one commit of n; the
+// metrics are ns per commit of each side and speedup-saveN, etcd's time
+// over jobgen's (the goal is >= 1.0).
+func BenchmarkBatch(b *testing.B) {
+	p := benchPayload(b)
+	for _, n := range []int{16, 128} {
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			store := openJournal(b)
+			ctx := context.Background()
+			entries := make([]journal.Entry, n)
+			for i := range entries {
+				entries[i] = journal.Entry{Payload: p}
+			}
+			jobgen := func(k int) {
+				for range k {
+					if _, err := store.AppendBatch(ctx, journal.Batch{Stream: "bench", Entries: entries}); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			saver := &walSaver{w: createWAL(b)}
+			etcdSaveN := func(k int) {
+				for range k {
+					if err := saver.save(p, n); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			took := paired(b, 32, jobgen, etcdSaveN)
+			perOp(b, took[0], "jobgen-ns/commit")
+			perOp(b, took[1], "etcd-saveN-ns/commit")
+			b.ReportMetric(float64(took[1])/float64(took[0]), "speedup-saveN")
+		})
+	}
+}

@@ -13,22 +13,32 @@ import (
 // installMarker precedes each block of README.md this file runs.
 const installMarker = "<!-- tested: TestInstallationStepsOfTheREADME"
 
-// installBlocks are the shell blocks of README.md that installMarker
-// precedes, one command a line.
-func installBlocks(t *testing.T) [][]string {
+// An installBlock is a shell block of README.md that installMarker
+// precedes, one command a line, and whether its marker promises that it
+// works offline ("offline" in the marker's text) as well as through the
+// module proxy.
+type installBlock struct {
+	lines   []string
+	offline bool
+}
+
+// installBlocks are README.md's blocks marked with installMarker.
+func installBlocks(t *testing.T) []installBlock {
 	t.Helper()
 	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var blocks [][]string
+	var blocks []installBlock
 	for _, part := range strings.Split(string(readme), installMarker)[1:] {
+		marker, _, _ := strings.Cut(part, "-->")
 		_, rest, ok := strings.Cut(part, "```sh\n")
 		body, _, closed := strings.Cut(rest, "```")
 		if !ok || !closed {
 			t.Fatalf("README.md: %s is not followed by a ```sh block", installMarker)
 		}
-		blocks = append(blocks, strings.Split(strings.TrimSpace(body), "\n"))
+		body = strings.ReplaceAll(body, "\\\n", "") // a line continued with a backslash is one command
+		blocks = append(blocks, installBlock{strings.Split(strings.TrimSpace(body), "\n"), strings.Contains(marker, "offline")})
 	}
 	return blocks
 }
@@ -49,8 +59,12 @@ facts:
 // TestInstallationStepsOfTheREADME runs the installation steps README.md
 // gives for using jobgen before a release, each in a scratch module beside
 // ../jobgen, which stands for the clone (a link to this repository: the test
-// runs offline, so it makes no clone). Every step must succeed, and the last
-// vets the package generated from a spec that imports jobgen's.
+// makes no clone). Each block runs through the module proxy the machine is
+// configured with, where a step that asks the proxy for the unreleased
+// version fails as it would for a user, and a block whose marker says it
+// works offline runs again with GOPROXY=off (only what the module cache
+// holds). Every step must succeed, and the
+// last vets the package generated from a spec that imports jobgen's.
 func TestInstallationStepsOfTheREADME(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the go command in scratch modules")
@@ -63,28 +77,54 @@ func TestInstallationStepsOfTheREADME(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	configured := goEnv(t, "GOPROXY")
 	for i, block := range blocks {
-		t.Run(fmt.Sprint("block ", i+1), func(t *testing.T) {
-			gobin := t.TempDir()
-			app := scratchBeside(t, repo)
-			writeTree(t, app, map[string]string{
-				"jobgen.yaml":    "version: 1\nspecs: [spec/*.yaml]\noutputs: {go: internal}\n",
-				"spec/ship.yaml": scratchSpec,
-			})
-			env := append(os.Environ(), "GOPROXY=off", "GOSUMDB=off", "GOFLAGS=", "GOWORK=", "GOBIN="+gobin,
-				"PATH="+gobin+string(os.PathListSeparator)+os.Getenv("PATH"))
-			sh(t, app, env, "go mod init example.com/app")
-			for _, line := range block {
-				if strings.HasPrefix(line, "git clone ") {
-					continue // ../jobgen stands for the clone
-				}
-				sh(t, app, env, line)
-			}
-			if _, err := os.Stat(filepath.Join(app, "internal", "ship", "facts.gen.go")); err != nil {
-				t.Errorf("the steps generated no package: %v", err)
-			}
-		})
+		if configured != "off" {
+			runBlock(t, repo, i, block.lines, configured)
+		}
+		if block.offline {
+			runBlock(t, repo, i, block.lines, "off")
+		}
 	}
+}
+
+// goEnv is the go command's value of the variable name.
+func goEnv(t *testing.T, name string) string {
+	t.Helper()
+	out, err := exec.Command("go", "env", name).Output()
+	if err != nil {
+		t.Fatalf("go env %s: %v", name, err)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// runBlock runs block i of README.md's installation steps in a scratch
+// module, with GOPROXY set to proxy.
+func runBlock(t *testing.T, repo string, i int, block []string, proxy string) {
+	t.Run(fmt.Sprintf("block %d GOPROXY=%s", i+1, proxy), func(t *testing.T) {
+		gobin := t.TempDir()
+		app := scratchBeside(t, repo)
+		writeTree(t, app, map[string]string{
+			"jobgen.yaml":    "version: 1\nspecs: [spec/*.yaml]\noutputs: {go: internal}\n",
+			"spec/ship.yaml": scratchSpec,
+		})
+		sumdb := "GOSUMDB=off" // offline, nothing to check against
+		if proxy != "off" {
+			sumdb = "GOSUMDB=" + goEnv(t, "GOSUMDB")
+		}
+		env := append(os.Environ(), "GOPROXY="+proxy, sumdb, "GOFLAGS=", "GOWORK=", "GOBIN="+gobin,
+			"PATH="+gobin+string(os.PathListSeparator)+os.Getenv("PATH"))
+		sh(t, app, env, "go mod init example.com/app")
+		for _, line := range block {
+			if strings.HasPrefix(line, "git clone ") {
+				continue // ../jobgen stands for the clone
+			}
+			sh(t, app, env, line)
+		}
+		if _, err := os.Stat(filepath.Join(app, "internal", "ship", "facts.gen.go")); err != nil {
+			t.Errorf("the steps generated no package: %v", err)
+		}
+	})
 }
 
 // scratchBeside makes a scratch module directory whose ../jobgen is repo.

@@ -179,6 +179,16 @@ func init() {
 			inverse:  true,
 		})
 	}
+	for _, n := range []string{"16", "128"} {
+		batch := "./bench/peers BenchmarkBatch/n=" + n
+		goals = append(goals, goal{
+			name:     "file AppendBatch of " + n + " vs etcd WAL Save(" + n + ")",
+			measured: peerSeries(batch, "jobgen-ns/commit"),
+			baseline: peerSeries(batch, "etcd-saveN-ns/commit"),
+			ratio:    &limit{"", atLeast, 1.0, "≥ 1.0× etcd Save(N)"},
+			inverse:  true,
+		})
+	}
 	goals = append(goals, goal{
 		name:     "no-sync append of a generated encoder's payload vs bufio + crc32c framing",
 		measured: series{"./journal", "BenchmarkAppend/payload-encoded", "journal-ns/record"},
@@ -223,6 +233,7 @@ func init() {
 	runs = append(runs,
 		run{pkg: "./journal", bench: "^BenchmarkAppend$/^payload-encoded$", benchtime: "300ms"},
 		run{pkg: "./bench/peers", module: "bench/peers", bench: "^BenchmarkDurable$", benchtime: "1s"},
+		run{pkg: "./bench/peers", module: "bench/peers", bench: "^BenchmarkBatch$", benchtime: "1s"},
 		run{pkg: "./bench/peers", module: "bench/peers", bench: "^BenchmarkIntervals$", benchtime: "1x"},
 		run{pkg: "./journal/pgstore", bench: "^(BenchmarkPeerInsert|BenchmarkPeerUnnest)$", benchtime: "2s", needs: "JOBGEN_TEST_POSTGRES"},
 		run{pkg: "./journal/pgstore", bench: "^BenchmarkPeerTail$", benchtime: "300x", needs: "JOBGEN_TEST_POSTGRES"},

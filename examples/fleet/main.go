@@ -36,6 +36,7 @@ import (
 	"time"
 
 	"github.com/jobgen/jobgen/generated/jobs"
+	"github.com/jobgen/jobgen/internal/demo"
 	"github.com/jobgen/jobgen/jobhttp"
 	"github.com/jobgen/jobgen/journal/pgstore"
 )
@@ -60,11 +61,13 @@ func main() {
 	case "view":
 		err = viewMain(ctx, args, os.Stdout)
 	case "demo":
+		restore := demo.Foreground() // Ctrl-C to the demo and its hosts, not make
 		err = demoMain(ctx, args, os.Stdout)
+		restore()
 	default:
 		err = fmt.Errorf("unknown mode %q: want demo, host or view", mode)
 	}
-	if err != nil {
+	if err != nil && demo.Code(err) != 0 {
 		fmt.Fprintf(os.Stderr, "fleet %s: %v\n", os.Args[1], err)
 		os.Exit(1)
 	}

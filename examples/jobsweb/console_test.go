@@ -71,9 +71,12 @@ func TestDemoShowsEveryConsoleFeature(t *testing.T) {
 }
 
 // demoBrowser returns a chromedp context on a headless Chromium, or skips
-// without one (failing under CI=true).
+// without one (failing under CI=true); -short (make test) leaves it out.
 func demoBrowser(t *testing.T) context.Context {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("-short (make test) leaves the browser suite out: make test-all runs it")
+	}
 	path := os.Getenv("JOBGEN_CHROMIUM")
 	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
 		if path != "" {

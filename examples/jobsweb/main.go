@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/jobgen/jobgen/generated/jobs"
+	"github.com/jobgen/jobgen/internal/demo"
 	"github.com/jobgen/jobgen/jobhistory"
 	"github.com/jobgen/jobgen/jobhttp"
 	"github.com/jobgen/jobgen/journal"
@@ -41,25 +42,22 @@ func main() {
 	addr := flag.String("addr", "127.0.0.1:8080", "address to serve the page on")
 	hosts := flag.String("hosts", "", "comma-separated host names the page is reached by (default: localhost, 127.0.0.1, [::1])")
 	flag.Parse()
-	dir, err := os.MkdirTemp("", "jobsweb-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	defer os.RemoveAll(dir)
-	ln, err := net.Listen("tcp", *addr)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "jobsweb:", err)
-		os.Exit(1)
-	}
-	var names []string
-	if *hosts != "" {
-		names = strings.Split(*hosts, ",")
-	}
-	if err := run(context.Background(), ln, dir, names, os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, "jobsweb:", err)
-		os.Exit(1)
-	}
+	demo.Main("jobsweb", func() error {
+		dir, err := os.MkdirTemp("", "jobsweb-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		ln, err := net.Listen("tcp", *addr)
+		if err != nil {
+			return err
+		}
+		var names []string
+		if *hosts != "" {
+			names = strings.Split(*hosts, ",")
+		}
+		return run(context.Background(), ln, dir, names, os.Stdout)
+	})
 }
 
 // A pace says how long the demo's slow parts take: the scripted subagents'

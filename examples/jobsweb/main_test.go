@@ -13,9 +13,9 @@ import (
 	"github.com/jobgen/jobgen/generated/jobs"
 )
 
-// A demo is the example running as `make demo-web` runs it, on a loopback
+// A demoRun is the example running as `make demo-web` runs it, on a loopback
 // port of its own.
-type demo struct {
+type demoRun struct {
 	base string
 	out  *strings.Builder
 	stop func() error
@@ -23,14 +23,14 @@ type demo struct {
 
 // startDemo runs the demo, answering for hosts, and waits until its roster
 // holds every demo job.
-func startDemo(t *testing.T, hosts []string) *demo {
+func startDemo(t *testing.T, hosts []string) *demoRun {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	d := &demo{base: "http://" + ln.Addr().String(), out: &strings.Builder{}}
+	d := &demoRun{base: "http://" + ln.Addr().String(), out: &strings.Builder{}}
 	done := make(chan error, 1)
 	go func() { done <- run(ctx, ln, t.TempDir(), hosts, d.out) }()
 	stopped := false

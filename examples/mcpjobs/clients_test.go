@@ -218,11 +218,22 @@ func expectMain(t *testing.T, got map[string][]map[string]any, transport string,
 // form, cancels one, cannot see another session's, and exchanges messages
 // with a subagent; a task's status and result survive a restart.
 func TestPythonSDKClient(t *testing.T) {
+	slowClient(t)
 	py := need(t, "../../tools/python/.venv/bin/python", "run tools/python/venv.sh")
 	script := need(t, "../../tools/python/mcp_client.py", "")
 	bin, dir, srv := driveBoth(t, "python", []string{py, script}, "2026-07-28")
 
 	restart(t, "python", []string{py, script}, bin, dir, srv)
+}
+
+// slowClient leaves an official SDK's scenario out of -short (make test):
+// each drives two transports and a restart, about twenty seconds; make
+// test-all and make race (both in make ci) run them.
+func slowClient(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("-short (make test) leaves the official MCP SDK clients out: make test-all runs them")
+	}
 }
 
 // restart has a client finish a task, restarts the server over the same
@@ -250,6 +261,7 @@ func restart(t *testing.T, name string, client []string, bin, dir string, srv *s
 // schema), cancels one, cannot see another session's, exchanges messages
 // with a subagent, and reads a task back after a restart.
 func TestTypeScriptSDKClient(t *testing.T) {
+	slowClient(t)
 	node, err := exec.LookPath("node")
 	if err != nil {
 		node = need(t, "/usr/bin/node", "install Node.js")

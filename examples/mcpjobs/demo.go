@@ -16,10 +16,10 @@ import (
 	"github.com/jobgen/jobgen/generated/jobs"
 )
 
-// demo serves streamable HTTP on a loopback port and drives it with the
+// transcript serves streamable HTTP on a loopback port and drives it with the
 // SDK's client as two sessions, alice and bob, printing every call and its
 // result; then it shuts down in order and returns.
-func demo(ctx context.Context, out io.Writer) error {
+func transcript(ctx context.Context, out io.Writer) error {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return err

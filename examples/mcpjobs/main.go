@@ -36,6 +36,7 @@ import (
 	"github.com/jobgen/jobgen/agenttools"
 	"github.com/jobgen/jobgen/agenttools/mcpserver"
 	"github.com/jobgen/jobgen/generated/jobs"
+	"github.com/jobgen/jobgen/internal/demo"
 	"github.com/jobgen/jobgen/jobhistory"
 	"github.com/jobgen/jobgen/journal"
 	"github.com/jobgen/jobgen/launcher"
@@ -47,22 +48,20 @@ func main() {
 	addr := flag.String("addr", "", "serve streamable HTTP on this address until interrupted")
 	history := flag.String("journal", "", "keep the jobs' and subagents' history in this journal file, so tasks outlive a restart (default: a temporary one)")
 	flag.Parse()
-	var err error
-	switch {
-	case *stdio:
-		err = serveStdio(context.Background(), os.Stdin, os.Stdout, *history)
-	case *addr != "":
-		var ln net.Listener
-		if ln, err = net.Listen("tcp", *addr); err == nil {
-			err = serveHTTP(context.Background(), ln, os.Stdout, *history, nil)
+	demo.Main("mcpjobs", func() error {
+		switch {
+		case *stdio:
+			return serveStdio(context.Background(), os.Stdin, os.Stdout, *history)
+		case *addr != "":
+			ln, err := net.Listen("tcp", *addr)
+			if err != nil {
+				return err
+			}
+			return serveHTTP(context.Background(), ln, os.Stdout, *history, nil)
+		default:
+			return transcript(context.Background(), os.Stdout)
 		}
-	default:
-		err = demo(context.Background(), os.Stdout)
-	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "mcpjobs:", err)
-	}
-	os.Exit(launcher.ExitCode(err))
+	})
 }
 
 // A runtime is the registry, the journal it records to, the subagent

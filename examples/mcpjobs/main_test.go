@@ -27,7 +27,7 @@ func TestDemoStartsListsReadsWaitsForAndKillsJobs(t *testing.T) {
 	var out bytes.Buffer
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	if err := demo(ctx, &out); err != nil {
+	if err := transcript(ctx, &out); err != nil {
 		t.Fatalf("demo: %v\n%s", err, out.String())
 	}
 	got := out.String()

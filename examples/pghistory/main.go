@@ -25,6 +25,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/jobgen/jobgen/generated/jobs"
+	"github.com/jobgen/jobgen/internal/demo"
 	"github.com/jobgen/jobgen/jobhistory"
 	"github.com/jobgen/jobgen/jobhistory/pgsql"
 	"github.com/jobgen/jobgen/journal"
@@ -49,15 +50,13 @@ func main() {
 		fmt.Fprintln(os.Stderr, "usage: pghistory DSN (or set JOBGEN_TEST_POSTGRES; `make demo-pg` starts a server)")
 		os.Exit(2)
 	}
-	self, err := os.Executable()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "pghistory:", err)
-		os.Exit(1)
-	}
-	if err := run(context.Background(), dsn, self, os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, "pghistory:", err)
-		os.Exit(1)
-	}
+	demo.Main("pghistory", func() error {
+		self, err := os.Executable()
+		if err != nil {
+			return err
+		}
+		return run(context.Background(), dsn, self, os.Stdout)
+	})
 }
 
 // run starts two host processes (exe, as runHost) on a fresh schema, tails

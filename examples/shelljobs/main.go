@@ -9,7 +9,7 @@
 //	go run ./examples/shelljobs
 //
 // Interrupted (Ctrl-C), it shuts down in order all the same and exits with
-// status 130, as launcher.ExitCode says a main should.
+// status 0: Ctrl-C is how a person ends a demo (see internal/demo).
 package main
 
 import (
@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/jobgen/jobgen/generated/jobs"
+	"github.com/jobgen/jobgen/internal/demo"
 	"github.com/jobgen/jobgen/jobhistory"
 	"github.com/jobgen/jobgen/journal"
 	"github.com/jobgen/jobgen/launcher"
@@ -32,23 +33,16 @@ import (
 
 const session jobs.SessionID = "demo-session"
 
-func main() { os.Exit(shelljobs()) }
+func main() { demo.Main("shelljobs", shelljobs) }
 
-// shelljobs runs the demo in a temporary directory and returns the exit
-// status: 130 or 143 when a signal interrupted it, 1 when it failed.
-func shelljobs() int {
+// shelljobs runs the demo in a temporary directory.
+func shelljobs() error {
 	dir, err := os.MkdirTemp("", "shelljobs-")
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "shelljobs:", err)
-		return 1
+		return err
 	}
 	defer os.RemoveAll(dir)
-	if err = run(context.Background(), dir, os.Stdout); err != nil {
-		// An interrupted run says so ("launcher: interrupted by interrupt"),
-		// with any shutdown failure after it.
-		fmt.Fprintln(os.Stderr, "shelljobs:", err)
-	}
-	return launcher.ExitCode(err)
+	return run(context.Background(), dir, os.Stdout)
 }
 
 // run is the whole demo, writing what it does to out and its journal to dir.
@@ -69,7 +63,7 @@ func run(ctx context.Context, dir string, out io.Writer) error {
 	shutdown.AddProvider("journal", func(ctx context.Context) error { return store.Close(ctx) })
 
 	err = shutdown.Run(ctx, func(ctx context.Context) error {
-		return demo(ctx, reg, out)
+		return story(ctx, reg, out)
 	})
 	if err != nil {
 		return err
@@ -79,7 +73,7 @@ func run(ctx context.Context, dir string, out io.Writer) error {
 	return jobhistory.WriteIntervals(out, journal.Facts(journal.ReadFile(path), jobs.DecodeFact), false)
 }
 
-func demo(ctx context.Context, reg *registry.Registry, out io.Writer) error {
+func story(ctx context.Context, reg *registry.Registry, out io.Writer) error {
 	start := func(label, script string) (jobs.JobSnapshot, error) {
 		snap, err := reg.Start(ctx, procjob.Start(procjob.Options{
 			Command: []string{"sh", "-c", script},
@@ -113,7 +107,7 @@ func demo(ctx context.Context, reg *registry.Registry, out io.Writer) error {
 		}
 		switch f := frame.(type) {
 		case jobs.OpenedFrame:
-			fmt.Fprintf(out, "opened at offset %d (%d bytes so far)\n", f.From, f.Total)
+			fmt.Fprintf(out, "reading from offset %d, the earliest it keeps\n", f.From)
 		case jobs.OutputFrame:
 			for _, c := range f.Chunks {
 				for _, line := range strings.SplitAfter(c.Text, "\n") {

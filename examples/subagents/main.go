@@ -20,23 +20,22 @@ import (
 
 	"github.com/jobgen/jobgen/generated/jobs"
 	"github.com/jobgen/jobgen/generated/subagents"
+	"github.com/jobgen/jobgen/internal/demo"
 	"github.com/jobgen/jobgen/journal"
 	"github.com/jobgen/jobgen/subagent"
 )
 
 func main() {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	dir, err := os.MkdirTemp("", "subagents-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	defer os.RemoveAll(dir)
-	if err := run(ctx, dir, os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, "subagents:", err)
-		os.Exit(1)
-	}
+	demo.Main("subagents", func() error {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		dir, err := os.MkdirTemp("", "subagents-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		return run(ctx, dir, os.Stdout)
+	})
 }
 
 // run is the whole demo, writing what happens to out and the journal to dir.

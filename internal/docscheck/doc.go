@@ -5,7 +5,8 @@
 // lists every record exactly once with the title and status its file gives;
 // and no record, nor the index, points outside the repository: no issue
 // numbers, no design document or notes that only the people who wrote a
-// record could open.
+// record could open. It also holds docs/architecture.md, the map of the
+// module, to the tree: every package and client directory is named there.
 //
 // The records are where the reasons behind the code live; a record that
 // cites what a reader cannot open, or an index that has drifted from the

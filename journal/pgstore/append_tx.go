@@ -9,41 +9,44 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/jobgen/jobgen/journal"
 )
 
-// An appendTx is the transaction of one batch:
+// An appendTx is the transaction of one batch. A batch within
+// maxBatchBytes is one statement, in an implicit transaction of its own:
+//
+//	SELECT * FROM append_facts(...)   locks, numbers, inserts; commits at Sync
+//	notify                            a transaction of its own, after it
+//
+// both in one round trip (a pipeline with a Sync after each), so the server
+// parses nothing but a call and runs the append from the function's cached
+// plans (schema version 6; decision 0181). A batch that must run something
+// between the append and COMMIT (a test's hook), or a single append larger
+// than maxBatchBytes, runs in an explicit transaction:
 //
 //	BEGIN ISOLATION LEVEL READ COMMITTED
-//	lockStreams      the batch's streams
-//	appendEntries    the entries, in one statement per chunk
+//	append_facts      once per chunk, the first taking every stream's lock
 //	COMMIT
-//	notify           a transaction of its own, after the commit
+//	notify
 //
-// A batch within maxBatchBytes is one chunk, and the whole transaction is
-// one pipelined round trip. A single append larger than that is cut into
-// chunks, one round trip each, so that no message outgrows what the
-// protocol carries (1 GiB) and the client holds one chunk's encoding at a
-// time; each chunk numbers from the seqs the one before it inserted, and
-// finds the ids it inserted. COMMIT then follows the last chunk, or
-// ROLLBACK when a chunk found the stream full: a request is all or nothing.
+// A chunk is at most maxBatchBytes, one round trip each, so that no message
+// outgrows what the protocol carries (1 GiB) and the client holds one
+// chunk's encoding at a time; each chunk numbers after the facts the one
+// before it inserted. COMMIT then follows the last chunk, or ROLLBACK when
+// a chunk found its stream full: a request is all or nothing.
 //
-// An entry whose id its stream holds already answers that fact's seq. A
-// chunk that finds one inserts nothing; the transaction ends, and the
-// batch is appended again without the held entries (a round of its own):
-// a retry, with ids, of an append whose outcome was unknown costs a second
-// round, an append without ids never.
-//
-// READ COMMITTED is named, not left to the server's default, because the
-// append statement must take its snapshot after the locks.
+// An entry whose id its stream holds already answers that fact's seq and
+// takes none; append_facts finds it under the lock, before numbering, so a
+// retry with ids costs no second round.
 type appendTx struct {
 	s       *Store
 	batch   []*request
 	names   []string // the batch's streams, sorted
 	entries int
-	withIDs bool // some entry has an id, so a round may find it held
+	whole   bool // one AppendBatch: a full stream fails every part
 
 	// By entry of the batch, in batch order:
 	stream []string
@@ -52,15 +55,14 @@ type appendTx struct {
 	seq    []uint64 // the answer, once known
 	held   []bool   // seq is the stored fact's that holds the entry's id
 
-	full map[string]bool // the streams found full in the last round
+	full map[string]bool // the streams found full
 }
 
-// A chunk is a run of the entries to append as appendEntries' arguments.
+// A chunk is a run of the entries to append as append_facts' arguments.
 type chunk struct {
 	at      []int // each sent entry's index in the batch
 	streams []string
-	n       []int64 // entries by stream
-	si, k   []int64 // by entry: its stream's index in streams and its rank there, from 1
+	si      []int64 // by entry: its stream's index in streams, from 1
 	id      []string
 	payload [][]byte
 }
@@ -77,7 +79,7 @@ var errOutcomeUnknown = errors.New("its outcome is unknown: retry with ids")
 
 // newAppendTx returns the append transaction of batch.
 func (s *Store) newAppendTx(batch []*request) *appendTx {
-	t := &appendTx{s: s, batch: batch}
+	t := &appendTx{s: s, batch: batch, full: map[string]bool{}, whole: batch[0].tied > 0}
 	seen := map[string]bool{}
 	firsts := map[[2]string]int{}
 	for _, r := range batch {
@@ -88,7 +90,6 @@ func (s *Store) newAppendTx(batch []*request) *appendTx {
 		for _, e := range r.entries {
 			first := -1
 			if e.ID != "" {
-				t.withIDs = true
 				key := [2]string{r.stream, e.ID}
 				if at, ok := firsts[key]; ok {
 					first = at
@@ -108,16 +109,16 @@ func (s *Store) newAppendTx(batch []*request) *appendTx {
 	return t
 }
 
-// chunks cuts the entries still to append (neither held nor repeating an
-// earlier entry) into chunks of at most maxBatchBytes, each holding at
-// least one entry.
+// chunks cuts the entries to append (all but those repeating an earlier
+// entry's id) into chunks of at most maxBatchBytes, each holding at least
+// one entry.
 func (t *appendTx) chunks() []chunk {
 	var cs []chunk
 	var c *chunk
 	var index map[string]int
 	bytes := 0
 	for at := range t.entries {
-		if t.first[at] >= 0 || t.held[at] {
+		if t.first[at] >= 0 {
 			continue
 		}
 		stream, e := t.stream[at], t.entry[at]
@@ -131,12 +132,9 @@ func (t *appendTx) chunks() []chunk {
 			i = len(c.streams)
 			index[stream] = i
 			c.streams = append(c.streams, stream)
-			c.n = append(c.n, 0)
 		}
-		c.n[i]++
 		c.at = append(c.at, at)
 		c.si = append(c.si, int64(i+1))
-		c.k = append(c.k, c.n[i])
 		c.id = append(c.id, e.ID)
 		c.payload = append(c.payload, e.Payload)
 		bytes += n
@@ -144,95 +142,208 @@ func (t *appendTx) chunks() []chunk {
 	return cs
 }
 
-// run runs the transaction on conn, in rounds until one finds no entry
-// held, and returns what it answered.
+// run runs the transaction on conn and returns what it answered: as one
+// statement when it can, else in an explicit transaction.
 func (t *appendTx) run(ctx context.Context, conn *pgxpool.Conn) (outcome, error) {
-	for {
-		chunks := t.chunks()
-		if len(chunks) == 0 {
-			return outcome{}, nil // every entry is held: nothing to write
-		}
-		out, again, err := t.round(ctx, conn, chunks)
-		if err != nil || !again {
+	chunks := t.chunks()
+	if len(chunks) == 0 {
+		return outcome{}, nil
+	}
+	h := t.s.cfg.hooks
+	if len(chunks) == 1 && (h == nil || h.beforeCommit == nil) && !t.s.explicitTx.Load() {
+		out, err := t.single(ctx, conn, &chunks[0])
+		if !errors.Is(err, errNotReadCommitted) {
 			return out, err
 		}
+		// The session's default isolation is not READ COMMITTED: append_facts
+		// refused and rolled back. Name the level in a transaction from now on.
+		t.s.explicitTx.Store(true)
+		t.s.log.Warn("pgstore: the server's default isolation is not READ COMMITTED; appends name it in a transaction of their own", "schema", t.s.schema)
 	}
+	return t.explicit(ctx, conn, chunks)
 }
 
-// round runs one transaction of chunks. It reports again when a chunk
-// found held entries, which it then answered, and inserted nothing.
-func (t *appendTx) round(ctx context.Context, conn *pgxpool.Conn, chunks []chunk) (out outcome, again bool, err error) {
+// errNotReadCommitted marks append_facts refusing an isolation level other
+// than READ COMMITTED (SQLSTATE 25000).
+var errNotReadCommitted = errors.New("append_facts needs READ COMMITTED")
+
+// appendArgs are append_facts' arguments for c; locks names the streams to
+// lock, every stream of the transaction for its first chunk.
+func (t *appendTx) appendArgs(c *chunk, locks []string) []any {
+	return []any{locks, t.s.lockSeed, c.streams, c.si, c.id, c.payload, t.whole}
+}
+
+// appendOIDs are the types of append_facts' arguments, in order.
+var appendOIDs = []uint32{pgtype.TextArrayOID, pgtype.Int8OID, pgtype.TextArrayOID, pgtype.Int8ArrayOID, pgtype.TextArrayOID, pgtype.TextArrayOID, pgtype.BoolOID}
+
+// binary is the format of every argument and result of the one statement.
+var binaryFormat = []int16{pgtype.BinaryFormatCode}
+
+// single runs the one-chunk transaction c as one statement: append_facts
+// in an implicit transaction, then the notification in another, in one
+// round trip.
+func (t *appendTx) single(ctx context.Context, conn *pgxpool.Conn, c *chunk) (out outcome, err error) {
+	m := conn.Conn().TypeMap()
+	args := t.appendArgs(c, t.names)
+	params := make([][]byte, len(args))
+	for i, a := range args {
+		if params[i], err = m.Encode(appendOIDs[i], pgtype.BinaryFormatCode, a, nil); err != nil {
+			return outcome{}, t.fail("encode", err, false)
+		}
+	}
+	p := conn.Conn().PgConn().StartPipeline(ctx)
+	p.SendQueryParams(t.s.sql.of(appendFactsSQL), params, appendOIDs, binaryFormat, binaryFormat)
+	p.SendPipelineSync()
+	p.SendQueryParams(t.s.sql.of(notifySQL), [][]byte{[]byte(t.s.channel)}, []uint32{pgtype.TextOID}, nil, nil)
+	err = p.Sync()
+	release(t.batch) // the entries are encoded and sent
+	if err != nil {
+		p.Close()
+		return outcome{}, t.fail("append", err, true)
+	}
+	// The statement commits at the Sync that follows it: from here on a
+	// lost connection leaves its outcome unknown.
+	err = t.readSingle(p, m, c, &out)
+	if cerr := p.Close(); err == nil && cerr != nil {
+		err = t.fail("append", cerr, true)
+	}
+	if err != nil {
+		return outcome{}, err
+	}
+	if h := t.s.cfg.hooks; h != nil && h.afterCommit != nil {
+		if err := h.afterCommit(); err != nil {
+			return outcome{}, t.fail("commit", err, true)
+		}
+	}
+	return out, nil
+}
+
+// readSingle reads what single's pipeline answered: the append's row and
+// its Sync, then the notification and its Sync. A failed notification is
+// logged, not returned: the append committed, and tails fall back to
+// polling.
+func (t *appendTx) readSingle(p *pgconn.Pipeline, m *pgtype.Map, c *chunk, out *outcome) error {
+	res, err := p.GetResults()
+	if err != nil {
+		var pgErr *pgconn.PgError
+		if errors.As(err, &pgErr) && pgErr.Code == "25000" {
+			err = fmt.Errorf("%w: %w", errNotReadCommitted, err)
+		}
+		return t.fail("append", err, true)
+	}
+	rr, ok := res.(*pgconn.ResultReader)
+	if !ok {
+		return t.fail("append", fmt.Errorf("answered %T, want rows", res), true)
+	}
+	var row [][]byte
+	for rr.NextRow() {
+		row = slices.Clone(rr.Values())
+		for i := range row {
+			row[i] = slices.Clone(row[i])
+		}
+	}
+	if _, err := rr.Close(); err != nil {
+		return t.fail("append", err, true)
+	}
+	if len(row) != 4 {
+		return t.fail("append", fmt.Errorf("answered a row of %d columns, want 4", len(row)), true)
+	}
+	var seqs []int64
+	var held, fits []bool
+	var xid *uint64
+	for i, dst := range []any{&seqs, &held, &fits, &xid} {
+		oid := []uint32{pgtype.Int8ArrayOID, pgtype.BoolArrayOID, pgtype.BoolArrayOID, pgtype.XID8OID}[i]
+		if err := m.Scan(oid, pgtype.BinaryFormatCode, row[i], dst); err != nil {
+			return t.fail("append", fmt.Errorf("column %d: %w", i+1, err), true)
+		}
+	}
+	if _, err := p.GetResults(); err != nil { // the Sync: the append committed
+		return t.fail("commit", err, true)
+	}
+	if err := t.note(c, seqs, held, fits); err != nil {
+		return t.fail("append", err, true)
+	}
+	if xid != nil {
+		out.xid, out.inserted = *xid, true
+	}
+	for range 2 { // the notification and its Sync
+		res, err := p.GetResults()
+		if err != nil {
+			var pgErr *pgconn.PgError
+			if !errors.As(err, &pgErr) {
+				return t.fail("notify", err, true)
+			}
+			t.s.log.Warn("pgstore: notify failed; tails fall back to polling", "schema", t.s.schema, "err", err)
+			continue
+		}
+		if rr, ok := res.(*pgconn.ResultReader); ok {
+			if _, err := rr.Close(); err != nil {
+				t.s.log.Warn("pgstore: notify failed; tails fall back to polling", "schema", t.s.schema, "err", err)
+			}
+		}
+	}
+	return nil
+}
+
+// explicit runs the transaction of chunks between BEGIN and COMMIT.
+func (t *appendTx) explicit(ctx context.Context, conn *pgxpool.Conn, chunks []chunk) (out outcome, err error) {
 	h := t.s.cfg.hooks
 	hook := h != nil && h.beforeCommit != nil
 	// COMMIT rides in the first round trip unless something must run
 	// between the statements and it: the hook, or the later chunks.
 	commitFirst := !hook && len(chunks) == 1
-	t.full = map[string]bool{}
 	for i := range chunks {
 		b := &pgx.Batch{}
+		locks := []string{}
 		if i == 0 {
 			b.Queue(`BEGIN ISOLATION LEVEL READ COMMITTED`)
-			b.Queue(t.s.sql.of(lockStreamsSQL), t.names, t.s.lockSeed)
+			locks = t.names
 		}
 		c := &chunks[i]
-		b.Queue(t.s.sql.of(appendEntriesSQL), c.streams, c.n, c.si, c.k, c.id, c.payload)
+		b.Queue(t.s.sql.of(appendFactsSQL), t.appendArgs(c, locks)...)
 		if commitFirst {
 			b.Queue("COMMIT")
 			b.Queue(t.s.sql.of(notifySQL), t.s.channel)
 		}
 		br := conn.SendBatch(ctx, b)
-		if i == len(chunks)-1 && !t.withIDs {
+		if i == len(chunks)-1 {
 			release(t.batch) // the entries are encoded and sent, for the last time
 		}
-		held, err := t.readRound(br, i, c, &out, commitFirst)
-		if err != nil {
-			return outcome{}, false, err
-		}
-		if held {
-			if !commitFirst {
-				if _, err := conn.Exec(ctx, "ROLLBACK"); err != nil {
-					return outcome{}, false, t.fail("rollback", err, false)
-				}
-			}
-			return outcome{}, true, nil
+		if err := t.readRound(br, i, c, &out, commitFirst); err != nil {
+			return outcome{}, err
 		}
 	}
-	release(t.batch)
 	if !commitFirst {
 		if err := t.finish(ctx, conn, len(chunks), &out); err != nil {
-			return outcome{}, false, err
+			return outcome{}, err
 		}
 	}
 	if h != nil && h.afterCommit != nil {
 		if err := h.afterCommit(); err != nil {
-			return outcome{}, false, t.fail("commit", err, true)
+			return outcome{}, t.fail("commit", err, true)
 		}
 	}
-	return out, false, nil
+	return out, nil
 }
 
 // readRound reads the answers of chunk i's round trip, and closes br:
-// BEGIN and the locks with the first chunk, then the append, then COMMIT
-// and the notification when commitSent. It reports whether the chunk
-// found held entries.
-func (t *appendTx) readRound(br pgx.BatchResults, i int, c *chunk, out *outcome, commitSent bool) (held bool, err error) {
+// BEGIN with the first chunk, then the append, then COMMIT and the
+// notification when commitSent.
+func (t *appendTx) readRound(br pgx.BatchResults, i int, c *chunk, out *outcome, commitSent bool) error {
 	var notifyErr error
-	err = func() error {
+	err := func() error {
 		if i == 0 {
 			if _, err := br.Exec(); err != nil {
 				return t.fail("begin", err, commitSent)
 			}
-			if _, err := br.Exec(); err != nil {
-				return t.fail("lock streams", err, commitSent)
-			}
 		}
-		var base, heldOrd, heldSeq []int64
-		var fits []bool
+		var seqs []int64
+		var held, fits []bool
 		var xid *uint64
-		if err := br.QueryRow().Scan(&base, &fits, &heldOrd, &heldSeq, &xid); err != nil {
+		if err := br.QueryRow().Scan(&seqs, &held, &fits, &xid); err != nil {
 			return t.fail("append", err, commitSent)
 		}
-		if held, err = t.note(c, base, fits, heldOrd, heldSeq); err != nil {
+		if err := t.note(c, seqs, held, fits); err != nil {
 			return t.fail("append", err, commitSent)
 		}
 		if xid != nil {
@@ -251,34 +362,27 @@ func (t *appendTx) readRound(br pgx.BatchResults, i int, c *chunk, out *outcome,
 	if cerr := br.Close(); err == nil && cerr != nil && cerr != notifyErr {
 		err = t.fail("commit", cerr, commitSent)
 	}
-	return held, err
+	return err
 }
 
-// note records what the append of c answered: the held entries' seqs, or
-// every entry's seq from its stream's base, and the full streams.
-func (t *appendTx) note(c *chunk, base []int64, fits []bool, heldOrd, heldSeq []int64) (held bool, err error) {
-	if len(base) != len(c.streams) || len(fits) != len(c.streams) || len(heldOrd) != len(heldSeq) {
-		return false, fmt.Errorf("append answered %d bases, %d fits for %d streams", len(base), len(fits), len(c.streams))
-	}
-	for j, ord := range heldOrd {
-		if ord < 1 || int(ord) > len(c.at) {
-			return false, fmt.Errorf("append answered entry %d of %d as held", ord, len(c.at))
-		}
-		at := c.at[ord-1]
-		t.seq[at], t.held[at] = uint64(heldSeq[j]), true
-	}
-	if len(heldOrd) > 0 {
-		return true, nil
+// note records what append_facts answered for c: each entry's seq, held
+// or new, and the streams that did not fit.
+func (t *appendTx) note(c *chunk, seqs []int64, held, fits []bool) error {
+	if len(seqs) != len(c.at) || len(held) != len(c.at) || len(fits) != len(c.streams) {
+		return fmt.Errorf("append answered %d seqs, %d held for %d entries, %d fits for %d streams",
+			len(seqs), len(held), len(c.at), len(fits), len(c.streams))
 	}
 	for j, at := range c.at {
-		i := c.si[j] - 1
-		if !fits[i] {
+		switch i := c.si[j] - 1; {
+		case held[j]:
+			t.seq[at], t.held[at] = uint64(seqs[j]), true
+		case !fits[i]:
 			t.full[c.streams[i]] = true
-			continue
+		default:
+			t.seq[at] = uint64(seqs[j])
 		}
-		t.seq[at] = uint64(base[i] + c.k[j])
 	}
-	return false, nil
+	return nil
 }
 
 // finish ends a transaction whose COMMIT did not ride in its first round

@@ -20,8 +20,11 @@ type request struct {
 	stream  string
 	entries []journal.Entry
 	bytes   int // what the entries weigh in a batch; see entryBytes
-	seqs    []uint64
-	err     error
+	// tied, on the first request of an AppendBatch, counts its requests:
+	// they are taken together, alone, into one transaction.
+	tied int
+	seqs []uint64
+	err  error
 	// fresh counts the entries the transaction inserted (not held ids),
 	// and freshBytes their entryBytes, for the observer.
 	fresh, freshBytes int
@@ -120,7 +123,8 @@ func (s *Store) gather() {
 // take removes the oldest queued requests, up to maxBatch entries and
 // maxBatchBytes, or returns nil when none is queued. The oldest request is
 // always taken, however large, so that none waits for ever; one larger than
-// maxBatchBytes is taken alone.
+// maxBatchBytes is taken alone. The requests of one AppendBatch (tied) are
+// taken together and alone: the transaction is theirs, all or nothing.
 func (s *Store) take() []*request {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -128,9 +132,16 @@ func (s *Store) take() []*request {
 		return nil
 	}
 	k, n, bytes := 0, 0, 0
-	for k < len(s.pending) {
+	if tied := s.pending[0].tied; tied > 0 {
+		for _, r := range s.pending[:tied] {
+			n += len(r.entries)
+			bytes += r.bytes
+		}
+		k = tied
+	}
+	for k < len(s.pending) && s.pending[0].tied == 0 {
 		r := s.pending[k]
-		if k > 0 && (n+len(r.entries) > s.cfg.maxBatch || bytes+r.bytes > s.cfg.maxBatchBytes) {
+		if r.tied > 0 || k > 0 && (n+len(r.entries) > s.cfg.maxBatch || bytes+r.bytes > s.cfg.maxBatchBytes) {
 			break
 		}
 		n += len(r.entries)

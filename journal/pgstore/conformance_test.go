@@ -32,7 +32,17 @@ func TestConformance(t *testing.T) {
 		}
 		return s
 	}
-	storetest.Run(t, open, storetest.WithFull(func(t *testing.T, stream journal.Stream) journal.Store {
+	// Every Append and AppendBatch that returned committed: a crash keeps
+	// it all, so another store opened on the schema, beside the abandoned
+	// one, reads what survives.
+	crash := func(t *testing.T, s journal.Store) journal.Store {
+		c, err := Open(context.Background(), pgtest.DSN(t), WithSchema(s.(*Store).Schema()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	storetest.Run(t, open, storetest.WithCrash(crash), storetest.WithFull(func(t *testing.T, stream journal.Stream) journal.Store {
 		schema := pgtest.Schema(t)
 		s, err := Open(context.Background(), pgtest.DSN(t), WithSchema(schema))
 		if err != nil {

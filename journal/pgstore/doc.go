@@ -40,28 +40,43 @@ WithMaxBatch entries and WithMaxBatchBytes bytes): client-side group commit,
 many facts per commit flush. After a commit the committer waits briefly (at
 most half a commit, 10ms) for the appenders it released to queue again, so
 that a steady set of appenders shares every transaction instead of
-alternating between two. One transaction is one pipelined round trip:
+alternating between two. One transaction is one statement, in one
+pipelined round trip (schema version 6; decision 0181):
 
- 1. BEGIN ISOLATION LEVEL READ COMMITTED;
- 2. the batch's stream locks: pg_advisory_xact_lock on a 64-bit hash of
-    each stream's name (keyed by the schema), in key order, so concurrent
-    transactions never deadlock;
- 3. one statement that, with a snapshot taken after the locks, finds each
-    stream's last seq (one backward probe of the primary key, and head),
-    looks up the entries' ids (one index probe each), and, when none is
-    held, inserts the entries as last+1, last+2, … in batch order, creates
-    the rows of new streams and returns the bases and the transaction's
-    xid; no row is updated (decision 0132). When an id is held it inserts
-    nothing and answers the held seqs, and the rest is appended again;
- 4. COMMIT;
- 5. pg_notify, a transaction of its own, waking the tails (decision 0133).
+ 1. SELECT * FROM append_facts(...), in an implicit transaction of its own
+    that commits at the Sync after it. The function, installed by the
+    migrations and run from plans cached in the session, takes the batch's
+    stream locks (pg_advisory_xact_lock on a 64-bit hash of each stream's
+    name, keyed by the schema, in key order, so concurrent transactions
+    never deadlock), then, in a statement of its own whose READ COMMITTED
+    snapshot follows the locks, finds each stream's last seq (one backward
+    probe of the primary key, and head), looks up the entries' ids (one
+    index probe each), inserts the entries whose id is not held as
+    last+1, last+2, … in batch order, creates the rows of new streams and
+    answers every entry's seq and the transaction's xid; no row is updated
+    (decision 0132). An entry whose id is held takes no seq and answers the
+    held fact's;
+ 2. pg_notify, after the Sync, a transaction of its own, waking the tails
+    (decision 0133).
+
+A session whose isolation is not READ COMMITTED is refused by the function
+(its snapshot would precede the locks); the store then names the level in
+an explicit transaction (BEGIN ISOLATION LEVEL READ COMMITTED, the call,
+COMMIT, the notify), as it does for an append cut into chunks (below).
 
 The locks are held to commit, so appends to one stream serialize on them:
 seqs are gap-free (a rolled-back transaction inserts nothing) and commit
 order is seq order; UNIQUE (stream, seq) is the backstop.
 An entry whose id the stream holds, or that an earlier entry of the batch
-took, is not inserted and answers the first seq; ids are looked up before
-numbering, so a duplicate leaves no gap.
+took, is not inserted and answers the first seq; ids are looked up under
+the locks before numbering, so a duplicate leaves no gap and costs no
+second round.
+
+AppendBatch hands many facts for several streams over in one call: its
+parts are queued together and taken alone, as one transaction of their
+own (never shared with other appends, never split), in the call's order,
+all or nothing: a stream it would take past the largest seq fails every
+part with ErrFull (decision 0182).
 
 If a stream would pass the largest seq, the statement inserts none of that
 stream's entries and its appends fail with ErrFull; the rest of the

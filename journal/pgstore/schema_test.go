@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/jobgen/jobgen/journal"
@@ -138,7 +139,8 @@ func TestWithoutMigrateChangesNothingAndRefusesWhatIsNotAJournal(t *testing.T) {
 // An append costs in proportion to its batch, not to the table: the seq and
 // id lookups are index probes, never a scan of every fact (a join of the
 // batch with the fact table was planned as one, once per transaction). The
-// plan checked is the generic one the store runs (see lockStreamsSQL).
+// plans checked are those append_facts runs, generic ones (see
+// appendFactsSQL), as auto_explain reports them from inside the function.
 func TestAppendStatementsNeverScanTheFactTable(t *testing.T) {
 	s := openTest(t)
 	ctx := context.Background()
@@ -151,48 +153,41 @@ func TestAppendStatementsNeverScanTheFactTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	streams := []string{"s0", "s1", "s2", "s3"}
-	n := []int64{32, 32, 32, 32}
-	si, k, ids, noIDs, payloads := make([]int64, 128), make([]int64, 128), make([]string, 128), make([]string, 128), make([]string, 128)
+	si, ids, noIDs, payloads := make([]int64, 128), make([]string, 128), make([]string, 128), make([]string, 128)
 	for i := range si {
-		si[i], k[i], ids[i], payloads[i] = int64(i%4+1), int64(i/4+1), fmt.Sprintf("id-%d", i), `{}`
+		si[i], ids[i], payloads[i] = int64(i%4+1), fmt.Sprintf("id-%d", i), `{}`
 	}
 	for name, ids := range map[string][]string{"without ids": noIDs, "with ids": ids} {
-		plan := func() string {
-			conn, err := s.Pool().Acquire(ctx)
-			if err != nil {
-				t.Fatal(err)
+		var plans []string
+		cfg, err := pgx.ParseConfig(pgtest.DSN(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.OnNotice = func(_ *pgconn.PgConn, n *pgconn.Notice) { plans = append(plans, n.Message) }
+		conn, err := pgx.ConnectConfig(ctx, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, q := range []string{`LOAD 'auto_explain'`, `SET auto_explain.log_min_duration = 0`,
+			`SET auto_explain.log_nested_statements = on`, `SET auto_explain.log_level = notice`, `BEGIN`} {
+			if _, err := conn.Exec(ctx, q); err != nil {
+				t.Fatalf("%s: %v (auto_explain ships with the server)", q, err)
 			}
-			defer conn.Release()
-			tx, err := conn.Begin(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer tx.Rollback(ctx)
-			if _, err := tx.Exec(ctx, `SET LOCAL plan_cache_mode = force_generic_plan`); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := tx.Exec(ctx, `PREPARE append_plan AS `+s.sql.of(appendEntriesSQL)); err != nil {
-				t.Fatal(err)
-			}
-			defer conn.Exec(ctx, `DEALLOCATE append_plan`)
-			rows, err := tx.Query(ctx, `EXPLAIN EXECUTE append_plan(`+arrayLiterals(streams, n, si, k, ids, payloads)+`)`)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer rows.Close()
-			var plan []string
-			for rows.Next() {
-				var line string
-				rows.Scan(&line)
-				plan = append(plan, line)
-			}
-			if err := rows.Err(); err != nil {
-				t.Fatal(err)
-			}
-			return strings.Join(plan, "\n")
-		}()
+		}
+		if _, err := conn.Exec(ctx, s.sql.of(appendFactsSQL), streams, s.lockSeed, streams, si, ids, payloads, false); err != nil {
+			t.Fatal(err)
+		}
+		conn.Exec(ctx, `ROLLBACK`)
+		conn.Close(ctx)
+		plan := strings.Join(plans, "\n")
+		if !strings.Contains(plan, "INSERT INTO fact") {
+			t.Fatalf("auto_explain showed no plan of the append %s:\n%s", name, plan)
+		}
 		if strings.Contains(plan, "Seq Scan on fact") || !strings.Contains(plan, "Index Only Scan Backward using fact_pkey") {
-			t.Errorf("appendEntries %s scans the fact table, or finds no seq by the primary key:\n%s", name, plan)
+			t.Errorf("append_facts %s scans the fact table, or finds no seq by the primary key:\n%s", name, plan)
+		}
+		if name == "with ids" && !strings.Contains(plan, "fact_stream_id") {
+			t.Errorf("append_facts %s finds no id by its index:\n%s", name, plan)
 		}
 	}
 }
@@ -227,7 +222,7 @@ func TestEveryStatementHasItsText(t *testing.T) {
 		}
 	}
 	st := newStatements("a schema")
-	if q := st.of(appendEntriesSQL); !strings.Contains(q, `"a schema".fact`) || strings.Contains(q, " S.") {
+	if q := st.of(appendFactsSQL); !strings.Contains(q, `"a schema".append_facts`) || strings.Contains(q, " S.") {
 		t.Errorf("the schema is not filled in:\n%s", q)
 	}
 }

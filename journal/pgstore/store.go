@@ -96,7 +96,11 @@ type Store struct {
 	log     *slog.Logger
 	sql     statements
 
-	lockSeed int64 // keys the streams' advisory locks to this schema; see lockStreams
+	lockSeed int64 // keys the streams' advisory locks to this schema; see lockSeed
+
+	// explicitTx is set once append_facts refused the session's isolation
+	// level: appends then run in a transaction that names READ COMMITTED.
+	explicitTx atomic.Bool
 
 	mu          sync.Mutex
 	pending     []*request // appends not yet taken by a committer
@@ -269,6 +273,112 @@ func (s *Store) append(ctx context.Context, stream journal.Stream, entries []jou
 		released: make(chan struct{}), done: make(chan struct{})}
 	seqs, err := s.await(ctx, r)
 	return r, seqs, err
+}
+
+// AppendBatch commits every part of batch in one transaction of its own
+// and returns each part's seqs; see journal.Store. It is all or nothing: a
+// stream it would take past the largest seq fails every part with ErrFull.
+// Like Append, it returns once the transaction committed, so the records
+// are durable, and ctx's end withdraws it only while it is queued.
+func (s *Store) AppendBatch(ctx context.Context, batch ...journal.Batch) ([][]uint64, error) {
+	began := time.Now()
+	reqs, seqs, err := s.appendBatch(ctx, batch)
+	if s.cfg.obs != nil {
+		if err != nil {
+			s.cfg.obs.AppendFailed(err)
+		}
+		for _, r := range reqs {
+			s.observeAppend(r, began, nil)
+		}
+	}
+	return seqs, err
+}
+
+func (s *Store) appendBatch(ctx context.Context, batch []journal.Batch) ([]*request, [][]uint64, error) {
+	var reqs []*request
+	at := make([]int, len(batch)) // each part's request, or -1 for none
+	for i, b := range batch {
+		if err := checkStream(b.Stream); err != nil {
+			return nil, nil, fmt.Errorf("%s: append batch: part %d, stream %q: %w", s.name, i, b.Stream, err)
+		}
+		bytes := 0
+		for j, e := range b.Entries {
+			if err := checkEntry(e); err != nil {
+				return nil, nil, fmt.Errorf("%s: append batch: part %d, stream %q, entry %d: %w", s.name, i, b.Stream, j, err)
+			}
+			bytes += entryBytes(string(b.Stream), e)
+		}
+		at[i] = -1
+		if len(b.Entries) > 0 {
+			at[i] = len(reqs)
+			reqs = append(reqs, &request{stream: string(b.Stream), entries: slices.Clone(b.Entries), bytes: bytes,
+				released: make(chan struct{}), done: make(chan struct{})})
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, nil, fmt.Errorf("%s: append batch: %w", s.name, err)
+	}
+	seqs := make([][]uint64, len(batch))
+	if len(reqs) == 0 {
+		if s.isClosed() {
+			return nil, nil, s.errClosed()
+		}
+		for i := range seqs {
+			seqs[i] = []uint64{}
+		}
+		return nil, seqs, nil
+	}
+	reqs[0].tied = len(reqs)
+	if err := s.awaitTied(ctx, reqs); err != nil {
+		return nil, nil, err
+	}
+	for i, k := range at {
+		if k < 0 {
+			seqs[i] = []uint64{}
+			continue
+		}
+		if err := reqs[k].err; err != nil {
+			return nil, nil, err
+		}
+		seqs[i] = reqs[k].seqs
+	}
+	return reqs, seqs, nil
+}
+
+// awaitTied queues the requests of one AppendBatch together and waits for
+// their transaction, or withdraws them all when ctx ends first.
+func (s *Store) awaitTied(ctx context.Context, reqs []*request) error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return s.errClosed()
+	}
+	for _, r := range reqs {
+		s.pending = append(s.pending, r)
+		s.queued += len(r.entries)
+		s.queuedBytes += r.bytes
+	}
+	s.mu.Unlock()
+	s.work.raise()
+	last := reqs[len(reqs)-1]
+	select {
+	case <-last.done:
+		return nil
+	case <-ctx.Done():
+	}
+	s.mu.Lock()
+	if i := slices.Index(s.pending, reqs[0]); i >= 0 {
+		s.pending = slices.Delete(s.pending, i, i+len(reqs))
+		for _, r := range reqs {
+			s.queued -= len(r.entries)
+			s.queuedBytes -= r.bytes
+		}
+		s.mu.Unlock()
+		return fmt.Errorf("%s: append batch: %w", s.name, ctx.Err())
+	}
+	s.mu.Unlock()
+	<-last.released
+	return fmt.Errorf("%s: append batch: its transaction is in flight and commits or not, whole: %w", s.name, ctx.Err())
 }
 
 // await queues r and waits for its transaction, or withdraws it when ctx

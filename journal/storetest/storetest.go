@@ -19,7 +19,17 @@ import (
 type Option func(*config)
 
 type config struct {
-	full func(t *testing.T, stream journal.Stream) journal.Store
+	full  func(t *testing.T, stream journal.Stream) journal.Store
+	crash func(t *testing.T, s journal.Store) journal.Store
+}
+
+// WithCrash gives the suite a way to crash a store: crash(t, s) abandons s
+// as a killed process would, without Close or Flush, and returns a store
+// over what of s's backing data was durable (for the file store, what it
+// synced). The suite checks with it that AppendBatch is durable when it
+// returns; without it that subtest fails saying so.
+func WithCrash(crash func(t *testing.T, s journal.Store) journal.Store) Option {
+	return func(c *config) { c.crash = crash }
 }
 
 // WithFull gives the suite a store in which stream is full: full(t, stream)
@@ -72,6 +82,12 @@ func Run(t *testing.T, open func(t *testing.T) journal.Store, opts ...Option) {
 		{"LastSeqDuringAppends", lastSeqDuringAppends},
 		{"LastSeqRefusals", lastSeqRefusals},
 		{"FullStreamRefusesAppends", func(t *testing.T, h *harness) { fullStream(t, c.full) }},
+		{"BatchAppendsPartsInOrder", batchOrder},
+		{"BatchIDsAreIdempotent", batchIDs},
+		{"BatchBadInputChangesNothing", batchBadInput},
+		{"BatchWithAFullStreamIsRefusedWhole", func(t *testing.T, h *harness) { batchFull(t, c.full) }},
+		{"BatchIsDurableWhenItReturns", func(t *testing.T, h *harness) { batchDurable(t, h, c.crash) }},
+		{"BatchWithAnEndedContextOrAfterClose", batchContextAndClose},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, h) })
 	}

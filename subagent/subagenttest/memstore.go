@@ -100,15 +100,65 @@ func (m *MemStore) Append(ctx context.Context, stream journal.Stream, entries ..
 	if m.fail != nil {
 		return nil, fmt.Errorf("memstore: append to %s: %w: %w", stream, journal.ErrFailed, m.fail)
 	}
-	fresh := 0
+	if err := m.roomLocked(stream, entries, 0); err != nil {
+		return nil, err
+	}
+	return m.appendLocked(stream, entries), nil
+}
+
+// AppendBatch appends every part of batch, all or nothing, and makes it
+// durable; see journal.Store.
+func (m *MemStore) AppendBatch(ctx context.Context, batch ...journal.Batch) ([][]uint64, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("memstore: append batch: %w", err)
+	}
+	for i, b := range batch {
+		if err := check(b.Stream, b.Entries); err != nil {
+			return nil, fmt.Errorf("memstore: append batch: part %d, stream %s: %w", i, b.Stream, err)
+		}
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return nil, fmt.Errorf("memstore: append batch: %w", journal.ErrClosed)
+	}
+	if m.fail != nil {
+		return nil, fmt.Errorf("memstore: append batch: %w: %w", journal.ErrFailed, m.fail)
+	}
+	more := map[journal.Stream]int{} // entries of earlier parts, counted as fresh
+	for _, b := range batch {
+		if err := m.roomLocked(b.Stream, b.Entries, more[b.Stream]); err != nil {
+			return nil, err
+		}
+		more[b.Stream] += len(b.Entries)
+	}
+	seqs := make([][]uint64, len(batch))
+	for i, b := range batch {
+		seqs[i] = m.appendLocked(b.Stream, b.Entries)
+	}
+	m.durable = len(m.all)
+	m.flushes++
+	return seqs, nil
+}
+
+// roomLocked refuses entries that would take stream, holding more records
+// than it does, past MaxSeq. m.mu is held.
+func (m *MemStore) roomLocked(stream journal.Stream, entries []journal.Entry, more int) error {
+	fresh := more
 	for i, e := range entries {
 		if e.ID == "" || m.ids[stream][e.ID] == 0 && !slices.ContainsFunc(entries[:i], func(x journal.Entry) bool { return x.ID == e.ID }) {
 			fresh++
 		}
 	}
 	if m.base[stream]+uint64(len(m.streams[stream])+fresh) > journal.MaxSeq {
-		return nil, fmt.Errorf("memstore: append to %s: %w", stream, journal.ErrFull)
+		return fmt.Errorf("memstore: append to %s: %w", stream, journal.ErrFull)
 	}
+	return nil
+}
+
+// appendLocked appends entries to stream, which has room for them, and
+// returns their seqs. m.mu is held.
+func (m *MemStore) appendLocked(stream journal.Stream, entries []journal.Entry) []uint64 {
 	seqs := make([]uint64, len(entries))
 	ids := m.ids[stream]
 	if ids == nil {
@@ -138,7 +188,7 @@ func (m *MemStore) Append(ctx context.Context, stream journal.Stream, entries ..
 		}
 		seqs[i] = seq
 	}
-	return seqs, nil
+	return seqs
 }
 
 // Flush makes every record appended so far durable.

@@ -25,7 +25,9 @@ func TestMemStoreConformance(t *testing.T) {
 		}
 		stores[t] = s
 		return s
-	}, storetest.WithFull(func(t *testing.T, stream journal.Stream) journal.Store {
+	}, storetest.WithCrash(func(t *testing.T, s journal.Store) journal.Store {
+		return s.(*subagenttest.MemStore).Crash()
+	}), storetest.WithFull(func(t *testing.T, stream journal.Stream) journal.Store {
 		s := subagenttest.NewMemStore()
 		s.StartStreamAt(stream, journal.MaxSeq)
 		if _, err := s.Append(t.Context(), stream, journal.Entry{Payload: []byte(`{"last":true}`)}); err != nil {

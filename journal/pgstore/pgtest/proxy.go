@@ -62,7 +62,8 @@ func (h *Hold) Release() {
 	})
 }
 
-// HoldNextCommit holds the next transaction that sends COMMIT through the
+// HoldNextCommit holds the next transaction that sends COMMIT (or the Sync
+// that commits a one-statement append) through the
 // proxy (after those that earlier holds took) until the returned Hold is
 // released: what its client sends on that connection waits, and the server
 // keeps the transaction open.
@@ -255,9 +256,14 @@ func (p *Proxy) copyMessages(l *link) {
 
 // copyClientMessages copies the client's side of l to the server a message at
 // a time, noting the statements it prepares, so that a Hold can stop the
-// connection at the message that would run COMMIT.
+// connection at the message that would run COMMIT: a COMMIT, or the Sync
+// that ends the implicit transaction of a one-statement append.
 func (p *Proxy) copyClientMessages(l *link) {
 	prepared := map[string]string{} // statement name: its text
+	// explicit: a BEGIN was bound and no COMMIT or ROLLBACK since; implicit:
+	// an append (append_facts) was bound outside one, so the Sync that
+	// follows commits it, and a Hold stops the connection there.
+	explicit, implicit := false, false
 	var msg []byte
 	for {
 		var head [5]byte
@@ -285,7 +291,21 @@ func (p *Proxy) copyClientMessages(l *link) {
 		case 'B': // Bind: portal, statement, …
 			_, rest := cstring(body)
 			stmt, _ := cstring(rest)
+			query := strings.ToUpper(strings.TrimSpace(prepared[stmt]))
+			switch {
+			case strings.HasPrefix(query, "BEGIN"):
+				explicit = true
+			case query == "COMMIT" || query == "ROLLBACK":
+				explicit = false
+			case !explicit && strings.Contains(query, "APPEND_FACTS("):
+				implicit = true
+			}
 			p.holdAt(l, prepared[stmt])
+		case 'S': // Sync: it commits an implicit transaction
+			if implicit {
+				implicit = false
+				p.holdAt(l, "COMMIT")
+			}
 		case 'Q': // a simple query
 			query, _ := cstring(body)
 			p.holdAt(l, query)
