@@ -101,7 +101,7 @@ ts-bench: ## what the TypeScript decoders cost per follow frame against JSON.par
 bench: ## benchmarks, each with its baseline in the same run
 	$(GO) test ./... -run '^$$' -bench . -benchmem
 
-scoreboard: ## one line per performance goal of issues 16 and 24, peers included: measured, baseline, ratio, goal, met/missed (PostgreSQL rows with JOBGEN_TEST_POSTGRES; under 8 minutes)
+scoreboard: ## one line per performance goal (cmd/scoreboard), peers included: measured, baseline, ratio, goal, met/missed (PostgreSQL rows with JOBGEN_TEST_POSTGRES; under 8 minutes)
 	$(GO) run ./cmd/scoreboard -count $(SCOREBOARD_COUNT)
 
 .PHONY: peers
@@ -164,8 +164,8 @@ PY_PATH = PYTHONPATH=generated/python:clients/python PYTHONDONTWRITEBYTECODE=1
 .PHONY: py-check py-bench
 py-check: ## ruff's layout and lints and mypy --strict over generated/python, the client and the Python tests; pytest with Hypothesis; the Go ↔ Python round trip and the client against the Go handler
 	tools/python/venv.sh >/dev/null
-	tools/python/.venv/bin/ruff format --check --no-cache --line-length 88 generated/python clients/python tools/python/*.py tools/python/tests gen/python/pyruntime.py
-	tools/python/.venv/bin/ruff check --no-cache --line-length 88 --select E,F,W,I,N,UP,B --ignore E501 generated/python clients/python tools/python/*.py tools/python/tests gen/python/pyruntime.py
+	tools/python/.venv/bin/ruff format --check --no-cache --line-length 88 generated/python clients/python tools/python/*.py tools/python/tests gen/python/pyruntime.py gen/python/pyclient.py
+	tools/python/.venv/bin/ruff check --no-cache --line-length 88 --select E,F,W,I,N,UP,B --ignore E501 generated/python clients/python tools/python/*.py tools/python/tests gen/python/pyruntime.py gen/python/pyclient.py
 	cd generated/python && PYTHONDONTWRITEBYTECODE=1 ../../$(PYTHON) -m mypy --strict --no-incremental jobgen_vocab
 	$(PY_PATH) $(PYTHON) -m mypy --strict --no-incremental clients/python/jobgen_client tools/python/tests
 	PYTHONPATH=generated/python:clients/python:clients/python/tests PYTHONDONTWRITEBYTECODE=1 $(PYTHON) -m mypy --strict --no-incremental clients/python/tests

@@ -84,6 +84,7 @@ type jobSpec struct {
 	owner     jobs.SessionID
 	kind      string
 	label     string
+	labels    map[string]string
 	consuming bool // the job has a ReadOutput
 }
 
@@ -97,7 +98,7 @@ func (f *fixture) start(spec jobSpec) *fakeJob {
 	}
 	j := &fakeJob{}
 	snap, err := f.reg.Start(context.Background(), jobs.RecordingJobStart{
-		JobStartCommon: jobs.JobStartCommon{Kind: spec.kind, Label: spec.label, Owner: spec.owner},
+		JobStartCommon: jobs.JobStartCommon{Kind: spec.kind, Label: spec.label, Owner: spec.owner, Labels: spec.labels},
 		Run: func(_ context.Context, face jobs.RecordingJob) (jobs.Hooks, error) {
 			j.face = face
 			h := jobs.Hooks{Cancel: j.cancel}

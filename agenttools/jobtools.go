@@ -22,6 +22,7 @@ func entry(snap jobs.JobSnapshot) tools.JobEntry {
 		Status:    snap.Status,
 		Detail:    snap.Detail,
 		StartedAt: time.UnixMilli(snap.StartedAt).UTC(),
+		Labels:    snap.Labels,
 	}
 	if snap.FinishedAt != 0 {
 		e.FinishedAt = time.UnixMilli(snap.FinishedAt).UTC()
@@ -47,7 +48,7 @@ func (s *Toolset) jobList(_ context.Context, in tools.JobList) (tools.JobListRes
 	listed := make(map[jobs.JobID]bool, len(snaps))
 	for _, snap := range snaps {
 		listed[snap.ID] = true
-		if in.ActiveOnly && snap.Status.Terminal() {
+		if in.ActiveOnly && snap.Status.Terminal() || !hasLabels(snap.Labels, in.Labels) {
 			continue
 		}
 		res.Jobs = append(res.Jobs, entry(snap))
@@ -55,6 +56,16 @@ func (s *Toolset) jobList(_ context.Context, in tools.JobList) (tools.JobListRes
 	s.t.cursors.prune(s.caller.Session, listed)
 	res.Subagents = s.subagentEntries()
 	return res, nil
+}
+
+// hasLabels reports whether labels carry every key=value of want.
+func hasLabels(labels, want map[string]string) bool {
+	for k, v := range want {
+		if got, ok := labels[k]; !ok || got != v {
+			return false
+		}
+	}
+	return true
 }
 
 // outputBudget is the byte budget of one job_output call: the model's, or
@@ -120,11 +131,26 @@ func (s *Toolset) jobOutput(_ context.Context, in tools.JobOutput) (tools.JobOut
 	return res, nil
 }
 
-// jobKill is job_kill: a kill fenced by the caller's session.
+// maxKillIDs is the most jobs one job_kill stops by jobIds (the tool's
+// description says it; the spec language bounds no list's length).
+const maxKillIDs = 100
+
+// jobKill is job_kill: a kill fenced by the caller's session, of one job
+// (jobId) or of several with one reason (jobIds, through KillAll).
 func (s *Toolset) jobKill(_ context.Context, in tools.JobKill) (tools.JobKillResult, error) {
 	reason := in.Reason
 	if reason == "" {
 		reason = "stopped with job_kill"
+	}
+	switch {
+	case len(in.JobIDs) > 0 && in.JobID != (jobs.JobID{}):
+		return tools.JobKillResult{}, fail(tools.ErrorCodeInvalidArguments, "Give either jobId or jobIds, not both.")
+	case len(in.JobIDs) > maxKillIDs:
+		return tools.JobKillResult{}, fail(tools.ErrorCodeInvalidArguments, "jobIds holds %d ids; job_kill stops at most %d at once.", len(in.JobIDs), maxKillIDs)
+	case len(in.JobIDs) > 0:
+		return s.jobKillAll(in.JobIDs, reason), nil
+	case in.JobID == (jobs.JobID{}):
+		return tools.JobKillResult{}, fail(tools.ErrorCodeInvalidArguments, "Give the job to stop as jobId, or several as jobIds.")
 	}
 	kr, err := s.t.reg.Kill(s.caller.Session, in.JobID, reason)
 	if err != nil {
@@ -144,6 +170,34 @@ func (s *Toolset) jobKill(_ context.Context, in tools.JobKill) (tools.JobKillRes
 		outcome = tools.KillOutcomeAlreadyFinished
 	}
 	return tools.JobKillResult{JobID: snap.ID, Name: snap.Name, Outcome: outcome, Status: snap.Status}, nil
+}
+
+// jobKillAll stops ids with one reason and says what happened to each; a
+// job the caller may not see reads as unknown, as job_kill of one does.
+func (s *Toolset) jobKillAll(ids []jobs.JobID, reason string) tools.JobKillResult {
+	each := s.t.reg.KillAll(s.caller.Session, registry.Selection{IDs: ids}, reason)
+	res := tools.JobKillResult{Results: make([]tools.JobKillEach, len(each))}
+	for i, k := range each {
+		e := tools.JobKillEach{JobID: k.ID}
+		switch {
+		case errors.Is(k.Err, registry.ErrUnknownJob), errors.Is(k.Err, registry.ErrForeignJob):
+			e.Error = tools.ErrorCodeUnknownJob
+		case k.Err != nil:
+			s.t.log.Warn("agenttools: job_kill: cancel failed", "job", k.ID, "session", s.caller.Session, "err", k.Err)
+			e.Error = tools.ErrorCodeKillFailed
+		case k.Result == registry.KillAlreadyFinished:
+			e.Outcome = tools.KillOutcomeAlreadyFinished
+		default:
+			e.Outcome = tools.KillOutcomeRequested
+		}
+		if e.Error != tools.ErrorCodeUnknownJob {
+			if snap, err := s.t.reg.Get(s.caller.Session, k.ID); err == nil {
+				e.Name, e.Status = snap.Name, snap.Status
+			}
+		}
+		res.Results[i] = e
+	}
+	return res
 }
 
 // waitTimeout is how long one job_wait call waits: the model's, or the

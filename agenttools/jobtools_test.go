@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -17,7 +18,7 @@ import (
 
 func TestJobListShowsTheCallersJobsAndTheUnownedOldestFirst(t *testing.T) {
 	f := newFixture(t)
-	mine := f.start(jobSpec{owner: "a", label: "build"})
+	mine := f.start(jobSpec{owner: "a", label: "build", labels: map[string]string{"team": "infra", "ci": "nightly"}})
 	f.start(jobSpec{owner: "b", label: "not yours"})
 	shared := f.start(jobSpec{label: "unowned"})
 	done := f.start(jobSpec{owner: "a", kind: "go", label: "test"})
@@ -36,6 +37,9 @@ func TestJobListShowsTheCallersJobsAndTheUnownedOldestFirst(t *testing.T) {
 		{"active only", "a", `{"activeOnly": true}`, []jobs.JobID{mine.snap.ID, shared.snap.ID}},
 		{"a session with no jobs sees the unowned", "c", `{}`, []jobs.JobID{shared.snap.ID}},
 		{"no session sees only the unowned", "", `{}`, []jobs.JobID{shared.snap.ID}},
+		{"by a label", "a", `{"labels": {"team": "infra"}}`, []jobs.JobID{mine.snap.ID}},
+		{"by every label given", "a", `{"labels": {"team": "infra", "ci": "weekly"}}`, nil},
+		{"another session's labels match nothing of its own", "b", `{"labels": {"team": "infra"}}`, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -51,8 +55,9 @@ func TestJobListShowsTheCallersJobsAndTheUnownedOldestFirst(t *testing.T) {
 	}
 
 	res := decode[tools.JobListResult](t, call(t, f.tools.For("a"), "job_list", `{}`))
-	wantLive := tools.JobEntry{ID: mine.snap.ID, Name: "sh-1", Kind: "sh", Label: "build", Status: jobs.JobStatusRunning, Detail: "compiling 3/7", StartedAt: t0}
-	if res.Jobs[0] != wantLive {
+	wantLive := tools.JobEntry{ID: mine.snap.ID, Name: "sh-1", Kind: "sh", Label: "build", Status: jobs.JobStatusRunning, Detail: "compiling 3/7", StartedAt: t0,
+		Labels: map[string]string{"team": "infra", "ci": "nightly"}}
+	if !reflect.DeepEqual(res.Jobs[0], wantLive) {
 		t.Errorf("live entry = %+v, want %+v", res.Jobs[0], wantLive)
 	}
 	settled := res.Jobs[2]
@@ -234,7 +239,7 @@ func TestJobToolsRefuseBadArguments(t *testing.T) {
 		{"job_output", `{"jobId": ` + id + `, "maxBytes": -1}`, `The argument "maxBytes" of job_output must be from 0 to 65536.`},
 		{"job_output", `{"jobId": ` + id + `, "maxBytes": 65537}`, `The argument "maxBytes" of job_output must be from 0 to 65536.`},
 		{"job_output", `{"jobId": ` + id + `, "bogus": 1}`, `job_output has no argument "bogus"; its arguments are jobId, maxBytes.`},
-		{"job_list", `{"bogus": 1}`, `job_list has no argument "bogus"; its arguments are activeOnly.`},
+		{"job_list", `{"bogus": 1}`, `job_list has no argument "bogus"; its arguments are activeOnly, labels.`},
 		{"job_output", `{"jobId": ` + id + `, "maxBytes": 2.5}`, `The argument "maxBytes" of job_output must be a whole number.`},
 		{"job_output", `{"jobId": ` + id + `, "maxBytes": "10"}`, `The argument "maxBytes" of job_output must be a whole number.`},
 		{"job_output", `{"JobId": ` + id + `}`, `Write the argument "JobId" as "jobId", in exactly that case.`},
@@ -243,7 +248,7 @@ func TestJobToolsRefuseBadArguments(t *testing.T) {
 		{"job_output", `{"jobId"`, `The arguments of job_output must be a JSON object`},
 		{"job_list", `{"activeOnly": "yes"}`, `The argument "activeOnly" of job_list must be true or false.`},
 		{"job_list", `"all"`, `The arguments of job_list must be a JSON object, such as {}.`},
-		{"job_kill", `{"reason": "done"}`, `job_kill needs the argument "jobId".`},
+		{"job_kill", `{"reason": "done"}`, `Give the job to stop as jobId, or several as jobIds.`},
 		{"job_kill", `{"jobId": ` + id + `, "reason": 3}`, `The argument "reason" of job_kill must be a string.`},
 		{"job_wait", `{"jobId": ` + id + `, "timeoutSeconds": -5}`, `The argument "timeoutSeconds" of job_wait must be from 0 to 600.`},
 		{"job_wait", `{"jobId": ` + id + `, "timeoutSeconds": 4294967295}`, `The argument "timeoutSeconds" of job_wait must be from 0 to 600.`},
@@ -258,6 +263,36 @@ func TestJobToolsRefuseBadArguments(t *testing.T) {
 				t.Errorf("the message %q leaks a Go error", e.Message)
 			}
 		})
+	}
+}
+
+func TestJobKillOfSeveralIDsSaysWhatHappenedToEach(t *testing.T) {
+	f := newFixture(t)
+	mine := f.start(jobSpec{owner: "a"})
+	failing := f.start(jobSpec{owner: "a"})
+	failing.cancelErr = errors.New("kill: operation not permitted")
+	finished := f.start(jobSpec{owner: "a"})
+	finished.settle(jobs.JobStatusCompleted, "", "")
+	foreign := f.start(jobSpec{owner: "b"})
+
+	ids := []jobs.JobID{mine.snap.ID, foreign.snap.ID, failing.snap.ID, finished.snap.ID, jobID(42)}
+	got := decode[tools.JobKillResult](t, call(t, f.tools.For("a"), "job_kill", map[string]any{"jobIds": ids, "reason": "cleanup"}))
+
+	want := tools.JobKillResult{Results: []tools.JobKillEach{
+		{JobID: mine.snap.ID, Name: mine.snap.Name, Outcome: tools.KillOutcomeRequested, Status: jobs.JobStatusKilled},
+		{JobID: foreign.snap.ID, Error: tools.ErrorCodeUnknownJob},
+		{JobID: failing.snap.ID, Name: failing.snap.Name, Status: jobs.JobStatusRunning, Error: tools.ErrorCodeKillFailed},
+		{JobID: finished.snap.ID, Name: finished.snap.Name, Outcome: tools.KillOutcomeAlreadyFinished, Status: jobs.JobStatusCompleted},
+		{JobID: jobID(42), Error: tools.ErrorCodeUnknownJob},
+	}}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("job_kill of several = %+v\nwant %+v", got, want)
+	}
+	if !reflect.DeepEqual(mine.cancels, []string{"cleanup"}) || !reflect.DeepEqual(failing.cancels, []string{"cleanup"}) {
+		t.Fatalf("Cancel reasons %q, %q; want the one reason each", mine.cancels, failing.cancels)
+	}
+	if len(foreign.cancels) != 0 {
+		t.Fatalf("another session's job was cancelled %q; the fence must hold", foreign.cancels)
 	}
 }
 
@@ -307,6 +342,23 @@ func TestJobKill(t *testing.T) {
 			wantErr: tools.ErrorCodeUnknownJob, cancels: nil, jobStatus: jobs.JobStatusRunning,
 		},
 		{
+			name: "neither jobId nor jobIds is invalid", caller: "a",
+			args:    func(jobs.JobID) map[string]any { return map[string]any{"reason": "x"} },
+			wantErr: tools.ErrorCodeInvalidArguments, cancels: nil, jobStatus: jobs.JobStatusRunning,
+		},
+		{
+			name: "both jobId and jobIds is invalid", caller: "a",
+			args:    func(id jobs.JobID) map[string]any { return map[string]any{"jobId": id, "jobIds": []jobs.JobID{id}} },
+			wantErr: tools.ErrorCodeInvalidArguments, cancels: nil, jobStatus: jobs.JobStatusRunning,
+		},
+		{
+			name: "more jobIds than one call stops is invalid", caller: "a",
+			args: func(id jobs.JobID) map[string]any {
+				return map[string]any{"jobIds": slices.Repeat([]jobs.JobID{id}, 101)}
+			},
+			wantErr: tools.ErrorCodeInvalidArguments, cancels: nil, jobStatus: jobs.JobStatusRunning,
+		},
+		{
 			name: "a Cancel that fails is killFailed and the job runs on", caller: "a",
 			args:    func(id jobs.JobID) map[string]any { return map[string]any{"jobId": id} },
 			before:  func(j *fakeJob) { j.cancelErr = errors.New("kill: operation not permitted (pid 4242)") },
@@ -332,7 +384,7 @@ func TestJobKill(t *testing.T) {
 			} else {
 				got := decode[tools.JobKillResult](t, call(t, s, "job_kill", tt.args(j.snap.ID)))
 				tt.want.JobID = j.snap.ID
-				if got != tt.want {
+				if !reflect.DeepEqual(got, tt.want) {
 					t.Errorf("job_kill = %+v, want %+v", got, tt.want)
 				}
 			}

@@ -112,7 +112,7 @@ func TestSchemasValidateTheToolsOwnExamples(t *testing.T) {
 		"job_list":       {`{}`, `{"activeOnly": true}`},
 		"job_output":     {`{"jobId": "` + id + `", "maxBytes": 3}`, `{"jobId": "` + id + `"}`},
 		"job_wait":       {`{"jobId": "` + id + `", "timeoutSeconds": 1}`},
-		"job_kill":       {`{"jobId": "` + id + `", "reason": "enough"}`},
+		"job_kill":       {`{"jobId": "` + id + `", "reason": "enough"}`, `{"jobIds": ["` + id + `"], "reason": "enough"}`},
 		"subagent_start": {`{"label": "check the docs", "prompt": "read README.md", "provider": "researcher"}`},
 		"send_message":   {`{"to": "` + string(child) + `", "message": "go on"}`},
 	}
@@ -120,7 +120,7 @@ func TestSchemasValidateTheToolsOwnExamples(t *testing.T) {
 		"job_list":       {`{"activeOnly": 1}`},
 		"job_output":     {`{}`, `{"jobId": "sh-1"}`, `{"jobId": "00000000-0000-0000-0000-000000000000"}`, `{"jobId": "` + id + `", "maxBytes": -1}`},
 		"job_wait":       {`{"jobId": "` + id + `", "timeoutSeconds": 1.5}`},
-		"job_kill":       {`{"reason": "enough"}`},
+		"job_kill":       {`{"jobIds": "` + id + `"}`, `{"jobIds": ["sh-1"]}`},
 		"subagent_start": {`{"prompt": "p"}`},
 		"send_message":   {`{"to": "x"}`},
 		"report":         {`{"message": "m", "delivery": "loud"}`},

@@ -52,9 +52,9 @@ func New(specs ...*gen.Resolved) (*Vocabulary, error) {
 	v := &Vocabulary{facts: map[string]factOf{}, layouts: map[*gen.Spec]map[string]*structOf{}}
 	var errs gen.ErrorList
 	for _, r := range specs {
-		s, err := r.Model()
-		if err != nil {
-			return nil, err
+		s := r.Spec()
+		if s == nil {
+			return nil, gen.ErrNotResolved
 		}
 		v.add(s, &errs)
 	}

@@ -9,7 +9,7 @@ import (
 )
 
 // A Backend is one target jobgen generates from a spec: Go, JSON Schema,
-// Markdown, TypeScript. A backend only renders; everything that is the same
+// Markdown, TypeScript, Python. A backend only renders; everything that is the same
 // for every target is written once, over this interface, in this package:
 // comparing with a tree and printing diffs (verify), writing atomically and
 // removing orphans (generate), refusing to touch a file jobgen did not write,

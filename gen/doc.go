@@ -5,6 +5,7 @@
 // their own, one per target (decision 0073):
 //
 //   - gen/golang, the Go package; gen/typescript, the TypeScript module;
+//     gen/python, the Python module and its package's files;
 //     gen/jsonschema, the JSON Schema; gen/markdown, the Markdown reference;
 //   - gen/breaking, the compatibility checker behind jobgen breaking;
 //   - gen/gomod, which finds the modules whose specs a spec imports;

@@ -183,7 +183,7 @@ func TestSourceSyntaxErrorPointsIntoTheSource(t *testing.T) {
 	}
 }
 
-// TestSourcesNeverLeaveTheSpecDirectory (issue 15, item 21): a symbolic
+// TestSourcesNeverLeaveTheSpecDirectory: a symbolic
 // link inside the spec's directory, to a file or a directory outside it,
 // does not let package.sources read what it points to.
 func TestSourcesNeverLeaveTheSpecDirectory(t *testing.T) {

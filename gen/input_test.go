@@ -20,7 +20,7 @@ func firstError(t *testing.T, data string) string {
 	return list[0].Error()
 }
 
-// TestYAMLSyntaxErrorsAreAtTheOffendingToken (issue 15, item 11): yaml.v3
+// TestYAMLSyntaxErrorsAreAtTheOffendingToken: yaml.v3
 // reports the line the enclosing construct began on, counted from 0, and no
 // column; jobgen reports the token the parser stopped at, or the construct
 // left open.
@@ -44,7 +44,7 @@ func TestYAMLSyntaxErrorsAreAtTheOffendingToken(t *testing.T) {
 	}
 }
 
-// TestBytesThatAreNotTextAreAtTheirPosition (issue 15, item 11): invalid
+// TestBytesThatAreNotTextAreAtTheirPosition: invalid
 // UTF-8, NUL and control characters are reported where they are, not at 1:1.
 func TestBytesThatAreNotTextAreAtTheirPosition(t *testing.T) {
 	for _, c := range []struct{ name, spec, want string }{
@@ -78,7 +78,7 @@ func aliasBomb(n int) string {
 	return b.String()
 }
 
-// TestAliasExpansionHasABudget (issue 15, item 6): aliases may add at most
+// TestAliasExpansionHasABudget: aliases may add at most
 // as many nodes as the spec writes out (or 10,000); past that, the spec is
 // refused at the alias that crosses the budget, before anything else runs.
 func TestAliasExpansionHasABudget(t *testing.T) {
@@ -105,7 +105,7 @@ func TestAliasExpansionHasABudget(t *testing.T) {
 	}
 }
 
-// TestReadSpecHasASizeLimit (issue 15, item 7): a spec over the limit is
+// TestReadSpecHasASizeLimit: a spec over the limit is
 // refused before it is read, with an error saying how to raise the limit;
 // what is not a regular file is refused rather than blocking.
 func TestReadSpecHasASizeLimit(t *testing.T) {

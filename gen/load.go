@@ -23,33 +23,26 @@ const Language = 1
 // Load reads and validates a spec, reading the sources it names from the
 // directory of file. It returns the model only when the whole spec is valid;
 // otherwise the error is an ErrorList of every problem found. It reads no
-// other module's spec; LoadWith does.
-func Load(file string, data []byte) (*Resolved, error) {
-	return LoadWith(file, data, Options{})
-}
-
-// LoadWith is Load with opts: the specs of other modules a spec imports are
-// found through opts.Modules.
-func LoadWith(file string, data []byte, opts Options) (*Resolved, error) {
+// other module's spec unless WithModules says where modules are.
+func Load(file string, data []byte, opts ...LoadOption) (*Resolved, error) {
 	dir, err := os.OpenRoot(filepath.Dir(file))
 	if err != nil {
 		return nil, err
 	}
 	defer dir.Close()
-	return LoadFSWith(sourcesFS(dir), file, data, opts)
+	return LoadFS(sourcesFS(dir), file, data, opts...)
 }
 
 // LoadFS is Load reading the spec's sources from dir, a file system rooted
 // at the spec's directory. With a nil dir the sources are not read and
 // upcasters are not checked against them: enough to compare two specs, not
 // to generate from one.
-func LoadFS(dir fs.FS, file string, data []byte) (*Resolved, error) {
-	return LoadFSWith(dir, file, data, Options{})
-}
-
-// LoadFSWith is LoadFS with opts, as LoadWith is Load with them.
-func LoadFSWith(dir fs.FS, file string, data []byte, opts Options) (*Resolved, error) {
-	return loadChain(dir, file, data, importChain{modules: opts.Modules, noSources: opts.NoSources, specs: []string{path.Base(filepath.ToSlash(file))}})
+func LoadFS(dir fs.FS, file string, data []byte, opts ...LoadOption) (*Resolved, error) {
+	var o loadOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	return loadChain(dir, file, data, importChain{modules: o.modules, noSources: o.noSources, specs: []string{path.Base(filepath.ToSlash(file))}})
 }
 
 // An importChain is how a load reached a spec: the path of each spec that

@@ -54,15 +54,25 @@ func (m *Module) String() string {
 
 // ErrNoModules is the error of a spec importing another module's spec when
 // it is loaded without a Modules.
-var ErrNoModules = errors.New("no Modules to find the module with: load the spec with LoadWith and a Modules, such as gen/gomod's (jobgen's commands do)")
+var ErrNoModules = errors.New("no Modules to find the module with: load the spec with WithModules and a Modules, such as gen/gomod's (jobgen's commands do)")
 
-// Options are what a load reads beyond the spec's own directory.
-type Options struct {
-	// Modules finds the modules of the other modules' specs a spec imports;
-	// nil refuses such an import with ErrNoModules.
-	Modules Modules
-	// NoSources reads the specs a spec imports but not the Go sources it
-	// names: enough to compare specs (jobgen breaking, whose older spec's
-	// sources may be gone), not to generate from one.
-	NoSources bool
+// A LoadOption says what a load reads beyond the spec's own directory.
+type LoadOption func(*loadOptions)
+
+type loadOptions struct {
+	modules   Modules
+	noSources bool
+}
+
+// WithModules finds the modules of the other modules' specs a spec imports
+// through m; without it such an import is refused with ErrNoModules.
+func WithModules(m Modules) LoadOption {
+	return func(o *loadOptions) { o.modules = m }
+}
+
+// WithoutSources reads the specs a spec imports but not the Go sources it
+// names: enough to compare specs (jobgen breaking, whose older spec's
+// sources may be gone), not to generate from one.
+func WithoutSources() LoadOption {
+	return func(o *loadOptions) { o.noSources = true }
 }

@@ -54,7 +54,7 @@ facts:
 }
 
 func TestSpecsImportOtherModulesSpecs(t *testing.T) {
-	r, err := gen.LoadFSWith(fstest.MapFS{}, "spec/app.yaml", appSpec("example.com/base", "spec/base.yaml", "Who"), gen.Options{Modules: baseModule()})
+	r, err := gen.LoadFS(fstest.MapFS{}, "spec/app.yaml", appSpec("example.com/base", "spec/base.yaml", "Who"), gen.WithModules(baseModule()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +69,7 @@ func TestSpecsImportOtherModulesSpecs(t *testing.T) {
 	}
 	// A module's spec may import a third module's: the importing module's
 	// graph finds it.
-	r, err = gen.LoadFSWith(fstest.MapFS{}, "spec/app.yaml", appSpec("example.com/base", "spec/far.yaml", "Far"), gen.Options{Modules: baseModule()})
+	r, err = gen.LoadFS(fstest.MapFS{}, "spec/app.yaml", appSpec("example.com/base", "spec/far.yaml", "Far"), gen.WithModules(baseModule()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +77,7 @@ func TestSpecsImportOtherModulesSpecs(t *testing.T) {
 		t.Fatalf("the third module's import = %+v", far)
 	}
 	// A spec importing its own module by its path is not foreign.
-	r, err = gen.LoadFSWith(fstest.MapFS{}, "spec/app.yaml", appSpec("example.com/app", "spec/ids.yaml", "AppID"), gen.Options{Modules: baseModule()})
+	r, err = gen.LoadFS(fstest.MapFS{}, "spec/app.yaml", appSpec("example.com/app", "spec/ids.yaml", "AppID"), gen.WithModules(baseModule()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +108,7 @@ func TestModuleImportErrorsArePositioned(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := gen.LoadFSWith(fstest.MapFS{}, "spec/app.yaml", c.spec, gen.Options{Modules: c.modules})
+			_, err := gen.LoadFS(fstest.MapFS{}, "spec/app.yaml", c.spec, gen.WithModules(c.modules))
 			var list gen.ErrorList
 			if !errors.As(err, &list) {
 				t.Fatalf("err = %v, want an ErrorList", err)
@@ -123,7 +123,7 @@ func TestModuleImportErrorsArePositioned(t *testing.T) {
 func TestImportedModuleSpecErrorsNameTheModulesFile(t *testing.T) {
 	mods := baseModule()
 	mods["example.com/base"].Files.(fstest.MapFS)["spec/bad.yaml"] = &fstest.MapFile{Data: []byte("jobgen: 1\npackage: {name: bad, path: example.com/base/bad}\nrecords:\n  R: {fields: {x: Nope}}\n")}
-	_, err := gen.LoadFSWith(fstest.MapFS{}, "spec/app.yaml", appSpec("example.com/base", "spec/bad.yaml", "R"), gen.Options{Modules: mods})
+	_, err := gen.LoadFS(fstest.MapFS{}, "spec/app.yaml", appSpec("example.com/base", "spec/bad.yaml", "R"), gen.WithModules(mods))
 	if err == nil || !strings.Contains(err.Error(), "/mod/example.com/base@v1.2.0/spec/bad.yaml:4:") {
 		t.Fatalf("err = %v, want the imported spec's error at its file in the module", err)
 	}

@@ -146,9 +146,9 @@ func Render(targets []Target, specs []*Resolved) (*Tree, error) {
 	}
 	var errs ErrorList
 	for _, r := range specs {
-		s, err := r.Model()
-		if err != nil {
-			return nil, err
+		s := r.Spec()
+		if s == nil {
+			return nil, ErrNotResolved
 		}
 		abs, err := filepath.Abs(s.File)
 		if err != nil {

@@ -136,7 +136,7 @@ func TestWriteAndCompare(t *testing.T) {
 	}
 }
 
-// TestWriteNeverReplacesAFileWithoutTheMarker (issue 15, item 2): a file at
+// TestWriteNeverReplacesAFileWithoutTheMarker: a file at
 // a path jobgen would write that jobgen did not write is a conflict, named
 // in the error, and nothing at all is written.
 func TestWriteNeverReplacesAFileWithoutTheMarker(t *testing.T) {
@@ -162,7 +162,7 @@ func TestWriteNeverReplacesAFileWithoutTheMarker(t *testing.T) {
 	}
 }
 
-// TestSpecsSharingARootRemoveOnlyTheirOwnFiles (issue 15, item 3): two specs
+// TestSpecsSharingARootRemoveOnlyTheirOwnFiles: two specs
 // generated one at a time into the same roots leave each other's files
 // alone, and verify of each passes.
 func TestSpecsSharingARootRemoveOnlyTheirOwnFiles(t *testing.T) {
@@ -192,7 +192,7 @@ func TestSpecsSharingARootRemoveOnlyTheirOwnFiles(t *testing.T) {
 	}
 }
 
-// TestOverlappingRootsAreRefused (issue 15, item 4): a root inside another,
+// TestOverlappingRootsAreRefused: a root inside another,
 // or two targets of different roots in one place, is refused before
 // anything is read or written.
 func TestOverlappingRootsAreRefused(t *testing.T) {
@@ -245,7 +245,7 @@ func (b nestedDocs) Files(r *gen.Resolved, o gen.Origin) ([]gen.File, error) {
 	return files, err
 }
 
-// TestOrphanedPackageOfADeletedSpecIsReportedAndRemoved (issue 15, item 5):
+// TestOrphanedPackageOfADeletedSpecIsReportedAndRemoved:
 // when a spec is deleted or renamed, its package is reported by Compare and
 // removed by Write, directory and all, except hand-written files; a package
 // whose spec still exists is another spec's and stays.
@@ -293,7 +293,7 @@ func TestOrphanedPackageOfADeletedSpecIsReportedAndRemoved(t *testing.T) {
 	}
 }
 
-// TestWritesNeverFollowALinkOutOfTheRoot (issue 15, item 21): a package
+// TestWritesNeverFollowALinkOutOfTheRoot: a package
 // directory that is a symbolic link to somewhere outside the root is never
 // written through.
 func TestWritesNeverFollowALinkOutOfTheRoot(t *testing.T) {

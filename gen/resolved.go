@@ -12,17 +12,16 @@ type Resolved struct {
 	spec *Spec
 }
 
-// Spec returns the validated model, for backends and comparisons to read.
-func (r *Resolved) Spec() *Spec { return r.spec }
+// Spec returns the validated model, for backends and comparisons to read,
+// or nil for a Resolved that Validate did not make (the zero value), which
+// a backend answers with ErrNotResolved.
+func (r *Resolved) Spec() *Spec {
+	if r == nil {
+		return nil
+	}
+	return r.spec
+}
 
 // ErrNotResolved is what a backend returns for a Resolved that Validate did
 // not make: the zero value.
 var ErrNotResolved = errors.New("gen: the spec was not validated; load it with Load or LoadFS")
-
-// Model returns the spec behind r, or an error for the zero Resolved.
-func (r *Resolved) Model() (*Spec, error) {
-	if r == nil || r.spec == nil {
-		return nil, ErrNotResolved
-	}
-	return r.spec, nil
-}

@@ -96,7 +96,7 @@ func fixedIdents(s *Spec) []string {
 		names = append(names, "Fact", "FactEnvelope", "EncodeFact", "DecodeFact", "ReadFact", "UnknownFact", "ErrUnknownFact", "ErrUnknownVersion")
 	}
 	if s.HTTP != nil {
-		names = append(names, "Server", "Routes", "NewHandler")
+		names = append(names, "Server", "Routes", "NewHandler", "Client", "NewClient")
 	}
 	if len(s.Tools) > 0 {
 		names = append(names, "Tools")

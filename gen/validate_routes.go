@@ -167,6 +167,8 @@ func (v *validator) routeNames(r *Route, what string) {
 		v.claim(r.Name+"Event", what, r.Name, r.Pos)
 		if r.Stream.Union != nil {
 			v.claim("New"+r.Name+"Event", what, r.Name, r.Pos)
+		} else if len(r.Stream.Events) > 1 {
+			v.claim(r.Name+"Received", what, r.Name, r.Pos) // the Go client's event
 		}
 		for _, e := range r.Stream.Events {
 			if r.Stream.Union == nil && eventName.MatchString(e.Name) {

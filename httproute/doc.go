@@ -53,5 +53,18 @@ off before. Every write (a batch of events is one) is bounded by
 Options.WriteTimeout, a keep-alive comment goes out every Options.KeepAlive
 from a timer, and a write that fails ends the method's context. Close ends every stream's context, writes each a final
 "bye" event (data {}) once its method has returned, and waits for them.
+
+# Clients
+
+A generated package with routes also has Client (decision 0205), whose
+methods take each route's request type and answer what its Server method
+returns, over this package's Client: Do sends a request and turns a
+refusal into a *WireError (the refusal record's message, Retry-After, and
+the route a decline names, which errors.Is finds as ErrNotServed); Stream
+reads a stream's events across its connections, resuming with
+Last-Event-ID from the last id, after the server's retry or a backoff
+(ClientOptions.Sleep waits), within a budget of reconnections in a row
+without progress (decision 0204). Package routetest's Cover says which
+routes a client's test reached (decision 0206).
 */
 package httproute

@@ -15,7 +15,7 @@ import (
 )
 
 // benchRecords is how many records BenchmarkWriteIntervals's journal holds;
-// JOBHISTORY_BENCH_RECORDS overrides it (issue 16 measures 1,000,000).
+// JOBHISTORY_BENCH_RECORDS overrides it (the scoreboard measures 1,000,000).
 func benchRecords(b *testing.B) int {
 	n := 1_000_000
 	if s := os.Getenv("JOBHISTORY_BENCH_RECORDS"); s != "" {
@@ -51,7 +51,7 @@ func writeBenchJournal(tb testing.TB, path string, n int) {
 	}
 }
 
-// BenchmarkWriteIntervals is issue 16's `journal intervals` on a journal of
+// BenchmarkWriteIntervals is the scoreboard's `journal intervals` on a journal of
 // a million records, table and JSON, against its baseline in the same run: a
 // checking pass over the same file (journal.Check), which reads and verifies
 // every record without decoding facts. Each op is one whole pass.

@@ -43,6 +43,19 @@ type Interval struct {
 	// build and read only in part (see Readable): the fields this build
 	// could not read are empty.
 	Partial bool `json:"partial,omitzero"`
+	// Labels are the job's key=value pairs from its job/registered fact;
+	// none when only its settled fact was read, which does not repeat them.
+	Labels map[string]string `json:"labels,omitzero"`
+}
+
+// HasLabels reports whether iv carries every key=value of want.
+func (iv Interval) HasLabels(want map[string]string) bool {
+	for k, v := range want {
+		if got, ok := iv.Labels[k]; !ok || got != v {
+			return false
+		}
+	}
+	return true
 }
 
 // Name returns the job's display name, such as bash-3.
@@ -107,7 +120,7 @@ func OpenInterval(f jobs.JobRegistered) Interval {
 	return Interval{
 		JobID: f.JobID, Owner: f.Owner, Kind: f.Kind, Label: f.Label,
 		Ordinal: f.Ordinal, ToolCall: f.ToolCall, Record: f.Record,
-		RegisteredAt: f.At,
+		RegisteredAt: f.At, Labels: f.Labels,
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"iter"
 	"math/rand/v2"
+	"reflect"
 	"runtime"
 	"slices"
 	"strings"
@@ -61,7 +62,7 @@ func TestIntervals(t *testing.T) {
 		t.Fatalf("got %d intervals, want %d: %+v", len(ivs), len(want), ivs)
 	}
 	for i := range want {
-		if ivs[i] != want[i] {
+		if !reflect.DeepEqual(ivs[i], want[i]) {
 			t.Errorf("interval %d:\n got %+v\nwant %+v", i, ivs[i], want[i])
 		}
 	}
@@ -280,7 +281,7 @@ func TestStreamIntervalsAgreeWithIntervals(t *testing.T) {
 		byID := func(a, b Interval) int { return bytes.Compare(a.JobID[:], b.JobID[:]) }
 		slices.SortFunc(want, byID)
 		slices.SortFunc(got, byID)
-		if !slices.Equal(want, got) {
+		if !reflect.DeepEqual(want, got) {
 			t.Fatalf("round %d: Intervals projects %d intervals, StreamIntervals %d, not the same", round, len(want), len(got))
 		}
 	}

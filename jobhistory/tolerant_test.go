@@ -1,7 +1,7 @@
 package jobhistory
 
 import (
-	"slices"
+	"reflect"
 	"testing"
 
 	"github.com/jobgen/jobgen/generated/jobs"
@@ -41,7 +41,7 @@ func TestIntervalsProjectANewerBuildsJobFactsInPart(t *testing.T) {
 		OpenInterval(testjobs.Registered(8)),
 	}
 	ivs, err := Intervals(seqOf(nil, facts...))
-	if err != nil || !slices.Equal(ivs, want) {
+	if err != nil || !reflect.DeepEqual(ivs, want) {
 		t.Fatalf("Intervals = %+v, %v\nwant %+v", ivs, err, want)
 	}
 	var streamed []Interval
@@ -51,7 +51,7 @@ func TestIntervalsProjectANewerBuildsJobFactsInPart(t *testing.T) {
 		}
 		streamed = append(streamed, iv)
 	}
-	if !slices.Equal(streamed, want) {
+	if !reflect.DeepEqual(streamed, want) {
 		t.Fatalf("StreamIntervals = %+v\nwant %+v", streamed, want)
 	}
 }
@@ -68,7 +68,7 @@ func TestReadableSkipsWhatNamesNoJob(t *testing.T) {
 		}
 	}
 	known := testjobs.Registered(1)
-	if f, partial := Readable(known); f != known || partial {
+	if f, partial := Readable(known); !reflect.DeepEqual(f, known) || partial {
 		t.Errorf("Readable of a fact this build knows = %v, %v; want it, whole", f, partial)
 	}
 }

@@ -32,6 +32,21 @@ import (
 // To read a file: WriteIntervals(w, journal.FileFacts(path, jobs.DecodeFact), asJSON);
 // a store: journal.Facts(store.ReadAll(ctx, journal.Position{}), jobs.DecodeFact).
 func WriteIntervals(w io.Writer, facts iter.Seq2[jobs.Fact, error], asJSON bool) error {
+	return WriteIntervalsWith(w, facts, WriteOptions{JSON: asJSON})
+}
+
+// WriteOptions say how WriteIntervalsWith writes.
+type WriteOptions struct {
+	// JSON writes JSON lines instead of a table.
+	JSON bool
+	// Keep, when set, writes only the intervals it accepts (jobgen journal
+	// intervals --label); the projection still reads every fact.
+	Keep func(Interval) bool
+}
+
+// WriteIntervalsWith is WriteIntervals with options.
+func WriteIntervalsWith(w io.Writer, facts iter.Seq2[jobs.Fact, error], opts WriteOptions) error {
+	asJSON := opts.JSON
 	bw := bufio.NewWriterSize(w, 64<<10)
 	var out intervalWriter = &tableWriter{w: bw}
 	if asJSON {
@@ -44,6 +59,9 @@ func WriteIntervals(w io.Writer, facts iter.Seq2[jobs.Fact, error], asJSON bool)
 		if err != nil {
 			perr = err
 			break
+		}
+		if opts.Keep != nil && !opts.Keep(iv) {
+			continue
 		}
 		if batch = append(batch, iv); len(batch) == formatBatch {
 			if !f.send(batch) {

@@ -12,7 +12,7 @@ import (
 	"github.com/jobgen/jobgen/generated/jobs"
 )
 
-// The roster as a console (issue 27 item 2): filters, counts, live
+// The roster as a console: filters, counts, live
 // durations, permalinks, kill with a confirmation, and the keyboard.
 
 // mixedRoster starts jobs of every status for alice, two kinds, and one of

@@ -11,7 +11,7 @@ import (
 	"github.com/jobgen/jobgen/generated/jobs"
 )
 
-// The log viewer (issue 27 item 1): colours, carriage returns, line numbers,
+// The log viewer: colours, carriage returns, line numbers,
 // timestamps, search, auto-scroll and the raw download.
 
 const esc = "\x1b"

@@ -15,7 +15,7 @@ import (
 	"github.com/jobgen/jobgen/registry"
 )
 
-// Scale (issue 27 item 6): the page keeps only the rows in view in the
+// Scale: the page keeps only the rows in view in the
 // document, so a job of 100,000 lines and a roster of 1,000 jobs stay
 // responsive. The figures are measured in Chromium and logged, not asserted
 // as timings (the machine is shared and noisy): what is asserted is that the

@@ -22,7 +22,7 @@ import (
 )
 
 // The timeline, the subagent tree, themes, accessibility, small screens and
-// scale (issue 27 items 3–6).
+// scale.
 
 // journalServer is a page server for alice whose registry records to a
 // journal the history route reads, with subagents when given.

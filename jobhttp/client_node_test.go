@@ -22,7 +22,7 @@ import (
 	"github.com/jobgen/jobgen/registry"
 )
 
-// TestTheTypeScriptClientAgainstTheHandler (issue 25, item 5) runs the
+// TestTheTypeScriptClientAgainstTheHandler runs the
 // package's TypeScript client, @jobgen/jobgen/client, in Node against a real
 // handler on a loopback port: tools/ts/client_test.ts, compiled by the pinned
 // tsc, asks for the roster, a job, follows (to the end, from an offset, and

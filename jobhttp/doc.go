@@ -38,7 +38,7 @@ take (405 with Allow), a path parameter that does not parse (404, the same
 "no such job" as an unknown id), a malformed query parameter, Last-Event-ID
 or body (400), a body over its limit (413). A route a server does not serve
 is a 404 whose header Jobgen-Not-Served names it: the fleet declines the
-subagent routes, one host declines the fleet's hosts,
+subagent routes and the bulk stop, one host declines the fleet's hosts,
 and a Handler without Options.History or Options.Subagents declines those.
 The wire's own bodies are the vocabulary of spec/wire.yaml (generated/wire),
 which the TypeScript package's client, @jobgen/jobgen/client, reads with the
@@ -92,6 +92,14 @@ without one, an Origin that names another host than the request's. Both
 rest on the Host check above, and the adapter applies both to every route
 whose method is not GET. Input to a terminal job is fenced the same way: it
 types into a shell as its owner.
+
+A bulk stop (KillJobs, POST /api/jobs/kill) is Registry.KillAll behind the
+same guards: the jobs of a list of ids, or every live job of the caller a
+match selects (kind, status, text), stopped with one reason, each job's
+outcome answered in order. An id the caller may not see answers "no such
+job" in its place, as one kill's 404 does; a body that names no jobs (no
+ids, an empty match without all) is a 400, so an empty request stops
+nothing.
 
 # History a newer build wrote
 

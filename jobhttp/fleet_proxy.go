@@ -25,6 +25,7 @@ type fleetProxy struct {
 	f     *Fleet
 	peers map[jobs.HostID]*url.URL
 	rp    *httputil.ReverseProxy
+	long  *httputil.ReverseProxy // rp for answers that wait on a job (see ForwardJob)
 }
 
 // A forwarding is what the proxy needs to know of one request: where it
@@ -37,6 +38,7 @@ type forwarding struct {
 type forwardingKey struct{}
 
 func newFleetProxy(f *Fleet, peers map[jobs.HostID]*url.URL, rt http.RoundTripper) *fleetProxy {
+	own := rt == nil
 	if rt == nil {
 		rt = &http.Transport{
 			Proxy:                 nil, // hosts are reached directly, never through an environment's proxy
@@ -66,6 +68,7 @@ func newFleetProxy(f *Fleet, peers map[jobs.HostID]*url.URL, rt http.RoundTrippe
 			httpError(w, http.StatusBadGateway, "the job's host did not answer")
 		},
 	}
+	p.long = longProxy(p.rp, own)
 	return p
 }
 
@@ -230,6 +233,11 @@ func (f *Fleet) target(e fleetEntry) (*url.URL, error) {
 // serveForwarded forwards r to target on behalf of session, until the
 // host's answer ends, the caller goes or the fleet closes.
 func (f *Fleet) serveForwarded(w http.ResponseWriter, r *http.Request, target *url.URL, session jobs.SessionID) {
+	f.serveForwardedWith(f.proxy.rp, w, r, target, session)
+}
+
+// serveForwardedWith is serveForwarded through rp.
+func (f *Fleet) serveForwardedWith(rp *httputil.ReverseProxy, w http.ResponseWriter, r *http.Request, target *url.URL, session jobs.SessionID) {
 	ctx, cancel := context.WithCancel(context.WithValue(r.Context(), forwardingKey{}, forwarding{target: target, session: session}))
 	defer cancel()
 	go func() {
@@ -239,7 +247,7 @@ func (f *Fleet) serveForwarded(w http.ResponseWriter, r *http.Request, target *u
 		case <-ctx.Done():
 		}
 	}()
-	f.proxy.rp.ServeHTTP(w, r.WithContext(ctx))
+	rp.ServeHTTP(w, r.WithContext(ctx))
 }
 
 // A deadlineWriter bounds each write of a forwarded stream, as the adapter
@@ -269,4 +277,17 @@ func sleep(ctx context.Context, d time.Duration) error {
 	case <-t.C:
 		return nil
 	}
+}
+
+// KillJobs implements wire.Server: declined, since a bulk stop is a host's
+// registry's (Registry.KillAll, fenced there); a fleet forwards one job's
+// kill to its host but does not split a selection across hosts.
+func (f *Fleet) KillJobs(ctx context.Context, req wire.KillJobsRequest) (wire.KillAllResponse, error) {
+	return wire.KillAllResponse{}, httproute.Decline("a bulk stop is served by each host's own page")
+}
+
+// ListWaiting implements wire.Server: declined, since a start waits in one
+// host's registry and the shared history records none until it registers.
+func (f *Fleet) ListWaiting(ctx context.Context, req wire.ListWaitingRequest) ([]wire.WaitingStart, error) {
+	return nil, httproute.Decline("starts waiting for a slot are shown by each host's own page")
 }

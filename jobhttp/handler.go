@@ -45,6 +45,14 @@ type Options struct {
 	// intervals, and /api/history/archived with them and the runs of the
 	// history retention archived; without it those routes are a 404.
 	History HistoryFunc
+	// AllHistory, when set, reads every session's execution intervals, for
+	// SearchHistory with all=true by a session Operator allows
+	// (StoreAllHistory reads them from a journal).
+	AllHistory AllHistoryFunc
+	// Operator reports whether a session may search every session's
+	// history. Nil allows none: the fence, a session sees its own, stays the
+	// default.
+	Operator func(jobs.SessionID) bool
 	// Subagents, when set, answers /api/subagents with the continuable
 	// children under the caller's roots and their histories
 	// (NewJournalSubagents reads them from the manager's journal); without
@@ -73,6 +81,10 @@ type Options struct {
 // where each went (StoreHistory reads them from a journal). ListHistory
 // answers the intervals alone, ArchivedHistory both.
 type HistoryFunc func(ctx context.Context, session jobs.SessionID) (wire.History, error)
+
+// An AllHistoryFunc returns the execution intervals of every session,
+// oldest first.
+type AllHistoryFunc func(ctx context.Context) ([]wire.Interval, error)
 
 // A Handler serves one registry over HTTP: it implements wire.Server, the
 // route table of spec/wire.yaml, one method per route, and serves it

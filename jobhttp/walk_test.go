@@ -69,8 +69,8 @@ func TestEveryRouteOfEveryServerAnswersTheWireSpec(t *testing.T) {
 		declined []string
 	}{
 		{"Handler", full.h, snap.ID, []string{"ListFleetHosts"}},
-		{"Handler without history or subagents", bare.h, jobs.NewJobID(), []string{"ListFleetHosts", "ListHistory", "ArchivedHistory", "ListSubagents", "WatchSubagents", "SubagentHistory"}},
-		{"Fleet", fleet, fleetJob, []string{"ArchivedHistory", "ListSubagents", "WatchSubagents", "SubagentHistory"}},
+		{"Handler without history or subagents", bare.h, jobs.NewJobID(), []string{"ListFleetHosts", "ListHistory", "SearchHistory", "ArchivedHistory", "ListSubagents", "WatchSubagents", "SubagentHistory"}},
+		{"Fleet", fleet, fleetJob, []string{"KillJobs", "ListWaiting", "SearchHistory", "ArchivedHistory", "ListSubagents", "WatchSubagents", "SubagentHistory"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			total += routetest.Walk(t, wire.Routes(), tc.h, routetest.Options{

@@ -32,7 +32,7 @@ func decodeStrict[T any](t *testing.T, what string, res *http.Response) T {
 	return v
 }
 
-// TestEveryBodyIsTheWireSpecs (issue 25, item 4): every refusal answers a
+// TestEveryBodyIsTheWireSpecs: every refusal answers a
 // wire.ErrorBody, a kill a wire.KillResponse and history a list of
 // wire.Interval, read back by the strict decoders generated from
 // spec/wire.yaml, which the TypeScript client reads them with too.

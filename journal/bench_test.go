@@ -21,7 +21,7 @@ import (
 //
 // Goals: Append without sync at least 0.8x the throughput of a plain bufio
 // JSON-lines write of the same records (payload), and of a baseline that
-// also frames and checksums them (payload-framed, issue 16); durable appends at least 1.0x a plain
+// also frames and checksums them (payload-framed); durable appends at least 1.0x a plain
 // leader/follower write+fsync, at 1, 16 and 128 concurrent committers (the
 // speedup metric).
 
@@ -114,7 +114,7 @@ func BenchmarkAppend(b *testing.B) {
 		})
 	})
 	b.Run("payload-framed", func(b *testing.B) {
-		// Issue 16's goal: the Store's Append of a pre-encoded payload against a
+		// The scoreboard's goal: the Store's Append of a pre-encoded payload against a
 		// baseline that also frames and checksums it, as the store writes it
 		// (without the store's validation, lock and index).
 		var line []byte
@@ -129,7 +129,7 @@ func BenchmarkAppend(b *testing.B) {
 		})
 	})
 	b.Run("payload-encoded", func(b *testing.B) {
-		// Issue 24's goal: AppendEncoded, the path of payloads from a
+		// The scoreboard's goal: AppendEncoded, the path of payloads from a
 		// generated encoder, against the same framing baseline.
 		var line []byte
 		ctx := context.Background()
@@ -335,7 +335,7 @@ func benchStore(b *testing.B, opts ...Option) *FileStore {
 	return s
 }
 
-// BenchmarkReadStream is the closing note of issue 10: a per-stream read of
+// BenchmarkReadStream measures what streams buy: a per-stream read of
 // 1,000 records in a 1,000,000-record file against a full scan of the file
 // for the same records, both through the same open store. The needle
 // stream's records are spread evenly (every 1,000th record; the rest are in

@@ -11,7 +11,7 @@ import (
 )
 
 // TestFIFOIsRefused: a FIFO passed to Open, Check or ReadFile is refused at
-// once, not read forever (issue 15, item 10).
+// once, not read forever.
 func TestFIFOIsRefused(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "fifo.journal")
 	if err := syscall.Mkfifo(path, 0o644); err != nil {

@@ -181,7 +181,7 @@ func (s *FileStore) flushTo(ctx context.Context, target uint64) error {
 // the other appends, and when the sync ends the first of the waiting group
 // starts the next sync at once, before the group just released has
 // appended again, so each sync covers half of them (0.5× etcd's Save(n) at
-// 16 and 128 committers, issue 24). So the next leader waits, for at most
+// 16 and 128 committers). So the next leader waits, for at most
 // the time the last sync took, until as many flushers are pending as were
 // waiting when the last sync ended: the group just released rejoins, and
 // the two become one. A lone committer never waits: one flusher is all the

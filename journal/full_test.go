@@ -12,7 +12,7 @@ import (
 // TestAppendPastLastSeqIsRefused: a journal whose last seq is the largest a
 // stream may hold refuses the next append with ErrFull, before anything is
 // acknowledged, and Flush and Close then lose nothing that was acknowledged.
-// (Issue 15, item 1: a journal at seq 2^64-1 wrapped to 0, acknowledged the
+// (Without it, a journal at seq 2^64-1 wrapped to 0, acknowledged the
 // append, and the record never reached the file.)
 func TestAppendPastLastSeqIsRefused(t *testing.T) {
 	for _, last := range []uint64{MaxSeq, math.MaxUint64} {

@@ -35,7 +35,7 @@ func TestCandidateChecksumFromPrefixes(t *testing.T) {
 
 // TestNonJSONFactIsCorruption: a record whose checksum matches but whose fact
 // is not JSON is corruption named by its offset, not an intact record that
-// breaks jq (issue 15, item 13).
+// breaks jq.
 func TestNonJSONFactIsCorruption(t *testing.T) {
 	bad := []byte("not json")
 	rec := appendRecord(nil, 2, testStream, 2, "", bad, metaCRC(bad, testStream, ""))
@@ -61,8 +61,7 @@ func TestNonJSONFactIsCorruption(t *testing.T) {
 }
 
 // TestCRLFJournalSaysWhatIsWrong: a journal whose line endings were
-// converted to CRLF is reported as that, not as a newer version (issue 15,
-// item 21).
+// converted to CRLF is reported as that, not as a newer version.
 func TestCRLFJournalSaysWhatIsWrong(t *testing.T) {
 	path, _ := makeJournal(t, 2)
 	b, _ := os.ReadFile(path)
@@ -80,7 +79,7 @@ func TestCRLFJournalSaysWhatIsWrong(t *testing.T) {
 
 // TestWholeBadLastRecordIsCorruption: a bit flip in a complete last record
 // (one that may have been flushed) is corruption with its offset, not a torn
-// tail cut with a log line (issue 15, item 14). TruncateAt, the operator's
+// tail cut with a log line. TruncateAt, the operator's
 // repair, cuts it at that offset, and only at a record boundary of an intact
 // prefix.
 func TestWholeBadLastRecordIsCorruption(t *testing.T) {

@@ -12,8 +12,8 @@ import (
 
 // TestRecoveryIsLinearOnCraftedLines: a line full of record candidates
 // whose framing parses and whose fact runs to the line's end costs recovery
-// a pass, not a checksum of the rest of the line per candidate (issue 15,
-// item 9: a 1 MiB line took 1.35 s, 10 MiB 10.9 s). A line four times as
+// a pass, not a checksum of the rest of the line per candidate (which
+// took 1.35 s for a 1 MiB line, 10.9 s for 10 MiB). A line four times as
 // long takes about four times as long (quadratic would be sixteen; the test allows ten); the
 // best of three runs of each, so that a loaded machine does not decide.
 func TestRecoveryIsLinearOnCraftedLines(t *testing.T) {

@@ -14,7 +14,7 @@ import (
 	"github.com/jobgen/jobgen/registry/registrytest"
 )
 
-// stubbornGrandchild is the command of issue 15, item 18: a grandchild that
+// stubbornGrandchild is a command that escapes a naive teardown: a grandchild that
 // ignores SIGTERM and detaches its output, beside a leader that does not. The
 // leader goes on only once the grandchild ignores SIGTERM (it touches a file
 // after its trap), so a loaded machine cannot deliver the signal before the

@@ -19,7 +19,7 @@ import (
 )
 
 // TestAgentToolsFence is the model-based property of the model-facing
-// tools (issue 26, issue 29 item 3). Jobs of the sessions a and b and
+// tools. Jobs of the sessions a and b and
 // unowned ones (started through a start tool by their caller, consuming
 // their output through ReadOutput or handing out a final output) write
 // text whose runes, and runs of bytes that are no UTF-8, are split across

@@ -22,7 +22,7 @@ import (
 	"github.com/jobgen/jobgen/journal"
 )
 
-// TestJournalRecovery is issue 6, item 4. A journal lives through one to
+// TestJournalRecovery is the journal's recovery property. A journal lives through one to
 // four cycles of: open (recovering what the last cycle left), append random
 // facts with random flushes while writes and fsyncs may fail, then crash
 // (or close), and lose or damage any bytes after the last successful fsync

@@ -23,7 +23,7 @@ import (
 )
 
 // TestRegistryMachine is the model-based state machine of registry and
-// journal (issue 6, item 1). Random sequences of starts, appends, detail
+// journal. Random sequences of starts, appends, detail
 // updates, producer reports, kills, disposals, closes, reads, record reads,
 // waits, journal faults and fake-time advances run against a registry that
 // records into a real journal file, inside a synctest bubble. The model
@@ -238,6 +238,7 @@ func (h *machine) actions() map[string]func(*rapid.T) {
 		"producerEnd": h.producerEnd,
 		"kill":        h.kill,
 		"killMore":    h.kill,
+		"killAll":     h.killAll,
 		"dispose":     h.dispose,
 		"close":       h.close,
 		"read":        h.read,
@@ -587,6 +588,89 @@ func (h *machine) kill(rt *rapid.T) {
 	res, err := h.reg.Kill(caller, id, reason)
 	if classify(err) != wantErr || res != wantRes {
 		rt.Fatalf("Kill(%q, %s) = %v, %v; want %v, %s", caller, h.idName(id), res, err, wantRes, wantErr)
+	}
+	synctest.Wait()
+}
+
+// killAll stops a selection at once, by ids (some repeated, some foreign
+// or unknown) or by a kind filter, and checks KillAll's promises beside the
+// model's prediction: no job the caller may not see is asked to stop, each
+// Cancel gets the one reason, and every selected job the fence let through
+// ends stopping, settled, or (its Cancel failed) untouched.
+func (h *machine) killAll(rt *rapid.T) {
+	caller := rapid.SampledFrom(callers).Draw(rt, "caller")
+	var sel registry.Selection
+	var kind string
+	if rapid.Bool().Draw(rt, "byFilter") {
+		kind = rapid.SampledFrom([]string{"bash", "grep", ""}).Draw(rt, "filterKind")
+		if kind != "" {
+			sel.Match = func(s jobs.JobSnapshot) bool { return s.Kind == kind }
+		}
+	} else {
+		for range rapid.IntRange(1, 4).Draw(rt, "ids") {
+			_, id := h.drawTarget(rt, false)
+			sel.IDs = append(sel.IDs, id)
+		}
+	}
+	reason := rapid.SampledFrom([]string{"bulk stop", ""}).Draw(rt, "reason")
+	ids := sel.IDs
+	if len(ids) == 0 {
+		ids = h.m.selectLive(caller, kind)
+	}
+	before := map[jobs.JobID]int{}
+	for id, j := range h.m.byID {
+		j.cancelFails = rapid.IntRange(0, 3).Draw(rt, "cancelFails") == 0
+		j.prod.setCancelErr(nil)
+		if j.cancelFails {
+			j.prod.setCancelErr(errCancel)
+		}
+		before[id] = len(j.prod.cancelReasons())
+	}
+	type want struct {
+		res registry.KillResult
+		err errKind
+	}
+	var wants []want
+	seen := map[jobs.JobID]bool{}
+	var order []jobs.JobID
+	for _, id := range ids {
+		if seen[id] {
+			continue
+		}
+		seen[id] = true
+		order = append(order, id)
+		res, ek := h.m.kill(caller, id, reason)
+		wants = append(wants, want{res, ek})
+	}
+	note("killAll: %d selected", len(order))
+	got := h.reg.KillAll(caller, sel, reason)
+	if len(got) != len(order) {
+		rt.Fatalf("KillAll(%q) answered %d results %v; want %d", caller, len(got), got, len(order))
+	}
+	for i, k := range got {
+		if k.ID != order[i] || k.Result != wants[i].res || classify(k.Err) != wants[i].err {
+			rt.Fatalf("KillAll(%q) result %d = %v; want %s %v, %s", caller, i, k, h.idName(order[i]), wants[i].res, wants[i].err)
+		}
+	}
+	for id, j := range h.m.byID {
+		reasons := j.prod.cancelReasons()[before[id]:]
+		if !j.visibleTo(caller) && len(reasons) > 0 {
+			rt.Fatalf("KillAll(%q) called the Cancel of %s, owned by %q: the fence must hold", caller, j.name, j.plan.owner)
+		}
+		for _, r := range reasons {
+			if r != reason {
+				rt.Fatalf("KillAll(%q) cancelled %s with %q; want the one reason %q", caller, j.name, r, reason)
+			}
+		}
+	}
+	for i, k := range got {
+		j := h.m.byID[k.ID]
+		if k.Err != nil || j == nil {
+			continue
+		}
+		if s, err := h.reg.Get(caller, k.ID); err != nil || (s.Status != jobs.JobStatusStopping && !s.Status.Terminal()) {
+			rt.Fatalf("after KillAll, selected job %d (%s) is %v, %v; want stopping or settled", i, j.name, s.Status, err)
+		}
 	}
 	synctest.Wait()
 }

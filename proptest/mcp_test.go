@@ -1,6 +1,7 @@
 package proptest
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -25,7 +26,7 @@ import (
 )
 
 // TestMCPSessionFence is the fence of the MCP server over real streamable
-// HTTP (issue 26, issue 29 item 3). Each check has its own sessions, each
+// HTTP. Each check has its own sessions, each
 // with one or two MCP client sessions; random calls start jobs (plainly or
 // as 2025-11-25 tasks), list, read and kill them, read and cancel their
 // tasks, from their owners and from the others, and a session names
@@ -36,7 +37,9 @@ import (
 // stateless: the call is the sender's); another session's task is unknown
 // in exactly the words of an id nobody issued, for tasks/get and
 // tasks/cancel alike, and its cancel stops nothing; an owner's kill or
-// cancel stops its running job, and tasks/get says cancelled after it.
+// cancel stops its running job, and tasks/get says cancelled after it; a
+// subscriptions/listen for task status agrees to the sender's own tasks
+// only, and tells their status.
 func TestMCPSessionFence(t *testing.T) {
 	reg := registry.New()
 	defer reg.Close(context.Background())
@@ -96,8 +99,8 @@ func TestMCPSessionFence(t *testing.T) {
 		// A few steps per check, not rapid's Repeat: each step is a round
 		// trip or more over HTTP, and many short checks find more than a
 		// few long ones at the same cost.
-		actions := map[string]func(*rapid.T){"start": m.start, "list": m.list, "call": m.call, "replay": m.replay, "startTask": m.startTask, "task": m.task}
-		names := []string{"start", "list", "call", "replay", "startTask", "task"}
+		actions := map[string]func(*rapid.T){"start": m.start, "list": m.list, "call": m.call, "replay": m.replay, "startTask": m.startTask, "task": m.task, "listen": m.listen}
+		names := []string{"start", "list", "call", "replay", "startTask", "task", "listen"}
 		for range rapid.IntRange(1, 12).Draw(rt, "steps") {
 			actions[rapid.SampledFrom(names).Draw(rt, "action")](rt)
 			m.check(rt)
@@ -353,6 +356,81 @@ func (m *mcpMachine) task(rt *rapid.T) {
 	if method == "tasks/cancel" {
 		m.killed[id] = true
 	}
+}
+
+// listen subscribes, as a 2026-07-28 client, to the status notifications
+// of some tasks, its own and others' and an id nobody issued: the
+// acknowledgement agrees to exactly the sender's own, in the order asked,
+// and the first notification is the first of them, with the model's status.
+func (m *mcpMachine) listen(rt *rapid.T) {
+	s := rapid.SampledFrom(m.sessions).Draw(rt, "session")
+	var asked, want []string
+	for _, id := range m.jobs {
+		if rapid.Bool().Draw(rt, "ask") {
+			asked = append(asked, id.String())
+			if m.owner[id] == s {
+				want = append(want, id.String())
+			}
+		}
+	}
+	asked = append(asked, jobs.NewJobID().String())
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 9, "method": "subscriptions/listen", "params": map[string]any{
+		"notifications": map[string]any{"taskIds": asked},
+		"_meta": map[string]any{"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientInfo": map[string]any{"name": "prop", "version": "v0"},
+			"io.modelcontextprotocol/clientCapabilities": map[string]any{"extensions": map[string]any{"io.modelcontextprotocol/tasks": map[string]any{}}}},
+	}})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, m.srv.URL, strings.NewReader(string(body)))
+	for k, v := range map[string]string{"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+		"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "subscriptions/listen"} {
+		req.Header.Set(k, v)
+	}
+	resp, err := tokenClient(s).Do(req)
+	if err != nil {
+		rt.Fatal(err)
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	next := func(what string) json.RawMessage {
+		for sc.Scan() {
+			if d, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+				return json.RawMessage(d)
+			}
+		}
+		rt.Fatalf("listen by %s of %v: the stream ended before %s (%d)", s, asked, what, resp.StatusCode)
+		return nil
+	}
+	var ack struct {
+		Method string
+		Params struct{ Notifications struct{ TaskIDs []string } }
+	}
+	if data := next("its acknowledgement"); json.Unmarshal(data, &ack) != nil || ack.Method != "notifications/subscriptions/acknowledged" ||
+		!slices.Equal(ack.Params.Notifications.TaskIDs, want) && len(ack.Params.Notifications.TaskIDs)+len(want) > 0 {
+		rt.Fatalf("listen by %s of %v: acknowledged %s, want %s's own %v", s, asked, data, s, want)
+	}
+	if len(want) == 0 {
+		return
+	}
+	var first struct {
+		Method string
+		Params struct{ TaskID, Status string }
+	}
+	wantStatus := "working"
+	if id, _ := jobIDOf(want[0]); m.killed[id] {
+		wantStatus = "cancelled"
+	}
+	if data := next("a notification"); json.Unmarshal(data, &first) != nil || first.Method != "notifications/tasks" ||
+		first.Params.TaskID != want[0] || first.Params.Status != wantStatus {
+		rt.Fatalf("listen by %s: first notification %s, want %s %s", s, data, want[0], wantStatus)
+	}
+}
+
+// jobIDOf is the JobID a task id is.
+func jobIDOf(taskID string) (jobs.JobID, error) {
+	var id jobs.JobID
+	err := json.Unmarshal([]byte(`"`+taskID+`"`), &id)
+	return id, err
 }
 
 // check compares every job's status with the model, read from the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"strconv"
 	"strings"
 	"time"
@@ -551,6 +552,18 @@ func (m *model) kill(caller jobs.SessionID, id jobs.JobID, reason string) (regis
 	return registry.KillRequested, errNone
 }
 
+// selectLive predicts the jobs KillAll selects by a filter: the live jobs
+// caller sees, of kind (any kind when ""), in registration order.
+func (m *model) selectLive(caller jobs.SessionID, kind string) []jobs.JobID {
+	var ids []jobs.JobID
+	for _, j := range m.registered() {
+		if m.byID[j.id] == j && j.visibleTo(caller) && j.state == jobLive && (kind == "" || j.plan.kind == kind) {
+			ids = append(ids, j.id)
+		}
+	}
+	return ids
+}
+
 // Teardown reasons and details, as the registry words them.
 const (
 	closeReason   = "registry closed"
@@ -724,7 +737,7 @@ func diffSnapshot(got jobs.JobSnapshot, j *modelJob) string {
 		}
 		got.Detail = want.Detail
 	}
-	if got != want {
+	if !reflect.DeepEqual(got, want) {
 		return fmt.Sprintf("\n got %+v\nwant %+v", got, want)
 	}
 	return ""

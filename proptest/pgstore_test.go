@@ -32,8 +32,8 @@ const pgChecksEnv = "JOBGEN_PGSTORE_CHECKS"
 // 12 under the race detector, about 10 s on 2 cores.
 const pgDefaultChecks = defaultChecks / 8
 
-// TestPgstoreMachine is the model-based state machine of journal/pgstore
-// (issue 29, item 1), against the test server (JOBGEN_TEST_POSTGRES). Each
+// TestPgstoreMachine is the model-based state machine of journal/pgstore,
+// against the test server (JOBGEN_TEST_POSTGRES). Each
 // check opens two writing stores — A with one committer and a 4 KiB byte
 // cap, B with three — and a reader that tails, all through a proxy the
 // machine controls, on streams of the check's own. Actions: appends of one to

@@ -16,14 +16,14 @@ import (
 	"github.com/jobgen/jobgen/registry/registrytest"
 )
 
-// TestPumpResources is issue 6, item 3. For random cadences, on the pump's
+// TestPumpResources is the pump's resources property. For random cadences, on the pump's
 // own timer or a shared pacer, random sources (unbounded, or keeping a small
 // window so reads turn lossy; notifying their writes, or polled), random
 // bursts of output and idle stretches of thousands of rounds — up to
 // simulated days — the pump's resources do not grow with the rounds: no
 // goroutine is created and nothing is allocated while it idles, it
 // subscribes to done once and uses one timer, stopped when it returns. On a
-// pacer, an idle source that notifies is not read at all (issue 24). Output
+// pacer, an idle source that notifies is not read at all. Output
 // written after the idle stretch reaches the record within one Poll. And
 // whatever the pattern, every append is a source's read in order, a lossy
 // read becomes a gap, and the final drain lands every byte written before

@@ -19,7 +19,7 @@ import (
 )
 
 // TestSubagentMachine is the model-based state machine of the continuation
-// manager (issue 11, item 4). Random starts, follow-ups (by the parent, by
+// manager. Random starts, follow-ups (by the parent, by
 // a copy of it, by another parent), turns (also ones that fail before
 // taking their input), reports, interrupts, drains (also ones that linger
 // while a turn ignores its cancellation), flushes, provider removal,

@@ -26,7 +26,7 @@ var behaviourNames = [...]string{"settles at once", "settles late", "never settl
 
 func (b behaviour) String() string { return behaviourNames[b] }
 
-// TestForcedTeardown is issue 6, item 2: a registry full of producers that
+// TestForcedTeardown is the forced teardown property: a registry full of producers that
 // settle at once, settle late (within the bound or after it), never settle,
 // fail or hang in Cancel, or report on their own, with the journal failing
 // or not, is torn down by disposals and a close. Every teardown returns

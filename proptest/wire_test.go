@@ -24,7 +24,7 @@ import (
 	"github.com/jobgen/jobgen/subagent/subagenttest"
 )
 
-// TestWireMachine is the model-based property of jobhttp (issue 29, item 2):
+// TestWireMachine is the model-based property of jobhttp:
 // random sequences of roster, job, follow (fresh, resumed by ?from= or
 // Last-Event-ID, left open across appends and read later, closed), kill
 // and history requests from three sessions under several Host names and

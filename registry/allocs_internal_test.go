@@ -8,7 +8,7 @@ import (
 	"github.com/jobgen/jobgen/generated/jobs"
 )
 
-// The hot paths allocate exactly this much (issue 16's regression guard): a
+// The hot paths allocate exactly this much (a regression guard): a
 // change that adds an allocation fails here, untimed, before any benchmark
 // runs. Counts are per operation, measured with testing.AllocsPerRun; lower
 // a bound when a change saves an allocation.

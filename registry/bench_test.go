@@ -19,7 +19,7 @@ import (
 //
 //	go test ./registry -run '^$' -bench . -benchmem -count 3
 //
-// Goals (issue 3): a record append no slower than circbuf's Write and
+// Goals: a record append no slower than circbuf's Write and
 // allocation-free once the ring is full; a 4 KiB ReadRecord within 2× of a
 // 4 KiB copy; a plain job's start→settle within 2 µs and 10 allocations.
 
@@ -236,7 +236,7 @@ func paired(b *testing.B, n int, f, base func()) {
 	b.ReportMetric(0, "ns/op") // the batches' figures are the measure
 }
 
-// BenchmarkPairedAppend is issue 24's append goals in alternating batches
+// BenchmarkPairedAppend is the scoreboard's append goals in alternating batches
 // against circbuf's Write of the same bytes into a buffer of the same size
 // (see paired): the ring alone (≤ 1.05× circbuf at 4 KiB), and a producer's
 // Append on a live job with the default clock (≤ 4× at 64 B) and with
@@ -297,7 +297,7 @@ func BenchmarkPairedClockRead(b *testing.B) {
 	runtime.KeepAlive(sink)
 }
 
-// BenchmarkPairedReadRecordInto is issue 24's read goal, ReadRecordInto of
+// BenchmarkPairedReadRecordInto is the scoreboard's read goal, ReadRecordInto of
 // 4 KiB within 2× a 4 KiB copy, in alternating batches (see paired).
 func BenchmarkPairedReadRecordInto(b *testing.B) {
 	const size = 4096

@@ -15,7 +15,7 @@ const rebaseAfter = time.Second
 // since a base, and takes a new base from time.Now once the base is a second
 // old, so wall-clock steps show within a second. On a VM where a clock read
 // is a system call this halves what a timestamp costs the append path and
-// start→settle (issue 16). time.Since follows a synctest bubble's fake clock
+// start→settle. time.Since follows a synctest bubble's fake clock
 // as time.Now does; a base from outside the bubble is replaced at once.
 //
 // It serves only the registry's default clock: a Clock given with WithClock

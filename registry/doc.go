@@ -28,6 +28,9 @@
 // that moment; Close wakes every waiter with ErrClosed. DisposeOwner does
 // not: a waiter of a disposed owner registers once a slot frees, like a
 // start inside its starter. A waiter costs no goroutine beyond its caller's.
+// Waiting lists the waiters a caller may see (fenced as jobs are: its own
+// session's and the unowned), with their kind, label, since when they wait
+// and their place in their owner's line; a waiter has no id until admitted.
 //
 // Promote registers a producer that is already running (a foreground
 // command offered at its deadline: procjob's Offer) by the same steps, with

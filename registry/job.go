@@ -44,7 +44,8 @@ type job struct {
 	label    string
 	ordinal  int
 	toolCall jobs.ToolCallID
-	timeout  time.Duration // the JobStart's Timeout; zero for no deadline
+	timeout  time.Duration     // the JobStart's Timeout; zero for no deadline
+	labels   map[string]string // the JobStart's Labels, copied; nil for none. Never changed, so snapshots share it
 	// ------------------------------------------------------------------
 	// done is closed when the settlement is visible, releasing waiters. It
 	// is made only when something waits (see Registry.doneOf): most jobs
@@ -137,6 +138,7 @@ func (j *job) snapshotInto(s *jobs.JobSnapshot) {
 		FinishedAt:       j.finishedAt,
 		Reported:         j.reported,
 		ProducerReported: j.producerReported,
+		Labels:           j.labels,
 	}
 	if j.state == stateSettled && j.pending != nil {
 		s.HasResult, s.ResultBytes = true, j.pending.resultBytes

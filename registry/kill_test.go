@@ -252,8 +252,8 @@ func TestKillFailingCancelWithdrawsTheStop(t *testing.T) {
 	}
 }
 
-// Issue 15, item 16: a kill hands the job's end to its caller, so the job is
-// reported from the kill on (DESIGN §5), and stays so once it settles; a
+// A kill hands the job's end to its caller, so the job is reported from the
+// kill on (registry/doc.go, "Lifecycle"), and stays so once it settles; a
 // kill whose Cancel fails withdraws that with its request.
 func TestKillMarksTheJobReported(t *testing.T) {
 	r, p, snap := runningBash(t, "s")

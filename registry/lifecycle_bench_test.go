@@ -14,7 +14,7 @@ import (
 )
 
 // BenchmarkStartSettlePlain is start→settle of a plain owned job with an
-// in-memory Recorder (issue 16: at most 2 µs and 6 allocations). face is a
+// in-memory Recorder (the scoreboard's goal: at most 2 µs and 6 allocations). face is a
 // producer that settles through its face (no registry goroutine); done is
 // one that blocks in Done (a registry goroutine per job). The baselines are
 // a mutex+map registry that settles inline and a goroutine round trip.
@@ -128,7 +128,7 @@ func (m *mapRegistry) wait(id jobs.JobID) jobs.JobStatus {
 }
 
 // BenchmarkStartSettleParallel is start→settle throughput with 1 and with 8
-// concurrent starters, each its own owner (issue 16: 8 starters at least
+// concurrent starters, each its own owner (the scoreboard's goal: 8 starters at least
 // 1.6× the jobs per second of one, on 2 cores). ns/op is wall time per job.
 func BenchmarkStartSettleParallel(b *testing.B) {
 	for _, starters := range []int{1, 8} {
@@ -173,7 +173,7 @@ func BenchmarkStartSettleParallel(b *testing.B) {
 }
 
 // BenchmarkIdleJobMemory measures what an idle job costs: heap and stack
-// grown per job, 10,000 jobs at a time, after a collection (issue 16: at most
+// grown per job, 10,000 jobs at a time, after a collection (the scoreboard's goal: at most
 // 1 KiB for a plain job, 2 KiB for a recording job holding 100 bytes).
 // plain-done is a plain job whose producer blocks in Done. The baseline is
 // one blocked goroutine, what a registry goroutine per job costs on its own.
@@ -294,7 +294,7 @@ func BenchmarkList10k(b *testing.B) {
 }
 
 // BenchmarkStartSettleScaling is start→settle throughput of 8 concurrent
-// starters against 1 (issue 24: at least 1.6× on 2 cores), each starter its
+// starters against 1 (the scoreboard's goal: at least 1.6× on 2 cores), each starter its
 // own owner, measured in alternating phases of one run, so that a load burst
 // from other processes on a shared machine lands on both alike; it reports
 // one-ns/job and eight-ns/job. The facts go to an in-memory Recorder that

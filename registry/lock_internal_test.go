@@ -7,7 +7,7 @@ import (
 	"github.com/jobgen/jobgen/generated/jobs"
 )
 
-// Appends of different jobs never meet on one lock (issue 16): a producer's
+// Appends of different jobs never meet on one lock: a producer's
 // Append and UpdateDetail complete while its owner's shard's mutex, the job
 // table's locks and another job's lock are all held.
 func TestAppendTakesOnlyItsJobsLock(t *testing.T) {

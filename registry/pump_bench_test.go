@@ -71,7 +71,7 @@ func (p probeJob) Append(string, jobs.AppendOptions) {
 }
 
 // BenchmarkPumpIdle10k measures what 10,000 pumped jobs with no output cost
-// at the spec's 150 ms cadence (issue 24: at most 0.25% of a core on the
+// at the spec's 150 ms cadence (the scoreboard's goal: at most 0.25% of a core on the
 // shared pacer, with output after the idle stretch seen within 250 ms). The
 // baseline is the least any poller at that cadence can cost: a ticker and an
 // empty select. pump-with-pacer reads sources that notify (as procjob's do);

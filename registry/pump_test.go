@@ -144,7 +144,7 @@ func TestPacerDrivesManyPumpsAndStopsWhenIdle(t *testing.T) {
 }
 
 // On a pacer, a pump whose sources all notify is read only in the round
-// after a notice (issue 24): through an idle stretch its sources are not
+// after a notice: through an idle stretch its sources are not
 // read at all, while a polled pump's are read every round; a write after
 // the stretch reaches the record one Poll after it was made; and a pump
 // that returns ends its sources' notices.

@@ -11,7 +11,7 @@ import (
 	"github.com/jobgen/jobgen/generated/jobs"
 )
 
-// A recordModel is the record rules of issue 3 written as plainly as
+// A recordModel is the record rules of registry/doc.go written as plainly as
 // possible: append, then drop whole head chunks while over the limit and
 // more than one chunk remains, then cut a lone oversized chunk to its
 // UTF-8-safe tail with gapBefore.

@@ -132,7 +132,7 @@ func TestSettledFactRepeatsRegistration(t *testing.T) {
 }
 
 // TestSettlementOrder observes one settlement from the Recorder, a waiter and
-// every kind of listener, and checks the order of issue 3 item 2: fact (job
+// every kind of listener, and checks the order registry/doc.go promises: fact (job
 // still looks live, record untrimmed) → trim → waiters released (reported,
 // because a waiter exists) → jobs-changed → final output signal → done.
 func TestSettlementOrder(t *testing.T) {

@@ -3,6 +3,7 @@ package registry_test
 import (
 	"context"
 	"errors"
+	"reflect"
 	"runtime"
 	"strings"
 	"testing"
@@ -218,7 +219,7 @@ func TestSettleAfterForcedTeardownChangesNothing(t *testing.T) {
 	_ = r.Close(context.Background())
 	before := mustGet(t, r, "s", snap.ID)
 	face.Settle(jobs.JobOutcome{Status: jobs.JobStatusCompleted}, nil)
-	if got := mustGet(t, r, "s", snap.ID); got != before || got.Status != jobs.JobStatusFailed {
+	if got := mustGet(t, r, "s", snap.ID); !reflect.DeepEqual(got, before) || got.Status != jobs.JobStatusFailed {
 		t.Fatalf("after a late Settle: %+v; want the forced settlement %+v unchanged", got, before)
 	}
 }

@@ -25,7 +25,7 @@ func startFace(t *testing.T, r *Registry, owner jobs.SessionID) (jobs.JobSnapsho
 	return snap, face
 }
 
-// Starts of different owners never meet on one lock (issue 24): a whole
+// Starts of different owners never meet on one lock: a whole
 // start → settle → wait → remove of one owner, and a fenced record read,
 // complete while another owner's shard and its job are locked.
 func TestOwnersShareNoLock(t *testing.T) {

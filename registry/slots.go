@@ -10,6 +10,10 @@ import (
 
 // A slotWaiter is one StartWait queued for its owner's admission slot.
 type slotWaiter struct {
+	// kind, label and since (Unix milliseconds) are what Waiting shows of
+	// the start; they never change.
+	kind, label string
+	since       int64
 	// ready is closed when the waiter is granted a slot or the registry
 	// closes; granted tells the two apart. Both are guarded by the owner's
 	// shard's mutex.
@@ -39,6 +43,10 @@ func (r *Registry) StartWait(ctx context.Context, start jobs.JobStart) (jobs.Job
 // ordinal; with wait it queues for a slot when none is free. It returns the
 // owner's shard, which the job keeps.
 func (r *Registry) admit(ctx context.Context, c *jobs.JobStartCommon, wait bool) (*shard, int, error) {
+	var since int64
+	if wait {
+		since = r.now() // the Clock is user code: read it before locking
+	}
 	sh := r.lockShard(c.Owner)
 	if sh.closed {
 		sh.mu.Unlock()
@@ -50,7 +58,7 @@ func (r *Registry) admit(ctx context.Context, c *jobs.JobStartCommon, wait bool)
 		sh.mu.Unlock()
 		return nil, 0, fmt.Errorf("registry: start %q for owner %q: %d of %d slots taken: %w",
 			c.Kind, c.Owner, n, r.limits.MaxPerOwner, ErrTooManyJobs)
-	} else if err := r.awaitSlot(ctx, sh, c); err != nil {
+	} else if err := r.awaitSlot(ctx, sh, c, since); err != nil {
 		sh.mu.Unlock()
 		return nil, 0, err
 	}
@@ -61,8 +69,8 @@ func (r *Registry) admit(ctx context.Context, c *jobs.JobStartCommon, wait bool)
 // awaitSlot queues for a slot of sh and waits until one is handed over
 // (nil: the slot is counted in sh.active), ctx ends or the registry closes.
 // sh.mu must be held; it is released while waiting and held again on return.
-func (r *Registry) awaitSlot(ctx context.Context, sh *shard, c *jobs.JobStartCommon) error {
-	w := &slotWaiter{ready: make(chan struct{})}
+func (r *Registry) awaitSlot(ctx context.Context, sh *shard, c *jobs.JobStartCommon, since int64) error {
+	w := &slotWaiter{kind: c.Kind, label: c.Label, since: since, ready: make(chan struct{})}
 	sh.queue = append(sh.queue, w)
 	sh.mu.Unlock()
 	select {
@@ -118,4 +126,39 @@ func (sh *shard) wakeSlotWaiters() {
 		close(w.ready)
 	}
 	sh.queue = nil
+}
+
+// A Waiter is a StartWait waiting for an admission slot, as Waiting shows
+// it. It has no id or ordinal yet: those are issued once it is admitted.
+type Waiter struct {
+	Owner jobs.SessionID
+	Kind  string
+	Label string
+	// Since is when it began to wait, in Unix milliseconds.
+	Since int64
+	// Place is its place in its owner's line, from 1: the next slot the
+	// owner frees goes to place 1.
+	Place int
+}
+
+// Waiting returns the StartWaits visible to caller that wait for a slot:
+// its own session's and the unowned ones, as the fence shows jobs, each
+// owner's in the order they will be admitted (the unowned line first).
+// A waiter that has been handed a slot is no longer waiting.
+func (r *Registry) Waiting(caller jobs.SessionID) []Waiter {
+	var out []Waiter
+	add := func(sh *shard) {
+		sh.mu.Lock()
+		for i, w := range sh.queue {
+			out = append(out, Waiter{Owner: sh.owner, Kind: w.kind, Label: w.label, Since: w.since, Place: i + 1})
+		}
+		sh.mu.Unlock()
+	}
+	add(r.unowned)
+	if caller != "" {
+		if sh := r.shards.get(caller); sh != nil {
+			add(sh)
+		}
+	}
+	return out
 }

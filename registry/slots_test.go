@@ -252,3 +252,37 @@ func closeRegistry(t *testing.T, r *registry.Registry) {
 		t.Errorf("Close: %v", err)
 	}
 }
+
+func TestWaitingShowsEachQueuedStartWithItsPlaceInLine(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r, running := oneSlotTaken(t)
+		start := time.Now().UnixMilli()
+		startWaiting(t, t.Context(), r, "s", "w0")
+		time.Sleep(time.Second)
+		ctx, cancel := context.WithCancel(t.Context())
+		leaver := startWaiting(t, ctx, r, "s", "w1")
+		startWaiting(t, t.Context(), r, "s", "w2")
+
+		got := r.Waiting("s")
+		want := []registry.Waiter{
+			{Owner: "s", Kind: "w0", Label: "w0 job", Since: start, Place: 1},
+			{Owner: "s", Kind: "w1", Label: "w1 job", Since: start + 1000, Place: 2},
+			{Owner: "s", Kind: "w2", Label: "w2 job", Since: start + 1000, Place: 3},
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("Waiting = %+v\nwant %+v", got, want)
+		}
+		if other := r.Waiting("other"); len(other) != 0 {
+			t.Fatalf("another session sees %+v; the fence keeps a session's waiters its own", other)
+		}
+
+		cancel()
+		<-leaver.done
+		running.finish(jobs.JobStatusCompleted, "", "")
+		synctest.Wait()
+		got = r.Waiting("s")
+		if len(got) != 1 || got[0].Kind != "w2" || got[0].Place != 1 {
+			t.Fatalf("after one left and one was admitted, Waiting = %+v; want w2 first in line", got)
+		}
+	})
+}

@@ -52,6 +52,8 @@ func parseStart(start jobs.JobStart) (startSpec, error) {
 		problem = fmt.Sprintf("output limit %d is not positive", c.OutputLimitBytes)
 	case c.Timeout < 0:
 		problem = fmt.Sprintf("timeout %s is negative", c.Timeout)
+	default:
+		problem = checkLabels(c.Labels)
 	}
 	if problem != "" {
 		return spec, fmt.Errorf("registry: start %q: %s: %w", spec.common.Kind, problem, ErrInvalidStart)
@@ -100,6 +102,7 @@ func (r *Registry) start(ctx context.Context, spec startSpec, waitSlot bool) (*j
 		ordinal:  ordinal,
 		toolCall: common.ToolCall,
 		timeout:  common.Timeout,
+		labels:   cloneLabels(common.Labels),
 		status:   lifecycle.Initial(),
 	}
 	if spec.plain == nil {
@@ -211,6 +214,7 @@ func (r *Registry) register(j *job, hooks jobs.Hooks, commandStartedAt int64) (j
 			Ordinal:  j.ordinal,
 			ToolCall: j.toolCall,
 			Record:   j.record != nil,
+			Labels:   j.labels,
 
 			Promoted:         commandStartedAt != 0,
 			CommandStartedAt: commandStartedAt,

@@ -3,6 +3,7 @@ package registry_test
 import (
 	"context"
 	"errors"
+	"reflect"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -297,7 +298,7 @@ func TestStartRecordsRegisteredFactBeforeJobsChanged(t *testing.T) {
 	}
 	want := jobs.JobRegistered{JobID: snap.ID, At: 42_000, Owner: "s", Kind: "bash", Label: "bash job",
 		Ordinal: 1, ToolCall: "call-7", Record: true}
-	if got := rec.all()[0]; got != want {
+	if got := rec.all()[0]; !reflect.DeepEqual(got, want) {
 		t.Fatalf("fact %+v; want %+v", got, want)
 	}
 }

@@ -9,7 +9,7 @@ import (
 	"github.com/jobgen/jobgen/registry"
 )
 
-// Issue 15, item 17: the record holds valid UTF-8. Invalid bytes are
+// The record holds valid UTF-8. Invalid bytes are
 // replaced at append, each by U+FFFD (as encoding/json and a Go range loop
 // read them), so offsets counted in Go are the offsets a reader of the JSON
 // wire counts: Offset+len(Text) == Next after a round trip.

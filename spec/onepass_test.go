@@ -147,7 +147,7 @@ func BenchmarkDecodeFact(b *testing.B) {
 	})
 }
 
-// TestDecodeFactReadsInOnePass guards issue 16's one-pass decoding: the
+// TestDecodeFactReadsInOnePass guards one-pass decoding (decision 0045): the
 // encoding/json decoders it replaced made 50 allocations for a job/settled
 // fact, validating it three to four times; the one-pass decoder makes one
 // per string it keeps and a few more. A change that brings encoding/json

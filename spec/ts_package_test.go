@@ -28,7 +28,7 @@ const shared = refusals.length === 2 && refusals.every((e) => e instanceof Decod
 console.log(JSON.stringify({ frame: frame.frame, shared }));
 `
 
-// TestThePackageInstallsAndImports (issue 25, item 4): a front end runs
+// TestThePackageInstallsAndImports: a front end runs
 // npm install ../path/generated/ts, linked (npm's default for a directory,
 // checked under node16 resolution) or copied (--install-links, as a packed
 // tarball installs; checked under bundler resolution), type-checks against

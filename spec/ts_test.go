@@ -197,6 +197,19 @@ func fill(t *rapid.T, v reflect.Value, label string, optional bool) {
 			fill(t, s.Index(i), fmt.Sprintf("%s[%d]", label, i), false)
 		}
 		v.Set(s)
+	case reflect.Map: // labels: string keys
+		if rapid.Bool().Draw(t, label+"/nil") {
+			return
+		}
+		n := rapid.IntRange(0, 3).Draw(t, label+"/len")
+		m := reflect.MakeMapWithSize(v.Type(), n)
+		for i := range n {
+			k, e := reflect.New(v.Type().Key()).Elem(), reflect.New(v.Type().Elem()).Elem()
+			fill(t, k, fmt.Sprintf("%s/key%d", label, i), false)
+			fill(t, e, fmt.Sprintf("%s[%d]", label, i), false)
+			m.SetMapIndex(k, e)
+		}
+		v.Set(m)
 	default:
 		panic("fill: no generator for " + v.Type().String())
 	}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"os"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -85,9 +86,9 @@ func TestV1FactMissingAFieldIsStillRefused(t *testing.T) {
 }
 
 // TestRegisteredV1DecodesWithoutAHost reads the job/registered v1 facts of
-// testdata/settled-v1.jsonl as today's jobs.JobRegistered (v2): every field
-// v1 had, and no host, which v1 never recorded. A v2 fact carries its host
-// and re-encodes as v2.
+// testdata/settled-v1.jsonl as today's jobs.JobRegistered (v3): every field
+// v1 had, no host and no labels, which v1 never recorded. A v3 fact carries both
+// and re-encodes as v3.
 func TestRegisteredV1DecodesWithoutAHost(t *testing.T) {
 	f, err := os.Open("testdata/settled-v1.jsonl")
 	if err != nil {
@@ -110,20 +111,21 @@ func TestRegisteredV1DecodesWithoutAHost(t *testing.T) {
 		t.Fatal("testdata holds no job/registered v1 fact")
 	}
 	first := registered[0]
-	if first.FactVersion() != 3 || first.Label != "build" || first.ToolCall != "call-7" || !first.Record || first.Host != (jobs.JobHost{}) {
+	if first.FactVersion() != 3 || first.Labels != nil || first.Label != "build" || first.ToolCall != "call-7" || !first.Record || first.Host != (jobs.JobHost{}) {
 		t.Fatalf("upcast v1 registration: %+v", first)
 	}
 	inc, _ := jobs.ParseIncarnationID("6ba7b812-9dad-11d1-80b4-00c04fd430c8")
 	first.Host = jobs.JobHost{Name: "web-1", Incarnation: inc, Address: "http://10.0.0.7:8080"}
+	first.Labels = map[string]string{"team": "infra"}
 	data, err := jobs.EncodeFact(first)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(string(data), `{"type":"job/registered","v":3,`) || !strings.Contains(string(data), `"host":{"name":"web-1","incarnation":"6ba7b812-9dad-11d1-80b4-00c04fd430c8","address":"http://10.0.0.7:8080"}`) {
+	if !strings.HasPrefix(string(data), `{"type":"job/registered","v":3,`) || !strings.Contains(string(data), `"host":{"name":"web-1","incarnation":"6ba7b812-9dad-11d1-80b4-00c04fd430c8","address":"http://10.0.0.7:8080"},"labels":{"team":"infra"}`) {
 		t.Fatalf("a v3 registration encodes as %s", data)
 	}
 	back, err := jobs.DecodeFact(data)
-	if err != nil || back.(jobs.JobRegistered) != first {
+	if err != nil || !reflect.DeepEqual(back.(jobs.JobRegistered), first) {
 		t.Fatalf("round trip: %+v, %v; want %+v", back, err, first)
 	}
 }

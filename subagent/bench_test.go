@@ -19,7 +19,7 @@ import (
 	"github.com/jobgen/jobgen/subagent/subagenttest"
 )
 
-var resumeFacts = flag.String("subagent.resumefacts", "1000,100000", "history lengths of BenchmarkColdResume, comma-separated (the issue's table adds 1000000)")
+var resumeFacts = flag.String("subagent.resumefacts", "1000,100000", "history lengths of BenchmarkColdResume, comma-separated (the scoreboard adds 1000000)")
 
 // steeredHost makes agents that are always in a turn and claim each
 // message as it is delivered: a busy child being steered.

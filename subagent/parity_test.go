@@ -14,7 +14,7 @@ import (
 )
 
 // The tests of this file hold the manager to the upstream contract where
-// it had drifted (issue 23 §1).
+// it had drifted.
 
 func TestAFailedDisposeOfASettlingChildIsLoggedWithTheChild(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {

@@ -14,8 +14,7 @@ import (
 	"github.com/jobgen/jobgen/subagent/subagenttest"
 )
 
-// The tests of this file hold the manager to what a runtime needs of it
-// (issue 23 §2).
+// The tests of this file hold the manager to what a runtime needs of it.
 
 func TestAWakingMessageNoTurnTookIsDiscardedAndTheChildStopped(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {

@@ -35,6 +35,13 @@ type HandlerOptions struct {
 	Challenge string
 	// Logger receives contained failures; nil logs nothing.
 	Logger *slog.Logger
+	// Fleet, in a fleet of hosts on one history, forwards a request that
+	// names a task (tasks/get, tasks/result, tasks/cancel, tasks/update)
+	// whose job this host does not hold to the host that owns it: a
+	// jobhttp.Fleet (its ForwardJob), whose hosts serve this handler at the
+	// same path and accept its signature (see fleet.go). Nil serves every
+	// task here.
+	Fleet Forwarder
 }
 
 // A Handler serves agenttools over streamable HTTP, stateless: each
@@ -118,14 +125,13 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "internal error", http.StatusInternalServerError)
 		return
 	}
+	var body []byte
 	if r.Method == http.MethodPost && r.Body != nil {
-		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, sdk.DefaultMaxRequestBodyBytes))
+		body, err = io.ReadAll(http.MaxBytesReader(w, r.Body, sdk.DefaultMaxRequestBodyBytes))
 		if err != nil {
 			http.Error(w, "request body too large", http.StatusRequestEntityTooLarge)
 			return
 		}
-		r.Body = io.NopCloser(bytes.NewReader(liftBody(body)))
-		r.ContentLength = -1
 	}
 	// The SDK keeps the request context's values for the request's
 	// handlers, not its end (before 2026-07-28), so the end travels as a
@@ -134,6 +140,17 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	stop := context.AfterFunc(h.stop, cancel)
 	defer stop()
+	if body != nil {
+		if req, ok := listenFor(body); ok {
+			h.serveListen(w, r.WithContext(done), ts, req)
+			return
+		}
+		if h.opts.Fleet != nil && h.forward(w, r.WithContext(done), session, ts, body) {
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(liftBody(body)))
+		r.ContentLength = -1
+	}
 	ctx := context.WithValue(context.WithValue(done, callerKey{}, ts), doneKey{}, done)
 	h.inner.ServeHTTP(w, r.WithContext(ctx))
 }

@@ -30,7 +30,19 @@
 //
 // A start tool and job_wait answer with a task when the client asks for
 // one, in either protocol's form (see tasks.go, and decision 0161 for why
-// jobgen implements them on the SDK's hooks): the task is the job.
+// jobgen implements them on the SDK's hooks): the task is the job. Over
+// HTTP a 2026-07-28 client may also listen for its tasks' changes
+// (subscriptions/listen with taskIds, notifications/tasks; listen.go).
+//
+// # Fleets
+//
+// In a fleet of hosts on one history, a task request (tasks/get, result,
+// cancel, update) whose job this host does not hold is forwarded to the
+// host that does, through the fleet's signed forwarding
+// (HandlerOptions.Fleet, a jobhttp.Fleet): only to a configured host, at
+// the same path, for the caller's session, fenced there again (see
+// fleet.go and decision 0221). Each host's handler takes the fleet's
+// signature with jobhttp.TrustFleet as its Session.
 package mcpserver
 
 import (

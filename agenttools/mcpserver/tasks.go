@@ -38,9 +38,8 @@ import (
 // longer holds it (after a restart). Nothing else is kept: a task outlives
 // its MCP session and its process because the job's facts do.
 //
-// In a fleet, a task request about a job of another host would be
-// forwarded to that host; that seam is Toolset.Job, which today answers
-// from this process's registry and its history only.
+// In a fleet, a task request about a job of another host is forwarded to
+// that host before any of this runs (fleet.go).
 
 const (
 	// tasksExtension names the 2026-07-28 extension.
@@ -247,21 +246,27 @@ func (srv *server) getTask(ctx context.Context, ss *sdk.ServerSession, p *taskPa
 	if err != nil {
 		return nil, err
 	}
-	t := taskOf(st)
 	if formOf(p.Meta) == form20251125 {
-		return &flatTask{wireTask: t}, nil
+		return &flatTask{wireTask: taskOf(st)}, nil
 	}
-	m := modern(t, "complete")
+	return detailedTask(ts, st, "complete"), nil
+}
+
+// detailedTask is the 2026-07-28 task of st, with its result or error
+// inlined once it has one: what tasks/get answers and a notifications/tasks
+// carries.
+func detailedTask(ts *agenttools.Toolset, st agenttools.JobState, resultType string) *modernTask {
+	t := taskOf(st)
+	m := modern(t, resultType)
 	if terminal(t.Status) {
-		res := taskResult(ts, st, "2026-07-28")
 		switch t.Status {
 		case "failed":
 			m.Error = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: t.StatusMessage + ": " + ts.Notice(st.Snapshot)}
 		default:
-			m.Result = res
+			m.Result = taskResult(ts, st, "2026-07-28")
 		}
 	}
-	return m, nil
+	return m
 }
 
 // resultOfTask is tasks/result: it waits for the job to settle, sending its progress line when the request has a token, and answers the task's result.
@@ -343,8 +348,8 @@ func (srv *server) task(ctx context.Context, p *taskParams) (*agenttools.Toolset
 		return nil, agenttools.JobState{}, errNoToolset
 	}
 	unknown := &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "no task " + registry.ValidUTF8(cut(p.TaskID, 64)) + " is visible to you"}
-	var id jobs.JobID
-	if err := json.Unmarshal([]byte(`"`+strings.ReplaceAll(p.TaskID, `"`, ``)+`"`), &id); err != nil || id == (jobs.JobID{}) {
+	id, ok := parseTaskID(p.TaskID)
+	if !ok {
 		return nil, agenttools.JobState{}, unknown
 	}
 	st, err := ts.Job(ctx, id)
@@ -352,6 +357,15 @@ func (srv *server) task(ctx context.Context, p *taskParams) (*agenttools.Toolset
 		return nil, agenttools.JobState{}, unknown
 	}
 	return ts, st, nil
+}
+
+// parseTaskID is the JobID a task id is, if it is one (not the nil one).
+func parseTaskID(taskID string) (jobs.JobID, bool) {
+	var id jobs.JobID
+	if err := json.Unmarshal([]byte(`"`+strings.ReplaceAll(taskID, `"`, ``)+`"`), &id); err != nil || id == (jobs.JobID{}) {
+		return jobs.JobID{}, false
+	}
+	return id, true
 }
 
 func cut(s string, n int) string {

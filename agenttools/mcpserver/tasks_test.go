@@ -31,6 +31,7 @@ type wire struct {
 	url     string
 	token   string
 	version string
+	client  *http.Client // nil is http.DefaultClient
 	mu      sync.Mutex
 	log     []string
 }
@@ -74,7 +75,11 @@ func (w *wire) call(method string, params map[string]any) (json.RawMessage, *rpc
 			req.Header.Set("Mcp-Name", id)
 		}
 	}
-	resp, err := http.DefaultClient.Do(req)
+	client := w.client
+	if client == nil {
+		client = http.DefaultClient
+	}
+	resp, err := client.Do(req)
 	if err != nil {
 		w.t.Fatal(err)
 	}
@@ -502,7 +507,7 @@ func BenchmarkToolCall(b *testing.B) {
 		"io.modelcontextprotocol/clientCapabilities": map[string]any{"extensions": map[string]any{"io.modelcontextprotocol/tasks": map[string]any{}}},
 	}
 	plain := map[string]any{"name": "job_wait", "arguments": args}
-	for _, bc := range []struct {
+	cases := []struct {
 		name, version string
 		params        map[string]any
 		want          string
@@ -512,7 +517,19 @@ func BenchmarkToolCall(b *testing.B) {
 		{"plain-2026-07-28", "2026-07-28", map[string]any{"name": "job_wait", "arguments": args, "_meta": map[string]any{
 			"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": map[string]any{}}}, `"finished":true`},
 		{"task-2026-07-28", "2026-07-28", map[string]any{"name": "job_wait", "arguments": args, "_meta": meta}, `"resultType":"task"`},
-	} {
+	}
+	// paired-VERSION alternates batches of the task call and the plain
+	// one (pairedCalls): the scoreboard's row.
+	for i := 0; i < len(cases); i += 2 {
+		plain, task := cases[i], cases[i+1]
+		plainBody, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": plain.params})
+		taskBody, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": task.params})
+		b.Run("paired-"+plain.version, func(b *testing.B) {
+			pairedCalls(b, "task", "plain", func() { postToolCall(b, srv.URL, task.version, taskBody, task.want) },
+				func() { postToolCall(b, srv.URL, plain.version, plainBody, plain.want) })
+		})
+	}
+	for _, bc := range cases {
 		b.Run(bc.name, func(b *testing.B) {
 			body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": bc.params})
 			for b.Loop() {

@@ -29,7 +29,7 @@ func benchPayload(tb testing.TB) []byte {
 	return p
 }
 
-// BenchmarkDurable is issue 24's durable append: n committers, each
+// BenchmarkDurable is the scoreboard's durable append: n committers, each
 // committing one record that must be durable before it returns, through
 //
 //   - jobgen: a journal.FileStore, AppendEncoded then Flush (group commit);

@@ -1,7 +1,8 @@
 // Package pyclient_test runs the Python client's tests (tests/, pytest)
 // against the real Go handler: a registry with a journal, served by
-// jobhttp on a loopback listener, with the jobs the tests read, follow and
-// kill.
+// jobhttp on a loopback listener, with the jobs the tests read, follow,
+// type into and kill, and subagents, so that the tests call every route
+// the spec declares (routetest.Cover says which they did not).
 package pyclient_test
 
 import (
@@ -18,6 +19,8 @@ import (
 	"time"
 
 	"github.com/jobgen/jobgen/generated/jobs"
+	"github.com/jobgen/jobgen/generated/wire"
+	"github.com/jobgen/jobgen/httproute/routetest"
 	"github.com/jobgen/jobgen/jobhistory"
 	"github.com/jobgen/jobgen/jobhttp"
 	"github.com/jobgen/jobgen/journal"
@@ -32,7 +35,9 @@ const sessionHeader = "X-Test-Session"
 // the environment tells where the server is and which jobs to use: done,
 // a settled recording job with ten lines of output; live, a recording job
 // writing a line every 10 ms; victim and victim2, plain jobs the tests
-// kill; foreign, a job of another session.
+// kill; terminal, a terminal job whose input the test keeps; foreign, a job
+// of another session. The session has one subagent, child, with a history.
+// Every route of wire.Routes must be called by the tests.
 func TestPythonClient(t *testing.T) {
 	py := requirePython(t)
 	store, err := journal.Open(filepath.Join(t.TempDir(), "jobs.journal"))
@@ -51,12 +56,14 @@ func TestPythonClient(t *testing.T) {
 			}
 			return "", errors.New("no session")
 		},
-		History: jobhttp.StoreHistory(store),
+		History:   jobhttp.StoreHistory(store),
+		Subagents: oneChild{},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(h)
+	cover := routetest.Cover(wire.Routes(), h)
+	srv := httptest.NewServer(cover)
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
@@ -83,6 +90,8 @@ func TestPythonClient(t *testing.T) {
 	victim := startPlain(t, reg, session, "victim")
 	victim2 := startPlain(t, reg, session, "victim2")
 	foreign := startPlain(t, reg, "someone-else", "foreign")
+	typed := make(chan string, 4)
+	terminal := startTerminal(t, reg, session, "terminal", typed)
 
 	cmd := exec.Command(py, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests")
 	cmd.Dir = "."
@@ -98,6 +107,8 @@ func TestPythonClient(t *testing.T) {
 		"JOBGEN_TEST_VICTIM="+victim.String(),
 		"JOBGEN_TEST_VICTIM2="+victim2.String(),
 		"JOBGEN_TEST_FOREIGN="+foreign.String(),
+		"JOBGEN_TEST_TERMINAL="+terminal.String(),
+		"JOBGEN_TEST_CHILD="+string(child),
 	)
 	out, err := cmd.CombinedOutput()
 	t.Logf("pytest:\n%s", out)
@@ -106,6 +117,17 @@ func TestPythonClient(t *testing.T) {
 	}
 	if !strings.Contains(string(out), " passed") || strings.Contains(string(out), "skipped") {
 		t.Fatalf("pytest ran no test, or skipped some")
+	}
+	if missing := cover.Missing(); len(missing) > 0 {
+		t.Errorf("the Python tests called no %s", strings.Join(missing, ", "))
+	}
+	select {
+	case text := <-typed:
+		if text != "echo hi\n" {
+			t.Errorf("the terminal was typed %q", text)
+		}
+	default:
+		t.Error("the terminal was typed nothing")
 	}
 	readme(t, py, cmd.Env, srv.URL, session)
 }
@@ -158,6 +180,65 @@ func start(t *testing.T, reg *registry.Registry, session jobs.SessionID, label s
 		t.Fatal(err)
 	}
 	return snap.ID
+}
+
+// startTerminal starts a terminal job of session whose input goes to
+// typed; it settles when the test ends.
+func startTerminal(t *testing.T, reg *registry.Registry, session jobs.SessionID, label string, typed chan<- string) jobs.JobID {
+	t.Helper()
+	done := make(chan struct{})
+	snap, _, err := reg.StartTerminal(context.Background(), jobs.RecordingJobStart{
+		JobStartCommon: jobs.JobStartCommon{Kind: "sh", Label: label, Owner: session},
+		RunTerminal: func(ctx context.Context, job jobs.RecordingJob) (jobs.Hooks, jobs.TerminalInput, error) {
+			go func() {
+				<-done
+				job.Settle(jobs.JobOutcome{Status: jobs.JobStatusCompleted}, nil)
+			}()
+			send := func(text string) error {
+				select {
+				case typed <- text:
+					return nil
+				default:
+					return errors.New("the test's keyboard is full")
+				}
+			}
+			return jobs.Hooks{Cancel: func(string) error { return nil }},
+				jobs.TerminalInput{Send: send, Resize: func(jobs.TerminalSize) error { return nil }}, nil
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { close(done) })
+	return snap.ID
+}
+
+// child is the one subagent of the test's session, under oneChild.
+const child jobs.SessionID = "python-client/child-1"
+
+// oneChild is the subagents of a runtime with one continuable child of
+// the test's session, which a test reads as the manager's journal would
+// give it.
+type oneChild struct{}
+
+func (oneChild) Tree(ctx context.Context, session jobs.SessionID) ([]wire.SubagentNode, error) {
+	if session != "python-client" {
+		return nil, nil
+	}
+	return []wire.SubagentNode{{
+		ID: child, Parent: session, Root: session, Depth: 1, State: wire.SubagentStateSettled,
+		Provider: "test", Label: "a child", CreatedAt: 1700000000000,
+	}}, nil
+}
+
+func (oneChild) History(ctx context.Context, session, id jobs.SessionID) ([]wire.SubagentEvent, error) {
+	if session != "python-client" || id != child {
+		return nil, jobhttp.ErrNoSuchChild
+	}
+	return []wire.SubagentEvent{
+		{At: 1700000000000, Kind: wire.SubagentEventKindCreated, Text: "a child"},
+		{At: 1700000000001, Kind: wire.SubagentEventKindResidencyStarted},
+	}, nil
 }
 
 // startPlain starts a plain job of session that runs until it is killed.

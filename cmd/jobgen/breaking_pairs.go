@@ -52,7 +52,7 @@ func (sf *specFlags) breakingPairs(r *reporter, against string, names []string) 
 	}
 	// Both sides are compared as models: their sources (upcaster bodies)
 	// play no part, and the old spec's may not even be at hand.
-	opts := gen.Options{Modules: sf.modulesOf(names[0]), NoSources: true}
+	opts := []gen.LoadOption{gen.WithModules(sf.modulesOf(names[0])), gen.WithoutSources()}
 	var pairs []breakingPair
 	ok := true
 	load := func(name string, src *oldSpec) *gen.Spec {
@@ -62,14 +62,14 @@ func (sf *specFlags) breakingPairs(r *reporter, against string, names []string) 
 		case src == nil:
 			var data []byte
 			if data, err = sf.readSpec(name); err == nil {
-				res, err = gen.LoadWith(name, data, opts)
+				res, err = gen.Load(name, data, opts...)
 			}
 		case src.files == nil:
-			res, err = gen.LoadWith(src.name, src.data, opts)
+			res, err = gen.Load(src.name, src.data, opts...)
 		case src.modules != nil:
-			res, err = gen.LoadFSWith(src.files, src.name, src.data, gen.Options{Modules: src.modules, NoSources: true})
+			res, err = gen.LoadFS(src.files, src.name, src.data, gen.WithModules(src.modules), gen.WithoutSources())
 		default:
-			res, err = gen.LoadFSWith(src.files, src.name, src.data, opts)
+			res, err = gen.LoadFS(src.files, src.name, src.data, opts...)
 		}
 		if err != nil {
 			r.err(err)

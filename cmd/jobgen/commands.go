@@ -23,7 +23,7 @@ func commands() []command {
 		{"breaking", "report changes that break history, the wire or the Go API", cmdBreaking},
 		{"schema", "write a JSON Schema of each spec's wire types", outputCommand("schema")},
 		{"docs", "write a Markdown reference of each spec", outputCommand("docs")},
-		{"journal", "read a journal of lifecycle facts: cat, intervals, check, repair", cmdJournal},
+		{"journal", "read a journal of lifecycle facts (cat, intervals, check, repair) and operate a PostgreSQL one (migrate, status, archive)", cmdJournal},
 		{"version", "print jobgen's version and the commit and Go that built it", cmdVersion},
 		{"help", "print a command's help: jobgen help generate", cmdHelp},
 	}

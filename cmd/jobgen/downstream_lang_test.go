@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -161,6 +162,78 @@ print(type(mine) is type(theirs) is DecodeError, mine.kind, theirs.kind)
 	if err != nil || strings.TrimSpace(string(out)) != want {
 		t.Fatalf("python reading the journal with both packages: %v\n%s\nwant\n%s", err, out, want)
 	}
+	checkDownstreamPythonClient(t, dir, py, env)
+}
+
+// approverScript is a Python approver of the downstream module's own
+// route, through the client generated from its spec: a release that was
+// not requested is refused with the deployer's own refusal record, and the
+// approval of the printed one is recorded, asynchronously.
+const approverScript = `import asyncio, sys
+from deployer_vocab import deploy
+from deployer_vocab.deploy_client import AsyncClient, Client
+from jobgen_vocab.runtime import WireError
+
+url, release = sys.argv[1], deploy.ReleaseID(sys.argv[2])
+decision = deploy.Approval(approver="py-approver", verdict="approved", note="from python")
+with Client(url) as c:
+    try:
+        c.approve(deploy.ReleaseID("0b8a5c35-7b38-4b8e-8a57-3b1e6b0e2a11"), decision)
+    except WireError as e:
+        print(e.status, e.reason)
+
+
+async def main() -> None:
+    async with AsyncClient(url) as c:
+        print((await c.approve(release, decision)).verdict)
+
+
+asyncio.run(main())
+`
+
+// checkDownstreamPythonClient runs the deployer with an approver outside
+// (-approver listen) and approves its release with approverScript; the
+// journal records the Python approver's decision.
+func checkDownstreamPythonClient(t *testing.T, dir, py string, env []string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "approved.journal")
+	deployer := exec.Command("go", "run", "./cmd/deployer", "-journal", path, "-approver", "listen")
+	deployer.Dir = dir
+	deployer.Env = append(os.Environ(), "GOPROXY=off", "GOWORK=off", "GOFLAGS=-mod=readonly")
+	stdout, err := deployer.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	deployer.Stderr = &stderr
+	if err := deployer.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines := bufio.NewScanner(stdout)
+	var release, url string
+	if !lines.Scan() || !strings.HasPrefix(lines.Text(), "approve ") {
+		deployer.Process.Kill()
+		deployer.Wait()
+		t.Fatalf("the deployer printed no approval to make: %q\n%s", lines.Text(), stderr.String())
+	}
+	release, url, _ = strings.Cut(strings.TrimPrefix(lines.Text(), "approve "), " at ")
+	cmd := exec.Command(py, "-c", approverScript, url, release)
+	cmd.Dir, cmd.Env = t.TempDir(), env
+	out, err := cmd.CombinedOutput()
+	if err != nil || strings.TrimSpace(string(out)) != "404 no such release\napproved" {
+		deployer.Process.Kill()
+		deployer.Wait()
+		t.Fatalf("the Python approver: %v\n%s", err, out)
+	}
+	for lines.Scan() {
+	}
+	if err := deployer.Wait(); err != nil {
+		t.Fatalf("the deployer with a Python approver: %v\n%s", err, stderr.String())
+	}
+	code, approved, _ := jobgen(t, "journal", "cat", "--type", "deploy/approved", path)
+	if code != exitOK || !strings.Contains(approved, `"approver":"py-approver"`) {
+		t.Errorf("the journal does not hold the Python approver's decision: exit %d\n%s", code, approved)
+	}
 }
 
 // TestAPackageNeedsJobgensModule: a module's TypeScript or Python package
@@ -214,7 +287,7 @@ func TestAPackageDeclaresThePackagesItsSpecsImport(t *testing.T) {
 	}
 	var specs []*gen.Resolved
 	for _, name := range []string{"app.yaml", "near.yaml"} {
-		r, err := gen.LoadFSWith(files, name, files[name].Data, gen.Options{Modules: namedPackages{mods}})
+		r, err := gen.LoadFS(files, name, files[name].Data, gen.WithModules(namedPackages{mods}))
 		if err != nil {
 			t.Fatal(err)
 		}

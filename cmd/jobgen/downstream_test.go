@@ -31,7 +31,7 @@ func goIn(t *testing.T, dir string, args ...string) string {
 	return string(out)
 }
 
-// TestDownstreamModule is issue 25's user: a module of its own,
+// TestDownstreamModule is a user's module: a module of its own,
 // examples/downstream, whose spec imports jobgen's spec/jobs.yaml by module
 // path and declares its own job kind and facts. What it generates is what is
 // committed there; it vets; its runtime records a deploy job and its own

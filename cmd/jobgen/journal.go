@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"maps"
 	"os"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -33,7 +35,8 @@ Commands:
 	cat        print the records as JSON lines,
 	           {"pos":"MAJOR.MINOR","stream":"S","seq":N,"fact":{…}};
 	           --follow, --stream, --type and --after select them
-	intervals  print each job's execution interval (--json for JSON lines);
+	intervals  print each job's execution interval (--json for JSON lines,
+	           --label key=value for the jobs labelled so);
 	           a job fact of a newer build shows its job with what this
 	           build reads of it; facts no spec declares are skipped and
 	           counted on stderr
@@ -79,6 +82,7 @@ type journalCommand struct {
 type journalRun struct {
 	path           string
 	asJSON         bool       // intervals --json
+	labels         labelFlag  // intervals --label: key=value pairs every job shown carries
 	strict         bool       // check --strict
 	allowUnknown   bool       // check --allow-unknown: the default, accepted for scripts
 	truncateAt     int64      // repair --truncate-at, -1 when not given
@@ -116,6 +120,7 @@ var journalCommands = map[string]journalCommand{
 		flags: func(fs *flag.FlagSet, j *journalRun) {
 			j.registerVocabulary(fs)
 			fs.BoolVar(&j.asJSON, "json", false, "print JSON lines instead of a table")
+			fs.Var(&j.labels, "label", "print only the jobs labelled `key=value` (repeat it: a job must carry every one)")
 		},
 		run: func(j *journalRun) int { return j.open(journalIntervals) },
 	},
@@ -287,7 +292,11 @@ func journalIntervals(j *journalRun, store journalStore) (int, error) {
 		return v, nil
 	})
 	var unknown codec.UnknownFacts
-	err := jobhistory.WriteIntervals(j.stdout, store.jobFacts(projectable(vocabulary, &unknown)), j.asJSON)
+	opts := jobhistory.WriteOptions{JSON: j.asJSON}
+	if len(j.labels) > 0 {
+		opts.Keep = func(iv jobhistory.Interval) bool { return iv.HasLabels(j.labels) }
+	}
+	err := jobhistory.WriteIntervalsWith(j.stdout, store.jobFacts(projectable(vocabulary, &unknown)), opts)
 	if unknown.Total() > 0 {
 		fmt.Fprintf(j.stderr, "jobgen journal intervals: %s: read in part or skipped %s\n", store.name(), &unknown)
 	}
@@ -384,4 +393,27 @@ func splitFiles(fs *flag.FlagSet, args []string) (flags, files []string) {
 func isBoolFlag(f *flag.Flag) bool {
 	b, ok := f.Value.(interface{ IsBoolFlag() bool })
 	return ok && b.IsBoolFlag()
+}
+
+// A labelFlag is the key=value pairs of repeated --label flags.
+type labelFlag map[string]string
+
+func (l *labelFlag) String() string {
+	var pairs []string
+	for _, k := range slices.Sorted(maps.Keys(*l)) {
+		pairs = append(pairs, k+"="+(*l)[k])
+	}
+	return strings.Join(pairs, ",")
+}
+
+func (l *labelFlag) Set(s string) error {
+	k, v, ok := strings.Cut(s, "=")
+	if !ok || k == "" {
+		return fmt.Errorf("%q is not key=value", s)
+	}
+	if *l == nil {
+		*l = labelFlag{}
+	}
+	(*l)[k] = v
+	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -30,7 +31,7 @@ func writeJournal(t *testing.T) string {
 	reg := jobs.JobRegistered{JobID: a, At: 1_000, Owner: "s1", Kind: "bash", Label: "make test", Ordinal: 1, Record: true}
 	for _, f := range []jobs.Fact{
 		reg,
-		jobs.JobRegistered{JobID: b, At: 1_500, Owner: "s1", Kind: "bash", Label: "sleep", Ordinal: 2},
+		jobs.JobRegistered{JobID: b, At: 1_500, Owner: "s1", Kind: "bash", Label: "sleep", Ordinal: 2, Labels: map[string]string{"team": "infra", "ci": "nightly"}},
 		jobs.JobSettled{JobID: a, At: 3_250, Status: jobs.JobStatusCompleted, ProducerReported: true,
 			Registration: jobs.JobRegistration{RegisteredAt: 1_000, Owner: "s1", Kind: "bash", Label: "make test", Ordinal: 1, Record: true}},
 	} {
@@ -139,6 +140,42 @@ func TestJournalIntervals(t *testing.T) {
 	}
 }
 
+func TestJournalIntervalsByLabel(t *testing.T) {
+	path := writeJournal(t)
+	for _, tc := range []struct {
+		args []string
+		want []string // the labels of the jobs shown
+	}{
+		{[]string{"--label", "team=infra"}, []string{"sleep"}},
+		{[]string{"--label", "team=infra", "--label", "ci=nightly"}, []string{"sleep"}},
+		{[]string{"--label", "team=infra", "--label", "ci=weekly"}, nil},
+		{[]string{"--label", "team="}, nil},
+	} {
+		args := append(append([]string{"journal", "intervals", "--json"}, tc.args...), path)
+		code, stdout, stderr := jobgen(t, args...)
+		if code != exitOK {
+			t.Fatalf("%v: exit %d: %s", tc.args, code, stderr)
+		}
+		var got []string
+		for line := range strings.Lines(stdout) {
+			var iv jobhistory.Interval
+			if err := json.Unmarshal([]byte(line), &iv); err != nil {
+				t.Fatalf("%v: %q is not an interval: %v", tc.args, line, err)
+			}
+			got = append(got, iv.Label)
+			if iv.Labels["team"] != "infra" {
+				t.Errorf("%v: the interval shown carries labels %v", tc.args, iv.Labels)
+			}
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("intervals %v showed %v; want %v", tc.args, got, tc.want)
+		}
+	}
+	if code, _, stderr := jobgen(t, "journal", "intervals", "--label", "nokey", path); code == exitOK || !strings.Contains(stderr, "key=value") {
+		t.Fatalf("--label nokey: exit %d, %q; want a usage error naming key=value", code, stderr)
+	}
+}
+
 func TestJournalCheck(t *testing.T) {
 	path := writeJournal(t)
 	code, stdout, _ := jobgen(t, "journal", "check", path)
@@ -233,7 +270,7 @@ func TestJournalRepairTruncateAt(t *testing.T) {
 	}
 }
 
-// TestJournalCommandLineEdges (issue 22, item 9): one meaning, one exit
+// TestJournalCommandLineEdges: one meaning, one exit
 // status (decision 0074). No journal where the argument points is a
 // failure to read one (3), for a file as for a PostgreSQL schema; a
 // --truncate-at that is negative or outside the file is a usage error (2)

@@ -1,7 +1,8 @@
-// Command jobgen generates Go, TypeScript, a JSON Schema and a Markdown
-// reference from job vocabulary specs and keeps them in step with them; it
-// also compares a spec with a released one (breaking) and reads journals of
-// lifecycle facts (journal cat, intervals, check, repair).
+// Command jobgen generates Go, TypeScript, Python, a JSON Schema and a
+// Markdown reference from job vocabulary specs and keeps them in step with
+// them; it also compares a spec with a released one (breaking), reads
+// journals of lifecycle facts (journal cat, intervals, check, repair) and
+// operates a PostgreSQL history (journal migrate, status, archive).
 //
 // Run jobgen help for its commands, jobgen help CMD for one command's flags;
 // README.md has the same table. Without --spec, the specs and outputs come

@@ -402,7 +402,7 @@ func TestDefaultSpecGlobSkipsTheBaseline(t *testing.T) {
 	}
 }
 
-// TestGenerateRefusesToOverwriteAHandWrittenFile (issue 15, item 2): a file
+// TestGenerateRefusesToOverwriteAHandWrittenFile: a file
 // without jobgen's header where generate would write is named in a clear
 // error, and nothing is written at all.
 func TestGenerateRefusesToOverwriteAHandWrittenFile(t *testing.T) {
@@ -439,7 +439,7 @@ func twoSpecs(t *testing.T) (root string) {
 	return root
 }
 
-// TestSpecsGeneratedOneAtATimeShareDocsAndSchemaRoots (issue 15, item 3):
+// TestSpecsGeneratedOneAtATimeShareDocsAndSchemaRoots:
 // decision 0002 lets specs share roots; generating them one at a time keeps
 // each spec's reference and schema, and verify of each passes.
 func TestSpecsGeneratedOneAtATimeShareDocsAndSchemaRoots(t *testing.T) {
@@ -463,7 +463,7 @@ func TestSpecsGeneratedOneAtATimeShareDocsAndSchemaRoots(t *testing.T) {
 	}
 }
 
-// TestOverlappingOutputRootsAreRefused (issue 15, item 4): --schema inside
+// TestOverlappingOutputRootsAreRefused: --schema inside
 // the Go output (or any two nested roots) is refused before anything is
 // written, instead of one output deleting the other's files.
 func TestOverlappingOutputRootsAreRefused(t *testing.T) {
@@ -486,7 +486,7 @@ func TestOverlappingOutputRootsAreRefused(t *testing.T) {
 	}
 }
 
-// TestDeletedSpecLeavesNoPackageBehindUnnoticed (issue 15, item 5): verify
+// TestDeletedSpecLeavesNoPackageBehindUnnoticed: verify
 // reports the package of a spec that was deleted; generate removes it.
 func TestDeletedSpecLeavesNoPackageBehindUnnoticed(t *testing.T) {
 	root := twoSpecs(t)
@@ -511,7 +511,7 @@ func TestDeletedSpecLeavesNoPackageBehindUnnoticed(t *testing.T) {
 	}
 }
 
-// TestPackageNamesGoCannotImportAreRefused (issue 15, item 12): package.name
+// TestPackageNamesGoCannotImportAreRefused: package.name
 // _ or main passes the spec's own rules but yields a package that does not
 // build; check and generate refuse it at its position.
 func TestPackageNamesGoCannotImportAreRefused(t *testing.T) {
@@ -529,7 +529,7 @@ func TestPackageNamesGoCannotImportAreRefused(t *testing.T) {
 	}
 }
 
-// TestSpecsOverTheSizeLimitAreRefused (issue 15, item 7): the limit is 1 MiB
+// TestSpecsOverTheSizeLimitAreRefused: the limit is 1 MiB
 // unless --max-spec-size raises it; the error says how.
 func TestSpecsOverTheSizeLimitAreRefused(t *testing.T) {
 	spec, _ := workspace(t, validSpec+strings.Repeat("# padding\n", 110_000))
@@ -545,7 +545,7 @@ func TestSpecsOverTheSizeLimitAreRefused(t *testing.T) {
 	}
 }
 
-// TestExitStatusTellsFindingsFromFailures (issue 17, item 2): a CI step can
+// TestExitStatusTellsFindingsFromFailures: a CI step can
 // tell "the change is wrong" (1) from "the command line is wrong" (2) and
 // "the check could not run" (3).
 func TestExitStatusTellsFindingsFromFailures(t *testing.T) {
@@ -585,7 +585,7 @@ func TestHelpDocumentsExitStatus(t *testing.T) {
 	}
 }
 
-// TestErrorFormats (issue 17, item 1): --error-format=json prints one object
+// TestErrorFormats: --error-format=json prints one object
 // per finding and github-actions prints workflow annotations, both on
 // stdout, for check, generate, verify and breaking.
 func TestErrorFormats(t *testing.T) {
@@ -645,7 +645,7 @@ func TestAnnotationsEscapeWhatTheRunnerReads(t *testing.T) {
 
 func genPos(file string, line, col int) gen.Pos { return gen.Pos{File: file, Line: line, Col: col} }
 
-// TestHelpCommand (issue 17, item 3): jobgen help CMD prints CMD's own help,
+// TestHelpCommand: jobgen help CMD prints CMD's own help,
 // not the top-level usage.
 func TestHelpCommand(t *testing.T) {
 	for _, tc := range []struct {
@@ -690,7 +690,7 @@ func TestVersion(t *testing.T) {
 	}
 }
 
-// TestBreakingFindsWhatBreaksGoCallers (issue 17, item 5): a field deleted
+// TestBreakingFindsWhatBreaksGoCallers: a field deleted
 // from a record nothing sends, a removed enum constant and a widened field
 // type break go build downstream; --category goapi reports each, with a fix.
 func TestBreakingFindsWhatBreaksGoCallers(t *testing.T) {
@@ -721,7 +721,7 @@ records:
 	}
 }
 
-// TestSummaryCountsFilesAndSpecs (issue 17, item 6): the summary counts the
+// TestSummaryCountsFilesAndSpecs: the summary counts the
 // spec files read, not the --spec patterns, and says "1 file".
 func TestSummaryCountsFilesAndSpecs(t *testing.T) {
 	root := twoSpecs(t)
@@ -736,7 +736,7 @@ func TestSummaryCountsFilesAndSpecs(t *testing.T) {
 	}
 }
 
-// TestUpcasterWithSourcesMatchingNothingIsOneProblem (issue 17, item 6): a
+// TestUpcasterWithSourcesMatchingNothingIsOneProblem: a
 // package.sources pattern that matches nothing is reported there, and the
 // upcaster is not also said to be missing because "the spec lists none".
 func TestUpcasterWithSourcesMatchingNothingIsOneProblem(t *testing.T) {
@@ -764,7 +764,7 @@ facts:
 	}
 }
 
-// TestGeneratedCodeSpeaksTheSpecsVocabulary (issue 17, item 6): nothing the
+// TestGeneratedCodeSpeaksTheSpecsVocabulary: nothing the
 // generator writes on its own speaks of jobs; only the spec's own docs may.
 func TestGeneratedCodeSpeaksTheSpecsVocabulary(t *testing.T) {
 	vocabulary := strings.Replace(factSpec, "  TaskID: {kind: uuid}\n", "  TaskID: {kind: uuid}\n  OwnerID: {kind: string}\n", 1) + `enums:
@@ -837,7 +837,7 @@ func downstreamGoMod(t *testing.T) string {
 	return "module example.com/down\n\ngo 1.25\n\nrequire github.com/jobgen/jobgen v0.0.0\n\nreplace github.com/jobgen/jobgen => " + repo + "\n"
 }
 
-// TestConfigFileIsFoundUpward (issue 17, item 4): in a module with a
+// TestConfigFileIsFoundUpward: in a module with a
 // jobgen.yaml, generate and verify with no flags, run from any directory of
 // the module, do what the file lists.
 func TestConfigFileIsFoundUpward(t *testing.T) {
@@ -861,7 +861,7 @@ func TestConfigFileIsFoundUpward(t *testing.T) {
 	}
 }
 
-// TestPackagePathMustBeWhereTheOutputLands (issue 17, item 4): a package.path
+// TestPackagePathMustBeWhereTheOutputLands: a package.path
 // that is not the import path of the directory written is an error naming
 // both, before anything is written.
 func TestPackagePathMustBeWhereTheOutputLands(t *testing.T) {
@@ -926,7 +926,7 @@ func TestJSONStdoutHoldsOnlyFindings(t *testing.T) {
 	}
 }
 
-// TestEveryOutputIsInEveryList (issue 32, item 5): generate's and verify's
+// TestEveryOutputIsInEveryList: generate's and verify's
 // help name every output flag they take, and jobgen.yaml takes each under
 // its key, because one table lists the outputs.
 func TestEveryOutputIsInEveryList(t *testing.T) {

@@ -215,7 +215,7 @@ func (sf *specFlags) parseSpecs(r *reporter) ([]*gen.Resolved, bool) {
 			ok = false
 			continue
 		}
-		spec, err := gen.LoadWith(name, data, gen.Options{Modules: sf.modulesOf(name)})
+		spec, err := gen.Load(name, data, gen.WithModules(sf.modulesOf(name)))
 		if err != nil {
 			r.err(err)
 			ok = false

@@ -66,7 +66,7 @@ func TestTSNamingErrorsArePositionedAndWriteNothing(t *testing.T) {
 	}
 }
 
-// TestTSPackageIsWhatTheConfigSays (issue 25, item 4): jobgen.yaml's
+// TestTSPackageIsWhatTheConfigSays: jobgen.yaml's
 // typescript: key names the package, its version and the hand-written
 // modules it carries; generate writes package.json, which declares
 // jobgen's package as a peer (its runtime is the package's), and copies

@@ -2,7 +2,7 @@ package main
 
 import "strings"
 
-// The goals of issues 16 and 24, one row each. A row names
+// The performance goals, one row each. A row names
 // the benchmark (and metric) that measures it and the baseline it is
 // compared with in the same run. A row whose benchmark is missing from this
 // build prints "not measured in this build": adding the benchmark, under the
@@ -27,7 +27,7 @@ var goals = []goal{
 		limits:   []limit{{"B/job", atMost, 2048, "≤ 2 KiB"}},
 	},
 	{
-		// Issue 24. The paired rows alternate batches of the measured call
+		// The paired rows alternate batches of the measured call
 		// and its baseline (thread CPU time on Linux), so load bursts from
 		// other processes land on both alike.
 		name:     "producer Append 64 B, default clock",
@@ -98,14 +98,14 @@ var goals = []goal{
 		inverse:  true,
 	},
 	{
-		// Issue 24: sources that notify their writes (procjob's do).
+		// Sources that notify their writes (procjob's do).
 		name:     "10,000 idle pumps on the shared pacer",
 		measured: series{"./registry", "BenchmarkPumpIdle10k/pump-with-pacer", "%core"},
 		baseline: series{"./registry", "BenchmarkPumpIdle10k/baseline=ticker", "%core"},
 		limits:   []limit{{"%core", atMost, 0.25, "≤ 0.25% of a core"}, {"ms-to-output", atMost, 250, "first output after idle ≤ 250 ms"}},
 	},
 	{
-		// Issue 24: alternating phases of one starter and of eight.
+		// Alternating phases of one starter and of eight.
 		name:     "start→settle throughput, 8 starters vs 1",
 		measured: series{"./registry", "BenchmarkStartSettleScaling/registry", "eight-ns/job"},
 		baseline: series{"./registry", "BenchmarkStartSettleScaling/registry", "one-ns/job"},
@@ -122,7 +122,7 @@ var goals = []goal{
 		inverse:  true,
 	},
 	{
-		// Issue 24. Steady state: the benchmark warms up before it times,
+		// Steady state: the benchmark warms up before it times,
 		// and the run below makes 10,000,000 appends, so that even the
 		// fastest of them spans many flush intervals.
 		name:     "Append 64 B with 1,000 SSE followers, steady state",
@@ -149,7 +149,7 @@ var goals = []goal{
 		limits:   []limit{{"frames/s", atLeast, 9510, "≥ 10× today (951/s)"}},
 	},
 	{
-		// Issue 31: what a pseudo-terminal's line discipline adds to each
+		// What a pseudo-terminal's line discipline adds to each
 		// 64-byte line a program writes, from its write to the job's record.
 		name:     "procjob: a 64 B line written under a terminal vs on pipes",
 		measured: series{"./procjob", "BenchmarkOutputWrite64B/terminal", "ns/op"},
@@ -158,7 +158,7 @@ var goals = []goal{
 	},
 }
 
-// The goals of issue 24 that the journal and its peers measure: each peer
+// The goals that the journal and its peers measure: each peer
 // runs in the same process as jobgen's side, paired in alternating blocks
 // (bench/peers, a module of its own, and journal/pgstore's peer
 // benchmarks).
@@ -283,4 +283,26 @@ var runs = []run{
 	{pkg: "./jobhistory", bench: "^BenchmarkWriteIntervals$/^(check|json=false)$", benchtime: "1x"},
 	{pkg: "./jobhttp", bench: "^BenchmarkAppendWithFollowers$", benchtime: "10000000x"},
 	{pkg: "./procjob", bench: "^BenchmarkOutputWrite64B$", benchtime: "300000x"},
+}
+
+// The MCP rows: a tools/call over streamable HTTP against the Go SDK's
+// own minimal tool server, and a task-augmented call against a plain one,
+// each pair timed in alternating batches of one benchmark
+// (agenttools/mcpserver's pairedCalls), whole requests on loopback.
+func init() {
+	for _, v := range []string{"2026-07-28", "2025-11-25"} {
+		vsSDK := "./agenttools/mcpserver BenchmarkToolCallVsSDK/" + v
+		task := "./agenttools/mcpserver BenchmarkToolCall/paired-" + v
+		goals = append(goals, goal{
+			name:     "MCP tool call (job_list, HTTP, " + v + ") vs the SDK's minimal tool",
+			measured: peerSeries(vsSDK, "jobgen-ns/op"),
+			baseline: peerSeries(vsSDK, "peer-ns/op"),
+			ratio:    &limit{"", atMost, 1.2, "≤ 1.2× the SDK's"},
+		}, goal{
+			name:     "MCP task-augmented call vs a plain one (job_wait, HTTP, " + v + "; no goal: the task's cost)",
+			measured: peerSeries(task, "task-ns/op"),
+			baseline: peerSeries(task, "plain-ns/op"),
+		})
+	}
+	runs = append(runs, run{pkg: "./agenttools/mcpserver", bench: "^(BenchmarkToolCallVsSDK|BenchmarkToolCall)$/^(2026-07-28|2025-11-25|paired-2026-07-28|paired-2025-11-25)$", benchtime: "60x"})
 }

@@ -1,5 +1,5 @@
-// Command scoreboard runs the benchmarks that back each performance goal of
-// issue 16 and prints one line per goal: its name, the measured figure, the
+// Command scoreboard runs the benchmarks that back each performance goal
+// (goals.go holds them) and prints one line per goal: its name, the measured figure, the
 // baseline measured in the same run, their ratio, the goal, and whether it
 // is met. It runs every benchmark once per round, -count rounds, so that a
 // figure and its baseline are taken close together; figures are medians

@@ -56,7 +56,7 @@ facts:
 // LoadImportingBase loads ImportingBase with BaseModule.
 func LoadImportingBase(t *testing.T) *gen.Resolved {
 	t.Helper()
-	r, err := gen.LoadFSWith(fstest.MapFS{}, "app.yaml", []byte(ImportingBase), gen.Options{Modules: BaseModule()})
+	r, err := gen.LoadFS(fstest.MapFS{}, "app.yaml", []byte(ImportingBase), gen.WithModules(BaseModule()))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -50,9 +50,9 @@ func (Backend) Check(r *gen.Resolved) gen.ErrorList {
 
 // Files implements Backend.
 func (Backend) Files(r *gen.Resolved, o gen.Origin) ([]gen.File, error) {
-	s, err := r.Model()
-	if err != nil {
-		return nil, err
+	s := r.Spec()
+	if s == nil {
+		return nil, gen.ErrNotResolved
 	}
 	return emitGo(s, o)
 }
@@ -72,9 +72,9 @@ const (
 // spec as if the output root were the spec's directory; jobgen generate
 // uses Backend with the real root instead.
 func Emit(r *gen.Resolved) ([]gen.File, error) {
-	s, err := r.Model()
-	if err != nil {
-		return nil, err
+	s := r.Spec()
+	if s == nil {
+		return nil, gen.ErrNotResolved
 	}
 	return emitGo(s, gen.BesideSpec(s))
 }
@@ -103,6 +103,7 @@ func emitGo(s *gen.Spec, o gen.Origin) ([]gen.File, error) {
 		{"upcasts", e.upcasts, len(s.Conversions()) > 0},
 		{"defaults", e.defaults, len(s.Defaults) > 0},
 		{"routes", e.routes, s.HTTP != nil},
+		{"client", e.client, s.HTTP != nil},
 		{"tools", e.tools, len(s.Tools) > 0},
 	}
 	var files []gen.File

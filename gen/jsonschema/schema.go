@@ -26,9 +26,9 @@ const SchemaDialect = "https://json-schema.org/draft/2020-12/schema"
 // still carrying a removed field validates). The marker names the spec as
 // if the output root were the spec's directory.
 func Emit(r *gen.Resolved) (gen.File, error) {
-	s, err := r.Model()
-	if err != nil {
-		return gen.File{}, err
+	s := r.Spec()
+	if s == nil {
+		return gen.File{}, gen.ErrNotResolved
 	}
 	return emitSchema(s, gen.BesideSpec(s))
 }
@@ -50,9 +50,9 @@ func (Backend) Check(*gen.Resolved) gen.ErrorList { return nil }
 
 // Files implements Backend.
 func (Backend) Files(r *gen.Resolved, o gen.Origin) ([]gen.File, error) {
-	s, err := r.Model()
-	if err != nil {
-		return nil, err
+	s := r.Spec()
+	if s == nil {
+		return nil, gen.ErrNotResolved
 	}
 	f, err := emitSchema(s, o)
 	return []gen.File{f}, err

@@ -25,9 +25,9 @@ func (Backend) Check(*gen.Resolved) gen.ErrorList { return nil }
 
 // Files implements Backend.
 func (Backend) Files(r *gen.Resolved, o gen.Origin) ([]gen.File, error) {
-	s, err := r.Model()
-	if err != nil {
-		return nil, err
+	s := r.Spec()
+	if s == nil {
+		return nil, gen.ErrNotResolved
 	}
 	f, err := emitDocs(s, o)
 	return []gen.File{f}, err
@@ -40,9 +40,9 @@ func (Backend) Files(r *gen.Resolved, o gen.Origin) ([]gen.File, error) {
 // so the output depends only on the spec. The marker names the spec as if
 // the output root were the spec's directory.
 func Emit(r *gen.Resolved) (gen.File, error) {
-	s, err := r.Model()
-	if err != nil {
-		return gen.File{}, err
+	s := r.Spec()
+	if s == nil {
+		return gen.File{}, gen.ErrNotResolved
 	}
 	return emitDocs(s, gen.BesideSpec(s))
 }

@@ -5,7 +5,10 @@
 // runtime every module imports (pyruntime.py, as runtime.py), __init__.py,
 // py.typed and pyproject.toml; a package other than jobgen's imports
 // jobgen's runtime instead, and another module's spec from that module's
-// package. Check reports what Python cannot hold: keywords, names the
-// module would bind twice, field names pydantic reserves. See decisions
-// 0102, 0103, 0104 and 0144.
+// package. A spec with routes gets a second module, <name>_client.py, the
+// synchronous and asynchronous clients of its routes over the package's
+// client runtime (pyclient.py, as client.py, the one module that imports
+// httpx). Check reports what Python cannot hold: keywords, names the
+// module would bind twice, field names pydantic reserves, names the client
+// keeps. See decisions 0102, 0103, 0104, 0144 and 0203.
 package python

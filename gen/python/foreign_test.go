@@ -20,7 +20,7 @@ func loadImportingBase(t *testing.T, pkg string) *gen.Resolved {
 	if pkg != "" {
 		mods["example.com/base"].Packages = map[string]string{"python": pkg}
 	}
-	r, err := gen.LoadFSWith(fstest.MapFS{}, "app.yaml", []byte(gentest.ImportingBase), gen.Options{Modules: mods})
+	r, err := gen.LoadFS(fstest.MapFS{}, "app.yaml", []byte(gentest.ImportingBase), gen.WithModules(mods))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -41,11 +41,14 @@ func TestPackageFiles(t *testing.T) {
 			t.Errorf("%s opens with %q", f.Path, f.Opening)
 		}
 	}
-	if s := strings.Join(paths, " "); s != "python/pyproject.toml python/vocab/__init__.py python/vocab/runtime.py python/vocab/py.typed" {
+	if s := strings.Join(paths, " "); s != "python/pyproject.toml python/vocab/__init__.py python/vocab/client.py python/vocab/runtime.py python/vocab/py.typed" {
 		t.Fatalf("package files = %s", s)
 	}
-	if got["python/vocab/runtime.py"] != opening+Runtime() || got["python/vocab/py.typed"] != opening {
-		t.Errorf("runtime.py or py.typed is not its opening and content")
+	if got["python/vocab/runtime.py"] != opening+Runtime() || got["python/vocab/client.py"] != opening+ClientRuntime() || got["python/vocab/py.typed"] != opening {
+		t.Errorf("runtime.py, client.py or py.typed is not its opening and content")
+	}
+	if s := got["python/pyproject.toml"]; !strings.Contains(s, `client = ["httpx>=0.27,<1"]`) {
+		t.Errorf("pyproject.toml has no client extra:\n%s", s)
 	}
 	if s := got["python/pyproject.toml"]; !strings.Contains(s, `name = "vocab"`) || !strings.Contains(s, `packages = ["vocab"]`) || !strings.Contains(s, "pydantic") {
 		t.Errorf("pyproject.toml:\n%s", s)

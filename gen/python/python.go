@@ -69,13 +69,13 @@ func (Backend) Marker() gen.Marker {
 // has no name or this package's Package (unset, as jobgen check has it,
 // nothing names this package yet).
 func (b Backend) Check(r *gen.Resolved) gen.ErrorList {
-	s, err := r.Model()
-	if err != nil {
+	s := r.Spec()
+	if s == nil {
 		return nil // Files reports it
 	}
-	errs := checkNames(s)
-	if s.Package.Name == runtimeModule {
-		errs.Add(s.Package.Pos, "package.name %s is the name of the Python package's runtime module; choose another", runtimeModule)
+	errs := append(checkNames(s), checkClientNames(s)...)
+	if s.Package.Name == runtimeModule || s.Package.Name == clientModule {
+		errs.Add(s.Package.Pos, "package.name %s is the name of the Python package's %s module; choose another", s.Package.Name, map[bool]string{true: "runtime", false: "client runtime"}[s.Package.Name == runtimeModule])
 	}
 	for _, im := range s.Imports {
 		if im.Imported == nil || !im.Foreign() {
@@ -115,20 +115,24 @@ func (b Backend) pkg() string {
 
 // Files implements Backend.
 func (b Backend) Files(r *gen.Resolved, o gen.Origin) ([]gen.File, error) {
-	s, err := r.Model()
-	if err != nil {
-		return nil, err
+	s := r.Spec()
+	if s == nil {
+		return nil, gen.ErrNotResolved
 	}
 	name := path.Join(b.Dir, b.pkg(), s.Package.Name+".py")
-	return []gen.File{emitModule(s, o, name, b.Runtime)}, nil
+	files := []gen.File{emitModule(s, o, name, b.Runtime)}
+	if s.HTTP != nil && len(s.HTTP.Routes) > 0 {
+		files = append(files, emitClient(s, o, path.Join(b.Dir, b.pkg(), s.Package.Name+"_client.py"), b.Runtime))
+	}
+	return files, nil
 }
 
 // Emit renders a valid spec as its Python module alone, with the marker
 // naming the spec as a file beside it; see Backend.
 func Emit(r *gen.Resolved) (gen.File, error) {
-	s, err := r.Model()
-	if err != nil {
-		return gen.File{}, err
+	s := r.Spec()
+	if s == nil {
+		return gen.File{}, gen.ErrNotResolved
 	}
 	if errs := checkNames(s); len(errs) > 0 {
 		return gen.File{}, errs
@@ -188,15 +192,21 @@ description = "Pydantic models of the jobgen vocabularies, generated from their 
 requires-python = ">=3.11"
 dependencies = [%s]
 
+[project.optional-dependencies]
+# The clients of the specs' routes (<name>_client) and their runtime (client) call over httpx.
+client = ["httpx>=0.27,<1"]
+
 [tool.hatch.build.targets.wheel]
 packages = [%q]
 `, dist(pkg), packageVersion, strings.Join(deps, ", "), pkg))
 	add(pkg+"/__init__.py", fmt.Sprintf("\"\"\"Package %s holds the modules jobgen generates, one per spec.\n\n"+
 		"Import a vocabulary by its spec's package name: from %s import jobs.\n\"\"\"\n", pkg, pkg))
 	if b.Runtime == "" {
+		add(pkg+"/"+clientModule+".py", pyClient)
 		add(pkg+"/"+runtimeModule+".py", pyRuntime)
 	} else {
-		// A copy written before the package imported Runtime's.
+		// A copy written before the package imported Runtime's (the client
+		// runtime came later: no package wrote a copy of its own).
 		files = append(files, gen.PackageFile{File: gen.File{Path: path.Join(b.Dir, pkg, runtimeModule+".py")}, Opening: opening, Retired: true})
 	}
 	add(pkg+"/py.typed", "")
@@ -219,6 +229,9 @@ type pyWriter struct {
 	// runtimePackage is the package whose runtime the module imports; ""
 	// for its own.
 	runtimePackage string
+	// own, when set, is the module the spec's own types are named from:
+	// the spec's module, for its client module (client.go).
+	own string
 	// tables names the module-level dict of each enum conversion an upcast
 	// makes (upcast.go).
 	tables map[*gen.Conv]string

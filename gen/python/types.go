@@ -20,6 +20,9 @@ func (w *pyWriter) runtimeName(name string) string {
 func (w *pyWriter) pyType(t *gen.Type) string {
 	switch t.Kind {
 	case gen.TypeNamed:
+		if w.own != "" {
+			return w.own + "." + t.Name
+		}
 		return t.Name
 	case gen.TypeBuiltin:
 		return w.scalar(t.Scalar())

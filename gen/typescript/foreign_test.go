@@ -16,7 +16,7 @@ import (
 func TestAnotherModulesModuleIsImportedFromItsPackage(t *testing.T) {
 	mods := gentest.BaseModule()
 	mods["example.com/base"].Packages = map[string]string{"ts": "@base/vocab"}
-	r, err := gen.LoadFSWith(fstest.MapFS{}, "app.yaml", []byte(gentest.ImportingBase), gen.Options{Modules: mods})
+	r, err := gen.LoadFS(fstest.MapFS{}, "app.yaml", []byte(gentest.ImportingBase), gen.WithModules(mods))
 	if err != nil {
 		t.Fatal(err)
 	}

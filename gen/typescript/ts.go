@@ -94,8 +94,8 @@ func (Backend) Marker() gen.Marker {
 // another module's spec imported from a TypeScript package without a name,
 // each at the declaration that causes it.
 func (b Backend) Check(r *gen.Resolved) gen.ErrorList {
-	s, err := r.Model()
-	if err != nil {
+	s := r.Spec()
+	if s == nil {
 		return nil // Files reports it
 	}
 	errs := checkTSNames(s)
@@ -110,9 +110,9 @@ func (b Backend) Check(r *gen.Resolved) gen.ErrorList {
 
 // Files implements Backend.
 func (b Backend) Files(r *gen.Resolved, o gen.Origin) ([]gen.File, error) {
-	s, err := r.Model()
-	if err != nil {
-		return nil, err
+	s := r.Spec()
+	if s == nil {
+		return nil, gen.ErrNotResolved
 	}
 	return emitTS(s, o, b.Dir, b.Runtime.Name), nil
 }
@@ -121,9 +121,9 @@ func (b Backend) Files(r *gen.Resolved, o gen.Origin) ([]gen.File, error) {
 // naming the spec as a file beside them; see Backend. The module imports
 // ./runtime.js, which RuntimeFiles holds.
 func Emit(r *gen.Resolved) ([]gen.File, error) {
-	s, err := r.Model()
-	if err != nil {
-		return nil, err
+	s := r.Spec()
+	if s == nil {
+		return nil, gen.ErrNotResolved
 	}
 	if errs := checkTSNames(s); len(errs) > 0 {
 		return nil, errs

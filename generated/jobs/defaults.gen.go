@@ -9,6 +9,10 @@ const (
 	// DefaultMaxConcurrentJobsPerOwner caps running and stopping jobs per owner;
 	// unowned jobs share one bucket.
 	DefaultMaxConcurrentJobsPerOwner = 10
+	// DefaultMaxLabelBytes caps the length of one label's key and of its value.
+	DefaultMaxLabelBytes = 64
+	// DefaultMaxLabels caps how many labels one job start carries.
+	DefaultMaxLabels = 16
 	// DefaultObserveFlush is the shortest interval between follow-stream flushes.
 	DefaultObserveFlush = 100 * time.Millisecond
 	// DefaultObserveMaxFrameBytes splits follow-stream output frames.

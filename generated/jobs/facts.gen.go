@@ -247,9 +247,10 @@ func (j *JobRegisteredV2) UnmarshalJSON(data []byte) error {
 
 // A JobRegistered fact records that an owned job was registered.
 //
-// Version 3 says whether the job was promoted: registered while its producer
-// was already running, a foreground command that outlived its caller's
-// deadline. Read as version 3, earlier history was never promoted.
+// Version 3 records the job's labels and says whether the job was promoted:
+// registered while its producer was already running, a foreground command that
+// outlived its caller's deadline. Read as version 3, earlier history has no
+// labels and was never promoted.
 type JobRegistered struct {
 	// JobID identifies the job.
 	JobID JobID `json:"jobId"`
@@ -272,6 +273,9 @@ type JobRegistered struct {
 	// serves on; empty when the runtime names no host (one process, or history
 	// written as version 1).
 	Host JobHost `json:"host,omitzero"`
+	// Labels are the job's key=value pairs; empty when it has none, or in history
+	// written as version 1 or 2.
+	Labels map[string]string `json:"labels,omitzero"`
 	// Promoted reports that the job was registered while its producer was already
 	// running: a foreground command offered at its deadline and accepted. The job's
 	// interval starts at At, the promotion.
@@ -284,22 +288,23 @@ type JobRegistered struct {
 // UnmarshalJSON decodes j, refusing a missing required field or an ambiguous key.
 func (j *JobRegistered) UnmarshalJSON(data []byte) error {
 	var wire struct {
-		JobID            *JobID     `json:"jobId"`
-		At               *int64     `json:"at"`
-		Owner            *SessionID `json:"owner"`
-		Kind             *string    `json:"kind"`
-		Label            *string    `json:"label"`
-		Ordinal          *int       `json:"ordinal"`
-		ToolCall         ToolCallID `json:"toolCall"`
-		Record           *bool      `json:"record"`
-		Host             JobHost    `json:"host"`
-		Promoted         bool       `json:"promoted"`
-		CommandStartedAt int64      `json:"commandStartedAt"`
+		JobID            *JobID            `json:"jobId"`
+		At               *int64            `json:"at"`
+		Owner            *SessionID        `json:"owner"`
+		Kind             *string           `json:"kind"`
+		Label            *string           `json:"label"`
+		Ordinal          *int              `json:"ordinal"`
+		ToolCall         ToolCallID        `json:"toolCall"`
+		Record           *bool             `json:"record"`
+		Host             JobHost           `json:"host"`
+		Labels           map[string]string `json:"labels"`
+		Promoted         bool              `json:"promoted"`
+		CommandStartedAt int64             `json:"commandStartedAt"`
 	}
 	if err := json.Unmarshal(data, &wire); err != nil {
 		return err
 	}
-	if err := codec.CheckKeys("jobs.JobRegistered", data, "jobId", "at", "owner", "kind", "label", "ordinal", "toolCall", "record", "host", "promoted", "commandStartedAt"); err != nil {
+	if err := codec.CheckKeys("jobs.JobRegistered", data, "jobId", "at", "owner", "kind", "label", "ordinal", "toolCall", "record", "host", "labels", "promoted", "commandStartedAt"); err != nil {
 		return err
 	}
 	if wire.JobID == nil {
@@ -332,6 +337,7 @@ func (j *JobRegistered) UnmarshalJSON(data []byte) error {
 	j.ToolCall = wire.ToolCall
 	j.Record = *wire.Record
 	j.Host = wire.Host
+	j.Labels = wire.Labels
 	j.Promoted = wire.Promoted
 	j.CommandStartedAt = wire.CommandStartedAt
 	return nil
@@ -1106,7 +1112,7 @@ func decodeJobRegisteredV2(d *codec.Decoder, out *JobRegisteredV2) error {
 }
 
 // fieldsOfJobRegistered are the wire names of JobRegistered's fields.
-var fieldsOfJobRegistered = []string{"jobId", "at", "owner", "kind", "label", "ordinal", "toolCall", "record", "host", "promoted", "commandStartedAt"}
+var fieldsOfJobRegistered = []string{"jobId", "at", "owner", "kind", "label", "ordinal", "toolCall", "record", "host", "labels", "promoted", "commandStartedAt"}
 
 // decodeJobRegistered reads a JobRegistered from d in one pass, checking the JSON's syntax as it goes, and refuses what JobRegistered.UnmarshalJSON refuses.
 func decodeJobRegistered(d *codec.Decoder, out *JobRegistered) error {
@@ -1239,11 +1245,19 @@ func decodeJobRegistered(d *codec.Decoder, out *JobRegistered) error {
 			if err := decodeJobHost(d, &out.Host); err != nil {
 				return codec.FieldError("jobs.JobRegistered", "host", err)
 			}
-		case "promoted":
+		case "labels":
 			if seen&uint64(0x200) != 0 {
 				return codec.DuplicateKey("jobs.JobRegistered", key)
 			}
 			seen |= uint64(0x200)
+			if err := d.Unmarshal(&out.Labels); err != nil {
+				return codec.FieldError("jobs.JobRegistered", "labels", err)
+			}
+		case "promoted":
+			if seen&uint64(0x400) != 0 {
+				return codec.DuplicateKey("jobs.JobRegistered", key)
+			}
+			seen |= uint64(0x400)
 			if !d.Null() {
 				x, err := d.Bool()
 				if err != nil {
@@ -1252,10 +1266,10 @@ func decodeJobRegistered(d *codec.Decoder, out *JobRegistered) error {
 				out.Promoted = x
 			}
 		case "commandStartedAt":
-			if seen&uint64(0x400) != 0 {
+			if seen&uint64(0x800) != 0 {
 				return codec.DuplicateKey("jobs.JobRegistered", key)
 			}
-			seen |= uint64(0x400)
+			seen |= uint64(0x800)
 			if !d.Null() {
 				x, err := d.Int(64)
 				if err != nil {

@@ -233,34 +233,37 @@ type JobSnapshot struct {
 	HasResult bool `json:"hasResult,omitzero"`
 	// ResultBytes is the size of the job's result in bytes; zero without one.
 	ResultBytes int64 `json:"resultBytes,omitzero"`
+	// Labels are the key=value pairs the job was started with.
+	Labels map[string]string `json:"labels,omitzero"`
 }
 
 // UnmarshalJSON decodes j, refusing a missing required field or an ambiguous key.
 func (j *JobSnapshot) UnmarshalJSON(data []byte) error {
 	var wire struct {
-		ID               *JobID     `json:"id"`
-		Name             *string    `json:"name"`
-		Kind             *string    `json:"kind"`
-		Label            *string    `json:"label"`
-		Ordinal          *int       `json:"ordinal"`
-		Owner            SessionID  `json:"owner"`
-		ToolCall         ToolCallID `json:"toolCall"`
-		Record           *bool      `json:"record"`
-		Terminal         bool       `json:"terminal"`
-		Status           *JobStatus `json:"status"`
-		Detail           string     `json:"detail"`
-		StartedAt        *int64     `json:"startedAt"`
-		FinishedAt       int64      `json:"finishedAt"`
-		Reported         bool       `json:"reported"`
-		ProducerReported bool       `json:"producerReported"`
-		OutputBytes      int64      `json:"outputBytes"`
-		HasResult        bool       `json:"hasResult"`
-		ResultBytes      int64      `json:"resultBytes"`
+		ID               *JobID            `json:"id"`
+		Name             *string           `json:"name"`
+		Kind             *string           `json:"kind"`
+		Label            *string           `json:"label"`
+		Ordinal          *int              `json:"ordinal"`
+		Owner            SessionID         `json:"owner"`
+		ToolCall         ToolCallID        `json:"toolCall"`
+		Record           *bool             `json:"record"`
+		Terminal         bool              `json:"terminal"`
+		Status           *JobStatus        `json:"status"`
+		Detail           string            `json:"detail"`
+		StartedAt        *int64            `json:"startedAt"`
+		FinishedAt       int64             `json:"finishedAt"`
+		Reported         bool              `json:"reported"`
+		ProducerReported bool              `json:"producerReported"`
+		OutputBytes      int64             `json:"outputBytes"`
+		HasResult        bool              `json:"hasResult"`
+		ResultBytes      int64             `json:"resultBytes"`
+		Labels           map[string]string `json:"labels"`
 	}
 	if err := json.Unmarshal(data, &wire); err != nil {
 		return err
 	}
-	if err := codec.CheckKeys("jobs.JobSnapshot", data, "id", "name", "kind", "label", "ordinal", "owner", "toolCall", "record", "terminal", "status", "detail", "startedAt", "finishedAt", "reported", "producerReported", "outputBytes", "hasResult", "resultBytes"); err != nil {
+	if err := codec.CheckKeys("jobs.JobSnapshot", data, "id", "name", "kind", "label", "ordinal", "owner", "toolCall", "record", "terminal", "status", "detail", "startedAt", "finishedAt", "reported", "producerReported", "outputBytes", "hasResult", "resultBytes", "labels"); err != nil {
 		return err
 	}
 	if wire.ID == nil {
@@ -305,6 +308,7 @@ func (j *JobSnapshot) UnmarshalJSON(data []byte) error {
 	j.OutputBytes = wire.OutputBytes
 	j.HasResult = wire.HasResult
 	j.ResultBytes = wire.ResultBytes
+	j.Labels = wire.Labels
 	return nil
 }
 

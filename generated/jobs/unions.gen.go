@@ -255,6 +255,11 @@ type JobStartCommon struct {
 	OutputLimitBytes int64 `json:"outputLimitBytes,omitzero"`
 	// ToolCall is the tool call creating the job.
 	ToolCall ToolCallID `json:"toolCall,omitzero"`
+	// Labels are key=value pairs to filter the job by (team=infra, ci=nightly): at
+	// most MaxLabels of them, each key non-empty and each key and value at most
+	// MaxLabelBytes bytes of UTF-8 without control characters; a start that breaks
+	// a bound is an invalid start. They are recorded in the job/registered fact.
+	Labels map[string]string `json:"labels,omitzero"`
 	// Timeout, when positive, is the job's deadline, counted from its registration:
 	// once it passes, the registry kills the job as Kill would, with a reason that
 	// names the deadline, and the settled fact's cause is timeout (a Cancel that
@@ -288,16 +293,18 @@ func (PlainJobStart) isJobStart() {}
 // MarshalJSON encodes p with "record" set to false.
 func (p PlainJobStart) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
-		Record           bool          `json:"record"`
-		Kind             string        `json:"kind"`
-		Label            string        `json:"label"`
-		Owner            SessionID     `json:"owner,omitzero"`
-		OutputLimitBytes int64         `json:"outputLimitBytes,omitzero"`
-		ToolCall         ToolCallID    `json:"toolCall,omitzero"`
-		Timeout          time.Duration `json:"timeout,omitzero"`
+		Record           bool              `json:"record"`
+		Kind             string            `json:"kind"`
+		Label            string            `json:"label"`
+		Owner            SessionID         `json:"owner,omitzero"`
+		OutputLimitBytes int64             `json:"outputLimitBytes,omitzero"`
+		ToolCall         ToolCallID        `json:"toolCall,omitzero"`
+		Labels           map[string]string `json:"labels,omitzero"`
+		Timeout          time.Duration     `json:"timeout,omitzero"`
 	}{
 		Kind:             p.Kind,
 		Label:            p.Label,
+		Labels:           p.Labels,
 		OutputLimitBytes: p.OutputLimitBytes,
 		Owner:            p.Owner,
 		Record:           PlainJobStartTag,
@@ -309,18 +316,19 @@ func (p PlainJobStart) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON decodes p, refusing another variant's record, a missing required field or an ambiguous key.
 func (p *PlainJobStart) UnmarshalJSON(data []byte) error {
 	var wire struct {
-		Record           *bool         `json:"record"`
-		Kind             *string       `json:"kind"`
-		Label            *string       `json:"label"`
-		Owner            SessionID     `json:"owner"`
-		OutputLimitBytes int64         `json:"outputLimitBytes"`
-		ToolCall         ToolCallID    `json:"toolCall"`
-		Timeout          time.Duration `json:"timeout"`
+		Record           *bool             `json:"record"`
+		Kind             *string           `json:"kind"`
+		Label            *string           `json:"label"`
+		Owner            SessionID         `json:"owner"`
+		OutputLimitBytes int64             `json:"outputLimitBytes"`
+		ToolCall         ToolCallID        `json:"toolCall"`
+		Labels           map[string]string `json:"labels"`
+		Timeout          time.Duration     `json:"timeout"`
 	}
 	if err := json.Unmarshal(data, &wire); err != nil {
 		return err
 	}
-	if err := codec.CheckKeys("jobs.PlainJobStart", data, "record", "kind", "label", "owner", "outputLimitBytes", "toolCall", "timeout"); err != nil {
+	if err := codec.CheckKeys("jobs.PlainJobStart", data, "record", "kind", "label", "owner", "outputLimitBytes", "toolCall", "labels", "timeout"); err != nil {
 		return err
 	}
 	if wire.Record == nil {
@@ -340,6 +348,7 @@ func (p *PlainJobStart) UnmarshalJSON(data []byte) error {
 	p.Owner = wire.Owner
 	p.OutputLimitBytes = wire.OutputLimitBytes
 	p.ToolCall = wire.ToolCall
+	p.Labels = wire.Labels
 	p.Timeout = wire.Timeout
 	return nil
 }
@@ -362,16 +371,18 @@ func (RecordingJobStart) isJobStart() {}
 // MarshalJSON encodes r with "record" set to true.
 func (r RecordingJobStart) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
-		Record           bool          `json:"record"`
-		Kind             string        `json:"kind"`
-		Label            string        `json:"label"`
-		Owner            SessionID     `json:"owner,omitzero"`
-		OutputLimitBytes int64         `json:"outputLimitBytes,omitzero"`
-		ToolCall         ToolCallID    `json:"toolCall,omitzero"`
-		Timeout          time.Duration `json:"timeout,omitzero"`
+		Record           bool              `json:"record"`
+		Kind             string            `json:"kind"`
+		Label            string            `json:"label"`
+		Owner            SessionID         `json:"owner,omitzero"`
+		OutputLimitBytes int64             `json:"outputLimitBytes,omitzero"`
+		ToolCall         ToolCallID        `json:"toolCall,omitzero"`
+		Labels           map[string]string `json:"labels,omitzero"`
+		Timeout          time.Duration     `json:"timeout,omitzero"`
 	}{
 		Kind:             r.Kind,
 		Label:            r.Label,
+		Labels:           r.Labels,
 		OutputLimitBytes: r.OutputLimitBytes,
 		Owner:            r.Owner,
 		Record:           RecordingJobStartTag,
@@ -383,18 +394,19 @@ func (r RecordingJobStart) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON decodes r, refusing another variant's record, a missing required field or an ambiguous key.
 func (r *RecordingJobStart) UnmarshalJSON(data []byte) error {
 	var wire struct {
-		Record           *bool         `json:"record"`
-		Kind             *string       `json:"kind"`
-		Label            *string       `json:"label"`
-		Owner            SessionID     `json:"owner"`
-		OutputLimitBytes int64         `json:"outputLimitBytes"`
-		ToolCall         ToolCallID    `json:"toolCall"`
-		Timeout          time.Duration `json:"timeout"`
+		Record           *bool             `json:"record"`
+		Kind             *string           `json:"kind"`
+		Label            *string           `json:"label"`
+		Owner            SessionID         `json:"owner"`
+		OutputLimitBytes int64             `json:"outputLimitBytes"`
+		ToolCall         ToolCallID        `json:"toolCall"`
+		Labels           map[string]string `json:"labels"`
+		Timeout          time.Duration     `json:"timeout"`
 	}
 	if err := json.Unmarshal(data, &wire); err != nil {
 		return err
 	}
-	if err := codec.CheckKeys("jobs.RecordingJobStart", data, "record", "kind", "label", "owner", "outputLimitBytes", "toolCall", "timeout"); err != nil {
+	if err := codec.CheckKeys("jobs.RecordingJobStart", data, "record", "kind", "label", "owner", "outputLimitBytes", "toolCall", "labels", "timeout"); err != nil {
 		return err
 	}
 	if wire.Record == nil {
@@ -414,6 +426,7 @@ func (r *RecordingJobStart) UnmarshalJSON(data []byte) error {
 	r.Owner = wire.Owner
 	r.OutputLimitBytes = wire.OutputLimitBytes
 	r.ToolCall = wire.ToolCall
+	r.Labels = wire.Labels
 	r.Timeout = wire.Timeout
 	return nil
 }

@@ -33,24 +33,28 @@ type JobEntry struct {
 	StartedAt time.Time `json:"startedAt"`
 	// When the job finished; absent while it runs.
 	FinishedAt time.Time `json:"finishedAt,omitzero"`
+	// The key=value labels the job was started with, to tell jobs apart and to
+	// filter job_list by.
+	Labels map[string]string `json:"labels,omitzero"`
 }
 
 // UnmarshalJSON decodes j, refusing a missing required field or an ambiguous key.
 func (j *JobEntry) UnmarshalJSON(data []byte) error {
 	var wire struct {
-		ID         *jobs.JobID     `json:"id"`
-		Name       *string         `json:"name"`
-		Kind       *string         `json:"kind"`
-		Label      *string         `json:"label"`
-		Status     *jobs.JobStatus `json:"status"`
-		Detail     string          `json:"detail"`
-		StartedAt  *time.Time      `json:"startedAt"`
-		FinishedAt time.Time       `json:"finishedAt"`
+		ID         *jobs.JobID       `json:"id"`
+		Name       *string           `json:"name"`
+		Kind       *string           `json:"kind"`
+		Label      *string           `json:"label"`
+		Status     *jobs.JobStatus   `json:"status"`
+		Detail     string            `json:"detail"`
+		StartedAt  *time.Time        `json:"startedAt"`
+		FinishedAt time.Time         `json:"finishedAt"`
+		Labels     map[string]string `json:"labels"`
 	}
 	if err := json.Unmarshal(data, &wire); err != nil {
 		return err
 	}
-	if err := codec.CheckKeys("tools.JobEntry", data, "id", "name", "kind", "label", "status", "detail", "startedAt", "finishedAt"); err != nil {
+	if err := codec.CheckKeys("tools.JobEntry", data, "id", "name", "kind", "label", "status", "detail", "startedAt", "finishedAt", "labels"); err != nil {
 		return err
 	}
 	if wire.ID == nil {
@@ -79,13 +83,17 @@ func (j *JobEntry) UnmarshalJSON(data []byte) error {
 	j.Detail = wire.Detail
 	j.StartedAt = *wire.StartedAt
 	j.FinishedAt = wire.FinishedAt
+	j.Labels = wire.Labels
 	return nil
 }
 
 // JobKill is what job_kill takes.
 type JobKill struct {
-	// The job to stop, by its id.
-	JobID jobs.JobID `json:"jobId"`
+	// The job to stop, by its id. Give jobIds instead to stop several at once.
+	JobID jobs.JobID `json:"jobId,omitzero"`
+	// Several jobs to stop at once, by their ids, at most 100, all with the one
+	// reason.
+	JobIDs []jobs.JobID `json:"jobIds,omitzero"`
 	// Why you stop it, in a few words; it is kept with the job.
 	Reason string `json:"reason,omitzero"`
 }
@@ -93,66 +101,99 @@ type JobKill struct {
 // UnmarshalJSON decodes j, refusing a missing required field or an ambiguous key.
 func (j *JobKill) UnmarshalJSON(data []byte) error {
 	var wire struct {
-		JobID  *jobs.JobID `json:"jobId"`
-		Reason string      `json:"reason"`
+		JobID  jobs.JobID   `json:"jobId"`
+		JobIDs []jobs.JobID `json:"jobIds"`
+		Reason string       `json:"reason"`
 	}
 	if err := json.Unmarshal(data, &wire); err != nil {
 		return err
 	}
-	if err := codec.CheckKeys("tools.JobKill", data, "jobId", "reason"); err != nil {
+	if err := codec.CheckKeys("tools.JobKill", data, "jobId", "jobIds", "reason"); err != nil {
+		return err
+	}
+	j.JobID = wire.JobID
+	j.JobIDs = wire.JobIDs
+	j.Reason = wire.Reason
+	return nil
+}
+
+// A JobKillEach is what job_kill did to one of several jobs.
+type JobKillEach struct {
+	// The job's id.
+	JobID jobs.JobID `json:"jobId"`
+	// The job's display name; absent when the job is not yours.
+	Name string `json:"name,omitzero"`
+	// requested or alreadyFinished; absent when the job could not be stopped (see
+	// error).
+	Outcome KillOutcome `json:"outcome,omitzero"`
+	// The job's status after the call.
+	Status jobs.JobStatus `json:"status,omitzero"`
+	// Why this job was not stopped: unknownJob (not yours, or no such job) or
+	// killFailed (it may still be running).
+	Error ErrorCode `json:"error,omitzero"`
+}
+
+// UnmarshalJSON decodes j, refusing a missing required field or an ambiguous key.
+func (j *JobKillEach) UnmarshalJSON(data []byte) error {
+	var wire struct {
+		JobID   *jobs.JobID    `json:"jobId"`
+		Name    string         `json:"name"`
+		Outcome KillOutcome    `json:"outcome"`
+		Status  jobs.JobStatus `json:"status"`
+		Error   ErrorCode      `json:"error"`
+	}
+	if err := json.Unmarshal(data, &wire); err != nil {
+		return err
+	}
+	if err := codec.CheckKeys("tools.JobKillEach", data, "jobId", "name", "outcome", "status", "error"); err != nil {
 		return err
 	}
 	if wire.JobID == nil {
-		return codec.MissingField("tools.JobKill", "jobId")
+		return codec.MissingField("tools.JobKillEach", "jobId")
 	}
 	j.JobID = *wire.JobID
-	j.Reason = wire.Reason
+	j.Name = wire.Name
+	j.Outcome = wire.Outcome
+	j.Status = wire.Status
+	j.Error = wire.Error
 	return nil
 }
 
 // A JobKillResult is what job_kill returns.
 type JobKillResult struct {
-	// The job's id.
-	JobID jobs.JobID `json:"jobId"`
+	// The job's id; absent when you gave jobIds.
+	JobID jobs.JobID `json:"jobId,omitzero"`
 	// The job's display name.
-	Name string `json:"name"`
+	Name string `json:"name,omitzero"`
 	// requested when the job was asked to stop; alreadyFinished when it had
 	// finished before.
-	Outcome KillOutcome `json:"outcome"`
+	Outcome KillOutcome `json:"outcome,omitzero"`
 	// The job's status after the call.
-	Status jobs.JobStatus `json:"status"`
+	Status jobs.JobStatus `json:"status,omitzero"`
+	// When you gave jobIds: what happened to each job, in the order you gave them.
+	Results []JobKillEach `json:"results,omitzero"`
 }
 
 // UnmarshalJSON decodes j, refusing a missing required field or an ambiguous key.
 func (j *JobKillResult) UnmarshalJSON(data []byte) error {
 	var wire struct {
-		JobID   *jobs.JobID     `json:"jobId"`
-		Name    *string         `json:"name"`
-		Outcome *KillOutcome    `json:"outcome"`
-		Status  *jobs.JobStatus `json:"status"`
+		JobID   jobs.JobID     `json:"jobId"`
+		Name    string         `json:"name"`
+		Outcome KillOutcome    `json:"outcome"`
+		Status  jobs.JobStatus `json:"status"`
+		Results []JobKillEach  `json:"results"`
 	}
 	if err := json.Unmarshal(data, &wire); err != nil {
 		return err
 	}
-	if err := codec.CheckKeys("tools.JobKillResult", data, "jobId", "name", "outcome", "status"); err != nil {
+	if err := codec.CheckKeys("tools.JobKillResult", data, "jobId", "name", "outcome", "status", "results"); err != nil {
 		return err
 	}
-	if wire.JobID == nil {
-		return codec.MissingField("tools.JobKillResult", "jobId")
-	}
-	if wire.Name == nil {
-		return codec.MissingField("tools.JobKillResult", "name")
-	}
-	if wire.Outcome == nil {
-		return codec.MissingField("tools.JobKillResult", "outcome")
-	}
-	if wire.Status == nil {
-		return codec.MissingField("tools.JobKillResult", "status")
-	}
-	j.JobID = *wire.JobID
-	j.Name = *wire.Name
-	j.Outcome = *wire.Outcome
-	j.Status = *wire.Status
+	j.JobID = wire.JobID
+	j.Name = wire.Name
+	j.Outcome = wire.Outcome
+	j.Status = wire.Status
+	j.Results = wire.Results
 	return nil
 }
 
@@ -160,20 +201,24 @@ func (j *JobKillResult) UnmarshalJSON(data []byte) error {
 type JobList struct {
 	// Set it to list only the jobs still running or stopping.
 	ActiveOnly bool `json:"activeOnly,omitzero"`
+	// List only the jobs that carry every one of these key=value labels.
+	Labels map[string]string `json:"labels,omitzero"`
 }
 
 // UnmarshalJSON decodes j, refusing a missing required field or an ambiguous key.
 func (j *JobList) UnmarshalJSON(data []byte) error {
 	var wire struct {
-		ActiveOnly bool `json:"activeOnly"`
+		ActiveOnly bool              `json:"activeOnly"`
+		Labels     map[string]string `json:"labels"`
 	}
 	if err := json.Unmarshal(data, &wire); err != nil {
 		return err
 	}
-	if err := codec.CheckKeys("tools.JobList", data, "activeOnly"); err != nil {
+	if err := codec.CheckKeys("tools.JobList", data, "activeOnly", "labels"); err != nil {
 		return err
 	}
 	j.ActiveOnly = wire.ActiveOnly
+	j.Labels = wire.Labels
 	return nil
 }
 

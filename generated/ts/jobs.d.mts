@@ -340,6 +340,8 @@ export interface JobSnapshot {
   hasResult?: boolean;
   /** ResultBytes is the size of the job's result in bytes; zero without one. */
   resultBytes?: number;
+  /** Labels are the key=value pairs the job was started with. */
+  labels?: { [key: string]: string };
 }
 
 /**
@@ -644,9 +646,10 @@ export declare function encodeJobRegisteredV2(value: JobRegisteredV2): JSONObjec
 /**
  * A JobRegistered fact records that an owned job was registered.
  *
- * Version 3 says whether the job was promoted: registered while its producer
- * was already running, a foreground command that outlived its caller's
- * deadline. Read as version 3, earlier history was never promoted.
+ * Version 3 records the job's labels and says whether the job was promoted:
+ * registered while its producer was already running, a foreground command that
+ * outlived its caller's deadline. Read as version 3, earlier history has no
+ * labels and was never promoted.
  */
 export interface JobRegistered {
   /** JobID identifies the job. */
@@ -674,6 +677,11 @@ export interface JobRegistered {
    * written as version 1).
    */
   host?: JobHost;
+  /**
+   * Labels are the job's key=value pairs; empty when it has none, or in history
+   * written as version 1 or 2.
+   */
+  labels?: { [key: string]: string };
   /**
    * Promoted reports that the job was registered while its producer was already
    * running: a foreground command offered at its deadline and accepted. The job's
@@ -873,6 +881,12 @@ export declare function encodeFact(fact: FactEnvelope): JSONObject;
  * unowned jobs share one bucket.
  */
 export declare const DefaultMaxConcurrentJobsPerOwner = 10;
+
+/** DefaultMaxLabelBytes caps the length of one label's key and of its value. */
+export declare const DefaultMaxLabelBytes = 64;
+
+/** DefaultMaxLabels caps how many labels one job start carries. */
+export declare const DefaultMaxLabels = 16;
 
 /**
  * DefaultObserveFlush is the shortest interval between follow-stream flushes.

@@ -10,7 +10,7 @@
  * package.
  */
 
-import { DecodeError, EncodeError, _at, _missing, _nesting, _obj, _fold, _str, _bool, _int, _range, _enum, _zeroUUID, _uuid, _ambiguous, _arr, _eint, _erange, _eenum, _euuid, _tolerate } from "./runtime.mjs";
+import { DecodeError, EncodeError, _at, _missing, _nesting, _obj, _fold, _str, _bool, _int, _range, _enum, _zeroUUID, _uuid, _ambiguous, _arr, _map, _eint, _erange, _eenum, _euuid, _tolerate } from "./runtime.mjs";
 
 /**
  * decodeHostID reads a HostID from JSON: any string. Null is the zero HostID,
@@ -385,6 +385,7 @@ export function decodeJobSnapshot(json, path = "$") {
   let f_outputBytes;
   let f_hasResult;
   let f_resultBytes;
+  let f_labels;
   for (const k of Object.keys(o)) {
     const v = o[k];
     switch (k) {
@@ -442,6 +443,9 @@ export function decodeJobSnapshot(json, path = "$") {
       case "resultBytes":
         if (v !== null) f_resultBytes = _int(v, path, "resultBytes");
         continue;
+      case "labels":
+        f_labels = v === null ? undefined : _map(v, path, "labels", undefined, (e, p, n) => e === null ? "" : _str(e, p, n));
+        continue;
     }
     switch (_fold(k)) {
       case "ID":
@@ -480,6 +484,8 @@ export function decodeJobSnapshot(json, path = "$") {
         throw _ambiguous(path, "JobSnapshot", k, "hasResult");
       case "RESULTBYTES":
         throw _ambiguous(path, "JobSnapshot", k, "resultBytes");
+      case "LABELS":
+        throw _ambiguous(path, "JobSnapshot", k, "labels");
     }
   }
   if (f_id === undefined) throw _missing(path, "JobSnapshot", "id");
@@ -501,6 +507,7 @@ export function decodeJobSnapshot(json, path = "$") {
   if (f_outputBytes) out.outputBytes = f_outputBytes;
   if (f_hasResult) out.hasResult = f_hasResult;
   if (f_resultBytes) out.resultBytes = f_resultBytes;
+  if (f_labels !== undefined) out.labels = f_labels;
   return out;
 }
 
@@ -528,6 +535,7 @@ export function encodeJobSnapshot(value) {
   if (value.outputBytes) o["outputBytes"] = _eint(value.outputBytes, "JobSnapshot.outputBytes");
   if (value.hasResult) o["hasResult"] = value.hasResult;
   if (value.resultBytes) o["resultBytes"] = _eint(value.resultBytes, "JobSnapshot.resultBytes");
+  if (value.labels !== undefined) o["labels"] = value.labels;
   return o;
 }
 
@@ -1175,6 +1183,7 @@ export function decodeJobRegistered(json, path = "$") {
   let f_toolCall;
   let f_record;
   let f_host;
+  let f_labels;
   let f_promoted;
   let f_commandStartedAt;
   for (const k of Object.keys(o)) {
@@ -1207,6 +1216,9 @@ export function decodeJobRegistered(json, path = "$") {
       case "host":
         f_host = decodeJobHost(v, path + ".host");
         continue;
+      case "labels":
+        f_labels = v === null ? undefined : _map(v, path, "labels", undefined, (e, p, n) => e === null ? "" : _str(e, p, n));
+        continue;
       case "promoted":
         if (v !== null) f_promoted = _bool(v, path, "promoted");
         continue;
@@ -1233,6 +1245,8 @@ export function decodeJobRegistered(json, path = "$") {
         throw _ambiguous(path, "JobRegistered", k, "record");
       case "HOST":
         throw _ambiguous(path, "JobRegistered", k, "host");
+      case "LABELS":
+        throw _ambiguous(path, "JobRegistered", k, "labels");
       case "PROMOTED":
         throw _ambiguous(path, "JobRegistered", k, "promoted");
       case "COMMANDSTARTEDAT":
@@ -1249,6 +1263,7 @@ export function decodeJobRegistered(json, path = "$") {
   const out = { jobId: f_jobId, at: f_at, owner: f_owner, kind: f_kind, label: f_label, ordinal: f_ordinal, record: f_record };
   if (f_toolCall) out.toolCall = f_toolCall;
   if (f_host !== undefined && !_isZeroJobHost(f_host)) out.host = f_host;
+  if (f_labels !== undefined) out.labels = f_labels;
   if (f_promoted) out.promoted = f_promoted;
   if (f_commandStartedAt) out.commandStartedAt = f_commandStartedAt;
   return out;
@@ -1269,6 +1284,7 @@ export function encodeJobRegistered(value) {
   if (value.toolCall) o["toolCall"] = value.toolCall;
   o["record"] = value.record;
   if (value.host !== undefined && !_isZeroJobHost(value.host)) o["host"] = encodeJobHost(value.host);
+  if (value.labels !== undefined) o["labels"] = value.labels;
   if (value.promoted) o["promoted"] = value.promoted;
   if (value.commandStartedAt) o["commandStartedAt"] = _eint(value.commandStartedAt, "JobRegistered.commandStartedAt");
   return o;
@@ -1717,6 +1733,12 @@ export function encodeFact(fact) {
  * unowned jobs share one bucket.
  */
 export const DefaultMaxConcurrentJobsPerOwner = 10;
+
+/** DefaultMaxLabelBytes caps the length of one label's key and of its value. */
+export const DefaultMaxLabelBytes = 64;
+
+/** DefaultMaxLabels caps how many labels one job start carries. */
+export const DefaultMaxLabels = 16;
 
 /**
  * DefaultObserveFlush is the shortest interval between follow-stream flushes.

@@ -10,7 +10,7 @@
  * package.
  */
 
-import { DecodeError, EncodeError, _at, _missing, _nesting, _obj, _fold, _str, _bool, _int, _range, _enum, _zeroUUID, _uuid, _ambiguous, _arr, _eint, _erange, _eenum, _euuid, _tolerate, type JSONValue, type JSONObject, type UnknownFact } from "./runtime.js";
+import { DecodeError, EncodeError, _at, _missing, _nesting, _obj, _fold, _str, _bool, _int, _range, _enum, _zeroUUID, _uuid, _ambiguous, _arr, _map, _eint, _erange, _eenum, _euuid, _tolerate, type JSONValue, type JSONObject, type UnknownFact } from "./runtime.js";
 
 /**
  * A HostID names one runtime host of a fleet that shares a history, as its
@@ -570,6 +570,8 @@ export interface JobSnapshot {
   hasResult?: boolean;
   /** ResultBytes is the size of the job's result in bytes; zero without one. */
   resultBytes?: number;
+  /** Labels are the key=value pairs the job was started with. */
+  labels?: { [key: string]: string };
 }
 
 /**
@@ -596,6 +598,7 @@ export function decodeJobSnapshot(json: unknown, path = "$"): JobSnapshot {
   let f_outputBytes: number | undefined;
   let f_hasResult: boolean | undefined;
   let f_resultBytes: number | undefined;
+  let f_labels: { [key: string]: string } | undefined;
   for (const k of Object.keys(o)) {
     const v = o[k];
     switch (k) {
@@ -653,6 +656,9 @@ export function decodeJobSnapshot(json: unknown, path = "$"): JobSnapshot {
       case "resultBytes":
         if (v !== null) f_resultBytes = _int(v, path, "resultBytes");
         continue;
+      case "labels":
+        f_labels = v === null ? undefined : _map(v, path, "labels", undefined, (e, p, n) => e === null ? "" : _str(e, p, n));
+        continue;
     }
     switch (_fold(k)) {
       case "ID":
@@ -691,6 +697,8 @@ export function decodeJobSnapshot(json: unknown, path = "$"): JobSnapshot {
         throw _ambiguous(path, "JobSnapshot", k, "hasResult");
       case "RESULTBYTES":
         throw _ambiguous(path, "JobSnapshot", k, "resultBytes");
+      case "LABELS":
+        throw _ambiguous(path, "JobSnapshot", k, "labels");
     }
   }
   if (f_id === undefined) throw _missing(path, "JobSnapshot", "id");
@@ -712,6 +720,7 @@ export function decodeJobSnapshot(json: unknown, path = "$"): JobSnapshot {
   if (f_outputBytes) out.outputBytes = f_outputBytes;
   if (f_hasResult) out.hasResult = f_hasResult;
   if (f_resultBytes) out.resultBytes = f_resultBytes;
+  if (f_labels !== undefined) out.labels = f_labels;
   return out;
 }
 
@@ -739,6 +748,7 @@ export function encodeJobSnapshot(value: JobSnapshot): JSONObject {
   if (value.outputBytes) o["outputBytes"] = _eint(value.outputBytes, "JobSnapshot.outputBytes");
   if (value.hasResult) o["hasResult"] = value.hasResult;
   if (value.resultBytes) o["resultBytes"] = _eint(value.resultBytes, "JobSnapshot.resultBytes");
+  if (value.labels !== undefined) o["labels"] = value.labels as JSONObject;
   return o;
 }
 
@@ -1532,9 +1542,10 @@ export function encodeJobRegisteredV2(value: JobRegisteredV2): JSONObject {
 /**
  * A JobRegistered fact records that an owned job was registered.
  *
- * Version 3 says whether the job was promoted: registered while its producer
- * was already running, a foreground command that outlived its caller's
- * deadline. Read as version 3, earlier history was never promoted.
+ * Version 3 records the job's labels and says whether the job was promoted:
+ * registered while its producer was already running, a foreground command that
+ * outlived its caller's deadline. Read as version 3, earlier history has no
+ * labels and was never promoted.
  */
 export interface JobRegistered {
   /** JobID identifies the job. */
@@ -1563,6 +1574,11 @@ export interface JobRegistered {
    */
   host?: JobHost;
   /**
+   * Labels are the job's key=value pairs; empty when it has none, or in history
+   * written as version 1 or 2.
+   */
+  labels?: { [key: string]: string };
+  /**
    * Promoted reports that the job was registered while its producer was already
    * running: a foreground command offered at its deadline and accepted. The job's
    * interval starts at At, the promotion.
@@ -1590,6 +1606,7 @@ export function decodeJobRegistered(json: unknown, path = "$"): JobRegistered {
   let f_toolCall: ToolCallID | undefined;
   let f_record: boolean | undefined;
   let f_host: JobHost | undefined;
+  let f_labels: { [key: string]: string } | undefined;
   let f_promoted: boolean | undefined;
   let f_commandStartedAt: number | undefined;
   for (const k of Object.keys(o)) {
@@ -1622,6 +1639,9 @@ export function decodeJobRegistered(json: unknown, path = "$"): JobRegistered {
       case "host":
         f_host = decodeJobHost(v, path + ".host");
         continue;
+      case "labels":
+        f_labels = v === null ? undefined : _map(v, path, "labels", undefined, (e, p, n) => e === null ? "" : _str(e, p, n));
+        continue;
       case "promoted":
         if (v !== null) f_promoted = _bool(v, path, "promoted");
         continue;
@@ -1648,6 +1668,8 @@ export function decodeJobRegistered(json: unknown, path = "$"): JobRegistered {
         throw _ambiguous(path, "JobRegistered", k, "record");
       case "HOST":
         throw _ambiguous(path, "JobRegistered", k, "host");
+      case "LABELS":
+        throw _ambiguous(path, "JobRegistered", k, "labels");
       case "PROMOTED":
         throw _ambiguous(path, "JobRegistered", k, "promoted");
       case "COMMANDSTARTEDAT":
@@ -1664,6 +1686,7 @@ export function decodeJobRegistered(json: unknown, path = "$"): JobRegistered {
   const out: JobRegistered = { jobId: f_jobId, at: f_at, owner: f_owner, kind: f_kind, label: f_label, ordinal: f_ordinal, record: f_record };
   if (f_toolCall) out.toolCall = f_toolCall;
   if (f_host !== undefined && !_isZeroJobHost(f_host)) out.host = f_host;
+  if (f_labels !== undefined) out.labels = f_labels;
   if (f_promoted) out.promoted = f_promoted;
   if (f_commandStartedAt) out.commandStartedAt = f_commandStartedAt;
   return out;
@@ -1684,6 +1707,7 @@ export function encodeJobRegistered(value: JobRegistered): JSONObject {
   if (value.toolCall) o["toolCall"] = value.toolCall;
   o["record"] = value.record;
   if (value.host !== undefined && !_isZeroJobHost(value.host)) o["host"] = encodeJobHost(value.host);
+  if (value.labels !== undefined) o["labels"] = value.labels as JSONObject;
   if (value.promoted) o["promoted"] = value.promoted;
   if (value.commandStartedAt) o["commandStartedAt"] = _eint(value.commandStartedAt, "JobRegistered.commandStartedAt");
   return o;
@@ -2239,6 +2263,12 @@ export function encodeFact(fact: FactEnvelope): JSONObject {
  * unowned jobs share one bucket.
  */
 export const DefaultMaxConcurrentJobsPerOwner = 10;
+
+/** DefaultMaxLabelBytes caps the length of one label's key and of its value. */
+export const DefaultMaxLabelBytes = 64;
+
+/** DefaultMaxLabels caps how many labels one job start carries. */
+export const DefaultMaxLabels = 16;
 
 /**
  * DefaultObserveFlush is the shortest interval between follow-stream flushes.

@@ -137,6 +137,11 @@ export interface JobEntry {
   startedAt: string;
   /** When the job finished; absent while it runs. */
   finishedAt?: string;
+  /**
+   * The key=value labels the job was started with, to tell jobs apart and to
+   * filter job_list by.
+   */
+  labels?: { [key: string]: string };
 }
 
 /**
@@ -153,8 +158,13 @@ export declare function encodeJobEntry(value: JobEntry): JSONObject;
 
 /** JobKill is what job_kill takes. */
 export interface JobKill {
-  /** The job to stop, by its id. */
-  jobId: jobs.JobID;
+  /** The job to stop, by its id. Give jobIds instead to stop several at once. */
+  jobId?: jobs.JobID;
+  /**
+   * Several jobs to stop at once, by their ids, at most 100, all with the one
+   * reason.
+   */
+  jobIds?: jobs.JobID[];
   /** Why you stop it, in a few words; it is kept with the job. */
   reason?: string;
 }
@@ -171,19 +181,53 @@ export declare function decodeJobKill(json: unknown, path?: string): JobKill;
  */
 export declare function encodeJobKill(value: JobKill): JSONObject;
 
-/** A JobKillResult is what job_kill returns. */
-export interface JobKillResult {
+/** A JobKillEach is what job_kill did to one of several jobs. */
+export interface JobKillEach {
   /** The job's id. */
   jobId: jobs.JobID;
+  /** The job's display name; absent when the job is not yours. */
+  name?: string;
+  /**
+   * requested or alreadyFinished; absent when the job could not be stopped (see
+   * error).
+   */
+  outcome?: KillOutcome;
+  /** The job's status after the call. */
+  status?: jobs.JobStatus;
+  /**
+   * Why this job was not stopped: unknownJob (not yours, or no such job) or
+   * killFailed (it may still be running).
+   */
+  error?: ErrorCode;
+}
+
+/**
+ * decodeJobKillEach reads a JobKillEach from JSON as Go's decoder does,
+ * refusing input that lacks a required field.
+ */
+export declare function decodeJobKillEach(json: unknown, path?: string): JobKillEach;
+
+/**
+ * encodeJobKillEach writes a JobKillEach as JSON that Go's decoder reads,
+ * leaving out optional fields that hold their zero value, as Go does.
+ */
+export declare function encodeJobKillEach(value: JobKillEach): JSONObject;
+
+/** A JobKillResult is what job_kill returns. */
+export interface JobKillResult {
+  /** The job's id; absent when you gave jobIds. */
+  jobId?: jobs.JobID;
   /** The job's display name. */
-  name: string;
+  name?: string;
   /**
    * requested when the job was asked to stop; alreadyFinished when it had
    * finished before.
    */
-  outcome: KillOutcome;
+  outcome?: KillOutcome;
   /** The job's status after the call. */
-  status: jobs.JobStatus;
+  status?: jobs.JobStatus;
+  /** When you gave jobIds: what happened to each job, in the order you gave them. */
+  results?: JobKillEach[];
 }
 
 /**
@@ -202,6 +246,8 @@ export declare function encodeJobKillResult(value: JobKillResult): JSONObject;
 export interface JobList {
   /** Set it to list only the jobs still running or stopping. */
   activeOnly?: boolean;
+  /** List only the jobs that carry every one of these key=value labels. */
+  labels?: { [key: string]: string };
 }
 
 /**

@@ -12,7 +12,7 @@
  * package.
  */
 
-import { DecodeError, _at, _missing, _obj, _fold, _str, _bool, _int, _range, _enum, _uuid, _ambiguous, _zeroTime, _time, _arr, _eint, _erange, _eenum, _euuid } from "./runtime.mjs";
+import { DecodeError, _at, _missing, _obj, _fold, _str, _bool, _int, _range, _enum, _zeroUUID, _uuid, _ambiguous, _zeroTime, _time, _arr, _map, _eint, _erange, _eenum, _euuid } from "./runtime.mjs";
 import * as jobs from "./jobs.mjs";
 import * as subagents from "./subagents.mjs";
 
@@ -86,6 +86,7 @@ export function decodeJobEntry(json, path = "$") {
   let f_detail;
   let f_startedAt;
   let f_finishedAt;
+  let f_labels;
   for (const k of Object.keys(o)) {
     const v = o[k];
     switch (k) {
@@ -113,6 +114,9 @@ export function decodeJobEntry(json, path = "$") {
       case "finishedAt":
         if (v !== null) f_finishedAt = _time(v, path, "finishedAt");
         continue;
+      case "labels":
+        f_labels = v === null ? undefined : _map(v, path, "labels", undefined, (e, p, n) => e === null ? "" : _str(e, p, n));
+        continue;
     }
     switch (_fold(k)) {
       case "ID":
@@ -131,6 +135,8 @@ export function decodeJobEntry(json, path = "$") {
         throw _ambiguous(path, "JobEntry", k, "startedAt");
       case "FINISHEDAT":
         throw _ambiguous(path, "JobEntry", k, "finishedAt");
+      case "LABELS":
+        throw _ambiguous(path, "JobEntry", k, "labels");
     }
   }
   if (f_id === undefined) throw _missing(path, "JobEntry", "id");
@@ -142,6 +148,7 @@ export function decodeJobEntry(json, path = "$") {
   const out = { id: f_id, name: f_name, kind: f_kind, label: f_label, status: f_status, startedAt: f_startedAt };
   if (f_detail) out.detail = f_detail;
   if (f_finishedAt !== undefined && f_finishedAt !== _zeroTime) out.finishedAt = f_finishedAt;
+  if (f_labels !== undefined) out.labels = f_labels;
   return out;
 }
 
@@ -159,6 +166,7 @@ export function encodeJobEntry(value) {
   if (value.detail) o["detail"] = value.detail;
   o["startedAt"] = value.startedAt;
   if (value.finishedAt !== undefined && value.finishedAt !== _zeroTime) o["finishedAt"] = value.finishedAt;
+  if (value.labels !== undefined) o["labels"] = value.labels;
   return o;
 }
 
@@ -169,12 +177,16 @@ export function encodeJobEntry(value) {
 export function decodeJobKill(json, path = "$") {
   const o = _obj(json, path, "JobKill");
   let f_jobId;
+  let f_jobIds;
   let f_reason;
   for (const k of Object.keys(o)) {
     const v = o[k];
     switch (k) {
       case "jobId":
-        f_jobId = v === null ? undefined : _uuid(v, path, "jobId");
+        if (v !== null) f_jobId = _uuid(v, path, "jobId");
+        continue;
+      case "jobIds":
+        f_jobIds = v === null ? undefined : _arr(v, path, "jobIds", (e, p, i) => e === null ? _zeroUUID : _uuid(e, p, i));
         continue;
       case "reason":
         if (v !== null) f_reason = _str(v, path, "reason");
@@ -183,12 +195,15 @@ export function decodeJobKill(json, path = "$") {
     switch (_fold(k)) {
       case "JOBID":
         throw _ambiguous(path, "JobKill", k, "jobId");
+      case "JOBIDS":
+        throw _ambiguous(path, "JobKill", k, "jobIds");
       case "REASON":
         throw _ambiguous(path, "JobKill", k, "reason");
     }
   }
-  if (f_jobId === undefined) throw _missing(path, "JobKill", "jobId");
-  const out = { jobId: f_jobId };
+  const out = {  };
+  if (f_jobId !== undefined && f_jobId !== _zeroUUID) out.jobId = f_jobId;
+  if (f_jobIds !== undefined) out.jobIds = f_jobIds;
   if (f_reason) out.reason = f_reason;
   return out;
 }
@@ -199,8 +214,75 @@ export function decodeJobKill(json, path = "$") {
  */
 export function encodeJobKill(value) {
   const o = {};
-  o["jobId"] = _euuid(value.jobId, "JobKill.jobId");
+  if (value.jobId !== undefined && value.jobId !== _zeroUUID) o["jobId"] = _euuid(value.jobId, "JobKill.jobId");
+  if (value.jobIds !== undefined) o["jobIds"] = value.jobIds.map((e) => _euuid(e, "JobKill.jobIds[]"));
   if (value.reason) o["reason"] = value.reason;
+  return o;
+}
+
+/**
+ * decodeJobKillEach reads a JobKillEach from JSON as Go's decoder does,
+ * refusing input that lacks a required field.
+ */
+export function decodeJobKillEach(json, path = "$") {
+  const o = _obj(json, path, "JobKillEach");
+  let f_jobId;
+  let f_name;
+  let f_outcome;
+  let f_status;
+  let f_error;
+  for (const k of Object.keys(o)) {
+    const v = o[k];
+    switch (k) {
+      case "jobId":
+        f_jobId = v === null ? undefined : _uuid(v, path, "jobId");
+        continue;
+      case "name":
+        if (v !== null) f_name = _str(v, path, "name");
+        continue;
+      case "outcome":
+        if (v !== null) f_outcome = _enum(v, path, "outcome", isKillOutcome, "KillOutcome");
+        continue;
+      case "status":
+        if (v !== null) f_status = _enum(v, path, "status", jobs.isJobStatus, "JobStatus");
+        continue;
+      case "error":
+        if (v !== null) f_error = _enum(v, path, "error", isErrorCode, "ErrorCode");
+        continue;
+    }
+    switch (_fold(k)) {
+      case "JOBID":
+        throw _ambiguous(path, "JobKillEach", k, "jobId");
+      case "NAME":
+        throw _ambiguous(path, "JobKillEach", k, "name");
+      case "OUTCOME":
+        throw _ambiguous(path, "JobKillEach", k, "outcome");
+      case "STATUS":
+        throw _ambiguous(path, "JobKillEach", k, "status");
+      case "ERROR":
+        throw _ambiguous(path, "JobKillEach", k, "error");
+    }
+  }
+  if (f_jobId === undefined) throw _missing(path, "JobKillEach", "jobId");
+  const out = { jobId: f_jobId };
+  if (f_name) out.name = f_name;
+  if (f_outcome) out.outcome = f_outcome;
+  if (f_status) out.status = f_status;
+  if (f_error) out.error = f_error;
+  return out;
+}
+
+/**
+ * encodeJobKillEach writes a JobKillEach as JSON that Go's decoder reads,
+ * leaving out optional fields that hold their zero value, as Go does.
+ */
+export function encodeJobKillEach(value) {
+  const o = {};
+  o["jobId"] = _euuid(value.jobId, "JobKillEach.jobId");
+  if (value.name) o["name"] = value.name;
+  if (value.outcome) o["outcome"] = _eenum(value.outcome, isKillOutcome, "JobKillEach.outcome");
+  if (value.status) o["status"] = _eenum(value.status, jobs.isJobStatus, "JobKillEach.status");
+  if (value.error) o["error"] = _eenum(value.error, isErrorCode, "JobKillEach.error");
   return o;
 }
 
@@ -214,20 +296,24 @@ export function decodeJobKillResult(json, path = "$") {
   let f_name;
   let f_outcome;
   let f_status;
+  let f_results;
   for (const k of Object.keys(o)) {
     const v = o[k];
     switch (k) {
       case "jobId":
-        f_jobId = v === null ? undefined : _uuid(v, path, "jobId");
+        if (v !== null) f_jobId = _uuid(v, path, "jobId");
         continue;
       case "name":
-        f_name = v === null ? undefined : _str(v, path, "name");
+        if (v !== null) f_name = _str(v, path, "name");
         continue;
       case "outcome":
-        f_outcome = v === null ? undefined : _enum(v, path, "outcome", isKillOutcome, "KillOutcome");
+        if (v !== null) f_outcome = _enum(v, path, "outcome", isKillOutcome, "KillOutcome");
         continue;
       case "status":
-        f_status = v === null ? undefined : _enum(v, path, "status", jobs.isJobStatus, "JobStatus");
+        if (v !== null) f_status = _enum(v, path, "status", jobs.isJobStatus, "JobStatus");
+        continue;
+      case "results":
+        f_results = v === null ? undefined : _arr(v, path, "results", (e, p, i) => decodeJobKillEach(e, _at(p, i)));
         continue;
     }
     switch (_fold(k)) {
@@ -239,13 +325,16 @@ export function decodeJobKillResult(json, path = "$") {
         throw _ambiguous(path, "JobKillResult", k, "outcome");
       case "STATUS":
         throw _ambiguous(path, "JobKillResult", k, "status");
+      case "RESULTS":
+        throw _ambiguous(path, "JobKillResult", k, "results");
     }
   }
-  if (f_jobId === undefined) throw _missing(path, "JobKillResult", "jobId");
-  if (f_name === undefined) throw _missing(path, "JobKillResult", "name");
-  if (f_outcome === undefined) throw _missing(path, "JobKillResult", "outcome");
-  if (f_status === undefined) throw _missing(path, "JobKillResult", "status");
-  const out = { jobId: f_jobId, name: f_name, outcome: f_outcome, status: f_status };
+  const out = {  };
+  if (f_jobId !== undefined && f_jobId !== _zeroUUID) out.jobId = f_jobId;
+  if (f_name) out.name = f_name;
+  if (f_outcome) out.outcome = f_outcome;
+  if (f_status) out.status = f_status;
+  if (f_results !== undefined) out.results = f_results;
   return out;
 }
 
@@ -255,10 +344,11 @@ export function decodeJobKillResult(json, path = "$") {
  */
 export function encodeJobKillResult(value) {
   const o = {};
-  o["jobId"] = _euuid(value.jobId, "JobKillResult.jobId");
-  o["name"] = value.name;
-  o["outcome"] = _eenum(value.outcome, isKillOutcome, "JobKillResult.outcome");
-  o["status"] = _eenum(value.status, jobs.isJobStatus, "JobKillResult.status");
+  if (value.jobId !== undefined && value.jobId !== _zeroUUID) o["jobId"] = _euuid(value.jobId, "JobKillResult.jobId");
+  if (value.name) o["name"] = value.name;
+  if (value.outcome) o["outcome"] = _eenum(value.outcome, isKillOutcome, "JobKillResult.outcome");
+  if (value.status) o["status"] = _eenum(value.status, jobs.isJobStatus, "JobKillResult.status");
+  if (value.results !== undefined) o["results"] = value.results.map((e) => encodeJobKillEach(e));
   return o;
 }
 
@@ -269,20 +359,27 @@ export function encodeJobKillResult(value) {
 export function decodeJobList(json, path = "$") {
   const o = _obj(json, path, "JobList");
   let f_activeOnly;
+  let f_labels;
   for (const k of Object.keys(o)) {
     const v = o[k];
     switch (k) {
       case "activeOnly":
         if (v !== null) f_activeOnly = _bool(v, path, "activeOnly");
         continue;
+      case "labels":
+        f_labels = v === null ? undefined : _map(v, path, "labels", undefined, (e, p, n) => e === null ? "" : _str(e, p, n));
+        continue;
     }
     switch (_fold(k)) {
       case "ACTIVEONLY":
         throw _ambiguous(path, "JobList", k, "activeOnly");
+      case "LABELS":
+        throw _ambiguous(path, "JobList", k, "labels");
     }
   }
   const out = {  };
   if (f_activeOnly) out.activeOnly = f_activeOnly;
+  if (f_labels !== undefined) out.labels = f_labels;
   return out;
 }
 
@@ -293,6 +390,7 @@ export function decodeJobList(json, path = "$") {
 export function encodeJobList(value) {
   const o = {};
   if (value.activeOnly) o["activeOnly"] = value.activeOnly;
+  if (value.labels !== undefined) o["labels"] = value.labels;
   return o;
 }
 
@@ -970,6 +1068,16 @@ export const tools = [
         "activeOnly": {
           "description": "Set it to list only the jobs still running or stopping.",
           "type": "boolean"
+        },
+        "labels": {
+          "additionalProperties": {
+            "type": "string"
+          },
+          "description": "List only the jobs that carry every one of these key=value labels.",
+          "type": [
+            "object",
+            "null"
+          ]
         }
       },
       "type": "object"
@@ -1007,6 +1115,16 @@ export const tools = [
               "label": {
                 "description": "What the job is for.",
                 "type": "string"
+              },
+              "labels": {
+                "additionalProperties": {
+                  "type": "string"
+                },
+                "description": "The key=value labels the job was started with, to tell jobs apart and to filter job_list by.",
+                "type": [
+                  "object",
+                  "null"
+                ]
               },
               "name": {
                 "description": "The job's display name, such as sh-3: its kind and a number. Say it to people; use the id in calls.",
@@ -1250,6 +1368,16 @@ export const tools = [
               "description": "What the job is for.",
               "type": "string"
             },
+            "labels": {
+              "additionalProperties": {
+                "type": "string"
+              },
+              "description": "The key=value labels the job was started with, to tell jobs apart and to filter job_list by.",
+              "type": [
+                "object",
+                "null"
+              ]
+            },
             "name": {
               "description": "The job's display name, such as sh-3: its kind and a number. Say it to people; use the id in calls.",
               "type": "string"
@@ -1310,7 +1438,7 @@ export const tools = [
       "additionalProperties": false,
       "properties": {
         "jobId": {
-          "description": "The job to stop, by its id.",
+          "description": "The job to stop, by its id. Give jobIds instead to stop several at once.",
           "format": "uuid",
           "not": {
             "const": "00000000-0000-0000-0000-000000000000"
@@ -1318,21 +1446,34 @@ export const tools = [
           "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$",
           "type": "string"
         },
+        "jobIds": {
+          "description": "Several jobs to stop at once, by their ids, at most 100, all with the one reason.",
+          "items": {
+            "description": "A JobID identifies one job, live or in history, across registry restarts and copied journals. It is issued with the job's display ordinal, before the starter runs.",
+            "format": "uuid",
+            "not": {
+              "const": "00000000-0000-0000-0000-000000000000"
+            },
+            "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$",
+            "type": "string"
+          },
+          "type": [
+            "array",
+            "null"
+          ]
+        },
         "reason": {
           "description": "Why you stop it, in a few words; it is kept with the job.",
           "type": "string"
         }
       },
-      "required": [
-        "jobId"
-      ],
       "type": "object"
     },
     "outputSchema": {
       "description": "A JobKillResult is what job_kill returns.",
       "properties": {
         "jobId": {
-          "description": "The job's id.",
+          "description": "The job's id; absent when you gave jobIds.",
           "format": "uuid",
           "not": {
             "const": "00000000-0000-0000-0000-000000000000"
@@ -1352,6 +1493,76 @@ export const tools = [
           ],
           "type": "string"
         },
+        "results": {
+          "description": "When you gave jobIds: what happened to each job, in the order you gave them.",
+          "items": {
+            "description": "A JobKillEach is what job_kill did to one of several jobs.",
+            "properties": {
+              "error": {
+                "description": "Why this job was not stopped: unknownJob (not yours, or no such job) or killFailed (it may still be running).",
+                "enum": [
+                  "invalidArguments",
+                  "unknownTool",
+                  "unknownJob",
+                  "killFailed",
+                  "tooManyJobs",
+                  "unavailable",
+                  "cancelled",
+                  "unauthorized",
+                  "notResumable",
+                  "parentUnavailable",
+                  "closing",
+                  "noProvider",
+                  "unsupported",
+                  "duplicateChild",
+                  "depthExceeded",
+                  "internal"
+                ],
+                "type": "string"
+              },
+              "jobId": {
+                "description": "The job's id.",
+                "format": "uuid",
+                "not": {
+                  "const": "00000000-0000-0000-0000-000000000000"
+                },
+                "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$",
+                "type": "string"
+              },
+              "name": {
+                "description": "The job's display name; absent when the job is not yours.",
+                "type": "string"
+              },
+              "outcome": {
+                "description": "requested or alreadyFinished; absent when the job could not be stopped (see error).",
+                "enum": [
+                  "requested",
+                  "alreadyFinished"
+                ],
+                "type": "string"
+              },
+              "status": {
+                "description": "The job's status after the call.",
+                "enum": [
+                  "running",
+                  "stopping",
+                  "completed",
+                  "killed",
+                  "failed"
+                ],
+                "type": "string"
+              }
+            },
+            "required": [
+              "jobId"
+            ],
+            "type": "object"
+          },
+          "type": [
+            "array",
+            "null"
+          ]
+        },
         "status": {
           "description": "The job's status after the call.",
           "enum": [
@@ -1364,12 +1575,6 @@ export const tools = [
           "type": "string"
         }
       },
-      "required": [
-        "jobId",
-        "name",
-        "outcome",
-        "status"
-      ],
       "type": "object"
     },
     "annotations": {

@@ -254,6 +254,31 @@ export declare function decodeHistory(json: unknown, path?: string): History;
 export declare function encodeHistory(value: History): JSONObject;
 
 /**
+ * A HistoryPage is one page of a history search: the intervals that match,
+ * newest registration first, and where the next page starts.
+ */
+export interface HistoryPage {
+  /** Intervals are this page's intervals. */
+  intervals: Interval[];
+  /** Next is the cursor of the next page; zero on the last. */
+  next?: number;
+  /** Total is how many intervals match the search across every page. */
+  total: number;
+}
+
+/**
+ * decodeHistoryPage reads a HistoryPage from JSON as Go's decoder does,
+ * refusing input that lacks a required field.
+ */
+export declare function decodeHistoryPage(json: unknown, path?: string): HistoryPage;
+
+/**
+ * encodeHistoryPage writes a HistoryPage as JSON that Go's decoder reads,
+ * leaving out optional fields that hold their zero value, as Go does.
+ */
+export declare function encodeHistoryPage(value: HistoryPage): JSONObject;
+
+/**
  * An InputRequest is the body of input to a terminal job, sent as
  * application/json: text typed into the job's terminal.
  */
@@ -346,6 +371,11 @@ export interface Interval {
    * read every field it knows. The fields it could not read are empty.
    */
   partial?: boolean;
+  /**
+   * Labels are the job's key=value pairs from its registered fact; none for
+   * history written before labels, or a job whose registered fact was not read.
+   */
+  labels?: { [key: string]: string };
 }
 
 /**
@@ -359,6 +389,110 @@ export declare function decodeInterval(json: unknown, path?: string): Interval;
  * out optional fields that hold their zero value, as Go does.
  */
 export declare function encodeInterval(value: Interval): JSONObject;
+
+/**
+ * A KillAllRequest is the body of a bulk stop, sent as application/json: the
+ * jobs of IDs, or when IDs is empty every live job of the caller that Match
+ * selects, all asked to stop with the one reason.
+ */
+export interface KillAllRequest {
+  /** IDs names the jobs to stop, at most 1000; a repeated id counts once. */
+  ids?: jobs.JobID[];
+  /** Match selects the caller's live jobs to stop when IDs is empty. */
+  match?: KillMatch;
+  /** All says that an empty Match is meant: every live job of the caller stops. */
+  all?: boolean;
+  /** Reason is recorded with each kill; empty says it came from the jobs page. */
+  reason?: string;
+}
+
+/**
+ * decodeKillAllRequest reads a KillAllRequest from JSON as Go's decoder does,
+ * refusing input that lacks a required field.
+ */
+export declare function decodeKillAllRequest(json: unknown, path?: string): KillAllRequest;
+
+/**
+ * encodeKillAllRequest writes a KillAllRequest as JSON that Go's decoder reads,
+ * leaving out optional fields that hold their zero value, as Go does.
+ */
+export declare function encodeKillAllRequest(value: KillAllRequest): JSONObject;
+
+/**
+ * A KillAllResponse is what a bulk stop answers, one KillEach per selected job
+ * in selection order.
+ */
+export interface KillAllResponse {
+  /** Results are the selected jobs' outcomes. */
+  results: KillEach[];
+}
+
+/**
+ * decodeKillAllResponse reads a KillAllResponse from JSON as Go's decoder does,
+ * refusing input that lacks a required field.
+ */
+export declare function decodeKillAllResponse(json: unknown, path?: string): KillAllResponse;
+
+/**
+ * encodeKillAllResponse writes a KillAllResponse as JSON that Go's decoder
+ * reads, leaving out optional fields that hold their zero value, as Go does.
+ */
+export declare function encodeKillAllResponse(value: KillAllResponse): JSONObject;
+
+/** A KillEach is what a bulk stop did to one job. */
+export interface KillEach {
+  /** ID is the job's id. */
+  id: jobs.JobID;
+  /** Result says whether the job was asked to stop; absent with Error. */
+  result?: KillResult;
+  /** Job is the job as the stop left it; absent when the job is not the caller's. */
+  job?: jobs.JobSnapshot;
+  /**
+   * Error says why the job was not asked to stop: no such job (unknown and
+   * foreign alike), or its Cancel failed.
+   */
+  error?: string;
+}
+
+/**
+ * decodeKillEach reads a KillEach from JSON as Go's decoder does, refusing
+ * input that lacks a required field.
+ */
+export declare function decodeKillEach(json: unknown, path?: string): KillEach;
+
+/**
+ * encodeKillEach writes a KillEach as JSON that Go's decoder reads, leaving out
+ * optional fields that hold their zero value, as Go does.
+ */
+export declare function encodeKillEach(value: KillEach): JSONObject;
+
+/**
+ * A KillMatch selects live jobs by what the roster's filters show: each field
+ * set must agree.
+ */
+export interface KillMatch {
+  /** Kind is the producer's kind the job must have. */
+  kind?: string;
+  /** Status is the status the job must have (running or stopping). */
+  status?: jobs.JobStatus;
+  /**
+   * Text must occur, ignoring case, in the job's name, kind, label or progress
+   * line.
+   */
+  text?: string;
+}
+
+/**
+ * decodeKillMatch reads a KillMatch from JSON as Go's decoder does, refusing
+ * input that lacks a required field.
+ */
+export declare function decodeKillMatch(json: unknown, path?: string): KillMatch;
+
+/**
+ * encodeKillMatch writes a KillMatch as JSON that Go's decoder reads, leaving
+ * out optional fields that hold their zero value, as Go does.
+ */
+export declare function encodeKillMatch(value: KillMatch): JSONObject;
 
 /** A KillRequest is the body of a kill, sent as application/json. */
 export interface KillRequest {
@@ -492,3 +626,35 @@ export declare function decodeSubagentNode(json: unknown, path?: string): Subage
  * leaving out optional fields that hold their zero value, as Go does.
  */
 export declare function encodeSubagentNode(value: SubagentNode): JSONObject;
+
+/**
+ * A WaitingStart is a start waiting for one of its owner's admission slots
+ * (registry.StartWait): not a job yet, so it has no id, name or status.
+ */
+export interface WaitingStart {
+  /** Owner is the owning session; empty for an unowned start. */
+  owner?: jobs.SessionID;
+  /** Kind is the producer's kind. */
+  kind: string;
+  /** Label is the start's short description. */
+  label: string;
+  /** Since is when it began to wait, in Unix milliseconds. */
+  since: number;
+  /**
+   * Place is its place in its owner's line, from 1: the next freed slot goes to
+   * place 1.
+   */
+  place: number;
+}
+
+/**
+ * decodeWaitingStart reads a WaitingStart from JSON as Go's decoder does,
+ * refusing input that lacks a required field.
+ */
+export declare function decodeWaitingStart(json: unknown, path?: string): WaitingStart;
+
+/**
+ * encodeWaitingStart writes a WaitingStart as JSON that Go's decoder reads,
+ * leaving out optional fields that hold their zero value, as Go does.
+ */
+export declare function encodeWaitingStart(value: WaitingStart): JSONObject;

@@ -13,7 +13,7 @@
  * package.
  */
 
-import { _at, _missing, _obj, _fold, _str, _bool, _int, _uint, _enum, _uuid, _ambiguous, _arr, _eint, _erange, _eenum, _euuid } from "./runtime.mjs";
+import { _at, _missing, _obj, _fold, _str, _bool, _int, _uint, _enum, _zeroUUID, _uuid, _ambiguous, _arr, _map, _eint, _erange, _eenum, _euuid } from "./runtime.mjs";
 import * as jobs from "./jobs.mjs";
 
 /** KillResultValues is every KillResult, in declaration order. */
@@ -316,6 +316,55 @@ export function encodeHistory(value) {
 }
 
 /**
+ * decodeHistoryPage reads a HistoryPage from JSON as Go's decoder does,
+ * refusing input that lacks a required field.
+ */
+export function decodeHistoryPage(json, path = "$") {
+  const o = _obj(json, path, "HistoryPage");
+  let f_intervals;
+  let f_next;
+  let f_total;
+  for (const k of Object.keys(o)) {
+    const v = o[k];
+    switch (k) {
+      case "intervals":
+        f_intervals = v === null ? undefined : _arr(v, path, "intervals", (e, p, i) => decodeInterval(e, _at(p, i)));
+        continue;
+      case "next":
+        if (v !== null) f_next = _int(v, path, "next");
+        continue;
+      case "total":
+        f_total = v === null ? undefined : _int(v, path, "total");
+        continue;
+    }
+    switch (_fold(k)) {
+      case "INTERVALS":
+        throw _ambiguous(path, "HistoryPage", k, "intervals");
+      case "NEXT":
+        throw _ambiguous(path, "HistoryPage", k, "next");
+      case "TOTAL":
+        throw _ambiguous(path, "HistoryPage", k, "total");
+    }
+  }
+  if (f_total === undefined) throw _missing(path, "HistoryPage", "total");
+  const out = { intervals: f_intervals ?? [], total: f_total };
+  if (f_next) out.next = f_next;
+  return out;
+}
+
+/**
+ * encodeHistoryPage writes a HistoryPage as JSON that Go's decoder reads,
+ * leaving out optional fields that hold their zero value, as Go does.
+ */
+export function encodeHistoryPage(value) {
+  const o = {};
+  o["intervals"] = value.intervals.map((e) => encodeInterval(e));
+  if (value.next) o["next"] = _eint(value.next, "HistoryPage.next");
+  o["total"] = _eint(value.total, "HistoryPage.total");
+  return o;
+}
+
+/**
  * decodeInputRequest reads an InputRequest from JSON as Go's decoder does,
  * refusing input that lacks a required field.
  */
@@ -404,6 +453,7 @@ export function decodeInterval(json, path = "$") {
   let f_cause;
   let f_complete;
   let f_partial;
+  let f_labels;
   for (const k of Object.keys(o)) {
     const v = o[k];
     switch (k) {
@@ -452,6 +502,9 @@ export function decodeInterval(json, path = "$") {
       case "partial":
         if (v !== null) f_partial = _bool(v, path, "partial");
         continue;
+      case "labels":
+        f_labels = v === null ? undefined : _map(v, path, "labels", undefined, (e, p, n) => e === null ? "" : _str(e, p, n));
+        continue;
     }
     switch (_fold(k)) {
       case "JOBID":
@@ -484,6 +537,8 @@ export function decodeInterval(json, path = "$") {
         throw _ambiguous(path, "Interval", k, "complete");
       case "PARTIAL":
         throw _ambiguous(path, "Interval", k, "partial");
+      case "LABELS":
+        throw _ambiguous(path, "Interval", k, "labels");
     }
   }
   if (f_jobId === undefined) throw _missing(path, "Interval", "jobId");
@@ -502,6 +557,7 @@ export function decodeInterval(json, path = "$") {
   if (f_detail) out.detail = f_detail;
   if (f_cause) out.cause = f_cause;
   if (f_partial) out.partial = f_partial;
+  if (f_labels !== undefined) out.labels = f_labels;
   return out;
 }
 
@@ -526,6 +582,206 @@ export function encodeInterval(value) {
   if (value.cause) o["cause"] = _eenum(value.cause, jobs.isSettlementCause, "Interval.cause");
   o["complete"] = value.complete;
   if (value.partial) o["partial"] = value.partial;
+  if (value.labels !== undefined) o["labels"] = value.labels;
+  return o;
+}
+
+/**
+ * decodeKillAllRequest reads a KillAllRequest from JSON as Go's decoder does,
+ * refusing input that lacks a required field.
+ */
+export function decodeKillAllRequest(json, path = "$") {
+  const o = _obj(json, path, "KillAllRequest");
+  let f_ids;
+  let f_match;
+  let f_all;
+  let f_reason;
+  for (const k of Object.keys(o)) {
+    const v = o[k];
+    switch (k) {
+      case "ids":
+        f_ids = v === null ? undefined : _arr(v, path, "ids", (e, p, i) => e === null ? _zeroUUID : _uuid(e, p, i));
+        continue;
+      case "match":
+        f_match = decodeKillMatch(v, path + ".match");
+        continue;
+      case "all":
+        if (v !== null) f_all = _bool(v, path, "all");
+        continue;
+      case "reason":
+        if (v !== null) f_reason = _str(v, path, "reason");
+        continue;
+    }
+    switch (_fold(k)) {
+      case "IDS":
+        throw _ambiguous(path, "KillAllRequest", k, "ids");
+      case "MATCH":
+        throw _ambiguous(path, "KillAllRequest", k, "match");
+      case "ALL":
+        throw _ambiguous(path, "KillAllRequest", k, "all");
+      case "REASON":
+        throw _ambiguous(path, "KillAllRequest", k, "reason");
+    }
+  }
+  const out = {  };
+  if (f_ids !== undefined) out.ids = f_ids;
+  if (f_match !== undefined && !_isZeroKillMatch(f_match)) out.match = f_match;
+  if (f_all) out.all = f_all;
+  if (f_reason) out.reason = f_reason;
+  return out;
+}
+
+/**
+ * encodeKillAllRequest writes a KillAllRequest as JSON that Go's decoder reads,
+ * leaving out optional fields that hold their zero value, as Go does.
+ */
+export function encodeKillAllRequest(value) {
+  const o = {};
+  if (value.ids !== undefined) o["ids"] = value.ids.map((e) => _euuid(e, "KillAllRequest.ids[]"));
+  if (value.match !== undefined && !_isZeroKillMatch(value.match)) o["match"] = encodeKillMatch(value.match);
+  if (value.all) o["all"] = value.all;
+  if (value.reason) o["reason"] = value.reason;
+  return o;
+}
+
+/**
+ * decodeKillAllResponse reads a KillAllResponse from JSON as Go's decoder does,
+ * refusing input that lacks a required field.
+ */
+export function decodeKillAllResponse(json, path = "$") {
+  const o = _obj(json, path, "KillAllResponse");
+  let f_results;
+  for (const k of Object.keys(o)) {
+    const v = o[k];
+    switch (k) {
+      case "results":
+        f_results = v === null ? undefined : _arr(v, path, "results", (e, p, i) => decodeKillEach(e, _at(p, i)));
+        continue;
+    }
+    switch (_fold(k)) {
+      case "RESULTS":
+        throw _ambiguous(path, "KillAllResponse", k, "results");
+    }
+  }
+  const out = { results: f_results ?? [] };
+  return out;
+}
+
+/**
+ * encodeKillAllResponse writes a KillAllResponse as JSON that Go's decoder
+ * reads, leaving out optional fields that hold their zero value, as Go does.
+ */
+export function encodeKillAllResponse(value) {
+  const o = {};
+  o["results"] = value.results.map((e) => encodeKillEach(e));
+  return o;
+}
+
+/**
+ * decodeKillEach reads a KillEach from JSON as Go's decoder does, refusing
+ * input that lacks a required field.
+ */
+export function decodeKillEach(json, path = "$") {
+  const o = _obj(json, path, "KillEach");
+  let f_id;
+  let f_result;
+  let f_job;
+  let f_error;
+  for (const k of Object.keys(o)) {
+    const v = o[k];
+    switch (k) {
+      case "id":
+        f_id = v === null ? undefined : _uuid(v, path, "id");
+        continue;
+      case "result":
+        if (v !== null) f_result = _enum(v, path, "result", isKillResult, "KillResult");
+        continue;
+      case "job":
+        f_job = jobs.decodeJobSnapshot(v, path + ".job");
+        continue;
+      case "error":
+        if (v !== null) f_error = _str(v, path, "error");
+        continue;
+    }
+    switch (_fold(k)) {
+      case "ID":
+        throw _ambiguous(path, "KillEach", k, "id");
+      case "RESULT":
+        throw _ambiguous(path, "KillEach", k, "result");
+      case "JOB":
+        throw _ambiguous(path, "KillEach", k, "job");
+      case "ERROR":
+        throw _ambiguous(path, "KillEach", k, "error");
+    }
+  }
+  if (f_id === undefined) throw _missing(path, "KillEach", "id");
+  const out = { id: f_id };
+  if (f_result) out.result = f_result;
+  if (f_job !== undefined) out.job = f_job;
+  if (f_error) out.error = f_error;
+  return out;
+}
+
+/**
+ * encodeKillEach writes a KillEach as JSON that Go's decoder reads, leaving out
+ * optional fields that hold their zero value, as Go does.
+ */
+export function encodeKillEach(value) {
+  const o = {};
+  o["id"] = _euuid(value.id, "KillEach.id");
+  if (value.result) o["result"] = _eenum(value.result, isKillResult, "KillEach.result");
+  if (value.job !== undefined) o["job"] = jobs.encodeJobSnapshot(value.job);
+  if (value.error) o["error"] = value.error;
+  return o;
+}
+
+/**
+ * decodeKillMatch reads a KillMatch from JSON as Go's decoder does, refusing
+ * input that lacks a required field.
+ */
+export function decodeKillMatch(json, path = "$") {
+  const o = _obj(json, path, "KillMatch");
+  let f_kind;
+  let f_status;
+  let f_text;
+  for (const k of Object.keys(o)) {
+    const v = o[k];
+    switch (k) {
+      case "kind":
+        if (v !== null) f_kind = _str(v, path, "kind");
+        continue;
+      case "status":
+        if (v !== null) f_status = _enum(v, path, "status", jobs.isJobStatus, "JobStatus");
+        continue;
+      case "text":
+        if (v !== null) f_text = _str(v, path, "text");
+        continue;
+    }
+    switch (_fold(k)) {
+      case "KIND":
+        throw _ambiguous(path, "KillMatch", k, "kind");
+      case "STATUS":
+        throw _ambiguous(path, "KillMatch", k, "status");
+      case "TEXT":
+        throw _ambiguous(path, "KillMatch", k, "text");
+    }
+  }
+  const out = {  };
+  if (f_kind) out.kind = f_kind;
+  if (f_status) out.status = f_status;
+  if (f_text) out.text = f_text;
+  return out;
+}
+
+/**
+ * encodeKillMatch writes a KillMatch as JSON that Go's decoder reads, leaving
+ * out optional fields that hold their zero value, as Go does.
+ */
+export function encodeKillMatch(value) {
+  const o = {};
+  if (value.kind) o["kind"] = value.kind;
+  if (value.status) o["status"] = _eenum(value.status, jobs.isJobStatus, "KillMatch.status");
+  if (value.text) o["text"] = value.text;
   return o;
 }
 
@@ -847,4 +1103,78 @@ export function encodeSubagentNode(value) {
   o["messages"] = _eint(value.messages, "SubagentNode.messages");
   if (value.stopReason) o["stopReason"] = value.stopReason;
   return o;
+}
+
+/**
+ * decodeWaitingStart reads a WaitingStart from JSON as Go's decoder does,
+ * refusing input that lacks a required field.
+ */
+export function decodeWaitingStart(json, path = "$") {
+  const o = _obj(json, path, "WaitingStart");
+  let f_owner;
+  let f_kind;
+  let f_label;
+  let f_since;
+  let f_place;
+  for (const k of Object.keys(o)) {
+    const v = o[k];
+    switch (k) {
+      case "owner":
+        if (v !== null) f_owner = _str(v, path, "owner");
+        continue;
+      case "kind":
+        f_kind = v === null ? undefined : _str(v, path, "kind");
+        continue;
+      case "label":
+        f_label = v === null ? undefined : _str(v, path, "label");
+        continue;
+      case "since":
+        f_since = v === null ? undefined : _int(v, path, "since");
+        continue;
+      case "place":
+        f_place = v === null ? undefined : _int(v, path, "place");
+        continue;
+    }
+    switch (_fold(k)) {
+      case "OWNER":
+        throw _ambiguous(path, "WaitingStart", k, "owner");
+      case "KIND":
+        throw _ambiguous(path, "WaitingStart", k, "kind");
+      case "LABEL":
+        throw _ambiguous(path, "WaitingStart", k, "label");
+      case "SINCE":
+        throw _ambiguous(path, "WaitingStart", k, "since");
+      case "PLACE":
+        throw _ambiguous(path, "WaitingStart", k, "place");
+    }
+  }
+  if (f_kind === undefined) throw _missing(path, "WaitingStart", "kind");
+  if (f_label === undefined) throw _missing(path, "WaitingStart", "label");
+  if (f_since === undefined) throw _missing(path, "WaitingStart", "since");
+  if (f_place === undefined) throw _missing(path, "WaitingStart", "place");
+  const out = { kind: f_kind, label: f_label, since: f_since, place: f_place };
+  if (f_owner) out.owner = f_owner;
+  return out;
+}
+
+/**
+ * encodeWaitingStart writes a WaitingStart as JSON that Go's decoder reads,
+ * leaving out optional fields that hold their zero value, as Go does.
+ */
+export function encodeWaitingStart(value) {
+  const o = {};
+  if (value.owner) o["owner"] = value.owner;
+  o["kind"] = value.kind;
+  o["label"] = value.label;
+  o["since"] = _eint(value.since, "WaitingStart.since");
+  o["place"] = _eint(value.place, "WaitingStart.place");
+  return o;
+}
+
+/**
+ * _isZeroKillMatch reports whether every field of v is zero, when Go leaves it
+ * out.
+ */
+function _isZeroKillMatch(v) {
+  return (v.kind === undefined || !(v.kind)) && (v.status === undefined || !(v.status)) && (v.text === undefined || !(v.text));
 }

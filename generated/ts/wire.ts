@@ -13,7 +13,7 @@
  * package.
  */
 
-import { _at, _missing, _obj, _fold, _str, _bool, _int, _uint, _enum, _uuid, _ambiguous, _arr, _eint, _erange, _eenum, _euuid, type JSONObject } from "./runtime.js";
+import { _at, _missing, _obj, _fold, _str, _bool, _int, _uint, _enum, _zeroUUID, _uuid, _ambiguous, _arr, _map, _eint, _erange, _eenum, _euuid, type JSONObject } from "./runtime.js";
 import * as jobs from "./jobs.js";
 
 /** A KillResult says what a kill did. */
@@ -450,6 +450,68 @@ export function encodeHistory(value: History): JSONObject {
 }
 
 /**
+ * A HistoryPage is one page of a history search: the intervals that match,
+ * newest registration first, and where the next page starts.
+ */
+export interface HistoryPage {
+  /** Intervals are this page's intervals. */
+  intervals: Interval[];
+  /** Next is the cursor of the next page; zero on the last. */
+  next?: number;
+  /** Total is how many intervals match the search across every page. */
+  total: number;
+}
+
+/**
+ * decodeHistoryPage reads a HistoryPage from JSON as Go's decoder does,
+ * refusing input that lacks a required field.
+ */
+export function decodeHistoryPage(json: unknown, path = "$"): HistoryPage {
+  const o = _obj(json, path, "HistoryPage");
+  let f_intervals: Interval[] | undefined;
+  let f_next: number | undefined;
+  let f_total: number | undefined;
+  for (const k of Object.keys(o)) {
+    const v = o[k];
+    switch (k) {
+      case "intervals":
+        f_intervals = v === null ? undefined : _arr(v, path, "intervals", (e, p, i) => decodeInterval(e, _at(p, i)));
+        continue;
+      case "next":
+        if (v !== null) f_next = _int(v, path, "next");
+        continue;
+      case "total":
+        f_total = v === null ? undefined : _int(v, path, "total");
+        continue;
+    }
+    switch (_fold(k)) {
+      case "INTERVALS":
+        throw _ambiguous(path, "HistoryPage", k, "intervals");
+      case "NEXT":
+        throw _ambiguous(path, "HistoryPage", k, "next");
+      case "TOTAL":
+        throw _ambiguous(path, "HistoryPage", k, "total");
+    }
+  }
+  if (f_total === undefined) throw _missing(path, "HistoryPage", "total");
+  const out: HistoryPage = { intervals: f_intervals ?? [], total: f_total };
+  if (f_next) out.next = f_next;
+  return out;
+}
+
+/**
+ * encodeHistoryPage writes a HistoryPage as JSON that Go's decoder reads,
+ * leaving out optional fields that hold their zero value, as Go does.
+ */
+export function encodeHistoryPage(value: HistoryPage): JSONObject {
+  const o: JSONObject = {};
+  o["intervals"] = value.intervals.map((e) => encodeInterval(e));
+  if (value.next) o["next"] = _eint(value.next, "HistoryPage.next");
+  o["total"] = _eint(value.total, "HistoryPage.total");
+  return o;
+}
+
+/**
  * An InputRequest is the body of input to a terminal job, sent as
  * application/json: text typed into the job's terminal.
  */
@@ -586,6 +648,11 @@ export interface Interval {
    * read every field it knows. The fields it could not read are empty.
    */
   partial?: boolean;
+  /**
+   * Labels are the job's key=value pairs from its registered fact; none for
+   * history written before labels, or a job whose registered fact was not read.
+   */
+  labels?: { [key: string]: string };
 }
 
 /**
@@ -609,6 +676,7 @@ export function decodeInterval(json: unknown, path = "$"): Interval {
   let f_cause: jobs.SettlementCause | undefined;
   let f_complete: boolean | undefined;
   let f_partial: boolean | undefined;
+  let f_labels: { [key: string]: string } | undefined;
   for (const k of Object.keys(o)) {
     const v = o[k];
     switch (k) {
@@ -657,6 +725,9 @@ export function decodeInterval(json: unknown, path = "$"): Interval {
       case "partial":
         if (v !== null) f_partial = _bool(v, path, "partial");
         continue;
+      case "labels":
+        f_labels = v === null ? undefined : _map(v, path, "labels", undefined, (e, p, n) => e === null ? "" : _str(e, p, n));
+        continue;
     }
     switch (_fold(k)) {
       case "JOBID":
@@ -689,6 +760,8 @@ export function decodeInterval(json: unknown, path = "$"): Interval {
         throw _ambiguous(path, "Interval", k, "complete");
       case "PARTIAL":
         throw _ambiguous(path, "Interval", k, "partial");
+      case "LABELS":
+        throw _ambiguous(path, "Interval", k, "labels");
     }
   }
   if (f_jobId === undefined) throw _missing(path, "Interval", "jobId");
@@ -707,6 +780,7 @@ export function decodeInterval(json: unknown, path = "$"): Interval {
   if (f_detail) out.detail = f_detail;
   if (f_cause) out.cause = f_cause;
   if (f_partial) out.partial = f_partial;
+  if (f_labels !== undefined) out.labels = f_labels;
   return out;
 }
 
@@ -731,6 +805,262 @@ export function encodeInterval(value: Interval): JSONObject {
   if (value.cause) o["cause"] = _eenum(value.cause, jobs.isSettlementCause, "Interval.cause");
   o["complete"] = value.complete;
   if (value.partial) o["partial"] = value.partial;
+  if (value.labels !== undefined) o["labels"] = value.labels as JSONObject;
+  return o;
+}
+
+/**
+ * A KillAllRequest is the body of a bulk stop, sent as application/json: the
+ * jobs of IDs, or when IDs is empty every live job of the caller that Match
+ * selects, all asked to stop with the one reason.
+ */
+export interface KillAllRequest {
+  /** IDs names the jobs to stop, at most 1000; a repeated id counts once. */
+  ids?: jobs.JobID[];
+  /** Match selects the caller's live jobs to stop when IDs is empty. */
+  match?: KillMatch;
+  /** All says that an empty Match is meant: every live job of the caller stops. */
+  all?: boolean;
+  /** Reason is recorded with each kill; empty says it came from the jobs page. */
+  reason?: string;
+}
+
+/**
+ * decodeKillAllRequest reads a KillAllRequest from JSON as Go's decoder does,
+ * refusing input that lacks a required field.
+ */
+export function decodeKillAllRequest(json: unknown, path = "$"): KillAllRequest {
+  const o = _obj(json, path, "KillAllRequest");
+  let f_ids: jobs.JobID[] | undefined;
+  let f_match: KillMatch | undefined;
+  let f_all: boolean | undefined;
+  let f_reason: string | undefined;
+  for (const k of Object.keys(o)) {
+    const v = o[k];
+    switch (k) {
+      case "ids":
+        f_ids = v === null ? undefined : _arr(v, path, "ids", (e, p, i) => e === null ? (_zeroUUID as jobs.JobID) : (_uuid(e, p, i) as jobs.JobID));
+        continue;
+      case "match":
+        f_match = decodeKillMatch(v, path + ".match");
+        continue;
+      case "all":
+        if (v !== null) f_all = _bool(v, path, "all");
+        continue;
+      case "reason":
+        if (v !== null) f_reason = _str(v, path, "reason");
+        continue;
+    }
+    switch (_fold(k)) {
+      case "IDS":
+        throw _ambiguous(path, "KillAllRequest", k, "ids");
+      case "MATCH":
+        throw _ambiguous(path, "KillAllRequest", k, "match");
+      case "ALL":
+        throw _ambiguous(path, "KillAllRequest", k, "all");
+      case "REASON":
+        throw _ambiguous(path, "KillAllRequest", k, "reason");
+    }
+  }
+  const out: KillAllRequest = {  };
+  if (f_ids !== undefined) out.ids = f_ids;
+  if (f_match !== undefined && !_isZeroKillMatch(f_match)) out.match = f_match;
+  if (f_all) out.all = f_all;
+  if (f_reason) out.reason = f_reason;
+  return out;
+}
+
+/**
+ * encodeKillAllRequest writes a KillAllRequest as JSON that Go's decoder reads,
+ * leaving out optional fields that hold their zero value, as Go does.
+ */
+export function encodeKillAllRequest(value: KillAllRequest): JSONObject {
+  const o: JSONObject = {};
+  if (value.ids !== undefined) o["ids"] = value.ids.map((e) => _euuid(e, "KillAllRequest.ids[]"));
+  if (value.match !== undefined && !_isZeroKillMatch(value.match)) o["match"] = encodeKillMatch(value.match);
+  if (value.all) o["all"] = value.all;
+  if (value.reason) o["reason"] = value.reason;
+  return o;
+}
+
+/**
+ * A KillAllResponse is what a bulk stop answers, one KillEach per selected job
+ * in selection order.
+ */
+export interface KillAllResponse {
+  /** Results are the selected jobs' outcomes. */
+  results: KillEach[];
+}
+
+/**
+ * decodeKillAllResponse reads a KillAllResponse from JSON as Go's decoder does,
+ * refusing input that lacks a required field.
+ */
+export function decodeKillAllResponse(json: unknown, path = "$"): KillAllResponse {
+  const o = _obj(json, path, "KillAllResponse");
+  let f_results: KillEach[] | undefined;
+  for (const k of Object.keys(o)) {
+    const v = o[k];
+    switch (k) {
+      case "results":
+        f_results = v === null ? undefined : _arr(v, path, "results", (e, p, i) => decodeKillEach(e, _at(p, i)));
+        continue;
+    }
+    switch (_fold(k)) {
+      case "RESULTS":
+        throw _ambiguous(path, "KillAllResponse", k, "results");
+    }
+  }
+  const out: KillAllResponse = { results: f_results ?? [] };
+  return out;
+}
+
+/**
+ * encodeKillAllResponse writes a KillAllResponse as JSON that Go's decoder
+ * reads, leaving out optional fields that hold their zero value, as Go does.
+ */
+export function encodeKillAllResponse(value: KillAllResponse): JSONObject {
+  const o: JSONObject = {};
+  o["results"] = value.results.map((e) => encodeKillEach(e));
+  return o;
+}
+
+/** A KillEach is what a bulk stop did to one job. */
+export interface KillEach {
+  /** ID is the job's id. */
+  id: jobs.JobID;
+  /** Result says whether the job was asked to stop; absent with Error. */
+  result?: KillResult;
+  /** Job is the job as the stop left it; absent when the job is not the caller's. */
+  job?: jobs.JobSnapshot;
+  /**
+   * Error says why the job was not asked to stop: no such job (unknown and
+   * foreign alike), or its Cancel failed.
+   */
+  error?: string;
+}
+
+/**
+ * decodeKillEach reads a KillEach from JSON as Go's decoder does, refusing
+ * input that lacks a required field.
+ */
+export function decodeKillEach(json: unknown, path = "$"): KillEach {
+  const o = _obj(json, path, "KillEach");
+  let f_id: jobs.JobID | undefined;
+  let f_result: KillResult | undefined;
+  let f_job: jobs.JobSnapshot | undefined;
+  let f_error: string | undefined;
+  for (const k of Object.keys(o)) {
+    const v = o[k];
+    switch (k) {
+      case "id":
+        f_id = v === null ? undefined : (_uuid(v, path, "id") as jobs.JobID);
+        continue;
+      case "result":
+        if (v !== null) f_result = _enum(v, path, "result", isKillResult, "KillResult");
+        continue;
+      case "job":
+        f_job = jobs.decodeJobSnapshot(v, path + ".job");
+        continue;
+      case "error":
+        if (v !== null) f_error = _str(v, path, "error");
+        continue;
+    }
+    switch (_fold(k)) {
+      case "ID":
+        throw _ambiguous(path, "KillEach", k, "id");
+      case "RESULT":
+        throw _ambiguous(path, "KillEach", k, "result");
+      case "JOB":
+        throw _ambiguous(path, "KillEach", k, "job");
+      case "ERROR":
+        throw _ambiguous(path, "KillEach", k, "error");
+    }
+  }
+  if (f_id === undefined) throw _missing(path, "KillEach", "id");
+  const out: KillEach = { id: f_id };
+  if (f_result) out.result = f_result;
+  if (f_job !== undefined) out.job = f_job;
+  if (f_error) out.error = f_error;
+  return out;
+}
+
+/**
+ * encodeKillEach writes a KillEach as JSON that Go's decoder reads, leaving out
+ * optional fields that hold their zero value, as Go does.
+ */
+export function encodeKillEach(value: KillEach): JSONObject {
+  const o: JSONObject = {};
+  o["id"] = _euuid(value.id, "KillEach.id");
+  if (value.result) o["result"] = _eenum(value.result, isKillResult, "KillEach.result");
+  if (value.job !== undefined) o["job"] = jobs.encodeJobSnapshot(value.job);
+  if (value.error) o["error"] = value.error;
+  return o;
+}
+
+/**
+ * A KillMatch selects live jobs by what the roster's filters show: each field
+ * set must agree.
+ */
+export interface KillMatch {
+  /** Kind is the producer's kind the job must have. */
+  kind?: string;
+  /** Status is the status the job must have (running or stopping). */
+  status?: jobs.JobStatus;
+  /**
+   * Text must occur, ignoring case, in the job's name, kind, label or progress
+   * line.
+   */
+  text?: string;
+}
+
+/**
+ * decodeKillMatch reads a KillMatch from JSON as Go's decoder does, refusing
+ * input that lacks a required field.
+ */
+export function decodeKillMatch(json: unknown, path = "$"): KillMatch {
+  const o = _obj(json, path, "KillMatch");
+  let f_kind: string | undefined;
+  let f_status: jobs.JobStatus | undefined;
+  let f_text: string | undefined;
+  for (const k of Object.keys(o)) {
+    const v = o[k];
+    switch (k) {
+      case "kind":
+        if (v !== null) f_kind = _str(v, path, "kind");
+        continue;
+      case "status":
+        if (v !== null) f_status = _enum(v, path, "status", jobs.isJobStatus, "JobStatus");
+        continue;
+      case "text":
+        if (v !== null) f_text = _str(v, path, "text");
+        continue;
+    }
+    switch (_fold(k)) {
+      case "KIND":
+        throw _ambiguous(path, "KillMatch", k, "kind");
+      case "STATUS":
+        throw _ambiguous(path, "KillMatch", k, "status");
+      case "TEXT":
+        throw _ambiguous(path, "KillMatch", k, "text");
+    }
+  }
+  const out: KillMatch = {  };
+  if (f_kind) out.kind = f_kind;
+  if (f_status) out.status = f_status;
+  if (f_text) out.text = f_text;
+  return out;
+}
+
+/**
+ * encodeKillMatch writes a KillMatch as JSON that Go's decoder reads, leaving
+ * out optional fields that hold their zero value, as Go does.
+ */
+export function encodeKillMatch(value: KillMatch): JSONObject {
+  const o: JSONObject = {};
+  if (value.kind) o["kind"] = value.kind;
+  if (value.status) o["status"] = _eenum(value.status, jobs.isJobStatus, "KillMatch.status");
+  if (value.text) o["text"] = value.text;
   return o;
 }
 
@@ -1137,4 +1467,98 @@ export function encodeSubagentNode(value: SubagentNode): JSONObject {
   o["messages"] = _eint(value.messages, "SubagentNode.messages");
   if (value.stopReason) o["stopReason"] = value.stopReason;
   return o;
+}
+
+/**
+ * A WaitingStart is a start waiting for one of its owner's admission slots
+ * (registry.StartWait): not a job yet, so it has no id, name or status.
+ */
+export interface WaitingStart {
+  /** Owner is the owning session; empty for an unowned start. */
+  owner?: jobs.SessionID;
+  /** Kind is the producer's kind. */
+  kind: string;
+  /** Label is the start's short description. */
+  label: string;
+  /** Since is when it began to wait, in Unix milliseconds. */
+  since: number;
+  /**
+   * Place is its place in its owner's line, from 1: the next freed slot goes to
+   * place 1.
+   */
+  place: number;
+}
+
+/**
+ * decodeWaitingStart reads a WaitingStart from JSON as Go's decoder does,
+ * refusing input that lacks a required field.
+ */
+export function decodeWaitingStart(json: unknown, path = "$"): WaitingStart {
+  const o = _obj(json, path, "WaitingStart");
+  let f_owner: jobs.SessionID | undefined;
+  let f_kind: string | undefined;
+  let f_label: string | undefined;
+  let f_since: number | undefined;
+  let f_place: number | undefined;
+  for (const k of Object.keys(o)) {
+    const v = o[k];
+    switch (k) {
+      case "owner":
+        if (v !== null) f_owner = (_str(v, path, "owner") as jobs.SessionID);
+        continue;
+      case "kind":
+        f_kind = v === null ? undefined : _str(v, path, "kind");
+        continue;
+      case "label":
+        f_label = v === null ? undefined : _str(v, path, "label");
+        continue;
+      case "since":
+        f_since = v === null ? undefined : _int(v, path, "since");
+        continue;
+      case "place":
+        f_place = v === null ? undefined : _int(v, path, "place");
+        continue;
+    }
+    switch (_fold(k)) {
+      case "OWNER":
+        throw _ambiguous(path, "WaitingStart", k, "owner");
+      case "KIND":
+        throw _ambiguous(path, "WaitingStart", k, "kind");
+      case "LABEL":
+        throw _ambiguous(path, "WaitingStart", k, "label");
+      case "SINCE":
+        throw _ambiguous(path, "WaitingStart", k, "since");
+      case "PLACE":
+        throw _ambiguous(path, "WaitingStart", k, "place");
+    }
+  }
+  if (f_kind === undefined) throw _missing(path, "WaitingStart", "kind");
+  if (f_label === undefined) throw _missing(path, "WaitingStart", "label");
+  if (f_since === undefined) throw _missing(path, "WaitingStart", "since");
+  if (f_place === undefined) throw _missing(path, "WaitingStart", "place");
+  const out: WaitingStart = { kind: f_kind, label: f_label, since: f_since, place: f_place };
+  if (f_owner) out.owner = f_owner;
+  return out;
+}
+
+/**
+ * encodeWaitingStart writes a WaitingStart as JSON that Go's decoder reads,
+ * leaving out optional fields that hold their zero value, as Go does.
+ */
+export function encodeWaitingStart(value: WaitingStart): JSONObject {
+  const o: JSONObject = {};
+  if (value.owner) o["owner"] = value.owner;
+  o["kind"] = value.kind;
+  o["label"] = value.label;
+  o["since"] = _eint(value.since, "WaitingStart.since");
+  o["place"] = _eint(value.place, "WaitingStart.place");
+  return o;
+}
+
+/**
+ * _isZeroKillMatch reports whether every field of v is zero, when Go leaves it
+ * out.
+ */
+function _isZeroKillMatch(v: KillMatch): boolean {
+  return (v.kind === undefined || !(v.kind)) && (v.status === undefined || !(v.status)) && (v.text === undefined || !(v.text));
 }

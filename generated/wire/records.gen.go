@@ -193,6 +193,48 @@ func (h *History) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
+// A HistoryPage is one page of a history search: the intervals that match,
+// newest registration first, and where the next page starts.
+type HistoryPage struct {
+	// Intervals are this page's intervals.
+	Intervals []Interval `json:"intervals"`
+	// Next is the cursor of the next page; zero on the last.
+	Next int `json:"next,omitzero"`
+	// Total is how many intervals match the search across every page.
+	Total int `json:"total"`
+}
+
+// MarshalJSON encodes h, writing a nil list as [] and a nil map as {}.
+func (h HistoryPage) MarshalJSON() ([]byte, error) {
+	type plain HistoryPage
+	if h.Intervals == nil {
+		h.Intervals = []Interval{}
+	}
+	return json.Marshal(plain(h))
+}
+
+// UnmarshalJSON decodes h, refusing a missing required field or an ambiguous key.
+func (h *HistoryPage) UnmarshalJSON(data []byte) error {
+	var wire struct {
+		Intervals []Interval `json:"intervals"`
+		Next      int        `json:"next"`
+		Total     *int       `json:"total"`
+	}
+	if err := json.Unmarshal(data, &wire); err != nil {
+		return err
+	}
+	if err := codec.CheckKeys("wire.HistoryPage", data, "intervals", "next", "total"); err != nil {
+		return err
+	}
+	if wire.Total == nil {
+		return codec.MissingField("wire.HistoryPage", "total")
+	}
+	h.Intervals = wire.Intervals
+	h.Next = wire.Next
+	h.Total = *wire.Total
+	return nil
+}
+
 // An InputRequest is the body of input to a terminal job, sent as
 // application/json: text typed into the job's terminal.
 type InputRequest struct {
@@ -282,6 +324,9 @@ type Interval struct {
 	// read only in part: a version or value this build does not know, of which it
 	// read every field it knows. The fields it could not read are empty.
 	Partial bool `json:"partial,omitzero"`
+	// Labels are the job's key=value pairs from its registered fact; none for
+	// history written before labels, or a job whose registered fact was not read.
+	Labels map[string]string `json:"labels,omitzero"`
 }
 
 // UnmarshalJSON decodes i, refusing a missing required field or an ambiguous key.
@@ -302,11 +347,12 @@ func (i *Interval) UnmarshalJSON(data []byte) error {
 		Cause            jobs.SettlementCause `json:"cause"`
 		Complete         *bool                `json:"complete"`
 		Partial          bool                 `json:"partial"`
+		Labels           map[string]string    `json:"labels"`
 	}
 	if err := json.Unmarshal(data, &wire); err != nil {
 		return err
 	}
-	if err := codec.CheckKeys("wire.Interval", data, "jobId", "owner", "kind", "label", "ordinal", "toolCall", "record", "registeredAt", "settledAt", "status", "detail", "producerReported", "cause", "complete", "partial"); err != nil {
+	if err := codec.CheckKeys("wire.Interval", data, "jobId", "owner", "kind", "label", "ordinal", "toolCall", "record", "registeredAt", "settledAt", "status", "detail", "producerReported", "cause", "complete", "partial", "labels"); err != nil {
 		return err
 	}
 	if wire.JobID == nil {
@@ -351,6 +397,141 @@ func (i *Interval) UnmarshalJSON(data []byte) error {
 	i.Cause = wire.Cause
 	i.Complete = *wire.Complete
 	i.Partial = wire.Partial
+	i.Labels = wire.Labels
+	return nil
+}
+
+// A KillAllRequest is the body of a bulk stop, sent as application/json: the
+// jobs of IDs, or when IDs is empty every live job of the caller that Match
+// selects, all asked to stop with the one reason.
+type KillAllRequest struct {
+	// IDs names the jobs to stop, at most 1000; a repeated id counts once.
+	IDs []jobs.JobID `json:"ids,omitzero"`
+	// Match selects the caller's live jobs to stop when IDs is empty.
+	Match KillMatch `json:"match,omitzero"`
+	// All says that an empty Match is meant: every live job of the caller stops.
+	All bool `json:"all,omitzero"`
+	// Reason is recorded with each kill; empty says it came from the jobs page.
+	Reason string `json:"reason,omitzero"`
+}
+
+// UnmarshalJSON decodes k, refusing a missing required field or an ambiguous key.
+func (k *KillAllRequest) UnmarshalJSON(data []byte) error {
+	var wire struct {
+		IDs    []jobs.JobID `json:"ids"`
+		Match  KillMatch    `json:"match"`
+		All    bool         `json:"all"`
+		Reason string       `json:"reason"`
+	}
+	if err := json.Unmarshal(data, &wire); err != nil {
+		return err
+	}
+	if err := codec.CheckKeys("wire.KillAllRequest", data, "ids", "match", "all", "reason"); err != nil {
+		return err
+	}
+	k.IDs = wire.IDs
+	k.Match = wire.Match
+	k.All = wire.All
+	k.Reason = wire.Reason
+	return nil
+}
+
+// A KillAllResponse is what a bulk stop answers, one KillEach per selected job
+// in selection order.
+type KillAllResponse struct {
+	// Results are the selected jobs' outcomes.
+	Results []KillEach `json:"results"`
+}
+
+// MarshalJSON encodes k, writing a nil list as [] and a nil map as {}.
+func (k KillAllResponse) MarshalJSON() ([]byte, error) {
+	type plain KillAllResponse
+	if k.Results == nil {
+		k.Results = []KillEach{}
+	}
+	return json.Marshal(plain(k))
+}
+
+// UnmarshalJSON decodes k, refusing a missing required field or an ambiguous key.
+func (k *KillAllResponse) UnmarshalJSON(data []byte) error {
+	var wire struct {
+		Results []KillEach `json:"results"`
+	}
+	if err := json.Unmarshal(data, &wire); err != nil {
+		return err
+	}
+	if err := codec.CheckKeys("wire.KillAllResponse", data, "results"); err != nil {
+		return err
+	}
+	k.Results = wire.Results
+	return nil
+}
+
+// A KillEach is what a bulk stop did to one job.
+type KillEach struct {
+	// ID is the job's id.
+	ID jobs.JobID `json:"id"`
+	// Result says whether the job was asked to stop; absent with Error.
+	Result KillResult `json:"result,omitzero"`
+	// Job is the job as the stop left it; absent when the job is not the caller's.
+	Job jobs.JobSnapshot `json:"job,omitzero"`
+	// Error says why the job was not asked to stop: no such job (unknown and
+	// foreign alike), or its Cancel failed.
+	Error string `json:"error,omitzero"`
+}
+
+// UnmarshalJSON decodes k, refusing a missing required field or an ambiguous key.
+func (k *KillEach) UnmarshalJSON(data []byte) error {
+	var wire struct {
+		ID     *jobs.JobID      `json:"id"`
+		Result KillResult       `json:"result"`
+		Job    jobs.JobSnapshot `json:"job"`
+		Error  string           `json:"error"`
+	}
+	if err := json.Unmarshal(data, &wire); err != nil {
+		return err
+	}
+	if err := codec.CheckKeys("wire.KillEach", data, "id", "result", "job", "error"); err != nil {
+		return err
+	}
+	if wire.ID == nil {
+		return codec.MissingField("wire.KillEach", "id")
+	}
+	k.ID = *wire.ID
+	k.Result = wire.Result
+	k.Job = wire.Job
+	k.Error = wire.Error
+	return nil
+}
+
+// A KillMatch selects live jobs by what the roster's filters show: each field
+// set must agree.
+type KillMatch struct {
+	// Kind is the producer's kind the job must have.
+	Kind string `json:"kind,omitzero"`
+	// Status is the status the job must have (running or stopping).
+	Status jobs.JobStatus `json:"status,omitzero"`
+	// Text must occur, ignoring case, in the job's name, kind, label or progress
+	// line.
+	Text string `json:"text,omitzero"`
+}
+
+// UnmarshalJSON decodes k, refusing a missing required field or an ambiguous key.
+func (k *KillMatch) UnmarshalJSON(data []byte) error {
+	var wire struct {
+		Kind   string         `json:"kind"`
+		Status jobs.JobStatus `json:"status"`
+		Text   string         `json:"text"`
+	}
+	if err := json.Unmarshal(data, &wire); err != nil {
+		return err
+	}
+	if err := codec.CheckKeys("wire.KillMatch", data, "kind", "status", "text"); err != nil {
+		return err
+	}
+	k.Kind = wire.Kind
+	k.Status = wire.Status
+	k.Text = wire.Text
 	return nil
 }
 
@@ -571,5 +752,56 @@ func (s *SubagentNode) UnmarshalJSON(data []byte) error {
 	s.LastActivity = *wire.LastActivity
 	s.Messages = *wire.Messages
 	s.StopReason = wire.StopReason
+	return nil
+}
+
+// A WaitingStart is a start waiting for one of its owner's admission slots
+// (registry.StartWait): not a job yet, so it has no id, name or status.
+type WaitingStart struct {
+	// Owner is the owning session; empty for an unowned start.
+	Owner jobs.SessionID `json:"owner,omitzero"`
+	// Kind is the producer's kind.
+	Kind string `json:"kind"`
+	// Label is the start's short description.
+	Label string `json:"label"`
+	// Since is when it began to wait, in Unix milliseconds.
+	Since int64 `json:"since"`
+	// Place is its place in its owner's line, from 1: the next freed slot goes to
+	// place 1.
+	Place int `json:"place"`
+}
+
+// UnmarshalJSON decodes w, refusing a missing required field or an ambiguous key.
+func (w *WaitingStart) UnmarshalJSON(data []byte) error {
+	var wire struct {
+		Owner jobs.SessionID `json:"owner"`
+		Kind  *string        `json:"kind"`
+		Label *string        `json:"label"`
+		Since *int64         `json:"since"`
+		Place *int           `json:"place"`
+	}
+	if err := json.Unmarshal(data, &wire); err != nil {
+		return err
+	}
+	if err := codec.CheckKeys("wire.WaitingStart", data, "owner", "kind", "label", "since", "place"); err != nil {
+		return err
+	}
+	if wire.Kind == nil {
+		return codec.MissingField("wire.WaitingStart", "kind")
+	}
+	if wire.Label == nil {
+		return codec.MissingField("wire.WaitingStart", "label")
+	}
+	if wire.Since == nil {
+		return codec.MissingField("wire.WaitingStart", "since")
+	}
+	if wire.Place == nil {
+		return codec.MissingField("wire.WaitingStart", "place")
+	}
+	w.Owner = wire.Owner
+	w.Kind = *wire.Kind
+	w.Label = *wire.Label
+	w.Since = *wire.Since
+	w.Place = *wire.Place
 	return nil
 }

@@ -28,12 +28,15 @@ const (
 //	GET    /                            Page             files
 //	GET    /api/jobs                    ListJobs         []jobs.JobSnapshot with FleetPlacement
 //	GET    /api/jobs/events             WatchJobs        events roster []jobs.JobSnapshot with FleetPlacement
+//	GET    /api/jobs/waiting            ListWaiting      []WaitingStart
 //	GET    /api/jobs/{id}               GetJob           jobs.JobSnapshot with FleetPlacement
 //	GET    /api/jobs/{id}/follow        FollowJob        events of jobs.FollowFrame
 //	POST   /api/jobs/{id}/kill          KillJob          KillResponse
+//	POST   /api/jobs/kill               KillJobs         KillAllResponse
 //	POST   /api/jobs/{id}/input         SendInput        InputResponse
 //	GET    /api/jobs/{id}/raw           DownloadRecord   text/plain; charset=utf-8
 //	GET    /api/history                 ListHistory      []Interval with FleetPlacement
+//	GET    /api/history/search          SearchHistory    HistoryPage
 //	GET    /api/history/archived        ArchivedHistory  History
 //	GET    /api/subagents               ListSubagents    []SubagentNode
 //	GET    /api/subagents/events        WatchSubagents   events tree []SubagentNode
@@ -67,6 +70,13 @@ func Routes() httproute.Table {
 			Name:     "WatchJobs",
 			Path:     "/api/jobs/events",
 			Refusals: []int{429, 503},
+		}, {
+			Answer: httproute.AnswerJSON,
+			Doc:    "ListWaiting answers the caller's starts that wait for an admission slot, each owner's in the order they will be admitted.",
+			Method: "GET",
+			Name:   "ListWaiting",
+			Path:   "/api/jobs/waiting",
+			Type:   "[]WaitingStart",
 		}, {
 			Answer: httproute.AnswerJSON,
 			Doc:    "GetJob answers one of the caller's jobs.",
@@ -130,6 +140,18 @@ func Routes() httproute.Table {
 		}, {
 			Answer: httproute.AnswerJSON,
 			Body: &httproute.Body{
+				MaxBytes: 65536,
+				Type:     "KillAllRequest",
+			},
+			Doc:      "KillJobs asks many of the caller's jobs to stop with one reason, by ids or by a match over its live jobs, and answers each job's outcome. Like a kill, it must be a JSON POST from this site.",
+			Method:   "POST",
+			Name:     "KillJobs",
+			Path:     "/api/jobs/kill",
+			Refusals: []int{400},
+			Type:     "KillAllResponse",
+		}, {
+			Answer: httproute.AnswerJSON,
+			Body: &httproute.Body{
 				MaxBytes: 16384,
 				Type:     "InputRequest",
 			},
@@ -166,6 +188,70 @@ func Routes() httproute.Table {
 			Name:   "ListHistory",
 			Path:   "/api/history",
 			Type:   "[]Interval with FleetPlacement",
+		}, {
+			Answer: httproute.AnswerJSON,
+			Doc:    "SearchHistory answers the caller's history from the journal a page at a time, newest first, filtered by time, kind, status and label. With all, an operator the runtime allows (Options.Operator) searches every session's history; the fence stays the default, and a session not allowed is refused.",
+			Method: "GET",
+			Name:   "SearchHistory",
+			Path:   "/api/history/search",
+			Query: []httproute.Param{{
+				Name:     "all",
+				Optional: true,
+				Text:     httproute.Text{Kind: httproute.TextBool},
+				Type:     "bool",
+			}, {
+				Name:     "since",
+				Optional: true,
+				Text: httproute.Text{
+					Bits: 64,
+					Kind: httproute.TextInt,
+				},
+				Type: "int64",
+			}, {
+				Name:     "until",
+				Optional: true,
+				Text: httproute.Text{
+					Bits: 64,
+					Kind: httproute.TextInt,
+				},
+				Type: "int64",
+			}, {
+				Name:     "kind",
+				Optional: true,
+				Text:     httproute.Text{Kind: httproute.TextString},
+				Type:     "string",
+			}, {
+				Name:     "status",
+				Optional: true,
+				Text: httproute.Text{
+					Kind:   httproute.TextEnum,
+					Values: []string{"running", "stopping", "completed", "killed", "failed"},
+				},
+				Type: "jobs.JobStatus",
+			}, {
+				Name:     "label",
+				Optional: true,
+				Text:     httproute.Text{Kind: httproute.TextString},
+				Type:     "string",
+			}, {
+				Name:     "cursor",
+				Optional: true,
+				Text: httproute.Text{
+					Bits: 64,
+					Kind: httproute.TextInt,
+				},
+				Type: "int",
+			}, {
+				Name:     "limit",
+				Optional: true,
+				Text: httproute.Text{
+					Bits: 64,
+					Kind: httproute.TextInt,
+				},
+				Type: "int",
+			}},
+			Refusals: []int{400, 403},
+			Type:     "HistoryPage",
 		}, {
 			Answer: httproute.AnswerJSON,
 			Doc:    "ArchivedHistory answers the caller's history as the journal holds it: the intervals ListHistory answers, which the journal serves live, and the runs of the session's stream that retention archived (jobgen journal archive), each with the archive file that holds it. A fleet, whose history is the shared history's tail, declines it.",
@@ -236,6 +322,11 @@ type Server interface {
 	//   - 429: The session holds as many event streams as it may (with Retry-After).
 	//   - 503: The server is shutting down.
 	WatchJobs(ctx context.Context, req WatchJobsRequest, stream WatchJobsStream) error
+	// ListWaiting answers the caller's starts that wait for an admission slot, each
+	// owner's in the order they will be admitted.
+	//
+	// 	GET /api/jobs/waiting
+	ListWaiting(ctx context.Context, req ListWaitingRequest) ([]WaitingStart, error)
 	// GetJob answers one of the caller's jobs.
 	//
 	// 	GET /api/jobs/{id}
@@ -268,6 +359,15 @@ type Server interface {
 	//   - 502: The job could not be asked to stop (its producer's Cancel failed), or a fleet could not reach its host.
 	//   - 503: A fleet's job's host is lost.
 	KillJob(ctx context.Context, req KillJobRequest) (KillResponse, error)
+	// KillJobs asks many of the caller's jobs to stop with one reason, by ids or by
+	// a match over its live jobs, and answers each job's outcome. Like a kill, it
+	// must be a JSON POST from this site.
+	//
+	// 	POST /api/jobs/kill
+	//
+	// It refuses with:
+	//   - 400: The body names no jobs (no ids, an empty match without all), or more than 1000 ids.
+	KillJobs(ctx context.Context, req KillJobsRequest) (KillAllResponse, error)
 	// SendInput types text into a terminal job's terminal, as if typed. It is
 	// fenced as a kill is.
 	//
@@ -296,6 +396,17 @@ type Server interface {
 	//
 	// 	GET /api/history
 	ListHistory(ctx context.Context, req ListHistoryRequest) ([]httproute.With[Interval, FleetPlacement], error)
+	// SearchHistory answers the caller's history from the journal a page at a time,
+	// newest first, filtered by time, kind, status and label. With all, an operator
+	// the runtime allows (Options.Operator) searches every session's history; the
+	// fence stays the default, and a session not allowed is refused.
+	//
+	// 	GET /api/history/search
+	//
+	// It refuses with:
+	//   - 400: The label is not key=value, or the cursor or limit is out of range.
+	//   - 403: All was asked by a session the runtime does not allow to see every session.
+	SearchHistory(ctx context.Context, req SearchHistoryRequest) (HistoryPage, error)
 	// ArchivedHistory answers the caller's history as the journal holds it: the
 	// intervals ListHistory answers, which the journal serves live, and the runs of
 	// the session's stream that retention archived (jobgen journal archive), each
@@ -386,6 +497,10 @@ func NewWatchJobsRosterEvent(v []httproute.With[jobs.JobSnapshot, FleetPlacement
 	return WatchJobsEvent{httproute.NewEvent("roster", "", data)}, nil
 }
 
+// ListWaitingRequest is what a request to ListWaiting (GET /api/jobs/waiting)
+// carries, decoded.
+type ListWaitingRequest struct{}
+
 // GetJobRequest is what a request to GetJob (GET /api/jobs/{id}) carries,
 // decoded.
 type GetJobRequest struct {
@@ -471,6 +586,13 @@ type KillJobRequest struct {
 	Body KillRequest
 }
 
+// KillJobsRequest is what a request to KillJobs (POST /api/jobs/kill) carries,
+// decoded.
+type KillJobsRequest struct {
+	// Body is the request's body.
+	Body KillAllRequest
+}
+
 // SendInputRequest is what a request to SendInput (POST /api/jobs/{id}/input)
 // carries, decoded.
 type SendInputRequest struct {
@@ -503,6 +625,44 @@ type DownloadRecordResponse struct {
 // ListHistoryRequest is what a request to ListHistory (GET /api/history)
 // carries, decoded.
 type ListHistoryRequest struct{}
+
+// SearchHistoryRequest is what a request to SearchHistory (GET
+// /api/history/search) carries, decoded.
+type SearchHistoryRequest struct {
+	// All searches every session's history, for an operator.
+	//
+	// It is nil when the request does not send it.
+	All *bool
+	// Since keeps the jobs registered at or after this time, in Unix milliseconds.
+	//
+	// It is nil when the request does not send it.
+	Since *int64
+	// Until keeps the jobs registered before this time, in Unix milliseconds.
+	//
+	// It is nil when the request does not send it.
+	Until *int64
+	// Kind keeps the jobs of this producer kind.
+	//
+	// It is nil when the request does not send it.
+	Kind *string
+	// Status keeps the jobs that settled so (running keeps the incomplete ones).
+	//
+	// It is nil when the request does not send it.
+	Status *jobs.JobStatus
+	// Label keeps the jobs labelled key=value.
+	//
+	// It is nil when the request does not send it.
+	Label *string
+	// Cursor is where the page starts, from a previous page's Next; absent for the
+	// first.
+	//
+	// It is nil when the request does not send it.
+	Cursor *int
+	// Limit is the most intervals a page holds: 100 when absent, at most 1000.
+	//
+	// It is nil when the request does not send it.
+	Limit *int
+}
 
 // ArchivedHistoryRequest is what a request to ArchivedHistory (GET
 // /api/history/archived) carries, decoded.
@@ -572,7 +732,7 @@ type ListFleetHostsRequest struct{}
 // NewHandler returns the handler that serves s on the routes of Routes,
 // answering every refusal, its own and the methods', with ErrorBody as JSON.
 func NewHandler(s Server, opts httproute.Options) *httproute.Handler {
-	return httproute.NewHandler(Routes(), []httproute.Serve{servePage(s), serveListJobs(s), serveWatchJobs(s), serveGetJob(s), serveFollowJob(s), serveKillJob(s), serveSendInput(s), serveDownloadRecord(s), serveListHistory(s), serveArchivedHistory(s), serveListSubagents(s), serveWatchSubagents(s), serveSubagentHistory(s), serveListFleetHosts(s)}, opts)
+	return httproute.NewHandler(Routes(), []httproute.Serve{servePage(s), serveListJobs(s), serveWatchJobs(s), serveListWaiting(s), serveGetJob(s), serveFollowJob(s), serveKillJob(s), serveKillJobs(s), serveSendInput(s), serveDownloadRecord(s), serveListHistory(s), serveSearchHistory(s), serveArchivedHistory(s), serveListSubagents(s), serveWatchSubagents(s), serveSubagentHistory(s), serveListFleetHosts(s)}, opts)
 }
 
 func servePage(s Server) httproute.Serve {
@@ -601,6 +761,17 @@ func serveWatchJobs(s Server) httproute.Serve {
 	return func(c *httproute.Call) error {
 		var req WatchJobsRequest
 		return s.WatchJobs(c.Context(), req, WatchJobsStream{c.Stream()})
+	}
+}
+
+func serveListWaiting(s Server) httproute.Serve {
+	return func(c *httproute.Call) error {
+		var req ListWaitingRequest
+		v, err := s.ListWaiting(c.Context(), req)
+		if err != nil {
+			return err
+		}
+		return c.JSON(v)
 	}
 }
 
@@ -666,6 +837,20 @@ func serveKillJob(s Server) httproute.Serve {
 	}
 }
 
+func serveKillJobs(s Server) httproute.Serve {
+	return func(c *httproute.Call) error {
+		var req KillJobsRequest
+		if err := c.Body(&req.Body); err != nil {
+			return err
+		}
+		v, err := s.KillJobs(c.Context(), req)
+		if err != nil {
+			return err
+		}
+		return c.JSON(v)
+	}
+}
+
 func serveSendInput(s Server) httproute.Serve {
 	return func(c *httproute.Call) error {
 		var req SendInputRequest
@@ -709,6 +894,89 @@ func serveListHistory(s Server) httproute.Serve {
 	return func(c *httproute.Call) error {
 		var req ListHistoryRequest
 		v, err := s.ListHistory(c.Context(), req)
+		if err != nil {
+			return err
+		}
+		return c.JSON(v)
+	}
+}
+
+func serveSearchHistory(s Server) httproute.Serve {
+	return func(c *httproute.Call) error {
+		var req SearchHistoryRequest
+		if text, ok, err := c.Query("all"); err != nil {
+			return err
+		} else if ok {
+			v, err := httproute.ParseBool(text)
+			if err != nil {
+				return c.BadQuery("all", err)
+			}
+			req.All = &v
+		}
+		if text, ok, err := c.Query("since"); err != nil {
+			return err
+		} else if ok {
+			v, err := httproute.Int[int64](text, 64)
+			if err != nil {
+				return c.BadQuery("since", err)
+			}
+			req.Since = &v
+		}
+		if text, ok, err := c.Query("until"); err != nil {
+			return err
+		} else if ok {
+			v, err := httproute.Int[int64](text, 64)
+			if err != nil {
+				return c.BadQuery("until", err)
+			}
+			req.Until = &v
+		}
+		if text, ok, err := c.Query("kind"); err != nil {
+			return err
+		} else if ok {
+			v, err := httproute.String[string](text)
+			if err != nil {
+				return c.BadQuery("kind", err)
+			}
+			req.Kind = &v
+		}
+		if text, ok, err := c.Query("status"); err != nil {
+			return err
+		} else if ok {
+			v, err := httproute.Enum[jobs.JobStatus](text)
+			if err != nil {
+				return c.BadQuery("status", err)
+			}
+			req.Status = &v
+		}
+		if text, ok, err := c.Query("label"); err != nil {
+			return err
+		} else if ok {
+			v, err := httproute.String[string](text)
+			if err != nil {
+				return c.BadQuery("label", err)
+			}
+			req.Label = &v
+		}
+		if text, ok, err := c.Query("cursor"); err != nil {
+			return err
+		} else if ok {
+			v, err := httproute.Int[int](text, 64)
+			if err != nil {
+				return c.BadQuery("cursor", err)
+			}
+			req.Cursor = &v
+		}
+		if text, ok, err := c.Query("limit"); err != nil {
+			return err
+		} else if ok {
+			v, err := httproute.Int[int](text, 64)
+			if err != nil {
+				return c.BadQuery("limit", err)
+			}
+			req.Limit = &v
+		}
+		v, err := s.SearchHistory(c.Context(), req)
 		if err != nil {
 			return err
 		}

@@ -4,7 +4,7 @@
 // the words "long because", why it reads better as one piece.
 //
 // The limits are where a reader stops being able to hold a file or a
-// function in view (issue 18). Generated files, tests and testdata are
+// function in view. Generated files, tests and testdata are
 // outside the rules: the generator's output is shaped by the spec, and a
 // test's length is the length of the promise it states.
 package codeshape

@@ -5,8 +5,13 @@
 // lists every record exactly once with the title and status its file gives;
 // and no record, nor the index, points outside the repository: no issue
 // numbers, no design document or notes that only the people who wrote a
-// record could open. It also holds docs/architecture.md, the map of the
-// module, to the tree: every package and client directory is named there.
+// record could open. The same rule holds every comment, doc, spec and
+// script of the module (the changelog, which is history, aside).
+//
+// It also holds the docs that map the code to the code: docs/architecture.md
+// names every package and client directory; every package.Name the guides
+// and the architecture cite is declared; and the make targets table of
+// docs/guides/contributing.md has one row per target of the Makefile.
 //
 // The records are where the reasons behind the code live; a record that
 // cites what a reader cannot open, or an index that has drifted from the

@@ -85,6 +85,7 @@ func needGo(t *testing.T) {
 // job of the module's own kind recording its own facts, reading them back
 // with jobgen journal, and the compatibility checks for CI.
 func TestTheOwnVocabularyGuideRunsAsWritten(t *testing.T) {
+	t.Parallel()
 	needGo(t)
 	c := Run{Guide: guide(t, "your-own-vocabulary.md"), Dir: scratchBeside(t), Env: offline()}.Do(t)
 	if c.Ran < 15 || c.Wrote != 3 {
@@ -136,12 +137,17 @@ func database(t *testing.T) string {
 // TestTheProductionGuideRunsAsWritten follows docs/guides/production.md
 // against a database of its own: a host refusing an unmigrated schema, the
 // migration, hosts at work with their metrics, status, reading the history,
-// and archiving it.
+// archiving it, and a fleet view over a host forwarding a follow to it.
 func TestTheProductionGuideRunsAsWritten(t *testing.T) {
+	t.Parallel()
 	needGo(t)
 	dsn := database(t)
-	c := Run{Guide: guide(t, "production.md"), Dir: scratchBeside(t), Env: offline("JOBGEN_DSN=" + dsn)}.Do(t)
-	if c.Ran < 15 || c.Wrote != 1 {
+	needTools(t, "curl", "jq")
+	secret := make([]byte, 32)
+	rand.Read(secret)
+	env := offline("JOBGEN_DSN="+dsn, "JOBGEN_FLEET_SECRET="+hex.EncodeToString(secret), "HOST_ADDR="+freeAddr(t), "ADDR="+freeAddr(t))
+	c := Run{Guide: guide(t, "production.md"), Dir: scratchBeside(t), Env: env}.Do(t)
+	if c.Ran < 20 || c.Wrote != 1 {
 		t.Fatalf("the guide ran %d commands and wrote %d files; it walks migrate, status and archive with a host, so it should run more", c.Ran, c.Wrote)
 	}
 }
@@ -177,6 +183,7 @@ func onPath(env []string, dir string) []string {
 // the MCP demo's two sessions, a task and a subagent, then a client's
 // first messages over stdio.
 func TestTheAgentsGuideRunsAsWritten(t *testing.T) {
+	t.Parallel()
 	needGo(t)
 	bin := built(t, "examples/mcpjobs")
 	c := Run{Guide: guide(t, "agents-and-mcp.md"), Dir: t.TempDir(), Env: onPath(offline(), bin)}.Do(t)
@@ -215,6 +222,7 @@ func needTools(t *testing.T, names ...string) {
 // console served, its roster, a follow to the end of a job, its record, the
 // subagents, and the refusals of what no route serves and of a foreign host.
 func TestTheConsoleGuideRunsAsWritten(t *testing.T) {
+	t.Parallel()
 	needGo(t)
 	needTools(t, "curl", "jq")
 	bin := built(t, "examples/jobsweb")
@@ -233,6 +241,7 @@ var npmOffline = []string{"npm_config_offline=true", "npm_config_audit=false", "
 // npm, a fact decoded and one refused, and the wire client following a job
 // of the console's demo to its end.
 func TestTheTypeScriptGuideRunsAsWritten(t *testing.T) {
+	t.Parallel()
 	needGo(t)
 	needTools(t, "node", "npm")
 	bin := built(t, "examples/jobsweb")
@@ -248,6 +257,7 @@ func TestTheTypeScriptGuideRunsAsWritten(t *testing.T) {
 // and jobgen_client following a job of the console's demo to its end, with
 // the project's Python environment first on PATH.
 func TestThePythonGuideRunsAsWritten(t *testing.T) {
+	t.Parallel()
 	needGo(t)
 	venv := filepath.Join(repo(t), "tools", "python", ".venv", "bin")
 	if _, err := os.Stat(filepath.Join(venv, "python3")); err != nil {

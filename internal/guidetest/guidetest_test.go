@@ -74,3 +74,21 @@ func TestDoRunsCommandsAndChecksTheirOutput(t *testing.T) {
 		t.Errorf("counts %+v, want 1 written and 2 run", c)
 	}
 }
+
+func TestABackgroundCommandRunsBesideTheRest(t *testing.T) {
+	dir := t.TempDir()
+	// The background command writes a file once it is ready, and the next
+	// command reads it while the first still runs.
+	text := "```sh\n$ echo started; echo up > state; sleep 60 &\nstarted\n$ cat state\nup\n```\n"
+	if err := writeStep(dir, Step{File: "guide.md", Content: text}); err != nil {
+		t.Fatal(err)
+	}
+	steps, err := Parse(text)
+	if err != nil || len(steps) != 1 || !steps[0].Cmds[0].Background || steps[0].Cmds[1].Background {
+		t.Fatalf("Parse: %+v, %v; want the first command in the background and the second not", steps, err)
+	}
+	c := Run{Guide: dir + "/guide.md", Dir: dir}.Do(t)
+	if c != (Counts{Ran: 2}) {
+		t.Errorf("counts %+v, want 2 run", c)
+	}
+}

@@ -8,6 +8,7 @@ package pgsql
 import (
 	"context"
 	_ "embed"
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -43,10 +44,15 @@ func Intervals(ctx context.Context, pool *pgxpool.Pool, schema string) ([]jobhis
 	var out []jobhistory.Interval
 	for rows.Next() {
 		var iv jobhistory.Interval
-		var id, owner, toolCall, status, cause string
+		var id, owner, toolCall, status, cause, labels string
 		if err := rows.Scan(&id, &owner, &iv.Kind, &iv.Label, &iv.Ordinal, &toolCall, &iv.Record,
-			&iv.RegisteredAt, &iv.SettledAt, &status, &iv.Detail, &iv.ProducerReported, &cause, &iv.Complete); err != nil {
+			&iv.RegisteredAt, &iv.SettledAt, &status, &iv.Detail, &iv.ProducerReported, &cause, &iv.Complete, &labels); err != nil {
 			return out, fmt.Errorf("pgsql: intervals in %s: %w", schema, err)
+		}
+		if labels != "{}" {
+			if err := json.Unmarshal([]byte(labels), &iv.Labels); err != nil {
+				return out, fmt.Errorf("pgsql: intervals in %s: labels of %s: %w", schema, id, err)
+			}
 		}
 		if iv.JobID, err = jobs.ParseJobID(id); err != nil {
 			return out, fmt.Errorf("pgsql: intervals in %s: job id %q: %w", schema, id, err)

@@ -2,6 +2,7 @@ package pgsql
 
 import (
 	"context"
+	"reflect"
 	"testing"
 
 	"github.com/jobgen/jobgen/generated/jobs"
@@ -58,6 +59,7 @@ func TestIntervalsQueryAgreesWithTheGoProjection(t *testing.T) {
 	}
 	r1, r2, r3 := reg(1, "a", 1000), reg(2, "b", 1100), reg(3, "a", 1200)
 	r3.ToolCall = "call-3"
+	r1.Labels = map[string]string{"team": "infra", "ci": "nightly"}
 	lone := reg(4, "b", 900) // settled with no registration in this journal
 	facts := []struct {
 		stream journal.Stream
@@ -99,7 +101,7 @@ func TestIntervalsQueryAgreesWithTheGoProjection(t *testing.T) {
 		t.Fatalf("SQL: %d intervals, Go: %d\n got %+v\nwant %+v", len(got), len(want), got, want)
 	}
 	for i := range want {
-		if got[i] != want[i] {
+		if !reflect.DeepEqual(got[i], want[i]) {
 			t.Errorf("interval %d:\n SQL %+v\n  Go %+v", i, got[i], want[i])
 		}
 	}

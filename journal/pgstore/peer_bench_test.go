@@ -17,7 +17,7 @@ import (
 	"github.com/jobgen/jobgen/journal/pgstore/pgtest"
 )
 
-// The peer benchmarks of issue 24 pit the store against what a hand-written
+// The peer benchmarks pit the store against what a hand-written
 // pgx client does on the same server, paired in alternating blocks in one
 // run, through the store's public API only:
 //
@@ -126,7 +126,7 @@ func reportPeer(b *testing.B, tStore, tPeer time.Duration, peer string) {
 // BenchmarkPeerInsert: one committer, each fact committed before the next,
 // through the store (Append, Flush) and as a plain autocommit INSERT (one
 // round trip, no counter row). speedup is the peer's time over the store's,
-// the store's relative throughput (issue 24's goal: >= 0.9).
+// the store's relative throughput (the scoreboard's goal: >= 0.9).
 func BenchmarkPeerInsert(b *testing.B) {
 	s, pool, table := peerSetup(b)
 	ctx := context.Background()
@@ -145,7 +145,7 @@ func BenchmarkPeerInsert(b *testing.B) {
 
 // BenchmarkPeerUnnest: 128 committers through the store against one client
 // inserting 128 facts per statement with unnest, the batch it would have if
-// 128 facts always arrived together (issue 24's goal: >= 0.8).
+// 128 facts always arrived together (the scoreboard's goal: >= 0.8).
 func BenchmarkPeerUnnest(b *testing.B) {
 	const n = 128
 	s, pool, table := peerSetup(b)
@@ -173,7 +173,7 @@ func BenchmarkPeerUnnest(b *testing.B) {
 // store's Tail (its own LISTEN connection) against a peer that INSERTs and
 // calls pg_notify in one statement and, on each notification, reads back
 // what is new by pos. The metrics are each side's median and
-// p50-ratio (the store's median over the peer's; issue 24's goal: <= 1.2).
+// p50-ratio (the store's median over the peer's; the scoreboard's goal: <= 1.2).
 func BenchmarkPeerTail(b *testing.B) {
 	s, pool, table := peerSetup(b)
 	r, err := Open(context.Background(), pgtest.DSN(b), WithSchema(s.Schema()))

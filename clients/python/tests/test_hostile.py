@@ -12,7 +12,8 @@ from typing import Any
 import httpx
 import pytest
 from jobgen_client import AsyncClient, Client, WireError
-from jobgen_client.sse import Resume
+from jobgen_vocab import jobs
+from jobgen_vocab.runtime import Resume
 
 TABLE: dict[str, Any] = json.loads(
     (
@@ -50,13 +51,12 @@ def test_hostile_event_fields_are_read_as_typescript_reads_them(
 
     waits: list[float] = []
     transport = httpx.MockTransport(answer)
-    with Client("http://127.0.0.1:1", http=httpx.Client(transport=transport)) as c:
-        with pytest.MonkeyPatch.context() as mp:
-            mp.setattr("jobgen_client._client.time.sleep", waits.append)
-            with pytest.raises(WireError):
-                list(c.follow(JOB))
+    http = httpx.Client(transport=transport)
+    with Client("http://127.0.0.1:1", http=http, sleep=waits.append) as c:
+        with pytest.raises(WireError):
+            list(c.follow_job(jobs.JobID(JOB)))
     assert sent[1].headers.get("last-event-id") == row["lastEventId"]
-    default = Resume(None, 1).failed(RuntimeError())
+    default = Resume(None, 1, True).failed(RuntimeError())
     assert waits == [row["retryMs"] / 1000 if row["retryMs"] is not None else default]
 
 
@@ -72,7 +72,7 @@ def test_hostile_retry_after_is_read_as_typescript_reads_it(
     )
     with Client("http://127.0.0.1:1", http=httpx.Client(transport=transport)) as c:
         with pytest.raises(WireError) as e:
-            c.roster()
+            c.list_jobs()
     assert e.value.retry_after == row["seconds"]
 
 
@@ -101,7 +101,7 @@ def test_a_follow_gives_up_when_connections_bring_only_the_opened_frame() -> Non
     transport = OpenedThenDrop()
     with Client("http://127.0.0.1:1", http=httpx.Client(transport=transport)) as c:
         with pytest.raises(httpx.ReadError):
-            list(c.follow(JOB, retries=3))
+            list(c.follow_job(jobs.JobID(JOB), retries=3))
     assert transport.connections == 4  # the first and three retries
 
 
@@ -132,7 +132,48 @@ async def test_an_async_follow_gives_up_as_a_follow_does() -> None:
     http = httpx.AsyncClient(transport=transport)
     async with AsyncClient("http://127.0.0.1:1", http=http) as c:
         with pytest.raises(httpx.ReadError):
-            async for _ in c.follow(JOB, retries=2):
+            async for _ in c.follow_job(jobs.JobID(JOB), retries=2):
                 pass
     await http.aclose()
     assert transport.connections == 3
+
+
+class MovingOpenedThenDrop(httpx.BaseTransport):
+    """A server whose every connection opens past the last (a lossy resume)
+    or sends the whole roster again, then drops."""
+
+    def __init__(self) -> None:
+        self.connections = 0
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        self.connections += 1
+        if self.connections > 50:
+            raise AssertionError("the stream reconnected 50 times")
+        n = self.connections
+
+        class Drop(httpx.SyncByteStream):
+            def __iter__(self) -> Iterator[bytes]:
+                yield b"retry: 1\n" + OPENED.replace("id: 0", f"id: {10 * n}").encode()
+                yield b"event: roster\ndata: []\n\n"
+                raise httpx.ReadError("connection dropped by the test")
+
+        return httpx.Response(
+            200, headers={"Content-Type": "text/event-stream"}, stream=Drop()
+        )
+
+
+def follow(c: Client) -> None:
+    list(c.follow_job(jobs.JobID(JOB), retries=3))
+
+
+def watch(c: Client) -> None:
+    list(c.watch_jobs(retries=3))
+
+
+def test_a_connections_first_event_is_no_progress_even_when_it_moves() -> None:
+    for read in (follow, watch):
+        transport = MovingOpenedThenDrop()
+        with Client("http://127.0.0.1:1", http=httpx.Client(transport=transport)) as c:
+            with pytest.raises(httpx.ReadError):
+                read(c)
+        assert transport.connections == 4  # the first and three retries

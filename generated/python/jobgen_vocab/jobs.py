@@ -275,6 +275,9 @@ class JobSnapshot(Model):
     result_bytes: Int64 = Field(default=0, serialization_alias="resultBytes")
     """ResultBytes is the size of the job's result in bytes; zero without one."""
 
+    labels: dict[str, str] | None = None
+    """Labels are the key=value pairs the job was started with."""
+
 
 class RecordChunk(Model):
     """A RecordChunk is one retained append of a job's record."""
@@ -512,9 +515,10 @@ class JobRegisteredV2Envelope(Envelope):
 class JobRegistered(Model):
     """A JobRegistered fact records that an owned job was registered.
 
-    Version 3 says whether the job was promoted: registered while its producer was
-    already running, a foreground command that outlived its caller's deadline. Read
-    as version 3, earlier history was never promoted.
+    Version 3 records the job's labels and says whether the job was promoted:
+    registered while its producer was already running, a foreground command that
+    outlived its caller's deadline. Read as version 3, earlier history has no labels
+    and was never promoted.
     """
 
     job_id: JobID = Field(serialization_alias="jobId")
@@ -549,6 +553,11 @@ class JobRegistered(Model):
     """Host is the run of the host that registered the job and the address its wire
     serves on; empty when the runtime names no host (one process, or history written
     as version 1).
+    """
+
+    labels: dict[str, str] | None = None
+    """Labels are the job's key=value pairs; empty when it has none, or in history
+    written as version 1 or 2.
     """
 
     promoted: bool = False
@@ -844,6 +853,14 @@ DEFAULT_MAX_CONCURRENT_JOBS_PER_OWNER: Final = 10
 """DEFAULT_MAX_CONCURRENT_JOBS_PER_OWNER caps running and stopping jobs per owner;
 unowned jobs share one bucket.
 """
+
+DEFAULT_MAX_LABEL_BYTES: Final = 64
+"""DEFAULT_MAX_LABEL_BYTES caps the length of one label's key and of its value. It is in
+bytes.
+"""
+
+DEFAULT_MAX_LABELS: Final = 16
+"""DEFAULT_MAX_LABELS caps how many labels one job start carries."""
 
 DEFAULT_OBSERVE_FLUSH: Final = timedelta(milliseconds=100)
 """DEFAULT_OBSERVE_FLUSH is the shortest interval between follow-stream flushes."""

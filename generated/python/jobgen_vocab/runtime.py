@@ -38,11 +38,13 @@ import re
 import struct
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
+from dataclasses import field as _field
 from types import UnionType
 from typing import (
     Annotated,
     Any,
     Final,
+    Generic,
     Literal,
     Self,
     TypeAlias,
@@ -1554,3 +1556,258 @@ class ToolDefinition:
             return None
         schema: dict[str, JsonValue] = json.loads(self.output_schema_json)
         return schema
+
+
+# ---- The wire's clients: refusals, event streams, resume (decision 0203). ----
+#
+# What a generated client needs that no HTTP library gives: the refusal a
+# server answers, the answer of a route declared with a `with` record, and
+# an event stream read as the standard parses it with its resume point and
+# retry budget (decision 0158). Nothing here imports an HTTP library; the
+# package's client module (client.py) does.
+
+MAX_DIGITS: Final = 9
+"""MAX_DIGITS is the most digits a number of a stream's fields or a
+Retry-After has here: more say nothing (a retry of 10⁹ ms is 11 days), and
+Python's int() refuses 4,300."""
+
+
+def digits(text: str) -> int | None:
+    """Digits is the value of text when it is 1 to MAX_DIGITS ASCII digits.
+
+    Anything else (a sign, a fraction, spaces, a superscript or another
+    script's digit) is None, as the TypeScript client's /^\\d{1,9}$/ has it.
+    """
+    if 0 < len(text) <= MAX_DIGITS and text.isascii() and text.isdigit():
+        return int(text)
+    return None
+
+
+def retry_after(header: str | None) -> float | None:
+    """Retry_after is the seconds a Retry-After header asks to wait; None when
+    it does not say so in digits (the wire never sends an HTTP date)."""
+    if header is None:
+        return None
+    seconds = digits(header)
+    return float(seconds) if seconds is not None else None
+
+
+class WireError(Exception):
+    """A WireError is a request the server refused, with the refusal's status.
+
+    A thing of another session answers as one that does not exist: 404. A
+    route the server declines by name (it does not serve it) is a 404 too,
+    with not_served set.
+    """
+
+    status: int
+    """Status is the HTTP status code."""
+    reason: str
+    """Reason is what the refusal record's message says, or the body's text
+    when it is not one, or the status's phrase when it is empty."""
+    retry_after: float | None
+    """Retry_after is the seconds the server asks to wait before trying
+    again (a 429 or 503 says); None when it does not say."""
+    not_served: str | None
+    """Not_served is the route the server declined (Jobgen-Not-Served),
+    None for a refusal of a route it serves."""
+
+    def __init__(
+        self,
+        status: int,
+        reason: str,
+        retry_after: float | None = None,
+        not_served: str | None = None,
+    ) -> None:
+        super().__init__(f"jobhttp: {status}: {reason}")
+        self.status = status
+        self.reason = reason
+        self.retry_after = retry_after
+        self.not_served = not_served
+
+
+NOT_SERVED_HEADER: Final = "Jobgen-Not-Served"
+"""NOT_SERVED_HEADER names the route a server declines, on its 404."""
+
+
+def refusal(
+    status: int,
+    phrase: str,
+    body: bytes,
+    headers: Mapping[str, str],
+    message: Callable[[bytes], str],
+) -> WireError:
+    """Refusal is the WireError of a refused request: its status, the message
+    its refusal record holds (message decodes the body as that record), and
+    what its headers say (Retry-After, Jobgen-Not-Served)."""
+    try:
+        reason = message(body)
+    except DecodeError:
+        reason = body.decode("utf-8", "replace").strip() or phrase
+    return WireError(
+        status,
+        reason,
+        retry_after(headers.get("Retry-After")),
+        headers.get(NOT_SERVED_HEADER),
+    )
+
+
+T = TypeVar("T", bound=Model)
+X = TypeVar("X", bound=Model)
+
+
+@dataclass(frozen=True)
+class Placed(Generic[T, X]):
+    """A Placed is an item of an answer whose route declares a with record:
+    the item, and the record a server added to its object (a fleet's
+    placement of a job), read from the same JSON object."""
+
+    item: T
+    extra: X
+
+
+def decode_with(item: type[T], extra: type[X], data: str | bytes) -> Placed[T, X]:
+    """Decode_with reads one object as item and as extra, each with its own
+    decoder, which ignores the other's keys."""
+    tree = parse(data)
+    return Placed(validate(item, tree), validate(extra, tree))
+
+
+def decode_list_with(
+    item: type[T], extra: type[X], data: str | bytes
+) -> list[Placed[T, X]]:
+    """Decode_list_with reads a JSON array of objects as decode_with reads one;
+    null is an empty list."""
+    tree = parse(data)
+    if tree is None:
+        return []
+    if not isinstance(tree, list):
+        raise DecodeError(
+            "wrongType",
+            "$",
+            f"want an array of {item.__name__}, got {_json_kind(tree)}",
+        )
+    return [
+        Placed(validate(item, e, f"$[{i}]"), validate(extra, e, f"$[{i}]"))
+        for i, e in enumerate(tree)
+    ]
+
+
+def decode_value(tp: Any, data: str | bytes) -> Any:
+    """Decode_value reads a document as the annotation tp (a scalar, a list or
+    map of them), strictly: for an answer or event that is no record."""
+    tree = parse(data)
+    try:
+        return TypeAdapter(tp).validate_python(tree, strict=True, context=_WIRE)
+    except ValidationError as e:
+        err = e.errors(include_url=False)[0]
+        raise DecodeError(
+            _KINDS.get(err["type"], "wrongType"), "$", err["msg"]
+        ) from None
+
+
+@dataclass
+class Event:
+    """An Event is one dispatched event of a stream: its name and data lines."""
+
+    event: str = "message"
+    data: list[str] = _field(default_factory=list)
+
+    @property
+    def text(self) -> str:
+        """Text is the event's data, its lines joined as the standard joins them."""
+        return "\n".join(self.data)
+
+
+_PRINTABLE: Final = re.compile("[\x20-\x7e]*")
+
+
+class EventReader:
+    """An EventReader turns the lines of an event stream into events.
+
+    It keeps what the stream said for the next connection: the last event id
+    and the reconnection delay a retry field asked for, in milliseconds. An
+    id a header cannot carry as it came (anything but printable ASCII) is
+    ignored, as by the TypeScript client, whose fetch would refuse it.
+    """
+
+    def __init__(self, last_id: str | None = None) -> None:
+        self.current = Event()
+        self.last_id = last_id
+        self.retry_ms: int | None = None
+
+    def line(self, text: str) -> Event | None:
+        """Line reads one line; it returns the event a blank line completes."""
+        if text == "":
+            ev, self.current = self.current, Event()
+            return ev if ev.data else None
+        if text.startswith(":"):
+            return None  # a comment: the server's keep-alive
+        name, _, value = text.partition(":")
+        value = value.removeprefix(" ")
+        if name == "event":
+            self.current.event = value
+        elif name == "data":
+            self.current.data.append(value)
+        elif name == "id" and _PRINTABLE.fullmatch(value):
+            self.last_id = value
+        elif name == "retry" and (ms := digits(value)) is not None:
+            self.retry_ms = ms
+        return None
+
+
+BYE: Final = "bye"
+"""BYE is the event a server writes as it closes a stream (shutting down):
+a client reconnects, as after a dropped connection."""
+
+
+class Resume:
+    """A Resume is what a stream keeps across its connections.
+
+    It holds the stream's reader (the resume point and the server's delay)
+    and the retry budget: ``retries`` reconnections in a row that make no
+    progress, after which the last failure is raised (decision 0158).
+    Progress is an event after the first of a connection that, for a
+    stream with a resume point, moved the point past where the connection
+    resumed: every connection opens with an event of its own (a follow's
+    opened frame, a roster), so a server that drops each one right after it
+    makes none.
+    """
+
+    def __init__(self, last_id: str | None, retries: int, resumable: bool) -> None:
+        self.reader = EventReader(last_id)
+        self.retries = retries
+        self.resumable = resumable
+        self.failures = 0
+        self._resumed_from = last_id
+        self._seen = 0
+
+    def headers(self) -> dict[str, str]:
+        """The headers of the next connection: where to resume from."""
+        self._resumed_from = self.reader.last_id
+        self._seen = 0
+        h = {"Accept": "text/event-stream"}
+        if self.reader.last_id is not None:
+            h["Last-Event-ID"] = self.reader.last_id
+        return h
+
+    def dispatched(self, ev: Event) -> None:
+        """Dispatched notes an event the stream delivers, and its progress."""
+        self._seen += 1
+        if self._seen > 1 and (
+            not self.resumable or self.reader.last_id != self._resumed_from
+        ):
+            self.failures = 0
+
+    def failed(self, err: Exception) -> float:
+        """How long to wait, in seconds, before reconnecting after err.
+
+        It raises err once the budget is spent: more than ``retries``
+        failures in a row without progress.
+        """
+        self.failures += 1
+        if self.failures > self.retries:
+            raise err
+        if self.reader.retry_ms is not None:
+            return self.reader.retry_ms / 1000
+        return float(min(0.05 * 2**self.failures, 2.0))

@@ -136,33 +136,69 @@ class JobEntry(Model):
     )
     """When the job finished; absent while it runs."""
 
+    labels: dict[str, str] | None = None
+    """The key=value labels the job was started with, to tell jobs apart and to filter
+    job_list by.
+    """
+
 
 class JobKill(Model):
     """JobKill is what job_kill takes."""
 
-    job_id: jobs.JobID = Field(serialization_alias="jobId")
-    """The job to stop, by its id."""
+    job_id: jobs.JobID | None = Field(default=None, serialization_alias="jobId")
+    """The job to stop, by its id. Give jobIds instead to stop several at once."""
+
+    job_ids: list[jobs.JobID] | None = Field(default=None, serialization_alias="jobIds")
+    """Several jobs to stop at once, by their ids, at most 100, all with the one
+    reason.
+    """
 
     reason: str = ""
     """Why you stop it, in a few words; it is kept with the job."""
 
 
-class JobKillResult(Model):
-    """A JobKillResult is what job_kill returns."""
+class JobKillEach(Model):
+    """A JobKillEach is what job_kill did to one of several jobs."""
 
     job_id: jobs.JobID = Field(serialization_alias="jobId")
     """The job's id."""
 
-    name: str
+    name: str = ""
+    """The job's display name; absent when the job is not yours."""
+
+    outcome: KillOutcome | None = None
+    """requested or alreadyFinished; absent when the job could not be stopped (see
+    error).
+    """
+
+    status: jobs.JobStatus | None = None
+    """The job's status after the call."""
+
+    error: ErrorCode | None = None
+    """Why this job was not stopped: unknownJob (not yours, or no such job) or
+    killFailed (it may still be running).
+    """
+
+
+class JobKillResult(Model):
+    """A JobKillResult is what job_kill returns."""
+
+    job_id: jobs.JobID | None = Field(default=None, serialization_alias="jobId")
+    """The job's id; absent when you gave jobIds."""
+
+    name: str = ""
     """The job's display name."""
 
-    outcome: KillOutcome
+    outcome: KillOutcome | None = None
     """requested when the job was asked to stop; alreadyFinished when it had finished
     before.
     """
 
-    status: jobs.JobStatus
+    status: jobs.JobStatus | None = None
     """The job's status after the call."""
+
+    results: list[JobKillEach] | None = None
+    """When you gave jobIds: what happened to each job, in the order you gave them."""
 
 
 class JobList(Model):
@@ -170,6 +206,9 @@ class JobList(Model):
 
     active_only: bool = Field(default=False, serialization_alias="activeOnly")
     """Set it to list only the jobs still running or stopping."""
+
+    labels: dict[str, str] | None = None
+    """List only the jobs that carry every one of these key=value labels."""
 
 
 class JobListResult(Model):
@@ -389,7 +428,10 @@ TOOLS: Final[tuple[ToolDefinition, ...]] = (
         input_schema_json=(
             '{"additionalProperties":false,'
             '"properties":{"activeOnly":{"description":"Set it to list only the jobs '
-            'still running or stopping.","type":"boolean"}},"type":"object"}'
+            'still running or stopping.","type":"boolean"},'
+            '"labels":{"additionalProperties":{"type":"string"},"description":"List '
+            'only the jobs that carry every one of these key=value labels.",'
+            '"type":["object","null"]}},"type":"object"}'
         ),
         output_schema_json=(
             '{"description":"A JobListResult is what job_list returns.",'
@@ -404,14 +446,17 @@ TOOLS: Final[tuple[ToolDefinition, ...]] = (
             '"pattern":"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"'
             ',"type":"string"},"kind":{"description":"What runs the job, such as sh.",'
             '"type":"string"},"label":{"description":"What the job is for.",'
-            '"type":"string"},"name":{"description":"The job\'s display name, such as '
-            'sh-3: its kind and a number. Say it to people; use the id in calls.",'
-            '"type":"string"},"startedAt":{"description":"When the job started.",'
-            '"format":"date-time","type":"string"},"status":{"description":"Where the '
-            "job is: running, stopping (asked to stop, not yet stopped), or finished "
-            'as completed, killed or failed.","enum":["running","stopping","completed",'
-            '"killed","failed"],"type":"string"}},"required":["id","name","kind",'
-            '"label","status","startedAt"],"type":"object"},"type":["array","null"]},'
+            '"type":"string"},"labels":{"additionalProperties":{"type":"string"},'
+            '"description":"The key=value labels the job was started with, to tell '
+            'jobs apart and to filter job_list by.","type":["object","null"]},'
+            '"name":{"description":"The job\'s display name, such as sh-3: its kind '
+            'and a number. Say it to people; use the id in calls.","type":"string"},'
+            '"startedAt":{"description":"When the job started.","format":"date-time",'
+            '"type":"string"},"status":{"description":"Where the job is: running, '
+            "stopping (asked to stop, not yet stopped), or finished as completed, "
+            'killed or failed.","enum":["running","stopping","completed","killed",'
+            '"failed"],"type":"string"}},"required":["id","name","kind","label",'
+            '"status","startedAt"],"type":"object"},"type":["array","null"]},'
             '"subagents":{"description":"Each subagent you started, oldest first.",'
             '"items":{"description":"A SubagentEntry is one subagent you started, as '
             'job_list shows it.","properties":{"id":{"description":"The subagent\'s '
@@ -514,17 +559,19 @@ TOOLS: Final[tuple[ToolDefinition, ...]] = (
             '"pattern":"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"'
             ',"type":"string"},"kind":{"description":"What runs the job, such as sh.",'
             '"type":"string"},"label":{"description":"What the job is for.",'
-            '"type":"string"},"name":{"description":"The job\'s display name, such as '
-            'sh-3: its kind and a number. Say it to people; use the id in calls.",'
-            '"type":"string"},"startedAt":{"description":"When the job started.",'
-            '"format":"date-time","type":"string"},"status":{"description":"Where the '
-            "job is: running, stopping (asked to stop, not yet stopped), or finished "
-            'as completed, killed or failed.","enum":["running","stopping","completed",'
-            '"killed","failed"],"type":"string"}},"required":["id","name","kind",'
-            '"label","status","startedAt"],"type":"object"},'
-            '"notice":{"description":"How the job ended, in a sentence, when it has '
-            'finished.","type":"string"}},"required":["job","finished"],'
-            '"type":"object"}'
+            '"type":"string"},"labels":{"additionalProperties":{"type":"string"},'
+            '"description":"The key=value labels the job was started with, to tell '
+            'jobs apart and to filter job_list by.","type":["object","null"]},'
+            '"name":{"description":"The job\'s display name, such as sh-3: its kind '
+            'and a number. Say it to people; use the id in calls.","type":"string"},'
+            '"startedAt":{"description":"When the job started.","format":"date-time",'
+            '"type":"string"},"status":{"description":"Where the job is: running, '
+            "stopping (asked to stop, not yet stopped), or finished as completed, "
+            'killed or failed.","enum":["running","stopping","completed","killed",'
+            '"failed"],"type":"string"}},"required":["id","name","kind","label",'
+            '"status","startedAt"],"type":"object"},"notice":{"description":"How the '
+            'job ended, in a sentence, when it has finished.","type":"string"}},'
+            '"required":["job","finished"],"type":"object"}'
         ),
         annotations=ToolAnnotations(
             read_only_hint=True,
@@ -546,26 +593,52 @@ TOOLS: Final[tuple[ToolDefinition, ...]] = (
         result="JobKillResult",
         input_schema_json=(
             '{"additionalProperties":false,"properties":{"jobId":{"description":"The '
-            'job to stop, by its id.","format":"uuid",'
+            'job to stop, by its id. Give jobIds instead to stop several at once.",'
+            '"format":"uuid","not":{"const":"00000000-0000-0000-0000-000000000000"},'
+            '"pattern":"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"'
+            ',"type":"string"},"jobIds":{"description":"Several jobs to stop at once, '
+            'by their ids, at most 100, all with the one reason.",'
+            '"items":{"description":"A JobID identifies one job, live or in history, '
+            "across registry restarts and copied journals. It is issued with the job's "
+            'display ordinal, before the starter runs.","format":"uuid",'
             '"not":{"const":"00000000-0000-0000-0000-000000000000"},'
             '"pattern":"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"'
-            ',"type":"string"},"reason":{"description":"Why you stop it, in a few '
-            'words; it is kept with the job.","type":"string"}},"required":["jobId"],'
+            ',"type":"string"},"type":["array","null"]},"reason":{"description":"Why '
+            'you stop it, in a few words; it is kept with the job.","type":"string"}},'
             '"type":"object"}'
         ),
         output_schema_json=(
             '{"description":"A JobKillResult is what job_kill returns.",'
-            '"properties":{"jobId":{"description":"The job\'s id.","format":"uuid",'
+            '"properties":{"jobId":{"description":"The job\'s id; absent when you gave '
+            'jobIds.","format":"uuid",'
             '"not":{"const":"00000000-0000-0000-0000-000000000000"},'
             '"pattern":"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"'
             ',"type":"string"},"name":{"description":"The job\'s display name.",'
             '"type":"string"},"outcome":{"description":"requested when the job was '
             'asked to stop; alreadyFinished when it had finished before.",'
             '"enum":["requested","alreadyFinished"],"type":"string"},'
-            '"status":{"description":"The job\'s status after the call.",'
-            '"enum":["running","stopping","completed","killed","failed"],'
-            '"type":"string"}},"required":["jobId","name","outcome","status"],'
-            '"type":"object"}'
+            '"results":{"description":"When you gave jobIds: what happened to each job,'
+            ' in the order you gave them.","items":{"description":"A JobKillEach is '
+            'what job_kill did to one of several jobs.",'
+            '"properties":{"error":{"description":"Why this job was not stopped: '
+            "unknownJob (not yours, or no such job) or killFailed (it may still be "
+            'running).","enum":["invalidArguments","unknownTool","unknownJob",'
+            '"killFailed","tooManyJobs","unavailable","cancelled","unauthorized",'
+            '"notResumable","parentUnavailable","closing","noProvider","unsupported",'
+            '"duplicateChild","depthExceeded","internal"],"type":"string"},'
+            '"jobId":{"description":"The job\'s id.","format":"uuid",'
+            '"not":{"const":"00000000-0000-0000-0000-000000000000"},'
+            '"pattern":"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"'
+            ',"type":"string"},"name":{"description":"The job\'s display name; absent '
+            'when the job is not yours.","type":"string"},'
+            '"outcome":{"description":"requested or alreadyFinished; absent when the '
+            'job could not be stopped (see error).","enum":["requested",'
+            '"alreadyFinished"],"type":"string"},"status":{"description":"The job\'s '
+            'status after the call.","enum":["running","stopping","completed","killed",'
+            '"failed"],"type":"string"}},"required":["jobId"],"type":"object"},'
+            '"type":["array","null"]},"status":{"description":"The job\'s status after '
+            'the call.","enum":["running","stopping","completed","killed","failed"],'
+            '"type":"string"}},"type":"object"}'
         ),
         annotations=ToolAnnotations(
             read_only_hint=False,

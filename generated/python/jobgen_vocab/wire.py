@@ -165,6 +165,21 @@ class History(Model):
     """
 
 
+class HistoryPage(Model):
+    """A HistoryPage is one page of a history search: the intervals that match, newest
+    registration first, and where the next page starts.
+    """
+
+    intervals: list[Interval] = Field(default_factory=list)
+    """Intervals are this page's intervals."""
+
+    next: Int64 = 0
+    """Next is the cursor of the next page; zero on the last."""
+
+    total: Int64
+    """Total is how many intervals match the search across every page."""
+
+
 class InputRequest(Model):
     """An InputRequest is the body of input to a terminal job, sent as application/json:
     text typed into the job's terminal.
@@ -244,6 +259,74 @@ class Interval(Model):
     """Partial reports that a fact of the interval was written by a newer build and read
     only in part: a version or value this build does not know, of which it read every
     field it knows. The fields it could not read are empty.
+    """
+
+    labels: dict[str, str] | None = None
+    """Labels are the job's key=value pairs from its registered fact; none for history
+    written before labels, or a job whose registered fact was not read.
+    """
+
+
+class KillAllRequest(Model):
+    """A KillAllRequest is the body of a bulk stop, sent as application/json: the jobs
+    of IDs, or when IDs is empty every live job of the caller that Match selects, all
+    asked to stop with the one reason.
+    """
+
+    ids: list[jobs.JobID] | None = None
+    """IDs names the jobs to stop, at most 1000; a repeated id counts once."""
+
+    match: Annotated[KillMatch | None, NULL_IS_EMPTY] = None
+    """Match selects the caller's live jobs to stop when IDs is empty."""
+
+    all: bool = False
+    """All says that an empty Match is meant: every live job of the caller stops."""
+
+    reason: str = ""
+    """Reason is recorded with each kill; empty says it came from the jobs page."""
+
+
+class KillAllResponse(Model):
+    """A KillAllResponse is what a bulk stop answers, one KillEach per selected job in
+    selection order.
+    """
+
+    results: list[KillEach] = Field(default_factory=list)
+    """Results are the selected jobs' outcomes."""
+
+
+class KillEach(Model):
+    """A KillEach is what a bulk stop did to one job."""
+
+    id: jobs.JobID
+    """ID is the job's id."""
+
+    result: KillResult | None = None
+    """Result says whether the job was asked to stop; absent with Error."""
+
+    job: Annotated[jobs.JobSnapshot | None, NULL_IS_EMPTY] = None
+    """Job is the job as the stop left it; absent when the job is not the caller's."""
+
+    error: str = ""
+    """Error says why the job was not asked to stop: no such job (unknown and foreign
+    alike), or its Cancel failed.
+    """
+
+
+class KillMatch(Model):
+    """A KillMatch selects live jobs by what the roster's filters show: each field set
+    must agree.
+    """
+
+    kind: str = ""
+    """Kind is the producer's kind the job must have."""
+
+    status: jobs.JobStatus | None = None
+    """Status is the status the job must have (running or stopping)."""
+
+    text: str = ""
+    """Text must occur, ignoring case, in the job's name, kind, label or progress
+    line.
     """
 
 
@@ -351,4 +434,27 @@ class SubagentNode(Model):
     stop_reason: str = Field(default="", serialization_alias="stopReason")
     """StopReason is how the last residency ended (a subagents.StopReason); empty while
     one is open.
+    """
+
+
+class WaitingStart(Model):
+    """A WaitingStart is a start waiting for one of its owner's admission slots
+    (registry.StartWait): not a job yet, so it has no id, name or status.
+    """
+
+    owner: jobs.SessionID = jobs.SessionID("")
+    """Owner is the owning session; empty for an unowned start."""
+
+    kind: str
+    """Kind is the producer's kind."""
+
+    label: str
+    """Label is the start's short description."""
+
+    since: Int64
+    """Since is when it began to wait, in Unix milliseconds."""
+
+    place: Int64
+    """Place is its place in its owner's line, from 1: the next freed slot goes to place
+    1.
     """

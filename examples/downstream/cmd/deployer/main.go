@@ -3,21 +3,23 @@
 // records its own facts, deploy/requested and deploy/approved, in the same
 // journal as the registry's job facts. The approval comes over its own wire,
 // the route Approve its spec declares (deploy.Server, served by
-// deploy.NewHandler).
+// deploy.NewHandler), called through the client jobgen generates from the
+// same declaration: deploy.Client in Go, or deployer_vocab.deploy_client in
+// Python, for an approver outside (-approver listen).
 //
 //	go run ./cmd/deployer -journal deploy.journal
 //	jobgen journal check deploy.journal   # run here: jobgen.yaml names the spec
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"net"
 	"net/http"
 	"os"
+	"sync"
 	"time"
 
 	"example.com/deployer/generated/deploy"
@@ -36,15 +38,16 @@ const owner jobs.SessionID = "release-bot"
 
 func main() {
 	path := flag.String("journal", "deploy.journal", "the journal file to write")
+	approver := flag.String("approver", "go", "who approves the release: go, the generated Go client; listen, whoever calls the printed URL")
 	flag.Parse()
-	if err := run(context.Background(), *path); err != nil {
+	if err := run(context.Background(), *path, *approver); err != nil {
 		fmt.Fprintln(os.Stderr, "deployer:", err)
 		os.Exit(1)
 	}
 }
 
 // run ships one release: the request, the deploy job, the approval.
-func run(ctx context.Context, path string) error {
+func run(ctx context.Context, path, approver string) error {
 	store, err := journal.Open(path)
 	if err != nil {
 		return err
@@ -73,8 +76,13 @@ func run(ctx context.Context, path string) error {
 	if err != nil {
 		return err
 	}
-	if err := approveOverTheWire(ctx, &approvals{reg: reg, facts: facts, release: release, job: snap.ID},
-		deploy.Approval{Approver: owner, Verdict: deploy.VerdictApproved, Note: "green canary"}); err != nil {
+	a := &approvals{reg: reg, facts: facts, release: release, job: snap.ID, decided: make(chan struct{})}
+	if approver == "listen" {
+		err = awaitApproval(ctx, a)
+	} else {
+		err = approveOverTheWire(ctx, a, deploy.Approval{Approver: owner, Verdict: deploy.VerdictApproved, Note: "green canary"})
+	}
+	if err != nil {
 		return err
 	}
 	if err := reg.Close(ctx); err != nil {
@@ -94,6 +102,8 @@ type approvals struct {
 	facts   *journal.Recorder[deploy.Fact]
 	release deploy.ReleaseID
 	job     jobs.JobID
+	decided chan struct{} // closed by the first decision
+	once    sync.Once
 }
 
 // A route that the spec adds and approvals neither serves nor declines
@@ -114,38 +124,57 @@ func (a *approvals) Approve(ctx context.Context, req deploy.ApproveRequest) (dep
 	if err := a.facts.Record(fact); err != nil {
 		return deploy.Approval{}, err
 	}
+	a.once.Do(func() { close(a.decided) })
 	return req.Body, nil
 }
 
-// approveOverTheWire serves a on a loopback listener and posts the decision
-// to it, as an approver's tool would.
-func approveOverTheWire(ctx context.Context, a *approvals, decision deploy.Approval) error {
+// serve serves a's wire on a loopback listener until stop is called, and
+// returns its URL.
+func serve(ctx context.Context, a *approvals) (url string, stop func(), err error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		return err
+		return "", nil, err
 	}
 	srv := &http.Server{Handler: deploy.NewHandler(a, httproute.Options{}), ReadHeaderTimeout: 5 * time.Second}
 	go srv.Serve(ln)
-	defer srv.Shutdown(ctx)
-	body, err := json.Marshal(decision)
+	return "http://" + ln.Addr().String() + "/", func() { srv.Shutdown(ctx) }, nil
+}
+
+// approveOverTheWire serves a and posts the decision to it through the
+// generated client, as an approver's tool would.
+func approveOverTheWire(ctx context.Context, a *approvals, decision deploy.Approval) error {
+	url, stop, err := serve(ctx, a)
 	if err != nil {
 		return err
 	}
-	url := "http://" + ln.Addr().String() + "/api/releases/" + a.release.String() + "/approvals"
-	req, err := http.NewRequestWithContext(ctx, "POST", url, bytes.NewReader(body))
+	defer stop()
+	c, err := deploy.NewClient(url, httproute.ClientOptions{})
 	if err != nil {
 		return err
 	}
-	req.Header.Set("Content-Type", "application/json")
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return err
+	var refused *httproute.WireError
+	if _, err := c.Approve(ctx, deploy.ApproveRequest{Release: deploy.NewReleaseID(), Body: decision}); !errors.As(err, &refused) || refused.Message != "no such release" {
+		return fmt.Errorf("approve an unknown release: %v, want its refusal", err)
 	}
-	defer res.Body.Close()
-	if res.StatusCode != http.StatusOK {
-		var refused deploy.Refusal
-		json.NewDecoder(res.Body).Decode(&refused)
-		return fmt.Errorf("approve: %s: %s", res.Status, refused.Error)
+	if _, err := c.Approve(ctx, deploy.ApproveRequest{Release: a.release, Body: decision}); err != nil {
+		return fmt.Errorf("approve: %w", err)
 	}
 	return nil
+}
+
+// awaitApproval serves a, prints where and which release to approve, and
+// waits for the first decision.
+func awaitApproval(ctx context.Context, a *approvals) error {
+	url, stop, err := serve(ctx, a)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	fmt.Printf("approve %s at %s\n", a.release, url)
+	select {
+	case <-a.decided:
+		return nil
+	case <-time.After(time.Minute):
+		return errors.New("no approver came within a minute")
+	}
 }
