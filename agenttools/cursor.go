@@ -25,6 +25,7 @@ type cursor struct {
 	carry   string // read from the registry, valid UTF-8, not yet shown
 	partial string // the start of a rune the last read cut, held for the next
 	done    bool   // a read of the settled job was taken: nothing more will come
+	result  string // the job's result, taken by that read, shown with the last of the carry
 }
 
 // get returns the cursor of id, making it when there is none.

@@ -37,7 +37,9 @@
 // Nothing is read from the registry while something waits, so the wait is
 // bounded by one read. Once a read saw the job settled, no further read is
 // made: a producer without ReadOutput hands its final output out once, not
-// at every call.
+// at every call. A job that settled with a result (JobOutcome.Result) has it
+// in the result member of the call that returns the last of its output,
+// once, as the registry's Read hands it once.
 //
 // # Notices
 //

@@ -100,6 +100,7 @@ func (s *Toolset) jobOutput(_ context.Context, in tools.JobOutput) (tools.JobOut
 			snap = res.Job
 			c.owner, c.done = snap.Owner, snap.Status.Terminal()
 			c.take(res.Output, c.done)
+			c.result = res.Result // handed once by the registry: it waits here until shown
 		}
 	} else {
 		snap, err = s.t.reg.Get(s.caller.Session, in.JobID) // the fence for what waits
@@ -112,6 +113,9 @@ func (s *Toolset) jobOutput(_ context.Context, in tools.JobOutput) (tools.JobOut
 	}
 	out, left := c.next(budget)
 	res := tools.JobOutputResult{JobID: snap.ID, Name: snap.Name, Status: snap.Status, Output: out}
+	if left == 0 && c.result != "" {
+		res.Result, c.result = c.result, "" // with the final output, once
+	}
 	switch {
 	case left > 0:
 		res.Truncated, res.RemainingBytes = true, int64(left)

@@ -43,6 +43,19 @@
 // assume such a directory exists, so without the option it uses the process
 // group alone; see docs/decisions/0027.
 //
+// # Foreground
+//
+// RunForeground runs the command for a caller that waits for it, with a
+// deadline policy (Wait): kill at the deadline, offer the running process,
+// or no deadline. It spawns exactly what Start spawns, but no job: the
+// streams keep their window from the first byte and the consuming cursor
+// every byte. An Offer at the deadline is the running process: its Start
+// (registered with registry.Registry.Promote, or Accept) attaches it to a
+// job, the same process with nothing respawned, whose record holds the
+// output from the command's start and whose ReadOutput continues right
+// after the foreground's Output; Decline, or no answer within
+// Wait.AnswerWithin, kills it. See docs/decisions/0191.
+//
 // # Narration
 //
 // With Options.Narration the command gets a third pipe, file descriptor 3,

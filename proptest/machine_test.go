@@ -285,6 +285,7 @@ func drawResult(rt *rapid.T, label string) result {
 		Status: rapid.SampledFrom([]jobs.JobStatus{jobs.JobStatusCompleted, jobs.JobStatusFailed, jobs.JobStatusKilled}).Draw(rt, label+"Status"),
 		Detail: rapid.SampledFrom([]string{"", "exit 1"}).Draw(rt, label+"Detail"),
 		Output: rapid.SampledFrom([]string{"", "out"}).Draw(rt, label+"Output"),
+		Result: rapid.SampledFrom([]string{"", "", `{"answer":42}`}).Draw(rt, label+"Result"),
 	}}
 }
 
@@ -717,7 +718,7 @@ func (h *machine) closeWith(rt *rapid.T, timeout time.Duration) {
 
 func (h *machine) read(rt *rapid.T) {
 	caller, id := h.drawTarget(rt, false)
-	j, wantOut, wantErr := h.m.read(caller, id)
+	j, wantOut, wantResult, wantErr := h.m.read(caller, id)
 	note("read: %s", wantErr)
 	res, err := h.reg.Read(caller, id)
 	if got := classify(err); got != wantErr {
@@ -726,8 +727,8 @@ func (h *machine) read(rt *rapid.T) {
 	if err != nil {
 		return
 	}
-	if d := diffSnapshot(res.Job, j); d != "" || res.Output != wantOut {
-		rt.Fatalf("Read(%q, %s) = output %q, want %q; snapshot %s", caller, j.name, res.Output, wantOut, d)
+	if d := diffSnapshot(res.Job, j); d != "" || res.Output != wantOut || res.Result != wantResult {
+		rt.Fatalf("Read(%q, %s) = output %q, result %q, want %q, %q; snapshot %s", caller, j.name, res.Output, res.Result, wantOut, wantResult, d)
 	}
 }
 
@@ -1031,7 +1032,7 @@ func (h *machine) checkFacts(rt *rapid.T) {
 		if j.settledAttempted {
 			want = append(want, attempt{fact: jobs.JobSettled{
 				JobID: j.id, At: j.finishedAt, Status: j.status, Detail: j.detail,
-				ProducerReported: j.producerReported, Cause: j.cause,
+				ProducerReported: j.producerReported, Cause: j.cause, HasResult: j.resultBytes > 0,
 				Registration: jobs.JobRegistration{
 					RegisteredAt: j.startedAt, Owner: j.plan.owner, Kind: j.plan.kind, Label: label(j.plan),
 					Ordinal: j.ordinal, Record: j.plan.record,

@@ -133,6 +133,8 @@ type modelJob struct {
 	detail           string
 	detailPrefix     bool // detail is known only up to this prefix
 	output           string
+	result           string // the producer's result until the first read after the settlement takes it
+	resultBytes      int64  // its size, which stays
 	startedAt        int64
 	finishedAt       int64
 	reported         bool
@@ -177,6 +179,7 @@ func (j *modelJob) snapshot() jobs.JobSnapshot {
 		Owner: j.plan.owner, Record: j.plan.record, Terminal: j.plan.terminal, Status: j.status, Detail: j.detail,
 		StartedAt: j.startedAt, FinishedAt: j.finishedAt, Reported: j.reported,
 		ProducerReported: j.producerReported,
+		HasResult:        j.resultBytes > 0, ResultBytes: j.resultBytes,
 	}
 	if j.ring != nil {
 		s.OutputBytes = j.ring.total
@@ -197,6 +200,7 @@ type settlementReq struct {
 	detail           string
 	detailPrefix     bool
 	output           string
+	result           string
 	producerReported bool
 	cause            jobs.SettlementCause
 	outcome          bool // the producer's own terminal outcome: the stop rule applies
@@ -212,7 +216,7 @@ func fromProducer(r result) settlementReq {
 	case !r.out.Status.Terminal():
 		return settlementReq{status: jobs.JobStatusFailed, detail: "producer failed: it reported status", detailPrefix: true}
 	}
-	return settlementReq{status: r.out.Status, detail: r.out.Detail, output: r.out.Output, producerReported: true, outcome: true}
+	return settlementReq{status: r.out.Status, detail: r.out.Detail, output: r.out.Output, result: r.out.Result, producerReported: true, outcome: true}
 }
 
 func forced(cause jobs.SettlementCause, detail string) settlementReq {
@@ -438,6 +442,7 @@ func (m *model) settle(j *modelJob, s settlementReq) {
 	j.state = jobSettled
 	j.status, j.detail, j.detailPrefix, j.output = s.status, s.detail, s.detailPrefix, s.output
 	j.producerReported, j.cause = s.producerReported, s.cause
+	j.result, j.resultBytes = s.result, int64(len(s.result))
 	j.finishedAt = m.ms()
 	if j.plan.watched || m.waitingOn == j {
 		j.reported = true
@@ -693,16 +698,18 @@ func (m *model) wait(caller jobs.SessionID, id jobs.JobID, timeout time.Duration
 
 // read predicts Read: the final output once settled (the fakes have no
 // ReadOutput), and a settled job becomes reported.
-func (m *model) read(caller jobs.SessionID, id jobs.JobID) (*modelJob, string, errKind) {
+func (m *model) read(caller jobs.SessionID, id jobs.JobID) (*modelJob, string, string, errKind) {
 	j, ek := m.lookup(caller, id)
 	if ek != errNone {
-		return nil, "", ek
+		return nil, "", "", ek
 	}
 	if j.state == jobSettled {
 		j.reported = true
-		return j, j.output, errNone
+		result := j.result
+		j.result = "" // handed once
+		return j, j.output, result, errNone
 	}
-	return j, "", errNone
+	return j, "", "", errNone
 }
 
 func (m *model) readRecord(caller jobs.SessionID, id jobs.JobID, from int64) (jobs.RecordRead, errKind) {

@@ -20,14 +20,15 @@ import (
 )
 
 // TestPromotionCursorLosesAndRepeatsNothing: a real command (cat of a FIFO
-// the test writes) runs in the foreground with a short deadline and is
+// the test writes, each byte also narrated on fd 3 by tee) runs in the
+// foreground with a short deadline and is
 // promoted at it; its output is written in three phases — before the
 // deadline, between the deadline and the promotion, after it — each in
 // pieces, with the job's consuming reads (Registry.Read) drawn in between.
 // Whatever the timing splits where, the foreground's output followed by
-// every read is exactly what the command wrote, once, in order; the
-// record holds all of it from the command's start; the job is the same
-// process, registered as promoted.
+// every read is exactly what the command wrote, once, in order, and none
+// of the narration; the record holds all of both from the command's
+// start; the job is the same process, registered as promoted.
 func TestPromotionCursorLosesAndRepeatsNothing(t *testing.T) {
 	dir := t.TempDir()
 	rapid.Check(t, func(rt *rapid.T) {
@@ -56,7 +57,7 @@ func TestPromotionCursorLosesAndRepeatsNothing(t *testing.T) {
 				written.WriteString(piece)
 			}
 		}
-		opts := procjob.Options{Command: []string{"cat", fifo}, Owner: "s", Kind: "cat", Poll: 5 * time.Millisecond}
+		opts := procjob.Options{Command: []string{"sh", "-c", `cat "$0" | tee /dev/fd/3`, fifo}, Owner: "s", Kind: "cat", Poll: 5 * time.Millisecond, Narration: true}
 		write("beforeStart")
 		fg, err := procjob.RunForeground(context.Background(), opts, procjob.Wait{Deadline: 50 * time.Millisecond, Policy: procjob.DeadlineOffer})
 		if err != nil {
@@ -81,6 +82,17 @@ func TestPromotionCursorLosesAndRepeatsNothing(t *testing.T) {
 				got += read.Output
 			}
 		}
+		// The end of the output is a closed FIFO, which cat sees only if it
+		// has opened it: a last line, once recorded, says it has.
+		if _, err := w.WriteString("end\n"); err != nil {
+			rt.Fatal(err)
+		}
+		written.WriteString("end\n")
+		for deadline := time.Now().Add(10 * time.Second); !strings.HasSuffix(stdout(rt, reg, snap.ID), "end\n"); time.Sleep(5 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				rt.Fatalf("cat did not copy the FIFO within 10s: %q", stdout(rt, reg, snap.ID))
+			}
+		}
 		w.Close()
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
@@ -102,18 +114,40 @@ func TestPromotionCursorLosesAndRepeatsNothing(t *testing.T) {
 		if err != nil {
 			rt.Fatal(err)
 		}
-		var record strings.Builder
+		var record, narration strings.Builder
 		for _, c := range rec.Chunks {
-			record.WriteString(c.Text)
+			switch c.Channel {
+			case jobs.ChannelStdout:
+				record.WriteString(c.Text)
+			case jobs.ChannelLog:
+				narration.WriteString(c.Text)
+			default:
+				rt.Fatalf("a chunk on %q: %q", c.Channel, c.Text)
+			}
 		}
-		if record.String() != written.String() {
-			rt.Fatalf("record = %q; want all the command wrote, from its start: %q", record.String(), written.String())
+		if record.String() != written.String() || narration.String() != written.String() {
+			rt.Fatalf("record = %q, narration %q; want all the command wrote, from its start: %q", record.String(), narration.String(), written.String())
 		}
 		regs := facts.get()
 		if len(regs) != 1 || !regs[0].Promoted || regs[0].CommandStartedAt != fg.Offer.StartedAt().UnixMilli() || regs[0].At < regs[0].CommandStartedAt {
 			rt.Fatalf("registered facts = %+v; want one, promoted, after the command's start", regs)
 		}
 	})
+}
+
+// stdout is the stdout channel of a job's record.
+func stdout(rt *rapid.T, reg *registry.Registry, id jobs.JobID) string {
+	rd, err := reg.ReadRecord("s", id, 0)
+	if err != nil {
+		rt.Fatal(err)
+	}
+	var b strings.Builder
+	for _, c := range rd.Chunks {
+		if c.Channel == jobs.ChannelStdout {
+			b.WriteString(c.Text)
+		}
+	}
+	return b.String()
 }
 
 // registeredFacts keeps the job/registered facts a registry records.

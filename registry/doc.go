@@ -32,6 +32,13 @@
 // session's and the unowned), with their kind, label, since when they wait
 // and their place in their owner's line; a waiter has no id until admitted.
 //
+// Promote registers a producer that is already running (a foreground
+// command offered at its deadline: procjob's Offer) by the same steps, with
+// admission that never waits; its job/registered fact (version 3) says it
+// was promoted and when the command started, and its interval, StartedAt
+// and Timeout start at the promotion. A refused promotion calls no starter,
+// so the caller, still holding the producer, stops it (docs/decisions/0192).
+//
 // A job is running until a kill, its deadline or a teardown moves it to
 // stopping, and settles once, first-wins, as completed, killed or failed.
 // Every move is checked against the generated [jobs.JobLifecycle]. The
@@ -70,8 +77,11 @@
 // # Settlement order
 //
 // A settlement first claims the job and decides its status, detail (an
-// outcome without detail keeps the last progress line), output and
-// finishedAt. It then records the job/settled fact (owned jobs only), then in
+// outcome without detail keeps the last progress line), output, result and
+// finishedAt. A result (JobOutcome.Result) is the model's: the first Read
+// after the settlement carries it and drops it, the snapshot says there is
+// one and its size, and the settled fact (version 3) only that there was
+// one (docs/decisions/0194). It then records the job/settled fact (owned jobs only), then in
 // one critical section applies them, marks the job reported if waiters exist,
 // frees its slot, trims the record to SettledRetainBytes and takes the
 // snapshot; then it releases waiters, fires jobs-changed, the final output

@@ -46,10 +46,6 @@ type job struct {
 	toolCall jobs.ToolCallID
 	timeout  time.Duration     // the JobStart's Timeout; zero for no deadline
 	labels   map[string]string // the JobStart's Labels, copied; nil for none. Never changed, so snapshots share it
-	// commandStartedAt is, for a job promoted from the foreground
-	// (Registry.Promote), when its command started in Unix milliseconds;
-	// zero for any other job.
-	commandStartedAt int64
 	// ------------------------------------------------------------------
 	// done is closed when the settlement is visible, releasing waiters. It
 	// is made only when something waits (see Registry.doneOf): most jobs
@@ -63,9 +59,14 @@ type job struct {
 	finishedAt int64
 	stopReason string               // set by the first kill or teardown
 	stopCause  jobs.SettlementCause // kill or teardown: whichever asked first
-	pending    *settlement          // a Settle made inside the starter, applied at the registration commit
-	hooks      jobs.Hooks
-	deadline   *time.Timer // armed at registration when timeout > 0, stopped at settlement
+	// pending is a Settle made inside the starter, applied at the
+	// registration commit; once settled, a job whose producer settled with
+	// a result keeps it here (result, and its size resultBytes, which
+	// stays when the first Read takes the value): the field is free then,
+	// and a job without a result pays nothing for it.
+	pending  *settlement
+	hooks    jobs.Hooks
+	deadline *time.Timer // armed at registration when timeout > 0, stopped at settlement
 
 	killsCancelling  int32 // kills whose Cancel is running
 	waiters          int32
@@ -138,6 +139,9 @@ func (j *job) snapshotInto(s *jobs.JobSnapshot) {
 		Reported:         j.reported,
 		ProducerReported: j.producerReported,
 		Labels:           j.labels,
+	}
+	if j.state == stateSettled && j.pending != nil {
+		s.HasResult, s.ResultBytes = true, j.pending.resultBytes
 	}
 	if j.record != nil {
 		s.OutputBytes = j.record.total

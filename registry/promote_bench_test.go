@@ -60,3 +60,47 @@ func benchRegisterRecording(b *testing.B, register func(*Registry, context.Conte
 		}
 	}
 }
+
+// BenchmarkPairedPromote is BenchmarkPromote's two sides in alternating
+// batches (see paired), so that the load of a shared machine lands on both
+// alike: measured-ns/op is a promotion, baseline-ns/op a plain start of the
+// same recording job, each with its settlement and wait.
+func BenchmarkPairedPromote(b *testing.B) {
+	commandStarted := time.Now().Add(-time.Minute)
+	side := func(register func(*Registry, context.Context, jobs.JobStart) (jobs.JobSnapshot, error)) func() {
+		r := New(WithRecorder(&benchRecorder{facts: make([]jobs.Fact, 0, 4096)}), WithLimits(Limits{MaxPerOwner: 1 << 30}))
+		ctx := context.Background()
+		var face jobs.RecordingJob
+		start := jobs.RecordingJobStart{
+			JobStartCommon: jobs.JobStartCommon{Kind: "sh", Label: "make", Owner: "session"},
+			Run: func(_ context.Context, job jobs.RecordingJob) (jobs.Hooks, error) {
+				face = job
+				return faceHooks, nil
+			},
+		}
+		completed := jobs.JobOutcome{Status: jobs.JobStatusCompleted}
+		n := 0
+		return func() {
+			snap, err := register(r, ctx, start)
+			if err != nil {
+				b.Fatal(err)
+			}
+			face.Settle(completed, nil)
+			if _, settled, err := r.Wait(ctx, "session", snap.ID, 0); err != nil || !settled {
+				b.Fatalf("Wait = %v, %v", settled, err)
+			}
+			if n++; n%4096 == 0 { // both sides keep their tables alike small
+				if err := r.DisposeOwner(ctx, "session"); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	}
+	promote := side(func(r *Registry, ctx context.Context, s jobs.JobStart) (jobs.JobSnapshot, error) {
+		return r.Promote(ctx, s, commandStarted)
+	})
+	start := side(func(r *Registry, ctx context.Context, s jobs.JobStart) (jobs.JobSnapshot, error) {
+		return r.Start(ctx, s)
+	})
+	paired(b, 256, promote, start)
+}

@@ -15,11 +15,17 @@ type ReadResult struct {
 	// Output is the output not yet consumed: what the producer's ReadOutput
 	// returns, or without one the final output once the job is terminal.
 	Output string
+	// Result is the producer's result (JobOutcome.Result), in the first
+	// read after the settlement only: it is handed out once. The snapshot's
+	// HasResult and ResultBytes still say there was one.
+	Result string
 }
 
 // Read is the consuming model cursor of a job visible to caller. It returns
 // the producer's ReadOutput if the producer has one, else the final output
-// once the job is terminal, and marks a terminal job reported.
+// once the job is terminal, and marks a terminal job reported. The first
+// Read after the settlement also carries the producer's result, if it
+// settled with one; later reads do not.
 func (r *Registry) Read(caller jobs.SessionID, id jobs.JobID) (ReadResult, error) {
 	j, err := r.lookup(caller, id)
 	if err != nil {
@@ -29,6 +35,9 @@ func (r *Registry) Read(caller jobs.SessionID, id jobs.JobID) (ReadResult, error
 		j.reported = true
 	}
 	res := ReadResult{Job: j.snapshot()}
+	if j.state == stateSettled && j.pending != nil {
+		res.Result, j.pending.result = j.pending.result, "" // handed once
+	}
 	readOutput := j.hooks.ReadOutput
 	if readOutput == nil && j.state == stateSettled {
 		res.Output = j.output

@@ -11,6 +11,8 @@ type settlement struct {
 	status           jobs.JobStatus
 	detail           string // empty keeps the last progress line
 	output           string
+	result           string // the producer's result, handed once to the first Read
+	resultBytes      int64  // len(result), kept when the Read takes it
 	producerReported bool
 	at               int64 // finishedAt, Unix ms
 	// cause names the source that settled the job, for the settled fact; a
@@ -65,7 +67,7 @@ func producerSettlement(out jobs.JobOutcome, err error) settlement {
 			"producer failed: it reported status %q, which is not terminal (want completed, killed or failed); its detail was %q",
 			out.Status, out.Detail)}
 	}
-	return settlement{status: out.Status, detail: out.Detail, output: out.Output, producerReported: true, outcome: true}
+	return settlement{status: out.Status, detail: out.Detail, output: out.Output, result: out.Result, producerReported: true, outcome: true}
 }
 
 func (r *Registry) logLateOutcome(j *job) {
@@ -150,6 +152,7 @@ func (r *Registry) claim(j *job, s *settlement) (jobs.Fact, bool) {
 		ProducerReported: s.producerReported,
 		Registration:     j.registration(),
 		Cause:            s.cause,
+		HasResult:        s.result != "",
 	}, true
 }
 
@@ -184,6 +187,11 @@ func (r *Registry) apply(j *job, s *settlement, snap *jobs.JobSnapshot) ([]liste
 	j.status = s.status
 	j.detail = s.detail
 	j.output = s.output
+	if s.result != "" {
+		// pending is free once the job is live: it keeps the result (a
+		// copy, so that s, on the settling goroutine's stack, stays there).
+		j.pending = &settlement{result: s.result, resultBytes: int64(len(s.result))}
+	}
 	j.finishedAt = s.at
 	j.producerReported = s.producerReported
 	if j.waiters > 0 {

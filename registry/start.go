@@ -104,8 +104,6 @@ func (r *Registry) start(ctx context.Context, spec startSpec, waitSlot bool) (*j
 		timeout:  common.Timeout,
 		labels:   cloneLabels(common.Labels),
 		status:   lifecycle.Initial(),
-
-		commandStartedAt: spec.commandStartedAt,
 	}
 	if spec.plain == nil {
 		j.record = newRing(r.retainFor(common.OutputLimitBytes))
@@ -115,7 +113,7 @@ func (r *Registry) start(ctx context.Context, spec startSpec, waitSlot bool) (*j
 		r.discard(j)
 		return nil, jobs.JobSnapshot{}, fmt.Errorf("registry: start %s: %w", j.name, err)
 	}
-	snap, err := r.register(j, hooks)
+	snap, err := r.register(j, hooks, spec.commandStartedAt)
 	return j, snap, err
 }
 
@@ -176,11 +174,13 @@ func (r *Registry) cancelOrphan(j *job, cancel func(string) error, reason string
 }
 
 // register is the registration commit: take the job's id in the registry's
-// table (a reader still sees it unknown), record the registered fact, then
+// table (a reader still sees it unknown), record the registered fact (which
+// says, for a promotion, when the command started: commandStartedAt, Unix
+// ms, zero otherwise), then
 // make the job visible, fire jobs-changed, and then apply the outcome the
 // producer gave inside its starter or start the goroutine that waits in its
 // Done.
-func (r *Registry) register(j *job, hooks jobs.Hooks) (jobs.JobSnapshot, error) {
+func (r *Registry) register(j *job, hooks jobs.Hooks, commandStartedAt int64) (jobs.JobSnapshot, error) {
 	at := r.now()
 	sh := j.sh
 	sh.mu.Lock()
@@ -216,8 +216,8 @@ func (r *Registry) register(j *job, hooks jobs.Hooks) (jobs.JobSnapshot, error) 
 			Record:   j.record != nil,
 			Labels:   j.labels,
 
-			Promoted:         j.commandStartedAt != 0,
-			CommandStartedAt: j.commandStartedAt,
+			Promoted:         commandStartedAt != 0,
+			CommandStartedAt: commandStartedAt,
 		}, j.id)
 	}
 

@@ -23,7 +23,7 @@ func TestChooseKeepsAStreamHoldingAFactOnlyANewerBuildCanJudge(t *testing.T) {
 	done := registered("s-done", 1)
 	record(t, s, "s-done", done, settled(done))
 	r := registered("s-newer", 2)
-	record(t, s, "s-newer", r, `{"type":"job/settled","v":3,"data":{"jobId":"`+r.JobID.String()+`","at":2}}`)
+	record(t, s, "s-newer", r, `{"type":"job/settled","v":9,"data":{"jobId":"`+r.JobID.String()+`","at":2}}`)
 	record(t, s, "s-value", `{"type":"subagent/residency-ended","v":1,"data":{"run":"6ba7b812-9dad-11d1-80b4-00c04fd430c8","at":2,"stopReason":"handedOff"}}`)
 	time.Sleep(20 * time.Millisecond)
 	for _, allow := range []bool{false, true} {
@@ -39,7 +39,7 @@ func TestChooseKeepsAStreamHoldingAFactOnlyANewerBuildCanJudge(t *testing.T) {
 			why[k.Stream] = k.Why
 		}
 		for stream, reason := range map[journal.Stream]string{
-			"s-newer": "job/settled v3 (a version this build does not know)",
+			"s-newer": "job/settled v9 (a version this build does not know)",
 			"s-value": "subagent/residency-ended v1 (an enum value this build does not know)",
 		} {
 			if !strings.Contains(why[stream], reason) || !strings.Contains(why[stream], "a newer build") {

@@ -53,7 +53,7 @@ func badDocumentTable() []badDocument {
 		{"a number for a string", "RecordChunk", `{"offset":0,"at":0,"text":5}`, "wrongType"},
 		{"a wrong type under a key that is repeated", "RecordChunk", `{"offset":"x","OFFSET":1,"at":0,"text":""}`, "wrongType"},
 		{"a boolean for an integer", "JobSnapshot", strings.Replace(snapshot, `"ordinal":1`, `"ordinal":true`, 1), "wrongType"},
-		{"an unknown fact version", "FactEnvelope", `{"type":"job/settled","v":3,"data":{}}`, "unknownVersion"},
+		{"an unknown fact version", "FactEnvelope", `{"type":"job/settled","v":9,"data":{}}`, "unknownVersion"},
 		{"an unknown fact type", "FactEnvelope", `{"type":"job/paused","v":1,"data":{}}`, "unknownFact"},
 		{"a fact without a version", "FactEnvelope", `{"type":"job/registered","data":{}}`, "unknownVersion"},
 		{"a fact without data", "FactEnvelope", `{"type":"job/settled","v":2}`, "missingField"},

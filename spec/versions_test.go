@@ -55,13 +55,13 @@ func TestV1HistoryDecodesAsTheNewestVersion(t *testing.T) {
 		if s.JobID.String() != w.id || s.Status != w.status || s.Cause != w.cause || s.Registration.Label != w.label {
 			t.Errorf("fact %d = %+v; want id %s, status %s, cause %q, label %s", i, s, w.id, w.status, w.cause, w.label)
 		}
-		if s.FactVersion() != 2 {
-			t.Errorf("fact %d decoded as version %d, want the newest, 2", i, s.FactVersion())
+		if s.FactVersion() != 3 {
+			t.Errorf("fact %d decoded as version %d, want the newest, 3", i, s.FactVersion())
 		}
 	}
 }
 
-// TestEncodeWritesOnlyTheNewestVersion: an upcast v1 fact re-encodes as v2,
+// TestEncodeWritesOnlyTheNewestVersion: an upcast v1 fact re-encodes as v3,
 // so a journal rewritten by this build holds no v1 records.
 func TestEncodeWritesOnlyTheNewestVersion(t *testing.T) {
 	line := `{"type":"job/settled","v":1,"data":{"jobId":"6ba7b810-9dad-11d1-80b4-00c04fd430c8","at":1,"status":"completed","producerReported":true,"registration":{"registeredAt":0,"owner":"s","kind":"k","label":"l","ordinal":1,"record":false}}}`
@@ -73,7 +73,7 @@ func TestEncodeWritesOnlyTheNewestVersion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(string(data), `{"type":"job/settled","v":2,`) || !strings.Contains(string(data), `"cause":"producer"`) {
+	if !strings.HasPrefix(string(data), `{"type":"job/settled","v":3,`) || !strings.Contains(string(data), `"cause":"producer"`) {
 		t.Errorf("re-encoded as %s", data)
 	}
 }

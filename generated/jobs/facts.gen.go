@@ -419,10 +419,12 @@ func (j *JobSettledV1) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// A JobSettled fact records the one settlement of an owned job.
+// JobSettledV2 is version 2 of job/settled, kept so that history written with
+// it still decodes: DecodeFact reads it and upcasts it to JobSettled as the
+// spec derives each version from the one before.
 //
 // Version 2 records which settlement source won.
-type JobSettled struct {
+type JobSettledV2 struct {
 	// JobID identifies the job.
 	JobID JobID `json:"jobId"`
 	// At is the settlement time in Unix milliseconds, from the registry's clock.
@@ -442,7 +444,7 @@ type JobSettled struct {
 }
 
 // UnmarshalJSON decodes j, refusing a missing required field or an ambiguous key.
-func (j *JobSettled) UnmarshalJSON(data []byte) error {
+func (j *JobSettledV2) UnmarshalJSON(data []byte) error {
 	var wire struct {
 		JobID            *JobID           `json:"jobId"`
 		At               *int64           `json:"at"`
@@ -455,7 +457,79 @@ func (j *JobSettled) UnmarshalJSON(data []byte) error {
 	if err := json.Unmarshal(data, &wire); err != nil {
 		return err
 	}
-	if err := codec.CheckKeys("jobs.JobSettled", data, "jobId", "at", "status", "detail", "producerReported", "registration", "cause"); err != nil {
+	if err := codec.CheckKeys("jobs.JobSettledV2", data, "jobId", "at", "status", "detail", "producerReported", "registration", "cause"); err != nil {
+		return err
+	}
+	if wire.JobID == nil {
+		return codec.MissingField("jobs.JobSettledV2", "jobId")
+	}
+	if wire.At == nil {
+		return codec.MissingField("jobs.JobSettledV2", "at")
+	}
+	if wire.Status == nil {
+		return codec.MissingField("jobs.JobSettledV2", "status")
+	}
+	if wire.ProducerReported == nil {
+		return codec.MissingField("jobs.JobSettledV2", "producerReported")
+	}
+	if wire.Registration == nil {
+		return codec.MissingField("jobs.JobSettledV2", "registration")
+	}
+	if !wire.Status.Terminal() {
+		return fmt.Errorf("jobs: JobSettledV2: status %q is not a terminal state of JobLifecycle: %w", *wire.Status, ErrInvalidEnum)
+	}
+	j.JobID = *wire.JobID
+	j.At = *wire.At
+	j.Status = *wire.Status
+	j.Detail = wire.Detail
+	j.ProducerReported = *wire.ProducerReported
+	j.Registration = *wire.Registration
+	j.Cause = wire.Cause
+	return nil
+}
+
+// A JobSettled fact records the one settlement of an owned job.
+//
+// Version 3 records whether the job settled with a result (the value is never
+// recorded). Read as version 3, earlier history had none.
+type JobSettled struct {
+	// JobID identifies the job.
+	JobID JobID `json:"jobId"`
+	// At is the settlement time in Unix milliseconds, from the registry's clock.
+	At int64 `json:"at"`
+	// Status is the terminal status.
+	Status JobStatus `json:"status"`
+	// Detail is the settlement detail.
+	Detail string `json:"detail,omitzero"`
+	// ProducerReported is false when the settlement was forced.
+	ProducerReported bool `json:"producerReported"`
+	// Registration repeats the job's registration.
+	Registration JobRegistration `json:"registration"`
+	// Cause names the settlement source that won. It is empty only for history
+	// written as version 1 by a settlement the producer did not report, where the
+	// source is unknown.
+	Cause SettlementCause `json:"cause,omitzero"`
+	// HasResult reports that the producer settled the job with a result beside its
+	// output; the result itself is the model's, handed once, and is not recorded.
+	HasResult bool `json:"hasResult,omitzero"`
+}
+
+// UnmarshalJSON decodes j, refusing a missing required field or an ambiguous key.
+func (j *JobSettled) UnmarshalJSON(data []byte) error {
+	var wire struct {
+		JobID            *JobID           `json:"jobId"`
+		At               *int64           `json:"at"`
+		Status           *JobStatus       `json:"status"`
+		Detail           string           `json:"detail"`
+		ProducerReported *bool            `json:"producerReported"`
+		Registration     *JobRegistration `json:"registration"`
+		Cause            SettlementCause  `json:"cause"`
+		HasResult        bool             `json:"hasResult"`
+	}
+	if err := json.Unmarshal(data, &wire); err != nil {
+		return err
+	}
+	if err := codec.CheckKeys("jobs.JobSettled", data, "jobId", "at", "status", "detail", "producerReported", "registration", "cause", "hasResult"); err != nil {
 		return err
 	}
 	if wire.JobID == nil {
@@ -483,6 +557,7 @@ func (j *JobSettled) UnmarshalJSON(data []byte) error {
 	j.ProducerReported = *wire.ProducerReported
 	j.Registration = *wire.Registration
 	j.Cause = wire.Cause
+	j.HasResult = wire.HasResult
 	return nil
 }
 
@@ -491,9 +566,9 @@ func (JobSettled) FactType() string {
 	return JobSettledType
 }
 
-// FactVersion returns 2, the version j is written as.
+// FactVersion returns 3, the version j is written as.
 func (JobSettled) FactVersion() int {
-	return 2
+	return 3
 }
 
 func (JobSettled) isFact() {}
@@ -563,8 +638,14 @@ func decodeFactData(typ string, v int, d *codec.Decoder) (Fact, error) {
 			if err := decodeJobSettledV1(d, &out); err != nil {
 				return nil, fmt.Errorf("jobs: decode %s v%d: %w", typ, v, err)
 			}
-			return upcastJobSettledV1ToJobSettled(out), nil
+			return upcastJobSettledV2ToJobSettled(upcastJobSettledV1ToJobSettledV2(out)), nil
 		case 2:
+			var out JobSettledV2
+			if err := decodeJobSettledV2(d, &out); err != nil {
+				return nil, fmt.Errorf("jobs: decode %s v%d: %w", typ, v, err)
+			}
+			return upcastJobSettledV2ToJobSettled(out), nil
+		case 3:
 			var out JobSettled
 			if err := decodeJobSettled(d, &out); err != nil {
 				return nil, fmt.Errorf("jobs: decode %s v%d: %w", typ, v, err)
@@ -1359,8 +1440,152 @@ func decodeJobSettledV1(d *codec.Decoder, out *JobSettledV1) error {
 	return nil
 }
 
+// fieldsOfJobSettledV2 are the wire names of JobSettledV2's fields.
+var fieldsOfJobSettledV2 = []string{"jobId", "at", "status", "detail", "producerReported", "registration", "cause"}
+
+// decodeJobSettledV2 reads a JobSettledV2 from d in one pass, checking the JSON's syntax as it goes, and refuses what JobSettledV2.UnmarshalJSON refuses.
+func decodeJobSettledV2(d *codec.Decoder, out *JobSettledV2) error {
+	more, err := d.Object()
+	if err != nil {
+		return fmt.Errorf("jobs: JobSettledV2: %w", err)
+	}
+	var seen, present uint64
+	var others codec.KeySet
+	for first := true; more; first = false {
+		var key []byte
+		key, more, err = d.Next(first)
+		if err != nil {
+			return err
+		}
+		if !more {
+			break
+		}
+		switch string(key) {
+		case "jobId":
+			if seen&uint64(0x1) != 0 {
+				return codec.DuplicateKey("jobs.JobSettledV2", key)
+			}
+			seen |= uint64(0x1)
+			if !d.Null() {
+				x, err := d.StringBytes()
+				if err != nil {
+					return codec.FieldError("jobs.JobSettledV2", "jobId", err)
+				}
+				if err := out.JobID.UnmarshalText(x); err != nil {
+					return codec.FieldError("jobs.JobSettledV2", "jobId", err)
+				}
+				present |= uint64(0x1)
+			}
+		case "at":
+			if seen&uint64(0x2) != 0 {
+				return codec.DuplicateKey("jobs.JobSettledV2", key)
+			}
+			seen |= uint64(0x2)
+			if !d.Null() {
+				x, err := d.Int(64)
+				if err != nil {
+					return codec.FieldError("jobs.JobSettledV2", "at", err)
+				}
+				out.At = int64(x)
+				present |= uint64(0x2)
+			}
+		case "status":
+			if seen&uint64(0x4) != 0 {
+				return codec.DuplicateKey("jobs.JobSettledV2", key)
+			}
+			seen |= uint64(0x4)
+			if !d.Null() {
+				x, err := d.StringBytes()
+				if err != nil {
+					return codec.FieldError("jobs.JobSettledV2", "status", err)
+				}
+				if err := out.Status.UnmarshalText(x); err != nil {
+					return codec.FieldError("jobs.JobSettledV2", "status", err)
+				}
+				present |= uint64(0x4)
+			}
+		case "detail":
+			if seen&uint64(0x8) != 0 {
+				return codec.DuplicateKey("jobs.JobSettledV2", key)
+			}
+			seen |= uint64(0x8)
+			if !d.Null() {
+				x, err := d.String()
+				if err != nil {
+					return codec.FieldError("jobs.JobSettledV2", "detail", err)
+				}
+				out.Detail = x
+			}
+		case "producerReported":
+			if seen&uint64(0x10) != 0 {
+				return codec.DuplicateKey("jobs.JobSettledV2", key)
+			}
+			seen |= uint64(0x10)
+			if !d.Null() {
+				x, err := d.Bool()
+				if err != nil {
+					return codec.FieldError("jobs.JobSettledV2", "producerReported", err)
+				}
+				out.ProducerReported = x
+				present |= uint64(0x10)
+			}
+		case "registration":
+			if seen&uint64(0x20) != 0 {
+				return codec.DuplicateKey("jobs.JobSettledV2", key)
+			}
+			seen |= uint64(0x20)
+			if !d.Null() {
+				if err := decodeJobRegistration(d, &out.Registration); err != nil {
+					return codec.FieldError("jobs.JobSettledV2", "registration", err)
+				}
+				present |= uint64(0x20)
+			}
+		case "cause":
+			if seen&uint64(0x40) != 0 {
+				return codec.DuplicateKey("jobs.JobSettledV2", key)
+			}
+			seen |= uint64(0x40)
+			if !d.Null() {
+				x, err := d.StringBytes()
+				if err != nil {
+					return codec.FieldError("jobs.JobSettledV2", "cause", err)
+				}
+				if err := out.Cause.UnmarshalText(x); err != nil {
+					return codec.FieldError("jobs.JobSettledV2", "cause", err)
+				}
+			}
+		default:
+			if err := others.Other("jobs.JobSettledV2", key, fieldsOfJobSettledV2); err != nil {
+				return err
+			}
+			if _, err := d.Skip(); err != nil {
+				return err
+			}
+		}
+	}
+	if present&uint64(0x1) == 0 {
+		return codec.MissingField("jobs.JobSettledV2", "jobId")
+	}
+	if present&uint64(0x2) == 0 {
+		return codec.MissingField("jobs.JobSettledV2", "at")
+	}
+	if present&uint64(0x4) == 0 {
+		return codec.MissingField("jobs.JobSettledV2", "status")
+	}
+	if present&uint64(0x10) == 0 {
+		return codec.MissingField("jobs.JobSettledV2", "producerReported")
+	}
+	if present&uint64(0x20) == 0 {
+		return codec.MissingField("jobs.JobSettledV2", "registration")
+	}
+	if !out.Status.Terminal() {
+		return fmt.Errorf("jobs: JobSettledV2: status %q is not a terminal state of JobLifecycle: %w", out.Status, ErrInvalidEnum)
+	}
+	return nil
+}
+
 // fieldsOfJobSettled are the wire names of JobSettled's fields.
-var fieldsOfJobSettled = []string{"jobId", "at", "status", "detail", "producerReported", "registration", "cause"}
+var fieldsOfJobSettled = []string{"jobId", "at", "status", "detail", "producerReported", "registration", "cause", "hasResult"}
 
 // decodeJobSettled reads a JobSettled from d in one pass, checking the JSON's syntax as it goes, and refuses what JobSettled.UnmarshalJSON refuses.
 func decodeJobSettled(d *codec.Decoder, out *JobSettled) error {
@@ -1472,6 +1697,18 @@ func decodeJobSettled(d *codec.Decoder, out *JobSettled) error {
 				if err := out.Cause.UnmarshalText(x); err != nil {
 					return codec.FieldError("jobs.JobSettled", "cause", err)
 				}
+			}
+		case "hasResult":
+			if seen&uint64(0x80) != 0 {
+				return codec.DuplicateKey("jobs.JobSettled", key)
+			}
+			seen |= uint64(0x80)
+			if !d.Null() {
+				x, err := d.Bool()
+				if err != nil {
+					return codec.FieldError("jobs.JobSettled", "hasResult", err)
+				}
+				out.HasResult = x
 			}
 		default:
 			if err := others.Other("jobs.JobSettled", key, fieldsOfJobSettled); err != nil {

@@ -96,6 +96,11 @@ type JobOutcome struct {
 	Detail string `json:"detail,omitzero"`
 	// Output is the final output handed to the consuming model.
 	Output string `json:"output,omitzero"`
+	// Result is the value the work ended in (a subagent's answer, a workflow's
+	// return), beside its output: the model's first read after the settlement
+	// carries it, once; the snapshot says that there is one and its size, and the
+	// settled fact that there was one, never the value. Empty means none.
+	Result string `json:"result,omitzero"`
 }
 
 // UnmarshalJSON decodes j, refusing a missing required field or an ambiguous key.
@@ -104,11 +109,12 @@ func (j *JobOutcome) UnmarshalJSON(data []byte) error {
 		Status *JobStatus `json:"status"`
 		Detail string     `json:"detail"`
 		Output string     `json:"output"`
+		Result string     `json:"result"`
 	}
 	if err := json.Unmarshal(data, &wire); err != nil {
 		return err
 	}
-	if err := codec.CheckKeys("jobs.JobOutcome", data, "status", "detail", "output"); err != nil {
+	if err := codec.CheckKeys("jobs.JobOutcome", data, "status", "detail", "output", "result"); err != nil {
 		return err
 	}
 	if wire.Status == nil {
@@ -117,6 +123,7 @@ func (j *JobOutcome) UnmarshalJSON(data []byte) error {
 	j.Status = *wire.Status
 	j.Detail = wire.Detail
 	j.Output = wire.Output
+	j.Result = wire.Result
 	return nil
 }
 
@@ -221,6 +228,11 @@ type JobSnapshot struct {
 	ProducerReported bool `json:"producerReported,omitzero"`
 	// OutputBytes is the total number of bytes ever appended to the record.
 	OutputBytes int64 `json:"outputBytes,omitzero"`
+	// HasResult reports that the job settled with a result (JobOutcome.Result),
+	// handed or not yet handed to the model's first read after the settlement.
+	HasResult bool `json:"hasResult,omitzero"`
+	// ResultBytes is the size of the job's result in bytes; zero without one.
+	ResultBytes int64 `json:"resultBytes,omitzero"`
 	// Labels are the key=value pairs the job was started with.
 	Labels map[string]string `json:"labels,omitzero"`
 }
@@ -244,12 +256,14 @@ func (j *JobSnapshot) UnmarshalJSON(data []byte) error {
 		Reported         bool              `json:"reported"`
 		ProducerReported bool              `json:"producerReported"`
 		OutputBytes      int64             `json:"outputBytes"`
+		HasResult        bool              `json:"hasResult"`
+		ResultBytes      int64             `json:"resultBytes"`
 		Labels           map[string]string `json:"labels"`
 	}
 	if err := json.Unmarshal(data, &wire); err != nil {
 		return err
 	}
-	if err := codec.CheckKeys("jobs.JobSnapshot", data, "id", "name", "kind", "label", "ordinal", "owner", "toolCall", "record", "terminal", "status", "detail", "startedAt", "finishedAt", "reported", "producerReported", "outputBytes", "labels"); err != nil {
+	if err := codec.CheckKeys("jobs.JobSnapshot", data, "id", "name", "kind", "label", "ordinal", "owner", "toolCall", "record", "terminal", "status", "detail", "startedAt", "finishedAt", "reported", "producerReported", "outputBytes", "hasResult", "resultBytes", "labels"); err != nil {
 		return err
 	}
 	if wire.ID == nil {
@@ -292,6 +306,8 @@ func (j *JobSnapshot) UnmarshalJSON(data []byte) error {
 	j.Reported = wire.Reported
 	j.ProducerReported = wire.ProducerReported
 	j.OutputBytes = wire.OutputBytes
+	j.HasResult = wire.HasResult
+	j.ResultBytes = wire.ResultBytes
 	j.Labels = wire.Labels
 	return nil
 }

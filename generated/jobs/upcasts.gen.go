@@ -31,9 +31,9 @@ func upcastJobRegisteredV2ToJobRegistered(old JobRegisteredV2) JobRegistered {
 	return out
 }
 
-// upcastJobSettledV1ToJobSettled reads a JobSettledV1 as the JobSettled the spec derives from it.
-func upcastJobSettledV1ToJobSettled(old JobSettledV1) JobSettled {
-	var out JobSettled
+// upcastJobSettledV1ToJobSettledV2 reads a JobSettledV1 as the JobSettledV2 the spec derives from it.
+func upcastJobSettledV1ToJobSettledV2(old JobSettledV1) JobSettledV2 {
+	var out JobSettledV2
 	out.JobID = old.JobID
 	out.At = old.At
 	out.Status = old.Status
@@ -43,5 +43,18 @@ func upcastJobSettledV1ToJobSettled(old JobSettledV1) JobSettled {
 	if old.ProducerReported {
 		out.Cause = SettlementCauseProducer
 	}
+	return out
+}
+
+// upcastJobSettledV2ToJobSettled reads a JobSettledV2 as the JobSettled the spec derives from it.
+func upcastJobSettledV2ToJobSettled(old JobSettledV2) JobSettled {
+	var out JobSettled
+	out.JobID = old.JobID
+	out.At = old.At
+	out.Status = old.Status
+	out.Detail = old.Detail
+	out.ProducerReported = old.ProducerReported
+	out.Registration = old.Registration
+	out.Cause = old.Cause
 	return out
 }

@@ -305,6 +305,10 @@ type JobOutputResult struct {
 	// How many bytes of output are already waiting for the next call (the job may
 	// write more).
 	RemainingBytes int64 `json:"remainingBytes,omitzero"`
+	// The value the job's work ended in (a subagent's answer, a workflow's return),
+	// beside its final output: given once, with the call that returns the last of
+	// the output.
+	Result string `json:"result,omitzero"`
 	// What to do next, when there is something to say.
 	Notice string `json:"notice,omitzero"`
 }
@@ -318,12 +322,13 @@ func (j *JobOutputResult) UnmarshalJSON(data []byte) error {
 		Output         *string         `json:"output"`
 		Truncated      bool            `json:"truncated"`
 		RemainingBytes int64           `json:"remainingBytes"`
+		Result         string          `json:"result"`
 		Notice         string          `json:"notice"`
 	}
 	if err := json.Unmarshal(data, &wire); err != nil {
 		return err
 	}
-	if err := codec.CheckKeys("tools.JobOutputResult", data, "jobId", "name", "status", "output", "truncated", "remainingBytes", "notice"); err != nil {
+	if err := codec.CheckKeys("tools.JobOutputResult", data, "jobId", "name", "status", "output", "truncated", "remainingBytes", "result", "notice"); err != nil {
 		return err
 	}
 	if wire.JobID == nil {
@@ -344,6 +349,7 @@ func (j *JobOutputResult) UnmarshalJSON(data []byte) error {
 	j.Output = *wire.Output
 	j.Truncated = wire.Truncated
 	j.RemainingBytes = wire.RemainingBytes
+	j.Result = wire.Result
 	j.Notice = wire.Notice
 	return nil
 }

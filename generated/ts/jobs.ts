@@ -352,6 +352,13 @@ export interface JobOutcome {
   detail?: string;
   /** Output is the final output handed to the consuming model. */
   output?: string;
+  /**
+   * Result is the value the work ended in (a subagent's answer, a workflow's
+   * return), beside its output: the model's first read after the settlement
+   * carries it, once; the snapshot says that there is one and its size, and the
+   * settled fact that there was one, never the value. Empty means none.
+   */
+  result?: string;
 }
 
 /**
@@ -363,6 +370,7 @@ export function decodeJobOutcome(json: unknown, path = "$"): JobOutcome {
   let f_status: JobStatus | undefined;
   let f_detail: string | undefined;
   let f_output: string | undefined;
+  let f_result: string | undefined;
   for (const k of Object.keys(o)) {
     const v = o[k];
     switch (k) {
@@ -375,6 +383,9 @@ export function decodeJobOutcome(json: unknown, path = "$"): JobOutcome {
       case "output":
         if (v !== null) f_output = _str(v, path, "output");
         continue;
+      case "result":
+        if (v !== null) f_result = _str(v, path, "result");
+        continue;
     }
     switch (_fold(k)) {
       case "STATUS":
@@ -383,12 +394,15 @@ export function decodeJobOutcome(json: unknown, path = "$"): JobOutcome {
         throw _ambiguous(path, "JobOutcome", k, "detail");
       case "OUTPUT":
         throw _ambiguous(path, "JobOutcome", k, "output");
+      case "RESULT":
+        throw _ambiguous(path, "JobOutcome", k, "result");
     }
   }
   if (f_status === undefined) throw _missing(path, "JobOutcome", "status");
   const out: JobOutcome = { status: f_status };
   if (f_detail) out.detail = f_detail;
   if (f_output) out.output = f_output;
+  if (f_result) out.result = f_result;
   return out;
 }
 
@@ -401,6 +415,7 @@ export function encodeJobOutcome(value: JobOutcome): JSONObject {
   o["status"] = _eenum(value.status, isJobStatus, "JobOutcome.status");
   if (value.detail) o["detail"] = value.detail;
   if (value.output) o["output"] = value.output;
+  if (value.result) o["result"] = value.result;
   return o;
 }
 
@@ -548,6 +563,13 @@ export interface JobSnapshot {
   producerReported?: boolean;
   /** OutputBytes is the total number of bytes ever appended to the record. */
   outputBytes?: number;
+  /**
+   * HasResult reports that the job settled with a result (JobOutcome.Result),
+   * handed or not yet handed to the model's first read after the settlement.
+   */
+  hasResult?: boolean;
+  /** ResultBytes is the size of the job's result in bytes; zero without one. */
+  resultBytes?: number;
   /** Labels are the key=value pairs the job was started with. */
   labels?: { [key: string]: string };
 }
@@ -574,6 +596,8 @@ export function decodeJobSnapshot(json: unknown, path = "$"): JobSnapshot {
   let f_reported: boolean | undefined;
   let f_producerReported: boolean | undefined;
   let f_outputBytes: number | undefined;
+  let f_hasResult: boolean | undefined;
+  let f_resultBytes: number | undefined;
   let f_labels: { [key: string]: string } | undefined;
   for (const k of Object.keys(o)) {
     const v = o[k];
@@ -626,6 +650,12 @@ export function decodeJobSnapshot(json: unknown, path = "$"): JobSnapshot {
       case "outputBytes":
         if (v !== null) f_outputBytes = _int(v, path, "outputBytes");
         continue;
+      case "hasResult":
+        if (v !== null) f_hasResult = _bool(v, path, "hasResult");
+        continue;
+      case "resultBytes":
+        if (v !== null) f_resultBytes = _int(v, path, "resultBytes");
+        continue;
       case "labels":
         f_labels = v === null ? undefined : _map(v, path, "labels", undefined, (e, p, n) => e === null ? "" : _str(e, p, n));
         continue;
@@ -663,6 +693,10 @@ export function decodeJobSnapshot(json: unknown, path = "$"): JobSnapshot {
         throw _ambiguous(path, "JobSnapshot", k, "producerReported");
       case "OUTPUTBYTES":
         throw _ambiguous(path, "JobSnapshot", k, "outputBytes");
+      case "HASRESULT":
+        throw _ambiguous(path, "JobSnapshot", k, "hasResult");
+      case "RESULTBYTES":
+        throw _ambiguous(path, "JobSnapshot", k, "resultBytes");
       case "LABELS":
         throw _ambiguous(path, "JobSnapshot", k, "labels");
     }
@@ -684,6 +718,8 @@ export function decodeJobSnapshot(json: unknown, path = "$"): JobSnapshot {
   if (f_reported) out.reported = f_reported;
   if (f_producerReported) out.producerReported = f_producerReported;
   if (f_outputBytes) out.outputBytes = f_outputBytes;
+  if (f_hasResult) out.hasResult = f_hasResult;
+  if (f_resultBytes) out.resultBytes = f_resultBytes;
   if (f_labels !== undefined) out.labels = f_labels;
   return out;
 }
@@ -710,6 +746,8 @@ export function encodeJobSnapshot(value: JobSnapshot): JSONObject {
   if (value.reported) o["reported"] = value.reported;
   if (value.producerReported) o["producerReported"] = value.producerReported;
   if (value.outputBytes) o["outputBytes"] = _eint(value.outputBytes, "JobSnapshot.outputBytes");
+  if (value.hasResult) o["hasResult"] = value.hasResult;
+  if (value.resultBytes) o["resultBytes"] = _eint(value.resultBytes, "JobSnapshot.resultBytes");
   if (value.labels !== undefined) o["labels"] = value.labels as JSONObject;
   return o;
 }
@@ -1783,11 +1821,13 @@ export function encodeJobSettledV1(value: JobSettledV1): JSONObject {
 }
 
 /**
- * A JobSettled fact records the one settlement of an owned job.
+ * JobSettledV2 is version 2 of job/settled, still decoded: decodeFact reads it
+ * and upcasts it as the spec derives each version from the one before, as Go's
+ * DecodeFact does.
  *
  * Version 2 records which settlement source won.
  */
-export interface JobSettled {
+export interface JobSettledV2 {
   /** JobID identifies the job. */
   jobId: JobID;
   /** At is the settlement time in Unix milliseconds, from the registry's clock. */
@@ -1809,11 +1849,11 @@ export interface JobSettled {
 }
 
 /**
- * decodeJobSettled reads a JobSettled from JSON as Go's decoder does, refusing
- * input that lacks a required field.
+ * decodeJobSettledV2 reads a JobSettledV2 from JSON as Go's decoder does,
+ * refusing input that lacks a required field.
  */
-export function decodeJobSettled(json: unknown, path = "$"): JobSettled {
-  const o = _obj(json, path, "JobSettled");
+export function decodeJobSettledV2(json: unknown, path = "$"): JobSettledV2 {
+  const o = _obj(json, path, "JobSettledV2");
   let f_jobId: JobID | undefined;
   let f_at: number | undefined;
   let f_status: JobStatus | undefined;
@@ -1848,6 +1888,127 @@ export function decodeJobSettled(json: unknown, path = "$"): JobSettled {
     }
     switch (_fold(k)) {
       case "JOBID":
+        throw _ambiguous(path, "JobSettledV2", k, "jobId");
+      case "AT":
+        throw _ambiguous(path, "JobSettledV2", k, "at");
+      case "STATUS":
+        throw _ambiguous(path, "JobSettledV2", k, "status");
+      case "DETAIL":
+        throw _ambiguous(path, "JobSettledV2", k, "detail");
+      case "PRODUCERREPORTED":
+        throw _ambiguous(path, "JobSettledV2", k, "producerReported");
+      case "REGISTRATION":
+        throw _ambiguous(path, "JobSettledV2", k, "registration");
+      case "CAUSE":
+        throw _ambiguous(path, "JobSettledV2", k, "cause");
+    }
+  }
+  if (f_jobId === undefined) throw _missing(path, "JobSettledV2", "jobId");
+  if (f_at === undefined) throw _missing(path, "JobSettledV2", "at");
+  if (f_status === undefined) throw _missing(path, "JobSettledV2", "status");
+  if (f_producerReported === undefined) throw _missing(path, "JobSettledV2", "producerReported");
+  if (f_registration === undefined) throw _missing(path, "JobSettledV2", "registration");
+  if (f_status !== undefined && f_status !== "completed" && f_status !== "killed" && f_status !== "failed") {
+    throw new DecodeError("invalidEnum", path + ".status", "JobSettledV2: status " + JSON.stringify(f_status) + " is not a terminal state of JobLifecycle (completed, killed, failed)");
+  }
+  const out: JobSettledV2 = { jobId: f_jobId, at: f_at, status: f_status, producerReported: f_producerReported, registration: f_registration };
+  if (f_detail) out.detail = f_detail;
+  if (f_cause) out.cause = f_cause;
+  return out;
+}
+
+/**
+ * encodeJobSettledV2 writes a JobSettledV2 as JSON that Go's decoder reads,
+ * leaving out optional fields that hold their zero value, as Go does.
+ */
+export function encodeJobSettledV2(value: JobSettledV2): JSONObject {
+  const o: JSONObject = {};
+  o["jobId"] = _euuid(value.jobId, "JobSettledV2.jobId");
+  o["at"] = _eint(value.at, "JobSettledV2.at");
+  o["status"] = _eenum(value.status, isJobStatus, "JobSettledV2.status");
+  if (value.detail) o["detail"] = value.detail;
+  o["producerReported"] = value.producerReported;
+  o["registration"] = encodeJobRegistration(value.registration);
+  if (value.cause) o["cause"] = _eenum(value.cause, isSettlementCause, "JobSettledV2.cause");
+  return o;
+}
+
+/**
+ * A JobSettled fact records the one settlement of an owned job.
+ *
+ * Version 3 records whether the job settled with a result (the value is never
+ * recorded). Read as version 3, earlier history had none.
+ */
+export interface JobSettled {
+  /** JobID identifies the job. */
+  jobId: JobID;
+  /** At is the settlement time in Unix milliseconds, from the registry's clock. */
+  at: number;
+  /** Status is the terminal status. */
+  status: "completed" | "killed" | "failed";
+  /** Detail is the settlement detail. */
+  detail?: string;
+  /** ProducerReported is false when the settlement was forced. */
+  producerReported: boolean;
+  /** Registration repeats the job's registration. */
+  registration: JobRegistration;
+  /**
+   * Cause names the settlement source that won. It is empty only for history
+   * written as version 1 by a settlement the producer did not report, where the
+   * source is unknown.
+   */
+  cause?: SettlementCause;
+  /**
+   * HasResult reports that the producer settled the job with a result beside its
+   * output; the result itself is the model's, handed once, and is not recorded.
+   */
+  hasResult?: boolean;
+}
+
+/**
+ * decodeJobSettled reads a JobSettled from JSON as Go's decoder does, refusing
+ * input that lacks a required field.
+ */
+export function decodeJobSettled(json: unknown, path = "$"): JobSettled {
+  const o = _obj(json, path, "JobSettled");
+  let f_jobId: JobID | undefined;
+  let f_at: number | undefined;
+  let f_status: JobStatus | undefined;
+  let f_detail: string | undefined;
+  let f_producerReported: boolean | undefined;
+  let f_registration: JobRegistration | undefined;
+  let f_cause: SettlementCause | undefined;
+  let f_hasResult: boolean | undefined;
+  for (const k of Object.keys(o)) {
+    const v = o[k];
+    switch (k) {
+      case "jobId":
+        f_jobId = v === null ? undefined : (_uuid(v, path, "jobId") as JobID);
+        continue;
+      case "at":
+        f_at = v === null ? undefined : _int(v, path, "at");
+        continue;
+      case "status":
+        f_status = v === null ? undefined : _enum(v, path, "status", isJobStatus, "JobStatus");
+        continue;
+      case "detail":
+        if (v !== null) f_detail = _str(v, path, "detail");
+        continue;
+      case "producerReported":
+        f_producerReported = v === null ? undefined : _bool(v, path, "producerReported");
+        continue;
+      case "registration":
+        f_registration = v === null ? undefined : decodeJobRegistration(v, path + ".registration");
+        continue;
+      case "cause":
+        if (v !== null) f_cause = _enum(v, path, "cause", isSettlementCause, "SettlementCause");
+        continue;
+      case "hasResult":
+        if (v !== null) f_hasResult = _bool(v, path, "hasResult");
+        continue;
+    }
+    switch (_fold(k)) {
+      case "JOBID":
         throw _ambiguous(path, "JobSettled", k, "jobId");
       case "AT":
         throw _ambiguous(path, "JobSettled", k, "at");
@@ -1861,6 +2022,8 @@ export function decodeJobSettled(json: unknown, path = "$"): JobSettled {
         throw _ambiguous(path, "JobSettled", k, "registration");
       case "CAUSE":
         throw _ambiguous(path, "JobSettled", k, "cause");
+      case "HASRESULT":
+        throw _ambiguous(path, "JobSettled", k, "hasResult");
     }
   }
   if (f_jobId === undefined) throw _missing(path, "JobSettled", "jobId");
@@ -1874,6 +2037,7 @@ export function decodeJobSettled(json: unknown, path = "$"): JobSettled {
   const out: JobSettled = { jobId: f_jobId, at: f_at, status: f_status, producerReported: f_producerReported, registration: f_registration };
   if (f_detail) out.detail = f_detail;
   if (f_cause) out.cause = f_cause;
+  if (f_hasResult) out.hasResult = f_hasResult;
   return out;
 }
 
@@ -1890,13 +2054,14 @@ export function encodeJobSettled(value: JobSettled): JSONObject {
   o["producerReported"] = value.producerReported;
   o["registration"] = encodeJobRegistration(value.registration);
   if (value.cause) o["cause"] = _eenum(value.cause, isSettlementCause, "JobSettled.cause");
+  if (value.hasResult) o["hasResult"] = value.hasResult;
   return o;
 }
 
-/** A JobSettledEnvelope is a job/settled v2 fact as the journal stores it. */
+/** A JobSettledEnvelope is a job/settled v3 fact as the journal stores it. */
 export interface JobSettledEnvelope {
   type: "job/settled";
-  v: 2;
+  v: 3;
   data: JobSettled;
 }
 
@@ -1936,10 +2101,10 @@ function _upcastJobRegisteredV2ToJobRegistered(old: JSONObject): JSONObject {
 }
 
 /**
- * _upcastJobSettledV1ToJobSettled reads the JSON of a JobSettledV1 as the JSON
- * of the JobSettled the spec derives from it.
+ * _upcastJobSettledV1ToJobSettledV2 reads the JSON of a JobSettledV1 as the
+ * JSON of the JobSettledV2 the spec derives from it.
  */
-function _upcastJobSettledV1ToJobSettled(old: JSONObject): JSONObject {
+function _upcastJobSettledV1ToJobSettledV2(old: JSONObject): JSONObject {
   const out: JSONObject = {};
   out["jobId"] = (old["jobId"] as JSONValue);
   out["at"] = (old["at"] as JSONValue);
@@ -1951,6 +2116,22 @@ function _upcastJobSettledV1ToJobSettled(old: JSONObject): JSONObject {
     const x = ((old["producerReported"] as JSONValue) === true ? "producer" : undefined);
     if (x !== undefined) out["cause"] = x;
   }
+  return out;
+}
+
+/**
+ * _upcastJobSettledV2ToJobSettled reads the JSON of a JobSettledV2 as the JSON
+ * of the JobSettled the spec derives from it.
+ */
+function _upcastJobSettledV2ToJobSettled(old: JSONObject): JSONObject {
+  const out: JSONObject = {};
+  out["jobId"] = (old["jobId"] as JSONValue);
+  out["at"] = (old["at"] as JSONValue);
+  out["status"] = (old["status"] as JSONValue);
+  if (old["detail"] !== undefined) out["detail"] = (old["detail"] as JSONValue);
+  out["producerReported"] = (old["producerReported"] as JSONValue);
+  out["registration"] = (old["registration"] as JSONValue);
+  if (old["cause"] !== undefined) out["cause"] = (old["cause"] as JSONValue);
   return out;
 }
 
@@ -2020,9 +2201,11 @@ export function decodeFact(json: unknown, path = "$"): FactEnvelope {
     case "job/settled":
       switch (v) {
         case 1:
-          return { type: "job/settled", v: 2, data: decodeJobSettled(_upcastJobSettledV1ToJobSettled(encodeJobSettledV1(decodeJobSettledV1(data, at))), at) };
+          return { type: "job/settled", v: 3, data: decodeJobSettled(_upcastJobSettledV2ToJobSettled(_upcastJobSettledV1ToJobSettledV2(encodeJobSettledV1(decodeJobSettledV1(data, at)))), at) };
         case 2:
-          return { type: "job/settled", v: 2, data: decodeJobSettled(data, at) };
+          return { type: "job/settled", v: 3, data: decodeJobSettled(_upcastJobSettledV2ToJobSettled(encodeJobSettledV2(decodeJobSettledV2(data, at))), at) };
+        case 3:
+          return { type: "job/settled", v: 3, data: decodeJobSettled(data, at) };
       }
       throw new DecodeError("unknownVersion", path + ".v", `job/settled v${v} is not decoded by this build`);
   }
@@ -2066,8 +2249,8 @@ export function encodeFact(fact: FactEnvelope): JSONObject {
       break;
     case "job/settled":
       switch (fact.v) {
-        case 2:
-          return { type: "job/settled", v: 2, data: encodeJobSettled(fact.data) };
+        case 3:
+          return { type: "job/settled", v: 3, data: encodeJobSettled(fact.data) };
       }
       break;
   }

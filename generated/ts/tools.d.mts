@@ -328,6 +328,12 @@ export interface JobOutputResult {
    * write more).
    */
   remainingBytes?: number;
+  /**
+   * The value the job's work ended in (a subagent's answer, a workflow's return),
+   * beside its final output: given once, with the call that returns the last of
+   * the output.
+   */
+  result?: string;
   /** What to do next, when there is something to say. */
   notice?: string;
 }

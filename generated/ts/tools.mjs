@@ -492,6 +492,7 @@ export function decodeJobOutputResult(json, path = "$") {
   let f_output;
   let f_truncated;
   let f_remainingBytes;
+  let f_result;
   let f_notice;
   for (const k of Object.keys(o)) {
     const v = o[k];
@@ -514,6 +515,9 @@ export function decodeJobOutputResult(json, path = "$") {
       case "remainingBytes":
         if (v !== null) f_remainingBytes = _int(v, path, "remainingBytes");
         continue;
+      case "result":
+        if (v !== null) f_result = _str(v, path, "result");
+        continue;
       case "notice":
         if (v !== null) f_notice = _str(v, path, "notice");
         continue;
@@ -531,6 +535,8 @@ export function decodeJobOutputResult(json, path = "$") {
         throw _ambiguous(path, "JobOutputResult", k, "truncated");
       case "REMAININGBYTES":
         throw _ambiguous(path, "JobOutputResult", k, "remainingBytes");
+      case "RESULT":
+        throw _ambiguous(path, "JobOutputResult", k, "result");
       case "NOTICE":
         throw _ambiguous(path, "JobOutputResult", k, "notice");
     }
@@ -542,6 +548,7 @@ export function decodeJobOutputResult(json, path = "$") {
   const out = { jobId: f_jobId, name: f_name, status: f_status, output: f_output };
   if (f_truncated) out.truncated = f_truncated;
   if (f_remainingBytes) out.remainingBytes = f_remainingBytes;
+  if (f_result) out.result = f_result;
   if (f_notice) out.notice = f_notice;
   return out;
 }
@@ -558,6 +565,7 @@ export function encodeJobOutputResult(value) {
   o["output"] = value.output;
   if (value.truncated) o["truncated"] = value.truncated;
   if (value.remainingBytes) o["remainingBytes"] = _eint(value.remainingBytes, "JobOutputResult.remainingBytes");
+  if (value.result) o["result"] = value.result;
   if (value.notice) o["notice"] = value.notice;
   return o;
 }
@@ -1257,6 +1265,10 @@ export const tools = [
         "remainingBytes": {
           "description": "How many bytes of output are already waiting for the next call (the job may write more).",
           "type": "integer"
+        },
+        "result": {
+          "description": "The value the job's work ended in (a subagent's answer, a workflow's return), beside its final output: given once, with the call that returns the last of the output.",
+          "type": "string"
         },
         "status": {
           "description": "The job's status when it was read.",

@@ -684,6 +684,12 @@ export interface JobOutputResult {
    * write more).
    */
   remainingBytes?: number;
+  /**
+   * The value the job's work ended in (a subagent's answer, a workflow's return),
+   * beside its final output: given once, with the call that returns the last of
+   * the output.
+   */
+  result?: string;
   /** What to do next, when there is something to say. */
   notice?: string;
 }
@@ -700,6 +706,7 @@ export function decodeJobOutputResult(json: unknown, path = "$"): JobOutputResul
   let f_output: string | undefined;
   let f_truncated: boolean | undefined;
   let f_remainingBytes: number | undefined;
+  let f_result: string | undefined;
   let f_notice: string | undefined;
   for (const k of Object.keys(o)) {
     const v = o[k];
@@ -722,6 +729,9 @@ export function decodeJobOutputResult(json: unknown, path = "$"): JobOutputResul
       case "remainingBytes":
         if (v !== null) f_remainingBytes = _int(v, path, "remainingBytes");
         continue;
+      case "result":
+        if (v !== null) f_result = _str(v, path, "result");
+        continue;
       case "notice":
         if (v !== null) f_notice = _str(v, path, "notice");
         continue;
@@ -739,6 +749,8 @@ export function decodeJobOutputResult(json: unknown, path = "$"): JobOutputResul
         throw _ambiguous(path, "JobOutputResult", k, "truncated");
       case "REMAININGBYTES":
         throw _ambiguous(path, "JobOutputResult", k, "remainingBytes");
+      case "RESULT":
+        throw _ambiguous(path, "JobOutputResult", k, "result");
       case "NOTICE":
         throw _ambiguous(path, "JobOutputResult", k, "notice");
     }
@@ -750,6 +762,7 @@ export function decodeJobOutputResult(json: unknown, path = "$"): JobOutputResul
   const out: JobOutputResult = { jobId: f_jobId, name: f_name, status: f_status, output: f_output };
   if (f_truncated) out.truncated = f_truncated;
   if (f_remainingBytes) out.remainingBytes = f_remainingBytes;
+  if (f_result) out.result = f_result;
   if (f_notice) out.notice = f_notice;
   return out;
 }
@@ -766,6 +779,7 @@ export function encodeJobOutputResult(value: JobOutputResult): JSONObject {
   o["output"] = value.output;
   if (value.truncated) o["truncated"] = value.truncated;
   if (value.remainingBytes) o["remainingBytes"] = _eint(value.remainingBytes, "JobOutputResult.remainingBytes");
+  if (value.result) o["result"] = value.result;
   if (value.notice) o["notice"] = value.notice;
   return o;
 }
@@ -1568,6 +1582,10 @@ export const tools: readonly ToolDefinition[] = [
         "remainingBytes": {
           "description": "How many bytes of output are already waiting for the next call (the job may write more).",
           "type": "integer"
+        },
+        "result": {
+          "description": "The value the job's work ended in (a subagent's answer, a workflow's return), beside its final output: given once, with the call that returns the last of the output.",
+          "type": "string"
         },
         "status": {
           "description": "The job's status when it was read.",

@@ -238,6 +238,13 @@ export interface JobOutcome {
   detail?: string;
   /** Output is the final output handed to the consuming model. */
   output?: string;
+  /**
+   * Result is the value the work ended in (a subagent's answer, a workflow's
+   * return), beside its output: the model's first read after the settlement
+   * carries it, once; the snapshot says that there is one and its size, and the
+   * settled fact that there was one, never the value. Empty means none.
+   */
+  result?: string;
 }
 
 /**
@@ -326,6 +333,13 @@ export interface JobSnapshot {
   producerReported?: boolean;
   /** OutputBytes is the total number of bytes ever appended to the record. */
   outputBytes?: number;
+  /**
+   * HasResult reports that the job settled with a result (JobOutcome.Result),
+   * handed or not yet handed to the model's first read after the settlement.
+   */
+  hasResult?: boolean;
+  /** ResultBytes is the size of the job's result in bytes; zero without one. */
+  resultBytes?: number;
   /** Labels are the key=value pairs the job was started with. */
   labels?: { [key: string]: string };
 }
@@ -736,11 +750,13 @@ export declare function decodeJobSettledV1(json: unknown, path?: string): JobSet
 export declare function encodeJobSettledV1(value: JobSettledV1): JSONObject;
 
 /**
- * A JobSettled fact records the one settlement of an owned job.
+ * JobSettledV2 is version 2 of job/settled, still decoded: decodeFact reads it
+ * and upcasts it as the spec derives each version from the one before, as Go's
+ * DecodeFact does.
  *
  * Version 2 records which settlement source won.
  */
-export interface JobSettled {
+export interface JobSettledV2 {
   /** JobID identifies the job. */
   jobId: JobID;
   /** At is the settlement time in Unix milliseconds, from the registry's clock. */
@@ -762,6 +778,50 @@ export interface JobSettled {
 }
 
 /**
+ * decodeJobSettledV2 reads a JobSettledV2 from JSON as Go's decoder does,
+ * refusing input that lacks a required field.
+ */
+export declare function decodeJobSettledV2(json: unknown, path?: string): JobSettledV2;
+
+/**
+ * encodeJobSettledV2 writes a JobSettledV2 as JSON that Go's decoder reads,
+ * leaving out optional fields that hold their zero value, as Go does.
+ */
+export declare function encodeJobSettledV2(value: JobSettledV2): JSONObject;
+
+/**
+ * A JobSettled fact records the one settlement of an owned job.
+ *
+ * Version 3 records whether the job settled with a result (the value is never
+ * recorded). Read as version 3, earlier history had none.
+ */
+export interface JobSettled {
+  /** JobID identifies the job. */
+  jobId: JobID;
+  /** At is the settlement time in Unix milliseconds, from the registry's clock. */
+  at: number;
+  /** Status is the terminal status. */
+  status: "completed" | "killed" | "failed";
+  /** Detail is the settlement detail. */
+  detail?: string;
+  /** ProducerReported is false when the settlement was forced. */
+  producerReported: boolean;
+  /** Registration repeats the job's registration. */
+  registration: JobRegistration;
+  /**
+   * Cause names the settlement source that won. It is empty only for history
+   * written as version 1 by a settlement the producer did not report, where the
+   * source is unknown.
+   */
+  cause?: SettlementCause;
+  /**
+   * HasResult reports that the producer settled the job with a result beside its
+   * output; the result itself is the model's, handed once, and is not recorded.
+   */
+  hasResult?: boolean;
+}
+
+/**
  * decodeJobSettled reads a JobSettled from JSON as Go's decoder does, refusing
  * input that lacks a required field.
  */
@@ -773,10 +833,10 @@ export declare function decodeJobSettled(json: unknown, path?: string): JobSettl
  */
 export declare function encodeJobSettled(value: JobSettled): JSONObject;
 
-/** A JobSettledEnvelope is a job/settled v2 fact as the journal stores it. */
+/** A JobSettledEnvelope is a job/settled v3 fact as the journal stores it. */
 export interface JobSettledEnvelope {
   type: "job/settled";
-  v: 2;
+  v: 3;
   data: JobSettled;
 }
 

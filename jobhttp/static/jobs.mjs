@@ -230,6 +230,7 @@ export function decodeJobOutcome(json, path = "$") {
   let f_status;
   let f_detail;
   let f_output;
+  let f_result;
   for (const k of Object.keys(o)) {
     const v = o[k];
     switch (k) {
@@ -242,6 +243,9 @@ export function decodeJobOutcome(json, path = "$") {
       case "output":
         if (v !== null) f_output = _str(v, path, "output");
         continue;
+      case "result":
+        if (v !== null) f_result = _str(v, path, "result");
+        continue;
     }
     switch (_fold(k)) {
       case "STATUS":
@@ -250,12 +254,15 @@ export function decodeJobOutcome(json, path = "$") {
         throw _ambiguous(path, "JobOutcome", k, "detail");
       case "OUTPUT":
         throw _ambiguous(path, "JobOutcome", k, "output");
+      case "RESULT":
+        throw _ambiguous(path, "JobOutcome", k, "result");
     }
   }
   if (f_status === undefined) throw _missing(path, "JobOutcome", "status");
   const out = { status: f_status };
   if (f_detail) out.detail = f_detail;
   if (f_output) out.output = f_output;
+  if (f_result) out.result = f_result;
   return out;
 }
 
@@ -268,6 +275,7 @@ export function encodeJobOutcome(value) {
   o["status"] = _eenum(value.status, isJobStatus, "JobOutcome.status");
   if (value.detail) o["detail"] = value.detail;
   if (value.output) o["output"] = value.output;
+  if (value.result) o["result"] = value.result;
   return o;
 }
 
@@ -375,6 +383,8 @@ export function decodeJobSnapshot(json, path = "$") {
   let f_reported;
   let f_producerReported;
   let f_outputBytes;
+  let f_hasResult;
+  let f_resultBytes;
   let f_labels;
   for (const k of Object.keys(o)) {
     const v = o[k];
@@ -427,6 +437,12 @@ export function decodeJobSnapshot(json, path = "$") {
       case "outputBytes":
         if (v !== null) f_outputBytes = _int(v, path, "outputBytes");
         continue;
+      case "hasResult":
+        if (v !== null) f_hasResult = _bool(v, path, "hasResult");
+        continue;
+      case "resultBytes":
+        if (v !== null) f_resultBytes = _int(v, path, "resultBytes");
+        continue;
       case "labels":
         f_labels = v === null ? undefined : _map(v, path, "labels", undefined, (e, p, n) => e === null ? "" : _str(e, p, n));
         continue;
@@ -464,6 +480,10 @@ export function decodeJobSnapshot(json, path = "$") {
         throw _ambiguous(path, "JobSnapshot", k, "producerReported");
       case "OUTPUTBYTES":
         throw _ambiguous(path, "JobSnapshot", k, "outputBytes");
+      case "HASRESULT":
+        throw _ambiguous(path, "JobSnapshot", k, "hasResult");
+      case "RESULTBYTES":
+        throw _ambiguous(path, "JobSnapshot", k, "resultBytes");
       case "LABELS":
         throw _ambiguous(path, "JobSnapshot", k, "labels");
     }
@@ -485,6 +505,8 @@ export function decodeJobSnapshot(json, path = "$") {
   if (f_reported) out.reported = f_reported;
   if (f_producerReported) out.producerReported = f_producerReported;
   if (f_outputBytes) out.outputBytes = f_outputBytes;
+  if (f_hasResult) out.hasResult = f_hasResult;
+  if (f_resultBytes) out.resultBytes = f_resultBytes;
   if (f_labels !== undefined) out.labels = f_labels;
   return out;
 }
@@ -511,6 +533,8 @@ export function encodeJobSnapshot(value) {
   if (value.reported) o["reported"] = value.reported;
   if (value.producerReported) o["producerReported"] = value.producerReported;
   if (value.outputBytes) o["outputBytes"] = _eint(value.outputBytes, "JobSnapshot.outputBytes");
+  if (value.hasResult) o["hasResult"] = value.hasResult;
+  if (value.resultBytes) o["resultBytes"] = _eint(value.resultBytes, "JobSnapshot.resultBytes");
   if (value.labels !== undefined) o["labels"] = value.labels;
   return o;
 }
@@ -1344,11 +1368,11 @@ export function encodeJobSettledV1(value) {
 }
 
 /**
- * decodeJobSettled reads a JobSettled from JSON as Go's decoder does, refusing
- * input that lacks a required field.
+ * decodeJobSettledV2 reads a JobSettledV2 from JSON as Go's decoder does,
+ * refusing input that lacks a required field.
  */
-export function decodeJobSettled(json, path = "$") {
-  const o = _obj(json, path, "JobSettled");
+export function decodeJobSettledV2(json, path = "$") {
+  const o = _obj(json, path, "JobSettledV2");
   let f_jobId;
   let f_at;
   let f_status;
@@ -1383,6 +1407,95 @@ export function decodeJobSettled(json, path = "$") {
     }
     switch (_fold(k)) {
       case "JOBID":
+        throw _ambiguous(path, "JobSettledV2", k, "jobId");
+      case "AT":
+        throw _ambiguous(path, "JobSettledV2", k, "at");
+      case "STATUS":
+        throw _ambiguous(path, "JobSettledV2", k, "status");
+      case "DETAIL":
+        throw _ambiguous(path, "JobSettledV2", k, "detail");
+      case "PRODUCERREPORTED":
+        throw _ambiguous(path, "JobSettledV2", k, "producerReported");
+      case "REGISTRATION":
+        throw _ambiguous(path, "JobSettledV2", k, "registration");
+      case "CAUSE":
+        throw _ambiguous(path, "JobSettledV2", k, "cause");
+    }
+  }
+  if (f_jobId === undefined) throw _missing(path, "JobSettledV2", "jobId");
+  if (f_at === undefined) throw _missing(path, "JobSettledV2", "at");
+  if (f_status === undefined) throw _missing(path, "JobSettledV2", "status");
+  if (f_producerReported === undefined) throw _missing(path, "JobSettledV2", "producerReported");
+  if (f_registration === undefined) throw _missing(path, "JobSettledV2", "registration");
+  if (f_status !== undefined && f_status !== "completed" && f_status !== "killed" && f_status !== "failed") {
+    throw new DecodeError("invalidEnum", path + ".status", "JobSettledV2: status " + JSON.stringify(f_status) + " is not a terminal state of JobLifecycle (completed, killed, failed)");
+  }
+  const out = { jobId: f_jobId, at: f_at, status: f_status, producerReported: f_producerReported, registration: f_registration };
+  if (f_detail) out.detail = f_detail;
+  if (f_cause) out.cause = f_cause;
+  return out;
+}
+
+/**
+ * encodeJobSettledV2 writes a JobSettledV2 as JSON that Go's decoder reads,
+ * leaving out optional fields that hold their zero value, as Go does.
+ */
+export function encodeJobSettledV2(value) {
+  const o = {};
+  o["jobId"] = _euuid(value.jobId, "JobSettledV2.jobId");
+  o["at"] = _eint(value.at, "JobSettledV2.at");
+  o["status"] = _eenum(value.status, isJobStatus, "JobSettledV2.status");
+  if (value.detail) o["detail"] = value.detail;
+  o["producerReported"] = value.producerReported;
+  o["registration"] = encodeJobRegistration(value.registration);
+  if (value.cause) o["cause"] = _eenum(value.cause, isSettlementCause, "JobSettledV2.cause");
+  return o;
+}
+
+/**
+ * decodeJobSettled reads a JobSettled from JSON as Go's decoder does, refusing
+ * input that lacks a required field.
+ */
+export function decodeJobSettled(json, path = "$") {
+  const o = _obj(json, path, "JobSettled");
+  let f_jobId;
+  let f_at;
+  let f_status;
+  let f_detail;
+  let f_producerReported;
+  let f_registration;
+  let f_cause;
+  let f_hasResult;
+  for (const k of Object.keys(o)) {
+    const v = o[k];
+    switch (k) {
+      case "jobId":
+        f_jobId = v === null ? undefined : _uuid(v, path, "jobId");
+        continue;
+      case "at":
+        f_at = v === null ? undefined : _int(v, path, "at");
+        continue;
+      case "status":
+        f_status = v === null ? undefined : _enum(v, path, "status", isJobStatus, "JobStatus");
+        continue;
+      case "detail":
+        if (v !== null) f_detail = _str(v, path, "detail");
+        continue;
+      case "producerReported":
+        f_producerReported = v === null ? undefined : _bool(v, path, "producerReported");
+        continue;
+      case "registration":
+        f_registration = v === null ? undefined : decodeJobRegistration(v, path + ".registration");
+        continue;
+      case "cause":
+        if (v !== null) f_cause = _enum(v, path, "cause", isSettlementCause, "SettlementCause");
+        continue;
+      case "hasResult":
+        if (v !== null) f_hasResult = _bool(v, path, "hasResult");
+        continue;
+    }
+    switch (_fold(k)) {
+      case "JOBID":
         throw _ambiguous(path, "JobSettled", k, "jobId");
       case "AT":
         throw _ambiguous(path, "JobSettled", k, "at");
@@ -1396,6 +1509,8 @@ export function decodeJobSettled(json, path = "$") {
         throw _ambiguous(path, "JobSettled", k, "registration");
       case "CAUSE":
         throw _ambiguous(path, "JobSettled", k, "cause");
+      case "HASRESULT":
+        throw _ambiguous(path, "JobSettled", k, "hasResult");
     }
   }
   if (f_jobId === undefined) throw _missing(path, "JobSettled", "jobId");
@@ -1409,6 +1524,7 @@ export function decodeJobSettled(json, path = "$") {
   const out = { jobId: f_jobId, at: f_at, status: f_status, producerReported: f_producerReported, registration: f_registration };
   if (f_detail) out.detail = f_detail;
   if (f_cause) out.cause = f_cause;
+  if (f_hasResult) out.hasResult = f_hasResult;
   return out;
 }
 
@@ -1425,6 +1541,7 @@ export function encodeJobSettled(value) {
   o["producerReported"] = value.producerReported;
   o["registration"] = encodeJobRegistration(value.registration);
   if (value.cause) o["cause"] = _eenum(value.cause, isSettlementCause, "JobSettled.cause");
+  if (value.hasResult) o["hasResult"] = value.hasResult;
   return o;
 }
 
@@ -1464,10 +1581,10 @@ function _upcastJobRegisteredV2ToJobRegistered(old) {
 }
 
 /**
- * _upcastJobSettledV1ToJobSettled reads the JSON of a JobSettledV1 as the JSON
- * of the JobSettled the spec derives from it.
+ * _upcastJobSettledV1ToJobSettledV2 reads the JSON of a JobSettledV1 as the
+ * JSON of the JobSettledV2 the spec derives from it.
  */
-function _upcastJobSettledV1ToJobSettled(old) {
+function _upcastJobSettledV1ToJobSettledV2(old) {
   const out = {};
   out["jobId"] = (old["jobId"]);
   out["at"] = (old["at"]);
@@ -1479,6 +1596,22 @@ function _upcastJobSettledV1ToJobSettled(old) {
     const x = ((old["producerReported"]) === true ? "producer" : undefined);
     if (x !== undefined) out["cause"] = x;
   }
+  return out;
+}
+
+/**
+ * _upcastJobSettledV2ToJobSettled reads the JSON of a JobSettledV2 as the JSON
+ * of the JobSettled the spec derives from it.
+ */
+function _upcastJobSettledV2ToJobSettled(old) {
+  const out = {};
+  out["jobId"] = (old["jobId"]);
+  out["at"] = (old["at"]);
+  out["status"] = (old["status"]);
+  if (old["detail"] !== undefined) out["detail"] = (old["detail"]);
+  out["producerReported"] = (old["producerReported"]);
+  out["registration"] = (old["registration"]);
+  if (old["cause"] !== undefined) out["cause"] = (old["cause"]);
   return out;
 }
 
@@ -1538,9 +1671,11 @@ export function decodeFact(json, path = "$") {
     case "job/settled":
       switch (v) {
         case 1:
-          return { type: "job/settled", v: 2, data: decodeJobSettled(_upcastJobSettledV1ToJobSettled(encodeJobSettledV1(decodeJobSettledV1(data, at))), at) };
+          return { type: "job/settled", v: 3, data: decodeJobSettled(_upcastJobSettledV2ToJobSettled(_upcastJobSettledV1ToJobSettledV2(encodeJobSettledV1(decodeJobSettledV1(data, at)))), at) };
         case 2:
-          return { type: "job/settled", v: 2, data: decodeJobSettled(data, at) };
+          return { type: "job/settled", v: 3, data: decodeJobSettled(_upcastJobSettledV2ToJobSettled(encodeJobSettledV2(decodeJobSettledV2(data, at))), at) };
+        case 3:
+          return { type: "job/settled", v: 3, data: decodeJobSettled(data, at) };
       }
       throw new DecodeError("unknownVersion", path + ".v", `job/settled v${v} is not decoded by this build`);
   }
@@ -1584,8 +1719,8 @@ export function encodeFact(fact) {
       break;
     case "job/settled":
       switch (fact.v) {
-        case 2:
-          return { type: "job/settled", v: 2, data: encodeJobSettled(fact.data) };
+        case 3:
+          return { type: "job/settled", v: 3, data: encodeJobSettled(fact.data) };
       }
       break;
   }

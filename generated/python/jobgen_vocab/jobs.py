@@ -171,6 +171,13 @@ class JobOutcome(Model):
     output: str = ""
     """Output is the final output handed to the consuming model."""
 
+    result: str = ""
+    """Result is the value the work ended in (a subagent's answer, a workflow's return),
+    beside its output: the model's first read after the settlement carries it, once;
+    the snapshot says that there is one and its size, and the settled fact that there
+    was one, never the value. Empty means none.
+    """
+
 
 class JobRegistration(Model):
     """A JobRegistration repeats the fields of a job's registration, so that a settled
@@ -259,6 +266,14 @@ class JobSnapshot(Model):
 
     output_bytes: Int64 = Field(default=0, serialization_alias="outputBytes")
     """OutputBytes is the total number of bytes ever appended to the record."""
+
+    has_result: bool = Field(default=False, serialization_alias="hasResult")
+    """HasResult reports that the job settled with a result (JobOutcome.Result), handed
+    or not yet handed to the model's first read after the settlement.
+    """
+
+    result_bytes: Int64 = Field(default=0, serialization_alias="resultBytes")
+    """ResultBytes is the size of the job's result in bytes; zero without one."""
 
     labels: dict[str, str] | None = None
     """Labels are the key=value pairs the job was started with."""
@@ -601,8 +616,10 @@ class JobSettledV1Envelope(Envelope):
     data: JobSettledV1
 
 
-class JobSettled(Model):
-    """A JobSettled fact records the one settlement of an owned job.
+class JobSettledV2(Model):
+    """JobSettledV2 is version 2 of job/settled, still decoded: decode_fact reads it and
+    upcasts it as the spec derives each version from the one before, as Go's
+    DecodeFact does.
 
     Version 2 records which settlement source won.
     """
@@ -632,11 +649,56 @@ class JobSettled(Model):
     """
 
 
-class JobSettledEnvelope(Envelope):
-    """A JobSettledEnvelope is a job/settled v2 fact as the journal stores it."""
+class JobSettledV2Envelope(Envelope):
+    """A JobSettledV2Envelope is a job/settled v2 fact as the journal stores it."""
 
     type: Literal["job/settled"] = "job/settled"
     v: Literal[2] = 2
+    data: JobSettledV2
+
+
+class JobSettled(Model):
+    """A JobSettled fact records the one settlement of an owned job.
+
+    Version 3 records whether the job settled with a result (the value is never
+    recorded). Read as version 3, earlier history had none.
+    """
+
+    job_id: JobID = Field(serialization_alias="jobId")
+    """JobID identifies the job."""
+
+    at: Int64
+    """At is the settlement time in Unix milliseconds, from the registry's clock."""
+
+    status: Literal["completed", "killed", "failed"]
+    """Status is the terminal status."""
+
+    detail: str = ""
+    """Detail is the settlement detail."""
+
+    producer_reported: bool = Field(serialization_alias="producerReported")
+    """ProducerReported is false when the settlement was forced."""
+
+    registration: JobRegistration
+    """Registration repeats the job's registration."""
+
+    cause: SettlementCause | None = None
+    """Cause names the settlement source that won. It is empty only for history written
+    as version 1 by a settlement the producer did not report, where the source is
+    unknown.
+    """
+
+    has_result: bool = Field(default=False, serialization_alias="hasResult")
+    """HasResult reports that the producer settled the job with a result beside its
+    output; the result itself is the model's, handed once, and is not recorded.
+    """
+
+
+class JobSettledEnvelope(Envelope):
+    """A JobSettledEnvelope is a job/settled v3 fact as the journal stores it."""
+
+    type: Literal["job/settled"] = "job/settled"
+    v: Literal[3] = 3
     data: JobSettled
 
 
@@ -686,8 +748,8 @@ def _upcast_job_registered_v2_to_job_registered(old: JsonObject) -> JsonObject:
     return out
 
 
-def _upcast_job_settled_v1_to_job_settled(old: JsonObject) -> JsonObject:
-    """Read the JSON of a JobSettledV1 as the JSON of the JobSettled the spec derives
+def _upcast_job_settled_v1_to_job_settled_v2(old: JsonObject) -> JsonObject:
+    """Read the JSON of a JobSettledV1 as the JSON of the JobSettledV2 the spec derives
     from it.
     """
     out: JsonObject = {}
@@ -701,6 +763,23 @@ def _upcast_job_settled_v1_to_job_settled(old: JsonObject) -> JsonObject:
     x0 = "producer" if old["producerReported"] is True else None
     if x0 is not None:
         out["cause"] = x0
+    return out
+
+
+def _upcast_job_settled_v2_to_job_settled(old: JsonObject) -> JsonObject:
+    """Read the JSON of a JobSettledV2 as the JSON of the JobSettled the spec derives
+    from it.
+    """
+    out: JsonObject = {}
+    out["jobId"] = old["jobId"]
+    out["at"] = old["at"]
+    out["status"] = old["status"]
+    if "detail" in old:
+        out["detail"] = old["detail"]
+    out["producerReported"] = old["producerReported"]
+    out["registration"] = old["registration"]
+    if "cause" in old:
+        out["cause"] = old["cause"]
     return out
 
 
@@ -720,7 +799,11 @@ def decode_fact(data: str | bytes) -> FactEnvelope:
             2: JobRegisteredV2Envelope,
             3: JobRegisteredEnvelope,
         },
-        "job/settled": {1: JobSettledV1Envelope, 2: JobSettledEnvelope},
+        "job/settled": {
+            1: JobSettledV1Envelope,
+            2: JobSettledV2Envelope,
+            3: JobSettledEnvelope,
+        },
     }
     return _newest(decode_envelope(data, facts))
 
@@ -740,7 +823,12 @@ def _newest(fact: Envelope) -> FactEnvelope:
         return upcast(JobRegisteredEnvelope, tree)
     if isinstance(fact, JobSettledV1Envelope):
         tree = json_tree(fact.data)
-        tree = _upcast_job_settled_v1_to_job_settled(tree)
+        tree = _upcast_job_settled_v1_to_job_settled_v2(tree)
+        tree = _upcast_job_settled_v2_to_job_settled(tree)
+        return upcast(JobSettledEnvelope, tree)
+    if isinstance(fact, JobSettledV2Envelope):
+        tree = json_tree(fact.data)
+        tree = _upcast_job_settled_v2_to_job_settled(tree)
         return upcast(JobSettledEnvelope, tree)
     return cast(FactEnvelope, fact)
 

@@ -260,6 +260,12 @@ class JobOutputResult(Model):
     more).
     """
 
+    result: str = ""
+    """The value the job's work ended in (a subagent's answer, a workflow's return),
+    beside its final output: given once, with the call that returns the last of the
+    output.
+    """
+
     notice: str = ""
     """What to do next, when there is something to say."""
 
@@ -502,7 +508,10 @@ TOOLS: Final[tuple[ToolDefinition, ...]] = (
             "wrote that you had not read yet, at most maxBytes; empty when there is "
             'nothing new.","type":"string"},"remainingBytes":{"description":"How many '
             "bytes of output are already waiting for the next call (the job may write "
-            'more).","type":"integer"},"status":{"description":"The job\'s status when '
+            'more).","type":"integer"},"result":{"description":"The value the job\'s '
+            "work ended in (a subagent's answer, a workflow's return), beside its "
+            "final output: given once, with the call that returns the last of the "
+            'output.","type":"string"},"status":{"description":"The job\'s status when '
             'it was read.","enum":["running","stopping","completed","killed","failed"],'
             '"type":"string"},"truncated":{"description":"Set when more output is '
             'waiting than fitted: call job_output again to read on.",'
