@@ -456,6 +456,13 @@ func (m *pgMachine) holdCommit(rt *rapid.T) {
 		tag := fmt.Sprintf("%st%d", m.prefix, m.tags.Add(1))
 		held.entries, held.tags = []journal.Entry{{ID: "id-" + tag, Payload: pgPayload(tag, 80)}}, []string{tag}
 	}
+	ctx, cancel := context.WithTimeout(m.ctx, 30*time.Second)
+	err := h.Ran(ctx, m.watch) // it holds its xid before the younger begins
+	cancel()
+	if err != nil {
+		h.Release()
+		rt.Fatalf("the held append's statements did not run: %v", err)
+	}
 	m.judge(m.do(younger))
 	time.Sleep(50 * time.Millisecond) // two polls of the tail, and its notification
 	h.Release()
@@ -538,13 +545,20 @@ func (m *pgMachine) contend(rt *rapid.T) {
 	m.settle()
 }
 
-// engaged waits until h holds a transaction.
+// engaged waits until h holds a transaction and the server ran its
+// statements: it holds its locks.
 func (m *pgMachine) engaged(h *pgtest.Hold) {
 	select {
 	case <-h.Engaged():
 	case <-time.After(10 * time.Second):
 		h.Release()
 		m.rt.Fatalf("no transaction reached its COMMIT")
+	}
+	ctx, cancel := context.WithTimeout(m.ctx, 30*time.Second)
+	defer cancel()
+	if err := h.Ran(ctx, m.watch); err != nil {
+		h.Release()
+		m.rt.Fatalf("the held transaction's statements did not run: %v", err)
 	}
 }
 

@@ -225,11 +225,7 @@ func (t *appendTx) single(ctx context.Context, conn *pgxpool.Conn, c *chunk) (ou
 func (t *appendTx) readSingle(p *pgconn.Pipeline, m *pgtype.Map, c *chunk, out *outcome) error {
 	res, err := p.GetResults()
 	if err != nil {
-		var pgErr *pgconn.PgError
-		if errors.As(err, &pgErr) && pgErr.Code == "25000" {
-			err = fmt.Errorf("%w: %w", errNotReadCommitted, err)
-		}
-		return t.fail("append", err, true)
+		return t.fail("append", refusedIsolation(err), true)
 	}
 	rr, ok := res.(*pgconn.ResultReader)
 	if !ok {
@@ -243,7 +239,7 @@ func (t *appendTx) readSingle(p *pgconn.Pipeline, m *pgtype.Map, c *chunk, out *
 		}
 	}
 	if _, err := rr.Close(); err != nil {
-		return t.fail("append", err, true)
+		return t.fail("append", refusedIsolation(err), true)
 	}
 	if len(row) != 4 {
 		return t.fail("append", fmt.Errorf("answered a row of %d columns, want 4", len(row)), true)
@@ -283,6 +279,16 @@ func (t *appendTx) readSingle(p *pgconn.Pipeline, m *pgtype.Map, c *chunk, out *
 		}
 	}
 	return nil
+}
+
+// refusedIsolation marks err with errNotReadCommitted when it is
+// append_facts refusing the session's isolation level.
+func refusedIsolation(err error) error {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == "25000" {
+		return fmt.Errorf("%w: %w", errNotReadCommitted, err)
+	}
+	return err
 }
 
 // explicit runs the transaction of chunks between BEGIN and COMMIT.

@@ -2,17 +2,22 @@ package pgtest
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/url"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgproto3"
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // A Proxy stands between the tests' clients and the server, so that a test
@@ -41,13 +46,44 @@ type Proxy struct {
 // not visible), and it commits when the hold is released.
 type Hold struct {
 	p        *Proxy
+	pid      uint32 // the held transaction's backend, once engaged
 	engaged  chan struct{}
 	released chan struct{}
 	once     sync.Once
 }
 
-// Engaged is closed once a transaction is held.
+// Engaged is closed once a transaction is held: its connection stopped at
+// the message that would commit it. The server may still be running the
+// statements sent before that message (on a loaded machine, not started
+// them); Ran waits for them.
 func (h *Hold) Engaged() <-chan struct{} { return h.engaged }
+
+// Ran waits, once h is engaged, until the server ran every statement the
+// held transaction sent before its commit: its backend waits for the
+// client (pg_stat_activity's ClientRead), having taken its locks and
+// written its rows. pool reaches the server directly.
+func (h *Hold) Ran(ctx context.Context, pool *pgxpool.Pool) error {
+	select {
+	case <-h.engaged:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	for {
+		var reading bool
+		err := pool.QueryRow(ctx, `SELECT coalesce(bool_or(wait_event = 'ClientRead'), false) FROM pg_stat_activity WHERE pid = $1`, int32(h.pid)).Scan(&reading)
+		if err != nil {
+			return fmt.Errorf("pgtest: hold of backend %d: %w", h.pid, err)
+		}
+		if reading {
+			return nil
+		}
+		select {
+		case <-time.After(time.Millisecond):
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
 
 // Release lets the held transaction send its COMMIT, or disarms the hold
 // if no transaction was held yet; a second call does nothing.
@@ -79,7 +115,8 @@ func (p *Proxy) HoldNextCommit() *Hold {
 // A link is one proxied connection.
 type link struct {
 	client, server net.Conn
-	mu             sync.Mutex // serializes writes to client
+	mu             sync.Mutex    // serializes writes to client
+	pid            atomic.Uint32 // the server's backend, from its BackendKeyData
 }
 
 // NewProxy starts a proxy to the server of dsn on a loopback port and stops
@@ -248,6 +285,9 @@ func (p *Proxy) copyMessages(l *link) {
 		if _, err := io.ReadFull(l.server, msg[5:]); err != nil {
 			return
 		}
+		if head[0] == 'K' && n >= 4 { // BackendKeyData: the backend's pid
+			l.pid.Store(binary.BigEndian.Uint32(msg[5:]))
+		}
 		if !l.write(msg) {
 			return
 		}
@@ -291,29 +331,38 @@ func (p *Proxy) copyClientMessages(l *link) {
 		case 'B': // Bind: portal, statement, …
 			_, rest := cstring(body)
 			stmt, _ := cstring(rest)
-			query := strings.ToUpper(strings.TrimSpace(prepared[stmt]))
-			switch {
-			case strings.HasPrefix(query, "BEGIN"):
-				explicit = true
-			case query == "COMMIT" || query == "ROLLBACK":
-				explicit = false
-			case !explicit && strings.Contains(query, "APPEND_FACTS("):
-				implicit = true
-			}
+			explicit, implicit = txState(prepared[stmt], explicit, implicit)
 			p.holdAt(l, prepared[stmt])
 		case 'S': // Sync: it commits an implicit transaction
 			if implicit {
 				implicit = false
 				p.holdAt(l, "COMMIT")
 			}
-		case 'Q': // a simple query
+		case 'Q': // a simple query (pgx sends one for an Exec without arguments)
 			query, _ := cstring(body)
+			explicit, _ = txState(query, explicit, false)
 			p.holdAt(l, query)
 		}
 		if _, err := l.server.Write(msg); err != nil {
 			return
 		}
 	}
+}
+
+// txState follows a connection's transaction through query: explicit
+// from a BEGIN to its COMMIT or ROLLBACK, and implicit once an append
+// (append_facts) runs outside one, until the Sync that commits it.
+func txState(query string, explicit, implicit bool) (bool, bool) {
+	q := strings.ToUpper(strings.TrimSpace(query))
+	switch {
+	case strings.HasPrefix(q, "BEGIN"):
+		return true, implicit
+	case q == "COMMIT" || q == "ROLLBACK":
+		return false, implicit
+	case !explicit && strings.Contains(q, "APPEND_FACTS("):
+		return explicit, true
+	}
+	return explicit, implicit
 }
 
 // holdAt waits, if a Hold is armed and query is COMMIT, until it is
@@ -330,6 +379,7 @@ func (p *Proxy) holdAt(l *link, query string) {
 	h := p.holds[0]
 	p.holds = p.holds[1:]
 	p.mu.Unlock()
+	h.pid = l.pid.Load()
 	close(h.engaged)
 	<-h.released
 }
