@@ -2,6 +2,8 @@ package httproute_test
 
 import (
 	"bytes"
+	"io"
+	"net/http"
 	"net/http/httptest"
 	"strconv"
 	"sync"
@@ -109,4 +111,31 @@ func slicesEqual(a, b []int) bool {
 		}
 	}
 	return true
+}
+
+// TestAStreamOverHTTP1IsTheConnectionUpToItsClose: over HTTP/1.1 a
+// stream's body is not chunked (each write of events is one write of the
+// connection) and the connection closes after it; its events arrive whole.
+func TestAStreamOverHTTP1IsTheConnectionUpToItsClose(t *testing.T) {
+	h := httproute.NewHandler(table(), serves(nil), httproute.Options{Caller: caller})
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	req, err := http.NewRequest("GET", srv.URL+"/api/things/events?from=6", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("X-Caller", "alice")
+	res, err := srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	if res.StatusCode != http.StatusOK || len(res.TransferEncoding) != 0 || !res.Close || res.ContentLength != -1 {
+		t.Errorf("status %d, transfer encoding %v, close %v, length %d: want 200, none, close, unknown", res.StatusCode, res.TransferEncoding, res.Close, res.ContentLength)
+	}
+	want := "id: 7\nevent: tick\ndata: {}\n\n"
+	got := make([]byte, len(want))
+	if _, err := io.ReadFull(res.Body, got); err != nil || string(got) != want {
+		t.Errorf("read %q (%v), want %q", got, err, want)
+	}
 }

@@ -188,6 +188,13 @@ func (s *Stream) start() error {
 	hdr.Set("Content-Type", "text/event-stream")
 	hdr.Set("Cache-Control", "no-store")
 	hdr.Set("X-Accel-Buffering", "no") // ask reverse proxies not to buffer the stream
+	if r := s.c.r; r.ProtoMajor == 1 && r.ProtoAtLeast(1, 1) {
+		// The body is the connection's bytes up to its close, not chunks
+		// (net/http's identity mode, the setup the SSE specification
+		// recommends): a write of a run of events is one system call, as a
+		// raw socket's would be (decision 0226).
+		hdr.Set("Transfer-Encoding", "identity")
+	}
 	w.WriteHeader(http.StatusOK)
 	s.started = true
 	s.rc = http.NewResponseController(w)
