@@ -49,7 +49,11 @@ and written to any number of streams. The generated code names each event
 resume names; a client that reconnects sends the last id as Last-Event-ID,
 which the Handler reads in place of the resume query parameter. A stream
 starts with its first write, so that its method may still refuse or hand
-off before. Every write (a batch of events is one) is bounded by
+off before. Events laid back to back in one array (AppendEvent) go out in
+one write of the ResponseWriter, however many there are; over HTTP/1.1 a
+stream's body is not chunked but runs to the connection's close (decision
+0226), so that such a write is one write of the socket. Every write (a
+batch of events is one) is bounded by
 Options.WriteTimeout, a keep-alive comment goes out every Options.KeepAlive
 from a timer, and a write that fails ends the method's context. Close ends every stream's context, writes each a final
 "bye" event (data {}) once its method has returned, and waits for them.

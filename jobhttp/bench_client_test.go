@@ -67,14 +67,21 @@ func startFollowerProcess(b *testing.B, mode, target string, n int) *followerPro
 
 // counts returns the events and bytes the followers have read so far.
 func (p *followerProcess) counts(b *testing.B) (events, read int64) {
+	events, read, _ = p.countsCPU(b)
+	return events, read
+}
+
+// countsCPU is counts with the CPU time the follower process has used so
+// far (user and system, in nanoseconds).
+func (p *followerProcess) countsCPU(b *testing.B) (events, read, cpu int64) {
 	if _, err := io.WriteString(p.in, "count\n"); err != nil {
 		b.Fatal(err)
 	}
 	line, err := p.out.ReadString('\n')
-	if _, err2 := fmt.Sscan(line, &events, &read); err != nil || err2 != nil {
+	if _, err2 := fmt.Sscan(line, &events, &read, &cpu); err != nil || err2 != nil {
 		b.Fatalf("follower process counts %q: %v %v", line, err, err2)
 	}
-	return events, read
+	return events, read, cpu
 }
 
 func (p *followerProcess) stop() {
@@ -134,7 +141,7 @@ func runFollowers(spec string, in io.Reader, out io.Writer) int {
 	fmt.Fprintln(out, "ready")
 	sc := bufio.NewScanner(in)
 	for sc.Scan() {
-		fmt.Fprintln(out, events.Load(), read.Load())
+		fmt.Fprintln(out, events.Load(), read.Load(), processCPU())
 	}
 	return 0
 }

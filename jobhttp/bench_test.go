@@ -21,7 +21,8 @@ var blankLine = []byte("\n\n")
 // browsers live on other machines: the server's process runs the server
 // alone. peer=raw-tcp-1000 is the same producer while the same windows reach
 // 1,000 raw TCP connections (see benchRawBroadcast): what the machine
-// charges the producer for the bytes alone.
+// charges the producer for the bytes alone. paired=sse-vs-raw-tcp-1000 runs
+// those two in alternating blocks of one run (see benchFanoutPaired).
 //
 // It measures the steady state: before the timer starts, the producer
 // appends for warmUp, long enough for every follower to be awake and
@@ -30,6 +31,7 @@ var blankLine = []byte("\n\n")
 // -benchtime=Nx, N at least 1,000,000 (make scoreboard does).
 func BenchmarkAppendWithFollowers(b *testing.B) {
 	b.Run("peer=raw-tcp-1000", func(b *testing.B) { benchRawBroadcast(b, 1000) })
+	b.Run("paired=sse-vs-raw-tcp-1000", func(b *testing.B) { benchFanoutPaired(b, 1000) })
 	for _, n := range []int{0, 1000} {
 		b.Run(fmt.Sprintf("followers=%d", n), func(b *testing.B) {
 			s := newServer(b, jobhttp.Options{MaxStreamsPerSession: n + 1}) // its cleanup closes everything

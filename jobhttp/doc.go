@@ -141,6 +141,8 @@ None of them cuts an event stream in use: a stream sets its own write
 deadline before each write, replacing WriteTimeout for it, and writes a
 keep-alive comment every Options.KeepAlive, so a client that stops reading
 or vanishes loses its stream after Options.WriteTimeout and frees its slot.
+Over HTTP/1.1 a stream's body runs to its connection's close (decision
+0226), so a connection that carried a stream carries nothing after it.
 examples/jobsweb shows the values.
 */
 package jobhttp

@@ -149,8 +149,8 @@ func (f *follower) catchUp() (gone bool, err error) {
 }
 
 // readPrivately writes the retained bytes from the cursor up to to, a frame
-// boundary of the share, encoded for this follower alone, and moves the
-// cursor there. Bytes evicted in between make its first frame lossy, or the
+// boundary of the share, encoded for this follower alone, in one write, and
+// moves the cursor there. Bytes evicted in between make its first frame lossy, or the
 // share's next frame when nothing in between is retained. gone reports that
 // the client went away meanwhile.
 func (f *follower) readPrivately(to int64) (gone bool, err error) {
@@ -159,13 +159,22 @@ func (f *follower) readPrivately(to int64) (gone bool, err error) {
 		return false, err
 	}
 	lossy := f.lossy || f.cursor < earliest
+	events := make([]wire.FollowJobEvent, len(frames))
+	size := 0
 	for i, frame := range frames {
 		frame.Lossy = frame.Lossy || (i == 0 && lossy)
-		ev, err := frameEvent(frame)
-		if err != nil {
+		if events[i], err = frameEvent(frame); err != nil {
 			return false, err
 		}
-		if f.stream.Write(ev) != nil {
+		size += len(events[i].Bytes())
+	}
+	if len(events) > 0 {
+		// Back to back in one array, they go out as one write.
+		buf := make([]byte, 0, size)
+		for i := range events {
+			buf, events[i].Event = httproute.AppendEvent(buf, events[i].Event)
+		}
+		if f.stream.Write(events...) != nil {
 			return true, nil
 		}
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/jobgen/jobgen/generated/jobs"
 	"github.com/jobgen/jobgen/generated/wire"
+	"github.com/jobgen/jobgen/httproute"
 	"github.com/jobgen/jobgen/registry"
 )
 
@@ -17,7 +18,9 @@ import (
 // entries; a follower whose cursor is where an entry begins writes that
 // entry's bytes, the same bytes every other follower at that cursor writes.
 // The producer therefore sees one follower however many there are, and a
-// frame costs one encoding. A follower elsewhere (a resume, a join in the
+// frame costs one encoding. The entries' events lie back to back in one
+// array (see add), so what a follower is owed goes out in one write of its
+// connection, however many frames it holds. A follower elsewhere (a resume, a join in the
 // middle of an entry, one that fell behind the list) reads the record itself
 // up to the next entry boundary, so no retained byte is skipped or repeated.
 //
@@ -36,6 +39,7 @@ type share struct {
 	job     jobs.JobSnapshot      // the job as the stream opened on it
 	entries []*entry              // each begins where the previous ends
 	events  []wire.FollowJobEvent // the entries' events back to back, from entries[0].off
+	buf     []byte                // the bytes of events, back to back (see add)
 	text    int                   // text bytes in entries
 	keep    int                   // text bytes to keep: the largest window of the record seen
 	start   int64                 // the cursor entries[0] begins at; end when there are none
@@ -154,23 +158,35 @@ func (sh *share) publish(read registry.FollowRead) error {
 }
 
 // add appends an output frame and its event, dropping the oldest entries
-// while the others hold sh.keep bytes of text. Events are appended to sh.events behind
-// the events followers may be writing, never over them: when it is full, the
-// live events move to a new array and the old one stays as it is for as
-// long as a follower holds it. sh.mu must be held.
+// while the others hold sh.keep bytes of text. Events are appended to
+// sh.events, and their bytes to sh.buf, behind the events followers may be
+// writing, never over them: when either is full, the live events move to
+// new arrays, encoded bytes back to back as before, and the old ones stay
+// as they are for as long as a follower holds them. Since the live events'
+// bytes always lie back to back in one array, a follower writes every
+// event it is owed in one write (httproute.WriteEvents). sh.mu must be
+// held.
 func (sh *share) add(f jobs.OutputFrame, ev wire.FollowJobEvent) {
-	if len(sh.events) == cap(sh.events) {
+	if len(sh.events) == cap(sh.events) || len(sh.buf)+len(ev.Bytes()) > cap(sh.buf) {
 		live := 0
 		if len(sh.entries) > 0 {
 			live = sh.entries[0].off
 		}
+		size := len(ev.Bytes())
+		for _, e := range sh.events[live:] {
+			size += len(e.Bytes())
+		}
 		grown := make([]wire.FollowJobEvent, len(sh.events)-live, max(2*(len(sh.events)-live+1), 64))
-		copy(grown, sh.events[live:])
+		buf := make([]byte, 0, max(2*size, 4<<10))
+		for i, e := range sh.events[live:] {
+			buf, grown[i].Event = httproute.AppendEvent(buf, e.Event)
+		}
 		for _, e := range sh.entries {
 			e.off -= live
 		}
-		sh.events = grown
+		sh.events, sh.buf = grown, buf
 	}
+	sh.buf, ev.Event = httproute.AppendEvent(sh.buf, ev.Event)
 	sh.entries = append(sh.entries, &entry{from: sh.end, next: f.Next, frame: f, off: len(sh.events)})
 	sh.events = append(sh.events, ev)
 	sh.end, sh.text = f.Next, sh.text+textBytes(f)

@@ -110,6 +110,10 @@ func (r *Registry) FollowReads(ctx context.Context, caller jobs.SessionID, id jo
 			// While the job is live only its own lock is taken; once it has
 			// settled, the snapshot and the rest of the record are read together.
 			settled := closed(done)
+			// A flush is timed from its read, not from when its consumer
+			// took it: flushes keep their cadence however long the
+			// consumer (a share encoding a window for its followers) takes.
+			readAt := time.Now()
 			var wait <-chan struct{}
 			if settled {
 				snap, rd, _ = r.followRead(j, cursor)
@@ -132,7 +136,7 @@ func (r *Registry) FollowReads(ctx context.Context, caller jobs.SessionID, id jo
 				if !yield(read, nil) {
 					return
 				}
-				lastFlush = time.Now()
+				lastFlush = readAt
 			}
 			select {
 			case <-wait:

@@ -147,6 +147,23 @@ var goals = []goal{
 		measured: series{"./jobhttp", "BenchmarkAppendWithFollowers/followers=1000", "frames/s"},
 		baseline: series{"./jobhttp", "BenchmarkAppendWithFollowers/peer=raw-tcp-1000", "frames/s"},
 		limits:   []limit{{"frames/s", atLeast, 9510, "≥ 10× today (951/s)"}},
+		ratio:    &limit{"", atLeast, 1.0, "≥ 1.0× the raw TCP peer"},
+	},
+	{
+		// The two rows above in alternating blocks of one run
+		// (decision 0227), so that load from other processes lands on
+		// both alike; the ratio is the frames the followers received over
+		// the frames the raw peer's readers received, per second of each.
+		name:     "frames/s to 1,000 SSE followers vs 1,000 raw TCP peers, paired blocks",
+		measured: series{"./jobhttp", "BenchmarkAppendWithFollowers/paired=sse-vs-raw-tcp-1000", "sse-frames/s"},
+		baseline: series{"./jobhttp", "BenchmarkAppendWithFollowers/paired=sse-vs-raw-tcp-1000", "raw-frames/s"},
+		ratio:    &limit{"", atLeast, 1.0, "≥ 1.0× the raw TCP peer"},
+	},
+	{
+		name:     "Append 64 B with 1,000 SSE followers vs 1,000 raw TCP peers, paired blocks",
+		measured: series{"./jobhttp", "BenchmarkAppendWithFollowers/paired=sse-vs-raw-tcp-1000", "sse-ns/append"},
+		baseline: series{"./jobhttp", "BenchmarkAppendWithFollowers/paired=sse-vs-raw-tcp-1000", "raw-ns/append"},
+		ratio:    &limit{"", atMost, 1.0, "≤ 1.0× the raw peer's cost"},
 	},
 	{
 		// What a pseudo-terminal's line discipline adds to each
