@@ -15,6 +15,8 @@ import type { ArchivedRange, FleetPlacement } from "./wire.mjs";
 import { LogView, duration, h } from "./logview.mjs";
 import { Timeline } from "./timeline.mjs";
 import { SubagentTree } from "./tree.mjs";
+import { Bulk } from "./bulk.mjs";
+import { Waiting } from "./waiting.mjs";
 
 const client = new Client({ base: document.baseURI });
 
@@ -39,6 +41,15 @@ const shownEl = byId("roster-shown");
 /** announce says a status change in the page's one live region. */
 function announce(text: string): void {
   announceEl.textContent = text;
+}
+
+const bulk = new Bulk(rosterEl, announce);
+shownEl.after(bulk.bar);
+rosterEl.after(new Waiting(announce).root);
+
+/** labelText spells a job's labels as key=value pairs, sorted. */
+function labelText(job: JobSnapshot): string {
+  return Object.entries(job.labels ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, v]) => `${k}=${v}`).join(" ");
 }
 
 // ---- theme ---------------------------------------------------------------
@@ -185,7 +196,7 @@ function matches(job: JobSnapshot, place: FleetPlacement, v: View): boolean {
   if (v.host !== "" && (place.host?.name ?? "") !== v.host) return false;
   if (v.q !== "") {
     const q = v.q.toLowerCase();
-    if (!job.name.toLowerCase().includes(q) && !job.label.toLowerCase().includes(q)) return false;
+    if (!job.name.toLowerCase().includes(q) && !job.label.toLowerCase().includes(q) && !labelText(job).toLowerCase().includes(q)) return false;
   }
   return true;
 }
@@ -263,10 +274,12 @@ function makeRow(job: JobSnapshot, place: FleetPlacement): Row {
   const host = h("span", { class: "host", title: "Host" }, place.host?.name ?? "");
   host.hidden = !fleet;
   const label = h("span", { class: "label" });
+  const labels = h("span", { class: "labels", title: "Labels" }, labelText(job));
+  labels.hidden = labels.textContent === "";
   const status = h("span", { class: "status" });
   const dur = h("span", { class: "dur", title: "Duration" });
   const kill = h("button", { type: "button", class: "kill", "aria-label": `Kill ${job.name}` }, "Kill");
-  const head = h("div", { class: "job-head", tabindex: "-1", "data-job": job.id }, name, host, label, status, dur, kill);
+  const head = h("div", { class: "job-head", tabindex: "-1", "data-job": job.id }, name, host, label, labels, status, dur, kill);
   const detail = h("p", { class: "detail" });
   const li = h("li", { class: "job", "data-job": job.id }, head, detail);
   const row: Row = { li, head, label, status, dur, kill, detail, host, job, place, toggle: null, log: null, follow: null, input: null };
@@ -656,6 +669,7 @@ if (fleet) {
   byId("title").textContent = "Fleet jobs";
   byId("subagents").hidden = true;
   hostSel.closest("label")?.removeAttribute("hidden");
+  bulk.bar.hidden = true; // a bulk stop is each host's own
   addTab("lost");
   byId("empty").textContent = "No jobs of this session on any host yet.";
 } else {

@@ -1,0 +1,152 @@
+package jobhttp_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/jobgen/jobgen/generated/jobs"
+	"github.com/jobgen/jobgen/jobhttp"
+	"github.com/jobgen/jobgen/registry"
+)
+
+// The bulk stop, the labels and the waiting starts on the page, in both
+// themes, with axe-core on each.
+
+func TestPageStopsSelectedAndMatchingJobsWithOneReason(t *testing.T) {
+	ctx := browser(t)
+	s := newServer(t, jobhttp.Options{Session: func(*http.Request) (jobs.SessionID, error) { return "alice", nil }},
+		registry.WithLimits(registry.Limits{MaxPerOwner: 4}))
+	var ids []jobs.JobID
+	for i, label := range []string{"nightly build", "nightly test", "lint", "serve"} {
+		p := &producer{result: make(chan jobs.JobOutcome, 1)}
+		start := jobs.PlainJobStart{
+			JobStartCommon: jobs.JobStartCommon{Kind: "plain", Label: label, Owner: "alice"},
+			Run:            func(context.Context, jobs.RunningJob) (jobs.Hooks, error) { return p.hooks(), nil },
+		}
+		if i < 2 {
+			start.Labels = map[string]string{"ci": "nightly", "team": "infra"}
+		}
+		snap, err := s.reg.Start(t.Context(), start)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { p.finish(jobs.JobStatusCompleted, "") })
+		ids = append(ids, snap.ID)
+	}
+	// A fifth start waits for one of alice's four slots.
+	waited := make(chan error, 1)
+	go func() {
+		_, err := s.reg.StartWait(t.Context(), jobs.PlainJobStart{
+			JobStartCommon: jobs.JobStartCommon{Kind: "plain", Label: "queued deploy", Owner: "alice"},
+			Run: func(context.Context, jobs.RunningJob) (jobs.Hooks, error) {
+				p := &producer{result: make(chan jobs.JobOutcome, 1)}
+				return p.hooks(), nil
+			},
+		})
+		waited <- err
+	}()
+	for len(s.reg.Waiting("alice")) == 0 {
+		time.Sleep(time.Millisecond)
+	}
+
+	if err := chromedp.Do(ctx, chromedp.Navigate(s.srv.URL+"/"), chromedp.WaitVisible(rowSelector(ids[3])+" input.select")); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "the waiting start listed", `document.querySelector("#waiting:not([hidden]) .waiting-start .label")?.textContent === "queued deploy"`, 10*time.Second)
+	if labels := js[string](t, ctx, `document.querySelector('`+rowSelector(ids[0])+` .labels').textContent`); labels != "ci=nightly team=infra" {
+		t.Errorf("the row shows labels %q; want ci=nightly team=infra", labels)
+	}
+	for _, scheme := range []string{"light", "dark"} {
+		emulateScheme(t, ctx, scheme)
+		screenshot(t, ctx, "bulk-waiting-"+scheme)
+		bad, passes := axeViolations(t, ctx)
+		t.Logf("axe-core on the bulk stop and waiting list (%s): %d rules passed, %d serious or critical", scheme, passes, len(bad))
+		for _, b := range bad {
+			t.Errorf("axe (%s): %s", scheme, b)
+		}
+	}
+
+	// Select two rows and stop them.
+	chromedp.Do(ctx, chromedp.Click(rowSelector(ids[2])+" input.select"), chromedp.Click(rowSelector(ids[3])+" input.select"))
+	waitJS(t, ctx, "two selected", `document.getElementById("bulk-selected").textContent === "Stop selected (2)"`, 5*time.Second)
+	chromedp.Do(ctx, chromedp.Click(`#bulk-selected`))
+	waitJS(t, ctx, "one confirmation", `document.getElementById("bulk-dialog").open && document.getElementById("bulk-what").textContent === "2 jobs"`, 5*time.Second)
+	chromedp.Do(ctx, chromedp.SetValue(`#bulk-reason`, "freeze"))
+	for _, scheme := range []string{"light", "dark"} {
+		emulateScheme(t, ctx, scheme)
+		screenshot(t, ctx, "bulk-confirm-"+scheme)
+		bad, _ := axeViolations(t, ctx)
+		for _, b := range bad {
+			t.Errorf("axe on the bulk dialog (%s): %s", scheme, b)
+		}
+	}
+	chromedp.Do(ctx, chromedp.Click(`#bulk-confirm`))
+	for _, id := range ids[2:] {
+		waitJS(t, ctx, "the selected job killed", `document.querySelector('`+rowSelector(id)+` .status.status-killed') !== null`, 10*time.Second)
+		if got, _ := s.reg.Get("alice", id); got.Status != jobs.JobStatusKilled || !strings.Contains(got.Detail, "freeze") {
+			t.Errorf("%s is %s %q; want killed with the one reason", got.Name, got.Status, got.Detail)
+		}
+	}
+	if err := <-waited; err != nil {
+		t.Fatalf("the waiting start was not admitted once slots freed: %v", err)
+	}
+	waitJS(t, ctx, "the waiting list emptied", `document.getElementById("waiting").hidden`, 10*time.Second)
+
+	// Filter to the nightly jobs by their label, and stop every match.
+	chromedp.Do(ctx, chromedp.SendKeys(`#filter-text`, "ci=nightly"))
+	waitJS(t, ctx, "the filter applied", `document.getElementById("bulk-matching").textContent === "Stop all matching (2)"`, 5*time.Second)
+	chromedp.Do(ctx, chromedp.Click(`#bulk-matching`))
+	waitJS(t, ctx, "the confirmation", `document.getElementById("bulk-dialog").open`, 5*time.Second)
+	chromedp.Do(ctx, chromedp.Click(`#bulk-confirm`))
+	waitJS(t, ctx, "announced", `document.getElementById("announce").textContent.includes("Asked 2 jobs to stop")`, 10*time.Second)
+	for _, id := range ids[:2] {
+		if got := waitStatus(t, s.reg, "alice", id); got.Status != jobs.JobStatusKilled {
+			t.Errorf("%s is %s; the matching stop should kill it", got.Name, got.Status)
+		}
+	}
+	screenshot(t, ctx, "bulk-done")
+}
+
+// TestPageBulkStopOf500Jobs times one bulk stop of 500 running jobs from the
+// page: the click on "Stop all matching" to the last row shown killed.
+func TestPageBulkStopOf500Jobs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a timing of 500 jobs")
+	}
+	ctx := browser(t)
+	s := newServer(t, jobhttp.Options{Session: func(*http.Request) (jobs.SessionID, error) { return "alice", nil }},
+		registry.WithLimits(registry.Limits{MaxPerOwner: 600}))
+	for i := range 500 {
+		s.startPlain("alice", fmt.Sprint("job ", i))
+	}
+	if err := chromedp.Do(ctx, chromedp.Navigate(s.srv.URL+"/")); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "500 rows", `document.getElementById("bulk-matching").textContent === "Stop all matching (500)"`, 30*time.Second)
+	start := time.Now()
+	chromedp.Do(ctx, chromedp.Click(`#bulk-matching`))
+	waitJS(t, ctx, "the confirmation", `document.getElementById("bulk-dialog").open`, 5*time.Second)
+	chromedp.Do(ctx, chromedp.Click(`#bulk-confirm`))
+	waitJS(t, ctx, "every row killed", `document.querySelectorAll("li.job .status-killed").length === 500`, 60*time.Second)
+	t.Logf("bulk stop of 500 jobs from the page: %s from the click to the last row killed", time.Since(start))
+}
+
+// TestPageOfOneHostHidesTheHostFilter: the Host filter is a fleet view's;
+// on one host's page it takes no room.
+func TestPageOfOneHostHidesTheHostFilter(t *testing.T) {
+	ctx := browser(t)
+	s := pageServer(t)
+	s.startPlain("alice", "one job")
+	if err := chromedp.Do(ctx, chromedp.Navigate(s.srv.URL+"/"), chromedp.WaitVisible(`li.job`)); err != nil {
+		t.Fatal(err)
+	}
+	if shown := js[bool](t, ctx, `document.getElementById("filter-host").closest("label").getBoundingClientRect().width > 0`); shown {
+		t.Fatal("the Host filter shows on one host's page; it is a fleet view's")
+	}
+}
