@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -12,7 +14,9 @@ import (
 
 	"github.com/jobgen/jobgen/generated/jobs"
 	"github.com/jobgen/jobgen/jobhttp"
+	"github.com/jobgen/jobgen/journal"
 	"github.com/jobgen/jobgen/registry"
+	"github.com/jobgen/jobgen/subagent/subagenttest"
 )
 
 // The bulk stop, the labels and the waiting starts on the page, in both
@@ -149,4 +153,90 @@ func TestPageOfOneHostHidesTheHostFilter(t *testing.T) {
 	if shown := js[bool](t, ctx, `document.getElementById("filter-host").closest("label").getBoundingClientRect().width > 0`); shown {
 		t.Fatal("the Host filter shows on one host's page; it is a fleet view's")
 	}
+}
+
+// TestPageHistoryOf10000JobsPagesAndFilters: the history section over a
+// journal of 10,000 settled jobs shows the newest 50 first, pages on, and
+// filters by label; every session's only for the operator. It logs the
+// first paint and the next page's, for the closing note.
+func TestPageHistoryOf10000JobsPagesAndFilters(t *testing.T) {
+	ctx := browser(t)
+	store := subagenttest.NewMemStore()
+	for i := range 10_000 {
+		owner := jobs.SessionID("alice")
+		if i%10 == 9 {
+			owner = "bob"
+		}
+		reg := jobs.JobRegistered{JobID: jobs.NewJobID(), At: int64(1_700_000_000_000 + i*1000), Owner: owner, Kind: "plain", Label: fmt.Sprint("job ", i), Ordinal: i + 1}
+		if i%100 == 0 {
+			reg.Labels = map[string]string{"ci": "nightly"}
+		}
+		settled := jobs.JobSettled{JobID: reg.JobID, At: reg.At + 500, Status: jobs.JobStatusCompleted, ProducerReported: true, Cause: jobs.SettlementCauseProducer,
+			Registration: jobs.JobRegistration{RegisteredAt: reg.At, Owner: owner, Kind: "plain", Label: reg.Label, Ordinal: reg.Ordinal}}
+		for _, f := range []jobs.Fact{reg, settled} {
+			p, err := jobs.EncodeFact(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := store.Append(t.Context(), journal.Stream(owner), journal.Entry{Payload: p}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	s := newServer(t, jobhttp.Options{
+		Session:    func(r *http.Request) (jobs.SessionID, error) { return jobs.SessionID(r.URL.Query().Get("as") + "alice"), nil },
+		History:    jobhttp.StoreHistory(store),
+		AllHistory: jobhttp.StoreAllHistory(store),
+		Operator:   func(s jobs.SessionID) bool { return s == "alice" },
+	})
+	if err := chromedp.Do(ctx, chromedp.Navigate(s.srv.URL+"/")); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	waitJS(t, ctx, "the first page", `document.querySelectorAll("#history tbody tr").length === 50`, 30*time.Second)
+	firstPaint := time.Since(start)
+	if note := js[string](t, ctx, `document.getElementById("history-note").textContent`); note != "Jobs 1–50 of 9000, newest first" {
+		t.Errorf("the first page says %q", note)
+	}
+	if first := js[string](t, ctx, `document.querySelector("#history tbody tr td.name").textContent`); first != "plain-9999" {
+		t.Errorf("the first row is %s; want alice's newest, plain-9999", first)
+	}
+	js[bool](t, ctx, `window.jobsHistory.onPaint = (ms) => { window.pagedIn = ms; }; true`)
+	chromedp.Do(ctx, chromedp.Click(`#history-older`))
+	waitJS(t, ctx, "the next page", `window.pagedIn !== undefined && document.getElementById("history-note").textContent.startsWith("Jobs 51–100")`, 30*time.Second)
+	nextPage := js[float64](t, ctx, `window.pagedIn`)
+	chromedp.Do(ctx, chromedp.SetValue(`#history-label`, "ci=nightly"))
+	js[bool](t, ctx, `document.getElementById("history-label").dispatchEvent(new Event("change")); true`)
+	waitJS(t, ctx, "the label filter", `document.getElementById("history-note").textContent === "Jobs 1–50 of 100, newest first"`, 30*time.Second)
+	chromedp.Do(ctx, chromedp.Click(`#history-all`))
+	waitJS(t, ctx, "every session's", `document.getElementById("history-note").textContent === "Jobs 1–50 of 100, newest first" && [...document.querySelectorAll("#history tbody tr td:nth-child(2)")].some(td => td.textContent === "bob") === false`, 30*time.Second)
+	for _, scheme := range []string{"light", "dark"} {
+		emulateScheme(t, ctx, scheme)
+		chromedp.Do(ctx, chromedp.ScrollIntoView(`#history`))
+		viewportShot(t, ctx, "history-"+scheme)
+		bad, passes := axeViolationsIn(t, ctx, `document.getElementById("history")`)
+		t.Logf("axe-core on the history section (%s): %d rules passed, %d serious or critical", scheme, passes, len(bad))
+		for _, b := range bad {
+			t.Errorf("axe on the history (%s): %s", scheme, b)
+		}
+	}
+	t.Logf("history of 10,000 jobs: first page painted %s after navigation; next page painted %.0f ms after the click's request", firstPaint, nextPage)
+}
+
+// viewportShot saves what the viewport shows, for a page too long for a
+// full screenshot, to test-output/jobhttp/NAME.png.
+func viewportShot(t *testing.T, ctx context.Context, name string) {
+	t.Helper()
+	png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		t.Fatalf("screenshot: %v", err)
+	}
+	path := filepath.Join("..", "test-output", "jobhttp", name+".png")
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot: %s", path)
 }

@@ -16,6 +16,7 @@ import { Timeline } from "./timeline.mjs";
 import { SubagentTree } from "./tree.mjs";
 import { Bulk } from "./bulk.mjs";
 import { Waiting } from "./waiting.mjs";
+import { HistoryView } from "./history.mjs";
 const client = new Client({ base: document.baseURI });
 /** byId is the page's element with that id, which index.html always has. */
 function byId(id) {
@@ -582,6 +583,10 @@ async function* mapStream(stream, f) {
         yield f(v);
 }
 const timeline = new Timeline(byId("timeline"));
+const historyView = new HistoryView();
+historyView.root.hidden = true;
+byId("timeline").closest("section")?.after(historyView.root);
+window.jobsHistory = historyView;
 let timelineDue = null;
 let timelineLoaded = false;
 /** loadTimeline reads the history again: at once the first time, then at most once per quarter second. */
@@ -641,6 +646,7 @@ if (fleet) {
     hostSel.closest("label")?.removeAttribute("hidden");
     bulk.bar.hidden = true; // a bulk stop is each host's own
     addTab("lost");
+    historyView.root.remove(); // the fleet view declines the search
     byId("empty").textContent = "No jobs of this session on any host yet.";
 }
 else {
@@ -650,3 +656,5 @@ else {
 }
 applyFilters();
 void watchRoster();
+if (!fleet)
+    void historyView.load(0);

@@ -17,6 +17,7 @@ import { Timeline } from "./timeline.mjs";
 import { SubagentTree } from "./tree.mjs";
 import { Bulk } from "./bulk.mjs";
 import { Waiting } from "./waiting.mjs";
+import { HistoryView } from "./history.mjs";
 
 const client = new Client({ base: document.baseURI });
 
@@ -616,6 +617,10 @@ async function* mapStream<T, U>(stream: AsyncIterable<T>, f: (v: T) => U): Async
 }
 
 const timeline = new Timeline(byId("timeline"));
+const historyView = new HistoryView();
+historyView.root.hidden = true;
+byId("timeline").closest("section")?.after(historyView.root);
+(window as unknown as { jobsHistory: HistoryView }).jobsHistory = historyView;
 let timelineDue: ReturnType<typeof setTimeout> | null = null;
 let timelineLoaded = false;
 /** loadTimeline reads the history again: at once the first time, then at most once per quarter second. */
@@ -671,6 +676,7 @@ if (fleet) {
   hostSel.closest("label")?.removeAttribute("hidden");
   bulk.bar.hidden = true; // a bulk stop is each host's own
   addTab("lost");
+  historyView.root.remove(); // the fleet view declines the search
   byId("empty").textContent = "No jobs of this session on any host yet.";
 } else {
   const tree = new SubagentTree(byId("subagents"), client);
@@ -679,3 +685,4 @@ if (fleet) {
 }
 applyFilters();
 void watchRoster();
+if (!fleet) void historyView.load(0);
