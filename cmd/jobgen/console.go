@@ -63,7 +63,8 @@ func cmdConsole(args []string, stdout, stderr io.Writer) int {
 const consoleSession jobs.SessionID = "jobgen-console"
 
 // serveConsole serves the console over the journal at path (a file or a
-// DSN) on addr until ctx ends, calling ready with its URL once it listens.
+// DSN) on addr until ctx ends, calling ready with its URL once it listens
+// (decision 0214).
 func serveConsole(ctx context.Context, path, addr string, stderr io.Writer, ready func(url string)) error {
 	store, closeStore, err := openConsoleStore(ctx, path, stderr)
 	if err != nil {
