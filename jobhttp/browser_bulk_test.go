@@ -184,7 +184,9 @@ func TestPageHistoryOf10000JobsPagesAndFilters(t *testing.T) {
 		}
 	}
 	s := newServer(t, jobhttp.Options{
-		Session:    func(r *http.Request) (jobs.SessionID, error) { return jobs.SessionID(r.URL.Query().Get("as") + "alice"), nil },
+		Session: func(r *http.Request) (jobs.SessionID, error) {
+			return jobs.SessionID(r.URL.Query().Get("as") + "alice"), nil
+		},
 		History:    jobhttp.StoreHistory(store),
 		AllHistory: jobhttp.StoreAllHistory(store),
 		Operator:   func(s jobs.SessionID) bool { return s == "alice" },
