@@ -13,6 +13,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/jobgen/jobgen/generated/jobs"
+	"github.com/jobgen/jobgen/jobhistory"
 	"github.com/jobgen/jobgen/jobhttp"
 	"github.com/jobgen/jobgen/journal"
 	"github.com/jobgen/jobgen/registry"
@@ -241,4 +242,51 @@ func viewportShot(t *testing.T, ctx context.Context, name string) {
 		t.Fatal(err)
 	}
 	t.Logf("screenshot: %s", path)
+}
+
+// TestPageTimelineBarOpensTheJobsPage: a click on a job's timeline bar
+// opens its page: owner, labels, absolute start and end, status, cause, and
+// its facts from the journal in order.
+func TestPageTimelineBarOpensTheJobsPage(t *testing.T) {
+	ctx := browser(t)
+	store := subagenttest.NewMemStore()
+	s := newServer(t, jobhttp.Options{
+		Session:  func(*http.Request) (jobs.SessionID, error) { return "alice", nil },
+		History:  jobhttp.StoreHistory(store),
+		JobFacts: jobhttp.StoreJobFacts(store),
+	}, registry.WithRecorder(journal.NewRecorder(store, jobs.EncodeFact, jobhistory.StreamOf)))
+	p := &producer{result: make(chan jobs.JobOutcome, 1)}
+	snap, err := s.reg.Start(t.Context(), jobs.PlainJobStart{
+		JobStartCommon: jobs.JobStartCommon{Kind: "deploy", Label: "ship it", Owner: "alice", Labels: map[string]string{"team": "infra"}},
+		Run:            func(context.Context, jobs.RunningJob) (jobs.Hooks, error) { return p.hooks(), nil },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(100 * time.Millisecond)
+	if _, err := s.reg.Kill("alice", snap.ID, "release freeze"); err != nil {
+		t.Fatal(err)
+	}
+	waitStatus(t, s.reg, "alice", snap.ID)
+	bar := `#timeline rect.bar[data-job="` + snap.ID.String() + `"]`
+	if err := chromedp.Do(ctx, chromedp.Navigate(s.srv.URL+"/"), chromedp.WaitVisible(bar)); err != nil {
+		t.Fatalf("the bar never drew: %v", err)
+	}
+	chromedp.Do(ctx, chromedp.Click(bar))
+	waitJS(t, ctx, "the job's page", `document.getElementById("job-page").open && document.querySelectorAll("#job-page .job-facts li").length === 2`, 10*time.Second)
+	text := js[string](t, ctx, `document.getElementById("job-page").innerText`)
+	for _, want := range []string{"deploy-1 ship it", "team=infra", "killed", "kill", "release freeze", "job/registered v3", "job/settled v2", "UTC"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the job's page lacks %q:\n%s", want, text)
+		}
+	}
+	for _, scheme := range []string{"light", "dark"} {
+		emulateScheme(t, ctx, scheme)
+		screenshot(t, ctx, "job-page-"+scheme)
+		bad, passes := axeViolations(t, ctx)
+		t.Logf("axe-core on the job's page (%s): %d rules passed, %d serious or critical", scheme, passes, len(bad))
+		for _, b := range bad {
+			t.Errorf("axe on the job's page (%s): %s", scheme, b)
+		}
+	}
 }

@@ -393,3 +393,8 @@ func (f *Fleet) lookup(ctx context.Context, id jobs.JobID) (jobs.SessionID, flee
 func (f *Fleet) SearchHistory(ctx context.Context, req wire.SearchHistoryRequest) (wire.HistoryPage, error) {
 	return wire.HistoryPage{}, httproute.Decline("the fleet view does not search history: use a host's own page")
 }
+
+// JobHistory implements wire.Server: declined; a job's page is its host's.
+func (f *Fleet) JobHistory(ctx context.Context, req wire.JobHistoryRequest) (wire.JobHistory, error) {
+	return wire.JobHistory{}, httproute.Decline("a job's page is served by its host's own page")
+}

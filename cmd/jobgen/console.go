@@ -84,6 +84,7 @@ func serveConsole(ctx context.Context, path, addr string, stderr io.Writer, read
 			return wire.History{Intervals: ivs}, err
 		},
 		AllHistory: all,
+		JobFacts:   jobhttp.StoreAllJobFacts(store),
 		Operator:   func(jobs.SessionID) bool { return true },
 		Subagents:  jobhttp.NewJournalSubagents(store, nil),
 		Logger:     slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),

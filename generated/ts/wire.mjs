@@ -587,6 +587,105 @@ export function encodeInterval(value) {
 }
 
 /**
+ * decodeJobFact reads a JobFact from JSON as Go's decoder does, refusing input
+ * that lacks a required field.
+ */
+export function decodeJobFact(json, path = "$") {
+  const o = _obj(json, path, "JobFact");
+  let f_type;
+  let f_version;
+  let f_at;
+  let f_data;
+  for (const k of Object.keys(o)) {
+    const v = o[k];
+    switch (k) {
+      case "type":
+        f_type = v === null ? undefined : _str(v, path, "type");
+        continue;
+      case "version":
+        f_version = v === null ? undefined : _int(v, path, "version");
+        continue;
+      case "at":
+        f_at = v === null ? undefined : _int(v, path, "at");
+        continue;
+      case "data":
+        f_data = v === null ? undefined : _str(v, path, "data");
+        continue;
+    }
+    switch (_fold(k)) {
+      case "TYPE":
+        throw _ambiguous(path, "JobFact", k, "type");
+      case "VERSION":
+        throw _ambiguous(path, "JobFact", k, "version");
+      case "AT":
+        throw _ambiguous(path, "JobFact", k, "at");
+      case "DATA":
+        throw _ambiguous(path, "JobFact", k, "data");
+    }
+  }
+  if (f_type === undefined) throw _missing(path, "JobFact", "type");
+  if (f_version === undefined) throw _missing(path, "JobFact", "version");
+  if (f_at === undefined) throw _missing(path, "JobFact", "at");
+  if (f_data === undefined) throw _missing(path, "JobFact", "data");
+  const out = { type: f_type, version: f_version, at: f_at, data: f_data };
+  return out;
+}
+
+/**
+ * encodeJobFact writes a JobFact as JSON that Go's decoder reads, leaving out
+ * optional fields that hold their zero value, as Go does.
+ */
+export function encodeJobFact(value) {
+  const o = {};
+  o["type"] = value.type;
+  o["version"] = _eint(value.version, "JobFact.version");
+  o["at"] = _eint(value.at, "JobFact.at");
+  o["data"] = value.data;
+  return o;
+}
+
+/**
+ * decodeJobHistory reads a JobHistory from JSON as Go's decoder does, refusing
+ * input that lacks a required field.
+ */
+export function decodeJobHistory(json, path = "$") {
+  const o = _obj(json, path, "JobHistory");
+  let f_interval;
+  let f_facts;
+  for (const k of Object.keys(o)) {
+    const v = o[k];
+    switch (k) {
+      case "interval":
+        f_interval = v === null ? undefined : decodeInterval(v, path + ".interval");
+        continue;
+      case "facts":
+        f_facts = v === null ? undefined : _arr(v, path, "facts", (e, p, i) => decodeJobFact(e, _at(p, i)));
+        continue;
+    }
+    switch (_fold(k)) {
+      case "INTERVAL":
+        throw _ambiguous(path, "JobHistory", k, "interval");
+      case "FACTS":
+        throw _ambiguous(path, "JobHistory", k, "facts");
+    }
+  }
+  if (f_interval === undefined) throw _missing(path, "JobHistory", "interval");
+  const out = { interval: f_interval, facts: f_facts ?? [] };
+  return out;
+}
+
+/**
+ * encodeJobHistory writes a JobHistory as JSON that Go's decoder reads, leaving
+ * out optional fields that hold their zero value, as Go does.
+ */
+export function encodeJobHistory(value) {
+  const o = {};
+  o["interval"] = encodeInterval(value.interval);
+  o["facts"] = value.facts.map((e) => encodeJobFact(e));
+  return o;
+}
+
+/**
  * decodeKillAllRequest reads a KillAllRequest from JSON as Go's decoder does,
  * refusing input that lacks a required field.
  */

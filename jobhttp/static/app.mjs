@@ -17,6 +17,7 @@ import { SubagentTree } from "./tree.mjs";
 import { Bulk } from "./bulk.mjs";
 import { Waiting } from "./waiting.mjs";
 import { HistoryView } from "./history.mjs";
+import { JobPage } from "./jobpage.mjs";
 const client = new Client({ base: document.baseURI });
 /** byId is the page's element with that id, which index.html always has. */
 function byId(id) {
@@ -583,6 +584,7 @@ async function* mapStream(stream, f) {
         yield f(v);
 }
 const timeline = new Timeline(byId("timeline"));
+new JobPage(byId("timeline"));
 const historyView = new HistoryView();
 historyView.root.hidden = true;
 byId("timeline").closest("section")?.after(historyView.root);

@@ -18,6 +18,7 @@ import { SubagentTree } from "./tree.mjs";
 import { Bulk } from "./bulk.mjs";
 import { Waiting } from "./waiting.mjs";
 import { HistoryView } from "./history.mjs";
+import { JobPage } from "./jobpage.mjs";
 
 const client = new Client({ base: document.baseURI });
 
@@ -617,6 +618,7 @@ async function* mapStream<T, U>(stream: AsyncIterable<T>, f: (v: T) => U): Async
 }
 
 const timeline = new Timeline(byId("timeline"));
+new JobPage(byId("timeline"));
 const historyView = new HistoryView();
 historyView.root.hidden = true;
 byId("timeline").closest("section")?.after(historyView.root);
