@@ -31,7 +31,7 @@ export class HistoryView {
       ...["", "running", "completed", "failed", "killed"].map((s) => h("option", { value: s }, s === "" ? "every status" : s)));
     this.label = h("input", { id: "history-label", type: "search", placeholder: "key=value", autocomplete: "off" });
     this.all = h("input", { id: "history-all", type: "checkbox" });
-    this.note = h("p", { id: "history-note", class: "muted", role: "status" }, "Loading the history…");
+    this.note = h("p", { id: "history-note", class: "muted" }, "Loading the history…");
     this.body = h("tbody", {});
     this.newer = h("button", { type: "button", id: "history-newer" }, "Newer");
     this.older = h("button", { type: "button", id: "history-older" }, "Older");
