@@ -602,7 +602,8 @@ function loadTimeline() {
         const note = byId("timeline-note");
         try {
             if (fleet) {
-                timeline.draw((await client.fleetHistory()).map((p) => p.item));
+                const placed = await client.fleetHistory();
+                timeline.draw(placed.map((p) => p.item), Date.now(), new Set(placed.filter((p) => p.placement.lost === true).map((p) => p.item.jobId)));
             }
             else {
                 const history = await client.archivedHistory();
