@@ -213,16 +213,10 @@ func TestPageHistoryOf10000JobsPagesAndFilters(t *testing.T) {
 	waitJS(t, ctx, "the label filter", `document.getElementById("history-note").textContent === "Jobs 1–50 of 100, newest first"`, 30*time.Second)
 	chromedp.Do(ctx, chromedp.Click(`#history-all`))
 	waitJS(t, ctx, "every session's", `document.getElementById("history-note").textContent === "Jobs 1–50 of 100, newest first" && [...document.querySelectorAll("#history tbody tr td:nth-child(2)")].some(td => td.textContent === "bob") === false`, 30*time.Second)
-	for _, scheme := range []string{"light", "dark"} {
-		emulateScheme(t, ctx, scheme)
-		chromedp.Do(ctx, chromedp.ScrollIntoView(`#history`))
-		viewportShot(t, ctx, "history-"+scheme)
-		bad, passes := axeViolationsIn(t, ctx, `document.getElementById("history")`)
-		t.Logf("axe-core on the history section (%s): %d rules passed, %d serious or critical", scheme, passes, len(bad))
-		for _, b := range bad {
-			t.Errorf("axe on the history (%s): %s", scheme, b)
-		}
-	}
+	// axe on the section in both themes runs in TestPageTimelineBarOpensTheJobsPage:
+	// here, with 9,000 bars on the page, it would outlast the browser's minute.
+	chromedp.Do(ctx, chromedp.ScrollIntoView(`#history`))
+	viewportShot(t, ctx, "history-10000")
 	t.Logf("history of 10,000 jobs: first page painted %s after navigation; next page painted %.0f ms after the click's request", firstPaint, nextPage)
 }
 
@@ -271,6 +265,16 @@ func TestPageTimelineBarOpensTheJobsPage(t *testing.T) {
 	bar := `#timeline rect.bar[data-job="` + snap.ID.String() + `"]`
 	if err := chromedp.Do(ctx, chromedp.Navigate(s.srv.URL+"/"), chromedp.WaitVisible(bar)); err != nil {
 		t.Fatalf("the bar never drew: %v", err)
+	}
+	waitJS(t, ctx, "the history section", `document.querySelectorAll("#history tbody tr").length === 1`, 10*time.Second)
+	for _, scheme := range []string{"light", "dark"} {
+		emulateScheme(t, ctx, scheme)
+		screenshot(t, ctx, "history-"+scheme)
+		bad, passes := axeViolationsIn(t, ctx, `document.getElementById("history")`)
+		t.Logf("axe-core on the history section (%s): %d rules passed, %d serious or critical", scheme, passes, len(bad))
+		for _, b := range bad {
+			t.Errorf("axe on the history (%s): %s", scheme, b)
+		}
 	}
 	chromedp.Do(ctx, chromedp.Click(bar))
 	waitJS(t, ctx, "the job's page", `document.getElementById("job-page").open && document.querySelectorAll("#job-page .job-facts li").length === 2`, 10*time.Second)

@@ -648,6 +648,7 @@ if (fleet) {
     byId("subagents").hidden = true;
     hostSel.closest("label")?.removeAttribute("hidden");
     bulk.bar.hidden = true; // a bulk stop is each host's own
+    bulk.refresh();
     addTab("lost");
     historyView.root.remove(); // the fleet view declines the search
     byId("empty").textContent = "No jobs of this session on any host yet.";

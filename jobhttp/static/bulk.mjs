@@ -46,6 +46,11 @@ export class Bulk {
     }
     /** refresh gives each row its checkbox and the buttons their counts. */
     refresh() {
+        if (this.bar.hidden) { // a fleet view: each host stops its own
+            for (const box of this.roster.querySelectorAll("input.select"))
+                box.remove();
+            return;
+        }
         for (const li of this.rows()) {
             const head = li.querySelector(".job-head");
             if (head === null)

@@ -51,6 +51,10 @@ export class Bulk {
 
   /** refresh gives each row its checkbox and the buttons their counts. */
   refresh(): void {
+    if (this.bar.hidden) { // a fleet view: each host stops its own
+      for (const box of this.roster.querySelectorAll("input.select")) box.remove();
+      return;
+    }
     for (const li of this.rows()) {
       const head = li.querySelector<HTMLElement>(".job-head");
       if (head === null) continue;
