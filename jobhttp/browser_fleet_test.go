@@ -57,6 +57,7 @@ func TestFleetPageShowsEveryHostAndADeadHostsJobsLost(t *testing.T) {
 	if n := js[string](t, ctx, `document.querySelector('[data-status="lost"]').textContent`); n == "" {
 		t.Fatal("no lost tab")
 	}
+	waitJS(t, ctx, "host-b's job drawn lost in the timeline, with a legend entry", `document.querySelector('#timeline rect.bar-lost[data-job="`+onB.ID.String()+`"]') !== null && [...document.querySelectorAll("#timeline .legend li")].some(li => li.textContent === "lost with its host")`, 15*time.Second)
 	bad, passes := axeViolations(t, ctx)
 	t.Logf("axe-core on the fleet page: %d rules passed, %d serious or critical violations", passes, len(bad))
 	for _, b := range bad {

@@ -59,7 +59,15 @@ The page is a log viewer and a console: terminal colours rendered as styled
 text (never as markup: output cannot inject HTML), numbered and timestamped
 lines of which only those in view are in the document, search, auto-scroll,
 filters and counts, permalinks in the URL fragment, a kill that asks first,
-a timeline with an axis, and the subagent tree. Its TypeScript is compiled
+a timeline with an axis, and the subagent tree; a bulk stop of selected
+rows or of every running job the filters show (bulk.mts), the starts
+waiting for a slot with their place in line (waiting.mts), each job's
+labels, a History section that pages and filters the journal's intervals
+(SearchHistory; every session's for a session Options.Operator allows,
+history.mts), and a job's page opened from its timeline bar with its facts
+in journal order (JobHistory, Options.JobFacts, jobpage.mts). jobgen
+console serves the same page read-only over a journal, an archive or a
+PostgreSQL history. Its TypeScript is compiled
 into static/ (tools/ts/page.sh) and embedded: users need no build step.
 
 # Subagents

@@ -414,3 +414,8 @@ func (f *Fleet) OpenView(ctx context.Context, req wire.OpenViewRequest) (wire.Wa
 func (f *Fleet) CloseView(ctx context.Context, req wire.CloseViewRequest) (wire.WatchViewResponse, error) {
 	return wire.WatchViewResponse{}, httproute.Decline(notMultiplexed)
 }
+
+// JobHistory implements wire.Server: declined; a job's page is its host's.
+func (f *Fleet) JobHistory(ctx context.Context, req wire.JobHistoryRequest) (wire.JobHistory, error) {
+	return wire.JobHistory{}, httproute.Decline("a job's page is served by its host's own page")
+}

@@ -154,6 +154,11 @@ func TestTheGoClientCallsEveryRouteOfTheHandler(t *testing.T) {
 	if page, err := c.SearchHistory(ctx, wire.SearchHistoryRequest{}); err != nil || page.Total < 1 || len(page.Intervals) != page.Total {
 		t.Errorf("SearchHistory = %+v, %v; want alice's intervals on one page", page, err)
 	}
+	// JobHistory answers only with Options.JobFacts, which this server leaves
+	// unset: called, it is declined by name.
+	if _, err := c.JobHistory(ctx, wire.JobHistoryRequest{ID: foreign.ID}); err == nil {
+		t.Errorf("JobHistory without Options.JobFacts answered; want it declined")
+	}
 	stop, _ := s.startPlain("alice", "stopped in bulk")
 	if res, err := c.KillJobs(ctx, wire.KillJobsRequest{Body: wire.KillAllRequest{IDs: []jobs.JobID{stop.ID, foreign.ID}, Reason: "bulk"}}); err != nil || len(res.Results) != 2 {
 		t.Errorf("KillJobs = %+v, %v; want a result for each id", res, err)
@@ -246,6 +251,7 @@ func TestTheGoClientCallsEveryRouteOfTheFleet(t *testing.T) {
 	_, declined["SubagentHistory"] = c.SubagentHistory(ctx, wire.SubagentHistoryRequest{ID: "alice/x"})
 	_, declined["ListWaiting"] = c.ListWaiting(ctx, wire.ListWaitingRequest{})
 	_, declined["SearchHistory"] = c.SearchHistory(ctx, wire.SearchHistoryRequest{})
+	_, declined["JobHistory"] = c.JobHistory(ctx, wire.JobHistoryRequest{ID: job})
 	_, declined["KillJobs"] = c.KillJobs(ctx, wire.KillJobsRequest{Body: wire.KillAllRequest{IDs: []jobs.JobID{job}}})
 	for _, err := range c.WatchSubagents(ctx, wire.WatchSubagentsRequest{}) {
 		declined["WatchSubagents"] = err

@@ -49,6 +49,10 @@ type Options struct {
 	// SearchHistory with all=true by a session Operator allows
 	// (StoreAllHistory reads them from a journal).
 	AllHistory AllHistoryFunc
+	// JobFacts, when set, answers JobHistory, a job's page: the facts of
+	// one job of the caller's history (StoreJobFacts reads them from a
+	// journal); without it that route is a 404.
+	JobFacts JobFactsFunc
 	// Operator reports whether a session may search every session's
 	// history. Nil allows none: the fence, a session sees its own, stays the
 	// default.
@@ -81,6 +85,10 @@ type Options struct {
 // where each went (StoreHistory reads them from a journal). ListHistory
 // answers the intervals alone, ArchivedHistory both.
 type HistoryFunc func(ctx context.Context, session jobs.SessionID) (wire.History, error)
+
+// A JobFactsFunc returns the facts of job id in session's history, in
+// journal order, with the payloads as written; none when it holds none.
+type JobFactsFunc func(ctx context.Context, session jobs.SessionID, id jobs.JobID) ([]wire.JobFact, error)
 
 // An AllHistoryFunc returns the execution intervals of every session,
 // oldest first.

@@ -24,7 +24,8 @@ const (
 // newest registration first, filtered; with all, every session's, for a
 // session Options.Operator allows. The filter runs over the whole
 // projection, so Total and the cursor (an index into the filtered, newest
-// first list) are exact for the history as this request read it.
+// first list) are exact for the history as this request read it (decision
+// 0213).
 func (h *Handler) SearchHistory(ctx context.Context, req wire.SearchHistoryRequest) (wire.HistoryPage, error) {
 	session, err := sessionOf(ctx)
 	if err != nil {

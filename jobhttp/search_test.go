@@ -24,6 +24,7 @@ func historyServer(t *testing.T) *server {
 	return newServer(t, jobhttp.Options{
 		History:    jobhttp.StoreHistory(store),
 		AllHistory: jobhttp.StoreAllHistory(store),
+		JobFacts:   jobhttp.StoreJobFacts(store),
 		Operator:   func(s jobs.SessionID) bool { return s == "root" },
 	}, registry.WithRecorder(journal.NewRecorder(store, jobs.EncodeFact, jobhistory.StreamOf)),
 		registry.WithLimits(registry.Limits{MaxPerOwner: 1000}))
@@ -96,6 +97,34 @@ func TestSearchHistoryPagesNewestFirstWithFilters(t *testing.T) {
 	for _, q := range []url.Values{{"label": {"nokey"}}, {"limit": {"0"}}, {"limit": {"1001"}}, {"cursor": {"-1"}}} {
 		if code, _ := s.search("alice", q); code != http.StatusBadRequest {
 			t.Errorf("%v: %d; want 400", q, code)
+		}
+	}
+}
+
+func TestJobHistoryAnswersAJobsFactsInOrderFenced(t *testing.T) {
+	s := historyServer(t)
+	snap, _ := s.startPlain("alice", "deploy")
+	if _, err := s.reg.Kill("alice", snap.ID, "release freeze"); err != nil {
+		t.Fatal(err)
+	}
+	waitStatus(t, s.reg, "alice", snap.ID)
+	res := s.request("GET", "/api/history/jobs/"+snap.ID.String(), "alice", nil, nil)
+	defer res.Body.Close()
+	var page wire.JobHistory
+	if err := json.NewDecoder(res.Body).Decode(&page); err != nil || res.StatusCode != http.StatusOK {
+		t.Fatalf("a job's page: %s %v", res.Status, err)
+	}
+	if len(page.Facts) != 2 || page.Facts[0].Type != "job/registered" || page.Facts[0].Version != 3 || page.Facts[1].Type != "job/settled" {
+		t.Fatalf("facts = %+v; want registered v3 then settled", page.Facts)
+	}
+	if iv := page.Interval; iv.JobID != snap.ID || !iv.Complete || iv.Cause != jobs.SettlementCauseKill || iv.Status != jobs.JobStatusKilled {
+		t.Fatalf("interval = %+v; want the killed job, cause kill", iv)
+	}
+	for _, who := range []string{"bob"} {
+		res := s.request("GET", "/api/history/jobs/"+snap.ID.String(), who, nil, nil)
+		res.Body.Close()
+		if res.StatusCode != http.StatusNotFound {
+			t.Fatalf("%s reading alice's job page: %s; want 404", who, res.Status)
 		}
 	}
 }

@@ -68,9 +68,9 @@ func TestEveryRouteOfEveryServerAnswersTheWireSpec(t *testing.T) {
 		job      jobs.JobID
 		declined []string
 	}{
-		{"Handler", full.h, snap.ID, []string{"ListFleetHosts"}},
-		{"Handler without history or subagents", bare.h, jobs.NewJobID(), []string{"ListFleetHosts", "ListHistory", "SearchHistory", "ArchivedHistory", "ListSubagents", "WatchSubagents", "SubagentHistory"}},
-		{"Fleet", fleet, fleetJob, []string{"KillJobs", "ListWaiting", "SearchHistory", "ArchivedHistory", "ListSubagents", "WatchSubagents", "SubagentHistory", "Watch", "OpenView", "CloseView"}},
+		{"Handler", full.h, snap.ID, []string{"ListFleetHosts", "JobHistory"}},
+		{"Handler without history or subagents", bare.h, jobs.NewJobID(), []string{"ListFleetHosts", "ListHistory", "SearchHistory", "JobHistory", "ArchivedHistory", "ListSubagents", "WatchSubagents", "SubagentHistory"}},
+		{"Fleet", fleet, fleetJob, []string{"KillJobs", "ListWaiting", "SearchHistory", "JobHistory", "ArchivedHistory", "ListSubagents", "WatchSubagents", "SubagentHistory", "Watch", "OpenView", "CloseView"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			total += routetest.Walk(t, wire.Routes(), tc.h, routetest.Options{

@@ -32,7 +32,8 @@ type KillEach struct {
 // reason, and a job whose Cancel fails left running. It returns one KillEach
 // per selected job, in selection order. The kills run one after another on
 // the caller's goroutine, so a Cancel that blocks holds up the rest; a
-// producer's Cancel only asks its work to stop, which is prompt.
+// producer's Cancel only asks its work to stop, which is prompt (decision
+// 0211).
 func (r *Registry) KillAll(caller jobs.SessionID, sel Selection, reason string) []KillEach {
 	ids := sel.IDs
 	if len(ids) == 0 {

@@ -144,7 +144,8 @@ type Waiter struct {
 // Waiting returns the StartWaits visible to caller that wait for a slot:
 // its own session's and the unowned ones, as the fence shows jobs, each
 // owner's in the order they will be admitted (the unowned line first).
-// A waiter that has been handed a slot is no longer waiting.
+// A waiter that has been handed a slot is no longer waiting (decision
+// 0212).
 func (r *Registry) Waiting(caller jobs.SessionID) []Waiter {
 	var out []Waiter
 	add := func(sh *shard) {

@@ -24,6 +24,7 @@ func commands() []command {
 		{"schema", "write a JSON Schema of each spec's wire types", outputCommand("schema")},
 		{"docs", "write a Markdown reference of each spec", outputCommand("docs")},
 		{"journal", "read a journal of lifecycle facts (cat, intervals, check, repair) and operate a PostgreSQL one (migrate, status, archive)", cmdJournal},
+		{"console", "serve the jobs console read-only over a journal, an archive or a PostgreSQL history", cmdConsole},
 		{"version", "print jobgen's version and the commit and Go that built it", cmdVersion},
 		{"help", "print a command's help: jobgen help generate", cmdHelp},
 	}

@@ -419,6 +419,53 @@ export declare function decodeInterval(json: unknown, path?: string): Interval;
  */
 export declare function encodeInterval(value: Interval): JSONObject;
 
+/** A JobFact is one fact of a job as its history holds it, in journal order. */
+export interface JobFact {
+  /** Type is the fact's type (job/registered, job/settled). */
+  type: string;
+  /** Version is the fact's version as written. */
+  version: number;
+  /** At is the fact's time in Unix milliseconds. */
+  at: number;
+  /** Data is the fact's data as the journal holds it, JSON text. */
+  data: string;
+}
+
+/**
+ * decodeJobFact reads a JobFact from JSON as Go's decoder does, refusing input
+ * that lacks a required field.
+ */
+export declare function decodeJobFact(json: unknown, path?: string): JobFact;
+
+/**
+ * encodeJobFact writes a JobFact as JSON that Go's decoder reads, leaving out
+ * optional fields that hold their zero value, as Go does.
+ */
+export declare function encodeJobFact(value: JobFact): JSONObject;
+
+/**
+ * A JobHistory is one job's page from the journal - its interval and its facts,
+ * oldest first.
+ */
+export interface JobHistory {
+  /** Interval is the job's execution interval. */
+  interval: Interval;
+  /** Facts are the job's facts, oldest first. */
+  facts: JobFact[];
+}
+
+/**
+ * decodeJobHistory reads a JobHistory from JSON as Go's decoder does, refusing
+ * input that lacks a required field.
+ */
+export declare function decodeJobHistory(json: unknown, path?: string): JobHistory;
+
+/**
+ * encodeJobHistory writes a JobHistory as JSON that Go's decoder reads, leaving
+ * out optional fields that hold their zero value, as Go does.
+ */
+export declare function encodeJobHistory(value: JobHistory): JSONObject;
+
 /**
  * A KillAllRequest is the body of a bulk stop, sent as application/json: the
  * jobs of IDs, or when IDs is empty every live job of the caller that Match
@@ -976,6 +1023,15 @@ export declare class Client extends _Wire {
    * allow to see every session.
    */
   searchHistory(options?: { signal?: AbortSignal, all?: boolean, since?: number, until?: number, kind?: string, status?: jobs.JobStatus, label?: string, cursor?: number, limit?: number }): Promise<HistoryPage>;
+
+  /**
+   * JobHistory answers one job of the caller's history - its interval and its
+   * facts in journal order - for the job's page.
+   *
+   * A 404 refusal (a WireError): The caller's history holds no fact of the job,
+   * unknown and foreign alike.
+   */
+  jobHistory(id: jobs.JobID, options?: { signal?: AbortSignal }): Promise<JobHistory>;
 
   /**
    * ArchivedHistory answers the caller's history as the journal holds it: the

@@ -351,6 +351,24 @@ func (c *Client) SearchHistory(ctx context.Context, req SearchHistoryRequest) (H
 	return v, nil
 }
 
+// JobHistory answers one job of the caller's history - its interval and its
+// facts in journal order - for the job's page.
+//
+//	GET /api/history/jobs/{id}
+func (c *Client) JobHistory(ctx context.Context, req JobHistoryRequest) (JobHistory, error) {
+	path := "api/history/jobs/" + httproute.Escape(req.ID.String())
+	var query url.Values
+	var v JobHistory
+	_, data, err := c.c.Do(ctx, "GET", path, query, nil)
+	if err != nil {
+		return v, err
+	}
+	if err := json.Unmarshal(data, &v); err != nil {
+		return v, fmt.Errorf("wire: JobHistory: the answer: %w", err)
+	}
+	return v, nil
+}
+
 // ArchivedHistory answers the caller's history as the journal holds it: the
 // intervals ListHistory answers, which the journal serves live, and the runs of
 // the session's stream that retention archived (jobgen journal archive), each

@@ -401,6 +401,89 @@ func (i *Interval) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
+// A JobFact is one fact of a job as its history holds it, in journal order.
+type JobFact struct {
+	// Type is the fact's type (job/registered, job/settled).
+	Type string `json:"type"`
+	// Version is the fact's version as written.
+	Version int `json:"version"`
+	// At is the fact's time in Unix milliseconds.
+	At int64 `json:"at"`
+	// Data is the fact's data as the journal holds it, JSON text.
+	Data string `json:"data"`
+}
+
+// UnmarshalJSON decodes j, refusing a missing required field or an ambiguous key.
+func (j *JobFact) UnmarshalJSON(data []byte) error {
+	var wire struct {
+		Type    *string `json:"type"`
+		Version *int    `json:"version"`
+		At      *int64  `json:"at"`
+		Data    *string `json:"data"`
+	}
+	if err := json.Unmarshal(data, &wire); err != nil {
+		return err
+	}
+	if err := codec.CheckKeys("wire.JobFact", data, "type", "version", "at", "data"); err != nil {
+		return err
+	}
+	if wire.Type == nil {
+		return codec.MissingField("wire.JobFact", "type")
+	}
+	if wire.Version == nil {
+		return codec.MissingField("wire.JobFact", "version")
+	}
+	if wire.At == nil {
+		return codec.MissingField("wire.JobFact", "at")
+	}
+	if wire.Data == nil {
+		return codec.MissingField("wire.JobFact", "data")
+	}
+	j.Type = *wire.Type
+	j.Version = *wire.Version
+	j.At = *wire.At
+	j.Data = *wire.Data
+	return nil
+}
+
+// A JobHistory is one job's page from the journal - its interval and its facts,
+// oldest first.
+type JobHistory struct {
+	// Interval is the job's execution interval.
+	Interval Interval `json:"interval"`
+	// Facts are the job's facts, oldest first.
+	Facts []JobFact `json:"facts"`
+}
+
+// MarshalJSON encodes j, writing a nil list as [] and a nil map as {}.
+func (j JobHistory) MarshalJSON() ([]byte, error) {
+	type plain JobHistory
+	if j.Facts == nil {
+		j.Facts = []JobFact{}
+	}
+	return json.Marshal(plain(j))
+}
+
+// UnmarshalJSON decodes j, refusing a missing required field or an ambiguous key.
+func (j *JobHistory) UnmarshalJSON(data []byte) error {
+	var wire struct {
+		Interval *Interval `json:"interval"`
+		Facts    []JobFact `json:"facts"`
+	}
+	if err := json.Unmarshal(data, &wire); err != nil {
+		return err
+	}
+	if err := codec.CheckKeys("wire.JobHistory", data, "interval", "facts"); err != nil {
+		return err
+	}
+	if wire.Interval == nil {
+		return codec.MissingField("wire.JobHistory", "interval")
+	}
+	j.Interval = *wire.Interval
+	j.Facts = wire.Facts
+	return nil
+}
+
 // A KillAllRequest is the body of a bulk stop, sent as application/json: the
 // jobs of IDs, or when IDs is empty every live job of the caller that Match
 // selects, all asked to stop with the one reason.

@@ -37,6 +37,7 @@ const (
 //	GET    /api/jobs/{id}/raw                DownloadRecord   text/plain; charset=utf-8
 //	GET    /api/history                      ListHistory      []Interval with FleetPlacement
 //	GET    /api/history/search               SearchHistory    HistoryPage
+//	GET    /api/history/jobs/{id}            JobHistory       JobHistory
 //	GET    /api/history/archived             ArchivedHistory  History
 //	GET    /api/subagents                    ListSubagents    []SubagentNode
 //	GET    /api/subagents/events             WatchSubagents   events tree []SubagentNode
@@ -257,6 +258,20 @@ func Routes() httproute.Table {
 			Type:     "HistoryPage",
 		}, {
 			Answer: httproute.AnswerJSON,
+			Doc:    "JobHistory answers one job of the caller's history - its interval and its facts in journal order - for the job's page.",
+			Method: "GET",
+			Name:   "JobHistory",
+			Params: []httproute.Param{{
+				Name:     "id",
+				NotFound: "no such job",
+				Text:     httproute.Text{Kind: httproute.TextUUID},
+				Type:     "jobs.JobID",
+			}},
+			Path:     "/api/history/jobs/{id}",
+			Refusals: []int{404},
+			Type:     "JobHistory",
+		}, {
+			Answer: httproute.AnswerJSON,
 			Doc:    "ArchivedHistory answers the caller's history as the journal holds it: the intervals ListHistory answers, which the journal serves live, and the runs of the session's stream that retention archived (jobgen journal archive), each with the archive file that holds it. A fleet, whose history is the shared history's tail, declines it.",
 			Method: "GET",
 			Name:   "ArchivedHistory",
@@ -461,6 +476,14 @@ type Server interface {
 	//   - 400: The label is not key=value, or the cursor or limit is out of range.
 	//   - 403: All was asked by a session the runtime does not allow to see every session.
 	SearchHistory(ctx context.Context, req SearchHistoryRequest) (HistoryPage, error)
+	// JobHistory answers one job of the caller's history - its interval and its
+	// facts in journal order - for the job's page.
+	//
+	// 	GET /api/history/jobs/{id}
+	//
+	// It refuses with:
+	//   - 404: The caller's history holds no fact of the job, unknown and foreign alike.
+	JobHistory(ctx context.Context, req JobHistoryRequest) (JobHistory, error)
 	// ArchivedHistory answers the caller's history as the journal holds it: the
 	// intervals ListHistory answers, which the journal serves live, and the runs of
 	// the session's stream that retention archived (jobgen journal archive), each
@@ -749,6 +772,13 @@ type SearchHistoryRequest struct {
 	Limit *int
 }
 
+// JobHistoryRequest is what a request to JobHistory (GET
+// /api/history/jobs/{id}) carries, decoded.
+type JobHistoryRequest struct {
+	// ID is the job's id; one that is no JobID names no job.
+	ID jobs.JobID
+}
+
 // ArchivedHistoryRequest is what a request to ArchivedHistory (GET
 // /api/history/archived) carries, decoded.
 type ArchivedHistoryRequest struct{}
@@ -904,7 +934,7 @@ type CloseViewRequest struct {
 // NewHandler returns the handler that serves s on the routes of Routes,
 // answering every refusal, its own and the methods', with ErrorBody as JSON.
 func NewHandler(s Server, opts httproute.Options) *httproute.Handler {
-	return httproute.NewHandler(Routes(), []httproute.Serve{servePage(s), serveListJobs(s), serveWatchJobs(s), serveListWaiting(s), serveGetJob(s), serveFollowJob(s), serveKillJob(s), serveKillJobs(s), serveSendInput(s), serveDownloadRecord(s), serveListHistory(s), serveSearchHistory(s), serveArchivedHistory(s), serveListSubagents(s), serveWatchSubagents(s), serveSubagentHistory(s), serveListFleetHosts(s), serveWatch(s), serveOpenView(s), serveCloseView(s)}, opts)
+	return httproute.NewHandler(Routes(), []httproute.Serve{servePage(s), serveListJobs(s), serveWatchJobs(s), serveListWaiting(s), serveGetJob(s), serveFollowJob(s), serveKillJob(s), serveKillJobs(s), serveSendInput(s), serveDownloadRecord(s), serveListHistory(s), serveSearchHistory(s), serveJobHistory(s), serveArchivedHistory(s), serveListSubagents(s), serveWatchSubagents(s), serveSubagentHistory(s), serveListFleetHosts(s), serveWatch(s), serveOpenView(s), serveCloseView(s)}, opts)
 }
 
 func servePage(s Server) httproute.Serve {
@@ -1149,6 +1179,24 @@ func serveSearchHistory(s Server) httproute.Serve {
 			req.Limit = &v
 		}
 		v, err := s.SearchHistory(c.Context(), req)
+		if err != nil {
+			return err
+		}
+		return c.JSON(v)
+	}
+}
+
+func serveJobHistory(s Server) httproute.Serve {
+	return func(c *httproute.Call) error {
+		var req JobHistoryRequest
+		{
+			v, err := jobs.ParseJobID(c.Path("id"))
+			if err != nil {
+				return c.BadPath("id", err)
+			}
+			req.ID = v
+		}
+		v, err := s.JobHistory(c.Context(), req)
 		if err != nil {
 			return err
 		}

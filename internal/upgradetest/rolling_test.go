@@ -100,7 +100,7 @@ func TestRollingUpgradeOfHostsOnOneHistory(t *testing.T) {
 	f.waitFor(started, "the jobs of the two hosts of A")
 
 	// Upgrade web-1: stop it, start it as B. Its new jobs are registered as
-	// job/registered v3, which the fleet (A) reads in part.
+	// job/registered of the version after this build's newest, which the fleet (A) reads in part.
 	web1.stop()
 	web1 = startHost(t, b.b, "B", "web-1", dsn, schema)
 	steps++

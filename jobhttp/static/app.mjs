@@ -16,6 +16,10 @@ import { Watcher } from "./watch.mjs";
 import { LogView, duration, h } from "./logview.mjs";
 import { Timeline } from "./timeline.mjs";
 import { SubagentTree } from "./tree.mjs";
+import { Bulk } from "./bulk.mjs";
+import { Waiting } from "./waiting.mjs";
+import { HistoryView } from "./history.mjs";
+import { JobPage } from "./jobpage.mjs";
 const client = new Client({ base: document.baseURI });
 /** byId is the page's element with that id, which index.html always has. */
 function byId(id) {
@@ -43,6 +47,13 @@ const shownEl = byId("roster-shown");
 /** announce says a status change in the page's one live region. */
 function announce(text) {
     announceEl.textContent = text;
+}
+const bulk = new Bulk(rosterEl, announce);
+shownEl.after(bulk.bar);
+rosterEl.after(new Waiting(announce).root);
+/** labelText spells a job's labels as key=value pairs, sorted. */
+function labelText(job) {
+    return Object.entries(job.labels ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, v]) => `${k}=${v}`).join(" ");
 }
 // ---- theme ---------------------------------------------------------------
 const themes = ["auto", "dark", "light"];
@@ -155,7 +166,7 @@ function matches(job, place, v) {
         return false;
     if (v.q !== "") {
         const q = v.q.toLowerCase();
-        if (!job.name.toLowerCase().includes(q) && !job.label.toLowerCase().includes(q))
+        if (!job.name.toLowerCase().includes(q) && !job.label.toLowerCase().includes(q) && !labelText(job).toLowerCase().includes(q))
             return false;
     }
     return true;
@@ -239,10 +250,12 @@ function makeRow(job, place) {
     const host = h("span", { class: "host", title: "Host" }, place.host?.name ?? "");
     host.hidden = !fleet;
     const label = h("span", { class: "label" });
+    const labels = h("span", { class: "labels", title: "Labels" }, labelText(job));
+    labels.hidden = labels.textContent === "";
     const status = h("span", { class: "status" });
     const dur = h("span", { class: "dur", title: "Duration" });
     const kill = h("button", { type: "button", class: "kill", "aria-label": `Kill ${job.name}` }, "Kill");
-    const head = h("div", { class: "job-head", tabindex: "-1", "data-job": job.id }, name, host, label, status, dur, kill);
+    const head = h("div", { class: "job-head", tabindex: "-1", "data-job": job.id }, name, host, label, labels, status, dur, kill);
     const detail = h("p", { class: "detail" });
     const li = h("li", { class: "job", "data-job": job.id }, head, detail);
     const row = { li, head, label, status, dur, kill, detail, host, job, place, toggle: null, log: null, follow: null, input: null };
@@ -573,6 +586,11 @@ async function* mapStream(stream, f) {
         yield f(v);
 }
 const timeline = new Timeline(byId("timeline"));
+new JobPage(byId("timeline"));
+const historyView = new HistoryView();
+historyView.root.hidden = true;
+byId("timeline").closest("section")?.after(historyView.root);
+window.jobsHistory = historyView;
 let timelineDue = null;
 let timelineLoaded = false;
 /** loadTimeline reads the history again: at once the first time, then at most once per quarter second. */
@@ -586,7 +604,8 @@ function loadTimeline() {
         const note = byId("timeline-note");
         try {
             if (fleet) {
-                timeline.draw((await client.listHistory()).map((p) => p.item));
+                const placed = await client.listHistory();
+                timeline.draw(placed.map((p) => p.item), Date.now(), new Set(placed.filter((p) => p.with.lost === true).map((p) => p.item.jobId)));
             }
             else {
                 const history = await client.archivedHistory();
@@ -630,7 +649,10 @@ if (fleet) {
     byId("title").textContent = "Fleet jobs";
     byId("subagents").hidden = true;
     hostSel.closest("label")?.removeAttribute("hidden");
+    bulk.bar.hidden = true; // a bulk stop is each host's own
+    bulk.refresh();
     addTab("lost");
+    historyView.root.remove(); // the fleet view declines the search
     byId("empty").textContent = "No jobs of this session on any host yet.";
 }
 else {
@@ -640,3 +662,5 @@ else {
 }
 applyFilters();
 void watchRoster();
+if (!fleet)
+    void historyView.load(0);

@@ -17,6 +17,10 @@ import type { ArchivedRange, FleetPlacement } from "./wire.mjs";
 import { LogView, duration, h } from "./logview.mjs";
 import { Timeline } from "./timeline.mjs";
 import { SubagentTree } from "./tree.mjs";
+import { Bulk } from "./bulk.mjs";
+import { Waiting } from "./waiting.mjs";
+import { HistoryView } from "./history.mjs";
+import { JobPage } from "./jobpage.mjs";
 
 const client = new Client({ base: document.baseURI });
 
@@ -47,6 +51,15 @@ const shownEl = byId("roster-shown");
 /** announce says a status change in the page's one live region. */
 function announce(text: string): void {
   announceEl.textContent = text;
+}
+
+const bulk = new Bulk(rosterEl, announce);
+shownEl.after(bulk.bar);
+rosterEl.after(new Waiting(announce).root);
+
+/** labelText spells a job's labels as key=value pairs, sorted. */
+function labelText(job: JobSnapshot): string {
+  return Object.entries(job.labels ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, v]) => `${k}=${v}`).join(" ");
 }
 
 // ---- theme ---------------------------------------------------------------
@@ -193,7 +206,7 @@ function matches(job: JobSnapshot, place: FleetPlacement, v: View): boolean {
   if (v.host !== "" && (place.host?.name ?? "") !== v.host) return false;
   if (v.q !== "") {
     const q = v.q.toLowerCase();
-    if (!job.name.toLowerCase().includes(q) && !job.label.toLowerCase().includes(q)) return false;
+    if (!job.name.toLowerCase().includes(q) && !job.label.toLowerCase().includes(q) && !labelText(job).toLowerCase().includes(q)) return false;
   }
   return true;
 }
@@ -271,10 +284,12 @@ function makeRow(job: JobSnapshot, place: FleetPlacement): Row {
   const host = h("span", { class: "host", title: "Host" }, place.host?.name ?? "");
   host.hidden = !fleet;
   const label = h("span", { class: "label" });
+  const labels = h("span", { class: "labels", title: "Labels" }, labelText(job));
+  labels.hidden = labels.textContent === "";
   const status = h("span", { class: "status" });
   const dur = h("span", { class: "dur", title: "Duration" });
   const kill = h("button", { type: "button", class: "kill", "aria-label": `Kill ${job.name}` }, "Kill");
-  const head = h("div", { class: "job-head", tabindex: "-1", "data-job": job.id }, name, host, label, status, dur, kill);
+  const head = h("div", { class: "job-head", tabindex: "-1", "data-job": job.id }, name, host, label, labels, status, dur, kill);
   const detail = h("p", { class: "detail" });
   const li = h("li", { class: "job", "data-job": job.id }, head, detail);
   const row: Row = { li, head, label, status, dur, kill, detail, host, job, place, toggle: null, log: null, follow: null, input: null };
@@ -605,6 +620,11 @@ async function* mapStream<T, U>(stream: AsyncIterable<T>, f: (v: T) => U): Async
 }
 
 const timeline = new Timeline(byId("timeline"));
+new JobPage(byId("timeline"));
+const historyView = new HistoryView();
+historyView.root.hidden = true;
+byId("timeline").closest("section")?.after(historyView.root);
+(window as unknown as { jobsHistory: HistoryView }).jobsHistory = historyView;
 let timelineDue: ReturnType<typeof setTimeout> | null = null;
 let timelineLoaded = false;
 /** loadTimeline reads the history again: at once the first time, then at most once per quarter second. */
@@ -617,7 +637,8 @@ function loadTimeline(): void {
     const note = byId("timeline-note");
     try {
       if (fleet) {
-        timeline.draw((await client.listHistory()).map((p) => p.item));
+        const placed = await client.listHistory();
+        timeline.draw(placed.map((p) => p.item), Date.now(), new Set(placed.filter((p) => p.with.lost === true).map((p) => p.item.jobId)));
       } else {
         const history = await client.archivedHistory();
         timeline.draw(history.intervals);
@@ -658,7 +679,10 @@ if (fleet) {
   byId("title").textContent = "Fleet jobs";
   byId("subagents").hidden = true;
   hostSel.closest("label")?.removeAttribute("hidden");
+  bulk.bar.hidden = true; // a bulk stop is each host's own
+  bulk.refresh();
   addTab("lost");
+  historyView.root.remove(); // the fleet view declines the search
   byId("empty").textContent = "No jobs of this session on any host yet.";
 } else {
   const tree = new SubagentTree(byId("subagents"), client, watcher);
@@ -667,3 +691,4 @@ if (fleet) {
 }
 applyFilters();
 void watchRoster();
+if (!fleet) void historyView.load(0);

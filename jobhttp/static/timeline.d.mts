@@ -15,7 +15,12 @@ export declare class Timeline {
     private now;
     constructor(root: HTMLElement);
     /** Draw shows intervals (those with a registration time), as of now. */
-    draw(intervals: Interval[], now?: number): void;
+    /** lost are the jobs whose host a fleet view says is lost: a bar that ends where it began, never one growing with the clock. */
+    private lost;
+    private legend;
+    /** lostEntry is the legend's entry for lost jobs, there only while some are drawn (a fleet view). */
+    private readonly lostEntry;
+    draw(intervals: Interval[], now?: number, lost?: ReadonlySet<string>): void;
     /** Zoomed is the range in view, or null for all of it. */
     get range(): [number, number] | null;
     setZoom(z: [number, number] | null): void;

@@ -53,6 +53,7 @@ export class Timeline {
         const legend = h("ul", { class: "legend", "aria-label": "Legend" });
         for (const [cls, label] of outcomes)
             legend.append(h("li", {}, h("span", { class: `swatch bar-${cls}`, "aria-hidden": "true" }), label));
+        this.legend = legend;
         const zoomIn = h("button", { type: "button", class: "zoom-in" }, "Zoom in");
         const zoomOut = h("button", { type: "button", class: "zoom-out" }, "Zoom out");
         this.reset = h("button", { type: "button", class: "zoom-reset" }, "Reset zoom");
@@ -68,7 +69,17 @@ export class Timeline {
         new ResizeObserver(() => this.redraw()).observe(this.plot);
     }
     /** Draw shows intervals (those with a registration time), as of now. */
-    draw(intervals, now = Date.now()) {
+    /** lost are the jobs whose host a fleet view says is lost: a bar that ends where it began, never one growing with the clock. */
+    lost = new Set();
+    legend = null;
+    /** lostEntry is the legend's entry for lost jobs, there only while some are drawn (a fleet view). */
+    lostEntry = h("li", {}, h("span", { class: "swatch bar-lost", "aria-hidden": "true" }), "lost with its host");
+    draw(intervals, now = Date.now(), lost = new Set()) {
+        this.lost = lost;
+        if (lost.size > 0)
+            this.legend?.append(this.lostEntry);
+        else
+            this.lostEntry.remove();
         this.items = intervals.filter((iv) => iv.registeredAt > 0);
         this.now = now;
         this.redraw();
@@ -129,8 +140,9 @@ export class Timeline {
             const label = svg("text", { x: 2, y: y + 15, class: "row-label" });
             label.textContent = `${iv.kind}-${iv.ordinal} ${iv.label}`.slice(0, 18);
             root.append(label);
-            const cls = outcome(iv);
-            const end = iv.settledAt ?? this.now;
+            const isLost = !iv.complete && this.lost.has(iv.jobId);
+            const cls = isLost ? "lost" : outcome(iv);
+            const end = iv.settledAt ?? (isLost ? iv.registeredAt : this.now);
             const bx = x(iv.registeredAt), bw = Math.max(3, x(end) - bx);
             const bar = svg("rect", { x: bx, y: y + 4, width: bw, height: rowH - 8, rx: 2, class: `bar bar-${cls}`, tabindex: 0, "data-job": iv.jobId });
             bar.setAttribute("aria-label", this.describe(iv));
@@ -139,7 +151,7 @@ export class Timeline {
             title.textContent = this.describe(iv);
             bar.append(title);
             bars.append(bar);
-            if (!iv.complete) {
+            if (!iv.complete && !isLost) {
                 // open-ended: an arrow past the bar's end says it goes on
                 const ax = bx + bw;
                 bars.append(svg("path", { class: "open-end", d: `M${ax} ${y + 3} l7 ${rowH / 2 - 3} l-7 ${rowH / 2 - 3} z` }));
@@ -159,7 +171,7 @@ export class Timeline {
         const parts = [
             `${iv.kind}-${iv.ordinal} ${iv.label}`,
             `started ${clock(new Date(iv.registeredAt))}`,
-            end === undefined || !iv.complete ? "still running (or its end was not recorded)" : `ended ${clock(new Date(end))}`,
+            !iv.complete && this.lost.has(iv.jobId) ? "lost with its host, its end unknown" : end === undefined || !iv.complete ? "still running (or its end was not recorded)" : `ended ${clock(new Date(end))}`,
             `took ${duration((end ?? this.now) - iv.registeredAt)}`,
         ];
         if (iv.complete)
@@ -174,7 +186,7 @@ export class Timeline {
             ["Start", clock(new Date(iv.registeredAt))],
             ["End", end === undefined || !iv.complete ? "—" : clock(new Date(end))],
             ["Duration", duration((end ?? this.now) - iv.registeredAt) + (iv.complete ? "" : " so far")],
-            ["Outcome", outcome(iv) === "timeout" ? "timed out" : iv.complete ? iv.status ?? "" : "incomplete"],
+            ["Outcome", !iv.complete && this.lost.has(iv.jobId) ? "lost with its host" : outcome(iv) === "timeout" ? "timed out" : iv.complete ? iv.status ?? "" : "incomplete"],
             ["Cause", iv.cause ?? "—"],
         ];
         const dl = h("dl", {});

@@ -610,6 +610,105 @@ export function encodeInterval(value) {
 }
 
 /**
+ * decodeJobFact reads a JobFact from JSON as Go's decoder does, refusing input
+ * that lacks a required field.
+ */
+export function decodeJobFact(json, path = "$") {
+  const o = _obj(json, path, "JobFact");
+  let f_type;
+  let f_version;
+  let f_at;
+  let f_data;
+  for (const k of Object.keys(o)) {
+    const v = o[k];
+    switch (k) {
+      case "type":
+        f_type = v === null ? undefined : _str(v, path, "type");
+        continue;
+      case "version":
+        f_version = v === null ? undefined : _int(v, path, "version");
+        continue;
+      case "at":
+        f_at = v === null ? undefined : _int(v, path, "at");
+        continue;
+      case "data":
+        f_data = v === null ? undefined : _str(v, path, "data");
+        continue;
+    }
+    switch (_fold(k)) {
+      case "TYPE":
+        throw _ambiguous(path, "JobFact", k, "type");
+      case "VERSION":
+        throw _ambiguous(path, "JobFact", k, "version");
+      case "AT":
+        throw _ambiguous(path, "JobFact", k, "at");
+      case "DATA":
+        throw _ambiguous(path, "JobFact", k, "data");
+    }
+  }
+  if (f_type === undefined) throw _missing(path, "JobFact", "type");
+  if (f_version === undefined) throw _missing(path, "JobFact", "version");
+  if (f_at === undefined) throw _missing(path, "JobFact", "at");
+  if (f_data === undefined) throw _missing(path, "JobFact", "data");
+  const out = { type: f_type, version: f_version, at: f_at, data: f_data };
+  return out;
+}
+
+/**
+ * encodeJobFact writes a JobFact as JSON that Go's decoder reads, leaving out
+ * optional fields that hold their zero value, as Go does.
+ */
+export function encodeJobFact(value) {
+  const o = {};
+  o["type"] = value.type;
+  o["version"] = _eint(value.version, "JobFact.version");
+  o["at"] = _eint(value.at, "JobFact.at");
+  o["data"] = value.data;
+  return o;
+}
+
+/**
+ * decodeJobHistory reads a JobHistory from JSON as Go's decoder does, refusing
+ * input that lacks a required field.
+ */
+export function decodeJobHistory(json, path = "$") {
+  const o = _obj(json, path, "JobHistory");
+  let f_interval;
+  let f_facts;
+  for (const k of Object.keys(o)) {
+    const v = o[k];
+    switch (k) {
+      case "interval":
+        f_interval = v === null ? undefined : decodeInterval(v, path + ".interval");
+        continue;
+      case "facts":
+        f_facts = v === null ? undefined : _arr(v, path, "facts", (e, p, i) => decodeJobFact(e, _at(p, i)));
+        continue;
+    }
+    switch (_fold(k)) {
+      case "INTERVAL":
+        throw _ambiguous(path, "JobHistory", k, "interval");
+      case "FACTS":
+        throw _ambiguous(path, "JobHistory", k, "facts");
+    }
+  }
+  if (f_interval === undefined) throw _missing(path, "JobHistory", "interval");
+  const out = { interval: f_interval, facts: f_facts ?? [] };
+  return out;
+}
+
+/**
+ * encodeJobHistory writes a JobHistory as JSON that Go's decoder reads, leaving
+ * out optional fields that hold their zero value, as Go does.
+ */
+export function encodeJobHistory(value) {
+  const o = {};
+  o["interval"] = encodeInterval(value.interval);
+  o["facts"] = value.facts.map((e) => encodeJobFact(e));
+  return o;
+}
+
+/**
  * decodeKillAllRequest reads a KillAllRequest from JSON as Go's decoder does,
  * refusing input that lacks a required field.
  */
@@ -1604,6 +1703,18 @@ export class Client extends _Wire {
   async searchHistory(options = {}) {
     const json = await this._json("GET", "api/history/search", { "all": options.all === undefined ? undefined : _text(options.all), "since": options.since === undefined ? undefined : _text(options.since), "until": options.until === undefined ? undefined : _text(options.until), "kind": options.kind === undefined ? undefined : _text(options.kind), "status": options.status === undefined ? undefined : _text(options.status), "label": options.label === undefined ? undefined : _text(options.label), "cursor": options.cursor === undefined ? undefined : _text(options.cursor), "limit": options.limit === undefined ? undefined : _text(options.limit) }, undefined, options.signal);
     return decodeHistoryPage(json);
+  }
+
+  /**
+   * JobHistory answers one job of the caller's history - its interval and its
+   * facts in journal order - for the job's page.
+   *
+   * A 404 refusal (a WireError): The caller's history holds no fact of the job,
+   * unknown and foreign alike.
+   */
+  async jobHistory(id, options = {}) {
+    const json = await this._json("GET", "api/history/jobs/" + encodeURIComponent(_text(id)), undefined, undefined, options.signal);
+    return decodeJobHistory(json);
   }
 
   /**

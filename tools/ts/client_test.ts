@@ -312,6 +312,10 @@ const cases: [string, () => Promise<void>][] = [
     await control("wait", { job: job.id });
     const page = await client("jane").searchHistory({ limit: 10 });
     check(page.intervals.some((i) => i.jobId === job.id), `searchHistory ${JSON.stringify(page)}`);
+    const jobPage = await client("jane").jobHistory(job.id);
+    check(jobPage.interval.jobId === job.id && jobPage.facts.length >= 2, `jobHistory ${JSON.stringify(jobPage)}`);
+    const foreign = await refusal(() => client("ivan").jobHistory(job.id));
+    check(foreign.status === 404, `another session's job page: ${foreign.message}`);
   }],
   ["a stream that is not an event stream is refused, not retried", async () => {
     const bogus = new Client({ base: new URL("test/bogus/", base) });

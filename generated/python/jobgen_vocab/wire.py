@@ -289,6 +289,34 @@ class Interval(Model):
     """
 
 
+class JobFact(Model):
+    """A JobFact is one fact of a job as its history holds it, in journal order."""
+
+    type: str
+    """Type is the fact's type (job/registered, job/settled)."""
+
+    version: Int64
+    """Version is the fact's version as written."""
+
+    at: Int64
+    """At is the fact's time in Unix milliseconds."""
+
+    data: str
+    """Data is the fact's data as the journal holds it, JSON text."""
+
+
+class JobHistory(Model):
+    """A JobHistory is one job's page from the journal - its interval and its facts,
+    oldest first.
+    """
+
+    interval: Interval
+    """Interval is the job's execution interval."""
+
+    facts: list[JobFact] = Field(default_factory=list)
+    """Facts are the job's facts, oldest first."""
+
+
 class KillAllRequest(Model):
     """A KillAllRequest is the body of a bulk stop, sent as application/json: the jobs
     of IDs, or when IDs is empty every live job of the caller that Match selects, all

@@ -300,6 +300,19 @@ class Client(Caller):
         )
         return wire.HistoryPage.decode(response.content)
 
+    def job_history(self, id: jobs.JobID) -> wire.JobHistory:
+        """JobHistory answers one job of the caller's history - its interval and its
+        facts in journal order - for the job's page.
+
+        GET /api/history/jobs/{id}
+
+        It raises a WireError of:
+        - 404: The caller's history holds no fact of the job, unknown and foreign
+          alike.
+        """
+        response = self._call("GET", f"api/history/jobs/{segment(id)}")
+        return wire.JobHistory.decode(response.content)
+
     def archived_history(self) -> wire.History:
         """ArchivedHistory answers the caller's history as the journal holds it: the
         intervals ListHistory answers, which the journal serves live, and the runs of
@@ -670,6 +683,19 @@ class AsyncClient(AsyncCaller):
             },
         )
         return wire.HistoryPage.decode(response.content)
+
+    async def job_history(self, id: jobs.JobID) -> wire.JobHistory:
+        """JobHistory answers one job of the caller's history - its interval and its
+        facts in journal order - for the job's page.
+
+        GET /api/history/jobs/{id}
+
+        It raises a WireError of:
+        - 404: The caller's history holds no fact of the job, unknown and foreign
+          alike.
+        """
+        response = await self._call("GET", f"api/history/jobs/{segment(id)}")
+        return wire.JobHistory.decode(response.content)
 
     async def archived_history(self) -> wire.History:
         """ArchivedHistory answers the caller's history as the journal holds it: the

@@ -1,0 +1,296 @@
+package jobhttp_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/jobgen/jobgen/generated/jobs"
+	"github.com/jobgen/jobgen/jobhistory"
+	"github.com/jobgen/jobgen/jobhttp"
+	"github.com/jobgen/jobgen/journal"
+	"github.com/jobgen/jobgen/registry"
+	"github.com/jobgen/jobgen/subagent/subagenttest"
+)
+
+// The bulk stop, the labels and the waiting starts on the page, in both
+// themes, with axe-core on each.
+
+func TestPageStopsSelectedAndMatchingJobsWithOneReason(t *testing.T) {
+	ctx := browser(t)
+	s := newServer(t, jobhttp.Options{Session: func(*http.Request) (jobs.SessionID, error) { return "alice", nil }},
+		registry.WithLimits(registry.Limits{MaxPerOwner: 4}))
+	var ids []jobs.JobID
+	for i, label := range []string{"nightly build", "nightly test", "lint", "serve"} {
+		p := &producer{result: make(chan jobs.JobOutcome, 1)}
+		start := jobs.PlainJobStart{
+			JobStartCommon: jobs.JobStartCommon{Kind: "plain", Label: label, Owner: "alice"},
+			Run:            func(context.Context, jobs.RunningJob) (jobs.Hooks, error) { return p.hooks(), nil },
+		}
+		if i < 2 {
+			start.Labels = map[string]string{"ci": "nightly", "team": "infra"}
+		}
+		snap, err := s.reg.Start(t.Context(), start)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { p.finish(jobs.JobStatusCompleted, "") })
+		ids = append(ids, snap.ID)
+	}
+	// A fifth start waits for one of alice's four slots.
+	waited := make(chan error, 1)
+	go func() {
+		_, err := s.reg.StartWait(t.Context(), jobs.PlainJobStart{
+			JobStartCommon: jobs.JobStartCommon{Kind: "plain", Label: "queued deploy", Owner: "alice"},
+			Run: func(context.Context, jobs.RunningJob) (jobs.Hooks, error) {
+				p := &producer{result: make(chan jobs.JobOutcome, 1)}
+				return p.hooks(), nil
+			},
+		})
+		waited <- err
+	}()
+	for len(s.reg.Waiting("alice")) == 0 {
+		time.Sleep(time.Millisecond)
+	}
+
+	if err := chromedp.Do(ctx, chromedp.Navigate(s.srv.URL+"/"), chromedp.WaitVisible(rowSelector(ids[3])+" input.select")); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "the waiting start listed", `document.querySelector("#waiting:not([hidden]) .waiting-start .label")?.textContent === "queued deploy"`, 10*time.Second)
+	if labels := js[string](t, ctx, `document.querySelector('`+rowSelector(ids[0])+` .labels').textContent`); labels != "ci=nightly team=infra" {
+		t.Errorf("the row shows labels %q; want ci=nightly team=infra", labels)
+	}
+	for _, scheme := range []string{"light", "dark"} {
+		emulateScheme(t, ctx, scheme)
+		screenshot(t, ctx, "bulk-waiting-"+scheme)
+		bad, passes := axeViolations(t, ctx)
+		t.Logf("axe-core on the bulk stop and waiting list (%s): %d rules passed, %d serious or critical", scheme, passes, len(bad))
+		for _, b := range bad {
+			t.Errorf("axe (%s): %s", scheme, b)
+		}
+	}
+
+	// Select two rows and stop them.
+	chromedp.Do(ctx, chromedp.Click(rowSelector(ids[2])+" input.select"), chromedp.Click(rowSelector(ids[3])+" input.select"))
+	waitJS(t, ctx, "two selected", `document.getElementById("bulk-selected").textContent === "Stop selected (2)"`, 5*time.Second)
+	chromedp.Do(ctx, chromedp.Click(`#bulk-selected`))
+	waitJS(t, ctx, "one confirmation", `document.getElementById("bulk-dialog").open && document.getElementById("bulk-what").textContent === "2 jobs"`, 5*time.Second)
+	chromedp.Do(ctx, chromedp.SetValue(`#bulk-reason`, "freeze"))
+	for _, scheme := range []string{"light", "dark"} {
+		emulateScheme(t, ctx, scheme)
+		screenshot(t, ctx, "bulk-confirm-"+scheme)
+		bad, _ := axeViolations(t, ctx)
+		for _, b := range bad {
+			t.Errorf("axe on the bulk dialog (%s): %s", scheme, b)
+		}
+	}
+	chromedp.Do(ctx, chromedp.Click(`#bulk-confirm`))
+	for _, id := range ids[2:] {
+		waitJS(t, ctx, "the selected job killed", `document.querySelector('`+rowSelector(id)+` .status.status-killed') !== null`, 10*time.Second)
+		if got, _ := s.reg.Get("alice", id); got.Status != jobs.JobStatusKilled || !strings.Contains(got.Detail, "freeze") {
+			t.Errorf("%s is %s %q; want killed with the one reason", got.Name, got.Status, got.Detail)
+		}
+	}
+	if err := <-waited; err != nil {
+		t.Fatalf("the waiting start was not admitted once slots freed: %v", err)
+	}
+	waitJS(t, ctx, "the waiting list emptied", `document.getElementById("waiting").hidden`, 10*time.Second)
+
+	// Filter to the nightly jobs by their label, and stop every match.
+	chromedp.Do(ctx, chromedp.SendKeys(`#filter-text`, "ci=nightly"))
+	waitJS(t, ctx, "the filter applied", `document.getElementById("bulk-matching").textContent === "Stop all matching (2)"`, 5*time.Second)
+	chromedp.Do(ctx, chromedp.Click(`#bulk-matching`))
+	waitJS(t, ctx, "the confirmation", `document.getElementById("bulk-dialog").open`, 5*time.Second)
+	chromedp.Do(ctx, chromedp.Click(`#bulk-confirm`))
+	waitJS(t, ctx, "announced", `document.getElementById("announce").textContent.includes("Asked 2 jobs to stop")`, 10*time.Second)
+	for _, id := range ids[:2] {
+		if got := waitStatus(t, s.reg, "alice", id); got.Status != jobs.JobStatusKilled {
+			t.Errorf("%s is %s; the matching stop should kill it", got.Name, got.Status)
+		}
+	}
+	screenshot(t, ctx, "bulk-done")
+}
+
+// TestPageBulkStopOf500Jobs times one bulk stop of 500 running jobs from the
+// page: the click on "Stop all matching" to the last row shown killed.
+func TestPageBulkStopOf500Jobs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a timing of 500 jobs")
+	}
+	ctx := browser(t)
+	s := newServer(t, jobhttp.Options{Session: func(*http.Request) (jobs.SessionID, error) { return "alice", nil }},
+		registry.WithLimits(registry.Limits{MaxPerOwner: 600}))
+	for i := range 500 {
+		s.startPlain("alice", fmt.Sprint("job ", i))
+	}
+	if err := chromedp.Do(ctx, chromedp.Navigate(s.srv.URL+"/")); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "500 rows", `document.getElementById("bulk-matching").textContent === "Stop all matching (500)"`, 30*time.Second)
+	start := time.Now()
+	chromedp.Do(ctx, chromedp.Click(`#bulk-matching`))
+	waitJS(t, ctx, "the confirmation", `document.getElementById("bulk-dialog").open`, 5*time.Second)
+	chromedp.Do(ctx, chromedp.Click(`#bulk-confirm`))
+	waitJS(t, ctx, "every row killed", `document.querySelectorAll("li.job .status-killed").length === 500`, 60*time.Second)
+	t.Logf("bulk stop of 500 jobs from the page: %s from the click to the last row killed", time.Since(start))
+}
+
+// TestPageOfOneHostHidesTheHostFilter: the Host filter is a fleet view's;
+// on one host's page it takes no room.
+func TestPageOfOneHostHidesTheHostFilter(t *testing.T) {
+	ctx := browser(t)
+	s := pageServer(t)
+	s.startPlain("alice", "one job")
+	if err := chromedp.Do(ctx, chromedp.Navigate(s.srv.URL+"/"), chromedp.WaitVisible(`li.job`)); err != nil {
+		t.Fatal(err)
+	}
+	if shown := js[bool](t, ctx, `document.getElementById("filter-host").closest("label").getBoundingClientRect().width > 0`); shown {
+		t.Fatal("the Host filter shows on one host's page; it is a fleet view's")
+	}
+}
+
+// TestPageHistoryOf10000JobsPagesAndFilters: the history section over a
+// journal of 10,000 settled jobs shows the newest 50 first, pages on, and
+// filters by label; every session's only for the operator. It logs the
+// first paint and the next page's, for the closing note.
+func TestPageHistoryOf10000JobsPagesAndFilters(t *testing.T) {
+	ctx := browser(t)
+	store := subagenttest.NewMemStore()
+	for i := range 10_000 {
+		owner := jobs.SessionID("alice")
+		if i%10 == 9 {
+			owner = "bob"
+		}
+		reg := jobs.JobRegistered{JobID: jobs.NewJobID(), At: int64(1_700_000_000_000 + i*1000), Owner: owner, Kind: "plain", Label: fmt.Sprint("job ", i), Ordinal: i + 1}
+		if i%100 == 0 {
+			reg.Labels = map[string]string{"ci": "nightly"}
+		}
+		settled := jobs.JobSettled{JobID: reg.JobID, At: reg.At + 500, Status: jobs.JobStatusCompleted, ProducerReported: true, Cause: jobs.SettlementCauseProducer,
+			Registration: jobs.JobRegistration{RegisteredAt: reg.At, Owner: owner, Kind: "plain", Label: reg.Label, Ordinal: reg.Ordinal}}
+		for _, f := range []jobs.Fact{reg, settled} {
+			p, err := jobs.EncodeFact(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := store.Append(t.Context(), journal.Stream(owner), journal.Entry{Payload: p}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	s := newServer(t, jobhttp.Options{
+		Session: func(r *http.Request) (jobs.SessionID, error) {
+			return jobs.SessionID(r.URL.Query().Get("as") + "alice"), nil
+		},
+		History:    jobhttp.StoreHistory(store),
+		AllHistory: jobhttp.StoreAllHistory(store),
+		Operator:   func(s jobs.SessionID) bool { return s == "alice" },
+	})
+	if err := chromedp.Do(ctx, chromedp.Navigate(s.srv.URL+"/")); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	waitJS(t, ctx, "the first page", `document.querySelectorAll("#history tbody tr").length === 50`, 30*time.Second)
+	firstPaint := time.Since(start)
+	if note := js[string](t, ctx, `document.getElementById("history-note").textContent`); note != "Jobs 1–50 of 9000, newest first" {
+		t.Errorf("the first page says %q", note)
+	}
+	if first := js[string](t, ctx, `document.querySelector("#history tbody tr td.name").textContent`); first != "plain-9999" {
+		t.Errorf("the first row is %s; want alice's newest, plain-9999", first)
+	}
+	js[bool](t, ctx, `window.jobsHistory.onPaint = (ms) => { window.pagedIn = ms; }; true`)
+	chromedp.Do(ctx, chromedp.Click(`#history-older`))
+	waitJS(t, ctx, "the next page", `window.pagedIn !== undefined && document.getElementById("history-note").textContent.startsWith("Jobs 51–100")`, 30*time.Second)
+	nextPage := js[float64](t, ctx, `window.pagedIn`)
+	chromedp.Do(ctx, chromedp.SetValue(`#history-label`, "ci=nightly"))
+	js[bool](t, ctx, `document.getElementById("history-label").dispatchEvent(new Event("change")); true`)
+	waitJS(t, ctx, "the label filter", `document.getElementById("history-note").textContent === "Jobs 1–50 of 100, newest first"`, 30*time.Second)
+	chromedp.Do(ctx, chromedp.Click(`#history-all`))
+	waitJS(t, ctx, "every session's", `document.getElementById("history-note").textContent === "Jobs 1–50 of 100, newest first" && [...document.querySelectorAll("#history tbody tr td:nth-child(2)")].some(td => td.textContent === "bob") === false`, 30*time.Second)
+	// axe on the section in both themes runs in TestPageTimelineBarOpensTheJobsPage:
+	// here, with 9,000 bars on the page, it would outlast the browser's minute.
+	chromedp.Do(ctx, chromedp.ScrollIntoView(`#history`))
+	viewportShot(t, ctx, "history-10000")
+	t.Logf("history of 10,000 jobs: first page painted %s after navigation; next page painted %.0f ms after the click's request", firstPaint, nextPage)
+}
+
+// viewportShot saves what the viewport shows, for a page too long for a
+// full screenshot, to test-output/jobhttp/NAME.png.
+func viewportShot(t *testing.T, ctx context.Context, name string) {
+	t.Helper()
+	png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		t.Fatalf("screenshot: %v", err)
+	}
+	path := filepath.Join("..", "test-output", "jobhttp", name+".png")
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot: %s", path)
+}
+
+// TestPageTimelineBarOpensTheJobsPage: a click on a job's timeline bar
+// opens its page: owner, labels, absolute start and end, status, cause, and
+// its facts from the journal in order.
+func TestPageTimelineBarOpensTheJobsPage(t *testing.T) {
+	ctx := browser(t)
+	store := subagenttest.NewMemStore()
+	s := newServer(t, jobhttp.Options{
+		Session:  func(*http.Request) (jobs.SessionID, error) { return "alice", nil },
+		History:  jobhttp.StoreHistory(store),
+		JobFacts: jobhttp.StoreJobFacts(store),
+	}, registry.WithRecorder(journal.NewRecorder(store, jobs.EncodeFact, jobhistory.StreamOf)))
+	p := &producer{result: make(chan jobs.JobOutcome, 1)}
+	snap, err := s.reg.Start(t.Context(), jobs.PlainJobStart{
+		JobStartCommon: jobs.JobStartCommon{Kind: "deploy", Label: "ship it", Owner: "alice", Labels: map[string]string{"team": "infra"}},
+		Run:            func(context.Context, jobs.RunningJob) (jobs.Hooks, error) { return p.hooks(), nil },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(100 * time.Millisecond)
+	if _, err := s.reg.Kill("alice", snap.ID, "release freeze"); err != nil {
+		t.Fatal(err)
+	}
+	waitStatus(t, s.reg, "alice", snap.ID)
+	bar := `#timeline rect.bar[data-job="` + snap.ID.String() + `"]`
+	if err := chromedp.Do(ctx, chromedp.Navigate(s.srv.URL+"/"), chromedp.WaitVisible(bar)); err != nil {
+		t.Fatalf("the bar never drew: %v", err)
+	}
+	waitJS(t, ctx, "the history section", `document.querySelectorAll("#history tbody tr").length === 1`, 10*time.Second)
+	for _, scheme := range []string{"light", "dark"} {
+		emulateScheme(t, ctx, scheme)
+		screenshot(t, ctx, "history-"+scheme)
+		bad, passes := axeViolationsIn(t, ctx, `document.getElementById("history")`)
+		t.Logf("axe-core on the history section (%s): %d rules passed, %d serious or critical", scheme, passes, len(bad))
+		for _, b := range bad {
+			t.Errorf("axe on the history (%s): %s", scheme, b)
+		}
+	}
+	chromedp.Do(ctx, chromedp.Click(bar))
+	waitJS(t, ctx, "the job's page", `document.getElementById("job-page").open && document.querySelectorAll("#job-page .job-facts li").length === 2`, 10*time.Second)
+	text := js[string](t, ctx, `document.getElementById("job-page").innerText`)
+	for _, want := range []string{"deploy-1 ship it", "team=infra", "killed", "kill", "release freeze", "job/registered v3", "job/settled v3", "UTC"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the job's page lacks %q:\n%s", want, text)
+		}
+	}
+	for _, scheme := range []string{"light", "dark"} {
+		emulateScheme(t, ctx, scheme)
+		screenshot(t, ctx, "job-page-"+scheme)
+		bad, passes := axeViolations(t, ctx)
+		t.Logf("axe-core on the job's page (%s): %d rules passed, %d serious or critical", scheme, passes, len(bad))
+		for _, b := range bad {
+			t.Errorf("axe on the job's page (%s): %s", scheme, b)
+		}
+	}
+}

@@ -1,0 +1,92 @@
+// Compiled by tools/ts/page.sh from jobhttp/static/history.mts with the pinned tsc. DO NOT EDIT.
+// The history beyond the live session: the journal's execution intervals a
+// page at a time, newest first, filtered by kind, status and label, and,
+// for an operator the runtime allows, every session's (GET
+// api/history/search, Handler.SearchHistory). A server that keeps no
+// history answers 404, and the section stays hidden.
+import { decodeHistoryPage } from "./wire.mjs";
+import { duration, h } from "./logview.mjs";
+const api = new URL("api/", document.baseURI);
+const pageSize = 50;
+/** A HistoryView is the history section of the page. */
+export class HistoryView {
+    root;
+    kind;
+    status;
+    label;
+    all;
+    body;
+    note;
+    newer;
+    older;
+    cursor = 0;
+    next = 0;
+    /** painted is called after each page is drawn, with how long it took from the request. */
+    onPaint = () => { };
+    constructor() {
+        this.kind = h("input", { id: "history-kind", type: "search", autocomplete: "off" });
+        this.status = h("select", { id: "history-status" }, ...["", "running", "completed", "failed", "killed"].map((s) => h("option", { value: s }, s === "" ? "every status" : s)));
+        this.label = h("input", { id: "history-label", type: "search", placeholder: "key=value", autocomplete: "off" });
+        this.all = h("input", { id: "history-all", type: "checkbox" });
+        this.note = h("p", { id: "history-note", class: "muted" }, "Loading the history…");
+        this.body = h("tbody", {});
+        this.newer = h("button", { type: "button", id: "history-newer" }, "Newer");
+        this.older = h("button", { type: "button", id: "history-older" }, "Older");
+        const table = h("table", { class: "history-table", "aria-labelledby": "history-title" }, h("thead", {}, h("tr", {}, ...["Job", "Owner", "Label", "Labels", "Status", "Registered", "Took"].map((c) => h("th", { scope: "col" }, c)))), this.body);
+        this.root = h("section", { id: "history", class: "history-section", "aria-labelledby": "history-title" }, h("h2", { id: "history-title" }, "History"), h("div", { class: "filters" }, h("label", {}, "Kind ", this.kind), h("label", {}, "Status ", this.status), h("label", {}, "Label ", this.label), h("label", {}, this.all, " every session")), this.note, h("div", { class: "history-scroll" }, table), h("div", { class: "actions" }, this.newer, this.older));
+        for (const e of [this.kind, this.label])
+            e.addEventListener("change", () => void this.load(0));
+        for (const e of [this.status, this.all])
+            e.addEventListener("change", () => void this.load(0));
+        this.newer.addEventListener("click", () => void this.load(Math.max(0, this.cursor - pageSize)));
+        this.older.addEventListener("click", () => void this.load(this.next));
+    }
+    /** load shows the page of the history that starts at cursor. */
+    async load(cursor) {
+        const started = performance.now();
+        const q = new URLSearchParams({ limit: String(pageSize) });
+        if (cursor > 0)
+            q.set("cursor", String(cursor));
+        if (this.kind.value !== "")
+            q.set("kind", this.kind.value);
+        if (this.status.value !== "")
+            q.set("status", this.status.value);
+        if (this.label.value !== "")
+            q.set("label", this.label.value);
+        if (this.all.checked)
+            q.set("all", "true");
+        this.note.textContent = "Loading the history…";
+        try {
+            const res = await fetch(new URL("history/search?" + q.toString(), api));
+            if (res.status === 404) {
+                this.root.hidden = true;
+                return;
+            }
+            if (!res.ok) {
+                const body = (await res.json().catch(() => ({})));
+                throw new Error(body.error ?? `${res.status} ${res.statusText}`);
+            }
+            this.show(decodeHistoryPage(await res.json()), cursor);
+            this.root.hidden = false;
+            requestAnimationFrame(() => this.onPaint(performance.now() - started));
+        }
+        catch (err) {
+            this.note.textContent = `History unavailable: ${err instanceof Error ? err.message : String(err)}`;
+        }
+    }
+    show(page, cursor) {
+        this.cursor = cursor;
+        this.next = page.next ?? 0;
+        this.body.replaceChildren(...page.intervals.map(row));
+        const first = page.intervals.length === 0 ? 0 : cursor + 1;
+        this.note.textContent = page.total === 0 ? "No jobs match." : `Jobs ${first}–${cursor + page.intervals.length} of ${page.total}, newest first`;
+        this.newer.disabled = cursor === 0;
+        this.older.disabled = this.next === 0;
+    }
+}
+function row(iv) {
+    const status = iv.complete ? (iv.status ?? "") : "incomplete";
+    const labels = Object.entries(iv.labels ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, v]) => `${k}=${v}`).join(" ");
+    const took = iv.complete && iv.settledAt !== undefined ? duration(iv.settledAt - iv.registeredAt) : "";
+    return h("tr", { "data-job": iv.jobId }, h("td", { class: "name" }, `${iv.kind}-${iv.ordinal}`), h("td", {}, iv.owner), h("td", {}, iv.label), h("td", { class: "labels" }, labels), h("td", {}, h("span", { class: `status status-${status}` }, status)), h("td", {}, new Date(iv.registeredAt).toISOString().replace("T", " ").slice(0, 19)), h("td", { class: "dur" }, took));
+}
