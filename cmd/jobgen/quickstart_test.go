@@ -8,10 +8,10 @@ import (
 	"testing"
 )
 
-// TestTheQuickstartsOutputIsWhatGenerateSays holds README.md's Quickstart
-// to the repository: the line it shows `make generate` printing on a fresh
-// clone names as many files and specs as jobgen's own config has, which
-// verify counts without writing anything.
+// TestTheQuickstartsOutputIsWhatGenerateSays holds README.md's "Two
+// commands" (its quickstart) to the repository: the line it shows `make
+// generate` printing on a fresh clone names as many files and specs as
+// jobgen's own config has, which verify counts without writing anything.
 func TestTheQuickstartsOutputIsWhatGenerateSays(t *testing.T) {
 	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
 	if err != nil {
@@ -26,13 +26,13 @@ func TestTheQuickstartsOutputIsWhatGenerateSays(t *testing.T) {
 		t.Fatalf("verify: exit %d\n%s", code, stderr)
 	}
 	if want := fmt.Sprintf("jobgen: %s generated files up to date\n", shown[1]); stdout != want {
-		t.Errorf("verify printed %q; README.md's Quickstart says generate writes %s files, so want %q", stdout, shown[1], want)
+		t.Errorf("verify printed %q; README.md's Two commands section says generate writes %s files, so want %q", stdout, shown[1], want)
 	}
 	specs, err := filepath.Glob(filepath.Join("..", "..", "spec", "*.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := fmt.Sprint(len(specs)); got != string(shown[2]) {
-		t.Errorf("README.md's Quickstart says %s specs; jobgen.yaml's spec/*.yaml has %s", shown[2], got)
+		t.Errorf("README.md's Two commands section says %s specs; jobgen.yaml's spec/*.yaml has %s", shown[2], got)
 	}
 }

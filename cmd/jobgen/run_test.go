@@ -575,7 +575,7 @@ func TestExitStatusTellsFindingsFromFailures(t *testing.T) {
 }
 
 // TestHelpDocumentsExitStatus: the exit statuses are in --help, not only in
-// the README.
+// docs/guides/your-own-vocabulary.md.
 func TestHelpDocumentsExitStatus(t *testing.T) {
 	_, stdout, _ := jobgen(t, "help")
 	for _, want := range []string{"Exit status:", "1  findings", "2  usage", "3  failure"} {

@@ -17,8 +17,8 @@ import (
 // directory's strictness flags over the module of every valid golden case,
 // each in a directory of its own beside the runtime and the modules of the
 // specs it imports, so that every construct of the spec language yields
-// TypeScript that type-checks, not only jobs.yaml; so do the README's
-// TypeScript example against the committed package, and each module's
+// TypeScript that type-checks, not only jobs.yaml; so does the TypeScript guide's page
+// example against the committed package, and each module's
 // declarations (.d.mts), which must also describe its source: a check file
 // assigns each source module to the type of its declarations. Node then
 // imports each JavaScript module (.mjs), so that it parses and links.
@@ -74,7 +74,7 @@ func TestTSModulesCompile(t *testing.T) {
 	if len(jsModules) < 2 {
 		t.Fatalf("only %d valid cases", len(jsModules))
 	}
-	writeREADMEExample(t, filepath.Join(out, "readme"))
+	writeGuideExample(t, filepath.Join(out, "guide"))
 	tsconfig, err := os.ReadFile("../../tools/ts/tsconfig.json")
 	if err != nil {
 		t.Fatal(err)
@@ -97,22 +97,24 @@ func TestTSModulesCompile(t *testing.T) {
 	}
 }
 
-// writeREADMEExample writes the README's TypeScript consumer into dir,
-// with the committed package's jobs module and runtime it imports.
-func writeREADMEExample(t *testing.T, dir string) {
+// writeGuideExample writes the TypeScript guide's page consumer (its
+// ```ts block) into dir, with the committed package's jobs module and
+// runtime it imports.
+func writeGuideExample(t *testing.T, dir string) {
 	t.Helper()
-	readme, err := os.ReadFile("../../README.md")
+	const guide = "../../docs/guides/typescript.md"
+	text, err := os.ReadFile(guide)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, example, ok := strings.Cut(string(readme), "```ts\n")
+	_, example, ok := strings.Cut(string(text), "```ts\n")
 	example, _, ok2 := strings.Cut(example, "```")
 	if !ok || !ok2 {
-		t.Fatal("README.md has no ```ts example")
+		t.Fatalf("%s has no ```ts example", guide)
 	}
 	const from = `"@jobgen/jobgen/jobs"`
 	if !strings.Contains(example, from) {
-		t.Fatalf("README.md's example does not import %s", from)
+		t.Fatalf("%s's example does not import %s", guide, from)
 	}
 	for _, name := range []string{"jobs.ts", "runtime.ts"} {
 		module, err := os.ReadFile("../../generated/ts/" + name)
