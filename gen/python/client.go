@@ -116,22 +116,7 @@ func (w *clientWriter) clientImports() {
 	if len(w.pydantic) > 0 {
 		third["pydantic"] = isortMembers(w.pydantic)
 	}
-	mods := []string{w.spec.Package.Name}
-	for _, im := range w.spec.Imports {
-		if im.Imported == nil || !w.specs[im.Alias] {
-			continue
-		}
-		mod := im.Imported.Spec().Package.Name
-		if mod != im.Alias {
-			mod += " as " + im.Alias
-		}
-		if im.Foreign() {
-			other := im.Found.Packages["python"]
-			third[other] = append(third[other], mod)
-		} else {
-			mods = append(mods, mod)
-		}
-	}
+	mods := append([]string{w.spec.Package.Name}, importedModules(w.spec, w.specs, third)...)
 	own = append(own, [2]any{".", isortOrder(mods)})
 	for _, m := range []struct {
 		mod   string

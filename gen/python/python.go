@@ -313,22 +313,7 @@ func (w *pyWriter) imports() {
 	if len(w.pydantic) > 0 {
 		third["pydantic"] = isortMembers(w.pydantic)
 	}
-	var mods []string
-	for _, im := range w.spec.Imports {
-		if im.Imported == nil || !w.specs[im.Alias] {
-			continue
-		}
-		mod := im.Imported.Spec().Package.Name
-		if mod != im.Alias {
-			mod += " as " + im.Alias
-		}
-		if im.Foreign() {
-			other := im.Found.Packages["python"]
-			third[other] = append(third[other], mod)
-		} else {
-			mods = append(mods, mod)
-		}
-	}
+	mods := importedModules(w.spec, w.specs, third)
 	if len(mods) > 0 {
 		own = append(own, [2]any{".", mods})
 	}
@@ -462,4 +447,27 @@ func docLines(doc, fallback string, width int) []string {
 func capArticle(word string) string {
 	a := doctext.Article(word)
 	return strings.ToUpper(a[:1]) + a[1:]
+}
+
+// importedModules names the modules of the imported specs that used (by
+// alias) holds, as an import line's members ("jobs", "base as b"), and adds
+// another Go module's to third under its Python package.
+func importedModules(s *gen.Spec, used map[string]bool, third map[string][]string) []string {
+	var mods []string
+	for _, im := range s.Imports {
+		if im.Imported == nil || !used[im.Alias] {
+			continue
+		}
+		mod := im.Imported.Spec().Package.Name
+		if mod != im.Alias {
+			mod += " as " + im.Alias
+		}
+		if im.Foreign() {
+			other := im.Found.Packages["python"]
+			third[other] = append(third[other], mod)
+		} else {
+			mods = append(mods, mod)
+		}
+	}
+	return mods
 }
