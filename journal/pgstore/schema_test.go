@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -190,27 +189,6 @@ func TestAppendStatementsNeverScanTheFactTable(t *testing.T) {
 			t.Errorf("append_facts %s finds no id by its index:\n%s", name, plan)
 		}
 	}
-}
-
-// arrayLiterals returns each of args, a []string or []int64, as an array
-// literal, separated by commas.
-func arrayLiterals(args ...any) string {
-	var lits []string
-	for _, a := range args {
-		var elems []string
-		switch a := a.(type) {
-		case []string:
-			for _, e := range a {
-				elems = append(elems, strconv.Quote(e))
-			}
-		case []int64:
-			for _, e := range a {
-				elems = append(elems, strconv.FormatInt(e, 10))
-			}
-		}
-		lits = append(lits, "'{"+strings.Join(elems, ",")+"}'")
-	}
-	return strings.Join(lits, ", ")
 }
 
 // Every statement of the store has its text: a statement declared without
