@@ -2,7 +2,7 @@
 -- one row per job, registered to settled (or incomplete), in the order each
 -- job first appears in the global order (xid, pos). It is the SQL twin of
 -- jobhistory.Intervals over the job vocabulary (spec/jobs.yaml): job/registered
--- v1 to v3 (its labels from v3, none before) and job/settled v1 and v2, a v1 settlement's cause read as its
+-- v1 to v3 (its labels from v3, none before) and job/settled v1 to v3 (v3 adds only hasResult), a v1 settlement's cause read as its
 -- upcaster does (producer when the producer reported, else unknown). Facts of other
 -- types or versions are skipped. It does not diagnose history the Go
 -- projection refuses (a job registered or settled twice: the first fact
@@ -14,7 +14,7 @@ WITH f AS (
 	SELECT xid, pos, payload::jsonb AS p
 	FROM jobgen_journal.fact
 	WHERE (payload::jsonb ->> 'type' = 'job/registered' AND payload::jsonb ->> 'v' IN ('1', '2', '3'))
-	   OR (payload::jsonb ->> 'type' = 'job/settled' AND payload::jsonb ->> 'v' IN ('1', '2'))
+	   OR (payload::jsonb ->> 'type' = 'job/settled' AND payload::jsonb ->> 'v' IN ('1', '2', '3'))
 ),
 reg AS (
 	SELECT DISTINCT ON (p -> 'data' ->> 'jobId') p -> 'data' ->> 'jobId' AS job_id, xid, pos, p -> 'data' AS d

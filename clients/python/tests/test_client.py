@@ -184,6 +184,14 @@ def test_history_has_an_interval_per_job(client: Client) -> None:
     assert env("FOREIGN") not in intervals
 
 
+def test_a_jobs_page_is_refused_where_no_history_is_kept(client: Client) -> None:
+    # The test server keeps no journal of job facts (Options.JobFacts):
+    # the route answers its refusal, an ErrorBody decoded as WireError.
+    with pytest.raises(WireError) as e:
+        client.job_history(jobs.JobID(env("DONE")))
+    assert e.value.status == 404 and e.value.reason == "no history is kept"
+
+
 def test_nothing_waits_for_a_slot(client: Client) -> None:
     assert client.list_waiting() == []
 
