@@ -85,7 +85,9 @@ func TestDecodeFactIsLinearInSize(t *testing.T) {
 				return cpuTime() - start
 			}
 			ratio := costRatio(decode, small, large)
-			if ratio > 8 {
+			// Linear is 4, quadratic 16: 10 leaves room for a busy machine
+			// (a parallel make test measured 8.5) and still fails quadratic code.
+			if ratio > 10 {
 				t.Errorf("a fact 4 times as large (%d bytes) took %.1f times as long to decode: quadratic", len(large), ratio)
 			}
 		})
@@ -102,7 +104,7 @@ func costRatio(decode func([]byte) time.Duration, small, large []byte) float64 {
 		return prev
 	}
 	var s, l time.Duration
-	for i := 0; i < 7 && (i == 0 || l < time.Second); i++ { // quadratic code fails in one run
+	for i := 0; i < 15 && (i == 0 || l < time.Second); i++ { // quadratic code fails in one run
 		s = best(decode(small), s)
 		l = best(decode(large), l)
 	}

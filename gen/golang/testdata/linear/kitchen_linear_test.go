@@ -57,7 +57,7 @@ func decodeFact(doc []byte) error {
 }
 
 // TestDecodersAreLinearInSize: a document 4 times as large takes about 4
-// times as long to decode, not 16 (more than 8 fails); each cost is the
+// times as long to decode, not 16 (more than 10 fails: a busy machine has shown 8.5); each cost is the
 // process's CPU time, the least of several interleaved runs, so other work
 // on a busy machine does not count.
 func TestDecodersAreLinearInSize(t *testing.T) {
@@ -65,12 +65,12 @@ func TestDecodersAreLinearInSize(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			small, large := c.doc(c.unit), c.doc(4*c.unit)
 			var s, l time.Duration
-			for i := 0; i < 7 && (i == 0 || l < time.Second); i++ { // quadratic code fails in one run
+			for i := 0; i < 15 && (i == 0 || l < time.Second); i++ { // quadratic code fails in one run
 				s = fastest(t, c.decode, small, s)
 				l = fastest(t, c.decode, large, l)
 			}
 			ratio := float64(l) / float64(max(s, time.Microsecond))
-			if ratio > 8 {
+			if ratio > 10 {
 				t.Errorf("a document 4 times as large (%d bytes) took %.1f times as long to decode: quadratic", len(large), ratio)
 			}
 		})
