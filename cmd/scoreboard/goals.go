@@ -122,9 +122,10 @@ var goals = []goal{
 		inverse:  true,
 	},
 	{
-		// Steady state: the benchmark warms up before it times,
-		// and the run below makes 10,000,000 appends, so that even the
-		// fastest of them spans many flush intervals.
+		// Steady state: the benchmark warms up before it times, and the
+		// run below makes 30,000,000 appends, so that even the fastest of
+		// them spans many flush intervals (and the paired row's blocks,
+		// a sixth of them each at most, span several).
 		name:     "Append 64 B with 1,000 SSE followers, steady state",
 		measured: series{"./jobhttp", "BenchmarkAppendWithFollowers/followers=1000", "ns/op"},
 		baseline: series{"./jobhttp", "BenchmarkAppendWithFollowers/followers=0", "ns/op"},
@@ -298,7 +299,7 @@ var runs = []run{
 	{pkg: "./registry", bench: "^BenchmarkPumpIdle10k$/^(baseline=ticker|pump-with-pacer)$", benchtime: "2x"},
 	{pkg: "./journal", bench: "^BenchmarkAppend$/^payload$", benchtime: "300ms"},
 	{pkg: "./jobhistory", bench: "^BenchmarkWriteIntervals$/^(check|json=false)$", benchtime: "1x"},
-	{pkg: "./jobhttp", bench: "^BenchmarkAppendWithFollowers$", benchtime: "10000000x"},
+	{pkg: "./jobhttp", bench: "^BenchmarkAppendWithFollowers$", benchtime: "30000000x"},
 	{pkg: "./procjob", bench: "^BenchmarkOutputWrite64B$", benchtime: "300000x"},
 }
 
