@@ -222,7 +222,9 @@ file system without fallocate, or a File from WithOpenFile without an
 Allocate method, grows as it is written.
 
 One FileStore writes a journal at a time: on Linux, Open takes an exclusive
-flock and a second writer fails to open.
+flock and a second writer fails to open. Elsewhere Open takes no lock, so
+nothing stops a second writer there; locking with flock on the BSDs and
+macOS, or LockFileEx on Windows, is not done yet.
 
 # Session flush barrier
 
