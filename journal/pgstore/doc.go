@@ -118,7 +118,11 @@ appear later before a position already handed out. The cost is lag: any long
 transaction anywhere in the cluster holds the tail back until it ends. ReadAll
 first waits (WithReadYourWritesWait) until the horizon passes the newest commit
 made before it began, so a caller reads its own appends and a reader in another
-process (`jobgen journal cat`) reads everything already committed.
+process (`jobgen journal cat`) reads everything already committed. The wait is
+bounded (5 s by default): past it ReadAll logs a warning and reads what is
+safe, since an unbounded wait would let one idle-in-transaction session hang
+every reader, and a short read that said nothing would print a shorter journal
+as if it were all.
 
 Tail is woken by NOTIFY on the channel named like the schema, heard on a
 dedicated connection (not from the pool) that reconnects with backoff; a
