@@ -18,18 +18,18 @@
 // authorized by the manager against the very agent value the Toolset was
 // made for, as the manager authorizes everything.
 //
-// Call never returns a Go error of the layers below: a failure is an
-// *Error, a stable tools.ErrorCode and a sentence saying what to do, whose
-// JSON (a tools.ToolError) is what the model is handed; the error behind
-// it goes to the logger. A panicking tool is contained the same way. Go
-// errors name internals (addresses, pids, file paths), so returning them for
-// the runtime to format would let every runtime leak something; and
-// tools.ErrorCode is an enum of its own rather than subagents.ErrorCode,
-// whose codes describe the manager and cover no job error. For send_message, a child with no
-// history and another parent's child both read as unauthorized, for the
-// same reason as unknownJob. A bad argument is told in the input schema's
-// terms (which argument, what it must be), found by reading the arguments
-// again against the schema, not by parsing a decoder's message.
+// Call never returns a Go error of the layers below: a failure is an *Error,
+// a stable tools.ErrorCode and a sentence saying what to do, whose JSON (a
+// tools.ToolError) is what the model is handed; the error behind it goes to
+// the logger. A panicking tool is contained the same way. Go errors name
+// internals (addresses, pids, file paths), so returning them for the runtime
+// to format would let every runtime leak something; and tools.ErrorCode is
+// an enum of its own rather than subagents.ErrorCode, whose codes describe
+// the manager and cover no job error. For send_message, a child with no
+// history and another parent's child both read as unauthorized, for the same
+// reason as unknownJob. A bad argument is told in the input schema's terms
+// (which argument, what it must be), found by reading the arguments again
+// against the schema, not by parsing a decoder's message.
 //
 // # job_output, the consuming cursor
 //

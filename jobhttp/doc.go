@@ -21,10 +21,10 @@ say Host: attacker.example. A list replaces the default rather than adding to
 it, so a deployment behind a proxy answers for localhost only if it says so.
 The names are listed, not guessed from the listen address: a Handler may be
 mounted behind any server or proxy, and the connection's local address says
-nothing of the names clients use. Neither any IP literal nor a wildcard entry
-is allowed unlisted: a proxy forwarding Host: 127.0.0.1 would otherwise open a
-deployment meant for its listed names, and one entry per name is short where a
-wildcard is easy to get wrong.
+nothing of the names clients use. An IP literal is refused unless listed, as
+a name is, since a proxy forwarding Host: 127.0.0.1 would otherwise open a
+deployment meant for its listed names; and there are no wildcard entries:
+one entry per name is short, and a wildcard is easy to get wrong.
 
 # Routes
 
