@@ -183,6 +183,22 @@ var goals = []goal{
 		ratio:    &limit{"", atLeast, 1.0, "≥ 1.0× ten streams"},
 	},
 	{
+		// The generated Python package decoding the follow frames and the
+		// facts at their newest version (tools/python/bench.py), against
+		// json.loads of the same bytes, in interleaved runs of one process.
+		name:     "Python decode of follow frames and facts vs json.loads",
+		measured: series{"./clients/python", "BenchmarkPythonDecode", "generated-us/set"},
+		baseline: series{"./clients/python", "BenchmarkPythonDecode", "loads-us/set"},
+		ratio:    &limit{"", atMost, 2, "≤ 2× json.loads"},
+	},
+	{
+		// An older fact version is validated as written and again as the
+		// newest version after its upcasts: the price of old history.
+		name:     "Python decode of a job/settled v2 fact, upcast to v3, vs json.loads (no goal: an older version's cost)",
+		measured: series{"./clients/python", "BenchmarkPythonDecode", "upcast-generated-us"},
+		baseline: series{"./clients/python", "BenchmarkPythonDecode", "upcast-loads-us"},
+	},
+	{
 		// What a pseudo-terminal's line discipline adds to each
 		// 64-byte line a program writes, from its write to the job's record.
 		name:     "procjob: a 64 B line written under a terminal vs on pipes",
@@ -318,6 +334,7 @@ var runs = []run{
 	{pkg: "./jobhttp", bench: "^BenchmarkAppendWithFollowers$", benchtime: "30000000x"},
 	{pkg: "./jobhttp", bench: "^BenchmarkWatchTenFollows$", benchtime: "200000x"},
 	{pkg: "./procjob", bench: "^BenchmarkOutputWrite64B$", benchtime: "300000x"},
+	{pkg: "./clients/python", bench: "^BenchmarkPythonDecode$", benchtime: "1x"},
 }
 
 // The MCP rows: a tools/call over streamable HTTP against the Go SDK's
