@@ -167,6 +167,16 @@ type Options struct {
 	// job_output) never returns it. Ignored under a terminal; Unix only
 	// (Windows passes no descriptor past stderr, so the start fails there).
 	Narration bool
+	// Recorder, when set, receives two facts of an owned job (Owner set):
+	// job/command, its argv and working directory, once the job is
+	// registered, and job/exited, its exit code or the signal that ended
+	// it, before it settles. Give it the registry's own recorder
+	// (jobhistory.NewRecorder) so that both land on the job's stream between
+	// its job/registered and job/settled, where its page reads them. Argv is
+	// recorded as given, secrets included, cut to jobs.DefaultMaxCommandBytes
+	// (docs/decisions/0234); a fact the recorder refuses is named in the
+	// outcome's detail. Nil records neither.
+	Recorder registry.Recorder
 }
 
 // Start returns a start for the registry that runs the command as a
@@ -209,6 +219,7 @@ func Start(opts Options) jobs.RecordingJobStart {
 // A process is one running command, the process group it leads, and what
 // watches them.
 type process struct {
+	opts      Options // what it runs, and where its facts go
 	cmd       *exec.Cmd
 	group     *jobGroup
 	grace     time.Duration
@@ -223,12 +234,13 @@ type process struct {
 	copied    sync.WaitGroup
 
 	// Set by supervise before exited fires.
-	waitErr   error // cmd.Wait's result for the leader
-	leftovers bool  // the leader exited by itself and left processes in its group
-	survivors bool  // processes of the group were still there after SIGKILL and its wait
-	cutOff    bool  // output was still open after the group ended, and was cut off
-	stopErr   error // the group the leader left could not be signalled
-	kept      error // the cgroup could not be removed
+	waitErr   error     // cmd.Wait's result for the leader
+	leftovers bool      // the leader exited by itself and left processes in its group
+	survivors bool      // processes of the group were still there after SIGKILL and its wait
+	cutOff    bool      // output was still open after the group ended, and was cut off
+	stopErr   error     // the group the leader left could not be signalled
+	kept      error     // the cgroup could not be removed
+	endedAt   time.Time // when the group had ended and the output drained
 
 	mu        sync.Mutex
 	cancelled string        // the first Cancel's reason
@@ -237,6 +249,7 @@ type process struct {
 	killed    chan struct{} // closed once SIGKILL has been sent
 	finished  bool          // the group has ended: nothing may be signalled any more
 	attached  bool          // a job records the output: done waits for its pump
+	job       jobs.JobID    // the job attached, once attached
 
 	doneOnce sync.Once
 	outcome  jobs.JobOutcome
@@ -315,7 +328,7 @@ func (p *process) attach(job jobs.RecordingJob) {
 		sources[i] = registry.PumpSource{Reader: o.s, Channel: o.channel}
 	}
 	p.mu.Lock()
-	p.attached = true
+	p.attached, p.job = true, job.ID()
 	p.mu.Unlock()
 	go func() {
 		p.pumpDone <- registry.PumpJobOutput(context.Background(), job, sources,
@@ -332,7 +345,7 @@ func newProcess(opts Options) *process {
 	if limit <= 0 {
 		limit = 64 << 20
 	}
-	p := &process{grace: opts.Grace, poll: opts.Poll, pacer: opts.Pacer, pumpDone: make(chan error, 1), consumer: &consumer{limit: limit}, killed: make(chan struct{})}
+	p := &process{opts: opts, grace: opts.Grace, poll: opts.Poll, pacer: opts.Pacer, pumpDone: make(chan error, 1), consumer: &consumer{limit: limit}, killed: make(chan struct{})}
 	if p.grace <= 0 {
 		p.grace = 2 * time.Second
 	}
@@ -457,6 +470,7 @@ func (p *process) supervise() {
 	for _, o := range p.outputs {
 		o.s.close()
 	}
+	p.endedAt = time.Now()
 	p.exited.Fire()
 }
 
@@ -529,8 +543,15 @@ func (p *process) done() (jobs.JobOutcome, error) {
 
 func (p *process) wait() (jobs.JobOutcome, error) {
 	p.mu.Lock()
-	attached := p.attached
+	attached, job := p.attached, p.job
 	p.mu.Unlock()
+	// The registry calls Done only once the job's registration is
+	// committed (and recorded), so job/command follows job/registered.
+	recording := attached && p.opts.Recorder != nil && p.opts.Owner != ""
+	var recordErrs []error
+	if recording {
+		recordErrs = append(recordErrs, p.recordCommand(job))
+	}
 	if attached {
 		pumpErr := <-p.pumpDone // returns only after exited fired and the final drain ran
 		if pumpErr != nil {
@@ -562,6 +583,14 @@ func (p *process) wait() (jobs.JobOutcome, error) {
 	}
 	if p.kept != nil {
 		outcome.Detail += "; " + p.kept.Error()
+	}
+	if recording {
+		recordErrs = append(recordErrs, p.recordExit(job, p.endedAt))
+	}
+	for _, err := range recordErrs {
+		if err != nil {
+			outcome.Detail += "; " + err.Error()
+		}
 	}
 	return outcome, nil
 }
