@@ -620,9 +620,10 @@ async function* mapStream<T, U>(stream: AsyncIterable<T>, f: (v: T) => U): Async
 }
 
 const timeline = new Timeline(byId("timeline"));
-new JobPage(byId("timeline"));
+const jobPage = new JobPage(byId("timeline"));
 const historyView = new HistoryView();
 historyView.root.hidden = true;
+historyView.onOpen = (id) => void jobPage.open(id);
 byId("timeline").closest("section")?.after(historyView.root);
 (window as unknown as { jobsHistory: HistoryView }).jobsHistory = historyView;
 let timelineDue: ReturnType<typeof setTimeout> | null = null;
@@ -687,6 +688,11 @@ if (fleet) {
 } else {
   const tree = new SubagentTree(byId("subagents"), client, watcher);
   tree.onStatus = announce;
+  jobPage.subagentOf = (session) => {
+    const n = tree.node(session);
+    return n === undefined ? undefined : { id: n.id, label: n.label ?? n.id };
+  };
+  jobPage.showSubagent = (id) => tree.show(id);
   void tree.watch();
 }
 applyFilters();

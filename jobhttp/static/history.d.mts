@@ -12,6 +12,8 @@ export declare class HistoryView {
     private readonly older;
     private cursor;
     private next;
+    /** onOpen is called with a job's id when its row's name is chosen: the page opens the job's page. */
+    onOpen: (id: string) => void;
     /** painted is called after each page is drawn, with how long it took from the request. */
     onPaint: (ms: number) => void;
     constructor();

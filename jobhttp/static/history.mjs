@@ -21,6 +21,8 @@ export class HistoryView {
     older;
     cursor = 0;
     next = 0;
+    /** onOpen is called with a job's id when its row's name is chosen: the page opens the job's page. */
+    onOpen = () => { };
     /** painted is called after each page is drawn, with how long it took from the request. */
     onPaint = () => { };
     constructor() {
@@ -77,16 +79,22 @@ export class HistoryView {
     show(page, cursor) {
         this.cursor = cursor;
         this.next = page.next ?? 0;
-        this.body.replaceChildren(...page.intervals.map(row));
+        this.body.replaceChildren(...page.intervals.map((iv) => row(iv, this.onOpen)));
         const first = page.intervals.length === 0 ? 0 : cursor + 1;
         this.note.textContent = page.total === 0 ? "No jobs match." : `Jobs ${first}–${cursor + page.intervals.length} of ${page.total}, newest first`;
         this.newer.disabled = cursor === 0;
         this.older.disabled = this.next === 0;
     }
 }
-function row(iv) {
+function row(iv, open) {
     const status = iv.complete ? (iv.status ?? "") : "incomplete";
     const labels = Object.entries(iv.labels ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, v]) => `${k}=${v}`).join(" ");
     const took = iv.complete && iv.settledAt !== undefined ? duration(iv.settledAt - iv.registeredAt) : "";
-    return h("tr", { "data-job": iv.jobId }, h("td", { class: "name" }, `${iv.kind}-${iv.ordinal}`), h("td", {}, iv.owner), h("td", {}, iv.label), h("td", { class: "labels" }, labels), h("td", {}, h("span", { class: `status status-${status}` }, status)), h("td", {}, new Date(iv.registeredAt).toISOString().replace("T", " ").slice(0, 19)), h("td", { class: "dur" }, took));
+    return h("tr", { "data-job": iv.jobId }, h("td", { class: "name" }, openButton(iv, open)), h("td", {}, iv.owner), h("td", {}, iv.label), h("td", { class: "labels" }, labels), h("td", {}, h("span", { class: `status status-${status}` }, status)), h("td", {}, new Date(iv.registeredAt).toISOString().replace("T", " ").slice(0, 19)), h("td", { class: "dur" }, took));
+}
+/** openButton is a row's job name, a button that opens the job's page. */
+function openButton(iv, open) {
+    const b = h("button", { type: "button", class: "link open-job", title: "Open the job's page" }, `${iv.kind}-${iv.ordinal}`);
+    b.addEventListener("click", () => open(iv.jobId));
+    return b;
 }
