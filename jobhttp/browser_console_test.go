@@ -2,6 +2,7 @@ package jobhttp_test
 
 import (
 	"context"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"github.com/chromedp/chromedp/kb"
 
 	"github.com/jobgen/jobgen/generated/jobs"
+	"github.com/jobgen/jobgen/jobhttp"
 )
 
 // The roster as a console: filters, counts, live
@@ -189,5 +191,29 @@ func TestPageRowsAndPanesWorkFromTheKeyboard(t *testing.T) {
 	chromedp.Do(ctx, chromedp.KeyEvent("/"))
 	if id := js[string](t, ctx, `document.activeElement.id`); id != "filter-text" {
 		t.Errorf("/ focused %q, want the roster's filter", id)
+	}
+}
+
+// TestPageOfOneHostNeverAsksForTheFleet: one host's page knows from the
+// document it loaded that it is no fleet view, so it makes no api/fleet
+// request (counted by the browser's own resource timing) and shows no
+// Host filter.
+func TestPageOfOneHostNeverAsksForTheFleet(t *testing.T) {
+	ctx := browser(t)
+	s := newServer(t, jobhttp.Options{Session: func(*http.Request) (jobs.SessionID, error) { return "alice", nil }})
+	s.startRecording("alice", "serve the docs", 0)
+	if err := chromedp.Do(ctx, chromedp.Navigate(s.srv.URL+"/"), chromedp.WaitVisible(`li.job`)); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "the page has loaded its views", `document.getElementById("connection").textContent !== "connecting…"`, 10*time.Second)
+	requests := js[string](t, ctx, `performance.getEntriesByType("resource").map(e => new URL(e.name).pathname).join(" ")`)
+	if strings.Contains(requests, "/api/fleet") {
+		t.Errorf("one host's page asked for the fleet: %s", requests)
+	}
+	if !strings.Contains(requests, "/api/") {
+		t.Errorf("the resource timing saw no api request at all (%q): the count would prove nothing", requests)
+	}
+	if js[bool](t, ctx, `!document.getElementById("filter-host").closest("label").hidden`) {
+		t.Errorf("one host's page shows the Host filter")
 	}
 }

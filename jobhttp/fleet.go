@@ -140,6 +140,9 @@ func NewFleet(opts FleetOptions) (*Fleet, error) {
 	if err != nil {
 		return nil, fmt.Errorf("jobhttp: embedded page: %w", err)
 	}
+	if static, err = fleetPage(static); err != nil {
+		return nil, err
+	}
 	f := &Fleet{opts: opts, static: static, log: log, hosts: hosts,
 		view: newFleetView(opts.Now, opts.Lease, opts.Window, opts.RunWindow), streams: newSessionStreams(opts.MaxStreamsPerSession)}
 	f.view.unknown.log = log

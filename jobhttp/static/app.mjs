@@ -97,8 +97,12 @@ function message(err) {
     return err instanceof Error ? err.message : String(err);
 }
 let view = { status: "", kind: "", owner: "", host: "", q: "", job: "", line: 0 };
-/** fleet is set when the server is a fleet view of many hosts (it answers api/fleet). */
-let fleet = false;
+/**
+ * fleet is set when the server is a fleet view of many hosts: it serves its
+ * page marked so (data-view="fleet"), so one host's page never asks
+ * api/fleet, which only a fleet answers.
+ */
+const fleet = document.body.dataset["view"] === "fleet";
 /** shownStatus is the status the page shows for a job: lost, in a fleet view, when its host's lease ended before it settled. */
 function shownStatus(job, place) {
     return place.lost === true ? "lost" : job.status;
@@ -636,14 +640,6 @@ window.addEventListener("popstate", () => setView(readHash(), false));
 window.addEventListener("hashchange", () => setView(readHash(), false));
 view = readHash();
 applyFilters();
-// A fleet view answers api/fleet; one host's handler answers 404.
-try {
-    await client.listFleetHosts();
-    fleet = true;
-}
-catch {
-    fleet = false;
-}
 if (fleet) {
     document.body.dataset["fleet"] = "true";
     document.title = "Fleet jobs";

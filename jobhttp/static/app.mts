@@ -137,8 +137,12 @@ interface View {
 
 let view: View = { status: "", kind: "", owner: "", host: "", q: "", job: "", line: 0 };
 
-/** fleet is set when the server is a fleet view of many hosts (it answers api/fleet). */
-let fleet = false;
+/**
+ * fleet is set when the server is a fleet view of many hosts: it serves its
+ * page marked so (data-view="fleet"), so one host's page never asks
+ * api/fleet, which only a fleet answers.
+ */
+const fleet = document.body.dataset["view"] === "fleet";
 
 /** An Entry is one job of the roster with where it runs (empty but in a fleet view). */
 interface Entry {
@@ -667,13 +671,6 @@ window.addEventListener("hashchange", () => setView(readHash(), false));
 view = readHash();
 applyFilters();
 
-// A fleet view answers api/fleet; one host's handler answers 404.
-try {
-  await client.listFleetHosts();
-  fleet = true;
-} catch {
-  fleet = false;
-}
 if (fleet) {
   document.body.dataset["fleet"] = "true";
   document.title = "Fleet jobs";
