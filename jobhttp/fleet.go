@@ -390,13 +390,6 @@ func (f *Fleet) lookup(ctx context.Context, id jobs.JobID) (jobs.SessionID, flee
 	return session, e, nil
 }
 
-// SearchHistory implements wire.Server: declined; a fleet's history is
-// ListHistory's tail of the shared history, and each host's page searches
-// its own.
-func (f *Fleet) SearchHistory(ctx context.Context, req wire.SearchHistoryRequest) (wire.HistoryPage, error) {
-	return wire.HistoryPage{}, httproute.Decline("the fleet view does not search history: use a host's own page")
-}
-
 // notMultiplexed is the reason the fleet declines the Watch routes: each
 // view it would carry is a host's (a follow is forwarded to its host), and
 // a fleet multiplexes none of them yet; the page falls back to the per-view
