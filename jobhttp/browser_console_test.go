@@ -3,6 +3,7 @@ package jobhttp_test
 import (
 	"context"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/jobgen/jobgen/generated/jobs"
 	"github.com/jobgen/jobgen/jobhttp"
+	"github.com/jobgen/jobgen/journal/pgstore/pgtest"
 )
 
 // The roster as a console: filters, counts, live
@@ -216,4 +218,48 @@ func TestPageOfOneHostNeverAsksForTheFleet(t *testing.T) {
 	if js[bool](t, ctx, `!document.getElementById("filter-host").closest("label").hidden`) {
 		t.Errorf("one host's page shows the Host filter")
 	}
+}
+
+// TestFleetPageFiltersTheHistoryByHost: served by a fleet, the history
+// section offers a Host filter (and no "every session"), and choosing a
+// host keeps that host's jobs only; axe finds nothing serious in either
+// theme.
+func TestFleetPageFiltersTheHistoryByHost(t *testing.T) {
+	schema := pgtest.Schema(t)
+	lease := 1500 * time.Millisecond
+	a, b := newFleetHost(t, schema, "host-a", lease), newFleetHost(t, schema, "host-b", lease)
+	fleet := newTestFleetFor(t, schema, lease, func(*http.Request) (jobs.SessionID, error) { return "alice", nil }, peersOf(a, b))
+	ctx := browser(t)
+	onA, _ := a.startRecording("alice", "build on a", 0)
+	onB, _ := b.startRecording("alice", "test on b", 0)
+	if err := chromedp.Do(ctx, chromedp.Navigate(fleet.srv.URL+"/"), chromedp.WaitVisible(rowSelector(onA.ID)), chromedp.WaitVisible(rowSelector(onB.ID))); err != nil {
+		t.Fatalf("the fleet page never showed both hosts' jobs: %v", err)
+	}
+	historyRows := `[...document.querySelectorAll("#history tbody tr")].map(tr => tr.dataset.job).sort().join(",")`
+	both := strings.Join(sortedIDs(onA.ID, onB.ID), ",")
+	waitJS(t, ctx, "both hosts' jobs in the history", historyRows+` === "`+both+`" && document.getElementById("history-host").options.length === 3`, 10*time.Second)
+	if js[bool](t, ctx, `document.getElementById("history-host").closest("label").hidden || document.getElementById("history-all") !== null`) {
+		t.Errorf("the fleet's history section should offer a Host filter and no every-session box")
+	}
+	setField(t, ctx, "history-host", "host-b", "change")
+	waitJS(t, ctx, "host-b's job alone", historyRows+` === "`+onB.ID.String()+`"`, 10*time.Second)
+	for _, scheme := range []string{"light", "dark"} {
+		emulateScheme(t, ctx, scheme)
+		chromedp.Do(ctx, chromedp.ScrollIntoView(`#history`))
+		viewportShot(t, ctx, "fleet-history-host-"+scheme)
+		bad, passes := axeViolationsIn(t, ctx, `document.getElementById("history")`)
+		t.Logf("axe-core on the fleet's history (%s): %d rules passed, %d serious or critical", scheme, passes, len(bad))
+		for _, b := range bad {
+			t.Errorf("axe on the fleet's history (%s): %s", scheme, b)
+		}
+	}
+}
+
+func sortedIDs(ids ...jobs.JobID) []string {
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		out[i] = id.String()
+	}
+	slices.Sort(out)
+	return out
 }

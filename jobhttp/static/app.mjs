@@ -205,8 +205,10 @@ function applyFilters() {
     }
     fillSelect(kindSel, kinds, view.kind, "every kind");
     fillSelect(ownerSel, owners, view.owner, "every owner");
-    if (fleet)
+    if (fleet) {
         fillSelect(hostSel, hosts, view.host, "every host");
+        historyView.setHosts(hosts);
+    }
     if (textFilter.value !== view.q)
         textFilter.value = view.q;
     shownEl.textContent = `${shown} of ${rows.size} jobs shown`;
@@ -649,7 +651,7 @@ if (fleet) {
     bulk.bar.hidden = true; // a bulk stop is each host's own
     bulk.refresh();
     addTab("lost");
-    historyView.root.remove(); // the fleet view declines the search
+    historyView.fleetMode();
     byId("empty").textContent = "No jobs of this session on any host yet.";
 }
 else {
@@ -664,5 +666,4 @@ else {
 }
 applyFilters();
 void watchRoster();
-if (!fleet)
-    void historyView.load(0);
+void historyView.load(0);

@@ -242,7 +242,10 @@ function applyFilters(): void {
   }
   fillSelect(kindSel, kinds, view.kind, "every kind");
   fillSelect(ownerSel, owners, view.owner, "every owner");
-  if (fleet) fillSelect(hostSel, hosts, view.host, "every host");
+  if (fleet) {
+    fillSelect(hostSel, hosts, view.host, "every host");
+    historyView.setHosts(hosts);
+  }
   if (textFilter.value !== view.q) textFilter.value = view.q;
   shownEl.textContent = `${shown} of ${rows.size} jobs shown`;
   emptyEl.hidden = rows.size > 0;
@@ -680,7 +683,7 @@ if (fleet) {
   bulk.bar.hidden = true; // a bulk stop is each host's own
   bulk.refresh();
   addTab("lost");
-  historyView.root.remove(); // the fleet view declines the search
+  historyView.fleetMode();
   byId("empty").textContent = "No jobs of this session on any host yet.";
 } else {
   const tree = new SubagentTree(byId("subagents"), client, watcher);
@@ -694,4 +697,4 @@ if (fleet) {
 }
 applyFilters();
 void watchRoster();
-if (!fleet) void historyView.load(0);
+void historyView.load(0);

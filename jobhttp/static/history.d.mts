@@ -6,6 +6,9 @@ export declare class HistoryView {
     private readonly status;
     private readonly label;
     private readonly all;
+    private readonly host;
+    private readonly hostLabel;
+    private readonly allLabel;
     private readonly body;
     private readonly note;
     private readonly newer;
@@ -19,5 +22,12 @@ export declare class HistoryView {
     constructor();
     /** load shows the page of the history that starts at cursor. */
     load(cursor: number): Promise<void>;
+    /**
+     * fleetMode makes the section a fleet view's: a Host filter, and no
+     * "every session" (a fleet searches the caller's own jobs).
+     */
+    fleetMode(): void;
+    /** setHosts offers hosts in the Host filter, keeping the one chosen. */
+    setHosts(hosts: Set<string>): void;
     private show;
 }
