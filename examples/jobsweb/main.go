@@ -94,6 +94,7 @@ func runAt(ctx context.Context, ln net.Listener, dir string, hosts []string, out
 		Registry:  reg,
 		Session:   func(*http.Request) (jobs.SessionID, error) { return session, nil },
 		History:   jobhttp.StoreHistory(store),
+		JobFacts:  jobhttp.StoreJobFacts(store),
 		Subagents: jobhttp.NewJournalSubagents(store, agents),
 		Hosts:     hosts,
 		// Every visitor of the demo is the one demo session, and each page
