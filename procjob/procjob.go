@@ -93,6 +93,16 @@
 // (tested on Linux), and refuses Options.Terminal elsewhere, Windows
 // included, with an error that says so; see docs/decisions/0120.
 //
+// # What ran
+//
+// With Options.Recorder (the registry's own recorder) an owned job records
+// two facts beside its job/registered and job/settled: job/command, its
+// argv and working directory, once the job is registered, and job/exited,
+// its exit code or the signal that ended it, before it settles; a promoted
+// foreground command records both too. Argv is recorded as given, secrets
+// included, cut to jobs.DefaultMaxCommandBytes together with the
+// directory; the environment is never recorded. See docs/decisions/0234.
+//
 // # Platforms
 //
 // On Unix systems the above holds as written; the group is the one setpgid
