@@ -243,6 +243,10 @@ func TestFleetPageFiltersTheHistoryByHost(t *testing.T) {
 	}
 	setField(t, ctx, "history-host", "host-b", "change")
 	waitJS(t, ctx, "host-b's job alone", historyRows+` === "`+onB.ID.String()+`"`, 10*time.Second)
+	// The fleet declines job pages: its row says so rather than "no such job".
+	chromedp.Do(ctx, chromedp.Click(`#history tbody button.open-job`))
+	waitJS(t, ctx, "the declined job page says why", `document.getElementById("job-page").open && document.getElementById("job-page").textContent.includes("keeps no job pages")`, 10*time.Second)
+	chromedp.Do(ctx, chromedp.Click(`#job-page-close`))
 	for _, scheme := range []string{"light", "dark"} {
 		emulateScheme(t, ctx, scheme)
 		chromedp.Do(ctx, chromedp.ScrollIntoView(`#history`))

@@ -52,7 +52,10 @@ export class JobPage {
     if (!this.dialog.open) this.dialog.showModal();
     try {
       const res = await fetch(new URL(`history/jobs/${encodeURIComponent(id)}`, api));
-      if (!res.ok) throw new Error(res.status === 404 ? "no such job in this history" : `${res.status} ${res.statusText}`);
+      // A server that declines the route (a fleet, one with no history)
+      // names it in Jobgen-Not-Served: that is no missing job.
+      const declined = res.headers.get("Jobgen-Not-Served") !== null;
+      if (!res.ok) throw new Error(declined ? "this server keeps no job pages (open it on its host's own page)" : res.status === 404 ? "no such job in this history" : `${res.status} ${res.statusText}`);
       this.show(decodeJobHistory(await res.json()));
     } catch (err) {
       this.title.textContent = "Job";
