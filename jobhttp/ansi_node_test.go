@@ -28,7 +28,7 @@ func TestTheSGRReaderInNode(t *testing.T) {
 // and the row index a search or a link opens a group through. It needs Node
 // and `make ts-deps`; under CI=true it fails without them.
 func TestTheLogGroupsInNode(t *testing.T) {
-	runNodeScript(t, "logview_test.ts", 20)
+	runNodeScript(t, "logview_test.ts", 30)
 }
 
 // runNodeScript compiles tools/ts/SCRIPT against the page's committed

@@ -130,8 +130,6 @@ export declare class RowIndex {
     rowOfLine(i: number): number;
     /** Reveal opens the group the line at index i is in when it is collapsed, and returns the row that shows the line. */
     reveal(i: number): number;
-    /** RowOfGroup is the row of g's header, or -1 when its lines were dropped. */
-    rowOfGroup(g: Group): number;
     /** segmentAt is the index of the segment row r falls in. */
     private segmentAt;
     private sync;
@@ -180,8 +178,6 @@ export declare class LogView {
     maxRenderMs: number;
     lastRenderMs: number;
     constructor(opts: LogViewOptions);
-    /** SetGroupOpen opens (or collapses) the group with id, as a click on its header does; false when there is none. */
-    setGroupOpen(id: number, open: boolean): boolean;
     /** layout sizes the pane for the rows the groups now show, and renders. */
     private layout;
     /** Append adds a chunk; call Flush once a frame's chunks are in. */

@@ -339,13 +339,6 @@ export class RowIndex {
     return this.rowOfLine(i);
   }
 
-  /** RowOfGroup is the row of g's header, or -1 when its lines were dropped. */
-  rowOfGroup(g: Group): number {
-    this.sync();
-    const k = this.model.segments.indexOf(g.seg);
-    return k < 0 ? -1 : (this.before[k] ?? 0);
-  }
-
   /** segmentAt is the index of the segment row r falls in. */
   private segmentAt(r: number): number {
     let lo = 0, hi = this.before.length - 1, found = 0;
@@ -491,15 +484,6 @@ export class LogView {
       this.setFollowing(false, false);
       this.layout();
     });
-  }
-
-  /** SetGroupOpen opens (or collapses) the group with id, as a click on its header does; false when there is none. */
-  setGroupOpen(id: number, open: boolean): boolean {
-    const seg = this.model.segments.find((s) => s.group?.id === id);
-    if (seg?.group == null) return false;
-    this.model.setOpened(seg.group, open);
-    this.layout();
-    return true;
   }
 
   /** layout sizes the pane for the rows the groups now show, and renders. */
