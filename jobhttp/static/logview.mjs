@@ -564,10 +564,22 @@ export class LogView {
                 hi = Math.max(hi, r.line);
             }
         }
+        // The matches are in line order: find those in view by a binary search,
+        // so a query that matches every line costs a scroll no more than one that
+        // matches a few.
         const byLine = new Map();
-        for (const m of this.matches) {
-            if (m.line < lo || m.line > hi)
-                continue;
+        let a = 0, b = this.matches.length;
+        while (a < b) {
+            const mid = (a + b) >> 1;
+            if (this.matches[mid].line < lo)
+                a = mid + 1;
+            else
+                b = mid;
+        }
+        for (let k = a; k < this.matches.length; k++) {
+            const m = this.matches[k];
+            if (m.line > hi)
+                break;
             const list = byLine.get(m.line);
             if (list === undefined)
                 byLine.set(m.line, [m]);
