@@ -25,7 +25,7 @@ import (
 
 func TestPageStopsSelectedAndMatchingJobsWithOneReason(t *testing.T) {
 	ctx := browser(t)
-	s := newServer(t, jobhttp.Options{Session: func(*http.Request) (jobs.SessionID, error) { return "alice", nil }},
+	s := newServerAs(t, func(*http.Request) (jobs.SessionID, error) { return "alice", nil }, nil,
 		registry.WithLimits(registry.Limits{MaxPerOwner: 4}))
 	var ids []jobs.JobID
 	for i, label := range []string{"nightly build", "nightly test", "lint", "serve"} {
@@ -127,7 +127,7 @@ func TestPageBulkStopOf500Jobs(t *testing.T) {
 		t.Skip("a timing of 500 jobs")
 	}
 	ctx := browser(t)
-	s := newServer(t, jobhttp.Options{Session: func(*http.Request) (jobs.SessionID, error) { return "alice", nil }},
+	s := newServerAs(t, func(*http.Request) (jobs.SessionID, error) { return "alice", nil }, nil,
 		registry.WithLimits(registry.Limits{MaxPerOwner: 600}))
 	for i := range 500 {
 		s.startPlain("alice", fmt.Sprint("job ", i))
@@ -188,13 +188,12 @@ func TestPageHistoryOf10000JobsPagesAndFilters(t *testing.T) {
 			}
 		}
 	}
-	s := newServer(t, jobhttp.Options{
-		Session: func(r *http.Request) (jobs.SessionID, error) {
-			return jobs.SessionID(r.URL.Query().Get("as") + "alice"), nil
-		},
-		History:    jobhttp.StoreHistory(store),
-		AllHistory: jobhttp.StoreAllHistory(store),
-		Operator:   func(s jobs.SessionID) bool { return s == "alice" },
+	s := newServerAs(t, func(r *http.Request) (jobs.SessionID, error) {
+		return jobs.SessionID(r.URL.Query().Get("as") + "alice"), nil
+	}, []jobhttp.Option{
+		jobhttp.WithHistory(jobhttp.StoreHistory(store)),
+		jobhttp.WithAllHistory(jobhttp.StoreAllHistory(store)),
+		jobhttp.WithOperator(func(s jobs.SessionID) bool { return s == "alice" }),
 	})
 	if err := chromedp.Do(ctx, chromedp.Navigate(s.srv.URL+"/")); err != nil {
 		t.Fatal(err)
@@ -248,10 +247,9 @@ func viewportShot(t *testing.T, ctx context.Context, name string) {
 func TestPageTimelineBarOpensTheJobsPage(t *testing.T) {
 	ctx := browser(t)
 	store := subagenttest.NewMemStore()
-	s := newServer(t, jobhttp.Options{
-		Session:  func(*http.Request) (jobs.SessionID, error) { return "alice", nil },
-		History:  jobhttp.StoreHistory(store),
-		JobFacts: jobhttp.StoreJobFacts(store),
+	s := newServerAs(t, func(*http.Request) (jobs.SessionID, error) { return "alice", nil }, []jobhttp.Option{
+		jobhttp.WithHistory(jobhttp.StoreHistory(store)),
+		jobhttp.WithJobFacts(jobhttp.StoreJobFacts(store)),
 	}, registry.WithRecorder(journal.NewRecorder(store, jobs.EncodeFact, jobhistory.StreamOf)))
 	p := &producer{result: make(chan jobs.JobOutcome, 1)}
 	snap, err := s.reg.Start(t.Context(), jobs.PlainJobStart{

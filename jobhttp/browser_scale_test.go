@@ -11,7 +11,6 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/jobgen/jobgen/generated/jobs"
-	"github.com/jobgen/jobgen/jobhttp"
 	"github.com/jobgen/jobgen/registry"
 )
 
@@ -77,9 +76,7 @@ func TestPageStaysResponsiveWithAHundredThousandLines(t *testing.T) {
 
 func TestPageRendersARosterOfAThousandJobs(t *testing.T) {
 	ctx := browser(t)
-	s := newServer(t, jobhttp.Options{
-		Session: func(*http.Request) (jobs.SessionID, error) { return "alice", nil },
-	}, registry.WithLimits(registry.Limits{MaxPerOwner: 2000}))
+	s := newServerAs(t, func(*http.Request) (jobs.SessionID, error) { return "alice", nil }, nil, registry.WithLimits(registry.Limits{MaxPerOwner: 2000}))
 	const n = 1000
 	for i := range n {
 		p := &producer{result: make(chan jobs.JobOutcome, 1)}
