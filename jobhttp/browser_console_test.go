@@ -12,7 +12,6 @@ import (
 	"github.com/chromedp/chromedp/kb"
 
 	"github.com/jobgen/jobgen/generated/jobs"
-	"github.com/jobgen/jobgen/jobhttp"
 	"github.com/jobgen/jobgen/journal/pgstore/pgtest"
 )
 
@@ -202,7 +201,7 @@ func TestPageRowsAndPanesWorkFromTheKeyboard(t *testing.T) {
 // Host filter.
 func TestPageOfOneHostNeverAsksForTheFleet(t *testing.T) {
 	ctx := browser(t)
-	s := newServer(t, jobhttp.Options{Session: func(*http.Request) (jobs.SessionID, error) { return "alice", nil }})
+	s := newServerAs(t, func(*http.Request) (jobs.SessionID, error) { return "alice", nil }, nil)
 	s.startRecording("alice", "serve the docs", 0)
 	if err := chromedp.Do(ctx, chromedp.Navigate(s.srv.URL+"/"), chromedp.WaitVisible(`li.job`)); err != nil {
 		t.Fatal(err)

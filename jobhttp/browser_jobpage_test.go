@@ -30,13 +30,12 @@ func TestPageJobPageShowsWhatACommandRanAndLinksItsSubagent(t *testing.T) {
 	at.settledTree(t)
 	store := subagenttest.NewMemStore()
 	rec := journal.NewRecorder(store, jobs.EncodeFact, jobhistory.StreamOf)
-	s := newServer(t, jobhttp.Options{
-		Session:    func(*http.Request) (jobs.SessionID, error) { return "alice", nil },
-		History:    jobhttp.StoreHistory(store),
-		AllHistory: jobhttp.StoreAllHistory(store),
-		JobFacts:   jobhttp.StoreAllJobFacts(store),
-		Operator:   func(s jobs.SessionID) bool { return s == "alice" },
-		Subagents:  at.tree,
+	s := newServerAs(t, func(*http.Request) (jobs.SessionID, error) { return "alice", nil }, []jobhttp.Option{
+		jobhttp.WithHistory(jobhttp.StoreHistory(store)),
+		jobhttp.WithAllHistory(jobhttp.StoreAllHistory(store)),
+		jobhttp.WithJobFacts(jobhttp.StoreAllJobFacts(store)),
+		jobhttp.WithOperator(func(s jobs.SessionID) bool { return s == "alice" }),
+		jobhttp.WithSubagents(at.tree),
 	}, registry.WithRecorder(rec))
 	dir := t.TempDir()
 	exited, err := s.reg.Start(t.Context(), procjob.Start(procjob.Options{

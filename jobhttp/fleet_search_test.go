@@ -6,8 +6,6 @@ import (
 	"net/url"
 	"strings"
 	"testing"
-
-	"github.com/jobgen/jobgen/jobhttp"
 )
 
 func TestOneHostsSearchRefusesAHostFilter(t *testing.T) {
@@ -23,7 +21,7 @@ func TestOneHostsSearchRefusesAHostFilter(t *testing.T) {
 
 func TestAFleetMarksItsPageAndOneHostDoesNot(t *testing.T) {
 	fleet, _ := newWalkedFleet(t)
-	host := newServer(t, jobhttp.Options{})
+	host := newServer(t, nil)
 	get := func(h http.Handler, path string) string {
 		t.Helper()
 		rec := httptest.NewRecorder()

@@ -23,9 +23,9 @@ import (
 func commandServer(t *testing.T) (*server, registry.Recorder) {
 	store := subagenttest.NewMemStore()
 	rec := journal.NewRecorder(store, jobs.EncodeFact, jobhistory.StreamOf)
-	return newServer(t, jobhttp.Options{
-		History:  jobhttp.StoreHistory(store),
-		JobFacts: jobhttp.StoreJobFacts(store),
+	return newServer(t, []jobhttp.Option{
+		jobhttp.WithHistory(jobhttp.StoreHistory(store)),
+		jobhttp.WithJobFacts(jobhttp.StoreJobFacts(store)),
 	}, registry.WithRecorder(rec)), rec
 }
 

@@ -194,7 +194,7 @@ func Routes() httproute.Table {
 			Type:   "[]Interval with FleetPlacement",
 		}, {
 			Answer: httproute.AnswerJSON,
-			Doc:    "SearchHistory answers the caller's history from the journal a page at a time, newest first, filtered by time, kind, status and label, and in a fleet view by host. With all, an operator the runtime allows (Options.Operator) searches every session's history; the fence stays the default, and a session not allowed is refused. A fleet searches the caller's history of every host (the fleet view's window) and declines all.",
+			Doc:    "SearchHistory answers the caller's history from the journal a page at a time, newest first, filtered by time, kind, status and label, and in a fleet view by host. With all, an operator the runtime allows (jobhttp.WithOperator) searches every session's history; the fence stays the default, and a session not allowed is refused. A fleet searches the caller's history of every host (the fleet view's window) and declines all.",
 			Method: "GET",
 			Name:   "SearchHistory",
 			Path:   "/api/history/search",
@@ -472,10 +472,10 @@ type Server interface {
 	ListHistory(ctx context.Context, req ListHistoryRequest) ([]httproute.With[Interval, FleetPlacement], error)
 	// SearchHistory answers the caller's history from the journal a page at a time,
 	// newest first, filtered by time, kind, status and label, and in a fleet view
-	// by host. With all, an operator the runtime allows (Options.Operator) searches
-	// every session's history; the fence stays the default, and a session not
-	// allowed is refused. A fleet searches the caller's history of every host (the
-	// fleet view's window) and declines all.
+	// by host. With all, an operator the runtime allows (jobhttp.WithOperator)
+	// searches every session's history; the fence stays the default, and a session
+	// not allowed is refused. A fleet searches the caller's history of every host
+	// (the fleet view's window) and declines all.
 	//
 	// 	GET /api/history/search
 	//

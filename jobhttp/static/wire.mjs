@@ -1691,10 +1691,10 @@ export class Client extends _Wire {
   /**
    * SearchHistory answers the caller's history from the journal a page at a time,
    * newest first, filtered by time, kind, status and label, and in a fleet view
-   * by host. With all, an operator the runtime allows (Options.Operator) searches
-   * every session's history; the fence stays the default, and a session not
-   * allowed is refused. A fleet searches the caller's history of every host (the
-   * fleet view's window) and declines all.
+   * by host. With all, an operator the runtime allows (jobhttp.WithOperator)
+   * searches every session's history; the fence stays the default, and a session
+   * not allowed is refused. A fleet searches the caller's history of every host
+   * (the fleet view's window) and declines all.
    *
    * A 400 refusal (a WireError): The label is not key=value, the cursor or limit
    * is out of range, or one host's handler was asked for a host.
