@@ -45,7 +45,7 @@ func (h *Handler) followable(ctx context.Context, req wire.FollowJobRequest) (se
 	if req.From != nil && (*req.From < 0 || *req.From > snap.OutputBytes) {
 		return session, snap, 0, 0, 0, httproute.Refusef(http.StatusBadRequest, "offset %d is not one of the job's output, 0 to %d", *req.From, snap.OutputBytes)
 	}
-	_, earliest, total, err = h.reg.FollowFrames(session, snap.ID, 0, 0)
+	_, earliest, total, err = h.reg.ReadFrames(session, snap.ID, 0, 0)
 	if err != nil {
 		return session, snap, 0, 0, 0, lookupError(err)
 	}
@@ -134,7 +134,7 @@ func (f *follower) run(ctx context.Context) error {
 // lossy. Otherwise it reads the retained bytes itself. gone reports that
 // the client went away meanwhile.
 func (f *follower) catchUp() (gone bool, err error) {
-	_, earliest, _, err := f.h.reg.FollowFrames(f.session, f.id, f.cursor, f.cursor)
+	_, earliest, _, err := f.h.reg.ReadFrames(f.session, f.id, f.cursor, f.cursor)
 	if err != nil {
 		return false, err
 	}
@@ -154,7 +154,7 @@ func (f *follower) catchUp() (gone bool, err error) {
 // share's next frame when nothing in between is retained. gone reports that
 // the client went away meanwhile.
 func (f *follower) readPrivately(to int64) (gone bool, err error) {
-	frames, earliest, _, err := f.h.reg.FollowFrames(f.session, f.id, f.cursor, to)
+	frames, earliest, _, err := f.h.reg.ReadFrames(f.session, f.id, f.cursor, to)
 	if err != nil {
 		return false, err
 	}

@@ -112,7 +112,7 @@ func (h *Handler) leaveShare(sh *share) {
 // run follows the job in the registry until the stream ends or ctx does,
 // publishing every read.
 func (sh *share) run(ctx context.Context, reg *registry.Registry, session jobs.SessionID) {
-	for read, err := range reg.FollowReads(ctx, session, sh.id, registry.FromEarliest()) {
+	for read, err := range reg.Follow(ctx, session, sh.id, registry.FromEarliest()) {
 		if err != nil {
 			sh.fail(err)
 			return

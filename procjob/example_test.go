@@ -35,23 +35,25 @@ func Example() {
 	// The pump may deliver the output in one chunk or several, so it is
 	// collected by channel and printed a line at a time.
 	var stdout strings.Builder
-	for frame, err := range reg.Follow(ctx, session, snap.ID, registry.FromEarliest()) {
+	for read, err := range reg.Follow(ctx, session, snap.ID, registry.FromEarliest()) {
 		if err != nil {
 			fmt.Println(err)
 			return
 		}
-		switch f := frame.(type) {
-		case jobs.OutputFrame:
-			for _, c := range f.Chunks {
-				if c.Channel == jobs.ChannelStdout {
-					stdout.WriteString(c.Text)
+		for _, frame := range read.Frames {
+			switch f := frame.(type) {
+			case jobs.OutputFrame:
+				for _, c := range f.Chunks {
+					if c.Channel == jobs.ChannelStdout {
+						stdout.WriteString(c.Text)
+					}
 				}
+			case jobs.StatusFrame:
+				for line := range strings.Lines(stdout.String()) {
+					fmt.Print("[stdout] ", line)
+				}
+				fmt.Println(f.Job.Status+":", f.Job.Detail)
 			}
-		case jobs.StatusFrame:
-			for line := range strings.Lines(stdout.String()) {
-				fmt.Print("[stdout] ", line)
-			}
-			fmt.Println(f.Job.Status+":", f.Job.Detail)
 		}
 	}
 	// Output:
@@ -84,26 +86,28 @@ func ExampleOptions_terminal() {
 	// the terminal would echo it before the prompt, as a terminal does.
 	var screen strings.Builder
 	answered := false
-	for frame, err := range reg.Follow(ctx, session, snap.ID, registry.FromEarliest()) {
+	for read, err := range reg.Follow(ctx, session, snap.ID, registry.FromEarliest()) {
 		if err != nil {
 			fmt.Println(err)
 			return
 		}
-		switch f := frame.(type) {
-		case jobs.OutputFrame:
-			for _, c := range f.Chunks {
-				screen.WriteString(c.Text)
-			}
-			if !answered && strings.HasSuffix(screen.String(), "name? ") {
-				answered = true
-				if err := term.Send("Ada\n"); err != nil {
-					fmt.Println(err)
-					return
+		for _, frame := range read.Frames {
+			switch f := frame.(type) {
+			case jobs.OutputFrame:
+				for _, c := range f.Chunks {
+					screen.WriteString(c.Text)
 				}
+				if !answered && strings.HasSuffix(screen.String(), "name? ") {
+					answered = true
+					if err := term.Send("Ada\n"); err != nil {
+						fmt.Println(err)
+						return
+					}
+				}
+			case jobs.StatusFrame:
+				fmt.Printf("%q\n", screen.String())
+				fmt.Println(f.Job.Status+":", f.Job.Detail)
 			}
-		case jobs.StatusFrame:
-			fmt.Printf("%q\n", screen.String())
-			fmt.Println(f.Job.Status+":", f.Job.Detail)
 		}
 	}
 	// Output:

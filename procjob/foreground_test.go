@@ -317,14 +317,16 @@ func TestNarrationReachesFollowersAndNeverTheConsumingRead(t *testing.T) {
 		t.Fatal(err)
 	}
 	var followed strings.Builder
-	for f, err := range reg.Follow(context.Background(), "s1", snap.ID, registry.FromEarliest()) {
+	for read, err := range reg.Follow(context.Background(), "s1", snap.ID, registry.FromEarliest()) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if out, ok := f.(jobs.OutputFrame); ok {
-			for _, c := range out.Chunks {
-				if c.Channel == jobs.ChannelLog {
-					followed.WriteString(c.Text)
+		for _, f := range read.Frames {
+			if out, ok := f.(jobs.OutputFrame); ok {
+				for _, c := range out.Chunks {
+					if c.Channel == jobs.ChannelLog {
+						followed.WriteString(c.Text)
+					}
 				}
 			}
 		}

@@ -80,8 +80,6 @@ type machine struct {
 	ended  map[string]jobs.JobStatus
 	// waited holds what each released waiter got, by job name.
 	waited map[string]jobs.JobSnapshot
-	// readBuf is reused by every ReadRecordInto.
-	readBuf registry.RecordBuffer
 }
 
 func newMachine(rt *rapid.T, files *journalFiles, limits registry.Limits) *machine {
@@ -752,32 +750,14 @@ func (h *machine) readRecord(rt *rapid.T) {
 	if err == nil && !sameRead(got, want) {
 		rt.Fatalf("ReadRecord(%q, %s, %d) =\n%+v\nwant\n%+v", caller, h.idName(id), from, got, want)
 	}
-	// The read into a reused buffer answers the same.
-	err = h.reg.ReadRecordInto(caller, id, from, &h.readBuf)
-	if k := classify(err); k != wantErr {
-		rt.Fatalf("ReadRecordInto(%q, %s, %d) = %v (%s), want %s", caller, h.idName(id), from, err, k, wantErr)
-	}
-	if into := fromBuffer(&h.readBuf); err == nil && !sameRead(into, want) {
-		rt.Fatalf("ReadRecordInto(%q, %s, %d) =\n%+v\nwant\n%+v", caller, h.idName(id), from, into, want)
-	}
-	// The buffer remembers the job it read; every other caller's read of the
-	// same id with it is fenced all the same.
+	// Every other caller's read of the same id, from the same offset, is
+	// fenced as the model says.
 	for _, other := range callers {
 		_, wantErr := h.m.readRecord(other, id, from)
-		if k := classify(h.reg.ReadRecordInto(other, id, from, &h.readBuf)); k != wantErr {
-			rt.Fatalf("ReadRecordInto(%q, %s, %d) after %q's, with the same buffer: %s, want %s", other, h.idName(id), from, caller, k, wantErr)
+		if _, err := h.reg.ReadRecord(other, id, from); classify(err) != wantErr {
+			rt.Fatalf("ReadRecord(%q, %s, %d) after %q's: %v, want %s", other, h.idName(id), from, caller, err, wantErr)
 		}
 	}
-}
-
-// fromBuffer turns a RecordBuffer into the RecordRead it stands for.
-func fromBuffer(b *registry.RecordBuffer) jobs.RecordRead {
-	out := jobs.RecordRead{Earliest: b.Earliest, Next: b.Next, Lossy: b.Lossy}
-	for i, c := range b.Chunks {
-		out.Chunks = append(out.Chunks, jobs.RecordChunk{Offset: c.Offset(), At: c.At(), Text: string(b.Text(i)),
-			Channel: c.Channel(), GapBefore: c.GapBefore()})
-	}
-	return out
 }
 
 func sameRead(a, b jobs.RecordRead) bool {

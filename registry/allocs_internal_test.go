@@ -54,12 +54,12 @@ func TestHotPathAllocations(t *testing.T) {
 
 	t.Run("read-record-into", func(t *testing.T) {
 		r, id := hundredChunks(t)
-		var buf RecordBuffer
-		if err := r.ReadRecordInto("", id, 0, &buf); err != nil { // grows buf
+		var buf recordBuffer
+		if err := r.readRecordInto("", id, 0, &buf); err != nil { // grows buf
 			t.Fatal(err)
 		}
-		if got := testing.AllocsPerRun(1000, func() { _ = r.ReadRecordInto("", id, 64, &buf) }); got != 0 {
-			t.Errorf("ReadRecordInto allocates %.1f times; want none", got)
+		if got := testing.AllocsPerRun(1000, func() { _ = r.readRecordInto("", id, 64, &buf) }); got != 0 {
+			t.Errorf("readRecordInto allocates %.1f times; want none", got)
 		}
 	})
 

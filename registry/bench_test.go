@@ -95,7 +95,7 @@ func startRecording(b *testing.B, r *Registry, label string) (jobs.JobSnapshot, 
 // BenchmarkFaceAppend is the whole path a producer's Append takes on a live
 // job: clock, registry lock, ring, output signal (no listeners).
 //
-// coarse stamps chunks from WithCoarseChunkClock's refreshed clock instead.
+// coarse stamps chunks from withCoarseChunkClock's refreshed clock instead.
 func BenchmarkFaceAppend(b *testing.B) {
 	for _, sz := range appendSizes {
 		for _, coarse := range []bool{false, true} {
@@ -108,7 +108,7 @@ func benchFaceAppend(b *testing.B, name string, size int, coarse bool) {
 	var opts []Option
 	if coarse {
 		name += "/coarse"
-		opts = append(opts, WithCoarseChunkClock())
+		opts = append(opts, withCoarseChunkClock())
 	}
 	b.Run(name, func(b *testing.B) {
 		r := New(opts...)
@@ -160,12 +160,12 @@ func BenchmarkReadRecord4KiB(b *testing.B) {
 			}
 			s, _ := r.Get("", snap.ID)
 			from := s.OutputBytes - size
-			var buf RecordBuffer
+			var buf recordBuffer
 			b.SetBytes(size)
 			b.ReportAllocs()
 			for b.Loop() {
-				if err := r.ReadRecordInto("", snap.ID, from, &buf); err != nil || len(buf.Chunks) != size/shape.chunk {
-					b.Fatalf("ReadRecordInto = %d chunks, %v", len(buf.Chunks), err)
+				if err := r.readRecordInto("", snap.ID, from, &buf); err != nil || len(buf.Chunks) != size/shape.chunk {
+					b.Fatalf("readRecordInto = %d chunks, %v", len(buf.Chunks), err)
 				}
 			}
 		})
@@ -240,7 +240,7 @@ func paired(b *testing.B, n int, f, base func()) {
 // against circbuf's Write of the same bytes into a buffer of the same size
 // (see paired): the ring alone (≤ 1.05× circbuf at 4 KiB), and a producer's
 // Append on a live job with the default clock (≤ 4× at 64 B) and with
-// WithCoarseChunkClock (≤ 2× at 64 B).
+// withCoarseChunkClock (≤ 2× at 64 B).
 func BenchmarkPairedAppend(b *testing.B) {
 	const limit = jobs.DefaultRetainBytes
 	for _, sz := range appendSizes {
@@ -268,7 +268,7 @@ func BenchmarkPairedAppend(b *testing.B) {
 			var opts []Option
 			if coarse {
 				name += "-coarse"
-				opts = append(opts, WithCoarseChunkClock())
+				opts = append(opts, withCoarseChunkClock())
 			}
 			b.Run(name, func(b *testing.B) {
 				_, face := startRecording(b, New(opts...), "append")
@@ -297,7 +297,7 @@ func BenchmarkPairedClockRead(b *testing.B) {
 	runtime.KeepAlive(sink)
 }
 
-// BenchmarkPairedReadRecordInto is the scoreboard's read goal, ReadRecordInto of
+// BenchmarkPairedReadRecordInto is the scoreboard's read goal, readRecordInto of
 // 4 KiB within 2× a 4 KiB copy, in alternating batches (see paired).
 func BenchmarkPairedReadRecordInto(b *testing.B) {
 	const size = 4096
@@ -315,10 +315,10 @@ func BenchmarkPairedReadRecordInto(b *testing.B) {
 			}
 			s, _ := r.Get("", snap.ID)
 			from := s.OutputBytes - size
-			var buf RecordBuffer
+			var buf recordBuffer
 			read := func() {
-				if err := r.ReadRecordInto("", snap.ID, from, &buf); err != nil || len(buf.Chunks) != size/shape.chunk {
-					b.Fatalf("ReadRecordInto = %d chunks, %v", len(buf.Chunks), err)
+				if err := r.readRecordInto("", snap.ID, from, &buf); err != nil || len(buf.Chunks) != size/shape.chunk {
+					b.Fatalf("readRecordInto = %d chunks, %v", len(buf.Chunks), err)
 				}
 			}
 			paired(b, 4096, read, func() { copy(dst, src) })

@@ -49,7 +49,7 @@ const coarseIdleTicks = 100
 // millisecond; after coarseIdleTicks ticks without a read that goroutine
 // ends, so an idle registry runs nothing, and the next read reads the clock
 // itself and starts it again. A reading is at most a tick (and the ticker's
-// lateness under load) behind the clock. See WithCoarseChunkClock.
+// lateness under load) behind the clock. See withCoarseChunkClock.
 type coarseClock struct {
 	ms      atomic.Int64
 	running atomic.Bool

@@ -173,6 +173,13 @@
 // and its storage shrunk to fit. ReadRecord is non-consuming and never marks
 // a job reported.
 //
+// [Registry.Follow] is the one way to follow a record as it grows: it
+// yields one [FollowRead] per read of the record (its frames, and the
+// window at that read), from a [FollowStart], until the status frame ends
+// it; an output frame's Next is the offset to resume from. [Registry.ReadFrames]
+// is a read, not a follow: the frames between two offsets, at once (decision
+// 0241).
+//
 // # Terminal
 //
 // A terminal job is a recording job whose start sets RunTerminal instead of

@@ -42,18 +42,20 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	for frame, err := range reg.Follow(ctx, session, snap.ID, registry.FromEarliest()) {
+	for read, err := range reg.Follow(ctx, session, snap.ID, registry.FromEarliest()) {
 		if err != nil {
 			fmt.Println(err)
 			return
 		}
-		switch f := frame.(type) {
-		case jobs.OutputFrame:
-			for _, c := range f.Chunks {
-				fmt.Printf("[%s] %s", c.Channel, c.Text)
+		for _, frame := range read.Frames {
+			switch f := frame.(type) {
+			case jobs.OutputFrame:
+				for _, c := range f.Chunks {
+					fmt.Printf("[%s] %s", c.Channel, c.Text)
+				}
+			case jobs.StatusFrame:
+				fmt.Println(f.Job.Status+":", f.Job.Detail)
 			}
-		case jobs.StatusFrame:
-			fmt.Println(f.Job.Status+":", f.Job.Detail)
 		}
 	}
 	// Output:

@@ -25,43 +25,7 @@ func FromEarliest() FollowStart { return FollowStart{} }
 // makes the first output frame lossy; a negative one is an error.
 func FromOffset(offset int64) FollowStart { return FollowStart{offset: offset, set: true} }
 
-// Follow streams a recording job's record as it grows. It yields an
-// OpenedFrame (the job, the start offset, the earliest retained offset and the
-// total so far), then OutputFrames as output arrives, and once the job has
-// settled and every byte up to its total has been sent, one StatusFrame, after
-// which the sequence ends.
-//
-// Output frames carry the bytes from the stream's cursor on, in chunks of the
-// record, split so a frame holds at most Limits.ObserveMaxFrameBytes of text
-// (a single larger chunk ships whole); a frame's Next is the end of its last
-// chunk, and only the first frame of a read is lossy, when bytes between the
-// cursor and it were dropped from the record. Output is flushed at most once
-// per Limits.ObserveFlush: appends arriving faster are batched.
-//
-// Follow is fenced like every read and refused for a plain job
-// (ErrNoRecord); those errors, and a negative start, are the first and only
-// element. The stream wakes on the job's own appends — never on other jobs'
-// — through a subscription made before the first read, so no append is
-// missed. Cancelling ctx ends the stream with ctx's error and no status frame;
-// so does the consumer breaking out of the loop, without the error. Nothing
-// the stream started outlives it.
-func (r *Registry) Follow(ctx context.Context, caller jobs.SessionID, id jobs.JobID, start FollowStart) iter.Seq2[jobs.FollowFrame, error] {
-	return func(yield func(jobs.FollowFrame, error) bool) {
-		for read, err := range r.FollowReads(ctx, caller, id, start) {
-			if err != nil {
-				yield(nil, err)
-				return
-			}
-			for _, f := range read.Frames {
-				if !yield(f, nil) {
-					return
-				}
-			}
-		}
-	}
-}
-
-// A FollowRead is what one read of a follow stream yields (see FollowReads).
+// A FollowRead is what one read of a follow stream yields (see Follow).
 type FollowRead struct {
 	// Frames are the read's frames in order: the OpenedFrame alone, or the
 	// OutputFrames of one read of the record, then, at the end, the
@@ -72,12 +36,31 @@ type FollowRead struct {
 	Earliest, Next int64
 }
 
-// FollowReads is Follow with the frames of each read of the record yielded
-// together, with the record's window at that read: the same frames, in the
-// same order, under the same promises. A consumer that hands each read on as
-// a whole (jobhttp shares one stream among many followers) wakes its own
-// consumers once per read rather than once per frame.
-func (r *Registry) FollowReads(ctx context.Context, caller jobs.SessionID, id jobs.JobID, start FollowStart) iter.Seq2[FollowRead, error] {
+// Follow streams a recording job's record as it grows, one FollowRead per
+// read of the record: first the OpenedFrame (the job, the start offset, the
+// earliest retained offset and the total so far), then OutputFrames as output
+// arrives, and once the job has settled and every byte up to its total has
+// been sent, one StatusFrame, after which the sequence ends. A consumer that
+// wants frames one by one ranges over each read's Frames; one that hands each
+// read on as a whole (jobhttp shares one stream among many followers) wakes
+// its own consumers once per read rather than once per frame.
+//
+// Output frames carry the bytes from the stream's cursor on, in chunks of the
+// record, split so a frame holds at most Limits.ObserveMaxFrameBytes of text
+// (a single larger chunk ships whole); a frame's Next is the end of its last
+// chunk, the offset to resume from with FromOffset, and only the first frame
+// of a read is lossy, when bytes between the cursor and it were dropped from
+// the record. Output is flushed at most once per Limits.ObserveFlush: appends
+// arriving faster are batched into one read.
+//
+// Follow is fenced like every read and refused for a plain job
+// (ErrNoRecord); those errors, and a negative start, are the first and only
+// element. The stream wakes on the job's own appends — never on other jobs'
+// — through a subscription made before the first read, so no append is
+// missed. Cancelling ctx ends the stream with ctx's error and no status frame;
+// so does the consumer breaking out of the loop, without the error. Nothing
+// the stream started outlives it.
+func (r *Registry) Follow(ctx context.Context, caller jobs.SessionID, id jobs.JobID, start FollowStart) iter.Seq2[FollowRead, error] {
 	return func(yield func(FollowRead, error) bool) {
 		fail := func(err error) { yield(FollowRead{}, fmt.Errorf("registry: follow %s: %w", id, err)) }
 		if start.set && start.offset < 0 {
@@ -260,23 +243,23 @@ func outputFrames(rd jobs.RecordRead, cursor int64, maxBytes int) []jobs.OutputF
 	return frames
 }
 
-// FollowFrames reads, without waiting, the output frames a follow stream at
+// ReadFrames reads, without waiting, the output frames a follow stream at
 // cursor from would send next, up to the offset to: the record's retained
 // chunks that end after from and no later than to, cut into frames as Follow
 // cuts them (the first lossy when from lies below the retained window). It
 // also returns the window: the earliest retained offset and the total. A to
 // at or below from reads the window alone, without copying a byte.
 //
-// A stream that shares frames among many followers (jobhttp) reads with
-// FollowFrames to bring one follower up to the next frame boundary it shares.
-// It is fenced like every read.
-func (r *Registry) FollowFrames(caller jobs.SessionID, id jobs.JobID, from, to int64) (frames []jobs.OutputFrame, earliest, next int64, err error) {
+// It is a read, not a follow: a stream that shares frames among many
+// followers (jobhttp) reads with ReadFrames to bring one follower up to the
+// next frame boundary it shares. It is fenced like every read.
+func (r *Registry) ReadFrames(caller jobs.SessionID, id jobs.JobID, from, to int64) (frames []jobs.OutputFrame, earliest, next int64, err error) {
 	if from < 0 {
-		return nil, 0, 0, fmt.Errorf("registry: follow %s: offset %d: %w", id, from, ErrNegativeOffset)
+		return nil, 0, 0, fmt.Errorf("registry: read frames %s: offset %d: %w", id, from, ErrNegativeOffset)
 	}
 	j, err := r.lockRecord(caller, id, nil)
 	if err != nil {
-		return nil, 0, 0, fmt.Errorf("registry: follow %s: %w", id, err)
+		return nil, 0, 0, fmt.Errorf("registry: read frames %s: %w", id, err)
 	}
 	earliest, next = j.record.start, j.record.total
 	var rd jobs.RecordRead

@@ -26,9 +26,11 @@ func BenchmarkFollowLatency(b *testing.B) {
 	defer cancel()
 	delivered := make(chan time.Time, 16)
 	go func() {
-		for f := range r.Follow(ctx, "s", snap.ID, registry.FromEarliest()) {
-			if _, ok := f.(jobs.OutputFrame); ok {
-				delivered <- time.Now()
+		for read := range r.Follow(ctx, "s", snap.ID, registry.FromEarliest()) {
+			for _, f := range read.Frames {
+				if _, ok := f.(jobs.OutputFrame); ok {
+					delivered <- time.Now()
+				}
 			}
 		}
 	}()

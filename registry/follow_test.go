@@ -25,13 +25,15 @@ func follow(ctx context.Context, r *registry.Registry, caller jobs.SessionID, id
 	out := make(chan collected, 1)
 	go func() {
 		var c collected
-		for f, err := range r.Follow(ctx, caller, id, start) {
+		for read, err := range r.Follow(ctx, caller, id, start) {
 			if err != nil {
 				c.err = err
 				break
 			}
-			c.frames = append(c.frames, f)
-			c.at = append(c.at, time.Now())
+			for _, f := range read.Frames {
+				c.frames = append(c.frames, f)
+				c.at = append(c.at, time.Now())
+			}
 		}
 		out <- c
 	}()
@@ -268,10 +270,10 @@ func TestFollowSurvivesClose(t *testing.T) {
 	})
 }
 
-// TestFollowFramesReadsUpToAnOffset: FollowFrames gives the frames a follow
+// TestReadFramesReadsUpToAnOffset: ReadFrames gives the frames a follow
 // stream at from would send, cut at to, with the window; it is lossy below
 // the window, reads nothing for to <= from, and is fenced.
-func TestFollowFramesReadsUpToAnOffset(t *testing.T) {
+func TestReadFramesReadsUpToAnOffset(t *testing.T) {
 	r := registry.New(registry.WithLimits(registry.Limits{RetainBytes: 8, ObserveMaxFrameBytes: 4}))
 	p, face, snap := recordingBash(t, r, "alice")
 	defer p.finish(jobs.JobStatusCompleted, "", "")
@@ -293,33 +295,32 @@ func TestFollowFramesReadsUpToAnOffset(t *testing.T) {
 		{6, 6, nil},
 		{12, 20, nil},
 	} {
-		frames, earliest, next, err := r.FollowFrames("alice", snap.ID, tc.from, tc.to)
+		frames, earliest, next, err := r.ReadFrames("alice", snap.ID, tc.from, tc.to)
 		if err != nil || earliest != 4 || next != 12 {
-			t.Fatalf("FollowFrames(%d, %d): window %d..%d, %v; want 4..12", tc.from, tc.to, earliest, next, err)
+			t.Fatalf("ReadFrames(%d, %d): window %d..%d, %v; want 4..12", tc.from, tc.to, earliest, next, err)
 		}
 		var got []jobs.FollowFrame
 		for _, f := range frames {
 			got = append(got, f)
 		}
 		if g := texts(got); strings.Join(g, " ") != strings.Join(tc.want, " ") {
-			t.Errorf("FollowFrames(%d, %d) = %q, want %q", tc.from, tc.to, g, tc.want)
+			t.Errorf("ReadFrames(%d, %d) = %q, want %q", tc.from, tc.to, g, tc.want)
 		}
 		if len(frames) > 0 && frames[len(frames)-1].Next != min(tc.to, 12) {
-			t.Errorf("FollowFrames(%d, %d) ends at %d, want %d", tc.from, tc.to, frames[len(frames)-1].Next, min(tc.to, 12))
+			t.Errorf("ReadFrames(%d, %d) ends at %d, want %d", tc.from, tc.to, frames[len(frames)-1].Next, min(tc.to, 12))
 		}
 	}
-	if _, _, _, err := r.FollowFrames("bob", snap.ID, 4, 8); !errors.Is(err, registry.ErrForeignJob) {
-		t.Errorf("FollowFrames as another session: %v, want ErrForeignJob", err)
+	if _, _, _, err := r.ReadFrames("bob", snap.ID, 4, 8); !errors.Is(err, registry.ErrForeignJob) {
+		t.Errorf("ReadFrames as another session: %v, want ErrForeignJob", err)
 	}
-	if _, _, _, err := r.FollowFrames("alice", snap.ID, -1, 8); !errors.Is(err, registry.ErrNegativeOffset) {
-		t.Errorf("FollowFrames from -1: %v, want ErrNegativeOffset", err)
+	if _, _, _, err := r.ReadFrames("alice", snap.ID, -1, 8); !errors.Is(err, registry.ErrNegativeOffset) {
+		t.Errorf("ReadFrames from -1: %v, want ErrNegativeOffset", err)
 	}
 }
 
-// TestFollowReadsYieldsEachReadAsAWhole: the frames of one read of the
-// record come in one FollowRead, with the window at that read; Follow yields
-// the same frames one by one.
-func TestFollowReadsYieldsEachReadAsAWhole(t *testing.T) {
+// TestFollowYieldsEachReadAsAWhole: the frames of one read of the record
+// come in one FollowRead, with the window at that read.
+func TestFollowYieldsEachReadAsAWhole(t *testing.T) {
 	r := registry.New(registry.WithLimits(registry.Limits{RetainBytes: 8, ObserveMaxFrameBytes: 4}))
 	p, face, snap := recordingBash(t, r, "alice")
 	defer p.finish(jobs.JobStatusCompleted, "", "")
@@ -329,7 +330,7 @@ func TestFollowReadsYieldsEachReadAsAWhole(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var reads []registry.FollowRead
-	for read, err := range r.FollowReads(ctx, "alice", snap.ID, registry.FromOffset(0)) {
+	for read, err := range r.Follow(ctx, "alice", snap.ID, registry.FromOffset(0)) {
 		if err != nil {
 			t.Fatal(err)
 		}

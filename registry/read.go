@@ -75,11 +75,13 @@ func (r *Registry) ReadRecord(caller jobs.SessionID, id jobs.JobID, from int64) 
 	return j.record.read(from), nil
 }
 
-// ReadRecordInto is ReadRecord into a caller's buffer: the same chunks and
+// readRecordInto is ReadRecord into a caller's buffer: the same chunks and
 // window, with the text copied into storage buf keeps, so reads that reuse
 // buf allocate nothing once it has grown to their size. buf's previous
-// contents are overwritten, also on error.
-func (r *Registry) ReadRecordInto(caller jobs.SessionID, id jobs.JobID, from int64, buf *RecordBuffer) error {
+// contents are overwritten, also on error. The package's benchmarks measure
+// the record's read with it; the external tests reach it through
+// export_test.go.
+func (r *Registry) readRecordInto(caller jobs.SessionID, id jobs.JobID, from int64, buf *recordBuffer) error {
 	buf.Chunks, buf.text = buf.Chunks[:0], buf.text[:0]
 	buf.Earliest, buf.Next, buf.Lossy = 0, 0, false
 	if from < 0 {

@@ -34,10 +34,10 @@ func channelOf(code uint8) jobs.Channel {
 // minRingBytes is the first allocation of a ring's byte storage.
 const minRingBytes = 64
 
-// A Chunk describes one retained append of a record, as a [RecordBuffer]
-// holds it: the metadata of a [jobs.RecordChunk] without its text. Chunks are
-// contiguous: each ends where the next begins.
-type Chunk struct {
+// A chunkMeta describes one retained append of a record, as the ring and a
+// recordBuffer hold it: the metadata of a [jobs.RecordChunk] without its
+// text. Chunks are contiguous: each ends where the next begins.
+type chunkMeta struct {
 	off   int64  // absolute offset of the first retained byte
 	at    int64  // append time, Unix ms
 	n     uint32 // retained bytes; a ring's limit fits in an int32
@@ -45,25 +45,22 @@ type Chunk struct {
 }
 
 // Offset is the absolute byte offset of the chunk's first byte.
-func (c Chunk) Offset() int64 { return c.off }
+func (c chunkMeta) Offset() int64 { return c.off }
 
 // End is the offset just past the chunk's last byte.
-func (c Chunk) End() int64 { return c.off + int64(c.n) }
+func (c chunkMeta) End() int64 { return c.off + int64(c.n) }
 
 // At is the append time in Unix milliseconds.
-func (c Chunk) At() int64 { return c.at }
+func (c chunkMeta) At() int64 { return c.at }
 
 // Len is the chunk's length in bytes.
-func (c Chunk) Len() int { return int(c.n) }
+func (c chunkMeta) Len() int { return int(c.n) }
 
 // Channel labels the chunk's source.
-func (c Chunk) Channel() jobs.Channel { return channelOf(c.flags &^ gapFlag) }
+func (c chunkMeta) Channel() jobs.Channel { return channelOf(c.flags &^ gapFlag) }
 
 // GapBefore reports output lost immediately before the chunk.
-func (c Chunk) GapBefore() bool { return c.flags&gapFlag != 0 }
-
-// chunkMeta is the ring's name for a Chunk.
-type chunkMeta = Chunk
+func (c chunkMeta) GapBefore() bool { return c.flags&gapFlag != 0 }
 
 const gapFlag = 0x80
 
@@ -432,12 +429,15 @@ func (r *ring) read(from int64) jobs.RecordRead {
 	return out
 }
 
-// A RecordBuffer receives a record read made by [Registry.ReadRecordInto]
+// A recordBuffer receives a record read made by [Registry.readRecordInto]
 // into storage it keeps: reused, it reads without allocating once it has
 // grown to the size of the reads. Its chunks and text are valid until the
 // next read into it. It remembers the job it last read, so the next read of
 // that job need not look it up (the fence is checked all the same).
-type RecordBuffer struct {
+//
+// It is the floor the record's read is measured against (the scoreboard's
+// read goals, decision 0081), not a read a user makes: ReadRecord is.
+type recordBuffer struct {
 	// Earliest is the offset of the first retained byte.
 	Earliest int64
 	// Next is the total number of bytes ever appended; resume from here.
@@ -445,24 +445,24 @@ type RecordBuffer struct {
 	// Lossy reports that the requested offset lies below the retained window.
 	Lossy bool
 	// Chunks are the retained chunks that end after the requested offset.
-	Chunks []Chunk
+	Chunks []chunkMeta
 	text   []byte // the chunks' bytes, contiguous
 	job    *job   // the job of the last successful read
 }
 
 // Text returns chunk i's bytes. They alias the buffer: copy them to keep them.
-func (b *RecordBuffer) Text(i int) []byte {
+func (b *recordBuffer) Text(i int) []byte {
 	c := b.Chunks[i]
 	from := c.off - b.Chunks[0].off
 	return b.text[from : from+int64(c.n) : from+int64(c.n)]
 }
 
 // Bytes returns the text of every chunk, contiguous.
-func (b *RecordBuffer) Bytes() []byte { return b.text }
+func (b *recordBuffer) Bytes() []byte { return b.text }
 
 // readInto is read into a caller's buffer: the chunk metadata and the text
 // are copied in at most two moves each.
-func (r *ring) readInto(from int64, b *RecordBuffer) {
+func (r *ring) readInto(from int64, b *recordBuffer) {
 	b.Earliest, b.Next, b.Lossy = r.start, r.total, from < r.start
 	lo := r.firstEndingAfter(from)
 	n := r.count - lo

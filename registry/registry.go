@@ -118,15 +118,17 @@ func WithClock(c Clock) Option {
 	}
 }
 
-// WithCoarseChunkClock stamps record chunks from a millisecond clock that a
+// withCoarseChunkClock stamps record chunks from a millisecond clock that a
 // goroutine refreshes while appends flow (and that stops after 100 ms
 // without one), instead of reading the clock on every append: on a machine
 // where a clock read is a system call, that read is most of an append's
 // cost. Chunk times may then lag the clock by a millisecond or so; facts and
 // snapshots keep their exact times. It has no effect with WithClock. Do not
 // use it inside a testing/synctest bubble: the refreshing goroutine may
-// still run when the bubble's main goroutine returns.
-func WithCoarseChunkClock() Option {
+// still run when the bubble's main goroutine returns. Only the package's
+// benchmarks ask for it (the scoreboard's coarse-clock append goal, decision
+// 0081): no caller of the registry has.
+func withCoarseChunkClock() Option {
 	return func(r *Registry) { r.coarseChunks = true }
 }
 
@@ -170,7 +172,7 @@ func (systemClock) Now() time.Time { return time.Now() }
 type Registry struct {
 	clock  Clock
 	millis *systemMillis // the time, when clock is the system clock
-	// coarse stamps chunks when WithCoarseChunkClock asked for it and clock
+	// coarse stamps chunks when withCoarseChunkClock asked for it and clock
 	// is the system clock.
 	coarse       *coarseClock
 	coarseChunks bool

@@ -57,9 +57,9 @@ func TestOwnersShareNoLock(t *testing.T) {
 			t.Error(err)
 		}
 		rec.Append("out", jobs.AppendOptions{})
-		var buf RecordBuffer
-		if err := r.ReadRecordInto("b", recSnap.ID, 0, &buf); err != nil || string(buf.Bytes()) != "out" {
-			t.Errorf("ReadRecordInto = %q, %v", buf.Bytes(), err)
+		var buf recordBuffer
+		if err := r.readRecordInto("b", recSnap.ID, 0, &buf); err != nil || string(buf.Bytes()) != "out" {
+			t.Errorf("readRecordInto = %q, %v", buf.Bytes(), err)
 		}
 	}()
 	select {

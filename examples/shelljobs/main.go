@@ -101,23 +101,25 @@ func story(ctx context.Context, reg *registry.Registry, out io.Writer) error {
 	}
 
 	fmt.Fprintf(out, "\n== following %s live\n", build.Name)
-	for frame, err := range reg.Follow(ctx, session, build.ID, registry.FromEarliest()) {
+	for read, err := range reg.Follow(ctx, session, build.ID, registry.FromEarliest()) {
 		if err != nil {
 			return err
 		}
-		switch f := frame.(type) {
-		case jobs.OpenedFrame:
-			fmt.Fprintf(out, "reading from offset %d, the earliest it keeps\n", f.From)
-		case jobs.OutputFrame:
-			for _, c := range f.Chunks {
-				for _, line := range strings.SplitAfter(c.Text, "\n") {
-					if line != "" {
-						fmt.Fprintf(out, "  [%s] %s", c.Channel, strings.TrimSuffix(line, "\n")+"\n")
+		for _, frame := range read.Frames {
+			switch f := frame.(type) {
+			case jobs.OpenedFrame:
+				fmt.Fprintf(out, "reading from offset %d, the earliest it keeps\n", f.From)
+			case jobs.OutputFrame:
+				for _, c := range f.Chunks {
+					for _, line := range strings.SplitAfter(c.Text, "\n") {
+						if line != "" {
+							fmt.Fprintf(out, "  [%s] %s", c.Channel, strings.TrimSuffix(line, "\n")+"\n")
+						}
 					}
 				}
+			case jobs.StatusFrame:
+				fmt.Fprintf(out, "%s %s: %s\n", f.Job.Name, f.Job.Status, f.Job.Detail)
 			}
-		case jobs.StatusFrame:
-			fmt.Fprintf(out, "%s %s: %s\n", f.Job.Name, f.Job.Status, f.Job.Detail)
 		}
 	}
 

@@ -46,25 +46,27 @@ func terminalDemo(ctx context.Context, reg *registry.Registry, out io.Writer) er
 	var shown strings.Builder
 	answered := false
 	scr := &screen{out: out, tty: isTerminal(out)}
-	for frame, err := range reg.Follow(ctx, session, snap.ID, registry.FromEarliest()) {
+	for read, err := range reg.Follow(ctx, session, snap.ID, registry.FromEarliest()) {
 		if err != nil {
 			return err
 		}
-		switch f := frame.(type) {
-		case jobs.OutputFrame:
-			for _, c := range f.Chunks {
-				shown.WriteString(c.Text)
-				scr.write(c.Text)
-			}
-			if !answered && strings.HasSuffix(shown.String(), "[y/N] ") {
-				answered = true
-				if err := term.Send("y\n"); err != nil {
-					return err
+		for _, frame := range read.Frames {
+			switch f := frame.(type) {
+			case jobs.OutputFrame:
+				for _, c := range f.Chunks {
+					shown.WriteString(c.Text)
+					scr.write(c.Text)
 				}
+				if !answered && strings.HasSuffix(shown.String(), "[y/N] ") {
+					answered = true
+					if err := term.Send("y\n"); err != nil {
+						return err
+					}
+				}
+			case jobs.StatusFrame:
+				scr.end()
+				fmt.Fprintf(out, "%s %s: %s\n", f.Job.Name, f.Job.Status, f.Job.Detail)
 			}
-		case jobs.StatusFrame:
-			scr.end()
-			fmt.Fprintf(out, "%s %s: %s\n", f.Job.Name, f.Job.Status, f.Job.Detail)
 		}
 	}
 	return nil

@@ -1,0 +1,5 @@
+package lib
+
+import "testing"
+
+func TestHere(t *testing.T) { TestedHere() }
