@@ -109,7 +109,7 @@ func newTestFleetFor(t testing.TB, schema string, lease time.Duration, session f
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := jobhttp.NewFleet(jobhttp.FleetOptions{History: store, Session: session, Key: testFleetKey, Lease: lease, Peers: peers})
+	f, err := jobhttp.NewFleet(store, session, testFleetKey, jobhttp.WithLease(lease), jobhttp.WithPeers(peers))
 	if err != nil {
 		t.Fatal(err)
 	}

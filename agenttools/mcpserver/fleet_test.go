@@ -70,7 +70,7 @@ func newMCPHost(t *testing.T, schema, name string, peers func(self string) map[j
 		Toolset: func(_ context.Context, s jobs.SessionID) (*agenttools.Toolset, error) { return mh.tools.For(s), nil },
 	}
 	if peers != nil {
-		f, err := jobhttp.NewFleet(jobhttp.FleetOptions{History: openHistory(t, schema), Session: bearer(fleetTokens), Key: testFleetKey, Peers: peers(host.Address), Lease: time.Minute})
+		f, err := jobhttp.NewFleet(openHistory(t, schema), bearer(fleetTokens), testFleetKey, jobhttp.WithPeers(peers(host.Address)), jobhttp.WithLease(time.Minute))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -67,8 +67,9 @@ func TestRollingUpgradeOfHostsOnOneHistory(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer store.Close(ctx)
-	fleet, err := jobhttp.NewFleet(jobhttp.FleetOptions{History: store, Key: fleetKey, Lease: 3 * time.Second,
-		Session: func(r *http.Request) (jobs.SessionID, error) { return jobs.SessionID(r.Header.Get("X-Session")), nil }})
+	fleet, err := jobhttp.NewFleet(store, func(r *http.Request) (jobs.SessionID, error) { return jobs.SessionID(r.Header.Get("X-Session")), nil }, fleetKey,
+		jobhttp.WithLease(3*time.Second),
+	)
 	if err != nil {
 		t.Fatal(err)
 	}
