@@ -102,8 +102,7 @@ func BenchmarkPumpIdle10k(b *testing.B) {
 				out, job = probe.src, probe.job()
 			}
 			sources := []PumpSource{{Reader: wrap(out), Channel: jobs.ChannelStdout}, {Reader: wrap(&registrytest.Source{}), Channel: jobs.ChannelStderr}}
-			opts := PumpOptions{Poll: jobs.DefaultPumpPoll, Pacer: pacer, Done: &OnceSignal{}}
-			PumpJobOutput(ctx, job, sources, opts)
+			PumpJobOutput(ctx, job, sources, &OnceSignal{}, WithPacer(pacer))
 		}, probe)
 	}
 	notifying := func(s *registrytest.Source) OffsetReader { return s }
