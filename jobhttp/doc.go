@@ -17,7 +17,14 @@ localhost, 127.0.0.1 and [::1]); any other Host is a 403 for every route.
 This is the defence against DNS rebinding: a page on attacker.example whose
 name is re-pointed at this server is same-origin with it as far as the
 browser knows, Origin and Sec-Fetch-Site included, but its requests still
-say Host: attacker.example.
+say Host: attacker.example. A list replaces the default rather than adding to
+it, so a deployment behind a proxy answers for localhost only if it says so.
+The names are listed, not guessed from the listen address: a Handler may be
+mounted behind any server or proxy, and the connection's local address says
+nothing of the names clients use. An IP literal is refused unless listed, as
+a name is, since a proxy forwarding Host: 127.0.0.1 would otherwise open a
+deployment meant for its listed names; and there are no wildcard entries:
+one entry per name is short, and a wildcard is easy to get wrong.
 
 # Routes
 

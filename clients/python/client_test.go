@@ -296,7 +296,7 @@ func waitSettled(t *testing.T, reg *registry.Registry, session jobs.SessionID, i
 
 // requirePython returns the project venv's python, skipping locally and
 // failing under CI=true when it is missing.
-func requirePython(t *testing.T) string {
+func requirePython(t testing.TB) string {
 	t.Helper()
 	py, _ := filepath.Abs("../../tools/python/.venv/bin/python")
 	if _, err := os.Stat(py); err == nil {
