@@ -57,7 +57,7 @@ func newFleetHost(t testing.TB, schema, name string, lease time.Duration) *fleet
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		jobhistory.Heartbeat(beatCtx, store, fh.host, jobhistory.HeartbeatOptions{Every: lease / 4, Lease: lease})
+		jobhistory.Heartbeat(beatCtx, store, fh.host, jobhistory.WithEvery(lease/4), jobhistory.WithLease(lease))
 	}()
 	t.Cleanup(func() {
 		beat()
