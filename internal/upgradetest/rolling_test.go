@@ -287,7 +287,7 @@ func checkBreaking(t *testing.T, b builds) {
 	pairs := []breaking.Pair{{Old: old[0], New: new[0]}, {Old: old[1], New: new[1]}}
 	rules := func(mode breaking.Mode) []string {
 		var out []string
-		for _, r := range breaking.CompareAllWith(pairs, breaking.Options{Mode: mode}) {
+		for _, r := range breaking.CompareAll(pairs, breaking.WithMode(mode)) {
 			for _, f := range r.Findings {
 				if f.Rule != gen.RuleAllowanceUnused {
 					out = append(out, string(f.Rule)+" "+f.Path)
