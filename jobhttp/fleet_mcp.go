@@ -12,7 +12,7 @@ import (
 )
 
 // ForwardJob is the seam through which a host's own protocol handlers
-// (agenttools/mcpserver's HandlerOptions.Fleet: an MCP task request) reach
+// (agenttools/mcpserver's WithFleet: an MCP task request) reach
 // the host that owns a job of the fleet: it returns a handler that forwards
 // r, as it is, to the owner's address in WithPeers (r's path
 // joined to that base, so the protocol is mounted at the same path on
