@@ -58,7 +58,7 @@ func pumpResources(rt *rapid.T) {
 	var pacer *registry.Pacer
 	if paced {
 		var err error
-		if pacer, err = registry.NewPacer(poll, newTimer); err != nil {
+		if pacer, err = registry.NewPacer(poll, registry.WithTimer(newTimer)); err != nil {
 			rt.Fatal(err)
 		}
 	}

@@ -56,7 +56,42 @@ type Timer interface {
 // A PumpOption configures PumpJobOutput: its cadence, or a Pacer that runs
 // its rounds, and its timer. Without any, a pump runs its rounds every
 // jobs.DefaultPumpPoll on a timer of the time package.
-type PumpOption func(*pumpConfig) error
+type PumpOption interface {
+	applyPump(*pumpConfig) error
+}
+
+// A PacerOption configures NewPacer.
+type PacerOption interface {
+	applyPacer(*Pacer)
+}
+
+// A TimerOption sets how timers are made, for a pump and a pacer alike:
+// it is a PumpOption and a PacerOption both.
+type TimerOption interface {
+	PumpOption
+	PacerOption
+}
+
+// A pumpOption sets part of a pump's configuration.
+type pumpOption func(*pumpConfig) error
+
+func (o pumpOption) applyPump(c *pumpConfig) error { return o(c) }
+
+// A timerOption sets the timer factory of a pump or a pacer.
+type timerOption func(d time.Duration) Timer
+
+func (o timerOption) applyPump(c *pumpConfig) error {
+	if o != nil {
+		c.newTimer = o
+	}
+	return nil
+}
+
+func (o timerOption) applyPacer(p *Pacer) {
+	if o != nil {
+		p.newTimer = o
+	}
+}
 
 // pumpConfig is a pump's configuration: its options applied to the
 // defaults.
@@ -70,24 +105,19 @@ type pumpConfig struct {
 // jobs.DefaultPumpPoll, the spec's default. It must be positive. A pump on
 // a Pacer (WithPacer) runs at the pacer's cadence instead.
 func WithPoll(d time.Duration) PumpOption {
-	return func(c *pumpConfig) error {
+	return pumpOption(func(c *pumpConfig) error {
 		if d <= 0 {
 			return fmt.Errorf("WithPoll(%v): poll interval is not positive: %w", d, ErrBadPumpOptions)
 		}
 		c.poll = d
 		return nil
-	}
+	})
 }
 
-// WithTimer sets how the pump makes its one timer. Without it, or with nil,
-// the time package's.
-func WithTimer(newTimer func(d time.Duration) Timer) PumpOption {
-	return func(c *pumpConfig) error {
-		if newTimer != nil {
-			c.newTimer = newTimer
-		}
-		return nil
-	}
+// WithTimer sets how a pump makes its one timer, or a pacer its own.
+// Without it, or with nil, the time package's.
+func WithTimer(newTimer func(d time.Duration) Timer) TimerOption {
+	return timerOption(newTimer)
 }
 
 // WithPacer runs the pump's rounds on p's goroutine and timer, shared with
@@ -97,13 +127,13 @@ func WithTimer(newTimer func(d time.Duration) Timer) PumpOption {
 // NotifyingReader. Without it, or with nil, the pump runs on its own timer.
 // p must come from NewPacer.
 func WithPacer(p *Pacer) PumpOption {
-	return func(c *pumpConfig) error {
+	return pumpOption(func(c *pumpConfig) error {
 		if p != nil && p.poll <= 0 {
 			return fmt.Errorf("WithPacer: pacer not made by NewPacer: %w", ErrBadPumpOptions)
 		}
 		c.pacer = p
 		return nil
-	}
+	})
 }
 
 // ErrBadPumpOptions reports arguments or options PumpJobOutput cannot run
@@ -131,7 +161,7 @@ func PumpJobOutput(ctx context.Context, job jobs.RecordingJob, sources []PumpSou
 		if opt == nil {
 			continue
 		}
-		if err := opt(&cfg); err != nil {
+		if err := opt.applyPump(&cfg); err != nil {
 			return fmt.Errorf("registry: pump %s: %w", job.ID(), err)
 		}
 	}
@@ -265,15 +295,19 @@ type Pacer struct {
 	batch    []*pump // the pumps of the round under way; only the pacer's goroutine uses it
 }
 
-// NewPacer returns a pacer whose rounds come every poll; newTimer may be nil.
-func NewPacer(poll time.Duration, newTimer func(d time.Duration) Timer) (*Pacer, error) {
+// NewPacer returns a pacer whose rounds come every poll, on a timer of the
+// time package unless WithTimer says otherwise.
+func NewPacer(poll time.Duration, opts ...PacerOption) (*Pacer, error) {
 	if poll <= 0 {
 		return nil, fmt.Errorf("registry: pacer: poll interval %v is not positive: %w", poll, ErrBadPumpOptions)
 	}
-	if newTimer == nil {
-		newTimer = newRealTimer
+	pc := &Pacer{poll: poll, newTimer: newRealTimer, wake: make(chan struct{}, 1)}
+	for _, opt := range opts {
+		if opt != nil {
+			opt.applyPacer(pc)
+		}
 	}
-	return &Pacer{poll: poll, newTimer: newTimer, wake: make(chan struct{}, 1)}, nil
+	return pc, nil
 }
 
 // add puts p on the pacer: polled, or read after its sources' notices. A

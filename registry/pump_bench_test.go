@@ -109,7 +109,7 @@ func BenchmarkPumpIdle10k(b *testing.B) {
 	polled := func(s *registrytest.Source) OffsetReader { return registrytest.Polled{Reader: s} }
 	b.Run("pump", func(b *testing.B) { pumpOn(b, nil, notifying) })
 	newPacer := func(b *testing.B) *Pacer {
-		pacer, err := NewPacer(jobs.DefaultPumpPoll, nil)
+		pacer, err := NewPacer(jobs.DefaultPumpPoll)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -50,7 +50,7 @@ func pumpForADay(t *testing.T, paced bool) {
 	newTimer := func(d time.Duration) Timer { return timers.New(d) }
 	opts := []PumpOption{WithTimer(newTimer)}
 	if paced {
-		pacer, _ := NewPacer(jobs.DefaultPumpPoll, newTimer)
+		pacer, _ := NewPacer(jobs.DefaultPumpPoll, WithTimer(newTimer))
 		opts = append(opts, WithPacer(pacer))
 	}
 	result := make(chan error, 1)
@@ -103,7 +103,7 @@ func pumpForADay(t *testing.T, paced bool) {
 
 func TestPacerDrivesManyPumpsAndStopsWhenIdle(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		pacer, err := NewPacer(time.Second, nil)
+		pacer, err := NewPacer(time.Second)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -151,7 +151,7 @@ func TestPacerDrivesManyPumpsAndStopsWhenIdle(t *testing.T) {
 // that returns ends its sources' notices.
 func TestPacerReadsNotifyingSourcesOnlyAfterANotice(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		pacer, err := NewPacer(time.Second, nil)
+		pacer, err := NewPacer(time.Second)
 		if err != nil {
 			t.Fatal(err)
 		}
