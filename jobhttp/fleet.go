@@ -78,7 +78,7 @@ func NewFleet(history journal.Tailer, session func(*http.Request) (jobs.SessionI
 		view: newFleetView(cfg.Now, cfg.Lease, cfg.Window, cfg.RunWindow), streams: newSessionStreams(cfg.MaxStreamsPerSession)}
 	f.view.unknown.log = log
 	f.proxy = newFleetProxy(f, cfg.Peers, cfg.Transport)
-	f.api = wire.NewHandler(f, routeOptions(session, cfg.WriteTimeout, cfg.KeepAlive, log))
+	f.api = wire.NewHandler(f, routeOptions(session, cfg.WriteTimeout, cfg.KeepAlive, log)...)
 	ctx, stop := context.WithCancel(context.Background())
 	f.stop = stop
 	f.running.Add(2)

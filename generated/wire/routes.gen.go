@@ -933,8 +933,8 @@ type CloseViewRequest struct {
 
 // NewHandler returns the handler that serves s on the routes of Routes,
 // answering every refusal, its own and the methods', with ErrorBody as JSON.
-func NewHandler(s Server, opts httproute.Options) *httproute.Handler {
-	return httproute.NewHandler(Routes(), []httproute.Serve{servePage(s), serveListJobs(s), serveWatchJobs(s), serveListWaiting(s), serveGetJob(s), serveFollowJob(s), serveKillJob(s), serveKillJobs(s), serveSendInput(s), serveDownloadRecord(s), serveListHistory(s), serveSearchHistory(s), serveJobHistory(s), serveArchivedHistory(s), serveListSubagents(s), serveWatchSubagents(s), serveSubagentHistory(s), serveListFleetHosts(s), serveWatch(s), serveOpenView(s), serveCloseView(s)}, opts)
+func NewHandler(s Server, opts ...httproute.Option) *httproute.Handler {
+	return httproute.NewHandler(Routes(), []httproute.Serve{servePage(s), serveListJobs(s), serveWatchJobs(s), serveListWaiting(s), serveGetJob(s), serveFollowJob(s), serveKillJob(s), serveKillJobs(s), serveSendInput(s), serveDownloadRecord(s), serveListHistory(s), serveSearchHistory(s), serveJobHistory(s), serveArchivedHistory(s), serveListSubagents(s), serveWatchSubagents(s), serveSubagentHistory(s), serveListFleetHosts(s), serveWatch(s), serveOpenView(s), serveCloseView(s)}, opts...)
 }
 
 func servePage(s Server) httproute.Serve {
