@@ -34,7 +34,7 @@ type Call struct {
 }
 
 // Context is the context the route's method runs in: the request's, with
-// what Options.Caller put in it, ended by Close for a stream.
+// what WithCaller put in it, ended by Close for a stream.
 func (c *Call) Context() context.Context { return c.ctx }
 
 // Path returns the value of the path parameter name, unescaped.

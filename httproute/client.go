@@ -24,39 +24,88 @@ import (
 // with the refusal record's message, and a stream is read as Server-Sent
 // Events that reconnect with Last-Event-ID within a retry budget.
 
-// ClientOptions say how a Client calls its server.
-type ClientOptions struct {
-	// HTTP sends the requests; nil is http.DefaultClient. Its timeout, if
-	// any, bounds a stream's connection as a whole: leave it zero for
-	// streams and bound calls with their contexts.
-	HTTP *http.Client
-	// Header is sent with every request: the caller's credentials, which
-	// the server's caller hook reads.
-	Header http.Header
-	// Retries is a stream's budget: how many reconnections in a row may
-	// make no progress before the last failure is the stream's error
-	// (decision 0158); 0 is DefaultRetries, negative none.
+// A ClientOption says how a Client calls its server. Without any, it sends
+// with http.DefaultClient, no extra header, and a stream reconnects
+// DefaultRetries times in a row without progress, waiting on a timer
+// (decision 0229: every optional setting is an option whose absence is the
+// default).
+type ClientOption func(*clientConfig) error
+
+// clientConfig is how a Client calls: its options applied to the defaults.
+type clientConfig struct {
+	HTTP    *http.Client
+	Header  http.Header
 	Retries int
-	// Sleep waits d before a reconnection, or until ctx ends (its error);
-	// nil waits on a timer.
-	Sleep func(ctx context.Context, d time.Duration) error
+	Sleep   func(ctx context.Context, d time.Duration) error
 }
 
-// DefaultRetries is a stream's retry budget when ClientOptions sets none.
+// WithHTTPClient sends the requests with c. Its timeout, if any, bounds a
+// stream's connection as a whole: leave it zero for streams and bound calls
+// with their contexts. Without it, or with nil, http.DefaultClient.
+func WithHTTPClient(c *http.Client) ClientOption {
+	return func(o *clientConfig) error {
+		if c != nil {
+			o.HTTP = c
+		}
+		return nil
+	}
+}
+
+// WithHeader sends h with every request: the caller's credentials, which
+// the server's caller hook reads. Two WithHeader send the values of both.
+func WithHeader(h http.Header) ClientOption {
+	return func(o *clientConfig) error {
+		if o.Header == nil {
+			o.Header = http.Header{}
+		}
+		for k, vs := range h {
+			for _, v := range vs {
+				o.Header.Add(k, v)
+			}
+		}
+		return nil
+	}
+}
+
+// WithRetries sets a stream's budget: how many reconnections in a row may
+// make no progress before the last failure is the stream's error (decision
+// 0158); 0 reconnects never. Without it, DefaultRetries.
+func WithRetries(n int) ClientOption {
+	return func(o *clientConfig) error {
+		if n < 0 {
+			return fmt.Errorf("WithRetries(%d): a budget cannot be negative (0 reconnects never)", n)
+		}
+		o.Retries = n
+		return nil
+	}
+}
+
+// WithSleep sets how the client waits d before a reconnection, or until ctx
+// ends (its error). Without it, or with nil, on a timer.
+func WithSleep(sleep func(ctx context.Context, d time.Duration) error) ClientOption {
+	return func(o *clientConfig) error {
+		if sleep != nil {
+			o.Sleep = sleep
+		}
+		return nil
+	}
+}
+
+// DefaultRetries is a stream's retry budget without WithRetries.
 const DefaultRetries = 5
 
 // A Client calls the routes of one server: the runtime of a generated
 // package's Client, which knows its routes.
 type Client struct {
 	base    *url.URL
-	opts    ClientOptions
+	opts    clientConfig
 	refusal func(body []byte) (string, error)
 }
 
 // NewClient returns a Client of the server whose root is base (a route's
 // path goes below it), reading each refusal's message with refusal, the
 // generated decoder of the table's refusal record.
-func NewClient(base string, refusal func(body []byte) (string, error), opts ClientOptions) (*Client, error) {
+func NewClient(base string, refusal func(body []byte) (string, error), opts ...ClientOption) (*Client, error) {
 	u, err := url.Parse(base)
 	if err != nil {
 		return nil, fmt.Errorf("httproute: client of %q: %w", base, err)
@@ -68,19 +117,16 @@ func NewClient(base string, refusal func(body []byte) (string, error), opts Clie
 		u.Path += "/"
 		u.RawPath = ""
 	}
-	if opts.HTTP == nil {
-		opts.HTTP = http.DefaultClient
+	cfg := clientConfig{HTTP: http.DefaultClient, Retries: DefaultRetries, Sleep: sleep}
+	for _, opt := range opts {
+		if opt == nil {
+			continue
+		}
+		if err := opt(&cfg); err != nil {
+			return nil, fmt.Errorf("httproute: client of %q: %w", base, err)
+		}
 	}
-	switch {
-	case opts.Retries == 0:
-		opts.Retries = DefaultRetries
-	case opts.Retries < 0:
-		opts.Retries = 0
-	}
-	if opts.Sleep == nil {
-		opts.Sleep = sleep
-	}
-	return &Client{base: u, opts: opts, refusal: refusal}, nil
+	return &Client{base: u, opts: cfg, refusal: refusal}, nil
 }
 
 func sleep(ctx context.Context, d time.Duration) error {

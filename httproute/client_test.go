@@ -69,10 +69,10 @@ func client(t *testing.T, a *answers, retries int) (*httproute.Client, *[]time.D
 	srv := httptest.NewServer(a)
 	t.Cleanup(srv.Close)
 	var waits []time.Duration
-	c, err := httproute.NewClient(srv.URL+"/root", message, httproute.ClientOptions{
-		Retries: retries,
-		Sleep:   func(ctx context.Context, d time.Duration) error { waits = append(waits, d); return nil },
-	})
+	c, err := httproute.NewClient(srv.URL+"/root", message,
+		httproute.WithRetries(retries),
+		httproute.WithSleep(func(ctx context.Context, d time.Duration) error { waits = append(waits, d); return nil }),
+	)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -236,5 +236,34 @@ func TestAConnectionsFirstEventIsNoProgress(t *testing.T) {
 		if last == nil || errors.As(last, &refused) || len(a.seen) != 3 {
 			t.Errorf("resumable %v: ended with %v after %d connections, want the drop after 3", resumable, last, len(a.seen))
 		}
+	}
+}
+
+// A client refuses a negative retry budget, naming the option, instead of
+// reading it as none, and WithHeader twice sends the values of both.
+func TestNewClientRefusesANegativeRetryBudgetAndAddsHeaders(t *testing.T) {
+	refusal := func(body []byte) (string, error) { return string(body), nil }
+	if _, err := httproute.NewClient("http://127.0.0.1:1/", refusal, httproute.WithRetries(-1)); err == nil || !strings.Contains(err.Error(), "WithRetries(-1)") {
+		t.Errorf("NewClient with WithRetries(-1): %v, want an error naming it", err)
+	}
+	got := make(chan http.Header, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got <- r.Header.Clone()
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{}`))
+	}))
+	t.Cleanup(srv.Close)
+	c, err := httproute.NewClient(srv.URL, refusal,
+		httproute.WithHeader(http.Header{"Authorization": {"Bearer alice"}}),
+		httproute.WithHeader(http.Header{"X-Trace": {"1"}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := c.Do(t.Context(), http.MethodGet, "api/jobs", nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	h := <-got
+	if h.Get("Authorization") != "Bearer alice" || h.Get("X-Trace") != "1" {
+		t.Errorf("the request's headers: %v, want both WithHeader's", h)
 	}
 }

@@ -14,10 +14,10 @@ this order:
     takes a 405 with Allow (GET answers HEAD too); a literal segment wins
     over a parameter, a parameter over a files route, which takes a path
     only where its directory has a file;
-  - for a route that is not public, Options.Caller decides who calls: its
+  - for a route that is not public, WithCaller decides who calls: its
     refusal, or a 401;
   - for a method other than GET: a route with a body wants Content-Type
-    application/json (415), and Options.CrossOrigin
+    application/json (415), and WithCrossOrigin
     (http.CrossOriginProtection) must let the request through (403), so no
     cross-site form can reach a state change;
   - the generated code parses the path parameters (one that does not parse
@@ -53,8 +53,8 @@ off before. Events laid back to back in one array (AppendEvent) go out in
 one write of the ResponseWriter, however many there are; over HTTP/1.1 a
 stream's body is not chunked but runs to the connection's close (decision
 0226), so that such a write is one write of the socket. Every write (a
-batch of events is one) is bounded by
-Options.WriteTimeout, a keep-alive comment goes out every Options.KeepAlive
+batch of events is one) is bounded by the write timeout (WithWriteTimeout),
+a keep-alive comment goes out at every keep-alive interval (WithKeepAlive)
 from a timer, and a write that fails ends the method's context. Close ends every stream's context, writes each a final
 "bye" event (data {}) once its method has returned, and waits for them.
 
@@ -67,7 +67,7 @@ refusal into a *WireError (the refusal record's message, Retry-After, and
 the route a decline names, which errors.Is finds as ErrNotServed); Stream
 reads a stream's events across its connections, resuming with
 Last-Event-ID from the last id, after the server's retry or a backoff
-(ClientOptions.Sleep waits), within a budget of reconnections in a row
+(WithSleep sets how it waits), within a budget of reconnections in a row
 without progress (decision 0204). Package routetest's Cover says which
 routes a client's test reached (decision 0206).
 */

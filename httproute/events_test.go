@@ -68,7 +68,7 @@ func TestEventsLyingBackToBackGoOutAsOneWrite(t *testing.T) {
 			var w *writesRecorder
 			srv := serves(nil)
 			srv[2] = func(c *httproute.Call) error { return httproute.WriteEvents(c.Stream(), tc.events) }
-			h := httproute.NewHandler(table(), srv, httproute.Options{Caller: caller})
+			h := httproute.NewHandler(table(), srv, httproute.WithCaller(caller))
 			r := httptest.NewRequest("GET", "/api/things/events", nil)
 			r.Header.Set("X-Caller", "alice")
 			w = &writesRecorder{ResponseRecorder: httptest.NewRecorder()}
@@ -117,7 +117,7 @@ func slicesEqual(a, b []int) bool {
 // stream's body is not chunked (each write of events is one write of the
 // connection) and the connection closes after it; its events arrive whole.
 func TestAStreamOverHTTP1IsTheConnectionUpToItsClose(t *testing.T) {
-	h := httproute.NewHandler(table(), serves(nil), httproute.Options{Caller: caller})
+	h := httproute.NewHandler(table(), serves(nil), httproute.WithCaller(caller))
 	srv := httptest.NewServer(h)
 	defer srv.Close()
 	req, err := http.NewRequest("GET", srv.URL+"/api/things/events?from=6", nil)

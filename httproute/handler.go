@@ -13,25 +13,71 @@ import (
 	"time"
 )
 
-// Options configure a Handler.
-type Options struct {
-	// Caller decides who calls, for every route that is not public: it
-	// returns the context the route's method runs in (the caller put in
-	// it), or an error: a *Refusal is answered as it is, any other error is
-	// a 401 whose text is withheld. Nil asks nothing.
-	Caller func(r *http.Request) (context.Context, error)
-	// CrossOrigin guards every route whose method changes state against
-	// other sites' pages; nil means http.NewCrossOriginProtection().
-	CrossOrigin *http.CrossOriginProtection
-	// WriteTimeout drops a stream whose client has not taken a write for
-	// this long; zero means 30 s.
+// An Option configures NewHandler. Without any, a Handler asks no caller,
+// guards state-changing routes with http.NewCrossOriginProtection(), drops
+// a stream after 30 s without a write taken, keeps streams alive every
+// 15 s, and logs nothing (decision 0229). NewHandler returns no error, so
+// an option given a value it cannot work with panics, as NewHandler does
+// for serves that do not match the table: both are mistakes of the code
+// that calls it, not of a request.
+type Option func(*config)
+
+// config is a Handler's configuration: its options applied to the
+// defaults.
+type config struct {
+	Caller       func(r *http.Request) (context.Context, error)
+	CrossOrigin  *http.CrossOriginProtection
 	WriteTimeout time.Duration
-	// KeepAlive is how often a stream writes a comment line, so proxies and
-	// clients see it is alive; zero means 15 s.
-	KeepAlive time.Duration
-	// Logger receives what fails where no client hears of it. Nil logs
-	// nothing.
-	Logger *slog.Logger
+	KeepAlive    time.Duration
+	Logger       *slog.Logger
+}
+
+// WithCaller decides who calls, for every route that is not public: caller
+// returns the context the route's method runs in (the caller put in it),
+// or an error: a *Refusal is answered as it is, any other error is a 401
+// whose text is withheld. Without it, or with nil, nothing is asked.
+func WithCaller(caller func(r *http.Request) (context.Context, error)) Option {
+	return func(c *config) { c.Caller = caller }
+}
+
+// WithCrossOrigin guards every route whose method changes state against
+// other sites' pages with p. Without it, or with nil,
+// http.NewCrossOriginProtection().
+func WithCrossOrigin(p *http.CrossOriginProtection) Option {
+	return func(c *config) {
+		if p != nil {
+			c.CrossOrigin = p
+		}
+	}
+}
+
+// WithWriteTimeout drops a stream whose client has not taken a write for
+// d; without it, 30 s. It panics if d is not positive.
+func WithWriteTimeout(d time.Duration) Option {
+	if d <= 0 {
+		panic(fmt.Sprintf("httproute: WithWriteTimeout(%v): the timeout must be positive", d))
+	}
+	return func(c *config) { c.WriteTimeout = d }
+}
+
+// WithKeepAlive sets how often a stream writes a comment line, so proxies
+// and clients see it is alive; without it, every 15 s. It panics if d is
+// not positive.
+func WithKeepAlive(d time.Duration) Option {
+	if d <= 0 {
+		panic(fmt.Sprintf("httproute: WithKeepAlive(%v): the interval must be positive", d))
+	}
+	return func(c *config) { c.KeepAlive = d }
+}
+
+// WithLogger sets where what fails where no client hears of it is logged.
+// Without it, or with nil, nothing is logged.
+func WithLogger(l *slog.Logger) Option {
+	return func(c *config) {
+		if l != nil {
+			c.Logger = l
+		}
+	}
 }
 
 // A Serve decodes one route's request, calls the server's method and
@@ -43,7 +89,7 @@ type Serve func(c *Call) error
 type Handler struct {
 	table  Table
 	routes []compiled
-	opts   Options
+	opts   config
 	log    *slog.Logger
 
 	closing context.Context // done once Close began: every stream watches it
@@ -63,24 +109,21 @@ type compiled struct {
 
 // NewHandler returns the handler of table, with serves[i] serving
 // table.Routes[i]. The generated NewHandler calls it.
-func NewHandler(table Table, serves []Serve, opts Options) *Handler {
+func NewHandler(table Table, serves []Serve, opts ...Option) *Handler {
 	if len(serves) != len(table.Routes) {
 		panic(fmt.Sprintf("httproute: %d serves for the %d routes of %s", len(serves), len(table.Routes), table.Package))
 	}
-	if opts.CrossOrigin == nil {
-		opts.CrossOrigin = http.NewCrossOriginProtection()
+	cfg := config{WriteTimeout: 30 * time.Second, KeepAlive: 15 * time.Second, Logger: slog.New(slog.DiscardHandler)}
+	for _, opt := range opts {
+		if opt != nil {
+			opt(&cfg)
+		}
 	}
-	if opts.WriteTimeout <= 0 {
-		opts.WriteTimeout = 30 * time.Second
+	if cfg.CrossOrigin == nil {
+		cfg.CrossOrigin = http.NewCrossOriginProtection()
 	}
-	if opts.KeepAlive <= 0 {
-		opts.KeepAlive = 15 * time.Second
-	}
-	log := opts.Logger
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
-	h := &Handler{table: table, opts: opts, log: log}
+	log := cfg.Logger
+	h := &Handler{table: table, opts: cfg, log: log}
 	h.closing, h.close = context.WithCancel(context.Background())
 	for i := range h.table.Routes {
 		r := &h.table.Routes[i]

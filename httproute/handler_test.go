@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+	"time"
 
 	"github.com/jobgen/jobgen/httproute"
 )
@@ -140,7 +142,7 @@ func serves(events chan<- httproute.Event) []httproute.Serve {
 
 func newHandler(t *testing.T) *httproute.Handler {
 	t.Helper()
-	h := httproute.NewHandler(table(), serves(nil), httproute.Options{Caller: caller})
+	h := httproute.NewHandler(table(), serves(nil), httproute.WithCaller(caller))
 	t.Cleanup(func() { h.Close(context.Background()) })
 	return h
 }
@@ -389,5 +391,24 @@ func TestWithAddsTheExtraKeysAndReadsBoth(t *testing.T) {
 		if err := json.Unmarshal(got, &back); err != nil || back != tc.w {
 			t.Errorf("read back %s: %+v %v", got, back, err)
 		}
+	}
+}
+
+// A duration that cannot work is the calling code's mistake, found where the
+// handler is made rather than when a stream first waits on it: the option
+// panics, naming itself, as NewHandler does for serves that miss the table.
+func TestStreamOptionsPanicOnADurationThatIsNotPositive(t *testing.T) {
+	for name, mk := range map[string]func(){
+		"WithWriteTimeout(0s)": func() { httproute.WithWriteTimeout(0) },
+		"WithKeepAlive(-1s)":   func() { httproute.WithKeepAlive(-time.Second) },
+	} {
+		func() {
+			defer func() {
+				if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), name) {
+					t.Errorf("%s: recovered %v, want a panic naming it", name, r)
+				}
+			}()
+			mk()
+		}()
 	}
 }

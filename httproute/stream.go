@@ -67,8 +67,8 @@ func follows(run []byte, next []byte) bool {
 // A Stream is the event stream of one request to a stream route. It starts
 // (the event-stream headers, 200) with its first write, so that until then
 // the route's method may still refuse or hand off. Every write is bounded
-// by Options.WriteTimeout; a keep-alive comment goes out every
-// Options.KeepAlive, from a timer rather than a goroutine of its own, so
+// by WithWriteTimeout; a keep-alive comment goes out every
+// WithKeepAlive, from a timer rather than a goroutine of its own, so
 // an idle stream costs no goroutine. A write that fails ends the method's
 // context. Its methods are for generated code, which wraps it in a type
 // per route.

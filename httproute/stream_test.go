@@ -48,7 +48,7 @@ func openStream(h http.Handler, path string, header map[string]string) (*lockedR
 func TestAStreamKeepsAliveAndCloseEndsItWithBye(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		events := make(chan httproute.Event, 1)
-		h := httproute.NewHandler(table(), serves(events), httproute.Options{Caller: caller, KeepAlive: 10 * time.Second})
+		h := httproute.NewHandler(table(), serves(events), httproute.WithCaller(caller), httproute.WithKeepAlive(10*time.Second))
 		w, done := openStream(h, "/api/things/events", nil)
 		<-events
 		time.Sleep(25 * time.Second)
@@ -78,7 +78,7 @@ func TestAStreamKeepsAliveAndCloseEndsItWithBye(t *testing.T) {
 }
 
 func TestLastEventIDIsReadAsTheResumeParameter(t *testing.T) {
-	h := httproute.NewHandler(table(), serves(nil), httproute.Options{Caller: caller})
+	h := httproute.NewHandler(table(), serves(nil), httproute.WithCaller(caller))
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel() // the method writes its first event and returns
 	for _, tc := range []struct {
@@ -119,7 +119,7 @@ func (f *failingWriter) Write(b []byte) (int, error) {
 
 func TestAFailedWriteEndsTheStreamsContext(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		h := httproute.NewHandler(table(), serves(nil), httproute.Options{Caller: caller, KeepAlive: time.Second})
+		h := httproute.NewHandler(table(), serves(nil), httproute.WithCaller(caller), httproute.WithKeepAlive(time.Second))
 		r := httptest.NewRequest("GET", "/api/things/events", nil)
 		r.Header.Set("X-Caller", "alice")
 		done := make(chan struct{})

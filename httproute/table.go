@@ -62,7 +62,7 @@ type Route struct {
 	Method string // "GET"
 	Path   string // "/api/jobs/{id}/follow"; a files route's ends in "/"
 	Doc    string
-	// Public reports that the route needs no caller: Options.Caller is
+	// Public reports that the route needs no caller: WithCaller is
 	// not asked.
 	Public bool
 	Params []Param // the path's parameters

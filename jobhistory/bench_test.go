@@ -70,7 +70,11 @@ func BenchmarkWriteIntervals(b *testing.B) {
 	for _, asJSON := range []bool{false, true} {
 		b.Run(fmt.Sprintf("json=%v", asJSON), func(b *testing.B) {
 			for b.Loop() {
-				if err := WriteIntervals(io.Discard, journal.FileFacts(path, jobs.DecodeFact), asJSON); err != nil {
+				var opts []WriteOption
+				if asJSON {
+					opts = append(opts, WithJSON())
+				}
+				if err := WriteIntervals(io.Discard, journal.FileFacts(path, jobs.DecodeFact), opts...); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -42,43 +42,91 @@ func NewHostRecorder(store journal.Store, host jobs.JobHost, opts ...journal.Ret
 	return journal.NewRetryingRecorder(store, encode, StreamOf, RecordID, opts...)
 }
 
-// HeartbeatOptions configure Heartbeat.
-type HeartbeatOptions struct {
-	// Every is how often a heartbeat is appended; zero means
-	// DefaultHeartbeatEvery.
-	Every time.Duration
-	// Lease is how long after a heartbeat the host counts as alive without
-	// a newer one; zero means three times Every, so that one late or lost
-	// heartbeat does not make the host's jobs look lost.
-	Lease time.Duration
-	// Now is the clock heartbeats are stamped with; nil means time.Now.
-	Now func() time.Time
-	// Logger receives the appends that failed (the next heartbeat tries
-	// again); nil logs nothing.
-	Logger *slog.Logger
+// A HeartbeatOption configures Heartbeat. Without any, a host beats every
+// DefaultHeartbeatEvery with a lease of three beats, stamped by time.Now,
+// and logs nothing.
+type HeartbeatOption func(*heartbeatConfig) error
+
+// heartbeatConfig is Heartbeat's configuration: its options applied to the
+// defaults (a lease of 0 is three times every).
+type heartbeatConfig struct {
+	every time.Duration
+	lease time.Duration
+	now   func() time.Time
+	log   *slog.Logger
+}
+
+// WithEvery sets how often Heartbeat appends a heartbeat; without it,
+// DefaultHeartbeatEvery. It must be positive.
+func WithEvery(d time.Duration) HeartbeatOption {
+	return func(c *heartbeatConfig) error {
+		if d <= 0 {
+			return fmt.Errorf("WithEvery(%v): the interval must be positive", d)
+		}
+		c.every = d
+		return nil
+	}
+}
+
+// WithLease sets how long after a heartbeat the host counts as alive
+// without a newer one; without it, three times the interval, so that one
+// late or lost heartbeat does not make the host's jobs look lost. It must be
+// positive.
+func WithLease(d time.Duration) HeartbeatOption {
+	return func(c *heartbeatConfig) error {
+		if d <= 0 {
+			return fmt.Errorf("WithLease(%v): a lease must be positive", d)
+		}
+		c.lease = d
+		return nil
+	}
+}
+
+// WithClock sets the clock heartbeats are stamped with. Without it, or with
+// nil, time.Now.
+func WithClock(now func() time.Time) HeartbeatOption {
+	return func(c *heartbeatConfig) error {
+		if now != nil {
+			c.now = now
+		}
+		return nil
+	}
+}
+
+// WithLogger sets where the appends that failed are logged (the next
+// heartbeat tries again). Without it, or with nil, nothing is logged: the
+// library logs only to a logger it is given.
+func WithLogger(l *slog.Logger) HeartbeatOption {
+	return func(c *heartbeatConfig) error {
+		if l != nil {
+			c.log = l
+		}
+		return nil
+	}
 }
 
 // DefaultHeartbeatEvery is how often Heartbeat appends unless told.
 const DefaultHeartbeatEvery = 5 * time.Second
 
 // Heartbeat appends a host/heartbeat fact for host to store at once and then
-// every opts.Every, on HostStream(host), until ctx ends; it returns nil
-// then. A failed append is logged and left to the next heartbeat: a host
-// that cannot reach the history for longer than its lease looks lost, which
-// is what it is to the rest of the fleet.
-func Heartbeat(ctx context.Context, store journal.Store, host jobs.JobHost, opts HeartbeatOptions) error {
-	every, lease, now, log := opts.Every, opts.Lease, opts.Now, opts.Logger
-	if every <= 0 {
-		every = DefaultHeartbeatEvery
+// at every interval (WithEvery), on HostStream(host), until ctx ends; it
+// returns nil then, and an error at once for an option it cannot beat with.
+// A failed append is logged and left to the next heartbeat: a host that
+// cannot reach the history for longer than its lease looks lost, which is
+// what it is to the rest of the fleet.
+func Heartbeat(ctx context.Context, store journal.Store, host jobs.JobHost, opts ...HeartbeatOption) error {
+	cfg := heartbeatConfig{every: DefaultHeartbeatEvery, now: time.Now, log: slog.New(slog.DiscardHandler)}
+	for _, opt := range opts {
+		if opt == nil {
+			continue
+		}
+		if err := opt(&cfg); err != nil {
+			return fmt.Errorf("jobhistory: heartbeat of %s: %w", HostStream(host), err)
+		}
 	}
-	if lease <= 0 {
+	every, lease, now, log := cfg.every, cfg.lease, cfg.now, cfg.log
+	if lease == 0 {
 		lease = 3 * every
-	}
-	if now == nil {
-		now = time.Now
-	}
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
 	}
 	stream := HostStream(host)
 	tick := time.NewTicker(every)

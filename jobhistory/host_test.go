@@ -3,6 +3,7 @@ package jobhistory_test
 import (
 	"context"
 	"path/filepath"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -63,7 +64,7 @@ func TestHeartbeatAppendsOnItsHostStreamUntilItsContextEnds(t *testing.T) {
 		done := make(chan error, 1)
 		start := time.Now()
 		go func() {
-			done <- jobhistory.Heartbeat(ctx, store, host, jobhistory.HeartbeatOptions{Every: 2 * time.Second})
+			done <- jobhistory.Heartbeat(ctx, store, host, jobhistory.WithEvery(2*time.Second))
 		}()
 		time.Sleep(5 * time.Second) // beats at 0, 2 and 4 s
 		synctest.Wait()
@@ -90,4 +91,30 @@ func TestHeartbeatAppendsOnItsHostStreamUntilItsContextEnds(t *testing.T) {
 			t.Errorf("host stream %q", s)
 		}
 	})
+}
+
+// Heartbeat refuses an interval or a lease it cannot beat with, naming the
+// option, before it appends anything: a zero lease would make every job of
+// the host look lost at once.
+func TestHeartbeatRefusesAnIntervalOrLeaseThatIsNotPositive(t *testing.T) {
+	store := openFile(t)
+	host := testHost(t)
+	for _, tc := range []struct {
+		opt  jobhistory.HeartbeatOption
+		want string
+	}{
+		{jobhistory.WithEvery(0), "WithEvery(0s)"},
+		{jobhistory.WithLease(-time.Second), "WithLease(-1s)"},
+	} {
+		err := jobhistory.Heartbeat(context.Background(), store, host, tc.opt)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Heartbeat = %v, want an error naming %s", err, tc.want)
+		}
+	}
+	for _, err := range store.ReadStream(context.Background(), jobhistory.HostStream(host), 0) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Fatal("a refused Heartbeat appended a heartbeat")
+	}
 }

@@ -101,7 +101,7 @@ func TestIntervalsErrors(t *testing.T) {
 
 func TestWriteIntervalsTable(t *testing.T) {
 	var out bytes.Buffer
-	err := WriteIntervals(&out, seqOf(nil, testjobs.Registered(1), testjobs.Registered(2), testjobs.Settled(1, jobs.JobStatusCompleted, true)), false)
+	err := WriteIntervals(&out, seqOf(nil, testjobs.Registered(1), testjobs.Registered(2), testjobs.Settled(1, jobs.JobStatusCompleted, true)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +121,7 @@ func TestWriteIntervalsTable(t *testing.T) {
 
 func TestWriteIntervalsJSON(t *testing.T) {
 	var out bytes.Buffer
-	if err := WriteIntervals(&out, seqOf(nil, testjobs.Registered(2), testjobs.Settled(1, jobs.JobStatusCompleted, true)), true); err != nil {
+	if err := WriteIntervals(&out, seqOf(nil, testjobs.Registered(2), testjobs.Settled(1, jobs.JobStatusCompleted, true)), WithJSON()); err != nil {
 		t.Fatal(err)
 	}
 	var got []Interval
@@ -186,7 +186,7 @@ func TestWriteIntervalsTableAcrossBlocks(t *testing.T) {
 		facts = append(facts, r)
 	}
 	var out bytes.Buffer
-	if err := WriteIntervals(&out, seqOf(nil, facts...), false); err != nil {
+	if err := WriteIntervals(&out, seqOf(nil, facts...)); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
@@ -215,7 +215,7 @@ func TestWriteIntervalsStopsWhenTheWriterFails(t *testing.T) {
 		}
 	}
 	synctest.Test(t, func(t *testing.T) {
-		err := WriteIntervals(failingWriter{errDisk}, facts, true)
+		err := WriteIntervals(failingWriter{errDisk}, facts, WithJSON())
 		if !errors.Is(err, errDisk) {
 			t.Fatalf("WriteIntervals = %v, want %v", err, errDisk)
 		}

@@ -12,9 +12,31 @@ import (
 	"github.com/jobgen/jobgen/generated/jobs"
 )
 
+// A WriteOption says how WriteIntervals writes. Without any, it writes
+// every interval as a table.
+type WriteOption func(*writeConfig)
+
+// writeConfig is how WriteIntervals writes: its options applied.
+type writeConfig struct {
+	json bool
+	keep func(Interval) bool
+}
+
+// WithJSON writes JSON lines, one [Interval] a line, instead of a table.
+func WithJSON() WriteOption {
+	return func(c *writeConfig) { c.json = true }
+}
+
+// WithKeep writes only the intervals keep accepts (jobgen journal intervals
+// --label); the projection still reads every fact. Without it, or with nil,
+// every interval is written.
+func WithKeep(keep func(Interval) bool) WriteOption {
+	return func(c *writeConfig) { c.keep = keep }
+}
+
 // WriteIntervals projects job facts and writes the intervals to w, as
-// they complete: as a table, or as JSON lines (one [Interval] per line) when
-// asJSON is set. It streams: a complete interval is written as soon as its
+// they complete: as a table, or as JSON lines (one [Interval] per line) with
+// WithJSON; WithKeep writes only the intervals it accepts. It streams: a complete interval is written as soon as its
 // settlement is read, and only the jobs still open are held, so memory goes
 // with the jobs running at once, not with the journal. Intervals come in the
 // order their jobs settled, then the incomplete ones in the order they were
@@ -29,24 +51,16 @@ import (
 // batches ahead, and WriteIntervals returns once that goroutine is done
 // with it.
 //
-// To read a file: WriteIntervals(w, journal.FileFacts(path, jobs.DecodeFact), asJSON);
+// To read a file: WriteIntervals(w, journal.FileFacts(path, jobs.DecodeFact));
 // a store: journal.Facts(store.ReadAll(ctx, journal.Position{}), jobs.DecodeFact).
-func WriteIntervals(w io.Writer, facts iter.Seq2[jobs.Fact, error], asJSON bool) error {
-	return WriteIntervalsWith(w, facts, WriteOptions{JSON: asJSON})
-}
-
-// WriteOptions say how WriteIntervalsWith writes.
-type WriteOptions struct {
-	// JSON writes JSON lines instead of a table.
-	JSON bool
-	// Keep, when set, writes only the intervals it accepts (jobgen journal
-	// intervals --label); the projection still reads every fact.
-	Keep func(Interval) bool
-}
-
-// WriteIntervalsWith is WriteIntervals with options.
-func WriteIntervalsWith(w io.Writer, facts iter.Seq2[jobs.Fact, error], opts WriteOptions) error {
-	asJSON := opts.JSON
+func WriteIntervals(w io.Writer, facts iter.Seq2[jobs.Fact, error], opts ...WriteOption) error {
+	var o writeConfig
+	for _, opt := range opts {
+		if opt != nil {
+			opt(&o)
+		}
+	}
+	asJSON := o.json
 	bw := bufio.NewWriterSize(w, 64<<10)
 	var out intervalWriter = &tableWriter{w: bw}
 	if asJSON {
@@ -60,7 +74,7 @@ func WriteIntervalsWith(w io.Writer, facts iter.Seq2[jobs.Fact, error], opts Wri
 			perr = err
 			break
 		}
-		if opts.Keep != nil && !opts.Keep(iv) {
+		if o.keep != nil && !o.keep(iv) {
 			continue
 		}
 		if batch = append(batch, iv); len(batch) == formatBatch {

@@ -17,69 +17,18 @@ import (
 	"github.com/jobgen/jobgen/journal"
 )
 
-// FleetOptions configure a Fleet. History, Session and Key are required.
-type FleetOptions struct {
-	// History is the history the fleet's hosts share (a journal/pgstore
-	// Store): the fleet tails it from the start and serves what it holds.
-	History journal.Tailer
-	// Session returns the session of the request's caller, as the runtime
-	// authenticates it, as Options.Session does for one host. The fleet
-	// forwards the caller's session to the host that owns a job only under
-	// its signature (Key), never the caller's own credentials.
-	Session func(*http.Request) (jobs.SessionID, error)
-	// Key signs what the fleet forwards to a host; each host's Handler
-	// accepts it through TrustFleet with the same key.
-	Key FleetKey
-	// Hosts lists the Host header values the fleet answers for, as
-	// Options.Hosts does.
-	Hosts []string
-	// Peers is where the fleet forwards a job's follow, raw download, kill
-	// and input: the base URL (http or https) of each host's wire, by the
-	// host name its registrations carry (jobs.JobHost.Name). A job whose
-	// host is not listed is refused with 409 and nothing is forwarded. The
-	// address a registration names is never used: anyone who may append to
-	// the shared history could name any address, an internal one included
-	// (decision 0153). Nil forwards nothing: a view that only reads.
-	Peers map[jobs.HostID]string
-	// Window is how many jobs that are over, settled or lost with their
-	// host, the fleet keeps showing: the most recently over, across every
-	// session; zero means 1,000. Every job that runs on a live host is kept
-	// besides, so what the fleet holds is what runs and the window, however
-	// long the history (decision 0155).
-	Window int
-	// RunWindow is how many runs of hosts whose lease ended the fleet keeps
-	// listing (GET /api/fleet), the most recently ended, besides the runs
-	// with a job it keeps unsettled; zero means 100.
-	RunWindow int
-	// Lease is how long a host's run counts as alive before its first
-	// heartbeat is read (after that, each heartbeat says); zero means
-	// 3×jobhistory.DefaultHeartbeatEvery.
-	Lease time.Duration
-	// Transport carries the forwarded requests; nil means one with a 5 s
-	// dial and response-header timeout.
-	Transport http.RoundTripper
-	// MaxStreamsPerSession, WriteTimeout, KeepAlive and Logger are as in
-	// Options.
-	MaxStreamsPerSession int
-	WriteTimeout         time.Duration
-	KeepAlive            time.Duration
-	Logger               *slog.Logger
-	// Now is the clock leases are judged by; nil means time.Now.
-	Now func() time.Time
-}
-
 // A Fleet serves the page and the API of Handler over the shared history of
 // a fleet of hosts, for each caller across every host: the roster of the
 // caller's jobs (every host's, live as facts arrive), its intervals, and
 // follow, kill, input and raw downloads forwarded to the host that owns the
-// job, at the address FleetOptions.Peers gives it, signed with the
+// job, at the address WithPeers gives it, signed with the
 // caller's session. A job whose host's lease ran out before it settled is
 // lost: the roster and history say so (FleetPlacement.Lost), and the fleet
 // forwards nothing to that host. It implements wire.Server as Handler
 // does, and declines by name what one host's page serves alone (the
 // subagents). Make one with NewFleet; it is safe for concurrent use.
 type Fleet struct {
-	opts    FleetOptions
+	opts    fleetConfig
 	api     *httproute.Handler // the generated adapter over the route table
 	static  fs.FS              // the page
 	log     *slog.Logger
@@ -92,50 +41,35 @@ type Fleet struct {
 	running sync.WaitGroup // the tail and the lease timer
 }
 
-// NewFleet returns a Fleet and starts tailing opts.History; Close stops it.
-func NewFleet(opts FleetOptions) (*Fleet, error) {
+// NewFleet returns a Fleet over history, the history the fleet's hosts
+// share (a journal/pgstore Store), and starts tailing it from the start;
+// Close stops it.
+//
+// session returns the session of the request's caller, as the runtime
+// authenticates it, as New's does for one host. The fleet forwards the
+// caller's session to the host that owns a job only under key's signature,
+// never the caller's own credentials; each host's Handler accepts it
+// through TrustFleet with the same key.
+func NewFleet(history journal.Tailer, session func(*http.Request) (jobs.SessionID, error), key FleetKey, opts ...FleetOption) (*Fleet, error) {
 	switch {
-	case opts.History == nil:
-		return nil, errors.New("jobhttp: FleetOptions.History is required")
-	case opts.Session == nil:
-		return nil, errors.New("jobhttp: FleetOptions.Session is required: the runtime decides who the caller is")
+	case history == nil:
+		return nil, errors.New("jobhttp: NewFleet: the shared history is required")
+	case session == nil:
+		return nil, errors.New("jobhttp: NewFleet: the session function is required: the runtime decides who the caller is")
 	}
-	if err := checkFleetKey(opts.Key); err != nil {
+	if err := checkFleetKey(key); err != nil {
 		return nil, err
 	}
-	hosts, err := newHostSet(opts.Hosts)
+	cfg, err := newFleetConfig(opts)
 	if err != nil {
 		return nil, err
 	}
-	peers, err := parsePeers(opts.Peers)
+	cfg.History, cfg.Key = history, key
+	hosts, err := newHostSet(cfg.Hosts)
 	if err != nil {
 		return nil, err
 	}
-	if opts.Lease <= 0 {
-		opts.Lease = 15 * time.Second
-	}
-	if opts.Now == nil {
-		opts.Now = time.Now
-	}
-	if opts.Window <= 0 {
-		opts.Window = 1000
-	}
-	if opts.RunWindow <= 0 {
-		opts.RunWindow = 100
-	}
-	if opts.MaxStreamsPerSession <= 0 {
-		opts.MaxStreamsPerSession = 8
-	}
-	if opts.WriteTimeout <= 0 {
-		opts.WriteTimeout = 30 * time.Second
-	}
-	if opts.KeepAlive <= 0 {
-		opts.KeepAlive = 15 * time.Second
-	}
-	log := opts.Logger
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
+	log := cfg.Logger
 	static, err := fs.Sub(staticFiles, "static")
 	if err != nil {
 		return nil, fmt.Errorf("jobhttp: embedded page: %w", err)
@@ -143,11 +77,11 @@ func NewFleet(opts FleetOptions) (*Fleet, error) {
 	if static, err = fleetPage(static); err != nil {
 		return nil, err
 	}
-	f := &Fleet{opts: opts, static: static, log: log, hosts: hosts,
-		view: newFleetView(opts.Now, opts.Lease, opts.Window, opts.RunWindow), streams: newSessionStreams(opts.MaxStreamsPerSession)}
+	f := &Fleet{opts: cfg, static: static, log: log, hosts: hosts,
+		view: newFleetView(cfg.Now, cfg.Lease, cfg.Window, cfg.RunWindow), streams: newSessionStreams(cfg.MaxStreamsPerSession)}
 	f.view.unknown.log = log
-	f.proxy = newFleetProxy(f, peers, opts.Transport)
-	f.api = wire.NewHandler(f, routeOptions(opts.Session, opts.WriteTimeout, opts.KeepAlive, log))
+	f.proxy = newFleetProxy(f, cfg.Peers, cfg.Transport)
+	f.api = wire.NewHandler(f, routeOptions(session, cfg.WriteTimeout, cfg.KeepAlive, log)...)
 	ctx, stop := context.WithCancel(context.Background())
 	f.stop = stop
 	f.running.Add(2)
@@ -156,11 +90,11 @@ func NewFleet(opts FleetOptions) (*Fleet, error) {
 	return f, nil
 }
 
-// ServeHTTP serves a request for one of FleetOptions.Hosts and refuses
+// ServeHTTP serves a request for one of the names WithHosts gave and refuses
 // every other with 403, as Handler does.
 func (f *Fleet) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !f.hosts.allows(r.Host) {
-		httpError(w, http.StatusForbidden, fmt.Sprintf("host %q is not a name this server answers for: add it to jobhttp FleetOptions.Hosts", r.Host))
+		httpError(w, http.StatusForbidden, fmt.Sprintf("host %q is not a name this server answers for: add it to jobhttp.WithHosts", r.Host))
 		return
 	}
 	f.api.ServeHTTP(w, r)

@@ -101,7 +101,7 @@ type answer struct {
 }
 
 // The fleet forwards a job's follow, raw, kill and input only to the
-// address the operator configured for the job's host (FleetOptions.Peers),
+// address the operator configured for the job's host (WithPeers),
 // never to the address a registration in the shared history names: a
 // forged registration cannot make the fleet reach an internal service,
 // whether it names a host the fleet knows (then the fleet asks that host,

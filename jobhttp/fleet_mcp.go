@@ -12,9 +12,9 @@ import (
 )
 
 // ForwardJob is the seam through which a host's own protocol handlers
-// (agenttools/mcpserver's HandlerOptions.Fleet: an MCP task request) reach
+// (agenttools/mcpserver's WithFleet: an MCP task request) reach
 // the host that owns a job of the fleet: it returns a handler that forwards
-// r, as it is, to the owner's address in FleetOptions.Peers (r's path
+// r, as it is, to the owner's address in WithPeers (r's path
 // joined to that base, so the protocol is mounted at the same path on
 // every host), signed for session as follow and kill are, and relays the
 // owner's answer under the same rules (decision 0153). The owner's own
@@ -56,7 +56,7 @@ func (f *Fleet) ForwardJob(r *http.Request, session jobs.SessionID, id jobs.JobI
 	}
 	target, ok := f.proxy.peers[host.Name]
 	if !ok {
-		return nil, fmt.Errorf("the job's host %q is not one this fleet forwards to (jobhttp FleetOptions.Peers)", host.Name)
+		return nil, fmt.Errorf("the job's host %q is not one this fleet forwards to (jobhttp.WithPeers)", host.Name)
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		f.serveForwardedWith(f.proxy.long, w, r, target, session)

@@ -118,7 +118,7 @@ func TestFleetOfThreeHostProcessesSurvivesAHostKilled(t *testing.T) {
 	for name, hp := range hosts {
 		peers[jobs.HostID(name)] = hp.addr
 	}
-	f, err := jobhttp.NewFleet(jobhttp.FleetOptions{History: store, Session: session, Key: demoFleetKey, Lease: 3 * beat, Peers: peers})
+	f, err := jobhttp.NewFleet(store, session, demoFleetKey, jobhttp.WithLease(3*beat), jobhttp.WithPeers(peers))
 	if err != nil {
 		t.Fatal(err)
 	}

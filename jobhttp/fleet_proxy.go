@@ -19,7 +19,7 @@ import (
 
 // A fleetProxy forwards a caller's request about a job to the host that
 // owns it, at the address the operator configured for it
-// (FleetOptions.Peers), signed with the caller's session (see TrustFleet),
+// (WithPeers), signed with the caller's session (see TrustFleet),
 // and relays of the host's answer only what the wire answers (see relay).
 type fleetProxy struct {
 	f     *Fleet
@@ -72,7 +72,7 @@ func newFleetProxy(f *Fleet, peers map[jobs.HostID]*url.URL, rt http.RoundTrippe
 	return p
 }
 
-// parsePeers checks FleetOptions.Peers: each a host name and the base URL
+// parsePeers checks what WithPeers gave: each a host name and the base URL
 // of its wire, http or https, with no credentials, query or fragment.
 func parsePeers(peers map[jobs.HostID]string) (map[jobs.HostID]*url.URL, error) {
 	out := make(map[jobs.HostID]*url.URL, len(peers))
@@ -80,9 +80,9 @@ func parsePeers(peers map[jobs.HostID]string) (map[jobs.HostID]*url.URL, error) 
 		u, err := url.Parse(addr)
 		switch {
 		case name == "":
-			return nil, fmt.Errorf("jobhttp: FleetOptions.Peers: %q has no host name", addr)
+			return nil, fmt.Errorf("jobhttp: WithPeers: %q has no host name", addr)
 		case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "":
-			return nil, fmt.Errorf("jobhttp: FleetOptions.Peers: host %s: %q is not the http(s) base URL of a wire (scheme, host, port and path only)", name, addr)
+			return nil, fmt.Errorf("jobhttp: WithPeers: host %s: %q is not the http(s) base URL of a wire (scheme, host, port and path only)", name, addr)
 		}
 		out[name] = u
 	}
@@ -218,14 +218,14 @@ func (f *Fleet) forward(ctx context.Context, id jobs.JobID) error {
 // target is the base URL the operator configured for the host that owns
 // e, or the refusal saying why there is none to forward to: a job whose
 // host is lost, or a host the fleet has no address for. The address e's
-// registration names is not looked at (see FleetOptions.Peers).
+// registration names is not looked at (see WithPeers).
 func (f *Fleet) target(e fleetEntry) (*url.URL, error) {
 	if e.place.Lost {
 		return nil, httproute.Refusef(http.StatusServiceUnavailable, "the job's host %s is lost: its lease ended before the job settled", e.host.Name)
 	}
 	u, ok := f.proxy.peers[e.host.Name]
 	if !ok {
-		return nil, httproute.Refusef(http.StatusConflict, "the job's host %q is not one this fleet forwards to (jobhttp FleetOptions.Peers)", e.host.Name)
+		return nil, httproute.Refusef(http.StatusConflict, "the job's host %q is not one this fleet forwards to (jobhttp.WithPeers)", e.host.Name)
 	}
 	return u, nil
 }

@@ -57,7 +57,7 @@ func newFleetHost(t testing.TB, schema, name string, lease time.Duration) *fleet
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		jobhistory.Heartbeat(beatCtx, store, fh.host, jobhistory.HeartbeatOptions{Every: lease / 4, Lease: lease})
+		jobhistory.Heartbeat(beatCtx, store, fh.host, jobhistory.WithEvery(lease/4), jobhistory.WithLease(lease))
 	}()
 	t.Cleanup(func() {
 		beat()
@@ -109,7 +109,7 @@ func newTestFleetFor(t testing.TB, schema string, lease time.Duration, session f
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := jobhttp.NewFleet(jobhttp.FleetOptions{History: store, Session: session, Key: testFleetKey, Lease: lease, Peers: peers})
+	f, err := jobhttp.NewFleet(store, session, testFleetKey, jobhttp.WithLease(lease), jobhttp.WithPeers(peers))
 	if err != nil {
 		t.Fatal(err)
 	}

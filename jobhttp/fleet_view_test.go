@@ -58,7 +58,7 @@ func (f *feed) add(t testing.TB, fact jobs.Fact) {
 func TestTheFleetViewKeepsWhatRunsAndAWindowOfWhatIsOver(t *testing.T) {
 	now := time.UnixMilli(1_800_000_000_000)
 	history := &feed{recs: make(chan journal.Record, 64)}
-	f, err := jobhttp.NewFleet(jobhttp.FleetOptions{History: history, Session: testSession, Key: testFleetKey, Lease: time.Minute, Now: func() time.Time { return now }})
+	f, err := jobhttp.NewFleet(history, testSession, testFleetKey, jobhttp.WithLease(time.Minute), jobhttp.WithClock(func() time.Time { return now }))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +113,7 @@ func TestTheFleetViewKeepsWhatRunsAndAWindowOfWhatIsOver(t *testing.T) {
 	marker := register("marker", live, now) // the last record: once it shows, the view has taken every one
 	fleet.waitRoster("marker", "the last job fed", func(r []fleetJob) bool { return len(r) == 1 && r[0].ID == marker.JobID })
 
-	const window, runWindow = 1000, 100 // FleetOptions' defaults
+	const window, runWindow = 1000, 100 // the fleet's defaults
 	keptJobs, keptRuns := jobhttp.FleetRetained(f)
 	t.Logf("after %d settled jobs on %d runs, %d live and %d lost: the view holds %d jobs and %d runs", settled, settled/perRun, len(running)+1, len(lost), keptJobs, keptRuns)
 	if max := len(running) + 1 + window; keptJobs > max {

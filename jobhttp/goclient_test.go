@@ -46,7 +46,7 @@ func coveredClient(t *testing.T, h http.Handler) (*wire.Client, *routetest.Cover
 	cover := routetest.Cover(wire.Routes(), h)
 	srv := httptest.NewServer(cover)
 	t.Cleanup(srv.Close)
-	c, err := wire.NewClient(srv.URL, httproute.ClientOptions{Header: http.Header{sessionHeader: {"alice"}}})
+	c, err := wire.NewClient(srv.URL, httproute.WithHeader(http.Header{sessionHeader: {"alice"}}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -95,25 +95,25 @@ func New(reg *registry.Registry, session func(*http.Request) (jobs.SessionID, er
 		streams: newSessionStreams(cfg.MaxStreamsPerSession),
 		shares:  make(map[jobs.JobID]*share),
 	}
-	h.api = wire.NewHandler(h, routeOptions(session, cfg.WriteTimeout, cfg.KeepAlive, cfg.Logger))
+	h.api = wire.NewHandler(h, routeOptions(session, cfg.WriteTimeout, cfg.KeepAlive, cfg.Logger)...)
 	return h, nil
 }
 
 // routeOptions configure the generated adapter of a Handler or a Fleet:
 // the caller is the session the runtime's function returns.
-func routeOptions(session func(*http.Request) (jobs.SessionID, error), writeTimeout, keepAlive time.Duration, log *slog.Logger) httproute.Options {
-	return httproute.Options{
-		Caller: func(r *http.Request) (context.Context, error) {
+func routeOptions(session func(*http.Request) (jobs.SessionID, error), writeTimeout, keepAlive time.Duration, log *slog.Logger) []httproute.Option {
+	return []httproute.Option{
+		httproute.WithCaller(func(r *http.Request) (context.Context, error) {
 			s, err := session(r)
 			if err != nil {
 				log.Debug("jobhttp: session refused", "err", err)
 				return nil, httproute.Refuse(http.StatusUnauthorized, "no session")
 			}
 			return WithSession(r.Context(), s), nil
-		},
-		WriteTimeout: writeTimeout,
-		KeepAlive:    keepAlive,
-		Logger:       log,
+		}),
+		httproute.WithWriteTimeout(writeTimeout),
+		httproute.WithKeepAlive(keepAlive),
+		httproute.WithLogger(log),
 	}
 }
 

@@ -3,9 +3,12 @@ package jobhttp
 import (
 	"fmt"
 	"log/slog"
+	"net/http"
+	"net/url"
 	"time"
 
 	"github.com/jobgen/jobgen/generated/jobs"
+	"github.com/jobgen/jobgen/journal"
 )
 
 // An Option configures New: what a Handler serves besides the live
@@ -17,10 +20,18 @@ type Option interface {
 	applyHandler(*handlerConfig) error
 }
 
-// A ServeOption configures how a server answers: the Host names it
-// answers for, its streams' limits and its logger.
+// A FleetOption configures NewFleet: which hosts a Fleet forwards to, what
+// it keeps of the shared history, and how it serves.
+type FleetOption interface {
+	applyFleet(*fleetConfig) error
+}
+
+// A ServeOption configures how a server answers, the same for a Handler
+// and a Fleet: the Host names it answers for, its streams' limits and its
+// logger. It is an Option and a FleetOption both.
 type ServeOption interface {
 	Option
+	FleetOption
 }
 
 // serveConfig is what a Handler and a Fleet are configured with alike.
@@ -57,6 +68,7 @@ type handlerConfig struct {
 type serveOption func(*serveConfig) error
 
 func (o serveOption) applyHandler(c *handlerConfig) error { return o(&c.serveConfig) }
+func (o serveOption) applyFleet(c *fleetConfig) error     { return o(&c.serveConfig) }
 
 // A handlerOption sets part of a Handler's own configuration.
 type handlerOption func(*handlerConfig) error
@@ -187,6 +199,116 @@ func newHandlerConfig(opts []Option) (handlerConfig, error) {
 		}
 		if err := o.applyHandler(&c); err != nil {
 			return handlerConfig{}, err
+		}
+	}
+	return c, nil
+}
+
+// fleetConfig is a Fleet's configuration: its arguments, and its options
+// applied to the defaults.
+type fleetConfig struct {
+	serveConfig
+	History   journal.Tailer
+	Key       FleetKey
+	Peers     map[jobs.HostID]*url.URL
+	Window    int
+	RunWindow int
+	Lease     time.Duration
+	Transport http.RoundTripper // nil: newFleetProxy's own
+	Now       func() time.Time
+}
+
+// A fleetOption sets part of a Fleet's own configuration.
+type fleetOption func(*fleetConfig) error
+
+func (o fleetOption) applyFleet(c *fleetConfig) error { return o(c) }
+
+// WithPeers sets where the fleet forwards a job's follow, raw download,
+// kill and input: the base URL (http or https, no credentials, query or
+// fragment) of each host's wire, by the host name its registrations carry
+// (jobs.JobHost.Name). A job whose host is not listed is refused with 409
+// and nothing is forwarded. The address a registration names is never
+// used: anyone who may append to the shared history could name any
+// address, an internal one included (decision 0153). Without it the fleet
+// forwards nothing: a view that only reads.
+func WithPeers(peers map[jobs.HostID]string) FleetOption {
+	return fleetOption(func(c *fleetConfig) error {
+		parsed, err := parsePeers(peers)
+		if err != nil {
+			return err
+		}
+		c.Peers = parsed
+		return nil
+	})
+}
+
+// WithWindow sets how many jobs that are over, settled or lost with their
+// host, the fleet keeps showing: the most recently over, across every
+// session; without it, 1,000. Every job that runs on a live host is kept
+// besides, so what the fleet holds is what runs and the window, however
+// long the history (decision 0155).
+func WithWindow(n int) FleetOption {
+	return fleetOption(func(c *fleetConfig) error {
+		if n < 1 {
+			return fmt.Errorf("jobhttp: WithWindow(%d): the fleet keeps at least 1 job that is over", n)
+		}
+		c.Window = n
+		return nil
+	})
+}
+
+// WithRunWindow sets how many runs of hosts whose lease ended the fleet
+// keeps listing (ListFleetHosts), the most recently ended, besides the runs
+// with a job it keeps unsettled; without it, 100.
+func WithRunWindow(n int) FleetOption {
+	return fleetOption(func(c *fleetConfig) error {
+		if n < 1 {
+			return fmt.Errorf("jobhttp: WithRunWindow(%d): the fleet keeps at least 1 ended run", n)
+		}
+		c.RunWindow = n
+		return nil
+	})
+}
+
+// WithLease sets how long a host's run counts as alive before its first
+// heartbeat is read (after that, each heartbeat says); without it, 15 s
+// (3×jobhistory.DefaultHeartbeatEvery).
+func WithLease(d time.Duration) FleetOption {
+	return fleetOption(func(c *fleetConfig) error {
+		if d <= 0 {
+			return fmt.Errorf("jobhttp: WithLease(%v): a lease must be positive", d)
+		}
+		c.Lease = d
+		return nil
+	})
+}
+
+// WithTransport sets what carries the forwarded requests. Without it, or
+// with nil, a transport with a 5 s dial and response-header timeout.
+func WithTransport(t http.RoundTripper) FleetOption {
+	return fleetOption(func(c *fleetConfig) error { c.Transport = t; return nil })
+}
+
+// WithClock sets the clock leases are judged by. Without it, or with nil,
+// time.Now.
+func WithClock(now func() time.Time) FleetOption {
+	return fleetOption(func(c *fleetConfig) error {
+		if now != nil {
+			c.Now = now
+		}
+		return nil
+	})
+}
+
+// newFleetConfig applies opts to the defaults; a nil option is skipped.
+func newFleetConfig(opts []FleetOption) (fleetConfig, error) {
+	c := fleetConfig{serveConfig: defaultServe(), Window: 1000, RunWindow: 100, Lease: 15 * time.Second, Now: time.Now}
+	for _, o := range opts {
+		if o == nil {
+			continue
+		}
+		if err := o.applyFleet(&c); err != nil {
+			return fleetConfig{}, err
 		}
 	}
 	return c, nil

@@ -9,7 +9,9 @@ import (
 
 	"github.com/jobgen/jobgen/generated/jobs"
 	"github.com/jobgen/jobgen/jobhttp"
+	"github.com/jobgen/jobgen/journal"
 	"github.com/jobgen/jobgen/registry"
+	"github.com/jobgen/jobgen/subagent/subagenttest"
 )
 
 func TestNewRequiresARegistryAndASessionFunction(t *testing.T) {
@@ -55,6 +57,56 @@ func TestNewWithoutOptionsAnswersTheLoopbackNames(t *testing.T) {
 		h.ServeHTTP(rec, req)
 		if rec.Code != want {
 			t.Errorf("GET /api/jobs for Host %s: %d, want %d", host, rec.Code, want)
+		}
+	}
+}
+
+func TestNewFleetRequiresAHistoryASessionFunctionAndAKey(t *testing.T) {
+	history := memTailer{subagenttest.NewMemStore()}
+	for _, tc := range []struct {
+		name    string
+		history journal.Tailer
+		session func(*http.Request) (jobs.SessionID, error)
+		key     jobhttp.FleetKey
+		want    string
+	}{
+		{"no history", nil, testSession, testFleetKey, "shared history is required"},
+		{"no session", history, nil, testFleetKey, "session function is required"},
+		{"no key", history, testSession, jobhttp.FleetKey{}, "FleetKey needs an ID"},
+	} {
+		f, err := jobhttp.NewFleet(tc.history, tc.session, tc.key)
+		if err == nil {
+			f.Close(t.Context())
+		}
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("NewFleet with %s: %v, want an error saying %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+// A fleet refuses what it cannot serve with, a peer that is no wire's base
+// URL included, naming the option; and the options a Handler and a Fleet
+// share (ServeOption) refuse alike.
+func TestNewFleetRefusesAnOptionsValueNamingTheOption(t *testing.T) {
+	history := memTailer{subagenttest.NewMemStore()}
+	for _, tc := range []struct {
+		opt  jobhttp.FleetOption
+		want string
+	}{
+		{jobhttp.WithWindow(0), "WithWindow(0)"},
+		{jobhttp.WithRunWindow(-1), "WithRunWindow(-1)"},
+		{jobhttp.WithLease(0), "WithLease(0s)"},
+		{jobhttp.WithPeers(map[jobs.HostID]string{"host-a": "http://user:pw@10.0.0.7:8080"}), "WithPeers: host host-a"},
+		{jobhttp.WithPeers(map[jobs.HostID]string{"": "http://10.0.0.7:8080"}), "has no host name"},
+		{jobhttp.WithMaxStreamsPerSession(0), "WithMaxStreamsPerSession(0)"},
+		{jobhttp.WithHosts("jobs.example.com/"), `WithHosts: "jobs.example.com/"`},
+	} {
+		f, err := jobhttp.NewFleet(history, testSession, testFleetKey, tc.opt)
+		if err == nil {
+			f.Close(t.Context())
+		}
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("NewFleet with a bad option: %v, want an error naming %s", err, tc.want)
 		}
 	}
 }

@@ -130,8 +130,9 @@ func newWalkedFleet(t *testing.T) (*jobhttp.Fleet, jobs.JobID) {
 		reg.Close(ctx)
 	})
 	snap, _ := s.startRecording("alice", "walked", 0)
-	f, err := jobhttp.NewFleet(jobhttp.FleetOptions{History: memTailer{store}, Session: testSession, Key: testFleetKey,
-		Peers: map[jobs.HostID]string{place.Name: place.Address}})
+	f, err := jobhttp.NewFleet(memTailer{store}, testSession, testFleetKey,
+		jobhttp.WithPeers(map[jobs.HostID]string{place.Name: place.Address}),
+	)
 	if err != nil {
 		t.Fatal(err)
 	}

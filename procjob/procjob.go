@@ -347,7 +347,7 @@ func (p *process) attach(job jobs.RecordingJob) {
 	p.mu.Unlock()
 	go func() {
 		p.pumpDone <- registry.PumpJobOutput(context.Background(), job, sources,
-			registry.PumpOptions{Poll: p.poll, Pacer: p.pacer, Done: &p.exited})
+			&p.exited, registry.WithPoll(p.poll), registry.WithPacer(p.pacer))
 	}()
 }
 

@@ -213,7 +213,7 @@ func TestStreamNotifiesWrites(t *testing.T) {
 // sleeps, and the streams' notices wake it.
 func TestOutputAfterIdleReachesAPacedRecord(t *testing.T) {
 	var _ registry.NotifyingReader = (*stream)(nil)
-	pacer, err := registry.NewPacer(50*time.Millisecond, nil)
+	pacer, err := registry.NewPacer(50 * time.Millisecond)
 	if err != nil {
 		t.Fatal(err)
 	}

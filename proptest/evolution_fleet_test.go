@@ -39,8 +39,9 @@ func TestFleetShowsEveryBuildsJobs(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer store.Close(ctx)
-	fleet, err := jobhttp.NewFleet(jobhttp.FleetOptions{History: store, Key: fleetPropKey, Lease: time.Hour,
-		Session: func(r *http.Request) (jobs.SessionID, error) { return jobs.SessionID(r.Header.Get("X-Session")), nil }})
+	fleet, err := jobhttp.NewFleet(store, func(r *http.Request) (jobs.SessionID, error) { return jobs.SessionID(r.Header.Get("X-Session")), nil }, fleetPropKey,
+		jobhttp.WithLease(time.Hour),
+	)
 	if err != nil {
 		t.Fatal(err)
 	}

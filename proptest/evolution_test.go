@@ -359,7 +359,7 @@ facts:
 		old, new := load("old.yaml", base), load("new.yaml", next)
 		rules := func(mode breaking.Mode) map[string]bool {
 			out := map[string]bool{}
-			for _, f := range breaking.CompareWith(old, new, breaking.Options{Mode: mode}).Findings {
+			for _, f := range breaking.Compare(old, new, breaking.WithMode(mode)).Findings {
 				out[string(f.Rule)] = true
 			}
 			return out

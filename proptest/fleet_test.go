@@ -200,13 +200,13 @@ func newFleetFixture(t *testing.T, dsn, schema string) *fleetFixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := jobhttp.NewFleet(jobhttp.FleetOptions{
-		History: store, Key: fleetPropKey, Lease: fleetLease, Peers: peers,
-		Session: func(r *http.Request) (jobs.SessionID, error) {
-			return jobs.SessionID(r.Header.Get("X-Prop-Session")), nil
-		},
-		Now: func() time.Time { return time.Now().Add(time.Duration(fx.offset.Load())) },
-	})
+	f, err := jobhttp.NewFleet(store, func(r *http.Request) (jobs.SessionID, error) {
+		return jobs.SessionID(r.Header.Get("X-Prop-Session")), nil
+	}, fleetPropKey,
+		jobhttp.WithLease(fleetLease),
+		jobhttp.WithPeers(peers),
+		jobhttp.WithClock(func() time.Time { return time.Now().Add(time.Duration(fx.offset.Load())) }),
+	)
 	if err != nil {
 		t.Fatal(err)
 	}

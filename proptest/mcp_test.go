@@ -65,17 +65,17 @@ func TestMCPSessionFence(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := mcpserver.NewHandler(mcpserver.HandlerOptions{
+	h, err := mcpserver.NewHandler(
 		// The fixture's authentication: the token names the session.
-		Session: func(r *http.Request) (jobs.SessionID, error) {
+		func(r *http.Request) (jobs.SessionID, error) {
 			s, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer token-")
 			if !ok {
 				return "", fmt.Errorf("no token")
 			}
 			return jobs.SessionID(s), nil
 		},
-		Toolset: func(_ context.Context, s jobs.SessionID) (*agenttools.Toolset, error) { return all.For(s), nil },
-	})
+		func(_ context.Context, s jobs.SessionID) (*agenttools.Toolset, error) { return all.For(s), nil },
+	)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -58,7 +58,7 @@ func pumpResources(rt *rapid.T) {
 	var pacer *registry.Pacer
 	if paced {
 		var err error
-		if pacer, err = registry.NewPacer(poll, newTimer); err != nil {
+		if pacer, err = registry.NewPacer(poll, registry.WithTimer(newTimer)); err != nil {
 			rt.Fatal(err)
 		}
 	}
@@ -76,8 +76,8 @@ func pumpResources(rt *rapid.T) {
 			}
 			srcs = append(srcs, registry.PumpSource{Reader: reader, Channel: channels[c]})
 		}
-		opts := registry.PumpOptions{Poll: poll, Done: p.done, NewTimer: newTimer, Pacer: pacer}
-		go func() { p.result <- registry.PumpJobOutput(context.Background(), p.job, srcs, opts) }()
+		opts := []registry.PumpOption{registry.WithPoll(poll), registry.WithTimer(newTimer), registry.WithPacer(pacer)}
+		go func() { p.result <- registry.PumpJobOutput(context.Background(), p.job, srcs, p.done, opts...) }()
 		pumps[i] = p
 	}
 	// However the check ends, stop every pump and outsleep the pacer, or

@@ -23,7 +23,7 @@ type OffsetReader interface {
 // to. A pump on a [Pacer] whose sources all notify reads them only in the
 // round after a notice, instead of in every round, so an idle pump costs
 // nothing at all; the rounds keep their cadence, so output written after an
-// idle stretch is read within one Poll of the notice.
+// idle stretch is read within one round of the notice.
 type NotifyingReader interface {
 	OffsetReader
 	// NotifyWrites makes the reader call notify after each write, once the
@@ -53,81 +53,147 @@ type Timer interface {
 	Stop() bool
 }
 
-// PumpOptions configure PumpJobOutput.
-type PumpOptions struct {
-	// Poll is the cadence of the pump's rounds; it must be positive.
-	// jobs.DefaultPumpPoll is the spec's default.
-	Poll time.Duration
-	// Done fires when the producer has finished writing. The pump then drains
-	// every source once more and returns.
-	Done Signal
-	// NewTimer makes the pump's one timer; nil uses the time package.
-	NewTimer func(d time.Duration) Timer
-	// Pacer, when set, runs the pump's rounds on the pacer's goroutine and
-	// timer, shared with every other pump on it, instead of the pump's own
-	// timer; Poll is then ignored. Use one for many concurrent jobs: idle
-	// rounds cost a few reads each rather than a goroutine wake-up, and
-	// nothing when every source is a NotifyingReader.
-	Pacer *Pacer
+// A PumpOption configures PumpJobOutput: its cadence, or a Pacer that runs
+// its rounds, and its timer. Without any, a pump runs its rounds every
+// jobs.DefaultPumpPoll on a timer of the time package.
+type PumpOption interface {
+	applyPump(*pumpConfig) error
 }
 
-// ErrBadPumpOptions reports PumpOptions the pump cannot run with.
+// A PacerOption configures NewPacer.
+type PacerOption interface {
+	applyPacer(*Pacer)
+}
+
+// A TimerOption sets how timers are made, for a pump and a pacer alike:
+// it is a PumpOption and a PacerOption both.
+type TimerOption interface {
+	PumpOption
+	PacerOption
+}
+
+// A pumpOption sets part of a pump's configuration.
+type pumpOption func(*pumpConfig) error
+
+func (o pumpOption) applyPump(c *pumpConfig) error { return o(c) }
+
+// A timerOption sets the timer factory of a pump or a pacer.
+type timerOption func(d time.Duration) Timer
+
+func (o timerOption) applyPump(c *pumpConfig) error {
+	if o != nil {
+		c.newTimer = o
+	}
+	return nil
+}
+
+func (o timerOption) applyPacer(p *Pacer) {
+	if o != nil {
+		p.newTimer = o
+	}
+}
+
+// pumpConfig is a pump's configuration: its options applied to the
+// defaults.
+type pumpConfig struct {
+	poll     time.Duration
+	newTimer func(d time.Duration) Timer
+	pacer    *Pacer
+}
+
+// WithPoll sets the cadence of the pump's rounds; without it,
+// jobs.DefaultPumpPoll, the spec's default. It must be positive. A pump on
+// a Pacer (WithPacer) runs at the pacer's cadence instead.
+func WithPoll(d time.Duration) PumpOption {
+	return pumpOption(func(c *pumpConfig) error {
+		if d <= 0 {
+			return fmt.Errorf("WithPoll(%v): poll interval is not positive: %w", d, ErrBadPumpOptions)
+		}
+		c.poll = d
+		return nil
+	})
+}
+
+// WithTimer sets how a pump makes its one timer, or a pacer its own.
+// Without it, or with nil, the time package's.
+func WithTimer(newTimer func(d time.Duration) Timer) TimerOption {
+	return timerOption(newTimer)
+}
+
+// WithPacer runs the pump's rounds on p's goroutine and timer, shared with
+// every other pump on it, instead of the pump's own timer, at p's cadence.
+// Use one for many concurrent jobs: idle rounds cost a few reads each
+// rather than a goroutine wake-up, and nothing when every source is a
+// NotifyingReader. Without it, or with nil, the pump runs on its own timer.
+// p must come from NewPacer.
+func WithPacer(p *Pacer) PumpOption {
+	return pumpOption(func(c *pumpConfig) error {
+		if p != nil && p.poll <= 0 {
+			return fmt.Errorf("WithPacer: pacer not made by NewPacer: %w", ErrBadPumpOptions)
+		}
+		c.pacer = p
+		return nil
+	})
+}
+
+// ErrBadPumpOptions reports arguments or options PumpJobOutput cannot run
+// with.
 var ErrBadPumpOptions = errors.New("bad pump options")
 
 // PumpJobOutput copies a producer's output from its sources into job's
 // record until the producer is done or ctx ends. Each round reads every source
 // in order from its own cursor, appending what it finds (a lossy read becomes
-// an append marked GapBefore), then waits for the next round or for Done.
+// an append marked GapBefore), then waits for the next round or for done.
 //
-// The pump's resources do not grow with the number of rounds: it runs on the
-// caller's goroutine, subscribes to Done once, and reuses one timer; an idle
-// round allocates nothing. Done interrupts the current wait, and one final
-// round runs before PumpJobOutput returns, so a producer that returns its
-// outcome after the pump has every byte written before it finished in the
-// record.
-func PumpJobOutput(ctx context.Context, job jobs.RecordingJob, sources []PumpSource, opts PumpOptions) error {
-	if opts.Poll <= 0 && opts.Pacer == nil {
-		return fmt.Errorf("registry: pump %s: poll interval %v is not positive: %w", job.ID(), opts.Poll, ErrBadPumpOptions)
-	}
-	if opts.Pacer != nil && opts.Pacer.poll <= 0 {
-		return fmt.Errorf("registry: pump %s: pacer not made by NewPacer: %w", job.ID(), ErrBadPumpOptions)
-	}
-	if opts.Done == nil {
+// done fires when the producer has finished writing; the pump then drains
+// every source once more and returns. The pump's resources do not grow with
+// the number of rounds: it runs on the caller's goroutine, subscribes to
+// done once, and reuses one timer; an idle round allocates nothing. done
+// interrupts the current wait, and one final round runs before
+// PumpJobOutput returns, so a producer that returns its outcome after the
+// pump has every byte written before it finished in the record.
+func PumpJobOutput(ctx context.Context, job jobs.RecordingJob, sources []PumpSource, done Signal, opts ...PumpOption) error {
+	if done == nil {
 		return fmt.Errorf("registry: pump %s: no done signal: %w", job.ID(), ErrBadPumpOptions)
 	}
-	done := make(chan struct{})
+	cfg := pumpConfig{poll: jobs.DefaultPumpPoll, newTimer: newRealTimer}
+	for _, opt := range opts {
+		if opt == nil {
+			continue
+		}
+		if err := opt.applyPump(&cfg); err != nil {
+			return fmt.Errorf("registry: pump %s: %w", job.ID(), err)
+		}
+	}
+	finished := make(chan struct{})
 	var closeOnce sync.Once
-	unsubscribe := opts.Done.Subscribe(func() { closeOnce.Do(func() { close(done) }) })
+	unsubscribe := done.Subscribe(func() { closeOnce.Do(func() { close(finished) }) })
 	defer unsubscribe()
 
 	p := newPump(job, sources)
 	// On a pacer the rounds run on the pacer's goroutine and tick stays nil;
 	// otherwise this goroutine runs them on its own timer.
-	newTimer := opts.NewTimer
-	if newTimer == nil {
-		newTimer = newRealTimer
-	}
 	var timer Timer
 	var tick <-chan time.Time
-	if opts.Pacer != nil {
-		opts.Pacer.add(p)
-		defer opts.Pacer.remove(p)
+	if cfg.pacer != nil {
+		cfg.pacer.add(p)
+		defer cfg.pacer.remove(p)
 	} else {
-		timer = newTimer(opts.Poll)
+		timer = cfg.newTimer(cfg.poll)
 		defer timer.Stop()
 		tick = timer.C()
 	}
 	for {
 		p.drain()
 		select {
-		case <-done:
+		case <-finished:
 			p.drain()
 			return nil
 		case <-ctx.Done():
 			p.drain()
 			return ctx.Err()
 		case <-tick:
-			timer.Reset(opts.Poll)
+			timer.Reset(cfg.poll)
 		}
 	}
 }
@@ -229,15 +295,19 @@ type Pacer struct {
 	batch    []*pump // the pumps of the round under way; only the pacer's goroutine uses it
 }
 
-// NewPacer returns a pacer whose rounds come every poll; newTimer may be nil.
-func NewPacer(poll time.Duration, newTimer func(d time.Duration) Timer) (*Pacer, error) {
+// NewPacer returns a pacer whose rounds come every poll, on a timer of the
+// time package unless WithTimer says otherwise.
+func NewPacer(poll time.Duration, opts ...PacerOption) (*Pacer, error) {
 	if poll <= 0 {
 		return nil, fmt.Errorf("registry: pacer: poll interval %v is not positive: %w", poll, ErrBadPumpOptions)
 	}
-	if newTimer == nil {
-		newTimer = newRealTimer
+	pc := &Pacer{poll: poll, newTimer: newRealTimer, wake: make(chan struct{}, 1)}
+	for _, opt := range opts {
+		if opt != nil {
+			opt.applyPacer(pc)
+		}
 	}
-	return &Pacer{poll: poll, newTimer: newTimer, wake: make(chan struct{}, 1)}, nil
+	return pc, nil
 }
 
 // add puts p on the pacer: polled, or read after its sources' notices. A

@@ -102,15 +102,14 @@ func BenchmarkPumpIdle10k(b *testing.B) {
 				out, job = probe.src, probe.job()
 			}
 			sources := []PumpSource{{Reader: wrap(out), Channel: jobs.ChannelStdout}, {Reader: wrap(&registrytest.Source{}), Channel: jobs.ChannelStderr}}
-			opts := PumpOptions{Poll: jobs.DefaultPumpPoll, Pacer: pacer, Done: &OnceSignal{}}
-			PumpJobOutput(ctx, job, sources, opts)
+			PumpJobOutput(ctx, job, sources, &OnceSignal{}, WithPacer(pacer))
 		}, probe)
 	}
 	notifying := func(s *registrytest.Source) OffsetReader { return s }
 	polled := func(s *registrytest.Source) OffsetReader { return registrytest.Polled{Reader: s} }
 	b.Run("pump", func(b *testing.B) { pumpOn(b, nil, notifying) })
 	newPacer := func(b *testing.B) *Pacer {
-		pacer, err := NewPacer(jobs.DefaultPumpPoll, nil)
+		pacer, err := NewPacer(jobs.DefaultPumpPoll)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -48,13 +48,14 @@ func pumpForADay(t *testing.T, paced bool) {
 	done := &registrytest.CountingSignal{Signal: &OnceSignal{}}
 	timers := &registrytest.TimerFactory{}
 	newTimer := func(d time.Duration) Timer { return timers.New(d) }
-	opts := PumpOptions{Poll: jobs.DefaultPumpPoll, Done: done, NewTimer: newTimer}
+	opts := []PumpOption{WithTimer(newTimer)}
 	if paced {
-		opts.Pacer, _ = NewPacer(jobs.DefaultPumpPoll, newTimer)
+		pacer, _ := NewPacer(jobs.DefaultPumpPoll, WithTimer(newTimer))
+		opts = append(opts, WithPacer(pacer))
 	}
 	result := make(chan error, 1)
 	go func() {
-		result <- PumpJobOutput(context.Background(), job, []PumpSource{{Reader: src, Channel: jobs.ChannelStdout}}, opts)
+		result <- PumpJobOutput(context.Background(), job, []PumpSource{{Reader: src, Channel: jobs.ChannelStdout}}, done, opts...)
 	}()
 	synctest.Wait()
 	src.Write("hello\n")
@@ -102,7 +103,7 @@ func pumpForADay(t *testing.T, paced bool) {
 
 func TestPacerDrivesManyPumpsAndStopsWhenIdle(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		pacer, err := NewPacer(time.Second, nil)
+		pacer, err := NewPacer(time.Second)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -116,7 +117,7 @@ func TestPacerDrivesManyPumpsAndStopsWhenIdle(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				PumpJobOutput(context.Background(), jobsOut[i], []PumpSource{{Reader: srcs[i]}}, PumpOptions{Pacer: pacer, Done: dones[i]})
+				PumpJobOutput(context.Background(), jobsOut[i], []PumpSource{{Reader: srcs[i]}}, dones[i], WithPacer(pacer))
 			}()
 		}
 		synctest.Wait()
@@ -150,7 +151,7 @@ func TestPacerDrivesManyPumpsAndStopsWhenIdle(t *testing.T) {
 // that returns ends its sources' notices.
 func TestPacerReadsNotifyingSourcesOnlyAfterANotice(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		pacer, err := NewPacer(time.Second, nil)
+		pacer, err := NewPacer(time.Second)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -159,10 +160,10 @@ func TestPacerReadsNotifyingSourcesOnlyAfterANotice(t *testing.T) {
 		quietDone, busyDone := &OnceSignal{}, &OnceSignal{}
 		var wg sync.WaitGroup
 		wg.Go(func() {
-			PumpJobOutput(context.Background(), quietJob, []PumpSource{{Reader: quiet}}, PumpOptions{Pacer: pacer, Done: quietDone})
+			PumpJobOutput(context.Background(), quietJob, []PumpSource{{Reader: quiet}}, quietDone, WithPacer(pacer))
 		})
 		wg.Go(func() {
-			PumpJobOutput(context.Background(), busyJob, []PumpSource{{Reader: registrytest.Polled{Reader: busy}}}, PumpOptions{Pacer: pacer, Done: busyDone})
+			PumpJobOutput(context.Background(), busyJob, []PumpSource{{Reader: registrytest.Polled{Reader: busy}}}, busyDone, WithPacer(pacer))
 		})
 		synctest.Wait()
 		time.Sleep(100 * time.Second)
@@ -207,7 +208,7 @@ func TestPumpReadsEachSourceFromItsOwnCursorAtTheCadence(t *testing.T) {
 		go func() {
 			result <- PumpJobOutput(context.Background(), job,
 				[]PumpSource{{Reader: out, Channel: jobs.ChannelStdout}, {Reader: errs, Channel: jobs.ChannelStderr}},
-				PumpOptions{Poll: time.Second, Done: done})
+				done, WithPoll(time.Second))
 		}()
 		time.Sleep(1500 * time.Millisecond) // rounds at 0s and 1s
 		out.Write("de")
@@ -259,7 +260,7 @@ func TestPumpTurnsALossyReadIntoAGap(t *testing.T) {
 		done := &OnceSignal{}
 		result := make(chan error, 1)
 		go func() {
-			result <- PumpJobOutput(context.Background(), job, []PumpSource{{Reader: src}}, PumpOptions{Poll: time.Second, Done: done})
+			result <- PumpJobOutput(context.Background(), job, []PumpSource{{Reader: src}}, done, WithPoll(time.Second))
 		}()
 		src.Write("ab")
 		synctest.Wait()     // round at 0s reads "ab"
@@ -281,7 +282,7 @@ func TestPumpDoneWakesTheWaitAndDrainsTheLastBytes(t *testing.T) {
 		done := &OnceSignal{}
 		result := make(chan error, 1)
 		go func() {
-			result <- PumpJobOutput(context.Background(), job, []PumpSource{{Reader: src}}, PumpOptions{Poll: time.Hour, Done: done})
+			result <- PumpJobOutput(context.Background(), job, []PumpSource{{Reader: src}}, done, WithPoll(time.Hour))
 		}()
 		synctest.Wait()
 		// The producer writes its last words and fails; it reports done right away.
@@ -305,7 +306,7 @@ func TestPumpStopsWithItsContext(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		result := make(chan error, 1)
 		go func() {
-			result <- PumpJobOutput(ctx, &registrytest.Job{}, []PumpSource{{Reader: &registrytest.Source{}}}, PumpOptions{Poll: time.Second, Done: &OnceSignal{}})
+			result <- PumpJobOutput(ctx, &registrytest.Job{}, []PumpSource{{Reader: &registrytest.Source{}}}, &OnceSignal{}, WithPoll(time.Second))
 		}()
 		time.Sleep(5 * time.Second)
 		cancel()
@@ -315,17 +316,54 @@ func TestPumpStopsWithItsContext(t *testing.T) {
 	})
 }
 
+// A pump refuses what it cannot run with, saying which argument or option
+// and why, instead of running at a cadence nobody asked for.
 func TestPumpRefusesBadOptions(t *testing.T) {
-	for _, opts := range []PumpOptions{
-		{Poll: 0, Done: &OnceSignal{}},
-		{Poll: -time.Second, Done: &OnceSignal{}},
-		{Poll: time.Second},
-		{Pacer: &Pacer{}, Done: &OnceSignal{}},
+	for _, tc := range []struct {
+		done Signal
+		opt  PumpOption
+		want string
+	}{
+		{&OnceSignal{}, WithPoll(0), "WithPoll(0s): poll interval is not positive"},
+		{&OnceSignal{}, WithPoll(-time.Second), "WithPoll(-1s)"},
+		{nil, WithPoll(time.Second), "no done signal"},
+		{&OnceSignal{}, WithPacer(&Pacer{}), "WithPacer: pacer not made by NewPacer"},
 	} {
-		if err := PumpJobOutput(context.Background(), &registrytest.Job{}, nil, opts); !errors.Is(err, ErrBadPumpOptions) {
-			t.Errorf("PumpJobOutput(%+v) = %v, want ErrBadPumpOptions", opts, err)
+		err := PumpJobOutput(context.Background(), &registrytest.Job{}, nil, tc.done, tc.opt)
+		if !errors.Is(err, ErrBadPumpOptions) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("PumpJobOutput = %v, want ErrBadPumpOptions saying %q", err, tc.want)
 		}
 	}
+}
+
+// Without options a pump runs its rounds every jobs.DefaultPumpPoll on its
+// own timer, and a nil pacer or timer factory is no option.
+func TestPumpWithoutOptionsPollsAtTheSpecsDefault(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		job := &registrytest.Job{}
+		src := &registrytest.Source{}
+		done := &OnceSignal{}
+		result := make(chan error, 1)
+		go func() {
+			result <- PumpJobOutput(context.Background(), job, []PumpSource{{Reader: src}}, done, WithPacer(nil), WithTimer(nil))
+		}()
+		synctest.Wait()
+		src.Write("late\n")
+		time.Sleep(jobs.DefaultPumpPoll - time.Millisecond)
+		synctest.Wait()
+		if got := job.Text(""); got != "" {
+			t.Fatalf("before one poll interval the record holds %q, want nothing", got)
+		}
+		time.Sleep(time.Millisecond)
+		synctest.Wait()
+		if got := job.Text(""); got != "late\n" {
+			t.Fatalf("after one poll interval the record holds %q, want %q", got, "late\n")
+		}
+		done.Fire()
+		if err := <-result; err != nil {
+			t.Fatal(err)
+		}
+	})
 }
 
 func TestOnceSignal(t *testing.T) {

@@ -47,10 +47,7 @@ func peerServer() http.Handler {
 // the registry's list) adds to the SDK's own path.
 func BenchmarkToolCallVsSDK(b *testing.B) {
 	rt := newRuntime(b)
-	h, err := mcpserver.NewHandler(mcpserver.HandlerOptions{
-		Session: bearer(map[string]jobs.SessionID{"alice-token": "alice"}),
-		Toolset: func(_ context.Context, s jobs.SessionID) (*agenttools.Toolset, error) { return rt.tools.For(s), nil },
-	})
+	h, err := mcpserver.NewHandler(bearer(map[string]jobs.SessionID{"alice-token": "alice"}), func(_ context.Context, s jobs.SessionID) (*agenttools.Toolset, error) { return rt.tools.For(s), nil })
 	if err != nil {
 		b.Fatal(err)
 	}

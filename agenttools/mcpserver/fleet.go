@@ -21,7 +21,7 @@ import (
 // facts would see a job registered and not settled, and call it lost. So a
 // request that names a task whose job this host does not hold goes to the
 // host that owns it, through the fleet's signed forwarding
-// (HandlerOptions.Fleet, a jobhttp.Fleet): only to a host the operator
+// (WithFleet, a jobhttp.Fleet): only to a host the operator
 // configured, for the caller's session as this handler authenticated it,
 // and fenced there again by that session. A task the fleet does not place
 // under the caller's session (another session's, an id nobody issued) is

@@ -65,20 +65,19 @@ func newMCPHost(t *testing.T, schema, name string, peers func(self string) map[j
 	}))
 	host := jobs.JobHost{Name: jobs.HostID(name), Incarnation: jobs.NewIncarnationID(), Address: "http://" + mh.srv.Listener.Addr().String()}
 	mh.runtime = newRuntimeWith(t, []registry.Option{registry.WithRecorder(jobhistory.NewHostRecorder(store, host))}, agenttools.WithHistory(store))
-	opts := mcpserver.HandlerOptions{
-		Session: jobhttp.TrustFleet([]jobhttp.FleetKey{testFleetKey}, bearer(fleetTokens)),
-		Toolset: func(_ context.Context, s jobs.SessionID) (*agenttools.Toolset, error) { return mh.tools.For(s), nil },
-	}
+	var opts []mcpserver.HandlerOption
 	if peers != nil {
-		f, err := jobhttp.NewFleet(jobhttp.FleetOptions{History: openHistory(t, schema), Session: bearer(fleetTokens), Key: testFleetKey, Peers: peers(host.Address), Lease: time.Minute})
+		f, err := jobhttp.NewFleet(openHistory(t, schema), bearer(fleetTokens), testFleetKey, jobhttp.WithPeers(peers(host.Address)), jobhttp.WithLease(time.Minute))
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { _ = f.Close(context.Background()) })
-		mh.fleet, opts.Fleet = f, f
+		mh.fleet, opts = f, append(opts, mcpserver.WithFleet(f))
 		mux.Handle("/api/", f) // the fleet's roster, for the test to wait on
 	}
-	h, err := mcpserver.NewHandler(opts)
+	h, err := mcpserver.NewHandler(jobhttp.TrustFleet([]jobhttp.FleetKey{testFleetKey}, bearer(fleetTokens)),
+		func(_ context.Context, s jobs.SessionID) (*agenttools.Toolset, error) { return mh.tools.For(s), nil },
+		opts...)
 	if err != nil {
 		t.Fatal(err)
 	}

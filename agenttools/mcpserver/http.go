@@ -15,35 +15,6 @@ import (
 	"github.com/jobgen/jobgen/generated/jobs"
 )
 
-// HandlerOptions configure a Handler. Session and Toolset are required.
-type HandlerOptions struct {
-	// Session returns the jobgen session of a request's caller, as the
-	// runtime authenticates it (a bearer token, a cookie, a client
-	// certificate). It is asked on every request: the handler is
-	// stateless. An error, or an empty session, answers 401 with the
-	// error's text withheld and a WWW-Authenticate challenge.
-	Session func(*http.Request) (jobs.SessionID, error)
-	// Toolset returns the Toolset of a request's session: Tools.For(session),
-	// or Tools.ForAgent of the runtime's agent for it. It is asked on every
-	// request; an error refuses the request (500, logged).
-	Toolset func(ctx context.Context, session jobs.SessionID) (*agenttools.Toolset, error)
-	// Server names the server and carries its instructions; nil is the
-	// default of NewServer.
-	Server *ServerOptions
-	// Challenge is the WWW-Authenticate value of a 401; empty is
-	// `Bearer realm="jobgen"`.
-	Challenge string
-	// Logger receives contained failures; nil logs nothing.
-	Logger *slog.Logger
-	// Fleet, in a fleet of hosts on one history, forwards a request that
-	// names a task (tasks/get, tasks/result, tasks/cancel, tasks/update)
-	// whose job this host does not hold to the host that owns it: a
-	// jobhttp.Fleet (its ForwardJob), whose hosts serve this handler at the
-	// same path and accept its signature (see fleet.go). Nil serves every
-	// task here.
-	Fleet Forwarder
-}
-
 // A Handler serves agenttools over streamable HTTP, stateless: each
 // request is authenticated to its jobgen session and served by the one
 // server with the caller's Toolset, whatever protocol version it speaks,
@@ -51,7 +22,7 @@ type HandlerOptions struct {
 // (http.Handle("/mcp", h)). It is safe for concurrent use; Close ends the
 // calls in flight and refuses new ones.
 type Handler struct {
-	opts  HandlerOptions
+	opts  handlerConfig
 	inner http.Handler
 	log   *slog.Logger
 
@@ -63,25 +34,40 @@ type Handler struct {
 }
 
 // NewHandler returns a Handler.
-func NewHandler(opts HandlerOptions) (*Handler, error) {
-	if opts.Session == nil {
-		return nil, errors.New("mcpserver: HandlerOptions.Session is required: the runtime decides who the caller is")
+//
+// session returns the jobgen session of a request's caller, as the runtime
+// authenticates it (a bearer token, a cookie, a client certificate). It is
+// asked on every request: the handler is stateless. An error, or an empty
+// session, answers 401 with the error's text withheld and a
+// WWW-Authenticate challenge (WithChallenge). toolset returns the Toolset
+// of a request's session: Tools.For(session), or Tools.ForAgent of the
+// runtime's agent for it. It is asked on every request; an error refuses
+// the request (500, logged).
+func NewHandler(session func(*http.Request) (jobs.SessionID, error), toolset func(ctx context.Context, session jobs.SessionID) (*agenttools.Toolset, error), opts ...HandlerOption) (*Handler, error) {
+	if session == nil {
+		return nil, errors.New("mcpserver: NewHandler: the session function is required: the runtime decides who the caller is")
 	}
-	if opts.Toolset == nil {
-		return nil, errors.New("mcpserver: HandlerOptions.Toolset is required")
+	if toolset == nil {
+		return nil, errors.New("mcpserver: NewHandler: the toolset function is required")
 	}
-	if opts.Challenge == "" {
-		opts.Challenge = `Bearer realm="jobgen"`
+	cfg := handlerConfig{Session: session, Toolset: toolset, Challenge: `Bearer realm="jobgen"`}
+	for _, o := range opts {
+		if o == nil {
+			continue
+		}
+		if err := o.applyHandler(&cfg); err != nil {
+			return nil, err
+		}
 	}
-	h := &Handler{opts: opts, log: opts.Logger}
+	h := &Handler{opts: cfg, log: cfg.server.logger}
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
 	}
 	h.stop, h.cancel = context.WithCancel(context.Background())
-	server := newServer(opts.Server, "http", h.toolsetOf, "")
+	server := newServer(cfg.server, "http", h.toolsetOf, "")
 	streamable := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return server }, &sdk.StreamableHTTPOptions{
 		Stateless:                    true,
-		Logger:                       opts.Logger,
+		Logger:                       cfg.server.logger,
 		PropagateRequestCancellation: true,
 	})
 	// A page on another site cannot make a browser call a tool (job_kill)

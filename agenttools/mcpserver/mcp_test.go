@@ -223,7 +223,7 @@ func connectInMemory(t *testing.T, ts *agenttools.Toolset) *sdk.ClientSession {
 	ctx, cancel := context.WithCancel(context.Background())
 	serverT, clientT := sdk.NewInMemoryTransports()
 	served := make(chan error, 1)
-	go func() { served <- mcpserver.Serve(ctx, ts, serverT, nil) }()
+	go func() { served <- mcpserver.Serve(ctx, ts, serverT) }()
 	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "v0"}, nil).Connect(ctx, clientT, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -336,10 +336,7 @@ func (f roundTrip) RoundTrip(r *http.Request) (*http.Response, error) { return f
 
 func serveHTTP(t testing.TB, rt *runtime) (*mcpserver.Handler, *httptest.Server) {
 	t.Helper()
-	h, err := mcpserver.NewHandler(mcpserver.HandlerOptions{
-		Session: bearer(map[string]jobs.SessionID{"alice-token": "alice", "bob-token": "bob"}),
-		Toolset: func(_ context.Context, s jobs.SessionID) (*agenttools.Toolset, error) { return rt.tools.For(s), nil },
-	})
+	h, err := mcpserver.NewHandler(bearer(map[string]jobs.SessionID{"alice-token": "alice", "bob-token": "bob"}), func(_ context.Context, s jobs.SessionID) (*agenttools.Toolset, error) { return rt.tools.For(s), nil })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -444,11 +441,14 @@ func TestMCPOverHTTPFencesSessions(t *testing.T) {
 }
 
 func TestMCPHandlerRefusesWithoutASession(t *testing.T) {
-	if _, err := mcpserver.NewHandler(mcpserver.HandlerOptions{Toolset: func(context.Context, jobs.SessionID) (*agenttools.Toolset, error) { return nil, nil }}); err == nil {
-		t.Error("a handler without Session was made")
+	if _, err := mcpserver.NewHandler(nil, func(context.Context, jobs.SessionID) (*agenttools.Toolset, error) { return nil, nil }); err == nil || !strings.Contains(err.Error(), "session function is required") {
+		t.Errorf("a handler without a session function: %v, want an error saying it is required", err)
 	}
-	if _, err := mcpserver.NewHandler(mcpserver.HandlerOptions{Session: bearer(nil)}); err == nil {
-		t.Error("a handler without Toolset was made")
+	if _, err := mcpserver.NewHandler(bearer(nil), nil); err == nil || !strings.Contains(err.Error(), "toolset function is required") {
+		t.Errorf("a handler without a toolset function: %v, want an error saying it is required", err)
+	}
+	if _, err := mcpserver.NewHandler(bearer(nil), func(context.Context, jobs.SessionID) (*agenttools.Toolset, error) { return nil, nil }, mcpserver.WithChallenge("")); err == nil || !strings.Contains(err.Error(), `WithChallenge("")`) {
+		t.Errorf("a handler with an empty challenge: %v, want an error naming WithChallenge", err)
 	}
 	rt := newRuntime(t)
 	_, srv := serveHTTP(t, rt)

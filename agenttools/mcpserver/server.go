@@ -10,7 +10,7 @@
 // no initialize), and the handshake versions down to 2024-11-05 for older
 // clients. Over HTTP the handler is stateless: every request is
 // authenticated to its jobgen session by the runtime's function
-// (HandlerOptions.Session) and served by one server, so memory does not
+// (NewHandler's session function) and served by one server, so memory does not
 // grow with the clients that came and went; no Mcp-Session-Id is issued or
 // trusted. The version a client negotiated is logged and told to the
 // Observer. The handler is wrapped in http.CrossOriginProtection, so a page
@@ -40,7 +40,7 @@
 // In a fleet of hosts on one history, a task request (tasks/get, result,
 // cancel, update) whose job this host does not hold is forwarded to the
 // host that does, through the fleet's signed forwarding
-// (HandlerOptions.Fleet, a jobhttp.Fleet): only to a configured host, at
+// (WithFleet, a jobhttp.Fleet): only to a configured host, at
 // the same path, for the caller's session, fenced there again (see
 // fleet.go and decision 0221). Each host's handler takes the fleet's
 // signature with jobhttp.TrustFleet as its Session.
@@ -66,20 +66,6 @@ import (
 // does not say.
 var defaultImplementation = sdk.Implementation{Name: "jobgen", Version: "v0"}
 
-// ServerOptions configure NewServer and a Handler's server.
-type ServerOptions struct {
-	// Implementation names the server to clients; nil is "jobgen".
-	Implementation *sdk.Implementation
-	// Logger receives the SDK's log and the negotiated versions; nil logs
-	// nothing.
-	Logger *slog.Logger
-	// Instructions tell the client's model how the tools fit together;
-	// empty is agenttools' own (Toolset.Instructions).
-	Instructions string
-	// Observer hears of each negotiation; nil hears nothing.
-	Observer Observer
-}
-
 // An Observer hears what the server negotiates, for a metrics adapter or
 // a test. It is called on the request's goroutine and must return promptly.
 type Observer interface {
@@ -95,8 +81,8 @@ type toolsetFunc func(ctx context.Context) (*agenttools.Toolset, bool)
 // NewServer returns an MCP server offering the tools of ts, every call of
 // every session it serves going to ts. Use it for one session (Serve, an
 // in-memory transport); Handler serves many callers over HTTP.
-func NewServer(ts *agenttools.Toolset, opts *ServerOptions) *sdk.Server {
-	return newServer(opts, "stdio", func(context.Context) (*agenttools.Toolset, bool) { return ts, true }, ts.Instructions())
+func NewServer(ts *agenttools.Toolset, opts ...ServerOption) *sdk.Server {
+	return newServer(newServerConfig(opts), "stdio", func(context.Context) (*agenttools.Toolset, bool) { return ts, true }, ts.Instructions())
 }
 
 // A server is what newServer's hooks share.
@@ -109,31 +95,28 @@ type server struct {
 
 // newServer makes the SDK server whose tools, tasks and negotiations the
 // middleware serves, every request's Toolset coming from toolset.
-func newServer(opts *ServerOptions, transport string, toolset toolsetFunc, instructions string) *sdk.Server {
-	if opts == nil {
-		opts = &ServerOptions{}
-	}
-	impl := opts.Implementation
+func newServer(cfg serverConfig, transport string, toolset toolsetFunc, instructions string) *sdk.Server {
+	impl := cfg.implementation
 	if impl == nil {
 		i := defaultImplementation
 		impl = &i
 	}
-	if opts.Instructions != "" {
-		instructions = opts.Instructions
+	if cfg.instructions != "" {
+		instructions = cfg.instructions
 	}
-	log := opts.Logger
+	log := cfg.logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
 	s := sdk.NewServer(impl, &sdk.ServerOptions{
-		Logger:       opts.Logger,
+		Logger:       cfg.logger,
 		Instructions: instructions,
 		Capabilities: &sdk.ServerCapabilities{
 			Tools:      &sdk.ToolCapabilities{},
 			Extensions: map[string]any{tasksExtension: map[string]any{}},
 		},
 	})
-	srv := &server{transport: transport, toolset: toolset, log: log, obs: opts.Observer}
+	srv := &server{transport: transport, toolset: toolset, log: log, obs: cfg.observer}
 	s.AddReceivingMiddleware(srv.middleware)
 	srv.addTaskMethods(s)
 	return s
@@ -332,8 +315,8 @@ func toolResult(version string, out json.RawMessage, err error) *callResult {
 // Serve serves ts over one transport (the SDK's StdioTransport for a
 // client that runs the runtime as its child process) until the client
 // hangs up or ctx ends.
-func Serve(ctx context.Context, ts *agenttools.Toolset, t sdk.Transport, opts *ServerOptions) error {
-	err := NewServer(ts, opts).Run(ctx, liftingTransport{t})
+func Serve(ctx context.Context, ts *agenttools.Toolset, t sdk.Transport, opts ...ServerOption) error {
+	err := NewServer(ts, opts...).Run(ctx, liftingTransport{t})
 	if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 		return nil // asked to stop
 	}

@@ -65,11 +65,8 @@ func TestSubagentToolsOverMCP(t *testing.T) {
 		}
 		t.Cleanup(detach)
 	}
-	h, err := mcpserver.NewHandler(mcpserver.HandlerOptions{
-		Session: bearer(map[string]jobs.SessionID{"alice-token": "alice", "bob-token": "bob"}),
-		Toolset: func(_ context.Context, s jobs.SessionID) (*agenttools.Toolset, error) {
-			return all.ForAgent(parents[s]), nil
-		},
+	h, err := mcpserver.NewHandler(bearer(map[string]jobs.SessionID{"alice-token": "alice", "bob-token": "bob"}), func(_ context.Context, s jobs.SessionID) (*agenttools.Toolset, error) {
+		return all.ForAgent(parents[s]), nil
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -156,10 +156,7 @@ func newTaskRuntime(t *testing.T, path string) *taskRuntime {
 		t.Fatal(err)
 	}
 	rt := newRuntimeWith(t, []registry.Option{registry.WithRecorder(jobhistory.NewRecorder(store))}, agenttools.WithHistory(store))
-	h, err := mcpserver.NewHandler(mcpserver.HandlerOptions{
-		Session: bearer(map[string]jobs.SessionID{"alice-token": "alice", "bob-token": "bob"}),
-		Toolset: func(_ context.Context, s jobs.SessionID) (*agenttools.Toolset, error) { return rt.tools.For(s), nil },
-	})
+	h, err := mcpserver.NewHandler(bearer(map[string]jobs.SessionID{"alice-token": "alice", "bob-token": "bob"}), func(_ context.Context, s jobs.SessionID) (*agenttools.Toolset, error) { return rt.tools.For(s), nil })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -428,11 +425,10 @@ func TestJobWaitSendsTheProgressLine(t *testing.T) {
 func TestHTTPNegotiatesTheNewestVersionAndServesOlderOnes(t *testing.T) {
 	rt := newRuntime(t)
 	obs := &versions{}
-	h, err := mcpserver.NewHandler(mcpserver.HandlerOptions{
-		Session: bearer(map[string]jobs.SessionID{"alice-token": "alice"}),
-		Toolset: func(_ context.Context, s jobs.SessionID) (*agenttools.Toolset, error) { return rt.tools.For(s), nil },
-		Server:  &mcpserver.ServerOptions{Observer: obs},
-	})
+	h, err := mcpserver.NewHandler(bearer(map[string]jobs.SessionID{"alice-token": "alice"}),
+		func(_ context.Context, s jobs.SessionID) (*agenttools.Toolset, error) { return rt.tools.For(s), nil },
+		mcpserver.WithObserver(obs),
+	)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -485,10 +481,7 @@ func (v *versions) seen() []string {
 // 2026-07-28 client naming the extension), each a whole request.
 func BenchmarkToolCall(b *testing.B) {
 	tr := &taskRuntime{runtime: newRuntime(b)}
-	h, err := mcpserver.NewHandler(mcpserver.HandlerOptions{
-		Session: bearer(map[string]jobs.SessionID{"alice-token": "alice"}),
-		Toolset: func(_ context.Context, s jobs.SessionID) (*agenttools.Toolset, error) { return tr.tools.For(s), nil },
-	})
+	h, err := mcpserver.NewHandler(bearer(map[string]jobs.SessionID{"alice-token": "alice"}), func(_ context.Context, s jobs.SessionID) (*agenttools.Toolset, error) { return tr.tools.For(s), nil })
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -560,10 +553,7 @@ func BenchmarkToolCall(b *testing.B) {
 // same call as a task starts its job.
 func TestAToolThatRequiresATaskRefusesACallWithoutOne(t *testing.T) {
 	rt := newRuntimeTasks(t, tooldef.TaskRequired, nil)
-	h, err := mcpserver.NewHandler(mcpserver.HandlerOptions{
-		Session: bearer(map[string]jobs.SessionID{"alice-token": "alice"}),
-		Toolset: func(_ context.Context, s jobs.SessionID) (*agenttools.Toolset, error) { return rt.tools.For(s), nil },
-	})
+	h, err := mcpserver.NewHandler(bearer(map[string]jobs.SessionID{"alice-token": "alice"}), func(_ context.Context, s jobs.SessionID) (*agenttools.Toolset, error) { return rt.tools.For(s), nil })
 	if err != nil {
 		t.Fatal(err)
 	}

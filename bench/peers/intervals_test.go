@@ -311,7 +311,7 @@ func TestPeerIntervalsAgreeWithJobhistory(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "small.journal")
 	writeIntervalsJournal(t, path, 2000)
 	var ours, peer strings.Builder
-	if err := jobhistory.WriteIntervals(&ours, journal.Facts(journal.ReadFile(path), jobs.DecodeFact), true); err != nil {
+	if err := jobhistory.WriteIntervals(&ours, journal.Facts(journal.ReadFile(path), jobs.DecodeFact), jobhistory.WithJSON()); err != nil {
 		t.Fatal(err)
 	}
 	if err := peerIntervals(path, &peer); err != nil {

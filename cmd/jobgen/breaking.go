@@ -17,7 +17,7 @@ import (
 func cmdBreaking(args []string, stdout, stderr io.Writer) int {
 	var sf specFlags
 	var against string
-	var opts breaking.Options
+	var opts []breaking.Option
 	fs := newFlagSet("breaking", `Breaking compares the specs with older ones and prints each change that
 breaks history (durable), the wire (wire) or the generated Go API (goapi), one
 per line as file:line:col: RULE_ID: path: message [categories]. A deletion
@@ -55,12 +55,12 @@ category: [durable: forward, goapi: backward].`, stderr)
 		if !slices.Contains(gen.Categories(), c) {
 			return fmt.Errorf("unknown category %q (durable, wire or goapi)", s)
 		}
-		opts.Only = append(opts.Only, c)
+		opts = append(opts, breaking.WithOnly(c))
 		return nil
 	})
 	fs.Func("mode", "the compatibility to check durable and wire findings in: backward, forward or full (default full for durable, backward for wire)", func(s string) error {
 		m, err := breaking.ParseMode(s)
-		opts.Mode = m
+		opts = append(opts, breaking.WithMode(m))
 		return err
 	})
 	if code, stop := parse(fs, args, stdout); stop {
@@ -91,7 +91,7 @@ category: [durable: forward, goapi: backward].`, stderr)
 	for i, p := range pairs {
 		specs[i] = breaking.Pair{Old: p.old, New: p.new}
 	}
-	reports := breaking.CompareAllWith(specs, opts)
+	reports := breaking.CompareAll(specs, opts...)
 	return printBreaking(pairs, reports, r, against, stdout, stderr)
 }
 

@@ -292,11 +292,14 @@ func journalIntervals(j *journalRun, store journalStore) (int, error) {
 		return v, nil
 	})
 	var unknown codec.UnknownFacts
-	opts := jobhistory.WriteOptions{JSON: j.asJSON}
-	if len(j.labels) > 0 {
-		opts.Keep = func(iv jobhistory.Interval) bool { return iv.HasLabels(j.labels) }
+	var opts []jobhistory.WriteOption
+	if j.asJSON {
+		opts = append(opts, jobhistory.WithJSON())
 	}
-	err := jobhistory.WriteIntervalsWith(j.stdout, store.jobFacts(projectable(vocabulary, &unknown)), opts)
+	if len(j.labels) > 0 {
+		opts = append(opts, jobhistory.WithKeep(func(iv jobhistory.Interval) bool { return iv.HasLabels(j.labels) }))
+	}
+	err := jobhistory.WriteIntervals(j.stdout, store.jobFacts(projectable(vocabulary, &unknown)), opts...)
 	if unknown.Total() > 0 {
 		fmt.Fprintf(j.stderr, "jobgen journal intervals: %s: read in part or skipped %s\n", store.name(), &unknown)
 	}

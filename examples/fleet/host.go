@@ -61,7 +61,7 @@ func hostMain(ctx context.Context, args []string, out io.Writer) error {
 	beatCtx, stopBeat := context.WithCancel(ctx)
 	var beating sync.WaitGroup
 	beating.Go(func() {
-		jobhistory.Heartbeat(beatCtx, store, host, jobhistory.HeartbeatOptions{Every: c.beat})
+		jobhistory.Heartbeat(beatCtx, store, host, jobhistory.WithEvery(c.beat))
 	})
 	defer func() { stopBeat(); beating.Wait() }()
 	for _, j := range []struct {

@@ -15,7 +15,7 @@
 //
 // Every request to the view is the demo session's unless it names another in
 // the Jobgen-Demo-Session header: a real runtime authenticates the caller in
-// FleetOptions.Session instead. SIGKILL a host and its unsettled jobs turn
+// the session function it gives jobhttp.NewFleet instead. SIGKILL a host and its unsettled jobs turn
 // lost once its lease ends.
 package main
 
@@ -165,7 +165,7 @@ func serveView(ctx context.Context, ln net.Listener, c common, key jobhttp.Fleet
 		return err
 	}
 	defer store.Close(context.Background())
-	f, err := jobhttp.NewFleet(jobhttp.FleetOptions{History: store, Session: demoSession, Key: key, Lease: 3 * c.beat, Peers: peers})
+	f, err := jobhttp.NewFleet(store, demoSession, key, jobhttp.WithLease(3*c.beat), jobhttp.WithPeers(peers))
 	if err != nil {
 		return err
 	}

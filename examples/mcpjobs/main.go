@@ -155,7 +155,8 @@ func serveStdio(ctx context.Context, in io.ReadCloser, out io.WriteCloser, histo
 		if err != nil {
 			return err
 		}
-		return mcpserver.Serve(ctx, ts, &sdk.IOTransport{Reader: in, Writer: out}, &mcpserver.ServerOptions{Implementation: &sdk.Implementation{Name: "mcpjobs", Version: "v0"}, Logger: rt.log})
+		return mcpserver.Serve(ctx, ts, &sdk.IOTransport{Reader: in, Writer: out},
+			mcpserver.WithImplementation(&sdk.Implementation{Name: "mcpjobs", Version: "v0"}), mcpserver.WithLogger(rt.log))
 	})
 }
 
@@ -168,12 +169,10 @@ func serveHTTP(ctx context.Context, ln net.Listener, out io.Writer, history stri
 		return err
 	}
 	tokens := map[jobs.SessionID]string{"alice": rand.Text(), "bob": rand.Text()}
-	h, err := mcpserver.NewHandler(mcpserver.HandlerOptions{
-		Session: bearerSessions(tokens),
-		Toolset: rt.toolset,
-		Server:  &mcpserver.ServerOptions{Implementation: &sdk.Implementation{Name: "mcpjobs", Version: "v0"}, Logger: rt.log},
-		Logger:  rt.log,
-	})
+	h, err := mcpserver.NewHandler(bearerSessions(tokens), rt.toolset,
+		mcpserver.WithImplementation(&sdk.Implementation{Name: "mcpjobs", Version: "v0"}),
+		mcpserver.WithLogger(rt.log),
+	)
 	if err != nil {
 		return err
 	}

@@ -161,7 +161,7 @@ func countRecords(ctx context.Context, store *pgstore.Store) (int64, error) {
 // Go projection, and how many the SQL of jobhistory/pgsql finds.
 func printIntervals(ctx context.Context, store *pgstore.Store, schema string, out io.Writer) error {
 	fmt.Fprintln(out, "\n== execution intervals of both hosts, from the shared history")
-	if err := jobhistory.WriteIntervals(out, journal.Facts(store.ReadAll(ctx, journal.Position{}), jobs.DecodeFact), false); err != nil {
+	if err := jobhistory.WriteIntervals(out, journal.Facts(store.ReadAll(ctx, journal.Position{}), jobs.DecodeFact)); err != nil {
 		return err
 	}
 	ivs, err := pgsql.Intervals(ctx, store.Pool(), schema)

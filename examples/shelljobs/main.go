@@ -70,7 +70,7 @@ func run(ctx context.Context, dir string, out io.Writer) error {
 	}
 
 	fmt.Fprintf(out, "\n== execution intervals, read back from %s\n", filepath.Base(path))
-	return jobhistory.WriteIntervals(out, journal.Facts(journal.ReadFile(path), jobs.DecodeFact), false)
+	return jobhistory.WriteIntervals(out, journal.Facts(journal.ReadFile(path), jobs.DecodeFact))
 }
 
 func story(ctx context.Context, reg *registry.Registry, out io.Writer) error {

@@ -19,12 +19,8 @@ type Pair struct {
 // the import: a change to jobs.SessionID is durable when a fact of a spec
 // importing jobs holds one, even if no fact of jobs itself does. The reports
 // are in the order of pairs; a pair without Old has an empty one.
-func CompareAll(pairs []Pair, only ...gen.Category) []Report {
-	return CompareAllWith(pairs, Options{Only: only})
-}
-
-// CompareAllWith is CompareAll with the categories and the mode opts names.
-func CompareAllWith(pairs []Pair, opts Options) []Report {
+func CompareAll(pairs []Pair, opts ...Option) []Report {
+	o := newOptions(opts)
 	reports := make([]Report, len(pairs))
 	for i, p := range pairs {
 		if p.Old == nil {
@@ -40,7 +36,7 @@ func CompareAllWith(pairs []Pair, opts Options) []Report {
 				c.reachFrom(q.Old)
 			}
 		}
-		reports[i] = compare(c, opts)
+		reports[i] = compare(c, o)
 	}
 	return reports
 }

@@ -37,22 +37,17 @@ type Report struct {
 	Allowed  []Finding // findings the new spec's allow_breaking accepted
 }
 
-// Compare compares old with new and reports the changes that break the
-// given categories (all of them when none is given), each checked in its
-// default mode (see Options). Findings new accepts in allow_breaking are set
+// Compare compares old with new and reports the changes that break any
+// category (WithOnly narrows them), each checked in its default mode
+// (WithMode names another). Findings new accepts in allow_breaking are set
 // apart; an allowance matching no finding of any category or mode is itself
 // a finding.
-func Compare(old, new *gen.Spec, only ...gen.Category) Report {
-	return CompareWith(old, new, Options{Only: only})
-}
-
-// CompareWith is Compare with the categories and the mode opts names.
-func CompareWith(old, new *gen.Spec, opts Options) Report {
-	return compare(newComparer(old, new), opts)
+func Compare(old, new *gen.Spec, opts ...Option) Report {
+	return compare(newComparer(old, new), newOptions(opts))
 }
 
 // compare runs every rule of c and sorts out what its findings are.
-func compare(c *comparer, opts Options) Report {
+func compare(c *comparer, opts options) Report {
 	new := c.new
 	c.facts()
 	c.types()

@@ -32,23 +32,25 @@ func TestBreaking(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			old := parseCase(t, dir, "old.yaml")
 			new := parseCase(t, dir, "new.yaml")
-			var opts Options
+			var opts []Option
 			if args, err := os.ReadFile(filepath.Join(dir, "args")); err == nil {
 				fields := strings.Fields(string(args))
 				for i := 0; i+1 < len(fields); i += 2 {
 					switch fields[i] {
 					case "--category":
-						opts.Only = append(opts.Only, gen.Category(fields[i+1]))
+						opts = append(opts, WithOnly(gen.Category(fields[i+1])))
 					case "--mode":
-						if opts.Mode, err = ParseMode(fields[i+1]); err != nil {
+						mode, err := ParseMode(fields[i+1])
+						if err != nil {
 							t.Fatalf("args: %v", err)
 						}
+						opts = append(opts, WithMode(mode))
 					default:
 						t.Fatalf("args: only --category and --mode are supported, found %s", fields[i])
 					}
 				}
 			}
-			report := CompareWith(old, new, opts)
+			report := Compare(old, new, opts...)
 			var b strings.Builder
 			for _, f := range report.Findings {
 				b.WriteString(f.String() + "\n")

@@ -49,20 +49,45 @@ func ParseMode(s string) (Mode, error) {
 	return 0, fmt.Errorf("unknown mode %q (backward, forward or full)", s)
 }
 
-// Options say what Compare reports.
-type Options struct {
-	// Mode is the mode durable and wire findings are checked in. Zero is
-	// each category's default: full for durable (history outlives every
-	// build, and hosts of two builds share it), backward for wire (readers
-	// are upgraded before writers). Go API findings are backward whatever
-	// the mode, so forward reports none.
-	Mode Mode
-	// Only keeps the findings of these categories; none keeps all.
-	Only []gen.Category
+// An Option narrows what Compare and CompareAll report. Without any,
+// every category is reported, each checked in its default mode.
+type Option func(*options)
+
+// options is what a comparison reports: its options applied.
+type options struct {
+	Mode Mode           // zero: each category's default (see WithMode)
+	Only []gen.Category // none: every category
+}
+
+// WithMode checks durable and wire findings in mode m: Backward, Forward or
+// Full. Without it, or with zero, each category is checked in its default:
+// full for durable (history outlives every build, and hosts of two builds
+// share it), backward for wire (readers are upgraded before writers). Go
+// API findings are backward whatever the mode, so Forward reports none.
+func WithMode(m Mode) Option {
+	return func(o *options) { o.Mode = m & Full }
+}
+
+// WithOnly keeps the findings of these categories alone; without it, or
+// with none, every category's are kept. Two WithOnly keep the categories of
+// both.
+func WithOnly(categories ...gen.Category) Option {
+	return func(o *options) { o.Only = append(o.Only, categories...) }
+}
+
+// newOptions applies opts; a nil option is skipped.
+func newOptions(opts []Option) options {
+	var o options
+	for _, opt := range opts {
+		if opt != nil {
+			opt(&o)
+		}
+	}
+	return o
 }
 
 // modeOf is the mode c is checked in.
-func (o Options) modeOf(c gen.Category) Mode {
+func (o options) modeOf(c gen.Category) Mode {
 	switch {
 	case c == gen.GoAPI && o.Mode != 0:
 		return o.Mode & Backward
@@ -88,7 +113,7 @@ func (f Finding) BreaksIn(c gen.Category) Mode {
 // reported reports whether o keeps f: some category of f that o keeps is
 // broken in the mode o checks it in. ALLOWANCE_UNUSED, of no category, is
 // always reported.
-func (o Options) reported(f Finding) bool {
+func (o options) reported(f Finding) bool {
 	if len(f.Categories) == 0 {
 		return true
 	}

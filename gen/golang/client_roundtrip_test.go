@@ -100,9 +100,9 @@ func (s *shop) Cancel(ctx context.Context, req CancelRequest) (Order, error) {
 func TestRoundTrip(t *testing.T) {
 	ctx := t.Context()
 	s := &shop{order: Order{ID: NewOrderID(), Size: SizeLarge}}
-	srv := httptest.NewServer(NewHandler(s, httproute.Options{}))
+	srv := httptest.NewServer(NewHandler(s))
 	defer srv.Close()
-	c, err := NewClient(srv.URL, httproute.ClientOptions{})
+	c, err := NewClient(srv.URL)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -33,13 +33,13 @@ func (e *emitter) client(f *jen.File) {
 		"a refusal is an *httproute.WireError with the message of its %s.", pkg, h.Refusal), ""))
 	f.Type().Id("Client").Struct(jen.Id("c").Op("*").Qual(httproutePkg, "Client"))
 	f.Line()
-	f.Comment(doctext.Lines("NewClient returns a Client of the server whose root is base (http://host:port/), calling it as opts say.", ""))
-	f.Func().Id("NewClient").Params(jen.Id("base").String(), jen.Id("opts").Qual(httproutePkg, "ClientOptions")).Params(jen.Op("*").Id("Client"), jen.Error()).Block(
+	f.Comment(doctext.Lines("NewClient returns a Client of the server whose root is base (http://host:port/), calling it as opts say (httproute.WithHeader, WithHTTPClient, WithRetries, WithSleep).", ""))
+	f.Func().Id("NewClient").Params(jen.Id("base").String(), jen.Id("opts").Op("...").Qual(httproutePkg, "ClientOption")).Params(jen.Op("*").Id("Client"), jen.Error()).Block(
 		jen.List(jen.Id("c"), jen.Err()).Op(":=").Qual(httproutePkg, "NewClient").Call(jen.Id("base"), jen.Func().Params(jen.Id("body").Index().Byte()).Params(jen.String(), jen.Error()).Block(
 			jen.Var().Id("v").Add(goType(h.Refusal)),
 			jen.Err().Op(":=").Qual(encodingJSONPkg, "Unmarshal").Call(jen.Id("body"), jen.Op("&").Id("v")),
 			jen.Return(jen.Id("v").Dot(h.RefusalField().GoName), jen.Err()),
-		), jen.Id("opts")),
+		), jen.Id("opts").Op("...")),
 		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
 		jen.Return(jen.Op("&").Id("Client").Values(jen.Id("c")), jen.Nil()),
 	)

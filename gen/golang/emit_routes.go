@@ -51,12 +51,12 @@ func (e *emitter) routes(f *jen.File) {
 	f.Line()
 	f.Comment(doctext.Lines(fmt.Sprintf("NewHandler returns the handler that serves s on the routes of Routes, "+
 		"answering every refusal, its own and the methods', with %s as JSON.", h.Refusal), ""))
-	f.Func().Id("NewHandler").Params(jen.Id("s").Id("Server"), jen.Id("opts").Qual(httproutePkg, "Options")).Op("*").Qual(httproutePkg, "Handler").Block(
+	f.Func().Id("NewHandler").Params(jen.Id("s").Id("Server"), jen.Id("opts").Op("...").Qual(httproutePkg, "Option")).Op("*").Qual(httproutePkg, "Handler").Block(
 		jen.Return(jen.Qual(httproutePkg, "NewHandler").Call(jen.Id("Routes").Call(), jen.Index().Qual(httproutePkg, "Serve").ValuesFunc(func(g *jen.Group) {
 			for _, r := range h.Routes {
 				g.Id("serve" + r.Name).Call(jen.Id("s"))
 			}
-		}), jen.Id("opts"))),
+		}), jen.Id("opts").Op("..."))),
 	)
 	for _, r := range h.Routes {
 		f.Line()

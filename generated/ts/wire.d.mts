@@ -926,7 +926,7 @@ export declare class Client extends _Wire {
    * alike.
    *
    * A 409 refusal (a WireError): The job keeps no record, or a fleet has no
-   * address for the job's host (FleetOptions.Peers).
+   * address for the job's host (WithPeers).
    *
    * A 429 refusal (a WireError): The session holds as many event streams as it
    * may (with Retry-After).
@@ -947,7 +947,7 @@ export declare class Client extends _Wire {
    * alike.
    *
    * A 409 refusal (a WireError): A fleet has no address for the job's host
-   * (FleetOptions.Peers).
+   * (WithPeers).
    *
    * A 502 refusal (a WireError): The job could not be asked to stop (its
    * producer's Cancel failed), or a fleet could not reach its host.

@@ -23,13 +23,14 @@ type Client struct {
 }
 
 // NewClient returns a Client of the server whose root is base
-// (http://host:port/), calling it as opts say.
-func NewClient(base string, opts httproute.ClientOptions) (*Client, error) {
+// (http://host:port/), calling it as opts say (httproute.WithHeader,
+// WithHTTPClient, WithRetries, WithSleep).
+func NewClient(base string, opts ...httproute.ClientOption) (*Client, error) {
 	c, err := httproute.NewClient(base, func(body []byte) (string, error) {
 		var v ErrorBody
 		err := json.Unmarshal(body, &v)
 		return v.Error, err
-	}, opts)
+	}, opts...)
 	if err != nil {
 		return nil, err
 	}

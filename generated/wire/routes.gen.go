@@ -417,7 +417,7 @@ type Server interface {
 	// It refuses with:
 	//   - 400: The offset is negative, malformed or past the job's output.
 	//   - 404: The job is not the caller's, unknown and foreign alike.
-	//   - 409: The job keeps no record, or a fleet has no address for the job's host (FleetOptions.Peers).
+	//   - 409: The job keeps no record, or a fleet has no address for the job's host (WithPeers).
 	//   - 429: The session holds as many event streams as it may (with Retry-After).
 	//   - 502: A fleet could not reach the job's host, or the host answered what the wire does not.
 	//   - 503: The server is shutting down, or a fleet's job's host is lost.
@@ -429,7 +429,7 @@ type Server interface {
 	//
 	// It refuses with:
 	//   - 404: The job is not the caller's, unknown and foreign alike.
-	//   - 409: A fleet has no address for the job's host (FleetOptions.Peers).
+	//   - 409: A fleet has no address for the job's host (WithPeers).
 	//   - 502: The job could not be asked to stop (its producer's Cancel failed), or a fleet could not reach its host.
 	//   - 503: A fleet's job's host is lost.
 	KillJob(ctx context.Context, req KillJobRequest) (KillResponse, error)
@@ -945,8 +945,8 @@ type CloseViewRequest struct {
 
 // NewHandler returns the handler that serves s on the routes of Routes,
 // answering every refusal, its own and the methods', with ErrorBody as JSON.
-func NewHandler(s Server, opts httproute.Options) *httproute.Handler {
-	return httproute.NewHandler(Routes(), []httproute.Serve{servePage(s), serveListJobs(s), serveWatchJobs(s), serveListWaiting(s), serveGetJob(s), serveFollowJob(s), serveKillJob(s), serveKillJobs(s), serveSendInput(s), serveDownloadRecord(s), serveListHistory(s), serveSearchHistory(s), serveJobHistory(s), serveArchivedHistory(s), serveListSubagents(s), serveWatchSubagents(s), serveSubagentHistory(s), serveListFleetHosts(s), serveWatch(s), serveOpenView(s), serveCloseView(s)}, opts)
+func NewHandler(s Server, opts ...httproute.Option) *httproute.Handler {
+	return httproute.NewHandler(Routes(), []httproute.Serve{servePage(s), serveListJobs(s), serveWatchJobs(s), serveListWaiting(s), serveGetJob(s), serveFollowJob(s), serveKillJob(s), serveKillJobs(s), serveSendInput(s), serveDownloadRecord(s), serveListHistory(s), serveSearchHistory(s), serveJobHistory(s), serveArchivedHistory(s), serveListSubagents(s), serveWatchSubagents(s), serveSubagentHistory(s), serveListFleetHosts(s), serveWatch(s), serveOpenView(s), serveCloseView(s)}, opts...)
 }
 
 func servePage(s Server) httproute.Serve {

@@ -78,7 +78,7 @@ func handler() *httproute.Handler {
 			return thing(c)
 		},
 		func(c *httproute.Call) error { return httproute.Decline("not here") },
-	}, httproute.Options{Caller: caller})
+	}, httproute.WithCaller(caller))
 }
 
 // recorder is a reporter that keeps what a walk reports.

@@ -67,8 +67,9 @@ func TestRollingUpgradeOfHostsOnOneHistory(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer store.Close(ctx)
-	fleet, err := jobhttp.NewFleet(jobhttp.FleetOptions{History: store, Key: fleetKey, Lease: 3 * time.Second,
-		Session: func(r *http.Request) (jobs.SessionID, error) { return jobs.SessionID(r.Header.Get("X-Session")), nil }})
+	fleet, err := jobhttp.NewFleet(store, func(r *http.Request) (jobs.SessionID, error) { return jobs.SessionID(r.Header.Get("X-Session")), nil }, fleetKey,
+		jobhttp.WithLease(3*time.Second),
+	)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -286,7 +287,7 @@ func checkBreaking(t *testing.T, b builds) {
 	pairs := []breaking.Pair{{Old: old[0], New: new[0]}, {Old: old[1], New: new[1]}}
 	rules := func(mode breaking.Mode) []string {
 		var out []string
-		for _, r := range breaking.CompareAllWith(pairs, breaking.Options{Mode: mode}) {
+		for _, r := range breaking.CompareAll(pairs, breaking.WithMode(mode)) {
 			for _, f := range r.Findings {
 				if f.Rule != gen.RuleAllowanceUnused {
 					out = append(out, string(f.Rule)+" "+f.Path)

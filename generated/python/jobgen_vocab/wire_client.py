@@ -154,7 +154,7 @@ class Client(Caller):
         - 400: The offset is negative, malformed or past the job's output.
         - 404: The job is not the caller's, unknown and foreign alike.
         - 409: The job keeps no record, or a fleet has no address for the job's host
-          (FleetOptions.Peers).
+          (WithPeers).
         - 429: The session holds as many event streams as it may (with Retry-After).
         - 502: A fleet could not reach the job's host, or the host answered what the
           wire does not.
@@ -184,7 +184,7 @@ class Client(Caller):
 
         It raises a WireError of:
         - 404: The job is not the caller's, unknown and foreign alike.
-        - 409: A fleet has no address for the job's host (FleetOptions.Peers).
+        - 409: A fleet has no address for the job's host (WithPeers).
         - 502: The job could not be asked to stop (its producer's Cancel failed), or
           a fleet could not reach its host.
         - 503: A fleet's job's host is lost.
@@ -541,7 +541,7 @@ class AsyncClient(AsyncCaller):
         - 400: The offset is negative, malformed or past the job's output.
         - 404: The job is not the caller's, unknown and foreign alike.
         - 409: The job keeps no record, or a fleet has no address for the job's host
-          (FleetOptions.Peers).
+          (WithPeers).
         - 429: The session holds as many event streams as it may (with Retry-After).
         - 502: A fleet could not reach the job's host, or the host answered what the
           wire does not.
@@ -571,7 +571,7 @@ class AsyncClient(AsyncCaller):
 
         It raises a WireError of:
         - 404: The job is not the caller's, unknown and foreign alike.
-        - 409: A fleet has no address for the job's host (FleetOptions.Peers).
+        - 409: A fleet has no address for the job's host (WithPeers).
         - 502: The job could not be asked to stop (its producer's Cancel failed), or
           a fleet could not reach its host.
         - 503: A fleet's job's host is lost.

@@ -105,7 +105,7 @@ func serve(ctx context.Context, store *pgstore.Store, name jobs.HostID, key jobh
 	beaten := make(chan struct{})
 	go func() {
 		defer close(beaten)
-		jobhistory.Heartbeat(beat, store, me, jobhistory.HeartbeatOptions{Every: 200 * time.Millisecond, Lease: 3 * time.Second, Logger: log})
+		jobhistory.Heartbeat(beat, store, me, jobhistory.WithEvery(200*time.Millisecond), jobhistory.WithLease(3*time.Second), jobhistory.WithLogger(log))
 	}()
 	fmt.Printf("listening %s\n", me.Address)
 

@@ -135,7 +135,7 @@ func serve(ctx context.Context, a *approvals) (url string, stop func(), err erro
 	if err != nil {
 		return "", nil, err
 	}
-	srv := &http.Server{Handler: deploy.NewHandler(a, httproute.Options{}), ReadHeaderTimeout: 5 * time.Second}
+	srv := &http.Server{Handler: deploy.NewHandler(a), ReadHeaderTimeout: 5 * time.Second}
 	go srv.Serve(ln)
 	return "http://" + ln.Addr().String() + "/", func() { srv.Shutdown(ctx) }, nil
 }
@@ -148,7 +148,7 @@ func approveOverTheWire(ctx context.Context, a *approvals, decision deploy.Appro
 		return err
 	}
 	defer stop()
-	c, err := deploy.NewClient(url, httproute.ClientOptions{})
+	c, err := deploy.NewClient(url)
 	if err != nil {
 		return err
 	}

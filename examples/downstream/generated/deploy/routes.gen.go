@@ -72,8 +72,8 @@ type ApproveRequest struct {
 
 // NewHandler returns the handler that serves s on the routes of Routes,
 // answering every refusal, its own and the methods', with Refusal as JSON.
-func NewHandler(s Server, opts httproute.Options) *httproute.Handler {
-	return httproute.NewHandler(Routes(), []httproute.Serve{serveApprove(s)}, opts)
+func NewHandler(s Server, opts ...httproute.Option) *httproute.Handler {
+	return httproute.NewHandler(Routes(), []httproute.Serve{serveApprove(s)}, opts...)
 }
 
 func serveApprove(s Server) httproute.Serve {
