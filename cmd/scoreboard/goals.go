@@ -174,6 +174,23 @@ var goals = []goal{
 		baseline: series{"./procjob", "BenchmarkOutputWrite64B/pipes", "ns/op"},
 		ratio:    &limit{"", atMost, 4, "≤ 4× pipes"},
 	},
+	{
+		// Registering a running producer (Promote, decision 0192) against
+		// a plain Start of the same recording job, each settled and waited
+		// for, in alternating batches of one benchmark.
+		name:     "a promotion vs a plain start of the same recording job (no goal: the promotion's cost)",
+		measured: series{"./registry", "BenchmarkPairedPromote", "measured-ns/op"},
+		baseline: series{"./registry", "BenchmarkPairedPromote", "baseline-ns/op"},
+	},
+	{
+		// What one client reads of ten busy jobs: one Watch stream with
+		// ten follow views (decision 0198) against ten FollowJob streams,
+		// both in one run of the benchmark.
+		name:     "one Watch stream carrying ten follows vs ten follow streams, frames/s",
+		measured: series{"./jobhttp", "BenchmarkWatchTenFollows/watch-10", "frames/s"},
+		baseline: series{"./jobhttp", "BenchmarkWatchTenFollows/peer=follow-10", "frames/s"},
+		ratio:    &limit{"", atLeast, 1.0, "≥ 1.0× ten streams"},
+	},
 }
 
 // The goals that the journal and its peers measure: each peer
@@ -294,13 +311,14 @@ func peerSeries(pkgBench, metric string) series {
 // benchtime their benchmarks need. count is the number of runs whose median
 // each figure is.
 var runs = []run{
-	{pkg: "./registry", bench: "^(BenchmarkStartSettlePlain|BenchmarkStartSettleScaling|BenchmarkRecordAppend|BenchmarkPairedAppend|BenchmarkPairedClockRead|BenchmarkPairedReadRecordInto|BenchmarkList10k)$", benchtime: "300ms"},
+	{pkg: "./registry", bench: "^(BenchmarkStartSettlePlain|BenchmarkStartSettleScaling|BenchmarkRecordAppend|BenchmarkPairedAppend|BenchmarkPairedClockRead|BenchmarkPairedReadRecordInto|BenchmarkList10k|BenchmarkPairedPromote)$", benchtime: "300ms"},
 	{pkg: "./registry", bench: "^BenchmarkIdleJobMemory$", benchtime: "3x"},
 	{pkg: "./registry", bench: "^BenchmarkPumpIdle10k$/^(baseline=ticker|pump-with-pacer)$", benchtime: "2x"},
 	{pkg: "./journal", bench: "^BenchmarkAppend$/^payload$", benchtime: "300ms"},
 	{pkg: "./jobhistory", bench: "^BenchmarkWriteIntervals$/^(check|json=false)$", benchtime: "1x"},
 	{pkg: "./jobhttp", bench: "^BenchmarkAppendWithFollowers$", benchtime: "30000000x"},
 	{pkg: "./procjob", bench: "^BenchmarkOutputWrite64B$", benchtime: "300000x"},
+	{pkg: "./jobhttp", bench: "^BenchmarkWatchTenFollows$", benchtime: "2000x"},
 }
 
 // The MCP rows: a tools/call over streamable HTTP against the Go SDK's

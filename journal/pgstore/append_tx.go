@@ -181,7 +181,9 @@ var binaryFormat = []int16{pgtype.BinaryFormatCode}
 
 // single runs the one-chunk transaction c as one statement: append_facts
 // in an implicit transaction, then the notification in another, in one
-// round trip.
+// round trip. Both are statements prepared on the connection (see
+// prepared), so that the server binds and runs them without parsing and
+// planning the call again.
 func (t *appendTx) single(ctx context.Context, conn *pgxpool.Conn, c *chunk) (out outcome, err error) {
 	m := conn.Conn().TypeMap()
 	args := t.appendArgs(c, t.names)
@@ -191,10 +193,14 @@ func (t *appendTx) single(ctx context.Context, conn *pgxpool.Conn, c *chunk) (ou
 			return outcome{}, t.fail("encode", err, false)
 		}
 	}
+	appendSD, notifySD, err := t.s.prepared(ctx, conn.Conn())
+	if err != nil {
+		return outcome{}, t.fail("prepare", err, false)
+	}
 	p := conn.Conn().PgConn().StartPipeline(ctx)
-	p.SendQueryParams(t.s.sql.of(appendFactsSQL), params, appendOIDs, binaryFormat, binaryFormat)
+	p.SendQueryStatement(appendSD, params, binaryFormat, binaryFormat)
 	p.SendPipelineSync()
-	p.SendQueryParams(t.s.sql.of(notifySQL), [][]byte{[]byte(t.s.channel)}, []uint32{pgtype.TextOID}, nil, nil)
+	p.SendQueryStatement(notifySD, [][]byte{[]byte(t.s.channel)}, nil, nil)
 	err = p.Sync()
 	release(t.batch) // the entries are encoded and sent
 	if err != nil {
@@ -279,6 +285,22 @@ func (t *appendTx) readSingle(p *pgconn.Pipeline, m *pgtype.Map, c *chunk, out *
 		}
 	}
 	return nil
+}
+
+// prepared returns the append and the notification as statements prepared
+// on conn, preparing them on its first append: one round trip a connection,
+// after which the server keeps the call's plan (decision 0244). pgx names
+// each after its text's digest, so stores of several schemas on one pool
+// do not collide.
+func (s *Store) prepared(ctx context.Context, conn *pgx.Conn) (appendSD, notifySD *pgconn.StatementDescription, err error) {
+	appendSQL, notifySQL := s.sql.of(appendFactsSQL), s.sql.of(notifySQL)
+	if appendSD, err = conn.Prepare(ctx, appendSQL, appendSQL); err != nil {
+		return nil, nil, err
+	}
+	if notifySD, err = conn.Prepare(ctx, notifySQL, notifySQL); err != nil {
+		return nil, nil, err
+	}
+	return appendSD, notifySD, nil
 }
 
 // refusedIsolation marks err with errNotReadCommitted when it is
