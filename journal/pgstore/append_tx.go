@@ -22,8 +22,9 @@ import (
 //	notify                            a transaction of its own, after it
 //
 // both in one round trip (a pipeline with a Sync after each), so the server
-// parses nothing but a call and runs the append from the function's cached
-// plans (schema version 6; decision 0181). A batch that must run something
+// parses nothing (both are prepared on the connection) and runs the append
+// from the function's cached plans (schema version 6, leaner in 7;
+// decisions 0181 and 0244). A batch that must run something
 // between the append and COMMIT (a test's hook), or a single append larger
 // than maxBatchBytes, runs in an explicit transaction:
 //
