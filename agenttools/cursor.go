@@ -13,6 +13,9 @@ import (
 // read waits here for the next call, whichever Toolset of the job's session
 // makes it. Every use is fenced first by a registry call with the caller's
 // session, so what waits here for one session is never shown to another.
+// The carry and the done mark exist because of what Read does; they would go
+// if the registry's Read handed a final output out once, as it hands the
+// result, and took a byte limit that left the rest with the producer.
 type cursors struct {
 	mu sync.Mutex
 	m  map[jobs.JobID]*cursor

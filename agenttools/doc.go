@@ -18,10 +18,18 @@
 // authorized by the manager against the very agent value the Toolset was
 // made for, as the manager authorizes everything.
 //
-// Call never returns a Go error of the layers below: a failure is an
-// *Error, a stable tools.ErrorCode and a sentence saying what to do, whose
-// JSON (a tools.ToolError) is what the model is handed; the error behind
-// it goes to the logger. A panicking tool is contained the same way.
+// Call never returns a Go error of the layers below: a failure is an *Error,
+// a stable tools.ErrorCode and a sentence saying what to do, whose JSON (a
+// tools.ToolError) is what the model is handed; the error behind it goes to
+// the logger. A panicking tool is contained the same way. Go errors name
+// internals (addresses, pids, file paths), so returning them for the runtime
+// to format would let every runtime leak something; and tools.ErrorCode is
+// an enum of its own rather than subagents.ErrorCode, whose codes describe
+// the manager and cover no job error. For send_message, a child with no
+// history and another parent's child both read as unauthorized, for the same
+// reason as unknownJob. A bad argument is told in the input schema's terms
+// (which argument, what it must be), found by reading the arguments again
+// against the schema, not by parsing a decoder's message.
 //
 // # job_output, the consuming cursor
 //
@@ -33,20 +41,32 @@
 // the result says how many bytes wait and that another call reads on. What
 // waits ends with the job (Registry.Remove) or its session
 // (Registry.DisposeOwner), as does the list of subagents a parent started,
-// whether or not the session calls again.
+// whether or not the session calls again. What waits is kept by the Tools,
+// not by a Toolset, because a Toolset lives as long as its caller's
+// connection, and bytes consumed from the registry must outlive the
+// connection that took them; every use is fenced first by a registry call
+// with the caller's session, so a foreign or unknown id never reaches it.
 // Nothing is read from the registry while something waits, so the wait is
 // bounded by one read. Once a read saw the job settled, no further read is
 // made: a producer without ReadOutput hands its final output out once, not
 // at every call. A job that settled with a result (JobOutcome.Result) has it
 // in the result member of the call that returns the last of its output,
-// once, as the registry's Read hands it once.
+// once, as the registry's Read hands it once. A rune a read cut short waits
+// for its rest, so the text does not depend on how reads split; a budget
+// below 4 bytes is read as 4, so a call always makes progress. Paging by
+// offset over Registry.ReadRecord instead would not consume, and the record
+// keeps only a bounded window; returning everything at once would blow a
+// model's context with a job's megabytes of output.
 //
 // # Notices
 //
 // JobNotice and SubagentNotice turn a settlement into the one line a model
 // is told, bounded to a byte budget (tools.DefaultNoticeBytes by default):
 // the full JobID (or child id) whenever the budget can hold it, and a
-// pointer to job_list, which lists both, when it cannot.
+// pointer to job_list, which lists both, when it cannot. A model acts on a
+// notice only through the id in it, so the text is given up piece by piece
+// and the id last: cutting the full text at the budget would lose the id
+// exactly when it matters.
 //
 // # Start tools
 //
@@ -55,7 +75,9 @@
 // procjob owned by the caller's session, and the Toolset lists and calls
 // them beside its own, with the same error contract. A start tool declared
 // in the runtime's own spec is bound with NewStartTool, which decodes and
-// checks its arguments as the built-in tools' are.
+// checks its arguments as the built-in tools' are. The library has no shell
+// tool of its own: every runtime has its own sandbox, limits and commands,
+// and the library would have to grow options for all of them.
 //
 // A start tool may also run its work in the foreground with a timeout and
 // promote what outlives it (procjob's RunForeground and Offer, registered

@@ -33,4 +33,14 @@
 // float64, []byte, []any, map[string]any, nil (an absent pointer), or the
 // field's JSON as json.RawMessage where the spec says any JSON. Fields absent
 // from the input are absent from the map.
+//
+// Decoding from the spec, rather than building a plugin or helper binary from
+// the vocabulary's generated package, needs no Go toolchain, and no build of
+// someone else's module, when a journal is read; a JSON Schema validator over
+// the generated schema would be another dependency and cannot say what the
+// decoders refuse (ambiguous keys, canonical UUIDs, the order of refusals).
+// spec/factspec_test.go holds the two decoders to each other: over the
+// refusal tables of spec/ and random values of every wire type, whole and
+// damaged, both must accept or refuse alike with the same sentinels, and what
+// this package read must read in Go as the original does.
 package factspec

@@ -18,6 +18,24 @@ import (
 // included. It needs Node and `make ts-deps`; under CI=true it fails without
 // them.
 func TestTheSGRReaderInNode(t *testing.T) {
+	runNodeScript(t, "ansi_test.ts", 27)
+}
+
+// TestTheLogGroupsInNode runs tools/ts/logview_test.ts in Node: the log
+// model's groups (GitHub Actions markers and OSC 133 prompt marks, split
+// across chunks anywhere), the rule that groups do not nest, which groups
+// are collapsed, the rows a collapsed page shows and their line numbers,
+// and the row index a search or a link opens a group through. It needs Node
+// and `make ts-deps`; under CI=true it fails without them.
+func TestTheLogGroupsInNode(t *testing.T) {
+	runNodeScript(t, "logview_test.ts", 30)
+}
+
+// runNodeScript compiles tools/ts/SCRIPT against the page's committed
+// ansi and logview modules and runs it in Node, failing on each "not ok"
+// line it prints and when fewer than least cases passed.
+func runNodeScript(t *testing.T, script string, least int) {
+	t.Helper()
 	node, tsc := nodeAndTSC(t)
 	root, _ := filepath.Abs("..")
 	// The script is compiled beside copies of the page's committed
@@ -27,7 +45,7 @@ func TestTheSGRReaderInNode(t *testing.T) {
 	src, static := filepath.Join(dir, "tools", "ts"), filepath.Join(dir, "jobhttp", "static")
 	os.MkdirAll(src, 0o755)
 	os.MkdirAll(static, 0o755)
-	copyFile(t, filepath.Join(root, "tools/ts/ansi_test.ts"), filepath.Join(src, "ansi_test.ts"))
+	copyFile(t, filepath.Join(root, "tools/ts", script), filepath.Join(src, script))
 	copyFile(t, filepath.Join(root, "tools/ts/node.d.ts"), filepath.Join(src, "node.d.ts"))
 	for _, m := range []string{"ansi", "logview"} {
 		for _, ext := range []string{".mjs", ".d.mts"} {
@@ -41,16 +59,17 @@ func TestTheSGRReaderInNode(t *testing.T) {
 			"target": "ES2022", "module": "ES2022", "moduleResolution": "bundler", "lib": []string{"ES2022", "DOM"}, "types": []string{},
 			"skipLibCheck": true, "rootDir": src, "outDir": out,
 		},
-		"files": []string{filepath.Join(src, "ansi_test.ts"), filepath.Join(src, "node.d.ts")},
+		"files": []string{filepath.Join(src, script), filepath.Join(src, "node.d.ts")},
 	})
 	os.WriteFile(filepath.Join(dir, "tsconfig.json"), conf, 0o644)
 	os.WriteFile(filepath.Join(dir, "package.json"), []byte(`{"type": "module"}`), 0o644)
 	if b, err := exec.Command(tsc, "-p", filepath.Join(dir, "tsconfig.json")).CombinedOutput(); err != nil {
-		t.Fatalf("tsc ansi_test.ts: %v\n%s", err, b)
+		t.Fatalf("tsc %s: %v\n%s", script, err, b)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, node, filepath.Join(out, "ansi_test.js"))
+	js := strings.TrimSuffix(script, ".ts") + ".js"
+	cmd := exec.CommandContext(ctx, node, filepath.Join(out, js))
 	var buf bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &buf, &buf
 	err := cmd.Run()
@@ -62,8 +81,8 @@ func TestTheSGRReaderInNode(t *testing.T) {
 		}
 		t.Error(line)
 	}
-	if err != nil || passed < 27 {
-		t.Fatalf("node ansi_test.js: %v, %d cases passed", err, passed)
+	if err != nil || passed < least {
+		t.Fatalf("node %s: %v, %d cases passed (want at least %d)", js, err, passed, least)
 	}
 }
 

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/jobgen/jobgen/generated/jobs"
-	"github.com/jobgen/jobgen/jobhttp"
 	"github.com/jobgen/jobgen/journal/pgstore/pgtest"
 )
 
@@ -20,7 +19,7 @@ import (
 // are reported in milliseconds.
 func BenchmarkRosterLatency(b *testing.B) {
 	b.Run("host", func(b *testing.B) {
-		s := newServer(b, jobhttp.Options{})
+		s := newServer(b, nil)
 		st := s.stream("/api/jobs/events", "s1", nil)
 		st.mustNext() // the roster as it is
 		measureRoster(b, st, func() (string, *producer) { snap, p := s.startRecording("s1", "bench", 0); return snap.ID.String(), p })

@@ -25,7 +25,7 @@ func benchFanoutPaired(b *testing.B, n int) {
 	if b.N == 1 {
 		return // the framework's first probe: the run that counts comes next
 	}
-	s := newServer(b, jobhttp.Options{MaxStreamsPerSession: n + 1})
+	s := newServer(b, []jobhttp.Option{jobhttp.WithMaxStreamsPerSession(n + 1)})
 	snap, followed := s.startRecording("alice", "busy", 0)
 	_, alone := s.startRecording("alice", "alone", 0)
 	followed.job.Append("warm\n", jobs.AppendOptions{})

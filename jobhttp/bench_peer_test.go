@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/jobgen/jobgen/generated/jobs"
-	"github.com/jobgen/jobgen/jobhttp"
 )
 
 // benchRawBroadcast is the peer of BenchmarkAppendWithFollowers: the least
@@ -25,7 +24,7 @@ import (
 // slowdown here is what moving those bytes through this machine costs,
 // whoever does it.
 func benchRawBroadcast(b *testing.B, n int) {
-	s := newServer(b, jobhttp.Options{})
+	s := newServer(b, nil)
 	_, p := s.startRecording("alice", "busy", 0)
 	window := windowEvents(b)
 
@@ -119,7 +118,7 @@ func (pub *publication) send(conn net.Conn, window []byte, done <-chan struct{})
 // chunks, cut into frames as the registry cuts them, as jobhttp encodes
 // them.
 func windowEvents(b *testing.B) []byte {
-	s := newServer(b, jobhttp.Options{})
+	s := newServer(b, nil)
 	snap, p := s.startRecording("alice", "window", 0)
 	line := strings.Repeat("z", 63) + "\n"
 	for range jobs.DefaultRetainBytes / len(line) * 4 {

@@ -30,11 +30,9 @@ func BenchmarkHistoryOf10000Jobs(b *testing.B) {
 			}
 		}
 	}
-	h, err := jobhttp.New(jobhttp.Options{
-		Registry: registry.New(),
-		Session:  func(*http.Request) (jobs.SessionID, error) { return "alice", nil },
-		History:  jobhttp.StoreHistory(store),
-	})
+	h, err := jobhttp.New(registry.New(), func(*http.Request) (jobs.SessionID, error) { return "alice", nil },
+		jobhttp.WithHistory(jobhttp.StoreHistory(store)),
+	)
 	if err != nil {
 		b.Fatal(err)
 	}

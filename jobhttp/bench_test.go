@@ -34,7 +34,7 @@ func BenchmarkAppendWithFollowers(b *testing.B) {
 	b.Run("paired=sse-vs-raw-tcp-1000", func(b *testing.B) { benchFanoutPaired(b, 1000) })
 	for _, n := range []int{0, 1000} {
 		b.Run(fmt.Sprintf("followers=%d", n), func(b *testing.B) {
-			s := newServer(b, jobhttp.Options{MaxStreamsPerSession: n + 1}) // its cleanup closes everything
+			s := newServer(b, []jobhttp.Option{jobhttp.WithMaxStreamsPerSession(n + 1)}) // its cleanup closes everything
 			snap, p := s.startRecording("alice", "busy", 0)
 			p.job.Append("warm\n", jobs.AppendOptions{})
 

@@ -25,7 +25,7 @@ import (
 func BenchmarkWatchTenFollows(b *testing.B) {
 	for _, mode := range []string{"watch-10", "peer=follow-10"} {
 		b.Run(mode, func(b *testing.B) {
-			s := newServer(b, jobhttp.Options{MaxStreamsPerSession: 16})
+			s := newServer(b, []jobhttp.Option{jobhttp.WithMaxStreamsPerSession(16)})
 			var ps []*producer
 			var ids []jobs.JobID
 			for range 10 {

@@ -190,3 +190,142 @@ func TestPageStylesTheLogChannelApart(t *testing.T) {
 		t.Errorf("a log line's font style = %q, want it styled apart (italic)", style)
 	}
 }
+
+// actionsOutput is a CI log as GitHub Actions writes it: a line before any
+// group, two finished groups (the second of 200 lines, one a failure), and
+// a third still running. Its lines are numbered 1, 2–3, 4–203 and 204: the
+// marker lines are no output lines.
+func actionsOutput() []string {
+	out := []string{"Runner ready\n", "::group::Set up job\n", "Operating system: Linux\nImage: ubuntu-24.04\n", "::endgroup::\n", "::group::Run tests\n"}
+	var b strings.Builder
+	for i := 1; i <= 200; i++ {
+		if i == 151 {
+			b.WriteString("--- FAIL: TestCheckout (0.01s)\n")
+		} else {
+			b.WriteString("=== RUN   TestStep" + itoa(i) + "\n")
+		}
+	}
+	return append(out, b.String(), "::endgroup::\n", "::group::Deploy\n", "uploading the artefact\n")
+}
+
+// promptMarkedOutput is a shell session with OSC 133 marks (prompt, command,
+// output, end with its exit code), the second command failing.
+func promptMarkedOutput() string {
+	mark := func(m string) string { return esc + "]133;" + m + "\x07" }
+	cmd := func(line, output, end string) string {
+		return mark("A") + "$ " + mark("B") + line + "\n" + mark("C") + output + mark(end)
+	}
+	return cmd("go build ./...", "", "D;0") +
+		cmd("go test ./...", "ok   example.com/a 0.2s\n--- FAIL: TestX (0.00s)\nFAIL\n", "D;1") +
+		cmd("echo done", "done\n", "D;0") + mark("A") + "$ "
+}
+
+// TestPageShowsLogGroupsCollapsedOnceFinished: Actions groups and OSC 133
+// commands are groups whose header is a button that says its name, line
+// count and duration (and a command's exit, a failure in words and not by
+// colour alone); a finished group is collapsed and a running one open;
+// Enter and Space on the header open and collapse it, keeping the focus;
+// a search, and a link to a line, open the group the line is in; axe-core
+// finds nothing serious in either theme.
+func TestPageShowsLogGroupsCollapsedOnceFinished(t *testing.T) {
+	ctx := browser(t)
+	s := pageServer(t)
+	ci, p := s.startRecording("alice", "ci run", 0)
+	for _, c := range actionsOutput() {
+		p.job.Append(c, jobs.AppendOptions{Channel: jobs.ChannelStdout})
+	}
+	shell, q := s.startRecording("alice", "shell session", 0)
+	session := promptMarkedOutput()
+	for i := 0; i < len(session); i += 7 { // chunks that split every mark somewhere
+		q.job.Append(session[i:min(i+7, len(session))], jobs.AppendOptions{Channel: jobs.ChannelStdout})
+	}
+	row := openOutput(t, ctx, s.srv.URL, ci.ID)
+	heads := `[...document.querySelectorAll('` + row + ` .group-head button.log-group')]`
+	waitJS(t, ctx, "three group headers", heads+`.length === 3`, 10*time.Second)
+	state := func() string {
+		return js[string](t, ctx, heads+`.map(b => b.querySelector(".name").textContent + "=" + b.getAttribute("aria-expanded")).join(",")`)
+	}
+	if got := state(); got != "Set up job=false,Run tests=false,Deploy=true" {
+		t.Errorf("groups %s; want the finished ones collapsed and the running one open", got)
+	}
+	numbers := func() string {
+		return js[string](t, ctx, `[...document.querySelectorAll('`+row+` .ln[data-line]')].map(e => e.dataset.line).join(",")`)
+	}
+	if got := numbers(); got != "1,204" {
+		t.Errorf("the collapsed page shows lines %s; want 1 and 204, the collapsed groups' lines skipped", got)
+	}
+	if meta := js[string](t, ctx, heads+`[1].querySelector(".meta").textContent`); !strings.HasPrefix(meta, "200 lines · ") {
+		t.Errorf("the Run tests header says %q; want its 200 lines and its duration", meta)
+	}
+	for _, scheme := range []string{"light", "dark"} {
+		emulateScheme(t, ctx, scheme)
+		screenshot(t, ctx, "log-groups-"+scheme)
+		bad, passes := axeViolations(t, ctx)
+		t.Logf("axe-core on the grouped log (%s): %d rules passed, %d serious or critical", scheme, passes, len(bad))
+		for _, b := range bad {
+			t.Errorf("axe on the grouped log (%s): %s", scheme, b)
+		}
+	}
+	emulateScheme(t, ctx, "light")
+
+	// The keyboard: Enter opens the focused header, Space collapses it.
+	js[bool](t, ctx, heads+`[1].focus(); true`)
+	chromedp.Do(ctx, chromedp.KeyEvent("\r"))
+	waitJS(t, ctx, "Run tests opened by Enter", heads+`[1].getAttribute("aria-expanded") === "true" && document.querySelector('`+row+` .ln[data-line="4"]') !== null`, 5*time.Second)
+	if focused := js[string](t, ctx, `document.activeElement.closest(".group-head")?.querySelector(".name").textContent ?? ""`); focused != "Run tests" {
+		t.Errorf("after Enter the focus is on %q; want it kept on the Run tests header", focused)
+	}
+	chromedp.Do(ctx, chromedp.KeyEvent(" "))
+	waitJS(t, ctx, "Run tests collapsed by Space", heads+`[1].getAttribute("aria-expanded") === "false"`, 5*time.Second)
+	if got := numbers(); got != "1,204" {
+		t.Errorf("collapsed again, the page shows lines %s", got)
+	}
+
+	// A search opens the group its match is in.
+	if err := chromedp.Do(ctx, chromedp.SendKeys(row+" .log-search", "fail: testcheckout")); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "the match", `document.querySelector('`+row+` .log-count').textContent === "1 of 1"`, 5*time.Second)
+	if got := js[string](t, ctx, `document.querySelector('`+row+` mark.current')?.closest('.ln').dataset.line ?? "none"`); got != "154" {
+		t.Errorf("the match is shown on line %s; want 154, inside Run tests", got)
+	}
+	js[bool](t, ctx, `document.querySelector('`+row+` .output').scrollTop = 0; true`)
+	waitJS(t, ctx, "the top of the log rendered", heads+`.length === 2`, 5*time.Second)
+	if got := state(); got != "Set up job=false,Run tests=true" {
+		t.Errorf("after the search the groups at the top are %s; want Run tests opened", got)
+	}
+
+	// A link to a line in a collapsed group opens it, on a fresh load.
+	link := s.srv.URL + "/#job=" + ci.ID.String() + "&line=3"
+	if err := chromedp.Do(ctx, chromedp.Navigate("about:blank"), chromedp.Navigate(link)); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "line 3 marked", `document.querySelector('`+row+` .ln.target[data-line="3"]') !== null`, 10*time.Second)
+	if got := state(); got != "Set up job=true,Run tests=false,Deploy=true" {
+		t.Errorf("after the link the groups are %s; want Set up job opened", got)
+	}
+
+	// The shell session: a group per command, named by it, with its exit.
+	shellRow := rowSelector(shell.ID)
+	chromedp.Do(ctx, chromedp.Click(shellRow+" button.toggle"))
+	cmds := `[...document.querySelectorAll('` + shellRow + ` .group-head')]`
+	waitJS(t, ctx, "three command headers", cmds+`.length === 3`, 10*time.Second)
+	got := js[string](t, ctx, cmds+`.map(e => e.querySelector(".name").textContent + " (" + e.querySelector(".meta").textContent.split(" · ").pop() + (e.classList.contains("failed") ? ", failed" : "") + ")").join(" | ")`)
+	if want := "go build ./... (✓ exit 0) | go test ./... (✗ exit 1, failed) | echo done (✓ exit 0)"; got != want {
+		t.Errorf("the commands read %q; want %q", got, want)
+	}
+	if lines := js[string](t, ctx, `[...document.querySelectorAll('`+shellRow+` .ln[data-line] .txt')].map(e => e.textContent).join("|")`); lines != "$ go build ./...|$ go test ./...|$ echo done|$ " {
+		t.Errorf("the collapsed session shows %q; want the prompt lines only", lines)
+	}
+	js[bool](t, ctx, cmds+`[1].querySelector("button").click(); true`)
+	waitJS(t, ctx, "the failing command opened", `document.querySelector('`+shellRow+` .ln[data-line="4"] .txt')?.textContent === "--- FAIL: TestX (0.00s)"`, 5*time.Second)
+	js[bool](t, ctx, `document.querySelector('`+shellRow+`').scrollIntoView(); true`)
+	for _, scheme := range []string{"light", "dark"} {
+		emulateScheme(t, ctx, scheme)
+		screenshot(t, ctx, "log-commands-"+scheme)
+		bad, _ := axeViolations(t, ctx)
+		for _, b := range bad {
+			t.Errorf("axe on the command groups (%s): %s", scheme, b)
+		}
+	}
+}

@@ -11,7 +11,6 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/jobgen/jobgen/generated/jobs"
-	"github.com/jobgen/jobgen/jobhttp"
 	"github.com/jobgen/jobgen/registry"
 )
 
@@ -77,9 +76,7 @@ func TestPageStaysResponsiveWithAHundredThousandLines(t *testing.T) {
 
 func TestPageRendersARosterOfAThousandJobs(t *testing.T) {
 	ctx := browser(t)
-	s := newServer(t, jobhttp.Options{
-		Session: func(*http.Request) (jobs.SessionID, error) { return "alice", nil },
-	}, registry.WithLimits(registry.Limits{MaxPerOwner: 2000}))
+	s := newServerAs(t, func(*http.Request) (jobs.SessionID, error) { return "alice", nil }, nil, registry.WithLimits(registry.Limits{MaxPerOwner: 2000}))
 	const n = 1000
 	for i := range n {
 		p := &producer{result: make(chan jobs.JobOutcome, 1)}
@@ -108,5 +105,71 @@ func TestPageRendersARosterOfAThousandJobs(t *testing.T) {
 	t.Logf("1,000 jobs: roster rendered in at most %s ms (first frame of the roster stream); the completed tab applied in %s", first, filter)
 	if !strings.Contains(filter, "250 of 1000") {
 		t.Errorf("the completed tab: %s, want 250 of 1000 shown", filter)
+	}
+}
+
+// TestPageStaysResponsiveWithAHundredThousandLinesInFortyGroups: a job of
+// 100,000 lines in 40 GitHub Actions groups shows 40 collapsed headers, a
+// click expands one and a search opens the group of its match, with only
+// the rows in view in the document throughout. It logs the time to the
+// log's first paint and to its last line, to expand a group, and to search
+// and open the match, for the closing note; it asserts no time.
+func TestPageStaysResponsiveWithAHundredThousandLinesInFortyGroups(t *testing.T) {
+	ctx := browser(t)
+	s := pageServer(t)
+	const groups, perGroup = 40, 2500
+	snap, p := s.startRecording("alice", "a build of forty steps", 16<<20)
+	n := 0
+	for g := 1; g <= groups; g++ {
+		var b strings.Builder
+		fmt.Fprintf(&b, "::group::step %d of the long build\n", g)
+		for range perGroup {
+			n++
+			fmt.Fprintf(&b, "%6d \x1b[32mok\x1b[0m   line %d of step %d\n", n, n, g)
+		}
+		b.WriteString("::endgroup::\n")
+		p.job.Append(b.String(), jobs.AppendOptions{Channel: jobs.ChannelStdout})
+	}
+	row := rowSelector(snap.ID)
+	pane := `document.querySelector('` + row + ` .output')`
+	if err := chromedp.Do(ctx, chromedp.Navigate(s.srv.URL+"/"), chromedp.WaitVisible(row+" button.toggle")); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	chromedp.Do(ctx, chromedp.Click(row+" button.toggle"))
+	waitJS(t, ctx, "the log's first rows", pane+`?.querySelector(".ln") != null`, 30*time.Second)
+	firstPaint := time.Since(start)
+	waitJS(t, ctx, "every line", pane+`.dataset.lines === "100000" && `+pane+`.dataset.groups === "40"`, 60*time.Second)
+	allLines := time.Since(start)
+	heads := js[int](t, ctx, pane+`.querySelectorAll(".group-head").length`)
+	if heads != groups {
+		t.Errorf("%d group headers in the document; want all 40, collapsed", heads)
+	}
+	expand := run(t, ctx, chromedp.Evaluate[string](`(async () => {
+		const btn = [...`+pane+`.querySelectorAll("button.log-group")][19], t0 = performance.now();
+		btn.click();
+		await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
+		return (performance.now() - t0).toFixed(1);
+	})()`, chromedp.EvalAwaitPromise))
+	expanded := js[string](t, ctx, `[...`+pane+`.querySelectorAll("button.log-group")][19].getAttribute("aria-expanded")`)
+	search := run(t, ctx, chromedp.Evaluate[string](`(async () => {
+		const input = document.querySelector('`+row+` .log-search'), t0 = performance.now();
+		input.value = "line 87501 of"; input.dispatchEvent(new Event("input"));
+		await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
+		return (performance.now() - t0).toFixed(1);
+	})()`, chromedp.EvalAwaitPromise))
+	match := js[string](t, ctx, `document.querySelector('`+row+` mark.current')?.closest(".ln").dataset.line ?? "none"`)
+	rowsInDOM := js[int](t, ctx, pane+`.querySelectorAll(".ln").length`)
+	maxMs := js[string](t, ctx, pane+`.dataset.maxRenderMs`)
+	t.Logf("100,000 lines in 40 groups: first paint of the log %s after the click, every line in %s (slowest render after a frame %s ms); expand a group %s ms; search and open the match %s ms; %d rows in the document",
+		firstPaint.Round(time.Millisecond), allLines.Round(time.Millisecond), maxMs, expand, search, rowsInDOM)
+	if expanded != "true" {
+		t.Errorf("the 20th group's header says aria-expanded=%s after its click", expanded)
+	}
+	if match != "87501" {
+		t.Errorf("the match is shown on line %s; want 87501, in the collapsed 36th group", match)
+	}
+	if rowsInDOM > 200 {
+		t.Errorf("%d rows in the document for a pane of about 20 visible: the view is not virtualised", rowsInDOM)
 	}
 }

@@ -125,9 +125,7 @@ func screenshot(t *testing.T, ctx context.Context, name string) {
 
 // pageServer serves a registry whose every request is alice's.
 func pageServer(t *testing.T) *server {
-	return newServer(t, jobhttp.Options{
-		Session: func(*http.Request) (jobs.SessionID, error) { return "alice", nil },
-	})
+	return newServerAs(t, func(*http.Request) (jobs.SessionID, error) { return "alice", nil }, nil)
 }
 
 // waitJS polls expr, a JavaScript expression, until it is truthy, failing
@@ -201,9 +199,8 @@ func TestPageShowsTheSessionsJobsAsTheyStart(t *testing.T) {
 
 func TestPageSaysWhyItCannotConnectAndRecovers(t *testing.T) {
 	ctx := browser(t)
-	s := newServer(t, jobhttp.Options{
-		Session:              func(*http.Request) (jobs.SessionID, error) { return "alice", nil },
-		MaxStreamsPerSession: 1,
+	s := newServerAs(t, func(*http.Request) (jobs.SessionID, error) { return "alice", nil }, []jobhttp.Option{
+		jobhttp.WithMaxStreamsPerSession(1),
 	})
 	held := s.stream("/api/jobs/events", "alice", nil)
 	held.mustNext()

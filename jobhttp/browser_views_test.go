@@ -33,10 +33,9 @@ func journalServer(t *testing.T, subagents jobhttp.Subagents) *server {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close(context.Background()) })
-	return newServer(t, jobhttp.Options{
-		Session:   func(*http.Request) (jobs.SessionID, error) { return "alice", nil },
-		History:   jobhttp.StoreHistory(store),
-		Subagents: subagents,
+	return newServerAs(t, func(*http.Request) (jobs.SessionID, error) { return "alice", nil }, []jobhttp.Option{
+		jobhttp.WithHistory(jobhttp.StoreHistory(store)),
+		jobhttp.WithSubagents(subagents),
 	}, registry.WithRecorder(journal.NewRecorder(store, jobs.EncodeFact, jobhistory.StreamOf)))
 }
 

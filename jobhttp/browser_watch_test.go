@@ -95,7 +95,7 @@ func (r *restartable) kill() { r.srv.Close() }
 func TestFourTabsOfThreePanesStayLiveOnOneStreamEachAndResumeAfterARestart(t *testing.T) {
 	first := browser(t)
 	reg := registry.New()
-	h, err := jobhttp.New(jobhttp.Options{Registry: reg, Session: func(*http.Request) (jobs.SessionID, error) { return "alice", nil }})
+	h, err := jobhttp.New(reg, func(*http.Request) (jobs.SessionID, error) { return "alice", nil })
 	if err != nil {
 		t.Fatal(err)
 	}

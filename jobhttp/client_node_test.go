@@ -42,7 +42,7 @@ func TestTheTypeScriptClientAgainstTheHandler(t *testing.T) {
 	}
 	t.Cleanup(func() { store.Close(context.Background()) })
 	reg := registry.New(registry.WithRecorder(journal.NewRecorder(store, jobs.EncodeFact, jobhistory.StreamOf)))
-	h, err := jobhttp.New(jobhttp.Options{Registry: reg, Session: testSession, History: jobhttp.StoreHistory(store), JobFacts: jobhttp.StoreJobFacts(store), MaxStreamsPerSession: 2})
+	h, err := jobhttp.New(reg, testSession, jobhttp.WithHistory(jobhttp.StoreHistory(store)), jobhttp.WithJobFacts(jobhttp.StoreJobFacts(store)), jobhttp.WithMaxStreamsPerSession(2))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/jobgen/jobgen/generated/jobs"
-	"github.com/jobgen/jobgen/jobhttp"
 	"github.com/jobgen/jobgen/registry"
 )
 
@@ -74,7 +73,7 @@ func TestFramesReadyTogetherReachTheConnectionInOneWrite(t *testing.T) {
 	const lines = 12
 	for _, from := range []int{0, 10} {
 		t.Run("from="+strconv.Itoa(from), func(t *testing.T) {
-			s := newServer(t, jobhttp.Options{}, registry.WithLimits(registry.Limits{ObserveMaxFrameBytes: 100}))
+			s := newServer(t, nil, registry.WithLimits(registry.Limits{ObserveMaxFrameBytes: 100}))
 			snap, p := s.startRecording("alice", "burst", 0)
 			var text strings.Builder
 			for i := range lines {

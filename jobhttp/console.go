@@ -36,7 +36,7 @@ func (h *Handler) DownloadRecord(ctx context.Context, req wire.DownloadRecordReq
 	}, nil
 }
 
-// noSubagents is the decline of a subagent route without Options.Subagents.
+// noSubagents is the decline of a subagent route without WithSubagents.
 func noSubagents() error { return httproute.Decline("no subagents are served") }
 
 // ListSubagents implements wire.Server: the continuable children under

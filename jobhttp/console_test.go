@@ -14,7 +14,7 @@ import (
 )
 
 func TestRawAnswersTheRetainedRecordAsPlainText(t *testing.T) {
-	s := newServer(t, jobhttp.Options{})
+	s := newServer(t, nil)
 	snap, p := s.startRecording("alice", "build", 0)
 	p.job.Append("\x1b[32mok\x1b[0m <b>not html</b>\n", jobs.AppendOptions{Channel: jobs.ChannelStdout})
 	p.job.Append("warning\n", jobs.AppendOptions{Channel: jobs.ChannelStderr})
@@ -40,7 +40,7 @@ func TestRawAnswersTheRetainedRecordAsPlainText(t *testing.T) {
 }
 
 func TestRawIsFencedLikeEveryRead(t *testing.T) {
-	s := newServer(t, jobhttp.Options{})
+	s := newServer(t, nil)
 	mine, _ := s.startRecording("alice", "build", 0)
 	plain, _ := s.startPlain("alice", "plain")
 	for _, c := range []struct {
@@ -65,7 +65,7 @@ func TestRawIsFencedLikeEveryRead(t *testing.T) {
 func TestSubagentTreeShowsOnlyTheChildrenUnderTheCallersRoots(t *testing.T) {
 	at := newAgentTree(t)
 	at.settledTree(t)
-	s := newServer(t, jobhttp.Options{Subagents: at.tree})
+	s := newServer(t, []jobhttp.Option{jobhttp.WithSubagents(at.tree)})
 	var nodes []wire.SubagentNode
 	getJSON(t, s, "/api/subagents", "alice", &nodes)
 	var ids []string
@@ -100,7 +100,7 @@ func TestSubagentTreeShowsOnlyTheChildrenUnderTheCallersRoots(t *testing.T) {
 func TestSubagentHistoryHoldsTheChildsMessagesFromItsStream(t *testing.T) {
 	at := newAgentTree(t)
 	at.settledTree(t)
-	s := newServer(t, jobhttp.Options{Subagents: at.tree})
+	s := newServer(t, []jobhttp.Option{jobhttp.WithSubagents(at.tree)})
 	var events []wire.SubagentEvent
 	getJSON(t, s, "/api/subagents/planner/history", "alice", &events)
 	var kinds []string
@@ -122,7 +122,7 @@ func TestSubagentHistoryHoldsTheChildsMessagesFromItsStream(t *testing.T) {
 func TestSubagentEventsStreamTheTreeAsItChanges(t *testing.T) {
 	at := newAgentTree(t)
 	at.settledTree(t)
-	s := newServer(t, jobhttp.Options{Subagents: at.tree})
+	s := newServer(t, []jobhttp.Option{jobhttp.WithSubagents(at.tree)})
 	st := s.stream("/api/subagents/events", "alice", nil)
 	first := st.mustNext()
 	if first.name != "tree" || !strings.Contains(first.data, `"planner-coder"`) {
@@ -148,7 +148,7 @@ func TestSubagentEventsStreamTheTreeAsItChanges(t *testing.T) {
 }
 
 func TestSubagentRoutesAreA404WithoutSubagents(t *testing.T) {
-	s := newServer(t, jobhttp.Options{})
+	s := newServer(t, nil)
 	for _, path := range []string{"/api/subagents", "/api/subagents/events", "/api/subagents/x/history"} {
 		res := s.request("GET", path, "alice", nil, nil)
 		res.Body.Close()

@@ -5,19 +5,26 @@ Server-Sent Events, its raw record, kill, the history of the session from a
 journal, the continuable subagents under the session's roots, and a console
 page that renders all of it.
 
-The caller's session comes from a function the runtime supplies
-(Options.Session); there is no default, and nothing trusts a header or a query
+The caller's session comes from a function the runtime supplies (New's
+second argument); there is no default, and nothing trusts a header or a query
 parameter on its own. Every route is fenced by that session exactly as the
 registry fences reads: a job of another session and a job that does not exist
 answer the same 404, so a remote client cannot probe for ids.
 
 Before the session is asked, the request's Host header must be one of the
-names the server answers for (Options.Hosts; by default the loopback names
+names the server answers for (WithHosts; by default the loopback names
 localhost, 127.0.0.1 and [::1]); any other Host is a 403 for every route.
 This is the defence against DNS rebinding: a page on attacker.example whose
 name is re-pointed at this server is same-origin with it as far as the
 browser knows, Origin and Sec-Fetch-Site included, but its requests still
-say Host: attacker.example.
+say Host: attacker.example. A list replaces the default rather than adding to
+it, so a deployment behind a proxy answers for localhost only if it says so.
+The names are listed, not guessed from the listen address: a Handler may be
+mounted behind any server or proxy, and the connection's local address says
+nothing of the names clients use. An IP literal is refused unless listed, as
+a name is, since a proxy forwarding Host: 127.0.0.1 would otherwise open a
+deployment meant for its listed names; and there are no wildcard entries:
+one entry per name is short, and a wildcard is easy to get wrong.
 
 # Routes
 
@@ -48,7 +55,7 @@ take (405 with Allow), a path parameter that does not parse (404, the same
 or body (400), a body over its limit (413). A route a server does not serve
 is a 404 whose header Jobgen-Not-Served names it: the fleet declines the
 subagent routes and the bulk stop, one host declines the fleet's hosts,
-and a Handler without Options.History or Options.Subagents declines those.
+and a Handler without WithHistory or WithSubagents declines those.
 The wire's own bodies are the vocabulary of spec/wire.yaml (generated/wire),
 and its routes are the http section of that spec: the TypeScript client
 the page uses (Client of @jobgen/jobgen/wire) is generated from them too.
@@ -63,16 +70,16 @@ a timeline with an axis, and the subagent tree; a bulk stop of selected
 rows or of every running job the filters show (bulk.mts), the starts
 waiting for a slot with their place in line (waiting.mts), each job's
 labels, a History section that pages and filters the journal's intervals
-(SearchHistory; every session's for a session Options.Operator allows,
+(SearchHistory; every session's for a session WithOperator allows,
 history.mts), and a job's page opened from its timeline bar with its facts
-in journal order (JobHistory, Options.JobFacts, jobpage.mts). jobgen
+in journal order (JobHistory, WithJobFacts, jobpage.mts). jobgen
 console serves the same page read-only over a journal, an archive or a
 PostgreSQL history. Its TypeScript is compiled
 into static/ (tools/ts/page.sh) and embedded: users need no build step.
 
 # Subagents
 
-Options.Subagents serves a runtime's continuable children (package
+WithSubagents serves a runtime's continuable children (package
 subagent). NewJournalSubagents reads them from the journal the manager
 writes, so settled children stay listed and a restart loses none; it folds
 only what was appended since its last call. A session sees the children
@@ -97,7 +104,7 @@ resume, or one that joined in the middle of a frame) reads the record itself
 up to the next shared frame. A slow client never blocks the producer and
 never grows the server's memory: the shared frames are bounded by the job's
 record, and a client that falls behind the record's window resumes lossy.
-A client that stops reading for Options.WriteTimeout is dropped.
+A client that stops reading for the write timeout (WithWriteTimeout) is dropped.
 
 # Kill
 
@@ -133,8 +140,8 @@ are skipped.
 
 # Limits and shutdown
 
-A session may hold at most Options.MaxStreamsPerSession event streams at once
-(roster and follow together); one more is a 429 with Retry-After and a body
+A session may hold at most 8 event streams at once (WithMaxStreamsPerSession;
+roster and follow together); one more is a 429 with Retry-After and a body
 that says which limit it hit and what to do, and the page shows that and
 retries. Close ends every open stream cleanly (a final "bye" event, which
 the adapter writes once the stream's method has returned) and waits for
@@ -147,8 +154,8 @@ keep-alive connections otherwise hold a descriptor and buffers for good),
 ReadTimeout and WriteTimeout (bounds on plain requests and responses).
 None of them cuts an event stream in use: a stream sets its own write
 deadline before each write, replacing WriteTimeout for it, and writes a
-keep-alive comment every Options.KeepAlive, so a client that stops reading
-or vanishes loses its stream after Options.WriteTimeout and frees its slot.
+keep-alive comment every 15 s (WithKeepAlive), so a client that stops reading
+or vanishes loses its stream after the write timeout and frees its slot.
 Over HTTP/1.1 a stream's body runs to its connection's close (decision
 0226), so a connection that carried a stream carries nothing after it.
 examples/jobsweb shows the values.

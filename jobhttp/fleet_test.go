@@ -46,7 +46,7 @@ func newFleetHost(t testing.TB, schema, name string, lease time.Duration) *fleet
 	}))
 	fh.host = jobs.JobHost{Name: jobs.HostID(name), Incarnation: jobs.NewIncarnationID(), Address: "http://" + srv.Listener.Addr().String()}
 	reg := registry.New(registry.WithRecorder(jobhistory.NewHostRecorder(store, fh.host)))
-	h, err := jobhttp.New(jobhttp.Options{Registry: reg, Session: jobhttp.TrustFleet([]jobhttp.FleetKey{testFleetKey}, nil)})
+	h, err := jobhttp.New(reg, jobhttp.TrustFleet([]jobhttp.FleetKey{testFleetKey}, nil))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -75,7 +75,7 @@ func first[T any](t *testing.T, what string, seq func(func(T, error) bool)) T {
 func TestTheGoClientCallsEveryRouteOfTheHandler(t *testing.T) {
 	ctx := t.Context()
 	store := subagenttest.NewMemStore()
-	s := newServer(t, jobhttp.Options{History: jobhttp.StoreHistory(store), Subagents: oneChildOf{}},
+	s := newServer(t, []jobhttp.Option{jobhttp.WithHistory(jobhttp.StoreHistory(store)), jobhttp.WithSubagents(oneChildOf{})},
 		registry.WithRecorder(journal.NewRecorder(store, jobs.EncodeFact, jobhistory.StreamOf)))
 	c, cover := coveredClient(t, s.h)
 	rec, p := s.startRecording("alice", "recorded", 0)
@@ -154,10 +154,10 @@ func TestTheGoClientCallsEveryRouteOfTheHandler(t *testing.T) {
 	if page, err := c.SearchHistory(ctx, wire.SearchHistoryRequest{}); err != nil || page.Total < 1 || len(page.Intervals) != page.Total {
 		t.Errorf("SearchHistory = %+v, %v; want alice's intervals on one page", page, err)
 	}
-	// JobHistory answers only with Options.JobFacts, which this server leaves
+	// JobHistory answers only with WithJobFacts, which this server leaves
 	// unset: called, it is declined by name.
 	if _, err := c.JobHistory(ctx, wire.JobHistoryRequest{ID: foreign.ID}); err == nil {
-		t.Errorf("JobHistory without Options.JobFacts answered; want it declined")
+		t.Errorf("JobHistory without WithJobFacts answered; want it declined")
 	}
 	stop, _ := s.startPlain("alice", "stopped in bulk")
 	if res, err := c.KillJobs(ctx, wire.KillJobsRequest{Body: wire.KillAllRequest{IDs: []jobs.JobID{stop.ID, foreign.ID}, Reason: "bulk"}}); err != nil || len(res.Results) != 2 {

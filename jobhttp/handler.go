@@ -17,69 +17,6 @@ import (
 	"github.com/jobgen/jobgen/registry"
 )
 
-// Options configure a Handler. Registry and Session are required.
-type Options struct {
-	// Registry is the registry served.
-	Registry *registry.Registry
-	// Session returns the session of the request's caller, as the runtime
-	// authenticates it. An error answers 401 with the error's text withheld.
-	//
-	// Session runs only for a request whose Host header is one of Hosts:
-	// every other request, page and API, reads and writes alike, is a 403
-	// before anything else is looked at. A browser sends cookies and the
-	// same-origin markers to whatever host name a page was loaded from, so
-	// after a DNS rebinding (attacker.example re-pointed at this server) a
-	// page of the attacker's is "same-origin" with it; only the Host header
-	// still says which name the browser thinks it talks to.
-	Session func(*http.Request) (jobs.SessionID, error)
-	// Hosts lists the Host header values the handler answers for: a name or
-	// address ("jobs.example.com", "10.0.0.7", "[fd00::7]") allows any port,
-	// host:port allows that port alone. Names are compared without case and
-	// without a trailing dot. Empty means the loopback names localhost,
-	// 127.0.0.1 and [::1] on any port, which is right for a server listening
-	// on a loopback address; a server reachable under other names must list
-	// them. A listed name is trusted as this server's own: list no name
-	// another party controls.
-	Hosts []string
-	// History, when set, answers /api/history with the caller's execution
-	// intervals, and /api/history/archived with them and the runs of the
-	// history retention archived; without it those routes are a 404.
-	History HistoryFunc
-	// AllHistory, when set, reads every session's execution intervals, for
-	// SearchHistory with all=true by a session Operator allows
-	// (StoreAllHistory reads them from a journal).
-	AllHistory AllHistoryFunc
-	// JobFacts, when set, answers JobHistory, a job's page: the facts of
-	// one job of the caller's history (StoreJobFacts reads them from a
-	// journal); without it that route is a 404.
-	JobFacts JobFactsFunc
-	// Operator reports whether a session may search every session's
-	// history. Nil allows none: the fence, a session sees its own, stays the
-	// default.
-	Operator func(jobs.SessionID) bool
-	// Subagents, when set, answers /api/subagents with the continuable
-	// children under the caller's roots and their histories
-	// (NewJournalSubagents reads them from the manager's journal); without
-	// it those routes are a 404.
-	Subagents Subagents
-	// MaxStreamsPerSession caps the event streams one session holds open at
-	// once; zero means 8. A page holds one roster stream and one follow per
-	// expanded row, so one person rarely needs more than a few; a session
-	// that several people or many tabs share needs a higher cap. A stream
-	// past the cap is a 429 with Retry-After and a body saying what to do,
-	// and the page retries by itself.
-	MaxStreamsPerSession int
-	// WriteTimeout drops a stream whose client has not taken a write for this
-	// long; zero means 30 s.
-	WriteTimeout time.Duration
-	// KeepAlive is how often an idle stream sends a comment line, so proxies
-	// and clients see it is alive; zero means 15 s.
-	KeepAlive time.Duration
-	// Logger receives contained failures. Nil, the default, logs nothing:
-	// the library logs only to a logger it is given.
-	Logger *slog.Logger
-}
-
 // A HistoryFunc returns a session's history: its execution intervals,
 // oldest first, and the runs of its stream that retention archived, with
 // where each went (StoreHistory reads them from a journal). ListHistory
@@ -100,10 +37,10 @@ type AllHistoryFunc func(ctx context.Context) ([]wire.Interval, error)
 // Make one with New; it is safe for concurrent use.
 //
 // Its route methods read the caller's session from their context, where
-// the adapter puts what Options.Session returns; an in-process caller puts
-// one there with WithSession.
+// the adapter puts what New's session function returns; an in-process
+// caller puts one there with WithSession.
 type Handler struct {
-	opts   Options
+	opts   handlerConfig
 	reg    *registry.Registry
 	api    *httproute.Handler // the generated adapter over the route table
 	log    *slog.Logger
@@ -122,45 +59,43 @@ type Handler struct {
 // not compile.
 var _ wire.Server = (*Handler)(nil)
 
-// New returns a Handler serving opts.Registry.
-func New(opts Options) (*Handler, error) {
-	if opts.Registry == nil {
-		return nil, errors.New("jobhttp: Options.Registry is required")
+// New returns a Handler serving reg, with opts applied to the defaults.
+//
+// session returns the session of the request's caller, as the runtime
+// authenticates it; an error answers 401 with the error's text withheld.
+// It runs only for a request whose Host header is one WithHosts allows
+// (by default the loopback names): every other request is a 403 before
+// anything else is looked at. There is no default: the runtime decides who
+// the caller is.
+func New(reg *registry.Registry, session func(*http.Request) (jobs.SessionID, error), opts ...Option) (*Handler, error) {
+	if reg == nil {
+		return nil, errors.New("jobhttp: New: the registry is required")
 	}
-	if opts.Session == nil {
-		return nil, errors.New("jobhttp: Options.Session is required: the runtime decides who the caller is")
+	if session == nil {
+		return nil, errors.New("jobhttp: New: the session function is required: the runtime decides who the caller is")
 	}
-	if opts.MaxStreamsPerSession <= 0 {
-		opts.MaxStreamsPerSession = 8
-	}
-	if opts.WriteTimeout <= 0 {
-		opts.WriteTimeout = 30 * time.Second
-	}
-	if opts.KeepAlive <= 0 {
-		opts.KeepAlive = 15 * time.Second
-	}
-	hosts, err := newHostSet(opts.Hosts)
+	cfg, err := newHandlerConfig(opts)
 	if err != nil {
 		return nil, err
 	}
-	log := opts.Logger
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
+	hosts, err := newHostSet(cfg.Hosts)
+	if err != nil {
+		return nil, err
 	}
 	static, err := fs.Sub(staticFiles, "static")
 	if err != nil {
 		return nil, fmt.Errorf("jobhttp: embedded page: %w", err)
 	}
 	h := &Handler{
-		opts:    opts,
-		reg:     opts.Registry,
-		log:     log,
+		opts:    cfg,
+		reg:     reg,
+		log:     cfg.Logger,
 		hosts:   hosts,
 		static:  static,
-		streams: newSessionStreams(opts.MaxStreamsPerSession),
+		streams: newSessionStreams(cfg.MaxStreamsPerSession),
 		shares:  make(map[jobs.JobID]*share),
 	}
-	h.api = wire.NewHandler(h, routeOptions(opts.Session, opts.WriteTimeout, opts.KeepAlive, log))
+	h.api = wire.NewHandler(h, routeOptions(session, cfg.WriteTimeout, cfg.KeepAlive, cfg.Logger))
 	return h, nil
 }
 
@@ -182,12 +117,12 @@ func routeOptions(session func(*http.Request) (jobs.SessionID, error), writeTime
 	}
 }
 
-// ServeHTTP serves the page and the API to a request for one of
-// Options.Hosts, and refuses every other request with 403.
+// ServeHTTP serves the page and the API to a request for one of the names
+// WithHosts gave, and refuses every other request with 403.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !h.hosts.allows(r.Host) {
 		h.log.Debug("jobhttp: host refused", "host", r.Host)
-		httpError(w, http.StatusForbidden, fmt.Sprintf("host %q is not a name this server answers for: add it to jobhttp Options.Hosts", r.Host))
+		httpError(w, http.StatusForbidden, fmt.Sprintf("host %q is not a name this server answers for: add it to jobhttp.WithHosts", r.Host))
 		return
 	}
 	h.api.ServeHTTP(w, r)
@@ -216,8 +151,9 @@ func (h *Handler) Close(ctx context.Context) error {
 type sessionKey struct{}
 
 // WithSession returns ctx carrying session, the caller a Handler's or a
-// Fleet's route methods serve: what the adapter does with the session
-// Options.Session returns, for a call of a route method in process.
+// Fleet's route methods serve: what the adapter does with the session the
+// session function given to New returns, for a call of a route method in
+// process.
 func WithSession(ctx context.Context, session jobs.SessionID) context.Context {
 	return context.WithValue(ctx, sessionKey{}, session)
 }

@@ -37,14 +37,17 @@ type server struct {
 	srv *httptest.Server
 }
 
-func newServer(t testing.TB, opts jobhttp.Options, regOpts ...registry.Option) *server {
+func newServer(t testing.TB, opts []jobhttp.Option, regOpts ...registry.Option) *server {
+	t.Helper()
+	return newServerAs(t, testSession, opts, regOpts...)
+}
+
+// newServerAs is newServer with the runtime's session function session
+// instead of the test header's.
+func newServerAs(t testing.TB, session func(*http.Request) (jobs.SessionID, error), opts []jobhttp.Option, regOpts ...registry.Option) *server {
 	t.Helper()
 	reg := registry.New(regOpts...)
-	opts.Registry = reg
-	if opts.Session == nil {
-		opts.Session = testSession
-	}
-	h, err := jobhttp.New(opts)
+	h, err := jobhttp.New(reg, session, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}

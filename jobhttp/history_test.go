@@ -49,7 +49,7 @@ func TestHistoryOfAnArchivedSessionServesWhatIsLiveAndSaysWhatWasArchived(t *tes
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close(context.Background()) })
-	s := newServer(t, jobhttp.Options{History: jobhttp.StoreHistory(store)},
+	s := newServer(t, []jobhttp.Option{jobhttp.WithHistory(jobhttp.StoreHistory(store))},
 		registry.WithRecorder(journal.NewRecorder(store, jobs.EncodeFact, jobhistory.StreamOf)))
 	run := func(label string) jobs.JobSnapshot {
 		snap, p := s.startPlain("alice", label)
@@ -169,13 +169,12 @@ func TestPageTimelineSaysWhatWasArchived(t *testing.T) {
 	}
 	t.Cleanup(func() { store.Close(context.Background()) })
 	live := jobhttp.StoreHistory(store)
-	s := newServer(t, jobhttp.Options{
-		Session: func(*http.Request) (jobs.SessionID, error) { return "alice", nil },
-		History: func(ctx context.Context, session jobs.SessionID) (wire.History, error) {
+	s := newServerAs(t, func(*http.Request) (jobs.SessionID, error) { return "alice", nil }, []jobhttp.Option{
+		jobhttp.WithHistory(func(ctx context.Context, session jobs.SessionID) (wire.History, error) {
 			h, err := live(ctx, session)
 			h.Archived = []wire.ArchivedRange{{First: 1, Through: 40, Archive: "/srv/archive/2026-01.journal"}, {First: 41, Through: 44}}
 			return h, err
-		},
+		}),
 	}, registry.WithRecorder(journal.NewRecorder(store, jobs.EncodeFact, jobhistory.StreamOf)))
 	s.startRecording("alice", "watch", 0)
 	if err := chromedp.Do(ctx, chromedp.Navigate(s.srv.URL+"/"), chromedp.WaitVisible(`#timeline svg rect.bar`)); err != nil {

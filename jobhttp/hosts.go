@@ -7,8 +7,8 @@ import (
 	"strings"
 )
 
-// loopbackHosts are the names a Handler answers for when Options.Hosts is
-// empty: a server reached only from its own machine.
+// loopbackHosts are the names a Handler answers for when WithHosts gave
+// none: a server reached only from its own machine.
 var loopbackHosts = []string{"localhost", "127.0.0.1", "[::1]"}
 
 // A hostSet is the set of Host header values a Handler answers for: names
@@ -18,7 +18,7 @@ type hostSet struct {
 	exact   map[string]bool // "host:port", the host normalised
 }
 
-// newHostSet parses Options.Hosts; an empty list is the loopback names.
+// newHostSet parses the names WithHosts gave; an empty list is the loopback names.
 func newHostSet(list []string) (hostSet, error) {
 	if len(list) == 0 {
 		list = loopbackHosts
@@ -27,7 +27,7 @@ func newHostSet(list []string) (hostSet, error) {
 	for _, entry := range list {
 		host, port, ok := splitHost(entry)
 		if !ok || strings.ContainsAny(entry, "/@?#* ") {
-			return hostSet{}, fmt.Errorf("jobhttp: Options.Hosts: %q is not a host name or host:port", entry)
+			return hostSet{}, fmt.Errorf("jobhttp: WithHosts: %q is not a host name or host:port", entry)
 		}
 		if port == "" {
 			s.anyPort[host] = true
@@ -47,7 +47,7 @@ func (s hostSet) allows(hostHeader string) bool {
 	return s.anyPort[host] || (port != "" && s.exact[net.JoinHostPort(host, port)])
 }
 
-// splitHost splits a Host header value (or an Options.Hosts entry) into its
+// splitHost splits a Host header value (or a WithHosts entry) into its
 // normalised host — lower case, without a trailing dot, an IPv6 address
 // without brackets in its canonical form — and its port, which may be empty.
 // It refuses an empty host and a port that is not a number. A bare IPv6

@@ -22,10 +22,10 @@ import (
 // is even asked.
 func TestAReboundHostIsRefusedOnEveryRoute(t *testing.T) {
 	var asked atomic.Int64
-	s := newServer(t, jobhttp.Options{Session: func(r *http.Request) (jobs.SessionID, error) {
+	s := newServerAs(t, func(r *http.Request) (jobs.SessionID, error) {
 		asked.Add(1)
 		return testSession(r)
-	}})
+	}, nil)
 	snap, p := s.startRecording("alice", "build", 0)
 	p.job.Append("secret output\n", jobs.AppendOptions{})
 	u, _ := url.Parse(s.srv.URL)
@@ -54,8 +54,8 @@ func TestAReboundHostIsRefusedOnEveryRoute(t *testing.T) {
 		}
 		body, _ := io.ReadAll(res.Body)
 		res.Body.Close()
-		if res.StatusCode != http.StatusForbidden || !strings.Contains(string(body), "Options.Hosts") {
-			t.Errorf("%s %s with Host %s: %s %s, want 403 naming Options.Hosts", tc.method, tc.path, rebound, res.Status, body)
+		if res.StatusCode != http.StatusForbidden || !strings.Contains(string(body), "WithHosts") {
+			t.Errorf("%s %s with Host %s: %s %s, want 403 naming WithHosts", tc.method, tc.path, rebound, res.Status, body)
 		}
 		if strings.Contains(string(body), "secret") {
 			t.Errorf("%s %s with Host %s leaked output: %s", tc.method, tc.path, rebound, body)
@@ -69,7 +69,7 @@ func TestAReboundHostIsRefusedOnEveryRoute(t *testing.T) {
 	}
 }
 
-// TestHostsDecideWhichNamesAreServed: without Options.Hosts only the
+// TestHostsDecideWhichNamesAreServed: without WithHosts only the
 // loopback names are served, on any port; a list replaces them, a bare name
 // matching any port and host:port that port alone.
 func TestHostsDecideWhichNamesAreServed(t *testing.T) {
@@ -90,7 +90,7 @@ func TestHostsDecideWhichNamesAreServed(t *testing.T) {
 		no:    []string{"localhost", "127.0.0.1:80", "10.0.0.7", "10.0.0.7:80", "example.com", "evil.jobs.example.com"},
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
-			h, err := jobhttp.New(jobhttp.Options{Registry: registry.New(), Session: testSession, Hosts: tc.hosts})
+			h, err := jobhttp.New(registry.New(), testSession, jobhttp.WithHosts(tc.hosts...))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -123,9 +123,9 @@ func contains(list []string, v string) bool {
 
 func TestNewRefusesAHostsEntryThatIsNoHost(t *testing.T) {
 	for _, entry := range []string{"", "http://jobs.example", "jobs.example/path", "*.example", "jobs.example:", "[::1", "user@jobs.example"} {
-		_, err := jobhttp.New(jobhttp.Options{Registry: registry.New(), Session: testSession, Hosts: []string{entry}})
-		if err == nil || !strings.Contains(err.Error(), "Options.Hosts") {
-			t.Errorf("Hosts %q: %v, want an error naming Options.Hosts", entry, err)
+		_, err := jobhttp.New(registry.New(), testSession, jobhttp.WithHosts(entry))
+		if err == nil || !strings.Contains(err.Error(), "WithHosts") {
+			t.Errorf("Hosts %q: %v, want an error naming WithHosts", entry, err)
 		}
 	}
 }

@@ -12,7 +12,6 @@ import (
 
 	"github.com/jobgen/jobgen/generated/jobs"
 	"github.com/jobgen/jobgen/generated/wire"
-	"github.com/jobgen/jobgen/jobhttp"
 )
 
 // A keyboard is a terminal job's input as the test sees it: what it was
@@ -84,7 +83,7 @@ func (s *server) postInput(id, session, body string, header map[string]string) (
 }
 
 func TestInputTypesIntoATerminalJob(t *testing.T) {
-	s := newServer(t, jobhttp.Options{})
+	s := newServer(t, nil)
 	snap, _, k := s.startTerminal("alice", "shell")
 	status, answer, refused := s.postInput(snap.ID.String(), "alice", `{"text":"ls -l\n"}`, s.sameOrigin())
 	if status != http.StatusOK {
@@ -101,7 +100,7 @@ func TestInputTypesIntoATerminalJob(t *testing.T) {
 // TestInputIsRefusedWhatKillIsRefused: the origin, host and session rules of
 // kill hold for input, and a refused input types nothing.
 func TestInputIsRefusedWhatKillIsRefused(t *testing.T) {
-	s := newServer(t, jobhttp.Options{})
+	s := newServer(t, nil)
 	snap, _, k := s.startTerminal("alice", "shell")
 	for _, tc := range []struct {
 		name    string
@@ -129,7 +128,7 @@ func TestInputIsRefusedWhatKillIsRefused(t *testing.T) {
 }
 
 func TestInputRefusesWhatNoTerminalTakes(t *testing.T) {
-	s := newServer(t, jobhttp.Options{})
+	s := newServer(t, nil)
 	live, _, k := s.startTerminal("alice", "shell")
 	settled, settledProducer, _ := s.startTerminal("alice", "done")
 	settledProducer.finish(jobs.JobStatusCompleted, "exit status 0")

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/jobgen/jobgen/generated/jobs"
-	"github.com/jobgen/jobgen/jobhttp"
 	"github.com/jobgen/jobgen/procjob"
 )
 
@@ -17,7 +16,7 @@ import (
 // a program under a pseudo-terminal, and its answer comes back on the
 // follow stream, on the terminal channel.
 func TestInputOverTheWireReachesARealTerminal(t *testing.T) {
-	s := newServer(t, jobhttp.Options{})
+	s := newServer(t, nil)
 	snap, err := s.reg.Start(t.Context(), procjob.Start(procjob.Options{
 		Command:  []string{"sh", "-c", "read line; echo got:$line"},
 		Owner:    "alice",

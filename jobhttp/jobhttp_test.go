@@ -24,15 +24,8 @@ import (
 	"github.com/jobgen/jobgen/registry"
 )
 
-func TestNewRequiresASessionFunction(t *testing.T) {
-	_, err := jobhttp.New(jobhttp.Options{Registry: registry.New()})
-	if err == nil || !strings.Contains(err.Error(), "Session is required") {
-		t.Fatalf("New without Session: %v, want an error saying Session is required", err)
-	}
-}
-
 func TestARequestWithoutASessionIsUnauthorized(t *testing.T) {
-	s := newServer(t, jobhttp.Options{})
+	s := newServer(t, nil)
 	for _, path := range []string{"/api/jobs", "/api/jobs/events"} {
 		res := s.request("GET", path, "", nil, nil)
 		res.Body.Close()
@@ -43,7 +36,7 @@ func TestARequestWithoutASessionIsUnauthorized(t *testing.T) {
 }
 
 func TestTheRosterHoldsOnlyTheCallersJobs(t *testing.T) {
-	s := newServer(t, jobhttp.Options{})
+	s := newServer(t, nil)
 	mine, _ := s.startRecording("alice", "build", 0)
 	s.startPlain("bob", "deploy")
 
@@ -59,7 +52,7 @@ func TestTheRosterHoldsOnlyTheCallersJobs(t *testing.T) {
 }
 
 func TestForeignAndUnknownJobsAnswerTheSame404(t *testing.T) {
-	s := newServer(t, jobhttp.Options{})
+	s := newServer(t, nil)
 	bobs, _ := s.startRecording("bob", "secret", 0)
 	unknown := jobs.NewJobID()
 	var bodies []string
@@ -92,7 +85,7 @@ func TestForeignAndUnknownJobsAnswerTheSame404(t *testing.T) {
 }
 
 func TestFollowStreamsFramesWithTheNextOffsetAsID(t *testing.T) {
-	s := newServer(t, jobhttp.Options{})
+	s := newServer(t, nil)
 	snap, p := s.startRecording("alice", "build", 0)
 	p.job.Append("fetch\n", jobs.AppendOptions{Channel: jobs.ChannelStdout})
 
@@ -125,7 +118,7 @@ func TestFollowStreamsFramesWithTheNextOffsetAsID(t *testing.T) {
 func TestFollowResumesFromLastEventIDOrFrom(t *testing.T) {
 	for _, how := range []string{"Last-Event-ID", "from"} {
 		t.Run(how, func(t *testing.T) {
-			s := newServer(t, jobhttp.Options{})
+			s := newServer(t, nil)
 			snap, p := s.startRecording("alice", "build", 0)
 			p.job.Append("one\n", jobs.AppendOptions{})
 			p.job.Append("two\n", jobs.AppendOptions{})
@@ -153,7 +146,7 @@ func TestFollowResumesFromLastEventIDOrFrom(t *testing.T) {
 }
 
 func TestFollowResumesLossyPastTheRetainedWindow(t *testing.T) {
-	s := newServer(t, jobhttp.Options{})
+	s := newServer(t, nil)
 	snap, p := s.startRecording("alice", "noisy", 16)
 	for i := range 10 {
 		p.job.Append(fmt.Sprintf("line %02d\n", i), jobs.AppendOptions{}) // 8 bytes each
@@ -171,7 +164,7 @@ func TestFollowResumesLossyPastTheRetainedWindow(t *testing.T) {
 }
 
 func TestFollowRefusesBadOffsetsWith400(t *testing.T) {
-	s := newServer(t, jobhttp.Options{})
+	s := newServer(t, nil)
 	snap, p := s.startRecording("alice", "build", 0)
 	p.job.Append("abc", jobs.AppendOptions{})
 	for _, tc := range []struct{ query, header string }{
@@ -194,7 +187,7 @@ func TestFollowRefusesBadOffsetsWith400(t *testing.T) {
 }
 
 func TestFollowOfAPlainJobIsRefused(t *testing.T) {
-	s := newServer(t, jobhttp.Options{})
+	s := newServer(t, nil)
 	snap, _ := s.startPlain("alice", "quiet")
 	res := s.request("GET", "/api/jobs/"+snap.ID.String()+"/follow", "alice", nil, nil)
 	res.Body.Close()
@@ -204,7 +197,7 @@ func TestFollowOfAPlainJobIsRefused(t *testing.T) {
 }
 
 func TestKillRefusesWhatACrossSiteFormCouldSend(t *testing.T) {
-	s := newServer(t, jobhttp.Options{})
+	s := newServer(t, nil)
 	snap, _ := s.startRecording("alice", "build", 0)
 	path := "/api/jobs/" + snap.ID.String() + "/kill"
 	for _, tc := range []struct {
@@ -248,7 +241,7 @@ func TestKillRefusesWhatACrossSiteFormCouldSend(t *testing.T) {
 }
 
 func TestEventStreamsPerSessionAreCapped(t *testing.T) {
-	s := newServer(t, jobhttp.Options{MaxStreamsPerSession: 2})
+	s := newServer(t, []jobhttp.Option{jobhttp.WithMaxStreamsPerSession(2)})
 	a := s.stream("/api/jobs/events", "alice", nil)
 	b := s.stream("/api/jobs/events", "alice", nil)
 	a.mustNext()
@@ -260,7 +253,7 @@ func TestEventStreamsPerSessionAreCapped(t *testing.T) {
 		t.Fatalf("third stream: %s, want 429", res.Status)
 	}
 	// The refusal says what to do: which limit, what to close, when to retry.
-	for _, want := range []string{"cap of open event streams (2, jobhttp Options.MaxStreamsPerSession)", "close another page", "retry in 5 s"} {
+	for _, want := range []string{"cap of open event streams (2, jobhttp.WithMaxStreamsPerSession)", "close another page", "retry in 5 s"} {
 		if !strings.Contains(string(body), want) {
 			t.Errorf("429 body %s does not say %q", body, want)
 		}
@@ -286,7 +279,7 @@ func TestEventStreamsPerSessionAreCapped(t *testing.T) {
 }
 
 func TestRosterEventsComeOncePerLifecycleChangeNeverPerAppend(t *testing.T) {
-	s := newServer(t, jobhttp.Options{})
+	s := newServer(t, nil)
 	st := s.stream("/api/jobs/events", "alice", nil)
 	if ev := st.mustNext(); ev.name != "roster" || ev.data != "[]" {
 		t.Fatalf("first roster event %+v, want an empty roster", ev)
@@ -308,7 +301,7 @@ func TestRosterEventsComeOncePerLifecycleChangeNeverPerAppend(t *testing.T) {
 }
 
 func TestCloseEndsOpenStreamsCleanly(t *testing.T) {
-	s := newServer(t, jobhttp.Options{})
+	s := newServer(t, nil)
 	snap, _ := s.startRecording("alice", "forever", 0)
 	follow := s.stream("/api/jobs/"+snap.ID.String()+"/follow", "alice", nil)
 	follow.nextFrame()
@@ -338,7 +331,7 @@ func TestCloseEndsOpenStreamsCleanly(t *testing.T) {
 // connection's buffers are full the server drops it after WriteTimeout, and
 // the heap stays bounded by the job's record however much passes through.
 func TestASlowFollowerNeverBlocksTheProducer(t *testing.T) {
-	s := newServer(t, jobhttp.Options{WriteTimeout: 200 * time.Millisecond, MaxStreamsPerSession: 1})
+	s := newServer(t, []jobhttp.Option{jobhttp.WithWriteTimeout(200 * time.Millisecond), jobhttp.WithMaxStreamsPerSession(1)})
 	snap, p := s.startRecording("alice", "firehose", 64<<10)
 
 	conn, err := net.Dial("tcp", strings.TrimPrefix(s.srv.URL, "http://"))
@@ -383,7 +376,7 @@ func TestHistoryAnswersOnlyTheSessionsIntervalsFromTheJournal(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close(context.Background()) })
-	s := newServer(t, jobhttp.Options{History: jobhttp.StoreHistory(store)},
+	s := newServer(t, []jobhttp.Option{jobhttp.WithHistory(jobhttp.StoreHistory(store))},
 		registry.WithRecorder(journal.NewRecorder(store, jobs.EncodeFact, jobhistory.StreamOf)))
 	mine, p := s.startRecording("alice", "build", 0)
 	s.startPlain("bob", "other")
@@ -403,7 +396,7 @@ func TestHistoryAnswersOnlyTheSessionsIntervalsFromTheJournal(t *testing.T) {
 }
 
 func TestHistoryIsA404WithoutAJournal(t *testing.T) {
-	s := newServer(t, jobhttp.Options{})
+	s := newServer(t, nil)
 	res := s.request("GET", "/api/history", "alice", nil, nil)
 	res.Body.Close()
 	if res.StatusCode != http.StatusNotFound {
@@ -432,7 +425,7 @@ func TestThePagesDecodersAreTheCompiledTypeScript(t *testing.T) {
 // the error.
 func TestAKillThatFailsIsA502AndLogged(t *testing.T) {
 	var logs syncBuffer
-	s := newServer(t, jobhttp.Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	s := newServer(t, []jobhttp.Option{jobhttp.WithLogger(slog.New(slog.NewTextHandler(&logs, nil)))})
 	ended := make(chan struct{})
 	t.Cleanup(func() { close(ended) }) // before the server's cleanup, which closes the registry
 	snap, err := s.reg.Start(context.Background(), jobs.PlainJobStart{

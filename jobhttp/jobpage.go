@@ -14,7 +14,7 @@ import (
 )
 
 // JobHistory implements wire.Server: a job's page, its facts from the
-// caller's history (Options.JobFacts) and the interval they project to. A
+// caller's history (WithJobFacts) and the interval they project to. A
 // job of which the caller's history holds no fact is the one 404, unknown
 // and foreign alike.
 func (h *Handler) JobHistory(ctx context.Context, req wire.JobHistoryRequest) (wire.JobHistory, error) {

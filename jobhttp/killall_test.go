@@ -11,7 +11,6 @@ import (
 
 	"github.com/jobgen/jobgen/generated/jobs"
 	"github.com/jobgen/jobgen/generated/wire"
-	"github.com/jobgen/jobgen/jobhttp"
 	"github.com/jobgen/jobgen/registry"
 )
 
@@ -29,7 +28,7 @@ func (s *server) bulkKill(session, body string, header map[string]string) (*http
 }
 
 func TestBulkKillByIDsAnswersEachJobAndKeepsTheFence(t *testing.T) {
-	s := newServer(t, jobhttp.Options{})
+	s := newServer(t, nil)
 	a, _ := s.startRecording("alice", "build", 0)
 	b, _ := s.startPlain("alice", "lint")
 	foreign, _ := s.startPlain("bob", "deploy")
@@ -64,7 +63,7 @@ func TestBulkKillByIDsAnswersEachJobAndKeepsTheFence(t *testing.T) {
 }
 
 func TestBulkKillByMatchStopsOnlyTheMatchingLiveJobs(t *testing.T) {
-	s := newServer(t, jobhttp.Options{})
+	s := newServer(t, nil)
 	build, _ := s.startRecording("alice", "nightly build", 0)
 	lint, _ := s.startPlain("alice", "lint")
 	bobs, _ := s.startRecording("bob", "nightly build", 0)
@@ -88,7 +87,7 @@ func TestBulkKillByMatchStopsOnlyTheMatchingLiveJobs(t *testing.T) {
 }
 
 func TestBulkKillRefusesABodyThatNamesNoJobs(t *testing.T) {
-	s := newServer(t, jobhttp.Options{})
+	s := newServer(t, nil)
 	snap, _ := s.startPlain("alice", "lint")
 	many, _ := json.Marshal(wire.KillAllRequest{IDs: make([]jobs.JobID, 1001)})
 	for _, tc := range []struct {
@@ -132,7 +131,7 @@ func waitStatus(t *testing.T, r *registry.Registry, caller jobs.SessionID, id jo
 }
 
 func TestWaitingStartsAreListedWithTheirPlaceInLine(t *testing.T) {
-	s := newServer(t, jobhttp.Options{}, registry.WithLimits(registry.Limits{MaxPerOwner: 1}))
+	s := newServer(t, nil, registry.WithLimits(registry.Limits{MaxPerOwner: 1}))
 	_, running := s.startPlain("alice", "holds the slot")
 	errs := make(chan error, 2)
 	for _, label := range []string{"first in line", "second in line"} {

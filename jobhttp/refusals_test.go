@@ -11,7 +11,6 @@ import (
 
 	"github.com/jobgen/jobgen/generated/jobs"
 	"github.com/jobgen/jobgen/generated/wire"
-	"github.com/jobgen/jobgen/jobhttp"
 	"github.com/jobgen/jobgen/journal/pgstore/pgtest"
 )
 
@@ -84,7 +83,7 @@ func checkRefusals(t *testing.T, s *server, routes []route) {
 // methods it takes, and every path no route has a 404, each a
 // wire.ErrorBody as every other refusal is, and never the mux's plain text.
 func TestEveryRefusalOfAHandlersRoutesIsAnErrorBody(t *testing.T) {
-	checkRefusals(t, newServer(t, jobhttp.Options{}), handlerRoutes)
+	checkRefusals(t, newServer(t, nil), handlerRoutes)
 }
 
 // The same of a Fleet, whose routes are the Handler's and its own.

@@ -113,7 +113,7 @@ func killResult(k registry.KillResult) wire.KillResult {
 }
 
 // ListHistory implements wire.Server: the session's history from
-// Options.History, declined without one.
+// WithHistory, declined without one.
 func (h *Handler) ListHistory(ctx context.Context, req wire.ListHistoryRequest) ([]httproute.With[wire.Interval, wire.FleetPlacement], error) {
 	hist, err := h.history(ctx)
 	if err != nil {
@@ -123,7 +123,7 @@ func (h *Handler) ListHistory(ctx context.Context, req wire.ListHistoryRequest) 
 }
 
 // ArchivedHistory implements wire.Server: the session's history from
-// Options.History with the runs of it retention archived, declined without
+// WithHistory with the runs of it retention archived, declined without
 // one.
 func (h *Handler) ArchivedHistory(ctx context.Context, req wire.ArchivedHistoryRequest) (wire.History, error) {
 	hist, err := h.history(ctx)
@@ -136,7 +136,7 @@ func (h *Handler) ArchivedHistory(ctx context.Context, req wire.ArchivedHistoryR
 	return hist, nil
 }
 
-// history reads the caller's history from Options.History, for the two
+// history reads the caller's history from the function WithHistory gave, for the two
 // routes that answer it.
 func (h *Handler) history(ctx context.Context) (wire.History, error) {
 	session, err := sessionOf(ctx)

@@ -22,7 +22,7 @@ const (
 
 // SearchHistory implements wire.Server: a page of the caller's history,
 // newest registration first, filtered; with all, every session's, for a
-// session Options.Operator allows. The filter runs over the whole
+// session WithOperator allows. The filter runs over the whole
 // projection, so Total and the cursor (an index into the filtered, newest
 // first list) are exact for the history as this request read it (decision
 // 0213).

@@ -21,11 +21,11 @@ import (
 // history reads, with "root" allowed to search every session.
 func historyServer(t *testing.T) *server {
 	store := subagenttest.NewMemStore()
-	return newServer(t, jobhttp.Options{
-		History:    jobhttp.StoreHistory(store),
-		AllHistory: jobhttp.StoreAllHistory(store),
-		JobFacts:   jobhttp.StoreJobFacts(store),
-		Operator:   func(s jobs.SessionID) bool { return s == "root" },
+	return newServer(t, []jobhttp.Option{
+		jobhttp.WithHistory(jobhttp.StoreHistory(store)),
+		jobhttp.WithAllHistory(jobhttp.StoreAllHistory(store)),
+		jobhttp.WithJobFacts(jobhttp.StoreJobFacts(store)),
+		jobhttp.WithOperator(func(s jobs.SessionID) bool { return s == "root" }),
 	}, registry.WithRecorder(journal.NewRecorder(store, jobs.EncodeFact, jobhistory.StreamOf)),
 		registry.WithLimits(registry.Limits{MaxPerOwner: 1000}))
 }

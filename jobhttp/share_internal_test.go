@@ -167,7 +167,7 @@ func wantEvents(t *testing.T, frames []jobs.OutputFrame, froms []int64, cursor i
 func TestAShareServesOnlyTheJobItFollows(t *testing.T) {
 	id := jobs.NewJobID()
 	reg := registry.New(registry.WithIDs(func() jobs.JobID { return id }))
-	h, err := New(Options{Registry: reg, Session: func(*http.Request) (jobs.SessionID, error) { return "alice", nil }})
+	h, err := New(reg, func(*http.Request) (jobs.SessionID, error) { return "alice", nil })
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -62,8 +62,9 @@ func TestStreamsWorkBehindAMiddlewareWithoutFlush(t *testing.T) {
 		t.Run(route, func(t *testing.T) {
 			var logs syncBuffer
 			reg := registry.New()
-			h, err := jobhttp.New(jobhttp.Options{Registry: reg, Session: testSession,
-				Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+			h, err := jobhttp.New(reg, testSession,
+				jobhttp.WithLogger(slog.New(slog.NewTextHandler(&logs, nil))),
+			)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -43,7 +43,7 @@ func (s *sessionStreams) open(session jobs.SessionID) (release func(), err error
 	}
 	if n := s.perSess[session]; n >= s.max {
 		return nil, httproute.Refusef(http.StatusTooManyRequests, "this session is at its cap of open event streams "+
-			"(%d, jobhttp Options.MaxStreamsPerSession): close another page or followed job of the session, "+
+			"(%d, jobhttp.WithMaxStreamsPerSession): close another page or followed job of the session, "+
 			"or raise the cap; retry in %s s", n, streamRetryAfter).WithHeader("Retry-After", streamRetryAfter)
 	}
 	s.perSess[session]++

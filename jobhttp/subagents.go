@@ -16,7 +16,7 @@ import (
 )
 
 // Subagents is what the handler serves of a runtime's continuable children
-// (Options.Subagents). Both methods are fenced by session: a session sees
+// (WithSubagents). Both methods are fenced by session: a session sees
 // only the children under its own roots, and a child under another's is
 // ErrNoSuchChild, like one that does not exist.
 type Subagents interface {

@@ -55,11 +55,11 @@ func (noChildren) History(context.Context, jobs.SessionID, jobs.SessionID) ([]wi
 // spec adds is walked here without a change.
 func TestEveryRouteOfEveryServerAnswersTheWireSpec(t *testing.T) {
 	store := subagenttest.NewMemStore()
-	full := newServer(t, jobhttp.Options{History: jobhttp.StoreHistory(store), Subagents: noChildren{}},
+	full := newServer(t, []jobhttp.Option{jobhttp.WithHistory(jobhttp.StoreHistory(store)), jobhttp.WithSubagents(noChildren{})},
 		registry.WithRecorder(journal.NewRecorder(store, jobs.EncodeFact, jobhistory.StreamOf)))
 	snap, p := full.startRecording("alice", "walked", 0)
 	p.job.Append("walked\n", jobs.AppendOptions{})
-	bare := newServer(t, jobhttp.Options{})
+	bare := newServer(t, nil)
 	fleet, fleetJob := newWalkedFleet(t)
 	total := 0
 	for _, tc := range []struct {
@@ -116,7 +116,7 @@ func newWalkedFleet(t *testing.T) (*jobhttp.Fleet, jobs.JobID) {
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { host.ServeHTTP(w, r) }))
 	place := jobs.JobHost{Name: "walked", Incarnation: jobs.NewIncarnationID(), Address: "http://" + srv.Listener.Addr().String()}
 	reg := registry.New(registry.WithRecorder(jobhistory.NewHostRecorder(store, place)))
-	host, err := jobhttp.New(jobhttp.Options{Registry: reg, Session: jobhttp.TrustFleet([]jobhttp.FleetKey{testFleetKey}, nil)})
+	host, err := jobhttp.New(reg, jobhttp.TrustFleet([]jobhttp.FleetKey{testFleetKey}, nil))
 	if err != nil {
 		t.Fatal(err)
 	}

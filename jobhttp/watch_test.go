@@ -65,7 +65,7 @@ func followText(t *testing.T, f wire.WatchFrame) string {
 // reconnect with the last frame's id resumes each follow at its own offset,
 // with no byte twice and none lost (decision 0198).
 func TestWatchCarriesEveryViewOnOneStreamAndResumesEachFromItsOwnOffset(t *testing.T) {
-	s := newServer(t, jobhttp.Options{MaxStreamsPerSession: 1})
+	s := newServer(t, []jobhttp.Option{jobhttp.WithMaxStreamsPerSession(1)})
 	a, pa := s.startRecording("alice", "a", 0)
 	b, pb := s.startRecording("alice", "b", 0)
 	pa.job.Append("a1\n", jobs.AppendOptions{})
@@ -160,7 +160,7 @@ func waitWatch(t *testing.T, s *server, lastID string) (*stream, wire.WatchOpene
 // text is the stream's 400; a follow of a job that is not the caller's is
 // the view's own 404, and the stream goes on.
 func TestWatchRefusesMalformedViewsAndAViewRefusesAsItsRoute(t *testing.T) {
-	s := newServer(t, jobhttp.Options{})
+	s := newServer(t, nil)
 	for _, views := range []string{"r", "r=Nope", "r=WatchJobs;r=WatchJobs", "f=FollowJob", "f=FollowJob:x", "f=FollowJob:" + jobs.NewJobID().String() + "@01", "r=WatchJobs:x"} {
 		if res := s.request("GET", "/api/watch?views="+url.QueryEscape(views), "alice", nil, nil); res.StatusCode != http.StatusBadRequest {
 			t.Errorf("views %q: %s, want 400", views, res.Status)

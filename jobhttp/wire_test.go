@@ -42,7 +42,7 @@ func TestEveryBodyIsTheWireSpecs(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close(context.Background()) })
-	s := newServer(t, jobhttp.Options{History: jobhttp.StoreHistory(store), MaxStreamsPerSession: 1},
+	s := newServer(t, []jobhttp.Option{jobhttp.WithHistory(jobhttp.StoreHistory(store)), jobhttp.WithMaxStreamsPerSession(1)},
 		registry.WithRecorder(journal.NewRecorder(store, jobs.EncodeFact, jobhistory.StreamOf)))
 	rec, p := s.startRecording("alice", "build", 0)
 	plain, _ := s.startPlain("alice", "plain")
@@ -102,7 +102,7 @@ func TestEveryBodyIsTheWireSpecs(t *testing.T) {
 // served as JavaScript; the TypeScript and declarations they are compiled
 // from, and the compiler's config, stay out of the binary.
 func TestThePageServesItsJavaScriptNotItsSources(t *testing.T) {
-	s := newServer(t, jobhttp.Options{})
+	s := newServer(t, nil)
 	for path, want := range map[string]int{
 		"/app.mjs": http.StatusOK, "/tree.mjs": http.StatusOK, "/jobs.mjs": http.StatusOK, "/wire.mjs": http.StatusOK, "/runtime.mjs": http.StatusOK,
 		"/app.mts": http.StatusNotFound, "/wire.d.mts": http.StatusNotFound, "/tsconfig.json": http.StatusNotFound,

@@ -153,12 +153,15 @@ byte. What the damage means depends on what follows it:
     are one torn line). Open cuts the file at the damage (truncate, then
     fsync), logs the cut with its offset and size, and appends after the
     last valid record; records cut off were never flushed, since a
-    successful Flush synced every byte before them.
+    successful Flush synced every byte before them. Only a write cut short
+    is cut, as etcd's WAL repairs only an unexpected EOF: cutting a whole
+    bad record too would lose a flushed record silently.
 
 The search costs a pass over the file: a candidate's framing is bounded, and
 the CRC of its fact, which runs to the end of the line, is derived from CRCs
 of prefixes of the line (zlib's crc32_combine), not computed again for each
-candidate.
+candidate. Capping the number of candidates instead would bound the time by
+giving a wrong answer on crafted input.
 
 A zero tail alone (the bytes after the last record are all 0x00) is neither
 corruption nor a torn tail: Open cuts it without reporting a repair, and
@@ -219,7 +222,9 @@ file system without fallocate, or a File from WithOpenFile without an
 Allocate method, grows as it is written.
 
 One FileStore writes a journal at a time: on Linux, Open takes an exclusive
-flock and a second writer fails to open.
+flock and a second writer fails to open. Elsewhere Open takes no lock, so
+nothing stops a second writer there; locking with flock on the BSDs and
+macOS, or LockFileEx on Windows, is not done yet.
 
 # Session flush barrier
 

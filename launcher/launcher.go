@@ -24,6 +24,14 @@
 //	}
 //	os.Exit(launcher.ExitCode(err))
 //
+// A signal during the shutdown after main returned by itself counts too: the
+// user interrupted the process, and a script waiting on it should see that.
+// Run reports the signal in its error rather than through a method such as
+// Interrupted, which a caller could forget to ask, and it does not re-raise
+// the signal to give the parent a real "killed by signal" status, since a
+// library must not end the process on its caller's behalf and main's deferred
+// work would not run.
+//
 // # Platforms
 //
 // The signals are os.Interrupt and syscall.SIGTERM everywhere. On Windows,

@@ -103,7 +103,12 @@
 // leader at once with TerminateProcess (Windows has no SIGTERM, so there is
 // no grace), its outcome detail is "terminated", and what the leader started
 // is out of reach, as a setsid escape is on Unix. Options.Cgroup is refused
-// off Linux.
+// off Linux. Off Linux, the group has ended once kill(-pgid, 0) finds no
+// member, since launchd and the BSDs' init reap orphans. A Windows job object
+// would reach descendants, and a CTRL_BREAK_EVENT before TerminateProcess
+// would give a console process a grace; both need golang.org/x/sys/windows or
+// hand-written kernel32 bindings that no test here can run. `make cross`
+// builds the module, tests included, for Windows and macOS.
 //
 // Nothing else the job starts — goroutine or file descriptor — outlives Done.
 package procjob

@@ -171,7 +171,7 @@ func newFleetFixture(t *testing.T, dsn, schema string) *fleetFixture {
 		host := jobs.JobHost{Name: jobs.HostID(name), Incarnation: jobs.NewIncarnationID(), Address: h.addr}
 		peers[host.Name] = h.addr
 		h.reg = registry.New(registry.WithRecorder(jobhistory.NewHostRecorder(store, host)))
-		handler, err := jobhttp.New(jobhttp.Options{Registry: h.reg, Session: jobhttp.TrustFleet([]jobhttp.FleetKey{fleetPropKey}, nil)})
+		handler, err := jobhttp.New(h.reg, jobhttp.TrustFleet([]jobhttp.FleetKey{fleetPropKey}, nil))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -48,14 +48,14 @@ func checkNotice(t *rapid.T, what, notice, id string, budget, minID int) {
 	}
 }
 
-// TestNoticeBound is the bound of the model-facing notices (decision
-// 0110): for random settlements, and for every budget from 0 to
-// past the full notice, a job notice is at most the budget, valid UTF-8 on
-// one line, and carries the full JobID or points to job_list (or, below
+// TestNoticeBound is the bound of the model-facing notices (see
+// agenttools.JobNotice): for random settlements, and for every budget from 0
+// to past the full notice, a job notice is at most the budget, valid UTF-8
+// on one line, and carries the full JobID or points to job_list (or, below
 // the 8 bytes of "job_list", is empty); at budgets of at least
-// agenttools.IDBytes it always carries the JobID. Subagent notices keep
-// the child's id the same way, from the id's own length up. A larger
-// budget never gives a shorter notice.
+// agenttools.IDBytes it always carries the JobID. Subagent notices keep the
+// child's id the same way, from the id's own length up. A larger budget
+// never gives a shorter notice.
 func TestNoticeBound(t *testing.T) {
 	statuses := jobs.JobStatusValues()
 	rapid.Check(t, func(t *rapid.T) {

@@ -26,16 +26,16 @@ import (
 	"github.com/jobgen/jobgen/retention"
 )
 
-// TestRetentionMachine is the property of retention (decisions 0127, 0128,
-// 0147-0149 and 0151), against the test server. Each check writes a random
-// history on streams of its own: sessions whose jobs settled or not, one
-// long enough to take several of pgstore's read pages, subagent children
-// (of a session, or of a parent with no stream) whose residencies ended or
-// not and whose messages wait or not, some with a checkpoint pointer
-// stream, a host's heartbeats with a lease run out or not, a stream of a
-// vocabulary nobody knows. The model says which trees are over;
-// retention.Choose must archive exactly those, whole, each stream judged
-// through its last seq.
+// TestRetentionMachine is the property of retention (its package doc;
+// decisions 0127, 0147-0149 and 0151), against the test server. Each check
+// writes a random history on streams of its own: sessions whose jobs
+// settled or not, one long enough to take several of pgstore's read pages,
+// subagent children (of a session, or of a parent with no stream) whose
+// residencies ended or not and whose messages wait or not, some with a
+// checkpoint pointer stream, a host's heartbeats with a lease run out or
+// not, a stream of a vocabulary nobody knows. The model says which trees
+// are over; retention.Choose must archive exactly those, whole, each stream
+// judged through its last seq.
 //
 // Then some of the chosen streams get a late fact (a job registered, a
 // message accepted, a heartbeat, a checkpoint), between the judgement and

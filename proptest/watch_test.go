@@ -90,14 +90,12 @@ type watchMachine struct {
 func newWatchMachine(rt *rapid.T) *watchMachine {
 	m := &watchMachine{ln: newPipeListener(), views: map[string]*watchView{}}
 	m.reg = registry.New(registry.WithLimits(registry.Limits{MaxPerOwner: 64, RetainBytes: 1 << 20, SettledRetainBytes: 1 << 20}))
-	h, err := jobhttp.New(jobhttp.Options{
-		Registry: m.reg,
-		Session: func(r *http.Request) (jobs.SessionID, error) {
-			return jobs.SessionID(r.Header.Get("X-Session")), nil
-		},
-		MaxStreamsPerSession: 1 << 10,
-		WriteTimeout:         24 * time.Hour,
-	})
+	h, err := jobhttp.New(m.reg, func(r *http.Request) (jobs.SessionID, error) {
+		return jobs.SessionID(r.Header.Get("X-Session")), nil
+	},
+		jobhttp.WithMaxStreamsPerSession(1<<10),
+		jobhttp.WithWriteTimeout(24*time.Hour),
+	)
 	if err != nil {
 		rt.Fatal(err)
 	}

@@ -82,7 +82,7 @@ type wireMachine struct {
 	srv    *http.Server
 	ln     *pipeListener
 	client *http.Client
-	listed bool // Options.Hosts is wireListedHosts; else the default
+	listed bool // WithHosts is wireListedHosts; else the default
 	jobs   []*wireJob
 	follow []*wireFollower
 }
@@ -126,19 +126,17 @@ func newWireMachine(rt *rapid.T) *wireMachine {
 	m := &wireMachine{rt: rt, store: subagenttest.NewMemStore(), ln: newPipeListener(), listed: rapid.Bool().Draw(rt, "listedHosts")}
 	m.reg = registry.New(registry.WithLimits(limits),
 		registry.WithRecorder(journal.NewRecorder(m.store, jobs.EncodeFact, jobhistory.StreamOf)))
-	opts := jobhttp.Options{
-		Registry: m.reg,
-		Session: func(r *http.Request) (jobs.SessionID, error) {
-			return jobs.SessionID(r.Header.Get("X-Session")), nil
-		},
-		History:              jobhttp.StoreHistory(m.store),
-		MaxStreamsPerSession: 1 << 10,
-		WriteTimeout:         24 * time.Hour, // a stream the test has not read yet is never dropped
+	opts := []jobhttp.Option{
+		jobhttp.WithHistory(jobhttp.StoreHistory(m.store)),
+		jobhttp.WithMaxStreamsPerSession(1 << 10),
+		jobhttp.WithWriteTimeout(24 * time.Hour), // a stream the test has not read yet is never dropped
 	}
 	if m.listed {
-		opts.Hosts = wireListedHosts
+		opts = append(opts, jobhttp.WithHosts(wireListedHosts...))
 	}
-	h, err := jobhttp.New(opts)
+	h, err := jobhttp.New(m.reg, func(r *http.Request) (jobs.SessionID, error) {
+		return jobs.SessionID(r.Header.Get("X-Session")), nil
+	}, opts...)
 	if err != nil {
 		rt.Fatal(err)
 	}
@@ -185,7 +183,7 @@ func (m *wireMachine) actions() map[string]func(*rapid.T) {
 	}
 }
 
-// served is the model of Options.Hosts: which Host headers are answered.
+// served is the model of WithHosts: which Host headers are answered.
 // The default serves the loopback names on any port; the list, a name on
 // any port and a host:port on that port.
 func (m *wireMachine) served(host string) bool {
@@ -311,8 +309,8 @@ func (m *wireMachine) plain(rt *rapid.T, method, path string, session jobs.Sessi
 
 // refusedHost checks the answer to a request for a Host that is not served.
 func refusedHost(rt *rapid.T, what string, code int, body []byte) {
-	if code != http.StatusForbidden || !strings.Contains(string(body), "Options.Hosts") {
-		rt.Fatalf("%s for an unserved Host: %d %s, want 403 naming Options.Hosts", what, code, body)
+	if code != http.StatusForbidden || !strings.Contains(string(body), "WithHosts") {
+		rt.Fatalf("%s for an unserved Host: %d %s, want 403 naming WithHosts", what, code, body)
 	}
 }
 

@@ -28,6 +28,10 @@
 // that moment; Close wakes every waiter with ErrClosed. DisposeOwner does
 // not: a waiter of a disposed owner registers once a slot frees, like a
 // start inside its starter. A waiter costs no goroutine beyond its caller's.
+// Waiting is a method rather than a field of JobStart because it is how one
+// caller calls, not a property of the job or of what the journal records;
+// handing the slot over, rather than waking every waiter on a release, keeps
+// the order first come first served and wakes one goroutine, not all.
 // Waiting lists the waiters a caller may see (fenced as jobs are: its own
 // session's and the unowned), with their kind, label, since when they wait
 // and their place in their owner's line; a waiter has no id until admitted.
@@ -73,6 +77,10 @@
 // reported, and a Cancel that fails force-settles it failed (cause timeout,
 // producerReported=false) rather than leave it running past its deadline. A
 // job that a kill or teardown is already stopping is left to that stop.
+// The deadline counts from the commit, not from the Start call, so a slow
+// starter does not eat into the job's time, and nothing unknown before the
+// commit could be killed; a deadline on Start's context would bound only
+// the starter, since producers are told to stop through Cancel.
 //
 // # Settlement order
 //

@@ -2,7 +2,10 @@
 // PostgreSQL are over, so that pgstore's Archive may move them into a
 // journal file: `jobgen journal archive`. The journal knows no vocabulary;
 // this package reads the job and subagent vocabularies' facts and judges
-// each stream by them (decision 0128):
+// each stream by them, since an age cutoff alone would archive an open job's
+// session or a subagent a follow-up could still resume. The judges live here,
+// reading the facts, rather than registered with the store by each
+// vocabulary, so that the store stays free of vocabularies:
 //
 //   - a session's stream is over when every job it registered has settled;
 //   - a subagent child's stream when every residency it started has ended
@@ -22,7 +25,9 @@
 // child, and a tree is archived whole or not at all, so no archived child
 // is left a parent that may still send it a follow-up, and no stream is
 // left pointing into an archive. A stream qualifies when its last record
-// was appended before Options.Before and its tree all qualifies.
+// was appended before Options.Before and its tree all qualifies. So a new
+// vocabulary's streams are kept until this package learns to judge them, and
+// a long-lived session whose jobs never all settle is never archived.
 //
 // The judgement and the move agree: Choose judges each stream through the
 // last seq Streams listed for it, and the Plan names that seq beside the

@@ -13,7 +13,8 @@
 // (HandlerOptions.Session) and served by one server, so memory does not
 // grow with the clients that came and went; no Mcp-Session-Id is issued or
 // trusted. The version a client negotiated is logged and told to the
-// Observer.
+// Observer. The handler is wrapped in http.CrossOriginProtection, so a page
+// on another site cannot make a browser call job_kill with a user's cookies.
 //
 // # Tools
 //

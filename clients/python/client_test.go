@@ -45,9 +45,8 @@ func TestPythonClient(t *testing.T) {
 		t.Fatal(err)
 	}
 	reg := registry.New(registry.WithRecorder(journal.NewRecorder(store, jobs.EncodeFact, jobhistory.StreamOf)))
-	h, err := jobhttp.New(jobhttp.Options{
-		Registry: reg,
-		Session: func(r *http.Request) (jobs.SessionID, error) {
+	h, err := jobhttp.New(reg,
+		func(r *http.Request) (jobs.SessionID, error) {
 			if s := r.Header.Get(sessionHeader); s != "" {
 				return jobs.SessionID(s), nil
 			}
@@ -56,9 +55,9 @@ func TestPythonClient(t *testing.T) {
 			}
 			return "", errors.New("no session")
 		},
-		History:   jobhttp.StoreHistory(store),
-		Subagents: oneChild{},
-	})
+		jobhttp.WithHistory(jobhttp.StoreHistory(store)),
+		jobhttp.WithSubagents(oneChild{}),
+	)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -297,7 +296,7 @@ func waitSettled(t *testing.T, reg *registry.Registry, session jobs.SessionID, i
 
 // requirePython returns the project venv's python, skipping locally and
 // failing under CI=true when it is missing.
-func requirePython(t *testing.T) string {
+func requirePython(t testing.TB) string {
 	t.Helper()
 	py, _ := filepath.Abs("../../tools/python/.venv/bin/python")
 	if _, err := os.Stat(py); err == nil {

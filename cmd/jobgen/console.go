@@ -74,21 +74,19 @@ func serveConsole(ctx context.Context, path, addr string, stderr io.Writer, read
 	all := jobhttp.StoreAllHistory(store)
 	reg := registry.New()
 	defer reg.Close(context.Background())
-	h, err := jobhttp.New(jobhttp.Options{
-		Registry: reg,
-		Session:  func(*http.Request) (jobs.SessionID, error) { return consoleSession, nil },
+	h, err := jobhttp.New(reg, func(*http.Request) (jobs.SessionID, error) { return consoleSession, nil },
 		// The timeline shows every session's intervals: the console has no
 		// session of its own to fence them by.
-		History: func(ctx context.Context, _ jobs.SessionID) (wire.History, error) {
+		jobhttp.WithHistory(func(ctx context.Context, _ jobs.SessionID) (wire.History, error) {
 			ivs, err := all(ctx)
 			return wire.History{Intervals: ivs}, err
-		},
-		AllHistory: all,
-		JobFacts:   jobhttp.StoreAllJobFacts(store),
-		Operator:   func(jobs.SessionID) bool { return true },
-		Subagents:  jobhttp.NewJournalSubagents(store, nil),
-		Logger:     slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
-	})
+		}),
+		jobhttp.WithAllHistory(all),
+		jobhttp.WithJobFacts(jobhttp.StoreAllJobFacts(store)),
+		jobhttp.WithOperator(func(jobs.SessionID) bool { return true }),
+		jobhttp.WithSubagents(jobhttp.NewJournalSubagents(store, nil)),
+		jobhttp.WithLogger(slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))),
+	)
 	if err != nil {
 		return err
 	}

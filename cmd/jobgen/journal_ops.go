@@ -20,7 +20,7 @@ import (
 
 // The operator's commands of a PostgreSQL journal: migrate, status and
 // archive. They take a DSN (the schema in its schema parameter), never a
-// file; see decision 0126.
+// file; see the pgstore package doc's Schema.
 
 // journalOps holds the flags of the operator's commands.
 type journalOps struct {

@@ -20,7 +20,7 @@ import (
 // every command), and the specs they import, plus jobgen's own job and
 // subagent vocabularies, built in. Each fact is decoded from the spec model
 // (package factspec), as strictly as generated code would, so a runtime's own
-// facts need no Go code of theirs in jobgen. See decision 0091.
+// facts need no Go code of theirs in jobgen. See the factspec package doc.
 
 // registerVocabulary adds the flags that name the specs whose facts the
 // command reads.

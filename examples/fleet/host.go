@@ -54,7 +54,7 @@ func hostMain(ctx context.Context, args []string, out io.Writer) error {
 	host := jobs.JobHost{Name: jobs.HostID(*name), Incarnation: jobs.NewIncarnationID(), Address: "http://" + ln.Addr().String()}
 	reg := registry.New(registry.WithRecorder(jobhistory.NewHostRecorder(store, host)))
 	defer reg.Close(context.Background())
-	h, err := jobhttp.New(jobhttp.Options{Registry: reg, Session: jobhttp.TrustFleet([]jobhttp.FleetKey{key}, nil)})
+	h, err := jobhttp.New(reg, jobhttp.TrustFleet([]jobhttp.FleetKey{key}, nil))
 	if err != nil {
 		return err
 	}

@@ -8,8 +8,8 @@
 //	go run ./examples/jobsweb -addr :8080 -hosts devbox.lan,10.0.0.7
 //
 // Every request is the demo session's: a real runtime authenticates the
-// caller in Options.Session instead. The page answers only to the loopback
-// names unless -hosts lists the names it is reached by (jobhttp.Options.Hosts).
+// caller in the session function it gives jobhttp.New instead. The page answers only to the loopback
+// names unless -hosts lists the names it is reached by (jobhttp.WithHosts).
 package main
 
 import (
@@ -89,17 +89,15 @@ func runAt(ctx context.Context, ln net.Listener, dir string, hosts []string, out
 	if err != nil {
 		return err
 	}
-	h, err := jobhttp.New(jobhttp.Options{
-		Registry:  reg,
-		Session:   func(*http.Request) (jobs.SessionID, error) { return session, nil },
-		History:   jobhttp.StoreHistory(store),
-		Subagents: jobhttp.NewJournalSubagents(store, agents),
-		Hosts:     hosts,
+	h, err := jobhttp.New(reg, func(*http.Request) (jobs.SessionID, error) { return session, nil },
+		jobhttp.WithHistory(jobhttp.StoreHistory(store)),
+		jobhttp.WithSubagents(jobhttp.NewJournalSubagents(store, agents)),
+		jobhttp.WithHosts(hosts...),
 		// Every visitor of the demo is the one demo session, and each page
 		// holds a roster stream and a follow per expanded row.
-		MaxStreamsPerSession: 32,
-		Logger:               logger,
-	})
+		jobhttp.WithMaxStreamsPerSession(32),
+		jobhttp.WithLogger(logger),
+	)
 	if err != nil {
 		return err
 	}
@@ -136,8 +134,8 @@ func runAt(ctx context.Context, ln net.Listener, dir string, hosts []string, out
 
 // The demo server's limits. They bound plain requests and idle connections,
 // never an event stream in use: a stream sets its own write deadline before
-// each write (jobhttp Options.WriteTimeout, which replaces WriteTimeout for
-// it) and writes a keep-alive every Options.KeepAlive, and a request without
+// each write (jobhttp.WithWriteTimeout, which replaces WriteTimeout for
+// it) and writes a keep-alive every jobhttp.WithKeepAlive interval, and a request without
 // a body stops counting against ReadTimeout once its handler runs.
 const (
 	// readHeaderTimeout bounds a request's headers: a client that trickles

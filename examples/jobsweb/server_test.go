@@ -130,10 +130,7 @@ func TestSlowHeadersAreDropped(t *testing.T) {
 func TestAnEventStreamOutlivesTheServerTimeouts(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		reg := registry.New()
-		h, err := jobhttp.New(jobhttp.Options{
-			Registry: reg,
-			Session:  func(*http.Request) (jobs.SessionID, error) { return session, nil },
-		})
+		h, err := jobhttp.New(reg, func(*http.Request) (jobs.SessionID, error) { return session, nil })
 		if err != nil {
 			t.Fatal(err)
 		}

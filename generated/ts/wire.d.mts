@@ -1013,8 +1013,8 @@ export declare class Client extends _Wire {
   /**
    * SearchHistory answers the caller's history from the journal a page at a time,
    * newest first, filtered by time, kind, status and label. With all, an operator
-   * the runtime allows (Options.Operator) searches every session's history; the
-   * fence stays the default, and a session not allowed is refused.
+   * the runtime allows (jobhttp.WithOperator) searches every session's history;
+   * the fence stays the default, and a session not allowed is refused.
    *
    * A 400 refusal (a WireError): The label is not key=value, or the cursor or
    * limit is out of range.

@@ -194,7 +194,7 @@ func Routes() httproute.Table {
 			Type:   "[]Interval with FleetPlacement",
 		}, {
 			Answer: httproute.AnswerJSON,
-			Doc:    "SearchHistory answers the caller's history from the journal a page at a time, newest first, filtered by time, kind, status and label. With all, an operator the runtime allows (Options.Operator) searches every session's history; the fence stays the default, and a session not allowed is refused.",
+			Doc:    "SearchHistory answers the caller's history from the journal a page at a time, newest first, filtered by time, kind, status and label. With all, an operator the runtime allows (jobhttp.WithOperator) searches every session's history; the fence stays the default, and a session not allowed is refused.",
 			Method: "GET",
 			Name:   "SearchHistory",
 			Path:   "/api/history/search",
@@ -467,8 +467,8 @@ type Server interface {
 	ListHistory(ctx context.Context, req ListHistoryRequest) ([]httproute.With[Interval, FleetPlacement], error)
 	// SearchHistory answers the caller's history from the journal a page at a time,
 	// newest first, filtered by time, kind, status and label. With all, an operator
-	// the runtime allows (Options.Operator) searches every session's history; the
-	// fence stays the default, and a session not allowed is refused.
+	// the runtime allows (jobhttp.WithOperator) searches every session's history;
+	// the fence stays the default, and a session not allowed is refused.
 	//
 	// 	GET /api/history/search
 	//

@@ -6,7 +6,10 @@
 // and no record, nor the index, points outside the repository: no issue
 // numbers, no design document or notes that only the people who wrote a
 // record could open. The same rule holds every comment, doc, spec and
-// script of the module (the changelog, which is history, aside).
+// script of the module, the changelog included; and every citation of a
+// record by number, in those and in the records, names a record that
+// exists, so that a record folded into a package doc leaves no pointer to
+// nothing.
 //
 // It also holds the docs that map the code to the code: docs/architecture.md
 // names every package and client directory; every package.Name the guides

@@ -21,6 +21,17 @@ export interface Span {
     readonly text: string;
     readonly style: Style;
 }
+/**
+ * A PromptMark is one OSC 133 semantic prompt mark, as a shell's terminal
+ * integration writes them: A where the prompt starts, B where the command
+ * the user types starts, C where its output starts, D where it ended (with
+ * its exit code when the shell gave one). Each is ESC ] 133 ; LETTER, D's
+ * optionally followed by ; CODE, ended by BEL or ST.
+ */
+export interface PromptMark {
+    readonly mark: "A" | "B" | "C" | "D";
+    readonly exit?: number;
+}
 /** PLAIN is the default style, shared by every span that has no other. */
 export declare const PLAIN: Style;
 /**
@@ -33,13 +44,20 @@ export declare class SGRReader {
     private pending;
     /** Feed reads the next chunk and returns its text as spans; an empty chunk yields none. */
     feed(chunk: string): Span[];
+    /**
+     * Read reads the next chunk as Feed does, and also returns the OSC 133
+     * prompt marks in it, each where it stood among the spans. A mark split
+     * across chunks is held, as any escape is, and returned whole with the
+     * chunk that ends it.
+     */
+    read(chunk: string): (Span | PromptMark)[];
     /** Current is the style in force, for a reader that starts a new line. */
     get current(): Style;
     /**
      * sequence reads the escape sequence at text[i] (an ESC), applies it when
-     * it is an SGR, and returns the index after it, or -1 when the text ends
-     * first. A malformed sequence ends at the offending character, which is
-     * then read as text.
+     * it is an SGR, appends it to out when it is a prompt mark, and returns
+     * the index after it, or -1 when the text ends first. A malformed sequence
+     * ends at the offending character, which is then read as text.
      */
     private sequence;
     /** apply applies the parameters of one SGR sequence. */

@@ -1,8 +1,10 @@
 // Compiled by tools/ts/page.sh from jobhttp/static/ansi.mts with the pinned tsc. DO NOT EDIT.
 // The page's reader of terminal output: a state machine over ANSI escape
 // sequences that turns text with SGR codes (colours and attributes) into
-// styled spans of plain text, and drops every other control sequence. It
-// never produces markup: the page puts a span's text into the document as
+// styled spans of plain text, and drops every other control sequence but
+// one: the semantic prompt marks of OSC 133, which it hands to the reader in
+// their place among the spans (the log viewer makes each command a group of
+// its own). It never produces markup: the page puts a span's text into the document as
 // text, so output can style itself but never inject HTML.
 /** PLAIN is the default style, shared by every span that has no other. */
 export const PLAIN = Object.freeze({});
@@ -22,6 +24,15 @@ export class SGRReader {
     pending = "";
     /** Feed reads the next chunk and returns its text as spans; an empty chunk yields none. */
     feed(chunk) {
+        return this.read(chunk).filter((p) => !("mark" in p));
+    }
+    /**
+     * Read reads the next chunk as Feed does, and also returns the OSC 133
+     * prompt marks in it, each where it stood among the spans. A mark split
+     * across chunks is held, as any escape is, and returned whole with the
+     * chunk that ends it.
+     */
+    read(chunk) {
         const spans = [];
         const text = this.pending + chunk;
         this.pending = "";
@@ -34,7 +45,7 @@ export class SGRReader {
             }
             if (i > start)
                 push(spans, text.slice(start, i), this.style);
-            const end = this.sequence(text, i);
+            const end = this.sequence(text, i, spans);
             if (end < 0) {
                 // incomplete at the chunk's end: keep it for the next chunk
                 this.pending = text.slice(i);
@@ -54,11 +65,11 @@ export class SGRReader {
     }
     /**
      * sequence reads the escape sequence at text[i] (an ESC), applies it when
-     * it is an SGR, and returns the index after it, or -1 when the text ends
-     * first. A malformed sequence ends at the offending character, which is
-     * then read as text.
+     * it is an SGR, appends it to out when it is a prompt mark, and returns
+     * the index after it, or -1 when the text ends first. A malformed sequence
+     * ends at the offending character, which is then read as text.
      */
-    sequence(text, i) {
+    sequence(text, i, out) {
         if (i + 1 >= text.length)
             return -1;
         const kind = text[i + 1];
@@ -80,12 +91,19 @@ export class SGRReader {
         if (kind === "]" || kind === "P" || kind === "_" || kind === "^") {
             // OSC, DCS, APC, PM: a string ended by BEL or ST (ESC \)
             for (let j = i + 2; j < text.length; j++) {
-                if (text[j] === "\x07")
+                if (text[j] === "\x07") {
+                    if (kind === "]")
+                        promptMark(text.slice(i + 2, j), out);
                     return j + 1;
+                }
                 if (text[j] === "\x1b") {
                     if (j + 1 >= text.length)
                         return -1;
-                    return text[j + 1] === "\\" ? j + 2 : j;
+                    if (text[j + 1] !== "\\")
+                        return j;
+                    if (kind === "]")
+                        promptMark(text.slice(i + 2, j), out);
+                    return j + 2;
                 }
             }
             return -1;
@@ -158,6 +176,18 @@ export class SGRReader {
     }
 }
 /**
+ * promptMark appends to out the prompt mark an OSC's body (such as
+ * "133;D;1") names; any other OSC, and a 133 of another letter, adds nothing.
+ */
+function promptMark(body, out) {
+    const m = /^133;([ABCD])(?:;([^;]*))?/.exec(body);
+    if (m === null)
+        return;
+    const mark = m[1];
+    const code = m[2] !== undefined && /^-?[0-9]{1,9}$/.test(m[2]) ? Number(m[2]) : undefined;
+    out.push(mark === "D" && code !== undefined ? { mark, exit: code } : { mark });
+}
+/**
  * extended reads the colour after a 38 or 48 at codes[k]: 5;N (256 colours)
  * or 2;R;G;B (true colour). It returns the colour, undefined when malformed,
  * and how many codes it read.
@@ -196,7 +226,7 @@ function hex(r, g, b) {
 /** push appends text in style to spans, merged with the last span when its style is the same. */
 function push(spans, text, style) {
     const last = spans[spans.length - 1];
-    if (last !== undefined && last.style === style)
+    if (last !== undefined && !("mark" in last) && last.style === style)
         spans[spans.length - 1] = { text: last.text + text, style };
     else
         spans.push({ text, style });

@@ -1,7 +1,9 @@
 // The page's reader of terminal output: a state machine over ANSI escape
 // sequences that turns text with SGR codes (colours and attributes) into
-// styled spans of plain text, and drops every other control sequence. It
-// never produces markup: the page puts a span's text into the document as
+// styled spans of plain text, and drops every other control sequence but
+// one: the semantic prompt marks of OSC 133, which it hands to the reader in
+// their place among the spans (the log viewer makes each command a group of
+// its own). It never produces markup: the page puts a span's text into the document as
 // text, so output can style itself but never inject HTML.
 
 /**
@@ -29,6 +31,18 @@ export interface Span {
   readonly style: Style;
 }
 
+/**
+ * A PromptMark is one OSC 133 semantic prompt mark, as a shell's terminal
+ * integration writes them: A where the prompt starts, B where the command
+ * the user types starts, C where its output starts, D where it ended (with
+ * its exit code when the shell gave one). Each is ESC ] 133 ; LETTER, D's
+ * optionally followed by ; CODE, ended by BEL or ST.
+ */
+export interface PromptMark {
+  readonly mark: "A" | "B" | "C" | "D";
+  readonly exit?: number;
+}
+
 /** PLAIN is the default style, shared by every span that has no other. */
 export const PLAIN: Style = Object.freeze({});
 
@@ -50,7 +64,17 @@ export class SGRReader {
 
   /** Feed reads the next chunk and returns its text as spans; an empty chunk yields none. */
   feed(chunk: string): Span[] {
-    const spans: Span[] = [];
+    return this.read(chunk).filter((p): p is Span => !("mark" in p));
+  }
+
+  /**
+   * Read reads the next chunk as Feed does, and also returns the OSC 133
+   * prompt marks in it, each where it stood among the spans. A mark split
+   * across chunks is held, as any escape is, and returned whole with the
+   * chunk that ends it.
+   */
+  read(chunk: string): (Span | PromptMark)[] {
+    const spans: (Span | PromptMark)[] = [];
     const text = this.pending + chunk;
     this.pending = "";
     let start = 0; // start of the plain text not yet emitted
@@ -61,7 +85,7 @@ export class SGRReader {
         continue;
       }
       if (i > start) push(spans, text.slice(start, i), this.style);
-      const end = this.sequence(text, i);
+      const end = this.sequence(text, i, spans);
       if (end < 0) {
         // incomplete at the chunk's end: keep it for the next chunk
         this.pending = text.slice(i);
@@ -81,11 +105,11 @@ export class SGRReader {
 
   /**
    * sequence reads the escape sequence at text[i] (an ESC), applies it when
-   * it is an SGR, and returns the index after it, or -1 when the text ends
-   * first. A malformed sequence ends at the offending character, which is
-   * then read as text.
+   * it is an SGR, appends it to out when it is a prompt mark, and returns
+   * the index after it, or -1 when the text ends first. A malformed sequence
+   * ends at the offending character, which is then read as text.
    */
-  private sequence(text: string, i: number): number {
+  private sequence(text: string, i: number, out: (Span | PromptMark)[]): number {
     if (i + 1 >= text.length) return -1;
     const kind = text[i + 1];
     if (kind === "[") {
@@ -104,10 +128,15 @@ export class SGRReader {
     if (kind === "]" || kind === "P" || kind === "_" || kind === "^") {
       // OSC, DCS, APC, PM: a string ended by BEL or ST (ESC \)
       for (let j = i + 2; j < text.length; j++) {
-        if (text[j] === "\x07") return j + 1;
+        if (text[j] === "\x07") {
+          if (kind === "]") promptMark(text.slice(i + 2, j), out);
+          return j + 1;
+        }
         if (text[j] === "\x1b") {
           if (j + 1 >= text.length) return -1;
-          return text[j + 1] === "\\" ? j + 2 : j;
+          if (text[j + 1] !== "\\") return j;
+          if (kind === "]") promptMark(text.slice(i + 2, j), out);
+          return j + 2;
         }
       }
       return -1;
@@ -159,6 +188,18 @@ export class SGRReader {
 }
 
 /**
+ * promptMark appends to out the prompt mark an OSC's body (such as
+ * "133;D;1") names; any other OSC, and a 133 of another letter, adds nothing.
+ */
+function promptMark(body: string, out: (Span | PromptMark)[]): void {
+  const m = /^133;([ABCD])(?:;([^;]*))?/.exec(body);
+  if (m === null) return;
+  const mark = m[1] as PromptMark["mark"];
+  const code = m[2] !== undefined && /^-?[0-9]{1,9}$/.test(m[2]) ? Number(m[2]) : undefined;
+  out.push(mark === "D" && code !== undefined ? { mark, exit: code } : { mark });
+}
+
+/**
  * extended reads the colour after a 38 or 48 at codes[k]: 5;N (256 colours)
  * or 2;R;G;B (true colour). It returns the colour, undefined when malformed,
  * and how many codes it read.
@@ -195,9 +236,9 @@ function hex(r: number, g: number, b: number): string {
 }
 
 /** push appends text in style to spans, merged with the last span when its style is the same. */
-function push(spans: Span[], text: string, style: Style): void {
+function push(spans: (Span | PromptMark)[], text: string, style: Style): void {
   const last = spans[spans.length - 1];
-  if (last !== undefined && last.style === style) spans[spans.length - 1] = { text: last.text + text, style };
+  if (last !== undefined && !("mark" in last) && last.style === style) spans[spans.length - 1] = { text: last.text + text, style };
   else spans.push({ text, style });
 }
 

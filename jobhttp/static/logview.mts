@@ -1,21 +1,68 @@
 // The page's log viewer: a job's output as numbered, timestamped lines with
-// their terminal colours, searchable, following the end until the reader
-// scrolls away. The lines live in a model; the document holds only the rows
-// in view (and a few around them), so a job of a hundred thousand lines
-// costs the page what a screenful does.
-import { PLAIN, SGRReader, stripControls, type Color, type Span, type Style } from "./ansi.mjs";
+// their terminal colours, in collapsible groups, searchable, following the
+// end until the reader scrolls away. The lines live in a model; the document
+// holds only the rows in view (and a few around them), so a job of a hundred
+// thousand lines costs the page what a screenful does.
+import { PLAIN, SGRReader, stripControls, type Color, type PromptMark, type Span, type Style } from "./ansi.mjs";
 
-/** A Line is one line of output: its spans, its plain text, and when its first byte was appended. */
+/** A Line is one line of output: its spans, its plain text, when its first byte was appended, and the group it is in. */
 export interface Line {
   spans: Span[];
   text: string;
   at: number;
   channel: string;
   note: boolean;
+  group: Group | null;
+}
+
+/**
+ * A Group is a collapsible section of the output: one opened by a GitHub
+ * Actions `::group::NAME` line, or one command's output between the OSC 133
+ * marks C and D. Its lines are a Segment of the model's; it runs from its
+ * opening until its close, and is shown expanded while it runs, collapsed
+ * once it has closed, unless the reader chose otherwise.
+ */
+export interface Group {
+  /** Id numbers the model's groups from 1, for the rows that show them. */
+  readonly id: number;
+  readonly kind: "actions" | "command";
+  readonly name: string;
+  /** Seg holds the group's lines. */
+  readonly seg: Segment;
+  /** StartAt and endAt are the `at` of its first and last line (both 0 while it has none). */
+  startAt: number;
+  endAt: number;
+  /** Exit is a command's exit code from its D mark, when the shell gave one. */
+  exit: number | null;
+  running: boolean;
+  /** Opened is the reader's choice (true opened, false closed), null while they made none. */
+  opened: boolean | null;
+}
+
+/** Expanded says whether a group's lines are shown: the reader's choice, else while it runs. */
+export function expanded(g: Group): boolean {
+  return g.opened ?? g.running;
+}
+
+/**
+ * A Segment is a run of consecutive lines: a group's, or lines outside any
+ * group. The model's segments cover its lines in order, so the rows a view
+ * shows are a sum over a few segments, not over every line.
+ */
+export interface Segment {
+  /** First is the number of the segment's first line (1-based, as rows number lines). */
+  first: number;
+  count: number;
+  readonly group: Group | null;
 }
 
 /** maxLines bounds the lines a model keeps; past it the oldest go, and numbering goes on. */
 export const maxLines = 200_000;
+
+// The GitHub Actions workflow commands that open and close a group, in
+// their current form and the older ##[…] one the runner still honours.
+const groupOpen = /^(?:::group::|##\[group\])(.*)$/;
+const groupClose = /^(?:::endgroup::|##\[endgroup\])\s*$/;
 
 /**
  * A LogModel turns a job's chunks into lines: newlines end a line, a
@@ -24,14 +71,33 @@ export const maxLines = 200_000;
  * another channel starts a line of its own. Lines of the log channel are
  * the producer's narration for the people watching (never the model's
  * output): the viewer styles them apart.
+ *
+ * It also gathers lines into groups. A line `::group::NAME` opens one and
+ * `::endgroup::` closes it; both marker lines are taken out of the output,
+ * as GitHub Actions takes them (they get no line number). OSC 133 marks
+ * make each command a group: its output starts at C, it ends at D (which
+ * carries the exit code), and its name is the command's text, what the
+ * output held between B and C. Groups do not nest, as Actions' do not: an
+ * opening while a group is open closes that group first, and so does a
+ * prompt (A) or a command start (B) after a command that never said D.
  */
 export class LogModel {
   readonly lines: Line[] = [];
+  readonly segments: Segment[] = [];
   /** Base is the number of lines dropped from the front: line i is number base+i+1. */
   base = 0;
+  /**
+   * Version changes whenever the segments change in other ways than the
+   * last one growing or shrinking (one added or dropped, a group opened or
+   * collapsed), so a view rebuilds its row index only then.
+   */
+  version = 0;
   private readonly readers = new Map<string, SGRReader>();
   private open: Line | null = null;
   private cr = false;
+  private current: Group | null = null; // the running group
+  private groups = 0;
+  private command: string | null = null; // a command's text, between B and C
 
   /** Append adds a chunk's text, appended at `at` on channel. */
   append(text: string, at: number, channel: string): void {
@@ -47,29 +113,15 @@ export class LogModel {
         if (part === "\r") this.cr = true;
         else {
           if (this.open === null || this.open.channel !== channel) this.startLine(at, channel);
-          this.open = null;
-          this.cr = false;
+          this.endLine();
+          if (this.command !== null) this.command += " ";
         }
         continue;
       }
       if (part === "") continue;
-      const spans = reader.feed(part);
-      if (spans.length === 0) continue;
-      if (this.open !== null && this.open.channel !== channel) this.open = null;
-      if (this.open === null) this.startLine(at, channel);
-      const line = this.open as unknown as Line;
-      if (this.cr) {
-        line.spans = [];
-        line.text = "";
-        this.cr = false;
-      }
-      for (const s of spans) {
-        const t = stripControls(s.text);
-        if (t === "") continue;
-        const last = line.spans[line.spans.length - 1];
-        if (last !== undefined && last.style === s.style) line.spans[line.spans.length - 1] = { text: last.text + t, style: s.style };
-        else line.spans.push({ text: t, style: s.style });
-        line.text += t;
+      for (const s of reader.read(part)) {
+        if ("mark" in s) this.mark(s, at);
+        else this.addSpan(s, at, channel);
       }
     }
   }
@@ -77,22 +129,246 @@ export class LogModel {
   /** Note adds a line of the page's own (a gap, a failure), set apart from the output. */
   note(text: string, at: number): void {
     this.open = null;
-    this.push({ spans: [{ text, style: PLAIN }], text, at, channel: "", note: true });
+    this.push({ spans: [{ text, style: PLAIN }], text, at, channel: "", note: true, group: this.current });
+  }
+
+  /** Toggle opens a collapsed group or collapses an expanded one, as the reader asked. */
+  toggle(g: Group): void {
+    this.setOpened(g, !expanded(g));
+  }
+
+  /** SetOpened records the reader's choice for g. */
+  setOpened(g: Group, opened: boolean): void {
+    if (g.opened === opened) return;
+    g.opened = opened;
+    this.version++;
+  }
+
+  private addSpan(s: Span, at: number, channel: string): void {
+    const t = stripControls(s.text);
+    if (t === "") return;
+    if (this.command !== null) this.command += t;
+    if (this.open !== null && this.open.channel !== channel) this.open = null;
+    if (this.open === null) this.startLine(at, channel);
+    const line = this.open as unknown as Line;
+    if (this.cr) {
+      line.spans = [];
+      line.text = "";
+      this.cr = false;
+    }
+    const last = line.spans[line.spans.length - 1];
+    if (last !== undefined && last.style === s.style) line.spans[line.spans.length - 1] = { text: last.text + t, style: s.style };
+    else line.spans.push({ text: t, style: s.style });
+    line.text += t;
+  }
+
+  /** endLine ends the open line, taking it out again when it is a group marker. */
+  private endLine(): void {
+    const line = this.open;
+    this.open = null;
+    this.cr = false;
+    if (line === null || line.note) return;
+    const opened = groupOpen.exec(line.text);
+    if (opened === null && !groupClose.test(line.text)) return;
+    this.unpush(line);
+    this.closeGroup(null);
+    if (opened !== null) this.openGroup("actions", (opened[1] ?? "").trim(), line.at);
+  }
+
+  /** mark applies one OSC 133 mark. */
+  private mark(m: PromptMark, at: number): void {
+    if (m.mark === "A" || m.mark === "B") {
+      if (this.current?.kind === "command") this.closeGroup(null);
+      this.command = m.mark === "B" ? "" : null;
+    } else if (m.mark === "C") {
+      const name = (this.command ?? "").trim();
+      this.command = null;
+      this.open = null; // the output starts on a line of its own
+      this.closeGroup(null);
+      this.openGroup("command", name === "" ? "command" : name, at);
+    } else if (this.current?.kind === "command") {
+      this.open = null;
+      this.closeGroup(m.exit ?? null);
+    }
+  }
+
+  private openGroup(kind: Group["kind"], name: string, at: number): void {
+    const seg: Segment = { first: this.base + this.lines.length + 1, count: 0, group: null };
+    const g: Group = { id: ++this.groups, kind, name, seg, startAt: at, endAt: at, exit: null, running: true, opened: null };
+    (seg as { group: Group | null }).group = g;
+    this.segments.push(seg);
+    this.current = g;
+    this.version++;
+  }
+
+  private closeGroup(exit: number | null): void {
+    const g = this.current;
+    if (g === null) return;
+    this.current = null;
+    g.running = false;
+    g.exit = exit;
+    if (g.opened === null) this.version++; // it collapses
   }
 
   private startLine(at: number, channel: string): void {
-    this.open = { spans: [], text: "", at, channel, note: false };
+    this.open = { spans: [], text: "", at, channel, note: false, group: this.current };
     this.push(this.open);
   }
 
   private push(line: Line): void {
     this.lines.push(line);
-    if (this.lines.length > maxLines) {
-      const drop = this.lines.length - maxLines;
-      this.lines.splice(0, drop);
-      this.base += drop;
+    const last = this.segments[this.segments.length - 1];
+    if (last !== undefined && last.group === line.group) last.count++;
+    else {
+      this.segments.push({ first: this.base + this.lines.length, count: 1, group: null });
+      this.version++;
+    }
+    const g = line.group;
+    if (g !== null) {
+      if (g.seg.count === 1) g.startAt = line.at;
+      g.endAt = line.at;
+    }
+    if (this.lines.length > maxLines) this.drop(this.lines.length - maxLines);
+  }
+
+  /** unpush takes back the last line, a marker the output turned out to hold. */
+  private unpush(line: Line): void {
+    if (this.lines[this.lines.length - 1] !== line) return;
+    this.lines.pop();
+    const last = this.segments[this.segments.length - 1];
+    if (last === undefined) return;
+    last.count--;
+    const g = last.group;
+    if (g !== null && g.seg.count > 0) g.endAt = (this.lines[this.lines.length - 1] as Line).at;
+    if (last.count === 0 && g === null) {
+      this.segments.pop();
+      this.version++;
     }
   }
+
+  /** drop drops the n oldest lines, and the segments they emptied. */
+  private drop(n: number): void {
+    this.lines.splice(0, n);
+    this.base += n;
+    let gone = 0;
+    for (const seg of this.segments) {
+      if (seg.first > this.base) break; // it starts at a line still kept
+      const cut = Math.min(seg.count, this.base + 1 - seg.first);
+      seg.first += cut;
+      seg.count -= cut;
+      if (seg.count === 0 && seg.group !== this.current) gone++;
+      else break;
+    }
+    this.segments.splice(0, gone);
+    this.version++;
+  }
+}
+
+/** A Row is what one row of a view shows: a group's header, or a line (by its index in the model's lines). */
+export type Row = { readonly header: Group } | { readonly line: number };
+
+/**
+ * A RowIndex maps the rows a view shows to the model's lines and groups:
+ * each group is a header row, followed by its lines when it is expanded.
+ * It keeps the rows before each segment, rebuilt (over the segments, not
+ * the lines) only when the model's version changes, so finding the rows in
+ * view costs a binary search and the rows themselves, however long the
+ * output.
+ */
+export class RowIndex {
+  private readonly model: LogModel;
+  private before: number[] = [];
+  private version = -1;
+
+  constructor(model: LogModel) {
+    this.model = model;
+  }
+
+  /** Total is the number of rows. */
+  get total(): number {
+    this.sync();
+    const segs = this.model.segments;
+    const k = segs.length - 1;
+    return k < 0 ? 0 : (this.before[k] ?? 0) + shown(segs[k] as Segment);
+  }
+
+  /** Rows returns rows first up to (not including) last. */
+  rows(first: number, last: number): Row[] {
+    this.sync();
+    const out: Row[] = [];
+    const segs = this.model.segments;
+    last = Math.min(last, this.total);
+    let k = this.segmentAt(first);
+    let r = first;
+    while (r < last && k < segs.length) {
+      const seg = segs[k] as Segment;
+      let at = r - (this.before[k] ?? 0); // row within the segment
+      const end = Math.min(last - r + at, shown(seg));
+      for (; at < end; at++, r++) {
+        if (seg.group !== null && at === 0) out.push({ header: seg.group });
+        else out.push({ line: seg.first - this.model.base - 1 + at - (seg.group !== null ? 1 : 0) });
+      }
+      k++;
+    }
+    return out;
+  }
+
+  /** RowOfLine is the row that shows the line at index i, or -1 when its group is collapsed. */
+  rowOfLine(i: number): number {
+    this.sync();
+    const n = this.model.base + i + 1;
+    const segs = this.model.segments;
+    let lo = 0, hi = segs.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const seg = segs[mid] as Segment;
+      if (n < seg.first) hi = mid - 1;
+      else if (n >= seg.first + seg.count) lo = mid + 1;
+      else {
+        if (seg.group !== null && !expanded(seg.group)) return -1;
+        return (this.before[mid] ?? 0) + (seg.group !== null ? 1 : 0) + (n - seg.first);
+      }
+    }
+    return -1;
+  }
+
+  /** Reveal opens the group the line at index i is in when it is collapsed, and returns the row that shows the line. */
+  reveal(i: number): number {
+    const g = this.model.lines[i]?.group ?? null;
+    if (g !== null && !expanded(g)) this.model.setOpened(g, true);
+    return this.rowOfLine(i);
+  }
+
+  /** segmentAt is the index of the segment row r falls in. */
+  private segmentAt(r: number): number {
+    let lo = 0, hi = this.before.length - 1, found = 0;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if ((this.before[mid] ?? 0) <= r) {
+        found = mid;
+        lo = mid + 1;
+      } else hi = mid - 1;
+    }
+    return found;
+  }
+
+  private sync(): void {
+    if (this.version === this.model.version) return;
+    this.version = this.model.version;
+    const segs = this.model.segments;
+    this.before = new Array<number>(segs.length);
+    let sum = 0;
+    for (let k = 0; k < segs.length; k++) {
+      this.before[k] = sum;
+      sum += shown(segs[k] as Segment);
+    }
+  }
+}
+
+/** shown is the rows a segment takes: its lines, and a header for a group, whose lines show only when it is expanded. */
+function shown(seg: Segment): number {
+  if (seg.group === null) return seg.count;
+  return 1 + (expanded(seg.group) ? seg.count : 0);
 }
 
 /** A Match is one occurrence of the search in a line. */
@@ -124,12 +400,16 @@ let views = 0;
 /**
  * A LogView shows a LogModel: a toolbar (search, time mode, follow,
  * download) over a scrolling pane of rows. Only the rows in view are in the
- * document.
+ * document. A group's header row is a button (aria-expanded) that opens or
+ * collapses it; a search match or a linked line inside a collapsed group
+ * opens that group.
  */
 export class LogView {
   readonly root: HTMLElement;
   readonly model = new LogModel();
+  readonly index = new RowIndex(this.model);
   readonly pane: HTMLElement;
+  private headers = new Map<number, Group>(); // the groups whose headers are in the document, by id
   private readonly spacer: HTMLElement;
   private readonly rows: HTMLElement;
   private readonly counter: HTMLElement;
@@ -196,6 +476,21 @@ export class LogView {
     });
     prev.addEventListener("click", () => this.step(-1));
     next.addEventListener("click", () => this.step(1));
+    this.rows.addEventListener("click", (e) => {
+      const btn = (e.target as Element).closest("button.log-group");
+      const g = btn instanceof HTMLElement ? this.headers.get(Number(btn.dataset["group"])) : undefined;
+      if (g === undefined) return;
+      this.model.toggle(g);
+      this.setFollowing(false, false);
+      this.layout();
+    });
+  }
+
+  /** layout sizes the pane for the rows the groups now show, and renders. */
+  private layout(): void {
+    this.spacer.style.height = `${this.index.total * rowHeight}px`;
+    if (this.following) this.pane.scrollTop = this.pane.scrollHeight;
+    this.render();
   }
 
   /** Append adds a chunk; call Flush once a frame's chunks are in. */
@@ -212,14 +507,13 @@ export class LogView {
   /** Flush renders what was appended, now, and notes how long it took since arrived (performance.now()). */
   flush(arrived = performance.now()): void {
     this.scan();
-    this.spacer.style.height = `${this.model.lines.length * rowHeight}px`;
-    if (this.following) this.pane.scrollTop = this.pane.scrollHeight;
-    this.render();
+    this.layout();
     this.lastRenderMs = performance.now() - arrived;
     this.maxRenderMs = Math.max(this.maxRenderMs, this.lastRenderMs);
     this.pane.dataset["renderMs"] = this.lastRenderMs.toFixed(1);
     this.pane.dataset["maxRenderMs"] = this.maxRenderMs.toFixed(1);
     this.pane.dataset["lines"] = String(this.model.lines.length);
+    this.pane.dataset["groups"] = String(this.model.segments.filter((s) => s.group !== null).length);
   }
 
   /** Hide hides the view, keeping its scroll position: a hidden pane loses it. */
@@ -241,9 +535,18 @@ export class LogView {
     if (i < 0 || i >= this.model.lines.length) return false;
     this.target = n;
     this.setFollowing(false, false);
-    this.pane.scrollTop = Math.max(0, i * rowHeight - this.pane.clientHeight / 3);
-    this.render();
+    this.reveal(i);
     return true;
+  }
+
+  /** reveal opens the group line i is in, when it is collapsed, and scrolls the line into view unless it is in view. */
+  private reveal(i: number): void {
+    const top = this.index.reveal(i) * rowHeight;
+    this.spacer.style.height = `${this.index.total * rowHeight}px`;
+    if (top < this.pane.scrollTop || top > this.pane.scrollTop + this.pane.clientHeight - rowHeight) {
+      this.pane.scrollTop = Math.max(0, top - this.pane.clientHeight / 3);
+    }
+    this.render();
   }
 
   private setFollowing(on: boolean, jump: boolean): void {
@@ -307,33 +610,72 @@ export class LogView {
     this.current = (this.current + dir + n) % n;
     const m = this.matches[this.current] as Match;
     this.setFollowing(false, false);
-    const top = m.line * rowHeight;
-    if (top < this.pane.scrollTop || top > this.pane.scrollTop + this.pane.clientHeight - rowHeight) {
-      this.pane.scrollTop = Math.max(0, top - this.pane.clientHeight / 3);
-    }
     this.count();
-    this.render();
+    this.reveal(m.line);
   }
 
   /** render puts the rows in view into the document, and no others. */
   private render(): void {
     const lines = this.model.lines;
     const first = Math.max(0, Math.floor(this.pane.scrollTop / rowHeight) - overscan);
-    const last = Math.min(lines.length, Math.ceil((this.pane.scrollTop + Math.max(this.pane.clientHeight, 400)) / rowHeight) + overscan);
+    const last = Math.min(this.index.total, Math.ceil((this.pane.scrollTop + Math.max(this.pane.clientHeight, 400)) / rowHeight) + overscan);
+    const rows = this.index.rows(first, last);
+    let lo = Infinity, hi = -1; // the line indices in view
+    for (const r of rows) {
+      if ("line" in r) {
+        lo = Math.min(lo, r.line);
+        hi = Math.max(hi, r.line);
+      }
+    }
+    // The matches are in line order: find those in view by a binary search,
+    // so a query that matches every line costs a scroll no more than one that
+    // matches a few.
     const byLine = new Map<number, Match[]>();
-    for (const m of this.matches) {
-      if (m.line < first || m.line >= last) continue;
+    let a = 0, b = this.matches.length;
+    while (a < b) {
+      const mid = (a + b) >> 1;
+      if ((this.matches[mid] as Match).line < lo) a = mid + 1;
+      else b = mid;
+    }
+    for (let k = a; k < this.matches.length; k++) {
+      const m = this.matches[k] as Match;
+      if (m.line > hi) break;
       const list = byLine.get(m.line);
       if (list === undefined) byLine.set(m.line, [m]);
       else list.push(m);
     }
     const cur = this.current >= 0 ? this.matches[this.current] : undefined;
+    // A header re-rendered under the keyboard's focus keeps it.
+    const active = document.activeElement;
+    const focused = active instanceof HTMLElement && this.rows.contains(active) ? active.dataset["group"] : undefined;
+    this.headers = new Map();
     const frag = document.createDocumentFragment();
-    for (let i = first; i < last; i++) {
-      frag.append(this.row(lines[i] as Line, i, byLine.get(i) ?? [], cur));
+    for (const r of rows) {
+      if ("line" in r) frag.append(this.row(lines[r.line] as Line, r.line, byLine.get(r.line) ?? [], cur));
+      else {
+        this.headers.set(r.header.id, r.header);
+        frag.append(this.header(r.header));
+      }
     }
     this.rows.style.transform = `translateY(${first * rowHeight}px)`;
     this.rows.replaceChildren(frag);
+    if (focused !== undefined) this.rows.querySelector<HTMLElement>(`button.log-group[data-group="${focused}"]`)?.focus({ preventScroll: true });
+  }
+
+  /** header is a group's header row: a button with its name, line count, duration and, for a command, its exit. */
+  private header(g: Group): HTMLElement {
+    const open = expanded(g);
+    const lines = g.seg.count === 1 ? "1 line" : `${g.seg.count} lines`;
+    const meta = [lines, g.running ? `running ${duration(g.endAt - g.startAt)}` : duration(g.endAt - g.startAt)];
+    const failed = g.exit !== null && g.exit !== 0;
+    if (g.exit !== null) meta.push(failed ? `✗ exit ${g.exit}` : `✓ exit 0`);
+    const btn = h("button", { type: "button", class: "log-group", "aria-expanded": String(open), "data-group": String(g.id) },
+      h("span", { class: "caret", "aria-hidden": "true" }, open ? "▾" : "▸"),
+      h("span", { class: "name" }, g.name === "" ? "(unnamed group)" : g.name),
+      h("span", { class: "meta" }, meta.join(" · ")));
+    const ts = h("span", { class: "ts", title: new Date(g.startAt).toISOString() }, this.absolute ? clock(new Date(g.startAt)) : relative(g.startAt - this.opts.startedAt));
+    const cls = "ln group-head" + (g.running ? " running" : "") + (failed ? " failed" : "");
+    return h("div", { class: cls, "data-group": String(g.id), "data-kind": g.kind }, h("span", { class: "num" }), ts, btn);
   }
 
   private row(line: Line, i: number, matches: Match[], cur: Match | undefined): HTMLElement {
@@ -348,7 +690,8 @@ export class LogView {
       appendMarked(txt, s, start, matches, cur);
       start = end;
     }
-    const cls = line.note ? "ln note" : line.channel === "stderr" || line.channel === "log" ? "ln " + line.channel : "ln";
+    let cls = line.note ? "ln note" : line.channel === "stderr" || line.channel === "log" ? "ln " + line.channel : "ln";
+    if (line.group !== null) cls += " in-group";
     const row = h("div", { class: n === this.target ? cls + " target" : cls, "data-line": String(n) }, num, ts, txt);
     if (line.channel !== "") row.dataset["channel"] = line.channel;
     return row;

@@ -12,7 +12,16 @@ newer (xid8), reached directly: a transaction-pooling proxy loses LISTEN.
 
 Open applies the embedded migrations (migrations/NNNN_name.sql) in one
 transaction under an advisory lock keyed by the schema, records each in
-schema_version, and refuses a schema newer than the build (ErrSchemaTooNew); WithoutMigrate makes it refuse a schema behind the build (ErrSchemaBehind) instead of migrating it.
+schema_version, and refuses a schema newer than the build (ErrSchemaTooNew).
+That suits development, tests and one host. In production, every host of a
+new build racing to migrate a shared schema is what operators forbid: a host
+opens WithoutMigrate, which changes nothing and refuses a missing or older
+schema (ErrSchemaBehind, naming both versions), and the operator migrates
+once per release with `jobgen journal migrate` and reads the version with
+`jobgen journal status` (Migrate, Pending, Script and Inspect beneath them).
+The migrations are the store's own rather than an external tool's (goose,
+atlas): that would be a dependency, and the store must know its version to
+refuse a mismatch anyway.
 A store's tables live in its schema (WithSchema; default jobgen_journal):
 
 	stream(name PK, head, archived)             one row per stream; head a floor
@@ -123,7 +132,11 @@ appear later before a position already handed out. The cost is lag: any long
 transaction anywhere in the cluster holds the tail back until it ends. ReadAll
 first waits (WithReadYourWritesWait) until the horizon passes the newest commit
 made before it began, so a caller reads its own appends and a reader in another
-process (`jobgen journal cat`) reads everything already committed.
+process (`jobgen journal cat`) reads everything already committed. The wait is
+bounded (5 s by default): past it ReadAll logs a warning and reads what is
+safe, since an unbounded wait would let one idle-in-transaction session hang
+every reader, and a short read that said nothing would print a shorter journal
+as if it were all.
 
 Tail is woken by NOTIFY on the channel named like the schema, heard on a
 dedicated connection (not from the pool) that reconnects with backoff; a
@@ -185,7 +198,11 @@ each append transaction's duration and batch size (Committed), how long an
 Append waited for its commit (AppendWaited), how old the records a tail
 delivers are (TailLagged, one question to the server per page delivered),
 and lost connections tried again (Reconnected). Without an observer the
-store makes none of these calls and reads no clock for them.
+store makes none of these calls and reads no clock for them. Extending the
+file store's observer by interface, rather than a second option for a
+pgstore-only observer, keeps one option for one concern, so a caller that
+switches stores keeps its metrics wired; widening journal.Observer instead
+would give every implementation methods that mean nothing for a file.
 
 # Vocabularies
 

@@ -7,6 +7,12 @@
 //	}
 //
 // No backend is done until it passes, under -race.
+//
+// What the interface cannot reach, the backend's test hands over: Run's open
+// reopens a subtest's backing data when called again with the same t, and
+// WithFull and WithCrash build a full stream and a crashed store. The suite
+// asks the test for these rather than an optional test interface on every
+// store (a SetLastSeq, say), which would be test-only API in each backend.
 package storetest
 
 import (

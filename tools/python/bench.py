@@ -41,11 +41,23 @@ CASES: dict[str, str] = {
     + SNAPSHOT.replace('"running"', '"completed"')
     + "}",
 }
-FACT = (
+SETTLED_V2 = (
     '{"type":"job/settled","v":2,"data":{"jobId":"6ba7b810-9dad-11d1-80b4-00c04fd430c8","at":1733000000000,'
     '"status":"completed","detail":"exit 0","producerReported":true,"registration":{"registeredAt":1732999990000,'
     '"owner":"session-1","kind":"bash","label":"go test ./...","ordinal":3,"record":true},"cause":"producer"}}'
 )
+# The facts a journal written by this build holds, at their newest version.
+FACTS: dict[str, str] = {
+    "job/settled v3 fact": SETTLED_V2.replace('"v":2', '"v":3'),
+    "job/registered v3 fact": (
+        '{"type":"job/registered","v":3,"data":{"jobId":"6ba7b810-9dad-11d1-80b4-00c04fd430c8",'
+        '"at":1733000000000,"owner":"session-1","kind":"bash","label":"go test ./...","ordinal":3,'
+        '"record":true,"labels":{"team":"infra"}}}'
+    ),
+}
+# An older version, read from history written before the newest: decoding it
+# validates it as written, then the newest version the upcasts make.
+UPCAST = "job/settled v2 fact, upcast to v3"
 
 
 def per_call(fn: Callable[[bytes], object], doc: bytes, n: int) -> float:
@@ -65,7 +77,8 @@ def main() -> None:
     cases: list[tuple[str, bytes, Callable[[bytes], object]]] = [
         (name, doc.encode(), jobs.decode_follow_frame) for name, doc in CASES.items()
     ]
-    cases.append(("job/settled v2 fact", FACT.encode(), jobs.decode_fact))
+    cases += [(name, doc.encode(), jobs.decode_fact) for name, doc in FACTS.items()]
+    cases.append((UPCAST, SETTLED_V2.encode(), jobs.decode_fact))
     for name, doc, decode in cases:
         decode(doc)  # warm: builds the models' validators
         base, gen = [], []

@@ -185,7 +185,7 @@ def test_history_has_an_interval_per_job(client: Client) -> None:
 
 
 def test_a_jobs_page_is_refused_where_no_history_is_kept(client: Client) -> None:
-    # The test server keeps no journal of job facts (Options.JobFacts):
+    # The test server keeps no journal of job facts (WithJobFacts):
     # the route answers its refusal, an ErrorBody decoded as WireError.
     with pytest.raises(WireError) as e:
         client.job_history(jobs.JobID(env("DONE")))

@@ -274,8 +274,8 @@ class Client(Caller):
     ) -> wire.HistoryPage:
         """SearchHistory answers the caller's history from the journal a page at a time,
         newest first, filtered by time, kind, status and label. With all, an operator
-        the runtime allows (Options.Operator) searches every session's history; the
-        fence stays the default, and a session not allowed is refused.
+        the runtime allows (jobhttp.WithOperator) searches every session's history;
+        the fence stays the default, and a session not allowed is refused.
 
         GET /api/history/search
 
@@ -658,8 +658,8 @@ class AsyncClient(AsyncCaller):
     ) -> wire.HistoryPage:
         """SearchHistory answers the caller's history from the journal a page at a time,
         newest first, filtered by time, kind, status and label. With all, an operator
-        the runtime allows (Options.Operator) searches every session's history; the
-        fence stays the default, and a session not allowed is refused.
+        the runtime allows (jobhttp.WithOperator) searches every session's history;
+        the fence stays the default, and a session not allowed is refused.
 
         GET /api/history/search
 

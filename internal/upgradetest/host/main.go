@@ -89,7 +89,7 @@ func serve(ctx context.Context, store *pgstore.Store, name jobs.HostID, key jobh
 	if _, err := h.svc.Attach(h.lead); err != nil {
 		return err
 	}
-	wire, err := jobhttp.New(jobhttp.Options{Registry: h.reg, Session: jobhttp.TrustFleet([]jobhttp.FleetKey{key}, nil), Logger: log})
+	wire, err := jobhttp.New(h.reg, jobhttp.TrustFleet([]jobhttp.FleetKey{key}, nil), jobhttp.WithLogger(log))
 	if err != nil {
 		return err
 	}
