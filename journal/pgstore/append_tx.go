@@ -57,6 +57,11 @@ type appendTx struct {
 	held   []bool   // seq is the stored fact's that holds the entry's id
 
 	full map[string]bool // the streams found full
+
+	// rest, when set, reads what the connection still owes once the
+	// transaction committed (the notification's reply); it runs after
+	// the requests are answered, before the connection is released.
+	rest func()
 }
 
 // A chunk is a run of the entries to append as append_facts' arguments.
@@ -210,25 +215,25 @@ func (t *appendTx) single(ctx context.Context, conn *pgxpool.Conn, c *chunk) (ou
 	}
 	// The statement commits at the Sync that follows it: from here on a
 	// lost connection leaves its outcome unknown.
-	err = t.readSingle(p, m, c, &out)
-	if cerr := p.Close(); err == nil && cerr != nil {
-		err = t.fail("append", cerr, true)
-	}
-	if err != nil {
+	if err = t.readSingle(p, m, c, &out); err != nil {
+		p.Close()
 		return outcome{}, err
 	}
 	if h := t.s.cfg.hooks; h != nil && h.afterCommit != nil {
 		if err := h.afterCommit(); err != nil {
+			p.Close()
 			return outcome{}, t.fail("commit", err, true)
 		}
 	}
+	// The append committed: its requests hear of it before the
+	// notification's reply is read (decision 0244), which the server sends
+	// once it has run the notify, after the commit.
+	t.rest = func() { t.readNotify(p) }
 	return out, nil
 }
 
-// readSingle reads what single's pipeline answered: the append's row and
-// its Sync, then the notification and its Sync. A failed notification is
-// logged, not returned: the append committed, and tails fall back to
-// polling.
+// readSingle reads what single's pipeline answered for the append: its row
+// and its Sync, after which the append has committed.
 func (t *appendTx) readSingle(p *pgconn.Pipeline, m *pgtype.Map, c *chunk, out *outcome) error {
 	res, err := p.GetResults()
 	if err != nil {
@@ -269,14 +274,28 @@ func (t *appendTx) readSingle(p *pgconn.Pipeline, m *pgtype.Map, c *chunk, out *
 	if xid != nil {
 		out.xid, out.inserted = *xid, true
 	}
+	return nil
+}
+
+// readNotify reads the rest of single's pipeline, the notification and its
+// Sync, and closes the pipeline. A failure is logged, not returned: the
+// append committed and its requests have their answers, and tails fall
+// back to polling; a connection it leaves broken the pool destroys on
+// Release.
+func (t *appendTx) readNotify(p *pgconn.Pipeline) {
+	defer func() {
+		if err := p.Close(); err != nil {
+			t.s.log.Warn("pgstore: the notify's reply was lost; tails fall back to polling", "schema", t.s.schema, "err", err)
+		}
+	}()
 	for range 2 { // the notification and its Sync
 		res, err := p.GetResults()
 		if err != nil {
+			t.s.log.Warn("pgstore: notify failed; tails fall back to polling", "schema", t.s.schema, "err", err)
 			var pgErr *pgconn.PgError
 			if !errors.As(err, &pgErr) {
-				return t.fail("notify", err, true)
+				return
 			}
-			t.s.log.Warn("pgstore: notify failed; tails fall back to polling", "schema", t.s.schema, "err", err)
 			continue
 		}
 		if rr, ok := res.(*pgconn.ResultReader); ok {
@@ -285,7 +304,6 @@ func (t *appendTx) readSingle(p *pgconn.Pipeline, m *pgtype.Map, c *chunk, out *
 			}
 		}
 	}
-	return nil
 }
 
 // prepared returns the append and the notification as statements prepared
