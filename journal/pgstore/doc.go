@@ -71,7 +71,8 @@ parsing (decision 0244):
     materialized CTEs, which version 6 still runs when a stream is within a
     chunk's size of the largest seq (decision 0244);
  2. pg_notify, after the Sync, a transaction of its own, waking the tails
-    (decision 0133).
+    (decision 0133). The appends are answered at the Sync before it, which
+    proves the commit; its reply is read after them (decision 0244).
 
 A session whose isolation is not READ COMMITTED is refused by the function
 (its snapshot would precede the locks); the store then names the level in
