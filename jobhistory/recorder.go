@@ -30,6 +30,10 @@ func RecordID(f jobs.Fact) string {
 		return f.FactType() + "/" + f.JobID.String()
 	case jobs.JobSettled:
 		return f.FactType() + "/" + f.JobID.String()
+	case jobs.JobCommand:
+		return f.FactType() + "/" + f.JobID.String()
+	case jobs.JobExited:
+		return f.FactType() + "/" + f.JobID.String()
 	case jobs.HostHeartbeat:
 		return heartbeatID(f)
 	}

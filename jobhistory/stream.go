@@ -16,7 +16,7 @@ import (
 )
 
 // StreamOf returns the stream a job fact is recorded in: its job owner's
-// session, and for a heartbeat its host's run (HostStream). The registry
+// session (procjob's job/command and job/exited too), and for a heartbeat its host's run (HostStream). The registry
 // records facts of owned jobs only, so the stream is never empty for the
 // facts it records; a fact of an unowned job has no stream, and a store
 // refuses it (journal.ErrInvalid).
@@ -28,6 +28,10 @@ func StreamOf(f jobs.Fact) journal.Stream {
 		return journal.Stream(f.Owner)
 	case jobs.JobSettled:
 		return journal.Stream(f.Registration.Owner)
+	case jobs.JobCommand:
+		return journal.Stream(f.Owner)
+	case jobs.JobExited:
+		return journal.Stream(f.Owner)
 	case jobs.HostHeartbeat:
 		return HostStream(f.Host)
 	}

@@ -2,6 +2,8 @@ package jobhttp_test
 
 import (
 	"context"
+	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +12,7 @@ import (
 	"github.com/chromedp/chromedp/kb"
 
 	"github.com/jobgen/jobgen/generated/jobs"
+	"github.com/jobgen/jobgen/journal/pgstore/pgtest"
 )
 
 // The roster as a console: filters, counts, live
@@ -190,4 +193,76 @@ func TestPageRowsAndPanesWorkFromTheKeyboard(t *testing.T) {
 	if id := js[string](t, ctx, `document.activeElement.id`); id != "filter-text" {
 		t.Errorf("/ focused %q, want the roster's filter", id)
 	}
+}
+
+// TestPageOfOneHostNeverAsksForTheFleet: one host's page knows from the
+// document it loaded that it is no fleet view, so it makes no api/fleet
+// request (counted by the browser's own resource timing) and shows no
+// Host filter.
+func TestPageOfOneHostNeverAsksForTheFleet(t *testing.T) {
+	ctx := browser(t)
+	s := newServerAs(t, func(*http.Request) (jobs.SessionID, error) { return "alice", nil }, nil)
+	s.startRecording("alice", "serve the docs", 0)
+	if err := chromedp.Do(ctx, chromedp.Navigate(s.srv.URL+"/"), chromedp.WaitVisible(`li.job`)); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "the page has loaded its views", `document.getElementById("connection").textContent !== "connecting…"`, 10*time.Second)
+	requests := js[string](t, ctx, `performance.getEntriesByType("resource").map(e => new URL(e.name).pathname).join(" ")`)
+	if strings.Contains(requests, "/api/fleet") {
+		t.Errorf("one host's page asked for the fleet: %s", requests)
+	}
+	if !strings.Contains(requests, "/api/") {
+		t.Errorf("the resource timing saw no api request at all (%q): the count would prove nothing", requests)
+	}
+	if js[bool](t, ctx, `!document.getElementById("filter-host").closest("label").hidden`) {
+		t.Errorf("one host's page shows the Host filter")
+	}
+}
+
+// TestFleetPageFiltersTheHistoryByHost: served by a fleet, the history
+// section offers a Host filter (and no "every session"), and choosing a
+// host keeps that host's jobs only; axe finds nothing serious in either
+// theme.
+func TestFleetPageFiltersTheHistoryByHost(t *testing.T) {
+	schema := pgtest.Schema(t)
+	lease := 1500 * time.Millisecond
+	a, b := newFleetHost(t, schema, "host-a", lease), newFleetHost(t, schema, "host-b", lease)
+	fleet := newTestFleetFor(t, schema, lease, func(*http.Request) (jobs.SessionID, error) { return "alice", nil }, peersOf(a, b))
+	ctx := browser(t)
+	onA, _ := a.startRecording("alice", "build on a", 0)
+	onB, _ := b.startRecording("alice", "test on b", 0)
+	if err := chromedp.Do(ctx, chromedp.Navigate(fleet.srv.URL+"/"), chromedp.WaitVisible(rowSelector(onA.ID)), chromedp.WaitVisible(rowSelector(onB.ID))); err != nil {
+		t.Fatalf("the fleet page never showed both hosts' jobs: %v", err)
+	}
+	historyRows := `[...document.querySelectorAll("#history tbody tr")].map(tr => tr.dataset.job).sort().join(",")`
+	both := strings.Join(sortedIDs(onA.ID, onB.ID), ",")
+	waitJS(t, ctx, "both hosts' jobs in the history", historyRows+` === "`+both+`" && document.getElementById("history-host").options.length === 3`, 10*time.Second)
+	if js[bool](t, ctx, `document.getElementById("history-host").closest("label").hidden || document.getElementById("history-all") !== null`) {
+		t.Errorf("the fleet's history section should offer a Host filter and no every-session box")
+	}
+	setField(t, ctx, "history-host", "host-b", "change")
+	waitJS(t, ctx, "host-b's job alone", historyRows+` === "`+onB.ID.String()+`"`, 10*time.Second)
+	// The fleet declines job pages: its row says so rather than "no such job".
+	chromedp.Do(ctx, chromedp.Click(`#history tbody button.open-job`))
+	waitJS(t, ctx, "the declined job page says why", `document.getElementById("job-page").open && document.getElementById("job-page").textContent.includes("keeps no job pages")`, 10*time.Second)
+	chromedp.Do(ctx, chromedp.Click(`#job-page-close`))
+	for _, scheme := range []string{"light", "dark"} {
+		emulateScheme(t, ctx, scheme)
+		chromedp.Do(ctx, chromedp.ScrollIntoView(`#history`))
+		viewportShot(t, ctx, "fleet-history-host-"+scheme)
+		bad, passes := axeViolationsIn(t, ctx, `document.getElementById("history")`)
+		t.Logf("axe-core on the fleet's history (%s): %d rules passed, %d serious or critical", scheme, passes, len(bad))
+		for _, b := range bad {
+			t.Errorf("axe on the fleet's history (%s): %s", scheme, b)
+		}
+	}
+}
+
+func sortedIDs(ids ...jobs.JobID) []string {
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		out[i] = id.String()
+	}
+	slices.Sort(out)
+	return out
 }

@@ -3,6 +3,7 @@ package jobhttp_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -304,4 +305,61 @@ func TestPageFitsANarrowScreen(t *testing.T) {
 		t.Errorf("at 360 px the page scrolls sideways: scrollWidth %d > clientWidth %d", scrollWidth, clientWidth)
 	}
 	screenshot(t, ctx, "narrow")
+}
+
+// TestPageSubagentPanelLeavesTheTimelineAboveTheFold: at a 900 px tall
+// viewport, one column or two, the subagent panel with a child's history
+// open scrolls within itself, and the timeline's heading and plot start
+// on the first screen.
+func TestPageSubagentPanelLeavesTheTimelineAboveTheFold(t *testing.T) {
+	ctx := browser(t)
+	at := newAgentTree(t)
+	at.settledTree(t)
+	s := journalServer(t, at.tree)
+	s.startRecording("alice", "serve the docs", 0)
+	for _, width := range []int64{1024, 1280} {
+		if err := chromedp.Do(ctx, chromedp.EmulateViewport(width, 900), chromedp.Navigate(s.srv.URL+"/")); err != nil {
+			t.Fatal(err)
+		}
+		waitJS(t, ctx, "the tree's history and the timeline", `document.querySelector("#subagents .events li") !== null && document.querySelector("#timeline svg") !== null`, 10*time.Second)
+		top := js[float64](t, ctx, `(() => { window.scrollTo(0, 0); return document.querySelector("#timeline svg").getBoundingClientRect().top; })()`)
+		if top > 900-60 {
+			t.Errorf("at %d×900 the timeline's plot starts at %.0f px: the subagent panel pushed it below the fold", width, top)
+		}
+		viewportShot(t, ctx, fmt.Sprintf("subagents-fold-%d", width))
+	}
+}
+
+// TestPageSubagentEventLabelsStayBesideTheirTimes: in a child's history,
+// each event's label starts on the line of its time, however narrow the
+// screen; a long label wraps within its own column.
+func TestPageSubagentEventLabelsStayBesideTheirTimes(t *testing.T) {
+	ctx := browser(t)
+	at := newAgentTree(t)
+	at.settledTree(t)
+	s := journalServer(t, at.tree)
+	for _, width := range []int64{320, 1024} {
+		if err := chromedp.Do(ctx, chromedp.EmulateViewport(width, 900), chromedp.Navigate(s.srv.URL+"/")); err != nil {
+			t.Fatal(err)
+		}
+		waitJS(t, ctx, "the planner's history", `document.querySelector("#subagents .events")?.textContent.includes("report from planner-researcher")`, 10*time.Second)
+		apart := js[string](t, ctx, `[...document.querySelectorAll("#subagents .ev")].filter(ev => {
+			const ts = ev.querySelector(".ts").getBoundingClientRect(), kind = ev.querySelector(".ev-kind").getBoundingClientRect();
+			return Math.abs(kind.top - ts.top) > 2 || kind.left < ts.right;
+		}).map(ev => ev.querySelector(".ev-kind").textContent).join(" | ")`)
+		if apart != "" {
+			t.Errorf("at %d px these event labels wrapped away from their times: %s", width, apart)
+		}
+		if width == 320 {
+			for _, scheme := range []string{"light", "dark"} {
+				emulateScheme(t, ctx, scheme)
+				viewportShot(t, ctx, "subagent-events-narrow-"+scheme)
+				bad, passes := axeViolationsIn(t, ctx, `document.getElementById("subagents")`)
+				t.Logf("axe-core on the subagent panel at 320 px (%s): %d rules passed, %d serious or critical", scheme, passes, len(bad))
+				for _, b := range bad {
+					t.Errorf("axe on the subagent panel (%s): %s", scheme, b)
+				}
+			}
+		}
+	}
 }

@@ -70,9 +70,13 @@ a timeline with an axis, and the subagent tree; a bulk stop of selected
 rows or of every running job the filters show (bulk.mts), the starts
 waiting for a slot with their place in line (waiting.mts), each job's
 labels, a History section that pages and filters the journal's intervals
-(SearchHistory; every session's for a session WithOperator allows,
-history.mts), and a job's page opened from its timeline bar with its facts
-in journal order (JobHistory, WithJobFacts, jobpage.mts). jobgen
+(SearchHistory; every session's for a session WithOperator allows;
+in a fleet, by host too, history.mts), and a job's page opened from its
+timeline bar or history row with its facts in journal order, what a
+command ran (procjob's job/command and job/exited facts) and a link to
+the subagent whose session owns it (JobHistory, WithJobFacts,
+jobpage.mts). A Fleet marks the page it serves (data-view="fleet"), so
+one host's page never asks api/fleet (decision 0235). jobgen
 console serves the same page read-only over a journal, an archive or a
 PostgreSQL history. Its TypeScript is compiled
 into static/ (tools/ts/page.sh) and embedded: users need no build step.

@@ -140,6 +140,9 @@ func NewFleet(opts FleetOptions) (*Fleet, error) {
 	if err != nil {
 		return nil, fmt.Errorf("jobhttp: embedded page: %w", err)
 	}
+	if static, err = fleetPage(static); err != nil {
+		return nil, err
+	}
 	f := &Fleet{opts: opts, static: static, log: log, hosts: hosts,
 		view: newFleetView(opts.Now, opts.Lease, opts.Window, opts.RunWindow), streams: newSessionStreams(opts.MaxStreamsPerSession)}
 	f.view.unknown.log = log
@@ -385,13 +388,6 @@ func (f *Fleet) lookup(ctx context.Context, id jobs.JobID) (jobs.SessionID, flee
 		return "", fleetEntry{}, noSuchJob()
 	}
 	return session, e, nil
-}
-
-// SearchHistory implements wire.Server: declined; a fleet's history is
-// ListHistory's tail of the shared history, and each host's page searches
-// its own.
-func (f *Fleet) SearchHistory(ctx context.Context, req wire.SearchHistoryRequest) (wire.HistoryPage, error) {
-	return wire.HistoryPage{}, httproute.Decline("the fleet view does not search history: use a host's own page")
 }
 
 // notMultiplexed is the reason the fleet declines the Watch routes: each

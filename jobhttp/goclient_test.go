@@ -250,7 +250,13 @@ func TestTheGoClientCallsEveryRouteOfTheFleet(t *testing.T) {
 	_, declined["ListSubagents"] = c.ListSubagents(ctx, wire.ListSubagentsRequest{})
 	_, declined["SubagentHistory"] = c.SubagentHistory(ctx, wire.SubagentHistoryRequest{ID: "alice/x"})
 	_, declined["ListWaiting"] = c.ListWaiting(ctx, wire.ListWaitingRequest{})
-	_, declined["SearchHistory"] = c.SearchHistory(ctx, wire.SearchHistoryRequest{})
+	walked, other := jobs.HostID("walked"), jobs.HostID("elsewhere")
+	if page, err := c.SearchHistory(ctx, wire.SearchHistoryRequest{Host: &walked}); err != nil || page.Total != 1 {
+		t.Errorf("SearchHistory of the walked host = %+v, %v; want its one job", page, err)
+	}
+	if page, err := c.SearchHistory(ctx, wire.SearchHistoryRequest{Host: &other}); err != nil || page.Total != 0 {
+		t.Errorf("SearchHistory of another host = %+v, %v; want none", page, err)
+	}
 	_, declined["JobHistory"] = c.JobHistory(ctx, wire.JobHistoryRequest{ID: job})
 	_, declined["KillJobs"] = c.KillJobs(ctx, wire.KillJobsRequest{Body: wire.KillAllRequest{IDs: []jobs.JobID{job}}})
 	for _, err := range c.WatchSubagents(ctx, wire.WatchSubagentsRequest{}) {

@@ -31,19 +31,16 @@ func (h *Handler) SearchHistory(ctx context.Context, req wire.SearchHistoryReque
 	if err != nil {
 		return wire.HistoryPage{}, err
 	}
+	if req.Host != nil {
+		return wire.HistoryPage{}, httproute.Refuse(http.StatusBadRequest, "this is one host's history: the host filter is a fleet view's")
+	}
 	keep, err := searchFilter(req)
 	if err != nil {
 		return wire.HistoryPage{}, err
 	}
-	limit, cursor := searchLimit, 0
-	if req.Limit != nil {
-		limit = *req.Limit
-	}
-	if req.Cursor != nil {
-		cursor = *req.Cursor
-	}
-	if limit < 1 || limit > maxSearchLimit || cursor < 0 {
-		return wire.HistoryPage{}, httproute.Refusef(http.StatusBadRequest, "limit must be 1 to %d and cursor not negative", maxSearchLimit)
+	limit, cursor, err := searchBounds(req)
+	if err != nil {
+		return wire.HistoryPage{}, err
 	}
 	var ivs []wire.Interval
 	if req.All != nil && *req.All {
@@ -65,6 +62,22 @@ func (h *Handler) SearchHistory(ctx context.Context, req wire.SearchHistoryReque
 		ivs = hist.Intervals
 	}
 	return searchPage(ivs, keep, cursor, limit), nil
+}
+
+// searchBounds reads a search's page size and cursor, refusing what is out
+// of range.
+func searchBounds(req wire.SearchHistoryRequest) (limit, cursor int, err error) {
+	limit = searchLimit
+	if req.Limit != nil {
+		limit = *req.Limit
+	}
+	if req.Cursor != nil {
+		cursor = *req.Cursor
+	}
+	if limit < 1 || limit > maxSearchLimit || cursor < 0 {
+		return 0, 0, httproute.Refusef(http.StatusBadRequest, "limit must be 1 to %d and cursor not negative", maxSearchLimit)
+	}
+	return limit, cursor, nil
 }
 
 // searchPage filters ivs (oldest first) and cuts the page at cursor of the

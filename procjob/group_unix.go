@@ -106,3 +106,13 @@ func signalName(s syscall.Signal) string {
 	}
 	return s.String()
 }
+
+// exitOf reads how the leader ended: its exit code, or -1 and the name of
+// the signal that ended it.
+func exitOf(exit *exec.ExitError) (code int, signal string) {
+	status, _ := exit.Sys().(syscall.WaitStatus)
+	if status.Signaled() {
+		return -1, signalName(status.Signal())
+	}
+	return exit.ExitCode(), ""
+}

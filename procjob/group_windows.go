@@ -51,3 +51,9 @@ func describeExit(exit *exec.ExitError, cancelled bool) (string, bool) {
 	}
 	return fmt.Sprintf("exit status %d", exit.ExitCode()), false
 }
+
+// exitOf reads how the leader ended: Windows has no signals, so its exit
+// code alone (TerminateProcess's, 1, after Cancel).
+func exitOf(exit *exec.ExitError) (code int, signal string) {
+	return exit.ExitCode(), ""
+}

@@ -93,6 +93,16 @@
 // (tested on Linux), and refuses Options.Terminal elsewhere, Windows
 // included, with an error that says so; see docs/decisions/0120.
 //
+// # What ran
+//
+// With Options.Recorder (the registry's own recorder) an owned job records
+// two facts beside its job/registered and job/settled: job/command, its
+// argv and working directory, once the job is registered, and job/exited,
+// its exit code or the signal that ended it, before it settles; a promoted
+// foreground command records both too. Argv is recorded as given, secrets
+// included, cut to jobs.DefaultMaxCommandBytes together with the
+// directory; the environment is never recorded. See docs/decisions/0234.
+//
 // # Platforms
 //
 // On Unix systems the above holds as written; the group is the one setpgid
@@ -172,6 +182,16 @@ type Options struct {
 	// job_output) never returns it. Ignored under a terminal; Unix only
 	// (Windows passes no descriptor past stderr, so the start fails there).
 	Narration bool
+	// Recorder, when set, receives two facts of an owned job (Owner set):
+	// job/command, its argv and working directory, once the job is
+	// registered, and job/exited, its exit code or the signal that ended
+	// it, before it settles. Give it the registry's own recorder
+	// (jobhistory.NewRecorder) so that both land on the job's stream between
+	// its job/registered and job/settled, where its page reads them. Argv is
+	// recorded as given, secrets included, cut to jobs.DefaultMaxCommandBytes
+	// (docs/decisions/0234); a fact the recorder refuses is named in the
+	// outcome's detail. Nil records neither.
+	Recorder registry.Recorder
 }
 
 // Start returns a start for the registry that runs the command as a
@@ -214,6 +234,7 @@ func Start(opts Options) jobs.RecordingJobStart {
 // A process is one running command, the process group it leads, and what
 // watches them.
 type process struct {
+	opts      Options // what it runs, and where its facts go
 	cmd       *exec.Cmd
 	group     *jobGroup
 	grace     time.Duration
@@ -228,12 +249,13 @@ type process struct {
 	copied    sync.WaitGroup
 
 	// Set by supervise before exited fires.
-	waitErr   error // cmd.Wait's result for the leader
-	leftovers bool  // the leader exited by itself and left processes in its group
-	survivors bool  // processes of the group were still there after SIGKILL and its wait
-	cutOff    bool  // output was still open after the group ended, and was cut off
-	stopErr   error // the group the leader left could not be signalled
-	kept      error // the cgroup could not be removed
+	waitErr   error     // cmd.Wait's result for the leader
+	leftovers bool      // the leader exited by itself and left processes in its group
+	survivors bool      // processes of the group were still there after SIGKILL and its wait
+	cutOff    bool      // output was still open after the group ended, and was cut off
+	stopErr   error     // the group the leader left could not be signalled
+	kept      error     // the cgroup could not be removed
+	endedAt   time.Time // when the group had ended and the output drained
 
 	mu        sync.Mutex
 	cancelled string        // the first Cancel's reason
@@ -242,6 +264,7 @@ type process struct {
 	killed    chan struct{} // closed once SIGKILL has been sent
 	finished  bool          // the group has ended: nothing may be signalled any more
 	attached  bool          // a job records the output: done waits for its pump
+	job       jobs.JobID    // the job attached, once attached
 
 	doneOnce sync.Once
 	outcome  jobs.JobOutcome
@@ -320,7 +343,7 @@ func (p *process) attach(job jobs.RecordingJob) {
 		sources[i] = registry.PumpSource{Reader: o.s, Channel: o.channel}
 	}
 	p.mu.Lock()
-	p.attached = true
+	p.attached, p.job = true, job.ID()
 	p.mu.Unlock()
 	go func() {
 		p.pumpDone <- registry.PumpJobOutput(context.Background(), job, sources,
@@ -337,7 +360,7 @@ func newProcess(opts Options) *process {
 	if limit <= 0 {
 		limit = 64 << 20
 	}
-	p := &process{grace: opts.Grace, poll: opts.Poll, pacer: opts.Pacer, pumpDone: make(chan error, 1), consumer: &consumer{limit: limit}, killed: make(chan struct{})}
+	p := &process{opts: opts, grace: opts.Grace, poll: opts.Poll, pacer: opts.Pacer, pumpDone: make(chan error, 1), consumer: &consumer{limit: limit}, killed: make(chan struct{})}
 	if p.grace <= 0 {
 		p.grace = 2 * time.Second
 	}
@@ -462,6 +485,7 @@ func (p *process) supervise() {
 	for _, o := range p.outputs {
 		o.s.close()
 	}
+	p.endedAt = time.Now()
 	p.exited.Fire()
 }
 
@@ -523,68 +547,4 @@ func (p *process) kill() {
 	}
 	p.group.kill()
 	close(p.killed)
-}
-
-// done waits for the process group to end and the pump to drain, then reports
-// the outcome from the leader's exit status. Every call returns the same result.
-func (p *process) done() (jobs.JobOutcome, error) {
-	p.doneOnce.Do(func() { p.outcome, p.doneErr = p.wait() })
-	return p.outcome, p.doneErr
-}
-
-func (p *process) wait() (jobs.JobOutcome, error) {
-	p.mu.Lock()
-	attached := p.attached
-	p.mu.Unlock()
-	if attached {
-		pumpErr := <-p.pumpDone // returns only after exited fired and the final drain ran
-		if pumpErr != nil {
-			return jobs.JobOutcome{}, fmt.Errorf("procjob: pump: %w", pumpErr)
-		}
-	} else {
-		exited := make(chan struct{})
-		p.exited.Subscribe(func() { close(exited) })
-		<-exited
-	}
-	p.mu.Lock()
-	cancelled := p.cancelled != ""
-	p.mu.Unlock()
-	outcome, err := p.leaderOutcome(cancelled)
-	if err != nil {
-		return outcome, err
-	}
-	if p.leftovers {
-		outcome.Detail += "; stopped the processes it left running in its group"
-	}
-	switch {
-	case p.stopErr != nil:
-		outcome.Detail += "; " + p.stopErr.Error()
-	case p.survivors:
-		outcome.Detail += "; processes of its group were still there after SIGKILL"
-	}
-	if p.cutOff {
-		outcome.Detail += "; output still open after its process group ended was cut off"
-	}
-	if p.kept != nil {
-		outcome.Detail += "; " + p.kept.Error()
-	}
-	return outcome, nil
-}
-
-// leaderOutcome reads the leader's exit: status 0 completes the job, a
-// signal after Cancel kills it, anything else fails it.
-func (p *process) leaderOutcome(cancelled bool) (jobs.JobOutcome, error) {
-	err := p.waitErr
-	if err == nil {
-		return jobs.JobOutcome{Status: jobs.JobStatusCompleted, Detail: "exit status 0"}, nil
-	}
-	var exit *exec.ExitError
-	if !errors.As(err, &exit) {
-		return jobs.JobOutcome{}, fmt.Errorf("procjob: wait: %w", err)
-	}
-	detail, signalled := describeExit(exit, cancelled)
-	if cancelled && signalled {
-		return jobs.JobOutcome{Status: jobs.JobStatusKilled, Detail: detail}, nil
-	}
-	return jobs.JobOutcome{Status: jobs.JobStatusFailed, Detail: detail}, nil
 }

@@ -84,13 +84,15 @@ func runAt(ctx context.Context, ln net.Listener, dir string, hosts []string, out
 	if err != nil {
 		return err
 	}
-	reg := registry.New(registry.WithRecorder(journal.NewRecorder(store, jobs.EncodeFact, jobhistory.StreamOf)), registry.WithLogger(logger))
+	rec := journal.NewRecorder(store, jobs.EncodeFact, jobhistory.StreamOf)
+	reg := registry.New(registry.WithRecorder(rec), registry.WithLogger(logger))
 	agents, err := startAgents(ctx, store, session, p.agents)
 	if err != nil {
 		return err
 	}
 	h, err := jobhttp.New(reg, func(*http.Request) (jobs.SessionID, error) { return session, nil },
 		jobhttp.WithHistory(jobhttp.StoreHistory(store)),
+		jobhttp.WithJobFacts(jobhttp.StoreJobFacts(store)),
 		jobhttp.WithSubagents(jobhttp.NewJournalSubagents(store, agents)),
 		jobhttp.WithHosts(hosts...),
 		// Every visitor of the demo is the one demo session, and each page
@@ -114,7 +116,7 @@ func runAt(ctx context.Context, ln net.Listener, dir string, hosts []string, out
 	shutdown.AddProvider("journal", store.Close)
 
 	return shutdown.Run(ctx, func(ctx context.Context) error {
-		if err := startJobs(ctx, reg, p.deploy); err != nil {
+		if err := startJobs(ctx, reg, rec, p.deploy); err != nil {
 			return err
 		}
 		fmt.Fprintf(out, "serving the jobs page on http://%s/ (Ctrl-C to stop)\n", ln.Addr())
@@ -185,14 +187,17 @@ printf "    checkout_test.go:41: got 502, want 200\n\033[31m--- FAIL\033[0m: Tes
 	{"deploy", `echo "deploying to staging (waits for a lock that never frees)"; exec sleep 3600`, true},
 }
 
-// startJobs starts the demo's shell jobs; a job with a deadline gets deadline.
-func startJobs(ctx context.Context, reg *registry.Registry, deadline time.Duration) error {
+// startJobs starts the demo's shell jobs; a job with a deadline gets
+// deadline. Each records what it runs and how it exits through rec, the
+// registry's own recorder, for its job page.
+func startJobs(ctx context.Context, reg *registry.Registry, rec registry.Recorder, deadline time.Duration) error {
 	for _, j := range demoJobs {
 		start := procjob.Start(procjob.Options{
-			Command: []string{"sh", "-c", j.script},
-			Kind:    "sh",
-			Label:   j.label,
-			Owner:   session,
+			Command:  []string{"sh", "-c", j.script},
+			Kind:     "sh",
+			Label:    j.label,
+			Owner:    session,
+			Recorder: rec,
 		})
 		if j.timeout {
 			start.Timeout = deadline

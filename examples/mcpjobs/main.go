@@ -92,11 +92,12 @@ func newRuntime(path string) (*runtime, error) {
 		return nil, err
 	}
 	rt.store = store
-	rt.reg = registry.New(registry.WithLogger(log), registry.WithRecorder(jobhistory.NewRecorder(store)))
+	rec := jobhistory.NewRecorder(store)
+	rt.reg = registry.New(registry.WithLogger(log), registry.WithRecorder(rec))
 	if rt.agents, err = newAgents(store); err != nil {
 		return nil, err
 	}
-	shell, err := shellTool(rt.reg, log)
+	shell, err := shellTool(rt.reg, rec, log)
 	if err != nil {
 		return nil, err
 	}

@@ -21,7 +21,7 @@ import (
 // foreground and promotes a command that outlives it to a job (procjob's
 // Offer, decision 0191). What it says of itself (its title, description,
 // hints, task support and schemas) is spec/shelltools.yaml's.
-func shellTool(reg *registry.Registry, log *slog.Logger) (agenttools.StartTool, error) {
+func shellTool(reg *registry.Registry, rec registry.Recorder, log *slog.Logger) (agenttools.StartTool, error) {
 	return agenttools.NewStartTool(shelltools.ShellTool(), func(ctx context.Context, caller agenttools.Caller, in shelltools.Shell) (shelltools.ShellResult, error) {
 		if strings.TrimSpace(in.Command) == "" {
 			return shelltools.ShellResult{}, &agenttools.Error{Code: tools.ErrorCodeInvalidArguments, Message: `shell needs {"command": "..."}, and optionally a "label".`}
@@ -34,6 +34,9 @@ func shellTool(reg *registry.Registry, log *slog.Logger) (agenttools.StartTool, 
 			// What the command writes to fd 3 is narration for the people
 			// watching (the console), never job_output's.
 			Narration: true,
+			// The job's page shows the command the model ran and how it
+			// exited, promoted foreground commands included.
+			Recorder: rec,
 		}
 		if in.TimeoutSeconds > 0 {
 			return foreground(ctx, reg, log, opts, time.Duration(in.TimeoutSeconds)*time.Second)

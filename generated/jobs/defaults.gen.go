@@ -6,6 +6,9 @@ import "time"
 
 // Defaults for the tunables of a runtime built on this vocabulary.
 const (
+	// DefaultMaxCommandBytes caps the bytes of a job/command fact's Argv and Dir
+	// together.
+	DefaultMaxCommandBytes = 4096
 	// DefaultMaxConcurrentJobsPerOwner caps running and stopping jobs per owner;
 	// unowned jobs share one bucket.
 	DefaultMaxConcurrentJobsPerOwner = 10

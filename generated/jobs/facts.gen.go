@@ -7,13 +7,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/jobgen/jobgen/codec"
 )
 
-// Fact is a durable lifecycle fact: one of HostHeartbeat, JobRegistered,
-// JobSettled. Only the newest version of each fact is a Fact; DecodeFact reads
-// older versions.
+// Fact is a durable lifecycle fact: one of HostHeartbeat, JobCommand,
+// JobExited, JobRegistered, JobSettled. Only the newest version of each fact is
+// a Fact; DecodeFact reads older versions.
 type Fact interface {
 	// FactType returns the fact's wire type, such as "host/heartbeat".
 	FactType() string
@@ -29,6 +30,10 @@ type FactEnvelope = codec.Envelope
 const (
 	// HostHeartbeatType is the wire type of HostHeartbeat facts.
 	HostHeartbeatType = "host/heartbeat"
+	// JobCommandType is the wire type of JobCommand facts.
+	JobCommandType = "job/command"
+	// JobExitedType is the wire type of JobExited facts.
+	JobExitedType = "job/exited"
 	// JobRegisteredType is the wire type of JobRegistered facts.
 	JobRegisteredType = "job/registered"
 	// JobSettledType is the wire type of JobSettled facts.
@@ -88,6 +93,160 @@ func (HostHeartbeat) FactVersion() int {
 }
 
 func (HostHeartbeat) isFact() {}
+
+// A JobCommand fact records what a command job runs: its argv and working
+// directory, recorded by procjob for an owned job once the job is registered
+// (docs/decisions/0234). Argv is recorded as given, secrets included: a runtime
+// that passes a secret on a command line records it. Argv and Dir together hold
+// at most MaxCommandBytes bytes; procjob cuts what is beyond and says so in
+// Truncated.
+type JobCommand struct {
+	// JobID identifies the job.
+	JobID JobID `json:"jobId"`
+	// At is when the command started, in Unix milliseconds from the host's clock;
+	// before the registration for a promoted job.
+	At int64 `json:"at"`
+	// Owner is the owning session; the fact goes on its stream, beside the job's
+	// other facts.
+	Owner SessionID `json:"owner"`
+	// Argv is the program and its arguments, each argument whole or, when the bound
+	// cut it, its first bytes.
+	Argv []string `json:"argv"`
+	// Dir is the working directory as given; empty means the runtime's own.
+	Dir string `json:"dir,omitzero"`
+	// Truncated reports that Argv or Dir lost bytes to MaxCommandBytes, or
+	// arguments past it.
+	Truncated bool `json:"truncated,omitzero"`
+}
+
+// MarshalJSON encodes j, writing a nil list as [] and a nil map as {}.
+func (j JobCommand) MarshalJSON() ([]byte, error) {
+	type plain JobCommand
+	if j.Argv == nil {
+		j.Argv = []string{}
+	}
+	return json.Marshal(plain(j))
+}
+
+// UnmarshalJSON decodes j, refusing a missing required field or an ambiguous key.
+func (j *JobCommand) UnmarshalJSON(data []byte) error {
+	var wire struct {
+		JobID     *JobID     `json:"jobId"`
+		At        *int64     `json:"at"`
+		Owner     *SessionID `json:"owner"`
+		Argv      []string   `json:"argv"`
+		Dir       string     `json:"dir"`
+		Truncated bool       `json:"truncated"`
+	}
+	if err := json.Unmarshal(data, &wire); err != nil {
+		return err
+	}
+	if err := codec.CheckKeys("jobs.JobCommand", data, "jobId", "at", "owner", "argv", "dir", "truncated"); err != nil {
+		return err
+	}
+	if wire.JobID == nil {
+		return codec.MissingField("jobs.JobCommand", "jobId")
+	}
+	if wire.At == nil {
+		return codec.MissingField("jobs.JobCommand", "at")
+	}
+	if wire.Owner == nil {
+		return codec.MissingField("jobs.JobCommand", "owner")
+	}
+	if n := utf8.RuneCountInString(wire.Dir); n > 4096 {
+		return fmt.Errorf("jobs: JobCommand: dir has %d characters, more than its maximum 4096", n)
+	}
+	j.JobID = *wire.JobID
+	j.At = *wire.At
+	j.Owner = *wire.Owner
+	j.Argv = wire.Argv
+	j.Dir = wire.Dir
+	j.Truncated = wire.Truncated
+	return nil
+}
+
+// FactType returns JobCommandType.
+func (JobCommand) FactType() string {
+	return JobCommandType
+}
+
+// FactVersion returns 1, the version j is written as.
+func (JobCommand) FactVersion() int {
+	return 1
+}
+
+func (JobCommand) isFact() {}
+
+// A JobExited fact records how a command job's process ended: its exit code, or
+// the signal that ended it. procjob records it for an owned job before the job
+// settles, so it precedes job/settled on the stream.
+type JobExited struct {
+	// JobID identifies the job.
+	JobID JobID `json:"jobId"`
+	// At is when the process was seen to end, in Unix milliseconds from the host's
+	// clock.
+	At int64 `json:"at"`
+	// Owner is the owning session.
+	Owner SessionID `json:"owner"`
+	// ExitCode is the process's exit status; -1 when a signal ended it.
+	ExitCode int `json:"exitCode"`
+	// Signal names the signal that ended the process (SIGTERM); empty when it
+	// exited.
+	Signal string `json:"signal,omitzero"`
+}
+
+// UnmarshalJSON decodes j, refusing a missing required field or an ambiguous key.
+func (j *JobExited) UnmarshalJSON(data []byte) error {
+	var wire struct {
+		JobID    *JobID     `json:"jobId"`
+		At       *int64     `json:"at"`
+		Owner    *SessionID `json:"owner"`
+		ExitCode *int       `json:"exitCode"`
+		Signal   string     `json:"signal"`
+	}
+	if err := json.Unmarshal(data, &wire); err != nil {
+		return err
+	}
+	if err := codec.CheckKeys("jobs.JobExited", data, "jobId", "at", "owner", "exitCode", "signal"); err != nil {
+		return err
+	}
+	if wire.JobID == nil {
+		return codec.MissingField("jobs.JobExited", "jobId")
+	}
+	if wire.At == nil {
+		return codec.MissingField("jobs.JobExited", "at")
+	}
+	if wire.Owner == nil {
+		return codec.MissingField("jobs.JobExited", "owner")
+	}
+	if wire.ExitCode == nil {
+		return codec.MissingField("jobs.JobExited", "exitCode")
+	}
+	if *wire.ExitCode < -1 {
+		return fmt.Errorf("jobs: JobExited: exitCode %v is below its minimum -1", *wire.ExitCode)
+	}
+	if n := utf8.RuneCountInString(wire.Signal); n > 32 {
+		return fmt.Errorf("jobs: JobExited: signal has %d characters, more than its maximum 32", n)
+	}
+	j.JobID = *wire.JobID
+	j.At = *wire.At
+	j.Owner = *wire.Owner
+	j.ExitCode = *wire.ExitCode
+	j.Signal = wire.Signal
+	return nil
+}
+
+// FactType returns JobExitedType.
+func (JobExited) FactType() string {
+	return JobExitedType
+}
+
+// FactVersion returns 1, the version j is written as.
+func (JobExited) FactVersion() int {
+	return 1
+}
+
+func (JobExited) isFact() {}
 
 // JobRegisteredV1 is version 1 of job/registered, kept so that history written
 // with it still decodes: DecodeFact reads it and upcasts it to JobRegistered as
@@ -609,6 +768,26 @@ func decodeFactData(typ string, v int, d *codec.Decoder) (Fact, error) {
 			return out, nil
 		}
 		return nil, codec.SkipUnknown(d, "jobs", fmt.Errorf("jobs: decode %s v%d: %w", typ, v, ErrUnknownVersion))
+	case JobCommandType:
+		switch v {
+		case 1:
+			var out JobCommand
+			if err := decodeJobCommand(d, &out); err != nil {
+				return nil, fmt.Errorf("jobs: decode %s v%d: %w", typ, v, err)
+			}
+			return out, nil
+		}
+		return nil, codec.SkipUnknown(d, "jobs", fmt.Errorf("jobs: decode %s v%d: %w", typ, v, ErrUnknownVersion))
+	case JobExitedType:
+		switch v {
+		case 1:
+			var out JobExited
+			if err := decodeJobExited(d, &out); err != nil {
+				return nil, fmt.Errorf("jobs: decode %s v%d: %w", typ, v, err)
+			}
+			return out, nil
+		}
+		return nil, codec.SkipUnknown(d, "jobs", fmt.Errorf("jobs: decode %s v%d: %w", typ, v, ErrUnknownVersion))
 	case JobRegisteredType:
 		switch v {
 		case 1:
@@ -692,6 +871,14 @@ func (u UnknownFact) Salvage() (Fact, []string) {
 	switch env.Type {
 	case HostHeartbeatType:
 		var out HostHeartbeat
+		missing := codec.Salvage(env.Data, &out)
+		return out, missing
+	case JobCommandType:
+		var out JobCommand
+		missing := codec.Salvage(env.Data, &out)
+		return out, missing
+	case JobExitedType:
+		var out JobExited
 		missing := codec.Salvage(env.Data, &out)
 		return out, missing
 	case JobRegisteredType:
@@ -781,6 +968,241 @@ func decodeHostHeartbeat(d *codec.Decoder, out *HostHeartbeat) error {
 	}
 	if present&uint64(0x4) == 0 {
 		return codec.MissingField("jobs.HostHeartbeat", "leaseMs")
+	}
+	return nil
+}
+
+// fieldsOfJobCommand are the wire names of JobCommand's fields.
+var fieldsOfJobCommand = []string{"jobId", "at", "owner", "argv", "dir", "truncated"}
+
+// decodeJobCommand reads a JobCommand from d in one pass, checking the JSON's syntax as it goes, and refuses what JobCommand.UnmarshalJSON refuses.
+func decodeJobCommand(d *codec.Decoder, out *JobCommand) error {
+	more, err := d.Object()
+	if err != nil {
+		return fmt.Errorf("jobs: JobCommand: %w", err)
+	}
+	var seen, present uint64
+	var others codec.KeySet
+	for first := true; more; first = false {
+		var key []byte
+		key, more, err = d.Next(first)
+		if err != nil {
+			return err
+		}
+		if !more {
+			break
+		}
+		switch string(key) {
+		case "jobId":
+			if seen&uint64(0x1) != 0 {
+				return codec.DuplicateKey("jobs.JobCommand", key)
+			}
+			seen |= uint64(0x1)
+			if !d.Null() {
+				x, err := d.StringBytes()
+				if err != nil {
+					return codec.FieldError("jobs.JobCommand", "jobId", err)
+				}
+				if err := out.JobID.UnmarshalText(x); err != nil {
+					return codec.FieldError("jobs.JobCommand", "jobId", err)
+				}
+				present |= uint64(0x1)
+			}
+		case "at":
+			if seen&uint64(0x2) != 0 {
+				return codec.DuplicateKey("jobs.JobCommand", key)
+			}
+			seen |= uint64(0x2)
+			if !d.Null() {
+				x, err := d.Int(64)
+				if err != nil {
+					return codec.FieldError("jobs.JobCommand", "at", err)
+				}
+				out.At = int64(x)
+				present |= uint64(0x2)
+			}
+		case "owner":
+			if seen&uint64(0x4) != 0 {
+				return codec.DuplicateKey("jobs.JobCommand", key)
+			}
+			seen |= uint64(0x4)
+			if !d.Null() {
+				x, err := d.String()
+				if err != nil {
+					return codec.FieldError("jobs.JobCommand", "owner", err)
+				}
+				out.Owner = SessionID(x)
+				present |= uint64(0x4)
+			}
+		case "argv":
+			if seen&uint64(0x8) != 0 {
+				return codec.DuplicateKey("jobs.JobCommand", key)
+			}
+			seen |= uint64(0x8)
+			if err := d.Unmarshal(&out.Argv); err != nil {
+				return codec.FieldError("jobs.JobCommand", "argv", err)
+			}
+		case "dir":
+			if seen&uint64(0x10) != 0 {
+				return codec.DuplicateKey("jobs.JobCommand", key)
+			}
+			seen |= uint64(0x10)
+			if !d.Null() {
+				x, err := d.String()
+				if err != nil {
+					return codec.FieldError("jobs.JobCommand", "dir", err)
+				}
+				out.Dir = x
+			}
+		case "truncated":
+			if seen&uint64(0x20) != 0 {
+				return codec.DuplicateKey("jobs.JobCommand", key)
+			}
+			seen |= uint64(0x20)
+			if !d.Null() {
+				x, err := d.Bool()
+				if err != nil {
+					return codec.FieldError("jobs.JobCommand", "truncated", err)
+				}
+				out.Truncated = x
+			}
+		default:
+			if err := others.Other("jobs.JobCommand", key, fieldsOfJobCommand); err != nil {
+				return err
+			}
+			if _, err := d.Skip(); err != nil {
+				return err
+			}
+		}
+	}
+	if present&uint64(0x1) == 0 {
+		return codec.MissingField("jobs.JobCommand", "jobId")
+	}
+	if present&uint64(0x2) == 0 {
+		return codec.MissingField("jobs.JobCommand", "at")
+	}
+	if present&uint64(0x4) == 0 {
+		return codec.MissingField("jobs.JobCommand", "owner")
+	}
+	if n := utf8.RuneCountInString(out.Dir); n > 4096 {
+		return fmt.Errorf("jobs: JobCommand: dir has %d characters, more than its maximum 4096", n)
+	}
+	return nil
+}
+
+// fieldsOfJobExited are the wire names of JobExited's fields.
+var fieldsOfJobExited = []string{"jobId", "at", "owner", "exitCode", "signal"}
+
+// decodeJobExited reads a JobExited from d in one pass, checking the JSON's syntax as it goes, and refuses what JobExited.UnmarshalJSON refuses.
+func decodeJobExited(d *codec.Decoder, out *JobExited) error {
+	more, err := d.Object()
+	if err != nil {
+		return fmt.Errorf("jobs: JobExited: %w", err)
+	}
+	var seen, present uint64
+	var others codec.KeySet
+	for first := true; more; first = false {
+		var key []byte
+		key, more, err = d.Next(first)
+		if err != nil {
+			return err
+		}
+		if !more {
+			break
+		}
+		switch string(key) {
+		case "jobId":
+			if seen&uint64(0x1) != 0 {
+				return codec.DuplicateKey("jobs.JobExited", key)
+			}
+			seen |= uint64(0x1)
+			if !d.Null() {
+				x, err := d.StringBytes()
+				if err != nil {
+					return codec.FieldError("jobs.JobExited", "jobId", err)
+				}
+				if err := out.JobID.UnmarshalText(x); err != nil {
+					return codec.FieldError("jobs.JobExited", "jobId", err)
+				}
+				present |= uint64(0x1)
+			}
+		case "at":
+			if seen&uint64(0x2) != 0 {
+				return codec.DuplicateKey("jobs.JobExited", key)
+			}
+			seen |= uint64(0x2)
+			if !d.Null() {
+				x, err := d.Int(64)
+				if err != nil {
+					return codec.FieldError("jobs.JobExited", "at", err)
+				}
+				out.At = int64(x)
+				present |= uint64(0x2)
+			}
+		case "owner":
+			if seen&uint64(0x4) != 0 {
+				return codec.DuplicateKey("jobs.JobExited", key)
+			}
+			seen |= uint64(0x4)
+			if !d.Null() {
+				x, err := d.String()
+				if err != nil {
+					return codec.FieldError("jobs.JobExited", "owner", err)
+				}
+				out.Owner = SessionID(x)
+				present |= uint64(0x4)
+			}
+		case "exitCode":
+			if seen&uint64(0x8) != 0 {
+				return codec.DuplicateKey("jobs.JobExited", key)
+			}
+			seen |= uint64(0x8)
+			if !d.Null() {
+				x, err := d.Int(strconv.IntSize)
+				if err != nil {
+					return codec.FieldError("jobs.JobExited", "exitCode", err)
+				}
+				out.ExitCode = int(x)
+				present |= uint64(0x8)
+			}
+		case "signal":
+			if seen&uint64(0x10) != 0 {
+				return codec.DuplicateKey("jobs.JobExited", key)
+			}
+			seen |= uint64(0x10)
+			if !d.Null() {
+				x, err := d.String()
+				if err != nil {
+					return codec.FieldError("jobs.JobExited", "signal", err)
+				}
+				out.Signal = x
+			}
+		default:
+			if err := others.Other("jobs.JobExited", key, fieldsOfJobExited); err != nil {
+				return err
+			}
+			if _, err := d.Skip(); err != nil {
+				return err
+			}
+		}
+	}
+	if present&uint64(0x1) == 0 {
+		return codec.MissingField("jobs.JobExited", "jobId")
+	}
+	if present&uint64(0x2) == 0 {
+		return codec.MissingField("jobs.JobExited", "at")
+	}
+	if present&uint64(0x4) == 0 {
+		return codec.MissingField("jobs.JobExited", "owner")
+	}
+	if present&uint64(0x8) == 0 {
+		return codec.MissingField("jobs.JobExited", "exitCode")
+	}
+	if out.ExitCode < -1 {
+		return fmt.Errorf("jobs: JobExited: exitCode %v is below its minimum -1", out.ExitCode)
+	}
+	if n := utf8.RuneCountInString(out.Signal); n > 32 {
+		return fmt.Errorf("jobs: JobExited: signal has %d characters, more than its maximum 32", n)
 	}
 	return nil
 }

@@ -516,6 +516,12 @@ export declare function encodeFollowFrame(value: FollowFrame): JSONObject;
 /** HostHeartbeatType is the wire type of HostHeartbeat facts. */
 export declare const HostHeartbeatType = "host/heartbeat";
 
+/** JobCommandType is the wire type of JobCommand facts. */
+export declare const JobCommandType = "job/command";
+
+/** JobExitedType is the wire type of JobExited facts. */
+export declare const JobExitedType = "job/exited";
+
 /** JobRegisteredType is the wire type of JobRegistered facts. */
 export declare const JobRegisteredType = "job/registered";
 
@@ -557,6 +563,103 @@ export interface HostHeartbeatEnvelope {
   type: "host/heartbeat";
   v: 1;
   data: HostHeartbeat;
+}
+
+/**
+ * A JobCommand fact records what a command job runs: its argv and working
+ * directory, recorded by procjob for an owned job once the job is registered
+ * (docs/decisions/0234). Argv is recorded as given, secrets included: a runtime
+ * that passes a secret on a command line records it. Argv and Dir together hold
+ * at most MaxCommandBytes bytes; procjob cuts what is beyond and says so in
+ * Truncated.
+ */
+export interface JobCommand {
+  /** JobID identifies the job. */
+  jobId: JobID;
+  /**
+   * At is when the command started, in Unix milliseconds from the host's clock;
+   * before the registration for a promoted job.
+   */
+  at: number;
+  /**
+   * Owner is the owning session; the fact goes on its stream, beside the job's
+   * other facts.
+   */
+  owner: SessionID;
+  /**
+   * Argv is the program and its arguments, each argument whole or, when the bound
+   * cut it, its first bytes.
+   */
+  argv: string[];
+  /** Dir is the working directory as given; empty means the runtime's own. */
+  dir?: string;
+  /**
+   * Truncated reports that Argv or Dir lost bytes to MaxCommandBytes, or
+   * arguments past it.
+   */
+  truncated?: boolean;
+}
+
+/**
+ * decodeJobCommand reads a JobCommand from JSON as Go's decoder does, refusing
+ * input that lacks a required field.
+ */
+export declare function decodeJobCommand(json: unknown, path?: string): JobCommand;
+
+/**
+ * encodeJobCommand writes a JobCommand as JSON that Go's decoder reads, leaving
+ * out optional fields that hold their zero value, as Go does.
+ */
+export declare function encodeJobCommand(value: JobCommand): JSONObject;
+
+/** A JobCommandEnvelope is a job/command v1 fact as the journal stores it. */
+export interface JobCommandEnvelope {
+  type: "job/command";
+  v: 1;
+  data: JobCommand;
+}
+
+/**
+ * A JobExited fact records how a command job's process ended: its exit code, or
+ * the signal that ended it. procjob records it for an owned job before the job
+ * settles, so it precedes job/settled on the stream.
+ */
+export interface JobExited {
+  /** JobID identifies the job. */
+  jobId: JobID;
+  /**
+   * At is when the process was seen to end, in Unix milliseconds from the host's
+   * clock.
+   */
+  at: number;
+  /** Owner is the owning session. */
+  owner: SessionID;
+  /** ExitCode is the process's exit status; -1 when a signal ended it. */
+  exitCode: number;
+  /**
+   * Signal names the signal that ended the process (SIGTERM); empty when it
+   * exited.
+   */
+  signal?: string;
+}
+
+/**
+ * decodeJobExited reads a JobExited from JSON as Go's decoder does, refusing
+ * input that lacks a required field.
+ */
+export declare function decodeJobExited(json: unknown, path?: string): JobExited;
+
+/**
+ * encodeJobExited writes a JobExited as JSON that Go's decoder reads, leaving
+ * out optional fields that hold their zero value, as Go does.
+ */
+export declare function encodeJobExited(value: JobExited): JSONObject;
+
+/** A JobExitedEnvelope is a job/exited v1 fact as the journal stores it. */
+export interface JobExitedEnvelope {
+  type: "job/exited";
+  v: 1;
+  data: JobExited;
 }
 
 /**
@@ -847,6 +950,8 @@ export interface JobSettledEnvelope {
  */
 export type FactEnvelope =
   | HostHeartbeatEnvelope
+  | JobCommandEnvelope
+  | JobExitedEnvelope
   | JobRegisteredEnvelope
   | JobSettledEnvelope;
 
@@ -875,6 +980,12 @@ export declare function readFact(json: unknown, path?: string): FactEnvelope | U
  * Go's DecodeFact reads it.
  */
 export declare function encodeFact(fact: FactEnvelope): JSONObject;
+
+/**
+ * DefaultMaxCommandBytes caps the bytes of a job/command fact's Argv and Dir
+ * together.
+ */
+export declare const DefaultMaxCommandBytes = 4096;
 
 /**
  * DefaultMaxConcurrentJobsPerOwner caps running and stopping jobs per owner;

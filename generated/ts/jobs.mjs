@@ -924,6 +924,12 @@ export function encodeFollowFrame(value) {
 /** HostHeartbeatType is the wire type of HostHeartbeat facts. */
 export const HostHeartbeatType = "host/heartbeat";
 
+/** JobCommandType is the wire type of JobCommand facts. */
+export const JobCommandType = "job/command";
+
+/** JobExitedType is the wire type of JobExited facts. */
+export const JobExitedType = "job/exited";
+
 /** JobRegisteredType is the wire type of JobRegistered facts. */
 export const JobRegisteredType = "job/registered";
 
@@ -977,6 +983,154 @@ export function encodeHostHeartbeat(value) {
   o["host"] = encodeJobHost(value.host);
   o["at"] = _eint(value.at, "HostHeartbeat.at");
   o["leaseMs"] = _eint(value.leaseMs, "HostHeartbeat.leaseMs");
+  return o;
+}
+
+/**
+ * decodeJobCommand reads a JobCommand from JSON as Go's decoder does, refusing
+ * input that lacks a required field.
+ */
+export function decodeJobCommand(json, path = "$") {
+  const o = _obj(json, path, "JobCommand");
+  let f_jobId;
+  let f_at;
+  let f_owner;
+  let f_argv;
+  let f_dir;
+  let f_truncated;
+  for (const k of Object.keys(o)) {
+    const v = o[k];
+    switch (k) {
+      case "jobId":
+        f_jobId = v === null ? undefined : _uuid(v, path, "jobId");
+        continue;
+      case "at":
+        f_at = v === null ? undefined : _int(v, path, "at");
+        continue;
+      case "owner":
+        f_owner = v === null ? undefined : _str(v, path, "owner");
+        continue;
+      case "argv":
+        f_argv = v === null ? undefined : _arr(v, path, "argv", (e, p, i) => e === null ? "" : _str(e, p, i));
+        continue;
+      case "dir":
+        if (v !== null) f_dir = _str(v, path, "dir");
+        continue;
+      case "truncated":
+        if (v !== null) f_truncated = _bool(v, path, "truncated");
+        continue;
+    }
+    switch (_fold(k)) {
+      case "JOBID":
+        throw _ambiguous(path, "JobCommand", k, "jobId");
+      case "AT":
+        throw _ambiguous(path, "JobCommand", k, "at");
+      case "OWNER":
+        throw _ambiguous(path, "JobCommand", k, "owner");
+      case "ARGV":
+        throw _ambiguous(path, "JobCommand", k, "argv");
+      case "DIR":
+        throw _ambiguous(path, "JobCommand", k, "dir");
+      case "TRUNCATED":
+        throw _ambiguous(path, "JobCommand", k, "truncated");
+    }
+  }
+  if (f_jobId === undefined) throw _missing(path, "JobCommand", "jobId");
+  if (f_at === undefined) throw _missing(path, "JobCommand", "at");
+  if (f_owner === undefined) throw _missing(path, "JobCommand", "owner");
+  if (f_dir !== undefined && [...f_dir].length > 4096) {
+    throw new DecodeError("invalidValue", path + ".dir", "JobCommand: dir has " + [...f_dir].length + " characters, more than its maximum 4096");
+  }
+  const out = { jobId: f_jobId, at: f_at, owner: f_owner, argv: f_argv ?? [] };
+  if (f_dir) out.dir = f_dir;
+  if (f_truncated) out.truncated = f_truncated;
+  return out;
+}
+
+/**
+ * encodeJobCommand writes a JobCommand as JSON that Go's decoder reads, leaving
+ * out optional fields that hold their zero value, as Go does.
+ */
+export function encodeJobCommand(value) {
+  const o = {};
+  o["jobId"] = _euuid(value.jobId, "JobCommand.jobId");
+  o["at"] = _eint(value.at, "JobCommand.at");
+  o["owner"] = value.owner;
+  o["argv"] = value.argv;
+  if (value.dir) o["dir"] = value.dir;
+  if (value.truncated) o["truncated"] = value.truncated;
+  return o;
+}
+
+/**
+ * decodeJobExited reads a JobExited from JSON as Go's decoder does, refusing
+ * input that lacks a required field.
+ */
+export function decodeJobExited(json, path = "$") {
+  const o = _obj(json, path, "JobExited");
+  let f_jobId;
+  let f_at;
+  let f_owner;
+  let f_exitCode;
+  let f_signal;
+  for (const k of Object.keys(o)) {
+    const v = o[k];
+    switch (k) {
+      case "jobId":
+        f_jobId = v === null ? undefined : _uuid(v, path, "jobId");
+        continue;
+      case "at":
+        f_at = v === null ? undefined : _int(v, path, "at");
+        continue;
+      case "owner":
+        f_owner = v === null ? undefined : _str(v, path, "owner");
+        continue;
+      case "exitCode":
+        f_exitCode = v === null ? undefined : _int(v, path, "exitCode");
+        continue;
+      case "signal":
+        if (v !== null) f_signal = _str(v, path, "signal");
+        continue;
+    }
+    switch (_fold(k)) {
+      case "JOBID":
+        throw _ambiguous(path, "JobExited", k, "jobId");
+      case "AT":
+        throw _ambiguous(path, "JobExited", k, "at");
+      case "OWNER":
+        throw _ambiguous(path, "JobExited", k, "owner");
+      case "EXITCODE":
+        throw _ambiguous(path, "JobExited", k, "exitCode");
+      case "SIGNAL":
+        throw _ambiguous(path, "JobExited", k, "signal");
+    }
+  }
+  if (f_jobId === undefined) throw _missing(path, "JobExited", "jobId");
+  if (f_at === undefined) throw _missing(path, "JobExited", "at");
+  if (f_owner === undefined) throw _missing(path, "JobExited", "owner");
+  if (f_exitCode === undefined) throw _missing(path, "JobExited", "exitCode");
+  if (f_exitCode !== undefined && f_exitCode < -1) {
+    throw new DecodeError("invalidValue", path + ".exitCode", "JobExited: exitCode " + f_exitCode + " is below its minimum -1");
+  }
+  if (f_signal !== undefined && [...f_signal].length > 32) {
+    throw new DecodeError("invalidValue", path + ".signal", "JobExited: signal has " + [...f_signal].length + " characters, more than its maximum 32");
+  }
+  const out = { jobId: f_jobId, at: f_at, owner: f_owner, exitCode: f_exitCode };
+  if (f_signal) out.signal = f_signal;
+  return out;
+}
+
+/**
+ * encodeJobExited writes a JobExited as JSON that Go's decoder reads, leaving
+ * out optional fields that hold their zero value, as Go does.
+ */
+export function encodeJobExited(value) {
+  const o = {};
+  o["jobId"] = _euuid(value.jobId, "JobExited.jobId");
+  o["at"] = _eint(value.at, "JobExited.at");
+  o["owner"] = value.owner;
+  o["exitCode"] = _eint(value.exitCode, "JobExited.exitCode");
+  if (value.signal) o["signal"] = value.signal;
   return o;
 }
 
@@ -1658,6 +1812,18 @@ export function decodeFact(json, path = "$") {
           return { type: "host/heartbeat", v: 1, data: decodeHostHeartbeat(data, at) };
       }
       throw new DecodeError("unknownVersion", path + ".v", `host/heartbeat v${v} is not decoded by this build`);
+    case "job/command":
+      switch (v) {
+        case 1:
+          return { type: "job/command", v: 1, data: decodeJobCommand(data, at) };
+      }
+      throw new DecodeError("unknownVersion", path + ".v", `job/command v${v} is not decoded by this build`);
+    case "job/exited":
+      switch (v) {
+        case 1:
+          return { type: "job/exited", v: 1, data: decodeJobExited(data, at) };
+      }
+      throw new DecodeError("unknownVersion", path + ".v", `job/exited v${v} is not decoded by this build`);
     case "job/registered":
       switch (v) {
         case 1:
@@ -1711,6 +1877,18 @@ export function encodeFact(fact) {
           return { type: "host/heartbeat", v: 1, data: encodeHostHeartbeat(fact.data) };
       }
       break;
+    case "job/command":
+      switch (fact.v) {
+        case 1:
+          return { type: "job/command", v: 1, data: encodeJobCommand(fact.data) };
+      }
+      break;
+    case "job/exited":
+      switch (fact.v) {
+        case 1:
+          return { type: "job/exited", v: 1, data: encodeJobExited(fact.data) };
+      }
+      break;
     case "job/registered":
       switch (fact.v) {
         case 3:
@@ -1727,6 +1905,12 @@ export function encodeFact(fact) {
   const { type, v } = fact;
   throw new EncodeError("unknownFact", "FactEnvelope", `unknown fact ${JSON.stringify(type)} v${String(v)}`);
 }
+
+/**
+ * DefaultMaxCommandBytes caps the bytes of a job/command fact's Argv and Dir
+ * together.
+ */
+export const DefaultMaxCommandBytes = 4096;
 
 /**
  * DefaultMaxConcurrentJobsPerOwner caps running and stopping jobs per owner;

@@ -1210,6 +1210,12 @@ export function encodeFollowFrame(value: FollowFrame): JSONObject {
 /** HostHeartbeatType is the wire type of HostHeartbeat facts. */
 export const HostHeartbeatType = "host/heartbeat";
 
+/** JobCommandType is the wire type of JobCommand facts. */
+export const JobCommandType = "job/command";
+
+/** JobExitedType is the wire type of JobExited facts. */
+export const JobExitedType = "job/exited";
+
 /** JobRegisteredType is the wire type of JobRegistered facts. */
 export const JobRegisteredType = "job/registered";
 
@@ -1289,6 +1295,227 @@ export interface HostHeartbeatEnvelope {
   type: "host/heartbeat";
   v: 1;
   data: HostHeartbeat;
+}
+
+/**
+ * A JobCommand fact records what a command job runs: its argv and working
+ * directory, recorded by procjob for an owned job once the job is registered
+ * (docs/decisions/0234). Argv is recorded as given, secrets included: a runtime
+ * that passes a secret on a command line records it. Argv and Dir together hold
+ * at most MaxCommandBytes bytes; procjob cuts what is beyond and says so in
+ * Truncated.
+ */
+export interface JobCommand {
+  /** JobID identifies the job. */
+  jobId: JobID;
+  /**
+   * At is when the command started, in Unix milliseconds from the host's clock;
+   * before the registration for a promoted job.
+   */
+  at: number;
+  /**
+   * Owner is the owning session; the fact goes on its stream, beside the job's
+   * other facts.
+   */
+  owner: SessionID;
+  /**
+   * Argv is the program and its arguments, each argument whole or, when the bound
+   * cut it, its first bytes.
+   */
+  argv: string[];
+  /** Dir is the working directory as given; empty means the runtime's own. */
+  dir?: string;
+  /**
+   * Truncated reports that Argv or Dir lost bytes to MaxCommandBytes, or
+   * arguments past it.
+   */
+  truncated?: boolean;
+}
+
+/**
+ * decodeJobCommand reads a JobCommand from JSON as Go's decoder does, refusing
+ * input that lacks a required field.
+ */
+export function decodeJobCommand(json: unknown, path = "$"): JobCommand {
+  const o = _obj(json, path, "JobCommand");
+  let f_jobId: JobID | undefined;
+  let f_at: number | undefined;
+  let f_owner: SessionID | undefined;
+  let f_argv: string[] | undefined;
+  let f_dir: string | undefined;
+  let f_truncated: boolean | undefined;
+  for (const k of Object.keys(o)) {
+    const v = o[k];
+    switch (k) {
+      case "jobId":
+        f_jobId = v === null ? undefined : (_uuid(v, path, "jobId") as JobID);
+        continue;
+      case "at":
+        f_at = v === null ? undefined : _int(v, path, "at");
+        continue;
+      case "owner":
+        f_owner = v === null ? undefined : (_str(v, path, "owner") as SessionID);
+        continue;
+      case "argv":
+        f_argv = v === null ? undefined : _arr(v, path, "argv", (e, p, i) => e === null ? "" : _str(e, p, i));
+        continue;
+      case "dir":
+        if (v !== null) f_dir = _str(v, path, "dir");
+        continue;
+      case "truncated":
+        if (v !== null) f_truncated = _bool(v, path, "truncated");
+        continue;
+    }
+    switch (_fold(k)) {
+      case "JOBID":
+        throw _ambiguous(path, "JobCommand", k, "jobId");
+      case "AT":
+        throw _ambiguous(path, "JobCommand", k, "at");
+      case "OWNER":
+        throw _ambiguous(path, "JobCommand", k, "owner");
+      case "ARGV":
+        throw _ambiguous(path, "JobCommand", k, "argv");
+      case "DIR":
+        throw _ambiguous(path, "JobCommand", k, "dir");
+      case "TRUNCATED":
+        throw _ambiguous(path, "JobCommand", k, "truncated");
+    }
+  }
+  if (f_jobId === undefined) throw _missing(path, "JobCommand", "jobId");
+  if (f_at === undefined) throw _missing(path, "JobCommand", "at");
+  if (f_owner === undefined) throw _missing(path, "JobCommand", "owner");
+  if (f_dir !== undefined && [...f_dir].length > 4096) {
+    throw new DecodeError("invalidValue", path + ".dir", "JobCommand: dir has " + [...f_dir].length + " characters, more than its maximum 4096");
+  }
+  const out: JobCommand = { jobId: f_jobId, at: f_at, owner: f_owner, argv: f_argv ?? [] };
+  if (f_dir) out.dir = f_dir;
+  if (f_truncated) out.truncated = f_truncated;
+  return out;
+}
+
+/**
+ * encodeJobCommand writes a JobCommand as JSON that Go's decoder reads, leaving
+ * out optional fields that hold their zero value, as Go does.
+ */
+export function encodeJobCommand(value: JobCommand): JSONObject {
+  const o: JSONObject = {};
+  o["jobId"] = _euuid(value.jobId, "JobCommand.jobId");
+  o["at"] = _eint(value.at, "JobCommand.at");
+  o["owner"] = value.owner;
+  o["argv"] = value.argv;
+  if (value.dir) o["dir"] = value.dir;
+  if (value.truncated) o["truncated"] = value.truncated;
+  return o;
+}
+
+/** A JobCommandEnvelope is a job/command v1 fact as the journal stores it. */
+export interface JobCommandEnvelope {
+  type: "job/command";
+  v: 1;
+  data: JobCommand;
+}
+
+/**
+ * A JobExited fact records how a command job's process ended: its exit code, or
+ * the signal that ended it. procjob records it for an owned job before the job
+ * settles, so it precedes job/settled on the stream.
+ */
+export interface JobExited {
+  /** JobID identifies the job. */
+  jobId: JobID;
+  /**
+   * At is when the process was seen to end, in Unix milliseconds from the host's
+   * clock.
+   */
+  at: number;
+  /** Owner is the owning session. */
+  owner: SessionID;
+  /** ExitCode is the process's exit status; -1 when a signal ended it. */
+  exitCode: number;
+  /**
+   * Signal names the signal that ended the process (SIGTERM); empty when it
+   * exited.
+   */
+  signal?: string;
+}
+
+/**
+ * decodeJobExited reads a JobExited from JSON as Go's decoder does, refusing
+ * input that lacks a required field.
+ */
+export function decodeJobExited(json: unknown, path = "$"): JobExited {
+  const o = _obj(json, path, "JobExited");
+  let f_jobId: JobID | undefined;
+  let f_at: number | undefined;
+  let f_owner: SessionID | undefined;
+  let f_exitCode: number | undefined;
+  let f_signal: string | undefined;
+  for (const k of Object.keys(o)) {
+    const v = o[k];
+    switch (k) {
+      case "jobId":
+        f_jobId = v === null ? undefined : (_uuid(v, path, "jobId") as JobID);
+        continue;
+      case "at":
+        f_at = v === null ? undefined : _int(v, path, "at");
+        continue;
+      case "owner":
+        f_owner = v === null ? undefined : (_str(v, path, "owner") as SessionID);
+        continue;
+      case "exitCode":
+        f_exitCode = v === null ? undefined : _int(v, path, "exitCode");
+        continue;
+      case "signal":
+        if (v !== null) f_signal = _str(v, path, "signal");
+        continue;
+    }
+    switch (_fold(k)) {
+      case "JOBID":
+        throw _ambiguous(path, "JobExited", k, "jobId");
+      case "AT":
+        throw _ambiguous(path, "JobExited", k, "at");
+      case "OWNER":
+        throw _ambiguous(path, "JobExited", k, "owner");
+      case "EXITCODE":
+        throw _ambiguous(path, "JobExited", k, "exitCode");
+      case "SIGNAL":
+        throw _ambiguous(path, "JobExited", k, "signal");
+    }
+  }
+  if (f_jobId === undefined) throw _missing(path, "JobExited", "jobId");
+  if (f_at === undefined) throw _missing(path, "JobExited", "at");
+  if (f_owner === undefined) throw _missing(path, "JobExited", "owner");
+  if (f_exitCode === undefined) throw _missing(path, "JobExited", "exitCode");
+  if (f_exitCode !== undefined && f_exitCode < -1) {
+    throw new DecodeError("invalidValue", path + ".exitCode", "JobExited: exitCode " + f_exitCode + " is below its minimum -1");
+  }
+  if (f_signal !== undefined && [...f_signal].length > 32) {
+    throw new DecodeError("invalidValue", path + ".signal", "JobExited: signal has " + [...f_signal].length + " characters, more than its maximum 32");
+  }
+  const out: JobExited = { jobId: f_jobId, at: f_at, owner: f_owner, exitCode: f_exitCode };
+  if (f_signal) out.signal = f_signal;
+  return out;
+}
+
+/**
+ * encodeJobExited writes a JobExited as JSON that Go's decoder reads, leaving
+ * out optional fields that hold their zero value, as Go does.
+ */
+export function encodeJobExited(value: JobExited): JSONObject {
+  const o: JSONObject = {};
+  o["jobId"] = _euuid(value.jobId, "JobExited.jobId");
+  o["at"] = _eint(value.at, "JobExited.at");
+  o["owner"] = value.owner;
+  o["exitCode"] = _eint(value.exitCode, "JobExited.exitCode");
+  if (value.signal) o["signal"] = value.signal;
+  return o;
+}
+
+/** A JobExitedEnvelope is a job/exited v1 fact as the journal stores it. */
+export interface JobExitedEnvelope {
+  type: "job/exited";
+  v: 1;
+  data: JobExited;
 }
 
 /**
@@ -2142,6 +2369,8 @@ function _upcastJobSettledV2ToJobSettled(old: JSONObject): JSONObject {
  */
 export type FactEnvelope =
   | HostHeartbeatEnvelope
+  | JobCommandEnvelope
+  | JobExitedEnvelope
   | JobRegisteredEnvelope
   | JobSettledEnvelope;
 
@@ -2188,6 +2417,18 @@ export function decodeFact(json: unknown, path = "$"): FactEnvelope {
           return { type: "host/heartbeat", v: 1, data: decodeHostHeartbeat(data, at) };
       }
       throw new DecodeError("unknownVersion", path + ".v", `host/heartbeat v${v} is not decoded by this build`);
+    case "job/command":
+      switch (v) {
+        case 1:
+          return { type: "job/command", v: 1, data: decodeJobCommand(data, at) };
+      }
+      throw new DecodeError("unknownVersion", path + ".v", `job/command v${v} is not decoded by this build`);
+    case "job/exited":
+      switch (v) {
+        case 1:
+          return { type: "job/exited", v: 1, data: decodeJobExited(data, at) };
+      }
+      throw new DecodeError("unknownVersion", path + ".v", `job/exited v${v} is not decoded by this build`);
     case "job/registered":
       switch (v) {
         case 1:
@@ -2241,6 +2482,18 @@ export function encodeFact(fact: FactEnvelope): JSONObject {
           return { type: "host/heartbeat", v: 1, data: encodeHostHeartbeat(fact.data) };
       }
       break;
+    case "job/command":
+      switch (fact.v) {
+        case 1:
+          return { type: "job/command", v: 1, data: encodeJobCommand(fact.data) };
+      }
+      break;
+    case "job/exited":
+      switch (fact.v) {
+        case 1:
+          return { type: "job/exited", v: 1, data: encodeJobExited(fact.data) };
+      }
+      break;
     case "job/registered":
       switch (fact.v) {
         case 3:
@@ -2257,6 +2510,12 @@ export function encodeFact(fact: FactEnvelope): JSONObject {
   const { type, v } = fact as { type: unknown; v: unknown };
   throw new EncodeError("unknownFact", "FactEnvelope", `unknown fact ${JSON.stringify(type)} v${String(v)}`);
 }
+
+/**
+ * DefaultMaxCommandBytes caps the bytes of a job/command fact's Argv and Dir
+ * together.
+ */
+export const DefaultMaxCommandBytes = 4096;
 
 /**
  * DefaultMaxConcurrentJobsPerOwner caps running and stopping jobs per owner;

@@ -308,9 +308,11 @@ func (c *Client) ListHistory(ctx context.Context, req ListHistoryRequest) ([]htt
 }
 
 // SearchHistory answers the caller's history from the journal a page at a time,
-// newest first, filtered by time, kind, status and label. With all, an operator
-// the runtime allows (jobhttp.WithOperator) searches every session's history;
-// the fence stays the default, and a session not allowed is refused.
+// newest first, filtered by time, kind, status and label, and in a fleet view
+// by host. With all, an operator the runtime allows (jobhttp.WithOperator)
+// searches every session's history; the fence stays the default, and a session
+// not allowed is refused. A fleet searches the caller's history of every host
+// (the fleet view's window) and declines all.
 //
 //	GET /api/history/search
 func (c *Client) SearchHistory(ctx context.Context, req SearchHistoryRequest) (HistoryPage, error) {
@@ -333,6 +335,9 @@ func (c *Client) SearchHistory(ctx context.Context, req SearchHistoryRequest) (H
 	}
 	if req.Label != nil {
 		query.Set("label", string(*req.Label))
+	}
+	if req.Host != nil {
+		query.Set("host", string(*req.Host))
 	}
 	if req.Cursor != nil {
 		query.Set("cursor", strconv.FormatInt(int64(*req.Cursor), 10))

@@ -194,7 +194,7 @@ func Routes() httproute.Table {
 			Type:   "[]Interval with FleetPlacement",
 		}, {
 			Answer: httproute.AnswerJSON,
-			Doc:    "SearchHistory answers the caller's history from the journal a page at a time, newest first, filtered by time, kind, status and label. With all, an operator the runtime allows (jobhttp.WithOperator) searches every session's history; the fence stays the default, and a session not allowed is refused.",
+			Doc:    "SearchHistory answers the caller's history from the journal a page at a time, newest first, filtered by time, kind, status and label, and in a fleet view by host. With all, an operator the runtime allows (jobhttp.WithOperator) searches every session's history; the fence stays the default, and a session not allowed is refused. A fleet searches the caller's history of every host (the fleet view's window) and declines all.",
 			Method: "GET",
 			Name:   "SearchHistory",
 			Path:   "/api/history/search",
@@ -237,6 +237,11 @@ func Routes() httproute.Table {
 				Optional: true,
 				Text:     httproute.Text{Kind: httproute.TextString},
 				Type:     "string",
+			}, {
+				Name:     "host",
+				Optional: true,
+				Text:     httproute.Text{Kind: httproute.TextStringID},
+				Type:     "jobs.HostID",
 			}, {
 				Name:     "cursor",
 				Optional: true,
@@ -466,14 +471,16 @@ type Server interface {
 	// 	GET /api/history
 	ListHistory(ctx context.Context, req ListHistoryRequest) ([]httproute.With[Interval, FleetPlacement], error)
 	// SearchHistory answers the caller's history from the journal a page at a time,
-	// newest first, filtered by time, kind, status and label. With all, an operator
-	// the runtime allows (jobhttp.WithOperator) searches every session's history;
-	// the fence stays the default, and a session not allowed is refused.
+	// newest first, filtered by time, kind, status and label, and in a fleet view
+	// by host. With all, an operator the runtime allows (jobhttp.WithOperator)
+	// searches every session's history; the fence stays the default, and a session
+	// not allowed is refused. A fleet searches the caller's history of every host
+	// (the fleet view's window) and declines all.
 	//
 	// 	GET /api/history/search
 	//
 	// It refuses with:
-	//   - 400: The label is not key=value, or the cursor or limit is out of range.
+	//   - 400: The label is not key=value, the cursor or limit is out of range, or one host's handler was asked for a host.
 	//   - 403: All was asked by a session the runtime does not allow to see every session.
 	SearchHistory(ctx context.Context, req SearchHistoryRequest) (HistoryPage, error)
 	// JobHistory answers one job of the caller's history - its interval and its
@@ -761,6 +768,11 @@ type SearchHistoryRequest struct {
 	//
 	// It is nil when the request does not send it.
 	Label *string
+	// Host keeps the jobs the named host registered: a fleet view's filter, which
+	// one host's handler refuses.
+	//
+	// It is nil when the request does not send it.
+	Host *jobs.HostID
 	// Cursor is where the page starts, from a previous page's Next; absent for the
 	// first.
 	//
@@ -1159,6 +1171,15 @@ func serveSearchHistory(s Server) httproute.Serve {
 				return c.BadQuery("label", err)
 			}
 			req.Label = &v
+		}
+		if text, ok, err := c.Query("host"); err != nil {
+			return err
+		} else if ok {
+			v, err := httproute.String[jobs.HostID](text)
+			if err != nil {
+				return c.BadQuery("host", err)
+			}
+			req.Host = &v
 		}
 		if text, ok, err := c.Query("cursor"); err != nil {
 			return err

@@ -97,8 +97,12 @@ function message(err) {
     return err instanceof Error ? err.message : String(err);
 }
 let view = { status: "", kind: "", owner: "", host: "", q: "", job: "", line: 0 };
-/** fleet is set when the server is a fleet view of many hosts (it answers api/fleet). */
-let fleet = false;
+/**
+ * fleet is set when the server is a fleet view of many hosts: it serves its
+ * page marked so (data-view="fleet"), so one host's page never asks
+ * api/fleet, which only a fleet answers.
+ */
+const fleet = document.body.dataset["view"] === "fleet";
 /** shownStatus is the status the page shows for a job: lost, in a fleet view, when its host's lease ended before it settled. */
 function shownStatus(job, place) {
     return place.lost === true ? "lost" : job.status;
@@ -201,8 +205,10 @@ function applyFilters() {
     }
     fillSelect(kindSel, kinds, view.kind, "every kind");
     fillSelect(ownerSel, owners, view.owner, "every owner");
-    if (fleet)
+    if (fleet) {
         fillSelect(hostSel, hosts, view.host, "every host");
+        historyView.setHosts(hosts);
+    }
     if (textFilter.value !== view.q)
         textFilter.value = view.q;
     shownEl.textContent = `${shown} of ${rows.size} jobs shown`;
@@ -586,9 +592,10 @@ async function* mapStream(stream, f) {
         yield f(v);
 }
 const timeline = new Timeline(byId("timeline"));
-new JobPage(byId("timeline"));
+const jobPage = new JobPage(byId("timeline"));
 const historyView = new HistoryView();
 historyView.root.hidden = true;
+historyView.onOpen = (id) => void jobPage.open(id);
 byId("timeline").closest("section")?.after(historyView.root);
 window.jobsHistory = historyView;
 let timelineDue = null;
@@ -635,14 +642,6 @@ window.addEventListener("popstate", () => setView(readHash(), false));
 window.addEventListener("hashchange", () => setView(readHash(), false));
 view = readHash();
 applyFilters();
-// A fleet view answers api/fleet; one host's handler answers 404.
-try {
-    await client.listFleetHosts();
-    fleet = true;
-}
-catch {
-    fleet = false;
-}
 if (fleet) {
     document.body.dataset["fleet"] = "true";
     document.title = "Fleet jobs";
@@ -652,15 +651,19 @@ if (fleet) {
     bulk.bar.hidden = true; // a bulk stop is each host's own
     bulk.refresh();
     addTab("lost");
-    historyView.root.remove(); // the fleet view declines the search
+    historyView.fleetMode();
     byId("empty").textContent = "No jobs of this session on any host yet.";
 }
 else {
     const tree = new SubagentTree(byId("subagents"), client, watcher);
     tree.onStatus = announce;
+    jobPage.subagentOf = (session) => {
+        const n = tree.node(session);
+        return n === undefined ? undefined : { id: n.id, label: n.label ?? n.id };
+    };
+    jobPage.showSubagent = (id) => tree.show(id);
     void tree.watch();
 }
 applyFilters();
 void watchRoster();
-if (!fleet)
-    void historyView.load(0);
+void historyView.load(0);

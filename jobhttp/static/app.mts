@@ -137,8 +137,12 @@ interface View {
 
 let view: View = { status: "", kind: "", owner: "", host: "", q: "", job: "", line: 0 };
 
-/** fleet is set when the server is a fleet view of many hosts (it answers api/fleet). */
-let fleet = false;
+/**
+ * fleet is set when the server is a fleet view of many hosts: it serves its
+ * page marked so (data-view="fleet"), so one host's page never asks
+ * api/fleet, which only a fleet answers.
+ */
+const fleet = document.body.dataset["view"] === "fleet";
 
 /** An Entry is one job of the roster with where it runs (empty but in a fleet view). */
 interface Entry {
@@ -238,7 +242,10 @@ function applyFilters(): void {
   }
   fillSelect(kindSel, kinds, view.kind, "every kind");
   fillSelect(ownerSel, owners, view.owner, "every owner");
-  if (fleet) fillSelect(hostSel, hosts, view.host, "every host");
+  if (fleet) {
+    fillSelect(hostSel, hosts, view.host, "every host");
+    historyView.setHosts(hosts);
+  }
   if (textFilter.value !== view.q) textFilter.value = view.q;
   shownEl.textContent = `${shown} of ${rows.size} jobs shown`;
   emptyEl.hidden = rows.size > 0;
@@ -620,9 +627,10 @@ async function* mapStream<T, U>(stream: AsyncIterable<T>, f: (v: T) => U): Async
 }
 
 const timeline = new Timeline(byId("timeline"));
-new JobPage(byId("timeline"));
+const jobPage = new JobPage(byId("timeline"));
 const historyView = new HistoryView();
 historyView.root.hidden = true;
+historyView.onOpen = (id) => void jobPage.open(id);
 byId("timeline").closest("section")?.after(historyView.root);
 (window as unknown as { jobsHistory: HistoryView }).jobsHistory = historyView;
 let timelineDue: ReturnType<typeof setTimeout> | null = null;
@@ -666,13 +674,6 @@ window.addEventListener("hashchange", () => setView(readHash(), false));
 view = readHash();
 applyFilters();
 
-// A fleet view answers api/fleet; one host's handler answers 404.
-try {
-  await client.listFleetHosts();
-  fleet = true;
-} catch {
-  fleet = false;
-}
 if (fleet) {
   document.body.dataset["fleet"] = "true";
   document.title = "Fleet jobs";
@@ -682,13 +683,18 @@ if (fleet) {
   bulk.bar.hidden = true; // a bulk stop is each host's own
   bulk.refresh();
   addTab("lost");
-  historyView.root.remove(); // the fleet view declines the search
+  historyView.fleetMode();
   byId("empty").textContent = "No jobs of this session on any host yet.";
 } else {
   const tree = new SubagentTree(byId("subagents"), client, watcher);
   tree.onStatus = announce;
+  jobPage.subagentOf = (session) => {
+    const n = tree.node(session);
+    return n === undefined ? undefined : { id: n.id, label: n.label ?? n.id };
+  };
+  jobPage.showSubagent = (id) => tree.show(id);
   void tree.watch();
 }
 applyFilters();
 void watchRoster();
-if (!fleet) void historyView.load(0);
+void historyView.load(0);

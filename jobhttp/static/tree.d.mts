@@ -19,6 +19,10 @@ export declare class SubagentTree {
     watch(): Promise<void>;
     /** Select shows the history of child id. */
     select(id: string): void;
+    /** Node returns child id as the tree last drew it, or undefined when the tree holds no such child. */
+    node(id: string): SubagentNode | undefined;
+    /** Show selects child id and brings its entry into view, focused (a job page's link to its subagent). */
+    show(id: string): void;
     render(nodes: SubagentNode[]): void;
     private nodeButton;
     private loadHistory;

@@ -61,6 +61,17 @@ export class SubagentTree {
         }
         void this.loadHistory();
     }
+    /** Node returns child id as the tree last drew it, or undefined when the tree holds no such child. */
+    node(id) {
+        return this.nodes.get(id);
+    }
+    /** Show selects child id and brings its entry into view, focused (a job page's link to its subagent). */
+    show(id) {
+        this.select(id);
+        const b = [...this.list.querySelectorAll("button.node")].find((e) => e.dataset["child"] === id);
+        b?.scrollIntoView({ block: "nearest" });
+        b?.focus();
+    }
     render(nodes) {
         const old = this.nodes;
         this.nodes = new Map(nodes.map((n) => [n.id, n]));

@@ -64,6 +64,19 @@ export class SubagentTree {
     void this.loadHistory();
   }
 
+  /** Node returns child id as the tree last drew it, or undefined when the tree holds no such child. */
+  node(id: string): SubagentNode | undefined {
+    return this.nodes.get(id);
+  }
+
+  /** Show selects child id and brings its entry into view, focused (a job page's link to its subagent). */
+  show(id: string): void {
+    this.select(id);
+    const b = [...this.list.querySelectorAll<HTMLButtonElement>("button.node")].find((e) => e.dataset["child"] === id);
+    b?.scrollIntoView({ block: "nearest" });
+    b?.focus();
+  }
+
   render(nodes: SubagentNode[]): void {
     const old = this.nodes;
     this.nodes = new Map(nodes.map((n) => [n.id, n]));

@@ -1012,17 +1012,19 @@ export declare class Client extends _Wire {
 
   /**
    * SearchHistory answers the caller's history from the journal a page at a time,
-   * newest first, filtered by time, kind, status and label. With all, an operator
-   * the runtime allows (jobhttp.WithOperator) searches every session's history;
-   * the fence stays the default, and a session not allowed is refused.
+   * newest first, filtered by time, kind, status and label, and in a fleet view
+   * by host. With all, an operator the runtime allows (jobhttp.WithOperator)
+   * searches every session's history; the fence stays the default, and a session
+   * not allowed is refused. A fleet searches the caller's history of every host
+   * (the fleet view's window) and declines all.
    *
-   * A 400 refusal (a WireError): The label is not key=value, or the cursor or
-   * limit is out of range.
+   * A 400 refusal (a WireError): The label is not key=value, the cursor or limit
+   * is out of range, or one host's handler was asked for a host.
    *
    * A 403 refusal (a WireError): All was asked by a session the runtime does not
    * allow to see every session.
    */
-  searchHistory(options?: { signal?: AbortSignal, all?: boolean, since?: number, until?: number, kind?: string, status?: jobs.JobStatus, label?: string, cursor?: number, limit?: number }): Promise<HistoryPage>;
+  searchHistory(options?: { signal?: AbortSignal, all?: boolean, since?: number, until?: number, kind?: string, status?: jobs.JobStatus, label?: string, host?: jobs.HostID, cursor?: number, limit?: number }): Promise<HistoryPage>;
 
   /**
    * JobHistory answers one job of the caller's history - its interval and its

@@ -1690,18 +1690,20 @@ export class Client extends _Wire {
 
   /**
    * SearchHistory answers the caller's history from the journal a page at a time,
-   * newest first, filtered by time, kind, status and label. With all, an operator
-   * the runtime allows (jobhttp.WithOperator) searches every session's history;
-   * the fence stays the default, and a session not allowed is refused.
+   * newest first, filtered by time, kind, status and label, and in a fleet view
+   * by host. With all, an operator the runtime allows (jobhttp.WithOperator)
+   * searches every session's history; the fence stays the default, and a session
+   * not allowed is refused. A fleet searches the caller's history of every host
+   * (the fleet view's window) and declines all.
    *
-   * A 400 refusal (a WireError): The label is not key=value, or the cursor or
-   * limit is out of range.
+   * A 400 refusal (a WireError): The label is not key=value, the cursor or limit
+   * is out of range, or one host's handler was asked for a host.
    *
    * A 403 refusal (a WireError): All was asked by a session the runtime does not
    * allow to see every session.
    */
   async searchHistory(options = {}) {
-    const json = await this._json("GET", "api/history/search", { "all": options.all === undefined ? undefined : _text(options.all), "since": options.since === undefined ? undefined : _text(options.since), "until": options.until === undefined ? undefined : _text(options.until), "kind": options.kind === undefined ? undefined : _text(options.kind), "status": options.status === undefined ? undefined : _text(options.status), "label": options.label === undefined ? undefined : _text(options.label), "cursor": options.cursor === undefined ? undefined : _text(options.cursor), "limit": options.limit === undefined ? undefined : _text(options.limit) }, undefined, options.signal);
+    const json = await this._json("GET", "api/history/search", { "all": options.all === undefined ? undefined : _text(options.all), "since": options.since === undefined ? undefined : _text(options.since), "until": options.until === undefined ? undefined : _text(options.until), "kind": options.kind === undefined ? undefined : _text(options.kind), "status": options.status === undefined ? undefined : _text(options.status), "label": options.label === undefined ? undefined : _text(options.label), "host": options.host === undefined ? undefined : _text(options.host), "cursor": options.cursor === undefined ? undefined : _text(options.cursor), "limit": options.limit === undefined ? undefined : _text(options.limit) }, undefined, options.signal);
     return decodeHistoryPage(json);
   }
 

@@ -414,6 +414,83 @@ class HostHeartbeatEnvelope(Envelope):
     data: HostHeartbeat
 
 
+class JobCommand(Model):
+    """A JobCommand fact records what a command job runs: its argv and working
+    directory, recorded by procjob for an owned job once the job is registered
+    (docs/decisions/0234). Argv is recorded as given, secrets included: a runtime
+    that passes a secret on a command line records it. Argv and Dir together hold at
+    most MaxCommandBytes bytes; procjob cuts what is beyond and says so in Truncated.
+    """
+
+    job_id: JobID = Field(serialization_alias="jobId")
+    """JobID identifies the job."""
+
+    at: Int64
+    """At is when the command started, in Unix milliseconds from the host's clock;
+    before the registration for a promoted job.
+    """
+
+    owner: SessionID
+    """Owner is the owning session; the fact goes on its stream, beside the job's other
+    facts.
+    """
+
+    argv: list[str] = Field(default_factory=list)
+    """Argv is the program and its arguments, each argument whole or, when the bound cut
+    it, its first bytes.
+    """
+
+    dir: Annotated[str, Field(max_length=4096)] = ""
+    """Dir is the working directory as given; empty means the runtime's own."""
+
+    truncated: bool = False
+    """Truncated reports that Argv or Dir lost bytes to MaxCommandBytes, or arguments
+    past it.
+    """
+
+
+class JobCommandEnvelope(Envelope):
+    """A JobCommandEnvelope is a job/command v1 fact as the journal stores it."""
+
+    type: Literal["job/command"] = "job/command"
+    v: Literal[1] = 1
+    data: JobCommand
+
+
+class JobExited(Model):
+    """A JobExited fact records how a command job's process ended: its exit code, or the
+    signal that ended it. procjob records it for an owned job before the job settles,
+    so it precedes job/settled on the stream.
+    """
+
+    job_id: JobID = Field(serialization_alias="jobId")
+    """JobID identifies the job."""
+
+    at: Int64
+    """At is when the process was seen to end, in Unix milliseconds from the host's
+    clock.
+    """
+
+    owner: SessionID
+    """Owner is the owning session."""
+
+    exit_code: Annotated[Int64, Field(ge=-1)] = Field(serialization_alias="exitCode")
+    """ExitCode is the process's exit status; -1 when a signal ended it."""
+
+    signal: Annotated[str, Field(max_length=32)] = ""
+    """Signal names the signal that ended the process (SIGTERM); empty when it
+    exited.
+    """
+
+
+class JobExitedEnvelope(Envelope):
+    """A JobExitedEnvelope is a job/exited v1 fact as the journal stores it."""
+
+    type: Literal["job/exited"] = "job/exited"
+    v: Literal[1] = 1
+    data: JobExited
+
+
 class JobRegisteredV1(Model):
     """JobRegisteredV1 is version 1 of job/registered, still decoded: decode_fact reads
     it and upcasts it as the spec derives each version from the one before, as Go's
@@ -703,7 +780,11 @@ class JobSettledEnvelope(Envelope):
 
 
 FactEnvelope: TypeAlias = Annotated[
-    HostHeartbeatEnvelope | JobRegisteredEnvelope | JobSettledEnvelope,
+    HostHeartbeatEnvelope
+    | JobCommandEnvelope
+    | JobExitedEnvelope
+    | JobRegisteredEnvelope
+    | JobSettledEnvelope,
     Field(discriminator="type"),
 ]
 """A FactEnvelope is a fact as the journal stores it: its type, its version and its
@@ -794,6 +875,8 @@ def decode_fact(data: str | bytes) -> FactEnvelope:
     """
     facts: dict[str, dict[Any, type[Envelope]]] = {
         "host/heartbeat": {1: HostHeartbeatEnvelope},
+        "job/command": {1: JobCommandEnvelope},
+        "job/exited": {1: JobExitedEnvelope},
         "job/registered": {
             1: JobRegisteredV1Envelope,
             2: JobRegisteredV2Envelope,
@@ -848,6 +931,11 @@ def read_fact(data: str | bytes) -> FactEnvelope | UnknownFact:
             raise
         return u
 
+
+DEFAULT_MAX_COMMAND_BYTES: Final = 4096
+"""DEFAULT_MAX_COMMAND_BYTES caps the bytes of a job/command fact's Argv and Dir
+together. It is in bytes.
+"""
 
 DEFAULT_MAX_CONCURRENT_JOBS_PER_OWNER: Final = 10
 """DEFAULT_MAX_CONCURRENT_JOBS_PER_OWNER caps running and stopping jobs per owner;

@@ -269,18 +269,22 @@ class Client(Caller):
         kind: str | None = None,
         status: jobs.JobStatus | None = None,
         label: str | None = None,
+        host: jobs.HostID | None = None,
         cursor: Int64 | None = None,
         limit: Int64 | None = None,
     ) -> wire.HistoryPage:
         """SearchHistory answers the caller's history from the journal a page at a time,
-        newest first, filtered by time, kind, status and label. With all, an operator
-        the runtime allows (jobhttp.WithOperator) searches every session's history;
-        the fence stays the default, and a session not allowed is refused.
+        newest first, filtered by time, kind, status and label, and in a fleet view
+        by host. With all, an operator the runtime allows (jobhttp.WithOperator)
+        searches every session's history; the fence stays the default, and a session
+        not allowed is refused. A fleet searches the caller's history of every host
+        (the fleet view's window) and declines all.
 
         GET /api/history/search
 
         It raises a WireError of:
-        - 400: The label is not key=value, or the cursor or limit is out of range.
+        - 400: The label is not key=value, the cursor or limit is out of range, or
+          one host's handler was asked for a host.
         - 403: All was asked by a session the runtime does not allow to see every
           session.
         """
@@ -294,6 +298,7 @@ class Client(Caller):
                 "kind": text(kind),
                 "status": text(status),
                 "label": text(label),
+                "host": text(host),
                 "cursor": text(cursor),
                 "limit": text(limit),
             },
@@ -653,18 +658,22 @@ class AsyncClient(AsyncCaller):
         kind: str | None = None,
         status: jobs.JobStatus | None = None,
         label: str | None = None,
+        host: jobs.HostID | None = None,
         cursor: Int64 | None = None,
         limit: Int64 | None = None,
     ) -> wire.HistoryPage:
         """SearchHistory answers the caller's history from the journal a page at a time,
-        newest first, filtered by time, kind, status and label. With all, an operator
-        the runtime allows (jobhttp.WithOperator) searches every session's history;
-        the fence stays the default, and a session not allowed is refused.
+        newest first, filtered by time, kind, status and label, and in a fleet view
+        by host. With all, an operator the runtime allows (jobhttp.WithOperator)
+        searches every session's history; the fence stays the default, and a session
+        not allowed is refused. A fleet searches the caller's history of every host
+        (the fleet view's window) and declines all.
 
         GET /api/history/search
 
         It raises a WireError of:
-        - 400: The label is not key=value, or the cursor or limit is out of range.
+        - 400: The label is not key=value, the cursor or limit is out of range, or
+          one host's handler was asked for a host.
         - 403: All was asked by a session the runtime does not allow to see every
           session.
         """
@@ -678,6 +687,7 @@ class AsyncClient(AsyncCaller):
                 "kind": text(kind),
                 "status": text(status),
                 "label": text(label),
+                "host": text(host),
                 "cursor": text(cursor),
                 "limit": text(limit),
             },
