@@ -206,6 +206,14 @@ var goals = []goal{
 		baseline: series{"./procjob", "BenchmarkOutputWrite64B/pipes", "ns/op"},
 		ratio:    &limit{"", atMost, 4, "≤ 4× pipes"},
 	},
+	{
+		// Registering a running producer (Promote, decision 0192) against
+		// a plain Start of the same recording job, each settled and waited
+		// for, in alternating batches of one benchmark.
+		name:     "a promotion vs a plain start of the same recording job (no goal: the promotion's cost)",
+		measured: series{"./registry", "BenchmarkPairedPromote", "measured-ns/op"},
+		baseline: series{"./registry", "BenchmarkPairedPromote", "baseline-ns/op"},
+	},
 }
 
 // The goals that the journal and its peers measure: each peer
@@ -326,7 +334,7 @@ func peerSeries(pkgBench, metric string) series {
 // benchtime their benchmarks need. count is the number of runs whose median
 // each figure is.
 var runs = []run{
-	{pkg: "./registry", bench: "^(BenchmarkStartSettlePlain|BenchmarkStartSettleScaling|BenchmarkRecordAppend|BenchmarkPairedAppend|BenchmarkPairedClockRead|BenchmarkPairedReadRecordInto|BenchmarkList10k)$", benchtime: "300ms"},
+	{pkg: "./registry", bench: "^(BenchmarkStartSettlePlain|BenchmarkStartSettleScaling|BenchmarkRecordAppend|BenchmarkPairedAppend|BenchmarkPairedClockRead|BenchmarkPairedReadRecordInto|BenchmarkList10k|BenchmarkPairedPromote)$", benchtime: "300ms"},
 	{pkg: "./registry", bench: "^BenchmarkIdleJobMemory$", benchtime: "3x"},
 	{pkg: "./registry", bench: "^BenchmarkPumpIdle10k$/^(baseline=ticker|pump-with-pacer)$", benchtime: "2x"},
 	{pkg: "./journal", bench: "^BenchmarkAppend$/^payload$", benchtime: "300ms"},

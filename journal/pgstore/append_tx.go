@@ -22,8 +22,9 @@ import (
 //	notify                            a transaction of its own, after it
 //
 // both in one round trip (a pipeline with a Sync after each), so the server
-// parses nothing but a call and runs the append from the function's cached
-// plans (schema version 6; decision 0181). A batch that must run something
+// parses nothing (both are prepared on the connection) and runs the append
+// from the function's cached plans (schema version 6, leaner in 7;
+// decisions 0181 and 0244). A batch that must run something
 // between the append and COMMIT (a test's hook), or a single append larger
 // than maxBatchBytes, runs in an explicit transaction:
 //
@@ -56,6 +57,11 @@ type appendTx struct {
 	held   []bool   // seq is the stored fact's that holds the entry's id
 
 	full map[string]bool // the streams found full
+
+	// rest, when set, reads what the connection still owes once the
+	// transaction committed (the notification's reply); it runs after
+	// the requests are answered, before the connection is released.
+	rest func()
 }
 
 // A chunk is a run of the entries to append as append_facts' arguments.
@@ -181,7 +187,9 @@ var binaryFormat = []int16{pgtype.BinaryFormatCode}
 
 // single runs the one-chunk transaction c as one statement: append_facts
 // in an implicit transaction, then the notification in another, in one
-// round trip.
+// round trip. Both are statements prepared on the connection (see
+// prepared), so that the server binds and runs them without parsing and
+// planning the call again.
 func (t *appendTx) single(ctx context.Context, conn *pgxpool.Conn, c *chunk) (out outcome, err error) {
 	m := conn.Conn().TypeMap()
 	args := t.appendArgs(c, t.names)
@@ -191,10 +199,14 @@ func (t *appendTx) single(ctx context.Context, conn *pgxpool.Conn, c *chunk) (ou
 			return outcome{}, t.fail("encode", err, false)
 		}
 	}
+	appendSD, notifySD, err := t.s.prepared(ctx, conn.Conn())
+	if err != nil {
+		return outcome{}, t.fail("prepare", err, false)
+	}
 	p := conn.Conn().PgConn().StartPipeline(ctx)
-	p.SendQueryParams(t.s.sql.of(appendFactsSQL), params, appendOIDs, binaryFormat, binaryFormat)
+	p.SendQueryStatement(appendSD, params, binaryFormat, binaryFormat)
 	p.SendPipelineSync()
-	p.SendQueryParams(t.s.sql.of(notifySQL), [][]byte{[]byte(t.s.channel)}, []uint32{pgtype.TextOID}, nil, nil)
+	p.SendQueryStatement(notifySD, [][]byte{[]byte(t.s.channel)}, nil, nil)
 	err = p.Sync()
 	release(t.batch) // the entries are encoded and sent
 	if err != nil {
@@ -203,25 +215,25 @@ func (t *appendTx) single(ctx context.Context, conn *pgxpool.Conn, c *chunk) (ou
 	}
 	// The statement commits at the Sync that follows it: from here on a
 	// lost connection leaves its outcome unknown.
-	err = t.readSingle(p, m, c, &out)
-	if cerr := p.Close(); err == nil && cerr != nil {
-		err = t.fail("append", cerr, true)
-	}
-	if err != nil {
+	if err = t.readSingle(p, m, c, &out); err != nil {
+		p.Close()
 		return outcome{}, err
 	}
 	if h := t.s.cfg.hooks; h != nil && h.afterCommit != nil {
 		if err := h.afterCommit(); err != nil {
+			p.Close()
 			return outcome{}, t.fail("commit", err, true)
 		}
 	}
+	// The append committed: its requests hear of it before the
+	// notification's reply is read (decision 0244), which the server sends
+	// once it has run the notify, after the commit.
+	t.rest = func() { t.readNotify(p) }
 	return out, nil
 }
 
-// readSingle reads what single's pipeline answered: the append's row and
-// its Sync, then the notification and its Sync. A failed notification is
-// logged, not returned: the append committed, and tails fall back to
-// polling.
+// readSingle reads what single's pipeline answered for the append: its row
+// and its Sync, after which the append has committed.
 func (t *appendTx) readSingle(p *pgconn.Pipeline, m *pgtype.Map, c *chunk, out *outcome) error {
 	res, err := p.GetResults()
 	if err != nil {
@@ -262,14 +274,28 @@ func (t *appendTx) readSingle(p *pgconn.Pipeline, m *pgtype.Map, c *chunk, out *
 	if xid != nil {
 		out.xid, out.inserted = *xid, true
 	}
+	return nil
+}
+
+// readNotify reads the rest of single's pipeline, the notification and its
+// Sync, and closes the pipeline. A failure is logged, not returned: the
+// append committed and its requests have their answers, and tails fall
+// back to polling; a connection it leaves broken the pool destroys on
+// Release.
+func (t *appendTx) readNotify(p *pgconn.Pipeline) {
+	defer func() {
+		if err := p.Close(); err != nil {
+			t.s.log.Warn("pgstore: the notify's reply was lost; tails fall back to polling", "schema", t.s.schema, "err", err)
+		}
+	}()
 	for range 2 { // the notification and its Sync
 		res, err := p.GetResults()
 		if err != nil {
+			t.s.log.Warn("pgstore: notify failed; tails fall back to polling", "schema", t.s.schema, "err", err)
 			var pgErr *pgconn.PgError
 			if !errors.As(err, &pgErr) {
-				return t.fail("notify", err, true)
+				return
 			}
-			t.s.log.Warn("pgstore: notify failed; tails fall back to polling", "schema", t.s.schema, "err", err)
 			continue
 		}
 		if rr, ok := res.(*pgconn.ResultReader); ok {
@@ -278,7 +304,22 @@ func (t *appendTx) readSingle(p *pgconn.Pipeline, m *pgtype.Map, c *chunk, out *
 			}
 		}
 	}
-	return nil
+}
+
+// prepared returns the append and the notification as statements prepared
+// on conn, preparing them on its first append: one round trip a connection,
+// after which the server keeps the call's plan (decision 0244). pgx names
+// each after its text's digest, so stores of several schemas on one pool
+// do not collide.
+func (s *Store) prepared(ctx context.Context, conn *pgx.Conn) (appendSD, notifySD *pgconn.StatementDescription, err error) {
+	appendSQL, notifySQL := s.sql.of(appendFactsSQL), s.sql.of(notifySQL)
+	if appendSD, err = conn.Prepare(ctx, appendSQL, appendSQL); err != nil {
+		return nil, nil, err
+	}
+	if notifySD, err = conn.Prepare(ctx, notifySQL, notifySQL); err != nil {
+		return nil, nil, err
+	}
+	return appendSD, notifySD, nil
 }
 
 // refusedIsolation marks err with errNotReadCommitted when it is

@@ -170,8 +170,7 @@ func (s *Store) run(batch []*request) {
 		return
 	}
 	began := time.Now()
-	err = s.commitBatch(ctx, conn, batch)
-	conn.Release()
+	rest, err := s.commitBatch(ctx, conn, batch)
 	took := time.Since(began)
 	s.observeCommit(took, batch, err)
 	s.mu.Lock()
@@ -179,6 +178,10 @@ func (s *Store) run(batch []*request) {
 	s.gatherTarget = len(s.pending) + len(batch)
 	s.mu.Unlock()
 	s.deliver(batch, err)
+	if rest != nil {
+		rest()
+	}
+	conn.Release()
 }
 
 // release tells the appenders of batch that their entries are read no more.
@@ -216,15 +219,17 @@ func (s *Store) noteCommit(xid uint64) {
 }
 
 // commitBatch runs the append transaction of batch on conn and gives each
-// request its seqs, or ErrFull; on error it gives none.
-func (s *Store) commitBatch(ctx context.Context, conn *pgxpool.Conn, batch []*request) error {
+// request its seqs, or ErrFull; on error it gives none. rest, when not
+// nil, reads what conn still owes after the commit: the caller runs it
+// once the requests are answered, before it releases conn.
+func (s *Store) commitBatch(ctx context.Context, conn *pgxpool.Conn, batch []*request) (rest func(), err error) {
 	t := s.newAppendTx(batch)
 	res, err := t.run(ctx, conn)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if res.inserted {
 		s.noteCommit(res.xid)
 	}
-	return t.answer()
+	return t.rest, t.answer()
 }

@@ -50,7 +50,9 @@ many facts per commit flush. After a commit the committer waits briefly (at
 most half a commit, 10ms) for the appenders it released to queue again, so
 that a steady set of appenders shares every transaction instead of
 alternating between two. One transaction is one statement, in one
-pipelined round trip (schema version 6; decision 0181):
+pipelined round trip (schema version 6; decision 0181), both statements
+prepared on the connection, so the server binds and runs them without
+parsing (decision 0244):
 
  1. SELECT * FROM append_facts(...), in an implicit transaction of its own
     that commits at the Sync after it. The function, installed by the
@@ -64,9 +66,13 @@ pipelined round trip (schema version 6; decision 0181):
     last+1, last+2, … in batch order, creates the rows of new streams and
     answers every entry's seq and the transaction's xid; no row is updated
     (decision 0132). An entry whose id is held takes no seq and answers the
-    held fact's;
+    held fact's. Since schema version 7 these are three small statements
+    (the ids' only when an entry has one) rather than one of six
+    materialized CTEs, which version 6 still runs when a stream is within a
+    chunk's size of the largest seq (decision 0244);
  2. pg_notify, after the Sync, a transaction of its own, waking the tails
-    (decision 0133).
+    (decision 0133). The appends are answered at the Sync before it, which
+    proves the commit; its reply is read after them (decision 0244).
 
 A session whose isolation is not READ COMMITTED is refused by the function
 (its snapshot would precede the locks); the store then names the level in

@@ -11,7 +11,7 @@ type statement int
 
 const (
 	// appendFactsSQL is the append: one call of append_facts (schema
-	// version 6), which takes the streams' locks ($1, under the store's seed
+	// version 6, leaner in 7), prepared on each connection, which takes the streams' locks ($1, under the store's seed
 	// $2), then numbers and inserts a chunk's entries ($3 its streams, $4 each
 	// entry's stream index, $5 ids, $6 payloads) with a snapshot taken after
 	// them; $7 makes it all or nothing when a stream is full (AppendBatch). The function's statements run from plans cached in the session,
