@@ -43,7 +43,7 @@ var goals = []goal{
 		ratio:    &limit{"", atMost, 4, "< 4×, or the row above cannot be met"},
 	},
 	{
-		name:     "producer Append 64 B, WithCoarseChunkClock",
+		name:     "producer Append 64 B, the coarse chunk clock (benchmarks only)",
 		measured: series{"./registry", "BenchmarkPairedAppend/64B/face-coarse", "measured-ns/op"},
 		baseline: series{"./registry", "BenchmarkPairedAppend/64B/face-coarse", "baseline-ns/op"},
 		ratio:    &limit{"", atMost, 2, "≤ 2× circbuf"},
@@ -61,14 +61,14 @@ var goals = []goal{
 		ratio:    &limit{"", atMost, 1.05, "≤ 1.05× circbuf"},
 	},
 	{
-		name:     "ReadRecordInto 4 KiB (64 × 64 B chunks)",
+		name:     "buffered record read 4 KiB (64 × 64 B chunks)",
 		measured: series{"./registry", "BenchmarkPairedReadRecordInto/64x64B", "measured-ns/op"},
 		baseline: series{"./registry", "BenchmarkPairedReadRecordInto/64x64B", "baseline-ns/op"},
 		ratio:    &limit{"", atMost, 2, "≤ 2× memmove"},
 		limits:   []limit{{"allocs/op", atMost, 0, "0 allocs"}},
 	},
 	{
-		name:     "ReadRecordInto 4 KiB (one 4 KiB chunk)",
+		name:     "buffered record read 4 KiB (one 4 KiB chunk)",
 		measured: series{"./registry", "BenchmarkPairedReadRecordInto/1x4KiB", "measured-ns/op"},
 		baseline: series{"./registry", "BenchmarkPairedReadRecordInto/1x4KiB", "baseline-ns/op"},
 		ratio:    &limit{"", atMost, 2, "≤ 2× memmove"},
