@@ -598,6 +598,7 @@ historyView.root.hidden = true;
 historyView.onOpen = (id) => void jobPage.open(id);
 byId("timeline").closest("section")?.after(historyView.root);
 window.jobsHistory = historyView;
+window.jobsTimeline = timeline;
 let timelineDue = null;
 let timelineLoaded = false;
 /** loadTimeline reads the history again: at once the first time, then at most once per quarter second. */

@@ -633,6 +633,7 @@ historyView.root.hidden = true;
 historyView.onOpen = (id) => void jobPage.open(id);
 byId("timeline").closest("section")?.after(historyView.root);
 (window as unknown as { jobsHistory: HistoryView }).jobsHistory = historyView;
+(window as unknown as { jobsTimeline: Timeline }).jobsTimeline = timeline;
 let timelineDue: ReturnType<typeof setTimeout> | null = null;
 let timelineLoaded = false;
 /** loadTimeline reads the history again: at once the first time, then at most once per quarter second. */
