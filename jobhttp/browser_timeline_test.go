@@ -3,10 +3,12 @@ package jobhttp_test
 import (
 	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 
 	"github.com/jobgen/jobgen/generated/jobs"
 	"github.com/jobgen/jobgen/jobhttp"
@@ -84,6 +86,24 @@ func TestPageTimelineOfManyJobsDrawsTheRowsInView(t *testing.T) {
 	js[bool](t, ctx, `document.querySelector('#timeline rect.bar[data-job="`+last.String()+`"]').focus(); true`)
 	js[bool](t, ctx, `(b => { b.scrollTop -= 30; return true; })(document.querySelector("#timeline .timeline-rows"))`)
 	waitJS(t, ctx, "the focused bar kept after a repaint", `document.activeElement !== null && document.activeElement.getAttribute("data-job") === "`+last.String()+`"`, 5*time.Second)
+	// The arrow keys move between rows' bars, drawing a row not drawn yet.
+	js[bool](t, ctx, `(b => { b.scrollTop = 0; return true; })(document.querySelector("#timeline .timeline-rows"))`)
+	waitJS(t, ctx, "the first rows drawn again", bar(first), 5*time.Second)
+	js[bool](t, ctx, `document.querySelector('#timeline rect.bar[data-job="`+first.String()+`"]').focus(); true`)
+	for range 40 {
+		if err := chromedp.Do(ctx, chromedp.KeyEvent(kb.ArrowDown)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if row := js[string](t, ctx, `document.activeElement.getAttribute("data-row") ?? "none"`); row != "40" {
+		t.Errorf("after 40 presses of ArrowDown from the first bar the focus is on row %s, want 40", row)
+	}
+	if !js[bool](t, ctx, `(b => { const r = document.activeElement.getBoundingClientRect(), v = b.getBoundingClientRect(); return r.top >= v.top && r.bottom <= v.bottom; })(document.querySelector("#timeline .timeline-rows"))`) {
+		t.Errorf("the focused bar is outside the box's view")
+	}
+	if c := js[string](t, ctx, `document.querySelector("#timeline .timeline-count").textContent`); !strings.HasPrefix(c, "400 jobs: scroll") {
+		t.Errorf("the timeline's count says %q", c)
+	}
 	before := js[string](t, ctx, `[...document.querySelectorAll("#timeline .timeline-axis text")].map(e => e.textContent).join(",")`)
 	if err := chromedp.Do(ctx, chromedp.Click(`#timeline .zoom-in`)); err != nil {
 		t.Fatal(err)
@@ -94,7 +114,7 @@ func TestPageTimelineOfManyJobsDrawsTheRowsInView(t *testing.T) {
 	if after := js[string](t, ctx, `[...document.querySelectorAll("#timeline .timeline-axis text")].map(e => e.textContent).join(",")`); after == before {
 		t.Errorf("the axis still reads %s after a zoom", after)
 	}
-	if !js[bool](t, ctx, bar(last)) {
+	if !js[bool](t, ctx, `document.querySelector('#timeline rect.bar[data-row="40"]') !== null`) {
 		t.Errorf("a zoom lost the rows in view")
 	}
 }

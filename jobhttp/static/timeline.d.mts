@@ -17,6 +17,8 @@ export declare class Timeline {
     private readonly spacer;
     private rows;
     private readonly band;
+    /** count says how many rows the box holds, and that it scrolls when they are more than it shows. */
+    private readonly count;
     private items;
     private zoom;
     private now;
@@ -44,6 +46,8 @@ export declare class Timeline {
     setZoom(z: [number, number] | null): void;
     private full;
     private scale;
+    /** step moves the keyboard's focus from a bar to the next (ArrowDown) or previous (ArrowUp) row's, scrolling it into the box's view: a row not drawn yet is drawn first. */
+    private step;
     /** redraw lays out the axis and the box's height for the range in view, then paints the rows in view. */
     private redraw;
     /** paint draws the rows in the box's view and overscan rows either side, and no others; again only when the window moved, unless forced. */

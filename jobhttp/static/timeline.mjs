@@ -54,6 +54,8 @@ export class Timeline {
     spacer;
     rows;
     band;
+    /** count says how many rows the box holds, and that it scrolls when they are more than it shows. */
+    count;
     items = [];
     zoom = null;
     now = Date.now();
@@ -85,6 +87,7 @@ export class Timeline {
         this.spacer = h("div", { class: "timeline-spacer" });
         this.rows = svg("svg", {});
         this.box = h("div", { class: "timeline-rows" }, this.spacer);
+        this.count = h("p", { class: "timeline-count muted" });
         this.band = h("div", { class: "zoom-band" });
         this.band.hidden = true;
         this.tip = h("div", { class: "tip", role: "tooltip", id: "timeline-tip" });
@@ -103,6 +106,7 @@ export class Timeline {
                 this.paint(false);
             });
         });
+        this.box.addEventListener("keydown", (e) => this.step(e));
         this.dragZoom();
         new ResizeObserver(() => this.redraw()).observe(this.plot);
     }
@@ -168,6 +172,23 @@ export class Timeline {
             return this.setZoom(null);
         this.setZoom([Math.max(f0, mid - half), Math.min(f1, mid + half)]);
     }
+    /** step moves the keyboard's focus from a bar to the next (ArrowDown) or previous (ArrowUp) row's, scrolling it into the box's view: a row not drawn yet is drawn first. */
+    step(e) {
+        if (e.key !== "ArrowDown" && e.key !== "ArrowUp")
+            return;
+        const i = Number(e.target.getAttribute("data-row") ?? "NaN");
+        if (!Number.isInteger(i))
+            return;
+        e.preventDefault();
+        const j = Math.max(0, Math.min(this.items.length - 1, i + (e.key === "ArrowDown" ? 1 : -1)));
+        const y = j * rowH;
+        if (y < this.box.scrollTop)
+            this.box.scrollTop = y;
+        else if (y + rowH > this.box.scrollTop + this.box.clientHeight)
+            this.box.scrollTop = y + rowH - this.box.clientHeight;
+        this.paint(false);
+        this.rows.querySelector(`rect.bar[data-row="${j}"]`)?.focus({ preventScroll: true });
+    }
     /** redraw lays out the axis and the box's height for the range in view, then paints the rows in view. */
     redraw() {
         this.tip.hidden = true;
@@ -178,7 +199,7 @@ export class Timeline {
             return;
         }
         if (!this.box.isConnected)
-            this.plot.replaceChildren(this.axis, this.box, this.band);
+            this.plot.replaceChildren(this.axis, this.box, this.band, this.count);
         const [t0, t1] = (this.span = this.zoom ?? this.full());
         const width = (this.width = Math.max(300, this.box.clientWidth || this.plot.clientWidth || 600));
         const plotW = width - labelW - pad;
@@ -199,6 +220,8 @@ export class Timeline {
         this.axis.replaceWith(axis);
         this.axis = axis;
         this.plot.dataset["rows"] = String(this.items.length);
+        const n = this.items.length;
+        this.count.textContent = n * rowH > (this.box.clientHeight || Infinity) ? `${n} jobs: scroll the plot, or move between bars with the arrow keys, to see them all.` : `${n} ${n === 1 ? "job" : "jobs"}.`;
         this.paint(true);
     }
     /** paint draws the rows in the box's view and overscan rows either side, and no others; again only when the window moved, unless forced. */
@@ -241,7 +264,7 @@ export class Timeline {
             const cls = isLost ? "lost" : outcome(iv);
             const end = iv.settledAt ?? (isLost ? iv.registeredAt : this.now);
             const bx = x(iv.registeredAt), bw = Math.max(3, x(end) - bx);
-            const bar = svg("rect", { x: bx, y: y + 4, width: bw, height: rowH - 8, rx: 2, class: `bar bar-${cls}`, tabindex: 0, "data-job": iv.jobId });
+            const bar = svg("rect", { x: bx, y: y + 4, width: bw, height: rowH - 8, rx: 2, class: `bar bar-${cls}`, tabindex: 0, "data-job": iv.jobId, "data-row": i });
             bar.setAttribute("aria-label", this.describe(iv));
             bar.setAttribute("aria-describedby", "timeline-tip");
             const title = svg("title", {});
