@@ -237,7 +237,7 @@ func TestPageHistoryOf10000JobsPagesAndFilters(t *testing.T) {
 		o.observe({type: "longtask"});
 		setTimeout(() => { o.disconnect(); done({busy: sum, tasks: n}); }, 15000);
 	})`, chromedp.EvalAwaitPromise))
-	t.Logf("an idle page of 10,000 jobs over 15 s: %.0f ms of long tasks (%.0f of them, each over 50 ms)", busy["busy"], busy["tasks"])
+	t.Logf("an idle page of 10,000 jobs over 15 s: %.0f ms of long tasks (%.0f of them, each over 50 ms); the timeline's last read of the history (fetch, decode, draw) took %s ms", busy["busy"], busy["tasks"], js[string](t, ctx, `document.getElementById("timeline").dataset.loadMs ?? "?"`))
 }
 
 // timelineCost is what the timeline's drawing costs, in milliseconds, the

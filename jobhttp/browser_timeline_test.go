@@ -3,6 +3,7 @@ package jobhttp_test
 import (
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -78,8 +79,17 @@ func TestPageTimelineOfManyJobsDrawsTheRowsInView(t *testing.T) {
 			t.Errorf("axe on the windowed timeline (%s): %s", scheme, b)
 		}
 	}
-	// The page refetches the history every 5 s: the same intervals draw nothing.
-	waitJS(t, ctx, "a refetch of the same intervals skipped", plot+`.dataset.skipped !== undefined`, 15*time.Second)
+	// A read of the history that brings the same intervals (new objects, as
+	// a refetch decodes them) draws nothing.
+	drawn := `document.querySelector("#timeline svg.timeline-bars")`
+	js[bool](t, ctx, `(() => { window.drawnBefore = `+drawn+`; const tl = window.jobsTimeline; tl.draw(tl.items.map(iv => ({...iv}))); return true; })()`)
+	if !js[bool](t, ctx, plot+`.dataset.skipped === "1" && window.drawnBefore === `+drawn) {
+		t.Errorf("the same intervals again drew the plot again")
+	}
+	js[bool](t, ctx, `(() => { const tl = window.jobsTimeline, c = tl.items.map(iv => ({...iv})); c[0] = {...c[0], status: "failed"}; tl.draw(c); return true; })()`)
+	if !js[bool](t, ctx, `document.querySelector('#timeline rect.bar-failed[data-job="`+first.String()+`"]') !== null`) {
+		t.Errorf("a changed status was not drawn")
+	}
 	js[bool](t, ctx, `(b => { b.scrollTop = b.scrollHeight; return true; })(document.querySelector("#timeline .timeline-rows"))`)
 	waitJS(t, ctx, "the last rows drawn after a scroll to the end", bar(last)+` && !(`+bar(first)+`)`, 5*time.Second)
 	// Focus stays on a bar the scroll draws again.
@@ -117,4 +127,19 @@ func TestPageTimelineOfManyJobsDrawsTheRowsInView(t *testing.T) {
 	if !js[bool](t, ctx, `document.querySelector('#timeline rect.bar[data-row="40"]') !== null`) {
 		t.Errorf("a zoom lost the rows in view")
 	}
+}
+
+// TestPageTimelineOfARunningJobFollowsTheClock: while a drawn interval is
+// incomplete the page reads the history again every 5 s and draws the axis
+// up to the new now, so a running bar grows with the clock.
+func TestPageTimelineOfARunningJobFollowsTheClock(t *testing.T) {
+	ctx := browser(t)
+	s := journalServer(t, nil)
+	everyOutcome(t, s)
+	if err := chromedp.Do(ctx, chromedp.Navigate(s.srv.URL+"/"), chromedp.WaitVisible(`#timeline svg rect.bar-incomplete`)); err != nil {
+		t.Fatalf("the timeline never drew: %v", err)
+	}
+	label := `document.querySelector("#timeline svg.timeline-bars").getAttribute("aria-label")`
+	before := js[string](t, ctx, label)
+	waitJS(t, ctx, "the axis moved with the clock", label+` !== `+strconv.Quote(before), 15*time.Second)
 }

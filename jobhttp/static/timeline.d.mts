@@ -41,6 +41,8 @@ export declare class Timeline {
     private keyOf;
     /** moved says whether the range in view now differs from the drawn one by a pixel or more at either end: a running bar grew. */
     private moved;
+    /** open is how many drawn intervals are incomplete (running, or lost with their host): only those change with the clock or a host's lease, with no event of the roster's. */
+    get open(): number;
     /** Zoomed is the range in view, or null for all of it. */
     get range(): [number, number] | null;
     setZoom(z: [number, number] | null): void;

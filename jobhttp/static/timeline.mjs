@@ -142,6 +142,14 @@ export class Timeline {
         const px = (d - c) / Math.max(1, this.width - labelW - pad);
         return Math.abs(a - c) >= px || Math.abs(b - d) >= px;
     }
+    /** open is how many drawn intervals are incomplete (running, or lost with their host): only those change with the clock or a host's lease, with no event of the roster's. */
+    get open() {
+        let n = 0;
+        for (const iv of this.items)
+            if (!iv.complete)
+                n++;
+        return n;
+    }
     /** Zoomed is the range in view, or null for all of it. */
     get range() {
         return this.zoom;
