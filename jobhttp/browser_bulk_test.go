@@ -227,6 +227,8 @@ func TestPageHistoryOf10000JobsPagesAndFilters(t *testing.T) {
 	waitJS(t, ctx, "every session's", `document.getElementById("history-note").textContent === "Jobs 1–50 of 100, newest first" && [...document.querySelectorAll("#history tbody tr td:nth-child(2)")].some(td => td.textContent === "bob") === false`, 30*time.Second)
 	// axe on the history in both themes runs in TestPageTimelineBarOpensTheJobsPage,
 	// on the windowed timeline of many jobs in TestPageTimelineOfManyJobsDrawsTheRowsInView.
+	chromedp.Do(ctx, chromedp.ScrollIntoView(`#timeline`))
+	viewportShot(t, ctx, "timeline-9000")
 	chromedp.Do(ctx, chromedp.ScrollIntoView(`#history`))
 	viewportShot(t, ctx, "history-10000")
 	t.Logf("history of 10,000 jobs: first page painted %s after navigation, the timeline's 9,000 rows %s after navigation; next page painted %.0f ms after the click's request", firstPaint, timelinePaint, nextPage)

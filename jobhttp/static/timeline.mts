@@ -240,7 +240,7 @@ export class Timeline {
     this.axis = axis;
     this.plot.dataset["rows"] = String(this.items.length);
     const n = this.items.length;
-    this.count.textContent = n * rowH > (this.box.clientHeight || Infinity) ? `${n} jobs: scroll the plot, or move between bars with the arrow keys, to see them all.` : `${n} ${n === 1 ? "job" : "jobs"}.`;
+    this.count.textContent = n * rowH > (this.box.clientHeight || Infinity) ? `${n.toLocaleString("en-US")} jobs: scroll the plot, or move between bars with the arrow keys, to see them all.` : `${n} ${n === 1 ? "job" : "jobs"}.`;
     this.paint(true);
   }
 
