@@ -53,7 +53,9 @@ func TestMain(m *testing.M) {
 // would write instead, without checksums. Each op runs each side once, as a
 // process writing to /dev/null, in turns; the metrics per side are its wall
 // time (ns/op), CPU time, user and system (cpu-ns/op), peak RSS (MB-rss, in
-// MiB) and CPU time over wall time (cores).
+// MiB) and CPU time over wall time (cores); and, once, the peak RSS of
+// `jobgen version` (jobgen-version-MB-rss), the binary's own before it
+// reads a byte.
 func BenchmarkIntervals(b *testing.B) {
 	dir := b.TempDir()
 	path := filepath.Join(dir, "million.journal")
@@ -78,6 +80,11 @@ func BenchmarkIntervals(b *testing.B) {
 			cores[k] += cpu.Seconds() / wall.Seconds()
 		}
 	}
+	// The floor under jobgen's peak: the same binary's `jobgen version`,
+	// which reads nothing, its RSS the pages of the binary the runtime and
+	// every package's init touch (decision 0245).
+	_, floor, _ := runIntervalsChild(b, "jobgen version", exec.Command(jobgen, "version"))
+	b.ReportMetric(floor, "jobgen-version-MB-rss")
 	for k, side := range sides {
 		perOp(b, took[k], side+"-ns/op")
 		perOp(b, cpus[k], side+"-cpu-ns/op")
