@@ -322,6 +322,15 @@ var intervalsGoals = []goal{
 		limits:   []limit{{"jobgen-cpu-ns/op", atMost, 3e9, "≤ 3 s, two cores for 1.5 s"}},
 		inverse:  true,
 	},
+	{
+		// The first row's peak RSS beside the same binary's `jobgen
+		// version`, which reads nothing: the pages of the binary the
+		// runtime and the package inits touch, about half the peak, and
+		// what no change to the intervals path removes (decision 0245).
+		name:     "intervals' peak RSS vs jobgen version's, the binary's floor (no goal: decision 0245)",
+		measured: peerSeries("./bench/peers BenchmarkIntervals", "jobgen-MB-rss"),
+		baseline: peerSeries("./bench/peers BenchmarkIntervals", "jobgen-version-MB-rss"),
+	},
 }
 
 // peerSeries is the metric of "PKG BenchmarkName".
