@@ -331,6 +331,14 @@ var intervalsGoals = []goal{
 		measured: peerSeries("./bench/peers BenchmarkIntervals", "jobgen-MB-rss"),
 		baseline: peerSeries("./bench/peers BenchmarkIntervals", "jobgen-version-MB-rss"),
 	},
+	{
+		// The private part of the first row's peak, RssAnon sampled every
+		// 5 ms: the settled ids, the Go heap and the runtime, without the
+		// binary's and libc's pages (decision 0245).
+		name:     "intervals' private memory (RssAnon) vs the peer's (no goal: decision 0245)",
+		measured: peerSeries("./bench/peers BenchmarkIntervals", "jobgen-MB-anon"),
+		baseline: peerSeries("./bench/peers BenchmarkIntervals", "peer-MB-anon"),
+	},
 }
 
 // peerSeries is the metric of "PKG BenchmarkName".
