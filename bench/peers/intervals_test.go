@@ -379,3 +379,39 @@ func TestPeerIntervalsAgreeWithJobhistory(t *testing.T) {
 		t.Fatalf("the peer wrote %d incomplete intervals, want 10", open)
 	}
 }
+
+// The benchmark's memory figures come from /proc status fields in kB,
+// returned in MiB; a field the file lacks is an error, not a zero, and the
+// sampler reads at least once even when stopped at once.
+func TestStatusFieldsReadInMiB(t *testing.T) {
+	pid := os.Getpid()
+	hwm, err := readStatusMiB(pid, "VmHWM:")
+	if err != nil || hwm <= 0 {
+		t.Fatalf("VmHWM of this process: %v MiB, %v; want a positive figure", hwm, err)
+	}
+	anon, err := readStatusMiB(pid, "RssAnon:")
+	if err != nil || anon <= 0 || anon > hwm {
+		t.Fatalf("RssAnon of this process: %v MiB, %v; want a positive figure at most VmHWM's %v", anon, err, hwm)
+	}
+	// statm counts the same resident set in pages: the two agree in MiB.
+	rss, err := readStatusMiB(pid, "VmRSS:")
+	statm, serr := os.ReadFile("/proc/self/statm")
+	if err != nil || serr != nil {
+		t.Fatal(err, serr)
+	}
+	pages, err := strconv.Atoi(strings.Fields(string(statm))[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := float64(pages*os.Getpagesize()) / (1 << 20); rss < want*0.8 || rss > want*1.25 {
+		t.Fatalf("VmRSS read as %.2f MiB, statm says %.2f MiB", rss, want)
+	}
+	if got, err := readStatusMiB(pid, "NoSuchField:"); err == nil {
+		t.Fatalf("a field /proc/%d/status lacks read as %v MiB, want an error", pid, got)
+	}
+	stop := make(chan struct{})
+	close(stop)
+	if got := sampleAnon(pid, stop); got <= 0 {
+		t.Fatalf("sampleAnon stopped at once returned %v MiB, want the one read it makes", got)
+	}
+}
