@@ -53,14 +53,18 @@ func TestMain(m *testing.M) {
 // would write instead, without checksums. Each op runs each side once, as a
 // process writing to /dev/null, in turns; the metrics per side are its wall
 // time (ns/op), CPU time, user and system (cpu-ns/op), peak RSS (MB-rss, in
-// MiB) and CPU time over wall time (cores).
+// MiB), the largest of its private memory sampled every few milliseconds
+// (MB-anon: RssAnon, the peak less the binary's and libraries' pages), and
+// CPU time over wall time (cores); and, once, the peak RSS of
+// `jobgen version` (jobgen-version-MB-rss), the binary's own before it
+// reads a byte.
 func BenchmarkIntervals(b *testing.B) {
 	dir := b.TempDir()
 	path := filepath.Join(dir, "million.journal")
 	writeIntervalsJournal(b, path, intervalsRecords)
 	jobgen := buildJobgen(b, dir)
 	var took, cpus [2]time.Duration
-	var rss, cores [2]float64
+	var rss, anon, cores [2]float64
 	sides := []string{"jobgen", "peer"}
 	for i := range b.N {
 		for j := range sides {
@@ -71,17 +75,24 @@ func BenchmarkIntervals(b *testing.B) {
 				cmd = exec.Command(os.Args[0], "-test.run=^$")
 				cmd.Env = append(os.Environ(), intervalsPeerEnv+"="+path)
 			}
-			wall, maxRSS, cpu := runIntervalsChild(b, sides[k], cmd)
+			wall, maxRSS, maxAnon, cpu := runIntervalsChild(b, sides[k], cmd)
 			took[k] += wall
 			cpus[k] += cpu
 			rss[k] = max(rss[k], maxRSS)
+			anon[k] = max(anon[k], maxAnon)
 			cores[k] += cpu.Seconds() / wall.Seconds()
 		}
 	}
+	// The floor under jobgen's peak: the same binary's `jobgen version`,
+	// which reads nothing, its RSS the pages of the binary the runtime and
+	// every package's init touch (decision 0245).
+	_, floor, _, _ := runIntervalsChild(b, "jobgen version", exec.Command(jobgen, "version"))
+	b.ReportMetric(floor, "jobgen-version-MB-rss")
 	for k, side := range sides {
 		perOp(b, took[k], side+"-ns/op")
 		perOp(b, cpus[k], side+"-cpu-ns/op")
 		b.ReportMetric(rss[k], side+"-MB-rss")
+		b.ReportMetric(anon[k], side+"-MB-anon")
 		b.ReportMetric(cores[k]/float64(b.N), side+"-cores")
 	}
 }
@@ -122,12 +133,13 @@ func fileExists(path string) bool {
 }
 
 // runIntervalsChild runs cmd, one side, and returns its wall time, its own
-// peak RSS in MiB and its CPU time. The peak is the child's VmHWM, read as
+// peak RSS in MiB, the largest RssAnon read of it in MiB (sampled every
+// 5 ms, and at its exit stop) and its CPU time. The peak is the child's VmHWM, read as
 // it exits: traced, it stops there before its memory is released. The
 // child's ru_maxrss will not do, since Linux records in it, at the exec, the
 // peak of the memory the child shared with this process until then: this
 // test binary's, 50 MB and more once it has written the journal.
-func runIntervalsChild(b *testing.B, side string, cmd *exec.Cmd) (time.Duration, float64, time.Duration) {
+func runIntervalsChild(b *testing.B, side string, cmd *exec.Cmd) (time.Duration, float64, float64, time.Duration) {
 	runtime.LockOSThread() // the thread that starts a traced child is its tracer
 	defer runtime.UnlockOSThread()
 	cmd.Stderr = os.Stderr
@@ -137,6 +149,14 @@ func runIntervalsChild(b *testing.B, side string, cmd *exec.Cmd) (time.Duration,
 		b.Fatalf("%s: %v", side, err)
 	}
 	pid := cmd.Process.Pid
+	stop, sampled := make(chan struct{}), make(chan float64)
+	go func() { sampled <- sampleAnon(pid, stop) }()
+	defer func() {
+		if stop != nil {
+			close(stop)
+			<-sampled
+		}
+	}()
 	var ws syscall.WaitStatus
 	if _, err := syscall.Wait4(pid, &ws, 0, nil); err != nil || !ws.Stopped() { // stopped at its exec
 		b.Fatalf("%s: waiting for its exec: %v (%v)", side, err, ws)
@@ -144,7 +164,7 @@ func runIntervalsChild(b *testing.B, side string, cmd *exec.Cmd) (time.Duration,
 	if err := syscall.PtraceSetOptions(pid, syscall.PTRACE_O_TRACEEXIT); err != nil {
 		b.Fatalf("%s: %v", side, err)
 	}
-	hwm, sig := -1.0, 0
+	hwm, anonAtExit, sig := -1.0, 0.0, 0
 	for {
 		if err := syscall.PtraceCont(pid, sig); err != nil {
 			b.Fatalf("%s: %v", side, err)
@@ -158,9 +178,13 @@ func runIntervalsChild(b *testing.B, side string, cmd *exec.Cmd) (time.Duration,
 			if !ws.Exited() || ws.ExitStatus() != 0 || hwm < 0 {
 				b.Fatalf("%s: ended %v, its peak RSS read: %v", side, ws, hwm >= 0)
 			}
-			return time.Since(start), hwm, time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+			close(stop)
+			peakAnon := max(<-sampled, anonAtExit)
+			stop = nil
+			return time.Since(start), hwm, peakAnon, time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 		case ws.TrapCause() == syscall.PTRACE_EVENT_EXIT:
-			hwm, sig = vmHWM(b, pid), 0
+			hwm, sig = statusMiB(b, pid, "VmHWM:"), 0
+			anonAtExit = statusMiB(b, pid, "RssAnon:")
 		case ws.StopSignal() == syscall.SIGTRAP:
 			sig = 0
 		default:
@@ -169,23 +193,53 @@ func runIntervalsChild(b *testing.B, side string, cmd *exec.Cmd) (time.Duration,
 	}
 }
 
-// vmHWM returns the peak RSS of process pid in MiB, from /proc.
-func vmHWM(b *testing.B, pid int) float64 {
-	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+// statusMiB returns the field of process pid's /proc status that starts
+// with key, such as VmHWM: (its peak RSS), in MiB.
+func statusMiB(b *testing.B, pid int, key string) float64 {
+	mib, err := readStatusMiB(pid, key)
 	if err != nil {
 		b.Fatal(err)
 	}
+	return mib
+}
+
+// readStatusMiB is statusMiB with its failure returned.
+func readStatusMiB(pid int, key string) (float64, error) {
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, err
+	}
 	for _, line := range strings.Split(string(status), "\n") {
-		if kb, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+		if kb, ok := strings.CutPrefix(line, key); ok {
 			n, err := strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(kb), "kB")))
 			if err != nil {
-				b.Fatalf("VmHWM %q: %v", kb, err)
+				return 0, fmt.Errorf("%s %q: %w", key, kb, err)
 			}
-			return float64(n) / 1024
+			return float64(n) / 1024, nil
 		}
 	}
-	b.Fatalf("no VmHWM in /proc/%d/status", pid)
-	return 0
+	return 0, fmt.Errorf("no %s in /proc/%d/status", key, pid)
+}
+
+// sampleAnon reads process pid's RssAnon every 5 ms until stop is closed
+// and returns the largest read, in MiB. Linux keeps no peak of it as it
+// does of the whole RSS (VmHWM), and the intervals' private peak is gone
+// by the exit stop: the settled ids are unmapped as the projection ends.
+// A read that fails (the process is gone, or not yet exec'd) is skipped.
+func sampleAnon(pid int, stop <-chan struct{}) float64 {
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	peak := 0.0
+	for {
+		if mib, err := readStatusMiB(pid, "RssAnon:"); err == nil {
+			peak = max(peak, mib)
+		}
+		select {
+		case <-stop:
+			return peak
+		case <-tick.C:
+		}
+	}
 }
 
 // writeIntervalsJournal writes n records, n/2 jobs each registered and
@@ -323,5 +377,41 @@ func TestPeerIntervalsAgreeWithJobhistory(t *testing.T) {
 	}
 	if open := strings.Count(peer.String(), "incomplete"); open != 10 {
 		t.Fatalf("the peer wrote %d incomplete intervals, want 10", open)
+	}
+}
+
+// The benchmark's memory figures come from /proc status fields in kB,
+// returned in MiB; a field the file lacks is an error, not a zero, and the
+// sampler reads at least once even when stopped at once.
+func TestStatusFieldsReadInMiB(t *testing.T) {
+	pid := os.Getpid()
+	hwm, err := readStatusMiB(pid, "VmHWM:")
+	if err != nil || hwm <= 0 {
+		t.Fatalf("VmHWM of this process: %v MiB, %v; want a positive figure", hwm, err)
+	}
+	anon, err := readStatusMiB(pid, "RssAnon:")
+	if err != nil || anon <= 0 || anon > hwm {
+		t.Fatalf("RssAnon of this process: %v MiB, %v; want a positive figure at most VmHWM's %v", anon, err, hwm)
+	}
+	// statm counts the same resident set in pages: the two agree in MiB.
+	rss, err := readStatusMiB(pid, "VmRSS:")
+	statm, serr := os.ReadFile("/proc/self/statm")
+	if err != nil || serr != nil {
+		t.Fatal(err, serr)
+	}
+	pages, err := strconv.Atoi(strings.Fields(string(statm))[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := float64(pages*os.Getpagesize()) / (1 << 20); rss < want*0.8 || rss > want*1.25 {
+		t.Fatalf("VmRSS read as %.2f MiB, statm says %.2f MiB", rss, want)
+	}
+	if got, err := readStatusMiB(pid, "NoSuchField:"); err == nil {
+		t.Fatalf("a field /proc/%d/status lacks read as %v MiB, want an error", pid, got)
+	}
+	stop := make(chan struct{})
+	close(stop)
+	if got := sampleAnon(pid, stop); got <= 0 {
+		t.Fatalf("sampleAnon stopped at once returned %v MiB, want the one read it makes", got)
 	}
 }

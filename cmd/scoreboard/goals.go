@@ -325,6 +325,23 @@ var intervalsGoals = []goal{
 		limits:   []limit{{"jobgen-cpu-ns/op", atMost, 3e9, "≤ 3 s, two cores for 1.5 s"}},
 		inverse:  true,
 	},
+	{
+		// The first row's peak RSS beside the same binary's `jobgen
+		// version`, which reads nothing: the pages of the binary the
+		// runtime and the package inits touch, about half the peak, and
+		// what no change to the intervals path removes (decision 0245).
+		name:     "intervals' peak RSS vs jobgen version's, the binary's floor (no goal: decision 0245)",
+		measured: peerSeries("./bench/peers BenchmarkIntervals", "jobgen-MB-rss"),
+		baseline: peerSeries("./bench/peers BenchmarkIntervals", "jobgen-version-MB-rss"),
+	},
+	{
+		// The private part of the first row's peak, RssAnon sampled every
+		// 5 ms: the settled ids, the Go heap and the runtime, without the
+		// binary's and libc's pages (decision 0245).
+		name:     "intervals' private memory (RssAnon) vs the peer's (no goal: decision 0245)",
+		measured: peerSeries("./bench/peers BenchmarkIntervals", "jobgen-MB-anon"),
+		baseline: peerSeries("./bench/peers BenchmarkIntervals", "peer-MB-anon"),
+	},
 }
 
 // peerSeries is the metric of "PKG BenchmarkName".
