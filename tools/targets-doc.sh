@@ -6,6 +6,8 @@
 #   tools/targets-doc.sh                 time the cheap targets, keep the other rows' times
 #   tools/targets-doc.sh test race ...   time these targets too (on the CI machine)
 #   TARGETS_ALL=1 tools/targets-doc.sh   time every target that ends by itself
+#   TARGETS_LOG_DIR=dir tools/targets-doc.sh ...   keep each timed target's output
+#                                        in dir/NAME.log (the scoreboard's table, say)
 #
 # A target that is not timed in a run keeps the time and the note of the run
 # that last timed it, so a quick run on a laptop does not erase what the CI
@@ -56,11 +58,13 @@ while IFS=$'\t' read -r name desc; do
 	if [ "$run" = yes ]; then
 		load=$(cut -d' ' -f1 /proc/loadavg)
 		start=$(date +%s.%N)
-		if $make -s "$name" >/tmp/targets-doc.$$.log 2>&1; then
+		log=/tmp/targets-doc.$$.log
+		if [ -n "${TARGETS_LOG_DIR:-}" ]; then mkdir -p "$TARGETS_LOG_DIR"; log=$TARGETS_LOG_DIR/$name.log; fi
+		if $make -s "$name" >"$log" 2>&1; then
 			result=passed
 		else
 			# The last line that is not make's own says why.
-			why=$(grep -v '^make' /tmp/targets-doc.$$.log | tail -n 1 | tr -d '`|' | cut -c1-120)
+			why=$(grep -v '^make' "$log" | tail -n 1 | tr -d '`|' | cut -c1-120)
 			result="failed ($why)"
 		fi
 		secs=$(echo "$(date +%s.%N) - $start" | bc)
