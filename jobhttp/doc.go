@@ -75,7 +75,8 @@ in a fleet, by host too, history.mts), and a job's page opened from its
 timeline bar or history row with its facts in journal order, what a
 command ran (procjob's job/command and job/exited facts) and a link to
 the subagent whose session owns it (JobHistory, WithJobFacts,
-jobpage.mts). A Fleet marks the page it serves (data-view="fleet"), so
+jobpage.mts; a Fleet given WithJobFacts over the shared history serves any
+host's job's page, fenced the same way). A Fleet marks the page it serves (data-view="fleet"), so
 one host's page never asks api/fleet (decision 0235). jobgen
 console serves the same page read-only over a journal, an archive or a
 PostgreSQL history. Its TypeScript is compiled

@@ -345,7 +345,9 @@ func (f *Fleet) CloseView(ctx context.Context, req wire.CloseViewRequest) (wire.
 	return wire.WatchViewResponse{}, httproute.Decline(notMultiplexed)
 }
 
-// JobHistory implements wire.Server: declined; a job's page is its host's.
+// JobHistory implements wire.Server: a job's page from the shared history
+// (WithJobFacts), whichever host ran the job, fenced as a Handler's is: the
+// caller's own facts alone. Without WithJobFacts it is declined.
 func (f *Fleet) JobHistory(ctx context.Context, req wire.JobHistoryRequest) (wire.JobHistory, error) {
-	return wire.JobHistory{}, httproute.Decline("a job's page is served by its host's own page")
+	return jobHistory(ctx, f.opts.JobFacts, f.log, req)
 }

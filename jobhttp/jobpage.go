@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"iter"
+	"log/slog"
 	"net/http"
 
 	"github.com/jobgen/jobgen/generated/jobs"
@@ -18,16 +19,22 @@ import (
 // job of which the caller's history holds no fact is the one 404, unknown
 // and foreign alike.
 func (h *Handler) JobHistory(ctx context.Context, req wire.JobHistoryRequest) (wire.JobHistory, error) {
+	return jobHistory(ctx, h.opts.JobFacts, h.log, req)
+}
+
+// jobHistory answers JobHistory for a Handler and a Fleet alike, from the
+// facts function they were configured with.
+func jobHistory(ctx context.Context, jobFacts JobFactsFunc, log *slog.Logger, req wire.JobHistoryRequest) (wire.JobHistory, error) {
 	session, err := sessionOf(ctx)
 	if err != nil {
 		return wire.JobHistory{}, err
 	}
-	if h.opts.JobFacts == nil {
+	if jobFacts == nil {
 		return wire.JobHistory{}, httproute.Decline("no history is kept")
 	}
-	facts, err := h.opts.JobFacts(ctx, session, req.ID)
+	facts, err := jobFacts(ctx, session, req.ID)
 	if err != nil {
-		h.log.Error("jobhttp: a job's facts", "job", req.ID, "err", err)
+		log.Error("jobhttp: a job's facts", "job", req.ID, "err", err)
 		return wire.JobHistory{}, httproute.Refuse(http.StatusInternalServerError, "history unavailable")
 	}
 	if len(facts) == 0 {

@@ -41,6 +41,7 @@ type serveConfig struct {
 	WriteTimeout         time.Duration
 	KeepAlive            time.Duration
 	Logger               *slog.Logger
+	JobFacts             JobFactsFunc
 }
 
 // defaultServe is the serveConfig without options.
@@ -59,7 +60,6 @@ type handlerConfig struct {
 	serveConfig
 	History    HistoryFunc
 	AllHistory AllHistoryFunc
-	JobFacts   JobFactsFunc
 	Operator   func(jobs.SessionID) bool
 	Subagents  Subagents
 }
@@ -169,10 +169,11 @@ func WithAllHistory(all AllHistoryFunc) Option {
 }
 
 // WithJobFacts answers JobHistory, a job's page: the facts of one job of
-// the caller's history (StoreJobFacts reads them from a journal). Without
-// it, or with nil, that route is a 404.
-func WithJobFacts(facts JobFactsFunc) Option {
-	return handlerOption(func(c *handlerConfig) error { c.JobFacts = facts; return nil })
+// the caller's history (StoreJobFacts reads them from a journal; a fleet
+// reads them from the shared history, where every host records its jobs).
+// Without it, or with nil, that route is a 404.
+func WithJobFacts(facts JobFactsFunc) ServeOption {
+	return serveOption(func(c *serveConfig) error { c.JobFacts = facts; return nil })
 }
 
 // WithOperator sets which sessions may search every session's history.

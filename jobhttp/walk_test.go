@@ -111,6 +111,13 @@ func (m memTailer) Tail(ctx context.Context, after journal.Position) iter.Seq2[j
 // recording job, and that job's id.
 func newWalkedFleet(t *testing.T) (*jobhttp.Fleet, jobs.JobID) {
 	t.Helper()
+	return newWalkedFleetWith(t, nil)
+}
+
+// newWalkedFleetWith is newWalkedFleet with the fleet options more(store)
+// returns, given the shared history the host records into.
+func newWalkedFleetWith(t *testing.T, more func(journal.Store) []jobhttp.FleetOption) (*jobhttp.Fleet, jobs.JobID) {
+	t.Helper()
 	store := subagenttest.NewMemStore()
 	var host *jobhttp.Handler
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { host.ServeHTTP(w, r) }))
@@ -130,9 +137,11 @@ func newWalkedFleet(t *testing.T) (*jobhttp.Fleet, jobs.JobID) {
 		reg.Close(ctx)
 	})
 	snap, _ := s.startRecording("alice", "walked", 0)
-	f, err := jobhttp.NewFleet(memTailer{store}, testSession, testFleetKey,
-		jobhttp.WithPeers(map[jobs.HostID]string{place.Name: place.Address}),
-	)
+	opts := []jobhttp.FleetOption{jobhttp.WithPeers(map[jobs.HostID]string{place.Name: place.Address})}
+	if more != nil {
+		opts = append(opts, more(store)...)
+	}
+	f, err := jobhttp.NewFleet(memTailer{store}, testSession, testFleetKey, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -74,9 +74,9 @@ func pumpForADay(t *testing.T, paced bool) {
 	}
 	// The counter is the process's: the test goroutine's own sleep and
 	// goroutines other tests left winding down may cost some hundreds of
-	// allocations. One per round would show as hundreds of thousands, so the
-	// bound is a thousandth of that.
-	if n > rounds/1000 {
+	// allocations (908 seen once at load 8). One per round would show as
+	// hundreds of thousands, so the bound is a hundredth of that.
+	if n > rounds/100 {
 		t.Errorf("%d heap allocations during %d idle rounds, want none per round", n, rounds)
 	}
 	src.Write("bye\n")

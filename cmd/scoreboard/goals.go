@@ -177,10 +177,13 @@ var goals = []goal{
 		ratio:    &limit{"", atLeast, 1.0, "≥ 1.0× ten streams"},
 	},
 	{
-		name:     "one Watch stream carrying ten follows vs ten streams, MB/s",
+		// The output's bytes over the time from the first append to the
+		// client's last byte: the producer's ten appends an op set the pace
+		// on both sides, so this says the one stream keeps up, not which
+		// is faster.
+		name:     "one Watch stream carrying ten follows vs ten streams, MB/s (no goal: both keep the producer's pace)",
 		measured: series{"./jobhttp", "BenchmarkWatchTenFollows/watch-10", "MB/s"},
 		baseline: series{"./jobhttp", "BenchmarkWatchTenFollows/peer=follow-10", "MB/s"},
-		ratio:    &limit{"", atLeast, 1.0, "≥ 1.0× ten streams"},
 	},
 	{
 		// The generated Python package decoding the follow frames and the

@@ -165,7 +165,8 @@ func serveView(ctx context.Context, ln net.Listener, c common, key jobhttp.Fleet
 		return err
 	}
 	defer store.Close(context.Background())
-	f, err := jobhttp.NewFleet(store, demoSession, key, jobhttp.WithLease(3*c.beat), jobhttp.WithPeers(peers))
+	f, err := jobhttp.NewFleet(store, demoSession, key, jobhttp.WithLease(3*c.beat), jobhttp.WithPeers(peers),
+		jobhttp.WithJobFacts(jobhttp.StoreJobFacts(store)))
 	if err != nil {
 		return err
 	}

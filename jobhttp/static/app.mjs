@@ -598,8 +598,10 @@ historyView.root.hidden = true;
 historyView.onOpen = (id) => void jobPage.open(id);
 byId("timeline").closest("section")?.after(historyView.root);
 window.jobsHistory = historyView;
+window.jobsTimeline = timeline;
 let timelineDue = null;
 let timelineLoaded = false;
+let timelineFailed = false;
 /** loadTimeline reads the history again: at once the first time, then at most once per quarter second. */
 function loadTimeline() {
     if (timelineDue !== null)
@@ -609,6 +611,7 @@ function loadTimeline() {
     timelineDue = setTimeout(async () => {
         timelineDue = null;
         const note = byId("timeline-note");
+        const started = performance.now();
         try {
             if (fleet) {
                 const placed = await client.listHistory();
@@ -620,8 +623,11 @@ function loadTimeline() {
                 note.textContent = archivedNote(history.archived);
             }
             timeline.root.hidden = false;
+            timelineFailed = false;
+            timeline.root.dataset["loadMs"] = (performance.now() - started).toFixed(1);
         }
         catch (err) {
+            timelineFailed = true;
             const none = err instanceof WireError && err.status === 404;
             timeline.root.hidden = none;
             note.textContent = none ? "This server keeps no history." : `history unavailable: ${message(err)}`;
@@ -635,8 +641,12 @@ function archivedNote(runs) {
     const where = runs.map((r) => `seqs ${r.first}–${r.through} ${r.archive === undefined || r.archive === "" ? "(archive not named)" : `in ${r.archive}`}`);
     return `Execution intervals from the journal. Older history was archived (jobgen journal archive): ${where.join("; ")}. Jobs of those seqs are not shown; read them with jobgen journal cat.`;
 }
-// incomplete intervals grow with the clock
-setInterval(() => { if (timeline.range === null)
+// Incomplete intervals grow with the clock (and a fleet's host may be lost
+// under them): read the history again every 5 s while some are drawn, or
+// while the last read failed. A settled history changes only with the roster,
+// whose every change reads it again; reading 10,000 settled intervals every
+// 5 s for nothing would cost the page a long task each time.
+setInterval(() => { if (timeline.range === null && (timelineFailed || timeline.open > 0))
     loadTimeline(); }, 5000);
 window.addEventListener("popstate", () => setView(readHash(), false));
 window.addEventListener("hashchange", () => setView(readHash(), false));
