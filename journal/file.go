@@ -15,7 +15,8 @@ import (
 // "Durability"); another File is preallocated only when it has the method
 // Allocate(off, n int64) error, which must make the n bytes from off part
 // of the file, reading as zero bytes, extending its size when they pass
-// its end.
+// its end. A preallocated File that is also an io.WriterAt has the new
+// space filled with zeros and synced before records are written over it.
 type File interface {
 	io.Reader
 	// ReadAt reads records back by offset; it may run while Write does.
