@@ -87,7 +87,7 @@ func story(ctx context.Context, reg *registry.Registry, out io.Writer) error {
 		}
 		return snap, err
 	}
-	build, err := start("build", `for step in fetch compile link; do echo "$step"; sleep 0.3; done; echo "warning: 1 deprecated call" >&2; echo "built ./app"`)
+	build, err := start("build", `for step in fetch compile link; do echo "$step"; sleep 0.3; done; echo "warning: 1 deprecated call" >&2; sleep 0.3; echo "built ./app"`)
 	if err != nil {
 		return err
 	}
