@@ -37,8 +37,14 @@ type Proxy struct {
 	links    map[*link]struct{}
 	starting bool
 	accepted int
-	holds    []*Hold // armed by HoldNextCommit, taken by the COMMITs that follow, in order
-	made     []*Hold // every hold, released when the test ends
+	// ended counts the Cuts and Terminates, and last is the last one's
+	// message (nil for a Cut): a connection accepted before one of them
+	// and still being set up when it came is ended as it registers, as a
+	// server going down ends every connection it has, half-open ones too.
+	ended int
+	last  []byte
+	holds []*Hold // armed by HoldNextCommit, taken by the COMMITs that follow, in order
+	made  []*Hold // every hold, released when the test ends
 }
 
 // A Hold is a transaction stopped just before its COMMIT: the server has run
@@ -164,6 +170,7 @@ func (p *Proxy) Accepted() int {
 func (p *Proxy) Cut() int {
 	p.mu.Lock()
 	links := p.detach()
+	p.ended, p.last = p.ended+1, nil
 	p.mu.Unlock()
 	for _, l := range links {
 		l.client.Close()
@@ -183,6 +190,7 @@ func (p *Proxy) Terminate(code, message string) int {
 	msg := fatal(code, message)
 	p.mu.Lock()
 	links := p.detach()
+	p.ended, p.last = p.ended+1, msg
 	p.mu.Unlock()
 	for _, l := range links {
 		l.mu.Lock()
@@ -220,21 +228,22 @@ func (p *Proxy) serve() {
 		}
 		p.mu.Lock()
 		p.accepted++
-		starting := p.starting
+		starting, ended := p.starting, p.ended
 		p.mu.Unlock()
 		if starting {
 			p.running.Go(func() { refuseStartup(c) })
 			continue
 		}
-		p.running.Go(func() { p.forward(c) })
+		p.running.Go(func() { p.forward(c, ended) })
 	}
 }
 
 // forward connects c to the server and copies both ways. The proxy answers
 // an SSL or GSS request itself (no), so that what the server sends is typed
 // messages only; it copies those whole, so that Terminate can put its error
-// between two.
-func (p *Proxy) forward(c net.Conn) {
+// between two. ended is how many Cuts and Terminates came before c was
+// accepted: one that comes while c is set up ends it too.
+func (p *Proxy) forward(c net.Conn, ended int) {
 	startup, err := plainStartup(c)
 	if err != nil {
 		c.Close()
@@ -252,6 +261,16 @@ func (p *Proxy) forward(c net.Conn) {
 	}
 	l := &link{client: c, server: s}
 	p.mu.Lock()
+	if p.ended != ended {
+		last := p.last
+		p.mu.Unlock()
+		if last != nil {
+			c.Write(last)
+		}
+		c.Close()
+		s.Close()
+		return
+	}
 	p.links[l] = struct{}{}
 	p.mu.Unlock()
 	p.running.Go(func() {
