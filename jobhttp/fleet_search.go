@@ -21,11 +21,7 @@ func (f *Fleet) SearchHistory(ctx context.Context, req wire.SearchHistoryRequest
 	if req.All != nil && *req.All {
 		return wire.HistoryPage{}, httproute.Decline("the fleet view searches the caller's own history: every session's is a host's page's")
 	}
-	keep, err := searchFilter(req)
-	if err != nil {
-		return wire.HistoryPage{}, err
-	}
-	limit, cursor, err := searchBounds(req)
+	q, err := newHistorySearch(req)
 	if err != nil {
 		return wire.HistoryPage{}, err
 	}
@@ -37,5 +33,5 @@ func (f *Fleet) SearchHistory(ctx context.Context, req wire.SearchHistoryRequest
 		}
 		ivs = append(ivs, e.iv)
 	}
-	return searchPage(ivs, keep, cursor, limit), nil
+	return q.page(ivs), nil
 }

@@ -34,11 +34,7 @@ func (h *Handler) SearchHistory(ctx context.Context, req wire.SearchHistoryReque
 	if req.Host != nil {
 		return wire.HistoryPage{}, httproute.Refuse(http.StatusBadRequest, "this is one host's history: the host filter is a fleet view's")
 	}
-	keep, err := searchFilter(req)
-	if err != nil {
-		return wire.HistoryPage{}, err
-	}
-	limit, cursor, err := searchBounds(req)
+	q, err := newHistorySearch(req)
 	if err != nil {
 		return wire.HistoryPage{}, err
 	}
@@ -61,7 +57,28 @@ func (h *Handler) SearchHistory(ctx context.Context, req wire.SearchHistoryReque
 		}
 		ivs = hist.Intervals
 	}
-	return searchPage(ivs, keep, cursor, limit), nil
+	return q.page(ivs), nil
+}
+
+// A historySearch is a SearchHistory request read once: its filter, page
+// size and cursor, the same for one host's history and a fleet view's.
+type historySearch struct {
+	keep          func(*wire.Interval) bool
+	limit, cursor int
+}
+
+// newHistorySearch reads req, refusing a label that is not key=value and a
+// page size or cursor out of range.
+func newHistorySearch(req wire.SearchHistoryRequest) (historySearch, error) {
+	keep, err := searchFilter(req)
+	if err != nil {
+		return historySearch{}, err
+	}
+	limit, cursor, err := searchBounds(req)
+	if err != nil {
+		return historySearch{}, err
+	}
+	return historySearch{keep: keep, limit: limit, cursor: cursor}, nil
 }
 
 // searchBounds reads a search's page size and cursor, refusing what is out
@@ -80,9 +97,10 @@ func searchBounds(req wire.SearchHistoryRequest) (limit, cursor int, err error) 
 	return limit, cursor, nil
 }
 
-// searchPage filters ivs (oldest first) and cuts the page at cursor of the
+// page filters ivs (oldest first) and cuts the page at the cursor of the
 // newest-first list.
-func searchPage(ivs []wire.Interval, keep func(*wire.Interval) bool, cursor, limit int) wire.HistoryPage {
+func (q historySearch) page(ivs []wire.Interval) wire.HistoryPage {
+	keep, cursor, limit := q.keep, q.cursor, q.limit
 	page := wire.HistoryPage{Intervals: []wire.Interval{}}
 	for i := len(ivs) - 1; i >= 0; i-- {
 		if !keep(&ivs[i]) {
